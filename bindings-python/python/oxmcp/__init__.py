@@ -1,0 +1,61 @@
+"""oxmcp: write MCP servers with decorators; the Rust core serves them.
+
+    from oxmcp import Server
+
+    server = Server("demo")
+
+    @server.tool
+    def add(a: int, b: int) -> int:
+        "Add two integers."
+        return a + b
+
+    server.run()            # stdio; server.run(transport="http", port=8000) for Streamable HTTP
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ._context import Context, ElicitResult
+from ._errors import (
+    DefinitionError,
+    InputRequired,
+    McpError,
+    OxmcpError,
+    PromptError,
+    RequestCancelled,
+    ResourceError,
+    ToolError,
+)
+from ._results import (
+    Audio,
+    EmbeddedResource,
+    File,
+    Image,
+    Message,
+    ResourceContents,
+    ResourceLink,
+    Text,
+    ToolResult,
+)
+from ._server import Server
+
+if TYPE_CHECKING:
+    from ._client import Client
+
+__all__ = [
+    "Audio", "Client", "Context", "DefinitionError", "ElicitResult", "EmbeddedResource", "File", "Image",
+    "InputRequired", "McpError", "Message", "OxmcpError", "PromptError", "RequestCancelled", "ResourceContents",
+    "ResourceError", "ResourceLink", "Server", "Text", "ToolError", "ToolResult",
+]
+
+__version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    # The in-memory client needs the native module; import it on first use only.
+    if name == "Client":
+        from ._client import Client
+
+        return Client
+    raise AttributeError(f"module 'oxmcp' has no attribute {name!r}")

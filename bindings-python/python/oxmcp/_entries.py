@@ -1,0 +1,389 @@
+"""Registered tools, resources, prompts and completers, and how the native core calls them.
+
+Every entry exposes ``is_async``, ``call_sync(payload, native_ctx)`` and ``call_async(payload, native_ctx)``.
+Both return an *outcome* ``(kind, value)`` and never raise (except BaseExceptions the runtime owns):
+
+- ``("ok", result)``: a spec-shaped result (CallToolResult / contents list / GetPromptResult / Completion);
+- ``("mcp_error", (code, message, data))``: answer with that JSON-RPC error;
+- ``("input_required", key)``: a ``Context.elicit``/``sample``/``roots`` call needs a new MRTR round;
+- ``("cancelled", None)``: the client cancelled the request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+import re
+import traceback
+import typing
+from typing import Any, Callable
+
+import pydantic
+
+from ._context import Context
+from ._errors import DefinitionError, InputRequired, McpError, PromptError, RequestCancelled, ResourceError, ToolError
+from ._results import error_result, normalize_prompt_result, normalize_resource_result, normalize_tool_result
+from ._schema import FunctionInfo, analyze_function
+
+_log = logging.getLogger("oxmcp")
+
+Outcome = tuple[str, Any]
+
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+
+
+def _camel(key: str) -> str:
+    head, *rest = key.split("_")
+    return head + "".join(p[:1].upper() + p[1:] for p in rest)
+
+
+def camel_keys(d: dict[str, Any] | None) -> dict[str, Any] | None:
+    if d is None:
+        return None
+    if hasattr(d, "model_dump"):
+        d = d.model_dump(exclude_none=True, by_alias=True)  # type: ignore[union-attr]
+    return {(_camel(k) if "_" in k else k): v for k, v in d.items()}
+
+
+class _Entry:
+    info: FunctionInfo
+    server: Any
+
+    @property
+    def is_async(self) -> bool:
+        return self.info.is_async
+
+    def _kwargs(self, values: dict[str, Any], native_ctx: Any) -> dict[str, Any]:
+        kwargs = self.info.convert_arguments(values)
+        if self.info.context_param is not None:
+            kwargs[self.info.context_param] = Context(native_ctx, self.server)
+        return kwargs
+
+    def call_sync(self, payload: Any, native_ctx: Any = None) -> Outcome:
+        try:
+            kwargs = self._prepare(payload, native_ctx)
+            value = self.info.fn(**kwargs)
+            if inspect.isawaitable(value):
+                # A sync callable that returned an awaitable (e.g. a partial of a coroutine function).
+                value = asyncio.run(_await(value))
+            return self._finish(payload, value)
+        except InputRequired as exc:
+            return ("input_required", exc.args[0] if exc.args else None)
+        except RequestCancelled:
+            return ("cancelled", None)
+        except BaseException as exc:  # noqa: BLE001  every failure becomes a result or an error
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            return self._failed(exc)
+
+    async def call_async(self, payload: Any, native_ctx: Any = None) -> Outcome:
+        try:
+            kwargs = self._prepare(payload, native_ctx)
+            value = self.info.fn(**kwargs)
+            if inspect.isawaitable(value):
+                value = await value
+            return self._finish(payload, value)
+        except InputRequired as exc:
+            return ("input_required", exc.args[0] if exc.args else None)
+        except (RequestCancelled, asyncio.CancelledError):
+            return ("cancelled", None)
+        except Exception as exc:  # noqa: BLE001
+            return self._failed(exc)
+
+    # subclasses
+    def _prepare(self, payload: Any, native_ctx: Any) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _finish(self, payload: Any, value: Any) -> Outcome:
+        raise NotImplementedError
+
+    def _failed(self, exc: BaseException) -> Outcome:
+        raise NotImplementedError
+
+    def _debug(self) -> bool:
+        return bool(getattr(self.server, "debug", False))
+
+
+async def _await(aw: Any) -> Any:
+    return await aw
+
+
+class ToolEntry(_Entry):
+    def __init__(self, fn: Callable[..., Any], server: Any = None, *, name: str | None = None,
+                 title: str | None = None, description: str | None = None, annotations: Any = None,
+                 icons: list[dict[str, Any]] | None = None, meta: dict[str, Any] | None = None,
+                 output_schema: dict[str, Any] | None | bool = None, structured_output: bool | None = None) -> None:
+        self.server = server
+        self.info = analyze_function(fn, name=name, description=description, output_schema=output_schema,
+                                     structured_output=structured_output)
+        self.name = self.info.name
+        self.title = title
+        self.annotations = camel_keys(annotations)
+        self.icons = icons
+        self.meta = meta
+
+    @property
+    def spec(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name}
+        if self.title:
+            out["title"] = self.title
+        if self.info.description:
+            out["description"] = self.info.description
+        out["inputSchema"] = self.info.input_schema
+        if self.info.output_schema is not None:
+            out["outputSchema"] = self.info.output_schema
+        if self.annotations:
+            out["annotations"] = self.annotations
+        if self.icons:
+            out["icons"] = self.icons
+        if self.meta:
+            out["_meta"] = self.meta
+        return out
+
+    def _prepare(self, payload: Any, native_ctx: Any) -> dict[str, Any]:
+        try:
+            return self._kwargs(dict(payload or {}), native_ctx)
+        except pydantic.ValidationError as exc:
+            raise ToolError(f"Invalid arguments for tool {self.name!r}: {_brief(exc)}") from exc
+
+    def _finish(self, payload: Any, value: Any) -> Outcome:
+        try:
+            result = normalize_tool_result(value, output_schema=self.info.output_schema, wrap=self.info.wrap_result,
+                                           adapter=self.info.output_adapter)
+        except Exception as exc:  # noqa: BLE001
+            _log.error("tool %r returned a value that cannot be serialised", self.name, exc_info=exc)
+            return ("ok", error_result(f"Tool {self.name!r} returned a value that cannot be serialised"
+                                       + (f": {exc}" if self._debug() else "")))
+        return ("ok", result)
+
+    def _failed(self, exc: BaseException) -> Outcome:
+        if isinstance(exc, ToolError):
+            return ("ok", error_result(str(exc)))
+        if isinstance(exc, McpError):
+            return ("mcp_error", (exc.code, exc.message, exc.data))
+        _log.error("tool %r raised", self.name, exc_info=exc)
+        message = f"Error executing tool {self.name}"
+        if self._debug():
+            message += ": " + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        return ("ok", error_result(message))
+
+
+_TEMPLATE_VAR = re.compile(r"\{([+#./;?&]?)([A-Za-z0-9_,*]+)\}")
+
+
+def template_variables(uri: str) -> list[str]:
+    """The variable names of an RFC 6570 URI template (``user://{id}/profile`` → ``["id"]``)."""
+    names: list[str] = []
+    for _op, body in _TEMPLATE_VAR.findall(uri):
+        names.extend(v.rstrip("*") for v in body.split(","))
+    return names
+
+
+class ResourceEntry(_Entry):
+    def __init__(self, fn: Callable[..., Any], uri: str, server: Any = None, *, name: str | None = None,
+                 title: str | None = None, description: str | None = None, mime_type: str | None = None,
+                 size: int | None = None, icons: list[dict[str, Any]] | None = None,
+                 annotations: dict[str, Any] | None = None, meta: dict[str, Any] | None = None) -> None:
+        self.server = server
+        self.uri = uri
+        self.variables = template_variables(uri)
+        self.is_template = bool(self.variables)
+        self.info = analyze_function(fn, name=name, description=description, output_schema=False)
+        params = set(self.info.param_names)
+        if params != set(self.variables):
+            what = "template variables " + ", ".join(self.variables) if self.variables else "no parameters (static)"
+            raise DefinitionError(
+                f"resource {uri!r}: function {getattr(fn, '__name__', fn)!r} takes {sorted(params)} but the URI has {what}")
+        self.name = self.info.name
+        self.title, self.mime_type, self.size, self.icons = title, mime_type, size, icons
+        self.annotations = camel_keys(annotations)
+        self.meta = meta
+
+    @property
+    def spec(self) -> dict[str, Any]:
+        out: dict[str, Any] = {("uriTemplate" if self.is_template else "uri"): self.uri, "name": self.name}
+        for key, value in (("title", self.title), ("description", self.info.description),
+                           ("mimeType", self.mime_type), ("icons", self.icons), ("annotations", self.annotations),
+                           ("_meta", self.meta)):
+            if value:
+                out[key] = value
+        if self.size is not None and not self.is_template:
+            out["size"] = self.size
+        return out
+
+    def _prepare(self, payload: Any, native_ctx: Any) -> dict[str, Any]:
+        variables = dict((payload or {}).get("vars") or {})
+        try:
+            return self._kwargs(variables, native_ctx)
+        except pydantic.ValidationError as exc:
+            raise ResourceError(f"Invalid URI variables for {self.uri!r}: {_brief(exc)}") from exc
+
+    def _finish(self, payload: Any, value: Any) -> Outcome:
+        return ("ok", normalize_resource_result(value, (payload or {}).get("uri") or self.uri, self.mime_type))
+
+    def _failed(self, exc: BaseException) -> Outcome:
+        if isinstance(exc, McpError):
+            return ("mcp_error", (exc.code, exc.message, exc.data))
+        if isinstance(exc, ResourceError):
+            return ("mcp_error", (INVALID_PARAMS, str(exc), None))
+        _log.error("resource %r raised", self.uri, exc_info=exc)
+        message = f"Error reading resource {self.uri}"
+        if self._debug():
+            message += f": {exc!r}"
+        return ("mcp_error", (INTERNAL_ERROR, message, None))
+
+
+class PromptEntry(_Entry):
+    def __init__(self, fn: Callable[..., Any], server: Any = None, *, name: str | None = None,
+                 title: str | None = None, description: str | None = None,
+                 icons: list[dict[str, Any]] | None = None, meta: dict[str, Any] | None = None) -> None:
+        self.server = server
+        self.info = analyze_function(fn, name=name, description=description, output_schema=False)
+        self.name = self.info.name
+        self.title, self.icons, self.meta = title, icons, meta
+        required = set(self.info.input_schema.get("required", []))
+        self.arguments: list[dict[str, Any]] = []
+        for pname in self.info.param_names:
+            arg: dict[str, Any] = {"name": pname}
+            desc = self.info.input_schema["properties"].get(pname, {}).get("description")
+            if desc:
+                arg["description"] = desc
+            arg["required"] = pname in required
+            self.arguments.append(arg)
+
+    @property
+    def spec(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name}
+        for key, value in (("title", self.title), ("description", self.info.description), ("icons", self.icons),
+                           ("_meta", self.meta)):
+            if value:
+                out[key] = value
+        out["arguments"] = self.arguments
+        return out
+
+    def _prepare(self, payload: Any, native_ctx: Any) -> dict[str, Any]:
+        raw = dict(payload or {})
+        values: dict[str, Any] = {}
+        for key, value in raw.items():
+            field = self.info.arg_model.model_fields.get(key)
+            if field is not None and isinstance(value, str) and field.annotation is not str:
+                # Prompt arguments travel as strings: accept JSON for structured parameters.
+                try:
+                    values[key] = json.loads(value)
+                    pydantic.TypeAdapter(field.annotation).validate_python(values[key])
+                except Exception:  # noqa: BLE001
+                    values[key] = value
+            else:
+                values[key] = value
+        try:
+            return self._kwargs(values, native_ctx)
+        except pydantic.ValidationError as exc:
+            raise PromptError(f"Invalid arguments for prompt {self.name!r}: {_brief(exc)}") from exc
+
+    def _finish(self, payload: Any, value: Any) -> Outcome:
+        return ("ok", normalize_prompt_result(value, self.info.description))
+
+    def _failed(self, exc: BaseException) -> Outcome:
+        if isinstance(exc, McpError):
+            return ("mcp_error", (exc.code, exc.message, exc.data))
+        if isinstance(exc, PromptError):
+            return ("mcp_error", (INVALID_PARAMS, str(exc), None))
+        _log.error("prompt %r raised", self.name, exc_info=exc)
+        message = f"Error rendering prompt {self.name}"
+        if self._debug():
+            message += f": {exc!r}"
+        return ("mcp_error", (INTERNAL_ERROR, message, None))
+
+
+class CompletionEntry(_Entry):
+    """Completer for one prompt argument or template variable: ``fn(value[, context_args][, ctx])``.
+
+    ``fn`` may also be a static list of candidates, filtered by prefix.
+    """
+
+    def __init__(self, fn: Callable[..., Any] | list[str], server: Any = None) -> None:
+        self.server = server
+        self.static: list[str] | None = None
+        if not callable(fn):
+            self.static = [str(v) for v in fn]
+            fn = _static_completer(self.static)
+        self.fn = fn
+        self._is_async = inspect.iscoroutinefunction(fn)
+        self._wants_ctx = False
+        self._arity = 1
+        params = list(inspect.signature(fn).parameters.values())
+        hints = typing.get_type_hints(fn) if not isinstance(fn, _StaticCompleter) else {}
+        plain = [p for p in params if hints.get(p.name) is not Context]
+        self._ctx_name = next((p.name for p in params if hints.get(p.name) is Context), None)
+        self._arity = len(plain)
+
+    @property
+    def is_async(self) -> bool:
+        return self._is_async
+
+    def _call(self, payload: dict[str, Any], native_ctx: Any) -> Any:
+        args: list[Any] = [payload.get("value", "")]
+        if self._arity >= 2:
+            args.append(dict(payload.get("context") or {}))
+        kwargs = {self._ctx_name: Context(native_ctx, self.server)} if self._ctx_name else {}
+        return self.fn(*args, **kwargs)
+
+    def call_sync(self, payload: Any, native_ctx: Any = None) -> Outcome:
+        try:
+            return ("ok", _completion(self._call(payload, native_ctx)))
+        except McpError as exc:
+            return ("mcp_error", (exc.code, exc.message, exc.data))
+        except Exception as exc:  # noqa: BLE001
+            _log.error("completion raised", exc_info=exc)
+            return ("mcp_error", (INTERNAL_ERROR, "Error computing completions", None))
+
+    async def call_async(self, payload: Any, native_ctx: Any = None) -> Outcome:
+        try:
+            return ("ok", _completion(await self._call(payload, native_ctx)))
+        except asyncio.CancelledError:
+            return ("cancelled", None)
+        except McpError as exc:
+            return ("mcp_error", (exc.code, exc.message, exc.data))
+        except Exception as exc:  # noqa: BLE001
+            _log.error("completion raised", exc_info=exc)
+            return ("mcp_error", (INTERNAL_ERROR, "Error computing completions", None))
+
+
+class _StaticCompleter:
+    def __init__(self, values: list[str]) -> None:
+        self.values = values
+
+    def __call__(self, value: str) -> list[str]:
+        return [v for v in self.values if v.startswith(value)]
+
+
+def _static_completer(values: list[str]) -> _StaticCompleter:
+    return _StaticCompleter(values)
+
+
+def _completion(value: Any) -> dict[str, Any]:
+    if isinstance(value, dict):
+        values = [str(v) for v in value.get("values", [])]
+        out = {"values": values[:100]}
+        if "total" in value:
+            out["total"] = value["total"]
+        if "hasMore" in value or len(values) > 100:
+            out["hasMore"] = bool(value.get("hasMore", True))
+        return out
+    values = [str(v) for v in (value or [])]
+    out2: dict[str, Any] = {"values": values[:100]}
+    if len(values) > 100:
+        out2["total"] = len(values)
+        out2["hasMore"] = True
+    return out2
+
+
+def _brief(exc: pydantic.ValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:5]:
+        loc = ".".join(str(p) for p in err.get("loc", ())) or "(root)"
+        parts.append(f"{loc}: {err.get('msg')}")
+    return "; ".join(parts)

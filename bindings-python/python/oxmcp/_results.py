@@ -1,0 +1,353 @@
+"""Return-value normalisation: whatever a handler returns becomes a spec-shaped result dict."""
+
+from __future__ import annotations
+
+import base64
+import json
+import mimetypes
+from pathlib import Path
+from typing import Any, Iterable
+
+import pydantic
+from pydantic import BaseModel
+
+__all__ = [
+    "Audio", "EmbeddedResource", "File", "Image", "Message", "ResourceLink", "Text", "ToolResult",
+    "to_jsonable",
+]
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+class _Content:
+    """Base of the content helpers: each knows its spec dict."""
+
+    def to_content(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+
+class Text(_Content):
+    """A ``text`` content block (a plain ``str`` return does the same)."""
+
+    def __init__(self, text: str, *, annotations: dict[str, Any] | None = None, meta: dict[str, Any] | None = None):
+        self.text, self.annotations, self.meta = text, annotations, meta
+
+    def to_content(self) -> dict[str, Any]:
+        return _finish({"type": "text", "text": self.text}, self.annotations, self.meta)
+
+
+class _Binary(_Content):
+    _kind = ""
+    _default_mime = "application/octet-stream"
+
+    def __init__(self, path: str | Path | None = None, data: bytes | None = None, *, format: str | None = None,
+                 mime_type: str | None = None, annotations: dict[str, Any] | None = None,
+                 meta: dict[str, Any] | None = None) -> None:
+        if (path is None) == (data is None):
+            raise ValueError(f"{type(self).__name__} needs exactly one of path= or data=")
+        self.path = Path(path) if path is not None else None
+        self.data = data
+        self.format = format
+        self._mime = mime_type
+        self.annotations, self.meta = annotations, meta
+
+    @property
+    def mime_type(self) -> str:
+        if self._mime:
+            return self._mime
+        if self.format:
+            return f"{self._kind}/{self.format.lower()}"
+        if self.path is not None:
+            guessed = mimetypes.guess_type(self.path.name)[0]
+            if guessed:
+                return guessed
+        return self._default_mime
+
+    def read(self) -> bytes:
+        if self.data is not None:
+            return self.data
+        assert self.path is not None
+        return self.path.read_bytes()
+
+    def to_content(self) -> dict[str, Any]:
+        return _finish({"type": self._kind, "data": _b64(self.read()), "mimeType": self.mime_type},
+                       self.annotations, self.meta)
+
+
+class Image(_Binary):
+    """An ``image`` content block from a file path or bytes (``format="png"`` or ``mime_type=``)."""
+
+    _kind = "image"
+    _default_mime = "image/png"
+
+
+class Audio(_Binary):
+    """An ``audio`` content block from a file path or bytes (``format="wav"`` or ``mime_type=``)."""
+
+    _kind = "audio"
+    _default_mime = "audio/wav"
+
+
+class File(_Binary):
+    """A file as an embedded ``resource`` block (base64 ``blob``, or ``text`` for text MIME types)."""
+
+    _kind = "file"
+
+    def __init__(self, path: str | Path | None = None, data: bytes | None = None, *, name: str | None = None,
+                 format: str | None = None, mime_type: str | None = None, uri: str | None = None,
+                 annotations: dict[str, Any] | None = None, meta: dict[str, Any] | None = None) -> None:
+        super().__init__(path, data, format=format, mime_type=mime_type, annotations=annotations, meta=meta)
+        self.name = name or (self.path.name if self.path else "file")
+        self.uri = uri
+
+    @property
+    def mime_type(self) -> str:
+        if self._mime:
+            return self._mime
+        if self.format:
+            return mimetypes.guess_type(f"x.{self.format}")[0] or "application/octet-stream"
+        return mimetypes.guess_type(self.name)[0] or "application/octet-stream"
+
+    def to_content(self) -> dict[str, Any]:
+        uri = self.uri or (self.path.resolve().as_uri() if self.path else f"file:///{self.name}")
+        resource: dict[str, Any] = {"uri": uri, "mimeType": self.mime_type}
+        raw = self.read()
+        if self.mime_type.startswith("text/") or self.mime_type in ("application/json",):
+            try:
+                resource["text"] = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                resource["blob"] = _b64(raw)
+        else:
+            resource["blob"] = _b64(raw)
+        return _finish({"type": "resource", "resource": resource}, self.annotations, self.meta)
+
+
+class EmbeddedResource(_Content):
+    """A ``resource`` content block with inline ``text`` or ``blob`` (bytes are base64-encoded)."""
+
+    def __init__(self, uri: str, *, text: str | None = None, blob: bytes | None = None,
+                 mime_type: str | None = None, annotations: dict[str, Any] | None = None,
+                 meta: dict[str, Any] | None = None) -> None:
+        if (text is None) == (blob is None):
+            raise ValueError("EmbeddedResource needs exactly one of text= or blob=")
+        self.uri, self.text, self.blob, self.mime_type = uri, text, blob, mime_type
+        self.annotations, self.meta = annotations, meta
+
+    def to_content(self) -> dict[str, Any]:
+        resource: dict[str, Any] = {"uri": self.uri}
+        if self.mime_type:
+            resource["mimeType"] = self.mime_type
+        if self.text is not None:
+            resource["text"] = self.text
+        else:
+            assert self.blob is not None
+            resource["blob"] = _b64(self.blob)
+        return _finish({"type": "resource", "resource": resource}, self.annotations, self.meta)
+
+
+class ResourceLink(_Content):
+    """A ``resource_link`` content block: a pointer the client may read later."""
+
+    def __init__(self, uri: str, name: str, *, title: str | None = None, description: str | None = None,
+                 mime_type: str | None = None, size: int | None = None, icons: list[dict[str, Any]] | None = None,
+                 annotations: dict[str, Any] | None = None, meta: dict[str, Any] | None = None) -> None:
+        self.uri, self.name, self.title, self.description = uri, name, title, description
+        self.mime_type, self.size, self.icons = mime_type, size, icons
+        self.annotations, self.meta = annotations, meta
+
+    def to_content(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": "resource_link", "uri": self.uri, "name": self.name}
+        for key, value in (("title", self.title), ("description", self.description),
+                           ("mimeType", self.mime_type), ("size", self.size), ("icons", self.icons)):
+            if value is not None:
+                out[key] = value
+        return _finish(out, self.annotations, self.meta)
+
+
+CONTENT_TYPES: tuple[type, ...] = (_Content,)
+
+
+def _finish(block: dict[str, Any], annotations: dict[str, Any] | None, meta: dict[str, Any] | None) -> dict[str, Any]:
+    if annotations:
+        block["annotations"] = annotations
+    if meta:
+        block["_meta"] = meta
+    return block
+
+
+class ToolResult:
+    """A full ``CallToolResult``: content blocks, optional structured content, error flag and ``_meta``."""
+
+    def __init__(self, content: Any = None, structured_content: Any = None, *, is_error: bool = False,
+                 meta: dict[str, Any] | None = None) -> None:
+        self.content = content
+        self.structured_content = structured_content
+        self.is_error = is_error
+        self.meta = meta
+
+    def to_dict(self) -> dict[str, Any]:
+        blocks = content_list(self.content) if self.content is not None else []
+        out: dict[str, Any] = {"content": blocks}
+        if self.structured_content is not None:
+            out["structuredContent"] = to_jsonable(self.structured_content)
+            if not blocks:
+                out["content"] = [{"type": "text", "text": _dumps(out["structuredContent"])}]
+        if self.is_error:
+            out["isError"] = True
+        if self.meta:
+            out["_meta"] = self.meta
+        return out
+
+
+class Message:
+    """A prompt message: ``role`` plus one content block (a ``str`` becomes text)."""
+
+    def __init__(self, content: Any, role: str = "user") -> None:
+        if role not in ("user", "assistant"):
+            raise ValueError("role must be 'user' or 'assistant'")
+        self.role = role
+        self.content = content
+
+    def to_dict(self) -> dict[str, Any]:
+        blocks = content_list(self.content)
+        if len(blocks) != 1:
+            raise ValueError("a prompt message holds exactly one content block")
+        return {"role": self.role, "content": blocks[0]}
+
+
+def to_jsonable(value: Any) -> Any:
+    """Plain JSON data from models, dataclasses, enums, tuples, sets, paths and datetimes."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", by_alias=True)
+    return pydantic.TypeAdapter(type(value)).dump_python(value, mode="json")
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _is_content_like(item: Any) -> bool:
+    return isinstance(item, (_Content, str)) or (isinstance(item, dict) and isinstance(item.get("type"), str)
+                                                  and item.get("type") in _BLOCK_TYPES)
+
+
+_BLOCK_TYPES = {"text", "image", "audio", "resource", "resource_link"}
+
+
+def content_block(item: Any) -> dict[str, Any]:
+    """One content block from a helper, a ``str``, a spec dict, or any data (as JSON text)."""
+    if isinstance(item, _Content):
+        return item.to_content()
+    if isinstance(item, str):
+        return {"type": "text", "text": item}
+    if isinstance(item, dict) and item.get("type") in _BLOCK_TYPES:
+        return item
+    if isinstance(item, bytes):
+        return {"type": "resource", "resource": {"uri": "data:application/octet-stream",
+                                                 "mimeType": "application/octet-stream", "blob": _b64(item)}}
+    return {"type": "text", "text": _dumps(to_jsonable(item))}
+
+
+def content_list(value: Any) -> list[dict[str, Any]]:
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple)):
+        return [content_block(v) for v in value]
+    return [content_block(value)]
+
+
+def normalize_tool_result(value: Any, *, output_schema: dict[str, Any] | None, wrap: bool,
+                          adapter: pydantic.TypeAdapter[Any] | None = None) -> dict[str, Any]:
+    """What a tool returned → ``CallToolResult`` dict (``content``, ``structuredContent``, ``isError``)."""
+    if isinstance(value, ToolResult):
+        return value.to_dict()
+    if output_schema is not None:
+        if adapter is not None:
+            data = adapter.dump_python(value, mode="json", by_alias=True)
+        else:
+            data = to_jsonable(value)
+        structured = {"result": data} if wrap else data
+        return {"content": [{"type": "text", "text": _dumps(data)}], "structuredContent": structured}
+    if value is None:
+        return {"content": []}
+    if isinstance(value, (_Content, str, bytes)):
+        return {"content": [content_block(value)]}
+    if isinstance(value, (list, tuple)) and value and all(_is_content_like(v) for v in value):
+        return {"content": content_list(value)}
+    if isinstance(value, dict) and value.get("type") in _BLOCK_TYPES:
+        return {"content": [value]}
+    return {"content": [{"type": "text", "text": _dumps(to_jsonable(value))}]}
+
+
+def error_result(message: str) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": message}], "isError": True}
+
+
+# -- resources ---------------------------------------------------------------------------------
+
+class ResourceContents:
+    """One entry of ``resources/read`` contents, when a handler wants to set the MIME type or ``_meta``."""
+
+    def __init__(self, *, text: str | None = None, blob: bytes | None = None, mime_type: str | None = None,
+                 uri: str | None = None, meta: dict[str, Any] | None = None) -> None:
+        if (text is None) == (blob is None):
+            raise ValueError("ResourceContents needs exactly one of text= or blob=")
+        self.text, self.blob, self.mime_type, self.uri, self.meta = text, blob, mime_type, uri, meta
+
+    def to_dict(self, uri: str, default_mime: str | None) -> dict[str, Any]:
+        out: dict[str, Any] = {"uri": self.uri or uri}
+        mime = self.mime_type or default_mime
+        if mime:
+            out["mimeType"] = mime
+        if self.text is not None:
+            out["text"] = self.text
+        else:
+            assert self.blob is not None
+            out["blob"] = _b64(self.blob)
+        if self.meta:
+            out["_meta"] = self.meta
+        return out
+
+
+def normalize_resource_result(value: Any, uri: str, mime_type: str | None) -> list[dict[str, Any]]:
+    """What a resource function returned → a list of ``TextResourceContents``/``BlobResourceContents``."""
+    if isinstance(value, ResourceContents):
+        return [value.to_dict(uri, mime_type)]
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, ResourceContents) for v in value):
+        return [v.to_dict(uri, mime_type) for v in value]
+    if isinstance(value, str):
+        return [{"uri": uri, "mimeType": mime_type or "text/plain", "text": value}]
+    if isinstance(value, (bytes, bytearray)):
+        return [{"uri": uri, "mimeType": mime_type or "application/octet-stream", "blob": _b64(bytes(value))}]
+    if isinstance(value, (Image, Audio, File)):
+        return [{"uri": uri, "mimeType": mime_type or value.mime_type, "blob": _b64(value.read())}]
+    return [{"uri": uri, "mimeType": mime_type or "application/json", "text": _dumps(to_jsonable(value))}]
+
+
+# -- prompts -----------------------------------------------------------------------------------
+
+def normalize_prompt_result(value: Any, description: str | None) -> dict[str, Any]:
+    """What a prompt function returned → ``GetPromptResult`` dict (``description``, ``messages``)."""
+    if isinstance(value, dict) and "messages" in value:
+        return value
+    items: Iterable[Any] = value if isinstance(value, (list, tuple)) else [value]
+    messages: list[dict[str, Any]] = []
+    for item in items:
+        if isinstance(item, Message):
+            messages.append(item.to_dict())
+        elif isinstance(item, dict) and "role" in item and "content" in item:
+            messages.append({"role": item["role"], "content": content_block(item["content"])})
+        else:
+            messages.append({"role": "user", "content": content_block(item)})
+    out: dict[str, Any] = {"messages": messages}
+    if description:
+        out["description"] = description
+    return out

@@ -1,0 +1,346 @@
+"""``Server``: decorators that register Python functions with the oxmcp core."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+import threading
+from typing import Any, Callable, TypeVar, overload
+
+from ._entries import CompletionEntry, PromptEntry, ResourceEntry, ToolEntry, _Entry
+from ._errors import DefinitionError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+__all__ = ["Server"]
+
+
+class CompletionRouter(_Entry):
+    """All completers of one prompt or resource template, routed by argument name."""
+
+    def __init__(self, server: Any) -> None:
+        self.server = server
+        self.by_argument: dict[str, CompletionEntry] = {}
+
+    @property
+    def is_async(self) -> bool:
+        return any(c.is_async for c in self.by_argument.values())
+
+    def _pick(self, payload: Any) -> CompletionEntry | None:
+        return self.by_argument.get(str((payload or {}).get("argument", "")))
+
+    def call_sync(self, payload: Any, native_ctx: Any = None) -> tuple[str, Any]:
+        entry = self._pick(payload)
+        if entry is None:
+            return ("ok", {"values": []})
+        if entry.is_async:
+            return asyncio.run(entry.call_async(payload, native_ctx))
+        return entry.call_sync(payload, native_ctx)
+
+    async def call_async(self, payload: Any, native_ctx: Any = None) -> tuple[str, Any]:
+        entry = self._pick(payload)
+        if entry is None:
+            return ("ok", {"values": []})
+        if entry.is_async:
+            return await entry.call_async(payload, native_ctx)
+        return entry.call_sync(payload, native_ctx)
+
+
+class Server:
+    """An MCP server: register tools, resources and prompts with decorators, then ``run()``.
+
+    Keyword options beyond the documented ones are the core's server options (validation mode,
+    cache hints, allowed origins and hosts, state key, limits); see ``Server.OPTIONS``.
+    """
+
+    OPTIONS = (
+        "tool_validation", "validate_output", "cache_ttl_ms", "cache_scope", "allowed_origins", "allowed_hosts",
+        "state_key", "state_ttl_ms", "max_body_bytes", "max_line_bytes", "page_size", "serve_legacy",
+        "server_info_in_meta", "session_idle_ms", "max_sessions", "keep_alive_ms", "sse_keep_alive_ms",
+        "handler_timeout_ms",
+    )
+
+    def __init__(self, name: str, version: str = "0.1.0", *, title: str | None = None,
+                 instructions: str | None = None, website_url: str | None = None, description: str | None = None,
+                 icons: list[dict[str, Any]] | None = None, debug: bool = False, max_workers: int | None = None,
+                 **options: Any) -> None:
+        unknown = sorted(set(options) - set(self.OPTIONS))
+        if unknown:
+            raise TypeError(f"unknown server option(s): {', '.join(unknown)}; known: {', '.join(self.OPTIONS)}")
+        self.name = name
+        self.version = version
+        self.title = title
+        self.instructions = instructions
+        self.website_url = website_url
+        self.description = description
+        self.icons = icons
+        self.debug = debug
+        self.max_workers = max_workers or min(32, (os.cpu_count() or 1) + 4)
+        self.options: dict[str, Any] = options
+        self._tools: dict[str, ToolEntry] = {}
+        self._resources: dict[str, ResourceEntry] = {}
+        self._prompts: dict[str, PromptEntry] = {}
+        self._completions: dict[tuple[str, str], CompletionRouter] = {}
+        self._native: Any = None
+        self._lock = threading.RLock()
+
+    # -- identity ---------------------------------------------------------------------------------
+    @property
+    def info(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "version": self.version}
+        for key, value in (("title", self.title), ("instructions", self.instructions),
+                           ("websiteUrl", self.website_url), ("description", self.description), ("icons", self.icons)):
+            if value is not None:
+                out[key] = value
+        return out
+
+    # -- tools --------------------------------------------------------------------------------------
+    @overload
+    def tool(self, fn: F) -> F: ...
+
+    @overload
+    def tool(self, fn: None = None, *, name: str | None = None, title: str | None = None,
+             description: str | None = None, annotations: Any = None, icons: list[dict[str, Any]] | None = None,
+             meta: dict[str, Any] | None = None, output_schema: dict[str, Any] | None | bool = None,
+             structured_output: bool | None = None) -> Callable[[F], F]: ...
+
+    def tool(self, fn: Any = None, **kwargs: Any) -> Any:
+        """Register a function as a tool: ``@server.tool`` or ``@server.tool(name=..., ...)``."""
+        if isinstance(fn, str):  # @server.tool("name")
+            kwargs.setdefault("name", fn)
+            fn = None
+        if fn is None:
+            def deco(f: F) -> F:
+                self.add_tool(f, **kwargs)
+                return f
+            return deco
+        self.add_tool(fn, **kwargs)
+        return fn
+
+    def add_tool(self, fn: Callable[..., Any], *, name: str | None = None, title: str | None = None,
+                 description: str | None = None, annotations: Any = None, icons: list[dict[str, Any]] | None = None,
+                 meta: dict[str, Any] | None = None, output_schema: dict[str, Any] | None | bool = None,
+                 structured_output: bool | None = None, replace: bool = False) -> ToolEntry:
+        """Register a tool, also while serving (clients get ``notifications/tools/list_changed``)."""
+        entry = ToolEntry(fn, self, name=name, title=title, description=description, annotations=annotations,
+                          icons=icons, meta=meta, output_schema=output_schema, structured_output=structured_output)
+        with self._lock:
+            if entry.name in self._tools and not replace:
+                raise DefinitionError(f"a tool named {entry.name!r} is already registered")
+            if self._native is not None:
+                if entry.name in self._tools:
+                    self._native.remove_tool(entry.name)
+                self._native.add_tool(entry.spec, entry, entry.is_async)
+            self._tools[entry.name] = entry
+        return entry
+
+    def remove_tool(self, name: str) -> bool:
+        """Unregister a tool; returns whether it existed."""
+        with self._lock:
+            existed = self._tools.pop(name, None) is not None
+            if existed and self._native is not None:
+                self._native.remove_tool(name)
+            return existed
+
+    # -- resources ------------------------------------------------------------------------------------
+    def resource(self, uri: str, *, name: str | None = None, title: str | None = None,
+                 description: str | None = None, mime_type: str | None = None, size: int | None = None,
+                 icons: list[dict[str, Any]] | None = None, annotations: dict[str, Any] | None = None,
+                 meta: dict[str, Any] | None = None,
+                 completions: dict[str, Callable[..., Any] | list[str]] | None = None) -> Callable[[F], F]:
+        """Register a resource (``"config://app"``) or a template (``"user://{id}/profile"``)."""
+        def deco(f: F) -> F:
+            self.add_resource(f, uri, name=name, title=title, description=description, mime_type=mime_type,
+                              size=size, icons=icons, annotations=annotations, meta=meta, completions=completions)
+            return f
+        return deco
+
+    def add_resource(self, fn: Callable[..., Any], uri: str, *, completions: dict[str, Any] | None = None,
+                     **kwargs: Any) -> ResourceEntry:
+        entry = ResourceEntry(fn, uri, self, **kwargs)
+        with self._lock:
+            if uri in self._resources:
+                raise DefinitionError(f"a resource {uri!r} is already registered")
+            if self._native is not None:
+                self._native.add_resource(entry.spec, entry, entry.is_async, entry.is_template)
+            self._resources[uri] = entry
+        for argument, completer in (completions or {}).items():
+            if argument not in entry.variables:
+                raise DefinitionError(f"resource {uri!r} has no template variable {argument!r} to complete")
+            self._add_completion("ref/resource", uri, argument, completer)
+        return entry
+
+    def remove_resource(self, uri: str) -> bool:
+        with self._lock:
+            entry = self._resources.pop(uri, None)
+            if entry is not None and self._native is not None:
+                self._native.remove_resource(uri, entry.is_template)
+            return entry is not None
+
+    # -- prompts --------------------------------------------------------------------------------------
+    @overload
+    def prompt(self, fn: F) -> F: ...
+
+    @overload
+    def prompt(self, fn: None = None, *, name: str | None = None, title: str | None = None,
+               description: str | None = None, icons: list[dict[str, Any]] | None = None,
+               meta: dict[str, Any] | None = None,
+               completions: dict[str, Callable[..., Any] | list[str]] | None = None) -> Callable[[F], F]: ...
+
+    def prompt(self, fn: Any = None, **kwargs: Any) -> Any:
+        """Register a prompt: its parameters become the prompt's arguments."""
+        if isinstance(fn, str):
+            kwargs.setdefault("name", fn)
+            fn = None
+        if fn is None:
+            def deco(f: F) -> F:
+                self.add_prompt(f, **kwargs)
+                return f
+            return deco
+        self.add_prompt(fn, **kwargs)
+        return fn
+
+    def add_prompt(self, fn: Callable[..., Any], *, completions: dict[str, Any] | None = None,
+                   **kwargs: Any) -> PromptEntry:
+        entry = PromptEntry(fn, self, **kwargs)
+        with self._lock:
+            if entry.name in self._prompts:
+                raise DefinitionError(f"a prompt named {entry.name!r} is already registered")
+            if self._native is not None:
+                self._native.add_prompt(entry.spec, entry, entry.is_async)
+            self._prompts[entry.name] = entry
+        for argument, completer in (completions or {}).items():
+            if argument not in entry.info.param_names:
+                raise DefinitionError(f"prompt {entry.name!r} has no argument {argument!r} to complete")
+            self._add_completion("ref/prompt", entry.name, argument, completer)
+        return entry
+
+    def remove_prompt(self, name: str) -> bool:
+        with self._lock:
+            existed = self._prompts.pop(name, None) is not None
+            if existed and self._native is not None:
+                self._native.remove_prompt(name)
+            return existed
+
+    # -- completions ----------------------------------------------------------------------------------
+    def completion(self, *, prompt: str | None = None, resource: str | None = None,
+                   argument: str) -> Callable[[F], F]:
+        """Register a completer: ``fn(value)`` or ``fn(value, context_args)`` → list of strings.
+
+        ``@server.completion(prompt="greet", argument="name")`` or ``(resource="user://{id}", argument="id")``.
+        """
+        if (prompt is None) == (resource is None):
+            raise TypeError("completion() needs exactly one of prompt= or resource=")
+
+        def deco(f: F) -> F:
+            if prompt is not None:
+                self._add_completion("ref/prompt", prompt, argument, f)
+            else:
+                assert resource is not None
+                self._add_completion("ref/resource", resource, argument, f)
+            return f
+        return deco
+
+    def _add_completion(self, ref_type: str, ref: str, argument: str, completer: Any) -> None:
+        with self._lock:
+            key = (ref_type, ref)
+            router = self._completions.get(key)
+            new = router is None
+            if router is None:
+                router = self._completions[key] = CompletionRouter(self)
+            router.by_argument[argument] = CompletionEntry(completer, self)
+            if self._native is not None:
+                self._native.set_completion(ref_type, ref, router, router.is_async)
+            del new
+
+    # -- introspection (what the core will list) ------------------------------------------------------
+    def list_tools(self) -> list[dict[str, Any]]:
+        return [t.spec for t in self._tools.values()]
+
+    def list_resources(self) -> list[dict[str, Any]]:
+        return [r.spec for r in self._resources.values() if not r.is_template]
+
+    def list_resource_templates(self) -> list[dict[str, Any]]:
+        return [r.spec for r in self._resources.values() if r.is_template]
+
+    def list_prompts(self) -> list[dict[str, Any]]:
+        return [p.spec for p in self._prompts.values()]
+
+    def get_tool(self, name: str) -> ToolEntry:
+        return self._tools[name]
+
+    # -- the native core --------------------------------------------------------------------------------
+    def _build_native(self) -> Any:
+        """Create (once) the core server holding every registered definition."""
+        with self._lock:
+            if self._native is not None:
+                return self._native
+            from . import _oxmcp
+
+            native = _oxmcp.NativeServer(self.info, self.options, self.max_workers)
+            for t in self._tools.values():
+                native.add_tool(t.spec, t, t.is_async)
+            for r in self._resources.values():
+                native.add_resource(r.spec, r, r.is_async, r.is_template)
+            for p in self._prompts.values():
+                native.add_prompt(p.spec, p, p.is_async)
+            for (ref_type, ref), router in self._completions.items():
+                native.set_completion(ref_type, ref, router, router.is_async)
+            self._native = native
+            return native
+
+    @property
+    def native(self) -> Any:
+        return self._build_native()
+
+    # -- running ----------------------------------------------------------------------------------------
+    def run(self, transport: str = "stdio", *, host: str = "127.0.0.1", port: int = 8000, path: str = "/mcp") -> None:
+        """Serve until stdin closes (stdio) or SIGINT/SIGTERM (both transports); exits cleanly on a signal."""
+        try:
+            asyncio.run(self.run_async(transport, host=host, port=port, path=path, _signals=True))
+        except KeyboardInterrupt:
+            pass
+
+    async def run_async(self, transport: str = "stdio", *, host: str = "127.0.0.1", port: int = 8000,
+                        path: str = "/mcp", _signals: bool = False) -> None:
+        """Serve on the running asyncio loop (async handlers run on it) until cancelled or the transport ends."""
+        native = self._build_native()
+        loop = asyncio.get_running_loop()
+        if transport == "stdio":
+            handle = native.serve_stdio(loop)
+        elif transport in ("http", "streamable-http"):
+            handle = native.serve_http(loop, host, int(port), path)
+        else:
+            raise ValueError(f"unknown transport {transport!r}: 'stdio' or 'http'")
+        stop = asyncio.Event()
+        installed: list[int] = []
+        if _signals and threading.current_thread() is threading.main_thread() and sys.platform != "win32":
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, stop.set)
+                installed.append(sig)
+        done = asyncio.ensure_future(handle.wait())
+        stopper = asyncio.ensure_future(stop.wait())
+        try:
+            await asyncio.wait({done, stopper}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for sig in installed:
+                loop.remove_signal_handler(sig)
+            stopper.cancel()
+            if not done.done():
+                handle.shutdown()
+                try:
+                    await asyncio.wait_for(asyncio.shield(done), timeout=5)
+                except (asyncio.TimeoutError, asyncio.CancelledError):
+                    pass
+        if done.done() and not done.cancelled():
+            exc = done.exception()
+            if exc is not None:
+                raise exc
+
+    def asgi_app(self, path: str = "/mcp") -> Any:
+        """An ASGI 3 application serving Streamable HTTP through the core (mount it in Starlette/FastAPI)."""
+        from ._asgi import AsgiApp
+
+        return AsgiApp(self, path)
