@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Set up everything oxmcp's tests, examples and demo need, on a fresh Debian
+# machine that has only Rust, Python 3.11 (with pip and venv) and Node 20 + npm.
+# Idempotent: safe to run again at any time; a second run does little work.
+#
+#   bash scripts/setup.sh
+#
+# Everything it installs stays inside the checkout, in ignored folders, so a
+# fresh clone (CI's) sets itself up:
+#   .venv/              Python venv: maturin, pytest, pytest-asyncio, mypy,
+#                       pydantic, the official `mcp` client package (>= 2), and
+#                       this repo's Python package (pip install -e .) when
+#                       pyproject.toml exists
+#   node_modules/       `npm install` at the repo root when package.json exists
+#                       (its prepare script builds the Node binding)
+#   .cache/conformance/ Node 22 (if node < 22) and the pinned MCP conformance
+#                       suite, installed by tests/conformance/run.sh
+#
+# Environment: PYTHON (default python3) picks the interpreter for the venv.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+step() { echo "setup: $*"; }
+die() { echo "setup: error: $*" >&2; exit 1; }
+
+# Python tools the tests use. Changing this list makes the next run reinstall.
+PY_TOOLS=(maturin pytest pytest-asyncio mypy pydantic "mcp>=2,<3")
+
+# ---- Python venv -------------------------------------------------------------
+PYTHON="${PYTHON:-python3}"
+command -v "$PYTHON" >/dev/null || die "$PYTHON not found"
+if [[ ! -x .venv/bin/python ]] || ! .venv/bin/python -c 'import sys' 2>/dev/null; then
+  step "creating .venv with $("$PYTHON" --version 2>&1)"
+  rm -rf .venv
+  "$PYTHON" -m venv .venv
+fi
+VPY="$ROOT/.venv/bin/python"
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
+
+stamp=".venv/.oxmcp-tools-$(printf '%s\n' "${PY_TOOLS[@]}" | sha256sum | cut -c1-16)"
+if [[ -f "$stamp" ]]; then
+  step "python tools already installed (${PY_TOOLS[*]})"
+else
+  step "installing python tools into .venv: ${PY_TOOLS[*]}"
+  "$VPY" -m pip install -q --upgrade pip
+  "$VPY" -m pip install -q --upgrade "${PY_TOOLS[@]}"
+  rm -f .venv/.oxmcp-tools-*
+  touch "$stamp"
+fi
+
+# ---- this repo's Python package (the PyO3 binding) --------------------------------
+if [[ -f pyproject.toml ]]; then
+  # Always rebuilt: the binding's Rust may have changed since the last run, and
+  # cargo makes an unchanged rebuild cheap. No build isolation: maturin is
+  # already in the venv, so nothing is downloaded per build.
+  step "building and installing the Python package (pip install -e .)"
+  "$VPY" -m pip install -q --no-build-isolation -e . || die "pip install -e . failed"
+else
+  step "no pyproject.toml: skipping the Python package"
+fi
+
+# ---- Node packages (the napi-rs binding) -------------------------------------
+if [[ -f package.json ]]; then
+  command -v npm >/dev/null || die "npm not found"
+  step "npm install (builds the Node binding through its prepare script)"
+  npm install --no-audit --no-fund --loglevel=error || die "npm install failed"
+else
+  step "no package.json: skipping npm install"
+fi
+
+# ---- conformance tooling (Node 22 if needed, the pinned suite) -------------------
+step "conformance tooling"
+bash tests/conformance/run.sh --install-only
+
+step "done"
