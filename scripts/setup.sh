@@ -37,6 +37,8 @@ if [[ ! -x .venv/bin/python ]] || ! .venv/bin/python -c 'import sys' 2>/dev/null
   "$PYTHON" -m venv .venv
 fi
 VPY="$ROOT/.venv/bin/python"
+# As if activated: build backends run without isolation look for `maturin` on PATH.
+export VIRTUAL_ENV="$ROOT/.venv" PATH="$ROOT/.venv/bin:$PATH"
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 
 stamp=".venv/.oxmcp-tools-$(printf '%s\n' "${PY_TOOLS[@]}" | sha256sum | cut -c1-16)"
