@@ -9,8 +9,8 @@
 # fresh clone (CI's) sets itself up:
 #   .venv/              Python venv: maturin, pytest, pytest-asyncio, mypy,
 #                       pydantic, the official `mcp` client package (>= 2), and
-#                       this repo's Python package (pip install -e .) when
-#                       pyproject.toml exists
+#                       this repo's Python package (pip install -e .[test], or
+#                       -e . without a test extra) when pyproject.toml exists
 #   node_modules/       `npm install` at the repo root when package.json exists
 #                       (its prepare script builds the Node binding)
 #   .cache/conformance/ Node 22 (if node < 22) and the pinned MCP conformance
@@ -57,8 +57,14 @@ if [[ -f pyproject.toml ]]; then
   # Always rebuilt: the binding's Rust may have changed since the last run, and
   # cargo makes an unchanged rebuild cheap. No build isolation: maturin is
   # already in the venv, so nothing is downloaded per build.
-  step "building and installing the Python package (pip install -e .)"
-  "$VPY" -m pip install -q --no-build-isolation -e . || die "pip install -e . failed"
+  # With its `test` extra when pyproject.toml declares one (the Python tests'
+  # own needs, e.g. an HTTP client or an ASGI server).
+  target="."
+  if "$VPY" -c 'import sys, tomllib; sys.exit(0 if "test" in tomllib.load(open("pyproject.toml", "rb")).get("project", {}).get("optional-dependencies", {}) else 1)' 2>/dev/null; then
+    target=".[test]"
+  fi
+  step "building and installing the Python package (pip install -e '$target')"
+  "$VPY" -m pip install -q --no-build-isolation -e "$target" || die "pip install -e '$target' failed"
 else
   step "no pyproject.toml: skipping the Python package"
 fi
