@@ -198,6 +198,17 @@ class Context:
 
     list_roots = roots
 
+    async def inputs(self, requests: Mapping[str, tuple[str, Any]]) -> dict[str, Any]:
+        """Ask several things in one MRTR round: ``{"key": ("elicit" | "sample" | "roots", params)}``.
+
+        Returns ``{key: answer}`` once all are answered (the raw ``ElicitResult``/``CreateMessageResult``/
+        ``ListRootsResult`` dicts). Prefer this to ``asyncio.gather`` of single asks: it puts every
+        request into the same ``input_required`` result.
+        """
+        items = [[key, kind, params] for key, (kind, params) in requests.items()]
+        answers = await self._ask("many", "", items)
+        return dict(zip(requests.keys(), answers))
+
     async def _ask(self, kind: str, key: str, params: Any) -> Any:
         if self._native is None:
             raise McpError(-32603, "no request in progress: client input is unavailable")

@@ -115,10 +115,11 @@ class ToolEntry(_Entry):
     def __init__(self, fn: Callable[..., Any], server: Any = None, *, name: str | None = None,
                  title: str | None = None, description: str | None = None, annotations: Any = None,
                  icons: list[dict[str, Any]] | None = None, meta: dict[str, Any] | None = None,
-                 output_schema: dict[str, Any] | None | bool = None, structured_output: bool | None = None) -> None:
+                 output_schema: dict[str, Any] | None | bool = None, structured_output: bool | None = None,
+                 input_schema: dict[str, Any] | None = None) -> None:
         self.server = server
         self.info = analyze_function(fn, name=name, description=description, output_schema=output_schema,
-                                     structured_output=structured_output)
+                                     structured_output=structured_output, input_schema=input_schema)
         self.name = self.info.name
         self.title = title
         self.annotations = camel_keys(annotations)

@@ -109,9 +109,12 @@ class FunctionInfo:
     output_schema: dict[str, Any] | None
     wrap_result: bool
     output_adapter: TypeAdapter[Any] | None
+    raw_arguments: bool = False
 
     def convert_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
         """Turn validated JSON arguments into the annotated Python types (models, enums, dataclasses)."""
+        if self.raw_arguments:  # an explicit input_schema: the function gets the JSON values as they are
+            return dict(args)
         model = self.arg_model.model_validate(args)
         return {name: getattr(model, name) for name in self.param_names}
 
@@ -167,6 +170,7 @@ def analyze_function(
     output_schema: dict[str, Any] | None | bool = None,
     structured_output: bool | None = None,
     skip_params: tuple[str, ...] = (),
+    input_schema: dict[str, Any] | None = None,
 ) -> FunctionInfo:
     """Inspect ``fn``: parameters → input schema, docstring → descriptions, return → output schema."""
     if not callable(fn):
@@ -183,6 +187,8 @@ def analyze_function(
     context_param: str | None = None
     param_names: list[str] = []
     for pname, param in sig.parameters.items():
+        if input_schema is not None and param.kind is inspect.Parameter.VAR_KEYWORD:
+            continue
         if param.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
             raise DefinitionError(f"{fn.__name__}: *args/**kwargs cannot be described by a schema")
         annotation = hints.get(pname, Any)
@@ -214,14 +220,15 @@ def analyze_function(
         arg_model = pydantic.create_model(  # type: ignore[call-overload]
             model_name, __config__=ConfigDict(arbitrary_types_allowed=False), **fields
         )
-        input_schema = arg_model.model_json_schema(mode="validation", schema_generator=_Generator)
+        generated = arg_model.model_json_schema(mode="validation", schema_generator=_Generator)
     except Exception as exc:
         raise DefinitionError(f"{fn.__name__}: cannot build an input schema: {exc}") from exc
-    input_schema.pop("title", None)
-    input_schema = inline_defs(input_schema)
-    input_schema.setdefault("properties", {})
-    if "required" not in input_schema:
-        pass
+    raw_arguments = input_schema is not None
+    if input_schema is None:
+        input_schema = generated
+        input_schema.pop("title", None)
+        input_schema = inline_defs(input_schema)
+        input_schema.setdefault("properties", {})
 
     ret = hints.get("return", sig.return_annotation)
     out_schema: dict[str, Any] | None = None
@@ -266,6 +273,7 @@ def analyze_function(
         output_schema=out_schema,
         wrap_result=wrap,
         output_adapter=adapter,
+        raw_arguments=raw_arguments,
     )
 
 

@@ -55,11 +55,14 @@ class Server:
     cache hints, allowed origins and hosts, state key, limits); see ``Server.OPTIONS``.
     """
 
+    #: The core's server options (``validation`` "tool_error" | "jsonrpc_error", ``cache_ttl_ms``,
+    #: ``cache_scope``, per-method ``cache``, ``state_key``, ...) and the HTTP transport's
+    #: (``allowed_origins``, ``allowed_hosts``, ``max_body_bytes``, ``keep_alive_ms``).
     OPTIONS = (
-        "tool_validation", "validate_output", "cache_ttl_ms", "cache_scope", "allowed_origins", "allowed_hosts",
-        "state_key", "state_ttl_ms", "max_body_bytes", "max_line_bytes", "page_size", "serve_legacy",
-        "server_info_in_meta", "session_idle_ms", "max_sessions", "keep_alive_ms", "sse_keep_alive_ms",
-        "handler_timeout_ms",
+        "validation", "lenient_coercion", "cache_ttl_ms", "cache_scope", "cache", "page_size", "state_key",
+        "state_ttl_ms", "include_server_info", "tool_timeout_ms", "max_listeners", "session_idle_ms", "max_sessions",
+        "legacy_stateless", "expose_internal_errors",
+        "allowed_origins", "allowed_hosts", "max_body_bytes", "keep_alive_ms",
     )
 
     def __init__(self, name: str, version: str = "0.1.0", *, title: str | None = None,
@@ -104,7 +107,7 @@ class Server:
     def tool(self, fn: None = None, *, name: str | None = None, title: str | None = None,
              description: str | None = None, annotations: Any = None, icons: list[dict[str, Any]] | None = None,
              meta: dict[str, Any] | None = None, output_schema: dict[str, Any] | None | bool = None,
-             structured_output: bool | None = None) -> Callable[[F], F]: ...
+             structured_output: bool | None = None, input_schema: dict[str, Any] | None = None) -> Callable[[F], F]: ...
 
     def tool(self, fn: Any = None, **kwargs: Any) -> Any:
         """Register a function as a tool: ``@server.tool`` or ``@server.tool(name=..., ...)``."""
@@ -122,10 +125,16 @@ class Server:
     def add_tool(self, fn: Callable[..., Any], *, name: str | None = None, title: str | None = None,
                  description: str | None = None, annotations: Any = None, icons: list[dict[str, Any]] | None = None,
                  meta: dict[str, Any] | None = None, output_schema: dict[str, Any] | None | bool = None,
-                 structured_output: bool | None = None, replace: bool = False) -> ToolEntry:
-        """Register a tool, also while serving (clients get ``notifications/tools/list_changed``)."""
+                 structured_output: bool | None = None, input_schema: dict[str, Any] | None = None,
+                 replace: bool = False) -> ToolEntry:
+        """Register a tool, also while serving (clients get ``notifications/tools/list_changed``).
+
+        ``input_schema`` replaces the schema built from the signature; the function then gets the
+        arguments as plain JSON values (``**kwargs`` allowed).
+        """
         entry = ToolEntry(fn, self, name=name, title=title, description=description, annotations=annotations,
-                          icons=icons, meta=meta, output_schema=output_schema, structured_output=structured_output)
+                          icons=icons, meta=meta, output_schema=output_schema, structured_output=structured_output,
+                          input_schema=input_schema)
         with self._lock:
             if entry.name in self._tools and not replace:
                 raise DefinitionError(f"a tool named {entry.name!r} is already registered")
@@ -344,3 +353,17 @@ class Server:
         from ._asgi import AsgiApp
 
         return AsgiApp(self, path)
+
+    def main(self, argv: list[str] | None = None) -> None:
+        """The shared example command line: no arguments → stdio; ``--http HOST:PORT`` → Streamable HTTP."""
+        import argparse
+
+        parser = argparse.ArgumentParser(prog=self.name, description=f"MCP server {self.name!r}")
+        parser.add_argument("--http", metavar="HOST:PORT", help="serve Streamable HTTP at /mcp instead of stdio")
+        parser.add_argument("--path", default="/mcp", help="HTTP endpoint path (default /mcp)")
+        args = parser.parse_args(argv)
+        if args.http:
+            host, _, port = args.http.rpartition(":")
+            self.run("http", host=host.strip("[]") or "127.0.0.1", port=int(port), path=args.path)
+        else:
+            self.run()

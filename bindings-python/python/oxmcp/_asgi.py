@@ -1,0 +1,86 @@
+"""ASGI 3 mount: each HTTP request goes through the core's transport-neutral handler."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Awaitable, Callable
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+MAX_BODY = 4 * 1024 * 1024
+
+
+class AsgiApp:
+    """``server.asgi_app()``: mount at a route of Starlette/FastAPI (``Mount("/mcp", app=...)``)."""
+
+    def __init__(self, server: Any, path: str = "/mcp", max_body_bytes: int | None = None) -> None:
+        self.server = server
+        self.path = path
+        self.max_body = max_body_bytes or int(server.options.get("max_body_bytes", MAX_BODY))
+
+    def _native(self) -> Any:
+        native = self.server._build_native()
+        native.set_loop(asyncio.get_running_loop())
+        return native
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    self._native()
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        if scope["type"] != "http":
+            return
+        native = self._native()
+        body = bytearray()
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+            if len(body) > self.max_body:
+                await _plain(send, 413, b"request body too large")
+                return
+        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope.get("headers", [])]
+        status, out_headers, out_body, stream = await native.handle_http(scope["method"], self.path, headers, bytes(body))
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in out_headers]})
+        if stream is None:
+            await send({"type": "http.response.body", "body": out_body or b""})
+            return
+        disconnected = asyncio.ensure_future(_wait_disconnect(receive))
+        try:
+            while True:
+                nxt = asyncio.ensure_future(stream.next())
+                await asyncio.wait({nxt, disconnected}, return_when=asyncio.FIRST_COMPLETED)
+                if disconnected.done():
+                    nxt.cancel()
+                    stream.close()  # the core sees the client leave and cancels the request
+                    return
+                chunk = nxt.result()
+                if chunk is None:
+                    break
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            await send({"type": "http.response.body", "body": b""})
+        finally:
+            disconnected.cancel()
+
+
+async def _wait_disconnect(receive: Receive) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return
+
+
+async def _plain(send: Send, status: int, text: bytes) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": [(b"content-type", b"text/plain")]})
+    await send({"type": "http.response.body", "body": text})

@@ -1,0 +1,145 @@
+"""An in-memory client for tests: requests go through the core's HTTP handler without a socket."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from typing import Any
+
+from ._errors import McpError
+
+PROTOCOL_VERSION = "2026-07-28"
+
+
+class Client:
+    """Speaks modern (2026-07-28) MCP to a :class:`~oxmcp.Server` in the same process.
+
+    ``async with Client(server) as c: await c.call_tool("add", {"a": 1, "b": 2})``. Every request goes
+    through the same core dispatch as stdio and HTTP. Notifications a request produced (progress,
+    log messages) are kept in :attr:`notifications`.
+    """
+
+    def __init__(self, server: Any, *, capabilities: dict[str, Any] | None = None,
+                 client_info: dict[str, Any] | None = None, log_level: str | None = None,
+                 path: str = "/mcp", timeout: float = 30.0) -> None:
+        self.server = server
+        self.capabilities = capabilities if capabilities is not None else {}
+        self.client_info = client_info or {"name": "oxmcp-inmemory-client", "version": "0"}
+        self.log_level = log_level
+        self.path = path
+        self.timeout = timeout
+        self.notifications: list[dict[str, Any]] = []
+        self._ids = itertools.count(1)
+        self._native: Any = None
+
+    async def __aenter__(self) -> Client:
+        self._native = self.server._build_native()
+        self._native.set_loop(asyncio.get_running_loop())
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        self._native = None
+
+    # -- raw -----------------------------------------------------------------------------------
+    async def request(self, method: str, params: dict[str, Any] | None = None, *,
+                      progress_token: Any = None, capabilities: dict[str, Any] | None = None,
+                      raw: bool = False) -> Any:
+        """Send one request; returns its result (or the whole response with ``raw=True``)."""
+        if self._native is None:
+            raise RuntimeError("use `async with Client(server) as client:`")
+        params = dict(params or {})
+        meta: dict[str, Any] = {
+            "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
+            "io.modelcontextprotocol/clientCapabilities": self.capabilities if capabilities is None else capabilities,
+            "io.modelcontextprotocol/clientInfo": self.client_info,
+            **params.pop("_meta", {}),
+        }
+        if self.log_level is not None:
+            meta["io.modelcontextprotocol/logLevel"] = self.log_level
+        if progress_token is not None:
+            meta["progressToken"] = progress_token
+        params["_meta"] = meta
+        msg = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": params}
+        headers = [("content-type", "application/json"), ("accept", "application/json, text/event-stream"),
+                   ("mcp-protocol-version", PROTOCOL_VERSION), ("mcp-method", method), ("host", "localhost")]
+        name = params.get("name") if method in ("tools/call", "prompts/get") else params.get("uri") if method == "resources/read" else None
+        if isinstance(name, str):
+            headers.append(("mcp-name", name))
+        status, _headers, body, stream = await asyncio.wait_for(
+            self._native.handle_http("POST", self.path, headers, json.dumps(msg).encode()), self.timeout)
+        messages: list[dict[str, Any]] = []
+        if stream is not None:
+            buf = b""
+            while True:
+                chunk = await asyncio.wait_for(stream.next(), self.timeout)
+                if chunk is None:
+                    break
+                buf += chunk
+                *events, buf = buf.replace(b"\r\n", b"\n").split(b"\n\n")
+                for ev in events:
+                    data = b"\n".join(line[5:].lstrip() for line in ev.split(b"\n") if line.startswith(b"data:"))
+                    if data:
+                        messages.append(json.loads(data))
+                if any("id" in m and ("result" in m or "error" in m) for m in messages):
+                    break
+        elif body:
+            messages.append(json.loads(body))
+        response: dict[str, Any] | None = None
+        for m in messages:
+            if "method" in m and "id" not in m:
+                self.notifications.append(m)
+            elif "result" in m or "error" in m:
+                response = m
+        if response is None:
+            raise McpError(-32603, f"no response (HTTP {status})")
+        if raw:
+            return response
+        if "error" in response:
+            err = response["error"]
+            raise McpError(err.get("code", -32603), err.get("message", ""), err.get("data"))
+        return response["result"]
+
+    # -- conveniences ------------------------------------------------------------------------------
+    async def discover(self) -> dict[str, Any]:
+        return await self.request("server/discover")
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        return (await self.request("tools/list"))["tools"]
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, *,
+                        input_responses: dict[str, Any] | None = None, request_state: Any = None,
+                        progress_token: Any = None, capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
+        params: dict[str, Any] = {"name": name}
+        if arguments is not None:
+            params["arguments"] = arguments
+        if input_responses is not None:
+            params["inputResponses"] = input_responses
+        if request_state is not None:
+            params["requestState"] = request_state
+        return await self.request("tools/call", params, progress_token=progress_token, capabilities=capabilities)
+
+    async def list_resources(self) -> list[dict[str, Any]]:
+        return (await self.request("resources/list"))["resources"]
+
+    async def list_resource_templates(self) -> list[dict[str, Any]]:
+        return (await self.request("resources/templates/list"))["resourceTemplates"]
+
+    async def read_resource(self, uri: str) -> dict[str, Any]:
+        return await self.request("resources/read", {"uri": uri})
+
+    async def list_prompts(self) -> list[dict[str, Any]]:
+        return (await self.request("prompts/list"))["prompts"]
+
+    async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> dict[str, Any]:
+        params: dict[str, Any] = {"name": name}
+        if arguments is not None:
+            params["arguments"] = arguments
+        return await self.request("prompts/get", params)
+
+    async def complete(self, ref: dict[str, Any], argument: str, value: str,
+                       context: dict[str, str] | None = None) -> dict[str, Any]:
+        params: dict[str, Any] = {"ref": ref, "argument": {"name": argument, "value": value}}
+        if context is not None:
+            params["context"] = {"arguments": context}
+        return (await self.request("completion/complete", params))["completion"]
