@@ -1,0 +1,345 @@
+//! The per-request context every handler receives. It is the one place where handlers touch the
+//! protocol: progress, logging and input requests go through it, so the same handler code serves
+//! modern (MRTR) and legacy (server→client request) clients.
+
+use crate::error::{HandlerError, InputRequired, McpError};
+use crate::protocol::{ClientCapability, Era, LogLevel};
+use crate::server::session::ClientRequests;
+use serde_json::{json, Map, Value};
+use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// Where notifications (and, in legacy sessions, server→client requests) for one request go.
+pub(crate) type Sink = mpsc::UnboundedSender<Value>;
+
+/// The authenticated caller of a request (filled by the auth layer; `None` without auth).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Caller {
+    pub name: String,
+    pub scopes: Vec<String>,
+    /// Token claims, when the caller came from a JWT.
+    pub claims: Option<Value>,
+}
+
+impl Caller {
+    pub fn new(name: impl Into<String>) -> Self {
+        Self { name: name.into(), ..Default::default() }
+    }
+}
+
+/// One input a handler asks the client for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum InputRequest {
+    /// `elicitation/create` with these params (`mode`, `message`, `requestedSchema` or `url`).
+    Elicit(Value),
+    /// `sampling/createMessage` with these params.
+    Sample(Value),
+    /// `roots/list`.
+    ListRoots,
+}
+
+impl InputRequest {
+    pub fn method(&self) -> &'static str {
+        match self {
+            Self::Elicit(_) => "elicitation/create",
+            Self::Sample(_) => "sampling/createMessage",
+            Self::ListRoots => "roots/list",
+        }
+    }
+    fn capability(&self) -> ClientCapability {
+        match self {
+            Self::Elicit(p) if p.get("mode").and_then(Value::as_str) == Some("url") => ClientCapability::ElicitationUrl,
+            Self::Elicit(_) => ClientCapability::Elicitation,
+            Self::Sample(p) if p.get("tools").is_some() => ClientCapability::SamplingTools,
+            Self::Sample(_) => ClientCapability::Sampling,
+            Self::ListRoots => ClientCapability::Roots,
+        }
+    }
+    fn params(&self) -> Option<Value> {
+        match self {
+            Self::Elicit(p) => {
+                let mut p = p.clone();
+                if p.get("mode").is_none() && p.get("url").is_none() {
+                    p["mode"] = json!("form");
+                }
+                Some(p)
+            }
+            Self::Sample(p) => Some(p.clone()),
+            Self::ListRoots => None,
+        }
+    }
+    /// The `{method, params}` object of an `inputRequests` entry (no `jsonrpc`/`id`).
+    pub(crate) fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("method".into(), json!(self.method()));
+        if let Some(p) = self.params() {
+            m.insert("params".into(), p);
+        }
+        Value::Object(m)
+    }
+    /// Whether `answer` has the shape of this request's result.
+    fn accepts(&self, answer: &Value) -> bool {
+        match self {
+            Self::Elicit(_) => {
+                matches!(answer.get("action").and_then(Value::as_str), Some("accept" | "decline" | "cancel"))
+                    && answer.get("content").is_none_or(Value::is_object)
+            }
+            Self::Sample(_) => answer.get("role").is_some() && answer.get("content").is_some(),
+            Self::ListRoots => answer.get("roots").is_some_and(Value::is_array),
+        }
+    }
+}
+
+/// How log notifications are filtered for this request.
+#[derive(Clone)]
+pub(crate) enum LogFilter {
+    /// Modern: the request's own `logLevel`, or no logs at all.
+    Request(Option<LogLevel>),
+    /// Legacy: the session's level as set by `logging/setLevel` (None = everything).
+    Session(Arc<Mutex<Option<LogLevel>>>),
+}
+
+/// Input-request bookkeeping for one call (MRTR on modern requests).
+#[derive(Default)]
+pub(crate) struct InputState {
+    /// Every answer known so far: from the sealed state and from this request's `inputResponses`.
+    pub(crate) answers: Map<String, Value>,
+    /// Requests the handler asked for that have no answer yet.
+    pub(crate) pending: Vec<(String, Value)>,
+    /// The handler's own state (`set_request_state`).
+    pub(crate) user_state: Option<Value>,
+}
+
+pub(crate) struct ContextInner {
+    pub(crate) request_id: Value,
+    pub(crate) method: String,
+    pub(crate) era: Era,
+    pub(crate) protocol_version: String,
+    pub(crate) client_info: Option<Value>,
+    pub(crate) client_capabilities: Value,
+    pub(crate) caller: Option<Caller>,
+    pub(crate) meta: Map<String, Value>,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) progress_token: Option<Value>,
+    pub(crate) log: LogFilter,
+    pub(crate) sink: Option<Sink>,
+    pub(crate) requests: Option<Arc<ClientRequests>>,
+    pub(crate) input: Mutex<InputState>,
+    pub(crate) last_progress: Mutex<Option<f64>>,
+}
+
+/// What a handler knows about its request, and how it talks back. Cheap to clone.
+#[derive(Clone)]
+pub struct Context {
+    pub(crate) inner: Arc<ContextInner>,
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("request_id", &self.inner.request_id)
+            .field("method", &self.inner.method)
+            .field("era", &self.inner.era)
+            .finish()
+    }
+}
+
+fn num(x: f64) -> Value {
+    if x.fract() == 0.0 && x.abs() < 9.0e15 {
+        json!(x as i64)
+    } else {
+        json!(x)
+    }
+}
+
+impl Context {
+    pub fn request_id(&self) -> &Value {
+        &self.inner.request_id
+    }
+    /// The JSON-RPC method being served (`tools/call`, `prompts/get`, `resources/read`, ...).
+    pub fn method(&self) -> &str {
+        &self.inner.method
+    }
+    pub fn era(&self) -> Era {
+        self.inner.era
+    }
+    pub fn protocol_version(&self) -> &str {
+        &self.inner.protocol_version
+    }
+    /// Self-reported by the client: never base security decisions on it.
+    pub fn client_info(&self) -> Option<&Value> {
+        self.inner.client_info.as_ref()
+    }
+    pub fn client_capabilities(&self) -> &Value {
+        &self.inner.client_capabilities
+    }
+    pub fn supports(&self, cap: ClientCapability) -> bool {
+        cap.declared_in(&self.inner.client_capabilities)
+    }
+    pub fn caller(&self) -> Option<&Caller> {
+        self.inner.caller.as_ref()
+    }
+    /// The request's `_meta` object.
+    pub fn meta(&self) -> &Map<String, Value> {
+        &self.inner.meta
+    }
+    pub fn traceparent(&self) -> Option<&str> {
+        self.inner.meta.get("traceparent").and_then(Value::as_str)
+    }
+    pub fn progress_token(&self) -> Option<&Value> {
+        self.inner.progress_token.as_ref()
+    }
+    /// Fires when the client cancels or disconnects (modern HTTP), or the server shuts down.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.inner.cancel
+    }
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancel.is_cancelled()
+    }
+
+    fn send(&self, msg: Value) -> bool {
+        if self.inner.cancel.is_cancelled() {
+            return false;
+        }
+        match &self.inner.sink {
+            Some(s) => s.send(msg).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Send `notifications/progress` when the request carried a `progressToken`. Values that do
+    /// not increase are dropped (the spec requires increasing progress).
+    pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
+        let Some(token) = &self.inner.progress_token else { return };
+        {
+            let mut last = self.inner.last_progress.lock().unwrap_or_else(|e| e.into_inner());
+            if last.is_some_and(|l| progress <= l) {
+                return;
+            }
+            *last = Some(progress);
+        }
+        let mut params = Map::new();
+        params.insert("progressToken".into(), token.clone());
+        params.insert("progress".into(), num(progress));
+        if let Some(t) = total {
+            params.insert("total".into(), num(t));
+        }
+        if let Some(m) = message {
+            params.insert("message".into(), Value::String(m));
+        }
+        self.send(json!({"jsonrpc":"2.0","method":"notifications/progress","params":params}));
+    }
+
+    /// Whether a message at `level` would be sent for this request.
+    pub fn log_enabled(&self, level: LogLevel) -> bool {
+        match &self.inner.log {
+            LogFilter::Request(min) => min.is_some_and(|m| level >= m),
+            LogFilter::Session(min) => {
+                let min = *min.lock().unwrap_or_else(|e| e.into_inner());
+                min.is_none_or(|m| level >= m)
+            }
+        }
+    }
+
+    /// Send `notifications/message` if the request (modern `_meta` logLevel) or the session
+    /// (legacy `logging/setLevel`) asked for this level.
+    pub async fn log(&self, level: LogLevel, data: Value, logger: Option<String>) {
+        if !self.log_enabled(level) {
+            return;
+        }
+        let mut params = Map::new();
+        params.insert("level".into(), json!(level.as_str()));
+        if let Some(l) = logger {
+            params.insert("logger".into(), Value::String(l));
+        }
+        params.insert("data".into(), data);
+        self.send(json!({"jsonrpc":"2.0","method":"notifications/message","params":params}));
+    }
+
+    /// The handler's state from the previous MRTR round (modern), if any.
+    pub fn request_state(&self) -> Option<Value> {
+        self.inner.input.lock().unwrap_or_else(|e| e.into_inner()).user_state.clone()
+    }
+    /// State to carry into the next MRTR round; the core seals it (integrity-protected, expiring).
+    pub fn set_request_state(&self, state: Value) {
+        self.inner.input.lock().unwrap_or_else(|e| e.into_inner()).user_state = Some(state);
+    }
+
+    /// Ask the user (form or URL elicitation). Returns the `ElicitResult` (`{action, content?}`).
+    pub async fn elicit(&self, key: &str, params: Value) -> Result<Value, HandlerError> {
+        self.input(key, InputRequest::Elicit(params)).await
+    }
+    /// Ask the client's model (`sampling/createMessage`). Returns the `CreateMessageResult`.
+    pub async fn sample(&self, key: &str, params: Value) -> Result<Value, HandlerError> {
+        self.input(key, InputRequest::Sample(params)).await
+    }
+    /// Ask for the client's roots. Returns the `ListRootsResult` (`{roots}`).
+    pub async fn list_roots(&self, key: &str) -> Result<Value, HandlerError> {
+        self.input(key, InputRequest::ListRoots).await
+    }
+    pub async fn input(&self, key: &str, req: InputRequest) -> Result<Value, HandlerError> {
+        let mut v = self.inputs(vec![(key.to_string(), req)]).await?;
+        Ok(v.pop().unwrap_or(Value::Null))
+    }
+
+    /// Ask for several inputs in one round. Modern: answered keys return at once; otherwise the
+    /// call fails with `HandlerError::InputRequired` (propagate it with `?`) and the core answers
+    /// `input_required` listing every outstanding request. Legacy: each becomes a real
+    /// server→client request, awaited in turn.
+    pub async fn inputs(&self, reqs: Vec<(String, InputRequest)>) -> Result<Vec<Value>, HandlerError> {
+        for (_, r) in &reqs {
+            let cap = r.capability();
+            if !self.supports(cap) {
+                return Err(McpError::missing_capability(cap.required_json()).into());
+            }
+        }
+        match self.inner.era {
+            Era::Modern => self.inputs_modern(reqs),
+            Era::Legacy => self.inputs_legacy(reqs).await,
+        }
+    }
+
+    fn inputs_modern(&self, reqs: Vec<(String, InputRequest)>) -> Result<Vec<Value>, HandlerError> {
+        let mut st = self.inner.input.lock().unwrap_or_else(|e| e.into_inner());
+        let mut out = Vec::with_capacity(reqs.len());
+        let mut missing = false;
+        for (key, req) in reqs {
+            match st.answers.get(&key) {
+                Some(a) if req.accepts(a) => out.push(a.clone()),
+                Some(_) => {
+                    return Err(McpError::invalid_params(format!("Invalid input response for '{key}'")).into());
+                }
+                None => {
+                    missing = true;
+                    if !st.pending.iter().any(|(k, _)| *k == key) {
+                        st.pending.push((key, req.to_json()));
+                    }
+                }
+            }
+        }
+        if missing {
+            Err(HandlerError::InputRequired(InputRequired(())))
+        } else {
+            Ok(out)
+        }
+    }
+
+    async fn inputs_legacy(&self, reqs: Vec<(String, InputRequest)>) -> Result<Vec<Value>, HandlerError> {
+        let (Some(requests), Some(sink)) = (&self.inner.requests, &self.inner.sink) else {
+            return Err(McpError::internal("this request has no stream to send client requests on").into());
+        };
+        let mut out = Vec::with_capacity(reqs.len());
+        for (_, req) in reqs {
+            let answer = requests.request(sink, req.method(), req.params(), &self.inner.cancel).await?;
+            out.push(answer);
+        }
+        Ok(out)
+    }
+
+    /// Take the outstanding input requests (for the dispatcher's `input_required` result).
+    pub(crate) fn take_pending(&self) -> (Vec<(String, Value)>, Map<String, Value>, Option<Value>) {
+        let mut st = self.inner.input.lock().unwrap_or_else(|e| e.into_inner());
+        (std::mem::take(&mut st.pending), st.answers.clone(), st.user_state.clone())
+    }
+}

@@ -1,0 +1,202 @@
+//! Typed errors. Each is mapped to the wire exactly once: `HandlerError` in the dispatcher,
+//! `McpError` in the JSON-RPC envelope, HTTP statuses in `transport::http`.
+
+use serde_json::{json, Value};
+use std::fmt;
+
+/// A JSON-RPC error code. Newtype so that codes are typed, not bare integers.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct ErrorCode(pub i32);
+
+impl ErrorCode {
+    pub const PARSE_ERROR: Self = Self(-32700);
+    pub const INVALID_REQUEST: Self = Self(-32600);
+    pub const METHOD_NOT_FOUND: Self = Self(-32601);
+    pub const INVALID_PARAMS: Self = Self(-32602);
+    pub const INTERNAL_ERROR: Self = Self(-32603);
+    /// A mirrored HTTP header is missing, differs from the body, or is malformed (2026-07-28).
+    pub const HEADER_MISMATCH: Self = Self(-32020);
+    /// The request needs a client capability it did not declare (2026-07-28).
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: Self = Self(-32021);
+    /// The requested protocol version is not served (2026-07-28).
+    pub const UNSUPPORTED_PROTOCOL_VERSION: Self = Self(-32022);
+    /// Legacy (≤ 2025-11-25) resource-not-found. Never sent to modern requests.
+    pub const RESOURCE_NOT_FOUND_LEGACY: Self = Self(-32002);
+    /// Legacy 2025-11-25 URL elicitation required.
+    pub const URL_ELICITATION_REQUIRED: Self = Self(-32042);
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// A protocol-level error: becomes a JSON-RPC error response.
+#[derive(Clone, Debug, PartialEq)]
+pub struct McpError {
+    pub code: ErrorCode,
+    pub message: String,
+    pub data: Option<Value>,
+    /// HTTP status forced by the rule that produced it (e.g. 400 for malformed `_meta`).
+    /// `None` lets the HTTP layer map the code.
+    pub(crate) http_status: Option<u16>,
+}
+
+impl McpError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self { code, message: message.into(), data: None, http_status: None }
+    }
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+    pub(crate) fn with_status(mut self, status: u16) -> Self {
+        self.http_status = Some(status);
+        self
+    }
+    pub fn invalid_params(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::INVALID_PARAMS, message)
+    }
+    pub fn invalid_request(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::INVALID_REQUEST, message)
+    }
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(ErrorCode::METHOD_NOT_FOUND, format!("Method not found: {method}"))
+    }
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::INTERNAL_ERROR, message)
+    }
+    /// -32021 with `data.requiredCapabilities` (shaped like `ClientCapabilities`).
+    pub fn missing_capability(required: Value) -> Self {
+        let names: Vec<&str> = required.as_object().map(|m| m.keys().map(String::as_str).collect()).unwrap_or_default();
+        Self::new(
+            ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+            format!("Server requires the {} capability for this request", names.join(", ")),
+        )
+        .with_data(json!({ "requiredCapabilities": required }))
+        .with_status(400)
+    }
+    /// The JSON-RPC `error` object.
+    pub fn to_json(&self) -> Value {
+        let mut e = json!({ "code": self.code.0, "message": self.message });
+        if let Some(d) = &self.data {
+            e["data"] = d.clone();
+        }
+        e
+    }
+}
+
+impl fmt::Display for McpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "MCP error {}: {}", self.code, self.message)
+    }
+}
+impl std::error::Error for McpError {}
+
+/// A tool-level failure the model should see: becomes a result with `isError: true`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolError {
+    pub message: String,
+    /// Optional structured payload for the error result.
+    pub structured: Option<Value>,
+}
+
+impl ToolError {
+    pub fn new(message: impl Into<String>) -> Self {
+        Self { message: message.into(), structured: None }
+    }
+}
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+impl std::error::Error for ToolError {}
+impl From<String> for ToolError {
+    fn from(s: String) -> Self {
+        Self::new(s)
+    }
+}
+impl From<&str> for ToolError {
+    fn from(s: &str) -> Self {
+        Self::new(s)
+    }
+}
+
+/// Why a handler did not produce a normal result.
+#[derive(Debug)]
+pub enum HandlerError {
+    /// Shown to the model as an `isError` result.
+    Tool(ToolError),
+    /// Sent as a JSON-RPC error.
+    Mcp(McpError),
+    /// The handler asked for client input it does not have yet (MRTR); only `Context` builds it.
+    InputRequired(InputRequired),
+    /// The request was cancelled; nothing more is sent for it.
+    Cancelled,
+}
+
+/// Marker carried by `HandlerError::InputRequired`; the pending requests live in the `Context`.
+#[derive(Debug)]
+pub struct InputRequired(pub(crate) ());
+
+impl fmt::Display for HandlerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Tool(e) => write!(f, "tool error: {e}"),
+            Self::Mcp(e) => write!(f, "{e}"),
+            Self::InputRequired(_) => f.write_str("input required"),
+            Self::Cancelled => f.write_str("cancelled"),
+        }
+    }
+}
+impl std::error::Error for HandlerError {}
+
+impl From<ToolError> for HandlerError {
+    fn from(e: ToolError) -> Self {
+        Self::Tool(e)
+    }
+}
+impl From<McpError> for HandlerError {
+    fn from(e: McpError) -> Self {
+        Self::Mcp(e)
+    }
+}
+impl From<String> for HandlerError {
+    fn from(e: String) -> Self {
+        Self::Tool(ToolError::new(e))
+    }
+}
+impl From<&str> for HandlerError {
+    fn from(e: &str) -> Self {
+        Self::Tool(ToolError::new(e))
+    }
+}
+impl From<std::convert::Infallible> for HandlerError {
+    fn from(e: std::convert::Infallible) -> Self {
+        match e {}
+    }
+}
+
+/// Errors found while building a server or registering a primitive.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum BuildError {
+    InvalidSchema { name: String, message: String },
+    DuplicateName { kind: &'static str, name: String },
+    BadUriTemplate { template: String, message: String },
+    InvalidName { kind: &'static str, name: String, message: String },
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::InvalidSchema { name, message } => write!(f, "invalid schema for '{name}': {message}"),
+            Self::DuplicateName { kind, name } => write!(f, "duplicate {kind} name '{name}'"),
+            Self::BadUriTemplate { template, message } => write!(f, "bad URI template '{template}': {message}"),
+            Self::InvalidName { kind, name, message } => write!(f, "invalid {kind} name '{name}': {message}"),
+        }
+    }
+}
+impl std::error::Error for BuildError {}

@@ -1,0 +1,46 @@
+#![doc = include_str!("../README.md")]
+//! oxmcp: a native Model Context Protocol server core.
+//!
+//! One dispatcher ([`Server::dispatch`]) serves every transport: stdio
+//! ([`transport::stdio`]), Streamable HTTP ([`transport::http_server`], built on the
+//! transport-neutral [`transport::http::HttpHandler`]) and the Python and Node bindings.
+//! Both protocol eras are served: 2026-07-28 (stateless, per-request `_meta`, MRTR) and the
+//! legacy `initialize` revisions 2024-11-05 … 2025-11-25.
+
+pub mod context;
+pub mod error;
+pub mod handler;
+mod jsonrpc;
+pub mod prompt;
+pub mod protocol;
+pub mod resource;
+pub mod schema;
+pub mod server;
+pub mod tool;
+pub mod transport;
+pub mod uri_template;
+
+pub use context::{Caller, Context, InputRequest};
+pub use error::{BuildError, ErrorCode, HandlerError, McpError, ToolError};
+pub use handler::{BoxFuture, CompletionHandler, IntoToolResult, Json, PromptHandler, ResourceHandler, ToolHandler};
+pub use prompt::Prompt;
+pub use protocol::{ClientCapability, Completion, Content, Era, LogLevel, PromptMessage, PromptResult, ResourceContents, ToolResult};
+pub use resource::{Resource, ResourceTemplate};
+pub use server::bus::{Event, EventBus, InMemoryBus};
+pub use server::options::{CacheHint, CacheScope, ServerOptions, ValidationMode};
+pub use server::{Env, Server, ServerBuilder, Transport};
+pub use tool::{Args, Tool};
+
+pub use serde_json;
+pub use tokio_util::sync::CancellationToken;
+
+/// The JSON Schema of `T` (root `type: object` for structs), for tool input/output schemas.
+#[cfg(feature = "schemars")]
+pub fn schema_for<T: schemars::JsonSchema>() -> serde_json::Value {
+    let mut v = serde_json::to_value(schemars::schema_for!(T)).unwrap_or_default();
+    if let Some(m) = v.as_object_mut() {
+        m.remove("$schema");
+        m.remove("title");
+    }
+    v
+}

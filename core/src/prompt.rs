@@ -1,0 +1,101 @@
+//! Prompts: named message templates with string arguments.
+
+use crate::error::BuildError;
+use crate::handler::{CompletionHandler, PromptHandler};
+use serde_json::{json, Map, Value};
+use std::sync::Arc;
+
+#[derive(Clone)]
+pub struct Prompt {
+    pub(crate) name: String,
+    pub(crate) def: Map<String, Value>,
+    pub(crate) handler: Option<Arc<dyn PromptHandler>>,
+    pub(crate) completion: Option<Arc<dyn CompletionHandler>>,
+}
+
+impl Prompt {
+    pub fn new(name: impl Into<String>) -> Self {
+        let name = name.into();
+        let mut def = Map::new();
+        def.insert("name".into(), Value::String(name.clone()));
+        Self { name, def, handler: None, completion: None }
+    }
+    pub fn from_definition(def: Map<String, Value>) -> Result<Self, BuildError> {
+        let name = def.get("name").and_then(Value::as_str).map(str::to_string).ok_or_else(|| BuildError::InvalidName {
+            kind: "prompt",
+            name: String::new(),
+            message: "missing name".into(),
+        })?;
+        Ok(Self { name, def, handler: None, completion: None })
+    }
+    fn set(mut self, k: &str, v: Value) -> Self {
+        self.def.insert(k.into(), v);
+        self
+    }
+    pub fn title(self, t: impl Into<String>) -> Self {
+        self.set("title", Value::String(t.into()))
+    }
+    pub fn description(self, d: impl Into<String>) -> Self {
+        self.set("description", Value::String(d.into()))
+    }
+    pub fn icons(self, i: Value) -> Self {
+        self.set("icons", i)
+    }
+    pub fn meta(self, m: Map<String, Value>) -> Self {
+        self.set("_meta", Value::Object(m))
+    }
+    /// Declare an argument (`prompts/get` rejects a call missing a required one with -32602).
+    pub fn argument(mut self, name: impl Into<String>, description: impl Into<String>, required: bool) -> Self {
+        let args = self.def.entry("arguments").or_insert_with(|| json!([]));
+        if let Value::Array(a) = args {
+            a.push(json!({"name": name.into(), "description": description.into(), "required": required}));
+        }
+        self
+    }
+    pub fn handler(mut self, h: impl PromptHandler) -> Self {
+        self.handler = Some(Arc::new(h));
+        self
+    }
+    pub fn handler_arc(mut self, h: Arc<dyn PromptHandler>) -> Self {
+        self.handler = Some(h);
+        self
+    }
+    /// Completions for this prompt's arguments.
+    pub fn complete(mut self, h: impl CompletionHandler) -> Self {
+        self.completion = Some(Arc::new(h));
+        self
+    }
+    pub fn complete_arc(mut self, h: Arc<dyn CompletionHandler>) -> Self {
+        self.completion = Some(h);
+        self
+    }
+}
+
+pub(crate) struct PromptEntry {
+    pub(crate) def: Value,
+    pub(crate) required: Vec<String>,
+    pub(crate) handler: Arc<dyn PromptHandler>,
+    pub(crate) completion: Option<Arc<dyn CompletionHandler>>,
+}
+
+impl PromptEntry {
+    pub(crate) fn compile(p: Prompt) -> Result<(String, Self), BuildError> {
+        let handler = p.handler.ok_or_else(|| BuildError::InvalidName {
+            kind: "prompt",
+            name: p.name.clone(),
+            message: "prompt has no handler".into(),
+        })?;
+        let required = p
+            .def
+            .get("arguments")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter(|x| x.get("required").and_then(Value::as_bool) == Some(true))
+                    .filter_map(|x| x.get("name").and_then(Value::as_str).map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok((p.name, Self { def: Value::Object(p.def), required, handler, completion: p.completion }))
+    }
+}

@@ -1,0 +1,167 @@
+//! Resources (static URIs) and resource templates (RFC 6570).
+
+use crate::error::BuildError;
+use crate::handler::{CompletionHandler, ResourceHandler};
+use crate::protocol::ResourceContents;
+use crate::uri_template::UriTemplate;
+use serde_json::{Map, Value};
+use std::sync::Arc;
+
+/// A resource with a fixed URI.
+#[derive(Clone)]
+pub struct Resource {
+    pub(crate) uri: String,
+    pub(crate) def: Map<String, Value>,
+    pub(crate) handler: Option<Arc<dyn ResourceHandler>>,
+}
+
+fn base_def(key: &str, uri: &str, name: &str) -> Map<String, Value> {
+    let mut def = Map::new();
+    def.insert(key.into(), Value::String(uri.into()));
+    def.insert("name".into(), Value::String(name.into()));
+    def
+}
+
+macro_rules! descriptor_setters {
+    () => {
+        fn set(mut self, k: &str, v: Value) -> Self {
+            self.def.insert(k.into(), v);
+            self
+        }
+        pub fn title(self, t: impl Into<String>) -> Self {
+            self.set("title", Value::String(t.into()))
+        }
+        pub fn description(self, d: impl Into<String>) -> Self {
+            self.set("description", Value::String(d.into()))
+        }
+        pub fn mime_type(self, m: impl Into<String>) -> Self {
+            self.set("mimeType", Value::String(m.into()))
+        }
+        pub fn annotations(self, a: Value) -> Self {
+            self.set("annotations", a)
+        }
+        pub fn icons(self, i: Value) -> Self {
+            self.set("icons", i)
+        }
+        pub fn meta(self, m: Map<String, Value>) -> Self {
+            self.set("_meta", Value::Object(m))
+        }
+    };
+}
+
+impl Resource {
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        let uri = uri.into();
+        let def = base_def("uri", &uri, &name.into());
+        Self { uri, def, handler: None }
+    }
+    /// Build from a spec-shaped `Resource` object (what the bindings pass).
+    pub fn from_definition(def: Map<String, Value>) -> Result<Self, BuildError> {
+        let uri = def.get("uri").and_then(Value::as_str).map(str::to_string).ok_or_else(|| BuildError::InvalidName {
+            kind: "resource",
+            name: String::new(),
+            message: "missing uri".into(),
+        })?;
+        Ok(Self { uri, def, handler: None })
+    }
+    /// A resource whose content is fixed text.
+    pub fn text(uri: impl Into<String>, name: impl Into<String>, mime_type: impl Into<String>, text: impl Into<String>) -> Self {
+        let (mime, text) = (mime_type.into(), text.into());
+        Self::new(uri, name).mime_type(mime.clone()).handler(move |uri: String, _v: Map<String, Value>, _c| {
+            let c = ResourceContents::text(uri, mime.clone(), text.clone());
+            async move { Ok::<_, crate::HandlerError>(vec![c]) }
+        })
+    }
+    descriptor_setters!();
+    /// Size of the raw content in bytes.
+    pub fn size(self, bytes: u64) -> Self {
+        self.set("size", Value::from(bytes))
+    }
+    pub fn handler(mut self, h: impl ResourceHandler) -> Self {
+        self.handler = Some(Arc::new(h));
+        self
+    }
+    pub fn handler_arc(mut self, h: Arc<dyn ResourceHandler>) -> Self {
+        self.handler = Some(h);
+        self
+    }
+}
+
+/// A family of resources addressed by an RFC 6570 URI template.
+#[derive(Clone)]
+pub struct ResourceTemplate {
+    pub(crate) template: String,
+    pub(crate) def: Map<String, Value>,
+    pub(crate) handler: Option<Arc<dyn ResourceHandler>>,
+    pub(crate) completion: Option<Arc<dyn CompletionHandler>>,
+}
+
+impl ResourceTemplate {
+    pub fn new(uri_template: impl Into<String>, name: impl Into<String>) -> Self {
+        let template = uri_template.into();
+        let def = base_def("uriTemplate", &template, &name.into());
+        Self { template, def, handler: None, completion: None }
+    }
+    pub fn from_definition(def: Map<String, Value>) -> Result<Self, BuildError> {
+        let template = def.get("uriTemplate").and_then(Value::as_str).map(str::to_string).ok_or_else(|| {
+            BuildError::BadUriTemplate { template: String::new(), message: "missing uriTemplate".into() }
+        })?;
+        Ok(Self { template, def, handler: None, completion: None })
+    }
+    descriptor_setters!();
+    pub fn handler(mut self, h: impl ResourceHandler) -> Self {
+        self.handler = Some(Arc::new(h));
+        self
+    }
+    pub fn handler_arc(mut self, h: Arc<dyn ResourceHandler>) -> Self {
+        self.handler = Some(h);
+        self
+    }
+    /// Completions for the template's variables (`completion/complete` with `ref/resource`).
+    pub fn complete(mut self, h: impl CompletionHandler) -> Self {
+        self.completion = Some(Arc::new(h));
+        self
+    }
+    pub fn complete_arc(mut self, h: Arc<dyn CompletionHandler>) -> Self {
+        self.completion = Some(h);
+        self
+    }
+}
+
+pub(crate) struct ResourceEntry {
+    pub(crate) def: Value,
+    pub(crate) handler: Arc<dyn ResourceHandler>,
+}
+
+pub(crate) struct TemplateEntry {
+    pub(crate) template: UriTemplate,
+    pub(crate) def: Value,
+    pub(crate) handler: Arc<dyn ResourceHandler>,
+    pub(crate) completion: Option<Arc<dyn CompletionHandler>>,
+}
+
+impl ResourceEntry {
+    pub(crate) fn compile(r: Resource) -> Result<(String, Self), BuildError> {
+        let handler = r.handler.ok_or_else(|| BuildError::InvalidName {
+            kind: "resource",
+            name: r.uri.clone(),
+            message: "resource has no handler".into(),
+        })?;
+        if !r.uri.contains(':') {
+            return Err(BuildError::InvalidName { kind: "resource", name: r.uri, message: "not an absolute URI".into() });
+        }
+        Ok((r.uri, Self { def: Value::Object(r.def), handler }))
+    }
+}
+
+impl TemplateEntry {
+    pub(crate) fn compile(t: ResourceTemplate) -> Result<(String, Self), BuildError> {
+        let template = UriTemplate::parse(&t.template)
+            .map_err(|message| BuildError::BadUriTemplate { template: t.template.clone(), message })?;
+        let handler = t.handler.ok_or_else(|| BuildError::BadUriTemplate {
+            template: t.template.clone(),
+            message: "template has no handler".into(),
+        })?;
+        Ok((t.template, Self { template, def: Value::Object(t.def), handler, completion: t.completion }))
+    }
+}

@@ -1,0 +1,199 @@
+//! Compiled JSON Schema validators (2020-12 unless `$schema` says otherwise). Schemas are compiled
+//! once, at registration; network and file `$ref`s are never fetched (the crate is built without
+//! its resolvers, so an external `$ref` fails compilation instead of silently passing).
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// One schema violation, located by a JSON pointer into the instance.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Violation {
+    /// JSON pointer to the failing value ("" is the root).
+    pub pointer: String,
+    pub message: String,
+}
+
+/// A compiled schema plus the source it came from.
+pub struct CompiledSchema {
+    validator: jsonschema::Validator,
+    source: Value,
+}
+
+impl std::fmt::Debug for CompiledSchema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompiledSchema").field("source", &self.source).finish()
+    }
+}
+
+impl CompiledSchema {
+    pub fn compile(schema: &Value) -> Result<Self, String> {
+        if !schema.is_object() && !schema.is_boolean() {
+            return Err("a schema must be an object or a boolean".into());
+        }
+        if let Some(s) = schema.get("$schema") {
+            let s = s.as_str().unwrap_or_default();
+            let known = [
+                "https://json-schema.org/draft/2020-12/schema",
+                "https://json-schema.org/draft/2019-09/schema",
+                "http://json-schema.org/draft-07/schema",
+                "http://json-schema.org/draft-06/schema",
+                "http://json-schema.org/draft-04/schema",
+            ];
+            if !known.iter().any(|k| s.trim_end_matches('#') == *k) {
+                return Err(format!("unsupported JSON Schema dialect: {s}"));
+            }
+        }
+        let validator = jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft202012)
+            .build(schema)
+            .map_err(|e| e.to_string())?;
+        Ok(Self { validator, source: schema.clone() })
+    }
+
+    pub fn source(&self) -> &Value {
+        &self.source
+    }
+
+    pub fn is_valid(&self, instance: &Value) -> bool {
+        self.validator.is_valid(instance)
+    }
+
+    /// Every violation (empty when valid).
+    pub fn violations(&self, instance: &Value) -> Vec<Violation> {
+        if self.validator.is_valid(instance) {
+            return Vec::new();
+        }
+        self.validator
+            .iter_errors(instance)
+            .map(|e| Violation { pointer: e.instance_path().to_string(), message: e.to_string() })
+            .collect()
+    }
+}
+
+/// Lenient mode: turn numeric and boolean strings into numbers and booleans where the schema asks
+/// for them (following `properties` and `items`). Returns whether anything changed.
+pub(crate) fn coerce_scalars(schema: &Value, value: &mut Value) -> bool {
+    let mut changed = false;
+    match value {
+        Value::String(s) => {
+            let wants = |t: &str| match schema.get("type") {
+                Some(Value::String(x)) => x == t,
+                Some(Value::Array(xs)) => xs.iter().any(|x| x == t) && !xs.iter().any(|x| x == "string"),
+                _ => false,
+            };
+            let t = s.trim();
+            if wants("integer") {
+                if let Ok(i) = t.parse::<i64>() {
+                    *value = Value::from(i);
+                    return true;
+                }
+            }
+            if wants("number") {
+                if let Some(n) = t.parse::<f64>().ok().and_then(serde_json::Number::from_f64) {
+                    *value = Value::Number(n);
+                    return true;
+                }
+            }
+            if wants("boolean") && (t == "true" || t == "false") {
+                *value = Value::Bool(t == "true");
+                return true;
+            }
+        }
+        Value::Object(map) => {
+            if let Some(Value::Object(props)) = schema.get("properties") {
+                for (k, sub) in props {
+                    if let Some(v) = map.get_mut(k) {
+                        changed |= coerce_scalars(sub, v);
+                    }
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(sub) = schema.get("items") {
+                for v in items {
+                    changed |= coerce_scalars(sub, v);
+                }
+            }
+        }
+        _ => {}
+    }
+    changed
+}
+
+/// Check `x-mcp-header` annotations per the tools page: only reachable through `properties`,
+/// on string/integer/boolean properties, tchar tokens, unique case-insensitively.
+pub(crate) fn check_mcp_headers(schema: &Value) -> Result<Vec<(String, String)>, String> {
+    fn walk(s: &Value, path: &str, top: bool, out: &mut Vec<(String, String)>) -> Result<(), String> {
+        let Some(obj) = s.as_object() else { return Ok(()) };
+        if let Some(h) = obj.get("x-mcp-header") {
+            if top {
+                return Err("x-mcp-header is not allowed at the schema root".into());
+            }
+            let h = h.as_str().ok_or("x-mcp-header must be a string")?;
+            let tchar = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+            if h.is_empty() || !h.chars().all(tchar) {
+                return Err(format!("x-mcp-header '{h}' is not an HTTP token"));
+            }
+            let ty = obj.get("type").and_then(Value::as_str).unwrap_or("");
+            if !matches!(ty, "string" | "integer" | "boolean") {
+                return Err(format!("x-mcp-header '{h}' needs a string, integer or boolean property"));
+            }
+            if out.iter().any(|(x, _)| x.eq_ignore_ascii_case(h)) {
+                return Err(format!("x-mcp-header '{h}' is not unique"));
+            }
+            out.push((h.to_string(), path.to_string()));
+        }
+        if let Some(Value::Object(props)) = obj.get("properties") {
+            for (k, sub) in props {
+                walk(sub, &format!("{path}/{k}"), false, out)?;
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    walk(schema, "", true, &mut out)?;
+    Ok(out)
+}
+
+/// Messages for an `isError` result or `data.violations`.
+pub(crate) fn violations_json(v: &[Violation]) -> Value {
+    Value::Array(
+        v.iter()
+            .map(|x| {
+                let mut m = Map::new();
+                m.insert("pointer".into(), Value::String(x.pointer.clone()));
+                m.insert("message".into(), Value::String(x.message.clone()));
+                Value::Object(m)
+            })
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn reports_every_violation_with_pointer() {
+        let s = CompiledSchema::compile(&json!({"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"string"}},"required":["a","b"]})).unwrap();
+        let v = s.violations(&json!({"a":"x"}));
+        assert_eq!(v.len(), 2, "{v:?}");
+        assert!(v.iter().any(|x| x.pointer == "/a"));
+        assert!(v.iter().any(|x| x.pointer.is_empty() && x.message.contains("\"b\"")));
+    }
+
+    #[test]
+    fn rejects_unknown_dialect_and_remote_refs() {
+        assert!(CompiledSchema::compile(&json!({"$schema":"https://example.com/mine"})).is_err());
+        assert!(CompiledSchema::compile(&json!({"$ref":"https://example.com/x.json"})).is_err());
+    }
+
+    #[test]
+    fn coerces_numeric_strings_in_lenient_mode() {
+        let schema = json!({"type":"object","properties":{"n":{"type":"integer"},"f":{"type":"number"},"b":{"type":"boolean"},"s":{"type":"string"}}});
+        let mut v = json!({"n":"42","f":"1.5","b":"true","s":"7"});
+        assert!(coerce_scalars(&schema, &mut v));
+        assert_eq!(v, json!({"n":42,"f":1.5,"b":true,"s":"7"}));
+    }
+}

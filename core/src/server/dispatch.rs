@@ -1,0 +1,895 @@
+//! The one dispatch path. Every transport hands each JSON-RPC message to [`Server::dispatch`]
+//! (or, after its own framing checks, to `Server::request`), with an [`Env`] saying where the
+//! message came from. Era selection, `_meta` validation, routing, MRTR, result shaping and
+//! error mapping all happen here, once.
+
+use super::session::LegacySession;
+use super::Server;
+use crate::context::{Caller, Context, ContextInner, InputState, LogFilter, Sink};
+use crate::error::{ErrorCode, HandlerError, McpError};
+use crate::jsonrpc::{self, Message};
+use crate::protocol::*;
+use crate::schema::{coerce_scalars, violations_json};
+use crate::server::bus::Event;
+use crate::server::options::ValidationMode;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
+use base64::Engine;
+use futures::{FutureExt, StreamExt};
+use serde_json::{json, Map, Value};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+/// Which transport a message arrived on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Transport {
+    Http,
+    Stdio,
+    /// In-process (tests, bindings' in-memory clients).
+    Memory,
+}
+
+/// Where a message came from and where its notifications go. Built by transports.
+pub struct Env {
+    pub(crate) transport: Transport,
+    pub(crate) session: Option<Arc<LegacySession>>,
+    /// Legacy without a session (stateless legacy HTTP): the version the client named.
+    pub(crate) legacy_version: Option<String>,
+    pub(crate) caller: Option<Caller>,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) sink: Option<Sink>,
+    /// Set by `initialize`: the legacy session it created.
+    pub(crate) created_session: Mutex<Option<Arc<LegacySession>>>,
+}
+
+impl Env {
+    pub fn new(transport: Transport) -> Self {
+        Self {
+            transport,
+            session: None,
+            legacy_version: None,
+            caller: None,
+            cancel: CancellationToken::new(),
+            sink: None,
+            created_session: Mutex::new(None),
+        }
+    }
+    pub fn caller(mut self, c: Option<Caller>) -> Self {
+        self.caller = c;
+        self
+    }
+    pub fn cancel(mut self, c: CancellationToken) -> Self {
+        self.cancel = c;
+        self
+    }
+    /// Where notifications (progress, logs, listen events) for this message go.
+    pub fn notifications(mut self, tx: tokio::sync::mpsc::UnboundedSender<Value>) -> Self {
+        self.sink = Some(tx);
+        self
+    }
+    pub(crate) fn session(mut self, s: Option<Arc<LegacySession>>) -> Self {
+        self.session = s;
+        self
+    }
+    pub(crate) fn take_created_session(&self) -> Option<Arc<LegacySession>> {
+        self.created_session.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+}
+
+/// Who the request is, era-wise: what its handlers see through the `Context`.
+struct Rq {
+    id: Value,
+    method: String,
+    era: Era,
+    version: String,
+    caps: Value,
+    client_info: Option<Value>,
+    meta: Map<String, Value>,
+    log: LogFilter,
+}
+
+enum Outcome {
+    Result(Value),
+    Error(McpError),
+    /// Nothing is sent (cancelled request).
+    Nothing,
+}
+
+impl From<McpError> for Outcome {
+    fn from(e: McpError) -> Self {
+        Outcome::Error(e)
+    }
+}
+
+/// Why a handler run ended without a value.
+enum RunError {
+    Handler(HandlerError),
+    Panic(String),
+    Timeout,
+}
+
+fn str_param<'a>(p: &'a Map<String, Value>, k: &str) -> Result<&'a str, McpError> {
+    p.get(k).and_then(Value::as_str).ok_or_else(|| McpError::invalid_params(format!("Missing or invalid '{k}'")))
+}
+
+/// Validate a modern request's `_meta`. Errors carry HTTP 400 (spec MUST).
+pub(crate) fn modern_meta(params: &Map<String, Value>) -> Result<(String, Value, Option<Value>, Option<LogLevel>), McpError> {
+    let bad = |m: &str| McpError::invalid_params(m.to_string()).with_status(400);
+    let meta = params.get("_meta").and_then(Value::as_object).ok_or_else(|| bad("Missing _meta"))?;
+    let version = meta
+        .get(META_PROTOCOL_VERSION)
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad("Missing _meta io.modelcontextprotocol/protocolVersion"))?;
+    check_version(version)?;
+    let caps = match meta.get(META_CLIENT_CAPABILITIES) {
+        Some(c @ Value::Object(_)) => c.clone(),
+        _ => return Err(bad("Missing _meta io.modelcontextprotocol/clientCapabilities")),
+    };
+    let level = match meta.get(META_LOG_LEVEL) {
+        None => None,
+        Some(l) => Some(l.as_str().and_then(LogLevel::parse).ok_or_else(|| bad("Invalid io.modelcontextprotocol/logLevel"))?),
+    };
+    Ok((version.to_string(), caps, meta.get(META_CLIENT_INFO).cloned(), level))
+}
+
+/// -32022 unless `version` is the modern revision.
+pub(crate) fn check_version(version: &str) -> Result<(), McpError> {
+    if version == MODERN_VERSION {
+        return Ok(());
+    }
+    let msg = if is_legacy_version(version) {
+        format!("Unsupported protocol version {version} in _meta: legacy versions require initialize")
+    } else {
+        format!("Unsupported protocol version: {version}")
+    };
+    Err(McpError::new(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION, msg)
+        .with_data(json!({"supported": SUPPORTED_VERSIONS, "requested": version}))
+        .with_status(400))
+}
+
+/// The HTTP status for an error response: what the rule that raised it demands, else the
+/// spec's mapping (modern: -32601 → 404; -32020/-32021/-32022 and framing errors → 400).
+pub(crate) fn status_for(e: &McpError, era: Era) -> u16 {
+    if let Some(s) = e.http_status {
+        return s;
+    }
+    match e.code.0 {
+        -32700 | -32600 => 400,
+        -32601 if era == Era::Modern => 404,
+        -32022..=-32020 => 400,
+        _ => 200,
+    }
+}
+
+fn encode_cursor(offset: usize) -> String {
+    B64.encode(format!("o{offset}"))
+}
+
+fn decode_cursor(c: &str) -> Option<usize> {
+    let raw = B64.decode(c).ok()?;
+    std::str::from_utf8(&raw).ok()?.strip_prefix('o')?.parse().ok()
+}
+
+impl Server {
+    /// Dispatch one parsed JSON-RPC message. Returns the response to send, if any.
+    pub async fn dispatch(&self, msg: Value, env: &Env) -> Option<Value> {
+        match jsonrpc::classify(msg) {
+            Err((id, e)) => Some(jsonrpc::error(id, &e)),
+            Ok(Message::Response(v)) => {
+                self.inner.client_requests.resolve(&v);
+                None
+            }
+            Ok(Message::Notification { method, params }) => {
+                self.notification(&method, params.as_ref(), env);
+                None
+            }
+            Ok(Message::Request { id, method, params }) => self.request(id, method, params, env).await,
+        }
+    }
+
+    pub(crate) fn notification(&self, method: &str, params: Option<&Value>, env: &Env) {
+        match method {
+            "notifications/cancelled" => {
+                if let (Some(s), Some(id)) = (&env.session, params.and_then(|p| p.get("requestId"))) {
+                    s.cancel_request(id);
+                }
+            }
+            "notifications/initialized" | "notifications/roots/list_changed" => {}
+            other => tracing::debug!(method = other, "ignored notification"),
+        }
+    }
+
+    /// Serve one request; `None` when nothing must be sent (it was cancelled).
+    pub(crate) async fn request(&self, id: Value, method: String, params: Option<Value>, env: &Env) -> Option<Value> {
+        self.request_with_status(id, method, params, env).await.map(|(v, _)| v)
+    }
+
+    /// As [`Server::request`], plus the HTTP status the response travels with.
+    pub(crate) async fn request_with_status(&self, id: Value, method: String, params: Option<Value>, env: &Env) -> Option<(Value, u16)> {
+        let params = match params {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(m)) => m,
+            Some(_) => {
+                let e = McpError::invalid_params("params must be an object");
+                return Some((jsonrpc::error(id, &e), 400));
+            }
+        };
+        let modern = params.get("_meta").is_some_and(|m| m.get(META_PROTOCOL_VERSION).is_some());
+        let legacy = !modern && (method == "initialize" || env.session.is_some() || env.legacy_version.is_some());
+        let rq = if legacy {
+            self.legacy_rq(&id, &method, &params, env)
+        } else {
+            match modern_meta(&params) {
+                Ok((version, caps, client_info, level)) => Rq {
+                    id: id.clone(),
+                    method: method.clone(),
+                    era: Era::Modern,
+                    version,
+                    caps,
+                    client_info,
+                    meta: params.get("_meta").and_then(Value::as_object).cloned().unwrap_or_default(),
+                    log: LogFilter::Request(level),
+                },
+                Err(e) => return Some((jsonrpc::error(id, &e), status_for(&e, Era::Modern))),
+            }
+        };
+        let started = Instant::now();
+        let outcome = self.route(&rq, params, env).await;
+        if tracing::enabled!(tracing::Level::DEBUG) {
+            let outcome_s = match &outcome {
+                Outcome::Result(_) => "ok".to_string(),
+                Outcome::Error(e) => e.code.0.to_string(),
+                Outcome::Nothing => "cancelled".to_string(),
+            };
+            tracing::debug!(method = %rq.method, era = ?rq.era, duration_us = started.elapsed().as_micros() as u64, outcome = %outcome_s, "request");
+        }
+        match outcome {
+            Outcome::Result(v) => Some((jsonrpc::ok(id, v), 200)),
+            Outcome::Error(e) => {
+                let status = status_for(&e, rq.era);
+                Some((jsonrpc::error(id, &e), status))
+            }
+            Outcome::Nothing => None,
+        }
+    }
+
+    fn legacy_rq(&self, id: &Value, method: &str, params: &Map<String, Value>, env: &Env) -> Rq {
+        let meta = params.get("_meta").and_then(Value::as_object).cloned().unwrap_or_default();
+        match &env.session {
+            Some(s) => Rq {
+                id: id.clone(),
+                method: method.to_string(),
+                era: Era::Legacy,
+                version: s.version.clone(),
+                caps: s.client_capabilities.clone(),
+                client_info: s.client_info.clone(),
+                meta,
+                log: LogFilter::Session(s.log_level.clone()),
+            },
+            None => Rq {
+                id: id.clone(),
+                method: method.to_string(),
+                era: Era::Legacy,
+                version: env.legacy_version.clone().unwrap_or_else(|| LEGACY_VERSIONS[0].to_string()),
+                caps: json!({}),
+                client_info: None,
+                meta,
+                log: LogFilter::Session(Arc::new(Mutex::new(None))),
+            },
+        }
+    }
+
+    async fn route(&self, rq: &Rq, params: Map<String, Value>, env: &Env) -> Outcome {
+        let reg = self.snapshot();
+        let caps = self.capabilities(&reg);
+        let has = |k: &str| caps.get(k).is_some();
+        let modern = rq.era == Era::Modern;
+        match rq.method.as_str() {
+            "initialize" if !modern => self.initialize(&params, env, &caps),
+            "ping" if !modern => Outcome::Result(json!({})),
+            "logging/setLevel" if !modern => self.set_level(&params, env),
+            "resources/subscribe" | "resources/unsubscribe" if !modern && has("resources") => self.subscribe(rq, &params, env),
+            "server/discover" if modern => Outcome::Result(self.finish(rq, self.discover(&caps), true)),
+            "subscriptions/listen" if modern => self.listen(rq, &params, env, &caps).await,
+            "tools/list" if has("tools") => self.list(rq, &params, reg.tools.values().map(|t| if modern { &t.def } else { &t.legacy_def }), reg.tools.len(), "tools"),
+            "tools/call" if has("tools") => self.call_tool(rq, params, env).await,
+            "resources/list" if has("resources") => self.list(rq, &params, reg.resources.values().map(|r| &r.def), reg.resources.len(), "resources"),
+            "resources/templates/list" if has("resources") => {
+                self.list(rq, &params, reg.templates.values().map(|t| &t.def), reg.templates.len(), "resourceTemplates")
+            }
+            "resources/read" if has("resources") => self.read_resource(rq, params, env).await,
+            "prompts/list" if has("prompts") => self.list(rq, &params, reg.prompts.values().map(|p| &p.def), reg.prompts.len(), "prompts"),
+            "prompts/get" if has("prompts") => self.get_prompt(rq, params, env).await,
+            "completion/complete" if has("completions") => self.complete(rq, &params, env).await,
+            m => McpError::method_not_found(m).into(),
+        }
+    }
+
+    /// Shape a complete result for the request's era: `resultType`, cache hints and serverInfo
+    /// for modern requests; the legacy schema untouched.
+    fn finish(&self, rq: &Rq, mut result: Map<String, Value>, cacheable: bool) -> Value {
+        if rq.era == Era::Modern {
+            result.insert("resultType".into(), Value::String("complete".into()));
+            if cacheable {
+                let mut hint = self.inner.options.cache_for(&rq.method);
+                if self.inner.options.force_private_cache {
+                    hint.scope = super::options::CacheScope::Private;
+                }
+                result.insert("ttlMs".into(), Value::from(hint.ttl_ms));
+                result.insert("cacheScope".into(), Value::String(hint.scope.as_str().into()));
+            }
+            self.add_server_info(&mut result);
+        }
+        Value::Object(result)
+    }
+
+    fn add_server_info(&self, result: &mut Map<String, Value>) {
+        if self.inner.options.include_server_info {
+            let meta = result.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(m) = meta {
+                m.insert(META_SERVER_INFO.into(), self.inner.info.clone());
+            }
+        }
+    }
+
+    fn discover(&self, caps: &Value) -> Map<String, Value> {
+        let mut r = Map::new();
+        r.insert("supportedVersions".into(), json!(SUPPORTED_VERSIONS));
+        r.insert("capabilities".into(), caps.clone());
+        if let Some(i) = &self.inner.instructions {
+            r.insert("instructions".into(), Value::String(i.clone()));
+        }
+        r
+    }
+
+    fn initialize(&self, params: &Map<String, Value>, env: &Env, caps: &Value) -> Outcome {
+        let requested = match str_param(params, "protocolVersion") {
+            Ok(v) => v,
+            Err(e) => return e.into(),
+        };
+        let version = if is_legacy_version(requested) { requested } else { LEGACY_VERSIONS[0] };
+        let client_caps = params.get("capabilities").filter(|c| c.is_object()).cloned().unwrap_or_else(|| json!({}));
+        let client_info = params.get("clientInfo").cloned();
+        let session = if env.transport == Transport::Http && !self.inner.options.legacy_stateless {
+            match self.inner.sessions.create(version.to_string(), client_info, client_caps) {
+                Ok(s) => s,
+                Err(e) => return e.into(),
+            }
+        } else {
+            Arc::new(LegacySession::new(None, version.to_string(), client_info, client_caps))
+        };
+        *env.created_session.lock().unwrap_or_else(|e| e.into_inner()) = Some(session);
+        let mut r = Map::new();
+        r.insert("protocolVersion".into(), Value::String(version.into()));
+        r.insert("capabilities".into(), caps.clone());
+        r.insert("serverInfo".into(), self.inner.info.clone());
+        if let Some(i) = &self.inner.instructions {
+            r.insert("instructions".into(), Value::String(i.clone()));
+        }
+        Outcome::Result(Value::Object(r))
+    }
+
+    fn set_level(&self, params: &Map<String, Value>, env: &Env) -> Outcome {
+        let Some(level) = params.get("level").and_then(Value::as_str).and_then(LogLevel::parse) else {
+            return McpError::invalid_params("Invalid log level").into();
+        };
+        if let Some(s) = &env.session {
+            *s.log_level.lock().unwrap_or_else(|e| e.into_inner()) = Some(level);
+        }
+        Outcome::Result(json!({}))
+    }
+
+    fn subscribe(&self, rq: &Rq, params: &Map<String, Value>, env: &Env) -> Outcome {
+        let uri = match str_param(params, "uri") {
+            Ok(u) => u.to_string(),
+            Err(e) => return e.into(),
+        };
+        if let Some(s) = &env.session {
+            let mut subs = s.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
+            if rq.method == "resources/subscribe" {
+                subs.insert(uri);
+            } else {
+                subs.remove(&uri);
+            }
+        }
+        Outcome::Result(json!({}))
+    }
+
+    fn list<'a>(
+        &self,
+        rq: &Rq,
+        params: &Map<String, Value>,
+        items: impl Iterator<Item = &'a Value>,
+        total: usize,
+        key: &str,
+    ) -> Outcome {
+        let start = match params.get("cursor") {
+            None | Some(Value::Null) => 0,
+            Some(Value::String(c)) => match decode_cursor(c) {
+                Some(o) if o <= total => o,
+                _ => return McpError::invalid_params("Invalid cursor").into(),
+            },
+            Some(_) => return McpError::invalid_params("Invalid cursor").into(),
+        };
+        let size = self.inner.options.page_size.max(1);
+        let page: Vec<Value> = items.skip(start).take(size).cloned().collect();
+        let mut r = Map::new();
+        r.insert(key.into(), Value::Array(page));
+        if start + size < total {
+            r.insert("nextCursor".into(), Value::String(encode_cursor(start + size)));
+        }
+        Outcome::Result(self.finish(rq, r, true))
+    }
+
+    fn context(&self, rq: &Rq, env: &Env, input: InputState, cancel: CancellationToken) -> Context {
+        let progress_token = rq.meta.get("progressToken").filter(|t| t.is_string() || t.is_i64() || t.is_u64()).cloned();
+        Context {
+            inner: Arc::new(ContextInner {
+                request_id: rq.id.clone(),
+                method: rq.method.clone(),
+                era: rq.era,
+                protocol_version: rq.version.clone(),
+                client_info: rq.client_info.clone(),
+                client_capabilities: rq.caps.clone(),
+                caller: env.caller.clone(),
+                meta: rq.meta.clone(),
+                cancel,
+                progress_token,
+                log: rq.log.clone(),
+                sink: env.sink.clone(),
+                requests: (rq.era == Era::Legacy).then(|| self.inner.client_requests.clone()),
+                input: Mutex::new(input),
+                last_progress: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// Answers and handler state carried by a modern retry (`inputResponses`, `requestState`).
+    fn mrtr_input(&self, rq: &Rq, name: &str, params: &Map<String, Value>, env: &Env) -> Result<InputState, McpError> {
+        let mut st = InputState::default();
+        if rq.era != Era::Modern {
+            return Ok(st);
+        }
+        let caller = env.caller.as_ref().map(|c| c.name.as_str());
+        match params.get("requestState") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(tok)) => {
+                let p = self.inner.sealer.open(tok, &rq.method, name, caller)?;
+                if let Some(Value::Object(a)) = p.get("a") {
+                    st.answers = a.clone();
+                }
+                st.user_state = p.get("u").filter(|u| !u.is_null()).cloned();
+            }
+            Some(_) => return Err(McpError::invalid_params("requestState must be a string")),
+        }
+        match params.get("inputResponses") {
+            None => {}
+            Some(Value::Object(m)) => {
+                for (k, v) in m {
+                    st.answers.insert(k.clone(), v.clone());
+                }
+            }
+            Some(_) => return Err(McpError::invalid_params("inputResponses must be an object")),
+        }
+        Ok(st)
+    }
+
+    /// The `input_required` result for a handler that asked for input it does not have yet.
+    fn input_required(&self, rq: &Rq, name: &str, ctx: &Context, env: &Env) -> Outcome {
+        let (pending, answers, user_state) = ctx.take_pending();
+        if rq.era != Era::Modern || pending.is_empty() {
+            return McpError::internal("handler asked for input outside an input request").into();
+        }
+        let caller = env.caller.as_ref().map(|c| c.name.as_str());
+        let state = self.inner.sealer.seal(&rq.method, name, caller, json!({"a": answers, "u": user_state}));
+        let mut r = Map::new();
+        r.insert("resultType".into(), Value::String("input_required".into()));
+        r.insert("inputRequests".into(), Value::Object(pending.into_iter().collect()));
+        r.insert("requestState".into(), Value::String(state));
+        self.add_server_info(&mut r);
+        Outcome::Result(Value::Object(r))
+    }
+
+    /// Run a handler future: panics caught, bounded by `timeout`, stopped by cancellation.
+    async fn run<T>(
+        fut: crate::handler::BoxFuture<Result<T, HandlerError>>,
+        ctx_cancel: &CancellationToken,
+        timeout: Option<Duration>,
+    ) -> Result<T, RunError> {
+        let guarded = std::panic::AssertUnwindSafe(fut).catch_unwind();
+        let raced = async {
+            tokio::select! {
+                r = guarded => match r {
+                    Ok(Ok(v)) => Ok(v),
+                    Ok(Err(e)) => Err(RunError::Handler(e)),
+                    Err(p) => Err(RunError::Panic(
+                        p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default(),
+                    )),
+                },
+                _ = ctx_cancel.cancelled() => Err(RunError::Handler(HandlerError::Cancelled)),
+            }
+        };
+        match timeout {
+            Some(t) => match tokio::time::timeout(t, raced).await {
+                Ok(r) => r,
+                Err(_) => {
+                    ctx_cancel.cancel();
+                    Err(RunError::Timeout)
+                }
+            },
+            None => raced.await,
+        }
+    }
+
+    fn track_legacy(&self, env: &Env, id: &Value, token: &CancellationToken) {
+        if let Some(s) = &env.session {
+            s.in_flight.lock().unwrap_or_else(|e| e.into_inner()).insert(id.to_string(), token.clone());
+        }
+    }
+    fn untrack_legacy(&self, env: &Env, id: &Value) {
+        if let Some(s) = &env.session {
+            s.in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&id.to_string());
+        }
+    }
+
+    async fn call_tool(&self, rq: &Rq, mut params: Map<String, Value>, env: &Env) -> Outcome {
+        let name = match str_param(&params, "name") {
+            Ok(n) => n.to_string(),
+            Err(e) => return e.into(),
+        };
+        let Some(tool) = self.snapshot().tools.get(&name).cloned() else {
+            return McpError::invalid_params(format!("Unknown tool: {name}")).into();
+        };
+        if !self.may_use(env, "tool", &name) {
+            return McpError::invalid_params(format!("Unknown tool: {name}")).into();
+        }
+        let mut args = match params.remove("arguments") {
+            None | Some(Value::Null) => Value::Object(Map::new()),
+            Some(v @ Value::Object(_)) => v,
+            Some(_) => return McpError::invalid_params("arguments must be an object").into(),
+        };
+        if !tool.input.is_valid(&args) {
+            let coerced = self.inner.options.lenient_coercion && coerce_scalars(tool.input.source(), &mut args) && tool.input.is_valid(&args);
+            if !coerced {
+                let v = tool.input.violations(&args);
+                return match self.inner.options.validation {
+                    ValidationMode::JsonRpcError => McpError::invalid_params(format!("Invalid arguments for tool {name}"))
+                        .with_data(json!({"violations": violations_json(&v)}))
+                        .into(),
+                    ValidationMode::ToolError => {
+                        let lines: Vec<String> = v.iter().map(|x| format!("{}: {}", if x.pointer.is_empty() { "/" } else { &x.pointer }, x.message)).collect();
+                        let mut r = ToolResult::error(format!("Invalid arguments for tool {name}:\n{}", lines.join("\n")));
+                        r.structured_content = None;
+                        self.tool_outcome(rq, r)
+                    }
+                };
+            }
+        }
+        let input = match self.mrtr_input(rq, &name, &params, env) {
+            Ok(i) => i,
+            Err(e) => return e.into(),
+        };
+        let cancel = env.cancel.child_token();
+        let ctx = self.context(rq, env, input, cancel.clone());
+        let Value::Object(args) = args else { unreachable!("checked above") };
+        self.track_legacy(env, &rq.id, &cancel);
+        let started = Instant::now();
+        let timeout = tool.timeout.or(self.inner.options.tool_timeout);
+        let r = Self::run(tool.handler.call(args, ctx.clone()), &cancel, timeout).await;
+        self.untrack_legacy(env, &rq.id);
+        let outcome = match r {
+            Ok(mut res) => {
+                if rq.era == Era::Legacy && res.structured_content.as_ref().is_some_and(|s| !s.is_object()) {
+                    res.structured_content = None;
+                }
+                match (&tool.output, res.is_error) {
+                    (Some(schema), false) if rq.era == Era::Modern || tool.legacy_def.get("outputSchema").is_some() => {
+                        match &res.structured_content {
+                            None => {
+                                tracing::error!(tool = %name, "tool declared an outputSchema but returned no structuredContent");
+                                McpError::internal(format!("Tool {name} returned no structured content")).into()
+                            }
+                            Some(sc) if !schema.is_valid(sc) => {
+                                tracing::error!(tool = %name, violations = ?schema.violations(sc), "structuredContent does not match outputSchema");
+                                McpError::internal(format!("Tool {name} returned structured content that does not match its output schema")).into()
+                            }
+                            Some(_) => self.tool_outcome(rq, res),
+                        }
+                    }
+                    _ => self.tool_outcome(rq, res),
+                }
+            }
+            Err(RunError::Handler(HandlerError::Tool(e))) => {
+                let mut r = ToolResult::error(e.message);
+                r.structured_content = e.structured;
+                self.tool_outcome(rq, r)
+            }
+            Err(RunError::Handler(HandlerError::Mcp(e))) => e.into(),
+            Err(RunError::Handler(HandlerError::InputRequired(_))) => self.input_required(rq, &name, &ctx, env),
+            Err(RunError::Handler(HandlerError::Cancelled)) => Outcome::Nothing,
+            Err(RunError::Panic(msg)) => {
+                tracing::error!(tool = %name, panic = %msg, "tool handler panicked");
+                let text = if self.inner.options.expose_internal_errors {
+                    format!("Tool {name} failed: {msg}")
+                } else {
+                    format!("Tool {name} failed with an internal error")
+                };
+                self.tool_outcome(rq, ToolResult::error(text))
+            }
+            Err(RunError::Timeout) => self.tool_outcome(rq, ToolResult::error(format!("Tool {name} timed out"))),
+        };
+        self.audit(rq, env, &name, started, &outcome);
+        outcome
+    }
+
+    fn tool_outcome(&self, rq: &Rq, res: ToolResult) -> Outcome {
+        match serde_json::to_value(res) {
+            Ok(Value::Object(m)) => Outcome::Result(self.finish(rq, m, false)),
+            _ => McpError::internal("could not serialize the tool result").into(),
+        }
+    }
+
+    fn audit(&self, rq: &Rq, env: &Env, name: &str, started: Instant, outcome: &Outcome) {
+        if !tracing::enabled!(target: "oxmcp::audit", tracing::Level::INFO) {
+            return;
+        }
+        let (result, size) = match outcome {
+            Outcome::Result(v) => {
+                let err = v.get("isError").and_then(Value::as_bool) == Some(true);
+                let kind = match v.get("resultType").and_then(Value::as_str) {
+                    Some("input_required") => "input_required",
+                    _ if err => "is_error",
+                    _ => "ok",
+                };
+                (kind.to_string(), serde_json::to_vec(v).map(|b| b.len()).unwrap_or(0))
+            }
+            Outcome::Error(e) => (format!("error {}", e.code.0), 0),
+            Outcome::Nothing => ("cancelled".to_string(), 0),
+        };
+        tracing::info!(
+            target: "oxmcp::audit",
+            caller = env.caller.as_ref().map(|c| c.name.as_str()).unwrap_or("-"),
+            method = %rq.method,
+            name = %name,
+            duration_us = started.elapsed().as_micros() as u64,
+            result_bytes = size,
+            outcome = %result,
+            "call"
+        );
+    }
+
+    /// Auth hook: may this caller see/use this primitive? (Refused ones look unknown.)
+    pub(crate) fn may_use(&self, env: &Env, kind: &str, name: &str) -> bool {
+        let _ = (env, kind, name);
+        true
+    }
+
+    fn not_found(&self, rq: &Rq, uri: &str) -> Outcome {
+        let code = if rq.era == Era::Modern { ErrorCode::INVALID_PARAMS } else { ErrorCode::RESOURCE_NOT_FOUND_LEGACY };
+        McpError::new(code, "Resource not found").with_data(json!({"uri": uri})).into()
+    }
+
+    async fn read_resource(&self, rq: &Rq, params: Map<String, Value>, env: &Env) -> Outcome {
+        let uri = match str_param(&params, "uri") {
+            Ok(u) => u.to_string(),
+            Err(e) => return e.into(),
+        };
+        let reg = self.snapshot();
+        let (handler, vars) = if let Some(r) = reg.resources.get(&uri) {
+            (r.handler.clone(), Map::new())
+        } else if let Some((t, vars)) = reg.templates.values().find_map(|t| t.template.matches(&uri).map(|v| (t, v))) {
+            (t.handler.clone(), vars)
+        } else {
+            return self.not_found(rq, &uri);
+        };
+        let input = match self.mrtr_input(rq, &uri, &params, env) {
+            Ok(i) => i,
+            Err(e) => return e.into(),
+        };
+        let cancel = env.cancel.child_token();
+        let ctx = self.context(rq, env, input, cancel.clone());
+        self.track_legacy(env, &rq.id, &cancel);
+        let started = Instant::now();
+        let r = Self::run(handler.read(uri.clone(), vars, ctx.clone()), &cancel, self.inner.options.tool_timeout).await;
+        self.untrack_legacy(env, &rq.id);
+        let outcome = match r {
+            Ok(contents) if contents.is_empty() => self.not_found(rq, &uri),
+            Ok(contents) => {
+                let mut m = Map::new();
+                m.insert("contents".into(), serde_json::to_value(contents).unwrap_or_default());
+                Outcome::Result(self.finish(rq, m, true))
+            }
+            Err(e) => self.handler_failure(rq, &uri, &ctx, env, e),
+        };
+        self.audit(rq, env, &uri, started, &outcome);
+        outcome
+    }
+
+    /// Map a failed resource/prompt/completion handler to its JSON-RPC outcome.
+    fn handler_failure(&self, rq: &Rq, name: &str, ctx: &Context, env: &Env, e: RunError) -> Outcome {
+        match e {
+            RunError::Handler(HandlerError::Tool(e)) => McpError::internal(e.message).into(),
+            RunError::Handler(HandlerError::Mcp(e)) => e.into(),
+            RunError::Handler(HandlerError::InputRequired(_)) => self.input_required(rq, name, ctx, env),
+            RunError::Handler(HandlerError::Cancelled) => Outcome::Nothing,
+            RunError::Panic(msg) => {
+                tracing::error!(name = %name, panic = %msg, "handler panicked");
+                McpError::internal("Internal error").into()
+            }
+            RunError::Timeout => McpError::internal("Timed out").into(),
+        }
+    }
+
+    async fn get_prompt(&self, rq: &Rq, params: Map<String, Value>, env: &Env) -> Outcome {
+        let name = match str_param(&params, "name") {
+            Ok(n) => n.to_string(),
+            Err(e) => return e.into(),
+        };
+        let Some(prompt) = self.snapshot().prompts.get(&name).cloned() else {
+            return McpError::invalid_params(format!("Unknown prompt: {name}")).into();
+        };
+        let args = match params.get("arguments") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(m)) if m.values().all(Value::is_string) => m.clone(),
+            Some(_) => return McpError::invalid_params("prompt arguments must be an object of strings").into(),
+        };
+        if let Some(missing) = prompt.required.iter().find(|r| !args.contains_key(*r)) {
+            return McpError::invalid_params(format!("Missing required argument: {missing}")).into();
+        }
+        let input = match self.mrtr_input(rq, &name, &params, env) {
+            Ok(i) => i,
+            Err(e) => return e.into(),
+        };
+        let cancel = env.cancel.child_token();
+        let ctx = self.context(rq, env, input, cancel.clone());
+        self.track_legacy(env, &rq.id, &cancel);
+        let started = Instant::now();
+        let r = Self::run(prompt.handler.get(args, ctx.clone()), &cancel, self.inner.options.tool_timeout).await;
+        self.untrack_legacy(env, &rq.id);
+        let outcome = match r {
+            Ok(p) => match serde_json::to_value(p) {
+                Ok(Value::Object(m)) => Outcome::Result(self.finish(rq, m, false)),
+                _ => McpError::internal("could not serialize the prompt").into(),
+            },
+            Err(e) => self.handler_failure(rq, &name, &ctx, env, e),
+        };
+        self.audit(rq, env, &name, started, &outcome);
+        outcome
+    }
+
+    async fn complete(&self, rq: &Rq, params: &Map<String, Value>, env: &Env) -> Outcome {
+        let reg = self.snapshot();
+        let Some(r) = params.get("ref").and_then(Value::as_object) else {
+            return McpError::invalid_params("Missing ref").into();
+        };
+        let Some(arg) = params.get("argument").and_then(Value::as_object) else {
+            return McpError::invalid_params("Missing argument").into();
+        };
+        let (Some(arg_name), Some(value)) = (arg.get("name").and_then(Value::as_str), arg.get("value").and_then(Value::as_str)) else {
+            return McpError::invalid_params("argument needs name and value").into();
+        };
+        let handler = match r.get("type").and_then(Value::as_str) {
+            Some("ref/prompt") => {
+                let name = r.get("name").and_then(Value::as_str).unwrap_or_default();
+                match reg.prompts.get(name) {
+                    Some(p) => p.completion.clone(),
+                    None => return McpError::invalid_params(format!("Unknown prompt: {name}")).into(),
+                }
+            }
+            Some("ref/resource") => {
+                let uri = r.get("uri").and_then(Value::as_str).unwrap_or_default();
+                match reg.templates.get(uri) {
+                    Some(t) => t.completion.clone(),
+                    None if reg.resources.contains_key(uri) => None,
+                    None => return McpError::invalid_params(format!("Unknown resource: {uri}")).into(),
+                }
+            }
+            _ => return McpError::invalid_params("Invalid ref type").into(),
+        };
+        let mut completion = match handler {
+            None => Completion::default(),
+            Some(h) => {
+                let ctx_args = params
+                    .get("context")
+                    .and_then(|c| c.get("arguments"))
+                    .and_then(Value::as_object)
+                    .cloned()
+                    .unwrap_or_default();
+                let cancel = env.cancel.child_token();
+                let ctx = self.context(rq, env, InputState::default(), cancel.clone());
+                match Self::run(h.complete(arg_name.to_string(), value.to_string(), ctx_args, ctx.clone()), &cancel, self.inner.options.tool_timeout).await {
+                    Ok(c) => c,
+                    Err(e) => return self.handler_failure(rq, arg_name, &ctx, env, e),
+                }
+            }
+        };
+        if completion.values.len() > 100 {
+            completion.total.get_or_insert(completion.values.len() as u64);
+            completion.values.truncate(100);
+            completion.has_more = Some(true);
+        }
+        let mut m = Map::new();
+        m.insert("completion".into(), serde_json::to_value(completion).unwrap_or_default());
+        Outcome::Result(self.finish(rq, m, false))
+    }
+
+    /// `subscriptions/listen`: acknowledge, then forward the opted-in change events, tagged with
+    /// the subscription id, until the client goes away or the server shuts down.
+    async fn listen(&self, rq: &Rq, params: &Map<String, Value>, env: &Env, caps: &Value) -> Outcome {
+        let Some(sink) = env.sink.clone() else {
+            return McpError::internal("this transport cannot stream").into();
+        };
+        let filter = params.get("notifications").and_then(Value::as_object).cloned().unwrap_or_default();
+        let flag = |k: &str| filter.get(k).and_then(Value::as_bool) == Some(true);
+        let tools = flag("toolsListChanged") && caps.get("tools").is_some();
+        let prompts = flag("promptsListChanged") && caps.get("prompts").is_some();
+        let resources = flag("resourcesListChanged") && caps.get("resources").is_some();
+        let uris: Vec<String> = match filter.get("resourceSubscriptions") {
+            Some(Value::Array(a)) if caps.get("resources").is_some() => a.iter().filter_map(|u| u.as_str().map(str::to_string)).collect(),
+            Some(Value::Array(_)) | None => Vec::new(),
+            Some(_) => return McpError::invalid_params("resourceSubscriptions must be an array of URIs").into(),
+        };
+        let n = self.inner.listeners.fetch_add(1, Ordering::SeqCst);
+        struct Slot<'a>(&'a std::sync::atomic::AtomicUsize);
+        impl Drop for Slot<'_> {
+            fn drop(&mut self) {
+                self.0.fetch_sub(1, Ordering::SeqCst);
+            }
+        }
+        let _slot = Slot(&self.inner.listeners);
+        if n >= self.inner.options.max_listeners {
+            return McpError::internal("Too many open subscriptions").with_status(503).into();
+        }
+        let sub_meta = json!({ META_SUBSCRIPTION_ID: rq.id });
+        let mut honoured = Map::new();
+        if tools {
+            honoured.insert("toolsListChanged".into(), Value::Bool(true));
+        }
+        if prompts {
+            honoured.insert("promptsListChanged".into(), Value::Bool(true));
+        }
+        if resources {
+            honoured.insert("resourcesListChanged".into(), Value::Bool(true));
+        }
+        if !uris.is_empty() {
+            honoured.insert("resourceSubscriptions".into(), json!(uris));
+        }
+        let mut events = self.inner.bus.subscribe();
+        let ack = json!({"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged",
+                         "params":{"_meta": sub_meta, "notifications": honoured}});
+        if sink.send(ack).is_err() {
+            return Outcome::Nothing;
+        }
+        loop {
+            tokio::select! {
+                e = events.next() => {
+                    let Some(e) = e else { break };
+                    let (method, extra) = match e {
+                        Event::ToolsListChanged if tools => ("notifications/tools/list_changed", None),
+                        Event::PromptsListChanged if prompts => ("notifications/prompts/list_changed", None),
+                        Event::ResourcesListChanged if resources => ("notifications/resources/list_changed", None),
+                        Event::ResourceUpdated(u) if uris.iter().any(|s| *s == u || (u.starts_with(s.as_str()) && u[s.len()..].starts_with('/'))) => {
+                            ("notifications/resources/updated", Some(u))
+                        }
+                        _ => continue,
+                    };
+                    let mut p = json!({"_meta": sub_meta});
+                    if let Some(u) = extra {
+                        p["uri"] = Value::String(u);
+                    }
+                    if sink.send(json!({"jsonrpc":"2.0","method":method,"params":p})).is_err() {
+                        return Outcome::Nothing;
+                    }
+                }
+                _ = env.cancel.cancelled() => return Outcome::Nothing,
+                _ = self.inner.shutdown.cancelled() => break,
+            }
+        }
+        let mut r = Map::new();
+        r.insert("resultType".into(), Value::String("complete".into()));
+        r.insert("_meta".into(), sub_meta);
+        Outcome::Result(Value::Object(r))
+    }
+}

@@ -1,0 +1,332 @@
+//! The server: registry of primitives, options, and the dispatcher every transport calls.
+
+pub mod bus;
+pub(crate) mod dispatch;
+pub(crate) mod mrtr;
+pub mod options;
+pub(crate) mod session;
+
+pub use dispatch::{Env, Transport};
+
+use crate::error::BuildError;
+use crate::prompt::{Prompt, PromptEntry};
+use crate::resource::{Resource, ResourceEntry, ResourceTemplate, TemplateEntry};
+use crate::tool::{Tool, ToolEntry};
+use bus::{Event, EventBus, InMemoryBus};
+use indexmap::IndexMap;
+use options::ServerOptions;
+use serde_json::{json, Map, Value};
+use session::{ClientRequests, SessionTable};
+use std::sync::{Arc, RwLock};
+use tokio_util::sync::CancellationToken;
+
+/// Everything registered, in registration order (so lists are deterministic). Copy-on-write:
+/// a request takes a snapshot (one `Arc` clone); a change builds a new registry.
+#[derive(Clone, Default)]
+pub(crate) struct Registry {
+    pub(crate) tools: IndexMap<String, Arc<ToolEntry>>,
+    pub(crate) resources: IndexMap<String, Arc<ResourceEntry>>,
+    pub(crate) templates: IndexMap<String, Arc<TemplateEntry>>,
+    pub(crate) prompts: IndexMap<String, Arc<PromptEntry>>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) info: Value,
+    pub(crate) instructions: Option<String>,
+    pub(crate) registry: RwLock<Arc<Registry>>,
+    pub(crate) options: ServerOptions,
+    pub(crate) bus: Arc<dyn EventBus>,
+    pub(crate) sealer: mrtr::StateSealer,
+    pub(crate) sessions: SessionTable,
+    pub(crate) client_requests: Arc<ClientRequests>,
+    pub(crate) shutdown: CancellationToken,
+    pub(crate) listeners: std::sync::atomic::AtomicUsize,
+    /// Capabilities declared even when nothing of that kind is registered yet.
+    pub(crate) declared: Declared,
+}
+
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Declared {
+    tools: bool,
+    resources: bool,
+    prompts: bool,
+}
+
+/// An MCP server. Cheap to clone (an `Arc`); serve it with [`crate::transport`].
+#[derive(Clone)]
+pub struct Server {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server").field("info", &self.inner.info).finish()
+    }
+}
+
+/// Builds a [`Server`]; registration errors surface from [`ServerBuilder::build`].
+pub struct ServerBuilder {
+    info: Map<String, Value>,
+    instructions: Option<String>,
+    tools: Vec<Tool>,
+    resources: Vec<Resource>,
+    templates: Vec<ResourceTemplate>,
+    prompts: Vec<Prompt>,
+    options: ServerOptions,
+    bus: Option<Arc<dyn EventBus>>,
+    declared: Declared,
+}
+
+impl Server {
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        let mut info = Map::new();
+        info.insert("name".into(), Value::String(name.into()));
+        info.insert("version".into(), Value::String(version.into()));
+        ServerBuilder {
+            info,
+            instructions: None,
+            tools: Vec::new(),
+            resources: Vec::new(),
+            templates: Vec::new(),
+            prompts: Vec::new(),
+            options: ServerOptions::default(),
+            bus: None,
+            declared: Declared::default(),
+        }
+    }
+
+    pub fn options(&self) -> &ServerOptions {
+        &self.inner.options
+    }
+    /// The `Implementation` object (`serverInfo`).
+    pub fn info(&self) -> &Value {
+        &self.inner.info
+    }
+
+    pub(crate) fn snapshot(&self) -> Arc<Registry> {
+        self.inner.registry.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn update<T>(&self, f: impl FnOnce(&mut Registry) -> Result<T, BuildError>) -> Result<T, BuildError> {
+        let mut guard = self.inner.registry.write().unwrap_or_else(|e| e.into_inner());
+        let mut next = (**guard).clone();
+        let out = f(&mut next)?;
+        *guard = Arc::new(next);
+        Ok(out)
+    }
+
+    /// Add a tool while serving; listeners get `notifications/tools/list_changed`.
+    pub fn add_tool(&self, tool: Tool) -> Result<(), BuildError> {
+        let e = ToolEntry::compile(tool)?;
+        self.update(|r| insert_unique(&mut r.tools, "tool", e.name.clone(), Arc::new(e)))?;
+        self.inner.bus.publish(Event::ToolsListChanged);
+        Ok(())
+    }
+    /// Replace a tool with the same name, or add it.
+    pub fn upsert_tool(&self, tool: Tool) -> Result<(), BuildError> {
+        let e = ToolEntry::compile(tool)?;
+        self.update(|r| {
+            r.tools.insert(e.name.clone(), Arc::new(e));
+            Ok(())
+        })?;
+        self.inner.bus.publish(Event::ToolsListChanged);
+        Ok(())
+    }
+    pub fn remove_tool(&self, name: &str) -> bool {
+        let removed = self.update(|r| Ok(r.tools.shift_remove(name).is_some())).unwrap_or(false);
+        if removed {
+            self.inner.bus.publish(Event::ToolsListChanged);
+        }
+        removed
+    }
+    pub fn add_resource(&self, res: Resource) -> Result<(), BuildError> {
+        let (k, e) = ResourceEntry::compile(res)?;
+        self.update(|r| insert_unique(&mut r.resources, "resource", k, Arc::new(e)))?;
+        self.inner.bus.publish(Event::ResourcesListChanged);
+        Ok(())
+    }
+    pub fn remove_resource(&self, uri: &str) -> bool {
+        let removed = self.update(|r| Ok(r.resources.shift_remove(uri).is_some())).unwrap_or(false);
+        if removed {
+            self.inner.bus.publish(Event::ResourcesListChanged);
+        }
+        removed
+    }
+    pub fn add_resource_template(&self, t: ResourceTemplate) -> Result<(), BuildError> {
+        let (k, e) = TemplateEntry::compile(t)?;
+        self.update(|r| insert_unique(&mut r.templates, "resource template", k, Arc::new(e)))?;
+        self.inner.bus.publish(Event::ResourcesListChanged);
+        Ok(())
+    }
+    pub fn remove_resource_template(&self, template: &str) -> bool {
+        let removed = self.update(|r| Ok(r.templates.shift_remove(template).is_some())).unwrap_or(false);
+        if removed {
+            self.inner.bus.publish(Event::ResourcesListChanged);
+        }
+        removed
+    }
+    pub fn add_prompt(&self, p: Prompt) -> Result<(), BuildError> {
+        let (k, e) = PromptEntry::compile(p)?;
+        self.update(|r| insert_unique(&mut r.prompts, "prompt", k, Arc::new(e)))?;
+        self.inner.bus.publish(Event::PromptsListChanged);
+        Ok(())
+    }
+    pub fn remove_prompt(&self, name: &str) -> bool {
+        let removed = self.update(|r| Ok(r.prompts.shift_remove(name).is_some())).unwrap_or(false);
+        if removed {
+            self.inner.bus.publish(Event::PromptsListChanged);
+        }
+        removed
+    }
+    /// Tell listeners (and subscribed legacy sessions) that a resource changed.
+    pub fn notify_resource_updated(&self, uri: impl Into<String>) {
+        self.inner.bus.publish(Event::ResourceUpdated(uri.into()));
+    }
+    pub fn tool_names(&self) -> Vec<String> {
+        self.snapshot().tools.keys().cloned().collect()
+    }
+
+    /// Ends listen streams and legacy sessions; transports call it when their shutdown fires.
+    pub fn shutdown(&self) {
+        self.inner.shutdown.cancel();
+        self.inner.sessions.close_all();
+    }
+    pub fn is_shut_down(&self) -> bool {
+        self.inner.shutdown.is_cancelled()
+    }
+
+    /// `ServerCapabilities`, computed from what is registered (and what the builder declared).
+    pub(crate) fn capabilities(&self, reg: &Registry) -> Value {
+        let d = self.inner.declared;
+        let mut caps = Map::new();
+        caps.insert("logging".into(), json!({}));
+        if d.tools || !reg.tools.is_empty() {
+            caps.insert("tools".into(), json!({"listChanged": true}));
+        }
+        if d.resources || !reg.resources.is_empty() || !reg.templates.is_empty() {
+            caps.insert("resources".into(), json!({"subscribe": true, "listChanged": true}));
+        }
+        if d.prompts || !reg.prompts.is_empty() {
+            caps.insert("prompts".into(), json!({"listChanged": true}));
+        }
+        if !reg.prompts.is_empty() || !reg.templates.is_empty() {
+            caps.insert("completions".into(), json!({}));
+        }
+        Value::Object(caps)
+    }
+}
+
+fn insert_unique<T>(map: &mut IndexMap<String, T>, kind: &'static str, key: String, v: T) -> Result<(), BuildError> {
+    if map.contains_key(&key) {
+        return Err(BuildError::DuplicateName { kind, name: key });
+    }
+    map.insert(key, v);
+    Ok(())
+}
+
+impl ServerBuilder {
+    fn info_field(mut self, k: &str, v: Value) -> Self {
+        self.info.insert(k.into(), v);
+        self
+    }
+    pub fn title(self, t: impl Into<String>) -> Self {
+        self.info_field("title", Value::String(t.into()))
+    }
+    pub fn description(self, d: impl Into<String>) -> Self {
+        self.info_field("description", Value::String(d.into()))
+    }
+    pub fn website_url(self, u: impl Into<String>) -> Self {
+        self.info_field("websiteUrl", Value::String(u.into()))
+    }
+    pub fn icons(self, icons: Value) -> Self {
+        self.info_field("icons", icons)
+    }
+    pub fn instructions(mut self, i: impl Into<String>) -> Self {
+        self.instructions = Some(i.into());
+        self
+    }
+    pub fn tool(mut self, t: Tool) -> Self {
+        self.tools.push(t);
+        self
+    }
+    pub fn resource(mut self, r: Resource) -> Self {
+        self.resources.push(r);
+        self
+    }
+    pub fn resource_template(mut self, t: ResourceTemplate) -> Self {
+        self.templates.push(t);
+        self
+    }
+    pub fn prompt(mut self, p: Prompt) -> Self {
+        self.prompts.push(p);
+        self
+    }
+    pub fn options(mut self, o: ServerOptions) -> Self {
+        self.options = o;
+        self
+    }
+    pub fn options_mut(&mut self) -> &mut ServerOptions {
+        &mut self.options
+    }
+    /// Replace the in-memory event bus (e.g. with a pub/sub one for several replicas).
+    pub fn event_bus(mut self, bus: Arc<dyn EventBus>) -> Self {
+        self.bus = Some(bus);
+        self
+    }
+    /// Declare the tools capability even while no tool is registered (tools added at runtime).
+    pub fn declare_tools(mut self) -> Self {
+        self.declared.tools = true;
+        self
+    }
+    pub fn declare_resources(mut self) -> Self {
+        self.declared.resources = true;
+        self
+    }
+    pub fn declare_prompts(mut self) -> Self {
+        self.declared.prompts = true;
+        self
+    }
+
+    pub fn build(self) -> Result<Server, BuildError> {
+        let mut reg = Registry::default();
+        for t in self.tools {
+            let e = ToolEntry::compile(t)?;
+            insert_unique(&mut reg.tools, "tool", e.name.clone(), Arc::new(e))?;
+        }
+        for r in self.resources {
+            let (k, e) = ResourceEntry::compile(r)?;
+            insert_unique(&mut reg.resources, "resource", k, Arc::new(e))?;
+        }
+        for t in self.templates {
+            let (k, e) = TemplateEntry::compile(t)?;
+            insert_unique(&mut reg.templates, "resource template", k, Arc::new(e))?;
+        }
+        for p in self.prompts {
+            let (k, e) = PromptEntry::compile(p)?;
+            insert_unique(&mut reg.prompts, "prompt", k, Arc::new(e))?;
+        }
+        if self.options.state_key.is_none() {
+            tracing::warn!(
+                "no MRTR state key configured: using a random per-process key, so requestState \
+                 will not survive a restart or a load balancer across replicas"
+            );
+        }
+        let sealer = mrtr::StateSealer::new(self.options.state_key.clone(), self.options.state_ttl);
+        let sessions = SessionTable::new(self.options.session_idle, self.options.max_sessions);
+        Ok(Server {
+            inner: Arc::new(Inner {
+                info: Value::Object(self.info),
+                instructions: self.instructions,
+                registry: RwLock::new(Arc::new(reg)),
+                options: self.options,
+                bus: self.bus.unwrap_or_else(|| Arc::new(InMemoryBus::default())),
+                sealer,
+                sessions,
+                client_requests: Arc::new(ClientRequests::default()),
+                shutdown: CancellationToken::new(),
+                listeners: std::sync::atomic::AtomicUsize::new(0),
+                declared: self.declared,
+            }),
+        })
+    }
+}

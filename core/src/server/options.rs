@@ -1,0 +1,99 @@
+//! Server options: every knob the bindings expose.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+/// How a tool call whose arguments fail the input schema is answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ValidationMode {
+    /// An `isError` result naming every violation (the spec's self-correction path).
+    #[default]
+    ToolError,
+    /// A JSON-RPC -32602 error with `data.violations`.
+    JsonRpcError,
+}
+
+/// `cacheScope` of a cacheable result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CacheScope {
+    Public,
+    #[default]
+    Private,
+}
+
+impl CacheScope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Public => "public",
+            Self::Private => "private",
+        }
+    }
+}
+
+/// `ttlMs` + `cacheScope` for a cacheable method.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct CacheHint {
+    pub ttl_ms: u64,
+    pub scope: CacheScope,
+}
+
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ServerOptions {
+    pub validation: ValidationMode,
+    /// Accept numeric/boolean strings where the schema asks for numbers/booleans.
+    pub lenient_coercion: bool,
+    /// Default `ttlMs`/`cacheScope` for the six cacheable results.
+    pub cache_default: CacheHint,
+    /// Per-method overrides (`"tools/list"`, `"resources/read"`, ...).
+    pub cache: HashMap<String, CacheHint>,
+    /// Items per page of the list methods.
+    pub page_size: usize,
+    /// Key for sealing MRTR `requestState` (HMAC-SHA256). `None`: a random per-process key.
+    pub state_key: Option<Vec<u8>>,
+    /// How long a sealed `requestState` stays valid.
+    pub state_ttl: Duration,
+    /// Put `io.modelcontextprotocol/serverInfo` in every modern result's `_meta`.
+    pub include_server_info: bool,
+    /// Default bound on a tool call (per-tool `Tool::timeout` overrides it).
+    pub tool_timeout: Option<Duration>,
+    /// Cap on open `subscriptions/listen` streams (and legacy GET streams).
+    pub max_listeners: usize,
+    /// Legacy HTTP sessions: idle expiry and cap.
+    pub session_idle: Duration,
+    pub max_sessions: usize,
+    /// Serve legacy HTTP without issuing `Mcp-Session-Id`.
+    pub legacy_stateless: bool,
+    /// Show handler panics/exception text to clients (debug only).
+    pub expose_internal_errors: bool,
+    /// Force `cacheScope: "private"` on every cacheable result (set when auth is on).
+    pub force_private_cache: bool,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        Self {
+            validation: ValidationMode::default(),
+            lenient_coercion: false,
+            cache_default: CacheHint::default(),
+            cache: HashMap::new(),
+            page_size: 100,
+            state_key: None,
+            state_ttl: Duration::from_secs(600),
+            include_server_info: true,
+            tool_timeout: None,
+            max_listeners: 1024,
+            session_idle: Duration::from_secs(30 * 60),
+            max_sessions: 10_000,
+            legacy_stateless: false,
+            expose_internal_errors: false,
+            force_private_cache: false,
+        }
+    }
+}
+
+impl ServerOptions {
+    pub(crate) fn cache_for(&self, method: &str) -> CacheHint {
+        self.cache.get(method).copied().unwrap_or(self.cache_default)
+    }
+}

@@ -1,0 +1,198 @@
+//! Tool definitions: the descriptor `tools/list` shows, the compiled schemas, and the handler.
+
+use crate::context::Context;
+use crate::error::{BuildError, HandlerError, McpError};
+use crate::handler::{BoxFuture, IntoToolResult, ToolHandler};
+use crate::protocol::ToolResult;
+use crate::schema::{check_mcp_headers, CompiledSchema};
+use serde_json::{json, Map, Value};
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A tool to register. Build it with [`Tool::new`] (any JSON Schema) or [`Tool::typed`]
+/// (schema derived from a Rust type with `schemars`).
+#[derive(Clone)]
+pub struct Tool {
+    pub(crate) name: String,
+    pub(crate) def: Map<String, Value>,
+    pub(crate) handler: Option<Arc<dyn ToolHandler>>,
+    pub(crate) timeout: Option<Duration>,
+}
+
+impl std::fmt::Debug for Tool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tool").field("name", &self.name).field("def", &self.def).finish()
+    }
+}
+
+impl Tool {
+    /// A tool whose arguments follow `input_schema` (a JSON Schema object with root `type: object`).
+    pub fn new(name: impl Into<String>, input_schema: Value) -> Self {
+        let name = name.into();
+        let mut def = Map::new();
+        def.insert("name".into(), Value::String(name.clone()));
+        def.insert("inputSchema".into(), input_schema);
+        Self { name, def, handler: None, timeout: None }
+    }
+
+    /// Build a tool from a full spec-shaped `Tool` object (what the bindings pass).
+    pub fn from_definition(def: Map<String, Value>) -> Result<Self, BuildError> {
+        let name = def.get("name").and_then(Value::as_str).map(str::to_string).ok_or_else(|| BuildError::InvalidName {
+            kind: "tool",
+            name: String::new(),
+            message: "missing name".into(),
+        })?;
+        let mut def = def;
+        def.entry("inputSchema").or_insert_with(|| json!({"type":"object"}));
+        Ok(Self { name, def, handler: None, timeout: None })
+    }
+
+    /// A tool whose arguments deserialize into `T`; the input schema is derived from `T`.
+    #[cfg(feature = "schemars")]
+    pub fn typed<T, F, Fut, R, E>(name: impl Into<String>, f: F) -> Self
+    where
+        T: serde::de::DeserializeOwned + schemars::JsonSchema + Send + 'static,
+        F: Fn(Args<T>, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<R, E>> + Send + 'static,
+        R: IntoToolResult,
+        E: Into<HandlerError>,
+    {
+        let schema = crate::schema_for::<T>();
+        Self::new(name, schema).handler(Typed { f, _t: std::marker::PhantomData::<fn() -> T> })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    fn set(mut self, k: &str, v: Value) -> Self {
+        self.def.insert(k.into(), v);
+        self
+    }
+    pub fn title(self, title: impl Into<String>) -> Self {
+        self.set("title", Value::String(title.into()))
+    }
+    pub fn description(self, d: impl Into<String>) -> Self {
+        self.set("description", Value::String(d.into()))
+    }
+    /// Any JSON Schema; `structuredContent` is validated against it.
+    pub fn output_schema(self, schema: Value) -> Self {
+        self.set("outputSchema", schema)
+    }
+    /// `ToolAnnotations` (`readOnlyHint`, `destructiveHint`, ...).
+    pub fn annotations(self, a: Value) -> Self {
+        self.set("annotations", a)
+    }
+    pub fn icons(self, icons: Value) -> Self {
+        self.set("icons", icons)
+    }
+    pub fn meta(self, meta: Map<String, Value>) -> Self {
+        self.set("_meta", Value::Object(meta))
+    }
+    pub fn handler(mut self, h: impl ToolHandler) -> Self {
+        self.handler = Some(Arc::new(h));
+        self
+    }
+    pub fn handler_arc(mut self, h: Arc<dyn ToolHandler>) -> Self {
+        self.handler = Some(h);
+        self
+    }
+    /// Bound on one call; a timed-out call answers `isError` and its handler is cancelled.
+    pub fn timeout(mut self, t: Duration) -> Self {
+        self.timeout = Some(t);
+        self
+    }
+}
+
+/// Typed arguments, deserialized from the validated `arguments` object.
+#[derive(Debug, Clone)]
+pub struct Args<T>(pub T);
+
+struct Typed<T, F> {
+    f: F,
+    _t: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T, F, Fut, R, E> ToolHandler for Typed<T, F>
+where
+    T: serde::de::DeserializeOwned + Send + 'static,
+    F: Fn(Args<T>, Context) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<R, E>> + Send + 'static,
+    R: IntoToolResult,
+    E: Into<HandlerError>,
+{
+    fn call(&self, args: Map<String, Value>, ctx: Context) -> BoxFuture<Result<ToolResult, HandlerError>> {
+        match serde_json::from_value::<T>(Value::Object(args)) {
+            Ok(t) => {
+                let fut = (self.f)(Args(t), ctx);
+                Box::pin(async move { fut.await.map(IntoToolResult::into_tool_result).map_err(Into::into) })
+            }
+            Err(e) => {
+                let e = McpError::invalid_params(format!("Invalid arguments: {e}"));
+                Box::pin(async move { Err(e.into()) })
+            }
+        }
+    }
+}
+
+/// A registered tool: its descriptor serialized once, schemas compiled once.
+pub(crate) struct ToolEntry {
+    pub(crate) name: String,
+    /// The `Tool` object for modern `tools/list`.
+    pub(crate) def: Value,
+    /// The `Tool` object for legacy sessions (object-rooted output schema only).
+    pub(crate) legacy_def: Value,
+    pub(crate) input: CompiledSchema,
+    pub(crate) output: Option<CompiledSchema>,
+    pub(crate) handler: Arc<dyn ToolHandler>,
+    pub(crate) timeout: Option<Duration>,
+    /// `(header name, JSON pointer into arguments)` for `x-mcp-header` properties.
+    pub(crate) mcp_headers: Vec<(String, String)>,
+}
+
+pub(crate) fn valid_name(name: &str) -> bool {
+    !name.is_empty() && name.len() <= 128 && name.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
+}
+
+impl ToolEntry {
+    pub(crate) fn compile(tool: Tool) -> Result<Self, BuildError> {
+        let name = tool.name.clone();
+        if !valid_name(&name) {
+            return Err(BuildError::InvalidName {
+                kind: "tool",
+                name,
+                message: "1-128 characters of A-Z a-z 0-9 _ - .".into(),
+            });
+        }
+        let handler = tool.handler.clone().ok_or_else(|| BuildError::InvalidSchema {
+            name: name.clone(),
+            message: "tool has no handler".into(),
+        })?;
+        let bad = |message: String| BuildError::InvalidSchema { name: name.clone(), message };
+        let input_schema = tool.def.get("inputSchema").cloned().unwrap_or(Value::Null);
+        if input_schema.get("type").and_then(Value::as_str) != Some("object") {
+            return Err(bad("inputSchema must be a JSON Schema object with root type \"object\"".into()));
+        }
+        let input = CompiledSchema::compile(&input_schema).map_err(|e| bad(format!("inputSchema: {e}")))?;
+        let mcp_headers = check_mcp_headers(&input_schema).map_err(bad)?;
+        let output = match tool.def.get("outputSchema") {
+            Some(s) => Some(CompiledSchema::compile(s).map_err(|e| bad(format!("outputSchema: {e}")))?),
+            None => None,
+        };
+        let def = Value::Object(tool.def.clone());
+        let mut legacy = tool.def;
+        if legacy.get("outputSchema").is_some_and(|s| s.get("type").and_then(Value::as_str) != Some("object")) {
+            legacy.remove("outputSchema");
+        }
+        Ok(Self {
+            name,
+            def,
+            legacy_def: Value::Object(legacy),
+            input,
+            output,
+            handler,
+            timeout: tool.timeout,
+            mcp_headers,
+        })
+    }
+}

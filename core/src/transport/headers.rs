@@ -1,0 +1,53 @@
+//! The mirrored MCP request headers of 2026-07-28 (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`):
+//! decoding the `=?base64?…?=` form and comparing against the body.
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use http::HeaderMap;
+use serde_json::Value;
+
+/// A header value, trimmed; `None` when absent or not visible ASCII.
+pub(crate) fn get<'a>(h: &'a HeaderMap, name: &str) -> Option<Result<&'a str, ()>> {
+    h.get(name).map(|v| v.to_str().map(str::trim).map_err(|_| ()))
+}
+
+/// Decode a header value that may use the Base64 sentinel. `Err` on invalid characters.
+pub(crate) fn decode(raw: &str) -> Result<String, ()> {
+    if raw.chars().any(|c| c.is_control()) {
+        return Err(());
+    }
+    if let Some(inner) = raw.strip_prefix("=?base64?").and_then(|r| r.strip_suffix("?=")) {
+        let bytes = STANDARD.decode(inner).map_err(|_| ())?;
+        return String::from_utf8(bytes).map_err(|_| ());
+    }
+    Ok(raw.to_string())
+}
+
+/// Whether a decoded header value stands for `body` (a string, integer or boolean).
+pub(crate) fn matches_value(decoded: &str, body: &Value) -> bool {
+    match body {
+        Value::String(s) => decoded == s,
+        Value::Bool(b) => decoded == if *b { "true" } else { "false" },
+        Value::Number(n) => match (decoded.parse::<f64>(), n.as_f64()) {
+            (Ok(a), Some(b)) => a == b,
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn decodes_sentinel_and_compares() {
+        assert_eq!(decode("=?base64?aMOpbGxv?=").unwrap(), "héllo");
+        assert_eq!(decode("plain").unwrap(), "plain");
+        assert!(decode("=?base64?!!?=").is_err());
+        assert!(matches_value("42.0", &json!(42)));
+        assert!(matches_value("true", &json!(true)));
+        assert!(!matches_value("x", &json!("y")));
+    }
+}

@@ -1,0 +1,623 @@
+//! Streamable HTTP, transport-neutral: an [`HttpRequest`] (method, path, headers, body bytes) in,
+//! an [`HttpResponse`] (status, headers, a full body or an SSE stream) out. The hyper server,
+//! the Python ASGI mount and the Node fetch/Express mounts all call [`HttpHandler::handle`].
+//!
+//! Order of checks (DIGEST §3.3): path, Origin/Host (403), method (405), content type (415),
+//! Accept (406), body size (413), JSON parse (-32700), JSON-RPC shape (-32600), era, then the
+//! modern header checks (-32020 / -32022 / -32602) before dispatch.
+
+use super::headers;
+use crate::context::Caller;
+use crate::error::{ErrorCode, McpError};
+use crate::jsonrpc::{self, Message};
+use crate::protocol::{is_legacy_version, Era, META_PROTOCOL_VERSION, MODERN_VERSION, SUPPORTED_VERSIONS};
+use crate::server::bus::Event;
+use crate::server::dispatch::{check_version, status_for};
+use crate::server::session::LegacySession;
+use crate::server::{Env, Server, Transport};
+use bytes::Bytes;
+use futures::StreamExt;
+use http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use serde_json::{json, Value};
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// Decides who is calling (bearer tokens, OAuth). `Err` is the full HTTP response to send
+/// (401 with `WWW-Authenticate`, 403, ...).
+pub trait Authenticator: Send + Sync + 'static {
+    fn authenticate<'a>(&'a self, headers: &'a HeaderMap) -> Pin<Box<dyn Future<Output = Result<Option<Caller>, HttpResponse>> + Send + 'a>>;
+}
+
+/// Settings of the Streamable HTTP endpoint.
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct HttpConfig {
+    pub addr: SocketAddr,
+    /// The MCP endpoint path.
+    pub path: String,
+    /// Request body cap (413 above it).
+    pub max_body: usize,
+    /// Origins allowed besides the server's own host names (e.g. `https://app.example.com`).
+    pub allowed_origins: Vec<String>,
+    /// `Host` values accepted (DNS-rebinding protection). Empty: loopback names when bound to
+    /// loopback, anything otherwise.
+    pub allowed_hosts: Vec<String>,
+    /// SSE keep-alive comment interval.
+    pub keep_alive: Duration,
+    /// Slow-request protection: the request head must arrive within this.
+    pub header_timeout: Duration,
+    /// How long in-flight requests may take to drain at shutdown.
+    pub drain_timeout: Duration,
+    pub auth: Option<Arc<dyn Authenticator>>,
+}
+
+impl HttpConfig {
+    pub fn new(addr: SocketAddr) -> Self {
+        Self {
+            addr,
+            path: "/mcp".into(),
+            max_body: 4 * 1024 * 1024,
+            allowed_origins: Vec::new(),
+            allowed_hosts: Vec::new(),
+            keep_alive: Duration::from_secs(15),
+            header_timeout: Duration::from_secs(10),
+            drain_timeout: Duration::from_secs(5),
+            auth: None,
+        }
+    }
+    pub fn path(mut self, p: impl Into<String>) -> Self {
+        self.path = p.into();
+        self
+    }
+    pub fn allowed_origins(mut self, o: Vec<String>) -> Self {
+        self.allowed_origins = o;
+        self
+    }
+    pub fn allowed_hosts(mut self, h: Vec<String>) -> Self {
+        self.allowed_hosts = h;
+        self
+    }
+    pub fn max_body(mut self, n: usize) -> Self {
+        self.max_body = n;
+        self
+    }
+    pub fn auth(mut self, a: Arc<dyn Authenticator>) -> Self {
+        self.auth = Some(a);
+        self
+    }
+}
+
+/// A request as any HTTP framework hands it over.
+#[derive(Debug, Clone)]
+pub struct HttpRequest {
+    pub method: Method,
+    pub path: String,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+/// A response body: complete, or a stream of SSE chunks (dropping the receiver cancels the
+/// request, as a client disconnect does).
+pub enum ResponseBody {
+    Empty,
+    Full(Bytes),
+    Sse(mpsc::Receiver<Bytes>),
+}
+
+impl std::fmt::Debug for ResponseBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Empty => f.write_str("Empty"),
+            Self::Full(b) => write!(f, "Full({} bytes)", b.len()),
+            Self::Sse(_) => f.write_str("Sse"),
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct HttpResponse {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: ResponseBody,
+}
+
+impl HttpResponse {
+    pub fn new(status: StatusCode) -> Self {
+        Self { status, headers: HeaderMap::new(), body: ResponseBody::Empty }
+    }
+    pub fn json(status: StatusCode, v: &Value) -> Self {
+        let mut r = Self::new(status);
+        r.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        r.body = ResponseBody::Full(Bytes::from(serde_json::to_vec(v).unwrap_or_default()));
+        r
+    }
+    fn error(status: StatusCode, id: Value, e: McpError) -> Self {
+        Self::json(status, &jsonrpc::error(id, &e))
+    }
+    pub fn header(mut self, k: header::HeaderName, v: &str) -> Self {
+        if let Ok(v) = HeaderValue::from_str(v) {
+            self.headers.insert(k, v);
+        }
+        self
+    }
+    /// Collect a full body (tests, simple hosts). SSE bodies are read to their end.
+    pub async fn into_bytes(self) -> Bytes {
+        match self.body {
+            ResponseBody::Empty => Bytes::new(),
+            ResponseBody::Full(b) => b,
+            ResponseBody::Sse(mut rx) => {
+                let mut out = Vec::new();
+                while let Some(c) = rx.recv().await {
+                    out.extend_from_slice(&c);
+                }
+                Bytes::from(out)
+            }
+        }
+    }
+}
+
+const MCP_SESSION_ID: &str = "mcp-session-id";
+const MCP_PROTOCOL_VERSION: &str = "mcp-protocol-version";
+
+fn sse_event(v: &Value) -> Bytes {
+    let mut b = Vec::with_capacity(128);
+    b.extend_from_slice(b"event: message\ndata: ");
+    serde_json::to_writer(&mut b, v).unwrap_or_default();
+    b.extend_from_slice(b"\n\n");
+    Bytes::from(b)
+}
+
+/// Cancels the request when dropped before completion (the client went away mid-request).
+struct CancelOnDrop(Option<CancellationToken>);
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(t) = self.0.take() {
+            t.cancel();
+        }
+    }
+}
+
+/// The transport-neutral Streamable HTTP handler. Cheap to clone.
+#[derive(Clone)]
+pub struct HttpHandler {
+    server: Server,
+    config: Arc<HttpConfig>,
+}
+
+fn is_loopback_host(h: &str) -> bool {
+    let host = h.rsplit_once(':').filter(|(_, p)| p.chars().all(|c| c.is_ascii_digit())).map_or(h, |(h, _)| h);
+    matches!(host, "localhost" | "127.0.0.1" | "[::1]") || host.starts_with("127.")
+}
+
+impl HttpHandler {
+    pub fn new(server: Server, config: HttpConfig) -> Self {
+        Self { server, config: Arc::new(config) }
+    }
+    pub fn server(&self) -> &Server {
+        &self.server
+    }
+    pub fn config(&self) -> &HttpConfig {
+        &self.config
+    }
+
+    /// DNS-rebinding protection: `Host` must be allowed; `Origin`, when present, must be too.
+    fn guard(&self, h: &HeaderMap) -> Result<(), HttpResponse> {
+        let forbidden = |m: &str| Err(HttpResponse::error(StatusCode::FORBIDDEN, Value::Null, McpError::invalid_request(m.to_string())));
+        let host = h.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("");
+        let loopback_bind = self.config.addr.ip().is_loopback();
+        let host_ok = if !self.config.allowed_hosts.is_empty() {
+            self.config.allowed_hosts.iter().any(|a| a.eq_ignore_ascii_case(host))
+        } else if loopback_bind {
+            host.is_empty() || is_loopback_host(host)
+        } else {
+            true
+        };
+        if !host_ok {
+            return forbidden("Forbidden: Host not allowed");
+        }
+        if let Some(origin) = h.get(header::ORIGIN) {
+            let o = origin.to_str().unwrap_or("");
+            let o_host = o.split_once("://").map(|(_, r)| r.trim_end_matches('/')).unwrap_or("");
+            let ok = self.config.allowed_origins.iter().any(|a| a.trim_end_matches('/').eq_ignore_ascii_case(o))
+                || (!o_host.is_empty() && o_host.eq_ignore_ascii_case(host))
+                || (loopback_bind && self.config.allowed_hosts.is_empty() && is_loopback_host(o_host));
+            if !ok {
+                return forbidden("Forbidden: Origin not allowed");
+            }
+        }
+        Ok(())
+    }
+
+    /// Serve one HTTP request.
+    pub async fn handle(&self, req: HttpRequest) -> HttpResponse {
+        if req.path == "/healthz" {
+            return HttpResponse::json(StatusCode::OK, &json!({"status":"ok"}));
+        }
+        if req.path != self.config.path {
+            return HttpResponse::new(StatusCode::NOT_FOUND);
+        }
+        if let Err(r) = self.guard(&req.headers) {
+            return r;
+        }
+        let caller = match &self.config.auth {
+            Some(a) => match a.authenticate(&req.headers).await {
+                Ok(c) => c,
+                Err(r) => return r,
+            },
+            None => None,
+        };
+        match req.method {
+            Method::POST => self.post(req, caller).await,
+            Method::GET => self.get(&req.headers),
+            Method::DELETE => self.delete(&req.headers),
+            _ => HttpResponse::new(StatusCode::METHOD_NOT_ALLOWED).header(header::ALLOW, "GET, POST, DELETE"),
+        }
+    }
+
+    fn session_of(&self, h: &HeaderMap) -> Result<Option<Arc<LegacySession>>, HttpResponse> {
+        match headers::get(h, MCP_SESSION_ID) {
+            None => Ok(None),
+            Some(Ok(id)) => match self.server.inner.sessions.get(id) {
+                Some(s) => Ok(Some(s)),
+                None => Err(HttpResponse::error(StatusCode::NOT_FOUND, Value::Null, McpError::invalid_request("Session not found"))),
+            },
+            Some(Err(())) => Err(HttpResponse::error(StatusCode::BAD_REQUEST, Value::Null, McpError::invalid_request("Invalid Mcp-Session-Id"))),
+        }
+    }
+
+    /// DELETE ends a legacy session.
+    fn delete(&self, h: &HeaderMap) -> HttpResponse {
+        match headers::get(h, MCP_SESSION_ID) {
+            Some(Ok(id)) if self.server.inner.sessions.remove(id) => HttpResponse::new(StatusCode::OK),
+            Some(_) => HttpResponse::error(StatusCode::NOT_FOUND, Value::Null, McpError::invalid_request("Session not found")),
+            None => HttpResponse::new(StatusCode::METHOD_NOT_ALLOWED).header(header::ALLOW, "POST"),
+        }
+    }
+
+    /// GET opens a legacy session's stream for server notifications; modern clients get 405.
+    fn get(&self, h: &HeaderMap) -> HttpResponse {
+        let session = match self.session_of(h) {
+            Ok(Some(s)) => s,
+            Ok(None) => return HttpResponse::new(StatusCode::METHOD_NOT_ALLOWED).header(header::ALLOW, "POST"),
+            Err(r) => return r,
+        };
+        if !accepts(h, "text/event-stream") {
+            return HttpResponse::error(StatusCode::NOT_ACCEPTABLE, Value::Null, McpError::invalid_request("Accept must include text/event-stream"));
+        }
+        let inner = self.server.inner.clone();
+        let n = inner.listeners.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        if n >= inner.options.max_listeners {
+            inner.listeners.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+            return HttpResponse::error(StatusCode::SERVICE_UNAVAILABLE, Value::Null, McpError::internal("Too many open streams"));
+        }
+        let (tx, rx) = mpsc::channel::<Bytes>(64);
+        let keep_alive = self.config.keep_alive;
+        tokio::spawn(async move {
+            let mut events = inner.bus.subscribe();
+            let mut tick = tokio::time::interval(keep_alive);
+            tick.tick().await;
+            loop {
+                let msg = tokio::select! {
+                    e = events.next() => match e {
+                        Some(Event::ToolsListChanged) => json!({"jsonrpc":"2.0","method":"notifications/tools/list_changed"}),
+                        Some(Event::PromptsListChanged) => json!({"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}),
+                        Some(Event::ResourcesListChanged) => json!({"jsonrpc":"2.0","method":"notifications/resources/list_changed"}),
+                        Some(Event::ResourceUpdated(uri)) if session.is_subscribed(&uri) =>
+                            json!({"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":uri}}),
+                        Some(_) => continue,
+                        None => break,
+                    },
+                    _ = tick.tick() => {
+                        if tx.send(Bytes::from_static(b": keep-alive\n\n")).await.is_err() { break }
+                        continue;
+                    }
+                    _ = session.closed.cancelled() => break,
+                    _ = inner.shutdown.cancelled() => break,
+                    _ = tx.closed() => break,
+                };
+                if tx.send(sse_event(&msg)).await.is_err() {
+                    break;
+                }
+            }
+            inner.listeners.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+        });
+        sse_response(rx)
+    }
+
+    async fn post(&self, req: HttpRequest, caller: Option<Caller>) -> HttpResponse {
+        let h = &req.headers;
+        let ct = h.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+        if !ct.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json") {
+            return HttpResponse::error(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                Value::Null,
+                McpError::invalid_request("Content-Type must be application/json"),
+            );
+        }
+        if !accepts(h, "application/json") {
+            return HttpResponse::error(
+                StatusCode::NOT_ACCEPTABLE,
+                Value::Null,
+                McpError::invalid_request("Accept must include application/json and text/event-stream"),
+            );
+        }
+        if req.body.len() > self.config.max_body {
+            return HttpResponse::error(StatusCode::PAYLOAD_TOO_LARGE, Value::Null, McpError::invalid_request("Request body too large"));
+        }
+        let msg: Value = match serde_json::from_slice(&req.body) {
+            Ok(v) => v,
+            Err(e) => {
+                return HttpResponse::error(StatusCode::BAD_REQUEST, Value::Null, McpError::new(ErrorCode::PARSE_ERROR, format!("Parse error: {e}")))
+            }
+        };
+        let session = match self.session_of(h) {
+            Ok(s) => s,
+            Err(r) => return r,
+        };
+        let header_version = match headers::get(h, MCP_PROTOCOL_VERSION) {
+            None => None,
+            Some(Ok(v)) => Some(v.to_string()),
+            Some(Err(())) => {
+                return HttpResponse::error(StatusCode::BAD_REQUEST, Value::Null, McpError::new(ErrorCode::HEADER_MISMATCH, "Invalid MCP-Protocol-Version header"))
+            }
+        };
+        if let Value::Array(batch) = msg {
+            return self.batch(batch, session, header_version, caller).await;
+        }
+        let message = match jsonrpc::classify(msg) {
+            Ok(m) => m,
+            Err((id, e)) => return HttpResponse::error(StatusCode::BAD_REQUEST, id, e),
+        };
+        match message {
+            Message::Response(v) => {
+                self.server.inner.client_requests.resolve(&v);
+                HttpResponse::new(StatusCode::ACCEPTED)
+            }
+            Message::Notification { method, params } => {
+                let env = Env::new(Transport::Http).session(session);
+                self.server.notification(&method, params.as_ref(), &env);
+                HttpResponse::new(StatusCode::ACCEPTED)
+            }
+            Message::Request { id, method, params } => {
+                let modern = params.as_ref().and_then(|p| p.get("_meta")).is_some_and(|m| m.get(META_PROTOCOL_VERSION).is_some());
+                let mut env = Env::new(Transport::Http).caller(caller);
+                let legacy_header = header_version.as_deref().is_some_and(is_legacy_version);
+                if !modern && (method == "initialize" || session.is_some() || legacy_header || header_version.is_none()) {
+                    // Legacy era: a session, an initialize, a legacy header, or no header at all
+                    // (a pre-2025-06-18 client, served as 2025-03-26).
+                    if method != "initialize" {
+                        if let Some(v) = &header_version {
+                            if !is_legacy_version(v) {
+                                return self.unsupported(id, v);
+                            }
+                        }
+                    }
+                    env.legacy_version = Some(header_version.clone().unwrap_or_else(|| "2025-03-26".into()));
+                    env.session = session;
+                } else {
+                    if let Err((status, e)) = self.check_modern_headers(h, header_version.as_deref(), &method, params.as_ref()) {
+                        return HttpResponse::error(status, id, e);
+                    }
+                }
+                self.run(id, method, params, env).await
+            }
+        }
+    }
+
+    fn unsupported(&self, id: Value, v: &str) -> HttpResponse {
+        let e = McpError::new(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION, format!("Unsupported protocol version: {v}"))
+            .with_data(json!({"supported": SUPPORTED_VERSIONS, "requested": v}));
+        HttpResponse::error(StatusCode::BAD_REQUEST, id, e)
+    }
+
+    /// The 2026-07-28 header rules (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`).
+    fn check_modern_headers(
+        &self,
+        h: &HeaderMap,
+        header_version: Option<&str>,
+        method: &str,
+        params: Option<&Value>,
+    ) -> Result<(), (StatusCode, McpError)> {
+        let mismatch = |m: String| (StatusCode::BAD_REQUEST, McpError::new(ErrorCode::HEADER_MISMATCH, m));
+        let meta_version = params.and_then(|p| p.get("_meta")).and_then(|m| m.get(META_PROTOCOL_VERSION)).and_then(Value::as_str);
+        let Some(hv) = header_version else {
+            return Err(mismatch("Header mismatch: missing MCP-Protocol-Version header".into()));
+        };
+        let Some(mv) = meta_version else {
+            return Err((
+                StatusCode::BAD_REQUEST,
+                McpError::invalid_params("Missing _meta io.modelcontextprotocol/protocolVersion"),
+            ));
+        };
+        if hv != mv {
+            return Err(mismatch(format!("Header mismatch: MCP-Protocol-Version header value '{hv}' does not match body value '{mv}'")));
+        }
+        check_version(mv).map_err(|e| (StatusCode::BAD_REQUEST, e))?;
+        match headers::get(h, "mcp-method") {
+            Some(Ok(m)) if m == method => {}
+            Some(Ok(m)) => return Err(mismatch(format!("Header mismatch: Mcp-Method header value '{m}' does not match body value '{method}'"))),
+            _ => return Err(mismatch("Header mismatch: missing or invalid Mcp-Method header".into())),
+        }
+        let name_key = match method {
+            "tools/call" | "prompts/get" => Some("name"),
+            "resources/read" => Some("uri"),
+            _ => None,
+        };
+        if let Some(k) = name_key {
+            if let Some(body) = params.and_then(|p| p.get(k)).and_then(Value::as_str) {
+                match headers::get(h, "mcp-name").map(|r| r.and_then(headers::decode)) {
+                    Some(Ok(n)) if n == body => {}
+                    Some(Ok(n)) => {
+                        return Err(mismatch(format!("Header mismatch: Mcp-Name header value '{n}' does not match body value '{body}'")))
+                    }
+                    _ => return Err(mismatch("Header mismatch: missing or invalid Mcp-Name header".into())),
+                }
+            }
+        }
+        if method == "tools/call" {
+            self.check_param_headers(h, params).map_err(mismatch)?;
+        }
+        Ok(())
+    }
+
+    fn check_param_headers(&self, h: &HeaderMap, params: Option<&Value>) -> Result<(), String> {
+        let Some(name) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else { return Ok(()) };
+        let Some(tool) = self.server.snapshot().tools.get(name).cloned() else { return Ok(()) };
+        let args = params.and_then(|p| p.get("arguments"));
+        for (hname, pointer) in &tool.mcp_headers {
+            let full = format!("mcp-param-{}", hname.to_ascii_lowercase());
+            let value = args.and_then(|a| a.pointer(pointer)).filter(|v| !v.is_null());
+            let header = headers::get(h, &full);
+            match (value, header) {
+                (None, None) => {}
+                (None, Some(r)) => {
+                    if r.and_then(headers::decode).is_err() {
+                        return Err(format!("Header mismatch: invalid Mcp-Param-{hname} header"));
+                    }
+                }
+                (Some(_), None) => return Err(format!("Header mismatch: missing Mcp-Param-{hname} header")),
+                (Some(v), Some(r)) => match r.and_then(headers::decode) {
+                    Ok(d) if headers::matches_value(&d, v) => {}
+                    _ => return Err(format!("Header mismatch: Mcp-Param-{hname} header does not match the argument")),
+                },
+            }
+        }
+        Ok(())
+    }
+
+    /// Run one request: a plain JSON response unless the handler emits a message before its
+    /// result, in which case the response becomes an SSE stream from that message on.
+    async fn run(&self, id: Value, method: String, params: Option<Value>, env: Env) -> HttpResponse {
+        let (tx, mut rx) = mpsc::unbounded_channel::<Value>();
+        let cancel = env.cancel.clone();
+        let env = env.notifications(tx);
+        let server = self.server.clone();
+        let mut work = Box::pin(async move {
+            let r = server.request_with_status(id, method, params, &env).await;
+            let created = env.take_created_session();
+            (r, created)
+        });
+        let mut guard = CancelOnDrop(Some(cancel.clone()));
+        let first = tokio::select! {
+            biased;
+            done = &mut work => Err(done),
+            Some(m) = rx.recv() => Ok(m),
+        };
+        match first {
+            Err((r, created)) => {
+                guard.0 = None;
+                let mut pending = Vec::new();
+                while let Ok(m) = rx.try_recv() {
+                    pending.push(m);
+                }
+                let mut resp = match (r, pending.is_empty()) {
+                    (None, _) => HttpResponse::new(StatusCode::ACCEPTED),
+                    (Some((v, status)), true) => HttpResponse::json(StatusCode::from_u16(status).unwrap_or(StatusCode::OK), &v),
+                    (Some((v, _)), false) => {
+                        let (btx, brx) = mpsc::channel::<Bytes>(pending.len() + 1);
+                        for m in &pending {
+                            let _ = btx.try_send(sse_event(m));
+                        }
+                        let _ = btx.try_send(sse_event(&v));
+                        sse_response(brx)
+                    }
+                };
+                if let Some(id) = created.and_then(|s| s.id.clone()) {
+                    resp = resp.header(http::HeaderName::from_static(MCP_SESSION_ID), &id);
+                }
+                resp
+            }
+            Ok(first) => {
+                // Switch to SSE: the rest of the request is driven by a task feeding the body.
+                guard.0 = None;
+                let (btx, brx) = mpsc::channel::<Bytes>(64);
+                let keep_alive = self.config.keep_alive;
+                tokio::spawn(async move {
+                    let _guard = CancelOnDrop(Some(cancel.clone()));
+                    if btx.send(sse_event(&first)).await.is_err() {
+                        return;
+                    }
+                    let mut tick = tokio::time::interval(keep_alive);
+                    tick.tick().await;
+                    loop {
+                        tokio::select! {
+                            biased;
+                            Some(m) = rx.recv() => {
+                                if btx.send(sse_event(&m)).await.is_err() { return; }
+                            }
+                            (r, _) = &mut work => {
+                                while let Ok(m) = rx.try_recv() {
+                                    if btx.send(sse_event(&m)).await.is_err() { return; }
+                                }
+                                if let Some((v, _)) = r {
+                                    let _ = btx.send(sse_event(&v)).await;
+                                }
+                                return;
+                            }
+                            _ = tick.tick() => {
+                                if btx.send(Bytes::from_static(b": keep-alive\n\n")).await.is_err() { return; }
+                            }
+                            _ = btx.closed() => return,
+                        }
+                    }
+                });
+                sse_response(brx)
+            }
+        }
+    }
+
+    /// A legacy (2025-03-26) JSON-RPC batch.
+    async fn batch(&self, batch: Vec<Value>, session: Option<Arc<LegacySession>>, header_version: Option<String>, caller: Option<Caller>) -> HttpResponse {
+        let version = session.as_ref().map(|s| s.version.clone()).or(header_version).unwrap_or_else(|| "2025-03-26".into());
+        if version == MODERN_VERSION || batch.is_empty() {
+            return HttpResponse::error(StatusCode::BAD_REQUEST, Value::Null, McpError::invalid_request("JSON-RPC batches are not supported in this protocol version"));
+        }
+        let mut out = Vec::new();
+        let mut created = None;
+        for msg in batch {
+            if msg.get("method").and_then(Value::as_str) == Some("initialize") {
+                out.push(jsonrpc::error(msg.get("id").cloned().unwrap_or(Value::Null), &McpError::invalid_request("initialize must not be part of a batch")));
+                continue;
+            }
+            let mut env = Env::new(Transport::Http).caller(caller.clone()).session(session.clone());
+            env.legacy_version = Some(version.clone());
+            if let Some(r) = self.server.dispatch(msg, &env).await {
+                out.push(r);
+            }
+            created = created.or(env.take_created_session());
+        }
+        let _ = created;
+        if out.is_empty() {
+            HttpResponse::new(StatusCode::ACCEPTED)
+        } else {
+            HttpResponse::json(StatusCode::OK, &Value::Array(out))
+        }
+    }
+}
+
+fn accepts(h: &HeaderMap, mime: &str) -> bool {
+    let Some(a) = h.get(header::ACCEPT).and_then(|v| v.to_str().ok()) else { return false };
+    let major = mime.split('/').next().unwrap_or("");
+    a.split(',').map(|p| p.split(';').next().unwrap_or("").trim()).any(|p| {
+        p.eq_ignore_ascii_case(mime) || p == "*/*" || p.eq_ignore_ascii_case(&format!("{major}/*"))
+    })
+}
+
+fn sse_response(rx: mpsc::Receiver<Bytes>) -> HttpResponse {
+    let mut r = HttpResponse::new(StatusCode::OK);
+    r.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    r.headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    r.headers.insert(http::HeaderName::from_static("x-accel-buffering"), HeaderValue::from_static("no"));
+    r.body = ResponseBody::Sse(rx);
+    r
+}
+
+/// HTTP status for a dispatch error in the given era (exposed for the bindings' mounts).
+pub fn error_status(e: &McpError, era: Era) -> u16 {
+    status_for(e, era)
+}

@@ -1,0 +1,121 @@
+//! The hyper 1 server for Streamable HTTP: accept loop, `TCP_NODELAY`, header-read timeout,
+//! body cap while reading, and graceful shutdown driven by a future (no signal handlers here:
+//! the embedding program owns signals).
+
+use super::http::{HttpConfig, HttpHandler, HttpRequest, HttpResponse, ResponseBody};
+use crate::error::McpError;
+use crate::jsonrpc;
+use crate::server::Server;
+use bytes::Bytes;
+use http_body_util::{combinators::UnsyncBoxBody, BodyExt, Full, Limited, StreamBody};
+use hyper::body::{Frame, Incoming};
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+use tokio::net::TcpListener;
+
+type Body = UnsyncBoxBody<Bytes, Infallible>;
+
+fn to_hyper(r: HttpResponse) -> hyper::Response<Body> {
+    let body: Body = match r.body {
+        ResponseBody::Empty => Full::new(Bytes::new()).boxed_unsync(),
+        ResponseBody::Full(b) => Full::new(b).boxed_unsync(),
+        ResponseBody::Sse(rx) => {
+            let stream = futures::stream::unfold(rx, |mut rx| async move {
+                rx.recv().await.map(|b| (Ok::<_, Infallible>(Frame::data(b)), rx))
+            });
+            StreamBody::new(stream).boxed_unsync()
+        }
+    };
+    let mut resp = hyper::Response::new(body);
+    *resp.status_mut() = r.status;
+    *resp.headers_mut() = r.headers;
+    resp
+}
+
+async fn serve_one(handler: HttpHandler, req: hyper::Request<Incoming>) -> Result<hyper::Response<Body>, Infallible> {
+    let (parts, body) = req.into_parts();
+    let max = handler.config().max_body;
+    let too_large = || {
+        let e = McpError::invalid_request("Request body too large");
+        HttpResponse::json(http::StatusCode::PAYLOAD_TOO_LARGE, &jsonrpc::error(serde_json::Value::Null, &e))
+    };
+    let declared = parts.headers.get(http::header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > max) {
+        return Ok(to_hyper(too_large()));
+    }
+    let body = match Limited::new(body, max).collect().await {
+        Ok(b) => b.to_bytes(),
+        Err(_) => return Ok(to_hyper(too_large())),
+    };
+    let req = HttpRequest { method: parts.method, path: parts.uri.path().to_string(), headers: parts.headers, body };
+    Ok(to_hyper(handler.handle(req).await))
+}
+
+/// A bound Streamable HTTP server (bind first to learn the port, then serve).
+pub struct HttpServer {
+    listener: TcpListener,
+    handler: HttpHandler,
+}
+
+impl HttpServer {
+    pub async fn bind(server: Server, mut config: HttpConfig) -> std::io::Result<Self> {
+        let listener = TcpListener::bind(config.addr).await?;
+        config.addr = listener.local_addr()?;
+        Ok(Self { listener, handler: HttpHandler::new(server, config) })
+    }
+
+    pub fn local_addr(&self) -> SocketAddr {
+        self.handler.config().addr
+    }
+
+    /// Serve until `shutdown` resolves; then stop accepting, end listen streams and sessions,
+    /// and let in-flight requests finish within the drain deadline.
+    pub async fn serve(self, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
+        let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+        let header_timeout = self.handler.config().header_timeout;
+        let drain = self.handler.config().drain_timeout;
+        tokio::pin!(shutdown);
+        tracing::info!(addr = %self.local_addr(), path = %self.handler.config().path, "serving Streamable HTTP");
+        loop {
+            let (stream, _peer) = tokio::select! {
+                r = self.listener.accept() => match r {
+                    Ok(x) => x,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "accept failed");
+                        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+                        continue;
+                    }
+                },
+                _ = &mut shutdown => break,
+            };
+            let _ = stream.set_nodelay(true);
+            let handler = self.handler.clone();
+            let svc = service_fn(move |req| serve_one(handler.clone(), req));
+            let conn = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(header_timeout)
+                .keep_alive(true)
+                .serve_connection(TokioIo::new(stream), svc);
+            let conn = graceful.watch(conn);
+            tokio::spawn(async move {
+                if let Err(e) = conn.await {
+                    tracing::debug!(error = %e, "connection ended with an error");
+                }
+            });
+        }
+        self.handler.server().shutdown();
+        tokio::select! {
+            _ = graceful.shutdown() => {}
+            _ = tokio::time::sleep(drain) => tracing::warn!("drain deadline reached; closing remaining connections"),
+        }
+        Ok(())
+    }
+}
+
+/// Bind and serve in one call.
+pub async fn serve(server: Server, config: HttpConfig, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
+    HttpServer::bind(server, config).await?.serve(shutdown).await
+}

@@ -1,0 +1,242 @@
+//! stdio: newline-delimited JSON-RPC. A dedicated thread reads stdin (a long-lived blocking read
+//! does not belong on the async runtime), one thread writes stdout, requests run concurrently.
+//! Nothing but MCP messages is ever written to stdout; logs go to stderr.
+
+use crate::error::{ErrorCode, McpError};
+use crate::jsonrpc::{self, Message};
+use crate::server::bus::Event;
+use crate::server::session::LegacySession;
+use crate::server::{Env, Server, Transport};
+use futures::StreamExt;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::future::Future;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct StdioConfig {
+    /// Longest accepted line; longer ones are answered with -32600 and skipped.
+    pub max_line: usize,
+    /// How long in-flight requests may take to finish at EOF or shutdown.
+    pub drain_timeout: Duration,
+}
+
+impl Default for StdioConfig {
+    fn default() -> Self {
+        Self { max_line: 4 * 1024 * 1024, drain_timeout: Duration::from_secs(5) }
+    }
+}
+
+enum Line {
+    Data(Vec<u8>),
+    TooLong,
+}
+
+/// Read lines of at most `max` bytes; a longer line is skipped up to its newline.
+fn read_lines(input: impl Read, max: usize, tx: mpsc::Sender<Line>) {
+    let mut r = BufReader::with_capacity(64 * 1024, input);
+    let mut buf = Vec::new();
+    let mut skipping = false;
+    loop {
+        let (done, used) = match r.fill_buf() {
+            Ok([]) => return,
+            Ok(chunk) => match chunk.iter().position(|&b| b == b'\n') {
+                Some(i) => {
+                    if !skipping {
+                        buf.extend_from_slice(&chunk[..i]);
+                    }
+                    (true, i + 1)
+                }
+                None => {
+                    if !skipping {
+                        buf.extend_from_slice(chunk);
+                    }
+                    (false, chunk.len())
+                }
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return,
+        };
+        r.consume(used);
+        if !skipping && buf.len() > max {
+            skipping = true;
+            buf = Vec::new();
+        }
+        if done {
+            let line = if skipping { Line::TooLong } else { Line::Data(std::mem::take(&mut buf)) };
+            skipping = false;
+            let empty = matches!(&line, Line::Data(d) if d.iter().all(u8::is_ascii_whitespace));
+            if !empty && tx.blocking_send(line).is_err() {
+                return;
+            }
+        }
+    }
+}
+
+fn write_lines(output: impl Write, mut rx: mpsc::UnboundedReceiver<Value>) {
+    let mut w = std::io::BufWriter::new(output);
+    while let Some(v) = rx.blocking_recv() {
+        if serde_json::to_writer(&mut w, &v).is_err() || w.write_all(b"\n").is_err() {
+            return;
+        }
+        // Batch whatever is already queued, then flush once.
+        while let Ok(v) = rx.try_recv() {
+            if serde_json::to_writer(&mut w, &v).is_err() || w.write_all(b"\n").is_err() {
+                return;
+            }
+        }
+        if w.flush().is_err() {
+            return;
+        }
+    }
+}
+
+/// Serve on this process's stdin/stdout until EOF or `shutdown`.
+pub async fn serve(server: Server, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
+    serve_io(server, std::io::stdin(), std::io::stdout(), StdioConfig::default(), shutdown).await
+}
+
+/// Serve newline-delimited JSON-RPC on any byte streams (pipes, sockets, tests).
+pub async fn serve_io<R, W>(server: Server, input: R, output: W, config: StdioConfig, shutdown: impl Future<Output = ()>) -> std::io::Result<()>
+where
+    R: Read + Send + 'static,
+    W: Write + Send + 'static,
+{
+    let (line_tx, mut lines) = mpsc::channel::<Line>(64);
+    let max = config.max_line;
+    std::thread::Builder::new().name("oxmcp-stdin".into()).spawn(move || read_lines(input, max, line_tx))?;
+    let (out, out_rx) = mpsc::unbounded_channel::<Value>();
+    let writer = std::thread::Builder::new().name("oxmcp-stdout".into()).spawn(move || write_lines(output, out_rx))?;
+
+    let in_flight: Arc<Mutex<HashMap<String, CancellationToken>>> = Arc::default();
+    let session: Arc<Mutex<Option<Arc<LegacySession>>>> = Arc::default();
+    let mut tasks = tokio::task::JoinSet::new();
+    let stop = CancellationToken::new();
+    tokio::pin!(shutdown);
+
+    loop {
+        let line = tokio::select! {
+            l = lines.recv() => match l { Some(l) => l, None => break },
+            _ = &mut shutdown => break,
+        };
+        while tasks.try_join_next().is_some() {}
+        let bytes = match line {
+            Line::TooLong => {
+                let e = McpError::invalid_request(format!("Message exceeds the {max}-byte line limit"));
+                let _ = out.send(jsonrpc::error(Value::Null, &e));
+                continue;
+            }
+            Line::Data(b) => b,
+        };
+        let msg: Value = match serde_json::from_slice(&bytes) {
+            Ok(v) => v,
+            Err(e) => {
+                let e = McpError::new(ErrorCode::PARSE_ERROR, format!("Parse error: {e}"));
+                let _ = out.send(jsonrpc::error(Value::Null, &e));
+                continue;
+            }
+        };
+        let current = session.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        if let Value::Array(batch) = msg {
+            if current.is_none() || batch.is_empty() {
+                let e = McpError::invalid_request("JSON-RPC batches are not supported in this protocol version");
+                let _ = out.send(jsonrpc::error(Value::Null, &e));
+                continue;
+            }
+            let (server, out) = (server.clone(), out.clone());
+            tasks.spawn(async move {
+                let mut replies = Vec::new();
+                for m in batch {
+                    let env = Env::new(Transport::Stdio).session(current.clone()).notifications(out.clone());
+                    if let Some(r) = server.dispatch(m, &env).await {
+                        replies.push(r);
+                    }
+                }
+                if !replies.is_empty() {
+                    let _ = out.send(Value::Array(replies));
+                }
+            });
+            continue;
+        }
+        match jsonrpc::classify(msg) {
+            Err((id, e)) => {
+                let _ = out.send(jsonrpc::error(id, &e));
+            }
+            Ok(Message::Response(v)) => {
+                server.inner.client_requests.resolve(&v);
+            }
+            Ok(Message::Notification { method, params }) => {
+                if method == "notifications/cancelled" {
+                    if let Some(id) = params.as_ref().and_then(|p| p.get("requestId")) {
+                        if let Some(t) = in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&id.to_string()) {
+                            t.cancel();
+                        }
+                    }
+                } else {
+                    let env = Env::new(Transport::Stdio).session(current);
+                    server.notification(&method, params.as_ref(), &env);
+                }
+            }
+            Ok(Message::Request { id, method, params }) => {
+                let token = stop.child_token();
+                in_flight.lock().unwrap_or_else(|e| e.into_inner()).insert(id.to_string(), token.clone());
+                let (server, out, in_flight, session) = (server.clone(), out.clone(), in_flight.clone(), session.clone());
+                tasks.spawn(async move {
+                    let key = id.to_string();
+                    let env = Env::new(Transport::Stdio).session(current).cancel(token.clone()).notifications(out.clone());
+                    let resp = server.request(id, method, params, &env).await;
+                    if let Some(s) = env.take_created_session() {
+                        // `initialize` selects legacy semantics for the rest of the process.
+                        *session.lock().unwrap_or_else(|e| e.into_inner()) = Some(s.clone());
+                        tokio::spawn(forward_legacy_events(server.clone(), s, out.clone()));
+                    }
+                    in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&key);
+                    if let Some(r) = resp {
+                        if !token.is_cancelled() {
+                            let _ = out.send(r);
+                        }
+                    }
+                });
+            }
+        }
+    }
+
+    // EOF or shutdown: end listen streams, let in-flight requests finish, then stop.
+    server.shutdown();
+    let drained = tokio::time::timeout(config.drain_timeout, async { while tasks.join_next().await.is_some() {} }).await;
+    if drained.is_err() {
+        stop.cancel();
+        tasks.shutdown().await;
+    }
+    drop(out);
+    let _ = tokio::task::spawn_blocking(move || writer.join()).await;
+    Ok(())
+}
+
+/// Legacy stdio: list changes and subscribed resource updates go to stdout.
+async fn forward_legacy_events(server: Server, session: Arc<LegacySession>, out: mpsc::UnboundedSender<Value>) {
+    let mut events = server.inner.bus.subscribe();
+    loop {
+        let e = tokio::select! {
+            e = events.next() => match e { Some(e) => e, None => return },
+            _ = server.inner.shutdown.cancelled() => return,
+        };
+        let msg = match e {
+            Event::ToolsListChanged => json!({"jsonrpc":"2.0","method":"notifications/tools/list_changed"}),
+            Event::PromptsListChanged => json!({"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}),
+            Event::ResourcesListChanged => json!({"jsonrpc":"2.0","method":"notifications/resources/list_changed"}),
+            Event::ResourceUpdated(uri) if session.is_subscribed(&uri) => {
+                json!({"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":uri}})
+            }
+            _ => continue,
+        };
+        if out.send(msg).is_err() {
+            return;
+        }
+    }
+}
