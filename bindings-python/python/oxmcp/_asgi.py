@@ -50,7 +50,7 @@ class AsgiApp:
                 await _plain(send, 413, b"request body too large")
                 return
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope.get("headers", [])]
-        status, out_headers, out_body, stream = await native.handle_http(scope["method"], self.path, headers, bytes(body))
+        status, out_headers, out_body, stream = await native.handle_http(scope["method"], "/mcp", headers, bytes(body))
         await send({"type": "http.response.start", "status": status,
                     "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in out_headers]})
         if stream is None:
@@ -63,7 +63,7 @@ class AsgiApp:
                 await asyncio.wait({nxt, disconnected}, return_when=asyncio.FIRST_COMPLETED)
                 if disconnected.done():
                     nxt.cancel()
-                    stream.close()  # the core sees the client leave and cancels the request
+                    await stream.close()  # the core sees the client leave and cancels the request
                     return
                 chunk = nxt.result()
                 if chunk is None:

@@ -1,0 +1,138 @@
+//! Python entries as core handlers: each holds the entry object (`oxmcp._entries.*Entry`) and
+//! implements the core trait by running it on the engine and awaiting its outcome.
+
+use crate::context::{NativeContext, Slot};
+use crate::convert::{outcome, py_failure, to_py, Outcome};
+use crate::engine::Engine;
+use oxmcp::{BoxFuture, Completion, CompletionHandler, Context, HandlerError, McpError, PromptHandler, PromptResult,
+            ResourceContents, ResourceHandler, ToolHandler, ToolResult};
+use pyo3::prelude::*;
+use pyo3::types::PyCFunction;
+use serde_json::{Map, Value};
+use std::sync::{Arc, Mutex};
+use tokio::sync::oneshot;
+
+pub(crate) struct PyHandler {
+    pub(crate) entry: Arc<Py<PyAny>>,
+    pub(crate) is_async: bool,
+    pub(crate) engine: Arc<Engine>,
+    /// `oxmcp._runtime.submit`
+    pub(crate) submit: Arc<Py<PyAny>>,
+}
+
+impl PyHandler {
+    fn invoke(&self, payload: Value, ctx: Context) -> BoxFuture<Result<Value, HandlerError>> {
+        let (tx, rx) = oneshot::channel::<Outcome>();
+        let slot: Slot = Arc::new(Mutex::new(None));
+        let job: Arc<Mutex<Option<Py<PyAny>>>> = Arc::new(Mutex::new(None));
+        let engine = self.engine.clone();
+        let (entry, submit) = (self.entry.clone(), self.submit.clone());
+        let nctx = NativeContext { ctx: ctx.clone(), slot: slot.clone(), engine: engine.clone() };
+        let sent = if self.is_async {
+            let job = job.clone();
+            engine.dispatch(Box::new(move |py| {
+                let Some(lp) = engine_loop(&nctx.engine, py) else {
+                    let _ = tx.send(Outcome::Err(McpError::internal("no asyncio loop is serving this server").into()));
+                    return;
+                };
+                let tx = Mutex::new(Some(tx));
+                let done = PyCFunction::new_closure(py, None, None, move |args: &Bound<'_, pyo3::types::PyTuple>, _kw| -> PyResult<()> {
+                    let o = outcome(&args.get_item(0)?);
+                    if let Some(tx) = tx.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                        let _ = tx.send(o);
+                    }
+                    Ok(())
+                });
+                let r = (|| -> PyResult<Py<PyAny>> {
+                    let done = done?;
+                    let fn_ = entry.bind(py).getattr("call_async")?;
+                    let payload = to_py(py, &payload)?;
+                    let nctx = Bound::new(py, nctx)?;
+                    Ok(submit.bind(py).call1((lp, fn_, payload, nctx, done))?.unbind())
+                })();
+                match r {
+                    Ok(handle) => *job.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle),
+                    Err(e) => e.print(py),
+                }
+            }))
+        } else {
+            engine.run_sync(Box::new(move |py| {
+                let o = (|| -> PyResult<Outcome> {
+                    let payload = to_py(py, &payload)?;
+                    let nctx = Bound::new(py, nctx)?;
+                    Ok(outcome(&entry.bind(py).call_method1("call_sync", (payload, nctx))?))
+                })()
+                .unwrap_or_else(|e| py_failure(py, e));
+                let _ = tx.send(o);
+            }))
+        };
+        Box::pin(async move {
+            if !sent {
+                return Err(McpError::internal("the Python worker pool is stopped").into());
+            }
+            let cancel = ctx.cancellation().clone();
+            let o = tokio::select! {
+                o = rx => o.unwrap_or_else(|_| Outcome::Err(McpError::internal("the handler was dropped").into())),
+                () = cancel.cancelled() => {
+                    if let Some(handle) = job.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                        engine.dispatch(Box::new(move |py| {
+                            if let Err(e) = handle.call_method0(py, "cancel") { e.print(py); }
+                        }));
+                    }
+                    return Err(HandlerError::Cancelled);
+                }
+            };
+            match o {
+                Outcome::Ok(v) => Ok(v),
+                Outcome::Err(e) => Err(e),
+                Outcome::InputRequired => Err(slot
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .take()
+                    .unwrap_or_else(|| McpError::internal("InputRequired raised outside a Context input call").into())),
+            }
+        })
+    }
+}
+
+fn engine_loop(engine: &Engine, py: Python<'_>) -> Option<Py<PyAny>> {
+    engine.event_loop(py)
+}
+
+fn parse<T: serde::de::DeserializeOwned>(v: Value, what: &str) -> Result<T, HandlerError> {
+    serde_json::from_value(v).map_err(|e| McpError::internal(format!("the handler returned an invalid {what}: {e}")).into())
+}
+
+pub(crate) struct PyTool(pub(crate) PyHandler);
+pub(crate) struct PyResource(pub(crate) PyHandler);
+pub(crate) struct PyPrompt(pub(crate) PyHandler);
+pub(crate) struct PyCompletion(pub(crate) PyHandler);
+
+impl ToolHandler for PyTool {
+    fn call(&self, args: Map<String, Value>, ctx: Context) -> BoxFuture<Result<ToolResult, HandlerError>> {
+        let fut = self.0.invoke(Value::Object(args), ctx);
+        Box::pin(async move { parse(fut.await?, "tool result") })
+    }
+}
+
+impl ResourceHandler for PyResource {
+    fn read(&self, uri: String, vars: Map<String, Value>, ctx: Context) -> BoxFuture<Result<Vec<ResourceContents>, HandlerError>> {
+        let fut = self.0.invoke(serde_json::json!({"uri": uri, "vars": vars}), ctx);
+        Box::pin(async move { parse(fut.await?, "resource contents list") })
+    }
+}
+
+impl PromptHandler for PyPrompt {
+    fn get(&self, args: Map<String, Value>, ctx: Context) -> BoxFuture<Result<PromptResult, HandlerError>> {
+        let fut = self.0.invoke(Value::Object(args), ctx);
+        Box::pin(async move { parse(fut.await?, "prompt result") })
+    }
+}
+
+impl CompletionHandler for PyCompletion {
+    fn complete(&self, argument: String, value: String, context_args: Map<String, Value>, ctx: Context) -> BoxFuture<Result<Completion, HandlerError>> {
+        let fut = self.0.invoke(serde_json::json!({"argument": argument, "value": value, "context": context_args}), ctx);
+        Box::pin(async move { parse(fut.await?, "completion") })
+    }
+}
+

@@ -1,0 +1,257 @@
+//! `oxmcp._oxmcp`: the private native layer under the `oxmcp` Python package.
+//!
+//! Thin wrappers only: convert, call the core, convert back. Policy (decorators, schemas,
+//! result normalisation, user-facing errors) lives in the Python layer.
+
+mod context;
+mod convert;
+mod engine;
+mod handlers;
+mod options;
+mod serve;
+
+use convert::from_py;
+use engine::Engine;
+use handlers::{PyCompletion, PyHandler, PyPrompt, PyResource, PyTool};
+use oxmcp::{CompletionHandler, Prompt, PromptHandler, Resource, ResourceHandler, ResourceTemplate, Server, Tool};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyDictMethods};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+fn build_err(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+fn as_object(v: Value, what: &str) -> PyResult<Map<String, Value>> {
+    match v {
+        Value::Object(m) => Ok(m),
+        _ => Err(PyValueError::new_err(format!("{what} must be a dict"))),
+    }
+}
+
+#[derive(Clone)]
+struct PromptReg {
+    def: Map<String, Value>,
+    handler: Arc<dyn PromptHandler>,
+}
+
+#[derive(Clone)]
+struct TemplateReg {
+    def: Map<String, Value>,
+    handler: Arc<dyn ResourceHandler>,
+}
+
+/// The core server plus the Python engine that runs its handlers.
+#[pyclass(module = "oxmcp._oxmcp", name = "NativeServer", frozen)]
+pub(crate) struct NativeServer {
+    pub(crate) server: Server,
+    pub(crate) engine: Arc<Engine>,
+    submit: Arc<Py<PyAny>>,
+    pub(crate) http_options: Py<PyDict>,
+    prompts: Mutex<HashMap<String, PromptReg>>,
+    templates: Mutex<HashMap<String, TemplateReg>>,
+    completions: Mutex<HashMap<(String, String), Arc<dyn CompletionHandler>>>,
+    /// The transport-neutral HTTP handler behind `handle_http` (ASGI mount, in-memory client).
+    /// Its DNS-rebinding guard treats the endpoint as loopback unless `allowed_hosts` is given.
+    http_handler: std::sync::OnceLock<oxmcp::transport::http::HttpHandler>,
+}
+
+impl NativeServer {
+    fn http_handler(&self, py: Python<'_>) -> PyResult<oxmcp::transport::http::HttpHandler> {
+        if let Some(h) = self.http_handler.get() {
+            return Ok(h.clone());
+        }
+        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+        let path = self.http_options.bind(py).get_item("path")?.map(|p| p.extract::<String>()).transpose()?;
+        let cfg = serve::http_config(py, self, addr, path.as_deref().unwrap_or("/mcp"))?;
+        Ok(self.http_handler.get_or_init(|| oxmcp::transport::http::HttpHandler::new(self.server.clone(), cfg)).clone())
+    }
+
+    fn handler(&self, entry: Py<PyAny>, is_async: bool) -> PyHandler {
+        PyHandler { entry: Arc::new(entry), is_async, engine: self.engine.clone(), submit: self.submit.clone() }
+    }
+
+    fn register_prompt(&self, name: &str, reg: &PromptReg) -> PyResult<()> {
+        let mut p = Prompt::from_definition(reg.def.clone()).map_err(build_err)?.handler_arc(reg.handler.clone());
+        if let Some(c) = self.completions.lock().unwrap_or_else(|e| e.into_inner()).get(&("ref/prompt".into(), name.into())) {
+            p = p.complete_arc(c.clone());
+        }
+        self.server.remove_prompt(name);
+        self.server.add_prompt(p).map_err(build_err)
+    }
+
+    fn register_template(&self, uri: &str, reg: &TemplateReg) -> PyResult<()> {
+        let mut t = ResourceTemplate::from_definition(reg.def.clone()).map_err(build_err)?.handler_arc(reg.handler.clone());
+        if let Some(c) = self.completions.lock().unwrap_or_else(|e| e.into_inner()).get(&("ref/resource".into(), uri.into())) {
+            t = t.complete_arc(c.clone());
+        }
+        self.server.remove_resource_template(uri);
+        self.server.add_resource_template(t).map_err(build_err)
+    }
+}
+
+#[pymethods]
+impl NativeServer {
+    /// `info`: `{name, version, title?, instructions?, websiteUrl?, description?, icons?}`;
+    /// `options`: the core's server options plus the HTTP transport's; `max_workers`: sync pool size.
+    #[new]
+    #[pyo3(signature = (info, options, max_workers=8))]
+    fn new(py: Python<'_>, info: &Bound<'_, PyAny>, options: &Bound<'_, PyDict>, max_workers: usize) -> PyResult<Self> {
+        let info = as_object(from_py(info)?, "info")?;
+        let name = info.get("name").and_then(Value::as_str).unwrap_or("oxmcp-python").to_string();
+        let version = info.get("version").and_then(Value::as_str).unwrap_or("0.0.0").to_string();
+        let mut b = Server::builder(name, version).declare_tools();
+        if let Some(s) = info.get("title").and_then(Value::as_str) {
+            b = b.title(s);
+        }
+        if let Some(s) = info.get("description").and_then(Value::as_str) {
+            b = b.description(s);
+        }
+        if let Some(s) = info.get("websiteUrl").and_then(Value::as_str) {
+            b = b.website_url(s);
+        }
+        if let Some(v) = info.get("icons") {
+            b = b.icons(v.clone());
+        }
+        if let Some(s) = info.get("instructions").and_then(Value::as_str) {
+            b = b.instructions(s);
+        }
+        let server = b.options(options::server_options(options)?).build().map_err(build_err)?;
+        let submit = py.import("oxmcp._runtime")?.getattr("submit")?.unbind();
+        let http_options = options.copy()?.unbind();
+        Ok(Self {
+            server,
+            engine: Engine::new(max_workers),
+            submit: Arc::new(submit),
+            http_options,
+            prompts: Mutex::new(HashMap::new()),
+            templates: Mutex::new(HashMap::new()),
+            completions: Mutex::new(HashMap::new()),
+            http_handler: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// Register (or, while serving, add) a tool: `spec` is the spec-shaped `Tool` dict.
+    fn add_tool(&self, spec: &Bound<'_, PyAny>, entry: Py<PyAny>, is_async: bool) -> PyResult<()> {
+        let def = as_object(from_py(spec)?, "tool spec")?;
+        let tool = Tool::from_definition(def).map_err(build_err)?.handler(PyTool(self.handler(entry, is_async)));
+        self.server.add_tool(tool).map_err(build_err)
+    }
+
+    fn remove_tool(&self, name: &str) -> bool {
+        self.server.remove_tool(name)
+    }
+
+    fn add_resource(&self, spec: &Bound<'_, PyAny>, entry: Py<PyAny>, is_async: bool, is_template: bool) -> PyResult<()> {
+        let def = as_object(from_py(spec)?, "resource spec")?;
+        let handler: Arc<dyn ResourceHandler> = Arc::new(PyResource(self.handler(entry, is_async)));
+        if is_template {
+            let uri = def.get("uriTemplate").and_then(Value::as_str).unwrap_or_default().to_string();
+            let reg = TemplateReg { def, handler };
+            self.register_template(&uri, &reg)?;
+            self.templates.lock().unwrap_or_else(|e| e.into_inner()).insert(uri, reg);
+            Ok(())
+        } else {
+            let r = Resource::from_definition(def).map_err(build_err)?.handler_arc(handler);
+            self.server.add_resource(r).map_err(build_err)
+        }
+    }
+
+    fn remove_resource(&self, uri: &str, is_template: bool) -> bool {
+        if is_template {
+            self.templates.lock().unwrap_or_else(|e| e.into_inner()).remove(uri);
+            self.server.remove_resource_template(uri)
+        } else {
+            self.server.remove_resource(uri)
+        }
+    }
+
+    fn add_prompt(&self, spec: &Bound<'_, PyAny>, entry: Py<PyAny>, is_async: bool) -> PyResult<()> {
+        let def = as_object(from_py(spec)?, "prompt spec")?;
+        let name = def.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
+        let reg = PromptReg { def, handler: Arc::new(PyPrompt(self.handler(entry, is_async))) };
+        self.register_prompt(&name, &reg)?;
+        self.prompts.lock().unwrap_or_else(|e| e.into_inner()).insert(name, reg);
+        Ok(())
+    }
+
+    fn remove_prompt(&self, name: &str) -> bool {
+        self.prompts.lock().unwrap_or_else(|e| e.into_inner()).remove(name);
+        self.server.remove_prompt(name)
+    }
+
+    /// Completions for a prompt (`ref_type="ref/prompt"`) or a template (`"ref/resource"`).
+    fn set_completion(&self, ref_type: &str, reference: &str, entry: Py<PyAny>, is_async: bool) -> PyResult<()> {
+        let h: Arc<dyn CompletionHandler> = Arc::new(PyCompletion(self.handler(entry, is_async)));
+        self.completions.lock().unwrap_or_else(|e| e.into_inner()).insert((ref_type.into(), reference.into()), h);
+        match ref_type {
+            "ref/prompt" => {
+                let reg = self.prompts.lock().unwrap_or_else(|e| e.into_inner()).get(reference).cloned();
+                if let Some(reg) = reg {
+                    self.register_prompt(reference, &reg)?;
+                }
+            }
+            "ref/resource" => {
+                let reg = self.templates.lock().unwrap_or_else(|e| e.into_inner()).get(reference).cloned();
+                if let Some(reg) = reg {
+                    self.register_template(reference, &reg)?;
+                }
+            }
+            other => return Err(PyValueError::new_err(format!("unknown completion ref type '{other}'"))),
+        }
+        Ok(())
+    }
+
+    /// Tell subscribers that a resource changed (`notifications/resources/updated`).
+    fn notify_resource_updated(&self, uri: String) {
+        self.server.notify_resource_updated(uri);
+    }
+
+    fn tool_names(&self) -> Vec<String> {
+        self.server.tool_names()
+    }
+
+    /// The asyncio loop async handlers are scheduled on.
+    fn set_loop(&self, event_loop: Option<Py<PyAny>>) {
+        self.engine.set_event_loop(event_loop);
+    }
+
+    fn serve_stdio(&self, py: Python<'_>, event_loop: Py<PyAny>) -> PyResult<serve::ServeHandle> {
+        self.engine.set_event_loop(Some(event_loop));
+        serve::stdio(py, self)
+    }
+
+    fn serve_http(&self, py: Python<'_>, event_loop: Py<PyAny>, host: String, port: u16, path: String) -> PyResult<serve::ServeHandle> {
+        self.engine.set_event_loop(Some(event_loop));
+        serve::http(py, self, host, port, path)
+    }
+
+    /// One HTTP exchange through the core's transport-neutral handler (ASGI mount, in-memory client).
+    /// Returns an awaitable of `(status, headers, body: bytes | None, stream | None)`.
+    fn handle_http<'py>(
+        &self,
+        py: Python<'py>,
+        method: String,
+        path: String,
+        headers: Vec<(String, String)>,
+        body: Vec<u8>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let handler = self.http_handler(py)?;
+        serve::handle(py, handler, method, path, headers, body)
+    }
+}
+
+#[pymodule(gil_used = false)]
+fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<NativeServer>()?;
+    m.add_class::<context::NativeContext>()?;
+    m.add_class::<serve::ServeHandle>()?;
+    m.add_class::<serve::BodyStream>()?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("SERVER_OPTIONS", options::SERVER_KEYS.to_vec())?;
+    m.add("HTTP_OPTIONS", serve::HTTP_KEYS.to_vec())?;
+    Ok(())
+}

@@ -1,0 +1,191 @@
+//! Serving: stdio and Streamable HTTP on the binding's tokio runtime, and one-shot HTTP exchanges
+//! for the ASGI mount and the in-memory client. The core never installs signal handlers; Python
+//! owns them and calls `ServeHandle.shutdown()`.
+
+use crate::engine::runtime;
+use crate::NativeServer;
+use bytes::Bytes;
+use http::{HeaderMap, HeaderName, HeaderValue, Method};
+use oxmcp::transport::http::{HttpConfig, HttpHandler, HttpRequest, ResponseBody};
+use oxmcp::transport::http_server::HttpServer;
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDictMethods};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{mpsc, watch};
+use tokio_util::sync::CancellationToken;
+
+/// Options read by the HTTP transport (the rest go to `ServerOptions`).
+pub(crate) const HTTP_KEYS: &[&str] =
+    &["allowed_origins", "allowed_hosts", "max_body_bytes", "keep_alive_ms", "header_timeout_ms", "drain_timeout_ms"];
+
+type Done = watch::Receiver<Option<Result<(), String>>>;
+
+/// A running transport: `await handle.wait()` until it ends, `handle.shutdown()` to end it.
+#[pyclass(module = "oxmcp._oxmcp", name = "ServeHandle", frozen)]
+pub(crate) struct ServeHandle {
+    stop: CancellationToken,
+    done: Done,
+    #[pyo3(get)]
+    address: Option<String>,
+}
+
+#[pymethods]
+impl ServeHandle {
+    /// Graceful shutdown: stop accepting, end streams, finish in-flight requests.
+    fn shutdown(&self) {
+        self.stop.cancel();
+    }
+
+    fn wait<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let mut done = self.done.clone();
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            let r = loop {
+                if let Some(r) = done.borrow().clone() {
+                    break r;
+                }
+                if done.changed().await.is_err() {
+                    break Ok(());
+                }
+            };
+            r.map_err(PyOSError::new_err)
+        })
+    }
+
+    #[getter]
+    fn running(&self) -> bool {
+        self.done.borrow().is_none()
+    }
+}
+
+fn spawn<F>(address: Option<String>, f: impl FnOnce(CancellationToken) -> F) -> ServeHandle
+where
+    F: std::future::Future<Output = Result<(), String>> + Send + 'static,
+{
+    let stop = CancellationToken::new();
+    let (tx, rx) = watch::channel(None);
+    let fut = f(stop.clone());
+    runtime().spawn(async move {
+        let r = fut.await;
+        let _ = tx.send(Some(r));
+    });
+    ServeHandle { stop, done: rx, address }
+}
+
+pub(crate) fn stdio(_py: Python<'_>, ns: &NativeServer) -> PyResult<ServeHandle> {
+    let server = ns.server.clone();
+    let _guard = runtime().enter();
+    Ok(spawn(None, move |stop| async move {
+        let r = oxmcp::transport::stdio::serve(server.clone(), async move { stop.cancelled().await }).await;
+        server.shutdown();
+        r.map_err(|e| e.to_string())
+    }))
+}
+
+pub(crate) fn http_config(py: Python<'_>, ns: &NativeServer, addr: SocketAddr, path: &str) -> PyResult<HttpConfig> {
+    let mut cfg = HttpConfig::new(addr).path(path);
+    let opts = ns.http_options.bind(py);
+    if let Some(v) = opts.get_item("allowed_origins")? {
+        cfg = cfg.allowed_origins(v.extract::<Vec<String>>()?);
+    }
+    if let Some(v) = opts.get_item("allowed_hosts")? {
+        cfg = cfg.allowed_hosts(v.extract::<Vec<String>>()?);
+    }
+    if let Some(v) = opts.get_item("max_body_bytes")? {
+        cfg = cfg.max_body(v.extract::<usize>()?);
+    }
+    if let Some(v) = opts.get_item("keep_alive_ms")? {
+        cfg.keep_alive = Duration::from_millis(v.extract()?);
+    }
+    if let Some(v) = opts.get_item("header_timeout_ms")? {
+        cfg.header_timeout = Duration::from_millis(v.extract()?);
+    }
+    if let Some(v) = opts.get_item("drain_timeout_ms")? {
+        cfg.drain_timeout = Duration::from_millis(v.extract()?);
+    }
+    Ok(cfg)
+}
+
+pub(crate) fn http(py: Python<'_>, ns: &NativeServer, host: String, port: u16, path: String) -> PyResult<ServeHandle> {
+    let ip = if host == "localhost" { "127.0.0.1" } else { host.trim_matches(|c| c == '[' || c == ']') };
+    let ip: std::net::IpAddr =
+        ip.parse().map_err(|_| PyValueError::new_err(format!("bad host {host:?}: use an IP address or localhost")))?;
+    let addr = SocketAddr::new(ip, port);
+    let cfg = http_config(py, ns, addr, &path)?;
+    let server = ns.server.clone();
+    // Bind now so that errors (port in use) surface here and the real port is known.
+    let bound = py
+        .detach(|| runtime().block_on(HttpServer::bind(server, cfg)))
+        .map_err(|e| PyOSError::new_err(format!("cannot listen on {addr}: {e}")))?;
+    let local = bound.local_addr();
+    Ok(spawn(Some(local.to_string()), move |stop| async move {
+        bound.serve(async move { stop.cancelled().await }).await.map_err(|e| e.to_string())
+    }))
+}
+
+/// The body of an SSE response, read chunk by chunk: `await stream.next()` → bytes, or None at the end.
+#[pyclass(module = "oxmcp._oxmcp", name = "BodyStream", frozen)]
+pub(crate) struct BodyStream {
+    rx: Arc<tokio::sync::Mutex<Option<mpsc::Receiver<Bytes>>>>,
+}
+
+#[pymethods]
+impl BodyStream {
+    fn next<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let rx = self.rx.clone();
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            let chunk = match rx.lock().await.as_mut() {
+                Some(r) => r.recv().await,
+                None => None,
+            };
+            Python::attach(|py| Ok(chunk.map(|c| PyBytes::new(py, &c).unbind().into_any())))
+        })
+    }
+
+    /// Drop the stream: the core sees the client go away and cancels the request.
+    fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let rx = self.rx.clone();
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            rx.lock().await.take();
+            Ok(())
+        })
+    }
+}
+
+pub(crate) fn handle<'py>(
+    py: Python<'py>,
+    handler: HttpHandler,
+    method: String,
+    path: String,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let method = Method::from_bytes(method.as_bytes()).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let mut map = HeaderMap::with_capacity(headers.len());
+    for (k, v) in headers {
+        let (Ok(k), Ok(v)) = (HeaderName::from_bytes(k.as_bytes()), HeaderValue::from_str(&v)) else { continue };
+        map.append(k, v);
+    }
+    pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        let req = HttpRequest { method, path, headers: map, body: Bytes::from(body) };
+        let resp = handler.handle(req).await;
+        let status = resp.status.as_u16();
+        let headers: Vec<(String, String)> = resp
+            .headers
+            .iter()
+            .filter_map(|(k, v)| v.to_str().ok().map(|v| (k.as_str().to_string(), v.to_string())))
+            .collect();
+        Python::attach(|py| -> PyResult<Py<PyAny>> {
+            let (body, stream): (Option<Py<PyAny>>, Option<Py<PyAny>>) = match resp.body {
+                ResponseBody::Empty => (Some(PyBytes::new(py, b"").unbind().into_any()), None),
+                ResponseBody::Full(b) => (Some(PyBytes::new(py, &b).unbind().into_any()), None),
+                ResponseBody::Sse(rx) => {
+                    (None, Some(Py::new(py, BodyStream { rx: Arc::new(tokio::sync::Mutex::new(Some(rx))) })?.into_any()))
+                }
+            };
+            Ok((status, headers, body, stream).into_pyobject(py)?.into_any().unbind())
+        })
+    })
+}
