@@ -1,0 +1,32 @@
+'use strict';
+/**
+ * oxmcp for Node: register JS/TS tools, resources and prompts; the Rust core
+ * validates, dispatches and serves them over stdio and Streamable HTTP.
+ */
+const { Server, ResourceTemplate, completable } = require('./lib/server.cjs');
+const { ToolError, McpError, ErrorCode, RegistrationError } = require('./lib/errors.cjs');
+const { text, image, audio, resource, resourceLink } = require('./lib/results.cjs');
+const { Context } = require('./lib/context.cjs');
+const { InMemoryClient } = require('./lib/client.cjs');
+const { parseServeArgs, runFromArgs } = require('./lib/cli.cjs');
+
+module.exports = {
+  Server,
+  /** Alias so that a TS SDK user can port by changing the import. */
+  McpServer: Server,
+  ResourceTemplate,
+  completable,
+  ToolError,
+  McpError,
+  ErrorCode,
+  RegistrationError,
+  Context,
+  InMemoryClient,
+  text,
+  image,
+  audio,
+  resource,
+  resourceLink,
+  parseServeArgs,
+  runFromArgs,
+};

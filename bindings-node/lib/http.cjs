@@ -1,0 +1,189 @@
+'use strict';
+/**
+ * Framework mounts over the core's transport-neutral HTTP handler
+ * (`oxmcp::transport::http::handle`): WHATWG fetch and Node `http`/Express.
+ * Closing the response (client gone) cancels the exchange, which the core
+ * treats as cancellation of the request.
+ */
+const { fromNative } = require('./errors.cjs');
+
+const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
+
+function headerPairs(headers) {
+  const out = [];
+  headers.forEach((value, name) => out.push([name, value]));
+  return out;
+}
+
+function pathOf(url) {
+  const u = new URL(url);
+  return u.pathname + u.search;
+}
+
+/**
+ * @param {any} native NativeServer
+ * @param {Request} request
+ * @returns {Promise<Response>}
+ */
+async function fetchHandler(native, request) {
+  const body = request.method === 'GET' || request.method === 'HEAD' || request.method === 'DELETE'
+    ? Buffer.alloc(0)
+    : Buffer.from(await request.arrayBuffer());
+  const exchange = native.handleHttp({
+    method: request.method,
+    path: pathOf(request.url),
+    headers: headerPairs(request.headers),
+    body,
+  });
+  const onAbort = () => exchange.cancel();
+  const signal = request.signal;
+  if (signal) {
+    if (signal.aborted) exchange.cancel();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  }
+  let res;
+  try {
+    res = await exchange.response();
+  } catch (e) {
+    signal?.removeEventListener('abort', onAbort);
+    throw fromNative(e);
+  }
+  const headers = new Headers();
+  for (const [k, v] of res.headers) headers.append(k, v);
+  if (!res.streaming) {
+    signal?.removeEventListener('abort', onAbort);
+    const b = res.body;
+    return new Response(res.status === 204 || res.status === 304 || !b || b.length === 0 ? null : b, { status: res.status, headers });
+  }
+  const stream = new ReadableStream({
+    async pull(controller) {
+      let chunk;
+      try {
+        chunk = await res.next();
+      } catch (e) {
+        signal?.removeEventListener('abort', onAbort);
+        controller.error(fromNative(e));
+        return;
+      }
+      if (chunk === null || chunk === undefined) {
+        signal?.removeEventListener('abort', onAbort);
+        controller.close();
+      } else {
+        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      }
+    },
+    cancel() {
+      signal?.removeEventListener('abort', onAbort);
+      exchange.cancel();
+    },
+  }, { highWaterMark: 0 });
+  return new Response(stream, { status: res.status, headers });
+}
+
+function readBody(req, limit) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    let size = 0;
+    req.on('data', (c) => {
+      size += c.length;
+      if (size > limit) {
+        const e = new Error('request body too large');
+        e.statusCode = 413;
+        req.destroy();
+        reject(e);
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks, size)));
+    req.on('error', reject);
+  });
+}
+
+function rawHeaderPairs(req) {
+  const out = [];
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) out.push([raw[i], raw[i + 1]]);
+  return out;
+}
+
+/**
+ * `(req, res, next?) => void` for `http.createServer` and Express. If Express
+ * already parsed the body (`req.body` is an object), it is re-serialised.
+ * @param {any} native NativeServer
+ * @param {{ maxBodyBytes?: number }} [options]
+ */
+function nodeHandler(native, options = {}) {
+  const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  return function oxmcpNodeHandler(req, res, next) {
+    handleNode(native, req, res, limit).catch((err) => {
+      if (typeof next === 'function') return next(err);
+      if (!res.headersSent) {
+        res.statusCode = err.statusCode ?? 500;
+        res.setHeader('content-type', 'text/plain');
+        res.end(err.statusCode === 413 ? 'Payload Too Large' : 'Internal Server Error');
+      } else {
+        res.destroy(err);
+      }
+    });
+  };
+}
+
+async function handleNode(native, req, res, limit) {
+  let body;
+  if (req.body !== undefined && req.readableEnded) {
+    body = Buffer.isBuffer(req.body) ? req.body : Buffer.from(typeof req.body === 'string' ? req.body : JSON.stringify(req.body));
+  } else if (req.method === 'GET' || req.method === 'HEAD') {
+    body = Buffer.alloc(0);
+  } else {
+    body = await readBody(req, limit);
+  }
+  // Express mounts strip the mount path from req.url; originalUrl keeps it.
+  const exchange = native.handleHttp({
+    method: req.method,
+    path: req.originalUrl ?? req.url,
+    headers: rawHeaderPairs(req),
+    body,
+  });
+  let finished = false;
+  res.on('close', () => {
+    if (!finished) exchange.cancel();
+  });
+  let r;
+  try {
+    r = await exchange.response();
+  } catch (e) {
+    throw fromNative(e);
+  }
+  res.statusCode = r.status;
+  for (const [k, v] of r.headers) res.appendHeader ? res.appendHeader(k, v) : res.setHeader(k, v);
+  if (!r.streaming) {
+    finished = true;
+    res.end(r.body ?? undefined);
+    return;
+  }
+  res.flushHeaders();
+  for (;;) {
+    if (res.destroyed) {
+      exchange.cancel();
+      return;
+    }
+    const chunk = await r.next();
+    if (chunk === null || chunk === undefined) break;
+    if (!res.write(chunk)) {
+      await new Promise((resolve) => {
+        const done = () => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.on('drain', done);
+        res.on('close', done);
+      });
+    }
+  }
+  finished = true;
+  res.end();
+}
+
+module.exports = { fetchHandler, nodeHandler };

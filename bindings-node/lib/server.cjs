@@ -1,0 +1,547 @@
+'use strict';
+/**
+ * `Server`: the TS-SDK-shaped registration API over `NativeServer`. Policy
+ * (schema conversion, argument parsing by zod, result normalisation,
+ * user-facing error messages) lives here; the Rust core validates, dispatches
+ * and serves every transport.
+ */
+const { loadNative } = require('./native.cjs');
+const { ToolError, McpError, RegistrationError, fromNative } = require('./errors.cjs');
+const { resolveSchema, EMPTY_INPUT_SCHEMA, zodIssues, isZodSchema, isZodRawShape, loadZod } = require('./schema.cjs');
+const results = require('./results.cjs');
+const { Context } = require('./context.cjs');
+const http = require('./http.cjs');
+
+const COMPLETERS = new WeakMap();
+
+/**
+ * Mark a zod schema (a prompt argument or template variable) as completable,
+ * as the TS SDK's `completable()` does.
+ * @template S
+ * @param {S} schema
+ * @param {(value: string, context: { arguments: Record<string, string> }) => string[] | Promise<string[]>} complete
+ * @returns {S}
+ */
+function completable(schema, complete) {
+  if (typeof complete !== 'function') throw new TypeError('completable(schema, fn): fn must be a function');
+  COMPLETERS.set(schema, complete);
+  return schema;
+}
+
+/** A URI template (RFC 6570) for `registerResource`, as the TS SDK spells it. */
+class ResourceTemplate {
+  /**
+   * @param {string} uriTemplate
+   * @param {{ list?: undefined, complete?: Record<string, Function> }} [callbacks]
+   */
+  constructor(uriTemplate, callbacks = {}) {
+    if (typeof uriTemplate !== 'string') throw new TypeError('ResourceTemplate needs a URI template string');
+    this.uriTemplate = uriTemplate;
+    this.complete = callbacks.complete ?? {};
+    if (callbacks.list !== undefined && callbacks.list !== null) {
+      throw new RegistrationError('ResourceTemplate `list` callbacks are not supported yet; register the concrete resources instead', 'INVALID_DEFINITION');
+    }
+  }
+}
+
+function isThenable(v) {
+  return v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function';
+}
+
+const INPUT_REQUIRED = 'INPUT_REQUIRED';
+const CANCELLED = 'CANCELLED';
+
+function pick(obj, keys) {
+  const out = {};
+  for (const k of keys) if (obj[k] !== undefined) out[k] = obj[k];
+  return out;
+}
+
+class Server {
+  #native;
+  #opts;
+  #tools = new Map();
+  #prompts = new Map();
+  #resources = new Map();
+  #templates = new Map();
+  #running = new Set();
+  #signalHandler;
+  #closing;
+
+  /**
+   * @param {object} info `{ name, version, title?, instructions?, ...options }`
+   * @param {object} [options] TS-SDK style second argument (`{ instructions, capabilities }`), merged in
+   */
+  constructor(info, options = {}) {
+    if (!info || typeof info.name !== 'string' || typeof info.version !== 'string') {
+      throw new TypeError('new Server({ name, version, ... }) needs string name and version');
+    }
+    const merged = { ...info, ...options };
+    delete merged.capabilities; // derived from what is registered
+    this.#opts = {
+      exposeErrors: Boolean(merged.exposeErrors),
+      logErrors: merged.logErrors ?? ((msg, err) => process.stderr.write(`${msg}\n${err && err.stack ? err.stack : String(err)}\n`)),
+      toolTimeoutMs: merged.toolTimeoutMs,
+      handleSignals: merged.handleSignals ?? true,
+    };
+    const nativeOptions = { ...merged };
+    for (const k of ['exposeErrors', 'logErrors', 'handleSignals']) delete nativeOptions[k];
+    const { NativeServer } = loadNative();
+    try {
+      this.#native = new NativeServer(nativeOptions);
+    } catch (e) {
+      throw fromNative(e);
+    }
+  }
+
+  /** The generated native server (for advanced use and tests). */
+  get native() { return this.#native; }
+
+  // ---------------------------------------------------------------- tools
+
+  /**
+   * Register a tool. `inputSchema`/`outputSchema`: JSON Schema objects, zod v4
+   * schemas or zod raw shapes. The handler gets `(args, ctx)` (or `(ctx)` when
+   * the tool declares no inputSchema, as in the TS SDK).
+   */
+  registerTool(name, config, handler) {
+    if (typeof name !== 'string' || !name) throw new TypeError('registerTool: name must be a non-empty string');
+    if (typeof handler !== 'function') throw new TypeError(`registerTool(${name}): handler must be a function`);
+    config = config ?? {};
+    const input = resolveSchema(config.inputSchema, 'input', `tool ${name}: inputSchema`);
+    const output = resolveSchema(config.outputSchema, 'output', `tool ${name}: outputSchema`);
+    const def = {
+      name,
+      ...pick(config, ['title', 'description', 'annotations', 'icons', '_meta', 'execution']),
+      inputSchema: input.json ?? EMPTY_INPUT_SCHEMA,
+    };
+    if (output.json !== undefined) def.outputSchema = output.json;
+    const entry = {
+      name,
+      def,
+      handler,
+      zod: input.zod,
+      hasInputSchema: input.json !== undefined,
+      hasOutputSchema: output.json !== undefined,
+      enabled: true,
+    };
+    const timeoutMs = config.timeoutMs ?? this.#opts.toolTimeoutMs;
+    const invoke = (args, nctx) => this.#runTool(entry, args, nctx);
+    try {
+      this.#native.addTool(def, invoke, timeoutMs);
+    } catch (e) {
+      throw fromNative(e);
+    }
+    this.#tools.set(name, entry);
+    return this.#registered(entry, () => this.removeTool(name), (updates) => {
+      const merged = { ...config, ...updates };
+      this.removeTool(name);
+      return this.registerTool(updates.name ?? name, merged, updates.callback ?? updates.handler ?? handler);
+    });
+  }
+
+  /**
+   * Shorthand: `tool(name, handler)`, `tool(name, description, handler)`,
+   * `tool(name, inputSchema, handler)`, `tool(name, description, inputSchema, handler)`,
+   * `tool(name, description, inputSchema, annotations, handler)`.
+   */
+  tool(name, ...rest) {
+    const handler = rest.pop();
+    const config = {};
+    if (typeof rest[0] === 'string') config.description = rest.shift();
+    if (rest.length) config.inputSchema = rest.shift();
+    if (rest.length) config.annotations = rest.shift();
+    return this.registerTool(name, config, handler);
+  }
+
+  /** Remove a tool at runtime (publishes tools/list_changed). Returns whether it existed. */
+  removeTool(name) {
+    this.#tools.delete(name);
+    return this.#native.removeTool(name);
+  }
+
+  /** Names of the registered tools, in registration order. */
+  listTools() { return [...this.#tools.keys()]; }
+
+  #runTool(entry, args, nctx) {
+    const ctx = new Context(nctx);
+    let out;
+    try {
+      if (entry.zod) {
+        let parsed;
+        try {
+          parsed = entry.zod.safeParse(args);
+        } catch (e) {
+          // async refinements/transforms: parse asynchronously
+          return entry.zod.safeParseAsync(args).then((p) => {
+            if (!p.success) return { result: { content: [results.text(`Invalid arguments: ${zodIssues(p.error)}`)], isError: true } };
+            return this.#callTool(entry, p.data, ctx);
+          }, (err) => this.#toolFailure(entry, err));
+        }
+        if (!parsed.success) return { result: { content: [results.text(`Invalid arguments: ${zodIssues(parsed.error)}`)], isError: true } };
+        args = parsed.data;
+      }
+      return this.#callTool(entry, args, ctx);
+    } catch (e) {
+      return this.#toolFailure(entry, e);
+    }
+  }
+
+  #callTool(entry, args, ctx) {
+    let out;
+    try {
+      out = entry.hasInputSchema || entry.handler.length >= 2 ? entry.handler(args ?? {}, ctx) : entry.handler(ctx);
+    } catch (e) {
+      return this.#toolFailure(entry, e);
+    }
+    if (isThenable(out)) {
+      return Promise.resolve(out).then((v) => this.#toolOk(entry, v), (e) => this.#toolFailure(entry, e));
+    }
+    return this.#toolOk(entry, out);
+  }
+
+  #toolOk(entry, value) {
+    try {
+      return { result: results.normalizeToolResult(value, { hasOutputSchema: entry.hasOutputSchema }) };
+    } catch (e) {
+      return this.#toolFailure(entry, e);
+    }
+  }
+
+  #toolFailure(entry, err) {
+    if (err instanceof ToolError) return { result: results.toolErrorResult(err) };
+    return this.#failure(`tool ${JSON.stringify(entry.name)}`, err, (message) => ({
+      result: { content: [results.text(message)], isError: true },
+    }));
+  }
+
+  /** Map a throw that is not a ToolError: McpError → JSON-RPC error; else a safe message, stack to the log. */
+  #failure(what, err, otherwise) {
+    if (err instanceof McpError) return { error: { code: err.code, message: err.message, data: err.data } };
+    if (err && (err.code === INPUT_REQUIRED || err.code === CANCELLED)) return { control: err.code };
+    if (err && err.name === 'AbortError') return { control: CANCELLED };
+    try {
+      this.#opts.logErrors(`oxmcp: ${what} failed`, err);
+    } catch {}
+    const detail = this.#opts.exposeErrors && err && err.message ? `: ${err.message}` : '';
+    return otherwise(`Internal error in ${what}${detail}`);
+  }
+
+  // ---------------------------------------------------------------- resources
+
+  /**
+   * `registerResource(name, uri | ResourceTemplate, metadata, read)`.
+   * Static read: `(uri: URL, ctx)`; template read: `(uri: URL, variables, ctx)`.
+   */
+  registerResource(name, uriOrTemplate, metadata, read) {
+    if (typeof metadata === 'function' && read === undefined) [metadata, read] = [{}, metadata];
+    if (typeof read !== 'function') throw new TypeError(`registerResource(${name}): read callback must be a function`);
+    metadata = metadata ?? {};
+    const meta = pick(metadata, ['title', 'description', 'mimeType', 'size', 'icons', 'annotations', '_meta']);
+    const timeoutMs = metadata.timeoutMs ?? this.#opts.toolTimeoutMs;
+    if (uriOrTemplate instanceof ResourceTemplate || (typeof uriOrTemplate === 'string' && /\{[^}]+\}/.test(uriOrTemplate))) {
+      const tpl = uriOrTemplate instanceof ResourceTemplate ? uriOrTemplate : new ResourceTemplate(uriOrTemplate);
+      const def = { uriTemplate: tpl.uriTemplate, name, ...meta };
+      delete def.size;
+      const entry = { name, def, read, mimeType: meta.mimeType, template: true, complete: tpl.complete };
+      const invoke = (uri, vars, nctx) => this.#runRead(entry, uri, vars, nctx);
+      const completer = Object.keys(tpl.complete).length ? this.#completer(tpl.complete) : undefined;
+      try {
+        this.#native.addResourceTemplate(def, invoke, completer, timeoutMs);
+      } catch (e) {
+        throw fromNative(e);
+      }
+      this.#templates.set(tpl.uriTemplate, entry);
+      return this.#registered(entry, () => this.removeResourceTemplate(tpl.uriTemplate));
+    }
+    if (typeof uriOrTemplate !== 'string') throw new TypeError(`registerResource(${name}): uri must be a string or a ResourceTemplate`);
+    const def = { uri: uriOrTemplate, name, ...meta };
+    const entry = { name, def, read, mimeType: meta.mimeType, template: false };
+    const invoke = (uri, vars, nctx) => this.#runRead(entry, uri, vars, nctx);
+    try {
+      this.#native.addResource(def, invoke, timeoutMs);
+    } catch (e) {
+      throw fromNative(e);
+    }
+    this.#resources.set(uriOrTemplate, entry);
+    return this.#registered(entry, () => this.removeResource(uriOrTemplate));
+  }
+
+  /** Shorthand: `resource(name, uri, read)` or `resource(name, uri, metadata, read)`. */
+  resource(name, uri, ...rest) {
+    const read = rest.pop();
+    return this.registerResource(name, uri, rest[0] ?? {}, read);
+  }
+
+  removeResource(uri) {
+    this.#resources.delete(uri);
+    return this.#native.removeResource(uri);
+  }
+
+  removeResourceTemplate(uriTemplate) {
+    this.#templates.delete(uriTemplate);
+    return this.#native.removeResourceTemplate(uriTemplate);
+  }
+
+  /** Tell subscribers that a resource changed (`notifications/resources/updated`). */
+  notifyResourceUpdated(uri) {
+    this.#native.notifyResourceUpdated(uri);
+  }
+
+  #runRead(entry, uri, vars, nctx) {
+    const ctx = new Context(nctx);
+    let url = uri;
+    try {
+      url = new URL(uri);
+    } catch {}
+    const ok = (v) => {
+      try {
+        return { result: results.normalizeResourceContents(v, uri, entry.mimeType) };
+      } catch (e) {
+        return fail(e);
+      }
+    };
+    const fail = (e) => this.#failure(`resource ${JSON.stringify(uri)}`, e, (message) => ({ error: { code: -32603, message } }));
+    let out;
+    try {
+      out = entry.template ? entry.read(url, vars ?? {}, ctx) : entry.read(url, ctx);
+    } catch (e) {
+      return fail(e);
+    }
+    return isThenable(out) ? Promise.resolve(out).then(ok, fail) : ok(out);
+  }
+
+  // ---------------------------------------------------------------- prompts
+
+  /**
+   * `registerPrompt(name, { title, description, argsSchema | arguments, complete }, handler)`.
+   * `argsSchema`: a zod raw shape / zod object (string arguments) or a JSON
+   * Schema object; `arguments`: the spec's `[{ name, description, required }]`.
+   */
+  registerPrompt(name, config, handler) {
+    if (typeof config === 'function' && handler === undefined) [config, handler] = [{}, config];
+    if (typeof handler !== 'function') throw new TypeError(`registerPrompt(${name}): handler must be a function`);
+    config = config ?? {};
+    const { args, zod, complete } = promptArguments(name, config);
+    const def = { name, ...pick(config, ['title', 'description', 'icons', '_meta']) };
+    if (args.length) def.arguments = args;
+    const entry = { name, def, handler, zod, hasArgs: args.length > 0 };
+    const timeoutMs = config.timeoutMs ?? this.#opts.toolTimeoutMs;
+    const invoke = (a, nctx) => this.#runPrompt(entry, a, nctx);
+    const completer = Object.keys(complete).length ? this.#completer(complete) : undefined;
+    try {
+      this.#native.addPrompt(def, invoke, completer, timeoutMs);
+    } catch (e) {
+      throw fromNative(e);
+    }
+    this.#prompts.set(name, entry);
+    return this.#registered(entry, () => this.removePrompt(name));
+  }
+
+  /** Shorthand: `prompt(name, handler)`, `prompt(name, description, handler)`, `prompt(name, description, argsSchema, handler)`. */
+  prompt(name, ...rest) {
+    const handler = rest.pop();
+    const config = {};
+    if (typeof rest[0] === 'string') config.description = rest.shift();
+    if (rest.length) config.argsSchema = rest.shift();
+    return this.registerPrompt(name, config, handler);
+  }
+
+  removePrompt(name) {
+    this.#prompts.delete(name);
+    return this.#native.removePrompt(name);
+  }
+
+  #runPrompt(entry, args, nctx) {
+    const ctx = new Context(nctx);
+    const fail = (e) => this.#failure(`prompt ${JSON.stringify(entry.name)}`, e, (message) => ({ error: { code: -32603, message } }));
+    const ok = (v) => {
+      try {
+        return { result: results.normalizePromptResult(v) };
+      } catch (e) {
+        return fail(e);
+      }
+    };
+    let out;
+    try {
+      args = args ?? {};
+      if (entry.zod) {
+        const parsed = entry.zod.safeParse(args);
+        if (!parsed.success) return { error: { code: -32602, message: `Invalid arguments for prompt ${entry.name}: ${zodIssues(parsed.error)}` } };
+        args = parsed.data;
+      }
+      out = entry.hasArgs || entry.handler.length >= 2 ? entry.handler(args, ctx) : entry.handler(ctx);
+    } catch (e) {
+      return fail(e);
+    }
+    return isThenable(out) ? Promise.resolve(out).then(ok, fail) : ok(out);
+  }
+
+  /** One native completion callback dispatching on the argument name. */
+  #completer(byArgument) {
+    return (argument, value, contextArgs, nctx) => {
+      const fn = byArgument[argument];
+      if (!fn) return { result: { values: [] } };
+      const ctx = new Context(nctx);
+      const fail = (e) => this.#failure(`completion for ${JSON.stringify(argument)}`, e, (message) => ({ error: { code: -32603, message } }));
+      const ok = (v) => {
+        try {
+          return { result: results.normalizeCompletion(v) };
+        } catch (e) {
+          return fail(e);
+        }
+      };
+      let out;
+      try {
+        out = fn(value, { arguments: contextArgs ?? {}, ctx });
+      } catch (e) {
+        return fail(e);
+      }
+      return isThenable(out) ? Promise.resolve(out).then(ok, fail) : ok(out);
+    };
+  }
+
+  #registered(entry, remove, update) {
+    return {
+      name: entry.name,
+      remove,
+      update: update ?? (() => { throw new Error('update() is only supported for tools'); }),
+    };
+  }
+
+  // ---------------------------------------------------------------- running
+
+  /**
+   * Serve Streamable HTTP. Resolves once the socket is bound, with
+   * `{ host, port, url }`. The process stays alive until `close()`.
+   * @param {{ host?: string, port?: number, path?: string, [k: string]: unknown }} [options]
+   */
+  async listen(options = {}) {
+    const cfg = { host: '127.0.0.1', port: 8000, path: '/mcp', ...options };
+    let running;
+    try {
+      running = await this.#native.listenHttp(cfg);
+    } catch (e) {
+      throw fromNative(e);
+    }
+    this.#track('http', running.wait());
+    const host = running.host.includes(':') ? `[${running.host}]` : running.host;
+    return { host: running.host, port: running.port, url: `http://${host}:${running.port}${cfg.path}` };
+  }
+
+  /**
+   * Serve on stdin/stdout (newline-delimited JSON-RPC). Resolves when stdin
+   * reaches EOF or `close()` is called. Write your own diagnostics to stderr.
+   */
+  async serveStdio() {
+    let done;
+    try {
+      done = this.#native.serveStdio();
+    } catch (e) {
+      throw fromNative(e);
+    }
+    await this.#track('stdio', done);
+  }
+
+  #track(kind, done) {
+    const p = Promise.resolve(done).catch((e) => { throw fromNative(e); }).finally(() => {
+      this.#running.delete(p);
+      if (this.#running.size === 0) this.#uninstallSignals();
+    });
+    this.#running.add(p);
+    this.#installSignals();
+    return p;
+  }
+
+  #installSignals() {
+    if (!this.#opts.handleSignals || this.#signalHandler) return;
+    this.#signalHandler = (sig) => {
+      this.close().catch((e) => process.stderr.write(`oxmcp: close on ${sig} failed: ${e}\n`));
+    };
+    process.on('SIGINT', this.#signalHandler);
+    process.on('SIGTERM', this.#signalHandler);
+  }
+
+  #uninstallSignals() {
+    if (!this.#signalHandler) return;
+    process.off('SIGINT', this.#signalHandler);
+    process.off('SIGTERM', this.#signalHandler);
+    this.#signalHandler = undefined;
+  }
+
+  /** Stop every transport this server runs; in-flight requests are cancelled after a grace period. */
+  async close() {
+    if (!this.#closing) {
+      this.#closing = (async () => {
+        try {
+          await this.#native.close();
+        } catch (e) {
+          throw fromNative(e);
+        }
+        await Promise.allSettled([...this.#running]);
+        this.#uninstallSignals();
+      })().finally(() => { this.#closing = undefined; });
+    }
+    return this.#closing;
+  }
+
+  /** WHATWG fetch handler: mount in Hono, Workers-style hosts, or anything that speaks Request/Response. */
+  fetch(request) {
+    return http.fetchHandler(this.#native, request);
+  }
+
+  /**
+   * A Node `http` / Express handler: `http.createServer(server.nodeHandler())`
+   * or `app.all('/mcp', server.nodeHandler())`.
+   */
+  nodeHandler() {
+    return http.nodeHandler(this.#native);
+  }
+
+  /** An in-memory client for tests: requests go through the same HTTP handler as `fetch`. */
+  client(options) {
+    const { InMemoryClient } = require('./client.cjs');
+    return new InMemoryClient(this, options);
+  }
+}
+
+function promptArguments(name, config) {
+  const complete = { ...(config.complete ?? {}) };
+  if (Array.isArray(config.arguments)) return { args: config.arguments.map((a) => ({ ...a })), zod: undefined, complete };
+  let schema = config.argsSchema;
+  if (schema === undefined || schema === null) return { args: [], zod: undefined, complete };
+  let zod;
+  let shape;
+  if (isZodRawShape(schema)) {
+    shape = schema;
+    const z = loadZod();
+    if (!z) throw new RegistrationError(`prompt ${name}: argsSchema is a zod shape but zod v4 could not be loaded`, 'INVALID_SCHEMA');
+    zod = z.object(schema);
+  } else if (isZodSchema(schema)) {
+    zod = schema;
+    shape = schema.shape ?? schema._zod?.def?.shape;
+  }
+  if (shape) {
+    for (const [k, s] of Object.entries(shape)) {
+      const c = COMPLETERS.get(s);
+      if (c && !complete[k]) complete[k] = c;
+    }
+  }
+  const json = zod ? resolveSchema(zod, 'input', `prompt ${name}: argsSchema`).json : schema;
+  if (!json || typeof json !== 'object' || typeof json.properties !== 'object') {
+    throw new RegistrationError(`prompt ${name}: argsSchema must describe an object with properties`, 'INVALID_SCHEMA');
+  }
+  const required = new Set(Array.isArray(json.required) ? json.required : []);
+  const args = Object.entries(json.properties).map(([argName, p]) => {
+    const a = { name: argName };
+    if (p && typeof p === 'object') {
+      if (p.title !== undefined) a.title = p.title;
+      if (p.description !== undefined) a.description = p.description;
+    }
+    a.required = required.has(argName);
+    return a;
+  });
+  return { args, zod, complete };
+}
+
+module.exports = { Server, ResourceTemplate, completable };

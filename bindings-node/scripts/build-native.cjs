@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+'use strict';
+// Builds the native module (bindings-node/oxmcp.node) with @napi-rs/cli. Run by the root
+// package.json's `prepare` script, i.e. by `npm install` in a checkout.
+//   OXMCP_NATIVE_PROFILE=debug   faster build, slower server (default: release)
+//   OXMCP_SKIP_NATIVE_BUILD=1    skip (e.g. when a prebuilt oxmcp.node is already in place)
+const { spawnSync } = require('node:child_process');
+const path = require('node:path');
+const fs = require('node:fs');
+
+const root = path.resolve(__dirname, '..', '..');
+if (process.env.OXMCP_SKIP_NATIVE_BUILD === '1') {
+  console.error('oxmcp: OXMCP_SKIP_NATIVE_BUILD=1, not building the native module');
+  process.exit(0);
+}
+const cli = path.join(root, 'node_modules', '@napi-rs', 'cli', 'dist', 'cli.js');
+if (!fs.existsSync(cli)) {
+  console.error('oxmcp: @napi-rs/cli is not installed (a devDependency); run `npm install` in the checkout');
+  process.exit(1);
+}
+const release = (process.env.OXMCP_NATIVE_PROFILE ?? 'release') !== 'debug';
+const args = [
+  cli, 'build',
+  '--manifest-path', path.join('bindings-node', 'Cargo.toml'),
+  '--package-json-path', 'package.json',
+  '--output-dir', 'bindings-node',
+  '--no-js',
+  '--dts', 'native.d.ts',
+];
+if (release) args.push('--release');
+console.error(`oxmcp: building the native module (${release ? 'release' : 'debug'}) …`);
+const r = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit', env: process.env });
+if (r.status !== 0) {
+  console.error(`oxmcp: native build failed (exit ${r.status ?? r.signal}); it needs a Rust toolchain (cargo) on PATH`);
+  process.exit(r.status ?? 1);
+}

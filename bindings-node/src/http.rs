@@ -1,0 +1,132 @@
+//! Framework mounts (`server.fetch`, the Node `http`/Express adapter) over the core's
+//! transport-neutral `HttpHandler`. One exchange = one request: `response()` awaits the head,
+//! `next()` pulls SSE chunks, `cancel()` (the client went away) drops the request in the core,
+//! which the core treats as cancellation.
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use oxmcp::transport::http::{HttpHandler, HttpRequest, HttpResponse, ResponseBody};
+use std::sync::Mutex;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+/// A request as the JS mounts hand it over.
+#[napi(object)]
+pub struct NativeHttpRequest {
+    pub method: String,
+    pub path: String,
+    /// `[name, value]` pairs (repeated names allowed).
+    pub headers: Vec<Vec<String>>,
+    pub body: Buffer,
+}
+
+pub(crate) fn to_core(req: NativeHttpRequest) -> Result<HttpRequest> {
+    let method = http::Method::from_bytes(req.method.as_bytes()).map_err(|_| Error::new(Status::InvalidArg, format!("bad HTTP method {:?}", req.method)))?;
+    let mut headers = http::HeaderMap::new();
+    for pair in req.headers {
+        if let [name, value] = pair.as_slice() {
+            if let (Ok(n), Ok(v)) = (http::HeaderName::from_bytes(name.as_bytes()), http::HeaderValue::from_str(value)) {
+                headers.append(n, v);
+            }
+        }
+    }
+    Ok(HttpRequest { method, path: req.path, headers, body: bytes::Bytes::copy_from_slice(&req.body) })
+}
+
+/// One in-flight request through `handle`.
+#[napi]
+pub struct NativeHttpExchange {
+    head: Mutex<Option<oneshot::Receiver<HttpResponse>>>,
+    cancel: CancellationToken,
+}
+
+impl NativeHttpExchange {
+    /// Start `req` on the runtime; it runs until it answers or `cancel()` drops it.
+    pub(crate) fn start(handler: HttpHandler, req: HttpRequest) -> Self {
+        let (tx, rx) = oneshot::channel();
+        let cancel = CancellationToken::new();
+        let c = cancel.clone();
+        napi::bindgen_prelude::spawn(async move {
+            tokio::select! {
+                r = handler.handle(req) => { let _ = tx.send(r); }
+                _ = c.cancelled() => {}
+            }
+        });
+        Self { head: Mutex::new(Some(rx)), cancel }
+    }
+}
+
+#[napi]
+impl NativeHttpExchange {
+    /// The response head, and its body (complete, or a stream to pull with `next()`).
+    #[napi]
+    pub async fn response(&self) -> Result<NativeHttpResponse> {
+        let rx = self.head.lock().unwrap_or_else(|e| e.into_inner()).take().ok_or_else(|| Error::new(Status::GenericFailure, "response() was already called"))?;
+        let r = rx.await.map_err(|_| Error::new(Status::Cancelled, "CANCELLED: the request was cancelled"))?;
+        let headers = r
+            .headers
+            .iter()
+            .filter_map(|(k, v)| v.to_str().ok().map(|v| vec![k.as_str().to_string(), v.to_string()]))
+            .collect();
+        let (body, stream) = match r.body {
+            ResponseBody::Empty => (None, None),
+            ResponseBody::Full(b) => (Some(b.to_vec()), None),
+            ResponseBody::Sse(rx) => (None, Some(rx)),
+        };
+        Ok(NativeHttpResponse {
+            status: r.status.as_u16() as u32,
+            headers,
+            streaming: stream.is_some(),
+            body,
+            stream: tokio::sync::Mutex::new(stream),
+            cancel: self.cancel.clone(),
+        })
+    }
+
+    /// The client went away: drop the request (and its stream) in the core.
+    #[napi]
+    pub fn cancel(&self) {
+        self.cancel.cancel();
+    }
+}
+
+#[napi]
+pub struct NativeHttpResponse {
+    #[napi(readonly)]
+    pub status: u32,
+    #[napi(readonly)]
+    pub headers: Vec<Vec<String>>,
+    /// Whether the body is a stream (`next()`), not `body`.
+    #[napi(readonly)]
+    pub streaming: bool,
+    body: Option<Vec<u8>>,
+    stream: tokio::sync::Mutex<Option<mpsc::Receiver<bytes::Bytes>>>,
+    cancel: CancellationToken,
+}
+
+#[napi]
+impl NativeHttpResponse {
+    /// The complete body (null when streaming or empty).
+    #[napi(getter)]
+    pub fn body(&self) -> Option<Buffer> {
+        self.body.as_ref().map(|b| Buffer::from(b.clone()))
+    }
+
+    /// The next SSE chunk, or null at the end of the stream (or after `cancel()`).
+    #[napi]
+    pub async fn next(&self) -> Option<Buffer> {
+        let mut guard = self.stream.lock().await;
+        let rx = guard.as_mut()?;
+        let chunk = tokio::select! {
+            c = rx.recv() => c,
+            _ = self.cancel.cancelled() => None,
+        };
+        match chunk {
+            Some(c) => Some(Buffer::from(c.to_vec())),
+            None => {
+                *guard = None;
+                None
+            }
+        }
+    }
+}

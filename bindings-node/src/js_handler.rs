@@ -1,0 +1,249 @@
+//! JS callables as the core's handler traits. Each call goes through a *weak* threadsafe function
+//! (it never keeps Node alive; callee-handled = false), whose JS side returns either a Promise or
+//! a plain value: `Either<Promise<Value>, Value>`, Promise first. What comes back is the JS
+//! layer's envelope: `{result}` | `{error: {code, message, data}}` | `{control}`.
+
+use crate::context::{CallGuard, CallState, NativeContext};
+use napi::bindgen_prelude::*;
+use napi::threadsafe_function::{ThreadsafeCallContext, ThreadsafeFunction};
+use napi_derive::napi;
+use oxmcp::{
+    BoxFuture, Completion, CompletionHandler, Context, ErrorCode, HandlerError, McpError, PromptHandler, PromptResult,
+    ResourceContents, ResourceHandler, ToolHandler, ToolResult,
+};
+use serde_json::{Map, Value};
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The JS layer's answer for one call: exactly one of `result`, `error`, `control`.
+#[napi(object)]
+pub struct NativeEnvelope {
+    /// The spec-shaped result (`CallToolResult`, `GetPromptResult`, contents array, completion).
+    pub result: Option<Value>,
+    /// A JSON-RPC error to answer with.
+    pub error: Option<NativeRpcError>,
+    /// `"CANCELLED"` or `"INPUT_REQUIRED"`: the handler stopped because of its `ctx`.
+    pub control: Option<String>,
+}
+
+#[napi(object)]
+pub struct NativeRpcError {
+    pub code: i32,
+    pub message: String,
+    pub data: Option<Value>,
+}
+
+/// What every JS handler returns: a Promise of the envelope, or the envelope itself.
+pub(crate) type JsReturn = Either<Promise<NativeEnvelope>, NativeEnvelope>;
+
+pub(crate) type Tsfn<T, A> = ThreadsafeFunction<T, JsReturn, A, Status, false, true>;
+
+pub(crate) struct ToolCall {
+    args: Value,
+    ctx: NativeContext,
+}
+pub(crate) struct ReadCall {
+    uri: String,
+    vars: Value,
+    ctx: NativeContext,
+}
+pub(crate) struct PromptCall {
+    args: Value,
+    ctx: NativeContext,
+}
+pub(crate) struct CompleteCall {
+    argument: String,
+    value: String,
+    context_args: Value,
+    ctx: NativeContext,
+}
+
+pub(crate) type ToolArgs = FnArgs<(Value, NativeContext)>;
+pub(crate) type ReadArgs = FnArgs<(String, Value, NativeContext)>;
+pub(crate) type CompleteArgs = FnArgs<(String, String, Value, NativeContext)>;
+
+/// `(args, ctx) => envelope | Promise<envelope>`
+pub(crate) type ToolFn<'a> = Function<'a, ToolArgs, JsReturn>;
+/// `(uri, vars, ctx) => envelope | Promise<envelope>`
+pub(crate) type ReadFn<'a> = Function<'a, ReadArgs, JsReturn>;
+/// `(argument, value, contextArgs, ctx) => envelope | Promise<envelope>`
+pub(crate) type CompleteFn<'a> = Function<'a, CompleteArgs, JsReturn>;
+
+pub(crate) fn tool_tsfn(f: &ToolFn<'_>) -> Result<Tsfn<ToolCall, ToolArgs>> {
+    f.build_threadsafe_function::<ToolCall>()
+        .weak::<true>()
+        .callee_handled::<false>()
+        .build_callback(|c: ThreadsafeCallContext<ToolCall>| Ok(FnArgs::from((c.value.args, c.value.ctx))))
+}
+pub(crate) fn prompt_tsfn(f: &ToolFn<'_>) -> Result<Tsfn<PromptCall, ToolArgs>> {
+    f.build_threadsafe_function::<PromptCall>()
+        .weak::<true>()
+        .callee_handled::<false>()
+        .build_callback(|c: ThreadsafeCallContext<PromptCall>| Ok(FnArgs::from((c.value.args, c.value.ctx))))
+}
+pub(crate) fn read_tsfn(f: &ReadFn<'_>) -> Result<Tsfn<ReadCall, ReadArgs>> {
+    f.build_threadsafe_function::<ReadCall>()
+        .weak::<true>()
+        .callee_handled::<false>()
+        .build_callback(|c: ThreadsafeCallContext<ReadCall>| Ok(FnArgs::from((c.value.uri, c.value.vars, c.value.ctx))))
+}
+pub(crate) fn complete_tsfn(f: &CompleteFn<'_>) -> Result<Tsfn<CompleteCall, CompleteArgs>> {
+    f.build_threadsafe_function::<CompleteCall>()
+        .weak::<true>()
+        .callee_handled::<false>()
+        .build_callback(|c: ThreadsafeCallContext<CompleteCall>| {
+            Ok(FnArgs::from((c.value.argument, c.value.value, c.value.context_args, c.value.ctx)))
+        })
+}
+
+fn internal(what: &str, detail: impl std::fmt::Display) -> HandlerError {
+    HandlerError::Mcp(McpError::internal(format!("{what}: {detail}")))
+}
+
+/// Call into JS and await the (possibly promised) envelope.
+async fn call_js<T: 'static, A: JsValuesTupleIntoVec + 'static>(tsfn: &Tsfn<T, A>, value: T, what: &str) -> std::result::Result<NativeEnvelope, HandlerError> {
+    let ret = tsfn.call_async_catch(value).await.map_err(|e| {
+        if e.status == Status::InvalidArg || e.status == Status::ObjectExpected || e.status == Status::GenericFailure && e.reason.contains("Either") {
+            internal(what, "the JS handler returned neither a value nor a Promise")
+        } else {
+            internal(what, format!("calling the JS handler failed ({})", e.status))
+        }
+    })?;
+    match ret {
+        Either::A(p) => p.await.map_err(|e| internal(what, format!("the JS handler's Promise failed ({})", e.status))),
+        Either::B(v) => Ok(v),
+    }
+}
+
+/// Run `fut` as one handler call: bound by `timeout` (when the core does not already), cut short
+/// by cancellation, and combined with what `ctx` recorded (an unanswered input request wins).
+async fn run_call<F>(ctx: Context, call: Arc<CallState>, timeout: Option<Duration>, what: &str, fut: F) -> std::result::Result<Value, HandlerError>
+where
+    F: Future<Output = std::result::Result<NativeEnvelope, HandlerError>>,
+{
+    let guard = CallGuard(call.clone());
+    let cancel = ctx.cancellation().clone();
+    let bounded = async {
+        match timeout {
+            Some(t) => match tokio::time::timeout(t, fut).await {
+                Ok(r) => r,
+                Err(_) => Err(internal(what, format!("timed out after {} ms", t.as_millis()))),
+            },
+            None => fut.await,
+        }
+    };
+    let r = tokio::select! {
+        r = bounded => r,
+        _ = cancel.cancelled() => Err(HandlerError::Cancelled),
+    };
+    let out = match call.take_input_required() {
+        Some(e) if !matches!(r, Err(HandlerError::Cancelled)) => Err(e),
+        _ => r.and_then(|env| open_envelope(env, what)),
+    };
+    guard.finish();
+    out
+}
+
+/// `{result}` → Ok; `{error}` → JSON-RPC error; `{control}` → cancellation / misuse.
+fn open_envelope(env: NativeEnvelope, what: &str) -> std::result::Result<Value, HandlerError> {
+    if let Some(r) = env.result {
+        return Ok(r);
+    }
+    if let Some(e) = env.error {
+        let mut err = McpError::new(ErrorCode(e.code), e.message);
+        if let Some(d) = e.data.filter(|d| !d.is_null()) {
+            err = err.with_data(d);
+        }
+        return Err(HandlerError::Mcp(err));
+    }
+    match env.control.as_deref() {
+        Some("CANCELLED") => Err(HandlerError::Cancelled),
+        Some("INPUT_REQUIRED") => Err(internal(what, "an input-required error was raised outside this call's ctx")),
+        _ => Err(internal(what, "the JS layer returned an empty envelope")),
+    }
+}
+
+fn bad_result(what: &str, e: serde_json::Error) -> HandlerError {
+    internal(what, format!("the handler's result is not spec-shaped: {e}"))
+}
+
+pub(crate) struct JsTool {
+    pub(crate) name: String,
+    pub(crate) tsfn: Arc<Tsfn<ToolCall, ToolArgs>>,
+}
+
+impl ToolHandler for JsTool {
+    fn call(&self, args: Map<String, Value>, ctx: Context) -> BoxFuture<std::result::Result<ToolResult, HandlerError>> {
+        let tsfn = self.tsfn.clone();
+        let what = format!("tool {:?}", self.name);
+        Box::pin(async move {
+            let call = CallState::new();
+            let nctx = NativeContext { ctx: ctx.clone(), call: call.clone() };
+            // The core bounds tool calls (`Tool::timeout`); dropping this future marks the call timed out.
+            let v = run_call(ctx, call, None, &what, call_js(&tsfn, ToolCall { args: Value::Object(args), ctx: nctx }, &what)).await?;
+            ToolResult::from_value(v).map_err(|e| bad_result(&what, e))
+        })
+    }
+}
+
+pub(crate) struct JsResource {
+    pub(crate) what: String,
+    pub(crate) tsfn: Arc<Tsfn<ReadCall, ReadArgs>>,
+    pub(crate) timeout: Option<Duration>,
+}
+
+impl ResourceHandler for JsResource {
+    fn read(&self, uri: String, vars: Map<String, Value>, ctx: Context) -> BoxFuture<std::result::Result<Vec<ResourceContents>, HandlerError>> {
+        let tsfn = self.tsfn.clone();
+        let what = self.what.clone();
+        let timeout = self.timeout;
+        Box::pin(async move {
+            let call = CallState::new();
+            let nctx = NativeContext { ctx: ctx.clone(), call: call.clone() };
+            let v = run_call(ctx, call, timeout, &what, call_js(&tsfn, ReadCall { uri, vars: Value::Object(vars), ctx: nctx }, &what)).await?;
+            serde_json::from_value(v).map_err(|e| bad_result(&what, e))
+        })
+    }
+}
+
+pub(crate) struct JsPrompt {
+    pub(crate) what: String,
+    pub(crate) tsfn: Arc<Tsfn<PromptCall, ToolArgs>>,
+    pub(crate) timeout: Option<Duration>,
+}
+
+impl PromptHandler for JsPrompt {
+    fn get(&self, args: Map<String, Value>, ctx: Context) -> BoxFuture<std::result::Result<PromptResult, HandlerError>> {
+        let tsfn = self.tsfn.clone();
+        let what = self.what.clone();
+        let timeout = self.timeout;
+        Box::pin(async move {
+            let call = CallState::new();
+            let nctx = NativeContext { ctx: ctx.clone(), call: call.clone() };
+            let v = run_call(ctx, call, timeout, &what, call_js(&tsfn, PromptCall { args: Value::Object(args), ctx: nctx }, &what)).await?;
+            PromptResult::from_value(v).map_err(|e| bad_result(&what, e))
+        })
+    }
+}
+
+pub(crate) struct JsCompletion {
+    pub(crate) what: String,
+    pub(crate) tsfn: Arc<Tsfn<CompleteCall, CompleteArgs>>,
+    pub(crate) timeout: Option<Duration>,
+}
+
+impl CompletionHandler for JsCompletion {
+    fn complete(&self, argument: String, value: String, context_args: Map<String, Value>, ctx: Context) -> BoxFuture<std::result::Result<Completion, HandlerError>> {
+        let tsfn = self.tsfn.clone();
+        let what = self.what.clone();
+        let timeout = self.timeout;
+        Box::pin(async move {
+            let call = CallState::new();
+            let nctx = NativeContext { ctx: ctx.clone(), call: call.clone() };
+            let c = CompleteCall { argument, value, context_args: Value::Object(context_args), ctx: nctx };
+            let v = run_call(ctx, call, timeout, &what, call_js(&tsfn, c, &what)).await?;
+            serde_json::from_value(v).map_err(|e| bad_result(&what, e))
+        })
+    }
+}

@@ -1,0 +1,16 @@
+//! Node binding of the oxmcp core. Thin wrappers: each method clones an `Arc`, calls the core and
+//! maps the error. JS handlers implement the core's handler traits (`js_handler`), called from
+//! Rust through weak threadsafe functions, so the Rust server never blocks Node's event loop.
+//!
+//! Native types are prefixed `Native*`; the public JS/TS names live in `bindings-node/lib/*.cjs`.
+
+mod context;
+mod errors;
+mod http;
+mod js_handler;
+mod options;
+mod server;
+
+pub use context::NativeContext;
+pub use http::{NativeHttpExchange, NativeHttpResponse};
+pub use server::NativeServer;
