@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Builds what bench/run.py measures, in release mode, and installs the peers it
+# compares against. Everything but the load generator lands outside the repository.
+#
+#   bash bench/setup.sh                 # all of it
+#   bash bench/setup.sh ours            # only the load generator + our three servers
+#   bash bench/setup.sh peers           # only the peers
+#
+# Ours (release builds; the binding builds of a dev checkout are usually debug builds):
+#   bench/loadgen/target/release/loadgen          the load generator
+#   target/release/bench-server                   oxmcp Rust (package oxmcp-examples)
+#   $OXMCP_BENCH_DIR/venv                         a venv with the oxmcp wheel (maturin --release)
+#   $OXMCP_BENCH_DIR/node/oxmcp.node              the Node native module (release), used via OXMCP_NATIVE
+# Peers (versions pinned as in the team's shared measurement kit; override with env vars):
+#   $BENCH_VENV      fastmcp + mcp + uvicorn            (default /tmp/bench-venv)
+#   $BENCH_NODE_DIR  @modelcontextprotocol/server + node (default /tmp/bench-node)
+#   $BENCH_RUST_TARGET  rmcp-server and ceiling, built from $BENCH_KIT/rust (default /tmp/bench-rust-target)
+# The peers' server programs are not in this repository: they come from $BENCH_KIT
+# (default: ../shared/bench next to the checkout).
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+OXMCP_BENCH_DIR="${OXMCP_BENCH_DIR:-/tmp/oxmcp-bench}"
+BENCH_KIT="${BENCH_KIT:-$(cd "$ROOT/.." && pwd)/shared/bench}"
+BENCH_VENV="${BENCH_VENV:-/tmp/bench-venv}"
+BENCH_NODE_DIR="${BENCH_NODE_DIR:-/tmp/bench-node}"
+BENCH_RUST_TARGET="${BENCH_RUST_TARGET:-/tmp/bench-rust-target}"
+FASTMCP_VERSION="${FASTMCP_VERSION:-4.2.3}"
+MCP_VERSION="${MCP_VERSION:-2.3.0}"
+TS_SERVER_VERSION="${TS_SERVER_VERSION:-2.4.0}"
+TS_NODE_VERSION="${TS_NODE_VERSION:-2.1.2}"
+export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-1}"
+what="${1:-all}"
+step() { echo "== $*" >&2; }
+
+command -v taskset >/dev/null || { echo "taskset (util-linux) is required" >&2; exit 1; }
+mkdir -p "$OXMCP_BENCH_DIR"
+
+if [[ "$what" == all || "$what" == ours ]]; then
+  step "load generator -> bench/loadgen/target/release/loadgen"
+  cargo build --release --locked --manifest-path "$ROOT/bench/loadgen/Cargo.toml"
+
+  step "oxmcp Rust bench server -> target/release/bench-server"
+  (cd "$ROOT" && cargo build --release -p oxmcp-examples --bin bench-server)
+
+  step "oxmcp Node native module (release) -> $OXMCP_BENCH_DIR/node/oxmcp.node"
+  (cd "$ROOT" && cargo build --release -p oxmcp-node)
+  mkdir -p "$OXMCP_BENCH_DIR/node"
+  cp "$ROOT/target/release/liboxmcp_node.so" "$OXMCP_BENCH_DIR/node/oxmcp.node.tmp"
+  mv "$OXMCP_BENCH_DIR/node/oxmcp.node.tmp" "$OXMCP_BENCH_DIR/node/oxmcp.node"
+
+  step "oxmcp Python wheel (release) -> $OXMCP_BENCH_DIR/venv"
+  [ -x "$OXMCP_BENCH_DIR/venv/bin/python" ] || python3 -m venv "$OXMCP_BENCH_DIR/venv"
+  "$OXMCP_BENCH_DIR/venv/bin/pip" install -q --upgrade pip maturin
+  rm -rf "$OXMCP_BENCH_DIR/wheels"
+  (cd "$ROOT" && "$OXMCP_BENCH_DIR/venv/bin/maturin" build --release -q -o "$OXMCP_BENCH_DIR/wheels")
+  "$OXMCP_BENCH_DIR/venv/bin/pip" install -q --force-reinstall "$OXMCP_BENCH_DIR"/wheels/oxmcp-*.whl
+fi
+
+if [[ "$what" == all || "$what" == peers ]]; then
+  step "Python peers (fastmcp $FASTMCP_VERSION, mcp $MCP_VERSION) -> $BENCH_VENV"
+  [ -x "$BENCH_VENV/bin/python" ] || python3 -m venv "$BENCH_VENV"
+  "$BENCH_VENV/bin/pip" install -q --upgrade pip
+  "$BENCH_VENV/bin/pip" install -q "fastmcp==$FASTMCP_VERSION" "mcp==$MCP_VERSION" uvicorn
+
+  step "TypeScript SDK v2 ($TS_SERVER_VERSION) -> $BENCH_NODE_DIR"
+  mkdir -p "$BENCH_NODE_DIR"
+  [ -f "$BENCH_NODE_DIR/package.json" ] || (cd "$BENCH_NODE_DIR" && npm init -y >/dev/null)
+  (cd "$BENCH_NODE_DIR" && npm install --no-audit --no-fund \
+      "@modelcontextprotocol/server@$TS_SERVER_VERSION" "@modelcontextprotocol/node@$TS_NODE_VERSION" zod >/dev/null)
+
+  if [ -d "$BENCH_KIT/rust" ]; then
+    step "rmcp server and hyper ceiling from $BENCH_KIT/rust -> $BENCH_RUST_TARGET"
+    cargo build --release --locked --manifest-path "$BENCH_KIT/rust/rmcp-server/Cargo.toml" --target-dir "$BENCH_RUST_TARGET"
+    cargo build --release --locked --manifest-path "$BENCH_KIT/rust/ceiling/Cargo.toml" --target-dir "$BENCH_RUST_TARGET"
+  else
+    step "no $BENCH_KIT/rust: rmcp and the ceiling will be skipped by run.py"
+  fi
+fi
+echo "setup done" >&2
