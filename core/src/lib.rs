@@ -7,10 +7,12 @@
 //! Both protocol eras are served: 2026-07-28 (stateless, per-request `_meta`, MRTR) and the
 //! legacy `initialize` revisions 2024-11-05 … 2025-11-25.
 
+pub mod auth;
 pub mod context;
 pub mod error;
 pub mod handler;
 mod jsonrpc;
+pub mod limits;
 pub mod prompt;
 pub mod protocol;
 pub mod resource;

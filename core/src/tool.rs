@@ -18,6 +18,8 @@ pub struct Tool {
     pub(crate) def: Map<String, Value>,
     pub(crate) handler: Option<Arc<dyn ToolHandler>>,
     pub(crate) timeout: Option<Duration>,
+    pub(crate) required_scopes: Vec<String>,
+    pub(crate) max_concurrency: Option<usize>,
 }
 
 impl std::fmt::Debug for Tool {
@@ -33,7 +35,7 @@ impl Tool {
         let mut def = Map::new();
         def.insert("name".into(), Value::String(name.clone()));
         def.insert("inputSchema".into(), input_schema);
-        Self { name, def, handler: None, timeout: None }
+        Self { name, def, handler: None, timeout: None, required_scopes: Vec::new(), max_concurrency: None }
     }
 
     /// Build a tool from a full spec-shaped `Tool` object (what the bindings pass).
@@ -45,7 +47,7 @@ impl Tool {
         })?;
         let mut def = def;
         def.entry("inputSchema").or_insert_with(|| json!({"type":"object"}));
-        Ok(Self { name, def, handler: None, timeout: None })
+        Ok(Self { name, def, handler: None, timeout: None, required_scopes: Vec::new(), max_concurrency: None })
     }
 
     /// A tool whose arguments deserialize into `T`; the input schema is derived from `T`.
@@ -102,6 +104,18 @@ impl Tool {
         self.timeout = Some(t);
         self
     }
+    /// OAuth scopes a caller must hold to call this tool (when auth is on). A caller without
+    /// them gets HTTP 403 with `WWW-Authenticate: Bearer error="insufficient_scope"` naming all
+    /// of them. The tool still shows in `tools/list` so the client can step up.
+    pub fn required_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.required_scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+    /// At most `n` calls of this tool run at once; calls beyond that answer `isError` at once.
+    pub fn max_concurrency(mut self, n: usize) -> Self {
+        self.max_concurrency = Some(n.max(1));
+        self
+    }
 }
 
 /// Typed arguments, deserialized from the validated `arguments` object.
@@ -146,6 +160,9 @@ pub(crate) struct ToolEntry {
     pub(crate) output: Option<CompiledSchema>,
     pub(crate) handler: Arc<dyn ToolHandler>,
     pub(crate) timeout: Option<Duration>,
+    pub(crate) required_scopes: Vec<String>,
+    /// Per-tool concurrency cap.
+    pub(crate) slots: Option<Arc<tokio::sync::Semaphore>>,
     /// `(header name, JSON pointer into arguments)` for `x-mcp-header` properties.
     pub(crate) mcp_headers: Vec<(String, String)>,
 }
@@ -192,6 +209,8 @@ impl ToolEntry {
             output,
             handler,
             timeout: tool.timeout,
+            required_scopes: tool.required_scopes,
+            slots: tool.max_concurrency.map(|n| Arc::new(tokio::sync::Semaphore::new(n))),
             mcp_headers,
         })
     }

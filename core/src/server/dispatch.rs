@@ -42,6 +42,9 @@ pub struct Env {
     pub(crate) sink: Option<Sink>,
     /// Set by `initialize`: the legacy session it created.
     pub(crate) created_session: Mutex<Option<Arc<LegacySession>>>,
+    /// What the audit record should call an outcome the result alone does not tell
+    /// (`timeout`, `denied`, `busy`, ...).
+    pub(crate) audit_note: Mutex<Option<&'static str>>,
 }
 
 impl Env {
@@ -54,6 +57,7 @@ impl Env {
             cancel: CancellationToken::new(),
             sink: None,
             created_session: Mutex::new(None),
+            audit_note: Mutex::new(None),
         }
     }
     pub fn caller(mut self, c: Option<Caller>) -> Self {
@@ -72,6 +76,9 @@ impl Env {
     pub(crate) fn session(mut self, s: Option<Arc<LegacySession>>) -> Self {
         self.session = s;
         self
+    }
+    pub(crate) fn note(&self, n: &'static str) {
+        *self.audit_note.lock().unwrap_or_else(|e| e.into_inner()) = Some(n);
     }
     pub(crate) fn take_created_session(&self) -> Option<Arc<LegacySession>> {
         self.created_session.lock().unwrap_or_else(|e| e.into_inner()).take()
@@ -236,7 +243,8 @@ impl Server {
             }
         };
         let started = Instant::now();
-        let outcome = self.route(&rq, params, env).await;
+        let span = super::trace::request_span(&rq.method, &rq.meta, env.caller.as_ref().map(|c| c.name.as_str()));
+        let outcome = tracing::Instrument::instrument(self.route(&rq, params, env), span).await;
         if tracing::enabled!(tracing::Level::DEBUG) {
             let outcome_s = match &outcome {
                 Outcome::Result(_) => "ok".to_string(),
@@ -293,14 +301,24 @@ impl Server {
             "resources/subscribe" | "resources/unsubscribe" if !modern && has("resources") => self.subscribe(rq, &params, env),
             "server/discover" if modern => Outcome::Result(self.finish(rq, self.discover(&caps), true)),
             "subscriptions/listen" if modern => self.listen(rq, &params, env, &caps).await,
-            "tools/list" if has("tools") => self.list(rq, &params, reg.tools.values().map(|t| if modern { &t.def } else { &t.legacy_def }), reg.tools.len(), "tools"),
+            "tools/list" if has("tools") => {
+                let v: Vec<&Value> = reg.tools.values().filter(|t| self.may_use(env, "tool", &t.name)).map(|t| if modern { &t.def } else { &t.legacy_def }).collect();
+                self.list(rq, &params, v.iter().copied(), v.len(), "tools")
+            }
             "tools/call" if has("tools") => self.call_tool(rq, params, env).await,
-            "resources/list" if has("resources") => self.list(rq, &params, reg.resources.values().map(|r| &r.def), reg.resources.len(), "resources"),
+            "resources/list" if has("resources") => {
+                let v: Vec<&Value> = reg.resources.iter().filter(|(k, _)| self.may_use(env, "resource", k)).map(|(_, r)| &r.def).collect();
+                self.list(rq, &params, v.iter().copied(), v.len(), "resources")
+            }
             "resources/templates/list" if has("resources") => {
-                self.list(rq, &params, reg.templates.values().map(|t| &t.def), reg.templates.len(), "resourceTemplates")
+                let v: Vec<&Value> = reg.templates.iter().filter(|(k, _)| self.may_use(env, "resource", k)).map(|(_, t)| &t.def).collect();
+                self.list(rq, &params, v.iter().copied(), v.len(), "resourceTemplates")
             }
             "resources/read" if has("resources") => self.read_resource(rq, params, env).await,
-            "prompts/list" if has("prompts") => self.list(rq, &params, reg.prompts.values().map(|p| &p.def), reg.prompts.len(), "prompts"),
+            "prompts/list" if has("prompts") => {
+                let v: Vec<&Value> = reg.prompts.iter().filter(|(k, _)| self.may_use(env, "prompt", k)).map(|(_, p)| &p.def).collect();
+                self.list(rq, &params, v.iter().copied(), v.len(), "prompts")
+            }
             "prompts/get" if has("prompts") => self.get_prompt(rq, params, env).await,
             "completion/complete" if has("completions") => self.complete(rq, &params, env).await,
             m => McpError::method_not_found(m).into(),
@@ -314,7 +332,7 @@ impl Server {
             result.insert("resultType".into(), Value::String("complete".into()));
             if cacheable {
                 let mut hint = self.inner.options.cache_for(&rq.method);
-                if self.inner.options.force_private_cache {
+                if self.inner.options.force_private_cache || self.inner.auth_on.load(Ordering::Relaxed) {
                     hint.scope = super::options::CacheScope::Private;
                 }
                 result.insert("ttlMs".into(), Value::from(hint.ttl_ms));
@@ -534,7 +552,16 @@ impl Server {
         }
     }
 
-    async fn call_tool(&self, rq: &Rq, mut params: Map<String, Value>, env: &Env) -> Outcome {
+    /// `tools/call`, audited whatever the outcome (refusals included).
+    async fn call_tool(&self, rq: &Rq, params: Map<String, Value>, env: &Env) -> Outcome {
+        let started = Instant::now();
+        let name = params.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
+        let outcome = self.call_tool_inner(rq, params, env).await;
+        self.audit(rq, env, &name, started, &outcome);
+        outcome
+    }
+
+    async fn call_tool_inner(&self, rq: &Rq, mut params: Map<String, Value>, env: &Env) -> Outcome {
         let name = match str_param(&params, "name") {
             Ok(n) => n.to_string(),
             Err(e) => return e.into(),
@@ -543,7 +570,14 @@ impl Server {
             return McpError::invalid_params(format!("Unknown tool: {name}")).into();
         };
         if !self.may_use(env, "tool", &name) {
+            env.note("denied");
             return McpError::invalid_params(format!("Unknown tool: {name}")).into();
+        }
+        if let Some(c) = &env.caller {
+            if !crate::auth::missing_scopes(&c.scopes, &tool.required_scopes).is_empty() {
+                env.note("insufficient_scope");
+                return crate::auth::insufficient_scope_error(&name, &tool.required_scopes).into();
+            }
         }
         let mut args = match params.remove("arguments") {
             None | Some(Value::Null) => Value::Object(Map::new()),
@@ -574,8 +608,21 @@ impl Server {
         let cancel = env.cancel.child_token();
         let ctx = self.context(rq, env, input, cancel.clone());
         let Value::Object(args) = args else { unreachable!("checked above") };
+        let _permit = match self.in_flight_permit(env) {
+            Ok(p) => p,
+            Err(o) => return o,
+        };
+        let _slot = match &tool.slots {
+            None => None,
+            Some(s) => match s.clone().try_acquire_owned() {
+                Ok(p) => Some(p),
+                Err(_) => {
+                    env.note("busy");
+                    return self.tool_outcome(rq, ToolResult::error(format!("Tool {name} is busy (too many calls at once); retry shortly")));
+                }
+            },
+        };
         self.track_legacy(env, &rq.id, &cancel);
-        let started = Instant::now();
         let timeout = tool.timeout.or(self.inner.options.tool_timeout);
         let r = Self::run(tool.handler.call(args, ctx.clone()), &cancel, timeout).await;
         self.untrack_legacy(env, &rq.id);
@@ -610,6 +657,7 @@ impl Server {
             Err(RunError::Handler(HandlerError::InputRequired(_))) => self.input_required(rq, &name, &ctx, env),
             Err(RunError::Handler(HandlerError::Cancelled)) => Outcome::Nothing,
             Err(RunError::Panic(msg)) => {
+                env.note("panic");
                 tracing::error!(tool = %name, panic = %msg, "tool handler panicked");
                 let text = if self.inner.options.expose_internal_errors {
                     format!("Tool {name} failed: {msg}")
@@ -618,10 +666,23 @@ impl Server {
                 };
                 self.tool_outcome(rq, ToolResult::error(text))
             }
-            Err(RunError::Timeout) => self.tool_outcome(rq, ToolResult::error(format!("Tool {name} timed out"))),
+            Err(RunError::Timeout) => {
+                env.note("timeout");
+                self.tool_outcome(rq, ToolResult::error(format!("Tool {name} timed out")))
+            }
         };
-        self.audit(rq, env, &name, started, &outcome);
         outcome
+    }
+
+    /// A slot under `ServerOptions::max_in_flight`, or the 503 refusal.
+    fn in_flight_permit(&self, env: &Env) -> Result<Option<tokio::sync::OwnedSemaphorePermit>, Outcome> {
+        match &self.inner.in_flight {
+            None => Ok(None),
+            Some(s) => s.clone().try_acquire_owned().map(Some).map_err(|_| {
+                env.note("busy");
+                McpError::new(crate::auth::SERVER_BUSY, "Server busy: too many requests in flight; retry shortly").with_status(503).into()
+            }),
+        }
     }
 
     fn tool_outcome(&self, rq: &Rq, res: ToolResult) -> Outcome {
@@ -635,35 +696,59 @@ impl Server {
         if !tracing::enabled!(target: "oxmcp::audit", tracing::Level::INFO) {
             return;
         }
-        let (result, size) = match outcome {
+        let note = *env.audit_note.lock().unwrap_or_else(|e| e.into_inner());
+        // outcome: ok | is_error | input_required | error | timeout | cancelled
+        // error_class: why, when not ok (a JSON-RPC code's name, or what the note says).
+        let (outcome, class, code, size) = match outcome {
             Outcome::Result(v) => {
-                let err = v.get("isError").and_then(Value::as_bool) == Some(true);
-                let kind = match v.get("resultType").and_then(Value::as_str) {
-                    Some("input_required") => "input_required",
-                    _ if err => "is_error",
-                    _ => "ok",
-                };
-                (kind.to_string(), serde_json::to_vec(v).map(|b| b.len()).unwrap_or(0))
+                let size = serde_json::to_vec(v).map(|b| b.len()).unwrap_or(0);
+                let is_error = v.get("isError").and_then(Value::as_bool) == Some(true);
+                match (v.get("resultType").and_then(Value::as_str), note) {
+                    (_, Some("timeout")) => ("timeout", "timeout", None, size),
+                    (_, Some(n)) => ("is_error", n, None, size),
+                    (Some("input_required"), _) => ("input_required", "", None, size),
+                    _ if is_error => ("is_error", "tool_error", None, size),
+                    _ => ("ok", "", None, 0usize.max(size)),
+                }
             }
-            Outcome::Error(e) => (format!("error {}", e.code.0), 0),
-            Outcome::Nothing => ("cancelled".to_string(), 0),
+            Outcome::Error(e) => {
+                let class = note.unwrap_or(match e.code.0 {
+                    -32700 => "parse_error",
+                    -32600 => "invalid_request",
+                    -32601 => "method_not_found",
+                    -32602 => "invalid_params",
+                    -32603 => "internal_error",
+                    -32020 => "header_mismatch",
+                    -32021 => "missing_client_capability",
+                    -32022 => "unsupported_protocol_version",
+                    -32002 => "resource_not_found",
+                    _ => "application_error",
+                });
+                let outcome = if note == Some("timeout") { "timeout" } else { "error" };
+                (outcome, class, Some(e.code.0), 0)
+            }
+            Outcome::Nothing => ("cancelled", "cancelled", None, 0),
         };
         tracing::info!(
             target: "oxmcp::audit",
             caller = env.caller.as_ref().map(|c| c.name.as_str()).unwrap_or("-"),
+            transport = ?env.transport,
             method = %rq.method,
             name = %name,
+            request_id = %rq.id,
             duration_us = started.elapsed().as_micros() as u64,
             result_bytes = size,
-            outcome = %result,
+            outcome = outcome,
+            error_code = code,
+            error_class = class,
             "call"
         );
     }
 
-    /// Auth hook: may this caller see/use this primitive? (Refused ones look unknown.)
+    /// May this caller see and use this primitive? Without auth (no caller) everything is
+    /// visible; with it, the caller's allow-list decides. Refused ones look unknown.
     pub(crate) fn may_use(&self, env: &Env, kind: &str, name: &str) -> bool {
-        let _ = (env, kind, name);
-        true
+        env.caller.as_ref().is_none_or(|c| c.may_use(kind, name))
     }
 
     fn not_found(&self, rq: &Rq, uri: &str) -> Outcome {
@@ -671,18 +756,39 @@ impl Server {
         McpError::new(code, "Resource not found").with_data(json!({"uri": uri})).into()
     }
 
+    /// `resources/read`, audited whatever the outcome.
     async fn read_resource(&self, rq: &Rq, params: Map<String, Value>, env: &Env) -> Outcome {
+        let started = Instant::now();
+        let uri = params.get("uri").and_then(Value::as_str).unwrap_or_default().to_string();
+        let outcome = self.read_resource_inner(rq, params, env).await;
+        self.audit(rq, env, &uri, started, &outcome);
+        outcome
+    }
+
+    async fn read_resource_inner(&self, rq: &Rq, params: Map<String, Value>, env: &Env) -> Outcome {
         let uri = match str_param(&params, "uri") {
             Ok(u) => u.to_string(),
             Err(e) => return e.into(),
         };
         let reg = self.snapshot();
         let (handler, vars) = if let Some(r) = reg.resources.get(&uri) {
+            if !self.may_use(env, "resource", &uri) {
+                env.note("denied");
+                return self.not_found(rq, &uri);
+            }
             (r.handler.clone(), Map::new())
-        } else if let Some((t, vars)) = reg.templates.values().find_map(|t| t.template.matches(&uri).map(|v| (t, v))) {
+        } else if let Some((key, t, vars)) = reg.templates.iter().find_map(|(k, t)| t.template.matches(&uri).map(|v| (k, t, v))) {
+            if !self.may_use(env, "resource", &uri) && !self.may_use(env, "resource", key) {
+                env.note("denied");
+                return self.not_found(rq, &uri);
+            }
             (t.handler.clone(), vars)
         } else {
             return self.not_found(rq, &uri);
+        };
+        let _permit = match self.in_flight_permit(env) {
+            Ok(p) => p,
+            Err(o) => return o,
         };
         let input = match self.mrtr_input(rq, &uri, &params, env) {
             Ok(i) => i,
@@ -691,7 +797,6 @@ impl Server {
         let cancel = env.cancel.child_token();
         let ctx = self.context(rq, env, input, cancel.clone());
         self.track_legacy(env, &rq.id, &cancel);
-        let started = Instant::now();
         let r = Self::run(handler.read(uri.clone(), vars, ctx.clone()), &cancel, self.inner.options.tool_timeout).await;
         self.untrack_legacy(env, &rq.id);
         let outcome = match r {
@@ -703,12 +808,16 @@ impl Server {
             }
             Err(e) => self.handler_failure(rq, &uri, &ctx, env, e),
         };
-        self.audit(rq, env, &uri, started, &outcome);
         outcome
     }
 
     /// Map a failed resource/prompt/completion handler to its JSON-RPC outcome.
     fn handler_failure(&self, rq: &Rq, name: &str, ctx: &Context, env: &Env, e: RunError) -> Outcome {
+        match &e {
+            RunError::Timeout => env.note("timeout"),
+            RunError::Panic(_) => env.note("panic"),
+            _ => {}
+        }
         match e {
             RunError::Handler(HandlerError::Tool(e)) => McpError::internal(e.message).into(),
             RunError::Handler(HandlerError::Mcp(e)) => e.into(),
@@ -722,7 +831,16 @@ impl Server {
         }
     }
 
+    /// `prompts/get`, audited whatever the outcome.
     async fn get_prompt(&self, rq: &Rq, params: Map<String, Value>, env: &Env) -> Outcome {
+        let started = Instant::now();
+        let name = params.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
+        let outcome = self.get_prompt_inner(rq, params, env).await;
+        self.audit(rq, env, &name, started, &outcome);
+        outcome
+    }
+
+    async fn get_prompt_inner(&self, rq: &Rq, params: Map<String, Value>, env: &Env) -> Outcome {
         let name = match str_param(&params, "name") {
             Ok(n) => n.to_string(),
             Err(e) => return e.into(),
@@ -730,6 +848,10 @@ impl Server {
         let Some(prompt) = self.snapshot().prompts.get(&name).cloned() else {
             return McpError::invalid_params(format!("Unknown prompt: {name}")).into();
         };
+        if !self.may_use(env, "prompt", &name) {
+            env.note("denied");
+            return McpError::invalid_params(format!("Unknown prompt: {name}")).into();
+        }
         let args = match params.get("arguments") {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(m)) if m.values().all(Value::is_string) => m.clone(),
@@ -744,8 +866,11 @@ impl Server {
         };
         let cancel = env.cancel.child_token();
         let ctx = self.context(rq, env, input, cancel.clone());
+        let _permit = match self.in_flight_permit(env) {
+            Ok(p) => p,
+            Err(o) => return o,
+        };
         self.track_legacy(env, &rq.id, &cancel);
-        let started = Instant::now();
         let r = Self::run(prompt.handler.get(args, ctx.clone()), &cancel, self.inner.options.tool_timeout).await;
         self.untrack_legacy(env, &rq.id);
         let outcome = match r {
@@ -755,7 +880,6 @@ impl Server {
             },
             Err(e) => self.handler_failure(rq, &name, &ctx, env, e),
         };
-        self.audit(rq, env, &name, started, &outcome);
         outcome
     }
 
@@ -773,7 +897,7 @@ impl Server {
         let handler = match r.get("type").and_then(Value::as_str) {
             Some("ref/prompt") => {
                 let name = r.get("name").and_then(Value::as_str).unwrap_or_default();
-                match reg.prompts.get(name) {
+                match reg.prompts.get(name).filter(|_| self.may_use(env, "prompt", name)) {
                     Some(p) => p.completion.clone(),
                     None => return McpError::invalid_params(format!("Unknown prompt: {name}")).into(),
                 }

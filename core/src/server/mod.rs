@@ -5,6 +5,7 @@ pub(crate) mod dispatch;
 pub(crate) mod mrtr;
 pub mod options;
 pub(crate) mod session;
+pub mod trace;
 
 pub use dispatch::{Env, Transport};
 
@@ -43,6 +44,10 @@ pub(crate) struct Inner {
     pub(crate) listeners: std::sync::atomic::AtomicUsize,
     /// Capabilities declared even when nothing of that kind is registered yet.
     pub(crate) declared: Declared,
+    /// `ServerOptions::max_in_flight` as a semaphore.
+    pub(crate) in_flight: Option<Arc<tokio::sync::Semaphore>>,
+    /// Set when an HTTP endpoint with auth serves this server: results become `private`.
+    pub(crate) auth_on: std::sync::atomic::AtomicBool,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -313,6 +318,7 @@ impl ServerBuilder {
         }
         let sealer = mrtr::StateSealer::new(self.options.state_key.clone(), self.options.state_ttl);
         let sessions = SessionTable::new(self.options.session_idle, self.options.max_sessions);
+        let in_flight = self.options.max_in_flight.map(|n| Arc::new(tokio::sync::Semaphore::new(n.max(1))));
         Ok(Server {
             inner: Arc::new(Inner {
                 info: Value::Object(self.info),
@@ -326,6 +332,8 @@ impl ServerBuilder {
                 shutdown: CancellationToken::new(),
                 listeners: std::sync::atomic::AtomicUsize::new(0),
                 declared: self.declared,
+                in_flight,
+                auth_on: std::sync::atomic::AtomicBool::new(false),
             }),
         })
     }

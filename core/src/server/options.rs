@@ -66,8 +66,12 @@ pub struct ServerOptions {
     pub legacy_stateless: bool,
     /// Show handler panics/exception text to clients (debug only).
     pub expose_internal_errors: bool,
-    /// Force `cacheScope: "private"` on every cacheable result (set when auth is on).
+    /// Force `cacheScope: "private"` on every cacheable result (also implied when an HTTP
+    /// endpoint with auth serves this server).
     pub force_private_cache: bool,
+    /// Global cap on handler runs in flight (`tools/call`, `resources/read`, `prompts/get`);
+    /// requests beyond it are refused at once (HTTP 503 + `Retry-After`). `None`: no cap.
+    pub max_in_flight: Option<usize>,
 }
 
 impl Default for ServerOptions {
@@ -88,6 +92,7 @@ impl Default for ServerOptions {
             legacy_stateless: false,
             expose_internal_errors: false,
             force_private_cache: false,
+            max_in_flight: None,
         }
     }
 }

@@ -31,6 +31,15 @@ use tokio_util::sync::CancellationToken;
 /// (401 with `WWW-Authenticate`, 403, ...).
 pub trait Authenticator: Send + Sync + 'static {
     fn authenticate<'a>(&'a self, headers: &'a HeaderMap) -> Pin<Box<dyn Future<Output = Result<Option<Caller>, HttpResponse>> + Send + 'a>>;
+    /// The RFC 9728 document served at this `/.well-known/oauth-protected-resource…` path, if any.
+    fn protected_resource_metadata(&self, path: &str) -> Option<Value> {
+        let _ = path;
+        None
+    }
+    /// The `WWW-Authenticate` value of a 403 for a call that needs `required` scopes.
+    fn insufficient_scope(&self, required: &[String]) -> String {
+        crate::auth::BearerChallenge::insufficient_scope(required.iter().cloned()).to_string()
+    }
 }
 
 /// Settings of the Streamable HTTP endpoint.
@@ -54,6 +63,14 @@ pub struct HttpConfig {
     /// How long in-flight requests may take to drain at shutdown.
     pub drain_timeout: Duration,
     pub auth: Option<Arc<dyn Authenticator>>,
+    /// Per-caller rate limit (429 + `Retry-After` beyond it); anonymous callers share a bucket.
+    pub rate_limit: Option<Arc<crate::limits::RateLimiter>>,
+    /// Most request headers accepted (431 above it).
+    pub max_headers: usize,
+    /// Most bytes of request headers (names + values) accepted (431 above it).
+    pub max_header_bytes: usize,
+    /// Slow-body protection: the whole body must arrive within this (408 otherwise).
+    pub body_timeout: Duration,
 }
 
 impl HttpConfig {
@@ -68,6 +85,10 @@ impl HttpConfig {
             header_timeout: Duration::from_secs(10),
             drain_timeout: Duration::from_secs(5),
             auth: None,
+            rate_limit: None,
+            max_headers: 100,
+            max_header_bytes: 16 * 1024,
+            body_timeout: Duration::from_secs(30),
         }
     }
     pub fn path(mut self, p: impl Into<String>) -> Self {
@@ -88,6 +109,31 @@ impl HttpConfig {
     }
     pub fn auth(mut self, a: Arc<dyn Authenticator>) -> Self {
         self.auth = Some(a);
+        self
+    }
+    pub fn rate_limit(mut self, r: crate::limits::RateLimit) -> Self {
+        self.rate_limit = Some(Arc::new(crate::limits::RateLimiter::new(r)));
+        self
+    }
+    /// A rate limiter with per-caller overrides.
+    pub fn rate_limiter(mut self, r: crate::limits::RateLimiter) -> Self {
+        self.rate_limit = Some(Arc::new(r));
+        self
+    }
+    pub fn header_timeout(mut self, d: Duration) -> Self {
+        self.header_timeout = d;
+        self
+    }
+    pub fn body_timeout(mut self, d: Duration) -> Self {
+        self.body_timeout = d;
+        self
+    }
+    pub fn max_headers(mut self, n: usize) -> Self {
+        self.max_headers = n;
+        self
+    }
+    pub fn max_header_bytes(mut self, n: usize) -> Self {
+        self.max_header_bytes = n;
         self
     }
 }
@@ -196,6 +242,10 @@ fn is_loopback_host(h: &str) -> bool {
 
 impl HttpHandler {
     pub fn new(server: Server, config: HttpConfig) -> Self {
+        if config.auth.is_some() {
+            // Lists and results may differ per caller: never let a shared cache keep them.
+            server.inner.auth_on.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
         Self { server, config: Arc::new(config) }
     }
     pub fn server(&self) -> &Server {
@@ -235,8 +285,16 @@ impl HttpHandler {
 
     /// Serve one HTTP request.
     pub async fn handle(&self, req: HttpRequest) -> HttpResponse {
+        if req.headers.len() > self.config.max_headers
+            || req.headers.iter().map(|(k, v)| k.as_str().len() + v.len()).sum::<usize>() > self.config.max_header_bytes
+        {
+            return HttpResponse::error(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, Value::Null, McpError::invalid_request("Request headers too large"));
+        }
         if req.path == "/healthz" {
             return HttpResponse::json(StatusCode::OK, &json!({"status":"ok"}));
+        }
+        if req.path.starts_with("/.well-known/oauth-protected-resource") {
+            return self.resource_metadata(&req);
         }
         if req.path != self.config.path {
             return HttpResponse::new(StatusCode::NOT_FOUND);
@@ -251,12 +309,54 @@ impl HttpHandler {
             },
             None => None,
         };
+        if let Some(limiter) = &self.config.rate_limit {
+            if let Err(wait) = limiter.check(caller.as_ref().map_or("", |c| c.name.as_str())) {
+                tracing::info!(target: "oxmcp::audit", caller = caller.as_ref().map_or("-", |c| c.name.as_str()), outcome = "rate_limited", "request");
+                let e = McpError::new(crate::auth::RATE_LIMITED, "Too many requests; retry later");
+                let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+                return HttpResponse::error(StatusCode::TOO_MANY_REQUESTS, Value::Null, e).header(header::RETRY_AFTER, &secs.max(1).to_string());
+            }
+        }
         match req.method {
             Method::POST => self.post(req, caller).await,
             Method::GET => self.get(&req.headers),
             Method::DELETE => self.delete(&req.headers),
             _ => HttpResponse::new(StatusCode::METHOD_NOT_ALLOWED).header(header::ALLOW, "GET, POST, DELETE"),
         }
+    }
+
+    /// RFC 9728: the protected-resource document, public and readable cross-origin.
+    fn resource_metadata(&self, req: &HttpRequest) -> HttpResponse {
+        let Some(doc) = self.config.auth.as_ref().and_then(|a| a.protected_resource_metadata(&req.path)) else {
+            return HttpResponse::new(StatusCode::NOT_FOUND);
+        };
+        let cors = |r: HttpResponse| r.header(header::ACCESS_CONTROL_ALLOW_ORIGIN, "*").header(header::ACCESS_CONTROL_ALLOW_METHODS, "GET, OPTIONS");
+        match req.method {
+            Method::GET | Method::HEAD => cors(HttpResponse::json(StatusCode::OK, &doc)).header(header::CACHE_CONTROL, "max-age=3600"),
+            Method::OPTIONS => cors(HttpResponse::new(StatusCode::NO_CONTENT)),
+            _ => HttpResponse::new(StatusCode::METHOD_NOT_ALLOWED).header(header::ALLOW, "GET, OPTIONS"),
+        }
+    }
+
+    /// Headers that go with an error status: the step-up challenge on 403, `Retry-After` on 503.
+    fn error_headers(&self, mut resp: HttpResponse, v: &Value) -> HttpResponse {
+        let code = v.pointer("/error/code").and_then(Value::as_i64);
+        if resp.status == StatusCode::FORBIDDEN && code == Some(i64::from(crate::auth::INSUFFICIENT_SCOPE.0)) {
+            let scopes: Vec<String> = v
+                .pointer("/error/data/requiredScopes")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect())
+                .unwrap_or_default();
+            let challenge = match &self.config.auth {
+                Some(a) => a.insufficient_scope(&scopes),
+                None => crate::auth::BearerChallenge::insufficient_scope(scopes).to_string(),
+            };
+            resp = resp.header(header::WWW_AUTHENTICATE, &challenge);
+        }
+        if resp.status == StatusCode::SERVICE_UNAVAILABLE {
+            resp = resp.header(header::RETRY_AFTER, "1");
+        }
+        resp
     }
 
     fn session_of(&self, h: &HeaderMap) -> Result<Option<Arc<LegacySession>>, HttpResponse> {
@@ -517,7 +617,7 @@ impl HttpHandler {
                 }
                 let mut resp = match (r, pending.is_empty()) {
                     (None, _) => HttpResponse::new(StatusCode::ACCEPTED),
-                    (Some((v, status)), true) => HttpResponse::json(StatusCode::from_u16(status).unwrap_or(StatusCode::OK), &v),
+                    (Some((v, status)), true) => self.error_headers(HttpResponse::json(StatusCode::from_u16(status).unwrap_or(StatusCode::OK), &v), &v),
                     (Some((v, _)), false) => {
                         let (btx, brx) = mpsc::channel::<Bytes>(pending.len() + 1);
                         for m in &pending {

@@ -46,9 +46,16 @@ async fn serve_one(handler: HttpHandler, req: hyper::Request<Incoming>) -> Resul
     if declared.is_some_and(|n| n > max) {
         return Ok(to_hyper(too_large()));
     }
-    let body = match Limited::new(body, max).collect().await {
-        Ok(b) => b.to_bytes(),
-        Err(_) => return Ok(to_hyper(too_large())),
+    // Slow-body (slowloris) protection: the whole body within `body_timeout`.
+    let body = match tokio::time::timeout(handler.config().body_timeout, Limited::new(body, max).collect()).await {
+        Ok(Ok(b)) => b.to_bytes(),
+        Ok(Err(_)) => return Ok(to_hyper(too_large())),
+        Err(_) => {
+            let e = McpError::invalid_request("Request body not received in time");
+            let mut r = to_hyper(HttpResponse::json(http::StatusCode::REQUEST_TIMEOUT, &jsonrpc::error(serde_json::Value::Null, &e)));
+            r.headers_mut().insert(http::header::CONNECTION, http::HeaderValue::from_static("close"));
+            return Ok(r);
+        }
     };
     let req = HttpRequest { method: parts.method, path: parts.uri.path().to_string(), headers: parts.headers, body };
     Ok(to_hyper(handler.handle(req).await))
@@ -76,6 +83,7 @@ impl HttpServer {
     pub async fn serve(self, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
         let graceful = hyper_util::server::graceful::GracefulShutdown::new();
         let header_timeout = self.handler.config().header_timeout;
+        let (max_headers, max_header_bytes) = (self.handler.config().max_headers, self.handler.config().max_header_bytes);
         let drain = self.handler.config().drain_timeout;
         tokio::pin!(shutdown);
         tracing::info!(addr = %self.local_addr(), path = %self.handler.config().path, "serving Streamable HTTP");
@@ -97,6 +105,9 @@ impl HttpServer {
             let conn = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
                 .header_read_timeout(header_timeout)
+                // Header caps (431): count, and bytes with room for the request line.
+                .max_headers(max_headers)
+                .max_header_size(max_header_bytes + 4096)
                 .keep_alive(true)
                 .serve_connection(TokioIo::new(stream), svc);
             let conn = graceful.watch(conn);

@@ -1,0 +1,133 @@
+//! `WWW-Authenticate: Bearer …` values (RFC 6750 §3, RFC 9728 §5.1), usable outside the
+//! built-in server (an ASGI/Express middleware, a reverse proxy's auth hook).
+
+use std::fmt;
+
+/// Builds a `Bearer` challenge. Values are quoted; quotes and backslashes are escaped and
+/// control characters dropped, so nothing can break out of the header.
+///
+/// ```
+/// use oxmcp::auth::BearerChallenge;
+/// let v = BearerChallenge::new()
+///     .resource_metadata("https://mcp.example.com/.well-known/oauth-protected-resource")
+///     .scope(["files:read"])
+///     .to_string();
+/// assert_eq!(v, r#"Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource", scope="files:read""#);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BearerChallenge {
+    realm: Option<String>,
+    error: Option<String>,
+    scope: Vec<String>,
+    resource_metadata: Option<String>,
+    error_description: Option<String>,
+}
+
+impl BearerChallenge {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// 401 for a token that was sent but is expired, revoked, malformed or not for us.
+    pub fn invalid_token() -> Self {
+        Self::new().error("invalid_token")
+    }
+    /// 403 step-up: every scope the operation needs, in one challenge.
+    pub fn insufficient_scope<S: Into<String>>(scopes: impl IntoIterator<Item = S>) -> Self {
+        Self::new().error("insufficient_scope").scope(scopes)
+    }
+    pub fn realm(mut self, r: impl Into<String>) -> Self {
+        self.realm = Some(r.into());
+        self
+    }
+    pub fn error(mut self, e: impl Into<String>) -> Self {
+        self.error = Some(e.into());
+        self
+    }
+    /// Scopes to request (space-joined). `offline_access` is dropped (spec SHOULD NOT).
+    pub fn scope<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scope = scopes.into_iter().map(Into::into).filter(|s| s != "offline_access").collect();
+        self
+    }
+    pub fn resource_metadata(mut self, url: impl Into<String>) -> Self {
+        self.resource_metadata = Some(url.into());
+        self
+    }
+    pub fn error_description(mut self, d: impl Into<String>) -> Self {
+        self.error_description = Some(d.into());
+        self
+    }
+    /// The header value.
+    pub fn to_header_value(&self) -> String {
+        self.to_string()
+    }
+}
+
+fn quoted(v: &str) -> String {
+    let mut out = String::with_capacity(v.len() + 2);
+    out.push('"');
+    for c in v.chars().filter(|c| !c.is_control()) {
+        if c == '"' || c == '\\' {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
+}
+
+impl fmt::Display for BearerChallenge {
+    /// Parameter order follows the spec's examples: `error` first; for `insufficient_scope`
+    /// `scope` before `resource_metadata`, otherwise `resource_metadata` first; the
+    /// description last.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut params: Vec<(&str, String)> = Vec::new();
+        if let Some(r) = &self.realm {
+            params.push(("realm", quoted(r)));
+        }
+        if let Some(e) = &self.error {
+            params.push(("error", quoted(e)));
+        }
+        let scope = (!self.scope.is_empty()).then(|| ("scope", quoted(&self.scope.join(" "))));
+        let rm = self.resource_metadata.as_deref().map(|u| ("resource_metadata", quoted(u)));
+        if self.error.as_deref() == Some("insufficient_scope") {
+            params.extend(scope);
+            params.extend(rm);
+        } else {
+            params.extend(rm);
+            params.extend(scope);
+        }
+        if let Some(d) = &self.error_description {
+            params.push(("error_description", quoted(d)));
+        }
+        f.write_str("Bearer")?;
+        for (i, (k, v)) in params.iter().enumerate() {
+            write!(f, "{}{k}={v}", if i == 0 { " " } else { ", " })?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_examples() {
+        let v = BearerChallenge::insufficient_scope(["files:write"])
+            .resource_metadata("https://mcp.example.com/.well-known/oauth-protected-resource")
+            .error_description("File write permission required for this operation");
+        assert_eq!(
+            v.to_string(),
+            r#"Bearer error="insufficient_scope", scope="files:write", resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource", error_description="File write permission required for this operation""#
+        );
+        assert_eq!(BearerChallenge::new().to_string(), "Bearer");
+    }
+
+    #[test]
+    fn no_header_injection() {
+        let v = BearerChallenge::invalid_token().error_description("bad\r\nSet-Cookie: x=\"1\"\\").to_string();
+        assert_eq!(v, r#"Bearer error="invalid_token", error_description="badSet-Cookie: x=\"1\"\\""#);
+        assert!(http::HeaderValue::from_str(&v).is_ok());
+        assert_eq!(BearerChallenge::new().scope(["a", "offline_access", "b"]).to_string(), r#"Bearer scope="a b""#);
+    }
+}

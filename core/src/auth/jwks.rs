@@ -1,0 +1,155 @@
+//! JSON Web Key Sets: given inline or fetched from a URL, cached, and refetched on an unknown
+//! `kid` (key rotation) at most once per `min_refresh`, and after `max_age` in any case.
+
+use super::AuthFuture;
+use bytes::Bytes;
+use http_body_util::{BodyExt, Empty, Limited};
+use jsonwebtoken::jwk::Jwk;
+use jsonwebtoken::DecodingKey;
+use serde_json::Value;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Fetches a JWKS document. The built-in one speaks plain HTTP/1.1 (a loopback or in-cluster
+/// identity provider); for `https://` URLs supply your own (e.g. built on reqwest).
+pub trait JwksFetcher: Send + Sync + 'static {
+    fn fetch<'a>(&'a self, url: &'a str) -> AuthFuture<'a, Result<Vec<u8>, String>>;
+}
+
+/// Plain-HTTP fetcher: 5 s deadline, 1 MiB cap, 200 only.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct HttpJwksFetcher;
+
+impl JwksFetcher for HttpJwksFetcher {
+    fn fetch<'a>(&'a self, url: &'a str) -> AuthFuture<'a, Result<Vec<u8>, String>> {
+        Box::pin(async move {
+            tokio::time::timeout(Duration::from_secs(5), fetch_http(url)).await.map_err(|_| "JWKS fetch timed out".to_string())?
+        })
+    }
+}
+
+async fn fetch_http(url: &str) -> Result<Vec<u8>, String> {
+    let uri: http::Uri = url.parse().map_err(|e| format!("bad JWKS URL: {e}"))?;
+    if uri.scheme_str() != Some("http") {
+        return Err("the built-in JWKS fetcher speaks plain http only; configure a JwksFetcher for https".into());
+    }
+    let host = uri.host().ok_or("JWKS URL has no host")?;
+    let port = uri.port_u16().unwrap_or(80);
+    let stream = tokio::net::TcpStream::connect((host, port)).await.map_err(|e| format!("JWKS connect: {e}"))?;
+    let (mut sender, conn) =
+        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream)).await.map_err(|e| format!("JWKS handshake: {e}"))?;
+    tokio::spawn(conn);
+    let authority = uri.authority().map(|a| a.as_str().to_string()).unwrap_or_default();
+    let path = uri.path_and_query().map(|p| p.as_str().to_string()).unwrap_or_else(|| "/".into());
+    let req = http::Request::get(path)
+        .header(http::header::HOST, authority)
+        .header(http::header::ACCEPT, "application/json")
+        .body(Empty::<Bytes>::new())
+        .map_err(|e| e.to_string())?;
+    let resp = sender.send_request(req).await.map_err(|e| format!("JWKS request: {e}"))?;
+    if resp.status() != http::StatusCode::OK {
+        return Err(format!("JWKS fetch answered {}", resp.status()));
+    }
+    let body = Limited::new(resp.into_body(), 1 << 20).collect().await.map_err(|e| format!("JWKS body: {e}"))?;
+    Ok(body.to_bytes().to_vec())
+}
+
+/// One usable key.
+#[derive(Clone)]
+pub(crate) struct Key {
+    pub(crate) kid: Option<String>,
+    pub(crate) alg: Option<jsonwebtoken::Algorithm>,
+    pub(crate) key: Arc<DecodingKey>,
+}
+
+/// Parse a JWKS document, skipping keys we cannot use (unknown `kty`, `use` other than `sig`).
+pub(crate) fn parse_jwks(v: &Value) -> Result<Vec<Key>, String> {
+    let keys = v.get("keys").and_then(Value::as_array).ok_or("a JWKS needs a \"keys\" array")?;
+    let mut out = Vec::new();
+    for k in keys {
+        if k.get("use").and_then(Value::as_str).is_some_and(|u| u != "sig") {
+            continue;
+        }
+        let Ok(jwk) = serde_json::from_value::<Jwk>(k.clone()) else { continue };
+        let Ok(key) = DecodingKey::from_jwk(&jwk) else { continue };
+        let alg = jwk.common.key_algorithm.and_then(|a| a.to_string().parse::<jsonwebtoken::Algorithm>().ok());
+        out.push(Key { kid: jwk.common.key_id.clone(), alg, key: Arc::new(key) });
+    }
+    Ok(out)
+}
+
+pub(crate) enum Source {
+    Inline(Vec<Key>),
+    Url { url: String, fetcher: Arc<dyn JwksFetcher>, cache: Mutex<Cache>, refresh: tokio::sync::Mutex<()> },
+}
+
+#[derive(Default)]
+pub(crate) struct Cache {
+    keys: Arc<Vec<Key>>,
+    fetched: Option<Instant>,
+    attempted: Option<Instant>,
+}
+
+pub(crate) struct Jwks {
+    pub(crate) source: Source,
+    pub(crate) max_age: Duration,
+    pub(crate) min_refresh: Duration,
+}
+
+impl Jwks {
+    fn cached(&self) -> (Arc<Vec<Key>>, bool) {
+        match &self.source {
+            Source::Inline(k) => (Arc::new(k.clone()), true),
+            Source::Url { cache, .. } => {
+                let c = cache.lock().unwrap_or_else(|e| e.into_inner());
+                let fresh = c.fetched.is_some_and(|t| t.elapsed() < self.max_age);
+                (c.keys.clone(), fresh)
+            }
+        }
+    }
+
+    /// Keys that may verify a token with this `kid`: from the cache, refetched when the cache is
+    /// stale or the `kid` is unknown (rate-limited by `min_refresh`).
+    pub(crate) async fn keys_for(&self, kid: Option<&str>) -> Vec<Key> {
+        let pick = |keys: &[Key]| -> Vec<Key> {
+            match kid {
+                Some(k) => keys.iter().filter(|x| x.kid.as_deref() == Some(k)).cloned().collect(),
+                None => keys.to_vec(),
+            }
+        };
+        let (keys, fresh) = self.cached();
+        let found = pick(&keys);
+        if fresh && !found.is_empty() {
+            return found;
+        }
+        let Source::Url { url, fetcher, cache, refresh } = &self.source else { return found };
+        let _one_at_a_time = refresh.lock().await;
+        {
+            let c = cache.lock().unwrap_or_else(|e| e.into_inner());
+            // Someone else refreshed while we waited, or we tried too recently.
+            let again = pick(&c.keys);
+            if c.fetched.is_some_and(|t| t.elapsed() < self.max_age) && !again.is_empty() {
+                return again;
+            }
+            if c.attempted.is_some_and(|t| t.elapsed() < self.min_refresh) {
+                return again;
+            }
+        }
+        let fetched = fetcher
+            .fetch(url)
+            .await
+            .and_then(|b| serde_json::from_slice::<Value>(&b).map_err(|e| e.to_string()))
+            .and_then(|v| parse_jwks(&v));
+        let mut c = cache.lock().unwrap_or_else(|e| e.into_inner());
+        c.attempted = Some(Instant::now());
+        match fetched {
+            Ok(k) => {
+                tracing::debug!(url = %url, keys = k.len(), "JWKS fetched");
+                c.keys = Arc::new(k);
+                c.fetched = Some(Instant::now());
+            }
+            Err(e) => tracing::warn!(url = %url, error = %e, "JWKS fetch failed; keeping the cached keys"),
+        }
+        pick(&c.keys)
+    }
+}

@@ -1,0 +1,174 @@
+//! JWT access tokens (RFC 9068 style) validated against a JWKS: signature, `iss`, `aud` (this
+//! resource, RFC 8707), `exp` and `nbf` with a small clock skew.
+
+use super::jwks::{parse_jwks, HttpJwksFetcher, Jwks, JwksFetcher, Source};
+use crate::context::Caller;
+use jsonwebtoken::{Algorithm, Validation};
+use serde_json::Value;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Why a token was refused (kept server-side: clients only see `invalid_token`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenRejected(pub String);
+
+impl std::fmt::Display for TokenRejected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for TokenRejected {}
+
+/// Settings for JWT validation.
+pub struct JwtValidator {
+    issuers: Vec<String>,
+    audiences: Vec<String>,
+    leeway: Duration,
+    algorithms: Vec<Algorithm>,
+    jwks: Jwks,
+    name_claims: Vec<String>,
+}
+
+impl std::fmt::Debug for JwtValidator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JwtValidator").field("issuers", &self.issuers).field("audiences", &self.audiences).finish()
+    }
+}
+
+/// Asymmetric algorithms only: a JWKS is public, so an HMAC "key" from it would let anyone mint
+/// tokens (the classic alg-confusion attack).
+const ASYMMETRIC: [Algorithm; 9] = [
+    Algorithm::RS256,
+    Algorithm::RS384,
+    Algorithm::RS512,
+    Algorithm::PS256,
+    Algorithm::PS384,
+    Algorithm::PS512,
+    Algorithm::ES256,
+    Algorithm::ES384,
+    Algorithm::EdDSA,
+];
+
+impl JwtValidator {
+    fn with_source(issuer: impl Into<String>, audience: impl Into<String>, source: Source) -> Self {
+        Self {
+            issuers: vec![issuer.into()],
+            audiences: vec![super::metadata::canonical_resource(&audience.into())],
+            leeway: Duration::from_secs(30),
+            algorithms: ASYMMETRIC.to_vec(),
+            jwks: Jwks { source, max_age: Duration::from_secs(300), min_refresh: Duration::from_secs(10) },
+            name_claims: vec!["sub".into(), "client_id".into(), "azp".into()],
+        }
+    }
+    /// Keys given inline (a JWKS document `{"keys": [...]}`).
+    pub fn with_jwks(issuer: impl Into<String>, audience: impl Into<String>, jwks: &Value) -> Result<Self, TokenRejected> {
+        let keys = parse_jwks(jwks).map_err(TokenRejected)?;
+        if keys.is_empty() {
+            return Err(TokenRejected("the JWKS has no usable signing key".into()));
+        }
+        Ok(Self::with_source(issuer, audience, Source::Inline(keys)))
+    }
+    /// Keys fetched from `url` (plain HTTP with the built-in fetcher; see [`Self::fetcher`]).
+    pub fn with_jwks_url(issuer: impl Into<String>, audience: impl Into<String>, url: impl Into<String>) -> Self {
+        Self::with_source(
+            issuer,
+            audience,
+            Source::Url {
+                url: url.into(),
+                fetcher: Arc::new(HttpJwksFetcher),
+                cache: Mutex::default(),
+                refresh: tokio::sync::Mutex::new(()),
+            },
+        )
+    }
+    /// Replace the JWKS fetcher (https, proxies, custom trust).
+    pub fn fetcher(mut self, f: Arc<dyn JwksFetcher>) -> Self {
+        if let Source::Url { fetcher, .. } = &mut self.jwks.source {
+            *fetcher = f;
+        }
+        self
+    }
+    /// Also accept these issuers.
+    pub fn issuers<S: Into<String>>(mut self, more: impl IntoIterator<Item = S>) -> Self {
+        self.issuers.extend(more.into_iter().map(Into::into));
+        self
+    }
+    /// Also accept these audiences (e.g. the resource URI with and without a port).
+    pub fn audiences<S: Into<String>>(mut self, more: impl IntoIterator<Item = S>) -> Self {
+        self.audiences.extend(more.into_iter().map(Into::into));
+        self
+    }
+    /// Clock skew allowed on `exp`/`nbf` (default 30 s).
+    pub fn leeway(mut self, d: Duration) -> Self {
+        self.leeway = d;
+        self
+    }
+    /// Restrict the accepted algorithms (asymmetric ones only are ever accepted).
+    pub fn algorithms(mut self, algs: &[Algorithm]) -> Self {
+        self.algorithms = algs.iter().copied().filter(|a| ASYMMETRIC.contains(a)).collect();
+        self
+    }
+    /// How long fetched keys are trusted before a refetch (default 5 min), and the least time
+    /// between two fetches triggered by unknown `kid`s (default 10 s; bounds the fetches a
+    /// stream of junk tokens can cause).
+    pub fn cache(mut self, max_age: Duration, min_refresh: Duration) -> Self {
+        self.jwks.max_age = max_age;
+        self.jwks.min_refresh = min_refresh;
+        self
+    }
+    /// Claims tried, in order, for the caller's name (default `sub`, `client_id`, `azp`).
+    pub fn name_claims<S: Into<String>>(mut self, claims: impl IntoIterator<Item = S>) -> Self {
+        self.name_claims = claims.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Validate a token and describe its caller.
+    pub async fn validate(&self, token: &str) -> Result<Caller, TokenRejected> {
+        let header = jsonwebtoken::decode_header(token).map_err(|e| TokenRejected(format!("malformed JWT: {e}")))?;
+        if !self.algorithms.contains(&header.alg) {
+            return Err(TokenRejected(format!("algorithm {:?} not accepted", header.alg)));
+        }
+        let keys = self.jwks.keys_for(header.kid.as_deref()).await;
+        if keys.is_empty() {
+            return Err(TokenRejected("no key for this token's kid".into()));
+        }
+        let mut v = Validation::new(header.alg);
+        v.leeway = self.leeway.as_secs();
+        v.validate_nbf = true;
+        v.set_issuer(&self.issuers);
+        v.set_audience(&self.audiences);
+        v.set_required_spec_claims(&["exp", "iss", "aud"]);
+        let mut last = TokenRejected("no key verified the signature".into());
+        for k in keys.iter().filter(|k| k.alg.is_none_or(|a| a == header.alg)) {
+            match jsonwebtoken::decode::<Value>(token, &k.key, &v) {
+                Ok(data) => return Ok(self.caller(data.claims)),
+                Err(e) => {
+                    use jsonwebtoken::errors::ErrorKind as K;
+                    let fatal = !matches!(e.kind(), K::InvalidSignature | K::InvalidAlgorithm | K::InvalidKeyFormat);
+                    last = TokenRejected(e.to_string());
+                    if fatal {
+                        break;
+                    }
+                }
+            }
+        }
+        Err(last)
+    }
+
+    fn caller(&self, claims: Value) -> Caller {
+        let name = self.name_claims.iter().find_map(|c| claims.get(c).and_then(Value::as_str)).unwrap_or("-").to_string();
+        let scopes = scopes_of(&claims);
+        Caller::new(name).with_scopes(scopes).with_claims(claims)
+    }
+}
+
+/// Scopes from `scope` (space-separated, RFC 8693/9068) or `scp` (string or array).
+fn scopes_of(claims: &Value) -> Vec<String> {
+    let split = |s: &str| s.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+    match (claims.get("scope"), claims.get("scp")) {
+        (Some(Value::String(s)), _) => split(s),
+        (_, Some(Value::String(s))) => split(s),
+        (_, Some(Value::Array(a))) => a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect(),
+        _ => Vec::new(),
+    }
+}

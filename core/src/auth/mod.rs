@@ -1,0 +1,271 @@
+//! Who may call what over HTTP: named bearer tokens, OAuth 2.1 resource-server support (RFC 9728
+//! metadata, JWT access tokens against a JWKS, opaque tokens through a verifier hook),
+//! per-caller allow-lists and per-tool required scopes. stdio needs none of it (the spec: stdio
+//! servers take credentials from the environment).
+//!
+//! [`Auth`] is the built-in [`Authenticator`]; hand it to
+//! [`HttpConfig::auth`](crate::transport::http::HttpConfig::auth). When auth is on, every
+//! cacheable result is marked `cacheScope: "private"` (lists differ per caller).
+
+mod access;
+mod challenge;
+mod jwks;
+mod jwt;
+mod metadata;
+mod tokens;
+
+pub use access::{missing_scopes, scope_covers, Allow};
+pub use challenge::BearerChallenge;
+pub use jwks::{HttpJwksFetcher, JwksFetcher};
+pub use jwt::{JwtValidator, TokenRejected};
+pub use metadata::{canonical_resource, ProtectedResource};
+pub use tokens::{token_hash_hex, NamedTokens, TokenConfigError};
+
+use crate::context::Caller;
+use crate::error::{ErrorCode, McpError};
+use crate::transport::http::{Authenticator, HttpResponse};
+use http::{header, HeaderMap, StatusCode};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, RwLock};
+
+/// A boxed future borrowing its inputs (verifier and fetcher hooks).
+pub type AuthFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// JSON-RPC code of a call refused for missing scopes (HTTP 403 + `insufficient_scope`).
+/// Application-defined range, as the spec asks; `-31000 - HTTP status` by our convention.
+pub const INSUFFICIENT_SCOPE: ErrorCode = ErrorCode(-31403);
+/// JSON-RPC code of a request refused by the per-caller rate limit (HTTP 429).
+pub const RATE_LIMITED: ErrorCode = ErrorCode(-31429);
+/// JSON-RPC code of a request refused by a concurrency cap (HTTP 503).
+pub const SERVER_BUSY: ErrorCode = ErrorCode(-31503);
+
+/// The error a dispatch returns when the caller lacks scopes; the HTTP layer turns it into a
+/// 403 with `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`.
+pub fn insufficient_scope_error(name: &str, required: &[String]) -> McpError {
+    McpError::new(INSUFFICIENT_SCOPE, format!("Insufficient scope for {name}"))
+        .with_data(json!({"error": "insufficient_scope", "requiredScopes": required}))
+        .with_status(403)
+}
+
+/// Verifies tokens the built-in checks do not know (opaque tokens via RFC 7662 introspection,
+/// a database of API keys, ...). `Ok(None)`: not mine, try the next; `Err`: refused.
+pub trait TokenVerifier: Send + Sync + 'static {
+    fn verify<'a>(&'a self, token: &'a str) -> AuthFuture<'a, Result<Option<Caller>, TokenRejected>>;
+}
+
+impl<F, Fut> TokenVerifier for F
+where
+    F: Fn(String) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Option<Caller>, TokenRejected>> + Send + 'static,
+{
+    fn verify<'a>(&'a self, token: &'a str) -> AuthFuture<'a, Result<Option<Caller>, TokenRejected>> {
+        Box::pin(self(token.to_string()))
+    }
+}
+
+/// The built-in authenticator: named tokens, then JWTs, then the verifier hooks, in that order.
+/// A request without a valid bearer token gets 401 and a `WWW-Authenticate: Bearer` challenge.
+#[derive(Default)]
+pub struct Auth {
+    tokens: RwLock<NamedTokens>,
+    jwt: Option<JwtValidator>,
+    verifiers: Vec<Arc<dyn TokenVerifier>>,
+    resource: Option<ProtectedResource>,
+    allow: HashMap<String, Arc<Allow>>,
+    realm: Option<String>,
+}
+
+impl std::fmt::Debug for Auth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Auth").field("resource", &self.resource).field("jwt", &self.jwt).finish_non_exhaustive()
+    }
+}
+
+impl Auth {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Named bearer tokens.
+    pub fn tokens(mut self, t: NamedTokens) -> Self {
+        self.tokens = RwLock::new(t);
+        self
+    }
+    /// Swap the token table while serving (rotation without a restart).
+    pub fn replace_tokens(&self, t: NamedTokens) {
+        *self.tokens.write().unwrap_or_else(|e| e.into_inner()) = t;
+    }
+    /// JWT access tokens.
+    pub fn jwt(mut self, v: JwtValidator) -> Self {
+        self.jwt = Some(v);
+        self
+    }
+    /// An extra verifier (opaque tokens).
+    pub fn verifier(mut self, v: impl TokenVerifier) -> Self {
+        self.verifiers.push(Arc::new(v));
+        self
+    }
+    /// Act as an OAuth protected resource: serve RFC 9728 metadata and point 401s at it.
+    pub fn resource(mut self, r: ProtectedResource) -> Self {
+        self.resource = Some(r);
+        self
+    }
+    /// Allow-list for a caller that comes from a JWT or a verifier (named tokens carry theirs).
+    pub fn allow(mut self, caller: impl Into<String>, a: Allow) -> Self {
+        self.allow.insert(caller.into(), Arc::new(a));
+        self
+    }
+    /// `realm` in challenges (RFC 6750); off by default.
+    pub fn realm(mut self, r: impl Into<String>) -> Self {
+        self.realm = Some(r.into());
+        self
+    }
+    pub fn protected_resource(&self) -> Option<&ProtectedResource> {
+        self.resource.as_ref()
+    }
+
+    /// Named tokens from `OXMCP_TOKENS` / `OXMCP_TOKENS_FILE`, a JWKS from `OXMCP_JWKS_URL`
+    /// (with `OXMCP_JWT_ISSUER`, `OXMCP_RESOURCE`, `OXMCP_AUTH_SERVERS`, `OXMCP_SCOPES`).
+    /// `Ok(None)` when none is set (auth off).
+    pub fn from_env() -> Result<Option<Self>, String> {
+        let var = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+        let list = |k: &str| var(k).map(|v| v.split([',', ' ']).filter(|s| !s.is_empty()).map(str::to_string).collect::<Vec<_>>());
+        let mut auth = Auth::new();
+        let mut on = false;
+        if let Some(t) = NamedTokens::from_env("OXMCP_TOKENS").map_err(|e| e.to_string())? {
+            auth = auth.tokens(t);
+            on = true;
+        }
+        if let Some(resource) = var("OXMCP_RESOURCE") {
+            let servers = list("OXMCP_AUTH_SERVERS").or_else(|| var("OXMCP_JWT_ISSUER").map(|i| vec![i])).unwrap_or_default();
+            auth = auth.resource(ProtectedResource::new(resource, servers).scopes(list("OXMCP_SCOPES").unwrap_or_default()));
+        }
+        if let Some(url) = var("OXMCP_JWKS_URL") {
+            let issuer = var("OXMCP_JWT_ISSUER").ok_or("OXMCP_JWKS_URL needs OXMCP_JWT_ISSUER")?;
+            let audience = var("OXMCP_JWT_AUDIENCE")
+                .or_else(|| auth.resource.as_ref().map(|r| r.resource.clone()))
+                .ok_or("OXMCP_JWKS_URL needs OXMCP_RESOURCE or OXMCP_JWT_AUDIENCE")?;
+            auth = auth.jwt(JwtValidator::with_jwks_url(issuer, audience, url));
+            on = true;
+        }
+        Ok(on.then_some(auth))
+    }
+
+    /// Check a bearer token; `Err` carries the reason (logged, never sent).
+    pub async fn check(&self, token: &str) -> Result<Caller, TokenRejected> {
+        let named = self.tokens.read().unwrap_or_else(|e| e.into_inner()).lookup(token);
+        let mut caller = match named {
+            Some(c) => c,
+            None => self.check_other(token).await?,
+        };
+        if caller.allow.is_none() {
+            caller.allow = self.allow.get(&caller.name).cloned();
+        }
+        Ok(caller)
+    }
+
+    async fn check_other(&self, token: &str) -> Result<Caller, TokenRejected> {
+        let mut why = TokenRejected("unknown token".into());
+        if let Some(j) = &self.jwt {
+            if token.bytes().filter(|&b| b == b'.').count() == 2 {
+                match j.validate(token).await {
+                    Ok(c) => return Ok(c),
+                    Err(e) if self.verifiers.is_empty() => return Err(e),
+                    Err(e) => why = e,
+                }
+            }
+        }
+        for v in &self.verifiers {
+            match v.verify(token).await {
+                Ok(Some(c)) => return Ok(c),
+                Ok(None) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Err(why)
+    }
+
+    /// The challenge for a 401 (`error` is `None` when no token was sent).
+    pub fn challenge(&self, error: Option<&str>) -> BearerChallenge {
+        let mut c = BearerChallenge::new();
+        if let Some(r) = &self.realm {
+            c = c.realm(r);
+        }
+        if let Some(e) = error {
+            c = c.error(e);
+        }
+        if let Some(r) = &self.resource {
+            c = c.resource_metadata(r.metadata_url()).scope(r.scopes_supported.iter().cloned());
+        }
+        c
+    }
+
+    fn unauthorized(&self, error: Option<&str>, description: &str) -> HttpResponse {
+        let body = json!({"error": error.unwrap_or("unauthorized"), "error_description": description});
+        HttpResponse::json(StatusCode::UNAUTHORIZED, &body).header(header::WWW_AUTHENTICATE, &self.challenge(error).to_string())
+    }
+}
+
+/// The token of an `Authorization: Bearer <token>` header (RFC 6750 §2.1).
+/// `Err(())`: several Authorization headers or a malformed one.
+pub fn bearer_token(headers: &HeaderMap) -> Result<Option<&str>, ()> {
+    let mut all = headers.get_all(header::AUTHORIZATION).iter();
+    let Some(v) = all.next() else { return Ok(None) };
+    if all.next().is_some() {
+        return Err(());
+    }
+    let v = v.to_str().map_err(|_| ())?;
+    let (scheme, token) = v.trim().split_once(' ').ok_or(())?;
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return Ok(None);
+    }
+    let token = token.trim();
+    let b64token = |c: char| c.is_ascii_alphanumeric() || "-._~+/=".contains(c);
+    if token.is_empty() || !token.chars().all(b64token) {
+        return Err(());
+    }
+    Ok(Some(token))
+}
+
+impl Authenticator for Auth {
+    fn authenticate<'a>(
+        &'a self,
+        headers: &'a HeaderMap,
+    ) -> Pin<Box<dyn Future<Output = Result<Option<Caller>, HttpResponse>> + Send + 'a>> {
+        Box::pin(async move {
+            let token = match bearer_token(headers) {
+                Ok(Some(t)) => t,
+                Ok(None) => {
+                    tracing::info!(target: "oxmcp::audit", outcome = "unauthorized", reason = "no bearer token", "auth");
+                    return Err(self.unauthorized(None, "Missing bearer token"));
+                }
+                Err(()) => {
+                    tracing::info!(target: "oxmcp::audit", outcome = "unauthorized", reason = "malformed Authorization header", "auth");
+                    return Err(self.unauthorized(Some("invalid_token"), "Malformed Authorization header"));
+                }
+            };
+            match self.check(token).await {
+                Ok(c) => Ok(Some(c)),
+                Err(e) => {
+                    tracing::info!(target: "oxmcp::audit", outcome = "unauthorized", reason = %e, "auth");
+                    Err(self.unauthorized(Some("invalid_token"), "The access token is invalid or expired"))
+                }
+            }
+        })
+    }
+
+    fn protected_resource_metadata(&self, path: &str) -> Option<Value> {
+        let r = self.resource.as_ref()?;
+        r.well_known_paths().iter().any(|p| p == path).then(|| r.document())
+    }
+
+    fn insufficient_scope(&self, required: &[String]) -> String {
+        let mut c = BearerChallenge::insufficient_scope(required.iter().cloned());
+        if let Some(r) = &self.resource {
+            c = c.resource_metadata(r.metadata_url());
+        }
+        c.error_description(format!("This operation needs the scope {}", required.join(" "))).to_string()
+    }
+}
