@@ -168,7 +168,12 @@ pub(crate) fn handle<'py>(
         let (Ok(k), Ok(v)) = (HeaderName::from_bytes(k.as_bytes()), HeaderValue::from_str(&v)) else { continue };
         map.append(k, v);
     }
-    pyo3_async_runtimes::tokio::future_into_py(py, async move {
+    // An asyncio future we settle ourselves, so that cancelling it (client gone) aborts the
+    // Rust task, which drops the core's request future and cancels the handler.
+    let event_loop = py.import("asyncio")?.call_method0("get_running_loop")?;
+    let fut = event_loop.call_method0("create_future")?;
+    let (fut_py, loop_py) = (fut.clone().unbind(), event_loop.unbind());
+    let task = runtime().spawn(async move {
         let req = HttpRequest { method, path, headers: map, body: Bytes::from(body) };
         let resp = handler.handle(req).await;
         let status = resp.status.as_u16();
@@ -177,15 +182,33 @@ pub(crate) fn handle<'py>(
             .iter()
             .filter_map(|(k, v)| v.to_str().ok().map(|v| (k.as_str().to_string(), v.to_string())))
             .collect();
-        Python::attach(|py| -> PyResult<Py<PyAny>> {
-            let (body, stream): (Option<Py<PyAny>>, Option<Py<PyAny>>) = match resp.body {
-                ResponseBody::Empty => (Some(PyBytes::new(py, b"").unbind().into_any()), None),
-                ResponseBody::Full(b) => (Some(PyBytes::new(py, &b).unbind().into_any()), None),
-                ResponseBody::Sse(rx) => {
-                    (None, Some(Py::new(py, BodyStream { rx: Arc::new(tokio::sync::Mutex::new(Some(rx))) })?.into_any()))
-                }
-            };
-            Ok((status, headers, body, stream).into_pyobject(py)?.into_any().unbind())
-        })
-    })
+        Python::attach(|py| {
+            let r = (|| -> PyResult<()> {
+                let (body, stream): (Option<Py<PyAny>>, Option<Py<PyAny>>) = match resp.body {
+                    ResponseBody::Empty => (Some(PyBytes::new(py, b"").unbind().into_any()), None),
+                    ResponseBody::Full(b) => (Some(PyBytes::new(py, &b).unbind().into_any()), None),
+                    ResponseBody::Sse(rx) => (
+                        None,
+                        Some(Py::new(py, BodyStream { rx: Arc::new(tokio::sync::Mutex::new(Some(rx))) })?.into_any()),
+                    ),
+                };
+                let value = (status, headers, body, stream).into_pyobject(py)?;
+                let settle = py.import("oxmcp._runtime")?.getattr("settle")?;
+                loop_py.call_method1(py, "call_soon_threadsafe", (settle, fut_py, value))?;
+                Ok(())
+            })();
+            if let Err(e) = r {
+                e.print(py);
+            }
+        });
+    });
+    let abort = task.abort_handle();
+    let on_done = pyo3::types::PyCFunction::new_closure(py, None, None, move |args: &Bound<'_, pyo3::types::PyTuple>, _kw| -> PyResult<()> {
+        if args.get_item(0)?.call_method0("cancelled")?.is_truthy()? {
+            abort.abort();
+        }
+        Ok(())
+    })?;
+    fut.call_method1("add_done_callback", (on_done,))?;
+    Ok(fut)
 }

@@ -269,6 +269,9 @@ def normalize_tool_result(value: Any, *, output_schema: dict[str, Any] | None, w
     """What a tool returned → ``CallToolResult`` dict (``content``, ``structuredContent``, ``isError``)."""
     if isinstance(value, ToolResult):
         return value.to_dict()
+    if isinstance(value, _Content) or (isinstance(value, (list, tuple)) and any(isinstance(v, _Content) for v in value)):
+        # Content helpers are content whatever the annotation said (e.g. ``-> list[Any]``).
+        return {"content": content_list(value)}
     if output_schema is not None:
         if adapter is not None:
             data = adapter.dump_python(value, mode="json", by_alias=True)

@@ -62,3 +62,9 @@ def _outcome(task: asyncio.Task[Any]) -> Any:
         _log.error("handler failed", exc_info=exc)
         return ("mcp_error", (-32603, "Internal error", None))
     return task.result()
+
+
+def settle(fut: "asyncio.Future[Any]", value: Any) -> None:
+    """Set a future's result unless it was cancelled meanwhile (runs on the loop thread)."""
+    if not fut.done():
+        fut.set_result(value)

@@ -138,6 +138,8 @@ def _is_content_annotation(annotation: Any) -> bool:
 
     if annotation in (inspect.Signature.empty, None, type(None), Any, str, bytes):
         return True
+    if typing.get_origin(annotation) in (list, tuple) and typing.get_args(annotation)[:1] == (Any,):
+        return True  # list[Any]: anything goes, usually mixed content
     if isinstance(annotation, type) and issubclass(annotation, (ToolResult, *CONTENT_TYPES)):
         return True
     origin = typing.get_origin(annotation)

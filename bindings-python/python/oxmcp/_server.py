@@ -311,6 +311,13 @@ class Server:
             asyncio.run(self.run_async(transport, host=host, port=port, path=path, _signals=True))
         except KeyboardInterrupt:
             pass
+        finally:
+            # Let native threads that are finishing a short Python call (settling the last
+            # futures) release the GIL before the interpreter finalizes; without this pause a
+            # fast exit can abort in PyGILState_Release. TODO: a native quiesce() barrier.
+            import time
+
+            time.sleep(0.05)
 
     async def run_async(self, transport: str = "stdio", *, host: str = "127.0.0.1", port: int = 8000,
                         path: str = "/mcp", _signals: bool = False) -> None:
