@@ -16,13 +16,28 @@
 #   .cache/conformance/ Node 22 (if node < 22) and the pinned MCP conformance
 #                       suite, installed by tests/conformance/run.sh
 #
-# Environment: PYTHON (default python3) picks the interpreter for the venv.
+# Environment:
+#   PYTHON                 the interpreter for the venv (default python3)
+#   OXMCP_BUILD_PROFILE    debug (default) or release: how the Python and Node
+#                          bindings are built. debug builds are much faster and
+#                          share their compiled dependencies with `cargo test`;
+#                          use release for benchmarks.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 step() { echo "setup: $*"; }
+
+case "${OXMCP_BUILD_PROFILE:=debug}" in
+  debug) maturin_profile=dev ;;
+  release) maturin_profile=release ;;
+  *) echo "setup: error: OXMCP_BUILD_PROFILE must be debug or release" >&2; exit 1 ;;
+esac
+# maturin (PEP 517 builds) and bindings-node/scripts/build-native.cjs read these;
+# a value already in the environment wins.
+export MATURIN_PEP517_ARGS="${MATURIN_PEP517_ARGS:---profile $maturin_profile}"
+export OXMCP_NATIVE_PROFILE="${OXMCP_NATIVE_PROFILE:-$OXMCP_BUILD_PROFILE}"
 die() { echo "setup: error: $*" >&2; exit 1; }
 
 # Python tools the tests use. Changing this list makes the next run reinstall.
@@ -63,7 +78,7 @@ if [[ -f pyproject.toml ]]; then
   if "$VPY" -c 'import sys, tomllib; sys.exit(0 if "test" in tomllib.load(open("pyproject.toml", "rb")).get("project", {}).get("optional-dependencies", {}) else 1)' 2>/dev/null; then
     target=".[test]"
   fi
-  step "building and installing the Python package (pip install -e '$target')"
+  step "building and installing the Python package (pip install -e '$target', $MATURIN_PEP517_ARGS)"
   "$VPY" -m pip install -q --no-build-isolation -e "$target" || die "pip install -e '$target' failed"
 else
   step "no pyproject.toml: skipping the Python package"
@@ -72,7 +87,7 @@ fi
 # ---- Node packages (the napi-rs binding) -------------------------------------
 if [[ -f package.json ]]; then
   command -v npm >/dev/null || die "npm not found"
-  step "npm install (builds the Node binding through its prepare script)"
+  step "npm install (builds the Node binding, $OXMCP_NATIVE_PROFILE, through its prepare script)"
   npm install --no-audit --no-fund --loglevel=error || die "npm install failed"
 else
   step "no package.json: skipping npm install"
