@@ -1,11 +1,12 @@
 """The private native module: the oxmcp core as the Python layer sees it. Not a public API."""
 
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, final
 
 __version__: str
 SERVER_OPTIONS: list[str]
 HTTP_OPTIONS: list[str]
 
+@final
 class NativeServer:
     def __new__(cls, info: Any, options: dict[str, Any], max_workers: int = 8) -> NativeServer: ...
     def add_tool(self, spec: Any, entry: Any, is_async: bool) -> None: ...
@@ -24,6 +25,7 @@ class NativeServer:
         self, method: str, path: str, headers: list[tuple[str, str]], body: bytes
     ) -> Awaitable[tuple[int, list[tuple[str, str]], bytes | None, BodyStream | None]]: ...
 
+@final
 class NativeContext:
     @property
     def request_id(self) -> Any: ...
@@ -54,6 +56,7 @@ class NativeContext:
     def log(self, level: str, data: Any, logger: str | None = None) -> None: ...
     def ask(self, kind: str, key: str, params: Any, callback: Callable[[str, Any], None]) -> None: ...
 
+@final
 class ServeHandle:
     @property
     def address(self) -> str | None: ...
@@ -62,6 +65,7 @@ class ServeHandle:
     def shutdown(self) -> None: ...
     def wait(self) -> Awaitable[None]: ...
 
+@final
 class BodyStream:
     def next(self) -> Awaitable[bytes | None]: ...
     def close(self) -> Awaitable[None]: ...
