@@ -30,3 +30,5 @@ module.exports = {
   parseServeArgs,
   runFromArgs,
 };
+// `import oxmcp from 'oxmcp'` and `require('oxmcp').default` both work.
+module.exports.default = module.exports;

@@ -71,6 +71,12 @@ function fromNative(err) {
   const m = /^([A-Z][A-Z_]+): ([\s\S]*)$/.exec(err.message);
   if (!m) return err;
   const [, code, message] = m;
+  if (code === 'MCP_ERROR') {
+    try {
+      const e = JSON.parse(message);
+      return new McpError(e.code, e.message, e.data);
+    } catch {}
+  }
   if (code === 'INVALID_SCHEMA' || code === 'DUPLICATE_NAME' || code === 'BAD_URI_TEMPLATE' || code === 'INVALID_DEFINITION') {
     return new RegistrationError(message, code, err);
   }

@@ -49,6 +49,8 @@ function isThenable(v) {
 }
 
 const INPUT_REQUIRED = 'INPUT_REQUIRED';
+/** A handler that never settles is bounded by this unless the server or registration says otherwise. */
+const DEFAULT_TIMEOUT_MS = 300_000;
 const CANCELLED = 'CANCELLED';
 
 function pick(obj, keys) {
@@ -81,14 +83,27 @@ class Server {
     this.#opts = {
       exposeErrors: Boolean(merged.exposeErrors),
       logErrors: merged.logErrors ?? ((msg, err) => process.stderr.write(`${msg}\n${err && err.stack ? err.stack : String(err)}\n`)),
-      toolTimeoutMs: merged.toolTimeoutMs,
+      toolTimeoutMs: merged.toolTimeoutMs ?? DEFAULT_TIMEOUT_MS,
       handleSignals: merged.handleSignals ?? true,
     };
-    const nativeOptions = { ...merged };
-    for (const k of ['exposeErrors', 'logErrors', 'handleSignals']) delete nativeOptions[k];
+    const nativeOptions = { ...merged, toolTimeoutMs: this.#opts.toolTimeoutMs };
+    for (const k of ['exposeErrors', 'logErrors', 'handleSignals', 'http']) delete nativeOptions[k];
     const { NativeServer } = loadNative();
     try {
       this.#native = new NativeServer(nativeOptions);
+    } catch (e) {
+      throw fromNative(e);
+    }
+    if (merged.http) this.configureHttp(merged.http);
+  }
+
+  /**
+   * Options of the handler behind `fetch()` / `nodeHandler()` / `client()`:
+   * `{ allowedHosts, allowedOrigins, maxBodyBytes, path, ... }`.
+   */
+  configureHttp(options) {
+    try {
+      this.#native.configureMount(options ?? {});
     } catch (e) {
       throw fromNative(e);
     }
@@ -494,8 +509,8 @@ class Server {
    * A Node `http` / Express handler: `http.createServer(server.nodeHandler())`
    * or `app.all('/mcp', server.nodeHandler())`.
    */
-  nodeHandler() {
-    return http.nodeHandler(this.#native);
+  nodeHandler(options) {
+    return http.nodeHandler(this.#native, options);
   }
 
   /** An in-memory client for tests: requests go through the same HTTP handler as `fetch`. */

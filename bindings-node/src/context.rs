@@ -5,7 +5,7 @@
 use crate::errors;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use oxmcp::{ClientCapability, Context, HandlerError, InputRequest, LogLevel};
+use oxmcp::{ClientCapability, Context, HandlerError, InputRequest, LogLevel, McpError};
 use serde_json::{json, Map, Value};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
@@ -24,19 +24,51 @@ pub(crate) struct CallState {
     /// An `InputRequired` raised inside `ctx.elicit()` & co: the call's answer is
     /// `input_required` whatever the JS handler did with the rejection.
     input_required: Mutex<Option<HandlerError>>,
+    /// The last protocol error a `ctx` call raised (e.g. -32021): when the JS handler lets it
+    /// propagate, the core answers with this original (it carries the HTTP status rule).
+    mcp_error: Mutex<Option<McpError>>,
+    /// The core context, released when the call ends: a JS `ctx` object lives until GC, and
+    /// must not keep the request's notification sink (and so the transport) alive.
+    ctx: Mutex<Option<Context>>,
+    cancel: CancellationToken,
 }
 
 impl CallState {
-    pub(crate) fn new() -> Arc<Self> {
-        Arc::new(Self { done: CancellationToken::new(), outcome: AtomicU8::new(RUNNING), input_required: Mutex::new(None) })
+    pub(crate) fn new(ctx: Context) -> Arc<Self> {
+        Arc::new(Self {
+            done: CancellationToken::new(),
+            outcome: AtomicU8::new(RUNNING),
+            input_required: Mutex::new(None),
+            mcp_error: Mutex::new(None),
+            cancel: ctx.cancellation().clone(),
+            ctx: Mutex::new(Some(ctx)),
+        })
+    }
+    fn ctx(&self) -> Result<Context> {
+        self.ctx
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+            .ok_or_else(|| Error::new(Status::GenericFailure, "CALL_ENDED: this ctx belongs to a call that has ended"))
     }
     /// The `InputRequired` a `ctx` input call raised, if any (taken once).
     pub(crate) fn take_input_required(&self) -> Option<HandlerError> {
         self.input_required.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
+    /// The `McpError` a `ctx` call raised with this code, if any.
+    pub(crate) fn take_mcp_error(&self, code: i32) -> Option<McpError> {
+        let mut slot = self.mcp_error.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.as_ref().is_some_and(|e| e.code.0 == code) {
+            slot.take()
+        } else {
+            None
+        }
+    }
     fn record(&self, e: HandlerError) {
-        if matches!(e, HandlerError::InputRequired(_)) {
-            *self.input_required.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+        match e {
+            HandlerError::InputRequired(_) => *self.input_required.lock().unwrap_or_else(|e| e.into_inner()) = Some(e),
+            HandlerError::Mcp(m) => *self.mcp_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(m),
+            _ => {}
         }
     }
 }
@@ -55,6 +87,7 @@ impl CallGuard {
 impl Drop for CallGuard {
     fn drop(&mut self) {
         let _ = self.0.outcome.compare_exchange(RUNNING, DROPPED, Ordering::SeqCst, Ordering::SeqCst);
+        self.0.ctx.lock().unwrap_or_else(|e| e.into_inner()).take();
         self.0.done.cancel();
     }
 }
@@ -62,7 +95,6 @@ impl Drop for CallGuard {
 /// The per-request context handed to JS handlers (wrapped by `lib/context.cjs`).
 #[napi]
 pub struct NativeContext {
-    pub(crate) ctx: Context,
     pub(crate) call: Arc<CallState>,
 }
 
@@ -107,31 +139,31 @@ pub struct NativeInputRequest {
 #[napi]
 impl NativeContext {
     #[napi]
-    pub fn request_id(&self) -> Value {
-        self.ctx.request_id().clone()
+    pub fn request_id(&self) -> Result<Value> {
+        Ok(self.call.ctx()?.request_id().clone())
     }
     #[napi]
-    pub fn protocol_version(&self) -> String {
-        self.ctx.protocol_version().to_string()
+    pub fn protocol_version(&self) -> Result<String> {
+        Ok(self.call.ctx()?.protocol_version().to_string())
     }
     #[napi]
-    pub fn era(&self) -> &'static str {
-        match self.ctx.era() {
+    pub fn era(&self) -> Result<&'static str> {
+        Ok(match self.call.ctx()?.era() {
             oxmcp::Era::Modern => "modern",
             oxmcp::Era::Legacy => "legacy",
-        }
+        })
     }
     #[napi]
-    pub fn client_info(&self) -> Option<Value> {
-        self.ctx.client_info().cloned()
+    pub fn client_info(&self) -> Result<Option<Value>> {
+        Ok(self.call.ctx()?.client_info().cloned())
     }
     #[napi]
-    pub fn client_capabilities(&self) -> Value {
-        self.ctx.client_capabilities().clone()
+    pub fn client_capabilities(&self) -> Result<Value> {
+        Ok(self.call.ctx()?.client_capabilities().clone())
     }
     #[napi]
-    pub fn caller(&self) -> Option<Value> {
-        self.ctx.caller().map(|c| {
+    pub fn caller(&self) -> Result<Option<Value>> {
+        Ok(self.call.ctx()?.caller().map(|c| {
             let mut m = Map::new();
             m.insert("name".into(), Value::String(c.name.clone()));
             m.insert("scopes".into(), json!(c.scopes));
@@ -139,97 +171,109 @@ impl NativeContext {
                 m.insert("claims".into(), claims.clone());
             }
             Value::Object(m)
-        })
+        }))
     }
     #[napi]
-    pub fn meta(&self) -> Value {
-        Value::Object(self.ctx.meta().clone())
+    pub fn meta(&self) -> Result<Value> {
+        Ok(Value::Object(self.call.ctx()?.meta().clone()))
     }
     #[napi]
-    pub fn traceparent(&self) -> Option<String> {
-        self.ctx.traceparent().map(str::to_string)
+    pub fn traceparent(&self) -> Result<Option<String>> {
+        Ok(self.call.ctx()?.traceparent().map(str::to_string))
     }
     #[napi]
     pub fn supports(&self, capability_name: String) -> Result<bool> {
-        Ok(self.ctx.supports(capability(&capability_name)?))
+        Ok(self.call.ctx()?.supports(capability(&capability_name)?))
     }
 
-    #[napi]
-    pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
-        self.ctx.progress(progress, total, message).await;
+    // Async methods take no lasting borrow of `self` (napi tracks borrows of native objects and
+    // a pending `async fn(&self)` would lock the ctx for the whole await): they clone what
+    // they need and hand a future to the runtime.
+
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn progress<'env>(&self, env: &'env Env, progress: f64, total: Option<f64>, message: Option<String>) -> Result<PromiseRaw<'env, ()>> {
+        let ctx = self.call.ctx()?;
+        env.spawn_future(async move {
+            ctx.progress(progress, total, message).await;
+            Ok(())
+        })
     }
 
-    #[napi]
-    pub async fn log(&self, level: String, data: Value, logger: Option<String>) -> Result<()> {
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn log<'env>(&self, env: &'env Env, level: String, data: Value, logger: Option<String>) -> Result<PromiseRaw<'env, ()>> {
         let level = LogLevel::parse(&level).ok_or_else(|| Error::new(Status::InvalidArg, format!("unknown log level {level:?}")))?;
-        self.ctx.log(level, data, logger).await;
-        Ok(())
+        let ctx = self.call.ctx()?;
+        env.spawn_future(async move {
+            ctx.log(level, data, logger).await;
+            Ok(())
+        })
     }
 
-    #[napi]
-    pub async fn elicit(&self, key: String, params: Value) -> Result<Value> {
-        let r = self.ctx.elicit(&key, params).await;
-        self.settle(r)
+    #[napi(ts_return_type = "Promise<any>")]
+    pub fn elicit<'env>(&self, env: &'env Env, key: String, params: Value) -> Result<PromiseRaw<'env, Value>> {
+        let (ctx, call) = (self.call.ctx()?, self.call.clone());
+        env.spawn_future(async move { settle(&call, ctx.elicit(&key, params).await) })
     }
 
-    #[napi]
-    pub async fn sample(&self, key: String, params: Value) -> Result<Value> {
-        let r = self.ctx.sample(&key, params).await;
-        self.settle(r)
+    #[napi(ts_return_type = "Promise<any>")]
+    pub fn sample<'env>(&self, env: &'env Env, key: String, params: Value) -> Result<PromiseRaw<'env, Value>> {
+        let (ctx, call) = (self.call.ctx()?, self.call.clone());
+        env.spawn_future(async move { settle(&call, ctx.sample(&key, params).await) })
     }
 
-    #[napi]
-    pub async fn list_roots(&self, key: String) -> Result<Value> {
-        let r = self.ctx.list_roots(&key).await;
-        self.settle(r)
+    #[napi(ts_return_type = "Promise<any>")]
+    pub fn list_roots<'env>(&self, env: &'env Env, key: String) -> Result<PromiseRaw<'env, Value>> {
+        let (ctx, call) = (self.call.ctx()?, self.call.clone());
+        env.spawn_future(async move { settle(&call, ctx.list_roots(&key).await) })
     }
 
-    #[napi]
-    pub async fn inputs(&self, requests: Vec<NativeInputRequest>) -> Result<Vec<Value>> {
+    #[napi(ts_return_type = "Promise<any[]>")]
+    pub fn inputs<'env>(&self, env: &'env Env, requests: Vec<NativeInputRequest>) -> Result<PromiseRaw<'env, Vec<Value>>> {
         let mut reqs = Vec::with_capacity(requests.len());
         for r in requests {
             reqs.push((r.key, input_request(&r.method, r.params)?));
         }
-        let r = self.ctx.inputs(reqs).await;
-        self.settle(r)
+        let (ctx, call) = (self.call.ctx()?, self.call.clone());
+        env.spawn_future(async move { settle(&call, ctx.inputs(reqs).await) })
     }
 
     #[napi]
-    pub fn request_state(&self) -> Option<Value> {
-        self.ctx.request_state()
+    pub fn request_state(&self) -> Result<Option<Value>> {
+        Ok(self.call.ctx()?.request_state())
     }
     #[napi]
-    pub fn set_request_state(&self, state: Value) {
-        self.ctx.set_request_state(state);
+    pub fn set_request_state(&self, state: Value) -> Result<()> {
+        self.call.ctx()?.set_request_state(state);
+        Ok(())
     }
 
     /// Resolves with "cancelled" (client cancel/disconnect or server shutdown), "timed out"
     /// (the call was dropped before it finished), or null once the call finished normally.
-    #[napi]
-    pub async fn cancelled(&self) -> Option<String> {
-        let cancel = self.ctx.cancellation().clone();
+    #[napi(ts_return_type = "Promise<string | null>")]
+    pub fn cancelled<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, Option<String>>> {
+        let cancel = self.call.cancel.clone();
         let call = self.call.clone();
-        tokio::select! {
-            _ = cancel.cancelled() => Some("cancelled".to_string()),
-            _ = call.done.cancelled() => {
-                if cancel.is_cancelled() {
-                    Some("cancelled".to_string())
-                } else if call.outcome.load(Ordering::SeqCst) == DROPPED {
-                    Some("timed out".to_string())
-                } else {
-                    None
+        env.spawn_future(async move {
+            Ok(tokio::select! {
+                _ = cancel.cancelled() => Some("cancelled".to_string()),
+                _ = call.done.cancelled() => {
+                    if cancel.is_cancelled() {
+                        Some("cancelled".to_string())
+                    } else if call.outcome.load(Ordering::SeqCst) == DROPPED {
+                        Some("timed out".to_string())
+                    } else {
+                        None
+                    }
                 }
-            }
-        }
+            })
+        })
     }
 }
 
-impl NativeContext {
-    fn settle<T>(&self, r: std::result::Result<T, HandlerError>) -> Result<T> {
-        r.map_err(|e| {
-            let js = errors::handler(&e);
-            self.call.record(e);
-            js
-        })
-    }
+fn settle<T>(call: &CallState, r: std::result::Result<T, HandlerError>) -> Result<T> {
+    r.map_err(|e| {
+        let js = errors::handler(&e);
+        call.record(e);
+        js
+    })
 }

@@ -6,7 +6,7 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use oxmcp::transport::http::{HttpHandler, HttpRequest, HttpResponse, ResponseBody};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
@@ -59,9 +59,21 @@ impl NativeHttpExchange {
 #[napi]
 impl NativeHttpExchange {
     /// The response head, and its body (complete, or a stream to pull with `next()`).
-    #[napi]
-    pub async fn response(&self) -> Result<NativeHttpResponse> {
+    #[napi(ts_return_type = "Promise<NativeHttpResponse>")]
+    pub fn response<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, NativeHttpResponse>> {
         let rx = self.head.lock().unwrap_or_else(|e| e.into_inner()).take().ok_or_else(|| Error::new(Status::GenericFailure, "response() was already called"))?;
+        let cancel = self.cancel.clone();
+        env.spawn_future(async move { head(rx, cancel).await })
+    }
+
+    /// The client went away: drop the request (and its stream) in the core.
+    #[napi]
+    pub fn cancel(&self) {
+        self.cancel.cancel();
+    }
+}
+
+async fn head(rx: oneshot::Receiver<HttpResponse>, cancel: CancellationToken) -> Result<NativeHttpResponse> {
         let r = rx.await.map_err(|_| Error::new(Status::Cancelled, "CANCELLED: the request was cancelled"))?;
         let headers = r
             .headers
@@ -78,16 +90,9 @@ impl NativeHttpExchange {
             headers,
             streaming: stream.is_some(),
             body,
-            stream: tokio::sync::Mutex::new(stream),
-            cancel: self.cancel.clone(),
+            stream: Arc::new(tokio::sync::Mutex::new(stream)),
+            cancel,
         })
-    }
-
-    /// The client went away: drop the request (and its stream) in the core.
-    #[napi]
-    pub fn cancel(&self) {
-        self.cancel.cancel();
-    }
 }
 
 #[napi]
@@ -100,7 +105,7 @@ pub struct NativeHttpResponse {
     #[napi(readonly)]
     pub streaming: bool,
     body: Option<Vec<u8>>,
-    stream: tokio::sync::Mutex<Option<mpsc::Receiver<bytes::Bytes>>>,
+    stream: Arc<tokio::sync::Mutex<Option<mpsc::Receiver<bytes::Bytes>>>>,
     cancel: CancellationToken,
 }
 
@@ -113,20 +118,24 @@ impl NativeHttpResponse {
     }
 
     /// The next SSE chunk, or null at the end of the stream (or after `cancel()`).
-    #[napi]
-    pub async fn next(&self) -> Option<Buffer> {
-        let mut guard = self.stream.lock().await;
-        let rx = guard.as_mut()?;
-        let chunk = tokio::select! {
-            c = rx.recv() => c,
-            _ = self.cancel.cancelled() => None,
-        };
-        match chunk {
-            Some(c) => Some(Buffer::from(c.to_vec())),
-            None => {
-                *guard = None;
-                None
-            }
-        }
+    #[napi(ts_return_type = "Promise<Buffer | null>")]
+    pub fn next<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, Option<Buffer>>> {
+        let stream = self.stream.clone();
+        let cancel = self.cancel.clone();
+        env.spawn_future(async move {
+            let mut guard = stream.lock().await;
+            let Some(rx) = guard.as_mut() else { return Ok(None) };
+            let chunk = tokio::select! {
+                c = rx.recv() => c,
+                _ = cancel.cancelled() => None,
+            };
+            Ok(match chunk {
+                Some(c) => Some(Buffer::from(c.to_vec())),
+                None => {
+                    *guard = None;
+                    None
+                }
+            })
+        })
     }
 }

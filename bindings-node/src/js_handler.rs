@@ -139,7 +139,10 @@ where
     };
     let out = match call.take_input_required() {
         Some(e) if !matches!(r, Err(HandlerError::Cancelled)) => Err(e),
-        _ => r.and_then(|env| open_envelope(env, what)),
+        _ => match r.and_then(|env| open_envelope(env, what)) {
+            Err(HandlerError::Mcp(e)) => Err(HandlerError::Mcp(call.take_mcp_error(e.code.0).unwrap_or(e))),
+            other => other,
+        },
     };
     guard.finish();
     out
@@ -178,8 +181,8 @@ impl ToolHandler for JsTool {
         let tsfn = self.tsfn.clone();
         let what = format!("tool {:?}", self.name);
         Box::pin(async move {
-            let call = CallState::new();
-            let nctx = NativeContext { ctx: ctx.clone(), call: call.clone() };
+            let call = CallState::new(ctx.clone());
+            let nctx = NativeContext { call: call.clone() };
             // The core bounds tool calls (`Tool::timeout`); dropping this future marks the call timed out.
             let v = run_call(ctx, call, None, &what, call_js(&tsfn, ToolCall { args: Value::Object(args), ctx: nctx }, &what)).await?;
             ToolResult::from_value(v).map_err(|e| bad_result(&what, e))
@@ -199,8 +202,8 @@ impl ResourceHandler for JsResource {
         let what = self.what.clone();
         let timeout = self.timeout;
         Box::pin(async move {
-            let call = CallState::new();
-            let nctx = NativeContext { ctx: ctx.clone(), call: call.clone() };
+            let call = CallState::new(ctx.clone());
+            let nctx = NativeContext { call: call.clone() };
             let v = run_call(ctx, call, timeout, &what, call_js(&tsfn, ReadCall { uri, vars: Value::Object(vars), ctx: nctx }, &what)).await?;
             serde_json::from_value(v).map_err(|e| bad_result(&what, e))
         })
@@ -219,8 +222,8 @@ impl PromptHandler for JsPrompt {
         let what = self.what.clone();
         let timeout = self.timeout;
         Box::pin(async move {
-            let call = CallState::new();
-            let nctx = NativeContext { ctx: ctx.clone(), call: call.clone() };
+            let call = CallState::new(ctx.clone());
+            let nctx = NativeContext { call: call.clone() };
             let v = run_call(ctx, call, timeout, &what, call_js(&tsfn, PromptCall { args: Value::Object(args), ctx: nctx }, &what)).await?;
             PromptResult::from_value(v).map_err(|e| bad_result(&what, e))
         })
@@ -239,8 +242,8 @@ impl CompletionHandler for JsCompletion {
         let what = self.what.clone();
         let timeout = self.timeout;
         Box::pin(async move {
-            let call = CallState::new();
-            let nctx = NativeContext { ctx: ctx.clone(), call: call.clone() };
+            let call = CallState::new(ctx.clone());
+            let nctx = NativeContext { call: call.clone() };
             let c = CompleteCall { argument, value, context_args: Value::Object(context_args), ctx: nctx };
             let v = run_call(ctx, call, timeout, &what, call_js(&tsfn, c, &what)).await?;
             serde_json::from_value(v).map_err(|e| bad_result(&what, e))

@@ -61,14 +61,16 @@ pub struct NativeListener {
 #[napi]
 impl NativeListener {
     /// Resolves when the listener has stopped (after `close()`), rejects if serving failed.
-    #[napi]
-    pub async fn wait(&self) -> Result<()> {
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn wait<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, ()>> {
         let mut rx = self.done.clone();
-        let r = rx.wait_for(Option::is_some).await.map_err(|_| coded("TRANSPORT_ERROR", "listener task vanished"))?;
-        match r.as_ref() {
-            Some(Err(e)) => Err(coded("TRANSPORT_ERROR", e)),
-            _ => Ok(()),
-        }
+        env.spawn_future(async move {
+            let r = rx.wait_for(Option::is_some).await.map_err(|_| coded("TRANSPORT_ERROR", "listener task vanished"))?;
+            match r.as_ref() {
+                Some(Err(e)) => Err(coded("TRANSPORT_ERROR", e)),
+                _ => Ok(()),
+            }
+        })
     }
 }
 
@@ -261,27 +263,29 @@ impl NativeServer {
     }
 
     /// Bind a Streamable HTTP listener (port 0 picks a free port) and serve it until `close()`.
-    #[napi]
-    pub async fn listen_http(&self, options: Value) -> Result<NativeListener> {
+    #[napi(ts_return_type = "Promise<NativeListener>")]
+    pub fn listen_http<'env>(&self, env: &'env Env, options: Value) -> Result<PromiseRaw<'env, NativeListener>> {
         let config = http_config(options, SocketAddr::from(([127, 0, 0, 1], 8000)))?;
         if self.shutdown.is_cancelled() || self.server.is_shut_down() {
             return Err(coded("CLOSED", "this server was closed; create a new one"));
         }
-        let bound = HttpServer::bind(self.server.clone(), config).await.map_err(|e| coded("LISTEN_FAILED", e))?;
-        let addr = bound.local_addr();
-        let (tx, rx) = watch::channel(None);
-        let shutdown = self.shutdown.clone();
-        let task = napi::bindgen_prelude::spawn(async move {
-            let r = bound.serve(shutdown.cancelled_owned()).await.map_err(|e| e.to_string());
-            let _ = tx.send(Some(r));
-        });
-        self.tasks.lock().unwrap_or_else(|e| e.into_inner()).push(task);
-        Ok(NativeListener { host: addr.ip().to_string(), port: addr.port() as u32, done: rx })
+        let (server, shutdown, tasks) = (self.server.clone(), self.shutdown.clone(), self.tasks.clone());
+        env.spawn_future(async move {
+            let bound = HttpServer::bind(server, config).await.map_err(|e| coded("LISTEN_FAILED", e))?;
+            let addr = bound.local_addr();
+            let (tx, rx) = watch::channel(None);
+            let task = napi::bindgen_prelude::spawn(async move {
+                let r = bound.serve(shutdown.cancelled_owned()).await.map_err(|e| e.to_string());
+                let _ = tx.send(Some(r));
+            });
+            tasks.lock().unwrap_or_else(|e| e.into_inner()).push(task);
+            Ok(NativeListener { host: addr.ip().to_string(), port: addr.port() as u32, done: rx })
+        })
     }
 
     /// Serve newline-delimited JSON-RPC on this process's stdin/stdout until stdin ends or `close()`.
-    #[napi]
-    pub async fn serve_stdio(&self) -> Result<()> {
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn serve_stdio<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, ()>> {
         if self.shutdown.is_cancelled() || self.server.is_shut_down() {
             return Err(coded("CLOSED", "this server was closed; create a new one"));
         }
@@ -293,11 +297,13 @@ impl NativeServer {
             let _ = tx.send(r);
         });
         self.tasks.lock().unwrap_or_else(|e| e.into_inner()).push(task);
-        match rx.await {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(e)) => Err(coded("TRANSPORT_ERROR", e)),
-            Err(_) => Err(coded("TRANSPORT_ERROR", "the stdio task ended unexpectedly")),
-        }
+        env.spawn_future(async move {
+            match rx.await {
+                Ok(Ok(())) => Ok(()),
+                Ok(Err(e)) => Err(coded("TRANSPORT_ERROR", e)),
+                Err(_) => Err(coded("TRANSPORT_ERROR", "the stdio task ended unexpectedly")),
+            }
+        })
     }
 
     /// Configure the handler behind `fetch` and the Node `http` adapter (`allowedHosts`,
@@ -322,14 +328,16 @@ impl NativeServer {
     }
 
     /// Stop every transport started from this object and wait for them to finish.
-    #[napi]
-    pub async fn close(&self) -> Result<()> {
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn close<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, ()>> {
         self.shutdown.cancel();
         let tasks: Vec<_> = std::mem::take(&mut *self.tasks.lock().unwrap_or_else(|e| e.into_inner()));
-        for t in tasks {
-            let _ = t.await;
-        }
-        Ok(())
+        env.spawn_future(async move {
+            for t in tasks {
+                let _ = t.await;
+            }
+            Ok(())
+        })
     }
 }
 

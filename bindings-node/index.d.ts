@@ -1,0 +1,434 @@
+// Public typings of oxmcp for Node (hand-written; the generated native layer's typings are
+// bindings-node/native.d.ts and are not part of the public API).
+// index.d.ts is the source; index.d.mts and index.d.cts are identical copies (a test checks).
+
+/// <reference types="node" />
+
+// ------------------------------------------------------------------ JSON and schemas
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+/** A JSON Schema (2020-12) object. */
+export type JsonSchema = { [key: string]: unknown } | boolean;
+
+/** Structural view of a zod v4 schema (no compile-time dependency on zod). */
+export interface ZodLike<Output = unknown, Input = unknown> {
+  _zod: { output: Output; input: Input };
+}
+export type ZodRawShapeLike = { [key: string]: ZodLike };
+
+/** A schema option: JSON Schema, a zod v4 schema, or a zod raw shape (`{ a: z.number() }`). */
+export type SchemaInput = JsonSchema | ZodLike | ZodRawShapeLike;
+
+/** The arguments a handler receives for an input schema. */
+export type InferArgs<S> = S extends ZodLike<infer O>
+  ? O
+  : S extends ZodRawShapeLike
+    ? { [K in keyof S]: S[K] extends ZodLike<infer O> ? O : unknown }
+    : { [key: string]: any };
+
+// ------------------------------------------------------------------ content and results
+
+export interface Annotations {
+  audience?: ('user' | 'assistant')[];
+  priority?: number;
+  lastModified?: string;
+}
+export interface TextContent { type: 'text'; text: string; annotations?: Annotations; _meta?: JsonObject }
+export interface ImageContent { type: 'image'; data: string; mimeType: string; annotations?: Annotations; _meta?: JsonObject }
+export interface AudioContent { type: 'audio'; data: string; mimeType: string; annotations?: Annotations; _meta?: JsonObject }
+export interface TextResourceContents { uri: string; mimeType?: string; text: string; _meta?: JsonObject }
+export interface BlobResourceContents { uri: string; mimeType?: string; blob: string; _meta?: JsonObject }
+export type ResourceContents = TextResourceContents | BlobResourceContents;
+export interface EmbeddedResource { type: 'resource'; resource: ResourceContents; annotations?: Annotations; _meta?: JsonObject }
+export interface ResourceLink {
+  type: 'resource_link'; uri: string; name: string; title?: string; description?: string;
+  mimeType?: string; size?: number; icons?: Icon[]; annotations?: Annotations; _meta?: JsonObject;
+}
+export type ContentBlock = TextContent | ImageContent | AudioContent | EmbeddedResource | ResourceLink;
+
+export interface CallToolResult {
+  content: ContentBlock[];
+  structuredContent?: unknown;
+  isError?: boolean;
+  _meta?: JsonObject;
+}
+
+/** What a tool handler may return (see the README's table). */
+export type ToolReturn = string | ContentBlock | (string | ContentBlock)[] | CallToolResult | JsonValue | object | undefined | void;
+
+export interface PromptMessage { role: 'user' | 'assistant'; content: ContentBlock }
+export interface GetPromptResult { description?: string; messages: PromptMessage[]; _meta?: JsonObject }
+export type PromptReturn = string | (string | PromptMessage)[] | GetPromptResult;
+
+export type Bytes = Buffer | Uint8Array | ArrayBuffer;
+export type ResourceReturn =
+  | string
+  | Bytes
+  | ResourceContents
+  | { uri?: string; mimeType?: string; text: string }
+  | { uri?: string; mimeType?: string; blob: string | Bytes }
+  | (ResourceContents | { uri?: string; mimeType?: string; text: string } | { uri?: string; mimeType?: string; blob: string | Bytes })[]
+  | { contents: ResourceContents[] };
+
+export type CompletionReturn = string[] | { values: string[]; total?: number; hasMore?: boolean };
+
+export interface Icon { src: string; mimeType?: string; sizes?: string[]; theme?: 'light' | 'dark' }
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+// ------------------------------------------------------------------ helpers
+
+export function text(value: unknown, extra?: { annotations?: Annotations; _meta?: JsonObject }): TextContent;
+export function image(data: string | Bytes, mimeType: string, extra?: { annotations?: Annotations; _meta?: JsonObject }): ImageContent;
+export function audio(data: string | Bytes, mimeType: string, extra?: { annotations?: Annotations; _meta?: JsonObject }): AudioContent;
+export function resource(
+  contents: { uri: string; mimeType?: string; text?: string; blob?: string | Bytes; _meta?: JsonObject },
+  extra?: { annotations?: Annotations; _meta?: JsonObject },
+): EmbeddedResource;
+export function resourceLink(link: Omit<ResourceLink, 'type'>): ResourceLink;
+
+// ------------------------------------------------------------------ errors
+
+export declare const ErrorCode: {
+  readonly ParseError: -32700;
+  readonly InvalidRequest: -32600;
+  readonly MethodNotFound: -32601;
+  readonly InvalidParams: -32602;
+  readonly InternalError: -32603;
+  readonly HeaderMismatch: -32020;
+  readonly MissingRequiredClientCapability: -32021;
+  readonly UnsupportedProtocolVersion: -32022;
+  readonly ResourceNotFoundLegacy: -32002;
+  readonly UrlElicitationRequired: -32042;
+};
+
+/** Thrown from a tool: the call answers `isError: true` with this message (the model sees it). */
+export declare class ToolError extends Error {
+  readonly code: 'TOOL_ERROR';
+  content?: ContentBlock[];
+  structuredContent?: unknown;
+  constructor(message: string, options?: { content?: ContentBlock[]; structuredContent?: unknown; cause?: unknown });
+}
+
+/** Thrown from any handler: the request is answered with a JSON-RPC error. */
+export declare class McpError extends Error {
+  code: number;
+  data?: unknown;
+  /** The HTTP status, on errors the in-memory client received. */
+  status?: number;
+  constructor(code: number, message: string, data?: unknown);
+}
+
+/** A definition the core rejected (bad schema, duplicate name, bad URI template). */
+export declare class RegistrationError extends Error {
+  code: 'INVALID_SCHEMA' | 'DUPLICATE_NAME' | 'BAD_URI_TEMPLATE' | 'INVALID_DEFINITION' | string;
+}
+
+// ------------------------------------------------------------------ context
+
+export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
+export type ClientCapabilityName = 'elicitation' | 'elicitation.url' | 'sampling' | 'sampling.tools' | 'roots';
+
+export interface ElicitParams {
+  message: string;
+  mode?: 'form' | 'url';
+  requestedSchema?: JsonSchema;
+  url?: string;
+  [key: string]: unknown;
+}
+export interface ElicitResult { action: 'accept' | 'decline' | 'cancel'; content?: { [key: string]: unknown } }
+export interface CreateMessageParams {
+  messages: { role: 'user' | 'assistant'; content: ContentBlock | ContentBlock[] }[];
+  maxTokens: number;
+  [key: string]: unknown;
+}
+export interface CreateMessageResult { role: 'user' | 'assistant'; content: any; model?: string; stopReason?: string; [key: string]: unknown }
+export interface ListRootsResult { roots: { uri: string; name?: string }[] }
+export type InputRequestSpec =
+  | { method: 'elicitation/create'; params: ElicitParams }
+  | { method: 'sampling/createMessage'; params: CreateMessageParams }
+  | { method: 'roots/list'; params?: undefined };
+
+export interface Caller { name: string; scopes: string[]; claims?: unknown }
+
+/** The second argument of every handler. */
+export declare class Context {
+  readonly requestId: string | number;
+  readonly protocolVersion: string;
+  readonly era: 'modern' | 'legacy';
+  readonly clientInfo: { name: string; version: string; [key: string]: unknown } | undefined;
+  readonly clientCapabilities: { [key: string]: unknown };
+  readonly caller: Caller | undefined;
+  readonly meta: { [key: string]: unknown };
+  readonly traceparent: string | undefined;
+  /** Aborted on cancellation (client disconnect / notifications/cancelled), shutdown, or timeout. */
+  readonly signal: AbortSignal;
+  /** Handler state carried across MRTR rounds (sealed by the core). */
+  requestState: unknown;
+  supports(capability: ClientCapabilityName): boolean;
+  progress(progress: number, total?: number, message?: string): Promise<void>;
+  progress(p: { progress: number; total?: number; message?: string }): Promise<void>;
+  log(level: LogLevel, data: unknown, logger?: string): Promise<void>;
+  elicit(params: ElicitParams): Promise<ElicitResult>;
+  elicit(key: string, params: ElicitParams): Promise<ElicitResult>;
+  sample(params: CreateMessageParams): Promise<CreateMessageResult>;
+  sample(key: string, params: CreateMessageParams): Promise<CreateMessageResult>;
+  roots(key?: string): Promise<ListRootsResult>;
+  inputs<K extends string>(requests: Record<K, InputRequestSpec>): Promise<Record<K, any>>;
+}
+
+// ------------------------------------------------------------------ server
+
+export type CacheScope = 'public' | 'private';
+
+export interface ServerOptions {
+  name: string;
+  version: string;
+  title?: string;
+  description?: string;
+  websiteUrl?: string;
+  icons?: Icon[];
+  instructions?: string;
+  /** Arguments that fail the input schema: an `isError` result (default) or JSON-RPC -32602. */
+  validation?: 'toolError' | 'jsonRpcError';
+  /** Accept numeric/boolean strings where the schema asks for numbers/booleans. */
+  lenientCoercion?: boolean;
+  /** Default `ttlMs` / `cacheScope` of cacheable results. */
+  cacheTtlMs?: number;
+  cacheScope?: CacheScope;
+  /** Per-method cache hints, e.g. `{ 'tools/list': { ttlMs: 60000, scope: 'public' } }` (`default` sets both defaults). */
+  cache?: { [method: string]: { ttlMs?: number; scope?: CacheScope } };
+  pageSize?: number;
+  /** Key sealing MRTR requestState (HMAC-SHA256), at least 16 bytes; a random per-process key when absent. */
+  stateKey?: string | number[];
+  stateTtlMs?: number;
+  includeServerInfo?: boolean;
+  /** Default bound on a handler call (per-registration `timeoutMs` overrides it). Default 300000. */
+  toolTimeoutMs?: number;
+  maxListeners?: number;
+  sessionIdleMs?: number;
+  maxSessions?: number;
+  legacyStateless?: boolean;
+  /** Show internal error text to clients (core and JS handlers); debugging only. */
+  exposeInternalErrors?: boolean;
+  /** Include a thrown Error's message in the `isError` text of a tool (default false: a safe generic message). */
+  exposeErrors?: boolean;
+  /** Where handler failures are logged (default: message and stack to stderr). */
+  logErrors?: (message: string, error: unknown) => void;
+  /** Install SIGINT/SIGTERM handlers that close the server while it serves (default true). */
+  handleSignals?: boolean;
+  /** Options of the handler behind `fetch()` / `nodeHandler()`. */
+  http?: HttpOptions;
+}
+
+export interface HttpOptions {
+  /** MCP endpoint path (default "/mcp"). Mounts serve whatever path their host routes to them. */
+  path?: string;
+  /** Origins allowed besides the server's own host names. */
+  allowedOrigins?: string[];
+  /** Host header values accepted (DNS-rebinding protection); empty: loopback names on a loopback bind. */
+  allowedHosts?: string[];
+  maxBodyBytes?: number;
+  keepAliveMs?: number;
+  headerTimeoutMs?: number;
+  drainTimeoutMs?: number;
+}
+
+export interface ListenOptions extends HttpOptions {
+  host?: string;
+  /** 0 picks a free port. Default 8000. */
+  port?: number;
+}
+
+export interface ToolConfig<I extends SchemaInput | undefined = undefined, O extends SchemaInput | undefined = undefined> {
+  title?: string;
+  description?: string;
+  inputSchema?: I;
+  outputSchema?: O;
+  annotations?: ToolAnnotations;
+  icons?: Icon[];
+  _meta?: JsonObject;
+  execution?: JsonObject;
+  /** Bound on one call; a handler that never settles ends with a timeout error and `ctx.signal` aborts. */
+  timeoutMs?: number;
+}
+
+export type Awaitable<T> = T | Promise<T>;
+
+export type ToolHandler<I extends SchemaInput | undefined> = I extends undefined
+  ? ((ctx: Context) => Awaitable<ToolReturn>) | ((args: { [key: string]: never }, ctx: Context) => Awaitable<ToolReturn>)
+  : (args: InferArgs<I>, ctx: Context) => Awaitable<ToolReturn>;
+
+export interface RegisteredItem {
+  readonly name: string;
+  remove(): boolean;
+  update(updates: { [key: string]: unknown }): RegisteredItem;
+}
+
+export interface ResourceMetadata {
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  icons?: Icon[];
+  annotations?: Annotations;
+  _meta?: JsonObject;
+  timeoutMs?: number;
+}
+
+export type CompleteCallback = (value: string, context: { arguments: { [key: string]: string }; ctx: Context }) => Awaitable<CompletionReturn>;
+
+export declare class ResourceTemplate {
+  readonly uriTemplate: string;
+  constructor(uriTemplate: string, callbacks?: { list?: undefined; complete?: { [variable: string]: CompleteCallback } });
+}
+
+export interface PromptArgument { name: string; title?: string; description?: string; required?: boolean }
+export interface PromptConfig<A extends SchemaInput | undefined = undefined> {
+  title?: string;
+  description?: string;
+  argsSchema?: A;
+  arguments?: PromptArgument[];
+  icons?: Icon[];
+  _meta?: JsonObject;
+  complete?: { [argument: string]: CompleteCallback };
+  timeoutMs?: number;
+}
+
+export type PromptHandler<A extends SchemaInput | undefined> = A extends undefined
+  ? ((ctx: Context) => Awaitable<PromptReturn>) | ((args: { [key: string]: string }, ctx: Context) => Awaitable<PromptReturn>)
+  : (args: InferArgs<A>, ctx: Context) => Awaitable<PromptReturn>;
+
+export declare function completable<S>(schema: S, complete: (value: string, context: { arguments: { [key: string]: string } }) => Awaitable<CompletionReturn>): S;
+
+export interface Listening { host: string; port: number; url: string }
+
+/** The oxmcp server: register handlers, then `listen()`, `serveStdio()` or mount `fetch` / `nodeHandler()`. */
+export declare class Server {
+  constructor(info: ServerOptions, options?: Partial<ServerOptions> & { capabilities?: unknown });
+
+  registerTool<I extends SchemaInput | undefined = undefined, O extends SchemaInput | undefined = undefined>(
+    name: string,
+    config: ToolConfig<I, O>,
+    handler: ToolHandler<I>,
+  ): RegisteredItem;
+  tool(name: string, handler: (ctx: Context) => Awaitable<ToolReturn>): RegisteredItem;
+  tool(name: string, description: string, handler: (ctx: Context) => Awaitable<ToolReturn>): RegisteredItem;
+  tool<I extends SchemaInput>(name: string, inputSchema: I, handler: (args: InferArgs<I>, ctx: Context) => Awaitable<ToolReturn>): RegisteredItem;
+  tool<I extends SchemaInput>(name: string, description: string, inputSchema: I, handler: (args: InferArgs<I>, ctx: Context) => Awaitable<ToolReturn>): RegisteredItem;
+  tool<I extends SchemaInput>(name: string, description: string, inputSchema: I, annotations: ToolAnnotations, handler: (args: InferArgs<I>, ctx: Context) => Awaitable<ToolReturn>): RegisteredItem;
+  /** Remove a tool at runtime (publishes `notifications/tools/list_changed`). */
+  removeTool(name: string): boolean;
+  listTools(): string[];
+
+  registerResource(name: string, uri: string, metadata: ResourceMetadata, read: (uri: URL, ctx: Context) => Awaitable<ResourceReturn>): RegisteredItem;
+  registerResource(
+    name: string,
+    template: ResourceTemplate,
+    metadata: ResourceMetadata,
+    read: (uri: URL, variables: { [name: string]: string | string[] }, ctx: Context) => Awaitable<ResourceReturn>,
+  ): RegisteredItem;
+  resource(name: string, uri: string, read: (uri: URL, ctx: Context) => Awaitable<ResourceReturn>): RegisteredItem;
+  resource(name: string, uri: string, metadata: ResourceMetadata, read: (uri: URL, ctx: Context) => Awaitable<ResourceReturn>): RegisteredItem;
+  removeResource(uri: string): boolean;
+  removeResourceTemplate(uriTemplate: string): boolean;
+  notifyResourceUpdated(uri: string): void;
+
+  registerPrompt<A extends SchemaInput | undefined = undefined>(name: string, config: PromptConfig<A>, handler: PromptHandler<A>): RegisteredItem;
+  prompt(name: string, handler: (ctx: Context) => Awaitable<PromptReturn>): RegisteredItem;
+  prompt(name: string, description: string, handler: (ctx: Context) => Awaitable<PromptReturn>): RegisteredItem;
+  prompt<A extends SchemaInput>(name: string, description: string, argsSchema: A, handler: (args: InferArgs<A>, ctx: Context) => Awaitable<PromptReturn>): RegisteredItem;
+  removePrompt(name: string): boolean;
+
+  /** Options of the handler behind `fetch()` / `nodeHandler()` / `client()`. */
+  configureHttp(options: HttpOptions): void;
+  /** Serve Streamable HTTP; resolves once bound. The process stays alive until `close()`. */
+  listen(options?: ListenOptions): Promise<Listening>;
+  /** Serve stdio; resolves when stdin ends or `close()` is called. Log to stderr, never stdout. */
+  serveStdio(): Promise<void>;
+  /** Stop every transport; in-flight requests are cancelled after the drain deadline. */
+  close(): Promise<void>;
+  /** A WHATWG fetch handler (Hono, Workers-style hosts). */
+  fetch(request: Request): Promise<Response>;
+  /** A Node `http` / Express handler. */
+  nodeHandler(options?: { maxBodyBytes?: number }): (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse, next?: (err?: unknown) => void) => void;
+  /** An in-memory client for tests (modern requests through `fetch`). */
+  client(options?: InMemoryClientOptions): InMemoryClient;
+}
+
+/** The TS SDK's name for the same class. */
+export declare const McpServer: typeof Server;
+
+// ------------------------------------------------------------------ in-memory client
+
+export interface InMemoryClientOptions {
+  clientInfo?: { name: string; version: string };
+  capabilities?: { [key: string]: unknown };
+  protocolVersion?: string;
+  url?: string;
+}
+export interface SendOptions {
+  capabilities?: { [key: string]: unknown };
+  logLevel?: LogLevel;
+  progressToken?: string | number;
+  meta?: { [key: string]: unknown };
+  signal?: AbortSignal;
+  onNotification?: (n: { method: string; params?: any }) => void;
+  inputResponses?: { [key: string]: unknown };
+  requestState?: string;
+}
+export interface JsonRpcMessage { jsonrpc: '2.0'; id?: string | number; method?: string; params?: any; result?: any; error?: any }
+
+export declare class InMemoryClient {
+  constructor(server: { fetch(r: Request): Promise<Response> }, options?: InMemoryClientOptions);
+  send(method: string, params?: { [key: string]: unknown }, options?: SendOptions): Promise<{ result: any; notifications: JsonRpcMessage[]; status: number }>;
+  request(method: string, params?: { [key: string]: unknown }, options?: SendOptions): Promise<any>;
+  discover(options?: SendOptions): Promise<any>;
+  listTools(params?: { cursor?: string }, options?: SendOptions): Promise<{ tools: any[]; nextCursor?: string }>;
+  callTool(name: string, args?: { [key: string]: unknown }, options?: SendOptions): Promise<CallToolResult & { resultType: string; inputRequests?: any; requestState?: string }>;
+  listResources(params?: { cursor?: string }, options?: SendOptions): Promise<{ resources: any[] }>;
+  listResourceTemplates(params?: { cursor?: string }, options?: SendOptions): Promise<{ resourceTemplates: any[] }>;
+  readResource(uri: string, options?: SendOptions): Promise<{ contents: ResourceContents[] }>;
+  listPrompts(params?: { cursor?: string }, options?: SendOptions): Promise<{ prompts: any[] }>;
+  getPrompt(name: string, args?: { [key: string]: string }, options?: SendOptions): Promise<GetPromptResult>;
+  complete(
+    ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string },
+    argument: { name: string; value: string },
+    context?: { arguments?: { [key: string]: string } },
+    options?: SendOptions,
+  ): Promise<{ completion: { values: string[]; total?: number; hasMore?: boolean } }>;
+}
+
+// ------------------------------------------------------------------ command line
+
+export type ServeArgs = { mode: 'stdio' } | { mode: 'http'; host: string; port: number; path: string };
+/** The examples' command line: no args → stdio; `--http HOST:PORT` → Streamable HTTP at /mcp. */
+export declare function parseServeArgs(argv?: string[]): ServeArgs;
+export declare function runFromArgs(server: Server, argv?: string[]): Promise<void>;
+
+declare const _default: {
+  Server: typeof Server;
+  McpServer: typeof Server;
+  ResourceTemplate: typeof ResourceTemplate;
+  completable: typeof completable;
+  ToolError: typeof ToolError;
+  McpError: typeof McpError;
+  ErrorCode: typeof ErrorCode;
+  RegistrationError: typeof RegistrationError;
+  Context: typeof Context;
+  InMemoryClient: typeof InMemoryClient;
+  text: typeof text;
+  image: typeof image;
+  audio: typeof audio;
+  resource: typeof resource;
+  resourceLink: typeof resourceLink;
+  parseServeArgs: typeof parseServeArgs;
+  runFromArgs: typeof runFromArgs;
+};
+export default _default;
