@@ -1,0 +1,109 @@
+// Test helpers: real subprocesses over stdio and HTTP, bounded in time.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import readline from 'node:readline';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const FIXTURE = path.join(ROOT, 'tests', 'node', 'fixtures', 'server.mjs');
+export const MODERN = '2026-07-28';
+
+export function meta(extra = {}) {
+  return {
+    'io.modelcontextprotocol/protocolVersion': MODERN,
+    'io.modelcontextprotocol/clientInfo': { name: 'node-tests', version: '0' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+    ...extra,
+  };
+}
+
+export function withTimeout(p, ms, what) {
+  let t;
+  return Promise.race([p, new Promise((_, rej) => { t = setTimeout(() => rej(new Error(`timed out after ${ms} ms: ${what}`)), ms); })]).finally(() => clearTimeout(t));
+}
+
+/** Wait for a child to exit; resolves { code, signal }. */
+export function exited(child, ms = 10_000) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  return withTimeout(new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal }))), ms, 'child exit');
+}
+
+/** A stdio MCP server subprocess with a line-oriented JSON-RPC client. */
+export class StdioPeer {
+  constructor(script = FIXTURE, args = []) {
+    this.child = spawn(process.execPath, [script, ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.stderr = '';
+    this.child.stderr.on('data', (d) => { this.stderr += d; });
+    this.messages = [];
+    this.waiters = [];
+    this.nextId = 1;
+    readline.createInterface({ input: this.child.stdout }).on('line', (line) => {
+      const msg = JSON.parse(line);
+      this.messages.push(msg);
+      for (const w of [...this.waiters]) if (w.pred(msg)) { this.waiters.splice(this.waiters.indexOf(w), 1); w.resolve(msg); }
+    });
+  }
+  send(msg) { this.child.stdin.write(JSON.stringify(msg) + '\n'); }
+  waitFor(pred, ms = 10_000, what = 'message') {
+    const found = this.messages.find(pred);
+    if (found) return Promise.resolve(found);
+    return withTimeout(new Promise((resolve) => this.waiters.push({ pred, resolve })), ms, `${what}; stderr: ${this.stderr}`);
+  }
+  async request(method, params = {}, { modern = true, ms = 10_000 } = {}) {
+    const id = this.nextId++;
+    const p = modern ? { ...params, _meta: { ...meta(), ...(params._meta ?? {}) } } : params;
+    this.send({ jsonrpc: '2.0', id, method, params: p });
+    return this.waitFor((m) => m.id === id && (m.result !== undefined || m.error !== undefined), ms, `response to ${method}`);
+  }
+  async initialize() {
+    const r = await this.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'node-tests', version: '0' } }, { modern: false });
+    this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    return r;
+  }
+  kill() { if (this.child.exitCode === null) this.child.kill('SIGKILL'); }
+}
+
+/** An HTTP MCP server subprocess on 127.0.0.1 (a free port); resolves once it listens. */
+export async function startHttp(script = FIXTURE, args = []) {
+  const child = spawn(process.execPath, [script, '--http', '127.0.0.1:0', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  let stdout = '';
+  child.stdout.on('data', (d) => { stdout += d; });
+  const url = await withTimeout(new Promise((resolve, reject) => {
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      const m = /listening on (http:\/\/\S+)/.exec(stderr);
+      if (m) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited ${code}: ${stderr}`)));
+  }), 15_000, 'server to listen');
+  return { child, url, stderr: () => stderr, stdout: () => stdout, kill: () => { if (child.exitCode === null) child.kill('SIGKILL'); } };
+}
+
+/** POST one modern JSON-RPC request; returns { status, headers, messages, body }. */
+export async function post(url, method, params = {}, { id = 1, headers = {}, signal, metaExtra = {}, raw } = {}) {
+  const body = raw ?? JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta(metaExtra) } });
+  const h = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': MODERN,
+    'mcp-method': method,
+    ...headers,
+  };
+  if (params.name !== undefined || params.uri !== undefined) h['mcp-name'] = params.name ?? params.uri;
+  const res = await fetch(url, { method: 'POST', headers: h, body, signal });
+  const text = await res.text();
+  const ctype = res.headers.get('content-type') ?? '';
+  let messages = [];
+  if (ctype.startsWith('text/event-stream')) {
+    messages = text.split('\n\n').map((ev) => ev.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('')).filter(Boolean).map((d) => JSON.parse(d));
+  } else if (text) {
+    messages = [JSON.parse(text)];
+  }
+  return { status: res.status, headers: res.headers, messages, body: text, response: messages.find((m) => m.id === id) };
+}
+
+export async function callTool(url, name, args, opts) {
+  const r = await post(url, 'tools/call', args === undefined ? { name } : { name, arguments: args }, opts);
+  return r;
+}
