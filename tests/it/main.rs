@@ -1,4 +1,5 @@
 //! Integration tests: the real example binaries over real HTTP on 127.0.0.1 and real stdio pipes.
 
 mod harness;
+mod hostile;
 mod http_modern;

@@ -6,9 +6,15 @@ use base64::Engine;
 use http::HeaderMap;
 use serde_json::Value;
 
-/// A header value, trimmed; `None` when absent or not visible ASCII.
+/// A header value, trimmed; `None` when absent; `Err` when not visible ASCII or repeated (two
+/// `Mcp-Name`s could let an intermediary and this server each read a different one).
 pub(crate) fn get<'a>(h: &'a HeaderMap, name: &str) -> Option<Result<&'a str, ()>> {
-    h.get(name).map(|v| v.to_str().map(str::trim).map_err(|_| ()))
+    let mut all = h.get_all(name).iter();
+    let first = all.next()?;
+    if all.next().is_some() {
+        return Some(Err(()));
+    }
+    Some(first.to_str().map(str::trim).map_err(|_| ()))
 }
 
 /// Decode a header value that may use the Base64 sentinel. `Err` on invalid characters.
