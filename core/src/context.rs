@@ -27,7 +27,10 @@ pub struct Caller {
 
 impl Caller {
     pub fn new(name: impl Into<String>) -> Self {
-        Self { name: name.into(), ..Default::default() }
+        Self {
+            name: name.into(),
+            ..Default::default()
+        }
     }
     pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
         self.scopes = scopes.into_iter().map(Into::into).collect();
@@ -68,7 +71,9 @@ impl InputRequest {
     }
     fn capability(&self) -> ClientCapability {
         match self {
-            Self::Elicit(p) if p.get("mode").and_then(Value::as_str) == Some("url") => ClientCapability::ElicitationUrl,
+            Self::Elicit(p) if p.get("mode").and_then(Value::as_str) == Some("url") => {
+                ClientCapability::ElicitationUrl
+            }
             Self::Elicit(_) => ClientCapability::Elicitation,
             Self::Sample(p) if p.get("tools").is_some() => ClientCapability::SamplingTools,
             Self::Sample(_) => ClientCapability::Sampling,
@@ -101,8 +106,10 @@ impl InputRequest {
     fn accepts(&self, answer: &Value) -> bool {
         match self {
             Self::Elicit(_) => {
-                matches!(answer.get("action").and_then(Value::as_str), Some("accept" | "decline" | "cancel"))
-                    && answer.get("content").is_none_or(Value::is_object)
+                matches!(
+                    answer.get("action").and_then(Value::as_str),
+                    Some("accept" | "decline" | "cancel")
+                ) && answer.get("content").is_none_or(Value::is_object)
             }
             Self::Sample(_) => answer.get("role").is_some() && answer.get("content").is_some(),
             Self::ListRoots => answer.get("roots").is_some_and(Value::is_array),
@@ -230,9 +237,15 @@ impl Context {
     /// Send `notifications/progress` when the request carried a `progressToken`. Values that do
     /// not increase are dropped (the spec requires increasing progress).
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
-        let Some(token) = &self.inner.progress_token else { return };
+        let Some(token) = &self.inner.progress_token else {
+            return;
+        };
         {
-            let mut last = self.inner.last_progress.lock().unwrap_or_else(|e| e.into_inner());
+            let mut last = self
+                .inner
+                .last_progress
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
             if last.is_some_and(|l| progress <= l) {
                 return;
             }
@@ -278,11 +291,20 @@ impl Context {
 
     /// The handler's state from the previous MRTR round (modern), if any.
     pub fn request_state(&self) -> Option<Value> {
-        self.inner.input.lock().unwrap_or_else(|e| e.into_inner()).user_state.clone()
+        self.inner
+            .input
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .user_state
+            .clone()
     }
     /// State to carry into the next MRTR round; the core seals it (integrity-protected, expiring).
     pub fn set_request_state(&self, state: Value) {
-        self.inner.input.lock().unwrap_or_else(|e| e.into_inner()).user_state = Some(state);
+        self.inner
+            .input
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .user_state = Some(state);
     }
 
     /// Ask the user (form or URL elicitation). Returns the `ElicitResult` (`{action, content?}`).
@@ -306,7 +328,10 @@ impl Context {
     /// call fails with `HandlerError::InputRequired` (propagate it with `?`) and the core answers
     /// `input_required` listing every outstanding request. Legacy: each becomes a real
     /// server→client request, awaited in turn.
-    pub async fn inputs(&self, reqs: Vec<(String, InputRequest)>) -> Result<Vec<Value>, HandlerError> {
+    pub async fn inputs(
+        &self,
+        reqs: Vec<(String, InputRequest)>,
+    ) -> Result<Vec<Value>, HandlerError> {
         for (_, r) in &reqs {
             let cap = r.capability();
             if !self.supports(cap) {
@@ -327,7 +352,10 @@ impl Context {
             match st.answers.get(&key) {
                 Some(a) if req.accepts(a) => out.push(a.clone()),
                 Some(_) => {
-                    return Err(McpError::invalid_params(format!("Invalid input response for '{key}'")).into());
+                    return Err(McpError::invalid_params(format!(
+                        "Invalid input response for '{key}'"
+                    ))
+                    .into());
                 }
                 None => {
                     missing = true;
@@ -344,13 +372,21 @@ impl Context {
         }
     }
 
-    async fn inputs_legacy(&self, reqs: Vec<(String, InputRequest)>) -> Result<Vec<Value>, HandlerError> {
+    async fn inputs_legacy(
+        &self,
+        reqs: Vec<(String, InputRequest)>,
+    ) -> Result<Vec<Value>, HandlerError> {
         let (Some(requests), Some(sink)) = (&self.inner.requests, &self.inner.sink) else {
-            return Err(McpError::internal("this request has no stream to send client requests on").into());
+            return Err(McpError::internal(
+                "this request has no stream to send client requests on",
+            )
+            .into());
         };
         let mut out = Vec::with_capacity(reqs.len());
         for (_, req) in reqs {
-            let answer = requests.request(sink, req.method(), req.params(), &self.inner.cancel).await?;
+            let answer = requests
+                .request(sink, req.method(), req.params(), &self.inner.cancel)
+                .await?;
             out.push(answer);
         }
         Ok(out)
@@ -359,6 +395,10 @@ impl Context {
     /// Take the outstanding input requests (for the dispatcher's `input_required` result).
     pub(crate) fn take_pending(&self) -> (Vec<(String, Value)>, Map<String, Value>, Option<Value>) {
         let mut st = self.inner.input.lock().unwrap_or_else(|e| e.into_inner());
-        (std::mem::take(&mut st.pending), st.answers.clone(), st.user_state.clone())
+        (
+            std::mem::take(&mut st.pending),
+            st.answers.clone(),
+            st.user_state.clone(),
+        )
     }
 }

@@ -45,7 +45,12 @@ pub struct McpError {
 
 impl McpError {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Self { code, message: message.into(), data: None, http_status: None }
+        Self {
+            code,
+            message: message.into(),
+            data: None,
+            http_status: None,
+        }
     }
     pub fn with_data(mut self, data: Value) -> Self {
         self.data = Some(data);
@@ -62,17 +67,26 @@ impl McpError {
         Self::new(ErrorCode::INVALID_REQUEST, message)
     }
     pub fn method_not_found(method: &str) -> Self {
-        Self::new(ErrorCode::METHOD_NOT_FOUND, format!("Method not found: {method}"))
+        Self::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!("Method not found: {method}"),
+        )
     }
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::INTERNAL_ERROR, message)
     }
     /// -32021 with `data.requiredCapabilities` (shaped like `ClientCapabilities`).
     pub fn missing_capability(required: Value) -> Self {
-        let names: Vec<&str> = required.as_object().map(|m| m.keys().map(String::as_str).collect()).unwrap_or_default();
+        let names: Vec<&str> = required
+            .as_object()
+            .map(|m| m.keys().map(String::as_str).collect())
+            .unwrap_or_default();
         Self::new(
             ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
-            format!("Server requires the {} capability for this request", names.join(", ")),
+            format!(
+                "Server requires the {} capability for this request",
+                names.join(", ")
+            ),
         )
         .with_data(json!({ "requiredCapabilities": required }))
         .with_status(400)
@@ -104,7 +118,10 @@ pub struct ToolError {
 
 impl ToolError {
     pub fn new(message: impl Into<String>) -> Self {
-        Self { message: message.into(), structured: None }
+        Self {
+            message: message.into(),
+            structured: None,
+        }
     }
 }
 impl fmt::Display for ToolError {
@@ -183,19 +200,40 @@ impl From<std::convert::Infallible> for HandlerError {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum BuildError {
-    InvalidSchema { name: String, message: String },
-    DuplicateName { kind: &'static str, name: String },
-    BadUriTemplate { template: String, message: String },
-    InvalidName { kind: &'static str, name: String, message: String },
+    InvalidSchema {
+        name: String,
+        message: String,
+    },
+    DuplicateName {
+        kind: &'static str,
+        name: String,
+    },
+    BadUriTemplate {
+        template: String,
+        message: String,
+    },
+    InvalidName {
+        kind: &'static str,
+        name: String,
+        message: String,
+    },
 }
 
 impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::InvalidSchema { name, message } => write!(f, "invalid schema for '{name}': {message}"),
+            Self::InvalidSchema { name, message } => {
+                write!(f, "invalid schema for '{name}': {message}")
+            }
             Self::DuplicateName { kind, name } => write!(f, "duplicate {kind} name '{name}'"),
-            Self::BadUriTemplate { template, message } => write!(f, "bad URI template '{template}': {message}"),
-            Self::InvalidName { kind, name, message } => write!(f, "invalid {kind} name '{name}': {message}"),
+            Self::BadUriTemplate { template, message } => {
+                write!(f, "bad URI template '{template}': {message}")
+            }
+            Self::InvalidName {
+                kind,
+                name,
+                message,
+            } => write!(f, "invalid {kind} name '{name}': {message}"),
         }
     }
 }

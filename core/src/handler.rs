@@ -12,18 +12,31 @@ pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
 /// Serves `tools/call`. `args` were already validated against the tool's input schema.
 pub trait ToolHandler: Send + Sync + 'static {
-    fn call(&self, args: Map<String, Value>, ctx: Context) -> BoxFuture<Result<ToolResult, HandlerError>>;
+    fn call(
+        &self,
+        args: Map<String, Value>,
+        ctx: Context,
+    ) -> BoxFuture<Result<ToolResult, HandlerError>>;
 }
 
 /// Serves `resources/read` for a static resource (`vars` empty) or a template (`vars` = the
 /// template's variables extracted from the URI).
 pub trait ResourceHandler: Send + Sync + 'static {
-    fn read(&self, uri: String, vars: Map<String, Value>, ctx: Context) -> BoxFuture<Result<Vec<ResourceContents>, HandlerError>>;
+    fn read(
+        &self,
+        uri: String,
+        vars: Map<String, Value>,
+        ctx: Context,
+    ) -> BoxFuture<Result<Vec<ResourceContents>, HandlerError>>;
 }
 
 /// Serves `prompts/get`. Required arguments were already checked.
 pub trait PromptHandler: Send + Sync + 'static {
-    fn get(&self, args: Map<String, Value>, ctx: Context) -> BoxFuture<Result<PromptResult, HandlerError>>;
+    fn get(
+        &self,
+        args: Map<String, Value>,
+        ctx: Context,
+    ) -> BoxFuture<Result<PromptResult, HandlerError>>;
 }
 
 /// Serves `completion/complete` for one prompt or resource template.
@@ -106,9 +119,17 @@ where
     R: IntoToolResult,
     E: Into<HandlerError>,
 {
-    fn call(&self, args: Map<String, Value>, ctx: Context) -> BoxFuture<Result<ToolResult, HandlerError>> {
+    fn call(
+        &self,
+        args: Map<String, Value>,
+        ctx: Context,
+    ) -> BoxFuture<Result<ToolResult, HandlerError>> {
         let fut = self(args, ctx);
-        Box::pin(async move { fut.await.map(IntoToolResult::into_tool_result).map_err(Into::into) })
+        Box::pin(async move {
+            fut.await
+                .map(IntoToolResult::into_tool_result)
+                .map_err(Into::into)
+        })
     }
 }
 
@@ -118,7 +139,12 @@ where
     Fut: Future<Output = Result<Vec<ResourceContents>, E>> + Send + 'static,
     E: Into<HandlerError>,
 {
-    fn read(&self, uri: String, vars: Map<String, Value>, ctx: Context) -> BoxFuture<Result<Vec<ResourceContents>, HandlerError>> {
+    fn read(
+        &self,
+        uri: String,
+        vars: Map<String, Value>,
+        ctx: Context,
+    ) -> BoxFuture<Result<Vec<ResourceContents>, HandlerError>> {
         let fut = self(uri, vars, ctx);
         Box::pin(async move { fut.await.map_err(Into::into) })
     }
@@ -130,7 +156,11 @@ where
     Fut: Future<Output = Result<PromptResult, E>> + Send + 'static,
     E: Into<HandlerError>,
 {
-    fn get(&self, args: Map<String, Value>, ctx: Context) -> BoxFuture<Result<PromptResult, HandlerError>> {
+    fn get(
+        &self,
+        args: Map<String, Value>,
+        ctx: Context,
+    ) -> BoxFuture<Result<PromptResult, HandlerError>> {
         let fut = self(args, ctx);
         Box::pin(async move { fut.await.map_err(Into::into) })
     }
@@ -142,7 +172,13 @@ where
     Fut: Future<Output = Result<Completion, E>> + Send + 'static,
     E: Into<HandlerError>,
 {
-    fn complete(&self, argument: String, value: String, context_args: Map<String, Value>, ctx: Context) -> BoxFuture<Result<Completion, HandlerError>> {
+    fn complete(
+        &self,
+        argument: String,
+        value: String,
+        context_args: Map<String, Value>,
+        ctx: Context,
+    ) -> BoxFuture<Result<Completion, HandlerError>> {
         let fut = self(argument, value, context_args, ctx);
         Box::pin(async move { fut.await.map_err(Into::into) })
     }

@@ -6,8 +6,15 @@ use serde_json::{Map, Value};
 /// One incoming JSON-RPC message.
 #[derive(Debug, PartialEq)]
 pub(crate) enum Message {
-    Request { id: Value, method: String, params: Option<Value> },
-    Notification { method: String, params: Option<Value> },
+    Request {
+        id: Value,
+        method: String,
+        params: Option<Value>,
+    },
+    Notification {
+        method: String,
+        params: Option<Value>,
+    },
     /// A client's answer to a server→client request (legacy only).
     Response(Value),
 }
@@ -15,7 +22,10 @@ pub(crate) enum Message {
 /// Classify a parsed message; an invalid one yields the id (if readable) and a -32600 error.
 pub(crate) fn classify(v: Value) -> Result<Message, (Value, McpError)> {
     let Value::Object(mut m) = v else {
-        return Err((Value::Null, McpError::invalid_request("A JSON-RPC message must be an object")));
+        return Err((
+            Value::Null,
+            McpError::invalid_request("A JSON-RPC message must be an object"),
+        ));
     };
     let id = m.get("id").cloned();
     let id_for_error = match &id {
@@ -23,21 +33,36 @@ pub(crate) fn classify(v: Value) -> Result<Message, (Value, McpError)> {
         _ => Value::Null,
     };
     if m.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return Err((id_for_error, McpError::invalid_request("jsonrpc must be \"2.0\"")));
+        return Err((
+            id_for_error,
+            McpError::invalid_request("jsonrpc must be \"2.0\""),
+        ));
     }
     match m.remove("method") {
         Some(Value::String(method)) => {
             let params = m.remove("params");
             match id {
                 None => Ok(Message::Notification { method, params }),
-                Some(Value::String(_)) => Ok(Message::Request { id: id.unwrap_or_default(), method, params }),
-                Some(Value::Number(n)) if n.is_i64() || n.is_u64() => {
-                    Ok(Message::Request { id: Value::Number(n), method, params })
-                }
-                Some(_) => Err((Value::Null, McpError::invalid_request("id must be a string or an integer"))),
+                Some(Value::String(_)) => Ok(Message::Request {
+                    id: id.unwrap_or_default(),
+                    method,
+                    params,
+                }),
+                Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Ok(Message::Request {
+                    id: Value::Number(n),
+                    method,
+                    params,
+                }),
+                Some(_) => Err((
+                    Value::Null,
+                    McpError::invalid_request("id must be a string or an integer"),
+                )),
             }
         }
-        Some(_) => Err((id_for_error, McpError::invalid_request("method must be a string"))),
+        Some(_) => Err((
+            id_for_error,
+            McpError::invalid_request("method must be a string"),
+        )),
         None if id.is_some() && (m.contains_key("result") || m.contains_key("error")) => {
             m.insert("jsonrpc".into(), Value::String("2.0".into()));
             Ok(Message::Response(Value::Object(m)))
@@ -72,12 +97,27 @@ mod tests {
 
     #[test]
     fn classifies_messages() {
-        assert!(matches!(classify(json!({"jsonrpc":"2.0","id":1,"method":"x"})), Ok(Message::Request { .. })));
-        assert!(matches!(classify(json!({"jsonrpc":"2.0","method":"x"})), Ok(Message::Notification { .. })));
-        assert!(matches!(classify(json!({"jsonrpc":"2.0","id":"a","result":{}})), Ok(Message::Response(_))));
-        for bad in [json!([]), json!({"id":1,"method":"x"}), json!({"jsonrpc":"2.0","id":null,"method":"x"}),
-                    json!({"jsonrpc":"2.0","id":1.5,"method":"x"}), json!({"jsonrpc":"2.0","id":true,"method":"x"}),
-                    json!({"jsonrpc":"2.0","id":1}), json!({"jsonrpc":"2.0","id":1,"method":7})] {
+        assert!(matches!(
+            classify(json!({"jsonrpc":"2.0","id":1,"method":"x"})),
+            Ok(Message::Request { .. })
+        ));
+        assert!(matches!(
+            classify(json!({"jsonrpc":"2.0","method":"x"})),
+            Ok(Message::Notification { .. })
+        ));
+        assert!(matches!(
+            classify(json!({"jsonrpc":"2.0","id":"a","result":{}})),
+            Ok(Message::Response(_))
+        ));
+        for bad in [
+            json!([]),
+            json!({"id":1,"method":"x"}),
+            json!({"jsonrpc":"2.0","id":null,"method":"x"}),
+            json!({"jsonrpc":"2.0","id":1.5,"method":"x"}),
+            json!({"jsonrpc":"2.0","id":true,"method":"x"}),
+            json!({"jsonrpc":"2.0","id":1}),
+            json!({"jsonrpc":"2.0","id":1,"method":7}),
+        ] {
             let e = classify(bad.clone()).unwrap_err();
             assert_eq!(e.1.code.0, -32600, "{bad}");
         }

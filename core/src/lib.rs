@@ -24,9 +24,14 @@ pub mod uri_template;
 
 pub use context::{Caller, Context, InputRequest};
 pub use error::{BuildError, ErrorCode, HandlerError, McpError, ToolError};
-pub use handler::{BoxFuture, CompletionHandler, IntoToolResult, Json, PromptHandler, ResourceHandler, ToolHandler};
+pub use handler::{
+    BoxFuture, CompletionHandler, IntoToolResult, Json, PromptHandler, ResourceHandler, ToolHandler,
+};
 pub use prompt::Prompt;
-pub use protocol::{ClientCapability, Completion, Content, Era, LogLevel, PromptMessage, PromptResult, ResourceContents, ToolResult};
+pub use protocol::{
+    ClientCapability, Completion, Content, Era, LogLevel, PromptMessage, PromptResult,
+    ResourceContents, ToolResult,
+};
 pub use resource::{Resource, ResourceTemplate};
 pub use server::bus::{Event, EventBus, InMemoryBus};
 pub use server::options::{CacheHint, CacheScope, ServerOptions, ValidationMode};

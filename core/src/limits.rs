@@ -13,7 +13,10 @@ pub struct RateLimit {
 
 impl RateLimit {
     pub fn per_second(rate: f64, burst: u32) -> Self {
-        Self { rate: rate.max(1e-6), burst: burst.max(1) }
+        Self {
+            rate: rate.max(1e-6),
+            burst: burst.max(1),
+        }
     }
     pub fn per_minute(n: u32) -> Self {
         Self::per_second(f64::from(n) / 60.0, n)
@@ -35,7 +38,9 @@ pub struct RateLimiter {
 
 impl std::fmt::Debug for RateLimiter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RateLimiter").field("limit", &self.limit).finish_non_exhaustive()
+        f.debug_struct("RateLimiter")
+            .field("limit", &self.limit)
+            .finish_non_exhaustive()
     }
 }
 
@@ -43,7 +48,11 @@ const MAX_BUCKETS: usize = 10_000;
 
 impl RateLimiter {
     pub fn new(limit: RateLimit) -> Self {
-        Self { limit, per_caller: HashMap::new(), buckets: Mutex::new(HashMap::new()) }
+        Self {
+            limit,
+            per_caller: HashMap::new(),
+            buckets: Mutex::new(HashMap::new()),
+        }
     }
     /// A different limit for one caller.
     pub fn caller(mut self, name: impl Into<String>, limit: RateLimit) -> Self {
@@ -63,8 +72,12 @@ impl RateLimiter {
                 x.tokens + now.duration_since(x.at).as_secs_f64() * l.rate < f64::from(l.burst)
             });
         }
-        let bucket = b.entry(caller.to_string()).or_insert(Bucket { tokens: f64::from(limit.burst), at: now });
-        bucket.tokens = (bucket.tokens + now.duration_since(bucket.at).as_secs_f64() * limit.rate).min(f64::from(limit.burst));
+        let bucket = b.entry(caller.to_string()).or_insert(Bucket {
+            tokens: f64::from(limit.burst),
+            at: now,
+        });
+        bucket.tokens = (bucket.tokens + now.duration_since(bucket.at).as_secs_f64() * limit.rate)
+            .min(f64::from(limit.burst));
         bucket.at = now;
         if bucket.tokens >= 1.0 {
             bucket.tokens -= 1.0;
@@ -81,11 +94,15 @@ mod tests {
 
     #[test]
     fn bucket_refills() {
-        let r = RateLimiter::new(RateLimit::per_second(10.0, 2)).caller("vip", RateLimit::per_second(1.0, 5));
+        let r = RateLimiter::new(RateLimit::per_second(10.0, 2))
+            .caller("vip", RateLimit::per_second(1.0, 5));
         assert!(r.check("a").is_ok());
         assert!(r.check("a").is_ok());
         let wait = r.check("a").unwrap_err();
-        assert!(wait > Duration::ZERO && wait <= Duration::from_millis(100), "{wait:?}");
+        assert!(
+            wait > Duration::ZERO && wait <= Duration::from_millis(100),
+            "{wait:?}"
+        );
         assert!(r.check("b").is_ok(), "buckets are per caller");
         for _ in 0..5 {
             assert!(r.check("vip").is_ok());

@@ -18,15 +18,29 @@ impl Prompt {
         let name = name.into();
         let mut def = Map::new();
         def.insert("name".into(), Value::String(name.clone()));
-        Self { name, def, handler: None, completion: None }
+        Self {
+            name,
+            def,
+            handler: None,
+            completion: None,
+        }
     }
     pub fn from_definition(def: Map<String, Value>) -> Result<Self, BuildError> {
-        let name = def.get("name").and_then(Value::as_str).map(str::to_string).ok_or_else(|| BuildError::InvalidName {
-            kind: "prompt",
-            name: String::new(),
-            message: "missing name".into(),
-        })?;
-        Ok(Self { name, def, handler: None, completion: None })
+        let name = def
+            .get("name")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| BuildError::InvalidName {
+                kind: "prompt",
+                name: String::new(),
+                message: "missing name".into(),
+            })?;
+        Ok(Self {
+            name,
+            def,
+            handler: None,
+            completion: None,
+        })
     }
     fn set(mut self, k: &str, v: Value) -> Self {
         self.def.insert(k.into(), v);
@@ -45,7 +59,12 @@ impl Prompt {
         self.set("_meta", Value::Object(m))
     }
     /// Declare an argument (`prompts/get` rejects a call missing a required one with -32602).
-    pub fn argument(mut self, name: impl Into<String>, description: impl Into<String>, required: bool) -> Self {
+    pub fn argument(
+        mut self,
+        name: impl Into<String>,
+        description: impl Into<String>,
+        required: bool,
+    ) -> Self {
         let args = self.def.entry("arguments").or_insert_with(|| json!([]));
         if let Value::Array(a) = args {
             a.push(json!({"name": name.into(), "description": description.into(), "required": required}));
@@ -96,6 +115,14 @@ impl PromptEntry {
                     .collect()
             })
             .unwrap_or_default();
-        Ok((p.name, Self { def: Value::Object(p.def), required, handler, completion: p.completion }))
+        Ok((
+            p.name,
+            Self {
+                def: Value::Object(p.def),
+                required,
+                handler,
+                completion: p.completion,
+            },
+        ))
     }
 }

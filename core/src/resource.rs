@@ -53,24 +53,43 @@ impl Resource {
     pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
         let uri = uri.into();
         let def = base_def("uri", &uri, &name.into());
-        Self { uri, def, handler: None }
+        Self {
+            uri,
+            def,
+            handler: None,
+        }
     }
     /// Build from a spec-shaped `Resource` object (what the bindings pass).
     pub fn from_definition(def: Map<String, Value>) -> Result<Self, BuildError> {
-        let uri = def.get("uri").and_then(Value::as_str).map(str::to_string).ok_or_else(|| BuildError::InvalidName {
-            kind: "resource",
-            name: String::new(),
-            message: "missing uri".into(),
-        })?;
-        Ok(Self { uri, def, handler: None })
+        let uri = def
+            .get("uri")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| BuildError::InvalidName {
+                kind: "resource",
+                name: String::new(),
+                message: "missing uri".into(),
+            })?;
+        Ok(Self {
+            uri,
+            def,
+            handler: None,
+        })
     }
     /// A resource whose content is fixed text.
-    pub fn text(uri: impl Into<String>, name: impl Into<String>, mime_type: impl Into<String>, text: impl Into<String>) -> Self {
+    pub fn text(
+        uri: impl Into<String>,
+        name: impl Into<String>,
+        mime_type: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Self {
         let (mime, text) = (mime_type.into(), text.into());
-        Self::new(uri, name).mime_type(mime.clone()).handler(move |uri: String, _v: Map<String, Value>, _c| {
-            let c = ResourceContents::text(uri, mime.clone(), text.clone());
-            async move { Ok::<_, crate::HandlerError>(vec![c]) }
-        })
+        Self::new(uri, name).mime_type(mime.clone()).handler(
+            move |uri: String, _v: Map<String, Value>, _c| {
+                let c = ResourceContents::text(uri, mime.clone(), text.clone());
+                async move { Ok::<_, crate::HandlerError>(vec![c]) }
+            },
+        )
     }
     descriptor_setters!();
     /// Size of the raw content in bytes.
@@ -100,13 +119,28 @@ impl ResourceTemplate {
     pub fn new(uri_template: impl Into<String>, name: impl Into<String>) -> Self {
         let template = uri_template.into();
         let def = base_def("uriTemplate", &template, &name.into());
-        Self { template, def, handler: None, completion: None }
+        Self {
+            template,
+            def,
+            handler: None,
+            completion: None,
+        }
     }
     pub fn from_definition(def: Map<String, Value>) -> Result<Self, BuildError> {
-        let template = def.get("uriTemplate").and_then(Value::as_str).map(str::to_string).ok_or_else(|| {
-            BuildError::BadUriTemplate { template: String::new(), message: "missing uriTemplate".into() }
-        })?;
-        Ok(Self { template, def, handler: None, completion: None })
+        let template = def
+            .get("uriTemplate")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| BuildError::BadUriTemplate {
+                template: String::new(),
+                message: "missing uriTemplate".into(),
+            })?;
+        Ok(Self {
+            template,
+            def,
+            handler: None,
+            completion: None,
+        })
     }
     descriptor_setters!();
     pub fn handler(mut self, h: impl ResourceHandler) -> Self {
@@ -148,20 +182,41 @@ impl ResourceEntry {
             message: "resource has no handler".into(),
         })?;
         if !r.uri.contains(':') {
-            return Err(BuildError::InvalidName { kind: "resource", name: r.uri, message: "not an absolute URI".into() });
+            return Err(BuildError::InvalidName {
+                kind: "resource",
+                name: r.uri,
+                message: "not an absolute URI".into(),
+            });
         }
-        Ok((r.uri, Self { def: Value::Object(r.def), handler }))
+        Ok((
+            r.uri,
+            Self {
+                def: Value::Object(r.def),
+                handler,
+            },
+        ))
     }
 }
 
 impl TemplateEntry {
     pub(crate) fn compile(t: ResourceTemplate) -> Result<(String, Self), BuildError> {
-        let template = UriTemplate::parse(&t.template)
-            .map_err(|message| BuildError::BadUriTemplate { template: t.template.clone(), message })?;
+        let template =
+            UriTemplate::parse(&t.template).map_err(|message| BuildError::BadUriTemplate {
+                template: t.template.clone(),
+                message,
+            })?;
         let handler = t.handler.ok_or_else(|| BuildError::BadUriTemplate {
             template: t.template.clone(),
             message: "template has no handler".into(),
         })?;
-        Ok((t.template, Self { template, def: Value::Object(t.def), handler, completion: t.completion }))
+        Ok((
+            t.template,
+            Self {
+                template,
+                def: Value::Object(t.def),
+                handler,
+                completion: t.completion,
+            },
+        ))
     }
 }

@@ -21,7 +21,9 @@ pub struct CompiledSchema {
 
 impl std::fmt::Debug for CompiledSchema {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CompiledSchema").field("source", &self.source).finish()
+        f.debug_struct("CompiledSchema")
+            .field("source", &self.source)
+            .finish()
     }
 }
 
@@ -47,7 +49,10 @@ impl CompiledSchema {
             .with_draft(jsonschema::Draft::Draft202012)
             .build(schema)
             .map_err(|e| e.to_string())?;
-        Ok(Self { validator, source: schema.clone() })
+        Ok(Self {
+            validator,
+            source: schema.clone(),
+        })
     }
 
     pub fn source(&self) -> &Value {
@@ -65,7 +70,10 @@ impl CompiledSchema {
         }
         self.validator
             .iter_errors(instance)
-            .map(|e| Violation { pointer: e.instance_path().to_string(), message: e.to_string() })
+            .map(|e| Violation {
+                pointer: e.instance_path().to_string(),
+                message: e.to_string(),
+            })
             .collect()
     }
 }
@@ -78,7 +86,9 @@ pub(crate) fn coerce_scalars(schema: &Value, value: &mut Value) -> bool {
         Value::String(s) => {
             let wants = |t: &str| match schema.get("type") {
                 Some(Value::String(x)) => x == t,
-                Some(Value::Array(xs)) => xs.iter().any(|x| x == t) && !xs.iter().any(|x| x == "string"),
+                Some(Value::Array(xs)) => {
+                    xs.iter().any(|x| x == t) && !xs.iter().any(|x| x == "string")
+                }
                 _ => false,
             };
             let t = s.trim();
@@ -123,8 +133,15 @@ pub(crate) fn coerce_scalars(schema: &Value, value: &mut Value) -> bool {
 /// Check `x-mcp-header` annotations per the tools page: only reachable through `properties`,
 /// on string/integer/boolean properties, tchar tokens, unique case-insensitively.
 pub(crate) fn check_mcp_headers(schema: &Value) -> Result<Vec<(String, String)>, String> {
-    fn walk(s: &Value, path: &str, top: bool, out: &mut Vec<(String, String)>) -> Result<(), String> {
-        let Some(obj) = s.as_object() else { return Ok(()) };
+    fn walk(
+        s: &Value,
+        path: &str,
+        top: bool,
+        out: &mut Vec<(String, String)>,
+    ) -> Result<(), String> {
+        let Some(obj) = s.as_object() else {
+            return Ok(());
+        };
         if let Some(h) = obj.get("x-mcp-header") {
             if top {
                 return Err("x-mcp-header is not allowed at the schema root".into());
@@ -136,7 +153,9 @@ pub(crate) fn check_mcp_headers(schema: &Value) -> Result<Vec<(String, String)>,
             }
             let ty = obj.get("type").and_then(Value::as_str).unwrap_or("");
             if !matches!(ty, "string" | "integer" | "boolean") {
-                return Err(format!("x-mcp-header '{h}' needs a string, integer or boolean property"));
+                return Err(format!(
+                    "x-mcp-header '{h}' needs a string, integer or boolean property"
+                ));
             }
             if out.iter().any(|(x, _)| x.eq_ignore_ascii_case(h)) {
                 return Err(format!("x-mcp-header '{h}' is not unique"));
@@ -180,7 +199,9 @@ mod tests {
         let v = s.violations(&json!({"a":"x"}));
         assert_eq!(v.len(), 2, "{v:?}");
         assert!(v.iter().any(|x| x.pointer == "/a"));
-        assert!(v.iter().any(|x| x.pointer.is_empty() && x.message.contains("\"b\"")));
+        assert!(v
+            .iter()
+            .any(|x| x.pointer.is_empty() && x.message.contains("\"b\"")));
     }
 
     #[test]

@@ -24,7 +24,10 @@ pub struct Tool {
 
 impl std::fmt::Debug for Tool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Tool").field("name", &self.name).field("def", &self.def).finish()
+        f.debug_struct("Tool")
+            .field("name", &self.name)
+            .field("def", &self.def)
+            .finish()
     }
 }
 
@@ -35,19 +38,38 @@ impl Tool {
         let mut def = Map::new();
         def.insert("name".into(), Value::String(name.clone()));
         def.insert("inputSchema".into(), input_schema);
-        Self { name, def, handler: None, timeout: None, required_scopes: Vec::new(), max_concurrency: None }
+        Self {
+            name,
+            def,
+            handler: None,
+            timeout: None,
+            required_scopes: Vec::new(),
+            max_concurrency: None,
+        }
     }
 
     /// Build a tool from a full spec-shaped `Tool` object (what the bindings pass).
     pub fn from_definition(def: Map<String, Value>) -> Result<Self, BuildError> {
-        let name = def.get("name").and_then(Value::as_str).map(str::to_string).ok_or_else(|| BuildError::InvalidName {
-            kind: "tool",
-            name: String::new(),
-            message: "missing name".into(),
-        })?;
+        let name = def
+            .get("name")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| BuildError::InvalidName {
+                kind: "tool",
+                name: String::new(),
+                message: "missing name".into(),
+            })?;
         let mut def = def;
-        def.entry("inputSchema").or_insert_with(|| json!({"type":"object"}));
-        Ok(Self { name, def, handler: None, timeout: None, required_scopes: Vec::new(), max_concurrency: None })
+        def.entry("inputSchema")
+            .or_insert_with(|| json!({"type":"object"}));
+        Ok(Self {
+            name,
+            def,
+            handler: None,
+            timeout: None,
+            required_scopes: Vec::new(),
+            max_concurrency: None,
+        })
     }
 
     /// A tool whose arguments deserialize into `T`; the input schema is derived from `T`.
@@ -61,7 +83,10 @@ impl Tool {
         E: Into<HandlerError>,
     {
         let schema = crate::schema_for::<T>();
-        Self::new(name, schema).handler(Typed { f, _t: std::marker::PhantomData::<fn() -> T> })
+        Self::new(name, schema).handler(Typed {
+            f,
+            _t: std::marker::PhantomData::<fn() -> T>,
+        })
     }
 
     pub fn name(&self) -> &str {
@@ -135,11 +160,19 @@ where
     R: IntoToolResult,
     E: Into<HandlerError>,
 {
-    fn call(&self, args: Map<String, Value>, ctx: Context) -> BoxFuture<Result<ToolResult, HandlerError>> {
+    fn call(
+        &self,
+        args: Map<String, Value>,
+        ctx: Context,
+    ) -> BoxFuture<Result<ToolResult, HandlerError>> {
         match serde_json::from_value::<T>(Value::Object(args)) {
             Ok(t) => {
                 let fut = (self.f)(Args(t), ctx);
-                Box::pin(async move { fut.await.map(IntoToolResult::into_tool_result).map_err(Into::into) })
+                Box::pin(async move {
+                    fut.await
+                        .map(IntoToolResult::into_tool_result)
+                        .map_err(Into::into)
+                })
             }
             Err(e) => {
                 let e = McpError::invalid_params(format!("Invalid arguments: {e}"));
@@ -168,7 +201,11 @@ pub(crate) struct ToolEntry {
 }
 
 pub(crate) fn valid_name(name: &str) -> bool {
-    !name.is_empty() && name.len() <= 128 && name.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
+    !name.is_empty()
+        && name.len() <= 128
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
 }
 
 impl ToolEntry {
@@ -181,24 +218,38 @@ impl ToolEntry {
                 message: "1-128 characters of A-Z a-z 0-9 _ - .".into(),
             });
         }
-        let handler = tool.handler.clone().ok_or_else(|| BuildError::InvalidSchema {
+        let handler = tool
+            .handler
+            .clone()
+            .ok_or_else(|| BuildError::InvalidSchema {
+                name: name.clone(),
+                message: "tool has no handler".into(),
+            })?;
+        let bad = |message: String| BuildError::InvalidSchema {
             name: name.clone(),
-            message: "tool has no handler".into(),
-        })?;
-        let bad = |message: String| BuildError::InvalidSchema { name: name.clone(), message };
+            message,
+        };
         let input_schema = tool.def.get("inputSchema").cloned().unwrap_or(Value::Null);
         if input_schema.get("type").and_then(Value::as_str) != Some("object") {
-            return Err(bad("inputSchema must be a JSON Schema object with root type \"object\"".into()));
+            return Err(bad(
+                "inputSchema must be a JSON Schema object with root type \"object\"".into(),
+            ));
         }
-        let input = CompiledSchema::compile(&input_schema).map_err(|e| bad(format!("inputSchema: {e}")))?;
+        let input =
+            CompiledSchema::compile(&input_schema).map_err(|e| bad(format!("inputSchema: {e}")))?;
         let mcp_headers = check_mcp_headers(&input_schema).map_err(bad)?;
         let output = match tool.def.get("outputSchema") {
-            Some(s) => Some(CompiledSchema::compile(s).map_err(|e| bad(format!("outputSchema: {e}")))?),
+            Some(s) => {
+                Some(CompiledSchema::compile(s).map_err(|e| bad(format!("outputSchema: {e}")))?)
+            }
             None => None,
         };
         let def = Value::Object(tool.def.clone());
         let mut legacy = tool.def;
-        if legacy.get("outputSchema").is_some_and(|s| s.get("type").and_then(Value::as_str) != Some("object")) {
+        if legacy
+            .get("outputSchema")
+            .is_some_and(|s| s.get("type").and_then(Value::as_str) != Some("object"))
+        {
             legacy.remove("outputSchema");
         }
         Ok(Self {
@@ -210,7 +261,9 @@ impl ToolEntry {
             handler,
             timeout: tool.timeout,
             required_scopes: tool.required_scopes,
-            slots: tool.max_concurrency.map(|n| Arc::new(tokio::sync::Semaphore::new(n))),
+            slots: tool
+                .max_concurrency
+                .map(|n| Arc::new(tokio::sync::Semaphore::new(n))),
             mcp_headers,
         })
     }

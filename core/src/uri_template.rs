@@ -37,14 +37,20 @@ impl UriTemplate {
                         return Err("nested '{'".into());
                     }
                     let (op, body) = match inner.chars().next() {
-                        Some(c @ ('+' | '#' | '.' | '/' | ';' | '?' | '&')) => (Some(c), &inner[1..]),
+                        Some(c @ ('+' | '#' | '.' | '/' | ';' | '?' | '&')) => {
+                            (Some(c), &inner[1..])
+                        }
                         _ => (None, inner),
                     };
                     let mut vars = Vec::new();
                     for v in body.split(',') {
                         let v = v.trim_end_matches('*');
                         let v = v.split(':').next().unwrap_or(v);
-                        if v.is_empty() || !v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '%') {
+                        if v.is_empty()
+                            || !v.chars().all(|c| {
+                                c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '%'
+                            })
+                        {
                             return Err(format!("bad variable name '{v}'"));
                         }
                         vars.push(v.to_string());
@@ -57,7 +63,10 @@ impl UriTemplate {
         if !parts.iter().any(|p| matches!(p, Part::Expr { .. })) {
             return Err("a template needs at least one {variable}".into());
         }
-        Ok(Self { source: s.to_string(), parts })
+        Ok(Self {
+            source: s.to_string(),
+            parts,
+        })
     }
 
     pub fn as_str(&self) -> &str {
@@ -82,9 +91,13 @@ impl UriTemplate {
     }
 
     fn match_from(&self, i: usize, s: &str, out: &mut Map<String, Value>) -> bool {
-        let Some(part) = self.parts.get(i) else { return s.is_empty() };
+        let Some(part) = self.parts.get(i) else {
+            return s.is_empty();
+        };
         match part {
-            Part::Lit(l) => s.strip_prefix(l.as_str()).is_some_and(|r| self.match_from(i + 1, r, out)),
+            Part::Lit(l) => s
+                .strip_prefix(l.as_str())
+                .is_some_and(|r| self.match_from(i + 1, r, out)),
             Part::Expr { op, vars } => {
                 let (prefix, stop): (&str, &[char]) = match op {
                     None => ("", &['/', '?', '#', '&']),
@@ -99,7 +112,9 @@ impl UriTemplate {
                 };
                 if matches!(op, Some('?' | '&' | ';')) {
                     // key=value pairs; all optional.
-                    let Some(r) = s.strip_prefix(prefix) else { return self.match_from(i + 1, s, out) };
+                    let Some(r) = s.strip_prefix(prefix) else {
+                        return self.match_from(i + 1, s, out);
+                    };
                     let end = r.find(stop).unwrap_or(r.len());
                     for pair in r[..end].split(['&', ';']) {
                         if let Some((k, v)) = pair.split_once('=') {
@@ -110,14 +125,20 @@ impl UriTemplate {
                     }
                     return self.match_from(i + 1, &r[end..], out);
                 }
-                let Some(r) = s.strip_prefix(prefix) else { return false };
+                let Some(r) = s.strip_prefix(prefix) else {
+                    return false;
+                };
                 // Try the longest candidate first, then shorter ones (backtracking).
                 let limit = r.find(stop).unwrap_or(r.len());
                 let mut ends: Vec<usize> = (1..=limit).filter(|&e| r.is_char_boundary(e)).collect();
                 ends.reverse();
                 for e in ends {
                     let mut trial = out.clone();
-                    let vals: Vec<&str> = if vars.len() > 1 { r[..e].split(',').collect() } else { vec![&r[..e]] };
+                    let vals: Vec<&str> = if vars.len() > 1 {
+                        r[..e].split(',').collect()
+                    } else {
+                        vec![&r[..e]]
+                    };
                     if vals.len() != vars.len() {
                         continue;
                     }
@@ -141,7 +162,10 @@ fn decode(s: &str) -> String {
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'%' && i + 2 < b.len() {
-            if let Some(x) = std::str::from_utf8(&b[i + 1..i + 3]).ok().and_then(|h| u8::from_str_radix(h, 16).ok()) {
+            if let Some(x) = std::str::from_utf8(&b[i + 1..i + 3])
+                .ok()
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+            {
                 out.push(x);
                 i += 3;
                 continue;

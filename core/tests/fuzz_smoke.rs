@@ -8,7 +8,10 @@ mod common;
 use std::time::{Duration, Instant};
 
 fn run(name: &str, harness: fn(&[u8]), budget: usize, time: Duration) {
-    let seed: u64 = std::env::var("OXMCP_FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x6f78_6d63_70);
+    let seed: u64 = std::env::var("OXMCP_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x6f78_6d63_70);
     let mut m = common::Mutator::new(seed);
     let seeds = common::seeds();
     let started = Instant::now();
@@ -29,8 +32,18 @@ fn run(name: &str, harness: fn(&[u8]), budget: usize, time: Duration) {
 #[test]
 fn harnesses_survive_random_inputs() {
     // One test, run in sequence: the harnesses share a handler-run counter.
-    run("http_handle", common::http_input, 4000, Duration::from_secs(8));
-    run("stdio_framer", |d| common::stdio_input(d), 400, Duration::from_secs(8));
+    run(
+        "http_handle",
+        common::http_input,
+        4000,
+        Duration::from_secs(8),
+    );
+    run(
+        "stdio_framer",
+        |d| common::stdio_input(d),
+        400,
+        Duration::from_secs(8),
+    );
     // Deep nesting and a huge line go through both, too.
     let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
     common::http_input(&[&[0x20u8][..], deep.as_bytes()].concat());

@@ -22,7 +22,11 @@ impl Allow {
     }
     /// Nothing of any kind until a kind is opened with [`Allow::tools`] etc.
     pub fn none() -> Self {
-        Self { tools: Some(Vec::new()), resources: Some(Vec::new()), prompts: Some(Vec::new()) }
+        Self {
+            tools: Some(Vec::new()),
+            resources: Some(Vec::new()),
+            prompts: Some(Vec::new()),
+        }
     }
     pub fn tools<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
         self.tools = list(names);
@@ -44,7 +48,8 @@ impl Allow {
             "prompt" => &self.prompts,
             _ => return false,
         };
-        l.as_ref().is_none_or(|l| l.iter().any(|p| pattern_matches(p, name)))
+        l.as_ref()
+            .is_none_or(|l| l.iter().any(|p| pattern_matches(p, name)))
     }
 }
 
@@ -59,12 +64,19 @@ fn pattern_matches(pattern: &str, name: &str) -> bool {
 /// a broader scope implies the narrower ones below it, where a narrower scope extends the broader
 /// one after a `:`, `.` or `/` (`files` covers `files:read`; `api.admin` covers `api.admin.users`).
 pub fn scope_covers(held: &str, required: &str) -> bool {
-    held == required || required.strip_prefix(held).is_some_and(|rest| rest.starts_with([':', '.', '/']))
+    held == required
+        || required
+            .strip_prefix(held)
+            .is_some_and(|rest| rest.starts_with([':', '.', '/']))
 }
 
 /// The required scopes that `held` does not cover (empty: sufficient).
 pub fn missing_scopes<'a>(held: &[String], required: &'a [String]) -> Vec<&'a str> {
-    required.iter().filter(|r| !held.iter().any(|h| scope_covers(h, r))).map(String::as_str).collect()
+    required
+        .iter()
+        .filter(|r| !held.iter().any(|h| scope_covers(h, r)))
+        .map(String::as_str)
+        .collect()
 }
 
 #[cfg(test)]
@@ -73,7 +85,9 @@ mod tests {
 
     #[test]
     fn patterns_and_kinds() {
-        let a = Allow::none().tools(["echo", "db.*"]).resources(["file:///docs/*"]);
+        let a = Allow::none()
+            .tools(["echo", "db.*"])
+            .resources(["file:///docs/*"]);
         assert!(a.permits("tool", "echo"));
         assert!(a.permits("tool", "db.query"));
         assert!(!a.permits("tool", "echo2"));

@@ -45,7 +45,11 @@ impl BearerChallenge {
     }
     /// Scopes to request (space-joined). `offline_access` is dropped (spec SHOULD NOT).
     pub fn scope<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
-        self.scope = scopes.into_iter().map(Into::into).filter(|s| s != "offline_access").collect();
+        self.scope = scopes
+            .into_iter()
+            .map(Into::into)
+            .filter(|s| s != "offline_access")
+            .collect();
         self
     }
     pub fn resource_metadata(mut self, url: impl Into<String>) -> Self {
@@ -88,7 +92,10 @@ impl fmt::Display for BearerChallenge {
             params.push(("error", quoted(e)));
         }
         let scope = (!self.scope.is_empty()).then(|| ("scope", quoted(&self.scope.join(" "))));
-        let rm = self.resource_metadata.as_deref().map(|u| ("resource_metadata", quoted(u)));
+        let rm = self
+            .resource_metadata
+            .as_deref()
+            .map(|u| ("resource_metadata", quoted(u)));
         if self.error.as_deref() == Some("insufficient_scope") {
             params.extend(scope);
             params.extend(rm);
@@ -125,9 +132,19 @@ mod tests {
 
     #[test]
     fn no_header_injection() {
-        let v = BearerChallenge::invalid_token().error_description("bad\r\nSet-Cookie: x=\"1\"\\").to_string();
-        assert_eq!(v, r#"Bearer error="invalid_token", error_description="badSet-Cookie: x=\"1\"\\""#);
+        let v = BearerChallenge::invalid_token()
+            .error_description("bad\r\nSet-Cookie: x=\"1\"\\")
+            .to_string();
+        assert_eq!(
+            v,
+            r#"Bearer error="invalid_token", error_description="badSet-Cookie: x=\"1\"\\""#
+        );
         assert!(http::HeaderValue::from_str(&v).is_ok());
-        assert_eq!(BearerChallenge::new().scope(["a", "offline_access", "b"]).to_string(), r#"Bearer scope="a b""#);
+        assert_eq!(
+            BearerChallenge::new()
+                .scope(["a", "offline_access", "b"])
+                .to_string(),
+            r#"Bearer scope="a b""#
+        );
     }
 }

@@ -23,7 +23,9 @@ pub struct HttpJwksFetcher;
 impl JwksFetcher for HttpJwksFetcher {
     fn fetch<'a>(&'a self, url: &'a str) -> AuthFuture<'a, Result<Vec<u8>, String>> {
         Box::pin(async move {
-            tokio::time::timeout(Duration::from_secs(5), fetch_http(url)).await.map_err(|_| "JWKS fetch timed out".to_string())?
+            tokio::time::timeout(Duration::from_secs(5), fetch_http(url))
+                .await
+                .map_err(|_| "JWKS fetch timed out".to_string())?
         })
     }
 }
@@ -31,26 +33,45 @@ impl JwksFetcher for HttpJwksFetcher {
 async fn fetch_http(url: &str) -> Result<Vec<u8>, String> {
     let uri: http::Uri = url.parse().map_err(|e| format!("bad JWKS URL: {e}"))?;
     if uri.scheme_str() != Some("http") {
-        return Err("the built-in JWKS fetcher speaks plain http only; configure a JwksFetcher for https".into());
+        return Err(
+            "the built-in JWKS fetcher speaks plain http only; configure a JwksFetcher for https"
+                .into(),
+        );
     }
     let host = uri.host().ok_or("JWKS URL has no host")?;
     let port = uri.port_u16().unwrap_or(80);
-    let stream = tokio::net::TcpStream::connect((host, port)).await.map_err(|e| format!("JWKS connect: {e}"))?;
+    let stream = tokio::net::TcpStream::connect((host, port))
+        .await
+        .map_err(|e| format!("JWKS connect: {e}"))?;
     let (mut sender, conn) =
-        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream)).await.map_err(|e| format!("JWKS handshake: {e}"))?;
+        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
+            .await
+            .map_err(|e| format!("JWKS handshake: {e}"))?;
     tokio::spawn(conn);
-    let authority = uri.authority().map(|a| a.as_str().to_string()).unwrap_or_default();
-    let path = uri.path_and_query().map(|p| p.as_str().to_string()).unwrap_or_else(|| "/".into());
+    let authority = uri
+        .authority()
+        .map(|a| a.as_str().to_string())
+        .unwrap_or_default();
+    let path = uri
+        .path_and_query()
+        .map(|p| p.as_str().to_string())
+        .unwrap_or_else(|| "/".into());
     let req = http::Request::get(path)
         .header(http::header::HOST, authority)
         .header(http::header::ACCEPT, "application/json")
         .body(Empty::<Bytes>::new())
         .map_err(|e| e.to_string())?;
-    let resp = sender.send_request(req).await.map_err(|e| format!("JWKS request: {e}"))?;
+    let resp = sender
+        .send_request(req)
+        .await
+        .map_err(|e| format!("JWKS request: {e}"))?;
     if resp.status() != http::StatusCode::OK {
         return Err(format!("JWKS fetch answered {}", resp.status()));
     }
-    let body = Limited::new(resp.into_body(), 1 << 20).collect().await.map_err(|e| format!("JWKS body: {e}"))?;
+    let body = Limited::new(resp.into_body(), 1 << 20)
+        .collect()
+        .await
+        .map_err(|e| format!("JWKS body: {e}"))?;
     Ok(body.to_bytes().to_vec())
 }
 
@@ -64,23 +85,45 @@ pub(crate) struct Key {
 
 /// Parse a JWKS document, skipping keys we cannot use (unknown `kty`, `use` other than `sig`).
 pub(crate) fn parse_jwks(v: &Value) -> Result<Vec<Key>, String> {
-    let keys = v.get("keys").and_then(Value::as_array).ok_or("a JWKS needs a \"keys\" array")?;
+    let keys = v
+        .get("keys")
+        .and_then(Value::as_array)
+        .ok_or("a JWKS needs a \"keys\" array")?;
     let mut out = Vec::new();
     for k in keys {
-        if k.get("use").and_then(Value::as_str).is_some_and(|u| u != "sig") {
+        if k.get("use")
+            .and_then(Value::as_str)
+            .is_some_and(|u| u != "sig")
+        {
             continue;
         }
-        let Ok(jwk) = serde_json::from_value::<Jwk>(k.clone()) else { continue };
-        let Ok(key) = DecodingKey::from_jwk(&jwk) else { continue };
-        let alg = jwk.common.key_algorithm.and_then(|a| a.to_string().parse::<jsonwebtoken::Algorithm>().ok());
-        out.push(Key { kid: jwk.common.key_id.clone(), alg, key: Arc::new(key) });
+        let Ok(jwk) = serde_json::from_value::<Jwk>(k.clone()) else {
+            continue;
+        };
+        let Ok(key) = DecodingKey::from_jwk(&jwk) else {
+            continue;
+        };
+        let alg = jwk
+            .common
+            .key_algorithm
+            .and_then(|a| a.to_string().parse::<jsonwebtoken::Algorithm>().ok());
+        out.push(Key {
+            kid: jwk.common.key_id.clone(),
+            alg,
+            key: Arc::new(key),
+        });
     }
     Ok(out)
 }
 
 pub(crate) enum Source {
     Inline(Vec<Key>),
-    Url { url: String, fetcher: Arc<dyn JwksFetcher>, cache: Mutex<Cache>, refresh: tokio::sync::Mutex<()> },
+    Url {
+        url: String,
+        fetcher: Arc<dyn JwksFetcher>,
+        cache: Mutex<Cache>,
+        refresh: tokio::sync::Mutex<()>,
+    },
 }
 
 #[derive(Default)]
@@ -113,7 +156,11 @@ impl Jwks {
     pub(crate) async fn keys_for(&self, kid: Option<&str>) -> Vec<Key> {
         let pick = |keys: &[Key]| -> Vec<Key> {
             match kid {
-                Some(k) => keys.iter().filter(|x| x.kid.as_deref() == Some(k)).cloned().collect(),
+                Some(k) => keys
+                    .iter()
+                    .filter(|x| x.kid.as_deref() == Some(k))
+                    .cloned()
+                    .collect(),
                 None => keys.to_vec(),
             }
         };
@@ -122,7 +169,15 @@ impl Jwks {
         if fresh && !found.is_empty() {
             return found;
         }
-        let Source::Url { url, fetcher, cache, refresh } = &self.source else { return found };
+        let Source::Url {
+            url,
+            fetcher,
+            cache,
+            refresh,
+        } = &self.source
+        else {
+            return found;
+        };
         let _one_at_a_time = refresh.lock().await;
         {
             let c = cache.lock().unwrap_or_else(|e| e.into_inner());
@@ -148,7 +203,9 @@ impl Jwks {
                 c.keys = Arc::new(k);
                 c.fetched = Some(Instant::now());
             }
-            Err(e) => tracing::warn!(url = %url, error = %e, "JWKS fetch failed; keeping the cached keys"),
+            Err(e) => {
+                tracing::warn!(url = %url, error = %e, "JWKS fetch failed; keeping the cached keys")
+            }
         }
         pick(&c.keys)
     }

@@ -31,7 +31,10 @@ pub struct JwtValidator {
 
 impl std::fmt::Debug for JwtValidator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("JwtValidator").field("issuers", &self.issuers).field("audiences", &self.audiences).finish()
+        f.debug_struct("JwtValidator")
+            .field("issuers", &self.issuers)
+            .field("audiences", &self.audiences)
+            .finish()
     }
 }
 
@@ -56,12 +59,20 @@ impl JwtValidator {
             audiences: vec![super::metadata::canonical_resource(&audience.into())],
             leeway: Duration::from_secs(30),
             algorithms: ASYMMETRIC.to_vec(),
-            jwks: Jwks { source, max_age: Duration::from_secs(300), min_refresh: Duration::from_secs(10) },
+            jwks: Jwks {
+                source,
+                max_age: Duration::from_secs(300),
+                min_refresh: Duration::from_secs(10),
+            },
             name_claims: vec!["sub".into(), "client_id".into(), "azp".into()],
         }
     }
     /// Keys given inline (a JWKS document `{"keys": [...]}`).
-    pub fn with_jwks(issuer: impl Into<String>, audience: impl Into<String>, jwks: &Value) -> Result<Self, TokenRejected> {
+    pub fn with_jwks(
+        issuer: impl Into<String>,
+        audience: impl Into<String>,
+        jwks: &Value,
+    ) -> Result<Self, TokenRejected> {
         let keys = parse_jwks(jwks).map_err(TokenRejected)?;
         if keys.is_empty() {
             return Err(TokenRejected("the JWKS has no usable signing key".into()));
@@ -69,7 +80,11 @@ impl JwtValidator {
         Ok(Self::with_source(issuer, audience, Source::Inline(keys)))
     }
     /// Keys fetched from `url` (plain HTTP with the built-in fetcher; see [`Self::fetcher`]).
-    pub fn with_jwks_url(issuer: impl Into<String>, audience: impl Into<String>, url: impl Into<String>) -> Self {
+    pub fn with_jwks_url(
+        issuer: impl Into<String>,
+        audience: impl Into<String>,
+        url: impl Into<String>,
+    ) -> Self {
         Self::with_source(
             issuer,
             audience,
@@ -105,7 +120,11 @@ impl JwtValidator {
     }
     /// Restrict the accepted algorithms (asymmetric ones only are ever accepted).
     pub fn algorithms(mut self, algs: &[Algorithm]) -> Self {
-        self.algorithms = algs.iter().copied().filter(|a| ASYMMETRIC.contains(a)).collect();
+        self.algorithms = algs
+            .iter()
+            .copied()
+            .filter(|a| ASYMMETRIC.contains(a))
+            .collect();
         self
     }
     /// How long fetched keys are trusted before a refetch (default 5 min), and the least time
@@ -124,9 +143,13 @@ impl JwtValidator {
 
     /// Validate a token and describe its caller.
     pub async fn validate(&self, token: &str) -> Result<Caller, TokenRejected> {
-        let header = jsonwebtoken::decode_header(token).map_err(|e| TokenRejected(format!("malformed JWT: {e}")))?;
+        let header = jsonwebtoken::decode_header(token)
+            .map_err(|e| TokenRejected(format!("malformed JWT: {e}")))?;
         if !self.algorithms.contains(&header.alg) {
-            return Err(TokenRejected(format!("algorithm {:?} not accepted", header.alg)));
+            return Err(TokenRejected(format!(
+                "algorithm {:?} not accepted",
+                header.alg
+            )));
         }
         let keys = self.jwks.keys_for(header.kid.as_deref()).await;
         if keys.is_empty() {
@@ -139,12 +162,18 @@ impl JwtValidator {
         v.set_audience(&self.audiences);
         v.set_required_spec_claims(&["exp", "iss", "aud"]);
         let mut last = TokenRejected("no key verified the signature".into());
-        for k in keys.iter().filter(|k| k.alg.is_none_or(|a| a == header.alg)) {
+        for k in keys
+            .iter()
+            .filter(|k| k.alg.is_none_or(|a| a == header.alg))
+        {
             match jsonwebtoken::decode::<Value>(token, &k.key, &v) {
                 Ok(data) => return Ok(self.caller(data.claims)),
                 Err(e) => {
                     use jsonwebtoken::errors::ErrorKind as K;
-                    let fatal = !matches!(e.kind(), K::InvalidSignature | K::InvalidAlgorithm | K::InvalidKeyFormat);
+                    let fatal = !matches!(
+                        e.kind(),
+                        K::InvalidSignature | K::InvalidAlgorithm | K::InvalidKeyFormat
+                    );
                     last = TokenRejected(e.to_string());
                     if fatal {
                         break;
@@ -156,7 +185,12 @@ impl JwtValidator {
     }
 
     fn caller(&self, claims: Value) -> Caller {
-        let name = self.name_claims.iter().find_map(|c| claims.get(c).and_then(Value::as_str)).unwrap_or("-").to_string();
+        let name = self
+            .name_claims
+            .iter()
+            .find_map(|c| claims.get(c).and_then(Value::as_str))
+            .unwrap_or("-")
+            .to_string();
         let scopes = scopes_of(&claims);
         Caller::new(name).with_scopes(scopes).with_claims(claims)
     }
@@ -168,7 +202,10 @@ fn scopes_of(claims: &Value) -> Vec<String> {
     match (claims.get("scope"), claims.get("scp")) {
         (Some(Value::String(s)), _) => split(s),
         (_, Some(Value::String(s))) => split(s),
-        (_, Some(Value::Array(a))) => a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect(),
+        (_, Some(Value::Array(a))) => a
+            .iter()
+            .filter_map(|x| x.as_str().map(str::to_string))
+            .collect(),
         _ => Vec::new(),
     }
 }

@@ -22,17 +22,27 @@ pub struct ProtectedResource {
 /// Lowercase scheme and host, no fragment, no trailing slash (the spec's canonical form).
 pub fn canonical_resource(uri: &str) -> String {
     let uri = uri.split('#').next().unwrap_or("");
-    let Some((scheme, rest)) = uri.split_once("://") else { return uri.trim_end_matches('/').to_string() };
+    let Some((scheme, rest)) = uri.split_once("://") else {
+        return uri.trim_end_matches('/').to_string();
+    };
     let (authority, path) = match rest.find(['/', '?']) {
         Some(i) => rest.split_at(i),
         None => (rest, ""),
     };
     let path = path.trim_end_matches('/');
-    format!("{}://{}{}", scheme.to_ascii_lowercase(), authority.to_ascii_lowercase(), path)
+    format!(
+        "{}://{}{}",
+        scheme.to_ascii_lowercase(),
+        authority.to_ascii_lowercase(),
+        path
+    )
 }
 
 impl ProtectedResource {
-    pub fn new<S: Into<String>>(resource: impl Into<String>, authorization_servers: impl IntoIterator<Item = S>) -> Self {
+    pub fn new<S: Into<String>>(
+        resource: impl Into<String>,
+        authorization_servers: impl IntoIterator<Item = S>,
+    ) -> Self {
         Self {
             resource: canonical_resource(&resource.into()),
             authorization_servers: authorization_servers.into_iter().map(Into::into).collect(),
@@ -42,7 +52,11 @@ impl ProtectedResource {
         }
     }
     pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
-        self.scopes_supported = scopes.into_iter().map(Into::into).filter(|s| s != "offline_access").collect();
+        self.scopes_supported = scopes
+            .into_iter()
+            .map(Into::into)
+            .filter(|s| s != "offline_access")
+            .collect();
         self
     }
     pub fn name(mut self, n: impl Into<String>) -> Self {
@@ -83,7 +97,10 @@ impl ProtectedResource {
     pub fn document(&self) -> Value {
         let mut m = Map::new();
         m.insert("resource".into(), json!(self.resource));
-        m.insert("authorization_servers".into(), json!(self.authorization_servers));
+        m.insert(
+            "authorization_servers".into(),
+            json!(self.authorization_servers),
+        );
         if !self.scopes_supported.is_empty() {
             m.insert("scopes_supported".into(), json!(self.scopes_supported));
         }
@@ -104,13 +121,28 @@ mod tests {
 
     #[test]
     fn urls() {
-        let r = ProtectedResource::new("HTTPS://MCP.Example.com/public/mcp/", ["https://auth.example.com"])
-            .scopes(["files:read", "offline_access"]);
+        let r = ProtectedResource::new(
+            "HTTPS://MCP.Example.com/public/mcp/",
+            ["https://auth.example.com"],
+        )
+        .scopes(["files:read", "offline_access"]);
         assert_eq!(r.resource, "https://mcp.example.com/public/mcp");
-        assert_eq!(r.metadata_url(), "https://mcp.example.com/.well-known/oauth-protected-resource/public/mcp");
-        assert_eq!(r.well_known_paths(), vec!["/.well-known/oauth-protected-resource/public/mcp", "/.well-known/oauth-protected-resource"]);
+        assert_eq!(
+            r.metadata_url(),
+            "https://mcp.example.com/.well-known/oauth-protected-resource/public/mcp"
+        );
+        assert_eq!(
+            r.well_known_paths(),
+            vec![
+                "/.well-known/oauth-protected-resource/public/mcp",
+                "/.well-known/oauth-protected-resource"
+            ]
+        );
         assert_eq!(r.document()["scopes_supported"], json!(["files:read"]));
         let root = ProtectedResource::new("https://mcp.example.com", ["https://a"]);
-        assert_eq!(root.metadata_url(), "https://mcp.example.com/.well-known/oauth-protected-resource");
+        assert_eq!(
+            root.metadata_url(),
+            "https://mcp.example.com/.well-known/oauth-protected-resource"
+        );
     }
 }

@@ -53,7 +53,10 @@ pub fn insufficient_scope_error(name: &str, required: &[String]) -> McpError {
 /// Verifies tokens the built-in checks do not know (opaque tokens via RFC 7662 introspection,
 /// a database of API keys, ...). `Ok(None)`: not mine, try the next; `Err`: refused.
 pub trait TokenVerifier: Send + Sync + 'static {
-    fn verify<'a>(&'a self, token: &'a str) -> AuthFuture<'a, Result<Option<Caller>, TokenRejected>>;
+    fn verify<'a>(
+        &'a self,
+        token: &'a str,
+    ) -> AuthFuture<'a, Result<Option<Caller>, TokenRejected>>;
 }
 
 impl<F, Fut> TokenVerifier for F
@@ -61,7 +64,10 @@ where
     F: Fn(String) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<Option<Caller>, TokenRejected>> + Send + 'static,
 {
-    fn verify<'a>(&'a self, token: &'a str) -> AuthFuture<'a, Result<Option<Caller>, TokenRejected>> {
+    fn verify<'a>(
+        &'a self,
+        token: &'a str,
+    ) -> AuthFuture<'a, Result<Option<Caller>, TokenRejected>> {
         Box::pin(self(token.to_string()))
     }
 }
@@ -80,7 +86,10 @@ pub struct Auth {
 
 impl std::fmt::Debug for Auth {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Auth").field("resource", &self.resource).field("jwt", &self.jwt).finish_non_exhaustive()
+        f.debug_struct("Auth")
+            .field("resource", &self.resource)
+            .field("jwt", &self.jwt)
+            .finish_non_exhaustive()
     }
 }
 
@@ -131,7 +140,14 @@ impl Auth {
     /// `Ok(None)` when none is set (auth off).
     pub fn from_env() -> Result<Option<Self>, String> {
         let var = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
-        let list = |k: &str| var(k).map(|v| v.split([',', ' ']).filter(|s| !s.is_empty()).map(str::to_string).collect::<Vec<_>>());
+        let list = |k: &str| {
+            var(k).map(|v| {
+                v.split([',', ' '])
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+        };
         let mut auth = Auth::new();
         let mut on = false;
         if let Some(t) = NamedTokens::from_env("OXMCP_TOKENS").map_err(|e| e.to_string())? {
@@ -139,8 +155,13 @@ impl Auth {
             on = true;
         }
         if let Some(resource) = var("OXMCP_RESOURCE") {
-            let servers = list("OXMCP_AUTH_SERVERS").or_else(|| var("OXMCP_JWT_ISSUER").map(|i| vec![i])).unwrap_or_default();
-            auth = auth.resource(ProtectedResource::new(resource, servers).scopes(list("OXMCP_SCOPES").unwrap_or_default()));
+            let servers = list("OXMCP_AUTH_SERVERS")
+                .or_else(|| var("OXMCP_JWT_ISSUER").map(|i| vec![i]))
+                .unwrap_or_default();
+            auth = auth.resource(
+                ProtectedResource::new(resource, servers)
+                    .scopes(list("OXMCP_SCOPES").unwrap_or_default()),
+            );
         }
         if let Some(url) = var("OXMCP_JWKS_URL") {
             let issuer = var("OXMCP_JWT_ISSUER").ok_or("OXMCP_JWKS_URL needs OXMCP_JWT_ISSUER")?;
@@ -155,7 +176,11 @@ impl Auth {
 
     /// Check a bearer token; `Err` carries the reason (logged, never sent).
     pub async fn check(&self, token: &str) -> Result<Caller, TokenRejected> {
-        let named = self.tokens.read().unwrap_or_else(|e| e.into_inner()).lookup(token);
+        let named = self
+            .tokens
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .lookup(token);
         let mut caller = match named {
             Some(c) => c,
             None => self.check_other(token).await?,
@@ -197,14 +222,18 @@ impl Auth {
             c = c.error(e);
         }
         if let Some(r) = &self.resource {
-            c = c.resource_metadata(r.metadata_url()).scope(r.scopes_supported.iter().cloned());
+            c = c
+                .resource_metadata(r.metadata_url())
+                .scope(r.scopes_supported.iter().cloned());
         }
         c
     }
 
     fn unauthorized(&self, error: Option<&str>, description: &str) -> HttpResponse {
-        let body = json!({"error": error.unwrap_or("unauthorized"), "error_description": description});
-        HttpResponse::json(StatusCode::UNAUTHORIZED, &body).header(header::WWW_AUTHENTICATE, &self.challenge(error).to_string())
+        let body =
+            json!({"error": error.unwrap_or("unauthorized"), "error_description": description});
+        HttpResponse::json(StatusCode::UNAUTHORIZED, &body)
+            .header(header::WWW_AUTHENTICATE, &self.challenge(error).to_string())
     }
 }
 
@@ -243,14 +272,19 @@ impl Authenticator for Auth {
                 }
                 Err(()) => {
                     tracing::info!(target: "oxmcp::audit", outcome = "unauthorized", reason = "malformed Authorization header", "auth");
-                    return Err(self.unauthorized(Some("invalid_token"), "Malformed Authorization header"));
+                    return Err(
+                        self.unauthorized(Some("invalid_token"), "Malformed Authorization header")
+                    );
                 }
             };
             match self.check(token).await {
                 Ok(c) => Ok(Some(c)),
                 Err(e) => {
                     tracing::info!(target: "oxmcp::audit", outcome = "unauthorized", reason = %e, "auth");
-                    Err(self.unauthorized(Some("invalid_token"), "The access token is invalid or expired"))
+                    Err(self.unauthorized(
+                        Some("invalid_token"),
+                        "The access token is invalid or expired",
+                    ))
                 }
             }
         })
@@ -258,7 +292,10 @@ impl Authenticator for Auth {
 
     fn protected_resource_metadata(&self, path: &str) -> Option<Value> {
         let r = self.resource.as_ref()?;
-        r.well_known_paths().iter().any(|p| p == path).then(|| r.document())
+        r.well_known_paths()
+            .iter()
+            .any(|p| p == path)
+            .then(|| r.document())
     }
 
     fn insufficient_scope(&self, required: &[String]) -> String {
@@ -266,6 +303,10 @@ impl Authenticator for Auth {
         if let Some(r) = &self.resource {
             c = c.resource_metadata(r.metadata_url());
         }
-        c.error_description(format!("This operation needs the scope {}", required.join(" "))).to_string()
+        c.error_description(format!(
+            "This operation needs the scope {}",
+            required.join(" ")
+        ))
+        .to_string()
     }
 }

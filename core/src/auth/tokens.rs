@@ -38,7 +38,10 @@ pub struct NamedTokens {
 
 /// SHA-256 of a token, hex-encoded (what a token file may hold instead of the token).
 pub fn token_hash_hex(token: &str) -> String {
-    Sha256::digest(token.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+    Sha256::digest(token.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 fn parse_hex32(s: &str) -> Option<[u8; 32]> {
@@ -68,7 +71,11 @@ impl NamedTokens {
         if let Some(i) = self.profiles.iter().position(|p| p.name == name) {
             return i as u32;
         }
-        self.profiles.push(Profile { name: name.to_string(), scopes: Vec::new(), allow: None });
+        self.profiles.push(Profile {
+            name: name.to_string(),
+            scopes: Vec::new(),
+            allow: None,
+        });
         (self.profiles.len() - 1) as u32
     }
 
@@ -103,7 +110,11 @@ impl NamedTokens {
         });
     }
     /// Scopes the caller holds (checked against tools' required scopes).
-    pub fn scopes<S: Into<String>>(mut self, caller: &str, scopes: impl IntoIterator<Item = S>) -> Self {
+    pub fn scopes<S: Into<String>>(
+        mut self,
+        caller: &str,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> Self {
         let i = self.profile(caller) as usize;
         self.profiles[i].scopes = scopes.into_iter().map(Into::into).collect();
         self
@@ -129,7 +140,12 @@ impl NamedTokens {
             return None;
         }
         let p = &self.profiles[owner as usize];
-        Some(Caller { name: p.name.clone(), scopes: p.scopes.clone(), claims: None, allow: p.allow.clone() })
+        Some(Caller {
+            name: p.name.clone(),
+            scopes: p.scopes.clone(),
+            claims: None,
+            allow: p.allow.clone(),
+        })
     }
 
     /// Parse a configuration. JSON (an object keyed by caller name):
@@ -144,12 +160,19 @@ impl NamedTokens {
     pub fn parse(text: &str) -> Result<Self, TokenConfigError> {
         let t = text.trim();
         if t.starts_with('{') {
-            let v: Value = serde_json::from_str(t).map_err(|e| TokenConfigError(format!("invalid JSON: {e}")))?;
+            let v: Value = serde_json::from_str(t)
+                .map_err(|e| TokenConfigError(format!("invalid JSON: {e}")))?;
             return Self::from_json(&v);
         }
         let mut out = Self::new();
-        for item in t.split([',', '\n', ';']).map(str::trim).filter(|s| !s.is_empty()) {
-            let (name, token) = item.split_once('=').ok_or_else(|| TokenConfigError("expected NAME=TOKEN entries".into()))?;
+        for item in t
+            .split([',', '\n', ';'])
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+        {
+            let (name, token) = item
+                .split_once('=')
+                .ok_or_else(|| TokenConfigError("expected NAME=TOKEN entries".into()))?;
             let (name, token) = (name.trim(), token.trim());
             if name.is_empty() || token.is_empty() {
                 return Err(TokenConfigError("empty caller name or token".into()));
@@ -163,19 +186,28 @@ impl NamedTokens {
     }
 
     pub fn from_json(v: &Value) -> Result<Self, TokenConfigError> {
-        let obj = v.as_object().ok_or_else(|| TokenConfigError("expected an object keyed by caller name".into()))?;
-        let strings = |c: &Value, k: &str, who: &str| -> Result<Option<Vec<String>>, TokenConfigError> {
-            match c.get(k) {
-                None | Some(Value::Null) => Ok(None),
-                Some(Value::Array(a)) => a
-                    .iter()
-                    .map(|s| s.as_str().map(str::to_string).ok_or_else(|| TokenConfigError(format!("{who}.{k}: strings expected"))))
-                    .collect::<Result<Vec<_>, _>>()
-                    .map(Some),
-                Some(Value::String(s)) => Ok(Some(vec![s.clone()])),
-                Some(_) => Err(TokenConfigError(format!("{who}.{k}: a list of strings expected"))),
-            }
-        };
+        let obj = v
+            .as_object()
+            .ok_or_else(|| TokenConfigError("expected an object keyed by caller name".into()))?;
+        let strings =
+            |c: &Value, k: &str, who: &str| -> Result<Option<Vec<String>>, TokenConfigError> {
+                match c.get(k) {
+                    None | Some(Value::Null) => Ok(None),
+                    Some(Value::Array(a)) => a
+                        .iter()
+                        .map(|s| {
+                            s.as_str().map(str::to_string).ok_or_else(|| {
+                                TokenConfigError(format!("{who}.{k}: strings expected"))
+                            })
+                        })
+                        .collect::<Result<Vec<_>, _>>()
+                        .map(Some),
+                    Some(Value::String(s)) => Ok(Some(vec![s.clone()])),
+                    Some(_) => Err(TokenConfigError(format!(
+                        "{who}.{k}: a list of strings expected"
+                    ))),
+                }
+            };
         let mut out = Self::new();
         for (name, c) in obj {
             let c = match c {
@@ -194,9 +226,17 @@ impl NamedTokens {
             if let Some(s) = strings(c, "scopes", name)? {
                 out = out.scopes(name, s);
             }
-            let (tools, resources, prompts) = (strings(c, "tools", name)?, strings(c, "resources", name)?, strings(c, "prompts", name)?);
+            let (tools, resources, prompts) = (
+                strings(c, "tools", name)?,
+                strings(c, "resources", name)?,
+                strings(c, "prompts", name)?,
+            );
             if tools.is_some() || resources.is_some() || prompts.is_some() {
-                let allow = Allow { tools, resources, prompts };
+                let allow = Allow {
+                    tools,
+                    resources,
+                    prompts,
+                };
                 out = out.allow(name, allow);
             }
         }
@@ -209,7 +249,8 @@ impl NamedTokens {
     /// Read `path` (JSON or compact form).
     pub fn from_file(path: impl AsRef<std::path::Path>) -> Result<Self, TokenConfigError> {
         let p = path.as_ref();
-        let text = std::fs::read_to_string(p).map_err(|e| TokenConfigError(format!("{}: {e}", p.display())))?;
+        let text = std::fs::read_to_string(p)
+            .map_err(|e| TokenConfigError(format!("{}: {e}", p.display())))?;
         Self::parse(&text)
     }
 
@@ -235,7 +276,11 @@ mod tests {
 
     #[test]
     fn lookup_rotation_and_revocation() {
-        let mut t = NamedTokens::new().token("alice", "old").token("alice", "new").token("bob", "b").scopes("bob", ["x"]);
+        let mut t = NamedTokens::new()
+            .token("alice", "old")
+            .token("alice", "new")
+            .token("bob", "b")
+            .scopes("bob", ["x"]);
         assert_eq!(t.lookup("old").unwrap().name, "alice");
         assert_eq!(t.lookup("new").unwrap().name, "alice");
         assert_eq!(t.lookup("b").unwrap().scopes, vec!["x"]);
@@ -252,7 +297,9 @@ mod tests {
         assert_eq!(t.callers(), 2);
         assert_eq!(t.lookup("a2").unwrap().name, "alice");
         let hashed = format!("sha256:{}", token_hash_hex("hidden"));
-        let j = json!({"alice": {"tokens": [hashed], "tools": ["echo"], "scopes": "s"}, "ci": "plain"}).to_string();
+        let j =
+            json!({"alice": {"tokens": [hashed], "tools": ["echo"], "scopes": "s"}, "ci": "plain"})
+                .to_string();
         let t = NamedTokens::parse(&j).unwrap();
         let a = t.lookup("hidden").unwrap();
         assert!(a.may_use("tool", "echo") && !a.may_use("tool", "add") && a.may_use("prompt", "p"));

@@ -52,13 +52,27 @@ pub enum Content {
 
 impl Content {
     pub fn text(text: impl Into<String>) -> Self {
-        Self::Text { text: text.into(), annotations: None, meta: None }
+        Self::Text {
+            text: text.into(),
+            annotations: None,
+            meta: None,
+        }
     }
     pub fn image(base64_data: impl Into<String>, mime_type: impl Into<String>) -> Self {
-        Self::Image { data: base64_data.into(), mime_type: mime_type.into(), annotations: None, meta: None }
+        Self::Image {
+            data: base64_data.into(),
+            mime_type: mime_type.into(),
+            annotations: None,
+            meta: None,
+        }
     }
     pub fn audio(base64_data: impl Into<String>, mime_type: impl Into<String>) -> Self {
-        Self::Audio { data: base64_data.into(), mime_type: mime_type.into(), annotations: None, meta: None }
+        Self::Audio {
+            data: base64_data.into(),
+            mime_type: mime_type.into(),
+            annotations: None,
+            meta: None,
+        }
     }
     pub fn resource_link(uri: impl Into<String>, name: impl Into<String>) -> Self {
         let mut m = Map::new();
@@ -67,7 +81,11 @@ impl Content {
         Self::ResourceLink(m)
     }
     pub fn embedded(resource: ResourceContents) -> Self {
-        Self::Resource { resource, annotations: None, meta: None }
+        Self::Resource {
+            resource,
+            annotations: None,
+            meta: None,
+        }
     }
 }
 
@@ -95,11 +113,29 @@ pub enum ResourceContents {
 }
 
 impl ResourceContents {
-    pub fn text(uri: impl Into<String>, mime_type: impl Into<String>, text: impl Into<String>) -> Self {
-        Self::Text { uri: uri.into(), mime_type: Some(mime_type.into()), text: text.into(), meta: None }
+    pub fn text(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Self {
+        Self::Text {
+            uri: uri.into(),
+            mime_type: Some(mime_type.into()),
+            text: text.into(),
+            meta: None,
+        }
     }
-    pub fn blob(uri: impl Into<String>, mime_type: impl Into<String>, base64_blob: impl Into<String>) -> Self {
-        Self::Blob { uri: uri.into(), mime_type: Some(mime_type.into()), blob: base64_blob.into(), meta: None }
+    pub fn blob(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        base64_blob: impl Into<String>,
+    ) -> Self {
+        Self::Blob {
+            uri: uri.into(),
+            mime_type: Some(mime_type.into()),
+            blob: base64_blob.into(),
+            meta: None,
+        }
     }
 }
 
@@ -109,7 +145,11 @@ pub struct ToolResult {
     pub content: Vec<Content>,
     #[serde(rename = "structuredContent", skip_serializing_if = "Option::is_none")]
     pub structured_content: Option<Value>,
-    #[serde(rename = "isError", default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(
+        rename = "isError",
+        default,
+        skip_serializing_if = "std::ops::Not::not"
+    )]
     pub is_error: bool,
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
@@ -117,7 +157,10 @@ pub struct ToolResult {
 
 impl ToolResult {
     pub fn new(content: Vec<Content>) -> Self {
-        Self { content, ..Default::default() }
+        Self {
+            content,
+            ..Default::default()
+        }
     }
     pub fn text(text: impl Into<String>) -> Self {
         Self::new(vec![Content::text(text)])
@@ -125,10 +168,18 @@ impl ToolResult {
     /// Structured output, with its serialized JSON as a text block for older clients.
     pub fn structured(value: Value) -> Self {
         let text = serde_json::to_string(&value).unwrap_or_default();
-        Self { content: vec![Content::text(text)], structured_content: Some(value), ..Default::default() }
+        Self {
+            content: vec![Content::text(text)],
+            structured_content: Some(value),
+            ..Default::default()
+        }
     }
     pub fn error(text: impl Into<String>) -> Self {
-        Self { content: vec![Content::text(text)], is_error: true, ..Default::default() }
+        Self {
+            content: vec![Content::text(text)],
+            is_error: true,
+            ..Default::default()
+        }
     }
     /// Parse a spec-shaped `CallToolResult` object (what the bindings hand over).
     pub fn from_value(v: Value) -> Result<Self, serde_json::Error> {
@@ -146,10 +197,16 @@ pub struct PromptMessage {
 
 impl PromptMessage {
     pub fn user(content: Content) -> Self {
-        Self { role: "user".into(), content }
+        Self {
+            role: "user".into(),
+            content,
+        }
     }
     pub fn assistant(content: Content) -> Self {
-        Self { role: "assistant".into(), content }
+        Self {
+            role: "assistant".into(),
+            content,
+        }
     }
 }
 
@@ -165,7 +222,10 @@ pub struct PromptResult {
 
 impl PromptResult {
     pub fn new(messages: Vec<PromptMessage>) -> Self {
-        Self { messages, ..Default::default() }
+        Self {
+            messages,
+            ..Default::default()
+        }
     }
     pub fn from_value(v: Value) -> Result<Self, serde_json::Error> {
         serde_json::from_value(v)
@@ -184,6 +244,10 @@ pub struct Completion {
 
 impl Completion {
     pub fn new(values: Vec<String>) -> Self {
-        Self { values, total: None, has_more: None }
+        Self {
+            values,
+            total: None,
+            has_more: None,
+        }
     }
 }

@@ -27,7 +27,9 @@ pub struct InMemoryBus {
 
 impl InMemoryBus {
     pub fn new(capacity: usize) -> Self {
-        Self { tx: broadcast::channel(capacity.max(1)).0 }
+        Self {
+            tx: broadcast::channel(capacity.max(1)).0,
+        }
     }
 }
 

@@ -81,7 +81,10 @@ impl Env {
         *self.audit_note.lock().unwrap_or_else(|e| e.into_inner()) = Some(n);
     }
     pub(crate) fn take_created_session(&self) -> Option<Arc<LegacySession>> {
-        self.created_session.lock().unwrap_or_else(|e| e.into_inner()).take()
+        self.created_session
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
     }
 }
 
@@ -118,13 +121,20 @@ enum RunError {
 }
 
 fn str_param<'a>(p: &'a Map<String, Value>, k: &str) -> Result<&'a str, McpError> {
-    p.get(k).and_then(Value::as_str).ok_or_else(|| McpError::invalid_params(format!("Missing or invalid '{k}'")))
+    p.get(k)
+        .and_then(Value::as_str)
+        .ok_or_else(|| McpError::invalid_params(format!("Missing or invalid '{k}'")))
 }
 
 /// Validate a modern request's `_meta`. Errors carry HTTP 400 (spec MUST).
-pub(crate) fn modern_meta(params: &Map<String, Value>) -> Result<(String, Value, Option<Value>, Option<LogLevel>), McpError> {
+pub(crate) fn modern_meta(
+    params: &Map<String, Value>,
+) -> Result<(String, Value, Option<Value>, Option<LogLevel>), McpError> {
     let bad = |m: &str| McpError::invalid_params(m.to_string()).with_status(400);
-    let meta = params.get("_meta").and_then(Value::as_object).ok_or_else(|| bad("Missing _meta"))?;
+    let meta = params
+        .get("_meta")
+        .and_then(Value::as_object)
+        .ok_or_else(|| bad("Missing _meta"))?;
     let version = meta
         .get(META_PROTOCOL_VERSION)
         .and_then(Value::as_str)
@@ -132,13 +142,26 @@ pub(crate) fn modern_meta(params: &Map<String, Value>) -> Result<(String, Value,
     check_version(version)?;
     let caps = match meta.get(META_CLIENT_CAPABILITIES) {
         Some(c @ Value::Object(_)) => c.clone(),
-        _ => return Err(bad("Missing _meta io.modelcontextprotocol/clientCapabilities")),
+        _ => {
+            return Err(bad(
+                "Missing _meta io.modelcontextprotocol/clientCapabilities",
+            ))
+        }
     };
     let level = match meta.get(META_LOG_LEVEL) {
         None => None,
-        Some(l) => Some(l.as_str().and_then(LogLevel::parse).ok_or_else(|| bad("Invalid io.modelcontextprotocol/logLevel"))?),
+        Some(l) => Some(
+            l.as_str()
+                .and_then(LogLevel::parse)
+                .ok_or_else(|| bad("Invalid io.modelcontextprotocol/logLevel"))?,
+        ),
     };
-    Ok((version.to_string(), caps, meta.get(META_CLIENT_INFO).cloned(), level))
+    Ok((
+        version.to_string(),
+        caps,
+        meta.get(META_CLIENT_INFO).cloned(),
+        level,
+    ))
 }
 
 /// -32022 unless `version` is the modern revision.
@@ -147,7 +170,9 @@ pub(crate) fn check_version(version: &str) -> Result<(), McpError> {
         return Ok(());
     }
     let msg = if is_legacy_version(version) {
-        format!("Unsupported protocol version {version} in _meta: legacy versions require initialize")
+        format!(
+            "Unsupported protocol version {version} in _meta: legacy versions require initialize"
+        )
     } else {
         format!("Unsupported protocol version: {version}")
     };
@@ -176,7 +201,11 @@ fn encode_cursor(offset: usize) -> String {
 
 fn decode_cursor(c: &str) -> Option<usize> {
     let raw = B64.decode(c).ok()?;
-    std::str::from_utf8(&raw).ok()?.strip_prefix('o')?.parse().ok()
+    std::str::from_utf8(&raw)
+        .ok()?
+        .strip_prefix('o')?
+        .parse()
+        .ok()
 }
 
 impl Server {
@@ -192,14 +221,17 @@ impl Server {
                 self.notification(&method, params.as_ref(), env);
                 None
             }
-            Ok(Message::Request { id, method, params }) => self.request(id, method, params, env).await,
+            Ok(Message::Request { id, method, params }) => {
+                self.request(id, method, params, env).await
+            }
         }
     }
 
     pub(crate) fn notification(&self, method: &str, params: Option<&Value>, env: &Env) {
         match method {
             "notifications/cancelled" => {
-                if let (Some(s), Some(id)) = (&env.session, params.and_then(|p| p.get("requestId"))) {
+                if let (Some(s), Some(id)) = (&env.session, params.and_then(|p| p.get("requestId")))
+                {
                     s.cancel_request(id);
                 }
             }
@@ -209,13 +241,27 @@ impl Server {
     }
 
     /// Serve one request; `None` when nothing must be sent (it was cancelled).
-    pub(crate) async fn request(&self, id: Value, method: String, params: Option<Value>, env: &Env) -> Option<Value> {
-        self.request_with_status(id, method, params, env).await.map(|(v, _)| v)
+    pub(crate) async fn request(
+        &self,
+        id: Value,
+        method: String,
+        params: Option<Value>,
+        env: &Env,
+    ) -> Option<Value> {
+        self.request_with_status(id, method, params, env)
+            .await
+            .map(|(v, _)| v)
     }
 
     /// As [`Server::request`], plus the HTTP status the response travels with.
-    pub(crate) async fn request_with_status(&self, id: Value, method: String, params: Option<Value>, env: &Env) -> Option<(Value, u16)> {
-        let params = match params {
+    pub(crate) async fn request_with_status(
+        &self,
+        id: Value,
+        method: String,
+        params: Option<Value>,
+        env: &Env,
+    ) -> Option<(Value, u16)> {
+        let mut params = match params {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(m)) => m,
             Some(_) => {
@@ -223,8 +269,11 @@ impl Server {
                 return Some((jsonrpc::error(id, &e), 400));
             }
         };
-        let modern = params.get("_meta").is_some_and(|m| m.get(META_PROTOCOL_VERSION).is_some());
-        let legacy = !modern && (method == "initialize" || env.session.is_some() || env.legacy_version.is_some());
+        let modern = params
+            .get("_meta")
+            .is_some_and(|m| m.get(META_PROTOCOL_VERSION).is_some());
+        let legacy = !modern
+            && (method == "initialize" || env.session.is_some() || env.legacy_version.is_some());
         let rq = if legacy {
             self.legacy_rq(&id, &method, &params, env)
         } else {
@@ -236,14 +285,21 @@ impl Server {
                     version,
                     caps,
                     client_info,
-                    meta: params.get("_meta").and_then(Value::as_object).cloned().unwrap_or_default(),
+                    meta: match params.remove("_meta") {
+                        Some(Value::Object(m)) => m,
+                        _ => Map::new(),
+                    },
                     log: LogFilter::Request(level),
                 },
                 Err(e) => return Some((jsonrpc::error(id, &e), status_for(&e, Era::Modern))),
             }
         };
         let started = Instant::now();
-        let span = super::trace::request_span(&rq.method, &rq.meta, env.caller.as_ref().map(|c| c.name.as_str()));
+        let span = super::trace::request_span(
+            &rq.method,
+            &rq.meta,
+            env.caller.as_ref().map(|c| c.name.as_str()),
+        );
         let outcome = tracing::Instrument::instrument(self.route(&rq, params, env), span).await;
         if tracing::enabled!(tracing::Level::DEBUG) {
             let outcome_s = match &outcome {
@@ -264,7 +320,11 @@ impl Server {
     }
 
     fn legacy_rq(&self, id: &Value, method: &str, params: &Map<String, Value>, env: &Env) -> Rq {
-        let meta = params.get("_meta").and_then(Value::as_object).cloned().unwrap_or_default();
+        let meta = params
+            .get("_meta")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
         match &env.session {
             Some(s) => Rq {
                 id: id.clone(),
@@ -280,7 +340,10 @@ impl Server {
                 id: id.clone(),
                 method: method.to_string(),
                 era: Era::Legacy,
-                version: env.legacy_version.clone().unwrap_or_else(|| LEGACY_VERSIONS[0].to_string()),
+                version: env
+                    .legacy_version
+                    .clone()
+                    .unwrap_or_else(|| LEGACY_VERSIONS[0].to_string()),
                 caps: json!({}),
                 client_info: None,
                 meta,
@@ -291,32 +354,59 @@ impl Server {
 
     async fn route(&self, rq: &Rq, params: Map<String, Value>, env: &Env) -> Outcome {
         let reg = self.snapshot();
-        let caps = self.capabilities(&reg);
-        let has = |k: &str| caps.get(k).is_some();
+        // Cheap checks on the hot path; the capabilities object is built only where it is sent.
+        let has = |k: &str| self.has_capability(&reg, k);
         let modern = rq.era == Era::Modern;
         match rq.method.as_str() {
-            "initialize" if !modern => self.initialize(&params, env, &caps),
+            "initialize" if !modern => self.initialize(&params, env, &self.capabilities(&reg)),
             "ping" if !modern => Outcome::Result(json!({})),
             "logging/setLevel" if !modern => self.set_level(&params, env),
-            "resources/subscribe" | "resources/unsubscribe" if !modern && has("resources") => self.subscribe(rq, &params, env),
-            "server/discover" if modern => Outcome::Result(self.finish(rq, self.discover(&caps), true)),
-            "subscriptions/listen" if modern => self.listen(rq, &params, env, &caps).await,
+            "resources/subscribe" | "resources/unsubscribe" if !modern && has("resources") => {
+                self.subscribe(rq, &params, env)
+            }
+            "server/discover" if modern => {
+                Outcome::Result(self.finish(rq, self.discover(&self.capabilities(&reg)), true))
+            }
+            "subscriptions/listen" if modern => {
+                self.listen(rq, &params, env, &self.capabilities(&reg))
+                    .await
+            }
             "tools/list" if has("tools") => {
-                let v: Vec<&Value> = reg.tools.values().filter(|t| self.may_use(env, "tool", &t.name)).map(|t| if modern { &t.def } else { &t.legacy_def }).collect();
+                let v: Vec<&Value> = reg
+                    .tools
+                    .values()
+                    .filter(|t| self.may_use(env, "tool", &t.name))
+                    .map(|t| if modern { &t.def } else { &t.legacy_def })
+                    .collect();
                 self.list(rq, &params, v.iter().copied(), v.len(), "tools")
             }
             "tools/call" if has("tools") => self.call_tool(rq, params, env).await,
             "resources/list" if has("resources") => {
-                let v: Vec<&Value> = reg.resources.iter().filter(|(k, _)| self.may_use(env, "resource", k)).map(|(_, r)| &r.def).collect();
+                let v: Vec<&Value> = reg
+                    .resources
+                    .iter()
+                    .filter(|(k, _)| self.may_use(env, "resource", k))
+                    .map(|(_, r)| &r.def)
+                    .collect();
                 self.list(rq, &params, v.iter().copied(), v.len(), "resources")
             }
             "resources/templates/list" if has("resources") => {
-                let v: Vec<&Value> = reg.templates.iter().filter(|(k, _)| self.may_use(env, "resource", k)).map(|(_, t)| &t.def).collect();
+                let v: Vec<&Value> = reg
+                    .templates
+                    .iter()
+                    .filter(|(k, _)| self.may_use(env, "resource", k))
+                    .map(|(_, t)| &t.def)
+                    .collect();
                 self.list(rq, &params, v.iter().copied(), v.len(), "resourceTemplates")
             }
             "resources/read" if has("resources") => self.read_resource(rq, params, env).await,
             "prompts/list" if has("prompts") => {
-                let v: Vec<&Value> = reg.prompts.iter().filter(|(k, _)| self.may_use(env, "prompt", k)).map(|(_, p)| &p.def).collect();
+                let v: Vec<&Value> = reg
+                    .prompts
+                    .iter()
+                    .filter(|(k, _)| self.may_use(env, "prompt", k))
+                    .map(|(_, p)| &p.def)
+                    .collect();
                 self.list(rq, &params, v.iter().copied(), v.len(), "prompts")
             }
             "prompts/get" if has("prompts") => self.get_prompt(rq, params, env).await,
@@ -332,11 +422,16 @@ impl Server {
             result.insert("resultType".into(), Value::String("complete".into()));
             if cacheable {
                 let mut hint = self.inner.options.cache_for(&rq.method);
-                if self.inner.options.force_private_cache || self.inner.auth_on.load(Ordering::Relaxed) {
+                if self.inner.options.force_private_cache
+                    || self.inner.auth_on.load(Ordering::Relaxed)
+                {
                     hint.scope = super::options::CacheScope::Private;
                 }
                 result.insert("ttlMs".into(), Value::from(hint.ttl_ms));
-                result.insert("cacheScope".into(), Value::String(hint.scope.as_str().into()));
+                result.insert(
+                    "cacheScope".into(),
+                    Value::String(hint.scope.as_str().into()),
+                );
             }
             self.add_server_info(&mut result);
         }
@@ -345,7 +440,9 @@ impl Server {
 
     fn add_server_info(&self, result: &mut Map<String, Value>) {
         if self.inner.options.include_server_info {
-            let meta = result.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+            let meta = result
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(Map::new()));
             if let Value::Object(m) = meta {
                 m.insert(META_SERVER_INFO.into(), self.inner.info.clone());
             }
@@ -367,18 +464,37 @@ impl Server {
             Ok(v) => v,
             Err(e) => return e.into(),
         };
-        let version = if is_legacy_version(requested) { requested } else { LEGACY_VERSIONS[0] };
-        let client_caps = params.get("capabilities").filter(|c| c.is_object()).cloned().unwrap_or_else(|| json!({}));
+        let version = if is_legacy_version(requested) {
+            requested
+        } else {
+            LEGACY_VERSIONS[0]
+        };
+        let client_caps = params
+            .get("capabilities")
+            .filter(|c| c.is_object())
+            .cloned()
+            .unwrap_or_else(|| json!({}));
         let client_info = params.get("clientInfo").cloned();
         let session = if env.transport == Transport::Http && !self.inner.options.legacy_stateless {
-            match self.inner.sessions.create(version.to_string(), client_info, client_caps) {
+            match self
+                .inner
+                .sessions
+                .create(version.to_string(), client_info, client_caps)
+            {
                 Ok(s) => s,
                 Err(e) => return e.into(),
             }
         } else {
-            Arc::new(LegacySession::new(None, version.to_string(), client_info, client_caps))
+            Arc::new(LegacySession::new(
+                None,
+                version.to_string(),
+                client_info,
+                client_caps,
+            ))
         };
-        *env.created_session.lock().unwrap_or_else(|e| e.into_inner()) = Some(session);
+        *env.created_session
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(session);
         let mut r = Map::new();
         r.insert("protocolVersion".into(), Value::String(version.into()));
         r.insert("capabilities".into(), caps.clone());
@@ -390,7 +506,11 @@ impl Server {
     }
 
     fn set_level(&self, params: &Map<String, Value>, env: &Env) -> Outcome {
-        let Some(level) = params.get("level").and_then(Value::as_str).and_then(LogLevel::parse) else {
+        let Some(level) = params
+            .get("level")
+            .and_then(Value::as_str)
+            .and_then(LogLevel::parse)
+        else {
             return McpError::invalid_params("Invalid log level").into();
         };
         if let Some(s) = &env.session {
@@ -436,13 +556,20 @@ impl Server {
         let mut r = Map::new();
         r.insert(key.into(), Value::Array(page));
         if start + size < total {
-            r.insert("nextCursor".into(), Value::String(encode_cursor(start + size)));
+            r.insert(
+                "nextCursor".into(),
+                Value::String(encode_cursor(start + size)),
+            );
         }
         Outcome::Result(self.finish(rq, r, true))
     }
 
     fn context(&self, rq: &Rq, env: &Env, input: InputState, cancel: CancellationToken) -> Context {
-        let progress_token = rq.meta.get("progressToken").filter(|t| t.is_string() || t.is_i64() || t.is_u64()).cloned();
+        let progress_token = rq
+            .meta
+            .get("progressToken")
+            .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
+            .cloned();
         Context {
             inner: Arc::new(ContextInner {
                 request_id: rq.id.clone(),
@@ -465,7 +592,13 @@ impl Server {
     }
 
     /// Answers and handler state carried by a modern retry (`inputResponses`, `requestState`).
-    fn mrtr_input(&self, rq: &Rq, name: &str, params: &Map<String, Value>, env: &Env) -> Result<InputState, McpError> {
+    fn mrtr_input(
+        &self,
+        rq: &Rq,
+        name: &str,
+        params: &Map<String, Value>,
+        env: &Env,
+    ) -> Result<InputState, McpError> {
         let mut st = InputState::default();
         if rq.era != Era::Modern {
             return Ok(st);
@@ -501,10 +634,18 @@ impl Server {
             return McpError::internal("handler asked for input outside an input request").into();
         }
         let caller = env.caller.as_ref().map(|c| c.name.as_str());
-        let state = self.inner.sealer.seal(&rq.method, name, caller, json!({"a": answers, "u": user_state}));
+        let state = self.inner.sealer.seal(
+            &rq.method,
+            name,
+            caller,
+            json!({"a": answers, "u": user_state}),
+        );
         let mut r = Map::new();
         r.insert("resultType".into(), Value::String("input_required".into()));
-        r.insert("inputRequests".into(), Value::Object(pending.into_iter().collect()));
+        r.insert(
+            "inputRequests".into(),
+            Value::Object(pending.into_iter().collect()),
+        );
         r.insert("requestState".into(), Value::String(state));
         self.add_server_info(&mut r);
         Outcome::Result(Value::Object(r))
@@ -519,6 +660,9 @@ impl Server {
         let guarded = std::panic::AssertUnwindSafe(fut).catch_unwind();
         let raced = async {
             tokio::select! {
+                // The handler first: once cancelled, it gets one poll to see its token and
+                // clean up (or finish) before it is dropped.
+                biased;
                 r = guarded => match r {
                     Ok(Ok(v)) => Ok(v),
                     Ok(Err(e)) => Err(RunError::Handler(e)),
@@ -543,19 +687,29 @@ impl Server {
 
     fn track_legacy(&self, env: &Env, id: &Value, token: &CancellationToken) {
         if let Some(s) = &env.session {
-            s.in_flight.lock().unwrap_or_else(|e| e.into_inner()).insert(id.to_string(), token.clone());
+            s.in_flight
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(id.to_string(), token.clone());
         }
     }
     fn untrack_legacy(&self, env: &Env, id: &Value) {
         if let Some(s) = &env.session {
-            s.in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&id.to_string());
+            s.in_flight
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&id.to_string());
         }
     }
 
     /// `tools/call`, audited whatever the outcome (refusals included).
     async fn call_tool(&self, rq: &Rq, params: Map<String, Value>, env: &Env) -> Outcome {
         let started = Instant::now();
-        let name = params.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
+        let name = params
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
         let outcome = self.call_tool_inner(rq, params, env).await;
         self.audit(rq, env, &name, started, &outcome);
         outcome
@@ -585,16 +739,36 @@ impl Server {
             Some(_) => return McpError::invalid_params("arguments must be an object").into(),
         };
         if !tool.input.is_valid(&args) {
-            let coerced = self.inner.options.lenient_coercion && coerce_scalars(tool.input.source(), &mut args) && tool.input.is_valid(&args);
+            let coerced = self.inner.options.lenient_coercion
+                && coerce_scalars(tool.input.source(), &mut args)
+                && tool.input.is_valid(&args);
             if !coerced {
                 let v = tool.input.violations(&args);
                 return match self.inner.options.validation {
-                    ValidationMode::JsonRpcError => McpError::invalid_params(format!("Invalid arguments for tool {name}"))
-                        .with_data(json!({"violations": violations_json(&v)}))
-                        .into(),
+                    ValidationMode::JsonRpcError => {
+                        McpError::invalid_params(format!("Invalid arguments for tool {name}"))
+                            .with_data(json!({"violations": violations_json(&v)}))
+                            .into()
+                    }
                     ValidationMode::ToolError => {
-                        let lines: Vec<String> = v.iter().map(|x| format!("{}: {}", if x.pointer.is_empty() { "/" } else { &x.pointer }, x.message)).collect();
-                        let mut r = ToolResult::error(format!("Invalid arguments for tool {name}:\n{}", lines.join("\n")));
+                        let lines: Vec<String> = v
+                            .iter()
+                            .map(|x| {
+                                format!(
+                                    "{}: {}",
+                                    if x.pointer.is_empty() {
+                                        "/"
+                                    } else {
+                                        &x.pointer
+                                    },
+                                    x.message
+                                )
+                            })
+                            .collect();
+                        let mut r = ToolResult::error(format!(
+                            "Invalid arguments for tool {name}:\n{}",
+                            lines.join("\n")
+                        ));
                         r.structured_content = None;
                         self.tool_outcome(rq, r)
                     }
@@ -607,7 +781,9 @@ impl Server {
         };
         let cancel = env.cancel.child_token();
         let ctx = self.context(rq, env, input, cancel.clone());
-        let Value::Object(args) = args else { unreachable!("checked above") };
+        let Value::Object(args) = args else {
+            unreachable!("checked above")
+        };
         let _permit = match self.in_flight_permit(env) {
             Ok(p) => p,
             Err(o) => return o,
@@ -618,7 +794,12 @@ impl Server {
                 Ok(p) => Some(p),
                 Err(_) => {
                     env.note("busy");
-                    return self.tool_outcome(rq, ToolResult::error(format!("Tool {name} is busy (too many calls at once); retry shortly")));
+                    return self.tool_outcome(
+                        rq,
+                        ToolResult::error(format!(
+                            "Tool {name} is busy (too many calls at once); retry shortly"
+                        )),
+                    );
                 }
             },
         };
@@ -628,15 +809,26 @@ impl Server {
         self.untrack_legacy(env, &rq.id);
         let outcome = match r {
             Ok(mut res) => {
-                if rq.era == Era::Legacy && res.structured_content.as_ref().is_some_and(|s| !s.is_object()) {
+                if rq.era == Era::Legacy
+                    && res
+                        .structured_content
+                        .as_ref()
+                        .is_some_and(|s| !s.is_object())
+                {
                     res.structured_content = None;
                 }
                 match (&tool.output, res.is_error) {
-                    (Some(schema), false) if rq.era == Era::Modern || tool.legacy_def.get("outputSchema").is_some() => {
+                    (Some(schema), false)
+                        if rq.era == Era::Modern
+                            || tool.legacy_def.get("outputSchema").is_some() =>
+                    {
                         match &res.structured_content {
                             None => {
                                 tracing::error!(tool = %name, "tool declared an outputSchema but returned no structuredContent");
-                                McpError::internal(format!("Tool {name} returned no structured content")).into()
+                                McpError::internal(format!(
+                                    "Tool {name} returned no structured content"
+                                ))
+                                .into()
                             }
                             Some(sc) if !schema.is_valid(sc) => {
                                 tracing::error!(tool = %name, violations = ?schema.violations(sc), "structuredContent does not match outputSchema");
@@ -654,7 +846,9 @@ impl Server {
                 self.tool_outcome(rq, r)
             }
             Err(RunError::Handler(HandlerError::Mcp(e))) => e.into(),
-            Err(RunError::Handler(HandlerError::InputRequired(_))) => self.input_required(rq, &name, &ctx, env),
+            Err(RunError::Handler(HandlerError::InputRequired(_))) => {
+                self.input_required(rq, &name, &ctx, env)
+            }
             Err(RunError::Handler(HandlerError::Cancelled)) => Outcome::Nothing,
             Err(RunError::Panic(msg)) => {
                 env.note("panic");
@@ -675,12 +869,20 @@ impl Server {
     }
 
     /// A slot under `ServerOptions::max_in_flight`, or the 503 refusal.
-    fn in_flight_permit(&self, env: &Env) -> Result<Option<tokio::sync::OwnedSemaphorePermit>, Outcome> {
+    fn in_flight_permit(
+        &self,
+        env: &Env,
+    ) -> Result<Option<tokio::sync::OwnedSemaphorePermit>, Outcome> {
         match &self.inner.in_flight {
             None => Ok(None),
             Some(s) => s.clone().try_acquire_owned().map(Some).map_err(|_| {
                 env.note("busy");
-                McpError::new(crate::auth::SERVER_BUSY, "Server busy: too many requests in flight; retry shortly").with_status(503).into()
+                McpError::new(
+                    crate::auth::SERVER_BUSY,
+                    "Server busy: too many requests in flight; retry shortly",
+                )
+                .with_status(503)
+                .into()
             }),
         }
     }
@@ -724,7 +926,11 @@ impl Server {
                     -32002 => "resource_not_found",
                     _ => "application_error",
                 });
-                let outcome = if note == Some("timeout") { "timeout" } else { "error" };
+                let outcome = if note == Some("timeout") {
+                    "timeout"
+                } else {
+                    "error"
+                };
                 (outcome, class, Some(e.code.0), 0)
             }
             Outcome::Nothing => ("cancelled", "cancelled", None, 0),
@@ -752,14 +958,24 @@ impl Server {
     }
 
     fn not_found(&self, rq: &Rq, uri: &str) -> Outcome {
-        let code = if rq.era == Era::Modern { ErrorCode::INVALID_PARAMS } else { ErrorCode::RESOURCE_NOT_FOUND_LEGACY };
-        McpError::new(code, "Resource not found").with_data(json!({"uri": uri})).into()
+        let code = if rq.era == Era::Modern {
+            ErrorCode::INVALID_PARAMS
+        } else {
+            ErrorCode::RESOURCE_NOT_FOUND_LEGACY
+        };
+        McpError::new(code, "Resource not found")
+            .with_data(json!({"uri": uri}))
+            .into()
     }
 
     /// `resources/read`, audited whatever the outcome.
     async fn read_resource(&self, rq: &Rq, params: Map<String, Value>, env: &Env) -> Outcome {
         let started = Instant::now();
-        let uri = params.get("uri").and_then(Value::as_str).unwrap_or_default().to_string();
+        let uri = params
+            .get("uri")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
         let outcome = self.read_resource_inner(rq, params, env).await;
         self.audit(rq, env, &uri, started, &outcome);
         outcome
@@ -777,7 +993,11 @@ impl Server {
                 return self.not_found(rq, &uri);
             }
             (r.handler.clone(), Map::new())
-        } else if let Some((key, t, vars)) = reg.templates.iter().find_map(|(k, t)| t.template.matches(&uri).map(|v| (k, t, v))) {
+        } else if let Some((key, t, vars)) = reg
+            .templates
+            .iter()
+            .find_map(|(k, t)| t.template.matches(&uri).map(|v| (k, t, v)))
+        {
             if !self.may_use(env, "resource", &uri) && !self.may_use(env, "resource", key) {
                 env.note("denied");
                 return self.not_found(rq, &uri);
@@ -797,13 +1017,21 @@ impl Server {
         let cancel = env.cancel.child_token();
         let ctx = self.context(rq, env, input, cancel.clone());
         self.track_legacy(env, &rq.id, &cancel);
-        let r = Self::run(handler.read(uri.clone(), vars, ctx.clone()), &cancel, self.inner.options.tool_timeout).await;
+        let r = Self::run(
+            handler.read(uri.clone(), vars, ctx.clone()),
+            &cancel,
+            self.inner.options.tool_timeout,
+        )
+        .await;
         self.untrack_legacy(env, &rq.id);
         let outcome = match r {
             Ok(contents) if contents.is_empty() => self.not_found(rq, &uri),
             Ok(contents) => {
                 let mut m = Map::new();
-                m.insert("contents".into(), serde_json::to_value(contents).unwrap_or_default());
+                m.insert(
+                    "contents".into(),
+                    serde_json::to_value(contents).unwrap_or_default(),
+                );
                 Outcome::Result(self.finish(rq, m, true))
             }
             Err(e) => self.handler_failure(rq, &uri, &ctx, env, e),
@@ -812,7 +1040,14 @@ impl Server {
     }
 
     /// Map a failed resource/prompt/completion handler to its JSON-RPC outcome.
-    fn handler_failure(&self, rq: &Rq, name: &str, ctx: &Context, env: &Env, e: RunError) -> Outcome {
+    fn handler_failure(
+        &self,
+        rq: &Rq,
+        name: &str,
+        ctx: &Context,
+        env: &Env,
+        e: RunError,
+    ) -> Outcome {
         match &e {
             RunError::Timeout => env.note("timeout"),
             RunError::Panic(_) => env.note("panic"),
@@ -821,7 +1056,9 @@ impl Server {
         match e {
             RunError::Handler(HandlerError::Tool(e)) => McpError::internal(e.message).into(),
             RunError::Handler(HandlerError::Mcp(e)) => e.into(),
-            RunError::Handler(HandlerError::InputRequired(_)) => self.input_required(rq, name, ctx, env),
+            RunError::Handler(HandlerError::InputRequired(_)) => {
+                self.input_required(rq, name, ctx, env)
+            }
             RunError::Handler(HandlerError::Cancelled) => Outcome::Nothing,
             RunError::Panic(msg) => {
                 tracing::error!(name = %name, panic = %msg, "handler panicked");
@@ -834,7 +1071,11 @@ impl Server {
     /// `prompts/get`, audited whatever the outcome.
     async fn get_prompt(&self, rq: &Rq, params: Map<String, Value>, env: &Env) -> Outcome {
         let started = Instant::now();
-        let name = params.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
+        let name = params
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
         let outcome = self.get_prompt_inner(rq, params, env).await;
         self.audit(rq, env, &name, started, &outcome);
         outcome
@@ -855,10 +1096,14 @@ impl Server {
         let args = match params.get("arguments") {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(m)) if m.values().all(Value::is_string) => m.clone(),
-            Some(_) => return McpError::invalid_params("prompt arguments must be an object of strings").into(),
+            Some(_) => {
+                return McpError::invalid_params("prompt arguments must be an object of strings")
+                    .into()
+            }
         };
         if let Some(missing) = prompt.required.iter().find(|r| !args.contains_key(*r)) {
-            return McpError::invalid_params(format!("Missing required argument: {missing}")).into();
+            return McpError::invalid_params(format!("Missing required argument: {missing}"))
+                .into();
         }
         let input = match self.mrtr_input(rq, &name, &params, env) {
             Ok(i) => i,
@@ -871,7 +1116,12 @@ impl Server {
             Err(o) => return o,
         };
         self.track_legacy(env, &rq.id, &cancel);
-        let r = Self::run(prompt.handler.get(args, ctx.clone()), &cancel, self.inner.options.tool_timeout).await;
+        let r = Self::run(
+            prompt.handler.get(args, ctx.clone()),
+            &cancel,
+            self.inner.options.tool_timeout,
+        )
+        .await;
         self.untrack_legacy(env, &rq.id);
         let outcome = match r {
             Ok(p) => match serde_json::to_value(p) {
@@ -891,15 +1141,24 @@ impl Server {
         let Some(arg) = params.get("argument").and_then(Value::as_object) else {
             return McpError::invalid_params("Missing argument").into();
         };
-        let (Some(arg_name), Some(value)) = (arg.get("name").and_then(Value::as_str), arg.get("value").and_then(Value::as_str)) else {
+        let (Some(arg_name), Some(value)) = (
+            arg.get("name").and_then(Value::as_str),
+            arg.get("value").and_then(Value::as_str),
+        ) else {
             return McpError::invalid_params("argument needs name and value").into();
         };
         let handler = match r.get("type").and_then(Value::as_str) {
             Some("ref/prompt") => {
                 let name = r.get("name").and_then(Value::as_str).unwrap_or_default();
-                match reg.prompts.get(name).filter(|_| self.may_use(env, "prompt", name)) {
+                match reg
+                    .prompts
+                    .get(name)
+                    .filter(|_| self.may_use(env, "prompt", name))
+                {
                     Some(p) => p.completion.clone(),
-                    None => return McpError::invalid_params(format!("Unknown prompt: {name}")).into(),
+                    None => {
+                        return McpError::invalid_params(format!("Unknown prompt: {name}")).into()
+                    }
                 }
             }
             Some("ref/resource") => {
@@ -907,7 +1166,9 @@ impl Server {
                 match reg.templates.get(uri) {
                     Some(t) => t.completion.clone(),
                     None if reg.resources.contains_key(uri) => None,
-                    None => return McpError::invalid_params(format!("Unknown resource: {uri}")).into(),
+                    None => {
+                        return McpError::invalid_params(format!("Unknown resource: {uri}")).into()
+                    }
                 }
             }
             _ => return McpError::invalid_params("Invalid ref type").into(),
@@ -923,37 +1184,69 @@ impl Server {
                     .unwrap_or_default();
                 let cancel = env.cancel.child_token();
                 let ctx = self.context(rq, env, InputState::default(), cancel.clone());
-                match Self::run(h.complete(arg_name.to_string(), value.to_string(), ctx_args, ctx.clone()), &cancel, self.inner.options.tool_timeout).await {
+                match Self::run(
+                    h.complete(
+                        arg_name.to_string(),
+                        value.to_string(),
+                        ctx_args,
+                        ctx.clone(),
+                    ),
+                    &cancel,
+                    self.inner.options.tool_timeout,
+                )
+                .await
+                {
                     Ok(c) => c,
                     Err(e) => return self.handler_failure(rq, arg_name, &ctx, env, e),
                 }
             }
         };
         if completion.values.len() > 100 {
-            completion.total.get_or_insert(completion.values.len() as u64);
+            completion
+                .total
+                .get_or_insert(completion.values.len() as u64);
             completion.values.truncate(100);
             completion.has_more = Some(true);
         }
         let mut m = Map::new();
-        m.insert("completion".into(), serde_json::to_value(completion).unwrap_or_default());
+        m.insert(
+            "completion".into(),
+            serde_json::to_value(completion).unwrap_or_default(),
+        );
         Outcome::Result(self.finish(rq, m, false))
     }
 
     /// `subscriptions/listen`: acknowledge, then forward the opted-in change events, tagged with
     /// the subscription id, until the client goes away or the server shuts down.
-    async fn listen(&self, rq: &Rq, params: &Map<String, Value>, env: &Env, caps: &Value) -> Outcome {
+    async fn listen(
+        &self,
+        rq: &Rq,
+        params: &Map<String, Value>,
+        env: &Env,
+        caps: &Value,
+    ) -> Outcome {
         let Some(sink) = env.sink.clone() else {
             return McpError::internal("this transport cannot stream").into();
         };
-        let filter = params.get("notifications").and_then(Value::as_object).cloned().unwrap_or_default();
+        let filter = params
+            .get("notifications")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
         let flag = |k: &str| filter.get(k).and_then(Value::as_bool) == Some(true);
         let tools = flag("toolsListChanged") && caps.get("tools").is_some();
         let prompts = flag("promptsListChanged") && caps.get("prompts").is_some();
         let resources = flag("resourcesListChanged") && caps.get("resources").is_some();
         let uris: Vec<String> = match filter.get("resourceSubscriptions") {
-            Some(Value::Array(a)) if caps.get("resources").is_some() => a.iter().filter_map(|u| u.as_str().map(str::to_string)).collect(),
+            Some(Value::Array(a)) if caps.get("resources").is_some() => a
+                .iter()
+                .filter_map(|u| u.as_str().map(str::to_string))
+                .collect(),
             Some(Value::Array(_)) | None => Vec::new(),
-            Some(_) => return McpError::invalid_params("resourceSubscriptions must be an array of URIs").into(),
+            Some(_) => {
+                return McpError::invalid_params("resourceSubscriptions must be an array of URIs")
+                    .into()
+            }
         };
         let n = self.inner.listeners.fetch_add(1, Ordering::SeqCst);
         struct Slot<'a>(&'a std::sync::atomic::AtomicUsize);
@@ -964,7 +1257,9 @@ impl Server {
         }
         let _slot = Slot(&self.inner.listeners);
         if n >= self.inner.options.max_listeners {
-            return McpError::internal("Too many open subscriptions").with_status(503).into();
+            return McpError::internal("Too many open subscriptions")
+                .with_status(503)
+                .into();
         }
         let sub_meta = json!({ META_SUBSCRIPTION_ID: rq.id });
         let mut honoured = Map::new();

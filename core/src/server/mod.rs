@@ -41,6 +41,8 @@ pub(crate) struct Inner {
     pub(crate) sessions: SessionTable,
     pub(crate) client_requests: Arc<ClientRequests>,
     pub(crate) shutdown: CancellationToken,
+    /// Parent of every request's cancellation token: fired when the drain deadline passes.
+    pub(crate) abort: CancellationToken,
     pub(crate) listeners: std::sync::atomic::AtomicUsize,
     /// Capabilities declared even when nothing of that kind is registered yet.
     pub(crate) declared: Declared,
@@ -65,7 +67,9 @@ pub struct Server {
 
 impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Server").field("info", &self.inner.info).finish()
+        f.debug_struct("Server")
+            .field("info", &self.inner.info)
+            .finish()
     }
 }
 
@@ -109,11 +113,22 @@ impl Server {
     }
 
     pub(crate) fn snapshot(&self) -> Arc<Registry> {
-        self.inner.registry.read().unwrap_or_else(|e| e.into_inner()).clone()
+        self.inner
+            .registry
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
-    fn update<T>(&self, f: impl FnOnce(&mut Registry) -> Result<T, BuildError>) -> Result<T, BuildError> {
-        let mut guard = self.inner.registry.write().unwrap_or_else(|e| e.into_inner());
+    fn update<T>(
+        &self,
+        f: impl FnOnce(&mut Registry) -> Result<T, BuildError>,
+    ) -> Result<T, BuildError> {
+        let mut guard = self
+            .inner
+            .registry
+            .write()
+            .unwrap_or_else(|e| e.into_inner());
         let mut next = (**guard).clone();
         let out = f(&mut next)?;
         *guard = Arc::new(next);
@@ -138,7 +153,9 @@ impl Server {
         Ok(())
     }
     pub fn remove_tool(&self, name: &str) -> bool {
-        let removed = self.update(|r| Ok(r.tools.shift_remove(name).is_some())).unwrap_or(false);
+        let removed = self
+            .update(|r| Ok(r.tools.shift_remove(name).is_some()))
+            .unwrap_or(false);
         if removed {
             self.inner.bus.publish(Event::ToolsListChanged);
         }
@@ -151,7 +168,9 @@ impl Server {
         Ok(())
     }
     pub fn remove_resource(&self, uri: &str) -> bool {
-        let removed = self.update(|r| Ok(r.resources.shift_remove(uri).is_some())).unwrap_or(false);
+        let removed = self
+            .update(|r| Ok(r.resources.shift_remove(uri).is_some()))
+            .unwrap_or(false);
         if removed {
             self.inner.bus.publish(Event::ResourcesListChanged);
         }
@@ -164,7 +183,9 @@ impl Server {
         Ok(())
     }
     pub fn remove_resource_template(&self, template: &str) -> bool {
-        let removed = self.update(|r| Ok(r.templates.shift_remove(template).is_some())).unwrap_or(false);
+        let removed = self
+            .update(|r| Ok(r.templates.shift_remove(template).is_some()))
+            .unwrap_or(false);
         if removed {
             self.inner.bus.publish(Event::ResourcesListChanged);
         }
@@ -177,7 +198,9 @@ impl Server {
         Ok(())
     }
     pub fn remove_prompt(&self, name: &str) -> bool {
-        let removed = self.update(|r| Ok(r.prompts.shift_remove(name).is_some())).unwrap_or(false);
+        let removed = self
+            .update(|r| Ok(r.prompts.shift_remove(name).is_some()))
+            .unwrap_or(false);
         if removed {
             self.inner.bus.publish(Event::PromptsListChanged);
         }
@@ -196,32 +219,59 @@ impl Server {
         self.inner.shutdown.cancel();
         self.inner.sessions.close_all();
     }
+    /// Cancel every request still running (the drain deadline has passed).
+    pub fn abort_in_flight(&self) {
+        self.inner.abort.cancel();
+    }
+
+    /// A cancellation token for one request: fires on client cancel or `abort_in_flight`.
+    pub fn request_token(&self) -> CancellationToken {
+        self.inner.abort.child_token()
+    }
+
     pub fn is_shut_down(&self) -> bool {
         self.inner.shutdown.is_cancelled()
     }
 
+    /// Whether capability `k` (`tools`, `resources`, `prompts`, `completions`, `logging`) is
+    /// declared: it is when something of that kind is registered or the builder declared it.
+    pub(crate) fn has_capability(&self, reg: &Registry, k: &str) -> bool {
+        let d = self.inner.declared;
+        match k {
+            "logging" => true,
+            "tools" => d.tools || !reg.tools.is_empty(),
+            "resources" => d.resources || !reg.resources.is_empty() || !reg.templates.is_empty(),
+            "prompts" => d.prompts || !reg.prompts.is_empty(),
+            "completions" => !reg.prompts.is_empty() || !reg.templates.is_empty(),
+            _ => false,
+        }
+    }
+
     /// `ServerCapabilities`, computed from what is registered (and what the builder declared).
     pub(crate) fn capabilities(&self, reg: &Registry) -> Value {
-        let d = self.inner.declared;
         let mut caps = Map::new();
-        caps.insert("logging".into(), json!({}));
-        if d.tools || !reg.tools.is_empty() {
-            caps.insert("tools".into(), json!({"listChanged": true}));
-        }
-        if d.resources || !reg.resources.is_empty() || !reg.templates.is_empty() {
-            caps.insert("resources".into(), json!({"subscribe": true, "listChanged": true}));
-        }
-        if d.prompts || !reg.prompts.is_empty() {
-            caps.insert("prompts".into(), json!({"listChanged": true}));
-        }
-        if !reg.prompts.is_empty() || !reg.templates.is_empty() {
-            caps.insert("completions".into(), json!({}));
+        let objects = [
+            ("logging", json!({})),
+            ("tools", json!({"listChanged": true})),
+            ("resources", json!({"subscribe": true, "listChanged": true})),
+            ("prompts", json!({"listChanged": true})),
+            ("completions", json!({})),
+        ];
+        for (k, v) in objects {
+            if self.has_capability(reg, k) {
+                caps.insert(k.into(), v);
+            }
         }
         Value::Object(caps)
     }
 }
 
-fn insert_unique<T>(map: &mut IndexMap<String, T>, kind: &'static str, key: String, v: T) -> Result<(), BuildError> {
+fn insert_unique<T>(
+    map: &mut IndexMap<String, T>,
+    kind: &'static str,
+    key: String,
+    v: T,
+) -> Result<(), BuildError> {
     if map.contains_key(&key) {
         return Err(BuildError::DuplicateName { kind, name: key });
     }
@@ -318,7 +368,10 @@ impl ServerBuilder {
         }
         let sealer = mrtr::StateSealer::new(self.options.state_key.clone(), self.options.state_ttl);
         let sessions = SessionTable::new(self.options.session_idle, self.options.max_sessions);
-        let in_flight = self.options.max_in_flight.map(|n| Arc::new(tokio::sync::Semaphore::new(n.max(1))));
+        let in_flight = self
+            .options
+            .max_in_flight
+            .map(|n| Arc::new(tokio::sync::Semaphore::new(n.max(1))));
         Ok(Server {
             inner: Arc::new(Inner {
                 info: Value::Object(self.info),
@@ -330,6 +383,7 @@ impl ServerBuilder {
                 sessions,
                 client_requests: Arc::new(ClientRequests::default()),
                 shutdown: CancellationToken::new(),
+                abort: CancellationToken::new(),
                 listeners: std::sync::atomic::AtomicUsize::new(0),
                 declared: self.declared,
                 in_flight,

@@ -17,7 +17,10 @@ pub(crate) struct StateSealer {
 }
 
 fn now_secs() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
 }
 
 fn rejected() -> McpError {
@@ -43,7 +46,13 @@ impl StateSealer {
         m
     }
 
-    pub(crate) fn seal(&self, method: &str, name: &str, caller: Option<&str>, payload: Value) -> String {
+    pub(crate) fn seal(
+        &self,
+        method: &str,
+        name: &str,
+        caller: Option<&str>,
+        payload: Value,
+    ) -> String {
         use rand::RngCore;
         let mut nonce = [0u8; 8];
         rand::thread_rng().fill_bytes(&mut nonce);
@@ -56,7 +65,13 @@ impl StateSealer {
         format!("{}.{}", B64.encode(&bytes), B64.encode(tag))
     }
 
-    pub(crate) fn open(&self, token: &str, method: &str, name: &str, caller: Option<&str>) -> Result<Value, McpError> {
+    pub(crate) fn open(
+        &self,
+        token: &str,
+        method: &str,
+        name: &str,
+        caller: Option<&str>,
+    ) -> Result<Value, McpError> {
         let (body, tag) = token.split_once('.').ok_or_else(rejected)?;
         let body = B64.decode(body).map_err(|_| rejected())?;
         let tag = B64.decode(tag).map_err(|_| rejected())?;
@@ -84,14 +99,28 @@ mod tests {
         let t = s.seal("tools/call", "a", None, json!({"x":1}));
         assert_eq!(s.open(&t, "tools/call", "a", None).unwrap(), json!({"x":1}));
         assert!(s.open(&t, "tools/call", "b", None).is_err(), "other tool");
-        assert!(s.open(&t, "prompts/get", "a", None).is_err(), "other method");
-        assert!(s.open(&t, "tools/call", "a", Some("eve")).is_err(), "other caller");
-        assert!(s.open(&format!("{t}-TAMPERED"), "tools/call", "a", None).is_err());
+        assert!(
+            s.open(&t, "prompts/get", "a", None).is_err(),
+            "other method"
+        );
+        assert!(
+            s.open(&t, "tools/call", "a", Some("eve")).is_err(),
+            "other caller"
+        );
+        assert!(s
+            .open(&format!("{t}-TAMPERED"), "tools/call", "a", None)
+            .is_err());
         let other = StateSealer::new(Some(b"k2".to_vec()), Duration::from_secs(60));
-        assert!(other.open(&t, "tools/call", "a", None).is_err(), "other key");
+        assert!(
+            other.open(&t, "tools/call", "a", None).is_err(),
+            "other key"
+        );
         let expired = StateSealer::new(Some(b"k".to_vec()), Duration::from_secs(0));
         let t = expired.seal("tools/call", "a", None, json!(1));
         std::thread::sleep(Duration::from_millis(1100));
-        assert!(expired.open(&t, "tools/call", "a", None).is_err(), "expired");
+        assert!(
+            expired.open(&t, "tools/call", "a", None).is_err(),
+            "expired"
+        );
     }
 }

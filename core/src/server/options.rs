@@ -99,6 +99,9 @@ impl Default for ServerOptions {
 
 impl ServerOptions {
     pub(crate) fn cache_for(&self, method: &str) -> CacheHint {
-        self.cache.get(method).copied().unwrap_or(self.cache_default)
+        self.cache
+            .get(method)
+            .copied()
+            .unwrap_or(self.cache_default)
     }
 }

@@ -37,7 +37,10 @@ impl ClientRequests {
     ) -> Result<Value, HandlerError> {
         let id = format!("oxmcp-{}", random_token(12));
         let (tx, rx) = oneshot::channel();
-        self.pending.lock().unwrap_or_else(|e| e.into_inner()).insert(id.clone(), tx);
+        self.pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id.clone(), tx);
         let mut msg = json!({"jsonrpc":"2.0","id":id,"method":method});
         if let Some(p) = params {
             msg["params"] = p;
@@ -60,13 +63,22 @@ impl ClientRequests {
     }
 
     fn forget(&self, id: &str) {
-        self.pending.lock().unwrap_or_else(|e| e.into_inner()).remove(id);
+        self.pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(id);
     }
 
     /// Route a JSON-RPC response from the client. Returns whether it matched a request.
     pub(crate) fn resolve(&self, msg: &Value) -> bool {
-        let Some(id) = msg.get("id").and_then(Value::as_str) else { return false };
-        let tx = self.pending.lock().unwrap_or_else(|e| e.into_inner()).remove(id);
+        let Some(id) = msg.get("id").and_then(Value::as_str) else {
+            return false;
+        };
+        let tx = self
+            .pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(id);
         match tx {
             Some(tx) => {
                 let r = match msg.get("error") {
@@ -97,7 +109,12 @@ pub(crate) struct LegacySession {
 }
 
 impl LegacySession {
-    pub(crate) fn new(id: Option<String>, version: String, client_info: Option<Value>, caps: Value) -> Self {
+    pub(crate) fn new(
+        id: Option<String>,
+        version: String,
+        client_info: Option<Value>,
+        caps: Value,
+    ) -> Self {
         Self {
             id,
             version,
@@ -117,13 +134,21 @@ impl LegacySession {
 
     pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
         let subs = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
-        subs.contains(uri) || subs.iter().any(|s| uri.starts_with(s.as_str()) && uri[s.len()..].starts_with('/'))
+        subs.contains(uri)
+            || subs
+                .iter()
+                .any(|s| uri.starts_with(s.as_str()) && uri[s.len()..].starts_with('/'))
     }
 
     /// Cancel a request of this session (legacy `notifications/cancelled`).
     pub(crate) fn cancel_request(&self, id: &Value) {
         let key = id.to_string();
-        if let Some(t) = self.in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&key) {
+        if let Some(t) = self
+            .in_flight
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&key)
+        {
             t.cancel();
         }
     }
@@ -138,18 +163,32 @@ pub(crate) struct SessionTable {
 
 impl SessionTable {
     pub(crate) fn new(idle: Duration, cap: usize) -> Self {
-        Self { map: Mutex::new(HashMap::new()), idle, cap }
+        Self {
+            map: Mutex::new(HashMap::new()),
+            idle,
+            cap,
+        }
     }
 
     /// Mint a session id (visible ASCII, 128 random bits) and store the session.
-    pub(crate) fn create(&self, version: String, client_info: Option<Value>, caps: Value) -> Result<Arc<LegacySession>, McpError> {
+    pub(crate) fn create(
+        &self,
+        version: String,
+        client_info: Option<Value>,
+        caps: Value,
+    ) -> Result<Arc<LegacySession>, McpError> {
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
         Self::sweep(&mut map, self.idle);
         if map.len() >= self.cap {
             return Err(McpError::internal("too many sessions").with_status(503));
         }
         let id = random_token(16);
-        let s = Arc::new(LegacySession::new(Some(id.clone()), version, client_info, caps));
+        let s = Arc::new(LegacySession::new(
+            Some(id.clone()),
+            version,
+            client_info,
+            caps,
+        ));
         map.insert(id, s.clone());
         Ok(s)
     }
@@ -157,7 +196,12 @@ impl SessionTable {
     pub(crate) fn get(&self, id: &str) -> Option<Arc<LegacySession>> {
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
         let s = map.get(id)?.clone();
-        if s.last_seen.lock().unwrap_or_else(|e| e.into_inner()).elapsed() > self.idle {
+        if s.last_seen
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .elapsed()
+            > self.idle
+        {
             map.remove(id);
             s.closed.cancel();
             return None;
@@ -167,7 +211,12 @@ impl SessionTable {
     }
 
     pub(crate) fn remove(&self, id: &str) -> bool {
-        match self.map.lock().unwrap_or_else(|e| e.into_inner()).remove(id) {
+        match self
+            .map
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(id)
+        {
             Some(s) => {
                 s.closed.cancel();
                 true
@@ -184,7 +233,12 @@ impl SessionTable {
 
     fn sweep(map: &mut HashMap<String, Arc<LegacySession>>, idle: Duration) {
         map.retain(|_, s| {
-            let alive = s.last_seen.lock().unwrap_or_else(|e| e.into_inner()).elapsed() <= idle;
+            let alive = s
+                .last_seen
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .elapsed()
+                <= idle;
             if !alive {
                 s.closed.cancel();
             }

@@ -19,9 +19,19 @@ impl TraceParent {
     pub fn parse(s: &str) -> Option<Self> {
         let s = s.trim();
         let mut parts = s.split('-');
-        let (version, trace_id, parent_id, flags) = (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
-        let hex = |x: &str, n: usize| x.len() == n && x.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-        if !hex(version, 2) || version == "ff" || !hex(trace_id, 32) || !hex(parent_id, 16) || !hex(flags, 2) {
+        let (version, trace_id, parent_id, flags) =
+            (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
+        let hex = |x: &str, n: usize| {
+            x.len() == n
+                && x.bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        };
+        if !hex(version, 2)
+            || version == "ff"
+            || !hex(trace_id, 32)
+            || !hex(parent_id, 16)
+            || !hex(flags, 2)
+        {
             return None;
         }
         if version == "00" && parts.next().is_some() {
@@ -30,7 +40,11 @@ impl TraceParent {
         if trace_id.bytes().all(|b| b == b'0') || parent_id.bytes().all(|b| b == b'0') {
             return None;
         }
-        Some(Self { trace_id: trace_id.into(), parent_id: parent_id.into(), flags: u8::from_str_radix(flags, 16).ok()? })
+        Some(Self {
+            trace_id: trace_id.into(),
+            parent_id: parent_id.into(),
+            flags: u8::from_str_radix(flags, 16).ok()?,
+        })
     }
 
     /// The `traceparent` for work this request starts downstream, with `span_id` as parent.
@@ -50,7 +64,11 @@ pub fn new_span_id() -> String {
 }
 
 /// The span for one request: `mcp.request` on target `oxmcp::request`.
-pub(crate) fn request_span(method: &str, meta: &Map<String, Value>, caller: Option<&str>) -> tracing::Span {
+pub(crate) fn request_span(
+    method: &str,
+    meta: &Map<String, Value>,
+    caller: Option<&str>,
+) -> tracing::Span {
     let span = tracing::info_span!(
         target: "oxmcp::request",
         "mcp.request",
@@ -66,7 +84,11 @@ pub(crate) fn request_span(method: &str, meta: &Map<String, Value>, caller: Opti
     }
     let span_id = new_span_id();
     span.record("span_id", span_id.as_str());
-    match meta.get("traceparent").and_then(Value::as_str).and_then(TraceParent::parse) {
+    match meta
+        .get("traceparent")
+        .and_then(Value::as_str)
+        .and_then(TraceParent::parse)
+    {
         Some(tp) => {
             span.record("trace_id", tp.trace_id.as_str());
             span.record("parent_span_id", tp.parent_id.as_str());
@@ -88,11 +110,15 @@ mod tests {
 
     #[test]
     fn parses_w3c_examples() {
-        let tp = TraceParent::parse("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01").unwrap();
+        let tp =
+            TraceParent::parse("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01").unwrap();
         assert_eq!(tp.trace_id, "4bf92f3577b34da6a3ce929d0e0e4736");
         assert_eq!(tp.parent_id, "00f067aa0ba902b7");
         assert_eq!(tp.flags, 1);
-        assert_eq!(tp.child("1111111111111111"), "00-4bf92f3577b34da6a3ce929d0e0e4736-1111111111111111-01");
+        assert_eq!(
+            tp.child("1111111111111111"),
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-1111111111111111-01"
+        );
         for bad in [
             "",
             "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7",
@@ -104,6 +130,9 @@ mod tests {
         ] {
             assert!(TraceParent::parse(bad).is_none(), "{bad}");
         }
-        assert!(TraceParent::parse("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-future").is_some());
+        assert!(TraceParent::parse(
+            "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-future"
+        )
+        .is_some());
     }
 }

@@ -22,7 +22,10 @@ pub(crate) fn decode(raw: &str) -> Result<String, ()> {
     if raw.chars().any(|c| c.is_control()) {
         return Err(());
     }
-    if let Some(inner) = raw.strip_prefix("=?base64?").and_then(|r| r.strip_suffix("?=")) {
+    if let Some(inner) = raw
+        .strip_prefix("=?base64?")
+        .and_then(|r| r.strip_suffix("?="))
+    {
         let bytes = STANDARD.decode(inner).map_err(|_| ())?;
         return String::from_utf8(bytes).map_err(|_| ());
     }

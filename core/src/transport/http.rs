@@ -10,7 +10,9 @@ use super::headers;
 use crate::context::Caller;
 use crate::error::{ErrorCode, McpError};
 use crate::jsonrpc::{self, Message};
-use crate::protocol::{is_legacy_version, Era, META_PROTOCOL_VERSION, MODERN_VERSION, SUPPORTED_VERSIONS};
+use crate::protocol::{
+    is_legacy_version, Era, META_PROTOCOL_VERSION, MODERN_VERSION, SUPPORTED_VERSIONS,
+};
 use crate::server::bus::Event;
 use crate::server::dispatch::{check_version, status_for};
 use crate::server::session::LegacySession;
@@ -30,7 +32,10 @@ use tokio_util::sync::CancellationToken;
 /// Decides who is calling (bearer tokens, OAuth). `Err` is the full HTTP response to send
 /// (401 with `WWW-Authenticate`, 403, ...).
 pub trait Authenticator: Send + Sync + 'static {
-    fn authenticate<'a>(&'a self, headers: &'a HeaderMap) -> Pin<Box<dyn Future<Output = Result<Option<Caller>, HttpResponse>> + Send + 'a>>;
+    fn authenticate<'a>(
+        &'a self,
+        headers: &'a HeaderMap,
+    ) -> Pin<Box<dyn Future<Output = Result<Option<Caller>, HttpResponse>> + Send + 'a>>;
     /// The RFC 9728 document served at this `/.well-known/oauth-protected-resource…` path, if any.
     fn protected_resource_metadata(&self, path: &str) -> Option<Value> {
         let _ = path;
@@ -174,11 +179,18 @@ pub struct HttpResponse {
 
 impl HttpResponse {
     pub fn new(status: StatusCode) -> Self {
-        Self { status, headers: HeaderMap::new(), body: ResponseBody::Empty }
+        Self {
+            status,
+            headers: HeaderMap::new(),
+            body: ResponseBody::Empty,
+        }
     }
     pub fn json(status: StatusCode, v: &Value) -> Self {
         let mut r = Self::new(status);
-        r.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        r.headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
         r.body = ResponseBody::Full(Bytes::from(serde_json::to_vec(v).unwrap_or_default()));
         r
     }
@@ -218,12 +230,26 @@ fn sse_event(v: &Value) -> Bytes {
     Bytes::from(b)
 }
 
-/// Cancels the request when dropped before completion (the client went away mid-request).
-struct CancelOnDrop(Option<CancellationToken>);
-impl Drop for CancelOnDrop {
+type Work =
+    Pin<Box<dyn Future<Output = (Option<(Value, u16)>, Option<Arc<LegacySession>>)> + Send>>;
+
+/// Owns an in-flight request. Dropped before the request finished (the client went away, or
+/// the host dropped the response): the request is cancelled and the rest of it runs on its own
+/// task, so the handler observes the cancellation and cleans up instead of vanishing mid-await.
+struct InFlight {
+    work: Option<Work>,
+    cancel: CancellationToken,
+}
+
+impl Drop for InFlight {
     fn drop(&mut self) {
-        if let Some(t) = self.0.take() {
-            t.cancel();
+        if let Some(work) = self.work.take() {
+            self.cancel.cancel();
+            if let Ok(rt) = tokio::runtime::Handle::try_current() {
+                rt.spawn(async move {
+                    let _ = work.await;
+                });
+            }
         }
     }
 }
@@ -236,7 +262,10 @@ pub struct HttpHandler {
 }
 
 fn is_loopback_host(h: &str) -> bool {
-    let host = h.rsplit_once(':').filter(|(_, p)| p.chars().all(|c| c.is_ascii_digit())).map_or(h, |(h, _)| h);
+    let host = h
+        .rsplit_once(':')
+        .filter(|(_, p)| p.chars().all(|c| c.is_ascii_digit()))
+        .map_or(h, |(h, _)| h);
     matches!(host, "localhost" | "127.0.0.1" | "[::1]") || host.starts_with("127.")
 }
 
@@ -244,9 +273,15 @@ impl HttpHandler {
     pub fn new(server: Server, config: HttpConfig) -> Self {
         if config.auth.is_some() {
             // Lists and results may differ per caller: never let a shared cache keep them.
-            server.inner.auth_on.store(true, std::sync::atomic::Ordering::Relaxed);
+            server
+                .inner
+                .auth_on
+                .store(true, std::sync::atomic::Ordering::Relaxed);
         }
-        Self { server, config: Arc::new(config) }
+        Self {
+            server,
+            config: Arc::new(config),
+        }
     }
     pub fn server(&self) -> &Server {
         &self.server
@@ -257,11 +292,23 @@ impl HttpHandler {
 
     /// DNS-rebinding protection: `Host` must be allowed; `Origin`, when present, must be too.
     fn guard(&self, h: &HeaderMap) -> Result<(), HttpResponse> {
-        let forbidden = |m: &str| Err(HttpResponse::error(StatusCode::FORBIDDEN, Value::Null, McpError::invalid_request(m.to_string())));
-        let host = h.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("");
+        let forbidden = |m: &str| {
+            Err(HttpResponse::error(
+                StatusCode::FORBIDDEN,
+                Value::Null,
+                McpError::invalid_request(m.to_string()),
+            ))
+        };
+        let host = h
+            .get(header::HOST)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
         let loopback_bind = self.config.addr.ip().is_loopback();
         let host_ok = if !self.config.allowed_hosts.is_empty() {
-            self.config.allowed_hosts.iter().any(|a| a.eq_ignore_ascii_case(host))
+            self.config
+                .allowed_hosts
+                .iter()
+                .any(|a| a.eq_ignore_ascii_case(host))
         } else if loopback_bind {
             host.is_empty() || is_loopback_host(host)
         } else {
@@ -272,10 +319,19 @@ impl HttpHandler {
         }
         if let Some(origin) = h.get(header::ORIGIN) {
             let o = origin.to_str().unwrap_or("");
-            let o_host = o.split_once("://").map(|(_, r)| r.trim_end_matches('/')).unwrap_or("");
-            let ok = self.config.allowed_origins.iter().any(|a| a.trim_end_matches('/').eq_ignore_ascii_case(o))
+            let o_host = o
+                .split_once("://")
+                .map(|(_, r)| r.trim_end_matches('/'))
+                .unwrap_or("");
+            let ok = self
+                .config
+                .allowed_origins
+                .iter()
+                .any(|a| a.trim_end_matches('/').eq_ignore_ascii_case(o))
                 || (!o_host.is_empty() && o_host.eq_ignore_ascii_case(host))
-                || (loopback_bind && self.config.allowed_hosts.is_empty() && is_loopback_host(o_host));
+                || (loopback_bind
+                    && self.config.allowed_hosts.is_empty()
+                    && is_loopback_host(o_host));
             if !ok {
                 return forbidden("Forbidden: Origin not allowed");
             }
@@ -286,14 +342,26 @@ impl HttpHandler {
     /// Serve one HTTP request.
     pub async fn handle(&self, req: HttpRequest) -> HttpResponse {
         if req.headers.len() > self.config.max_headers
-            || req.headers.iter().map(|(k, v)| k.as_str().len() + v.len()).sum::<usize>() > self.config.max_header_bytes
+            || req
+                .headers
+                .iter()
+                .map(|(k, v)| k.as_str().len() + v.len())
+                .sum::<usize>()
+                > self.config.max_header_bytes
         {
-            return HttpResponse::error(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, Value::Null, McpError::invalid_request("Request headers too large"));
+            return HttpResponse::error(
+                StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                Value::Null,
+                McpError::invalid_request("Request headers too large"),
+            );
         }
         if req.path == "/healthz" {
             return HttpResponse::json(StatusCode::OK, &json!({"status":"ok"}));
         }
-        if req.path.starts_with("/.well-known/oauth-protected-resource") {
+        if req
+            .path
+            .starts_with("/.well-known/oauth-protected-resource")
+        {
             return self.resource_metadata(&req);
         }
         if req.path != self.config.path {
@@ -314,38 +382,56 @@ impl HttpHandler {
                 tracing::info!(target: "oxmcp::audit", caller = caller.as_ref().map_or("-", |c| c.name.as_str()), outcome = "rate_limited", "request");
                 let e = McpError::new(crate::auth::RATE_LIMITED, "Too many requests; retry later");
                 let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
-                return HttpResponse::error(StatusCode::TOO_MANY_REQUESTS, Value::Null, e).header(header::RETRY_AFTER, &secs.max(1).to_string());
+                return HttpResponse::error(StatusCode::TOO_MANY_REQUESTS, Value::Null, e)
+                    .header(header::RETRY_AFTER, &secs.max(1).to_string());
             }
         }
         match req.method {
             Method::POST => self.post(req, caller).await,
             Method::GET => self.get(&req.headers),
             Method::DELETE => self.delete(&req.headers),
-            _ => HttpResponse::new(StatusCode::METHOD_NOT_ALLOWED).header(header::ALLOW, "GET, POST, DELETE"),
+            _ => HttpResponse::new(StatusCode::METHOD_NOT_ALLOWED)
+                .header(header::ALLOW, "GET, POST, DELETE"),
         }
     }
 
     /// RFC 9728: the protected-resource document, public and readable cross-origin.
     fn resource_metadata(&self, req: &HttpRequest) -> HttpResponse {
-        let Some(doc) = self.config.auth.as_ref().and_then(|a| a.protected_resource_metadata(&req.path)) else {
+        let Some(doc) = self
+            .config
+            .auth
+            .as_ref()
+            .and_then(|a| a.protected_resource_metadata(&req.path))
+        else {
             return HttpResponse::new(StatusCode::NOT_FOUND);
         };
-        let cors = |r: HttpResponse| r.header(header::ACCESS_CONTROL_ALLOW_ORIGIN, "*").header(header::ACCESS_CONTROL_ALLOW_METHODS, "GET, OPTIONS");
+        let cors = |r: HttpResponse| {
+            r.header(header::ACCESS_CONTROL_ALLOW_ORIGIN, "*")
+                .header(header::ACCESS_CONTROL_ALLOW_METHODS, "GET, OPTIONS")
+        };
         match req.method {
-            Method::GET | Method::HEAD => cors(HttpResponse::json(StatusCode::OK, &doc)).header(header::CACHE_CONTROL, "max-age=3600"),
+            Method::GET | Method::HEAD => cors(HttpResponse::json(StatusCode::OK, &doc))
+                .header(header::CACHE_CONTROL, "max-age=3600"),
             Method::OPTIONS => cors(HttpResponse::new(StatusCode::NO_CONTENT)),
-            _ => HttpResponse::new(StatusCode::METHOD_NOT_ALLOWED).header(header::ALLOW, "GET, OPTIONS"),
+            _ => HttpResponse::new(StatusCode::METHOD_NOT_ALLOWED)
+                .header(header::ALLOW, "GET, OPTIONS"),
         }
     }
 
     /// Headers that go with an error status: the step-up challenge on 403, `Retry-After` on 503.
     fn error_headers(&self, mut resp: HttpResponse, v: &Value) -> HttpResponse {
         let code = v.pointer("/error/code").and_then(Value::as_i64);
-        if resp.status == StatusCode::FORBIDDEN && code == Some(i64::from(crate::auth::INSUFFICIENT_SCOPE.0)) {
+        if resp.status == StatusCode::FORBIDDEN
+            && code == Some(i64::from(crate::auth::INSUFFICIENT_SCOPE.0))
+        {
             let scopes: Vec<String> = v
                 .pointer("/error/data/requiredScopes")
                 .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|s| s.as_str().map(str::to_string))
+                        .collect()
+                })
                 .unwrap_or_default();
             let challenge = match &self.config.auth {
                 Some(a) => a.insufficient_scope(&scopes),
@@ -364,17 +450,31 @@ impl HttpHandler {
             None => Ok(None),
             Some(Ok(id)) => match self.server.inner.sessions.get(id) {
                 Some(s) => Ok(Some(s)),
-                None => Err(HttpResponse::error(StatusCode::NOT_FOUND, Value::Null, McpError::invalid_request("Session not found"))),
+                None => Err(HttpResponse::error(
+                    StatusCode::NOT_FOUND,
+                    Value::Null,
+                    McpError::invalid_request("Session not found"),
+                )),
             },
-            Some(Err(())) => Err(HttpResponse::error(StatusCode::BAD_REQUEST, Value::Null, McpError::invalid_request("Invalid Mcp-Session-Id"))),
+            Some(Err(())) => Err(HttpResponse::error(
+                StatusCode::BAD_REQUEST,
+                Value::Null,
+                McpError::invalid_request("Invalid Mcp-Session-Id"),
+            )),
         }
     }
 
     /// DELETE ends a legacy session.
     fn delete(&self, h: &HeaderMap) -> HttpResponse {
         match headers::get(h, MCP_SESSION_ID) {
-            Some(Ok(id)) if self.server.inner.sessions.remove(id) => HttpResponse::new(StatusCode::OK),
-            Some(_) => HttpResponse::error(StatusCode::NOT_FOUND, Value::Null, McpError::invalid_request("Session not found")),
+            Some(Ok(id)) if self.server.inner.sessions.remove(id) => {
+                HttpResponse::new(StatusCode::OK)
+            }
+            Some(_) => HttpResponse::error(
+                StatusCode::NOT_FOUND,
+                Value::Null,
+                McpError::invalid_request("Session not found"),
+            ),
             None => HttpResponse::new(StatusCode::METHOD_NOT_ALLOWED).header(header::ALLOW, "POST"),
         }
     }
@@ -383,17 +483,32 @@ impl HttpHandler {
     fn get(&self, h: &HeaderMap) -> HttpResponse {
         let session = match self.session_of(h) {
             Ok(Some(s)) => s,
-            Ok(None) => return HttpResponse::new(StatusCode::METHOD_NOT_ALLOWED).header(header::ALLOW, "POST"),
+            Ok(None) => {
+                return HttpResponse::new(StatusCode::METHOD_NOT_ALLOWED)
+                    .header(header::ALLOW, "POST")
+            }
             Err(r) => return r,
         };
         if !accepts(h, "text/event-stream") {
-            return HttpResponse::error(StatusCode::NOT_ACCEPTABLE, Value::Null, McpError::invalid_request("Accept must include text/event-stream"));
+            return HttpResponse::error(
+                StatusCode::NOT_ACCEPTABLE,
+                Value::Null,
+                McpError::invalid_request("Accept must include text/event-stream"),
+            );
         }
         let inner = self.server.inner.clone();
-        let n = inner.listeners.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let n = inner
+            .listeners
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         if n >= inner.options.max_listeners {
-            inner.listeners.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
-            return HttpResponse::error(StatusCode::SERVICE_UNAVAILABLE, Value::Null, McpError::internal("Too many open streams"));
+            inner
+                .listeners
+                .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+            return HttpResponse::error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                Value::Null,
+                McpError::internal("Too many open streams"),
+            );
         }
         let (tx, rx) = mpsc::channel::<Bytes>(64);
         let keep_alive = self.config.keep_alive;
@@ -424,15 +539,26 @@ impl HttpHandler {
                     break;
                 }
             }
-            inner.listeners.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+            inner
+                .listeners
+                .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
         });
         sse_response(rx)
     }
 
     async fn post(&self, req: HttpRequest, caller: Option<Caller>) -> HttpResponse {
         let h = &req.headers;
-        let ct = h.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
-        if !ct.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json") {
+        let ct = h
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        if !ct
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .eq_ignore_ascii_case("application/json")
+        {
             return HttpResponse::error(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 Value::Null,
@@ -443,16 +569,26 @@ impl HttpHandler {
             return HttpResponse::error(
                 StatusCode::NOT_ACCEPTABLE,
                 Value::Null,
-                McpError::invalid_request("Accept must include application/json and text/event-stream"),
+                McpError::invalid_request(
+                    "Accept must include application/json and text/event-stream",
+                ),
             );
         }
         if req.body.len() > self.config.max_body {
-            return HttpResponse::error(StatusCode::PAYLOAD_TOO_LARGE, Value::Null, McpError::invalid_request("Request body too large"));
+            return HttpResponse::error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                Value::Null,
+                McpError::invalid_request("Request body too large"),
+            );
         }
         let msg: Value = match serde_json::from_slice(&req.body) {
             Ok(v) => v,
             Err(e) => {
-                return HttpResponse::error(StatusCode::BAD_REQUEST, Value::Null, McpError::new(ErrorCode::PARSE_ERROR, format!("Parse error: {e}")))
+                return HttpResponse::error(
+                    StatusCode::BAD_REQUEST,
+                    Value::Null,
+                    McpError::new(ErrorCode::PARSE_ERROR, format!("Parse error: {e}")),
+                )
             }
         };
         let session = match self.session_of(h) {
@@ -463,7 +599,14 @@ impl HttpHandler {
             None => None,
             Some(Ok(v)) => Some(v.to_string()),
             Some(Err(())) => {
-                return HttpResponse::error(StatusCode::BAD_REQUEST, Value::Null, McpError::new(ErrorCode::HEADER_MISMATCH, "Invalid MCP-Protocol-Version header"))
+                return HttpResponse::error(
+                    StatusCode::BAD_REQUEST,
+                    Value::Null,
+                    McpError::new(
+                        ErrorCode::HEADER_MISMATCH,
+                        "Invalid MCP-Protocol-Version header",
+                    ),
+                )
             }
         };
         if let Value::Array(batch) = msg {
@@ -484,10 +627,20 @@ impl HttpHandler {
                 HttpResponse::new(StatusCode::ACCEPTED)
             }
             Message::Request { id, method, params } => {
-                let modern = params.as_ref().and_then(|p| p.get("_meta")).is_some_and(|m| m.get(META_PROTOCOL_VERSION).is_some());
-                let mut env = Env::new(Transport::Http).caller(caller);
+                let modern = params
+                    .as_ref()
+                    .and_then(|p| p.get("_meta"))
+                    .is_some_and(|m| m.get(META_PROTOCOL_VERSION).is_some());
+                let mut env = Env::new(Transport::Http)
+                    .caller(caller)
+                    .cancel(self.server.request_token());
                 let legacy_header = header_version.as_deref().is_some_and(is_legacy_version);
-                if !modern && (method == "initialize" || session.is_some() || legacy_header || header_version.is_none()) {
+                if !modern
+                    && (method == "initialize"
+                        || session.is_some()
+                        || legacy_header
+                        || header_version.is_none())
+                {
                     // Legacy era: a session, an initialize, a legacy header, or no header at all
                     // (a pre-2025-06-18 client, served as 2025-03-26).
                     if method != "initialize" {
@@ -497,10 +650,19 @@ impl HttpHandler {
                             }
                         }
                     }
-                    env.legacy_version = Some(header_version.clone().unwrap_or_else(|| "2025-03-26".into()));
+                    env.legacy_version = Some(
+                        header_version
+                            .clone()
+                            .unwrap_or_else(|| "2025-03-26".into()),
+                    );
                     env.session = session;
                 } else {
-                    if let Err((status, e)) = self.check_modern_headers(h, header_version.as_deref(), &method, params.as_ref()) {
+                    if let Err((status, e)) = self.check_modern_headers(
+                        h,
+                        header_version.as_deref(),
+                        &method,
+                        params.as_ref(),
+                    ) {
                         return HttpResponse::error(status, id, e);
                     }
                 }
@@ -510,8 +672,11 @@ impl HttpHandler {
     }
 
     fn unsupported(&self, id: Value, v: &str) -> HttpResponse {
-        let e = McpError::new(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION, format!("Unsupported protocol version: {v}"))
-            .with_data(json!({"supported": SUPPORTED_VERSIONS, "requested": v}));
+        let e = McpError::new(
+            ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+            format!("Unsupported protocol version: {v}"),
+        )
+        .with_data(json!({"supported": SUPPORTED_VERSIONS, "requested": v}));
         HttpResponse::error(StatusCode::BAD_REQUEST, id, e)
     }
 
@@ -523,10 +688,20 @@ impl HttpHandler {
         method: &str,
         params: Option<&Value>,
     ) -> Result<(), (StatusCode, McpError)> {
-        let mismatch = |m: String| (StatusCode::BAD_REQUEST, McpError::new(ErrorCode::HEADER_MISMATCH, m));
-        let meta_version = params.and_then(|p| p.get("_meta")).and_then(|m| m.get(META_PROTOCOL_VERSION)).and_then(Value::as_str);
+        let mismatch = |m: String| {
+            (
+                StatusCode::BAD_REQUEST,
+                McpError::new(ErrorCode::HEADER_MISMATCH, m),
+            )
+        };
+        let meta_version = params
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(META_PROTOCOL_VERSION))
+            .and_then(Value::as_str);
         let Some(hv) = header_version else {
-            return Err(mismatch("Header mismatch: missing MCP-Protocol-Version header".into()));
+            return Err(mismatch(
+                "Header mismatch: missing MCP-Protocol-Version header".into(),
+            ));
         };
         let Some(mv) = meta_version else {
             return Err((
@@ -566,12 +741,18 @@ impl HttpHandler {
     }
 
     fn check_param_headers(&self, h: &HeaderMap, params: Option<&Value>) -> Result<(), String> {
-        let Some(name) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else { return Ok(()) };
-        let Some(tool) = self.server.snapshot().tools.get(name).cloned() else { return Ok(()) };
+        let Some(name) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
+            return Ok(());
+        };
+        let Some(tool) = self.server.snapshot().tools.get(name).cloned() else {
+            return Ok(());
+        };
         let args = params.and_then(|p| p.get("arguments"));
         for (hname, pointer) in &tool.mcp_headers {
             let full = format!("mcp-param-{}", hname.to_ascii_lowercase());
-            let value = args.and_then(|a| a.pointer(pointer)).filter(|v| !v.is_null());
+            let value = args
+                .and_then(|a| a.pointer(pointer))
+                .filter(|v| !v.is_null());
             let header = headers::get(h, &full);
             match (value, header) {
                 (None, None) => {}
@@ -580,11 +761,17 @@ impl HttpHandler {
                         return Err(format!("Header mismatch: invalid Mcp-Param-{hname} header"));
                     }
                 }
-                (Some(_), None) => return Err(format!("Header mismatch: missing Mcp-Param-{hname} header")),
-                (Some(v), Some(r)) => match r.and_then(headers::decode) {
-                    Ok(d) if headers::matches_value(&d, v) => {}
-                    _ => return Err(format!("Header mismatch: Mcp-Param-{hname} header does not match the argument")),
-                },
+                (Some(_), None) => {
+                    return Err(format!("Header mismatch: missing Mcp-Param-{hname} header"))
+                }
+                (Some(v), Some(r)) => {
+                    match r.and_then(headers::decode) {
+                        Ok(d) if headers::matches_value(&d, v) => {}
+                        _ => return Err(format!(
+                            "Header mismatch: Mcp-Param-{hname} header does not match the argument"
+                        )),
+                    }
+                }
             }
         }
         Ok(())
@@ -592,32 +779,53 @@ impl HttpHandler {
 
     /// Run one request: a plain JSON response unless the handler emits a message before its
     /// result, in which case the response becomes an SSE stream from that message on.
-    async fn run(&self, id: Value, method: String, params: Option<Value>, env: Env) -> HttpResponse {
+    async fn run(
+        &self,
+        id: Value,
+        method: String,
+        params: Option<Value>,
+        env: Env,
+    ) -> HttpResponse {
         let (tx, mut rx) = mpsc::unbounded_channel::<Value>();
         let cancel = env.cancel.clone();
         let env = env.notifications(tx);
         let server = self.server.clone();
-        let mut work = Box::pin(async move {
+        let work: Work = Box::pin(async move {
             let r = server.request_with_status(id, method, params, &env).await;
             let created = env.take_created_session();
             (r, created)
         });
-        let mut guard = CancelOnDrop(Some(cancel.clone()));
-        let first = tokio::select! {
-            biased;
-            done = &mut work => Err(done),
-            Some(m) = rx.recv() => Ok(m),
+        let mut inflight = InFlight {
+            work: Some(work),
+            cancel: cancel.clone(),
+        };
+        let first = {
+            let work = inflight
+                .work
+                .as_mut()
+                .expect("work is present until it completes");
+            tokio::select! {
+                biased;
+                done = work => Err(done),
+                Some(m) = rx.recv() => Ok(m),
+            }
         };
         match first {
             Err((r, created)) => {
-                guard.0 = None;
+                drop(inflight.work.take());
                 let mut pending = Vec::new();
                 while let Ok(m) = rx.try_recv() {
                     pending.push(m);
                 }
                 let mut resp = match (r, pending.is_empty()) {
                     (None, _) => HttpResponse::new(StatusCode::ACCEPTED),
-                    (Some((v, status)), true) => self.error_headers(HttpResponse::json(StatusCode::from_u16(status).unwrap_or(StatusCode::OK), &v), &v),
+                    (Some((v, status)), true) => self.error_headers(
+                        HttpResponse::json(
+                            StatusCode::from_u16(status).unwrap_or(StatusCode::OK),
+                            &v,
+                        ),
+                        &v,
+                    ),
                     (Some((v, _)), false) => {
                         let (btx, brx) = mpsc::channel::<Bytes>(pending.len() + 1);
                         for m in &pending {
@@ -634,23 +842,26 @@ impl HttpHandler {
             }
             Ok(first) => {
                 // Switch to SSE: the rest of the request is driven by a task feeding the body.
-                guard.0 = None;
+                // Dropping the body (client gone) ends that task, which cancels the request.
                 let (btx, brx) = mpsc::channel::<Bytes>(64);
                 let keep_alive = self.config.keep_alive;
                 tokio::spawn(async move {
-                    let _guard = CancelOnDrop(Some(cancel.clone()));
                     if btx.send(sse_event(&first)).await.is_err() {
                         return;
                     }
                     let mut tick = tokio::time::interval(keep_alive);
                     tick.tick().await;
                     loop {
+                        let Some(work) = inflight.work.as_mut() else {
+                            return;
+                        };
                         tokio::select! {
                             biased;
                             Some(m) = rx.recv() => {
                                 if btx.send(sse_event(&m)).await.is_err() { return; }
                             }
-                            (r, _) = &mut work => {
+                            (r, _) = work => {
+                                drop(inflight.work.take());
                                 while let Ok(m) = rx.try_recv() {
                                     if btx.send(sse_event(&m)).await.is_err() { return; }
                                 }
@@ -672,19 +883,40 @@ impl HttpHandler {
     }
 
     /// A legacy (2025-03-26) JSON-RPC batch.
-    async fn batch(&self, batch: Vec<Value>, session: Option<Arc<LegacySession>>, header_version: Option<String>, caller: Option<Caller>) -> HttpResponse {
-        let version = session.as_ref().map(|s| s.version.clone()).or(header_version).unwrap_or_else(|| "2025-03-26".into());
+    async fn batch(
+        &self,
+        batch: Vec<Value>,
+        session: Option<Arc<LegacySession>>,
+        header_version: Option<String>,
+        caller: Option<Caller>,
+    ) -> HttpResponse {
+        let version = session
+            .as_ref()
+            .map(|s| s.version.clone())
+            .or(header_version)
+            .unwrap_or_else(|| "2025-03-26".into());
         if version == MODERN_VERSION || batch.is_empty() {
-            return HttpResponse::error(StatusCode::BAD_REQUEST, Value::Null, McpError::invalid_request("JSON-RPC batches are not supported in this protocol version"));
+            return HttpResponse::error(
+                StatusCode::BAD_REQUEST,
+                Value::Null,
+                McpError::invalid_request(
+                    "JSON-RPC batches are not supported in this protocol version",
+                ),
+            );
         }
         let mut out = Vec::new();
         let mut created = None;
         for msg in batch {
             if msg.get("method").and_then(Value::as_str) == Some("initialize") {
-                out.push(jsonrpc::error(msg.get("id").cloned().unwrap_or(Value::Null), &McpError::invalid_request("initialize must not be part of a batch")));
+                out.push(jsonrpc::error(
+                    msg.get("id").cloned().unwrap_or(Value::Null),
+                    &McpError::invalid_request("initialize must not be part of a batch"),
+                ));
                 continue;
             }
-            let mut env = Env::new(Transport::Http).caller(caller.clone()).session(session.clone());
+            let mut env = Env::new(Transport::Http)
+                .caller(caller.clone())
+                .session(session.clone());
             env.legacy_version = Some(version.clone());
             if let Some(r) = self.server.dispatch(msg, &env).await {
                 out.push(r);
@@ -701,18 +933,31 @@ impl HttpHandler {
 }
 
 fn accepts(h: &HeaderMap, mime: &str) -> bool {
-    let Some(a) = h.get(header::ACCEPT).and_then(|v| v.to_str().ok()) else { return false };
+    let Some(a) = h.get(header::ACCEPT).and_then(|v| v.to_str().ok()) else {
+        return false;
+    };
     let major = mime.split('/').next().unwrap_or("");
-    a.split(',').map(|p| p.split(';').next().unwrap_or("").trim()).any(|p| {
-        p.eq_ignore_ascii_case(mime) || p == "*/*" || p.eq_ignore_ascii_case(&format!("{major}/*"))
-    })
+    a.split(',')
+        .map(|p| p.split(';').next().unwrap_or("").trim())
+        .any(|p| {
+            p.eq_ignore_ascii_case(mime)
+                || p == "*/*"
+                || p.eq_ignore_ascii_case(&format!("{major}/*"))
+        })
 }
 
 fn sse_response(rx: mpsc::Receiver<Bytes>) -> HttpResponse {
     let mut r = HttpResponse::new(StatusCode::OK);
-    r.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
-    r.headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    r.headers.insert(http::HeaderName::from_static("x-accel-buffering"), HeaderValue::from_static("no"));
+    r.headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    r.headers
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    r.headers.insert(
+        http::HeaderName::from_static("x-accel-buffering"),
+        HeaderValue::from_static("no"),
+    );
     r.body = ResponseBody::Sse(rx);
     r
 }

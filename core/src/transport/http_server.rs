@@ -24,7 +24,9 @@ fn to_hyper(r: HttpResponse) -> hyper::Response<Body> {
         ResponseBody::Full(b) => Full::new(b).boxed_unsync(),
         ResponseBody::Sse(rx) => {
             let stream = futures::stream::unfold(rx, |mut rx| async move {
-                rx.recv().await.map(|b| (Ok::<_, Infallible>(Frame::data(b)), rx))
+                rx.recv()
+                    .await
+                    .map(|b| (Ok::<_, Infallible>(Frame::data(b)), rx))
             });
             StreamBody::new(stream).boxed_unsync()
         }
@@ -35,29 +37,55 @@ fn to_hyper(r: HttpResponse) -> hyper::Response<Body> {
     resp
 }
 
-async fn serve_one(handler: HttpHandler, req: hyper::Request<Incoming>) -> Result<hyper::Response<Body>, Infallible> {
+async fn serve_one(
+    handler: HttpHandler,
+    req: hyper::Request<Incoming>,
+) -> Result<hyper::Response<Body>, Infallible> {
     let (parts, body) = req.into_parts();
     let max = handler.config().max_body;
     let too_large = || {
         let e = McpError::invalid_request("Request body too large");
-        HttpResponse::json(http::StatusCode::PAYLOAD_TOO_LARGE, &jsonrpc::error(serde_json::Value::Null, &e))
+        HttpResponse::json(
+            http::StatusCode::PAYLOAD_TOO_LARGE,
+            &jsonrpc::error(serde_json::Value::Null, &e),
+        )
     };
-    let declared = parts.headers.get(http::header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
+    let declared = parts
+        .headers
+        .get(http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
     if declared.is_some_and(|n| n > max) {
         return Ok(to_hyper(too_large()));
     }
     // Slow-body (slowloris) protection: the whole body within `body_timeout`.
-    let body = match tokio::time::timeout(handler.config().body_timeout, Limited::new(body, max).collect()).await {
+    let body = match tokio::time::timeout(
+        handler.config().body_timeout,
+        Limited::new(body, max).collect(),
+    )
+    .await
+    {
         Ok(Ok(b)) => b.to_bytes(),
         Ok(Err(_)) => return Ok(to_hyper(too_large())),
         Err(_) => {
             let e = McpError::invalid_request("Request body not received in time");
-            let mut r = to_hyper(HttpResponse::json(http::StatusCode::REQUEST_TIMEOUT, &jsonrpc::error(serde_json::Value::Null, &e)));
-            r.headers_mut().insert(http::header::CONNECTION, http::HeaderValue::from_static("close"));
+            let mut r = to_hyper(HttpResponse::json(
+                http::StatusCode::REQUEST_TIMEOUT,
+                &jsonrpc::error(serde_json::Value::Null, &e),
+            ));
+            r.headers_mut().insert(
+                http::header::CONNECTION,
+                http::HeaderValue::from_static("close"),
+            );
             return Ok(r);
         }
     };
-    let req = HttpRequest { method: parts.method, path: parts.uri.path().to_string(), headers: parts.headers, body };
+    let req = HttpRequest {
+        method: parts.method,
+        path: parts.uri.path().to_string(),
+        headers: parts.headers,
+        body,
+    };
     Ok(to_hyper(handler.handle(req).await))
 }
 
@@ -71,7 +99,10 @@ impl HttpServer {
     pub async fn bind(server: Server, mut config: HttpConfig) -> std::io::Result<Self> {
         let listener = TcpListener::bind(config.addr).await?;
         config.addr = listener.local_addr()?;
-        Ok(Self { listener, handler: HttpHandler::new(server, config) })
+        Ok(Self {
+            listener,
+            handler: HttpHandler::new(server, config),
+        })
     }
 
     pub fn local_addr(&self) -> SocketAddr {
@@ -83,7 +114,10 @@ impl HttpServer {
     pub async fn serve(self, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
         let graceful = hyper_util::server::graceful::GracefulShutdown::new();
         let header_timeout = self.handler.config().header_timeout;
-        let (max_headers, max_header_bytes) = (self.handler.config().max_headers, self.handler.config().max_header_bytes);
+        let (max_headers, max_header_bytes) = (
+            self.handler.config().max_headers,
+            self.handler.config().max_header_bytes,
+        );
         let drain = self.handler.config().drain_timeout;
         tokio::pin!(shutdown);
         tracing::info!(addr = %self.local_addr(), path = %self.handler.config().path, "serving Streamable HTTP");
@@ -120,13 +154,23 @@ impl HttpServer {
         self.handler.server().shutdown();
         tokio::select! {
             _ = graceful.shutdown() => {}
-            _ = tokio::time::sleep(drain) => tracing::warn!("drain deadline reached; closing remaining connections"),
+            _ = tokio::time::sleep(drain) => {
+                tracing::warn!("drain deadline reached; cancelling the requests still running");
+                self.handler.server().abort_in_flight();
+            }
         }
         Ok(())
     }
 }
 
 /// Bind and serve in one call.
-pub async fn serve(server: Server, config: HttpConfig, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
-    HttpServer::bind(server, config).await?.serve(shutdown).await
+pub async fn serve(
+    server: Server,
+    config: HttpConfig,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    HttpServer::bind(server, config)
+        .await?
+        .serve(shutdown)
+        .await
 }

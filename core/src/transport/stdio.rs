@@ -28,7 +28,10 @@ pub struct StdioConfig {
 
 impl Default for StdioConfig {
     fn default() -> Self {
-        Self { max_line: 4 * 1024 * 1024, drain_timeout: Duration::from_secs(5) }
+        Self {
+            max_line: 4 * 1024 * 1024,
+            drain_timeout: Duration::from_secs(5),
+        }
     }
 }
 
@@ -68,7 +71,11 @@ fn read_lines(input: impl Read, max: usize, tx: mpsc::Sender<Line>) {
             buf = Vec::new();
         }
         if done {
-            let line = if skipping { Line::TooLong } else { Line::Data(std::mem::take(&mut buf)) };
+            let line = if skipping {
+                Line::TooLong
+            } else {
+                Line::Data(std::mem::take(&mut buf))
+            };
             skipping = false;
             let empty = matches!(&line, Line::Data(d) if d.iter().all(u8::is_ascii_whitespace));
             if !empty && tx.blocking_send(line).is_err() {
@@ -98,25 +105,42 @@ fn write_lines(output: impl Write, mut rx: mpsc::UnboundedReceiver<Value>) {
 
 /// Serve on this process's stdin/stdout until EOF or `shutdown`.
 pub async fn serve(server: Server, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
-    serve_io(server, std::io::stdin(), std::io::stdout(), StdioConfig::default(), shutdown).await
+    serve_io(
+        server,
+        std::io::stdin(),
+        std::io::stdout(),
+        StdioConfig::default(),
+        shutdown,
+    )
+    .await
 }
 
 /// Serve newline-delimited JSON-RPC on any byte streams (pipes, sockets, tests).
-pub async fn serve_io<R, W>(server: Server, input: R, output: W, config: StdioConfig, shutdown: impl Future<Output = ()>) -> std::io::Result<()>
+pub async fn serve_io<R, W>(
+    server: Server,
+    input: R,
+    output: W,
+    config: StdioConfig,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()>
 where
     R: Read + Send + 'static,
     W: Write + Send + 'static,
 {
     let (line_tx, mut lines) = mpsc::channel::<Line>(64);
     let max = config.max_line;
-    std::thread::Builder::new().name("oxmcp-stdin".into()).spawn(move || read_lines(input, max, line_tx))?;
+    std::thread::Builder::new()
+        .name("oxmcp-stdin".into())
+        .spawn(move || read_lines(input, max, line_tx))?;
     let (out, out_rx) = mpsc::unbounded_channel::<Value>();
-    let writer = std::thread::Builder::new().name("oxmcp-stdout".into()).spawn(move || write_lines(output, out_rx))?;
+    let writer = std::thread::Builder::new()
+        .name("oxmcp-stdout".into())
+        .spawn(move || write_lines(output, out_rx))?;
 
     let in_flight: Arc<Mutex<HashMap<String, CancellationToken>>> = Arc::default();
     let session: Arc<Mutex<Option<Arc<LegacySession>>>> = Arc::default();
     let mut tasks = tokio::task::JoinSet::new();
-    let stop = CancellationToken::new();
+    let stop = server.request_token();
     tokio::pin!(shutdown);
 
     loop {
@@ -127,7 +151,8 @@ where
         while tasks.try_join_next().is_some() {}
         let bytes = match line {
             Line::TooLong => {
-                let e = McpError::invalid_request(format!("Message exceeds the {max}-byte line limit"));
+                let e =
+                    McpError::invalid_request(format!("Message exceeds the {max}-byte line limit"));
                 let _ = out.send(jsonrpc::error(Value::Null, &e));
                 continue;
             }
@@ -144,7 +169,9 @@ where
         let current = session.lock().unwrap_or_else(|e| e.into_inner()).clone();
         if let Value::Array(batch) = msg {
             if current.is_none() || batch.is_empty() {
-                let e = McpError::invalid_request("JSON-RPC batches are not supported in this protocol version");
+                let e = McpError::invalid_request(
+                    "JSON-RPC batches are not supported in this protocol version",
+                );
                 let _ = out.send(jsonrpc::error(Value::Null, &e));
                 continue;
             }
@@ -152,7 +179,9 @@ where
             tasks.spawn(async move {
                 let mut replies = Vec::new();
                 for m in batch {
-                    let env = Env::new(Transport::Stdio).session(current.clone()).notifications(out.clone());
+                    let env = Env::new(Transport::Stdio)
+                        .session(current.clone())
+                        .notifications(out.clone());
                     if let Some(r) = server.dispatch(m, &env).await {
                         replies.push(r);
                     }
@@ -173,7 +202,11 @@ where
             Ok(Message::Notification { method, params }) => {
                 if method == "notifications/cancelled" {
                     if let Some(id) = params.as_ref().and_then(|p| p.get("requestId")) {
-                        if let Some(t) = in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&id.to_string()) {
+                        if let Some(t) = in_flight
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .remove(&id.to_string())
+                        {
                             t.cancel();
                         }
                     }
@@ -184,18 +217,32 @@ where
             }
             Ok(Message::Request { id, method, params }) => {
                 let token = stop.child_token();
-                in_flight.lock().unwrap_or_else(|e| e.into_inner()).insert(id.to_string(), token.clone());
-                let (server, out, in_flight, session) = (server.clone(), out.clone(), in_flight.clone(), session.clone());
+                in_flight
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(id.to_string(), token.clone());
+                let (server, out, in_flight, session) = (
+                    server.clone(),
+                    out.clone(),
+                    in_flight.clone(),
+                    session.clone(),
+                );
                 tasks.spawn(async move {
                     let key = id.to_string();
-                    let env = Env::new(Transport::Stdio).session(current).cancel(token.clone()).notifications(out.clone());
+                    let env = Env::new(Transport::Stdio)
+                        .session(current)
+                        .cancel(token.clone())
+                        .notifications(out.clone());
                     let resp = server.request(id, method, params, &env).await;
                     if let Some(s) = env.take_created_session() {
                         // `initialize` selects legacy semantics for the rest of the process.
                         *session.lock().unwrap_or_else(|e| e.into_inner()) = Some(s.clone());
                         tokio::spawn(forward_legacy_events(server.clone(), s, out.clone()));
                     }
-                    in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(&key);
+                    in_flight
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .remove(&key);
                     if let Some(r) = resp {
                         if !token.is_cancelled() {
                             let _ = out.send(r);
@@ -208,8 +255,12 @@ where
 
     // EOF or shutdown: end listen streams, let in-flight requests finish, then stop.
     server.shutdown();
-    let drained = tokio::time::timeout(config.drain_timeout, async { while tasks.join_next().await.is_some() {} }).await;
+    let drained = tokio::time::timeout(config.drain_timeout, async {
+        while tasks.join_next().await.is_some() {}
+    })
+    .await;
     if drained.is_err() {
+        server.abort_in_flight();
         stop.cancel();
         tasks.shutdown().await;
     }
@@ -219,7 +270,11 @@ where
 }
 
 /// Legacy stdio: list changes and subscribed resource updates go to stdout.
-async fn forward_legacy_events(server: Server, session: Arc<LegacySession>, out: mpsc::UnboundedSender<Value>) {
+async fn forward_legacy_events(
+    server: Server,
+    session: Arc<LegacySession>,
+    out: mpsc::UnboundedSender<Value>,
+) {
     let mut events = server.inner.bus.subscribe();
     loop {
         let e = tokio::select! {
@@ -227,9 +282,15 @@ async fn forward_legacy_events(server: Server, session: Arc<LegacySession>, out:
             _ = server.inner.shutdown.cancelled() => return,
         };
         let msg = match e {
-            Event::ToolsListChanged => json!({"jsonrpc":"2.0","method":"notifications/tools/list_changed"}),
-            Event::PromptsListChanged => json!({"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}),
-            Event::ResourcesListChanged => json!({"jsonrpc":"2.0","method":"notifications/resources/list_changed"}),
+            Event::ToolsListChanged => {
+                json!({"jsonrpc":"2.0","method":"notifications/tools/list_changed"})
+            }
+            Event::PromptsListChanged => {
+                json!({"jsonrpc":"2.0","method":"notifications/prompts/list_changed"})
+            }
+            Event::ResourcesListChanged => {
+                json!({"jsonrpc":"2.0","method":"notifications/resources/list_changed"})
+            }
             Event::ResourceUpdated(uri) if session.is_subscribed(&uri) => {
                 json!({"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":uri}})
             }
