@@ -283,6 +283,7 @@ def test_trigger_prompt_change() -> str:
     return "prompts changed"
 
 
+# The schema the conformance suite's json-schema-2020-12 scenario expects back verbatim.
 JSON_SCHEMA_2020_12 = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
@@ -291,16 +292,28 @@ JSON_SCHEMA_2020_12 = {
     "properties": {
         "name": {"type": "string"},
         "address": {"$ref": "#/$defs/address"},
-        "contact": {"allOf": [{"type": "object"}],
-                    "anyOf": [{"required": ["email"]}, {"required": ["phone"]}],
-                    "properties": {"email": {"type": "string"}, "phone": {"type": "string"}}},
-        "kind": {"type": "string"},
+        "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+        "phone": {"type": "string"},
+        "email": {"type": "string"},
     },
-    "if": {"properties": {"kind": {"const": "business"}}},
-    "then": {"required": ["name"]},
-    "else": {},
+    "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+    "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+    "then": {"required": ["phone"]},
+    "else": {"required": ["email"]},
     "additionalProperties": False,
 }
+
+CUSTOM_HEADER_SCHEMA = {
+    "type": "object",
+    "properties": {"region": {"type": "string", "x-mcp-header": "Region"}, "note": {"type": "string"}},
+    "required": ["region"],
+}
+
+
+@server.tool(input_schema=CUSTOM_HEADER_SCHEMA)
+def test_custom_header(region: str, note: str = "") -> str:
+    """Mirrors its region argument into the Mcp-Param-Region header (x-mcp-header)."""
+    return f"region: {region}"
 
 
 @server.tool(input_schema=JSON_SCHEMA_2020_12)
