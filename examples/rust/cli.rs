@@ -6,10 +6,14 @@ use oxmcp::Server;
 
 pub(crate) async fn run(server: Server) -> Result<(), Box<dyn std::error::Error>> {
     // stdout is the stdio transport: logs go to stderr only.
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("OXMCP_LOG").unwrap_or_else(|_| "warn".into()))
-        .init();
+    // `OXMCP_LOG_FORMAT=json`: JSON lines (the audit record on target `oxmcp::audit`, with the
+    // request span and its trace ids).
+    let filter = tracing_subscriber::EnvFilter::try_from_env("OXMCP_LOG").unwrap_or_else(|_| "warn".into());
+    if std::env::var("OXMCP_LOG_FORMAT").is_ok_and(|f| f.eq_ignore_ascii_case("json")) {
+        tracing_subscriber::fmt().json().with_span_list(true).with_current_span(false).with_writer(std::io::stderr).with_env_filter(filter).init();
+    } else {
+        tracing_subscriber::fmt().with_writer(std::io::stderr).with_env_filter(filter).init();
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     let shutdown = async {
         let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
@@ -21,11 +25,26 @@ pub(crate) async fn run(server: Server) -> Result<(), Box<dyn std::error::Error>
     match args.iter().position(|a| a == "--http") {
         Some(i) => {
             let addr = args.get(i + 1).ok_or("--http needs HOST:PORT")?.parse()?;
-            let http = oxmcp::transport::http_server::HttpServer::bind(server, HttpConfig::new(addr)).await?;
+            let http = oxmcp::transport::http_server::HttpServer::bind(server, http_config(addr)?).await?;
             eprintln!("listening on http://{}/mcp", http.local_addr());
             http.serve(shutdown).await?;
         }
         None => oxmcp::transport::stdio::serve(server, shutdown).await?,
     }
     Ok(())
+}
+
+/// Security settings from the environment (auth is off unless one of these is set):
+/// `OXMCP_TOKENS` / `OXMCP_TOKENS_FILE` (named bearer tokens), `OXMCP_JWKS_URL` with
+/// `OXMCP_JWT_ISSUER` and `OXMCP_RESOURCE` (OAuth JWTs; `OXMCP_AUTH_SERVERS`, `OXMCP_SCOPES`
+/// for the RFC 9728 document), `OXMCP_RATE_LIMIT` (requests per second per caller).
+fn http_config(addr: std::net::SocketAddr) -> Result<HttpConfig, Box<dyn std::error::Error>> {
+    let mut config = HttpConfig::new(addr);
+    if let Some(auth) = oxmcp::auth::Auth::from_env()? {
+        config = config.auth(std::sync::Arc::new(auth));
+    }
+    if let Some(rate) = std::env::var("OXMCP_RATE_LIMIT").ok().and_then(|v| v.trim().parse::<f64>().ok()).filter(|r| *r > 0.0) {
+        config = config.rate_limit(oxmcp::limits::RateLimit::per_second(rate, rate.ceil() as u32));
+    }
+    Ok(config)
 }
