@@ -14,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 const RUNNING: u8 = 0;
 const FINISHED: u8 = 1;
 const DROPPED: u8 = 2;
+const CANCELLED: u8 = 3;
 
 /// What happened to one handler call, shared by the Rust future and the JS `ctx`.
 pub(crate) struct CallState {
@@ -86,7 +87,10 @@ impl CallGuard {
 
 impl Drop for CallGuard {
     fn drop(&mut self) {
-        let _ = self.0.outcome.compare_exchange(RUNNING, DROPPED, Ordering::SeqCst, Ordering::SeqCst);
+        // Dropped while running: by a timeout (the core cancels the token only after dropping
+        // the future) or after a cancellation (the token fired first).
+        let dropped = if self.0.cancel.is_cancelled() { CANCELLED } else { DROPPED };
+        let _ = self.0.outcome.compare_exchange(RUNNING, dropped, Ordering::SeqCst, Ordering::SeqCst);
         self.0.ctx.lock().unwrap_or_else(|e| e.into_inner()).take();
         self.0.done.cancel();
     }
@@ -254,17 +258,14 @@ impl NativeContext {
         let cancel = self.call.cancel.clone();
         let call = self.call.clone();
         env.spawn_future(async move {
-            Ok(tokio::select! {
-                _ = cancel.cancelled() => Some("cancelled".to_string()),
-                _ = call.done.cancelled() => {
-                    if cancel.is_cancelled() {
-                        Some("cancelled".to_string())
-                    } else if call.outcome.load(Ordering::SeqCst) == DROPPED {
-                        Some("timed out".to_string())
-                    } else {
-                        None
-                    }
-                }
+            tokio::select! {
+                _ = cancel.cancelled() => {}
+                _ = call.done.cancelled() => {}
+            }
+            Ok(match call.outcome.load(Ordering::SeqCst) {
+                DROPPED => Some("timed out".to_string()),
+                FINISHED => None,
+                _ => Some("cancelled".to_string()),
             })
         })
     }

@@ -144,7 +144,9 @@ where
             other => other,
         },
     };
-    guard.finish();
+    if !cancel.is_cancelled() {
+        guard.finish();
+    } // else the guard's drop records a cancellation, and the JS signal aborts
     out
 }
 
