@@ -29,7 +29,14 @@ pub(crate) async fn run(server: Server) -> Result<(), Box<dyn std::error::Error>
             eprintln!("listening on http://{}/mcp", http.local_addr());
             http.serve(shutdown).await?;
         }
-        None => oxmcp::transport::stdio::serve(server, shutdown).await?,
+        None => {
+            let mut config = oxmcp::transport::stdio::StdioConfig::default();
+            // The line limit (4 MiB by default); the tests set a small one.
+            if let Some(n) = std::env::var("OXMCP_MAX_LINE").ok().and_then(|v| v.trim().parse().ok()) {
+                config.max_line = n;
+            }
+            oxmcp::transport::stdio::serve_io(server, std::io::stdin(), std::io::stdout(), config, shutdown).await?
+        }
     }
     Ok(())
 }

@@ -335,6 +335,28 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Ok(k) = std::env::var("OXMCP_STATE_KEY") {
         options.state_key = Some(k.into_bytes());
     }
+    // Knobs the integration tests (tests/it) turn; each maps to one `ServerOptions` field.
+    if std::env::var("OXMCP_VALIDATION").as_deref() == Ok("jsonrpc") {
+        options.validation = oxmcp::ValidationMode::JsonRpcError;
+    }
+    if std::env::var("OXMCP_LENIENT").as_deref() == Ok("1") {
+        options.lenient_coercion = true;
+    }
+    if let Some(s) = env_u64("OXMCP_STATE_TTL_SECS") {
+        options.state_ttl = Duration::from_secs(s);
+    }
+    if let Some(ms) = env_u64("OXMCP_SESSION_IDLE_MS") {
+        options.session_idle = Duration::from_millis(ms);
+    }
+    if let Some(n) = env_u64("OXMCP_MAX_SESSIONS") {
+        options.max_sessions = n as usize;
+    }
+    if let Some(n) = env_u64("OXMCP_PAGE_SIZE") {
+        options.page_size = n as usize;
+    }
+    if let Some(n) = env_u64("OXMCP_MAX_LISTENERS") {
+        options.max_listeners = n as usize;
+    }
     let (statics, templates) = resources();
     let mut b = Server::builder("oxmcp-everything", env!("CARGO_PKG_VERSION"))
         .title("oxmcp everything server")
@@ -352,9 +374,24 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     for t in templates {
         b = b.resource_template(t);
     }
+    if std::env::var("OXMCP_EXTRA_FIXTURES").as_deref() == Ok("1") {
+        // Not a conformance fixture: a tool that breaks its own outputSchema (tests/it).
+        b = b.tool(
+            Tool::new("test_bad_output", no_args())
+                .description("Returns structuredContent that violates its outputSchema")
+                .output_schema(json!({"type":"object","properties":{"result":{"type":"integer"}},"required":["result"]}))
+                .handler(|_: Args, _: Context| async {
+                    Ok::<_, HandlerError>(ToolResult { content: vec![Content::text("oops")], structured_content: Some(json!({"result": "not a number"})), ..Default::default() })
+                }),
+        );
+    }
     let server = b.build()?;
     install_triggers(&server)?;
     cli::run(server).await
+}
+
+fn env_u64(name: &str) -> Option<u64> {
+    std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
 }
 
 /// The trigger tools need the server itself: replace them with versions that change its lists.
