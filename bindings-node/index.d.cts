@@ -261,8 +261,9 @@ export interface ToolConfig<I extends SchemaInput | undefined = undefined, O ext
 
 export type Awaitable<T> = T | Promise<T>;
 
-export type ToolHandler<I extends SchemaInput | undefined> = I extends undefined
-  ? ((ctx: Context) => Awaitable<ToolReturn>) | ((args: { [key: string]: never }, ctx: Context) => Awaitable<ToolReturn>)
+/** With an inputSchema: `(args, ctx)`; without: `(ctx)`, as in the TS SDK. */
+export type ToolHandler<I extends SchemaInput | undefined> = [I] extends [undefined]
+  ? (ctx: Context) => Awaitable<ToolReturn>
   : (args: InferArgs<I>, ctx: Context) => Awaitable<ToolReturn>;
 
 export interface RegisteredItem {
@@ -301,8 +302,9 @@ export interface PromptConfig<A extends SchemaInput | undefined = undefined> {
   timeoutMs?: number;
 }
 
-export type PromptHandler<A extends SchemaInput | undefined> = A extends undefined
-  ? ((ctx: Context) => Awaitable<PromptReturn>) | ((args: { [key: string]: string }, ctx: Context) => Awaitable<PromptReturn>)
+/** With argsSchema or arguments: `(args, ctx)`; without: `(ctx)`. */
+export type PromptHandler<A extends SchemaInput | undefined> = [A] extends [undefined]
+  ? (ctx: Context) => Awaitable<PromptReturn>
   : (args: InferArgs<A>, ctx: Context) => Awaitable<PromptReturn>;
 
 export declare function completable<S>(schema: S, complete: (value: string, context: { arguments: { [key: string]: string } }) => Awaitable<CompletionReturn>): S;
@@ -340,6 +342,11 @@ export declare class Server {
   removeResourceTemplate(uriTemplate: string): boolean;
   notifyResourceUpdated(uri: string): void;
 
+  registerPrompt(
+    name: string,
+    config: PromptConfig & { arguments: PromptArgument[] },
+    handler: (args: { [key: string]: string }, ctx: Context) => Awaitable<PromptReturn>,
+  ): RegisteredItem;
   registerPrompt<A extends SchemaInput | undefined = undefined>(name: string, config: PromptConfig<A>, handler: PromptHandler<A>): RegisteredItem;
   prompt(name: string, handler: (ctx: Context) => Awaitable<PromptReturn>): RegisteredItem;
   prompt(name: string, description: string, handler: (ctx: Context) => Awaitable<PromptReturn>): RegisteredItem;

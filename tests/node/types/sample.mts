@@ -1,0 +1,58 @@
+// Compiled with `tsc --noEmit` by typings.test.mjs: the public typings must accept TS-SDK-style code.
+import { Server, McpServer, ToolError, McpError, ErrorCode, ResourceTemplate, completable, text, image, resource, type Context, type CallToolResult } from 'oxmcp';
+import { z } from 'zod';
+
+const server = new Server({ name: 'typed', version: '1.0.0', instructions: 'hi', validation: 'toolError', cacheTtlMs: 1000, toolTimeoutMs: 5000 });
+
+server.registerTool('add', {
+  description: 'add',
+  inputSchema: z.object({ a: z.number(), b: z.number() }),
+  outputSchema: z.object({ sum: z.number() }),
+  annotations: { readOnlyHint: true },
+}, async ({ a, b }, ctx: Context) => {
+  const sum: number = a + b;
+  await ctx.progress(1, 1);
+  await ctx.log('info', { sum });
+  if (ctx.signal.aborted) throw new ToolError('aborted');
+  return { sum };
+});
+
+server.registerTool('shape', { inputSchema: { name: z.string() } }, ({ name }) => `hi ${name.toUpperCase()}`);
+server.registerTool('json', { inputSchema: { type: 'object', properties: { q: { type: 'string' } } } }, (args) => String(args.q));
+server.registerTool('noargs', { title: 'No args' }, (ctx) => [text(ctx.era), image(Buffer.from([1]), 'image/png')]);
+server.tool('short', 'a shorthand tool', { x: z.number() }, ({ x }) => x * 2);
+
+server.registerTool('asks', {}, async (ctx) => {
+  const r = await ctx.elicit({ message: 'name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } });
+  const s = await ctx.sample('k', { messages: [{ role: 'user', content: { type: 'text', text: 'q' } }], maxTokens: 5 });
+  const roots = await ctx.roots();
+  const full: CallToolResult = { content: [text(`${r.action} ${String(s.role)} ${roots.roots.length}`)], isError: false };
+  return full;
+});
+
+server.registerTool('fails', {}, () => {
+  throw new McpError(ErrorCode.InvalidParams, 'bad', { why: 1 });
+});
+
+server.registerResource('r', 'mem://r', { mimeType: 'text/plain' }, (uri: URL) => `read ${uri.href}`);
+server.registerResource('t', new ResourceTemplate('mem://items/{id}', { complete: { id: (v) => [v + '1'] } }), {},
+  (uri, vars) => ({ uri: uri.href, text: String(vars.id) }));
+server.registerPrompt('p', { argsSchema: { topic: completable(z.string(), (v) => [v]) } }, ({ topic }) => `about ${topic}`);
+server.registerPrompt('p2', { arguments: [{ name: 'x', required: true }] }, (args) => [{ role: 'user', content: resource({ uri: 'mem://x', text: String(args.x) }) }]);
+
+const removed: boolean = server.removeTool('short');
+const alias: typeof Server = McpServer;
+void removed; void alias;
+
+async function main(): Promise<void> {
+  const { url, port } = await server.listen({ host: '127.0.0.1', port: 0, path: '/mcp', allowedHosts: ['localhost:1'] });
+  const res: Response = await server.fetch(new Request(url));
+  const c = server.client({ capabilities: { sampling: {} } });
+  const r = await c.callTool('add', { a: 1, b: 2 });
+  console.error(port, res.status, r.content.length);
+  await server.close();
+}
+void main;
+
+// @ts-expect-error a zod-typed handler cannot treat a number as a string
+server.registerTool('wrong', { inputSchema: z.object({ n: z.number() }) }, ({ n }) => n.toUpperCase());
