@@ -1,6 +1,18 @@
 //! Integration tests: the real example binaries over real HTTP on 127.0.0.1 and real stdio pipes.
+//! Run with `cargo test -p oxmcp-examples --test it`.
 
+#![allow(unreachable_pub)] // helpers shared by the test modules
 mod auth_env;
 mod harness;
 mod hostile;
+mod http_errors;
+mod http_legacy;
 mod http_modern;
+mod interactive;
+mod isolation;
+mod listen;
+mod mrtr;
+mod sqlite;
+mod stdio;
+mod transcripts;
+mod validation;

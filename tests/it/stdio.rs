@@ -1,0 +1,249 @@
+//! stdio: the modern probe, `initialize` selecting legacy for the process, line limits,
+//! concurrency, `notifications/cancelled`, and a clean exit at EOF.
+
+use crate::harness::*;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+fn modern(id: Value, method: &str, params: Value) -> Value {
+    json!({"jsonrpc":"2.0","id":id,"method":method,"params":modern_params(params, json!({}))})
+}
+
+#[tokio::test]
+async fn discover_probe_then_modern_requests() {
+    let mut s = StdioServer::start("everything");
+    s.send(&modern(json!("probe"), "server/discover", json!({})))
+        .await;
+    let (r, notes) = s.recv_response(&json!("probe")).await;
+    assert!(notes.is_empty());
+    let res = &r["result"];
+    assert_eq!(res["resultType"], "complete");
+    assert_eq!(res["supportedVersions"][0], "2026-07-28");
+    assert_eq!(res["ttlMs"], 0);
+    assert_eq!(res["cacheScope"], "private");
+    s.send(&modern(
+        json!(2),
+        "tools/call",
+        json!({"name":"add","arguments":{"a":2,"b":3}}),
+    ))
+    .await;
+    let (r, _) = s.recv_response(&json!(2)).await;
+    assert_eq!(r["result"]["structuredContent"], json!({"result":5}));
+    // Modern validation applies: no _meta → -32602; an unsupported version → -32022.
+    s.send(&json!({"jsonrpc":"2.0","id":3,"method":"tools/list"}))
+        .await;
+    let (r, _) = s.recv_response(&json!(3)).await;
+    assert_eq!(r["error"]["code"], -32602);
+    s.send(&json!({"jsonrpc":"2.0","id":4,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"1999-01-01","io.modelcontextprotocol/clientCapabilities":{}}}})).await;
+    let (r, _) = s.recv_response(&json!(4)).await;
+    assert_eq!(r["error"]["code"], -32022);
+    assert_eq!(r["error"]["data"]["requested"], "1999-01-01");
+    // Removed methods.
+    s.send(&modern(json!(5), "ping", json!({}))).await;
+    let (r, _) = s.recv_response(&json!(5)).await;
+    assert_eq!(r["error"]["code"], -32601);
+    let status = s.eof_exit(Duration::from_secs(10)).await;
+    assert_eq!(status.code(), Some(0));
+}
+
+#[tokio::test]
+async fn initialize_selects_legacy_for_the_process() {
+    let mut s = StdioServer::start("everything");
+    // Before initialize, a request without _meta is not legacy.
+    s.send(&json!({"jsonrpc":"2.0","id":0,"method":"ping"}))
+        .await;
+    let (r, _) = s.recv_response(&json!(0)).await;
+    assert_eq!(r["error"]["code"], -32602);
+    s.send(&json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}})).await;
+    let (r, _) = s.recv_response(&json!(1)).await;
+    assert_eq!(r["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(r["result"]["serverInfo"]["name"], "oxmcp-everything");
+    s.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}))
+        .await;
+    s.send(&json!({"jsonrpc":"2.0","id":2,"method":"ping"}))
+        .await;
+    let (r, _) = s.recv_response(&json!(2)).await;
+    assert_eq!(r, json!({"jsonrpc":"2.0","id":2,"result":{}}));
+    s.send(
+        &json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"test_simple_text"}}),
+    )
+    .await;
+    let (r, _) = s.recv_response(&json!(3)).await;
+    assert_eq!(
+        r["result"],
+        json!({"content":[{"type":"text","text":"This is a simple text response for testing."}]})
+    );
+    s.send(
+        &json!({"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"test://nope"}}),
+    )
+    .await;
+    let (r, _) = s.recv_response(&json!(4)).await;
+    assert_eq!(r["error"]["code"], -32002);
+    // A modern request is still served, statelessly, in the same process.
+    s.send(&modern(
+        json!(5),
+        "resources/read",
+        json!({"uri":"test://nope"}),
+    ))
+    .await;
+    let (r, _) = s.recv_response(&json!(5)).await;
+    assert_eq!(r["error"]["code"], -32602);
+    s.send(&modern(json!(6), "tools/list", json!({}))).await;
+    let (r, _) = s.recv_response(&json!(6)).await;
+    assert_eq!(r["result"]["resultType"], "complete");
+    // Legacy batches work once initialized.
+    s.send(
+        &json!([{"jsonrpc":"2.0","id":7,"method":"ping"},{"jsonrpc":"2.0","id":8,"method":"ping"}]),
+    )
+    .await;
+    let r = s.recv().await;
+    assert_eq!(
+        r,
+        json!([{"jsonrpc":"2.0","id":7,"result":{}},{"jsonrpc":"2.0","id":8,"result":{}}])
+    );
+    assert_eq!(s.eof_exit(Duration::from_secs(10)).await.code(), Some(0));
+}
+
+#[tokio::test]
+async fn oversize_line_gets_a_clear_error_and_the_server_keeps_serving() {
+    let mut s = StdioServer::start_with("everything", &[("OXMCP_MAX_LINE", "4096")]);
+    let big = modern(
+        json!(1),
+        "tools/call",
+        json!({"name":"echo","arguments":{"text":"x".repeat(10_000)}}),
+    );
+    s.send(&big).await;
+    let r = s.recv().await;
+    assert_eq!(
+        r,
+        json!({"jsonrpc":"2.0","error":{"code":-32600,"message":"Message exceeds the 4096-byte line limit"}})
+    );
+    // Just under the limit is fine, and so is what follows.
+    let ok = modern(
+        json!(2),
+        "tools/call",
+        json!({"name":"echo","arguments":{"text":"y".repeat(3000)}}),
+    );
+    assert!(ok.to_string().len() < 4096);
+    s.send(&ok).await;
+    let (r, _) = s.recv_response(&json!(2)).await;
+    assert_eq!(
+        r["result"]["content"][0]["text"].as_str().unwrap().len(),
+        3000
+    );
+    // Garbage lines are parse errors; blank lines are ignored.
+    s.send_raw(b"{not json").await;
+    let r = s.recv().await;
+    assert_eq!(r["error"]["code"], -32700);
+    assert!(r.get("id").is_none());
+    s.send_raw(b"   ").await;
+    s.send(&modern(json!(3), "tools/list", json!({}))).await;
+    let (r, notes) = s.recv_response(&json!(3)).await;
+    assert!(notes.is_empty(), "{notes:?}");
+    assert!(r["result"]["tools"].is_array());
+    assert_eq!(s.eof_exit(Duration::from_secs(10)).await.code(), Some(0));
+}
+
+#[tokio::test]
+async fn default_line_limit_is_four_mebibytes() {
+    let mut s = StdioServer::start("everything");
+    let big = modern(
+        json!(1),
+        "tools/call",
+        json!({"name":"echo","arguments":{"text":"x".repeat(4 * 1024 * 1024)}}),
+    );
+    s.send(&big).await;
+    let r = s.recv().await;
+    assert_eq!(
+        r["error"]["message"],
+        "Message exceeds the 4194304-byte line limit"
+    );
+    let ok = modern(
+        json!(2),
+        "tools/call",
+        json!({"name":"echo","arguments":{"text":"x".repeat(4 * 1024 * 1024 - 1000)}}),
+    );
+    s.send(&ok).await;
+    let (r, _) = s.recv_response(&json!(2)).await;
+    assert_eq!(
+        r["result"]["content"][0]["text"].as_str().unwrap().len(),
+        4 * 1024 * 1024 - 1000
+    );
+}
+
+#[tokio::test]
+async fn requests_run_concurrently_and_cancelled_ones_get_no_response() {
+    let mut s = StdioServer::start("everything");
+    s.send(&modern(
+        json!("slow"),
+        "tools/call",
+        json!({"name":"test_slow","arguments":{"ms":20000}}),
+    ))
+    .await;
+    s.send(&modern(
+        json!("fast"),
+        "tools/call",
+        json!({"name":"test_simple_text","arguments":{}}),
+    ))
+    .await;
+    // The fast one is answered while the slow one runs.
+    let r = s.recv().await;
+    assert_eq!(r["id"], "fast");
+    s.send(&json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow","reason":"user"}})).await;
+    let line = s
+        .stderr_line("test_slow: cancelled", Duration::from_secs(5))
+        .await;
+    assert!(line.is_some(), "the slow handler saw the cancellation");
+    // Nothing is ever written for the cancelled request; the next message is the next answer.
+    s.send(&modern(json!("after"), "tools/list", json!({})))
+        .await;
+    let r = s.recv().await;
+    assert_eq!(r["id"], "after", "unexpected message: {r}");
+    assert!(s.recv_within(Duration::from_millis(300)).await.is_none());
+    // Unknown or malformed cancellations are ignored.
+    s.send(
+        &json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"nope"}}),
+    )
+    .await;
+    s.send(&json!({"jsonrpc":"2.0","method":"notifications/cancelled"}))
+        .await;
+    s.send(&modern(json!("last"), "server/discover", json!({})))
+        .await;
+    assert_eq!(s.recv().await["id"], "last");
+    assert_eq!(s.eof_exit(Duration::from_secs(10)).await.code(), Some(0));
+}
+
+#[tokio::test]
+async fn eof_lets_in_flight_requests_finish_then_exits_zero() {
+    let mut s = StdioServer::start("everything");
+    s.send(&modern(
+        json!(1),
+        "tools/call",
+        json!({"name":"test_slow","arguments":{"ms":300}}),
+    ))
+    .await;
+    let mut child_out = Vec::new();
+    // Close stdin while the call is in flight: its answer still arrives, then the process exits 0.
+    let status = {
+        let r = s.recv_within(Duration::from_millis(50)).await;
+        assert!(r.is_none());
+        drop_stdin_and_collect(&mut s, &mut child_out).await
+    };
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(child_out.len(), 1, "{child_out:?}");
+    assert_eq!(child_out[0]["result"]["content"][0]["text"], "slept 300 ms");
+}
+
+async fn drop_stdin_and_collect(
+    s: &mut StdioServer,
+    out: &mut Vec<Value>,
+) -> std::process::ExitStatus {
+    s.close_stdin_only();
+    while let Some(v) = s.recv_within(Duration::from_secs(10)).await {
+        out.push(v);
+    }
+    tokio::time::timeout(Duration::from_secs(10), s.child.wait())
+        .await
+        .expect("exit after EOF")
+        .unwrap()
+}
