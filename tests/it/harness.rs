@@ -226,11 +226,19 @@ pub async fn request(
             .await
             .expect("handshake");
     tokio::spawn(conn);
-    let req = build_request(addr, method, path, headers, body);
-    let resp = tokio::time::timeout(Duration::from_secs(30), sender.send_request(req))
+    let req = build_request(addr, method, path, headers, body.clone());
+    let resp = match tokio::time::timeout(Duration::from_secs(30), sender.send_request(req))
         .await
         .expect("response within 30 s")
-        .expect("response");
+    {
+        Ok(r) => r,
+        // The server answered (413) without reading the whole body, and the client library
+        // reports the failed body write instead of that answer: read it on a raw socket.
+        Err(e) if format!("{e:?}").contains("BodyWrite") => {
+            return raw_request(addr, method, path, headers, body).await
+        }
+        Err(e) => panic!("response: {e:?}"),
+    };
     let status = resp.status().as_u16();
     let headers = resp.headers().clone();
     let body = tokio::time::timeout(Duration::from_secs(30), resp.into_body().collect())
@@ -482,19 +490,38 @@ impl Legacy {
     }
 }
 
-/// A POST written on a raw socket (`Connection: close`) while the answer is read concurrently:
-/// for answers the server sends before reading the whole body (413), which an HTTP client
-/// library reports as a failed body write. Returns the status and the body.
-pub async fn raw_post(addr: &str, headers: &[(&str, &str)], body: Vec<u8>) -> (u16, String) {
+/// A request written on a raw socket (`Connection: close`) while the answer is read
+/// concurrently: for answers the server sends before reading the whole body (413), which an HTTP
+/// client library reports as a failed body write. Same default headers as [`request`]; the
+/// answer must have a plain (not chunked) body.
+pub async fn raw_request(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Vec<u8>,
+) -> Resp {
     use tokio::io::AsyncReadExt;
     let conn = tokio::net::TcpStream::connect(addr).await.expect("connect");
     let (mut rd, mut wr) = conn.into_split();
+    let has = |n: &str| headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(n));
     let mut head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nConnection: close\r\nContent-Length: {}\r\n",
+        "{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n",
         body.len()
     );
+    for (k, v) in [
+        ("Host", addr),
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ] {
+        if !has(k) {
+            head.push_str(&format!("{k}: {v}\r\n"));
+        }
+    }
     for (k, v) in headers {
-        head.push_str(&format!("{k}: {v}\r\n"));
+        if *v != OMIT {
+            head.push_str(&format!("{k}: {v}\r\n"));
+        }
     }
     head.push_str("\r\n");
     let writer = tokio::spawn(async move {
@@ -520,12 +547,35 @@ pub async fn raw_post(addr: &str, headers: &[(&str, &str)], body: Vec<u8>) -> (u
     let (head, body) = text
         .split_once("\r\n\r\n")
         .unwrap_or_else(|| panic!("no HTTP response: {text:?}"));
-    let status = head
+    let mut lines = head.lines();
+    let status_line = lines.next().unwrap_or("");
+    let status = status_line
         .split(' ')
         .nth(1)
         .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("bad status line: {head}"));
-    (status, body.to_string())
+        .unwrap_or_else(|| panic!("bad status line: {status_line}"));
+    let mut map = hyper::HeaderMap::new();
+    for l in lines {
+        if let Some((k, v)) = l.split_once(':') {
+            if let (Ok(k), Ok(v)) = (
+                hyper::header::HeaderName::from_bytes(k.trim().as_bytes()),
+                hyper::header::HeaderValue::from_str(v.trim()),
+            ) {
+                map.append(k, v);
+            }
+        }
+    }
+    Resp {
+        status,
+        headers: map,
+        body: body.to_string(),
+    }
+}
+
+/// [`raw_request`] as a POST to `/mcp`: the status and the body.
+pub async fn raw_post(addr: &str, headers: &[(&str, &str)], body: Vec<u8>) -> (u16, String) {
+    let r = raw_request(addr, "POST", "/mcp", headers, body).await;
+    (r.status, r.body)
 }
 
 /// A server process on stdio pipes.
