@@ -238,6 +238,12 @@ fn tools() -> Vec<Tool> {
                 let sum = a["a"].as_i64().unwrap_or(0) + a["b"].as_i64().unwrap_or(0);
                 Ok::<_, HandlerError>(ToolResult { content: vec![Content::text(sum.to_string())], structured_content: Some(json!({"result": sum})), ..Default::default() })
             }),
+        Tool::new(
+            "test_custom_header",
+            json!({"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"note":{"type":"string"}},"required":["region"]}),
+        )
+        .description("Mirrors its region argument into the Mcp-Param-Region header (x-mcp-header)")
+        .handler(|a: Args, _: Context| async move { Ok::<_, HandlerError>(format!("region: {}", a["region"].as_str().unwrap_or(""))) }),
         Tool::new("echo", string_arg("text")).description("Echo the text").handler(|a: Args, _: Context| async move {
             Ok::<_, HandlerError>(a["text"].as_str().unwrap_or_default().to_string())
         }),
