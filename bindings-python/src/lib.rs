@@ -3,6 +3,7 @@
 //! Thin wrappers only: convert, call the core, convert back. Policy (decorators, schemas,
 //! result normalisation, user-facing errors) lives in the Python layer.
 
+mod awaitable;
 mod context;
 mod convert;
 mod engine;
@@ -253,5 +254,9 @@ fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("SERVER_OPTIONS", options::SERVER_KEYS.to_vec())?;
     m.add("HTTP_OPTIONS", serve::HTTP_KEYS.to_vec())?;
+    m.add_function(wrap_pyfunction!(engine::quiesce, m)?)?;
+    m.add_function(wrap_pyfunction!(engine::after_fork, m)?)?;
+    // Installs the atexit hook (quiesce) and the fork hook (after_fork).
+    m.py().import("oxmcp._runtime")?.call_method0("install_process_hooks")?;
     Ok(())
 }

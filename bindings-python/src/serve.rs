@@ -2,6 +2,7 @@
 //! for the ASGI mount and the in-memory client. The core never installs signal handlers; Python
 //! owns them and calls `ServeHandle.shutdown()`.
 
+use crate::awaitable::{self, Convert};
 use crate::engine::runtime;
 use crate::NativeServer;
 use bytes::Bytes;
@@ -41,7 +42,7 @@ impl ServeHandle {
 
     fn wait<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let mut done = self.done.clone();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        awaitable::spawn(py, async move {
             let r = loop {
                 if let Some(r) = done.borrow().clone() {
                     break r;
@@ -50,7 +51,7 @@ impl ServeHandle {
                     break Ok(());
                 }
             };
-            r.map_err(PyOSError::new_err)
+            r.map(|()| awaitable::none()).map_err(PyOSError::new_err)
         })
     }
 
@@ -74,11 +75,16 @@ where
     ServeHandle { stop, done: rx, address }
 }
 
-pub(crate) fn stdio(_py: Python<'_>, ns: &NativeServer) -> PyResult<ServeHandle> {
+pub(crate) fn stdio(py: Python<'_>, ns: &NativeServer) -> PyResult<ServeHandle> {
     let server = ns.server.clone();
+    let mut cfg = oxmcp::transport::stdio::StdioConfig::default();
+    if let Some(v) = ns.http_options.bind(py).get_item("drain_timeout_ms")? {
+        cfg.drain_timeout = Duration::from_millis(v.extract()?);
+    }
     let _guard = runtime().enter();
     Ok(spawn(None, move |stop| async move {
-        let r = oxmcp::transport::stdio::serve(server.clone(), async move { stop.cancelled().await }).await;
+        let shutdown = async move { stop.cancelled().await };
+        let r = oxmcp::transport::stdio::serve_io(server.clone(), std::io::stdin(), std::io::stdout(), cfg, shutdown).await;
         server.shutdown();
         r.map_err(|e| e.to_string())
     }))
@@ -135,21 +141,27 @@ pub(crate) struct BodyStream {
 impl BodyStream {
     fn next<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let rx = self.rx.clone();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        awaitable::spawn(py, async move {
             let chunk = match rx.lock().await.as_mut() {
                 Some(r) => r.recv().await,
                 None => None,
             };
-            Python::attach(|py| Ok(chunk.map(|c| PyBytes::new(py, &c).unbind().into_any())))
+            let c: Convert = Box::new(move |py| {
+                Ok(match chunk {
+                    Some(c) => PyBytes::new(py, &c).unbind().into_any(),
+                    None => py.None(),
+                })
+            });
+            Ok(c)
         })
     }
 
     /// Drop the stream: the core sees the client go away and cancels the request.
     fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let rx = self.rx.clone();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        awaitable::spawn(py, async move {
             rx.lock().await.take();
-            Ok(())
+            Ok(awaitable::none())
         })
     }
 }
@@ -168,12 +180,9 @@ pub(crate) fn handle<'py>(
         let (Ok(k), Ok(v)) = (HeaderName::from_bytes(k.as_bytes()), HeaderValue::from_str(&v)) else { continue };
         map.append(k, v);
     }
-    // An asyncio future we settle ourselves, so that cancelling it (client gone) aborts the
-    // Rust task, which drops the core's request future and cancels the handler.
-    let event_loop = py.import("asyncio")?.call_method0("get_running_loop")?;
-    let fut = event_loop.call_method0("create_future")?;
-    let (fut_py, loop_py) = (fut.clone().unbind(), event_loop.unbind());
-    let task = runtime().spawn(async move {
+    // Cancelling the awaitable (client gone) aborts the Rust task, which drops the core's
+    // request future: the core's in-flight guard then cancels the handler.
+    awaitable::spawn(py, async move {
         let req = HttpRequest { method, path, headers: map, body: Bytes::from(body) };
         let resp = handler.handle(req).await;
         let status = resp.status.as_u16();
@@ -182,33 +191,16 @@ pub(crate) fn handle<'py>(
             .iter()
             .filter_map(|(k, v)| v.to_str().ok().map(|v| (k.as_str().to_string(), v.to_string())))
             .collect();
-        Python::attach(|py| {
-            let r = (|| -> PyResult<()> {
-                let (body, stream): (Option<Py<PyAny>>, Option<Py<PyAny>>) = match resp.body {
-                    ResponseBody::Empty => (Some(PyBytes::new(py, b"").unbind().into_any()), None),
-                    ResponseBody::Full(b) => (Some(PyBytes::new(py, &b).unbind().into_any()), None),
-                    ResponseBody::Sse(rx) => (
-                        None,
-                        Some(Py::new(py, BodyStream { rx: Arc::new(tokio::sync::Mutex::new(Some(rx))) })?.into_any()),
-                    ),
-                };
-                let value = (status, headers, body, stream).into_pyobject(py)?;
-                let settle = py.import("oxmcp._runtime")?.getattr("settle")?;
-                loop_py.call_method1(py, "call_soon_threadsafe", (settle, fut_py, value))?;
-                Ok(())
-            })();
-            if let Err(e) = r {
-                e.print(py);
-            }
+        let c: Convert = Box::new(move |py| {
+            let (body, stream): (Option<Py<PyAny>>, Option<Py<PyAny>>) = match resp.body {
+                ResponseBody::Empty => (Some(PyBytes::new(py, b"").unbind().into_any()), None),
+                ResponseBody::Full(b) => (Some(PyBytes::new(py, &b).unbind().into_any()), None),
+                ResponseBody::Sse(rx) => {
+                    (None, Some(Py::new(py, BodyStream { rx: Arc::new(tokio::sync::Mutex::new(Some(rx))) })?.into_any()))
+                }
+            };
+            Ok((status, headers, body, stream).into_pyobject(py)?.into_any().unbind())
         });
-    });
-    let abort = task.abort_handle();
-    let on_done = pyo3::types::PyCFunction::new_closure(py, None, None, move |args: &Bound<'_, pyo3::types::PyTuple>, _kw| -> PyResult<()> {
-        if args.get_item(0)?.call_method0("cancelled")?.is_truthy()? {
-            abort.abort();
-        }
-        Ok(())
-    })?;
-    fut.call_method1("add_done_callback", (on_done,))?;
-    Ok(fut)
+        Ok(c)
+    })
 }

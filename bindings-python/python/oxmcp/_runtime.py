@@ -68,3 +68,55 @@ def settle(fut: "asyncio.Future[Any]", value: Any) -> None:
     """Set a future's result unless it was cancelled meanwhile (runs on the loop thread)."""
     if not fut.done():
         fut.set_result(value)
+
+
+def _settle_either(fut: "asyncio.Future[Any]", ok: bool, value: Any) -> None:
+    if not fut.done():
+        if ok:
+            fut.set_result(value)
+        else:
+            fut.set_exception(value)
+
+
+def deliver(loop: asyncio.AbstractEventLoop, fut: "asyncio.Future[Any]", ok: bool, value: Any) -> None:
+    """From a native thread: settle ``fut`` on its loop with a result (``ok``) or an exception."""
+    try:
+        loop.call_soon_threadsafe(_settle_either, fut, ok, value)
+    except RuntimeError:  # the loop is closed: nobody is waiting any more
+        pass
+
+
+#: How long, at interpreter exit, to wait for native threads still running Python (a sync
+#: handler that outlived the drain deadline) before finalizing anyway.
+EXIT_WAIT_SECONDS = 5.0
+
+_hooks_installed = False
+
+
+def _at_exit() -> None:
+    from . import _oxmcp
+
+    inside = _oxmcp.quiesce(EXIT_WAIT_SECONDS)
+    if inside:
+        _log.warning("%d handler thread(s) still running Python at exit (a sync handler that ignores "
+                     "ctx.cancelled?); finalizing anyway", inside)
+
+
+def _after_fork_in_child() -> None:
+    from . import _oxmcp
+
+    _oxmcp.after_fork()
+
+
+def install_process_hooks() -> None:
+    """Called once by the native module at import: the exit barrier and the fork reset."""
+    global _hooks_installed
+    if _hooks_installed:
+        return
+    _hooks_installed = True
+    import atexit
+    import os
+
+    atexit.register(_at_exit)
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=_after_fork_in_child)

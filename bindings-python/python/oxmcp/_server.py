@@ -57,12 +57,14 @@ class Server:
 
     #: The core's server options (``validation`` "tool_error" | "jsonrpc_error", ``cache_ttl_ms``,
     #: ``cache_scope``, per-method ``cache``, ``state_key``, ...) and the HTTP transport's
-    #: (``allowed_origins``, ``allowed_hosts``, ``max_body_bytes``, ``keep_alive_ms``).
+    #: (``allowed_origins``, ``allowed_hosts``, ``max_body_bytes``, ``keep_alive_ms``, ``header_timeout_ms``,
+    #: ``drain_timeout_ms``: how long in-flight requests may finish at shutdown before they are cancelled,
+    #: for stdio too). Kept equal to the native module's lists by a test.
     OPTIONS = (
         "validation", "lenient_coercion", "cache_ttl_ms", "cache_scope", "cache", "page_size", "state_key",
         "state_ttl_ms", "include_server_info", "tool_timeout_ms", "max_listeners", "session_idle_ms", "max_sessions",
         "legacy_stateless", "expose_internal_errors",
-        "allowed_origins", "allowed_hosts", "max_body_bytes", "keep_alive_ms",
+        "allowed_origins", "allowed_hosts", "max_body_bytes", "keep_alive_ms", "header_timeout_ms", "drain_timeout_ms",
     )
 
     def __init__(self, name: str, version: str = "0.1.0", *, title: str | None = None,
@@ -311,46 +313,43 @@ class Server:
             asyncio.run(self.run_async(transport, host=host, port=port, path=path, _signals=True))
         except KeyboardInterrupt:
             pass
-        finally:
-            # Let native threads that are finishing a short Python call (settling the last
-            # futures) release the GIL before the interpreter finalizes; without this pause a
-            # fast exit can abort in PyGILState_Release. TODO: a native quiesce() barrier.
-            import time
-
-            time.sleep(0.05)
 
     async def run_async(self, transport: str = "stdio", *, host: str = "127.0.0.1", port: int = 8000,
                         path: str = "/mcp", _signals: bool = False) -> None:
         """Serve on the running asyncio loop (async handlers run on it) until cancelled or the transport ends."""
+        if transport not in ("stdio", "http", "streamable-http"):
+            raise ValueError(f"unknown transport {transport!r}: 'stdio' or 'http'")
         native = self._build_native()
         loop = asyncio.get_running_loop()
-        if transport == "stdio":
-            handle = native.serve_stdio(loop)
-        elif transport in ("http", "streamable-http"):
-            handle = native.serve_http(loop, host, int(port), path)
-        else:
-            raise ValueError(f"unknown transport {transport!r}: 'stdio' or 'http'")
         stop = asyncio.Event()
         installed: list[int] = []
+        # Handlers first: a signal that arrives as soon as the port is open must stop us cleanly.
         if _signals and threading.current_thread() is threading.main_thread() and sys.platform != "win32":
             for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.add_signal_handler(sig, stop.set)
                 installed.append(sig)
-        done = asyncio.ensure_future(handle.wait())
+        done: asyncio.Future[Any] | None = None
         stopper = asyncio.ensure_future(stop.wait())
         try:
+            if transport == "stdio":
+                handle = native.serve_stdio(loop)
+            else:
+                handle = native.serve_http(loop, host, int(port), path)
+            done = asyncio.ensure_future(handle.wait())
             await asyncio.wait({done, stopper}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             for sig in installed:
                 loop.remove_signal_handler(sig)
             stopper.cancel()
-            if not done.done():
+            if done is not None and not done.done():
                 handle.shutdown()
+                # The core drains (then cancels) in-flight requests within its drain deadline.
+                drain = float(self.options.get("drain_timeout_ms", 5000)) / 1000
                 try:
-                    await asyncio.wait_for(asyncio.shield(done), timeout=5)
+                    await asyncio.wait_for(asyncio.shield(done), timeout=drain + 2)
                 except (asyncio.TimeoutError, asyncio.CancelledError):
                     pass
-        if done.done() and not done.cancelled():
+        if done is not None and done.done() and not done.cancelled():
             exc = done.exception()
             if exc is not None:
                 raise exc
