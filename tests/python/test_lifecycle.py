@@ -218,3 +218,15 @@ def test_fast_exit_never_crashes(transport: str) -> None:
         if rc != 0 or "Fatal Python error" in err or "panicked" in err:
             failures.append((i, rc, err[-800:]))
     assert not failures, failures
+
+
+# -- fork ------------------------------------------------------------------------------------------
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
+@pytest.mark.parametrize("mode", ["before-use", "after-use"])
+def test_fork_then_serve_and_call_in_child(mode: str) -> None:
+    """After os.fork() (with the runtime and pool already running in the parent, or not yet),
+    the child calls through the core in memory and serves HTTP; the parent still works."""
+    proc = subprocess.run([sys.executable, str(APPS / "fork_check.py"), mode], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stdout + proc.stderr

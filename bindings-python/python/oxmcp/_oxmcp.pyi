@@ -6,6 +6,9 @@ __version__: str
 SERVER_OPTIONS: list[str]
 HTTP_OPTIONS: list[str]
 
+def quiesce(timeout: float) -> int: ...
+def after_fork() -> None: ...
+
 @final
 class NativeServer:
     def __new__(cls, info: Any, options: dict[str, Any], max_workers: int = 8) -> NativeServer: ...
