@@ -195,9 +195,19 @@ export function createServer(options = {}) {
     promptToggled = !promptToggled;
     return `test_dynamic_prompt ${promptToggled ? 'added' : 'removed'}`;
   });
+  server.registerTool('test_custom_header', {
+    description: 'Mirrors its region argument into the Mcp-Param-Region header (x-mcp-header)',
+    inputSchema: {
+      type: 'object',
+      properties: { region: { type: 'string', 'x-mcp-header': 'Region' }, note: { type: 'string' } },
+      required: ['region'],
+    },
+  }, (args) => `region: ${args.region}`);
+
   server.registerTool('json_schema_2020_12_tool', {
     description: 'Tool whose inputSchema uses JSON Schema 2020-12 keywords',
     inputSchema: {
+      // Exactly what the conformance suite's json-schema-2020-12 scenario expects back.
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
       $defs: {
@@ -205,19 +215,19 @@ export function createServer(options = {}) {
           $anchor: 'addressDef',
           type: 'object',
           properties: { street: { type: 'string' }, city: { type: 'string' } },
-          required: ['street', 'city'],
         },
       },
       properties: {
         name: { type: 'string' },
         address: { $ref: '#/$defs/address' },
-        contact: { anyOf: [{ type: 'string', format: 'email' }, { type: 'string', pattern: '^\\+?[0-9]+$' }] },
-        kind: { type: 'string' },
-        details: { allOf: [{ type: 'object' }, { properties: { note: { type: 'string' } } }] },
+        contactMethod: { type: 'string', enum: ['phone', 'email'] },
+        phone: { type: 'string' },
+        email: { type: 'string' },
       },
-      if: { properties: { kind: { const: 'business' } } },
-      then: { required: ['address'] },
-      else: { required: [] },
+      allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+      if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+      then: { required: ['phone'] },
+      else: { required: ['email'] },
       additionalProperties: false,
     },
   }, (args) => `Received: ${JSON.stringify(args)}`);
