@@ -3,6 +3,7 @@
 //! Thin wrappers only: convert, call the core, convert back. Policy (decorators, schemas,
 //! result normalisation, user-facing errors) lives in the Python layer.
 
+mod auth;
 mod awaitable;
 mod context;
 mod convert;
@@ -67,7 +68,7 @@ impl NativeServer {
         }
         let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
         let path = self.http_options.bind(py).get_item("path")?.map(|p| p.extract::<String>()).transpose()?;
-        let cfg = serve::http_config(py, self, addr, path.as_deref().unwrap_or("/mcp"))?;
+        let cfg = serve::http_config(py, self, addr, path.as_deref().unwrap_or("/mcp"), None)?;
         Ok(self.http_handler.get_or_init(|| oxmcp::transport::http::HttpHandler::new(self.server.clone(), cfg)).clone())
     }
 
@@ -135,10 +136,29 @@ impl NativeServer {
         })
     }
 
-    /// Register (or, while serving, add) a tool: `spec` is the spec-shaped `Tool` dict.
-    fn add_tool(&self, spec: &Bound<'_, PyAny>, entry: Py<PyAny>, is_async: bool) -> PyResult<()> {
+    /// Register (or, while serving, add) a tool: `spec` is the spec-shaped `Tool` dict;
+    /// `timeout_ms`, `required_scopes`, `max_concurrency`: the core's per-tool limits.
+    #[pyo3(signature = (spec, entry, is_async, timeout_ms=None, required_scopes=None, max_concurrency=None))]
+    fn add_tool(
+        &self,
+        spec: &Bound<'_, PyAny>,
+        entry: Py<PyAny>,
+        is_async: bool,
+        timeout_ms: Option<u64>,
+        required_scopes: Option<Vec<String>>,
+        max_concurrency: Option<usize>,
+    ) -> PyResult<()> {
         let def = as_object(from_py(spec)?, "tool spec")?;
-        let tool = Tool::from_definition(def).map_err(build_err)?.handler(PyTool(self.handler(entry, is_async)));
+        let mut tool = Tool::from_definition(def).map_err(build_err)?.handler(PyTool(self.handler(entry, is_async)));
+        if let Some(t) = timeout_ms {
+            tool = tool.timeout(std::time::Duration::from_millis(t));
+        }
+        if let Some(s) = required_scopes {
+            tool = tool.required_scopes(s);
+        }
+        if let Some(n) = max_concurrency {
+            tool = tool.max_concurrency(n);
+        }
         self.server.add_tool(tool).map_err(build_err)
     }
 
@@ -225,9 +245,19 @@ impl NativeServer {
         serve::stdio(py, self)
     }
 
-    fn serve_http(&self, py: Python<'_>, event_loop: Py<PyAny>, host: String, port: u16, path: String) -> PyResult<serve::ServeHandle> {
+    /// `options`: HTTP options for this listener, over the server's (`tokens`, `rate_limit`, ...).
+    #[pyo3(signature = (event_loop, host, port, path, options=None))]
+    fn serve_http(
+        &self,
+        py: Python<'_>,
+        event_loop: Py<PyAny>,
+        host: String,
+        port: u16,
+        path: String,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<serve::ServeHandle> {
         self.engine.set_event_loop(Some(event_loop));
-        serve::http(py, self, host, port, path)
+        serve::http(py, self, host, port, path, options)
     }
 
     /// One HTTP exchange through the core's transport-neutral handler (ASGI mount, in-memory client).

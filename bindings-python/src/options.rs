@@ -18,7 +18,7 @@ fn scope(s: &str) -> PyResult<CacheScope> {
 pub(crate) const SERVER_KEYS: &[&str] = &[
     "validation", "lenient_coercion", "cache_ttl_ms", "cache_scope", "cache", "page_size", "state_key",
     "state_ttl_ms", "include_server_info", "tool_timeout_ms", "max_listeners", "session_idle_ms", "max_sessions",
-    "legacy_stateless", "expose_internal_errors",
+    "legacy_stateless", "expose_internal_errors", "max_in_flight",
 ];
 
 pub(crate) fn server_options(opts: &Bound<'_, PyDict>) -> PyResult<ServerOptions> {
@@ -61,6 +61,7 @@ pub(crate) fn server_options(opts: &Bound<'_, PyDict>) -> PyResult<ServerOptions
             "max_sessions" => o.max_sessions = v.extract()?,
             "legacy_stateless" => o.legacy_stateless = v.extract()?,
             "expose_internal_errors" => o.expose_internal_errors = v.extract()?,
+            "max_in_flight" => o.max_in_flight = v.extract()?,
             other if crate::serve::HTTP_KEYS.contains(&other) => {}
             other => return Err(PyTypeError::new_err(format!("unknown server option '{other}'"))),
         }

@@ -11,7 +11,7 @@ use oxmcp::transport::http::{HttpConfig, HttpHandler, HttpRequest, ResponseBody}
 use oxmcp::transport::http_server::HttpServer;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDictMethods};
+use pyo3::types::{PyBytes, PyDict, PyDictMethods};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,8 +19,10 @@ use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 /// Options read by the HTTP transport (the rest go to `ServerOptions`).
-pub(crate) const HTTP_KEYS: &[&str] =
-    &["allowed_origins", "allowed_hosts", "max_body_bytes", "keep_alive_ms", "header_timeout_ms", "drain_timeout_ms"];
+pub(crate) const HTTP_KEYS: &[&str] = &[
+    "allowed_origins", "allowed_hosts", "max_body_bytes", "keep_alive_ms", "header_timeout_ms", "drain_timeout_ms",
+    "tokens", "oauth", "rate_limit",
+];
 
 type Done = watch::Receiver<Option<Result<(), String>>>;
 
@@ -90,9 +92,25 @@ pub(crate) fn stdio(py: Python<'_>, ns: &NativeServer) -> PyResult<ServeHandle> 
     }))
 }
 
-pub(crate) fn http_config(py: Python<'_>, ns: &NativeServer, addr: SocketAddr, path: &str) -> PyResult<HttpConfig> {
+/// The HTTP transport's settings: the server's options, overridden by `run(...)`'s.
+pub(crate) fn http_config(
+    py: Python<'_>,
+    ns: &NativeServer,
+    addr: SocketAddr,
+    path: &str,
+    overrides: Option<&Bound<'_, PyDict>>,
+) -> PyResult<HttpConfig> {
     let mut cfg = HttpConfig::new(addr).path(path);
-    let opts = ns.http_options.bind(py);
+    let opts = ns.http_options.bind(py).copy()?;
+    if let Some(o) = overrides {
+        for (k, v) in o.iter() {
+            let key: String = k.extract()?;
+            if !HTTP_KEYS.contains(&key.as_str()) {
+                return Err(PyValueError::new_err(format!("unknown HTTP option '{key}'")));
+            }
+            opts.set_item(k, v)?;
+        }
+    }
     if let Some(v) = opts.get_item("allowed_origins")? {
         cfg = cfg.allowed_origins(v.extract::<Vec<String>>()?);
     }
@@ -111,15 +129,29 @@ pub(crate) fn http_config(py: Python<'_>, ns: &NativeServer, addr: SocketAddr, p
     if let Some(v) = opts.get_item("drain_timeout_ms")? {
         cfg.drain_timeout = Duration::from_millis(v.extract()?);
     }
+    let (tokens, oauth) = (opts.get_item("tokens")?, opts.get_item("oauth")?);
+    if let Some(auth) = crate::auth::build(tokens.as_ref(), oauth.as_ref())? {
+        cfg = cfg.auth(Arc::new(auth));
+    }
+    if let Some(v) = opts.get_item("rate_limit")?.filter(|v| !v.is_none()) {
+        cfg = cfg.rate_limiter(crate::auth::rate_limiter(&v)?);
+    }
     Ok(cfg)
 }
 
-pub(crate) fn http(py: Python<'_>, ns: &NativeServer, host: String, port: u16, path: String) -> PyResult<ServeHandle> {
+pub(crate) fn http(
+    py: Python<'_>,
+    ns: &NativeServer,
+    host: String,
+    port: u16,
+    path: String,
+    overrides: Option<&Bound<'_, PyDict>>,
+) -> PyResult<ServeHandle> {
     let ip = if host == "localhost" { "127.0.0.1" } else { host.trim_matches(|c| c == '[' || c == ']') };
     let ip: std::net::IpAddr =
         ip.parse().map_err(|_| PyValueError::new_err(format!("bad host {host:?}: use an IP address or localhost")))?;
     let addr = SocketAddr::new(ip, port);
-    let cfg = http_config(py, ns, addr, &path)?;
+    let cfg = http_config(py, ns, addr, &path, overrides)?;
     let server = ns.server.clone();
     // Bind now so that errors (port in use) surface here and the real port is known.
     let bound = py

@@ -22,13 +22,15 @@ class Client:
 
     def __init__(self, server: Any, *, capabilities: dict[str, Any] | None = None,
                  client_info: dict[str, Any] | None = None, log_level: str | None = None,
-                 path: str = "/mcp", timeout: float = 30.0) -> None:
+                 path: str = "/mcp", timeout: float = 30.0, token: str | None = None) -> None:
         self.server = server
         self.capabilities = capabilities if capabilities is not None else {}
         self.client_info = client_info or {"name": "oxmcp-inmemory-client", "version": "0"}
         self.log_level = log_level
         self.path = path
         self.timeout = timeout
+        #: Sent as ``Authorization: Bearer <token>`` (servers configured with ``tokens``/``oauth``).
+        self.token = token
         self.notifications: list[dict[str, Any]] = []
         self._ids = itertools.count(1)
         self._native: Any = None
@@ -66,6 +68,8 @@ class Client:
         name = params.get("name") if method in ("tools/call", "prompts/get") else params.get("uri") if method == "resources/read" else None
         if isinstance(name, str):
             headers.append(("mcp-name", name))
+        if self.token is not None:
+            headers.append(("authorization", f"Bearer {self.token}"))
         status, _headers, body, stream = await asyncio.wait_for(
             self._native.handle_http("POST", self.path, headers, json.dumps(msg).encode()), self.timeout)
         messages: list[dict[str, Any]] = []
@@ -97,6 +101,9 @@ class Client:
             return response
         if "error" in response:
             err = response["error"]
+            if not isinstance(err, dict):  # not JSON-RPC: an HTTP-level refusal (401 from auth)
+                raise McpError(-32603, f"HTTP {status}: {err}: {response.get('error_description', '')}".rstrip(": "),
+                               {"httpStatus": status, **response})
             raise McpError(err.get("code", -32603), err.get("message", ""), err.get("data"))
         return response["result"]
 

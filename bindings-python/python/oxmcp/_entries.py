@@ -116,15 +116,30 @@ class ToolEntry(_Entry):
                  title: str | None = None, description: str | None = None, annotations: Any = None,
                  icons: list[dict[str, Any]] | None = None, meta: dict[str, Any] | None = None,
                  output_schema: dict[str, Any] | None | bool = None, structured_output: bool | None = None,
-                 input_schema: dict[str, Any] | None = None) -> None:
+                 input_schema: dict[str, Any] | None = None, timeout: float | None = None,
+                 required_scopes: list[str] | None = None, max_concurrency: int | None = None) -> None:
         self.server = server
         self.info = analyze_function(fn, name=name, description=description, output_schema=output_schema,
                                      structured_output=structured_output, input_schema=input_schema)
         self.name = self.info.name
+        if timeout is not None and timeout <= 0:
+            raise ValueError("timeout must be positive (seconds)")
+        if max_concurrency is not None and max_concurrency < 1:
+            raise ValueError("max_concurrency must be at least 1")
+        #: The core's per-tool limits (seconds; OAuth scopes; calls at once).
+        self.timeout = timeout
+        self.required_scopes = list(required_scopes) if required_scopes is not None else None
+        self.max_concurrency = max_concurrency
         self.title = title
         self.annotations = camel_keys(annotations)
         self.icons = icons
         self.meta = meta
+
+    @property
+    def limits(self) -> tuple[int | None, list[str] | None, int | None]:
+        """``(timeout_ms, required_scopes, max_concurrency)`` as the native ``add_tool`` takes them."""
+        ms = None if self.timeout is None else max(1, round(self.timeout * 1000))
+        return ms, self.required_scopes, self.max_concurrency
 
     @property
     def spec(self) -> dict[str, Any]:

@@ -63,9 +63,13 @@ class Server:
     OPTIONS = (
         "validation", "lenient_coercion", "cache_ttl_ms", "cache_scope", "cache", "page_size", "state_key",
         "state_ttl_ms", "include_server_info", "tool_timeout_ms", "max_listeners", "session_idle_ms", "max_sessions",
-        "legacy_stateless", "expose_internal_errors",
+        "legacy_stateless", "expose_internal_errors", "max_in_flight",
         "allowed_origins", "allowed_hosts", "max_body_bytes", "keep_alive_ms", "header_timeout_ms", "drain_timeout_ms",
+        "tokens", "oauth", "rate_limit",
     )
+    #: The options that belong to the HTTP listener; ``run(...)`` may also give these.
+    HTTP_OPTIONS = ("allowed_origins", "allowed_hosts", "max_body_bytes", "keep_alive_ms", "header_timeout_ms",
+                    "drain_timeout_ms", "tokens", "oauth", "rate_limit")
 
     def __init__(self, name: str, version: str = "0.1.0", *, title: str | None = None,
                  instructions: str | None = None, website_url: str | None = None, description: str | None = None,
@@ -109,7 +113,9 @@ class Server:
     def tool(self, fn: None = None, *, name: str | None = None, title: str | None = None,
              description: str | None = None, annotations: Any = None, icons: list[dict[str, Any]] | None = None,
              meta: dict[str, Any] | None = None, output_schema: dict[str, Any] | None | bool = None,
-             structured_output: bool | None = None, input_schema: dict[str, Any] | None = None) -> Callable[[F], F]: ...
+             structured_output: bool | None = None, input_schema: dict[str, Any] | None = None,
+             timeout: float | None = None, required_scopes: list[str] | None = None,
+             max_concurrency: int | None = None) -> Callable[[F], F]: ...
 
     def tool(self, fn: Any = None, **kwargs: Any) -> Any:
         """Register a function as a tool: ``@server.tool`` or ``@server.tool(name=..., ...)``."""
@@ -128,22 +134,27 @@ class Server:
                  description: str | None = None, annotations: Any = None, icons: list[dict[str, Any]] | None = None,
                  meta: dict[str, Any] | None = None, output_schema: dict[str, Any] | None | bool = None,
                  structured_output: bool | None = None, input_schema: dict[str, Any] | None = None,
-                 replace: bool = False) -> ToolEntry:
+                 timeout: float | None = None, required_scopes: list[str] | None = None,
+                 max_concurrency: int | None = None, replace: bool = False) -> ToolEntry:
         """Register a tool, also while serving (clients get ``notifications/tools/list_changed``).
 
         ``input_schema`` replaces the schema built from the signature; the function then gets the
-        arguments as plain JSON values (``**kwargs`` allowed).
+        arguments as plain JSON values (``**kwargs`` allowed). ``timeout`` (seconds) bounds a call
+        (it answers ``isError`` and the handler is cancelled); ``required_scopes`` are OAuth scopes a
+        caller must hold (HTTP 403 ``insufficient_scope`` otherwise); ``max_concurrency`` caps the
+        calls of this tool running at once (the rest answer ``isError`` at once).
         """
         entry = ToolEntry(fn, self, name=name, title=title, description=description, annotations=annotations,
                           icons=icons, meta=meta, output_schema=output_schema, structured_output=structured_output,
-                          input_schema=input_schema)
+                          input_schema=input_schema, timeout=timeout, required_scopes=required_scopes,
+                          max_concurrency=max_concurrency)
         with self._lock:
             if entry.name in self._tools and not replace:
                 raise DefinitionError(f"a tool named {entry.name!r} is already registered")
             if self._native is not None:
                 if entry.name in self._tools:
                     self._native.remove_tool(entry.name)
-                self._native.add_tool(entry.spec, entry, entry.is_async)
+                self._native.add_tool(entry.spec, entry, entry.is_async, *entry.limits)
             self._tools[entry.name] = entry
         return entry
 
@@ -292,7 +303,7 @@ class Server:
 
             native = _oxmcp.NativeServer(self.info, self.options, self.max_workers)
             for t in self._tools.values():
-                native.add_tool(t.spec, t, t.is_async)
+                native.add_tool(t.spec, t, t.is_async, *t.limits)
             for r in self._resources.values():
                 native.add_resource(r.spec, r, r.is_async, r.is_template)
             for p in self._prompts.values():
@@ -307,18 +318,29 @@ class Server:
         return self._build_native()
 
     # -- running ----------------------------------------------------------------------------------------
-    def run(self, transport: str = "stdio", *, host: str = "127.0.0.1", port: int = 8000, path: str = "/mcp") -> None:
-        """Serve until stdin closes (stdio) or SIGINT/SIGTERM (both transports); exits cleanly on a signal."""
+    def run(self, transport: str = "stdio", *, host: str = "127.0.0.1", port: int = 8000, path: str = "/mcp",
+            **http_options: Any) -> None:
+        """Serve until stdin closes (stdio) or SIGINT/SIGTERM (both transports); exits cleanly on a signal.
+
+        ``http_options`` (HTTP only) override the server's for this listener: ``tokens``, ``oauth``,
+        ``rate_limit``, ``allowed_origins``, ``allowed_hosts``, ... (see ``Server.HTTP_OPTIONS``).
+        """
         try:
-            asyncio.run(self.run_async(transport, host=host, port=port, path=path, _signals=True))
+            asyncio.run(self.run_async(transport, host=host, port=port, path=path, _signals=True, **http_options))
         except KeyboardInterrupt:
             pass
 
     async def run_async(self, transport: str = "stdio", *, host: str = "127.0.0.1", port: int = 8000,
-                        path: str = "/mcp", _signals: bool = False) -> None:
+                        path: str = "/mcp", _signals: bool = False, **http_options: Any) -> None:
         """Serve on the running asyncio loop (async handlers run on it) until cancelled or the transport ends."""
         if transport not in ("stdio", "http", "streamable-http"):
             raise ValueError(f"unknown transport {transport!r}: 'stdio' or 'http'")
+        unknown = sorted(set(http_options) - set(self.HTTP_OPTIONS))
+        if unknown:
+            raise TypeError(f"unknown HTTP option(s): {', '.join(unknown)}; known: {', '.join(self.HTTP_OPTIONS)}")
+        if http_options and transport == "stdio":
+            raise TypeError(f"{', '.join(sorted(http_options))}: HTTP options, but the transport is stdio "
+                            "(stdio servers take credentials from their environment)")
         native = self._build_native()
         loop = asyncio.get_running_loop()
         stop = asyncio.Event()
@@ -334,7 +356,7 @@ class Server:
             if transport == "stdio":
                 handle = native.serve_stdio(loop)
             else:
-                handle = native.serve_http(loop, host, int(port), path)
+                handle = native.serve_http(loop, host, int(port), path, http_options or None)
             done = asyncio.ensure_future(handle.wait())
             await asyncio.wait({done, stopper}, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -344,7 +366,7 @@ class Server:
             if done is not None and not done.done():
                 handle.shutdown()
                 # The core drains (then cancels) in-flight requests within its drain deadline.
-                drain = float(self.options.get("drain_timeout_ms", 5000)) / 1000
+                drain = float(http_options.get("drain_timeout_ms", self.options.get("drain_timeout_ms", 5000))) / 1000
                 try:
                     await asyncio.wait_for(asyncio.shield(done), timeout=drain + 2)
                 except (asyncio.TimeoutError, asyncio.CancelledError):
