@@ -253,3 +253,10 @@ async def test_in_memory_client_with_a_token() -> None:
         with pytest.raises(McpError, match="HTTP 401") as e:
             await c.call_tool("whoami")
         assert e.value.data["httpStatus"] == 401
+
+
+def test_python_option_lists_match_the_native_ones() -> None:
+    from oxmcp import Server, _oxmcp
+
+    assert set(Server.OPTIONS) == set(_oxmcp.SERVER_OPTIONS) | set(_oxmcp.HTTP_OPTIONS)
+    assert set(Server.HTTP_OPTIONS) == set(_oxmcp.HTTP_OPTIONS)
