@@ -2,7 +2,8 @@
 'use strict';
 // Builds the native module (bindings-node/oxmcp.node) with @napi-rs/cli. Run by the root
 // package.json's `prepare` script, i.e. by `npm install` in a checkout.
-//   OXMCP_NATIVE_PROFILE=debug   faster build, slower server (default: release)
+//   OXMCP_NATIVE_PROFILE=debug   faster build, slower server (default: release; debug when CI
+//                                is set, since CI runs the tests, not benchmarks, on 2 shared cores)
 //   OXMCP_SKIP_NATIVE_BUILD=1    skip (e.g. when a prebuilt oxmcp.node is already in place)
 const { spawnSync } = require('node:child_process');
 const path = require('node:path');
@@ -18,7 +19,8 @@ if (!fs.existsSync(cli)) {
   console.error('oxmcp: @napi-rs/cli is not installed (a devDependency); run `npm install` in the checkout');
   process.exit(1);
 }
-const release = (process.env.OXMCP_NATIVE_PROFILE ?? 'release') !== 'debug';
+const defaultProfile = process.env.CI && process.env.CI !== 'false' ? 'debug' : 'release';
+const release = (process.env.OXMCP_NATIVE_PROFILE || defaultProfile) !== 'debug';
 const args = [
   cli, 'build',
   '--manifest-path', path.join('bindings-node', 'Cargo.toml'),
