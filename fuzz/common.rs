@@ -59,14 +59,26 @@ struct Fixture {
 fn fixture() -> &'static Fixture {
     static F: OnceLock<Fixture> = OnceLock::new();
     F.get_or_init(|| {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
         let (open, authed) = {
             let _in_rt = rt.enter();
             let addr = "127.0.0.1:8000".parse().expect("addr");
-            let tokens = NamedTokens::new().token("alice", "tok-a").allow("alice", Allow::none().tools(["echo"])).token("root", "tok-r");
+            let tokens = NamedTokens::new()
+                .token("alice", "tok-a")
+                .allow("alice", Allow::none().tools(["echo"]))
+                .token("root", "tok-r");
             let open = HttpHandler::new(server(), HttpConfig::new(addr).max_body(64 * 1024));
             let auth = Arc::new(Auth::new().tokens(tokens));
-            (open, HttpHandler::new(server(), HttpConfig::new(addr).max_body(64 * 1024).auth(auth)))
+            (
+                open,
+                HttpHandler::new(
+                    server(),
+                    HttpConfig::new(addr).max_body(64 * 1024).auth(auth),
+                ),
+            )
         };
         Fixture { rt, open, authed }
     })
@@ -75,46 +87,91 @@ fn fixture() -> &'static Fixture {
 /// Input layout: byte 0 picks method, path, auth and whether standard MCP headers are added;
 /// then `name: value` header lines up to an empty line; the rest is the body.
 pub fn http_input(data: &[u8]) {
-    let Some((&flags, rest)) = data.split_first() else { return };
-    let method = [Method::POST, Method::GET, Method::DELETE, Method::PUT][usize::from(flags & 3)].clone();
-    let path = ["/mcp", "/healthz", "/.well-known/oauth-protected-resource/mcp", "/other"][usize::from((flags >> 3) & 3)];
+    let Some((&flags, rest)) = data.split_first() else {
+        return;
+    };
+    let method =
+        [Method::POST, Method::GET, Method::DELETE, Method::PUT][usize::from(flags & 3)].clone();
+    let path = [
+        "/mcp",
+        "/healthz",
+        "/.well-known/oauth-protected-resource/mcp",
+        "/other",
+    ][usize::from((flags >> 3) & 3)];
     let (head, body) = match rest.windows(2).position(|w| w == b"\n\n") {
         Some(i) => (&rest[..i], &rest[i + 2..]),
         None => (&[][..], rest),
     };
     let mut headers = HeaderMap::new();
-    headers.insert(http::header::HOST, HeaderValue::from_static("127.0.0.1:8000"));
+    headers.insert(
+        http::header::HOST,
+        HeaderValue::from_static("127.0.0.1:8000"),
+    );
     if flags & 0x20 != 0 {
-        headers.insert(http::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        headers.insert(http::header::ACCEPT, HeaderValue::from_static("application/json, text/event-stream"));
-        headers.insert("mcp-protocol-version", HeaderValue::from_static("2026-07-28"));
+        headers.insert(
+            http::header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        headers.insert(
+            http::header::ACCEPT,
+            HeaderValue::from_static("application/json, text/event-stream"),
+        );
+        headers.insert(
+            "mcp-protocol-version",
+            HeaderValue::from_static("2026-07-28"),
+        );
         if let Ok(v) = serde_json::from_slice::<Value>(body) {
-            if let Some(m) = v.get("method").and_then(Value::as_str).and_then(|m| HeaderValue::from_str(m).ok()) {
+            if let Some(m) = v
+                .get("method")
+                .and_then(Value::as_str)
+                .and_then(|m| HeaderValue::from_str(m).ok())
+            {
                 headers.insert("mcp-method", m);
             }
-            let name = v.pointer("/params/name").or_else(|| v.pointer("/params/uri")).and_then(Value::as_str);
+            let name = v
+                .pointer("/params/name")
+                .or_else(|| v.pointer("/params/uri"))
+                .and_then(Value::as_str);
             if let Some(n) = name.and_then(|n| HeaderValue::from_str(n).ok()) {
                 headers.insert("mcp-name", n);
             }
         }
     }
     if flags & 0x40 != 0 {
-        headers.insert(http::header::AUTHORIZATION, HeaderValue::from_static("Bearer tok-a"));
+        headers.insert(
+            http::header::AUTHORIZATION,
+            HeaderValue::from_static("Bearer tok-a"),
+        );
     }
     for line in head.split(|&b| b == b'\n') {
-        let Some(i) = line.iter().position(|&b| b == b':') else { continue };
-        let (Ok(k), Ok(v)) = (HeaderName::from_bytes(&line[..i]), HeaderValue::from_bytes(line[i + 1..].trim_ascii())) else { continue };
+        let Some(i) = line.iter().position(|&b| b == b':') else {
+            continue;
+        };
+        let (Ok(k), Ok(v)) = (
+            HeaderName::from_bytes(&line[..i]),
+            HeaderValue::from_bytes(line[i + 1..].trim_ascii()),
+        ) else {
+            continue;
+        };
         headers.append(k, v);
     }
     let f = fixture();
     let handler = if flags & 4 != 0 { &f.authed } else { &f.open };
-    let req = HttpRequest { method, path: path.to_string(), headers, body: Bytes::copy_from_slice(body) };
+    let req = HttpRequest {
+        method,
+        path: path.to_string(),
+        headers,
+        body: Bytes::copy_from_slice(body),
+    };
     let before = HANDLER_RUNS.load(Ordering::SeqCst);
     f.rt.block_on(async {
         let resp = handler.handle(req).await;
         let status = resp.status.as_u16();
         assert!((200..600).contains(&status));
-        let json_body = resp.headers.get(http::header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+        let json_body = resp
+            .headers
+            .get(http::header::CONTENT_TYPE)
+            .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
         match resp.body {
             ResponseBody::Full(b) if json_body => {
                 serde_json::from_slice::<Value>(&b).expect("a JSON response body parses");
@@ -128,7 +185,11 @@ pub fn http_input(data: &[u8]) {
         if status >= 400 && status != 403 && status != 404 {
             // Transport rejections (4xx other than a tool-level 403/404 from dispatch) never run
             // a handler.
-            assert_eq!(HANDLER_RUNS.load(Ordering::SeqCst), before, "a handler ran for a rejected request ({status})");
+            assert_eq!(
+                HANDLER_RUNS.load(Ordering::SeqCst),
+                before,
+                "a handler ran for a rejected request ({status})"
+            );
         }
     });
 }
@@ -137,7 +198,10 @@ pub fn http_input(data: &[u8]) {
 struct Sink(Arc<Mutex<Vec<u8>>>);
 impl Write for Sink {
     fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).extend_from_slice(b);
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend_from_slice(b);
         Ok(b.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
@@ -149,7 +213,10 @@ impl Write for Sink {
 pub fn stdio_input(data: &[u8]) {
     static SERVER: OnceLock<(tokio::runtime::Runtime, Server)> = OnceLock::new();
     let (rt, server) = SERVER.get_or_init(|| {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
         let s = {
             let _in_rt = rt.enter();
             server()
@@ -161,7 +228,14 @@ pub fn stdio_input(data: &[u8]) {
     config.max_line = 4096;
     config.drain_timeout = Duration::from_millis(200);
     let input = std::io::Cursor::new(data.to_vec());
-    rt.block_on(serve_io(server.clone(), input, out.clone(), config, std::future::pending())).expect("serve_io");
+    rt.block_on(serve_io(
+        server.clone(),
+        input,
+        out.clone(),
+        config,
+        std::future::pending(),
+    ))
+    .expect("serve_io");
     let written = out.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
     for line in written.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
         let v: Value = serde_json::from_slice(line).expect("every stdout line is JSON");
@@ -215,7 +289,11 @@ impl Mutator {
                 }
                 _ => {
                     let i = self.below(v.len() + 1);
-                    v.insert(i, [b'{', b'}', b'[', b']', b'"', b'\\', b'\n', 0xff, b'0', b':'][self.below(10)]);
+                    v.insert(
+                        i,
+                        [b'{', b'}', b'[', b']', b'"', b'\\', b'\n', 0xff, b'0', b':']
+                            [self.below(10)],
+                    );
                 }
             }
         }
