@@ -57,6 +57,9 @@ struct Tally {
     timeouts: u64,
     warmup_ok: u64,
     warmup_errors: u64,
+    /// Measured requests still unanswered when the hard stop came (counted as errors).
+    abandoned: u64,
+    in_flight: u64,
     connects: u64,
     first_error: Option<String>,
     lat_ns: Vec<u64>,
@@ -230,9 +233,15 @@ async fn worker(cfg: Rc<Cfg>, tally: Rc<RefCell<Tally>>, t_measure: Instant, t_e
             continue;
         }
         let t0 = Instant::now();
+        if measuring {
+            tally.borrow_mut().in_flight += 1;
+        }
         let outcome = one(&cfg, s).await;
         let ns = t0.elapsed().as_nanos() as u64;
         let mut t = tally.borrow_mut();
+        if measuring {
+            t.in_flight -= 1;
+        }
         if !measuring {
             match outcome {
                 Outcome::Ok => t.warmup_ok += 1,
@@ -312,6 +321,11 @@ fn main() {
         (Instant::now(), hard)
     });
     let mut t = tally.borrow_mut();
+    let abandoned = t.in_flight;
+    t.abandoned = abandoned;
+    if abandoned > 0 {
+        t.note(format!("{abandoned} requests unanswered at the hard stop"));
+    }
     // The measured window ends at the configured end, or earlier when --max-requests stopped it.
     let window = stopped.min(t_end).saturating_duration_since(t_measure).as_secs_f64().max(1e-6);
     t.lat_ns.sort_unstable();
@@ -324,10 +338,10 @@ fn main() {
         lat[i] as f64 / 1000.0
     };
     let mean = if lat.is_empty() { 0.0 } else { lat.iter().sum::<u64>() as f64 / lat.len() as f64 / 1000.0 };
-    let errors = t.bad_status + t.bad_body + t.io_errors + t.timeouts;
+    let errors = t.bad_status + t.bad_body + t.io_errors + t.timeouts + t.abandoned;
     println!(
         "{{\"url\":{},\"connections\":{},\"warmup_s\":{},\"window_s\":{:.4},\"rps\":{:.1},\"ok\":{},\"errors\":{},\
-         \"bad_status\":{},\"bad_body\":{},\"io_errors\":{},\"timeouts\":{},\"warmup_ok\":{},\"warmup_errors\":{},\
+         \"bad_status\":{},\"bad_body\":{},\"io_errors\":{},\"timeouts\":{},\"abandoned\":{},\"warmup_ok\":{},\"warmup_errors\":{},\
          \"connects\":{},\"hard_stopped\":{},\"p50_us\":{:.1},\"p90_us\":{:.1},\"p99_us\":{:.1},\"max_us\":{:.1},\
          \"mean_us\":{:.1},\"first_error\":{}}}",
         json_str(&cfg.url),
@@ -341,6 +355,7 @@ fn main() {
         t.bad_body,
         t.io_errors,
         t.timeouts,
+        t.abandoned,
         t.warmup_ok,
         t.warmup_errors,
         t.connects,
