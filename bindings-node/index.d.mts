@@ -215,6 +215,10 @@ export interface ServerOptions {
   sessionIdleMs?: number;
   maxSessions?: number;
   legacyStateless?: boolean;
+  /** Force `cacheScope: "private"` on every cacheable result. */
+  forcePrivateCache?: boolean;
+  /** Global cap on handler runs in flight; beyond it requests are refused (HTTP 503). */
+  maxInFlight?: number;
   /** Show internal error text to clients (core and JS handlers); debugging only. */
   exposeInternalErrors?: boolean;
   /** Include a thrown Error's message in the `isError` text of a tool (default false: a safe generic message). */
@@ -238,6 +242,9 @@ export interface HttpOptions {
   keepAliveMs?: number;
   headerTimeoutMs?: number;
   drainTimeoutMs?: number;
+  bodyTimeoutMs?: number;
+  maxHeaders?: number;
+  maxHeaderBytes?: number;
 }
 
 export interface ListenOptions extends HttpOptions {
@@ -257,6 +264,10 @@ export interface ToolConfig<I extends SchemaInput | undefined = undefined, O ext
   execution?: JsonObject;
   /** Bound on one call; a handler that never settles ends with a timeout error and `ctx.signal` aborts. */
   timeoutMs?: number;
+  /** Scopes the caller must hold (enforced by the core when HTTP auth is configured). */
+  requiredScopes?: string[];
+  /** Cap on concurrent runs of this tool. */
+  maxConcurrency?: number;
 }
 
 export type Awaitable<T> = T | Promise<T>;

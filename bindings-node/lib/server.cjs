@@ -143,7 +143,7 @@ class Server {
     const timeoutMs = config.timeoutMs ?? this.#opts.toolTimeoutMs;
     const invoke = (args, nctx) => this.#runTool(entry, args, nctx);
     try {
-      this.#native.addTool(def, invoke, timeoutMs);
+      this.#native.addTool(def, invoke, timeoutMs, config.requiredScopes, config.maxConcurrency);
     } catch (e) {
       throw fromNative(e);
     }

@@ -133,6 +133,8 @@ pub(crate) fn parse(v: Value) -> Result<(Identity, ServerOptions)> {
             "legacyStateless" => o.legacy_stateless = boolean(&m, k)?.unwrap_or(false),
             "exposeInternalErrors" => o.expose_internal_errors = boolean(&m, k)?.unwrap_or(false),
             "toolTimeoutMs" => o.tool_timeout = millis(&m, k)?,
+            "forcePrivateCache" => o.force_private_cache = boolean(&m, k)?.unwrap_or(false),
+            "maxInFlight" => o.max_in_flight = uint(&m, k)?.map(|n| n as usize),
             other => return Err(bad(format!("unknown server option {other:?}"))),
         }
     }

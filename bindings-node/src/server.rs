@@ -109,7 +109,18 @@ fn http_config(v: Value, default_addr: SocketAddr) -> Result<HttpConfig> {
     for k in m.keys() {
         if !matches!(
             k.as_str(),
-            "host" | "port" | "path" | "allowedOrigins" | "allowedHosts" | "maxBodyBytes" | "keepAliveMs" | "headerTimeoutMs" | "drainTimeoutMs"
+            "host"
+                | "port"
+                | "path"
+                | "allowedOrigins"
+                | "allowedHosts"
+                | "maxBodyBytes"
+                | "keepAliveMs"
+                | "headerTimeoutMs"
+                | "drainTimeoutMs"
+                | "bodyTimeoutMs"
+                | "maxHeaders"
+                | "maxHeaderBytes"
         ) {
             return Err(coded("INVALID_OPTION", format!("unknown HTTP option {k:?}")));
         }
@@ -137,6 +148,15 @@ fn http_config(v: Value, default_addr: SocketAddr) -> Result<HttpConfig> {
     }
     if let Some(d) = ms("drainTimeoutMs")? {
         c.drain_timeout = d;
+    }
+    if let Some(d) = ms("bodyTimeoutMs")? {
+        c.body_timeout = d;
+    }
+    if let Some(n) = m.get("maxHeaders").and_then(Value::as_u64) {
+        c.max_headers = n as usize;
+    }
+    if let Some(n) = m.get("maxHeaderBytes").and_then(Value::as_u64) {
+        c.max_header_bytes = n as usize;
     }
     Ok(c)
 }
@@ -180,13 +200,26 @@ impl NativeServer {
 
     /// Register (or, at runtime, add) a tool; `def` is a spec-shaped `Tool` object.
     #[napi]
-    pub fn add_tool(&self, def: Value, handler: ToolFn<'_>, timeout_ms: Option<f64>) -> Result<()> {
+    pub fn add_tool(
+        &self,
+        def: Value,
+        handler: ToolFn<'_>,
+        timeout_ms: Option<f64>,
+        required_scopes: Option<Vec<String>>,
+        max_concurrency: Option<u32>,
+    ) -> Result<()> {
         let def = object(def, "tool")?;
         let name = def.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
         let tsfn = Arc::new(js_handler::tool_tsfn(&handler)?);
         let mut tool = Tool::from_definition(def).map_err(build_error)?.handler_arc(Arc::new(JsTool { name, tsfn }));
         if let Some(t) = timeout(timeout_ms) {
             tool = tool.timeout(t);
+        }
+        if let Some(s) = required_scopes.filter(|s| !s.is_empty()) {
+            tool = tool.required_scopes(s);
+        }
+        if let Some(n) = max_concurrency.filter(|n| *n > 0) {
+            tool = tool.max_concurrency(n as usize);
         }
         self.server.add_tool(tool).map_err(build_error)
     }

@@ -166,3 +166,14 @@ test('server options reach the core: validation mode, cache hints, page size, se
   assert.equal(page._meta?.['io.modelcontextprotocol/serverInfo'], undefined);
   await assert.rejects(c.callTool('a', { x: 'no' }), (e) => e.code === -32602);
 });
+
+test('security options reach the core: forcePrivateCache, maxInFlight, per-tool maxConcurrency/requiredScopes', async () => {
+  const s = new Server({ name: 'sec', version: '1', cacheScope: 'public', forcePrivateCache: true, maxInFlight: 8 });
+  s.registerTool('one_at_a_time', { maxConcurrency: 1, requiredScopes: ['tools:run'] }, async () => { await new Promise((r) => setTimeout(r, 50)); return 'ok'; });
+  const c = s.client();
+  const list = await c.listTools();
+  assert.equal(list.cacheScope, 'private', 'forcePrivateCache overrides cacheScope: public');
+  // Without HTTP auth there is no caller to check scopes against; the call runs.
+  assert.equal((await c.callTool('one_at_a_time', {})).content[0].text, 'ok');
+  assert.throws(() => new Server({ name: 'x', version: '1', maxInFlight: -1 }), /maxInFlight/);
+});
