@@ -187,7 +187,58 @@ export declare class Context {
 
 export type CacheScope = 'public' | 'private';
 
-export interface ServerOptions {
+/** One caller of the named-token table: its tokens (plain, or `sha256:<hex>` hashes; two at once to rotate), scopes and allow-lists. */
+export interface TokenCaller {
+  tokens?: string[];
+  token?: string | string[];
+  scopes?: string[];
+  /** Tool names this caller may list and call (absent: all). */
+  tools?: string[];
+  /** Resource URIs / templates this caller may use; a trailing `*` is a prefix (absent: all). */
+  resources?: string[];
+  prompts?: string[];
+}
+/** Named bearer tokens: `{ alice: { tokens: ['s3cret'], tools: ['search'] }, ci: 'other' }`, or `"alice=s3cret,ci=other"`. */
+export type TokensOption = string | { [caller: string]: TokenCaller | string | string[] };
+
+/** OAuth 2.1 resource server: RFC 9728 metadata and JWT access tokens checked against a JWKS. */
+export interface OAuthOptions {
+  /** This server's canonical URI (the JWT audience unless `audience` is given). */
+  resource?: string;
+  authorizationServers?: string[];
+  /** `scopes_supported`, and the scope asked for in a 401 challenge. */
+  scopes?: string[];
+  /** Required with `jwks` / `jwksUrl`. */
+  issuer?: string;
+  audience?: string;
+  /** An inline JWKS document `{ keys: [...] }`. */
+  jwks?: { keys: unknown[] };
+  /** Where to fetch the JWKS (plain HTTP with the built-in fetcher). */
+  jwksUrl?: string;
+  resourceName?: string;
+  documentation?: string;
+  /** Allow-lists for callers that come from a JWT (`sub`, then `client_id`, `azp`). */
+  allow?: { [caller: string]: { tools?: string[]; resources?: string[]; prompts?: string[] } };
+}
+
+/** Requests per second per caller, or a token bucket; beyond it HTTP 429 with `Retry-After`. */
+export type RateLimitOption = number | { rate: number; burst?: number; perCaller?: { [caller: string]: number | { rate: number; burst?: number } } };
+
+/** HTTP security options, accepted by the constructor (defaults for `listen()` and mounts) and by `listen()` / `http`. */
+export interface HttpSecurityOptions {
+  /** Named bearer tokens; when set (or `oauth`), every HTTP request needs `Authorization: Bearer …` (401 otherwise). */
+  tokens?: TokensOption;
+  oauth?: OAuthOptions;
+  rateLimit?: RateLimitOption;
+  /** The whole request body within this many ms (408). Default 30000. */
+  bodyTimeoutMs?: number;
+  /** At most this many request headers (431). Default 100. */
+  maxHeaders?: number;
+  /** At most this many bytes of request headers (431). Default 16 KiB. */
+  maxHeaderBytes?: number;
+}
+
+export interface ServerOptions extends HttpSecurityOptions {
   name: string;
   version: string;
   title?: string;
@@ -231,7 +282,7 @@ export interface ServerOptions {
   http?: HttpOptions;
 }
 
-export interface HttpOptions {
+export interface HttpOptions extends HttpSecurityOptions {
   /** MCP endpoint path (default "/mcp"). Mounts serve whatever path their host routes to them. */
   path?: string;
   /** Origins allowed besides the server's own host names. */
@@ -242,9 +293,6 @@ export interface HttpOptions {
   keepAliveMs?: number;
   headerTimeoutMs?: number;
   drainTimeoutMs?: number;
-  bodyTimeoutMs?: number;
-  maxHeaders?: number;
-  maxHeaderBytes?: number;
 }
 
 export interface ListenOptions extends HttpOptions {
@@ -390,6 +438,8 @@ export interface InMemoryClientOptions {
   capabilities?: { [key: string]: unknown };
   protocolVersion?: string;
   url?: string;
+  /** Sent as `Authorization: Bearer <token>`. */
+  token?: string;
 }
 export interface SendOptions {
   capabilities?: { [key: string]: unknown };
@@ -405,6 +455,8 @@ export interface JsonRpcMessage { jsonrpc: '2.0'; id?: string | number; method?:
 
 export declare class InMemoryClient {
   constructor(server: { fetch(r: Request): Promise<Response> }, options?: InMemoryClientOptions);
+  /** Sent as `Authorization: Bearer <token>` (change it between requests to act as another caller). */
+  token: string | undefined;
   send(method: string, params?: { [key: string]: unknown }, options?: SendOptions): Promise<{ result: any; notifications: JsonRpcMessage[]; status: number }>;
   request(method: string, params?: { [key: string]: unknown }, options?: SendOptions): Promise<any>;
   discover(options?: SendOptions): Promise<any>;

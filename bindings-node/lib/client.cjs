@@ -29,7 +29,7 @@ class InMemoryClient {
 
   /**
    * @param {{ fetch(r: Request): Promise<Response> }} server
-   * @param {{ clientInfo?: object, capabilities?: object, url?: string, protocolVersion?: string }} [options]
+   * @param {{ clientInfo?: object, capabilities?: object, url?: string, protocolVersion?: string, token?: string }} [options]
    */
   constructor(server, options = {}) {
     this.#server = server;
@@ -37,6 +37,7 @@ class InMemoryClient {
     this.capabilities = options.capabilities ?? {};
     this.protocolVersion = options.protocolVersion ?? MODERN;
     this.#base = options.url ?? 'http://127.0.0.1/mcp';
+    this.token = options.token;
   }
 
   /**
@@ -61,6 +62,7 @@ class InMemoryClient {
       'mcp-method': method,
       host: new URL(this.#base).host,
     };
+    if (this.token) headers.authorization = `Bearer ${this.token}`;
     const name = params.name ?? params.uri;
     if (typeof name === 'string' && ['tools/call', 'prompts/get', 'resources/read'].includes(method)) headers['mcp-name'] = headerSafe(name);
     const res = await this.#server.fetch(new Request(this.#base, {

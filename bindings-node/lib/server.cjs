@@ -59,9 +59,13 @@ function pick(obj, keys) {
   return out;
 }
 
+/** Constructor options that configure the HTTP transports rather than the core server. */
+const HTTP_DEFAULT_KEYS = ['tokens', 'oauth', 'rateLimit', 'maxHeaders', 'maxHeaderBytes', 'bodyTimeoutMs'];
+
 class Server {
   #native;
   #opts;
+  #httpDefaults;
   #tools = new Map();
   #prompts = new Map();
   #resources = new Map();
@@ -88,13 +92,20 @@ class Server {
     };
     const nativeOptions = { ...merged, toolTimeoutMs: this.#opts.toolTimeoutMs };
     for (const k of ['exposeErrors', 'logErrors', 'handleSignals', 'http']) delete nativeOptions[k];
+    // HTTP security options given to the constructor: defaults for every `listen()` and for the
+    // `fetch()` / `nodeHandler()` mount (per-call options override them key by key).
+    this.#httpDefaults = {};
+    for (const k of HTTP_DEFAULT_KEYS) {
+      if (nativeOptions[k] !== undefined) this.#httpDefaults[k] = nativeOptions[k];
+      delete nativeOptions[k];
+    }
     const { NativeServer } = loadNative();
     try {
       this.#native = new NativeServer(nativeOptions);
     } catch (e) {
       throw fromNative(e);
     }
-    if (merged.http) this.configureHttp(merged.http);
+    if (merged.http || Object.keys(this.#httpDefaults).length) this.configureHttp(merged.http ?? {});
   }
 
   /**
@@ -103,7 +114,7 @@ class Server {
    */
   configureHttp(options) {
     try {
-      this.#native.configureMount(options ?? {});
+      this.#native.configureMount({ ...this.#httpDefaults, ...(options ?? {}) });
     } catch (e) {
       throw fromNative(e);
     }
@@ -432,7 +443,7 @@ class Server {
    * @param {{ host?: string, port?: number, path?: string, [k: string]: unknown }} [options]
    */
   async listen(options = {}) {
-    const cfg = { host: '127.0.0.1', port: 8000, path: '/mcp', ...options };
+    const cfg = { host: '127.0.0.1', port: 8000, path: '/mcp', ...this.#httpDefaults, ...options };
     let running;
     try {
       running = await this.#native.listenHttp(cfg);

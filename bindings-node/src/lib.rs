@@ -4,6 +4,7 @@
 //!
 //! Native types are prefixed `Native*`; the public JS/TS names live in `bindings-node/lib/*.cjs`.
 
+mod auth;
 mod context;
 mod errors;
 mod http;

@@ -121,6 +121,9 @@ fn http_config(v: Value, default_addr: SocketAddr) -> Result<HttpConfig> {
                 | "bodyTimeoutMs"
                 | "maxHeaders"
                 | "maxHeaderBytes"
+                | "tokens"
+                | "oauth"
+                | "rateLimit"
         ) {
             return Err(coded("INVALID_OPTION", format!("unknown HTTP option {k:?}")));
         }
@@ -157,6 +160,12 @@ fn http_config(v: Value, default_addr: SocketAddr) -> Result<HttpConfig> {
     }
     if let Some(n) = m.get("maxHeaderBytes").and_then(Value::as_u64) {
         c.max_header_bytes = n as usize;
+    }
+    if let Some(auth) = crate::auth::build(m.get("tokens"), m.get("oauth"))? {
+        c = c.auth(Arc::new(auth));
+    }
+    if let Some(r) = m.get("rateLimit").filter(|v| !v.is_null()) {
+        c = c.rate_limiter(crate::auth::rate_limiter(r)?);
     }
     Ok(c)
 }

@@ -44,6 +44,23 @@ const removed: boolean = server.removeTool('short');
 const alias: typeof Server = McpServer;
 void removed; void alias;
 
+const secured = new Server({
+  name: 'secured', version: '1', maxInFlight: 256, maxHeaders: 64, maxHeaderBytes: 8192, bodyTimeoutMs: 10_000,
+  tokens: { alice: { tokens: ['s3cret'], tools: ['search'], resources: ['file:///docs/*'] }, ci: 'other' },
+  rateLimit: { rate: 10, burst: 20, perCaller: { ci: 100 } },
+});
+secured.registerTool('search', { requiredScopes: ['files:read'], maxConcurrency: 4 }, (ctx) => {
+  const who: string | undefined = ctx.caller?.name;
+  const scopes: string[] = ctx.caller?.scopes ?? [];
+  return `${who} ${scopes.length}`;
+});
+void secured.listen({ port: 0, tokens: 'alice=s3cret', rateLimit: 5,
+  oauth: { resource: 'https://mcp.example.com/mcp', authorizationServers: ['https://auth.example.com'], scopes: ['mcp:tools'], issuer: 'https://auth.example.com', jwksUrl: 'http://idp:8080/jwks.json' } });
+secured.configureHttp({ tokens: { bob: { tokens: ['t'], scopes: ['files'] } } });
+void secured.client({ token: 's3cret' });
+// @ts-expect-error rateLimit objects need a rate
+secured.configureHttp({ rateLimit: { burst: 2 } });
+
 async function main(): Promise<void> {
   const { url, port } = await server.listen({ host: '127.0.0.1', port: 0, path: '/mcp', allowedHosts: ['localhost:1'] });
   const res: Response = await server.fetch(new Request(url));
