@@ -56,7 +56,8 @@ impl McpError {
         self.data = Some(data);
         self
     }
-    pub(crate) fn with_status(mut self, status: u16) -> Self {
+    /// Force the HTTP status this error travels with (bindings building errors for HTTP).
+    pub fn with_status(mut self, status: u16) -> Self {
         self.http_status = Some(status);
         self
     }

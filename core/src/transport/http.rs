@@ -79,6 +79,12 @@ pub struct HttpConfig {
 }
 
 impl HttpConfig {
+    /// For mounting [`HttpHandler`] inside another HTTP server (ASGI, fetch, Express): no
+    /// address is bound, and `Host` checks stay loopback-only until `allowed_hosts` is set.
+    pub fn mount() -> Self {
+        Self::new(SocketAddr::from(([127, 0, 0, 1], 0)))
+    }
+
     pub fn new(addr: SocketAddr) -> Self {
         Self {
             addr,
@@ -764,14 +770,14 @@ impl HttpHandler {
                 (Some(_), None) => {
                     return Err(format!("Header mismatch: missing Mcp-Param-{hname} header"))
                 }
-                (Some(v), Some(r)) => {
-                    match r.and_then(headers::decode) {
-                        Ok(d) if headers::matches_value(&d, v) => {}
-                        _ => return Err(format!(
+                (Some(v), Some(r)) => match r.and_then(headers::decode) {
+                    Ok(d) if headers::matches_value(&d, v) => {}
+                    _ => {
+                        return Err(format!(
                             "Header mismatch: Mcp-Param-{hname} header does not match the argument"
-                        )),
+                        ))
                     }
-                }
+                },
             }
         }
         Ok(())

@@ -227,7 +227,10 @@ where
                     in_flight.clone(),
                     session.clone(),
                 );
-                tasks.spawn(async move {
+                // `initialize` is served before the next line is read: it decides the era of
+                // every message after it, so nothing may overtake it.
+                let is_initialize = method == "initialize";
+                let handle = tasks.spawn(async move {
                     let key = id.to_string();
                     let env = Env::new(Transport::Stdio)
                         .session(current)
@@ -249,6 +252,13 @@ where
                         }
                     }
                 });
+                if is_initialize {
+                    while !handle.is_finished() {
+                        if tasks.join_next().await.is_none() {
+                            break;
+                        }
+                    }
+                }
             }
         }
     }
