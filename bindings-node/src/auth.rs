@@ -35,8 +35,18 @@ fn text(m: &Map<String, Value>, k: &str) -> Result<Option<String>> {
     }
 }
 
-const OAUTH_KEYS: &[&str] =
-    &["resource", "authorizationServers", "scopes", "issuer", "audience", "jwks", "jwksUrl", "resourceName", "documentation", "allow"];
+const OAUTH_KEYS: &[&str] = &[
+    "resource",
+    "authorizationServers",
+    "scopes",
+    "issuer",
+    "audience",
+    "jwks",
+    "jwksUrl",
+    "resourceName",
+    "documentation",
+    "allow",
+];
 
 /// `tokens` (`{ alice: { tokens, scopes?, tools?, resources?, prompts? } | "tok" | ["tok", ...] }`
 /// or `"alice=tok,bob=tok"`) and `oauth` (`{ resource, authorizationServers, scopes, issuer,
@@ -47,12 +57,15 @@ pub(crate) fn build(tokens: Option<&Value>, oauth: Option<&Value>) -> Result<Opt
     match tokens {
         None | Some(Value::Null) => {}
         Some(t) => {
-            let table = match t {
-                Value::String(s) => NamedTokens::parse(s),
-                Value::Object(_) => NamedTokens::from_json(t),
-                _ => return Err(bad("tokens must be an object keyed by caller or a \"name=token,...\" string")),
-            }
-            .map_err(|e| bad(format!("tokens: {}", e.0)))?;
+            let table =
+                match t {
+                    Value::String(s) => NamedTokens::parse(s),
+                    Value::Object(_) => NamedTokens::from_json(t),
+                    _ => return Err(bad(
+                        "tokens must be an object keyed by caller or a \"name=token,...\" string",
+                    )),
+                }
+                .map_err(|e| bad(format!("tokens: {}", e.0)))?;
             auth = auth.tokens(table);
             on = true;
         }
@@ -65,7 +78,8 @@ pub(crate) fn build(tokens: Option<&Value>, oauth: Option<&Value>) -> Result<Opt
             }
             let resource = text(o, "resource")?;
             if let Some(r) = &resource {
-                let servers = strings(o.get("authorizationServers"), "oauth.authorizationServers")?.unwrap_or_default();
+                let servers = strings(o.get("authorizationServers"), "oauth.authorizationServers")?
+                    .unwrap_or_default();
                 let mut pr = ProtectedResource::new(r.clone(), servers)
                     .scopes(strings(o.get("scopes"), "oauth.scopes")?.unwrap_or_default());
                 if let Some(n) = text(o, "resourceName")? {
@@ -79,12 +93,14 @@ pub(crate) fn build(tokens: Option<&Value>, oauth: Option<&Value>) -> Result<Opt
             let jwks = o.get("jwks").filter(|v| !v.is_null());
             let jwks_url = text(o, "jwksUrl")?;
             if jwks.is_some() || jwks_url.is_some() {
-                let issuer = text(o, "issuer")?.ok_or_else(|| bad("oauth: jwks/jwksUrl needs issuer"))?;
+                let issuer =
+                    text(o, "issuer")?.ok_or_else(|| bad("oauth: jwks/jwksUrl needs issuer"))?;
                 let audience = text(o, "audience")?
                     .or(resource)
                     .ok_or_else(|| bad("oauth: jwks/jwksUrl needs audience or resource"))?;
                 let v = match (jwks, jwks_url) {
-                    (Some(k), _) => JwtValidator::with_jwks(issuer, audience, k).map_err(|e| bad(format!("oauth.jwks: {}", e.0)))?,
+                    (Some(k), _) => JwtValidator::with_jwks(issuer, audience, k)
+                        .map_err(|e| bad(format!("oauth.jwks: {}", e.0)))?,
                     (None, Some(url)) => JwtValidator::with_jwks_url(issuer, audience, url),
                     (None, None) => unreachable!(),
                 };
@@ -107,7 +123,9 @@ pub(crate) fn build(tokens: Option<&Value>, oauth: Option<&Value>) -> Result<Opt
                 Some(_) => return Err(bad("oauth.allow must be an object keyed by caller")),
             }
             if !on {
-                return Err(bad("oauth: give jwks or jwksUrl (or tokens) so bearer tokens can be checked"));
+                return Err(bad(
+                    "oauth: give jwks or jwksUrl (or tokens) so bearer tokens can be checked",
+                ));
             }
         }
         Some(_) => return Err(bad("oauth must be an object")),
@@ -122,10 +140,18 @@ fn one_limit(v: &Value, what: &str) -> Result<RateLimit> {
         _ => None,
     }
     .filter(|r| r.is_finite() && *r > 0.0)
-    .ok_or_else(|| bad(format!("{what} must be a positive number (per second) or {{ rate, burst }}")))?;
+    .ok_or_else(|| {
+        bad(format!(
+            "{what} must be a positive number (per second) or {{ rate, burst }}"
+        ))
+    })?;
     let burst = match v.get("burst") {
         None | Some(Value::Null) => rate.ceil().max(1.0) as u32,
-        Some(b) => b.as_u64().filter(|b| *b >= 1 && *b <= u32::MAX as u64).ok_or_else(|| bad(format!("{what}.burst must be a positive integer")))? as u32,
+        Some(b) => b
+            .as_u64()
+            .filter(|b| *b >= 1 && *b <= u32::MAX as u64)
+            .ok_or_else(|| bad(format!("{what}.burst must be a positive integer")))?
+            as u32,
     };
     Ok(RateLimit::per_second(rate, burst))
 }
@@ -134,7 +160,10 @@ fn one_limit(v: &Value, what: &str) -> Result<RateLimit> {
 /// (`perCaller`: `{ name: rate | { rate, burst } }`).
 pub(crate) fn rate_limiter(v: &Value) -> Result<RateLimiter> {
     if let Value::Object(m) = v {
-        if let Some(k) = m.keys().find(|k| !matches!(k.as_str(), "rate" | "burst" | "perCaller")) {
+        if let Some(k) = m
+            .keys()
+            .find(|k| !matches!(k.as_str(), "rate" | "burst" | "perCaller"))
+        {
             return Err(bad(format!("unknown rateLimit option {k:?}")));
         }
     }
@@ -143,7 +172,10 @@ pub(crate) fn rate_limiter(v: &Value) -> Result<RateLimiter> {
         None | Some(Value::Null) => {}
         Some(Value::Object(per)) => {
             for (name, l) in per {
-                rl = rl.caller(name.clone(), one_limit(l, &format!("rateLimit.perCaller.{name}"))?);
+                rl = rl.caller(
+                    name.clone(),
+                    one_limit(l, &format!("rateLimit.perCaller.{name}"))?,
+                );
             }
         }
         Some(_) => return Err(bad("rateLimit.perCaller must be an object keyed by caller")),

@@ -50,11 +50,19 @@ impl CallState {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
-            .ok_or_else(|| Error::new(Status::GenericFailure, "CALL_ENDED: this ctx belongs to a call that has ended"))
+            .ok_or_else(|| {
+                Error::new(
+                    Status::GenericFailure,
+                    "CALL_ENDED: this ctx belongs to a call that has ended",
+                )
+            })
     }
     /// The `InputRequired` a `ctx` input call raised, if any (taken once).
     pub(crate) fn take_input_required(&self) -> Option<HandlerError> {
-        self.input_required.lock().unwrap_or_else(|e| e.into_inner()).take()
+        self.input_required
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
     }
     /// The `McpError` a `ctx` call raised with this code, if any.
     pub(crate) fn take_mcp_error(&self, code: i32) -> Option<McpError> {
@@ -67,8 +75,15 @@ impl CallState {
     }
     fn record(&self, e: HandlerError) {
         match e {
-            HandlerError::InputRequired(_) => *self.input_required.lock().unwrap_or_else(|e| e.into_inner()) = Some(e),
-            HandlerError::Mcp(m) => *self.mcp_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(m),
+            HandlerError::InputRequired(_) => {
+                *self
+                    .input_required
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner()) = Some(e)
+            }
+            HandlerError::Mcp(m) => {
+                *self.mcp_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(m)
+            }
             _ => {}
         }
     }
@@ -89,8 +104,15 @@ impl Drop for CallGuard {
     fn drop(&mut self) {
         // Dropped while running: by a timeout (the core cancels the token only after dropping
         // the future) or after a cancellation (the token fired first).
-        let dropped = if self.0.cancel.is_cancelled() { CANCELLED } else { DROPPED };
-        let _ = self.0.outcome.compare_exchange(RUNNING, dropped, Ordering::SeqCst, Ordering::SeqCst);
+        let dropped = if self.0.cancel.is_cancelled() {
+            CANCELLED
+        } else {
+            DROPPED
+        };
+        let _ =
+            self.0
+                .outcome
+                .compare_exchange(RUNNING, dropped, Ordering::SeqCst, Ordering::SeqCst);
         self.0.ctx.lock().unwrap_or_else(|e| e.into_inner()).take();
         self.0.done.cancel();
     }
@@ -195,7 +217,13 @@ impl NativeContext {
     // they need and hand a future to the runtime.
 
     #[napi(ts_return_type = "Promise<void>")]
-    pub fn progress<'env>(&self, env: &'env Env, progress: f64, total: Option<f64>, message: Option<String>) -> Result<PromiseRaw<'env, ()>> {
+    pub fn progress<'env>(
+        &self,
+        env: &'env Env,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    ) -> Result<PromiseRaw<'env, ()>> {
         let ctx = self.call.ctx()?;
         env.spawn_future(async move {
             ctx.progress(progress, total, message).await;
@@ -204,8 +232,16 @@ impl NativeContext {
     }
 
     #[napi(ts_return_type = "Promise<void>")]
-    pub fn log<'env>(&self, env: &'env Env, level: String, data: Value, logger: Option<String>) -> Result<PromiseRaw<'env, ()>> {
-        let level = LogLevel::parse(&level).ok_or_else(|| Error::new(Status::InvalidArg, format!("unknown log level {level:?}")))?;
+    pub fn log<'env>(
+        &self,
+        env: &'env Env,
+        level: String,
+        data: Value,
+        logger: Option<String>,
+    ) -> Result<PromiseRaw<'env, ()>> {
+        let level = LogLevel::parse(&level).ok_or_else(|| {
+            Error::new(Status::InvalidArg, format!("unknown log level {level:?}"))
+        })?;
         let ctx = self.call.ctx()?;
         env.spawn_future(async move {
             ctx.log(level, data, logger).await;
@@ -214,13 +250,23 @@ impl NativeContext {
     }
 
     #[napi(ts_return_type = "Promise<any>")]
-    pub fn elicit<'env>(&self, env: &'env Env, key: String, params: Value) -> Result<PromiseRaw<'env, Value>> {
+    pub fn elicit<'env>(
+        &self,
+        env: &'env Env,
+        key: String,
+        params: Value,
+    ) -> Result<PromiseRaw<'env, Value>> {
         let (ctx, call) = (self.call.ctx()?, self.call.clone());
         env.spawn_future(async move { settle(&call, ctx.elicit(&key, params).await) })
     }
 
     #[napi(ts_return_type = "Promise<any>")]
-    pub fn sample<'env>(&self, env: &'env Env, key: String, params: Value) -> Result<PromiseRaw<'env, Value>> {
+    pub fn sample<'env>(
+        &self,
+        env: &'env Env,
+        key: String,
+        params: Value,
+    ) -> Result<PromiseRaw<'env, Value>> {
         let (ctx, call) = (self.call.ctx()?, self.call.clone());
         env.spawn_future(async move { settle(&call, ctx.sample(&key, params).await) })
     }
@@ -232,7 +278,11 @@ impl NativeContext {
     }
 
     #[napi(ts_return_type = "Promise<any[]>")]
-    pub fn inputs<'env>(&self, env: &'env Env, requests: Vec<NativeInputRequest>) -> Result<PromiseRaw<'env, Vec<Value>>> {
+    pub fn inputs<'env>(
+        &self,
+        env: &'env Env,
+        requests: Vec<NativeInputRequest>,
+    ) -> Result<PromiseRaw<'env, Vec<Value>>> {
         let mut reqs = Vec::with_capacity(requests.len());
         for r in requests {
             reqs.push((r.key, input_request(&r.method, r.params)?));

@@ -17,7 +17,10 @@ pub(crate) fn mcp(e: &McpError) -> Error {
 /// `HandlerError` (from `Context::elicit` and friends) → a coded JS error.
 pub(crate) fn handler(e: &HandlerError) -> Error {
     match e {
-        HandlerError::InputRequired(_) => coded("INPUT_REQUIRED", "input required (the call ends with input_required and is retried with the answer)"),
+        HandlerError::InputRequired(_) => coded(
+            "INPUT_REQUIRED",
+            "input required (the call ends with input_required and is retried with the answer)",
+        ),
         HandlerError::Cancelled => coded("CANCELLED", "the request was cancelled"),
         HandlerError::Mcp(m) => mcp(m),
         HandlerError::Tool(t) => coded("TOOL_ERROR", &t.message),

@@ -21,16 +21,29 @@ pub struct NativeHttpRequest {
 }
 
 pub(crate) fn to_core(req: NativeHttpRequest) -> Result<HttpRequest> {
-    let method = http::Method::from_bytes(req.method.as_bytes()).map_err(|_| Error::new(Status::InvalidArg, format!("bad HTTP method {:?}", req.method)))?;
+    let method = http::Method::from_bytes(req.method.as_bytes()).map_err(|_| {
+        Error::new(
+            Status::InvalidArg,
+            format!("bad HTTP method {:?}", req.method),
+        )
+    })?;
     let mut headers = http::HeaderMap::new();
     for pair in req.headers {
         if let [name, value] = pair.as_slice() {
-            if let (Ok(n), Ok(v)) = (http::HeaderName::from_bytes(name.as_bytes()), http::HeaderValue::from_str(value)) {
+            if let (Ok(n), Ok(v)) = (
+                http::HeaderName::from_bytes(name.as_bytes()),
+                http::HeaderValue::from_str(value),
+            ) {
                 headers.append(n, v);
             }
         }
     }
-    Ok(HttpRequest { method, path: req.path, headers, body: bytes::Bytes::copy_from_slice(&req.body) })
+    Ok(HttpRequest {
+        method,
+        path: req.path,
+        headers,
+        body: bytes::Bytes::copy_from_slice(&req.body),
+    })
 }
 
 /// One in-flight request through `handle`.
@@ -52,7 +65,10 @@ impl NativeHttpExchange {
                 _ = c.cancelled() => {}
             }
         });
-        Self { head: Mutex::new(Some(rx)), cancel }
+        Self {
+            head: Mutex::new(Some(rx)),
+            cancel,
+        }
     }
 }
 
@@ -61,7 +77,12 @@ impl NativeHttpExchange {
     /// The response head, and its body (complete, or a stream to pull with `next()`).
     #[napi(ts_return_type = "Promise<NativeHttpResponse>")]
     pub fn response<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, NativeHttpResponse>> {
-        let rx = self.head.lock().unwrap_or_else(|e| e.into_inner()).take().ok_or_else(|| Error::new(Status::GenericFailure, "response() was already called"))?;
+        let rx = self
+            .head
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .ok_or_else(|| Error::new(Status::GenericFailure, "response() was already called"))?;
         let cancel = self.cancel.clone();
         env.spawn_future(async move { head(rx, cancel).await })
     }
@@ -73,26 +94,35 @@ impl NativeHttpExchange {
     }
 }
 
-async fn head(rx: oneshot::Receiver<HttpResponse>, cancel: CancellationToken) -> Result<NativeHttpResponse> {
-        let r = rx.await.map_err(|_| Error::new(Status::Cancelled, "CANCELLED: the request was cancelled"))?;
-        let headers = r
-            .headers
-            .iter()
-            .filter_map(|(k, v)| v.to_str().ok().map(|v| vec![k.as_str().to_string(), v.to_string()]))
-            .collect();
-        let (body, stream) = match r.body {
-            ResponseBody::Empty => (None, None),
-            ResponseBody::Full(b) => (Some(b.to_vec()), None),
-            ResponseBody::Sse(rx) => (None, Some(rx)),
-        };
-        Ok(NativeHttpResponse {
-            status: r.status.as_u16() as u32,
-            headers,
-            streaming: stream.is_some(),
-            body,
-            stream: Arc::new(tokio::sync::Mutex::new(stream)),
-            cancel,
+async fn head(
+    rx: oneshot::Receiver<HttpResponse>,
+    cancel: CancellationToken,
+) -> Result<NativeHttpResponse> {
+    let r = rx
+        .await
+        .map_err(|_| Error::new(Status::Cancelled, "CANCELLED: the request was cancelled"))?;
+    let headers = r
+        .headers
+        .iter()
+        .filter_map(|(k, v)| {
+            v.to_str()
+                .ok()
+                .map(|v| vec![k.as_str().to_string(), v.to_string()])
         })
+        .collect();
+    let (body, stream) = match r.body {
+        ResponseBody::Empty => (None, None),
+        ResponseBody::Full(b) => (Some(b.to_vec()), None),
+        ResponseBody::Sse(rx) => (None, Some(rx)),
+    };
+    Ok(NativeHttpResponse {
+        status: r.status.as_u16() as u32,
+        headers,
+        streaming: stream.is_some(),
+        body,
+        stream: Arc::new(tokio::sync::Mutex::new(stream)),
+        cancel,
+    })
 }
 
 #[napi]
@@ -124,7 +154,9 @@ impl NativeHttpResponse {
         let cancel = self.cancel.clone();
         env.spawn_future(async move {
             let mut guard = stream.lock().await;
-            let Some(rx) = guard.as_mut() else { return Ok(None) };
+            let Some(rx) = guard.as_mut() else {
+                return Ok(None);
+            };
             let chunk = tokio::select! {
                 c = rx.recv() => c,
                 _ = cancel.cancelled() => None,

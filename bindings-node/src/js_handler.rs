@@ -8,8 +8,8 @@ use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{ThreadsafeCallContext, ThreadsafeFunction};
 use napi_derive::napi;
 use oxmcp::{
-    BoxFuture, Completion, CompletionHandler, Context, ErrorCode, HandlerError, McpError, PromptHandler, PromptResult,
-    ResourceContents, ResourceHandler, ToolHandler, ToolResult,
+    BoxFuture, Completion, CompletionHandler, Context, ErrorCode, HandlerError, McpError,
+    PromptHandler, PromptResult, ResourceContents, ResourceHandler, ToolHandler, ToolResult,
 };
 use serde_json::{Map, Value};
 use std::future::Future;
@@ -74,26 +74,37 @@ pub(crate) fn tool_tsfn(f: &ToolFn<'_>) -> Result<Tsfn<ToolCall, ToolArgs>> {
     f.build_threadsafe_function::<ToolCall>()
         .weak::<true>()
         .callee_handled::<false>()
-        .build_callback(|c: ThreadsafeCallContext<ToolCall>| Ok(FnArgs::from((c.value.args, c.value.ctx))))
+        .build_callback(|c: ThreadsafeCallContext<ToolCall>| {
+            Ok(FnArgs::from((c.value.args, c.value.ctx)))
+        })
 }
 pub(crate) fn prompt_tsfn(f: &ToolFn<'_>) -> Result<Tsfn<PromptCall, ToolArgs>> {
     f.build_threadsafe_function::<PromptCall>()
         .weak::<true>()
         .callee_handled::<false>()
-        .build_callback(|c: ThreadsafeCallContext<PromptCall>| Ok(FnArgs::from((c.value.args, c.value.ctx))))
+        .build_callback(|c: ThreadsafeCallContext<PromptCall>| {
+            Ok(FnArgs::from((c.value.args, c.value.ctx)))
+        })
 }
 pub(crate) fn read_tsfn(f: &ReadFn<'_>) -> Result<Tsfn<ReadCall, ReadArgs>> {
     f.build_threadsafe_function::<ReadCall>()
         .weak::<true>()
         .callee_handled::<false>()
-        .build_callback(|c: ThreadsafeCallContext<ReadCall>| Ok(FnArgs::from((c.value.uri, c.value.vars, c.value.ctx))))
+        .build_callback(|c: ThreadsafeCallContext<ReadCall>| {
+            Ok(FnArgs::from((c.value.uri, c.value.vars, c.value.ctx)))
+        })
 }
 pub(crate) fn complete_tsfn(f: &CompleteFn<'_>) -> Result<Tsfn<CompleteCall, CompleteArgs>> {
     f.build_threadsafe_function::<CompleteCall>()
         .weak::<true>()
         .callee_handled::<false>()
         .build_callback(|c: ThreadsafeCallContext<CompleteCall>| {
-            Ok(FnArgs::from((c.value.argument, c.value.value, c.value.context_args, c.value.ctx)))
+            Ok(FnArgs::from((
+                c.value.argument,
+                c.value.value,
+                c.value.context_args,
+                c.value.ctx,
+            )))
         })
 }
 
@@ -102,23 +113,47 @@ fn internal(what: &str, detail: impl std::fmt::Display) -> HandlerError {
 }
 
 /// Call into JS and await the (possibly promised) envelope.
-async fn call_js<T: 'static, A: JsValuesTupleIntoVec + 'static>(tsfn: &Tsfn<T, A>, value: T, what: &str) -> std::result::Result<NativeEnvelope, HandlerError> {
+async fn call_js<T: 'static, A: JsValuesTupleIntoVec + 'static>(
+    tsfn: &Tsfn<T, A>,
+    value: T,
+    what: &str,
+) -> std::result::Result<NativeEnvelope, HandlerError> {
     let ret = tsfn.call_async_catch(value).await.map_err(|e| {
-        if e.status == Status::InvalidArg || e.status == Status::ObjectExpected || e.status == Status::GenericFailure && e.reason.contains("Either") {
-            internal(what, "the JS handler returned neither a value nor a Promise")
+        if e.status == Status::InvalidArg
+            || e.status == Status::ObjectExpected
+            || e.status == Status::GenericFailure && e.reason.contains("Either")
+        {
+            internal(
+                what,
+                "the JS handler returned neither a value nor a Promise",
+            )
         } else {
-            internal(what, format!("calling the JS handler failed ({})", e.status))
+            internal(
+                what,
+                format!("calling the JS handler failed ({})", e.status),
+            )
         }
     })?;
     match ret {
-        Either::A(p) => p.await.map_err(|e| internal(what, format!("the JS handler's Promise failed ({})", e.status))),
+        Either::A(p) => p.await.map_err(|e| {
+            internal(
+                what,
+                format!("the JS handler's Promise failed ({})", e.status),
+            )
+        }),
         Either::B(v) => Ok(v),
     }
 }
 
 /// Run `fut` as one handler call: bound by `timeout` (when the core does not already), cut short
 /// by cancellation, and combined with what `ctx` recorded (an unanswered input request wins).
-async fn run_call<F>(ctx: Context, call: Arc<CallState>, timeout: Option<Duration>, what: &str, fut: F) -> std::result::Result<Value, HandlerError>
+async fn run_call<F>(
+    ctx: Context,
+    call: Arc<CallState>,
+    timeout: Option<Duration>,
+    what: &str,
+    fut: F,
+) -> std::result::Result<Value, HandlerError>
 where
     F: Future<Output = std::result::Result<NativeEnvelope, HandlerError>>,
 {
@@ -128,7 +163,10 @@ where
         match timeout {
             Some(t) => match tokio::time::timeout(t, fut).await {
                 Ok(r) => r,
-                Err(_) => Err(internal(what, format!("timed out after {} ms", t.as_millis()))),
+                Err(_) => Err(internal(
+                    what,
+                    format!("timed out after {} ms", t.as_millis()),
+                )),
             },
             None => fut.await,
         }
@@ -140,7 +178,9 @@ where
     let out = match call.take_input_required() {
         Some(e) if !matches!(r, Err(HandlerError::Cancelled)) => Err(e),
         _ => match r.and_then(|env| open_envelope(env, what)) {
-            Err(HandlerError::Mcp(e)) => Err(HandlerError::Mcp(call.take_mcp_error(e.code.0).unwrap_or(e))),
+            Err(HandlerError::Mcp(e)) => Err(HandlerError::Mcp(
+                call.take_mcp_error(e.code.0).unwrap_or(e),
+            )),
             other => other,
         },
     };
@@ -164,13 +204,19 @@ fn open_envelope(env: NativeEnvelope, what: &str) -> std::result::Result<Value, 
     }
     match env.control.as_deref() {
         Some("CANCELLED") => Err(HandlerError::Cancelled),
-        Some("INPUT_REQUIRED") => Err(internal(what, "an input-required error was raised outside this call's ctx")),
+        Some("INPUT_REQUIRED") => Err(internal(
+            what,
+            "an input-required error was raised outside this call's ctx",
+        )),
         _ => Err(internal(what, "the JS layer returned an empty envelope")),
     }
 }
 
 fn bad_result(what: &str, e: serde_json::Error) -> HandlerError {
-    internal(what, format!("the handler's result is not spec-shaped: {e}"))
+    internal(
+        what,
+        format!("the handler's result is not spec-shaped: {e}"),
+    )
 }
 
 pub(crate) struct JsTool {
@@ -179,14 +225,32 @@ pub(crate) struct JsTool {
 }
 
 impl ToolHandler for JsTool {
-    fn call(&self, args: Map<String, Value>, ctx: Context) -> BoxFuture<std::result::Result<ToolResult, HandlerError>> {
+    fn call(
+        &self,
+        args: Map<String, Value>,
+        ctx: Context,
+    ) -> BoxFuture<std::result::Result<ToolResult, HandlerError>> {
         let tsfn = self.tsfn.clone();
         let what = format!("tool {:?}", self.name);
         Box::pin(async move {
             let call = CallState::new(ctx.clone());
             let nctx = NativeContext { call: call.clone() };
             // The core bounds tool calls (`Tool::timeout`); dropping this future marks the call timed out.
-            let v = run_call(ctx, call, None, &what, call_js(&tsfn, ToolCall { args: Value::Object(args), ctx: nctx }, &what)).await?;
+            let v = run_call(
+                ctx,
+                call,
+                None,
+                &what,
+                call_js(
+                    &tsfn,
+                    ToolCall {
+                        args: Value::Object(args),
+                        ctx: nctx,
+                    },
+                    &what,
+                ),
+            )
+            .await?;
             ToolResult::from_value(v).map_err(|e| bad_result(&what, e))
         })
     }
@@ -199,14 +263,34 @@ pub(crate) struct JsResource {
 }
 
 impl ResourceHandler for JsResource {
-    fn read(&self, uri: String, vars: Map<String, Value>, ctx: Context) -> BoxFuture<std::result::Result<Vec<ResourceContents>, HandlerError>> {
+    fn read(
+        &self,
+        uri: String,
+        vars: Map<String, Value>,
+        ctx: Context,
+    ) -> BoxFuture<std::result::Result<Vec<ResourceContents>, HandlerError>> {
         let tsfn = self.tsfn.clone();
         let what = self.what.clone();
         let timeout = self.timeout;
         Box::pin(async move {
             let call = CallState::new(ctx.clone());
             let nctx = NativeContext { call: call.clone() };
-            let v = run_call(ctx, call, timeout, &what, call_js(&tsfn, ReadCall { uri, vars: Value::Object(vars), ctx: nctx }, &what)).await?;
+            let v = run_call(
+                ctx,
+                call,
+                timeout,
+                &what,
+                call_js(
+                    &tsfn,
+                    ReadCall {
+                        uri,
+                        vars: Value::Object(vars),
+                        ctx: nctx,
+                    },
+                    &what,
+                ),
+            )
+            .await?;
             serde_json::from_value(v).map_err(|e| bad_result(&what, e))
         })
     }
@@ -219,14 +303,32 @@ pub(crate) struct JsPrompt {
 }
 
 impl PromptHandler for JsPrompt {
-    fn get(&self, args: Map<String, Value>, ctx: Context) -> BoxFuture<std::result::Result<PromptResult, HandlerError>> {
+    fn get(
+        &self,
+        args: Map<String, Value>,
+        ctx: Context,
+    ) -> BoxFuture<std::result::Result<PromptResult, HandlerError>> {
         let tsfn = self.tsfn.clone();
         let what = self.what.clone();
         let timeout = self.timeout;
         Box::pin(async move {
             let call = CallState::new(ctx.clone());
             let nctx = NativeContext { call: call.clone() };
-            let v = run_call(ctx, call, timeout, &what, call_js(&tsfn, PromptCall { args: Value::Object(args), ctx: nctx }, &what)).await?;
+            let v = run_call(
+                ctx,
+                call,
+                timeout,
+                &what,
+                call_js(
+                    &tsfn,
+                    PromptCall {
+                        args: Value::Object(args),
+                        ctx: nctx,
+                    },
+                    &what,
+                ),
+            )
+            .await?;
             PromptResult::from_value(v).map_err(|e| bad_result(&what, e))
         })
     }
@@ -239,14 +341,25 @@ pub(crate) struct JsCompletion {
 }
 
 impl CompletionHandler for JsCompletion {
-    fn complete(&self, argument: String, value: String, context_args: Map<String, Value>, ctx: Context) -> BoxFuture<std::result::Result<Completion, HandlerError>> {
+    fn complete(
+        &self,
+        argument: String,
+        value: String,
+        context_args: Map<String, Value>,
+        ctx: Context,
+    ) -> BoxFuture<std::result::Result<Completion, HandlerError>> {
         let tsfn = self.tsfn.clone();
         let what = self.what.clone();
         let timeout = self.timeout;
         Box::pin(async move {
             let call = CallState::new(ctx.clone());
             let nctx = NativeContext { call: call.clone() };
-            let c = CompleteCall { argument, value, context_args: Value::Object(context_args), ctx: nctx };
+            let c = CompleteCall {
+                argument,
+                value,
+                context_args: Value::Object(context_args),
+                ctx: nctx,
+            };
             let v = run_call(ctx, call, timeout, &what, call_js(&tsfn, c, &what)).await?;
             serde_json::from_value(v).map_err(|e| bad_result(&what, e))
         })

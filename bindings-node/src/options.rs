@@ -18,7 +18,10 @@ pub(crate) struct Identity {
 }
 
 fn bad(msg: impl Into<String>) -> Error {
-    Error::new(Status::InvalidArg, format!("INVALID_OPTION: {}", msg.into()))
+    Error::new(
+        Status::InvalidArg,
+        format!("INVALID_OPTION: {}", msg.into()),
+    )
 }
 
 fn string(m: &Map<String, Value>, k: &str) -> Result<Option<String>> {
@@ -40,7 +43,11 @@ fn uint(m: &Map<String, Value>, k: &str) -> Result<Option<u64>> {
         None | Some(Value::Null) => Ok(None),
         Some(v) => v
             .as_u64()
-            .or_else(|| v.as_f64().filter(|f| *f >= 0.0 && f.fract() == 0.0).map(|f| f as u64))
+            .or_else(|| {
+                v.as_f64()
+                    .filter(|f| *f >= 0.0 && f.fract() == 0.0)
+                    .map(|f| f as u64)
+            })
             .map(Some)
             .ok_or_else(|| bad(format!("{k} must be a non-negative integer"))),
     }
@@ -53,12 +60,16 @@ fn scope(v: &str) -> Result<CacheScope> {
     match v {
         "public" => Ok(CacheScope::Public),
         "private" => Ok(CacheScope::Private),
-        _ => Err(bad(format!("cache scope must be \"public\" or \"private\", got {v:?}"))),
+        _ => Err(bad(format!(
+            "cache scope must be \"public\" or \"private\", got {v:?}"
+        ))),
     }
 }
 
 fn hint(v: &Value, base: CacheHint, what: &str) -> Result<CacheHint> {
-    let Value::Object(m) = v else { return Err(bad(format!("{what} must be {{ ttlMs, scope }}"))) };
+    let Value::Object(m) = v else {
+        return Err(bad(format!("{what} must be {{ ttlMs, scope }}")));
+    };
     let mut h = base;
     if let Some(t) = uint(m, "ttlMs")? {
         h.ttl_ms = t;
@@ -70,7 +81,9 @@ fn hint(v: &Value, base: CacheHint, what: &str) -> Result<CacheHint> {
 }
 
 pub(crate) fn parse(v: Value) -> Result<(Identity, ServerOptions)> {
-    let Value::Object(m) = v else { return Err(bad("options must be an object")) };
+    let Value::Object(m) = v else {
+        return Err(bad("options must be an object"));
+    };
     let identity = Identity {
         name: string(&m, "name")?.ok_or_else(|| bad("name is required"))?,
         version: string(&m, "version")?.ok_or_else(|| bad("version is required"))?,
@@ -83,7 +96,8 @@ pub(crate) fn parse(v: Value) -> Result<(Identity, ServerOptions)> {
     let mut o = ServerOptions::default();
     for (k, v) in &m {
         match k.as_str() {
-            "name" | "version" | "title" | "description" | "websiteUrl" | "icons" | "instructions" => {}
+            "name" | "version" | "title" | "description" | "websiteUrl" | "icons"
+            | "instructions" => {}
             "validation" => {
                 o.validation = match v.as_str() {
                     Some("toolError") | Some("tool-error") => ValidationMode::ToolError,
@@ -93,15 +107,25 @@ pub(crate) fn parse(v: Value) -> Result<(Identity, ServerOptions)> {
             }
             "lenientCoercion" => o.lenient_coercion = boolean(&m, k)?.unwrap_or(false),
             "cacheTtlMs" => o.cache_default.ttl_ms = uint(&m, k)?.unwrap_or(0),
-            "cacheScope" => o.cache_default.scope = scope(v.as_str().ok_or_else(|| bad("cacheScope must be a string"))?)?,
+            "cacheScope" => {
+                o.cache_default.scope = scope(
+                    v.as_str()
+                        .ok_or_else(|| bad("cacheScope must be a string"))?,
+                )?
+            }
             "cache" => {
-                let Value::Object(per) = v else { return Err(bad("cache must be { [method]: { ttlMs, scope } }")) };
+                let Value::Object(per) = v else {
+                    return Err(bad("cache must be { [method]: { ttlMs, scope } }"));
+                };
                 for (method, h) in per {
                     if method == "default" {
                         o.cache_default = hint(h, o.cache_default, "cache.default")?;
                     } else {
                         let base = o.cache_default;
-                        o.cache.insert(method.clone(), hint(h, base, &format!("cache[{method:?}]"))?);
+                        o.cache.insert(
+                            method.clone(),
+                            hint(h, base, &format!("cache[{method:?}]"))?,
+                        );
                     }
                 }
             }
@@ -122,7 +146,11 @@ pub(crate) fn parse(v: Value) -> Result<(Identity, ServerOptions)> {
                             .collect::<Option<Vec<u8>>>()
                             .ok_or_else(|| bad("stateKey bytes must be 0..255"))?,
                     ),
-                    _ => return Err(bad("stateKey must be a string or bytes of at least 16 bytes")),
+                    _ => {
+                        return Err(bad(
+                            "stateKey must be a string or bytes of at least 16 bytes",
+                        ))
+                    }
                 }
             }
             "stateTtlMs" => o.state_ttl = millis(&m, k)?.unwrap_or(o.state_ttl),

@@ -3,18 +3,20 @@
 
 use crate::errors::coded;
 use crate::http::{to_core, NativeHttpExchange, NativeHttpRequest};
-use crate::js_handler::{self, CompleteFn, JsCompletion, JsPrompt, JsResource, JsTool, ReadFn, ToolFn};
+use crate::js_handler::{
+    self, CompleteFn, JsCompletion, JsPrompt, JsResource, JsTool, ReadFn, ToolFn,
+};
 use crate::options;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use oxmcp::transport::http::{HttpConfig, HttpHandler};
 use oxmcp::transport::http_server::HttpServer;
 use oxmcp::{BuildError, CompletionHandler, Prompt, Resource, ResourceTemplate, Server, Tool};
-use std::net::{IpAddr, SocketAddr};
-use tokio::sync::watch;
 use serde_json::{Map, Value};
+use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 pub(crate) fn build_error(e: BuildError) -> Error {
@@ -30,12 +32,16 @@ pub(crate) fn build_error(e: BuildError) -> Error {
 fn object(v: Value, what: &str) -> Result<Map<String, Value>> {
     match v {
         Value::Object(m) => Ok(m),
-        _ => Err(coded("INVALID_DEFINITION", format!("{what} definition must be an object"))),
+        _ => Err(coded(
+            "INVALID_DEFINITION",
+            format!("{what} definition must be an object"),
+        )),
     }
 }
 
 fn timeout(ms: Option<f64>) -> Option<Duration> {
-    ms.filter(|m| m.is_finite() && *m > 0.0).map(|m| Duration::from_millis(m as u64))
+    ms.filter(|m| m.is_finite() && *m > 0.0)
+        .map(|m| Duration::from_millis(m as u64))
 }
 
 #[napi]
@@ -65,7 +71,10 @@ impl NativeListener {
     pub fn wait<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, ()>> {
         let mut rx = self.done.clone();
         env.spawn_future(async move {
-            let r = rx.wait_for(Option::is_some).await.map_err(|_| coded("TRANSPORT_ERROR", "listener task vanished"))?;
+            let r = rx
+                .wait_for(Option::is_some)
+                .await
+                .map_err(|_| coded("TRANSPORT_ERROR", "listener task vanished"))?;
             match r.as_ref() {
                 Some(Err(e)) => Err(coded("TRANSPORT_ERROR", e)),
                 _ => Ok(()),
@@ -76,17 +85,36 @@ impl NativeListener {
 
 /// JS HTTP options → `HttpConfig` (for `listen()` and for mounts).
 fn http_config(v: Value, default_addr: SocketAddr) -> Result<HttpConfig> {
-    let Value::Object(m) = v else { return Err(coded("INVALID_OPTION", "HTTP options must be an object")) };
+    let Value::Object(m) = v else {
+        return Err(coded("INVALID_OPTION", "HTTP options must be an object"));
+    };
     let host = m.get("host").and_then(Value::as_str).unwrap_or("127.0.0.1");
     let ip: IpAddr = match host {
         "localhost" => IpAddr::from([127, 0, 0, 1]),
-        h => h.trim_start_matches('[').trim_end_matches(']').parse().map_err(|_| coded("INVALID_OPTION", format!("host must be an IP address or localhost, got {h:?}")))?,
+        h => h
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse()
+            .map_err(|_| {
+                coded(
+                    "INVALID_OPTION",
+                    format!("host must be an IP address or localhost, got {h:?}"),
+                )
+            })?,
     };
     let port = match m.get("port") {
         None | Some(Value::Null) => default_addr.port(),
-        Some(p) => p.as_u64().filter(|p| *p <= 65535).ok_or_else(|| coded("INVALID_OPTION", "port must be 0..65535"))? as u16,
+        Some(p) => {
+            p.as_u64()
+                .filter(|p| *p <= 65535)
+                .ok_or_else(|| coded("INVALID_OPTION", "port must be 0..65535"))? as u16
+        }
     };
-    let addr = if m.contains_key("host") || m.contains_key("port") { SocketAddr::new(ip, port) } else { default_addr };
+    let addr = if m.contains_key("host") || m.contains_key("port") {
+        SocketAddr::new(ip, port)
+    } else {
+        default_addr
+    };
     let mut c = HttpConfig::new(addr);
     let strings = |k: &str| -> Result<Option<Vec<String>>> {
         match m.get(k) {
@@ -97,13 +125,19 @@ fn http_config(v: Value, default_addr: SocketAddr) -> Result<HttpConfig> {
                 .collect::<Option<Vec<_>>>()
                 .map(Some)
                 .ok_or_else(|| coded("INVALID_OPTION", format!("{k} must be an array of strings"))),
-            Some(_) => Err(coded("INVALID_OPTION", format!("{k} must be an array of strings"))),
+            Some(_) => Err(coded(
+                "INVALID_OPTION",
+                format!("{k} must be an array of strings"),
+            )),
         }
     };
     let ms = |k: &str| -> Result<Option<Duration>> {
         match m.get(k) {
             None | Some(Value::Null) => Ok(None),
-            Some(v) => v.as_u64().map(|n| Some(Duration::from_millis(n))).ok_or_else(|| coded("INVALID_OPTION", format!("{k} must be milliseconds"))),
+            Some(v) => v
+                .as_u64()
+                .map(|n| Some(Duration::from_millis(n)))
+                .ok_or_else(|| coded("INVALID_OPTION", format!("{k} must be milliseconds"))),
         }
     };
     for k in m.keys() {
@@ -125,7 +159,10 @@ fn http_config(v: Value, default_addr: SocketAddr) -> Result<HttpConfig> {
                 | "oauth"
                 | "rateLimit"
         ) {
-            return Err(coded("INVALID_OPTION", format!("unknown HTTP option {k:?}")));
+            return Err(coded(
+                "INVALID_OPTION",
+                format!("unknown HTTP option {k:?}"),
+            ));
         }
     }
     if let Some(p) = m.get("path").and_then(Value::as_str) {
@@ -180,7 +217,9 @@ impl NativeServer {
     #[napi(constructor)]
     pub fn new(options: Value) -> Result<Self> {
         let (id, opts) = options::parse(options)?;
-        let mut b = Server::builder(id.name, id.version).options(opts).declare_tools();
+        let mut b = Server::builder(id.name, id.version)
+            .options(opts)
+            .declare_tools();
         if let Some(t) = id.title {
             b = b.title(t);
         }
@@ -197,8 +236,16 @@ impl NativeServer {
             b = b.instructions(i);
         }
         let server = b.build().map_err(build_error)?;
-        let mount = Mutex::new(HttpHandler::new(server.clone(), HttpConfig::new(loopback())));
-        Ok(Self { server, shutdown: CancellationToken::new(), tasks: Arc::new(Mutex::new(Vec::new())), mount })
+        let mount = Mutex::new(HttpHandler::new(
+            server.clone(),
+            HttpConfig::new(loopback()),
+        ));
+        Ok(Self {
+            server,
+            shutdown: CancellationToken::new(),
+            tasks: Arc::new(Mutex::new(Vec::new())),
+            mount,
+        })
     }
 
     /// The server's `Implementation` object.
@@ -218,9 +265,15 @@ impl NativeServer {
         max_concurrency: Option<u32>,
     ) -> Result<()> {
         let def = object(def, "tool")?;
-        let name = def.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
+        let name = def
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
         let tsfn = Arc::new(js_handler::tool_tsfn(&handler)?);
-        let mut tool = Tool::from_definition(def).map_err(build_error)?.handler_arc(Arc::new(JsTool { name, tsfn }));
+        let mut tool = Tool::from_definition(def)
+            .map_err(build_error)?
+            .handler_arc(Arc::new(JsTool { name, tsfn }));
         if let Some(t) = timeout(timeout_ms) {
             tool = tool.timeout(t);
         }
@@ -244,13 +297,25 @@ impl NativeServer {
     }
 
     #[napi]
-    pub fn add_resource(&self, def: Value, handler: ReadFn<'_>, timeout_ms: Option<f64>) -> Result<()> {
+    pub fn add_resource(
+        &self,
+        def: Value,
+        handler: ReadFn<'_>,
+        timeout_ms: Option<f64>,
+    ) -> Result<()> {
         let def = object(def, "resource")?;
-        let what = format!("resource {:?}", def.get("uri").and_then(Value::as_str).unwrap_or_default());
+        let what = format!(
+            "resource {:?}",
+            def.get("uri").and_then(Value::as_str).unwrap_or_default()
+        );
         let tsfn = Arc::new(js_handler::read_tsfn(&handler)?);
         let r = Resource::from_definition(def)
             .map_err(build_error)?
-            .handler_arc(Arc::new(JsResource { what, tsfn, timeout: timeout(timeout_ms) }));
+            .handler_arc(Arc::new(JsResource {
+                what,
+                tsfn,
+                timeout: timeout(timeout_ms),
+            }));
         self.server.add_resource(r).map_err(build_error)
     }
 
@@ -260,17 +325,33 @@ impl NativeServer {
     }
 
     #[napi]
-    pub fn add_resource_template(&self, def: Value, handler: ReadFn<'_>, complete: Option<CompleteFn<'_>>, timeout_ms: Option<f64>) -> Result<()> {
+    pub fn add_resource_template(
+        &self,
+        def: Value,
+        handler: ReadFn<'_>,
+        complete: Option<CompleteFn<'_>>,
+        timeout_ms: Option<f64>,
+    ) -> Result<()> {
         let def = object(def, "resource template")?;
-        let label = def.get("uriTemplate").and_then(Value::as_str).unwrap_or_default().to_string();
+        let label = def
+            .get("uriTemplate")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
         let tsfn = Arc::new(js_handler::read_tsfn(&handler)?);
-        let mut t = ResourceTemplate::from_definition(def).map_err(build_error)?.handler_arc(Arc::new(JsResource {
-            what: format!("resource template {label:?}"),
-            tsfn,
-            timeout: timeout(timeout_ms),
-        }));
+        let mut t = ResourceTemplate::from_definition(def)
+            .map_err(build_error)?
+            .handler_arc(Arc::new(JsResource {
+                what: format!("resource template {label:?}"),
+                tsfn,
+                timeout: timeout(timeout_ms),
+            }));
         if let Some(c) = complete {
-            t = t.complete_arc(completion(&c, format!("completion for {label:?}"), timeout(timeout_ms))?);
+            t = t.complete_arc(completion(
+                &c,
+                format!("completion for {label:?}"),
+                timeout(timeout_ms),
+            )?);
         }
         self.server.add_resource_template(t).map_err(build_error)
     }
@@ -281,15 +362,33 @@ impl NativeServer {
     }
 
     #[napi]
-    pub fn add_prompt(&self, def: Value, handler: ToolFn<'_>, complete: Option<CompleteFn<'_>>, timeout_ms: Option<f64>) -> Result<()> {
+    pub fn add_prompt(
+        &self,
+        def: Value,
+        handler: ToolFn<'_>,
+        complete: Option<CompleteFn<'_>>,
+        timeout_ms: Option<f64>,
+    ) -> Result<()> {
         let def = object(def, "prompt")?;
-        let name = def.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
+        let name = def
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
         let tsfn = Arc::new(js_handler::prompt_tsfn(&handler)?);
         let mut p = Prompt::from_definition(def)
             .map_err(build_error)?
-            .handler_arc(Arc::new(JsPrompt { what: format!("prompt {name:?}"), tsfn, timeout: timeout(timeout_ms) }));
+            .handler_arc(Arc::new(JsPrompt {
+                what: format!("prompt {name:?}"),
+                tsfn,
+                timeout: timeout(timeout_ms),
+            }));
         if let Some(c) = complete {
-            p = p.complete_arc(completion(&c, format!("completion for prompt {name:?}"), timeout(timeout_ms))?);
+            p = p.complete_arc(completion(
+                &c,
+                format!("completion for prompt {name:?}"),
+                timeout(timeout_ms),
+            )?);
         }
         self.server.add_prompt(p).map_err(build_error)
     }
@@ -306,22 +405,39 @@ impl NativeServer {
 
     /// Bind a Streamable HTTP listener (port 0 picks a free port) and serve it until `close()`.
     #[napi(ts_return_type = "Promise<NativeListener>")]
-    pub fn listen_http<'env>(&self, env: &'env Env, options: Value) -> Result<PromiseRaw<'env, NativeListener>> {
+    pub fn listen_http<'env>(
+        &self,
+        env: &'env Env,
+        options: Value,
+    ) -> Result<PromiseRaw<'env, NativeListener>> {
         let config = http_config(options, SocketAddr::from(([127, 0, 0, 1], 8000)))?;
         if self.shutdown.is_cancelled() || self.server.is_shut_down() {
             return Err(coded("CLOSED", "this server was closed; create a new one"));
         }
-        let (server, shutdown, tasks) = (self.server.clone(), self.shutdown.clone(), self.tasks.clone());
+        let (server, shutdown, tasks) = (
+            self.server.clone(),
+            self.shutdown.clone(),
+            self.tasks.clone(),
+        );
         env.spawn_future(async move {
-            let bound = HttpServer::bind(server, config).await.map_err(|e| coded("LISTEN_FAILED", e))?;
+            let bound = HttpServer::bind(server, config)
+                .await
+                .map_err(|e| coded("LISTEN_FAILED", e))?;
             let addr = bound.local_addr();
             let (tx, rx) = watch::channel(None);
             let task = napi::bindgen_prelude::spawn(async move {
-                let r = bound.serve(shutdown.cancelled_owned()).await.map_err(|e| e.to_string());
+                let r = bound
+                    .serve(shutdown.cancelled_owned())
+                    .await
+                    .map_err(|e| e.to_string());
                 let _ = tx.send(Some(r));
             });
             tasks.lock().unwrap_or_else(|e| e.into_inner()).push(task);
-            Ok(NativeListener { host: addr.ip().to_string(), port: addr.port() as u32, done: rx })
+            Ok(NativeListener {
+                host: addr.ip().to_string(),
+                port: addr.port() as u32,
+                done: rx,
+            })
         })
     }
 
@@ -338,12 +454,18 @@ impl NativeServer {
             let r = oxmcp::transport::stdio::serve(server, shutdown.cancelled_owned()).await;
             let _ = tx.send(r);
         });
-        self.tasks.lock().unwrap_or_else(|e| e.into_inner()).push(task);
+        self.tasks
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(task);
         env.spawn_future(async move {
             match rx.await {
                 Ok(Ok(())) => Ok(()),
                 Ok(Err(e)) => Err(coded("TRANSPORT_ERROR", e)),
-                Err(_) => Err(coded("TRANSPORT_ERROR", "the stdio task ended unexpectedly")),
+                Err(_) => Err(coded(
+                    "TRANSPORT_ERROR",
+                    "the stdio task ended unexpectedly",
+                )),
             }
         })
     }
@@ -353,7 +475,8 @@ impl NativeServer {
     #[napi]
     pub fn configure_mount(&self, options: Value) -> Result<()> {
         let config = http_config(options, loopback())?;
-        *self.mount.lock().unwrap_or_else(|e| e.into_inner()) = HttpHandler::new(self.server.clone(), config);
+        *self.mount.lock().unwrap_or_else(|e| e.into_inner()) =
+            HttpHandler::new(self.server.clone(), config);
         Ok(())
     }
 
@@ -373,7 +496,8 @@ impl NativeServer {
     #[napi(ts_return_type = "Promise<void>")]
     pub fn close<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, ()>> {
         self.shutdown.cancel();
-        let tasks: Vec<_> = std::mem::take(&mut *self.tasks.lock().unwrap_or_else(|e| e.into_inner()));
+        let tasks: Vec<_> =
+            std::mem::take(&mut *self.tasks.lock().unwrap_or_else(|e| e.into_inner()));
         env.spawn_future(async move {
             for t in tasks {
                 let _ = t.await;
@@ -383,7 +507,15 @@ impl NativeServer {
     }
 }
 
-fn completion(f: &CompleteFn<'_>, what: String, timeout: Option<Duration>) -> Result<Arc<dyn CompletionHandler>> {
+fn completion(
+    f: &CompleteFn<'_>,
+    what: String,
+    timeout: Option<Duration>,
+) -> Result<Arc<dyn CompletionHandler>> {
     let tsfn = Arc::new(js_handler::complete_tsfn(f)?);
-    Ok(Arc::new(JsCompletion { what, tsfn, timeout }))
+    Ok(Arc::new(JsCompletion {
+        what,
+        tsfn,
+        timeout,
+    }))
 }

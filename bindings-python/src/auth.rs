@@ -15,9 +15,15 @@ fn strings(v: Option<&Value>, what: &str) -> PyResult<Vec<String>> {
         Some(Value::String(s)) => Ok(vec![s.clone()]),
         Some(Value::Array(a)) => a
             .iter()
-            .map(|s| s.as_str().map(str::to_string).ok_or_else(|| PyTypeError::new_err(format!("{what}: strings expected"))))
+            .map(|s| {
+                s.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| PyTypeError::new_err(format!("{what}: strings expected")))
+            })
             .collect(),
-        Some(_) => Err(PyTypeError::new_err(format!("{what}: a list of strings expected"))),
+        Some(_) => Err(PyTypeError::new_err(format!(
+            "{what}: a list of strings expected"
+        ))),
     }
 }
 
@@ -30,7 +36,10 @@ fn text(v: &Value, key: &str) -> Option<String> {
 /// `"alice=s3cret,bob=t0ken"`) and `oauth` (`{"resource", "authorization_servers", "scopes",
 /// "issuer", "audience", "jwks" | "jwks_url", "resource_name", "documentation"}`).
 /// `None` when neither is given (auth off).
-pub(crate) fn build(tokens: Option<&Bound<'_, PyAny>>, oauth: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Auth>> {
+pub(crate) fn build(
+    tokens: Option<&Bound<'_, PyAny>>,
+    oauth: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<Auth>> {
     let mut auth = Auth::new();
     let mut on = false;
     if let Some(t) = tokens.filter(|t| !t.is_none()) {
@@ -50,8 +59,12 @@ pub(crate) fn build(tokens: Option<&Bound<'_, PyAny>>, oauth: Option<&Bound<'_, 
         }
         let resource = text(&o, "resource");
         if let Some(r) = &resource {
-            let servers = strings(o.get("authorization_servers"), "oauth.authorization_servers")?;
-            let mut pr = ProtectedResource::new(r.clone(), servers).scopes(strings(o.get("scopes"), "oauth.scopes")?);
+            let servers = strings(
+                o.get("authorization_servers"),
+                "oauth.authorization_servers",
+            )?;
+            let mut pr = ProtectedResource::new(r.clone(), servers)
+                .scopes(strings(o.get("scopes"), "oauth.scopes")?);
             if let Some(n) = text(&o, "resource_name") {
                 pr = pr.name(n);
             }
@@ -62,10 +75,11 @@ pub(crate) fn build(tokens: Option<&Bound<'_, PyAny>>, oauth: Option<&Bound<'_, 
         }
         let (jwks, jwks_url) = (o.get("jwks").filter(|v| !v.is_null()), text(&o, "jwks_url"));
         if jwks.is_some() || jwks_url.is_some() {
-            let issuer = text(&o, "issuer").ok_or_else(|| PyValueError::new_err("oauth: jwks/jwks_url needs issuer"))?;
-            let audience = text(&o, "audience")
-                .or(resource)
-                .ok_or_else(|| PyValueError::new_err("oauth: jwks/jwks_url needs audience or resource"))?;
+            let issuer = text(&o, "issuer")
+                .ok_or_else(|| PyValueError::new_err("oauth: jwks/jwks_url needs issuer"))?;
+            let audience = text(&o, "audience").or(resource).ok_or_else(|| {
+                PyValueError::new_err("oauth: jwks/jwks_url needs audience or resource")
+            })?;
             let v = match (jwks, jwks_url) {
                 (Some(k), _) => JwtValidator::with_jwks(issuer, audience, k)
                     .map_err(|e| PyValueError::new_err(format!("oauth.jwks: {e}")))?,
@@ -79,7 +93,10 @@ pub(crate) fn build(tokens: Option<&Bound<'_, PyAny>>, oauth: Option<&Bound<'_, 
             // {"caller-name": {"tools": [...], ...}} for callers that come from a JWT.
             for (name, a) in allow {
                 let lists = |k: &str| -> PyResult<Option<Vec<String>>> {
-                    Ok(a.get(k).filter(|v| !v.is_null()).map(|v| strings(Some(v), &format!("oauth.allow.{name}.{k}"))).transpose()?)
+                    Ok(a.get(k)
+                        .filter(|v| !v.is_null())
+                        .map(|v| strings(Some(v), &format!("oauth.allow.{name}.{k}")))
+                        .transpose()?)
                 };
                 let mut allow = oxmcp::auth::Allow::default();
                 allow.tools = lists("tools")?;
@@ -89,7 +106,9 @@ pub(crate) fn build(tokens: Option<&Bound<'_, PyAny>>, oauth: Option<&Bound<'_, 
             }
         }
         if !on {
-            return Err(PyValueError::new_err("oauth: give jwks or jwks_url (or named tokens) so tokens can be checked"));
+            return Err(PyValueError::new_err(
+                "oauth: give jwks or jwks_url (or named tokens) so tokens can be checked",
+            ));
         }
     }
     Ok(on.then_some(auth))
@@ -102,11 +121,19 @@ fn one_limit(v: &Value, what: &str) -> PyResult<RateLimit> {
             Ok(RateLimit::per_second(rate, rate.ceil().max(1.0) as u32))
         }
         Value::Object(_) => {
-            let rate = v.get("rate").and_then(Value::as_f64).ok_or_else(|| PyValueError::new_err(format!("{what}: rate (requests per second) expected")))?;
-            let burst = v.get("burst").and_then(Value::as_u64).map(|b| b as u32).unwrap_or(rate.ceil().max(1.0) as u32);
+            let rate = v.get("rate").and_then(Value::as_f64).ok_or_else(|| {
+                PyValueError::new_err(format!("{what}: rate (requests per second) expected"))
+            })?;
+            let burst = v
+                .get("burst")
+                .and_then(Value::as_u64)
+                .map(|b| b as u32)
+                .unwrap_or(rate.ceil().max(1.0) as u32);
             Ok(RateLimit::per_second(rate, burst))
         }
-        _ => Err(PyTypeError::new_err(format!("{what}: a number (per second) or {{\"rate\", \"burst\"}} expected"))),
+        _ => Err(PyTypeError::new_err(format!(
+            "{what}: a number (per second) or {{\"rate\", \"burst\"}} expected"
+        ))),
     }
 }
 
@@ -117,7 +144,10 @@ pub(crate) fn rate_limiter(v: &Bound<'_, PyAny>) -> PyResult<RateLimiter> {
     let mut rl = RateLimiter::new(one_limit(&v, "rate_limit")?);
     if let Some(Value::Object(per)) = v.get("per_caller") {
         for (name, l) in per {
-            rl = rl.caller(name.clone(), one_limit(l, &format!("rate_limit.per_caller.{name}"))?);
+            rl = rl.caller(
+                name.clone(),
+                one_limit(l, &format!("rate_limit.per_caller.{name}"))?,
+            );
         }
     }
     Ok(rl)

@@ -27,7 +27,10 @@ pub(crate) fn spawn<'py, F>(py: Python<'py>, work: F) -> PyResult<Bound<'py, PyA
 where
     F: Future<Output = PyResult<Convert>> + Send + 'static,
 {
-    let deliver = DELIVER.import(py, "oxmcp._runtime", "deliver")?.clone().unbind();
+    let deliver = DELIVER
+        .import(py, "oxmcp._runtime", "deliver")?
+        .clone()
+        .unbind();
     let event_loop = py.import("asyncio")?.call_method0("get_running_loop")?;
     let fut = event_loop.call_method0("create_future")?;
     let (target, lp) = (fut.clone().unbind(), event_loop.unbind());
@@ -44,12 +47,17 @@ where
         });
     });
     let abort = task.abort_handle();
-    let on_done = PyCFunction::new_closure(py, None, None, move |args: &Bound<'_, PyTuple>, _kw| -> PyResult<()> {
-        if args.get_item(0)?.call_method0("cancelled")?.is_truthy()? {
-            abort.abort();
-        }
-        Ok(())
-    })?;
+    let on_done = PyCFunction::new_closure(
+        py,
+        None,
+        None,
+        move |args: &Bound<'_, PyTuple>, _kw| -> PyResult<()> {
+            if args.get_item(0)?.call_method0("cancelled")?.is_truthy()? {
+                abort.abort();
+            }
+            Ok(())
+        },
+    )?;
     fut.call_method1("add_done_callback", (on_done,))?;
     Ok(fut)
 }

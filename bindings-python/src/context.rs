@@ -56,9 +56,10 @@ impl NativeContext {
     }
     #[getter]
     fn caller<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let v = self.ctx.caller().map(|c| {
-            serde_json::json!({"name": c.name, "scopes": c.scopes, "claims": c.claims})
-        });
+        let v = self
+            .ctx
+            .caller()
+            .map(|c| serde_json::json!({"name": c.name, "scopes": c.scopes, "claims": c.claims}));
         opt_to_py(py, v.as_ref())
     }
     #[getter]
@@ -90,7 +91,11 @@ impl NativeContext {
             "sampling" => ClientCapability::Sampling,
             "sampling.tools" | "sampling_tools" => ClientCapability::SamplingTools,
             "roots" => ClientCapability::Roots,
-            other => return Err(PyValueError::new_err(format!("unknown client capability '{other}'"))),
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "unknown client capability '{other}'"
+                )))
+            }
         };
         Ok(self.ctx.supports(cap))
     }
@@ -103,8 +108,15 @@ impl NativeContext {
     }
 
     #[pyo3(signature = (level, data, logger=None))]
-    fn log(&self, py: Python<'_>, level: &str, data: &Bound<'_, PyAny>, logger: Option<String>) -> PyResult<()> {
-        let level = LogLevel::parse(level).ok_or_else(|| PyValueError::new_err(format!("unknown log level '{level}'")))?;
+    fn log(
+        &self,
+        py: Python<'_>,
+        level: &str,
+        data: &Bound<'_, PyAny>,
+        logger: Option<String>,
+    ) -> PyResult<()> {
+        let level = LogLevel::parse(level)
+            .ok_or_else(|| PyValueError::new_err(format!("unknown log level '{level}'")))?;
         let data = from_py(data)?;
         let ctx = self.ctx.clone();
         py.detach(|| futures::executor::block_on(ctx.log(level, data, logger)));
@@ -113,14 +125,31 @@ impl NativeContext {
 
     /// Ask the client for input; `callback(kind, value)` runs later on the dispatcher thread.
     /// `kind` is "elicit", "sample", "roots" or "many" (params = [[key, kind, params], ...]).
-    fn ask(&self, kind: &str, key: String, params: &Bound<'_, PyAny>, callback: Py<PyAny>) -> PyResult<()> {
+    fn ask(
+        &self,
+        kind: &str,
+        key: String,
+        params: &Bound<'_, PyAny>,
+        callback: Py<PyAny>,
+    ) -> PyResult<()> {
         let params = from_py(params)?;
         let reqs: Vec<(String, InputRequest)> = if kind == "many" {
             let mut out = Vec::new();
             for item in params.as_array().cloned().unwrap_or_default() {
-                let k = item.get(0).and_then(Value::as_str).unwrap_or_default().to_string();
-                let kd = item.get(1).and_then(Value::as_str).unwrap_or_default().to_string();
-                out.push((k, request(&kd, item.get(2).cloned().unwrap_or(Value::Null))?));
+                let k = item
+                    .get(0)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string();
+                let kd = item
+                    .get(1)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string();
+                out.push((
+                    k,
+                    request(&kd, item.get(2).cloned().unwrap_or(Value::Null))?,
+                ));
             }
             out
         } else {
@@ -131,7 +160,14 @@ impl NativeContext {
         runtime().spawn(async move {
             let result = ctx.inputs(reqs).await;
             let (kind, value) = match result {
-                Ok(mut v) => ("ok", if many { Value::Array(v) } else { v.pop().unwrap_or(Value::Null) }),
+                Ok(mut v) => (
+                    "ok",
+                    if many {
+                        Value::Array(v)
+                    } else {
+                        v.pop().unwrap_or(Value::Null)
+                    },
+                ),
                 Err(e) => {
                     let t = error_tuple(&e);
                     if matches!(e, HandlerError::InputRequired(_)) {
@@ -159,6 +195,10 @@ fn request(kind: &str, params: Value) -> PyResult<InputRequest> {
         "elicit" => InputRequest::Elicit(params),
         "sample" => InputRequest::Sample(params),
         "roots" => InputRequest::ListRoots,
-        other => return Err(PyValueError::new_err(format!("unknown input kind '{other}'"))),
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "unknown input kind '{other}'"
+            )))
+        }
     })
 }

@@ -25,7 +25,9 @@ pub(crate) enum Outcome {
 pub(crate) fn outcome(obj: &Bound<'_, PyAny>) -> Outcome {
     match read_outcome(obj) {
         Ok(o) => o,
-        Err(e) => Outcome::Err(McpError::internal(format!("handler returned an unusable value: {e}")).into()),
+        Err(e) => Outcome::Err(
+            McpError::internal(format!("handler returned an unusable value: {e}")).into(),
+        ),
     }
 }
 
@@ -45,7 +47,9 @@ fn read_outcome(obj: &Bound<'_, PyAny>) -> PyResult<Outcome> {
         }
         "input_required" => Outcome::InputRequired,
         "cancelled" => Outcome::Err(HandlerError::Cancelled),
-        other => Outcome::Err(McpError::internal(format!("unknown handler outcome '{other}'")).into()),
+        other => {
+            Outcome::Err(McpError::internal(format!("unknown handler outcome '{other}'")).into())
+        }
     })
 }
 
@@ -62,10 +66,24 @@ pub(crate) fn error_tuple(e: &HandlerError) -> (&'static str, Value) {
         HandlerError::Cancelled => ("cancelled", Value::Null),
         HandlerError::Mcp(m) => (
             "error",
-            Value::Array(vec![Value::from(m.code.0), Value::from(m.message.clone()), m.data.clone().unwrap_or(Value::Null)]),
+            Value::Array(vec![
+                Value::from(m.code.0),
+                Value::from(m.message.clone()),
+                m.data.clone().unwrap_or(Value::Null),
+            ]),
         ),
-        HandlerError::Tool(t) => ("error", Value::Array(vec![Value::from(-32603), Value::from(t.message.clone()), Value::Null])),
+        HandlerError::Tool(t) => (
+            "error",
+            Value::Array(vec![
+                Value::from(-32603),
+                Value::from(t.message.clone()),
+                Value::Null,
+            ]),
+        ),
         #[allow(unreachable_patterns)]
-        _ => ("error", Value::Array(vec![Value::from(-32603), Value::from("error"), Value::Null])),
+        _ => (
+            "error",
+            Value::Array(vec![Value::from(-32603), Value::from("error"), Value::Null]),
+        ),
     }
 }

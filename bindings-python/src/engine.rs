@@ -37,7 +37,10 @@ struct GateState {
     inside: usize,
 }
 
-static GATE: Mutex<GateState> = Mutex::new(GateState { closed: false, inside: 0 });
+static GATE: Mutex<GateState> = Mutex::new(GateState {
+    closed: false,
+    inside: 0,
+});
 static LEFT: Condvar = Condvar::new();
 
 struct Leave;
@@ -76,8 +79,12 @@ pub(crate) fn quiesce(py: Python<'_>, timeout: f64) -> usize {
         let inside = py.detach(|| {
             let mut g = lock(&GATE);
             g.closed = true;
-            let step = deadline.saturating_duration_since(Instant::now()).min(Duration::from_millis(50));
-            let (g, _) = LEFT.wait_timeout_while(g, step, |g| g.inside > 0).unwrap_or_else(|e| e.into_inner());
+            let step = deadline
+                .saturating_duration_since(Instant::now())
+                .min(Duration::from_millis(50));
+            let (g, _) = LEFT
+                .wait_timeout_while(g, step, |g| g.inside > 0)
+                .unwrap_or_else(|e| e.into_inner());
             g.inside
         });
         if inside == 0 || Instant::now() >= deadline || py.check_signals().is_err() {
@@ -113,11 +120,15 @@ pub(crate) fn runtime() -> &'static tokio::runtime::Runtime {
     }
     let mut b = tokio::runtime::Builder::new_multi_thread();
     b.enable_all().thread_name("oxmcp-io");
-    let n = std::env::var("OXMCP_IO_THREADS").ok().and_then(|v| v.parse::<usize>().ok()).unwrap_or(2);
+    let n = std::env::var("OXMCP_IO_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(2);
     b.worker_threads(n.max(1));
     // Leaked on purpose: a runtime lives as long as its process, and in a forked child the old
     // one must never be dropped (dropping joins threads that are not there).
-    let rt: &'static tokio::runtime::Runtime = Box::leak(Box::new(b.build().expect("cannot start the tokio runtime")));
+    let rt: &'static tokio::runtime::Runtime =
+        Box::leak(Box::new(b.build().expect("cannot start the tokio runtime")));
     *slot = Some((generation, rt));
     rt
 }
@@ -137,31 +148,39 @@ impl Pool {
         let srx = Arc::new(Mutex::new(srx));
         for i in 0..workers {
             let rx = srx.clone();
-            let _ = thread::Builder::new().name(format!("oxmcp-py-{i}")).spawn(move || loop {
-                let job = match lock(&rx).recv() {
-                    Ok(job) => job,
-                    Err(_) => return, // the server is gone
-                };
-                if attach(move |py| job(py)).is_none() {
-                    return; // the interpreter is finalizing
-                }
-            });
-        }
-        let _ = thread::Builder::new().name("oxmcp-py-dispatch".into()).spawn(move || {
-            while let Ok(first) = arx.recv() {
-                // Take the GIL once for everything queued.
-                let ran = attach(|py| {
-                    first(py);
-                    while let Ok(job) = arx.try_recv() {
-                        job(py);
+            let _ = thread::Builder::new()
+                .name(format!("oxmcp-py-{i}"))
+                .spawn(move || loop {
+                    let job = match lock(&rx).recv() {
+                        Ok(job) => job,
+                        Err(_) => return, // the server is gone
+                    };
+                    if attach(move |py| job(py)).is_none() {
+                        return; // the interpreter is finalizing
                     }
                 });
-                if ran.is_none() {
-                    return;
+        }
+        let _ = thread::Builder::new()
+            .name("oxmcp-py-dispatch".into())
+            .spawn(move || {
+                while let Ok(first) = arx.recv() {
+                    // Take the GIL once for everything queued.
+                    let ran = attach(|py| {
+                        first(py);
+                        while let Ok(job) = arx.try_recv() {
+                            job(py);
+                        }
+                    });
+                    if ran.is_none() {
+                        return;
+                    }
                 }
-            }
-        });
-        Self { generation, sync_tx, async_tx }
+            });
+        Self {
+            generation,
+            sync_tx,
+            async_tx,
+        }
     }
 }
 
@@ -175,7 +194,11 @@ pub(crate) struct Engine {
 
 impl Engine {
     pub(crate) fn new(workers: usize) -> Arc<Self> {
-        Arc::new(Self { workers: workers.max(1), pool: Mutex::new(None), event_loop: Mutex::new(None) })
+        Arc::new(Self {
+            workers: workers.max(1),
+            pool: Mutex::new(None),
+            event_loop: Mutex::new(None),
+        })
     }
 
     fn send(&self, job: Job, sync: bool) -> bool {
@@ -185,7 +208,11 @@ impl Engine {
             *pool = Some(Pool::start(self.workers, generation));
         }
         let Some(p) = pool.as_ref() else { return false };
-        if sync { p.sync_tx.send(job).is_ok() } else { p.async_tx.send(job).is_ok() }
+        if sync {
+            p.sync_tx.send(job).is_ok()
+        } else {
+            p.async_tx.send(job).is_ok()
+        }
     }
 
     /// Run a sync handler on the bounded pool.

@@ -4,8 +4,10 @@
 use crate::context::{NativeContext, Slot};
 use crate::convert::{outcome, py_failure, to_py, Outcome};
 use crate::engine::Engine;
-use oxmcp::{BoxFuture, Completion, CompletionHandler, Context, HandlerError, McpError, PromptHandler, PromptResult,
-            ResourceContents, ResourceHandler, ToolHandler, ToolResult};
+use oxmcp::{
+    BoxFuture, Completion, CompletionHandler, Context, HandlerError, McpError, PromptHandler,
+    PromptResult, ResourceContents, ResourceHandler, ToolHandler, ToolResult,
+};
 use pyo3::prelude::*;
 use pyo3::types::PyCFunction;
 use serde_json::{Map, Value};
@@ -27,28 +29,42 @@ impl PyHandler {
         let job: Arc<Mutex<Option<Py<PyAny>>>> = Arc::new(Mutex::new(None));
         let engine = self.engine.clone();
         let (entry, submit) = (self.entry.clone(), self.submit.clone());
-        let nctx = NativeContext { ctx: ctx.clone(), slot: slot.clone(), engine: engine.clone() };
+        let nctx = NativeContext {
+            ctx: ctx.clone(),
+            slot: slot.clone(),
+            engine: engine.clone(),
+        };
         let sent = if self.is_async {
             let job = job.clone();
             engine.dispatch(Box::new(move |py| {
                 let Some(lp) = engine_loop(&nctx.engine, py) else {
-                    let _ = tx.send(Outcome::Err(McpError::internal("no asyncio loop is serving this server").into()));
+                    let _ = tx.send(Outcome::Err(
+                        McpError::internal("no asyncio loop is serving this server").into(),
+                    ));
                     return;
                 };
                 let tx = Mutex::new(Some(tx));
-                let done = PyCFunction::new_closure(py, None, None, move |args: &Bound<'_, pyo3::types::PyTuple>, _kw| -> PyResult<()> {
-                    let o = outcome(&args.get_item(0)?);
-                    if let Some(tx) = tx.lock().unwrap_or_else(|e| e.into_inner()).take() {
-                        let _ = tx.send(o);
-                    }
-                    Ok(())
-                });
+                let done = PyCFunction::new_closure(
+                    py,
+                    None,
+                    None,
+                    move |args: &Bound<'_, pyo3::types::PyTuple>, _kw| -> PyResult<()> {
+                        let o = outcome(&args.get_item(0)?);
+                        if let Some(tx) = tx.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                            let _ = tx.send(o);
+                        }
+                        Ok(())
+                    },
+                );
                 let r = (|| -> PyResult<Py<PyAny>> {
                     let done = done?;
                     let fn_ = entry.bind(py).getattr("call_async")?;
                     let payload = to_py(py, &payload)?;
                     let nctx = Bound::new(py, nctx)?;
-                    Ok(submit.bind(py).call1((lp, fn_, payload, nctx, done))?.unbind())
+                    Ok(submit
+                        .bind(py)
+                        .call1((lp, fn_, payload, nctx, done))?
+                        .unbind())
                 })();
                 match r {
                     Ok(handle) => *job.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle),
@@ -60,7 +76,9 @@ impl PyHandler {
                 let o = (|| -> PyResult<Outcome> {
                     let payload = to_py(py, &payload)?;
                     let nctx = Bound::new(py, nctx)?;
-                    Ok(outcome(&entry.bind(py).call_method1("call_sync", (payload, nctx))?))
+                    Ok(outcome(
+                        &entry.bind(py).call_method1("call_sync", (payload, nctx))?,
+                    ))
                 })()
                 .unwrap_or_else(|e| py_failure(py, e));
                 let _ = tx.send(o);
@@ -89,7 +107,10 @@ impl PyHandler {
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .take()
-                    .unwrap_or_else(|| McpError::internal("InputRequired raised outside a Context input call").into())),
+                    .unwrap_or_else(|| {
+                        McpError::internal("InputRequired raised outside a Context input call")
+                            .into()
+                    })),
             }
         })
     }
@@ -100,7 +121,9 @@ fn engine_loop(engine: &Engine, py: Python<'_>) -> Option<Py<PyAny>> {
 }
 
 fn parse<T: serde::de::DeserializeOwned>(v: Value, what: &str) -> Result<T, HandlerError> {
-    serde_json::from_value(v).map_err(|e| McpError::internal(format!("the handler returned an invalid {what}: {e}")).into())
+    serde_json::from_value(v).map_err(|e| {
+        McpError::internal(format!("the handler returned an invalid {what}: {e}")).into()
+    })
 }
 
 pub(crate) struct PyTool(pub(crate) PyHandler);
@@ -109,30 +132,53 @@ pub(crate) struct PyPrompt(pub(crate) PyHandler);
 pub(crate) struct PyCompletion(pub(crate) PyHandler);
 
 impl ToolHandler for PyTool {
-    fn call(&self, args: Map<String, Value>, ctx: Context) -> BoxFuture<Result<ToolResult, HandlerError>> {
+    fn call(
+        &self,
+        args: Map<String, Value>,
+        ctx: Context,
+    ) -> BoxFuture<Result<ToolResult, HandlerError>> {
         let fut = self.0.invoke(Value::Object(args), ctx);
         Box::pin(async move { parse(fut.await?, "tool result") })
     }
 }
 
 impl ResourceHandler for PyResource {
-    fn read(&self, uri: String, vars: Map<String, Value>, ctx: Context) -> BoxFuture<Result<Vec<ResourceContents>, HandlerError>> {
-        let fut = self.0.invoke(serde_json::json!({"uri": uri, "vars": vars}), ctx);
+    fn read(
+        &self,
+        uri: String,
+        vars: Map<String, Value>,
+        ctx: Context,
+    ) -> BoxFuture<Result<Vec<ResourceContents>, HandlerError>> {
+        let fut = self
+            .0
+            .invoke(serde_json::json!({"uri": uri, "vars": vars}), ctx);
         Box::pin(async move { parse(fut.await?, "resource contents list") })
     }
 }
 
 impl PromptHandler for PyPrompt {
-    fn get(&self, args: Map<String, Value>, ctx: Context) -> BoxFuture<Result<PromptResult, HandlerError>> {
+    fn get(
+        &self,
+        args: Map<String, Value>,
+        ctx: Context,
+    ) -> BoxFuture<Result<PromptResult, HandlerError>> {
         let fut = self.0.invoke(Value::Object(args), ctx);
         Box::pin(async move { parse(fut.await?, "prompt result") })
     }
 }
 
 impl CompletionHandler for PyCompletion {
-    fn complete(&self, argument: String, value: String, context_args: Map<String, Value>, ctx: Context) -> BoxFuture<Result<Completion, HandlerError>> {
-        let fut = self.0.invoke(serde_json::json!({"argument": argument, "value": value, "context": context_args}), ctx);
+    fn complete(
+        &self,
+        argument: String,
+        value: String,
+        context_args: Map<String, Value>,
+        ctx: Context,
+    ) -> BoxFuture<Result<Completion, HandlerError>> {
+        let fut = self.0.invoke(
+            serde_json::json!({"argument": argument, "value": value, "context": context_args}),
+            ctx,
+        );
         Box::pin(async move { parse(fut.await?, "completion") })
     }
 }
-

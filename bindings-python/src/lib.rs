@@ -15,7 +15,10 @@ mod serve;
 use convert::from_py;
 use engine::Engine;
 use handlers::{PyCompletion, PyHandler, PyPrompt, PyResource, PyTool};
-use oxmcp::{CompletionHandler, Prompt, PromptHandler, Resource, ResourceHandler, ResourceTemplate, Server, Tool};
+use oxmcp::{
+    CompletionHandler, Prompt, PromptHandler, Resource, ResourceHandler, ResourceTemplate, Server,
+    Tool,
+};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyDictMethods};
@@ -67,18 +70,38 @@ impl NativeServer {
             return Ok(h.clone());
         }
         let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-        let path = self.http_options.bind(py).get_item("path")?.map(|p| p.extract::<String>()).transpose()?;
+        let path = self
+            .http_options
+            .bind(py)
+            .get_item("path")?
+            .map(|p| p.extract::<String>())
+            .transpose()?;
         let cfg = serve::http_config(py, self, addr, path.as_deref().unwrap_or("/mcp"), None)?;
-        Ok(self.http_handler.get_or_init(|| oxmcp::transport::http::HttpHandler::new(self.server.clone(), cfg)).clone())
+        Ok(self
+            .http_handler
+            .get_or_init(|| oxmcp::transport::http::HttpHandler::new(self.server.clone(), cfg))
+            .clone())
     }
 
     fn handler(&self, entry: Py<PyAny>, is_async: bool) -> PyHandler {
-        PyHandler { entry: Arc::new(entry), is_async, engine: self.engine.clone(), submit: self.submit.clone() }
+        PyHandler {
+            entry: Arc::new(entry),
+            is_async,
+            engine: self.engine.clone(),
+            submit: self.submit.clone(),
+        }
     }
 
     fn register_prompt(&self, name: &str, reg: &PromptReg) -> PyResult<()> {
-        let mut p = Prompt::from_definition(reg.def.clone()).map_err(build_err)?.handler_arc(reg.handler.clone());
-        if let Some(c) = self.completions.lock().unwrap_or_else(|e| e.into_inner()).get(&("ref/prompt".into(), name.into())) {
+        let mut p = Prompt::from_definition(reg.def.clone())
+            .map_err(build_err)?
+            .handler_arc(reg.handler.clone());
+        if let Some(c) = self
+            .completions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&("ref/prompt".into(), name.into()))
+        {
             p = p.complete_arc(c.clone());
         }
         self.server.remove_prompt(name);
@@ -86,8 +109,15 @@ impl NativeServer {
     }
 
     fn register_template(&self, uri: &str, reg: &TemplateReg) -> PyResult<()> {
-        let mut t = ResourceTemplate::from_definition(reg.def.clone()).map_err(build_err)?.handler_arc(reg.handler.clone());
-        if let Some(c) = self.completions.lock().unwrap_or_else(|e| e.into_inner()).get(&("ref/resource".into(), uri.into())) {
+        let mut t = ResourceTemplate::from_definition(reg.def.clone())
+            .map_err(build_err)?
+            .handler_arc(reg.handler.clone());
+        if let Some(c) = self
+            .completions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&("ref/resource".into(), uri.into()))
+        {
             t = t.complete_arc(c.clone());
         }
         self.server.remove_resource_template(uri);
@@ -101,10 +131,23 @@ impl NativeServer {
     /// `options`: the core's server options plus the HTTP transport's; `max_workers`: sync pool size.
     #[new]
     #[pyo3(signature = (info, options, max_workers=8))]
-    fn new(py: Python<'_>, info: &Bound<'_, PyAny>, options: &Bound<'_, PyDict>, max_workers: usize) -> PyResult<Self> {
+    fn new(
+        py: Python<'_>,
+        info: &Bound<'_, PyAny>,
+        options: &Bound<'_, PyDict>,
+        max_workers: usize,
+    ) -> PyResult<Self> {
         let info = as_object(from_py(info)?, "info")?;
-        let name = info.get("name").and_then(Value::as_str).unwrap_or("oxmcp-python").to_string();
-        let version = info.get("version").and_then(Value::as_str).unwrap_or("0.0.0").to_string();
+        let name = info
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("oxmcp-python")
+            .to_string();
+        let version = info
+            .get("version")
+            .and_then(Value::as_str)
+            .unwrap_or("0.0.0")
+            .to_string();
         let mut b = Server::builder(name, version).declare_tools();
         if let Some(s) = info.get("title").and_then(Value::as_str) {
             b = b.title(s);
@@ -121,7 +164,10 @@ impl NativeServer {
         if let Some(s) = info.get("instructions").and_then(Value::as_str) {
             b = b.instructions(s);
         }
-        let server = b.options(options::server_options(options)?).build().map_err(build_err)?;
+        let server = b
+            .options(options::server_options(options)?)
+            .build()
+            .map_err(build_err)?;
         let submit = py.import("oxmcp._runtime")?.getattr("submit")?.unbind();
         let http_options = options.copy()?.unbind();
         Ok(Self {
@@ -149,7 +195,9 @@ impl NativeServer {
         max_concurrency: Option<usize>,
     ) -> PyResult<()> {
         let def = as_object(from_py(spec)?, "tool spec")?;
-        let mut tool = Tool::from_definition(def).map_err(build_err)?.handler(PyTool(self.handler(entry, is_async)));
+        let mut tool = Tool::from_definition(def)
+            .map_err(build_err)?
+            .handler(PyTool(self.handler(entry, is_async)));
         if let Some(t) = timeout_ms {
             tool = tool.timeout(std::time::Duration::from_millis(t));
         }
@@ -166,62 +214,121 @@ impl NativeServer {
         self.server.remove_tool(name)
     }
 
-    fn add_resource(&self, spec: &Bound<'_, PyAny>, entry: Py<PyAny>, is_async: bool, is_template: bool) -> PyResult<()> {
+    fn add_resource(
+        &self,
+        spec: &Bound<'_, PyAny>,
+        entry: Py<PyAny>,
+        is_async: bool,
+        is_template: bool,
+    ) -> PyResult<()> {
         let def = as_object(from_py(spec)?, "resource spec")?;
         let handler: Arc<dyn ResourceHandler> = Arc::new(PyResource(self.handler(entry, is_async)));
         if is_template {
-            let uri = def.get("uriTemplate").and_then(Value::as_str).unwrap_or_default().to_string();
+            let uri = def
+                .get("uriTemplate")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
             let reg = TemplateReg { def, handler };
             self.register_template(&uri, &reg)?;
-            self.templates.lock().unwrap_or_else(|e| e.into_inner()).insert(uri, reg);
+            self.templates
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(uri, reg);
             Ok(())
         } else {
-            let r = Resource::from_definition(def).map_err(build_err)?.handler_arc(handler);
+            let r = Resource::from_definition(def)
+                .map_err(build_err)?
+                .handler_arc(handler);
             self.server.add_resource(r).map_err(build_err)
         }
     }
 
     fn remove_resource(&self, uri: &str, is_template: bool) -> bool {
         if is_template {
-            self.templates.lock().unwrap_or_else(|e| e.into_inner()).remove(uri);
+            self.templates
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(uri);
             self.server.remove_resource_template(uri)
         } else {
             self.server.remove_resource(uri)
         }
     }
 
-    fn add_prompt(&self, spec: &Bound<'_, PyAny>, entry: Py<PyAny>, is_async: bool) -> PyResult<()> {
+    fn add_prompt(
+        &self,
+        spec: &Bound<'_, PyAny>,
+        entry: Py<PyAny>,
+        is_async: bool,
+    ) -> PyResult<()> {
         let def = as_object(from_py(spec)?, "prompt spec")?;
-        let name = def.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
-        let reg = PromptReg { def, handler: Arc::new(PyPrompt(self.handler(entry, is_async))) };
+        let name = def
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let reg = PromptReg {
+            def,
+            handler: Arc::new(PyPrompt(self.handler(entry, is_async))),
+        };
         self.register_prompt(&name, &reg)?;
-        self.prompts.lock().unwrap_or_else(|e| e.into_inner()).insert(name, reg);
+        self.prompts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(name, reg);
         Ok(())
     }
 
     fn remove_prompt(&self, name: &str) -> bool {
-        self.prompts.lock().unwrap_or_else(|e| e.into_inner()).remove(name);
+        self.prompts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(name);
         self.server.remove_prompt(name)
     }
 
     /// Completions for a prompt (`ref_type="ref/prompt"`) or a template (`"ref/resource"`).
-    fn set_completion(&self, ref_type: &str, reference: &str, entry: Py<PyAny>, is_async: bool) -> PyResult<()> {
+    fn set_completion(
+        &self,
+        ref_type: &str,
+        reference: &str,
+        entry: Py<PyAny>,
+        is_async: bool,
+    ) -> PyResult<()> {
         let h: Arc<dyn CompletionHandler> = Arc::new(PyCompletion(self.handler(entry, is_async)));
-        self.completions.lock().unwrap_or_else(|e| e.into_inner()).insert((ref_type.into(), reference.into()), h);
+        self.completions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert((ref_type.into(), reference.into()), h);
         match ref_type {
             "ref/prompt" => {
-                let reg = self.prompts.lock().unwrap_or_else(|e| e.into_inner()).get(reference).cloned();
+                let reg = self
+                    .prompts
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get(reference)
+                    .cloned();
                 if let Some(reg) = reg {
                     self.register_prompt(reference, &reg)?;
                 }
             }
             "ref/resource" => {
-                let reg = self.templates.lock().unwrap_or_else(|e| e.into_inner()).get(reference).cloned();
+                let reg = self
+                    .templates
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get(reference)
+                    .cloned();
                 if let Some(reg) = reg {
                     self.register_template(reference, &reg)?;
                 }
             }
-            other => return Err(PyValueError::new_err(format!("unknown completion ref type '{other}'"))),
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "unknown completion ref type '{other}'"
+                )))
+            }
         }
         Ok(())
     }
@@ -287,6 +394,8 @@ fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(engine::quiesce, m)?)?;
     m.add_function(wrap_pyfunction!(engine::after_fork, m)?)?;
     // Installs the atexit hook (quiesce) and the fork hook (after_fork).
-    m.py().import("oxmcp._runtime")?.call_method0("install_process_hooks")?;
+    m.py()
+        .import("oxmcp._runtime")?
+        .call_method0("install_process_hooks")?;
     Ok(())
 }

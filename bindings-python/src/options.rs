@@ -10,15 +10,30 @@ fn scope(s: &str) -> PyResult<CacheScope> {
     match s {
         "public" => Ok(CacheScope::Public),
         "private" => Ok(CacheScope::Private),
-        other => Err(PyValueError::new_err(format!("cache_scope must be 'public' or 'private', not '{other}'"))),
+        other => Err(PyValueError::new_err(format!(
+            "cache_scope must be 'public' or 'private', not '{other}'"
+        ))),
     }
 }
 
 /// Keys handled here; the HTTP ones are read by `serve_http`/`http_config`.
 pub(crate) const SERVER_KEYS: &[&str] = &[
-    "validation", "lenient_coercion", "cache_ttl_ms", "cache_scope", "cache", "page_size", "state_key",
-    "state_ttl_ms", "include_server_info", "tool_timeout_ms", "max_listeners", "session_idle_ms", "max_sessions",
-    "legacy_stateless", "expose_internal_errors", "max_in_flight",
+    "validation",
+    "lenient_coercion",
+    "cache_ttl_ms",
+    "cache_scope",
+    "cache",
+    "page_size",
+    "state_key",
+    "state_ttl_ms",
+    "include_server_info",
+    "tool_timeout_ms",
+    "max_listeners",
+    "session_idle_ms",
+    "max_sessions",
+    "legacy_stateless",
+    "expose_internal_errors",
+    "max_in_flight",
 ];
 
 pub(crate) fn server_options(opts: &Bound<'_, PyDict>) -> PyResult<ServerOptions> {
@@ -30,8 +45,11 @@ pub(crate) fn server_options(opts: &Bound<'_, PyDict>) -> PyResult<ServerOptions
                 o.validation = match v.extract::<String>()?.as_str() {
                     "tool_error" => ValidationMode::ToolError,
                     "jsonrpc_error" => ValidationMode::JsonRpcError,
-                    other => return Err(PyValueError::new_err(format!(
-                        "validation must be 'tool_error' or 'jsonrpc_error', not '{other}'"))),
+                    other => {
+                        return Err(PyValueError::new_err(format!(
+                            "validation must be 'tool_error' or 'jsonrpc_error', not '{other}'"
+                        )))
+                    }
                 }
             }
             "lenient_coercion" => o.lenient_coercion = v.extract()?,
@@ -42,14 +60,25 @@ pub(crate) fn server_options(opts: &Bound<'_, PyDict>) -> PyResult<ServerOptions
                 let d = v.cast::<PyDict>()?;
                 for (m, hint) in d.iter() {
                     let hint = hint.cast::<PyDict>()?;
-                    let ttl_ms: u64 = match hint.get_item("ttl_ms")? { Some(t) => t.extract()?, None => 0 };
-                    let sc = match hint.get_item("scope")? { Some(s) => scope(&s.extract::<String>()?)?, None => CacheScope::Private };
-                    o.cache.insert(m.extract()?, CacheHint { ttl_ms, scope: sc });
+                    let ttl_ms: u64 = match hint.get_item("ttl_ms")? {
+                        Some(t) => t.extract()?,
+                        None => 0,
+                    };
+                    let sc = match hint.get_item("scope")? {
+                        Some(s) => scope(&s.extract::<String>()?)?,
+                        None => CacheScope::Private,
+                    };
+                    o.cache
+                        .insert(m.extract()?, CacheHint { ttl_ms, scope: sc });
                 }
             }
             "page_size" => o.page_size = v.extract()?,
             "state_key" => {
-                o.state_key = Some(if let Ok(s) = v.extract::<String>() { s.into_bytes() } else { v.extract::<Vec<u8>>()? })
+                o.state_key = Some(if let Ok(s) = v.extract::<String>() {
+                    s.into_bytes()
+                } else {
+                    v.extract::<Vec<u8>>()?
+                })
             }
             "state_ttl_ms" => o.state_ttl = Duration::from_millis(v.extract()?),
             "include_server_info" => o.include_server_info = v.extract()?,
@@ -63,7 +92,11 @@ pub(crate) fn server_options(opts: &Bound<'_, PyDict>) -> PyResult<ServerOptions
             "expose_internal_errors" => o.expose_internal_errors = v.extract()?,
             "max_in_flight" => o.max_in_flight = v.extract()?,
             other if crate::serve::HTTP_KEYS.contains(&other) => {}
-            other => return Err(PyTypeError::new_err(format!("unknown server option '{other}'"))),
+            other => {
+                return Err(PyTypeError::new_err(format!(
+                    "unknown server option '{other}'"
+                )))
+            }
         }
     }
     Ok(o)

@@ -20,8 +20,15 @@ use tokio_util::sync::CancellationToken;
 
 /// Options read by the HTTP transport (the rest go to `ServerOptions`).
 pub(crate) const HTTP_KEYS: &[&str] = &[
-    "allowed_origins", "allowed_hosts", "max_body_bytes", "keep_alive_ms", "header_timeout_ms", "drain_timeout_ms",
-    "tokens", "oauth", "rate_limit",
+    "allowed_origins",
+    "allowed_hosts",
+    "max_body_bytes",
+    "keep_alive_ms",
+    "header_timeout_ms",
+    "drain_timeout_ms",
+    "tokens",
+    "oauth",
+    "rate_limit",
 ];
 
 type Done = watch::Receiver<Option<Result<(), String>>>;
@@ -74,7 +81,11 @@ where
         let r = fut.await;
         let _ = tx.send(Some(r));
     });
-    ServeHandle { stop, done: rx, address }
+    ServeHandle {
+        stop,
+        done: rx,
+        address,
+    }
 }
 
 pub(crate) fn stdio(py: Python<'_>, ns: &NativeServer) -> PyResult<ServeHandle> {
@@ -86,7 +97,14 @@ pub(crate) fn stdio(py: Python<'_>, ns: &NativeServer) -> PyResult<ServeHandle> 
     let _guard = runtime().enter();
     Ok(spawn(None, move |stop| async move {
         let shutdown = async move { stop.cancelled().await };
-        let r = oxmcp::transport::stdio::serve_io(server.clone(), std::io::stdin(), std::io::stdout(), cfg, shutdown).await;
+        let r = oxmcp::transport::stdio::serve_io(
+            server.clone(),
+            std::io::stdin(),
+            std::io::stdout(),
+            cfg,
+            shutdown,
+        )
+        .await;
         server.shutdown();
         r.map_err(|e| e.to_string())
     }))
@@ -106,7 +124,9 @@ pub(crate) fn http_config(
         for (k, v) in o.iter() {
             let key: String = k.extract()?;
             if !HTTP_KEYS.contains(&key.as_str()) {
-                return Err(PyValueError::new_err(format!("unknown HTTP option '{key}'")));
+                return Err(PyValueError::new_err(format!(
+                    "unknown HTTP option '{key}'"
+                )));
             }
             opts.set_item(k, v)?;
         }
@@ -147,9 +167,14 @@ pub(crate) fn http(
     path: String,
     overrides: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<ServeHandle> {
-    let ip = if host == "localhost" { "127.0.0.1" } else { host.trim_matches(|c| c == '[' || c == ']') };
-    let ip: std::net::IpAddr =
-        ip.parse().map_err(|_| PyValueError::new_err(format!("bad host {host:?}: use an IP address or localhost")))?;
+    let ip = if host == "localhost" {
+        "127.0.0.1"
+    } else {
+        host.trim_matches(|c| c == '[' || c == ']')
+    };
+    let ip: std::net::IpAddr = ip.parse().map_err(|_| {
+        PyValueError::new_err(format!("bad host {host:?}: use an IP address or localhost"))
+    })?;
     let addr = SocketAddr::new(ip, port);
     let cfg = http_config(py, ns, addr, &path, overrides)?;
     let server = ns.server.clone();
@@ -159,7 +184,10 @@ pub(crate) fn http(
         .map_err(|e| PyOSError::new_err(format!("cannot listen on {addr}: {e}")))?;
     let local = bound.local_addr();
     Ok(spawn(Some(local.to_string()), move |stop| async move {
-        bound.serve(async move { stop.cancelled().await }).await.map_err(|e| e.to_string())
+        bound
+            .serve(async move { stop.cancelled().await })
+            .await
+            .map_err(|e| e.to_string())
     }))
 }
 
@@ -206,32 +234,59 @@ pub(crate) fn handle<'py>(
     headers: Vec<(String, String)>,
     body: Vec<u8>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let method = Method::from_bytes(method.as_bytes()).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let method =
+        Method::from_bytes(method.as_bytes()).map_err(|e| PyValueError::new_err(e.to_string()))?;
     let mut map = HeaderMap::with_capacity(headers.len());
     for (k, v) in headers {
-        let (Ok(k), Ok(v)) = (HeaderName::from_bytes(k.as_bytes()), HeaderValue::from_str(&v)) else { continue };
+        let (Ok(k), Ok(v)) = (
+            HeaderName::from_bytes(k.as_bytes()),
+            HeaderValue::from_str(&v),
+        ) else {
+            continue;
+        };
         map.append(k, v);
     }
     // Cancelling the awaitable (client gone) aborts the Rust task, which drops the core's
     // request future: the core's in-flight guard then cancels the handler.
     awaitable::spawn(py, async move {
-        let req = HttpRequest { method, path, headers: map, body: Bytes::from(body) };
+        let req = HttpRequest {
+            method,
+            path,
+            headers: map,
+            body: Bytes::from(body),
+        };
         let resp = handler.handle(req).await;
         let status = resp.status.as_u16();
         let headers: Vec<(String, String)> = resp
             .headers
             .iter()
-            .filter_map(|(k, v)| v.to_str().ok().map(|v| (k.as_str().to_string(), v.to_string())))
+            .filter_map(|(k, v)| {
+                v.to_str()
+                    .ok()
+                    .map(|v| (k.as_str().to_string(), v.to_string()))
+            })
             .collect();
         let c: Convert = Box::new(move |py| {
             let (body, stream): (Option<Py<PyAny>>, Option<Py<PyAny>>) = match resp.body {
                 ResponseBody::Empty => (Some(PyBytes::new(py, b"").unbind().into_any()), None),
                 ResponseBody::Full(b) => (Some(PyBytes::new(py, &b).unbind().into_any()), None),
-                ResponseBody::Sse(rx) => {
-                    (None, Some(Py::new(py, BodyStream { rx: Arc::new(tokio::sync::Mutex::new(Some(rx))) })?.into_any()))
-                }
+                ResponseBody::Sse(rx) => (
+                    None,
+                    Some(
+                        Py::new(
+                            py,
+                            BodyStream {
+                                rx: Arc::new(tokio::sync::Mutex::new(Some(rx))),
+                            },
+                        )?
+                        .into_any(),
+                    ),
+                ),
             };
-            Ok((status, headers, body, stream).into_pyobject(py)?.into_any().unbind())
+            Ok((status, headers, body, stream)
+                .into_pyobject(py)?
+                .into_any()
+                .unbind())
         });
         Ok(c)
     })

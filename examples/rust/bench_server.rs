@@ -18,15 +18,21 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let b = args["b"].as_i64().unwrap_or(0);
         Ok::<_, oxmcp::HandlerError>(ToolResult::text((a + b).to_string()))
     });
-    let echo = Tool::new("echo", json!({"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}))
-        .description("Echo the text back")
-        .handler(|mut args: Map<String, Value>, _ctx| async move {
-            let text = match args.remove("text") {
-                Some(Value::String(s)) => s,
-                _ => String::new(),
-            };
-            Ok::<_, oxmcp::HandlerError>(ToolResult::text(text))
-        });
-    let server = Server::builder("oxmcp-bench", env!("CARGO_PKG_VERSION")).tool(add).tool(echo).build()?;
+    let echo = Tool::new(
+        "echo",
+        json!({"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}),
+    )
+    .description("Echo the text back")
+    .handler(|mut args: Map<String, Value>, _ctx| async move {
+        let text = match args.remove("text") {
+            Some(Value::String(s)) => s,
+            _ => String::new(),
+        };
+        Ok::<_, oxmcp::HandlerError>(ToolResult::text(text))
+    });
+    let server = Server::builder("oxmcp-bench", env!("CARGO_PKG_VERSION"))
+        .tool(add)
+        .tool(echo)
+        .build()?;
     cli::run(server).await
 }

@@ -8,15 +8,26 @@ pub(crate) async fn run(server: Server) -> Result<(), Box<dyn std::error::Error>
     // stdout is the stdio transport: logs go to stderr only.
     // `OXMCP_LOG_FORMAT=json`: JSON lines (the audit record on target `oxmcp::audit`, with the
     // request span and its trace ids).
-    let filter = tracing_subscriber::EnvFilter::try_from_env("OXMCP_LOG").unwrap_or_else(|_| "warn".into());
+    let filter =
+        tracing_subscriber::EnvFilter::try_from_env("OXMCP_LOG").unwrap_or_else(|_| "warn".into());
     if std::env::var("OXMCP_LOG_FORMAT").is_ok_and(|f| f.eq_ignore_ascii_case("json")) {
-        tracing_subscriber::fmt().json().with_span_list(true).with_current_span(false).with_writer(std::io::stderr).with_env_filter(filter).init();
+        tracing_subscriber::fmt()
+            .json()
+            .with_span_list(true)
+            .with_current_span(false)
+            .with_writer(std::io::stderr)
+            .with_env_filter(filter)
+            .init();
     } else {
-        tracing_subscriber::fmt().with_writer(std::io::stderr).with_env_filter(filter).init();
+        tracing_subscriber::fmt()
+            .with_writer(std::io::stderr)
+            .with_env_filter(filter)
+            .init();
     }
     let args: Vec<String> = std::env::args().skip(1).collect();
     let shutdown = async {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("SIGTERM handler");
         tokio::select! {
             _ = tokio::signal::ctrl_c() => {}
             _ = term.recv() => {}
@@ -25,17 +36,28 @@ pub(crate) async fn run(server: Server) -> Result<(), Box<dyn std::error::Error>
     match args.iter().position(|a| a == "--http") {
         Some(i) => {
             let addr = args.get(i + 1).ok_or("--http needs HOST:PORT")?.parse()?;
-            let http = oxmcp::transport::http_server::HttpServer::bind(server, http_config(addr)?).await?;
+            let http =
+                oxmcp::transport::http_server::HttpServer::bind(server, http_config(addr)?).await?;
             eprintln!("listening on http://{}/mcp", http.local_addr());
             http.serve(shutdown).await?;
         }
         None => {
             let mut config = oxmcp::transport::stdio::StdioConfig::default();
             // The line limit (4 MiB by default); the tests set a small one.
-            if let Some(n) = std::env::var("OXMCP_MAX_LINE").ok().and_then(|v| v.trim().parse().ok()) {
+            if let Some(n) = std::env::var("OXMCP_MAX_LINE")
+                .ok()
+                .and_then(|v| v.trim().parse().ok())
+            {
                 config.max_line = n;
             }
-            oxmcp::transport::stdio::serve_io(server, std::io::stdin(), std::io::stdout(), config, shutdown).await?
+            oxmcp::transport::stdio::serve_io(
+                server,
+                std::io::stdin(),
+                std::io::stdout(),
+                config,
+                shutdown,
+            )
+            .await?
         }
     }
     Ok(())
@@ -50,8 +72,15 @@ fn http_config(addr: std::net::SocketAddr) -> Result<HttpConfig, Box<dyn std::er
     if let Some(auth) = oxmcp::auth::Auth::from_env()? {
         config = config.auth(std::sync::Arc::new(auth));
     }
-    if let Some(rate) = std::env::var("OXMCP_RATE_LIMIT").ok().and_then(|v| v.trim().parse::<f64>().ok()).filter(|r| *r > 0.0) {
-        config = config.rate_limit(oxmcp::limits::RateLimit::per_second(rate, rate.ceil() as u32));
+    if let Some(rate) = std::env::var("OXMCP_RATE_LIMIT")
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|r| *r > 0.0)
+    {
+        config = config.rate_limit(oxmcp::limits::RateLimit::per_second(
+            rate,
+            rate.ceil() as u32,
+        ));
     }
     Ok(config)
 }

@@ -5,8 +5,9 @@
 mod cli;
 
 use oxmcp::{
-    ClientCapability, Completion, Content, Context, HandlerError, InputRequest, Prompt, PromptMessage, PromptResult, Resource,
-    ResourceContents, ResourceTemplate, Server, ServerOptions, Tool, ToolError, ToolResult,
+    ClientCapability, Completion, Content, Context, HandlerError, InputRequest, Prompt,
+    PromptMessage, PromptResult, Resource, ResourceContents, ResourceTemplate, Server,
+    ServerOptions, Tool, ToolError, ToolResult,
 };
 use serde_json::{json, Map, Value};
 use std::time::Duration;
@@ -27,7 +28,10 @@ fn string_arg(name: &str) -> Value {
 }
 
 fn text_of(v: &Value) -> String {
-    v.pointer("/content/text").and_then(Value::as_str).unwrap_or("").to_string()
+    v.pointer("/content/text")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string()
 }
 
 fn tools() -> Vec<Tool> {
@@ -313,25 +317,59 @@ fn prompts() -> Vec<Prompt> {
 
 fn resources() -> (Vec<Resource>, Vec<ResourceTemplate>) {
     let statics = vec![
-        Resource::text("test://static-text", "Static Text Resource", "text/plain", "This is the content of the static text resource.")
-            .description("A static text resource"),
-        Resource::new("test://static-binary", "Static Binary Resource").mime_type("image/png").description("A PNG image").handler(
-            |uri: String, _: Args, _: Context| async move { Ok::<_, HandlerError>(vec![ResourceContents::blob(uri, "image/png", PNG)]) },
+        Resource::text(
+            "test://static-text",
+            "Static Text Resource",
+            "text/plain",
+            "This is the content of the static text resource.",
+        )
+        .description("A static text resource"),
+        Resource::new("test://static-binary", "Static Binary Resource")
+            .mime_type("image/png")
+            .description("A PNG image")
+            .handler(|uri: String, _: Args, _: Context| async move {
+                Ok::<_, HandlerError>(vec![ResourceContents::blob(uri, "image/png", PNG)])
+            }),
+        Resource::text(
+            "test://watched-resource",
+            "Watched Resource",
+            "text/plain",
+            "Watched resource content",
+        )
+        .description("Subscribe to it"),
+        Resource::text(
+            "test://example-resource",
+            "Example Resource",
+            "text/plain",
+            "Example resource content",
         ),
-        Resource::text("test://watched-resource", "Watched Resource", "text/plain", "Watched resource content").description("Subscribe to it"),
-        Resource::text("test://example-resource", "Example Resource", "text/plain", "Example resource content"),
     ];
-    let templates = vec![ResourceTemplate::new("test://template/{id}/data", "Template Resource")
-        .mime_type("application/json")
-        .description("Data for an id")
-        .handler(|uri: String, vars: Args, _: Context| async move {
-            let id = vars["id"].as_str().unwrap_or_default().to_string();
-            let body = json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
-            Ok::<_, HandlerError>(vec![ResourceContents::text(uri, "application/json", body.to_string())])
-        })
-        .complete(|_arg: String, value: String, _: Args, _: Context| async move {
-            Ok::<_, HandlerError>(Completion::new(["1", "2", "3", "123"].iter().filter(|v| v.starts_with(&value)).map(|v| v.to_string()).collect()))
-        })];
+    let templates = vec![
+        ResourceTemplate::new("test://template/{id}/data", "Template Resource")
+            .mime_type("application/json")
+            .description("Data for an id")
+            .handler(|uri: String, vars: Args, _: Context| async move {
+                let id = vars["id"].as_str().unwrap_or_default().to_string();
+                let body =
+                    json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
+                Ok::<_, HandlerError>(vec![ResourceContents::text(
+                    uri,
+                    "application/json",
+                    body.to_string(),
+                )])
+            })
+            .complete(
+                |_arg: String, value: String, _: Args, _: Context| async move {
+                    Ok::<_, HandlerError>(Completion::new(
+                        ["1", "2", "3", "123"]
+                            .iter()
+                            .filter(|v| v.starts_with(&value))
+                            .map(|v| v.to_string())
+                            .collect(),
+                    ))
+                },
+            ),
+    ];
     (statics, templates)
 }
 
@@ -403,44 +441,60 @@ fn env_u64(name: &str) -> Option<u64> {
 /// The trigger tools need the server itself: replace them with versions that change its lists.
 fn install_triggers(server: &Server) -> Result<(), oxmcp::BuildError> {
     let s = server.clone();
-    server.upsert_tool(Tool::new("test_trigger_tool_change", no_args()).description("Adds or removes a tool (list_changed)").handler(
-        move |_: Args, _: Context| {
-            let s = s.clone();
-            async move {
-                if !s.remove_tool("test_dynamic_tool") {
-                    s.add_tool(Tool::new("test_dynamic_tool", no_args()).description("Added at runtime").handler(|_: Args, _: Context| async {
-                        Ok::<_, HandlerError>("dynamic")
-                    }))
-                    .map_err(|e| ToolError::new(e.to_string()))?;
+    server.upsert_tool(
+        Tool::new("test_trigger_tool_change", no_args())
+            .description("Adds or removes a tool (list_changed)")
+            .handler(move |_: Args, _: Context| {
+                let s = s.clone();
+                async move {
+                    if !s.remove_tool("test_dynamic_tool") {
+                        s.add_tool(
+                            Tool::new("test_dynamic_tool", no_args())
+                                .description("Added at runtime")
+                                .handler(|_: Args, _: Context| async {
+                                    Ok::<_, HandlerError>("dynamic")
+                                }),
+                        )
+                        .map_err(|e| ToolError::new(e.to_string()))?;
+                    }
+                    Ok::<_, HandlerError>("tool list changed")
                 }
-                Ok::<_, HandlerError>("tool list changed")
-            }
-        },
-    ))?;
+            }),
+    )?;
     let s = server.clone();
-    server.upsert_tool(Tool::new("test_trigger_prompt_change", no_args()).description("Adds or removes a prompt (list_changed)").handler(
-        move |_: Args, _: Context| {
-            let s = s.clone();
-            async move {
-                if !s.remove_prompt("test_dynamic_prompt") {
-                    s.add_prompt(Prompt::new("test_dynamic_prompt").description("Added at runtime").handler(|_: Args, _: Context| async {
-                        Ok::<_, HandlerError>(PromptResult::new(vec![PromptMessage::user(Content::text("dynamic"))]))
-                    }))
-                    .map_err(|e| ToolError::new(e.to_string()))?;
+    server.upsert_tool(
+        Tool::new("test_trigger_prompt_change", no_args())
+            .description("Adds or removes a prompt (list_changed)")
+            .handler(move |_: Args, _: Context| {
+                let s = s.clone();
+                async move {
+                    if !s.remove_prompt("test_dynamic_prompt") {
+                        s.add_prompt(
+                            Prompt::new("test_dynamic_prompt")
+                                .description("Added at runtime")
+                                .handler(|_: Args, _: Context| async {
+                                    Ok::<_, HandlerError>(PromptResult::new(vec![
+                                        PromptMessage::user(Content::text("dynamic")),
+                                    ]))
+                                }),
+                        )
+                        .map_err(|e| ToolError::new(e.to_string()))?;
+                    }
+                    Ok::<_, HandlerError>("prompt list changed")
                 }
-                Ok::<_, HandlerError>("prompt list changed")
-            }
-        },
-    ))?;
+            }),
+    )?;
     let s = server.clone();
-    server.upsert_tool(Tool::new("test_trigger_resource_update", no_args()).description("Marks test://watched-resource as updated").handler(
-        move |_: Args, _: Context| {
-            let s = s.clone();
-            async move {
-                s.notify_resource_updated("test://watched-resource");
-                Ok::<_, HandlerError>("resource updated")
-            }
-        },
-    ))?;
+    server.upsert_tool(
+        Tool::new("test_trigger_resource_update", no_args())
+            .description("Marks test://watched-resource as updated")
+            .handler(move |_: Args, _: Context| {
+                let s = s.clone();
+                async move {
+                    s.notify_resource_updated("test://watched-resource");
+                    Ok::<_, HandlerError>("resource updated")
+                }
+            }),
+    )?;
     Ok(())
 }

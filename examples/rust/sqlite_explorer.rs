@@ -8,7 +8,10 @@
 #![allow(clippy::print_stderr)]
 mod cli;
 
-use oxmcp::{Completion, Content, Context, HandlerError, Prompt, PromptMessage, PromptResult, ResourceContents, ResourceTemplate, Server, Tool, ToolError, ToolResult};
+use oxmcp::{
+    Completion, Content, Context, HandlerError, Prompt, PromptMessage, PromptResult,
+    ResourceContents, ResourceTemplate, Server, Tool, ToolError, ToolResult,
+};
 use rusqlite::{types::ValueRef, Connection, OpenFlags};
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
@@ -34,7 +37,10 @@ fn sample_db(path: &Path) -> rusqlite::Result<()> {
 }
 
 fn open_read_only(path: &Path) -> rusqlite::Result<Connection> {
-    let c = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
+    let c = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
     c.pragma_update(None, "query_only", true)?;
     Ok(c)
 }
@@ -50,10 +56,15 @@ fn cell(v: ValueRef<'_>) -> Value {
 }
 
 /// Run blocking SQLite work off the async workers.
-async fn with_db<T: Send + 'static>(db: &Db, f: impl FnOnce(&Connection) -> Result<T, String> + Send + 'static) -> Result<T, HandlerError> {
+async fn with_db<T: Send + 'static>(
+    db: &Db,
+    f: impl FnOnce(&Connection) -> Result<T, String> + Send + 'static,
+) -> Result<T, HandlerError> {
     let db = db.clone();
     tokio::task::spawn_blocking(move || {
-        let c = db.lock().map_err(|_| "database lock poisoned".to_string())?;
+        let c = db
+            .lock()
+            .map_err(|_| "database lock poisoned".to_string())?;
         f(&c)
     })
     .await
@@ -63,7 +74,9 @@ async fn with_db<T: Send + 'static>(db: &Db, f: impl FnOnce(&Connection) -> Resu
 
 fn tables(c: &Connection) -> Result<Vec<String>, String> {
     let mut st = c.prepare("SELECT name FROM sqlite_schema WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name").map_err(|e| e.to_string())?;
-    let names = st.query_map([], |r| r.get::<_, String>(0)).map_err(|e| e.to_string())?;
+    let names = st
+        .query_map([], |r| r.get::<_, String>(0))
+        .map_err(|e| e.to_string())?;
     names.collect::<Result<_, _>>().map_err(|e| e.to_string())
 }
 
@@ -71,7 +84,12 @@ fn describe(c: &Connection, table: &str) -> Result<Value, String> {
     if !tables(c)?.iter().any(|t| t == table) {
         return Err(format!("no such table: {table}"));
     }
-    let mut st = c.prepare(&format!("PRAGMA table_info(\"{}\")", table.replace('"', "\"\""))).map_err(|e| e.to_string())?;
+    let mut st = c
+        .prepare(&format!(
+            "PRAGMA table_info(\"{}\")",
+            table.replace('"', "\"\"")
+        ))
+        .map_err(|e| e.to_string())?;
     let cols = st
         .query_map([], |r| {
             Ok(json!({"name": r.get::<_, String>(1)?, "type": r.get::<_, String>(2)?, "notNull": r.get::<_, bool>(3)?, "primaryKey": r.get::<_, i64>(5)? > 0}))
@@ -79,7 +97,13 @@ fn describe(c: &Connection, table: &str) -> Result<Value, String> {
         .map_err(|e| e.to_string())?
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| e.to_string())?;
-    let sql: String = c.query_row("SELECT sql FROM sqlite_schema WHERE name = ?1", [table], |r| r.get(0)).map_err(|e| e.to_string())?;
+    let sql: String = c
+        .query_row(
+            "SELECT sql FROM sqlite_schema WHERE name = ?1",
+            [table],
+            |r| r.get(0),
+        )
+        .map_err(|e| e.to_string())?;
     Ok(json!({"table": table, "columns": cols, "sql": sql}))
 }
 
@@ -94,7 +118,11 @@ fn query(c: &Connection, sql: &str, limit: usize) -> Result<Value, String> {
             truncated = true;
             break;
         }
-        out.push(Value::Array((0..columns.len()).map(|i| r.get_ref(i).map(cell).unwrap_or(Value::Null)).collect()));
+        out.push(Value::Array(
+            (0..columns.len())
+                .map(|i| r.get_ref(i).map(cell).unwrap_or(Value::Null))
+                .collect(),
+        ));
     }
     Ok(json!({"columns": columns, "rows": out, "truncated": truncated}))
 }
@@ -159,7 +187,11 @@ fn build(db: Db) -> Result<Server, oxmcp::BuildError> {
             async move {
                 let table = vars["table"].as_str().unwrap_or_default().to_string();
                 match with_db(&d, move |c| describe(c, &table)).await {
-                    Ok(v) => Ok(vec![ResourceContents::text(uri, "text/plain", v["sql"].as_str().unwrap_or_default())]),
+                    Ok(v) => Ok(vec![ResourceContents::text(
+                        uri,
+                        "text/plain",
+                        v["sql"].as_str().unwrap_or_default(),
+                    )]),
                     // An unknown table is a missing resource: empty contents → "Resource not found".
                     Err(_) => Ok::<_, HandlerError>(Vec::new()),
                 }
@@ -169,7 +201,9 @@ fn build(db: Db) -> Result<Server, oxmcp::BuildError> {
             let d = d2.clone();
             async move {
                 let t = with_db(&d, tables).await?;
-                Ok::<_, HandlerError>(Completion::new(t.into_iter().filter(|t| t.starts_with(&value)).collect()))
+                Ok::<_, HandlerError>(Completion::new(
+                    t.into_iter().filter(|t| t.starts_with(&value)).collect(),
+                ))
             }
         });
     let d = db.clone();

@@ -7,14 +7,21 @@ use crate::harness::*;
 use serde_json::{json, Value};
 use std::time::Duration;
 
-const JSON_HEADERS: [(&str, &str); 2] = [("content-type", "application/json"), ("accept", "application/json, text/event-stream")];
+const JSON_HEADERS: [(&str, &str); 2] = [
+    ("content-type", "application/json"),
+    ("accept", "application/json, text/event-stream"),
+];
 
 fn call_body(id: Value) -> String {
     json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":modern_params(json!({"name":"test_simple_text","arguments":{}}), json!({}))}).to_string()
 }
 
 fn modern_headers(extra: &[(&'static str, &'static str)]) -> Vec<(&'static str, &'static str)> {
-    let mut h = vec![("MCP-Protocol-Version", MODERN), ("Mcp-Method", "tools/call"), ("Mcp-Name", "test_simple_text")];
+    let mut h = vec![
+        ("MCP-Protocol-Version", MODERN),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "test_simple_text"),
+    ];
     h.extend_from_slice(extra);
     h
 }
@@ -22,11 +29,20 @@ fn modern_headers(extra: &[(&'static str, &'static str)]) -> Vec<(&'static str, 
 async fn still_serving(s: &HttpServer) {
     let r = s.modern(json!("alive"), "tools/list", json!({})).await;
     assert_eq!(r.status, 200, "the server still serves: {}", r.body);
-    assert!(r.result()["tools"].as_array().is_some_and(|t| !t.is_empty()));
+    assert!(r.result()["tools"]
+        .as_array()
+        .is_some_and(|t| !t.is_empty()));
 }
 
 /// (what, status, JSON-RPC code) for a raw body posted with correct JSON headers.
-async fn expect(s: &HttpServer, what: &str, headers: &[(&str, &str)], body: Vec<u8>, status: u16, code: Option<i64>) {
+async fn expect(
+    s: &HttpServer,
+    what: &str,
+    headers: &[(&str, &str)],
+    body: Vec<u8>,
+    status: u16,
+    code: Option<i64>,
+) {
     let r = request(&s.addr, "POST", "/mcp", headers, body).await;
     assert_eq!(r.status, status, "{what}: {}", r.body);
     if let Some(c) = code {
@@ -36,39 +52,102 @@ async fn expect(s: &HttpServer, what: &str, headers: &[(&str, &str)], body: Vec<
 
 #[tokio::test]
 async fn malformed_bodies_get_the_spec_codes_and_run_no_handler() {
-    let mut s = HttpServer::start_with("everything", &[("OXMCP_LOG", "warn,oxmcp::audit=info")]).await;
+    let mut s =
+        HttpServer::start_with("everything", &[("OXMCP_LOG", "warn,oxmcp::audit=info")]).await;
     let h = modern_headers(&[]);
     let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
     let deep_obj = format!("{}1{}", "{\"a\":".repeat(10_000), "}".repeat(10_000));
     let cases: Vec<(&str, Vec<u8>, u16, i64)> = vec![
-        ("truncated JSON", br#"{"jsonrpc":"2.0","id":1,"method":"tools/call""#.to_vec(), 400, -32700),
+        (
+            "truncated JSON",
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/call""#.to_vec(),
+            400,
+            -32700,
+        ),
         ("not JSON", b"hello".to_vec(), 400, -32700),
         ("empty body", Vec::new(), 400, -32700),
-        ("trailing garbage", format!("{} x", call_body(json!(1))).into_bytes(), 400, -32700),
+        (
+            "trailing garbage",
+            format!("{} x", call_body(json!(1))).into_bytes(),
+            400,
+            -32700,
+        ),
         ("10,000-deep array", deep.into_bytes(), 400, -32700),
         ("10,000-deep object", deep_obj.into_bytes(), 400, -32700),
         (
             "invalid UTF-8",
-            [&br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":""#[..], &[0xff, 0xfe], &br#""}}"#[..]].concat(),
+            [
+                &br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":""#[..],
+                &[0xff, 0xfe],
+                &br#""}}"#[..],
+            ]
+            .concat(),
             400,
             -32700,
         ),
-        ("lone surrogate escape", br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"\ud800"}}"#.to_vec(), 400, -32700),
-        ("number out of range", call_body(json!(1)).replace(r#""arguments":{}"#, r#""arguments":{"x":1e400}"#).into_bytes(), 400, -32700),
+        (
+            "lone surrogate escape",
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"\ud800"}}"#
+                .to_vec(),
+            400,
+            -32700,
+        ),
+        (
+            "number out of range",
+            call_body(json!(1))
+                .replace(r#""arguments":{}"#, r#""arguments":{"x":1e400}"#)
+                .into_bytes(),
+            400,
+            -32700,
+        ),
         ("a string", br#""tools/call""#.to_vec(), 400, -32600),
         ("a number", b"42".to_vec(), 400, -32600),
         ("null", b"null".to_vec(), 400, -32600),
         ("empty batch", b"[]".to_vec(), 400, -32600),
-        ("wrong jsonrpc version", call_body(json!(1)).replace(r#""jsonrpc":"2.0""#, r#""jsonrpc":"1.0""#).into_bytes(), 400, -32600),
-        ("method not a string", br#"{"jsonrpc":"2.0","id":1,"method":7}"#.to_vec(), 400, -32600),
-        ("no method", br#"{"jsonrpc":"2.0","id":1}"#.to_vec(), 400, -32600),
+        (
+            "wrong jsonrpc version",
+            call_body(json!(1))
+                .replace(r#""jsonrpc":"2.0""#, r#""jsonrpc":"1.0""#)
+                .into_bytes(),
+            400,
+            -32600,
+        ),
+        (
+            "method not a string",
+            br#"{"jsonrpc":"2.0","id":1,"method":7}"#.to_vec(),
+            400,
+            -32600,
+        ),
+        (
+            "no method",
+            br#"{"jsonrpc":"2.0","id":1}"#.to_vec(),
+            400,
+            -32600,
+        ),
         ("id null", call_body(Value::Null).into_bytes(), 400, -32600),
         ("id float", call_body(json!(1.5)).into_bytes(), 400, -32600),
         ("id bool", call_body(json!(true)).into_bytes(), 400, -32600),
-        ("id object", call_body(json!({"a":1})).into_bytes(), 400, -32600),
+        (
+            "id object",
+            call_body(json!({"a":1})).into_bytes(),
+            400,
+            -32600,
+        ),
         ("id array", call_body(json!([1])).into_bytes(), 400, -32600),
-        ("id beyond u64", call_body(json!(1)).replacen(r#""id":1"#, r#""id":18446744073709551616"#, 1).into_bytes(), 400, -32600),
-        ("params an array", br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[1]}"#.to_vec(), 400, -32602),
+        (
+            "id beyond u64",
+            call_body(json!(1))
+                .replacen(r#""id":1"#, r#""id":18446744073709551616"#, 1)
+                .into_bytes(),
+            400,
+            -32600,
+        ),
+        (
+            "params an array",
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[1]}"#.to_vec(),
+            400,
+            -32602,
+        ),
     ];
     for (what, body, status, code) in cases {
         expect(&s, what, &h, body, status, Some(code)).await;
@@ -76,9 +155,24 @@ async fn malformed_bodies_get_the_spec_codes_and_run_no_handler() {
     // Transport-level refusals of an otherwise valid tools/call.
     let body = call_body(json!(1)).into_bytes();
     for (what, ct, accept, status) in [
-        ("text/plain", "text/plain", "application/json, text/event-stream", 415),
-        ("json-patch", "application/json-patch+json", "application/json, text/event-stream", 415),
-        ("form", "application/x-www-form-urlencoded", "application/json, text/event-stream", 415),
+        (
+            "text/plain",
+            "text/plain",
+            "application/json, text/event-stream",
+            415,
+        ),
+        (
+            "json-patch",
+            "application/json-patch+json",
+            "application/json, text/event-stream",
+            415,
+        ),
+        (
+            "form",
+            "application/x-www-form-urlencoded",
+            "application/json, text/event-stream",
+            415,
+        ),
         ("no JSON in Accept", "application/json", "text/html", 406),
     ] {
         let mut hh = modern_headers(&[]);
@@ -86,8 +180,24 @@ async fn malformed_bodies_get_the_spec_codes_and_run_no_handler() {
         hh.push(("accept", accept));
         expect(&s, what, &hh, body.clone(), status, Some(-32600)).await;
     }
-    expect(&s, "foreign Origin", &modern_headers(&[("origin", "https://evil.example")]), body.clone(), 403, None).await;
-    expect(&s, "Mcp-Name mismatch", &modern_headers(&[("mcp-name", "other")]), body.clone(), 400, Some(-32020)).await;
+    expect(
+        &s,
+        "foreign Origin",
+        &modern_headers(&[("origin", "https://evil.example")]),
+        body.clone(),
+        403,
+        None,
+    )
+    .await;
+    expect(
+        &s,
+        "Mcp-Name mismatch",
+        &modern_headers(&[("mcp-name", "other")]),
+        body.clone(),
+        400,
+        Some(-32020),
+    )
+    .await;
     let big = vec![b' '; 5 * 1024 * 1024];
     expect(&s, "oversized body", &h, big, 413, Some(-32600)).await;
 
@@ -102,7 +212,11 @@ async fn malformed_bodies_get_the_spec_codes_and_run_no_handler() {
             break;
         }
     }
-    assert_eq!(audit.len(), 1, "only the good call was dispatched: {audit:#?}");
+    assert_eq!(
+        audit.len(),
+        1,
+        "only the good call was dispatched: {audit:#?}"
+    );
     still_serving(&s).await;
 }
 
@@ -128,10 +242,16 @@ async fn ids_of_every_valid_type_and_duplicate_keys() {
     let r = s.post(&modern_headers(&[]), &body).await;
     assert_eq!(r.status, 200);
     assert_eq!(r.json()["id"], 2);
-    let dup_name =
-        call_body(json!(3)).replacen(r#""name":"test_simple_text""#, r#""name":"test_simple_text","name":"test_error_handling""#, 1);
+    let dup_name = call_body(json!(3)).replacen(
+        r#""name":"test_simple_text""#,
+        r#""name":"test_simple_text","name":"test_error_handling""#,
+        1,
+    );
     let r = s.post(&modern_headers(&[]), &dup_name).await;
-    assert_eq!(r.status, 400, "Mcp-Name names the first, the body means the last: refused");
+    assert_eq!(
+        r.status, 400,
+        "Mcp-Name names the first, the body means the last: refused"
+    );
     assert_eq!(r.error_code(), -32020);
     still_serving(&s).await;
 }
@@ -141,7 +261,10 @@ async fn header_injection_and_raw_protocol_abuse() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let s = HttpServer::start("everything").await;
     // A CR/LF in a name the server echoes into a header is impossible: such names never match.
-    let body = call_body(json!(1)).replace("test_simple_text", "test_simple_text\r\nSet-Cookie: pwned=1");
+    let body = call_body(json!(1)).replace(
+        "test_simple_text",
+        "test_simple_text\r\nSet-Cookie: pwned=1",
+    );
     let r = s.post(&modern_headers(&[]), &body).await;
     assert_eq!(r.status, 400);
     assert!(r.headers.get("set-cookie").is_none());
@@ -222,13 +345,24 @@ async fn stdio_survives_hostile_lines() {
         (b"{not json".to_vec(), -32700),
         (deep.into_bytes(), -32700),
         (vec![0xff, 0xfe, b'{', b'}'], -32700),
-        (br#"{"jsonrpc":"2.0","id":null,"method":"x"}"#.to_vec(), -32600),
-        (br#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#.to_vec(), -32600),
+        (
+            br#"{"jsonrpc":"2.0","id":null,"method":"x"}"#.to_vec(),
+            -32600,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#.to_vec(),
+            -32600,
+        ),
         (br#""just a string""#.to_vec(), -32600),
     ] {
         s.send_raw(&line).await;
         let v = s.recv().await;
-        assert_eq!(v["error"]["code"], code, "{}: {v}", String::from_utf8_lossy(&line[..line.len().min(40)]));
+        assert_eq!(
+            v["error"]["code"],
+            code,
+            "{}: {v}",
+            String::from_utf8_lossy(&line[..line.len().min(40)])
+        );
     }
     // A line over the 4 MiB cap is answered -32600 and skipped; the next line is served.
     let mut huge = vec![b'"'; 5 * 1024 * 1024];

@@ -256,20 +256,40 @@ async fn requests_pipelined_behind_initialize_are_legacy() {
     s.send(&json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
         "protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipeliner","version":"0"}}}))
         .await;
-    s.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"})).await;
-    s.send(&json!({"jsonrpc":"2.0","id":2,"method":"tools/list"})).await;
-    s.send(&json!({"jsonrpc":"2.0","id":3,"method":"ping"})).await;
+    s.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}))
+        .await;
+    s.send(&json!({"jsonrpc":"2.0","id":2,"method":"tools/list"}))
+        .await;
+    s.send(&json!({"jsonrpc":"2.0","id":3,"method":"ping"}))
+        .await;
     let mut seen = Vec::new();
     while seen.len() < 3 {
         match s.recv_within(Duration::from_secs(10)).await {
             Some(m) => seen.push(m),
-            None => panic!("only {} responses: {:?}", seen.len(), seen.iter().map(|m| m["id"].clone()).collect::<Vec<_>>()),
+            None => panic!(
+                "only {} responses: {:?}",
+                seen.len(),
+                seen.iter().map(|m| m["id"].clone()).collect::<Vec<_>>()
+            ),
         }
     }
-    let by_id = |id: i64| seen.iter().find(|m| m["id"] == id).cloned().expect("a response per request");
+    let by_id = |id: i64| {
+        seen.iter()
+            .find(|m| m["id"] == id)
+            .cloned()
+            .expect("a response per request")
+    };
     let (init, list, ping) = (by_id(1), by_id(2), by_id(3));
     assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
-    assert!(list["result"]["tools"].as_array().is_some_and(|t| !t.is_empty()), "{list}");
-    assert!(list["result"].get("resultType").is_none(), "legacy shape: {list}");
+    assert!(
+        list["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty()),
+        "{list}"
+    );
+    assert!(
+        list["result"].get("resultType").is_none(),
+        "legacy shape: {list}"
+    );
     assert_eq!(ping["result"], json!({}));
 }
