@@ -195,6 +195,15 @@ pub(crate) fn status_for(e: &McpError, era: Era) -> u16 {
     }
 }
 
+/// The primitive's name (or URI) for the audit record, even when the request is malformed.
+fn audit_name(params: &Map<String, Value>, key: &str) -> String {
+    params
+        .get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
 fn encode_cursor(offset: usize) -> String {
     B64.encode(format!("o{offset}"))
 }
@@ -702,17 +711,25 @@ impl Server {
         }
     }
 
+    /// Run one audited call: one `oxmcp::audit` record whatever the outcome.
+    async fn audited(
+        &self,
+        rq: &Rq,
+        env: &Env,
+        name: &str,
+        call: impl std::future::Future<Output = Outcome>,
+    ) -> Outcome {
+        let started = Instant::now();
+        let outcome = call.await;
+        self.audit(rq, env, name, started, &outcome);
+        outcome
+    }
+
     /// `tools/call`, audited whatever the outcome (refusals included).
     async fn call_tool(&self, rq: &Rq, params: Map<String, Value>, env: &Env) -> Outcome {
-        let started = Instant::now();
-        let name = params
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
-        let outcome = self.call_tool_inner(rq, params, env).await;
-        self.audit(rq, env, &name, started, &outcome);
-        outcome
+        let name = audit_name(&params, "name");
+        self.audited(rq, env, &name, self.call_tool_inner(rq, params, env))
+            .await
     }
 
     async fn call_tool_inner(&self, rq: &Rq, mut params: Map<String, Value>, env: &Env) -> Outcome {
@@ -968,17 +985,11 @@ impl Server {
             .into()
     }
 
-    /// `resources/read`, audited whatever the outcome.
+    /// `resources/read`, audited whatever the outcome (refusals included).
     async fn read_resource(&self, rq: &Rq, params: Map<String, Value>, env: &Env) -> Outcome {
-        let started = Instant::now();
-        let uri = params
-            .get("uri")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
-        let outcome = self.read_resource_inner(rq, params, env).await;
-        self.audit(rq, env, &uri, started, &outcome);
-        outcome
+        let name = audit_name(&params, "uri");
+        self.audited(rq, env, &name, self.read_resource_inner(rq, params, env))
+            .await
     }
 
     async fn read_resource_inner(&self, rq: &Rq, params: Map<String, Value>, env: &Env) -> Outcome {
@@ -1068,17 +1079,11 @@ impl Server {
         }
     }
 
-    /// `prompts/get`, audited whatever the outcome.
+    /// `prompts/get`, audited whatever the outcome (refusals included).
     async fn get_prompt(&self, rq: &Rq, params: Map<String, Value>, env: &Env) -> Outcome {
-        let started = Instant::now();
-        let name = params
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
-        let outcome = self.get_prompt_inner(rq, params, env).await;
-        self.audit(rq, env, &name, started, &outcome);
-        outcome
+        let name = audit_name(&params, "name");
+        self.audited(rq, env, &name, self.get_prompt_inner(rq, params, env))
+            .await
     }
 
     async fn get_prompt_inner(&self, rq: &Rq, params: Map<String, Value>, env: &Env) -> Outcome {
