@@ -1,7 +1,8 @@
 //! The one dispatch path. Every transport hands each JSON-RPC message to [`Server::dispatch`]
 //! (or, after its own framing checks, to `Server::request`), with an [`Env`] saying where the
 //! message came from. Era selection, `_meta` validation, routing, MRTR, result shaping and
-//! error mapping all happen here, once.
+//! error mapping all happen here, once. The methods that run user handlers live in `calls.rs`,
+//! `subscriptions/listen` in `listen.rs`, and the legacy-only methods in `legacy.rs`.
 
 use super::session::LegacySession;
 use super::Server;
@@ -9,12 +10,9 @@ use crate::context::{Caller, Context, ContextInner, InputState, LogFilter, Sink}
 use crate::error::{ErrorCode, HandlerError, McpError};
 use crate::jsonrpc::{self, Message};
 use crate::protocol::*;
-use crate::schema::{coerce_scalars, violations_json};
-use crate::server::bus::Event;
-use crate::server::options::ValidationMode;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine;
-use futures::{FutureExt, StreamExt};
+use futures::FutureExt;
 use serde_json::{json, Map, Value};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
@@ -89,18 +87,18 @@ impl Env {
 }
 
 /// Who the request is, era-wise: what its handlers see through the `Context`.
-struct Rq {
-    id: Value,
-    method: String,
-    era: Era,
-    version: String,
-    caps: Value,
-    client_info: Option<Value>,
-    meta: Map<String, Value>,
-    log: LogFilter,
+pub(super) struct Rq {
+    pub(super) id: Value,
+    pub(super) method: String,
+    pub(super) era: Era,
+    pub(super) version: String,
+    pub(super) caps: Value,
+    pub(super) client_info: Option<Value>,
+    pub(super) meta: Map<String, Value>,
+    pub(super) log: LogFilter,
 }
 
-enum Outcome {
+pub(super) enum Outcome {
     Result(Value),
     Error(McpError),
     /// Nothing is sent (cancelled request).
@@ -114,13 +112,13 @@ impl From<McpError> for Outcome {
 }
 
 /// Why a handler run ended without a value.
-enum RunError {
+pub(super) enum RunError {
     Handler(HandlerError),
     Panic(String),
     Timeout,
 }
 
-fn str_param<'a>(p: &'a Map<String, Value>, k: &str) -> Result<&'a str, McpError> {
+pub(super) fn str_param<'a>(p: &'a Map<String, Value>, k: &str) -> Result<&'a str, McpError> {
     p.get(k)
         .and_then(Value::as_str)
         .ok_or_else(|| McpError::invalid_params(format!("Missing or invalid '{k}'")))
@@ -196,7 +194,7 @@ pub(crate) fn status_for(e: &McpError, era: Era) -> u16 {
 }
 
 /// The primitive's name (or URI) for the audit record, even when the request is malformed.
-fn audit_name(params: &Map<String, Value>, key: &str) -> String {
+pub(super) fn audit_name(params: &Map<String, Value>, key: &str) -> String {
     params
         .get(key)
         .and_then(Value::as_str)
@@ -328,7 +326,13 @@ impl Server {
         }
     }
 
-    fn legacy_rq(&self, id: &Value, method: &str, params: &Map<String, Value>, env: &Env) -> Rq {
+    pub(super) fn legacy_rq(
+        &self,
+        id: &Value,
+        method: &str,
+        params: &Map<String, Value>,
+        env: &Env,
+    ) -> Rq {
         let meta = params
             .get("_meta")
             .and_then(Value::as_object)
@@ -361,7 +365,7 @@ impl Server {
         }
     }
 
-    async fn route(&self, rq: &Rq, params: Map<String, Value>, env: &Env) -> Outcome {
+    pub(super) async fn route(&self, rq: &Rq, params: Map<String, Value>, env: &Env) -> Outcome {
         let reg = self.snapshot();
         // Cheap checks on the hot path; the capabilities object is built only where it is sent.
         let has = |k: &str| self.has_capability(&reg, k);
@@ -426,7 +430,7 @@ impl Server {
 
     /// Shape a complete result for the request's era: `resultType`, cache hints and serverInfo
     /// for modern requests; the legacy schema untouched.
-    fn finish(&self, rq: &Rq, mut result: Map<String, Value>, cacheable: bool) -> Value {
+    pub(super) fn finish(&self, rq: &Rq, mut result: Map<String, Value>, cacheable: bool) -> Value {
         if rq.era == Era::Modern {
             result.insert("resultType".into(), Value::String("complete".into()));
             if cacheable {
@@ -447,7 +451,7 @@ impl Server {
         Value::Object(result)
     }
 
-    fn add_server_info(&self, result: &mut Map<String, Value>) {
+    pub(super) fn add_server_info(&self, result: &mut Map<String, Value>) {
         if self.inner.options.include_server_info {
             let meta = result
                 .entry("_meta")
@@ -458,7 +462,7 @@ impl Server {
         }
     }
 
-    fn discover(&self, caps: &Value) -> Map<String, Value> {
+    pub(super) fn discover(&self, caps: &Value) -> Map<String, Value> {
         let mut r = Map::new();
         r.insert("supportedVersions".into(), json!(SUPPORTED_VERSIONS));
         r.insert("capabilities".into(), caps.clone());
@@ -468,83 +472,7 @@ impl Server {
         r
     }
 
-    fn initialize(&self, params: &Map<String, Value>, env: &Env, caps: &Value) -> Outcome {
-        let requested = match str_param(params, "protocolVersion") {
-            Ok(v) => v,
-            Err(e) => return e.into(),
-        };
-        let version = if is_legacy_version(requested) {
-            requested
-        } else {
-            LEGACY_VERSIONS[0]
-        };
-        let client_caps = params
-            .get("capabilities")
-            .filter(|c| c.is_object())
-            .cloned()
-            .unwrap_or_else(|| json!({}));
-        let client_info = params.get("clientInfo").cloned();
-        let session = if env.transport == Transport::Http && !self.inner.options.legacy_stateless {
-            match self
-                .inner
-                .sessions
-                .create(version.to_string(), client_info, client_caps)
-            {
-                Ok(s) => s,
-                Err(e) => return e.into(),
-            }
-        } else {
-            Arc::new(LegacySession::new(
-                None,
-                version.to_string(),
-                client_info,
-                client_caps,
-            ))
-        };
-        *env.created_session
-            .lock()
-            .unwrap_or_else(|e| e.into_inner()) = Some(session);
-        let mut r = Map::new();
-        r.insert("protocolVersion".into(), Value::String(version.into()));
-        r.insert("capabilities".into(), caps.clone());
-        r.insert("serverInfo".into(), self.inner.info.clone());
-        if let Some(i) = &self.inner.instructions {
-            r.insert("instructions".into(), Value::String(i.clone()));
-        }
-        Outcome::Result(Value::Object(r))
-    }
-
-    fn set_level(&self, params: &Map<String, Value>, env: &Env) -> Outcome {
-        let Some(level) = params
-            .get("level")
-            .and_then(Value::as_str)
-            .and_then(LogLevel::parse)
-        else {
-            return McpError::invalid_params("Invalid log level").into();
-        };
-        if let Some(s) = &env.session {
-            *s.log_level.lock().unwrap_or_else(|e| e.into_inner()) = Some(level);
-        }
-        Outcome::Result(json!({}))
-    }
-
-    fn subscribe(&self, rq: &Rq, params: &Map<String, Value>, env: &Env) -> Outcome {
-        let uri = match str_param(params, "uri") {
-            Ok(u) => u.to_string(),
-            Err(e) => return e.into(),
-        };
-        if let Some(s) = &env.session {
-            let mut subs = s.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
-            if rq.method == "resources/subscribe" {
-                subs.insert(uri);
-            } else {
-                subs.remove(&uri);
-            }
-        }
-        Outcome::Result(json!({}))
-    }
-
-    fn list<'a>(
+    pub(super) fn list<'a>(
         &self,
         rq: &Rq,
         params: &Map<String, Value>,
@@ -573,7 +501,13 @@ impl Server {
         Outcome::Result(self.finish(rq, r, true))
     }
 
-    fn context(&self, rq: &Rq, env: &Env, input: InputState, cancel: CancellationToken) -> Context {
+    pub(super) fn context(
+        &self,
+        rq: &Rq,
+        env: &Env,
+        input: InputState,
+        cancel: CancellationToken,
+    ) -> Context {
         let progress_token = rq
             .meta
             .get("progressToken")
@@ -601,7 +535,7 @@ impl Server {
     }
 
     /// Answers and handler state carried by a modern retry (`inputResponses`, `requestState`).
-    fn mrtr_input(
+    pub(super) fn mrtr_input(
         &self,
         rq: &Rq,
         name: &str,
@@ -637,7 +571,7 @@ impl Server {
     }
 
     /// The `input_required` result for a handler that asked for input it does not have yet.
-    fn input_required(&self, rq: &Rq, name: &str, ctx: &Context, env: &Env) -> Outcome {
+    pub(super) fn input_required(&self, rq: &Rq, name: &str, ctx: &Context, env: &Env) -> Outcome {
         let (pending, answers, user_state) = ctx.take_pending();
         if rq.era != Era::Modern || pending.is_empty() {
             return McpError::internal("handler asked for input outside an input request").into();
@@ -661,7 +595,7 @@ impl Server {
     }
 
     /// Run a handler future: panics caught, bounded by `timeout`, stopped by cancellation.
-    async fn run<T>(
+    pub(super) async fn run<T>(
         fut: crate::handler::BoxFuture<Result<T, HandlerError>>,
         ctx_cancel: &CancellationToken,
         timeout: Option<Duration>,
@@ -694,7 +628,7 @@ impl Server {
         }
     }
 
-    fn track_legacy(&self, env: &Env, id: &Value, token: &CancellationToken) {
+    pub(super) fn track_legacy(&self, env: &Env, id: &Value, token: &CancellationToken) {
         if let Some(s) = &env.session {
             s.in_flight
                 .lock()
@@ -702,7 +636,7 @@ impl Server {
                 .insert(id.to_string(), token.clone());
         }
     }
-    fn untrack_legacy(&self, env: &Env, id: &Value) {
+    pub(super) fn untrack_legacy(&self, env: &Env, id: &Value) {
         if let Some(s) = &env.session {
             s.in_flight
                 .lock()
@@ -712,7 +646,7 @@ impl Server {
     }
 
     /// Run one audited call: one `oxmcp::audit` record whatever the outcome.
-    async fn audited(
+    pub(super) async fn audited(
         &self,
         rq: &Rq,
         env: &Env,
@@ -725,193 +659,14 @@ impl Server {
         outcome
     }
 
-    /// `tools/call`, audited whatever the outcome (refusals included).
-    async fn call_tool(&self, rq: &Rq, params: Map<String, Value>, env: &Env) -> Outcome {
-        let name = audit_name(&params, "name");
-        self.audited(rq, env, &name, self.call_tool_inner(rq, params, env))
-            .await
-    }
-
-    async fn call_tool_inner(&self, rq: &Rq, mut params: Map<String, Value>, env: &Env) -> Outcome {
-        let name = match str_param(&params, "name") {
-            Ok(n) => n.to_string(),
-            Err(e) => return e.into(),
-        };
-        let Some(tool) = self.snapshot().tools.get(&name).cloned() else {
-            return McpError::invalid_params(format!("Unknown tool: {name}")).into();
-        };
-        if !self.may_use(env, "tool", &name) {
-            env.note("denied");
-            return McpError::invalid_params(format!("Unknown tool: {name}")).into();
-        }
-        if let Some(c) = &env.caller {
-            if !crate::auth::missing_scopes(&c.scopes, &tool.required_scopes).is_empty() {
-                env.note("insufficient_scope");
-                return crate::auth::insufficient_scope_error(&name, &tool.required_scopes).into();
-            }
-        }
-        let mut args = match params.remove("arguments") {
-            None | Some(Value::Null) => Value::Object(Map::new()),
-            Some(v @ Value::Object(_)) => v,
-            Some(_) => return McpError::invalid_params("arguments must be an object").into(),
-        };
-        if !tool.input.is_valid(&args) {
-            let coerced = self.inner.options.lenient_coercion
-                && coerce_scalars(tool.input.source(), &mut args)
-                && tool.input.is_valid(&args);
-            if !coerced {
-                let v = tool.input.violations(&args);
-                return match self.inner.options.validation {
-                    ValidationMode::JsonRpcError => {
-                        McpError::invalid_params(format!("Invalid arguments for tool {name}"))
-                            .with_data(json!({"violations": violations_json(&v)}))
-                            .into()
-                    }
-                    ValidationMode::ToolError => {
-                        let lines: Vec<String> = v
-                            .iter()
-                            .map(|x| {
-                                format!(
-                                    "{}: {}",
-                                    if x.pointer.is_empty() {
-                                        "/"
-                                    } else {
-                                        &x.pointer
-                                    },
-                                    x.message
-                                )
-                            })
-                            .collect();
-                        let mut r = ToolResult::error(format!(
-                            "Invalid arguments for tool {name}:\n{}",
-                            lines.join("\n")
-                        ));
-                        r.structured_content = None;
-                        self.tool_outcome(rq, r)
-                    }
-                };
-            }
-        }
-        let input = match self.mrtr_input(rq, &name, &params, env) {
-            Ok(i) => i,
-            Err(e) => return e.into(),
-        };
-        let cancel = env.cancel.child_token();
-        let ctx = self.context(rq, env, input, cancel.clone());
-        let Value::Object(args) = args else {
-            unreachable!("checked above")
-        };
-        let _permit = match self.in_flight_permit(env) {
-            Ok(p) => p,
-            Err(o) => return o,
-        };
-        let _slot = match &tool.slots {
-            None => None,
-            Some(s) => match s.clone().try_acquire_owned() {
-                Ok(p) => Some(p),
-                Err(_) => {
-                    env.note("busy");
-                    return self.tool_outcome(
-                        rq,
-                        ToolResult::error(format!(
-                            "Tool {name} is busy (too many calls at once); retry shortly"
-                        )),
-                    );
-                }
-            },
-        };
-        self.track_legacy(env, &rq.id, &cancel);
-        let timeout = tool.timeout.or(self.inner.options.tool_timeout);
-        let r = Self::run(tool.handler.call(args, ctx.clone()), &cancel, timeout).await;
-        self.untrack_legacy(env, &rq.id);
-        let outcome = match r {
-            Ok(mut res) => {
-                if rq.era == Era::Legacy
-                    && res
-                        .structured_content
-                        .as_ref()
-                        .is_some_and(|s| !s.is_object())
-                {
-                    res.structured_content = None;
-                }
-                match (&tool.output, res.is_error) {
-                    (Some(schema), false)
-                        if rq.era == Era::Modern
-                            || tool.legacy_def.get("outputSchema").is_some() =>
-                    {
-                        match &res.structured_content {
-                            None => {
-                                tracing::error!(tool = %name, "tool declared an outputSchema but returned no structuredContent");
-                                McpError::internal(format!(
-                                    "Tool {name} returned no structured content"
-                                ))
-                                .into()
-                            }
-                            Some(sc) if !schema.is_valid(sc) => {
-                                tracing::error!(tool = %name, violations = ?schema.violations(sc), "structuredContent does not match outputSchema");
-                                McpError::internal(format!("Tool {name} returned structured content that does not match its output schema")).into()
-                            }
-                            Some(_) => self.tool_outcome(rq, res),
-                        }
-                    }
-                    _ => self.tool_outcome(rq, res),
-                }
-            }
-            Err(RunError::Handler(HandlerError::Tool(e))) => {
-                let mut r = ToolResult::error(e.message);
-                r.structured_content = e.structured;
-                self.tool_outcome(rq, r)
-            }
-            Err(RunError::Handler(HandlerError::Mcp(e))) => e.into(),
-            Err(RunError::Handler(HandlerError::InputRequired(_))) => {
-                self.input_required(rq, &name, &ctx, env)
-            }
-            Err(RunError::Handler(HandlerError::Cancelled)) => Outcome::Nothing,
-            Err(RunError::Panic(msg)) => {
-                env.note("panic");
-                tracing::error!(tool = %name, panic = %msg, "tool handler panicked");
-                let text = if self.inner.options.expose_internal_errors {
-                    format!("Tool {name} failed: {msg}")
-                } else {
-                    format!("Tool {name} failed with an internal error")
-                };
-                self.tool_outcome(rq, ToolResult::error(text))
-            }
-            Err(RunError::Timeout) => {
-                env.note("timeout");
-                self.tool_outcome(rq, ToolResult::error(format!("Tool {name} timed out")))
-            }
-        };
-        outcome
-    }
-
-    /// A slot under `ServerOptions::max_in_flight`, or the 503 refusal.
-    fn in_flight_permit(
+    pub(super) fn audit(
         &self,
+        rq: &Rq,
         env: &Env,
-    ) -> Result<Option<tokio::sync::OwnedSemaphorePermit>, Outcome> {
-        match &self.inner.in_flight {
-            None => Ok(None),
-            Some(s) => s.clone().try_acquire_owned().map(Some).map_err(|_| {
-                env.note("busy");
-                McpError::new(
-                    crate::auth::SERVER_BUSY,
-                    "Server busy: too many requests in flight; retry shortly",
-                )
-                .with_status(503)
-                .into()
-            }),
-        }
-    }
-
-    fn tool_outcome(&self, rq: &Rq, res: ToolResult) -> Outcome {
-        match serde_json::to_value(res) {
-            Ok(Value::Object(m)) => Outcome::Result(self.finish(rq, m, false)),
-            _ => McpError::internal("could not serialize the tool result").into(),
-        }
-    }
-
-    fn audit(&self, rq: &Rq, env: &Env, name: &str, started: Instant, outcome: &Outcome) {
+        name: &str,
+        started: Instant,
+        outcome: &Outcome,
+    ) {
         if !tracing::enabled!(target: "oxmcp::audit", tracing::Level::INFO) {
             return;
         }
@@ -972,348 +727,5 @@ impl Server {
     /// visible; with it, the caller's allow-list decides. Refused ones look unknown.
     pub(crate) fn may_use(&self, env: &Env, kind: &str, name: &str) -> bool {
         env.caller.as_ref().is_none_or(|c| c.may_use(kind, name))
-    }
-
-    fn not_found(&self, rq: &Rq, uri: &str) -> Outcome {
-        let code = if rq.era == Era::Modern {
-            ErrorCode::INVALID_PARAMS
-        } else {
-            ErrorCode::RESOURCE_NOT_FOUND_LEGACY
-        };
-        McpError::new(code, "Resource not found")
-            .with_data(json!({"uri": uri}))
-            .into()
-    }
-
-    /// `resources/read`, audited whatever the outcome (refusals included).
-    async fn read_resource(&self, rq: &Rq, params: Map<String, Value>, env: &Env) -> Outcome {
-        let name = audit_name(&params, "uri");
-        self.audited(rq, env, &name, self.read_resource_inner(rq, params, env))
-            .await
-    }
-
-    async fn read_resource_inner(&self, rq: &Rq, params: Map<String, Value>, env: &Env) -> Outcome {
-        let uri = match str_param(&params, "uri") {
-            Ok(u) => u.to_string(),
-            Err(e) => return e.into(),
-        };
-        let reg = self.snapshot();
-        let (handler, vars) = if let Some(r) = reg.resources.get(&uri) {
-            if !self.may_use(env, "resource", &uri) {
-                env.note("denied");
-                return self.not_found(rq, &uri);
-            }
-            (r.handler.clone(), Map::new())
-        } else if let Some((key, t, vars)) = reg
-            .templates
-            .iter()
-            .find_map(|(k, t)| t.template.matches(&uri).map(|v| (k, t, v)))
-        {
-            if !self.may_use(env, "resource", &uri) && !self.may_use(env, "resource", key) {
-                env.note("denied");
-                return self.not_found(rq, &uri);
-            }
-            (t.handler.clone(), vars)
-        } else {
-            return self.not_found(rq, &uri);
-        };
-        let _permit = match self.in_flight_permit(env) {
-            Ok(p) => p,
-            Err(o) => return o,
-        };
-        let input = match self.mrtr_input(rq, &uri, &params, env) {
-            Ok(i) => i,
-            Err(e) => return e.into(),
-        };
-        let cancel = env.cancel.child_token();
-        let ctx = self.context(rq, env, input, cancel.clone());
-        self.track_legacy(env, &rq.id, &cancel);
-        let r = Self::run(
-            handler.read(uri.clone(), vars, ctx.clone()),
-            &cancel,
-            self.inner.options.tool_timeout,
-        )
-        .await;
-        self.untrack_legacy(env, &rq.id);
-        let outcome = match r {
-            Ok(contents) if contents.is_empty() => self.not_found(rq, &uri),
-            Ok(contents) => {
-                let mut m = Map::new();
-                m.insert(
-                    "contents".into(),
-                    serde_json::to_value(contents).unwrap_or_default(),
-                );
-                Outcome::Result(self.finish(rq, m, true))
-            }
-            Err(e) => self.handler_failure(rq, &uri, &ctx, env, e),
-        };
-        outcome
-    }
-
-    /// Map a failed resource/prompt/completion handler to its JSON-RPC outcome.
-    fn handler_failure(
-        &self,
-        rq: &Rq,
-        name: &str,
-        ctx: &Context,
-        env: &Env,
-        e: RunError,
-    ) -> Outcome {
-        match &e {
-            RunError::Timeout => env.note("timeout"),
-            RunError::Panic(_) => env.note("panic"),
-            _ => {}
-        }
-        match e {
-            RunError::Handler(HandlerError::Tool(e)) => McpError::internal(e.message).into(),
-            RunError::Handler(HandlerError::Mcp(e)) => e.into(),
-            RunError::Handler(HandlerError::InputRequired(_)) => {
-                self.input_required(rq, name, ctx, env)
-            }
-            RunError::Handler(HandlerError::Cancelled) => Outcome::Nothing,
-            RunError::Panic(msg) => {
-                tracing::error!(name = %name, panic = %msg, "handler panicked");
-                McpError::internal("Internal error").into()
-            }
-            RunError::Timeout => McpError::internal("Timed out").into(),
-        }
-    }
-
-    /// `prompts/get`, audited whatever the outcome (refusals included).
-    async fn get_prompt(&self, rq: &Rq, params: Map<String, Value>, env: &Env) -> Outcome {
-        let name = audit_name(&params, "name");
-        self.audited(rq, env, &name, self.get_prompt_inner(rq, params, env))
-            .await
-    }
-
-    async fn get_prompt_inner(&self, rq: &Rq, params: Map<String, Value>, env: &Env) -> Outcome {
-        let name = match str_param(&params, "name") {
-            Ok(n) => n.to_string(),
-            Err(e) => return e.into(),
-        };
-        let Some(prompt) = self.snapshot().prompts.get(&name).cloned() else {
-            return McpError::invalid_params(format!("Unknown prompt: {name}")).into();
-        };
-        if !self.may_use(env, "prompt", &name) {
-            env.note("denied");
-            return McpError::invalid_params(format!("Unknown prompt: {name}")).into();
-        }
-        let args = match params.get("arguments") {
-            None | Some(Value::Null) => Map::new(),
-            Some(Value::Object(m)) if m.values().all(Value::is_string) => m.clone(),
-            Some(_) => {
-                return McpError::invalid_params("prompt arguments must be an object of strings")
-                    .into()
-            }
-        };
-        if let Some(missing) = prompt.required.iter().find(|r| !args.contains_key(*r)) {
-            return McpError::invalid_params(format!("Missing required argument: {missing}"))
-                .into();
-        }
-        let input = match self.mrtr_input(rq, &name, &params, env) {
-            Ok(i) => i,
-            Err(e) => return e.into(),
-        };
-        let cancel = env.cancel.child_token();
-        let ctx = self.context(rq, env, input, cancel.clone());
-        let _permit = match self.in_flight_permit(env) {
-            Ok(p) => p,
-            Err(o) => return o,
-        };
-        self.track_legacy(env, &rq.id, &cancel);
-        let r = Self::run(
-            prompt.handler.get(args, ctx.clone()),
-            &cancel,
-            self.inner.options.tool_timeout,
-        )
-        .await;
-        self.untrack_legacy(env, &rq.id);
-        let outcome = match r {
-            Ok(p) => match serde_json::to_value(p) {
-                Ok(Value::Object(m)) => Outcome::Result(self.finish(rq, m, false)),
-                _ => McpError::internal("could not serialize the prompt").into(),
-            },
-            Err(e) => self.handler_failure(rq, &name, &ctx, env, e),
-        };
-        outcome
-    }
-
-    async fn complete(&self, rq: &Rq, params: &Map<String, Value>, env: &Env) -> Outcome {
-        let reg = self.snapshot();
-        let Some(r) = params.get("ref").and_then(Value::as_object) else {
-            return McpError::invalid_params("Missing ref").into();
-        };
-        let Some(arg) = params.get("argument").and_then(Value::as_object) else {
-            return McpError::invalid_params("Missing argument").into();
-        };
-        let (Some(arg_name), Some(value)) = (
-            arg.get("name").and_then(Value::as_str),
-            arg.get("value").and_then(Value::as_str),
-        ) else {
-            return McpError::invalid_params("argument needs name and value").into();
-        };
-        let handler = match r.get("type").and_then(Value::as_str) {
-            Some("ref/prompt") => {
-                let name = r.get("name").and_then(Value::as_str).unwrap_or_default();
-                match reg
-                    .prompts
-                    .get(name)
-                    .filter(|_| self.may_use(env, "prompt", name))
-                {
-                    Some(p) => p.completion.clone(),
-                    None => {
-                        return McpError::invalid_params(format!("Unknown prompt: {name}")).into()
-                    }
-                }
-            }
-            Some("ref/resource") => {
-                let uri = r.get("uri").and_then(Value::as_str).unwrap_or_default();
-                match reg.templates.get(uri) {
-                    Some(t) => t.completion.clone(),
-                    None if reg.resources.contains_key(uri) => None,
-                    None => {
-                        return McpError::invalid_params(format!("Unknown resource: {uri}")).into()
-                    }
-                }
-            }
-            _ => return McpError::invalid_params("Invalid ref type").into(),
-        };
-        let mut completion = match handler {
-            None => Completion::default(),
-            Some(h) => {
-                let ctx_args = params
-                    .get("context")
-                    .and_then(|c| c.get("arguments"))
-                    .and_then(Value::as_object)
-                    .cloned()
-                    .unwrap_or_default();
-                let cancel = env.cancel.child_token();
-                let ctx = self.context(rq, env, InputState::default(), cancel.clone());
-                match Self::run(
-                    h.complete(
-                        arg_name.to_string(),
-                        value.to_string(),
-                        ctx_args,
-                        ctx.clone(),
-                    ),
-                    &cancel,
-                    self.inner.options.tool_timeout,
-                )
-                .await
-                {
-                    Ok(c) => c,
-                    Err(e) => return self.handler_failure(rq, arg_name, &ctx, env, e),
-                }
-            }
-        };
-        if completion.values.len() > 100 {
-            completion
-                .total
-                .get_or_insert(completion.values.len() as u64);
-            completion.values.truncate(100);
-            completion.has_more = Some(true);
-        }
-        let mut m = Map::new();
-        m.insert(
-            "completion".into(),
-            serde_json::to_value(completion).unwrap_or_default(),
-        );
-        Outcome::Result(self.finish(rq, m, false))
-    }
-
-    /// `subscriptions/listen`: acknowledge, then forward the opted-in change events, tagged with
-    /// the subscription id, until the client goes away or the server shuts down.
-    async fn listen(
-        &self,
-        rq: &Rq,
-        params: &Map<String, Value>,
-        env: &Env,
-        caps: &Value,
-    ) -> Outcome {
-        let Some(sink) = env.sink.clone() else {
-            return McpError::internal("this transport cannot stream").into();
-        };
-        let filter = params
-            .get("notifications")
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default();
-        let flag = |k: &str| filter.get(k).and_then(Value::as_bool) == Some(true);
-        let tools = flag("toolsListChanged") && caps.get("tools").is_some();
-        let prompts = flag("promptsListChanged") && caps.get("prompts").is_some();
-        let resources = flag("resourcesListChanged") && caps.get("resources").is_some();
-        let uris: Vec<String> = match filter.get("resourceSubscriptions") {
-            Some(Value::Array(a)) if caps.get("resources").is_some() => a
-                .iter()
-                .filter_map(|u| u.as_str().map(str::to_string))
-                .collect(),
-            Some(Value::Array(_)) | None => Vec::new(),
-            Some(_) => {
-                return McpError::invalid_params("resourceSubscriptions must be an array of URIs")
-                    .into()
-            }
-        };
-        let n = self.inner.listeners.fetch_add(1, Ordering::SeqCst);
-        struct Slot<'a>(&'a std::sync::atomic::AtomicUsize);
-        impl Drop for Slot<'_> {
-            fn drop(&mut self) {
-                self.0.fetch_sub(1, Ordering::SeqCst);
-            }
-        }
-        let _slot = Slot(&self.inner.listeners);
-        if n >= self.inner.options.max_listeners {
-            return McpError::internal("Too many open subscriptions")
-                .with_status(503)
-                .into();
-        }
-        let sub_meta = json!({ META_SUBSCRIPTION_ID: rq.id });
-        let mut honoured = Map::new();
-        if tools {
-            honoured.insert("toolsListChanged".into(), Value::Bool(true));
-        }
-        if prompts {
-            honoured.insert("promptsListChanged".into(), Value::Bool(true));
-        }
-        if resources {
-            honoured.insert("resourcesListChanged".into(), Value::Bool(true));
-        }
-        if !uris.is_empty() {
-            honoured.insert("resourceSubscriptions".into(), json!(uris));
-        }
-        let mut events = self.inner.bus.subscribe();
-        let ack = json!({"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged",
-                         "params":{"_meta": sub_meta, "notifications": honoured}});
-        if sink.send(ack).is_err() {
-            return Outcome::Nothing;
-        }
-        loop {
-            tokio::select! {
-                e = events.next() => {
-                    let Some(e) = e else { break };
-                    let (method, extra) = match e {
-                        Event::ToolsListChanged if tools => ("notifications/tools/list_changed", None),
-                        Event::PromptsListChanged if prompts => ("notifications/prompts/list_changed", None),
-                        Event::ResourcesListChanged if resources => ("notifications/resources/list_changed", None),
-                        Event::ResourceUpdated(u) if uris.iter().any(|s| *s == u || (u.starts_with(s.as_str()) && u[s.len()..].starts_with('/'))) => {
-                            ("notifications/resources/updated", Some(u))
-                        }
-                        _ => continue,
-                    };
-                    let mut p = json!({"_meta": sub_meta});
-                    if let Some(u) = extra {
-                        p["uri"] = Value::String(u);
-                    }
-                    if sink.send(json!({"jsonrpc":"2.0","method":method,"params":p})).is_err() {
-                        return Outcome::Nothing;
-                    }
-                }
-                _ = env.cancel.cancelled() => return Outcome::Nothing,
-                _ = self.inner.shutdown.cancelled() => break,
-            }
-        }
-        let mut r = Map::new();
-        r.insert("resultType".into(), Value::String("complete".into()));
-        r.insert("_meta".into(), sub_meta);
-        Outcome::Result(Value::Object(r))
     }
 }

@@ -1,7 +1,10 @@
 //! The server: registry of primitives, options, and the dispatcher every transport calls.
 
 pub mod bus;
+mod calls;
 pub(crate) mod dispatch;
+mod legacy;
+mod listen;
 pub(crate) mod mrtr;
 pub mod options;
 pub(crate) mod session;

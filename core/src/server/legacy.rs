@@ -1,0 +1,92 @@
+//! Legacy-era (≤ 2025-11-25) methods: `initialize`, `logging/setLevel`, `resources/subscribe`.
+
+use super::dispatch::*;
+use super::session::LegacySession;
+use super::Server;
+use crate::error::McpError;
+use crate::protocol::*;
+use serde_json::{json, Map, Value};
+use std::sync::Arc;
+
+impl Server {
+    pub(super) fn initialize(
+        &self,
+        params: &Map<String, Value>,
+        env: &Env,
+        caps: &Value,
+    ) -> Outcome {
+        let requested = match str_param(params, "protocolVersion") {
+            Ok(v) => v,
+            Err(e) => return e.into(),
+        };
+        let version = if is_legacy_version(requested) {
+            requested
+        } else {
+            LEGACY_VERSIONS[0]
+        };
+        let client_caps = params
+            .get("capabilities")
+            .filter(|c| c.is_object())
+            .cloned()
+            .unwrap_or_else(|| json!({}));
+        let client_info = params.get("clientInfo").cloned();
+        let session = if env.transport == Transport::Http && !self.inner.options.legacy_stateless {
+            match self
+                .inner
+                .sessions
+                .create(version.to_string(), client_info, client_caps)
+            {
+                Ok(s) => s,
+                Err(e) => return e.into(),
+            }
+        } else {
+            Arc::new(LegacySession::new(
+                None,
+                version.to_string(),
+                client_info,
+                client_caps,
+            ))
+        };
+        *env.created_session
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(session);
+        let mut r = Map::new();
+        r.insert("protocolVersion".into(), Value::String(version.into()));
+        r.insert("capabilities".into(), caps.clone());
+        r.insert("serverInfo".into(), self.inner.info.clone());
+        if let Some(i) = &self.inner.instructions {
+            r.insert("instructions".into(), Value::String(i.clone()));
+        }
+        Outcome::Result(Value::Object(r))
+    }
+
+    pub(super) fn set_level(&self, params: &Map<String, Value>, env: &Env) -> Outcome {
+        let Some(level) = params
+            .get("level")
+            .and_then(Value::as_str)
+            .and_then(LogLevel::parse)
+        else {
+            return McpError::invalid_params("Invalid log level").into();
+        };
+        if let Some(s) = &env.session {
+            *s.log_level.lock().unwrap_or_else(|e| e.into_inner()) = Some(level);
+        }
+        Outcome::Result(json!({}))
+    }
+
+    pub(super) fn subscribe(&self, rq: &Rq, params: &Map<String, Value>, env: &Env) -> Outcome {
+        let uri = match str_param(params, "uri") {
+            Ok(u) => u.to_string(),
+            Err(e) => return e.into(),
+        };
+        if let Some(s) = &env.session {
+            let mut subs = s.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
+            if rq.method == "resources/subscribe" {
+                subs.insert(uri);
+            } else {
+                subs.remove(&uri);
+            }
+        }
+        Outcome::Result(json!({}))
+    }
+}
