@@ -10,15 +10,11 @@ use super::headers;
 use crate::context::Caller;
 use crate::error::{ErrorCode, McpError};
 use crate::jsonrpc::{self, Message};
-use crate::protocol::{
-    is_legacy_version, Era, META_PROTOCOL_VERSION, MODERN_VERSION, SUPPORTED_VERSIONS,
-};
-use crate::server::bus::Event;
-use crate::server::dispatch::{check_version, status_for};
+use crate::protocol::{is_legacy_version, Era, META_PROTOCOL_VERSION};
+use crate::server::dispatch::status_for;
 use crate::server::session::LegacySession;
 use crate::server::{Env, Server, Transport};
 use bytes::Bytes;
-use futures::StreamExt;
 use http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use serde_json::{json, Value};
 use std::future::Future;
@@ -200,7 +196,7 @@ impl HttpResponse {
         r.body = ResponseBody::Full(Bytes::from(serde_json::to_vec(v).unwrap_or_default()));
         r
     }
-    fn error(status: StatusCode, id: Value, e: McpError) -> Self {
+    pub(super) fn error(status: StatusCode, id: Value, e: McpError) -> Self {
         Self::json(status, &jsonrpc::error(id, &e))
     }
     pub fn header(mut self, k: header::HeaderName, v: &str) -> Self {
@@ -225,10 +221,10 @@ impl HttpResponse {
     }
 }
 
-const MCP_SESSION_ID: &str = "mcp-session-id";
+pub(super) const MCP_SESSION_ID: &str = "mcp-session-id";
 const MCP_PROTOCOL_VERSION: &str = "mcp-protocol-version";
 
-fn sse_event(v: &Value) -> Bytes {
+pub(super) fn sse_event(v: &Value) -> Bytes {
     let mut b = Vec::with_capacity(128);
     b.extend_from_slice(b"event: message\ndata: ");
     serde_json::to_writer(&mut b, v).unwrap_or_default();
@@ -263,8 +259,8 @@ impl Drop for InFlight {
 /// The transport-neutral Streamable HTTP handler. Cheap to clone.
 #[derive(Clone)]
 pub struct HttpHandler {
-    server: Server,
-    config: Arc<HttpConfig>,
+    pub(super) server: Server,
+    pub(super) config: Arc<HttpConfig>,
 }
 
 fn is_loopback_host(h: &str) -> bool {
@@ -451,107 +447,6 @@ impl HttpHandler {
         resp
     }
 
-    fn session_of(&self, h: &HeaderMap) -> Result<Option<Arc<LegacySession>>, HttpResponse> {
-        match headers::get(h, MCP_SESSION_ID) {
-            None => Ok(None),
-            Some(Ok(id)) => match self.server.inner.sessions.get(id) {
-                Some(s) => Ok(Some(s)),
-                None => Err(HttpResponse::error(
-                    StatusCode::NOT_FOUND,
-                    Value::Null,
-                    McpError::invalid_request("Session not found"),
-                )),
-            },
-            Some(Err(())) => Err(HttpResponse::error(
-                StatusCode::BAD_REQUEST,
-                Value::Null,
-                McpError::invalid_request("Invalid Mcp-Session-Id"),
-            )),
-        }
-    }
-
-    /// DELETE ends a legacy session.
-    fn delete(&self, h: &HeaderMap) -> HttpResponse {
-        match headers::get(h, MCP_SESSION_ID) {
-            Some(Ok(id)) if self.server.inner.sessions.remove(id) => {
-                HttpResponse::new(StatusCode::OK)
-            }
-            Some(_) => HttpResponse::error(
-                StatusCode::NOT_FOUND,
-                Value::Null,
-                McpError::invalid_request("Session not found"),
-            ),
-            None => HttpResponse::new(StatusCode::METHOD_NOT_ALLOWED).header(header::ALLOW, "POST"),
-        }
-    }
-
-    /// GET opens a legacy session's stream for server notifications; modern clients get 405.
-    fn get(&self, h: &HeaderMap) -> HttpResponse {
-        let session = match self.session_of(h) {
-            Ok(Some(s)) => s,
-            Ok(None) => {
-                return HttpResponse::new(StatusCode::METHOD_NOT_ALLOWED)
-                    .header(header::ALLOW, "POST")
-            }
-            Err(r) => return r,
-        };
-        if !accepts(h, "text/event-stream") {
-            return HttpResponse::error(
-                StatusCode::NOT_ACCEPTABLE,
-                Value::Null,
-                McpError::invalid_request("Accept must include text/event-stream"),
-            );
-        }
-        let inner = self.server.inner.clone();
-        let n = inner
-            .listeners
-            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        if n >= inner.options.max_listeners {
-            inner
-                .listeners
-                .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
-            return HttpResponse::error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                Value::Null,
-                McpError::internal("Too many open streams"),
-            );
-        }
-        let (tx, rx) = mpsc::channel::<Bytes>(64);
-        let keep_alive = self.config.keep_alive;
-        tokio::spawn(async move {
-            let mut events = inner.bus.subscribe();
-            let mut tick = tokio::time::interval(keep_alive);
-            tick.tick().await;
-            loop {
-                let msg = tokio::select! {
-                    e = events.next() => match e {
-                        Some(Event::ToolsListChanged) => json!({"jsonrpc":"2.0","method":"notifications/tools/list_changed"}),
-                        Some(Event::PromptsListChanged) => json!({"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}),
-                        Some(Event::ResourcesListChanged) => json!({"jsonrpc":"2.0","method":"notifications/resources/list_changed"}),
-                        Some(Event::ResourceUpdated(uri)) if session.is_subscribed(&uri) =>
-                            json!({"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":uri}}),
-                        Some(_) => continue,
-                        None => break,
-                    },
-                    _ = tick.tick() => {
-                        if tx.send(Bytes::from_static(b": keep-alive\n\n")).await.is_err() { break }
-                        continue;
-                    }
-                    _ = session.closed.cancelled() => break,
-                    _ = inner.shutdown.cancelled() => break,
-                    _ = tx.closed() => break,
-                };
-                if tx.send(sse_event(&msg)).await.is_err() {
-                    break;
-                }
-            }
-            inner
-                .listeners
-                .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
-        });
-        sse_response(rx)
-    }
-
     async fn post(&self, req: HttpRequest, caller: Option<Caller>) -> HttpResponse {
         let h = &req.headers;
         let ct = h
@@ -677,112 +572,6 @@ impl HttpHandler {
         }
     }
 
-    fn unsupported(&self, id: Value, v: &str) -> HttpResponse {
-        let e = McpError::new(
-            ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
-            format!("Unsupported protocol version: {v}"),
-        )
-        .with_data(json!({"supported": SUPPORTED_VERSIONS, "requested": v}));
-        HttpResponse::error(StatusCode::BAD_REQUEST, id, e)
-    }
-
-    /// The 2026-07-28 header rules (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`).
-    fn check_modern_headers(
-        &self,
-        h: &HeaderMap,
-        header_version: Option<&str>,
-        method: &str,
-        params: Option<&Value>,
-    ) -> Result<(), (StatusCode, McpError)> {
-        let mismatch = |m: String| {
-            (
-                StatusCode::BAD_REQUEST,
-                McpError::new(ErrorCode::HEADER_MISMATCH, m),
-            )
-        };
-        let meta_version = params
-            .and_then(|p| p.get("_meta"))
-            .and_then(|m| m.get(META_PROTOCOL_VERSION))
-            .and_then(Value::as_str);
-        let Some(hv) = header_version else {
-            return Err(mismatch(
-                "Header mismatch: missing MCP-Protocol-Version header".into(),
-            ));
-        };
-        let Some(mv) = meta_version else {
-            return Err((
-                StatusCode::BAD_REQUEST,
-                McpError::invalid_params("Missing _meta io.modelcontextprotocol/protocolVersion"),
-            ));
-        };
-        if hv != mv {
-            return Err(mismatch(format!("Header mismatch: MCP-Protocol-Version header value '{hv}' does not match body value '{mv}'")));
-        }
-        check_version(mv).map_err(|e| (StatusCode::BAD_REQUEST, e))?;
-        match headers::get(h, "mcp-method") {
-            Some(Ok(m)) if m == method => {}
-            Some(Ok(m)) => return Err(mismatch(format!("Header mismatch: Mcp-Method header value '{m}' does not match body value '{method}'"))),
-            _ => return Err(mismatch("Header mismatch: missing or invalid Mcp-Method header".into())),
-        }
-        let name_key = match method {
-            "tools/call" | "prompts/get" => Some("name"),
-            "resources/read" => Some("uri"),
-            _ => None,
-        };
-        if let Some(k) = name_key {
-            if let Some(body) = params.and_then(|p| p.get(k)).and_then(Value::as_str) {
-                match headers::get(h, "mcp-name").map(|r| r.and_then(headers::decode)) {
-                    Some(Ok(n)) if n == body => {}
-                    Some(Ok(n)) => {
-                        return Err(mismatch(format!("Header mismatch: Mcp-Name header value '{n}' does not match body value '{body}'")))
-                    }
-                    _ => return Err(mismatch("Header mismatch: missing or invalid Mcp-Name header".into())),
-                }
-            }
-        }
-        if method == "tools/call" {
-            self.check_param_headers(h, params).map_err(mismatch)?;
-        }
-        Ok(())
-    }
-
-    fn check_param_headers(&self, h: &HeaderMap, params: Option<&Value>) -> Result<(), String> {
-        let Some(name) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
-            return Ok(());
-        };
-        let Some(tool) = self.server.snapshot().tools.get(name).cloned() else {
-            return Ok(());
-        };
-        let args = params.and_then(|p| p.get("arguments"));
-        for (hname, pointer) in &tool.mcp_headers {
-            let full = format!("mcp-param-{}", hname.to_ascii_lowercase());
-            let value = args
-                .and_then(|a| a.pointer(pointer))
-                .filter(|v| !v.is_null());
-            let header = headers::get(h, &full);
-            match (value, header) {
-                (None, None) => {}
-                (None, Some(r)) => {
-                    if r.and_then(headers::decode).is_err() {
-                        return Err(format!("Header mismatch: invalid Mcp-Param-{hname} header"));
-                    }
-                }
-                (Some(_), None) => {
-                    return Err(format!("Header mismatch: missing Mcp-Param-{hname} header"))
-                }
-                (Some(v), Some(r)) => match r.and_then(headers::decode) {
-                    Ok(d) if headers::matches_value(&d, v) => {}
-                    _ => {
-                        return Err(format!(
-                            "Header mismatch: Mcp-Param-{hname} header does not match the argument"
-                        ))
-                    }
-                },
-            }
-        }
-        Ok(())
-    }
-
     /// Run one request: a plain JSON response unless the handler emits a message before its
     /// result, in which case the response becomes an SSE stream from that message on.
     async fn run(
@@ -887,58 +676,9 @@ impl HttpHandler {
             }
         }
     }
-
-    /// A legacy (2025-03-26) JSON-RPC batch.
-    async fn batch(
-        &self,
-        batch: Vec<Value>,
-        session: Option<Arc<LegacySession>>,
-        header_version: Option<String>,
-        caller: Option<Caller>,
-    ) -> HttpResponse {
-        let version = session
-            .as_ref()
-            .map(|s| s.version.clone())
-            .or(header_version)
-            .unwrap_or_else(|| "2025-03-26".into());
-        if version == MODERN_VERSION || batch.is_empty() {
-            return HttpResponse::error(
-                StatusCode::BAD_REQUEST,
-                Value::Null,
-                McpError::invalid_request(
-                    "JSON-RPC batches are not supported in this protocol version",
-                ),
-            );
-        }
-        let mut out = Vec::new();
-        let mut created = None;
-        for msg in batch {
-            if msg.get("method").and_then(Value::as_str) == Some("initialize") {
-                out.push(jsonrpc::error(
-                    msg.get("id").cloned().unwrap_or(Value::Null),
-                    &McpError::invalid_request("initialize must not be part of a batch"),
-                ));
-                continue;
-            }
-            let mut env = Env::new(Transport::Http)
-                .caller(caller.clone())
-                .session(session.clone());
-            env.legacy_version = Some(version.clone());
-            if let Some(r) = self.server.dispatch(msg, &env).await {
-                out.push(r);
-            }
-            created = created.or(env.take_created_session());
-        }
-        let _ = created;
-        if out.is_empty() {
-            HttpResponse::new(StatusCode::ACCEPTED)
-        } else {
-            HttpResponse::json(StatusCode::OK, &Value::Array(out))
-        }
-    }
 }
 
-fn accepts(h: &HeaderMap, mime: &str) -> bool {
+pub(super) fn accepts(h: &HeaderMap, mime: &str) -> bool {
     let Some(a) = h.get(header::ACCEPT).and_then(|v| v.to_str().ok()) else {
         return false;
     };
@@ -952,7 +692,7 @@ fn accepts(h: &HeaderMap, mime: &str) -> bool {
         })
 }
 
-fn sse_response(rx: mpsc::Receiver<Bytes>) -> HttpResponse {
+pub(super) fn sse_response(rx: mpsc::Receiver<Bytes>) -> HttpResponse {
     let mut r = HttpResponse::new(StatusCode::OK);
     r.headers.insert(
         header::CONTENT_TYPE,

@@ -1,0 +1,122 @@
+//! The 2026-07-28 header rules checked before dispatch: `MCP-Protocol-Version` against `_meta`,
+//! `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` (x-mcp-header), each a 400 with -32020/-32022/-32602.
+
+use super::headers;
+use super::http::*;
+use crate::error::{ErrorCode, McpError};
+use crate::protocol::{META_PROTOCOL_VERSION, SUPPORTED_VERSIONS};
+use crate::server::dispatch::check_version;
+use http::{HeaderMap, StatusCode};
+use serde_json::{json, Value};
+
+impl HttpHandler {
+    pub(super) fn unsupported(&self, id: Value, v: &str) -> HttpResponse {
+        let e = McpError::new(
+            ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+            format!("Unsupported protocol version: {v}"),
+        )
+        .with_data(json!({"supported": SUPPORTED_VERSIONS, "requested": v}));
+        HttpResponse::error(StatusCode::BAD_REQUEST, id, e)
+    }
+
+    /// The 2026-07-28 header rules (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`).
+    pub(super) fn check_modern_headers(
+        &self,
+        h: &HeaderMap,
+        header_version: Option<&str>,
+        method: &str,
+        params: Option<&Value>,
+    ) -> Result<(), (StatusCode, McpError)> {
+        let mismatch = |m: String| {
+            (
+                StatusCode::BAD_REQUEST,
+                McpError::new(ErrorCode::HEADER_MISMATCH, m),
+            )
+        };
+        let meta_version = params
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(META_PROTOCOL_VERSION))
+            .and_then(Value::as_str);
+        let Some(hv) = header_version else {
+            return Err(mismatch(
+                "Header mismatch: missing MCP-Protocol-Version header".into(),
+            ));
+        };
+        let Some(mv) = meta_version else {
+            return Err((
+                StatusCode::BAD_REQUEST,
+                McpError::invalid_params("Missing _meta io.modelcontextprotocol/protocolVersion"),
+            ));
+        };
+        if hv != mv {
+            return Err(mismatch(format!("Header mismatch: MCP-Protocol-Version header value '{hv}' does not match body value '{mv}'")));
+        }
+        check_version(mv).map_err(|e| (StatusCode::BAD_REQUEST, e))?;
+        match headers::get(h, "mcp-method") {
+            Some(Ok(m)) if m == method => {}
+            Some(Ok(m)) => return Err(mismatch(format!("Header mismatch: Mcp-Method header value '{m}' does not match body value '{method}'"))),
+            _ => return Err(mismatch("Header mismatch: missing or invalid Mcp-Method header".into())),
+        }
+        let name_key = match method {
+            "tools/call" | "prompts/get" => Some("name"),
+            "resources/read" => Some("uri"),
+            _ => None,
+        };
+        if let Some(k) = name_key {
+            if let Some(body) = params.and_then(|p| p.get(k)).and_then(Value::as_str) {
+                match headers::get(h, "mcp-name").map(|r| r.and_then(headers::decode)) {
+                    Some(Ok(n)) if n == body => {}
+                    Some(Ok(n)) => {
+                        return Err(mismatch(format!("Header mismatch: Mcp-Name header value '{n}' does not match body value '{body}'")))
+                    }
+                    _ => return Err(mismatch("Header mismatch: missing or invalid Mcp-Name header".into())),
+                }
+            }
+        }
+        if method == "tools/call" {
+            self.check_param_headers(h, params).map_err(mismatch)?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn check_param_headers(
+        &self,
+        h: &HeaderMap,
+        params: Option<&Value>,
+    ) -> Result<(), String> {
+        let Some(name) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
+            return Ok(());
+        };
+        let Some(tool) = self.server.snapshot().tools.get(name).cloned() else {
+            return Ok(());
+        };
+        let args = params.and_then(|p| p.get("arguments"));
+        for (hname, pointer) in &tool.mcp_headers {
+            let full = format!("mcp-param-{}", hname.to_ascii_lowercase());
+            let value = args
+                .and_then(|a| a.pointer(pointer))
+                .filter(|v| !v.is_null());
+            let header = headers::get(h, &full);
+            match (value, header) {
+                (None, None) => {}
+                (None, Some(r)) => {
+                    if r.and_then(headers::decode).is_err() {
+                        return Err(format!("Header mismatch: invalid Mcp-Param-{hname} header"));
+                    }
+                }
+                (Some(_), None) => {
+                    return Err(format!("Header mismatch: missing Mcp-Param-{hname} header"))
+                }
+                (Some(v), Some(r)) => match r.and_then(headers::decode) {
+                    Ok(d) if headers::matches_value(&d, v) => {}
+                    _ => {
+                        return Err(format!(
+                            "Header mismatch: Mcp-Param-{hname} header does not match the argument"
+                        ))
+                    }
+                },
+            }
+        }
+        Ok(())
+    }
+}

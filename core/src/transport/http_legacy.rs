@@ -1,0 +1,173 @@
+//! Legacy Streamable HTTP (≤ 2025-11-25): session lookup, the GET notification stream, DELETE,
+//! and 2025-03-26 JSON-RPC batches.
+
+use super::headers;
+use super::http::*;
+use crate::context::Caller;
+use crate::error::McpError;
+use crate::jsonrpc::{self};
+use crate::protocol::MODERN_VERSION;
+use crate::server::bus::Event;
+use crate::server::session::LegacySession;
+use crate::server::{Env, Transport};
+use bytes::Bytes;
+use futures::StreamExt;
+use http::{header, HeaderMap, StatusCode};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use tokio::sync::mpsc;
+
+impl HttpHandler {
+    pub(super) fn session_of(
+        &self,
+        h: &HeaderMap,
+    ) -> Result<Option<Arc<LegacySession>>, HttpResponse> {
+        match headers::get(h, MCP_SESSION_ID) {
+            None => Ok(None),
+            Some(Ok(id)) => match self.server.inner.sessions.get(id) {
+                Some(s) => Ok(Some(s)),
+                None => Err(HttpResponse::error(
+                    StatusCode::NOT_FOUND,
+                    Value::Null,
+                    McpError::invalid_request("Session not found"),
+                )),
+            },
+            Some(Err(())) => Err(HttpResponse::error(
+                StatusCode::BAD_REQUEST,
+                Value::Null,
+                McpError::invalid_request("Invalid Mcp-Session-Id"),
+            )),
+        }
+    }
+
+    /// DELETE ends a legacy session.
+    pub(super) fn delete(&self, h: &HeaderMap) -> HttpResponse {
+        match headers::get(h, MCP_SESSION_ID) {
+            Some(Ok(id)) if self.server.inner.sessions.remove(id) => {
+                HttpResponse::new(StatusCode::OK)
+            }
+            Some(_) => HttpResponse::error(
+                StatusCode::NOT_FOUND,
+                Value::Null,
+                McpError::invalid_request("Session not found"),
+            ),
+            None => HttpResponse::new(StatusCode::METHOD_NOT_ALLOWED).header(header::ALLOW, "POST"),
+        }
+    }
+
+    /// GET opens a legacy session's stream for server notifications; modern clients get 405.
+    pub(super) fn get(&self, h: &HeaderMap) -> HttpResponse {
+        let session = match self.session_of(h) {
+            Ok(Some(s)) => s,
+            Ok(None) => {
+                return HttpResponse::new(StatusCode::METHOD_NOT_ALLOWED)
+                    .header(header::ALLOW, "POST")
+            }
+            Err(r) => return r,
+        };
+        if !accepts(h, "text/event-stream") {
+            return HttpResponse::error(
+                StatusCode::NOT_ACCEPTABLE,
+                Value::Null,
+                McpError::invalid_request("Accept must include text/event-stream"),
+            );
+        }
+        let inner = self.server.inner.clone();
+        let n = inner
+            .listeners
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        if n >= inner.options.max_listeners {
+            inner
+                .listeners
+                .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+            return HttpResponse::error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                Value::Null,
+                McpError::internal("Too many open streams"),
+            );
+        }
+        let (tx, rx) = mpsc::channel::<Bytes>(64);
+        let keep_alive = self.config.keep_alive;
+        tokio::spawn(async move {
+            let mut events = inner.bus.subscribe();
+            let mut tick = tokio::time::interval(keep_alive);
+            tick.tick().await;
+            loop {
+                let msg = tokio::select! {
+                    e = events.next() => match e {
+                        Some(Event::ToolsListChanged) => json!({"jsonrpc":"2.0","method":"notifications/tools/list_changed"}),
+                        Some(Event::PromptsListChanged) => json!({"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}),
+                        Some(Event::ResourcesListChanged) => json!({"jsonrpc":"2.0","method":"notifications/resources/list_changed"}),
+                        Some(Event::ResourceUpdated(uri)) if session.is_subscribed(&uri) =>
+                            json!({"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":uri}}),
+                        Some(_) => continue,
+                        None => break,
+                    },
+                    _ = tick.tick() => {
+                        if tx.send(Bytes::from_static(b": keep-alive\n\n")).await.is_err() { break }
+                        continue;
+                    }
+                    _ = session.closed.cancelled() => break,
+                    _ = inner.shutdown.cancelled() => break,
+                    _ = tx.closed() => break,
+                };
+                if tx.send(sse_event(&msg)).await.is_err() {
+                    break;
+                }
+            }
+            inner
+                .listeners
+                .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+        });
+        sse_response(rx)
+    }
+
+    /// A legacy (2025-03-26) JSON-RPC batch.
+    pub(super) async fn batch(
+        &self,
+        batch: Vec<Value>,
+        session: Option<Arc<LegacySession>>,
+        header_version: Option<String>,
+        caller: Option<Caller>,
+    ) -> HttpResponse {
+        let version = session
+            .as_ref()
+            .map(|s| s.version.clone())
+            .or(header_version)
+            .unwrap_or_else(|| "2025-03-26".into());
+        if version == MODERN_VERSION || batch.is_empty() {
+            return HttpResponse::error(
+                StatusCode::BAD_REQUEST,
+                Value::Null,
+                McpError::invalid_request(
+                    "JSON-RPC batches are not supported in this protocol version",
+                ),
+            );
+        }
+        let mut out = Vec::new();
+        let mut created = None;
+        for msg in batch {
+            if msg.get("method").and_then(Value::as_str) == Some("initialize") {
+                out.push(jsonrpc::error(
+                    msg.get("id").cloned().unwrap_or(Value::Null),
+                    &McpError::invalid_request("initialize must not be part of a batch"),
+                ));
+                continue;
+            }
+            let mut env = Env::new(Transport::Http)
+                .caller(caller.clone())
+                .session(session.clone());
+            env.legacy_version = Some(version.clone());
+            if let Some(r) = self.server.dispatch(msg, &env).await {
+                out.push(r);
+            }
+            created = created.or(env.take_created_session());
+        }
+        let _ = created;
+        if out.is_empty() {
+            HttpResponse::new(StatusCode::ACCEPTED)
+        } else {
+            HttpResponse::json(StatusCode::OK, &Value::Array(out))
+        }
+    }
+}
