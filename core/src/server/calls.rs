@@ -116,10 +116,16 @@ impl Server {
                 }
             },
         };
-        self.track_legacy(env, &rq.id, &cancel);
         let timeout = tool.timeout.or(self.inner.options.tool_timeout);
-        let r = Self::run(tool.handler.call(args, ctx.clone()), &cancel, timeout).await;
-        self.untrack_legacy(env, &rq.id);
+        let r = self
+            .run_tracked(
+                rq,
+                env,
+                tool.handler.call(args, ctx.clone()),
+                &cancel,
+                timeout,
+            )
+            .await;
         let outcome = match r {
             Ok(mut res) => {
                 if rq.era == Era::Legacy
@@ -270,14 +276,15 @@ impl Server {
         };
         let cancel = env.cancel.child_token();
         let ctx = self.context(rq, env, input, cancel.clone());
-        self.track_legacy(env, &rq.id, &cancel);
-        let r = Self::run(
-            handler.read(uri.clone(), vars, ctx.clone()),
-            &cancel,
-            self.inner.options.tool_timeout,
-        )
-        .await;
-        self.untrack_legacy(env, &rq.id);
+        let r = self
+            .run_tracked(
+                rq,
+                env,
+                handler.read(uri.clone(), vars, ctx.clone()),
+                &cancel,
+                self.inner.options.tool_timeout,
+            )
+            .await;
         let outcome = match r {
             Ok(contents) if contents.is_empty() => self.not_found(rq, &uri),
             Ok(contents) => {
@@ -373,14 +380,15 @@ impl Server {
             Ok(p) => p,
             Err(o) => return o,
         };
-        self.track_legacy(env, &rq.id, &cancel);
-        let r = Self::run(
-            prompt.handler.get(args, ctx.clone()),
-            &cancel,
-            self.inner.options.tool_timeout,
-        )
-        .await;
-        self.untrack_legacy(env, &rq.id);
+        let r = self
+            .run_tracked(
+                rq,
+                env,
+                prompt.handler.get(args, ctx.clone()),
+                &cancel,
+                self.inner.options.tool_timeout,
+            )
+            .await;
         let outcome = match r {
             Ok(p) => match serde_json::to_value(p) {
                 Ok(Value::Object(m)) => Outcome::Result(self.finish(rq, m, false)),

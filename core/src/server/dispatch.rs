@@ -628,21 +628,28 @@ impl Server {
         }
     }
 
-    pub(super) fn track_legacy(&self, env: &Env, id: &Value, token: &CancellationToken) {
+    /// [`Server::run`], with the call registered in its legacy session while it runs, so a
+    /// legacy `notifications/cancelled` can reach it.
+    pub(super) async fn run_tracked<T>(
+        &self,
+        rq: &Rq,
+        env: &Env,
+        fut: crate::handler::BoxFuture<Result<T, HandlerError>>,
+        cancel: &CancellationToken,
+        timeout: Option<Duration>,
+    ) -> Result<T, RunError> {
+        if let Some(s) = &env.session {
+            let mut m = s.in_flight.lock().unwrap_or_else(|e| e.into_inner());
+            m.insert(rq.id.to_string(), cancel.clone());
+        }
+        let r = Self::run(fut, cancel, timeout).await;
         if let Some(s) = &env.session {
             s.in_flight
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
-                .insert(id.to_string(), token.clone());
+                .remove(&rq.id.to_string());
         }
-    }
-    pub(super) fn untrack_legacy(&self, env: &Env, id: &Value) {
-        if let Some(s) = &env.session {
-            s.in_flight
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .remove(&id.to_string());
-        }
+        r
     }
 
     /// Run one audited call: one `oxmcp::audit` record whatever the outcome.
