@@ -239,7 +239,15 @@ pub fn stdio_input(data: &[u8]) {
     let written = out.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
     for line in written.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
         let v: Value = serde_json::from_slice(line).expect("every stdout line is JSON");
-        assert!(v.is_object(), "every stdout line is one JSON-RPC object");
+        // One JSON-RPC object, or the array answering a 2025-03-26 batch.
+        let one = |m: &Value| m.get("jsonrpc") == Some(&Value::from("2.0"));
+        match &v {
+            Value::Array(batch) => assert!(
+                !batch.is_empty() && batch.iter().all(one),
+                "a batch answer is a non-empty array of JSON-RPC objects: {v}"
+            ),
+            _ => assert!(one(&v), "every stdout line is one JSON-RPC message: {v}"),
+        }
     }
 }
 

@@ -241,6 +241,19 @@ async fn batches_in_2025_03_26() {
 }
 
 #[tokio::test]
+async fn batches_are_refused_after_2025_03_26() {
+    let s = HttpServer::start("everything").await;
+    for v in ["2025-06-18", "2025-11-25", "2024-11-05"] {
+        let l = s.initialize(v, json!({})).await;
+        let r = l
+            .post(&json!([{"jsonrpc":"2.0","id":1,"method":"ping"}]))
+            .await;
+        assert_eq!(r.status, 400, "{v}: {}", r.body);
+        assert_eq!(r.error_code(), -32600, "{v}");
+    }
+}
+
+#[tokio::test]
 async fn stateless_legacy_clients() {
     let s = HttpServer::start("everything").await;
     // No header at all: served as 2025-03-26.

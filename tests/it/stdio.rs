@@ -91,14 +91,33 @@ async fn initialize_selects_legacy_for_the_process() {
     s.send(&modern(json!(6), "tools/list", json!({}))).await;
     let (r, _) = s.recv_response(&json!(6)).await;
     assert_eq!(r["result"]["resultType"], "complete");
-    // Legacy batches work once initialized.
+    // 2025-06-18 removed JSON-RPC batches again: one -32600 for the array, nothing dispatched.
     s.send(
         &json!([{"jsonrpc":"2.0","id":7,"method":"ping"},{"jsonrpc":"2.0","id":8,"method":"ping"}]),
     )
     .await;
     let r = s.recv().await;
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    assert_eq!(r["id"], Value::Null);
+    assert_eq!(s.eof_exit(Duration::from_secs(10)).await.code(), Some(0));
+}
+
+#[tokio::test]
+async fn batches_only_in_a_2025_03_26_session() {
+    let mut s = StdioServer::start("everything");
+    // Before initialize there is no version that has batches.
+    s.send(&json!([{"jsonrpc":"2.0","id":1,"method":"ping"}]))
+        .await;
+    assert_eq!(s.recv().await["error"]["code"], -32600);
+    s.send(&json!({"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}})).await;
+    let (r, _) = s.recv_response(&json!(2)).await;
+    assert_eq!(r["result"]["protocolVersion"], "2025-03-26");
+    s.send(
+        &json!([{"jsonrpc":"2.0","id":7,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":8,"method":"ping"}]),
+    )
+    .await;
     assert_eq!(
-        r,
+        s.recv().await,
         json!([{"jsonrpc":"2.0","id":7,"result":{}},{"jsonrpc":"2.0","id":8,"result":{}}])
     );
     assert_eq!(s.eof_exit(Duration::from_secs(10)).await.code(), Some(0));

@@ -39,6 +39,12 @@ pub fn is_legacy_version(v: &str) -> bool {
     LEGACY_VERSIONS.contains(&v)
 }
 
+/// JSON-RPC batches (arrays) exist in 2025-03-26 only: 2025-06-18 removed them again, and
+/// neither 2024-11-05 nor 2026-07-28 has them.
+pub fn allows_batches(version: &str) -> bool {
+    version == "2025-03-26"
+}
+
 /// RFC 5424 levels, ordered by severity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum LogLevel {

@@ -6,7 +6,7 @@ use super::http::*;
 use crate::context::Caller;
 use crate::error::McpError;
 use crate::jsonrpc::{self};
-use crate::protocol::MODERN_VERSION;
+use crate::protocol::allows_batches;
 use crate::server::bus::Event;
 use crate::server::session::LegacySession;
 use crate::server::{Env, Transport};
@@ -135,7 +135,7 @@ impl HttpHandler {
             .map(|s| s.version.clone())
             .or(header_version)
             .unwrap_or_else(|| "2025-03-26".into());
-        if version == MODERN_VERSION || batch.is_empty() {
+        if !allows_batches(&version) || batch.is_empty() {
             return HttpResponse::error(
                 StatusCode::BAD_REQUEST,
                 Value::Null,

@@ -168,7 +168,10 @@ where
         };
         let current = session.lock().unwrap_or_else(|e| e.into_inner()).clone();
         if let Value::Array(batch) = msg {
-            if current.is_none() || batch.is_empty() {
+            let allowed = current
+                .as_ref()
+                .is_some_and(|s| crate::protocol::allows_batches(&s.version));
+            if !allowed || batch.is_empty() {
                 let e = McpError::invalid_request(
                     "JSON-RPC batches are not supported in this protocol version",
                 );
