@@ -23,6 +23,7 @@ pub(crate) const HTTP_KEYS: &[&str] = &[
     "allowed_origins",
     "allowed_hosts",
     "max_body_bytes",
+    "max_string_bytes",
     "keep_alive_ms",
     "header_timeout_ms",
     "drain_timeout_ms",
@@ -91,8 +92,12 @@ where
 pub(crate) fn stdio(py: Python<'_>, ns: &NativeServer) -> PyResult<ServeHandle> {
     let server = ns.server.clone();
     let mut cfg = oxmcp::transport::stdio::StdioConfig::default();
-    if let Some(v) = ns.http_options.bind(py).get_item("drain_timeout_ms")? {
+    let opts = ns.http_options.bind(py);
+    if let Some(v) = opts.get_item("drain_timeout_ms")? {
         cfg.drain_timeout = Duration::from_millis(v.extract()?);
+    }
+    if let Some(v) = opts.get_item("max_string_bytes")? {
+        cfg.max_string = v.extract()?;
     }
     let _guard = runtime().enter();
     Ok(spawn(None, move |stop| async move {
@@ -139,6 +144,9 @@ pub(crate) fn http_config(
     }
     if let Some(v) = opts.get_item("max_body_bytes")? {
         cfg = cfg.max_body(v.extract::<usize>()?);
+    }
+    if let Some(v) = opts.get_item("max_string_bytes")? {
+        cfg = cfg.max_string(v.extract::<usize>()?);
     }
     if let Some(v) = opts.get_item("keep_alive_ms")? {
         cfg.keep_alive = Duration::from_millis(v.extract()?);

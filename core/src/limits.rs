@@ -1,8 +1,14 @@
-//! Per-caller rate limits: a token bucket per caller name (anonymous callers share one).
+//! Per-caller rate limits: a token bucket per caller name (anonymous callers share one), and
+//! the size caps the transports share.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+/// Longest JSON string (key or value) a transport accepts in a message, by default: 1 MiB. Big
+/// enough for a base64 image argument, small enough that no handler is handed a string the size
+/// of the whole body. `HttpConfig::max_string` / `StdioConfig::max_string` change it.
+pub const DEFAULT_MAX_STRING: usize = 1024 * 1024;
 
 /// `rate` requests per second on average, bursts of up to `burst`.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -148,6 +148,36 @@ async fn malformed_bodies_get_the_spec_codes_and_run_no_handler() {
             400,
             -32602,
         ),
+        (
+            "duplicate key in the arguments",
+            call_body(json!(1))
+                .replace(r#""arguments":{}"#, r#""arguments":{"a":1,"a":2}"#)
+                .into_bytes(),
+            400,
+            -32700,
+        ),
+        (
+            "a 2 MiB string argument (the cap is 1 MiB)",
+            call_body(json!(1))
+                .replace(
+                    r#""arguments":{}"#,
+                    &format!(r#""arguments":{{"s":"{}"}}"#, "x".repeat(2 << 20)),
+                )
+                .into_bytes(),
+            413,
+            -32600,
+        ),
+        (
+            "a 2 MiB key",
+            call_body(json!(1))
+                .replace(
+                    r#""arguments":{}"#,
+                    &format!(r#""arguments":{{"{}":1}}"#, "k".repeat(2 << 20)),
+                )
+                .into_bytes(),
+            413,
+            -32600,
+        ),
     ];
     for (what, body, status, code) in cases {
         expect(&s, what, &h, body, status, Some(code)).await;
@@ -221,7 +251,7 @@ async fn malformed_bodies_get_the_spec_codes_and_run_no_handler() {
 }
 
 #[tokio::test]
-async fn ids_of_every_valid_type_and_duplicate_keys() {
+async fn ids_of_every_valid_type_and_duplicate_keys_refused() {
     let s = HttpServer::start("everything").await;
     for id in [
         json!(0),
@@ -237,22 +267,36 @@ async fn ids_of_every_valid_type_and_duplicate_keys() {
         assert_eq!(r.status, 200, "id {id}: {}", r.body);
         assert_eq!(r.json()["id"], id, "the id comes back unchanged");
     }
-    // Duplicate keys: the last one wins, consistently for the body and its header checks.
-    let body = call_body(json!(1)).replacen(r#""id":1"#, r#""id":1,"id":2"#, 1);
-    let r = s.post(&modern_headers(&[]), &body).await;
-    assert_eq!(r.status, 200);
-    assert_eq!(r.json()["id"], 2);
-    let dup_name = call_body(json!(3)).replacen(
-        r#""name":"test_simple_text""#,
-        r#""name":"test_simple_text","name":"test_error_handling""#,
-        1,
-    );
-    let r = s.post(&modern_headers(&[]), &dup_name).await;
-    assert_eq!(
-        r.status, 400,
-        "Mcp-Name names the first, the body means the last: refused"
-    );
-    assert_eq!(r.error_code(), -32020);
+    // Duplicate keys are refused (-32700), wherever they are: which value a parser keeps differs
+    // between parsers, so a message whose meaning depends on the reader is never served.
+    for (what, body) in [
+        (
+            "duplicate id",
+            call_body(json!(1)).replacen(r#""id":1"#, r#""id":1,"id":2"#, 1),
+        ),
+        (
+            "duplicate tool name",
+            call_body(json!(3)).replacen(
+                r#""name":"test_simple_text""#,
+                r#""name":"test_simple_text","name":"test_error_handling""#,
+                1,
+            ),
+        ),
+        (
+            "duplicate _meta key",
+            call_body(json!(4)).replacen(
+                r#""_meta":{"#,
+                r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2025-06-18","#,
+                1,
+            ),
+        ),
+    ] {
+        assert_ne!(body, call_body(json!(1)), "{what}: the case changed the body");
+        let r = s.post(&modern_headers(&[]), &body).await;
+        assert_eq!(r.status, 400, "{what}: {}", r.body);
+        assert_eq!(r.error_code(), -32700, "{what}");
+        assert!(r.body.contains("duplicate key"), "{what}: {}", r.body);
+    }
     still_serving(&s).await;
 }
 
@@ -354,6 +398,18 @@ async fn stdio_survives_hostile_lines() {
             -32600,
         ),
         (br#""just a string""#.to_vec(), -32600),
+        (
+            br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#.to_vec(),
+            -32700,
+        ),
+        (
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"{}"}}"#,
+                "m".repeat(2 << 20)
+            )
+            .into_bytes(),
+            -32600,
+        ),
     ] {
         s.send_raw(&line).await;
         let v = s.recv().await;

@@ -162,6 +162,24 @@ def test_per_tool_concurrency_cap(secure: int) -> None:
     assert second.json()["result"]["isError"] is True
 
 
+def test_string_cap_and_duplicate_keys_refused_before_python_runs(secure: int) -> None:
+    # max_string_bytes=4096 in apps/secure.py: a longer string is 413 + -32600, wherever it is.
+    r = tool(secure, "add", "alice-token", a=1, b="x" * 5000)
+    assert r.status == 413 and r.json()["error"]["code"] == -32600, (r.status, r.body)
+    assert "4096-byte string limit" in r.json()["error"]["message"]
+    assert tool(secure, "add", "alice-token", a=1, b=2).json()["result"]["structuredContent"] == {"result": 3}
+    # A duplicate key: the body's meaning would depend on the parser, so it is a parse error.
+    body = ('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2,"b":3},'
+            f'"_meta":{json.dumps(META)}}}}}').encode()
+    req = urllib.request.Request(f"http://127.0.0.1:{secure}/mcp", data=body, method="POST", headers={
+        "content-type": "application/json", "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "add",
+        "authorization": "Bearer alice-token"})
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(req, timeout=10)
+    assert e.value.code == 400 and json.loads(e.value.read())["error"]["code"] == -32700
+
+
 def test_global_in_flight_cap() -> None:
     proc, port = start({"OXMCP_TEST_MAX_IN_FLIGHT": "1"})
     try:

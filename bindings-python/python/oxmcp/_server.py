@@ -57,19 +57,20 @@ class Server:
 
     #: The core's server options (``validation`` "tool_error" | "jsonrpc_error", ``cache_ttl_ms``,
     #: ``cache_scope``, per-method ``cache``, ``state_key``, ...) and the HTTP transport's
-    #: (``allowed_origins``, ``allowed_hosts``, ``max_body_bytes``, ``keep_alive_ms``, ``header_timeout_ms``,
+    #: (``allowed_origins``, ``allowed_hosts``, ``max_body_bytes``, ``max_string_bytes`` (longest JSON string
+    #: in a request, also on stdio; default 1 MiB), ``keep_alive_ms``, ``header_timeout_ms``,
     #: ``drain_timeout_ms``: how long in-flight requests may finish at shutdown before they are cancelled,
     #: for stdio too). Kept equal to the native module's lists by a test.
     OPTIONS = (
         "validation", "lenient_coercion", "cache_ttl_ms", "cache_scope", "cache", "page_size", "state_key",
         "state_ttl_ms", "include_server_info", "tool_timeout_ms", "max_listeners", "session_idle_ms", "max_sessions",
         "legacy_stateless", "expose_internal_errors", "max_in_flight",
-        "allowed_origins", "allowed_hosts", "max_body_bytes", "keep_alive_ms", "header_timeout_ms", "drain_timeout_ms",
-        "tokens", "oauth", "rate_limit",
+        "allowed_origins", "allowed_hosts", "max_body_bytes", "max_string_bytes", "keep_alive_ms", "header_timeout_ms",
+        "drain_timeout_ms", "tokens", "oauth", "rate_limit",
     )
     #: The options that belong to the HTTP listener; ``run(...)`` may also give these.
-    HTTP_OPTIONS = ("allowed_origins", "allowed_hosts", "max_body_bytes", "keep_alive_ms", "header_timeout_ms",
-                    "drain_timeout_ms", "tokens", "oauth", "rate_limit")
+    HTTP_OPTIONS = ("allowed_origins", "allowed_hosts", "max_body_bytes", "max_string_bytes", "keep_alive_ms",
+                    "header_timeout_ms", "drain_timeout_ms", "tokens", "oauth", "rate_limit")
 
     def __init__(self, name: str, version: str = "0.1.0", *, title: str | None = None,
                  instructions: str | None = None, website_url: str | None = None, description: str | None = None,

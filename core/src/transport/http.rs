@@ -9,7 +9,7 @@
 use super::headers;
 use crate::context::Caller;
 use crate::error::{ErrorCode, McpError};
-use crate::jsonrpc::{self, Message};
+use crate::jsonrpc::{self, Message, ParseError};
 use crate::protocol::{is_legacy_version, Era, META_PROTOCOL_VERSION};
 use crate::server::dispatch::status_for;
 use crate::server::session::LegacySession;
@@ -52,6 +52,8 @@ pub struct HttpConfig {
     pub path: String,
     /// Request body cap (413 above it).
     pub max_body: usize,
+    /// Longest JSON string (key or value) in a request, in bytes (413 + -32600 above it).
+    pub max_string: usize,
     /// Origins allowed besides the server's own host names (e.g. `https://app.example.com`).
     pub allowed_origins: Vec<String>,
     /// `Host` values accepted (DNS-rebinding protection). Empty: loopback names when bound to
@@ -86,6 +88,7 @@ impl HttpConfig {
             addr,
             path: "/mcp".into(),
             max_body: 4 * 1024 * 1024,
+            max_string: crate::limits::DEFAULT_MAX_STRING,
             allowed_origins: Vec::new(),
             allowed_hosts: Vec::new(),
             keep_alive: Duration::from_secs(15),
@@ -112,6 +115,10 @@ impl HttpConfig {
     }
     pub fn max_body(mut self, n: usize) -> Self {
         self.max_body = n;
+        self
+    }
+    pub fn max_string(mut self, n: usize) -> Self {
+        self.max_string = n;
         self
     }
     pub fn auth(mut self, a: Arc<dyn Authenticator>) -> Self {
@@ -482,14 +489,14 @@ impl HttpHandler {
                 McpError::invalid_request("Request body too large"),
             );
         }
-        let msg: Value = match serde_json::from_slice(&req.body) {
+        let msg: Value = match jsonrpc::parse(&req.body, self.config.max_string) {
             Ok(v) => v,
             Err(e) => {
-                return HttpResponse::error(
-                    StatusCode::BAD_REQUEST,
-                    Value::Null,
-                    McpError::new(ErrorCode::PARSE_ERROR, format!("Parse error: {e}")),
-                )
+                let status = match e {
+                    ParseError::StringTooLong { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+                    _ => StatusCode::BAD_REQUEST,
+                };
+                return HttpResponse::error(status, Value::Null, e.to_mcp());
             }
         };
         let session = match self.session_of(h) {

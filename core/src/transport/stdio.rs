@@ -2,7 +2,7 @@
 //! does not belong on the async runtime), one thread writes stdout, requests run concurrently.
 //! Nothing but MCP messages is ever written to stdout; logs go to stderr.
 
-use crate::error::{ErrorCode, McpError};
+use crate::error::McpError;
 use crate::jsonrpc::{self, Message};
 use crate::server::bus::Event;
 use crate::server::session::LegacySession;
@@ -22,6 +22,8 @@ use tokio_util::sync::CancellationToken;
 pub struct StdioConfig {
     /// Longest accepted line; longer ones are answered with -32600 and skipped.
     pub max_line: usize,
+    /// Longest JSON string (key or value) in a message, in bytes (-32600 above it).
+    pub max_string: usize,
     /// How long in-flight requests may take to finish at EOF or shutdown.
     pub drain_timeout: Duration,
 }
@@ -30,6 +32,7 @@ impl Default for StdioConfig {
     fn default() -> Self {
         Self {
             max_line: 4 * 1024 * 1024,
+            max_string: crate::limits::DEFAULT_MAX_STRING,
             drain_timeout: Duration::from_secs(5),
         }
     }
@@ -129,6 +132,7 @@ where
 {
     let (line_tx, mut lines) = mpsc::channel::<Line>(64);
     let max = config.max_line;
+    let max_string = config.max_string;
     std::thread::Builder::new()
         .name("oxmcp-stdin".into())
         .spawn(move || read_lines(input, max, line_tx))?;
@@ -158,11 +162,10 @@ where
             }
             Line::Data(b) => b,
         };
-        let msg: Value = match serde_json::from_slice(&bytes) {
+        let msg: Value = match jsonrpc::parse(&bytes, max_string) {
             Ok(v) => v,
             Err(e) => {
-                let e = McpError::new(ErrorCode::PARSE_ERROR, format!("Parse error: {e}"));
-                let _ = out.send(jsonrpc::error(Value::Null, &e));
+                let _ = out.send(jsonrpc::error(Value::Null, &e.to_mcp()));
                 continue;
             }
         };
