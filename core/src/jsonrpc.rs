@@ -277,10 +277,16 @@ mod tests {
         ));
         assert!(parse(br#""\u0041\u0041""#, 2).is_ok());
         for junk in [&b"{"[..], b"{\"a\":1} x", b"\xff", b"", b"[1,]", b"NaN"] {
-            assert!(matches!(parse(junk, 100), Err(ParseError::Syntax(_))), "{junk:?}");
+            assert!(
+                matches!(parse(junk, 100), Err(ParseError::Syntax(_))),
+                "{junk:?}"
+            );
         }
         let deep = "[".repeat(10_000) + &"]".repeat(10_000);
-        assert!(matches!(parse(deep.as_bytes(), 100), Err(ParseError::Syntax(_))));
+        assert!(matches!(
+            parse(deep.as_bytes(), 100),
+            Err(ParseError::Syntax(_))
+        ));
     }
 
     #[test]
