@@ -13,6 +13,7 @@
 #                       -e . without a test extra) when pyproject.toml exists
 #   node_modules/       `npm install` at the repo root when package.json exists
 #                       (its prepare script builds the Node binding)
+#   .cache/cargo-tools/ cargo-fuzz (pinned), for scripts/fuzz.sh
 #   .cache/conformance/ Node 22 (if node < 22) and the pinned MCP conformance
 #                       suite, installed by tests/conformance/run.sh
 #
@@ -91,6 +92,17 @@ if [[ -f package.json ]]; then
   npm install --no-audit --no-fund --loglevel=error || die "npm install failed"
 else
   step "no package.json: skipping npm install"
+fi
+
+# ---- cargo-fuzz (scripts/fuzz.sh, the fuzz stage of scripts/test-all.sh) ----------
+# Pinned and kept in the checkout; it builds the fuzz targets with the stable toolchain.
+CARGO_FUZZ_VERSION=0.13.2
+if [[ "$(.cache/cargo-tools/bin/cargo-fuzz --version 2>/dev/null)" == "cargo-fuzz $CARGO_FUZZ_VERSION" ]]; then
+  step "cargo-fuzz $CARGO_FUZZ_VERSION already installed"
+else
+  step "installing cargo-fuzz $CARGO_FUZZ_VERSION into .cache/cargo-tools"
+  cargo install -q cargo-fuzz --version "$CARGO_FUZZ_VERSION" --locked --root .cache/cargo-tools \
+    || die "cargo install cargo-fuzz failed"
 fi
 
 # ---- conformance tooling (Node 22 if needed, the pinned suite) -------------------

@@ -19,6 +19,7 @@
 #   conformance-rust    tests/conformance/run.sh against target/debug/everything
 #   conformance-python  ... against .venv/bin/python examples/python/everything.py
 #   conformance-node    ... against node examples/node/everything.mjs
+#   fuzz                scripts/fuzz.sh: each cargo-fuzz target for OXMCP_FUZZ_SECONDS (60)
 #
 # The conformance stages count the suite's scored scenarios plus the unscored
 # ones we hold ourselves to (json-schema-2020-12, http-header-validation,
@@ -247,6 +248,28 @@ if [[ -f examples/node/everything.mjs ]]; then
   conformance node node examples/node/everything.mjs
 else
   record conformance-node "not present" 0 0 0 "no examples/node/everything.mjs"
+fi
+
+# ---- fuzz -----------------------------------------------------------------------------------
+# Each cargo-fuzz target for OXMCP_FUZZ_SECONDS (default 60); a target passes when its run
+# ends without a crash. OXMCP_FUZZ_SECONDS=0 leaves the stage out.
+fuzz_secs="${OXMCP_FUZZ_SECONDS:-60}"
+if [[ ! -f fuzz/Cargo.toml || ! -f scripts/fuzz.sh ]]; then
+  record fuzz "not present" 0 0 0 "no fuzz/Cargo.toml"
+elif [[ "$fuzz_secs" == 0 ]]; then
+  record fuzz skipped 0 0 0 "OXMCP_FUZZ_SECONDS=0"
+else
+  banner "fuzz: scripts/fuzz.sh $fuzz_secs"
+  run "$LOGS/fuzz.log" 1800 bash scripts/fuzz.sh "$fuzz_secs"
+  rc=$?
+  read -r p f < <(sed -nE 's/^fuzz: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$LOGS/fuzz.log" | tail -1)
+  note="$(grep -E '^fuzz: [a-z_]+: [0-9]+ runs' "$LOGS/fuzz.log" | sed -E 's/^fuzz: //' | paste -sd ';' -)"
+  if [[ $rc -eq 0 && -n "${p:-}" ]]; then
+    record fuzz ok "$p" "$f" 0 "$note"
+  else
+    [[ "${f:-0}" -gt 0 ]] || f=1
+    record fuzz FAILED "${p:-0}" "$f" 0 "see $LOGS/fuzz.log"
+  fi
 fi
 
 # ---- summary ------------------------------------------------------------------------------
