@@ -302,12 +302,16 @@ impl Server {
             }
         };
         let started = Instant::now();
-        let span = super::trace::request_span(
-            &rq.method,
-            &rq.meta,
-            env.caller.as_ref().map(|c| c.name.as_str()),
-        );
-        let outcome = tracing::Instrument::instrument(self.route(&rq, params, env), span).await;
+        let span = super::trace::request_span(&rq, &params, env);
+        let outcome = {
+            let mut call = std::pin::pin!(tracing::Instrument::instrument(
+                self.route(&rq, params, env),
+                span
+            ));
+            let outcome = call.as_mut().await;
+            super::trace::finish(call.span(), &outcome);
+            outcome
+        };
         if tracing::enabled!(tracing::Level::DEBUG) {
             let outcome_s = match &outcome {
                 Outcome::Result(_) => "ok".to_string(),

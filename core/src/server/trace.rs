@@ -1,9 +1,12 @@
 //! W3C Trace Context (`traceparent` / `tracestate`) carried in a request's `_meta`, and the
-//! per-request span that continues it. With the tracing subscriber of your choice (or the
-//! `tracing-opentelemetry` layer) the span's `trace_id` / `parent_span_id` / `span_id` fields
-//! tie this server's work into the caller's trace. When no subscriber listens, the span is
-//! disabled and nothing is parsed or generated.
+//! per-request span that continues it. With the tracing subscriber of your choice the span's
+//! `trace_id` / `parent_span_id` / `span_id` fields tie this server's work into the caller's
+//! trace. With the `otel` feature and the `tracing-opentelemetry` layer (see [`crate::otel`]) the
+//! span is also an OpenTelemetry SERVER span whose parent is the caller's span, with the MCP
+//! semantic-convention attributes. When no subscriber listens, the span is disabled and nothing
+//! is parsed or generated.
 
+use super::dispatch::{Env, Outcome, Rq};
 use serde_json::{Map, Value};
 
 /// A parsed `traceparent` (version 00 layout; future versions read the same leading fields).
@@ -64,16 +67,13 @@ pub fn new_span_id() -> String {
 }
 
 /// The span for one request: `mcp.request` on target `oxmcp::request`.
-pub(crate) fn request_span(
-    method: &str,
-    meta: &Map<String, Value>,
-    caller: Option<&str>,
-) -> tracing::Span {
+#[cfg(not(feature = "otel"))]
+pub(super) fn request_span(rq: &Rq, _params: &Map<String, Value>, env: &Env) -> tracing::Span {
     let span = tracing::info_span!(
         target: "oxmcp::request",
         "mcp.request",
-        method = %method,
-        caller = caller.unwrap_or("-"),
+        method = %rq.method,
+        caller = env.caller.as_ref().map_or("-", |c| c.name.as_str()),
         trace_id = tracing::field::Empty,
         parent_span_id = tracing::field::Empty,
         span_id = tracing::field::Empty,
@@ -84,7 +84,8 @@ pub(crate) fn request_span(
     }
     let span_id = new_span_id();
     span.record("span_id", span_id.as_str());
-    match meta
+    match rq
+        .meta
         .get("traceparent")
         .and_then(Value::as_str)
         .and_then(TraceParent::parse)
@@ -92,16 +93,198 @@ pub(crate) fn request_span(
         Some(tp) => {
             span.record("trace_id", tp.trace_id.as_str());
             span.record("parent_span_id", tp.parent_id.as_str());
-            if let Some(ts) = meta.get("tracestate").and_then(Value::as_str) {
+            if let Some(ts) = rq.meta.get("tracestate").and_then(Value::as_str) {
                 span.record("tracestate", ts);
             }
         }
         None => {
-            let trace_id = format!("{:032x}", rand::random::<u128>().max(1));
-            span.record("trace_id", trace_id.as_str());
+            span.record("trace_id", new_trace_id().as_str());
         }
     }
     span
+}
+
+/// Record how the request ended on its span (the `otel` feature's attributes; nothing without).
+#[cfg(not(feature = "otel"))]
+#[inline(always)]
+pub(super) fn finish(_span: &tracing::Span, _outcome: &Outcome) {}
+
+/// The span for one request: `mcp.request` on target `oxmcp::request`, with the OpenTelemetry
+/// fields of the MCP semantic conventions (an MCP server span).
+#[cfg(feature = "otel")]
+pub(super) fn request_span(rq: &Rq, params: &Map<String, Value>, env: &Env) -> tracing::Span {
+    use tracing::field::Empty;
+    let span = tracing::info_span!(
+        target: "oxmcp::request",
+        "mcp.request",
+        method = %rq.method,
+        caller = env.caller.as_ref().map_or("-", |c| c.name.as_str()),
+        trace_id = Empty,
+        parent_span_id = Empty,
+        span_id = Empty,
+        tracestate = Empty,
+        otel.name = Empty,
+        otel.kind = "server",
+        otel.status_code = Empty,
+        otel.status_description = Empty,
+        mcp.method.name = %rq.method,
+        mcp.protocol.version = %rq.version,
+        mcp.resource.uri = Empty,
+        jsonrpc.request.id = Empty,
+        gen_ai.operation.name = Empty,
+        gen_ai.tool.name = Empty,
+        gen_ai.prompt.name = Empty,
+        network.transport = Empty,
+        network.protocol.name = Empty,
+        rpc.response.status_code = Empty,
+        error.type = Empty,
+    );
+    if !span.is_disabled() {
+        otel::start(&span, rq, params, env);
+    }
+    span
+}
+
+/// Record how the request ended on its span: `rpc.response.status_code` for a JSON-RPC error,
+/// and `error.type` with an error status when the server failed (not the caller's request).
+#[cfg(feature = "otel")]
+pub(super) fn finish(span: &tracing::Span, outcome: &Outcome) {
+    if !span.is_disabled() {
+        otel::finish(span, outcome);
+    }
+}
+
+#[cfg(feature = "otel")]
+mod otel {
+    use super::super::dispatch::{Env, Outcome, Rq, Transport};
+    use crate::error::ErrorCode;
+    use opentelemetry::propagation::{Extractor, TextMapPropagator};
+    use opentelemetry::trace::TraceContextExt;
+    use opentelemetry_sdk::propagation::TraceContextPropagator;
+    use serde_json::{Map, Value};
+    use tracing_opentelemetry::OpenTelemetrySpanExt;
+
+    /// `_meta` as a W3C trace-context carrier (string members only).
+    struct Meta<'a>(&'a Map<String, Value>);
+
+    impl Extractor for Meta<'_> {
+        fn get(&self, key: &str) -> Option<&str> {
+            self.0.get(key).and_then(Value::as_str)
+        }
+        fn keys(&self) -> Vec<&str> {
+            self.0.keys().map(String::as_str).collect()
+        }
+    }
+
+    pub(super) fn start(span: &tracing::Span, rq: &Rq, params: &Map<String, Value>, env: &Env) {
+        let method = rq.method.as_str();
+        let param = |k: &str| params.get(k).and_then(Value::as_str);
+        let target = match method {
+            "tools/call" => param("name").inspect(|t| {
+                span.record("gen_ai.operation.name", "execute_tool");
+                span.record("gen_ai.tool.name", *t);
+            }),
+            "prompts/get" => param("name").inspect(|p| {
+                span.record("gen_ai.prompt.name", *p);
+            }),
+            _ => None,
+        };
+        if method == "resources/read" {
+            if let Some(uri) = param("uri") {
+                span.record("mcp.resource.uri", uri);
+            }
+        }
+        match target {
+            Some(t) => span.record("otel.name", format!("{method} {t}")),
+            None => span.record("otel.name", method),
+        };
+        match &rq.id {
+            Value::String(s) => {
+                span.record("jsonrpc.request.id", s.as_str());
+            }
+            Value::Null => {}
+            id => {
+                span.record("jsonrpc.request.id", id.to_string());
+            }
+        }
+        match env.transport {
+            Transport::Http => {
+                span.record("network.transport", "tcp");
+                span.record("network.protocol.name", "http");
+            }
+            Transport::Stdio => {
+                span.record("network.transport", "pipe");
+            }
+            Transport::Memory => {}
+        }
+
+        let parent_cx = TraceContextPropagator::new()
+            .extract_with_context(&opentelemetry::Context::new(), &Meta(&rq.meta));
+        let parent = parent_cx.span().span_context().clone();
+        if parent.is_valid() {
+            // Err when no OpenTelemetry layer listens: the fields below still carry the ids.
+            let _ = span.set_parent(parent_cx);
+            span.record("parent_span_id", parent.span_id().to_string());
+            if let Some(ts) = rq.meta.get("tracestate").and_then(Value::as_str) {
+                span.record("tracestate", ts);
+            }
+        }
+        // The exported span's own ids, so log lines carrying these fields match the trace.
+        let own = span.context().span().span_context().clone();
+        if own.is_valid() {
+            span.record("trace_id", own.trace_id().to_string());
+            span.record("span_id", own.span_id().to_string());
+        } else {
+            let trace_id = if parent.is_valid() {
+                parent.trace_id().to_string()
+            } else {
+                super::new_trace_id()
+            };
+            span.record("trace_id", trace_id);
+            span.record("span_id", super::new_span_id());
+        }
+    }
+
+    pub(super) fn finish(span: &tracing::Span, outcome: &Outcome) {
+        match outcome {
+            Outcome::Error(e) => {
+                let code = e.code.0.to_string();
+                span.record("rpc.response.status_code", code.as_str());
+                if !callers_fault(e.code) {
+                    span.record("error.type", code.as_str());
+                    span.record("otel.status_code", "error");
+                    span.record("otel.status_description", e.message.as_str());
+                }
+            }
+            Outcome::Result(v) if v.get("isError") == Some(&Value::Bool(true)) => {
+                span.record("error.type", "tool_error");
+                span.record("otel.status_code", "error");
+            }
+            Outcome::Result(_) | Outcome::Nothing => {}
+        }
+    }
+
+    /// JSON-RPC errors that say the caller sent a request this server could not serve: per the
+    /// MCP semantic conventions not a server error (the JSON-RPC ones they list, plus MCP's own
+    /// request-validation codes).
+    fn callers_fault(code: ErrorCode) -> bool {
+        matches!(
+            code,
+            ErrorCode::PARSE_ERROR
+                | ErrorCode::INVALID_REQUEST
+                | ErrorCode::METHOD_NOT_FOUND
+                | ErrorCode::INVALID_PARAMS
+                | ErrorCode::RESOURCE_NOT_FOUND_LEGACY
+                | ErrorCode::HEADER_MISMATCH
+                | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+                | ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
+                | ErrorCode::URL_ELICITATION_REQUIRED
+        )
+    }
+}
+
+fn new_trace_id() -> String {
+    format!("{:032x}", rand::random::<u128>().max(1))
 }
 
 #[cfg(test)]
