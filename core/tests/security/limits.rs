@@ -1,0 +1,221 @@
+//! Limits: per-caller rate limit, concurrency caps, tool timeouts, header caps and slow requests.
+
+use super::common::*;
+
+#[tokio::test]
+async fn rate_limit_per_caller() {
+    let _serial = serial();
+    let cfg = HttpConfig::new(loopback())
+        .auth(Arc::new(Auth::new().tokens(tokens())))
+        .rate_limit(RateLimit::per_second(0.5, 2));
+    let s = serve(demo_server(ServerOptions::default()), cfg).await;
+    assert_eq!(
+        tool_call(s.addr, Some("alice-new"), "echo").await.status,
+        200
+    );
+    assert_eq!(
+        tool_call(s.addr, Some("alice-old"), "echo").await.status,
+        200
+    );
+    let r = tool_call(s.addr, Some("alice-new"), "echo").await;
+    assert_eq!(r.status, 429);
+    let retry: u64 = r.header("retry-after").parse().unwrap();
+    assert!((1..=2).contains(&retry), "{retry}");
+    assert_eq!(r.json()["error"]["code"], oxmcp::auth::RATE_LIMITED.0);
+    assert_eq!(
+        tool_call(s.addr, Some("bob-token"), "echo").await.status,
+        200,
+        "bob has his own bucket"
+    );
+}
+
+fn blocking_tool(
+    name: &str,
+    started: Arc<tokio::sync::Notify>,
+    release: Arc<tokio::sync::Notify>,
+) -> Tool {
+    Tool::new(name, json!({"type":"object"})).handler(move |_a: Map<String, Value>, _c: Context| {
+        let (started, release) = (started.clone(), release.clone());
+        async move {
+            started.notify_one();
+            release.notified().await;
+            Ok::<_, ToolError>(ToolResult::text("done"))
+        }
+    })
+}
+
+#[tokio::test]
+async fn concurrency_caps() {
+    let _serial = serial();
+    let (started, release) = (
+        Arc::new(tokio::sync::Notify::new()),
+        Arc::new(tokio::sync::Notify::new()),
+    );
+    let server = Server::builder("caps", "1")
+        .tool(blocking_tool("one_at_a_time", started.clone(), release.clone()).max_concurrency(1))
+        .build()
+        .unwrap();
+    let s = serve(server, HttpConfig::new(loopback())).await;
+    let addr = s.addr;
+    let first = tokio::spawn(async move { tool_call(addr, None, "one_at_a_time").await });
+    started.notified().await;
+    let r = tool_call(s.addr, None, "one_at_a_time").await.json();
+    assert_eq!(r["result"]["isError"], true);
+    assert!(r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("busy"));
+    release.notify_one();
+    assert_eq!(
+        first.await.unwrap().json()["result"]["content"][0]["text"],
+        "done"
+    );
+
+    // Global cap: one handler in flight, the next request is refused with 503 + Retry-After.
+    let (started, release) = (
+        Arc::new(tokio::sync::Notify::new()),
+        Arc::new(tokio::sync::Notify::new()),
+    );
+    let mut o = ServerOptions::default();
+    o.max_in_flight = Some(1);
+    let server = Server::builder("caps", "1")
+        .options(o)
+        .tool(blocking_tool("slow", started.clone(), release.clone()))
+        .tool(echo("echo"))
+        .build()
+        .unwrap();
+    let s = serve(server, HttpConfig::new(loopback())).await;
+    let addr = s.addr;
+    let first = tokio::spawn(async move { tool_call(addr, None, "slow").await });
+    started.notified().await;
+    let r = tool_call(s.addr, None, "echo").await;
+    assert_eq!(r.status, 503);
+    assert_eq!(r.header("retry-after"), "1");
+    assert_eq!(r.json()["error"]["code"], oxmcp::auth::SERVER_BUSY.0);
+    release.notify_one();
+    assert_eq!(first.await.unwrap().status, 200);
+    assert_eq!(
+        tool_call(s.addr, None, "echo").await.status,
+        200,
+        "the slot is free again"
+    );
+}
+
+struct SetOnDrop(Arc<AtomicBool>);
+impl Drop for SetOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+#[tokio::test]
+async fn timed_out_call_answers_is_error_and_cancels_the_handler() {
+    let _serial = serial();
+    let cap = Capture::default();
+    let _g = tracing::subscriber::set_default(cap.subscriber());
+    let dropped = Arc::new(AtomicBool::new(false));
+    let token_fired = Arc::new(AtomicBool::new(false));
+    let (d, f) = (dropped.clone(), token_fired.clone());
+    let tool = Tool::new("hang", json!({"type":"object"}))
+        .timeout(Duration::from_millis(150))
+        .handler(move |_a: Map<String, Value>, ctx: Context| {
+            let guard = SetOnDrop(d.clone());
+            let fired = f.clone();
+            let token = ctx.cancellation().clone();
+            tokio::spawn(async move {
+                token.cancelled().await;
+                fired.store(true, Ordering::SeqCst);
+            });
+            async move {
+                let _g = guard;
+                std::future::pending::<()>().await;
+                Ok::<_, ToolError>(ToolResult::text("never"))
+            }
+        });
+    let s = serve(
+        Server::builder("t", "1").tool(tool).build().unwrap(),
+        HttpConfig::new(loopback()),
+    )
+    .await;
+    let r = tool_call(s.addr, None, "hang").await.json();
+    assert_eq!(r["result"]["isError"], true);
+    assert_eq!(r["result"]["content"][0]["text"], "Tool hang timed out");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(
+        dropped.load(Ordering::SeqCst),
+        "the handler future was dropped"
+    );
+    assert!(
+        token_fired.load(Ordering::SeqCst),
+        "the handler's cancellation token fired"
+    );
+    let audit = cap
+        .lines()
+        .into_iter()
+        .find(|l| l["fields"]["name"] == "hang")
+        .expect("audit record");
+    assert_eq!(audit["fields"]["outcome"], "timeout");
+    assert_eq!(audit["fields"]["error_class"], "timeout");
+}
+
+#[tokio::test]
+async fn header_caps_and_slow_requests() {
+    let _serial = serial();
+    let cfg = HttpConfig::new(loopback())
+        .max_headers(20)
+        .header_timeout(Duration::from_millis(300))
+        .body_timeout(Duration::from_millis(300));
+    let s = serve(demo_server(ServerOptions::default()), cfg).await;
+    let many: Vec<(String, String)> = (0..40)
+        .map(|i| (format!("x-h{i}"), "v".to_string()))
+        .collect();
+    let h: Vec<(&str, &str)> = many.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    assert_eq!(
+        request(s.addr, "POST", "/mcp", &h, b"{}".to_vec())
+            .await
+            .status,
+        431
+    );
+    let big = "a".repeat(40 * 1024);
+    assert_eq!(
+        request(s.addr, "POST", "/mcp", &[("x-big", &big)], b"{}".to_vec())
+            .await
+            .status,
+        431
+    );
+    assert_eq!(
+        request(s.addr, "GET", "/healthz", &[], vec![]).await.status,
+        200,
+        "still serving"
+    );
+
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    // Slowloris: a head that never completes is cut off.
+    let mut c = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+    c.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        .await
+        .unwrap();
+    let mut buf = Vec::new();
+    let n = tokio::time::timeout(Duration::from_secs(5), c.read_to_end(&mut buf))
+        .await
+        .expect("closed by the server");
+    assert!(n.is_ok());
+    // An idle connection is closed too.
+    let mut c = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+    let n = tokio::time::timeout(Duration::from_secs(5), c.read_to_end(&mut buf))
+        .await
+        .expect("idle connection closed");
+    assert!(n.is_ok());
+    // A body that trickles in: 408.
+    let mut c = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+    c.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{").await.unwrap();
+    let mut out = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(5), c.read_to_end(&mut out))
+        .await
+        .expect("answered");
+    assert!(
+        String::from_utf8_lossy(&out).starts_with("HTTP/1.1 408"),
+        "{}",
+        String::from_utf8_lossy(&out)
+    );
+}

@@ -1,0 +1,10 @@
+//! Security over real HTTP on 127.0.0.1: named tokens, allow-lists, OAuth (RFC 9728, JWT
+//! against a JWKS the test serves itself on loopback), challenges, limits, audit, tracing.
+//!
+//! One test binary, split by subject.
+
+mod common;
+mod limits;
+mod oauth;
+mod telemetry;
+mod tokens;

@@ -1,0 +1,282 @@
+//! OAuth resource server: RFC 9728 metadata, 401/403 challenges, JWTs against a JWKS served on loopback, inline JWKS, opaque verifiers.
+
+use super::common::*;
+
+const RESOURCE: &str = "https://mcp.example.com/mcp";
+const ISSUER: &str = "https://auth.example.com";
+const META_URL: &str = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp";
+
+fn protected() -> ProtectedResource {
+    ProtectedResource::new(RESOURCE, [ISSUER])
+        .scopes(["mcp:tools"])
+        .name("sec test")
+}
+
+#[tokio::test]
+async fn rfc9728_document_and_challenges() {
+    let _serial = serial();
+    let auth = Auth::new().tokens(tokens()).resource(protected());
+    let s = serve(
+        demo_server(ServerOptions::default()),
+        HttpConfig::new(loopback()).auth(Arc::new(auth)),
+    )
+    .await;
+
+    for path in [
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-protected-resource",
+    ] {
+        let r = request(s.addr, "GET", path, &[], vec![]).await;
+        assert_eq!(r.status, 200, "{path}");
+        assert_eq!(r.header("content-type"), "application/json");
+        assert_eq!(r.header("access-control-allow-origin"), "*");
+        assert_eq!(
+            r.json(),
+            json!({"resource": RESOURCE, "authorization_servers": [ISSUER], "scopes_supported": ["mcp:tools"],
+                   "bearer_methods_supported": ["header"], "resource_name": "sec test"})
+        );
+    }
+    assert_eq!(
+        request(
+            s.addr,
+            "GET",
+            "/.well-known/oauth-protected-resource/other",
+            &[],
+            vec![]
+        )
+        .await
+        .status,
+        404
+    );
+
+    let r = call(s.addr, None, "tools/list", json!({})).await;
+    assert_eq!(r.status, 401);
+    assert_eq!(
+        r.header("www-authenticate"),
+        format!(r#"Bearer resource_metadata="{META_URL}", scope="mcp:tools""#)
+    );
+    let r = call(s.addr, Some("expired-or-garbage"), "tools/list", json!({})).await;
+    assert_eq!(
+        r.header("www-authenticate"),
+        format!(
+            r#"Bearer error="invalid_token", resource_metadata="{META_URL}", scope="mcp:tools""#
+        )
+    );
+
+    // alice holds no scope: step-up 403 naming what the tool needs.
+    let r = tool_call(s.addr, Some("alice-new"), "write_file").await;
+    assert_eq!(r.status, 403);
+    assert_eq!(
+        r.header("www-authenticate"),
+        format!(
+            r#"Bearer error="insufficient_scope", scope="files:write", resource_metadata="{META_URL}", error_description="This operation needs the scope files:write""#
+        )
+    );
+    assert_eq!(r.json()["error"]["code"], oxmcp::auth::INSUFFICIENT_SCOPE.0);
+    assert_eq!(
+        r.json()["error"]["data"]["requiredScopes"],
+        json!(["files:write"])
+    );
+    // bob holds `files`, which covers `files:write` (scope hierarchy).
+    let r = tool_call(s.addr, Some("bob-token"), "write_file").await;
+    assert_eq!(r.status, 200);
+    assert_eq!(
+        r.json()["result"]["content"][0]["text"],
+        "write_file for bob"
+    );
+}
+
+// Two Ed25519 keys (PKCS#8 DER) and their public `x`, made with openssl for this test.
+const K1_DER: &str = "MC4CAQAwBQYDK2VwBCIEINQCNTY+Xma589AswchsU8heQpShw7deOgGHPWEAmSNa";
+const K1_X: &str = "PS76keOT5raJUsf6dbuptXkEbCQMhuj4y52GvxZXYd4";
+const K2_DER: &str = "MC4CAQAwBQYDK2VwBCIEIOEsNTcR98nPN1iYfrO5B6Vm+sCXjgzUPhGaV1RUuBfI";
+const K2_X: &str = "VlHtyDHODCHzyDVogIIKxZJ1HQ6hgfmUcw9zIL6QPps";
+
+fn jwk(kid: &str, x: &str) -> Value {
+    json!({"kty":"OKP","crv":"Ed25519","use":"sig","alg":"EdDSA","kid":kid,"x":x})
+}
+
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+fn sign(der_b64: &str, kid: &str, claims: Value) -> String {
+    use base64::Engine;
+    let der = base64::engine::general_purpose::STANDARD
+        .decode(der_b64)
+        .unwrap();
+    let mut h = Header::new(jsonwebtoken::Algorithm::EdDSA);
+    h.kid = Some(kid.into());
+    jsonwebtoken::encode(&h, &claims, &EncodingKey::from_ed_der(&der)).unwrap()
+}
+
+fn claims(extra: Value) -> Value {
+    let mut c = json!({"iss": ISSUER, "aud": RESOURCE, "sub": "carol", "exp": now() + 300, "iat": now(), "scope": "mcp:tools files:write"});
+    for (k, v) in extra.as_object().unwrap() {
+        c[k] = v.clone();
+    }
+    c
+}
+
+/// A JWKS endpoint on loopback whose key set the test can swap (rotation), counting fetches.
+async fn jwks_server(keys: Arc<Mutex<Value>>, fetches: Arc<AtomicUsize>) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                return;
+            };
+            let (keys, fetches) = (keys.clone(), fetches.clone());
+            tokio::spawn(async move {
+                let svc = hyper::service::service_fn(
+                    move |_req: hyper::Request<hyper::body::Incoming>| {
+                        fetches.fetch_add(1, Ordering::SeqCst);
+                        let body = keys.lock().unwrap().to_string();
+                        async move {
+                            Ok::<_, std::convert::Infallible>(hyper::Response::new(Full::new(
+                                Bytes::from(body),
+                            )))
+                        }
+                    },
+                );
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), svc)
+                    .await;
+            });
+        }
+    });
+    addr
+}
+
+#[tokio::test]
+async fn jwt_validation_against_a_served_jwks() {
+    let _serial = serial();
+    let keys = Arc::new(Mutex::new(json!({"keys": [jwk("k1", K1_X)]})));
+    let fetches = Arc::new(AtomicUsize::new(0));
+    let jwks = jwks_server(keys.clone(), fetches.clone()).await;
+    let validator =
+        JwtValidator::with_jwks_url(ISSUER, RESOURCE, format!("http://{jwks}/jwks.json"))
+            .leeway(Duration::from_secs(5))
+            .cache(Duration::from_secs(300), Duration::ZERO);
+    let auth = Auth::new().jwt(validator).resource(protected());
+    let s = serve(
+        demo_server(ServerOptions::default()),
+        HttpConfig::new(loopback()).auth(Arc::new(auth)),
+    )
+    .await;
+
+    let good = sign(K1_DER, "k1", claims(json!({})));
+    let r = tool_call(s.addr, Some(&good), "whoami").await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["result"]["content"][0]["text"], "whoami for carol");
+    assert_eq!(
+        tool_call(s.addr, Some(&good), "write_file").await.status,
+        200,
+        "scope from the token"
+    );
+    assert_eq!(fetches.load(Ordering::SeqCst), 1, "keys are cached");
+
+    let invalid = format!(
+        r#"Bearer error="invalid_token", resource_metadata="{META_URL}", scope="mcp:tools""#
+    );
+    let cases = [
+        (
+            "expired",
+            sign(K1_DER, "k1", claims(json!({"exp": now() - 60}))),
+        ),
+        (
+            "not yet valid",
+            sign(K1_DER, "k1", claims(json!({"nbf": now() + 120}))),
+        ),
+        (
+            "wrong audience",
+            sign(
+                K1_DER,
+                "k1",
+                claims(json!({"aud": "https://other.example.com/mcp"})),
+            ),
+        ),
+        (
+            "wrong issuer",
+            sign(
+                K1_DER,
+                "k1",
+                claims(json!({"iss": "https://evil.example.com"})),
+            ),
+        ),
+        ("bad signature", sign(K2_DER, "k1", claims(json!({})))),
+        ("unknown key", sign(K2_DER, "k2", claims(json!({})))),
+        (
+            "no exp",
+            sign(
+                K1_DER,
+                "k1",
+                json!({"iss": ISSUER, "aud": RESOURCE, "sub": "x"}),
+            ),
+        ),
+    ];
+    for (what, token) in &cases {
+        let r = tool_call(s.addr, Some(token), "whoami").await;
+        assert_eq!(r.status, 401, "{what}");
+        assert_eq!(r.header("www-authenticate"), invalid, "{what}");
+    }
+    // A tampered payload fails the signature.
+    let mut parts: Vec<String> = good.split('.').map(str::to_string).collect();
+    parts[1] = {
+        use base64::Engine;
+        let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        let mut c: Value = serde_json::from_slice(&b64.decode(&parts[1]).unwrap()).unwrap();
+        c["sub"] = json!("admin");
+        b64.encode(c.to_string())
+    };
+    assert_eq!(
+        tool_call(s.addr, Some(&parts.join(".")), "whoami")
+            .await
+            .status,
+        401,
+        "tampered"
+    );
+
+    // Rotation: the issuer publishes k2; a token signed with it is accepted after a refetch.
+    *keys.lock().unwrap() = json!({"keys": [jwk("k1", K1_X), jwk("k2", K2_X)]});
+    let rotated = sign(K2_DER, "k2", claims(json!({"sub": "dave"})));
+    let r = tool_call(s.addr, Some(&rotated), "whoami").await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["result"]["content"][0]["text"], "whoami for dave");
+    assert!(fetches.load(Ordering::SeqCst) >= 2);
+}
+
+#[tokio::test]
+async fn inline_jwks_and_opaque_verifier() {
+    let _serial = serial();
+    let jwks = json!({"keys": [jwk("k1", K1_X)]});
+    let auth = Auth::new()
+        .jwt(JwtValidator::with_jwks(ISSUER, RESOURCE, &jwks).unwrap())
+        .verifier(|t: String| async move {
+            Ok((t == "opaque-1").then(|| oxmcp::Caller::new("svc").with_scopes(["files:write"])))
+        })
+        .allow("carol", Allow::none().tools(["echo"]));
+    let s = serve(
+        demo_server(ServerOptions::default()),
+        HttpConfig::new(loopback()).auth(Arc::new(auth)),
+    )
+    .await;
+    let good = sign(K1_DER, "k1", claims(json!({})));
+    assert_eq!(
+        tool_names(&call(s.addr, Some(&good), "tools/list", json!({})).await),
+        vec!["echo"],
+        "allow-list by JWT subject"
+    );
+    assert_eq!(
+        tool_call(s.addr, Some("opaque-1"), "whoami").await.json()["result"]["content"][0]["text"],
+        "whoami for svc"
+    );
+    assert_eq!(
+        tool_call(s.addr, Some("opaque-2"), "whoami").await.status,
+        401
+    );
+}
