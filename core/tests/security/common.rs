@@ -81,7 +81,12 @@ pub(crate) async fn request(
 }
 
 /// A modern request with correct headers, and a bearer token when given.
-pub(crate) async fn call(addr: SocketAddr, token: Option<&str>, method: &str, mut params: Value) -> Resp {
+pub(crate) async fn call(
+    addr: SocketAddr,
+    token: Option<&str>,
+    method: &str,
+    mut params: Value,
+) -> Resp {
     let meta = params
         .as_object_mut()
         .unwrap()
