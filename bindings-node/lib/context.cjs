@@ -1,7 +1,8 @@
 'use strict';
 /**
  * The `ctx` every handler receives: a thin, lazy view over the core's
- * `Context` (a `NativeContext`). Getters cross into Rust only when read, and
+ * `Context`. The native context is fetched only when a handler first reads
+ * `ctx` (most handlers never do), getters cross into Rust only when read, and
  * the AbortSignal is built only when a handler asks for it.
  */
 const { fromNative } = require('./errors.cjs');
@@ -9,31 +10,45 @@ const { fromNative } = require('./errors.cjs');
 const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
 class Context {
+  #server;
+  #id;
   #native;
   #controller;
-  #counters = { elicit: 0, sample: 0, roots: 0 };
+  #counters;
 
-  /** @param {any} native NativeContext */
-  constructor(native) {
-    this.#native = native;
+  /**
+   * @param {any} source the NativeServer serving call `id` (or, without `id`, a NativeContext)
+   * @param {number} [id] the call's id in the server's table of calls
+   */
+  constructor(source, id) {
+    if (id === undefined) this.#native = source;
+    else {
+      this.#server = source;
+      this.#id = id;
+    }
+  }
+
+  /** The NativeContext, fetched on first use. */
+  #n() {
+    return (this.#native ??= this.#server.callContext(this.#id));
   }
 
   /** The JSON-RPC id of the request being served. */
-  get requestId() { return this.#native.requestId(); }
+  get requestId() { return this.#n().requestId(); }
   /** The protocol version of this request (e.g. "2026-07-28", or the legacy session's). */
-  get protocolVersion() { return this.#native.protocolVersion(); }
+  get protocolVersion() { return this.#n().protocolVersion(); }
   /** "modern" (per-request `_meta`) or "legacy" (an `initialize` session). */
-  get era() { return this.#native.era(); }
+  get era() { return this.#n().era(); }
   /** The client's self-reported `{name, version}` (do not trust it for security decisions). */
-  get clientInfo() { return this.#native.clientInfo() ?? undefined; }
+  get clientInfo() { return this.#n().clientInfo() ?? undefined; }
   /** The client capabilities declared for this request (`{}` when none). */
-  get clientCapabilities() { return this.#native.clientCapabilities() ?? {}; }
+  get clientCapabilities() { return this.#n().clientCapabilities() ?? {}; }
   /** The authenticated caller, when the transport knows one. */
-  get caller() { return this.#native.caller() ?? undefined; }
+  get caller() { return this.#n().caller() ?? undefined; }
   /** The request's `_meta` object. */
-  get meta() { return this.#native.meta() ?? {}; }
+  get meta() { return this.#n().meta() ?? {}; }
   /** W3C traceparent from `_meta`, if any. */
-  get traceparent() { return this.#native.traceparent() ?? undefined; }
+  get traceparent() { return this.#n().traceparent() ?? undefined; }
 
   /**
    * Fires when the request is cancelled (client disconnect on HTTP,
@@ -44,7 +59,7 @@ class Context {
     if (!this.#controller) {
       const controller = new AbortController();
       this.#controller = controller;
-      this.#native.cancelled().then(
+      this.#n().cancelled().then(
         (reason) => {
           if (reason) controller.abort(new DOMException(`request ${reason}`, reason === 'timed out' ? 'TimeoutError' : 'AbortError'));
         },
@@ -55,7 +70,7 @@ class Context {
   }
 
   /** Whether the client declared a capability on this request: "elicitation" | "sampling" | "roots" | "elicitation.url". */
-  supports(capability) { return this.#native.supports(capability); }
+  supports(capability) { return this.#n().supports(capability); }
 
   /**
    * Send `notifications/progress` (a no-op when the request carried no progressToken).
@@ -65,7 +80,7 @@ class Context {
    */
   async progress(progress, total, message) {
     if (typeof progress === 'object' && progress !== null) ({ progress, total, message } = progress);
-    await this.#native.progress(Number(progress), total === undefined ? undefined : Number(total), message);
+    await this.#n().progress(Number(progress), total === undefined ? undefined : Number(total), message);
   }
 
   /**
@@ -76,7 +91,7 @@ class Context {
    */
   async log(level, data, logger) {
     if (!LOG_LEVELS.includes(level)) throw new TypeError(`unknown log level ${JSON.stringify(level)}; expected one of ${LOG_LEVELS.join(', ')}`);
-    await this.#native.log(level, data === undefined ? null : data, logger);
+    await this.#n().log(level, data === undefined ? null : data, logger);
   }
 
   /**
@@ -88,19 +103,19 @@ class Context {
    */
   async elicit(keyOrParams, params) {
     const [key, p] = this.#keyed('elicit', keyOrParams, params);
-    return this.#call(() => this.#native.elicit(key, p));
+    return this.#call(() => this.#n().elicit(key, p));
   }
 
   /** Ask the client's model for a completion (`sampling/createMessage`). Same keying as elicit. */
   async sample(keyOrParams, params) {
     const [key, p] = this.#keyed('sample', keyOrParams, params);
-    return this.#call(() => this.#native.sample(key, p));
+    return this.#call(() => this.#n().sample(key, p));
   }
 
   /** Ask the client for its roots (`roots/list`): resolves to `{ roots: [...] }`. */
   async roots(key) {
-    const k = typeof key === 'string' ? key : `roots-${++this.#counters.roots}`;
-    return this.#call(() => this.#native.listRoots(k));
+    const k = typeof key === 'string' ? key : `roots-${++this.#count().roots}`;
+    return this.#call(() => this.#n().listRoots(k));
   }
 
   /**
@@ -109,17 +124,21 @@ class Context {
    */
   async inputs(requests) {
     const keys = Object.keys(requests);
-    const values = await this.#call(() => this.#native.inputs(keys.map((k) => ({ key: k, ...requests[k] }))));
+    const values = await this.#call(() => this.#n().inputs(keys.map((k) => ({ key: k, ...requests[k] }))));
     return Object.fromEntries(keys.map((k, i) => [k, values[i]]));
   }
 
   /** Handler-defined state carried (sealed by the core) across MRTR rounds. */
-  get requestState() { return this.#native.requestState() ?? undefined; }
-  set requestState(value) { this.#native.setRequestState(value); }
+  get requestState() { return this.#n().requestState() ?? undefined; }
+  set requestState(value) { this.#n().setRequestState(value); }
 
   #keyed(kind, keyOrParams, params) {
     if (typeof keyOrParams === 'string') return [keyOrParams, params ?? {}];
-    return [`${kind}-${++this.#counters[kind]}`, keyOrParams ?? {}];
+    return [`${kind}-${++this.#count()[kind]}`, keyOrParams ?? {}];
+  }
+
+  #count() {
+    return (this.#counters ??= { elicit: 0, sample: 0, roots: 0 });
   }
 
   async #call(f) {

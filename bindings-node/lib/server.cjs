@@ -44,6 +44,17 @@ class ResourceTemplate {
   }
 }
 
+/** `native.settle`, never throwing (anything but an envelope is reported by the core as a failure). */
+function settle(native, id, envelope) {
+  try {
+    native.settle(id, envelope);
+  } catch {
+    try {
+      native.settle(id, null);
+    } catch {}
+  }
+}
+
 function isThenable(v) {
   return v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function';
 }
@@ -152,7 +163,7 @@ class Server {
       enabled: true,
     };
     const timeoutMs = config.timeoutMs ?? this.#opts.toolTimeoutMs;
-    const invoke = (args, nctx) => this.#runTool(entry, args, nctx);
+    const invoke = (args, id) => this.#answer(id, this.#runTool(entry, args, id));
     try {
       this.#native.addTool(def, invoke, timeoutMs, config.requiredScopes, config.maxConcurrency);
     } catch (e) {
@@ -189,8 +200,8 @@ class Server {
   /** Names of the registered tools, in registration order. */
   listTools() { return [...this.#tools.keys()]; }
 
-  #runTool(entry, args, nctx) {
-    const ctx = new Context(nctx);
+  #runTool(entry, args, id) {
+    const ctx = new Context(this.#native, id);
     let out;
     try {
       if (entry.zod) {
@@ -270,7 +281,7 @@ class Server {
       const def = { uriTemplate: tpl.uriTemplate, name, ...meta };
       delete def.size;
       const entry = { name, def, read, mimeType: meta.mimeType, template: true, complete: tpl.complete };
-      const invoke = (uri, vars, nctx) => this.#runRead(entry, uri, vars, nctx);
+      const invoke = (uri, vars, id) => this.#answer(id, this.#runRead(entry, uri, vars, id));
       const completer = Object.keys(tpl.complete).length ? this.#completer(tpl.complete) : undefined;
       try {
         this.#native.addResourceTemplate(def, invoke, completer, timeoutMs);
@@ -283,7 +294,7 @@ class Server {
     if (typeof uriOrTemplate !== 'string') throw new TypeError(`registerResource(${name}): uri must be a string or a ResourceTemplate`);
     const def = { uri: uriOrTemplate, name, ...meta };
     const entry = { name, def, read, mimeType: meta.mimeType, template: false };
-    const invoke = (uri, vars, nctx) => this.#runRead(entry, uri, vars, nctx);
+    const invoke = (uri, vars, id) => this.#answer(id, this.#runRead(entry, uri, vars, id));
     try {
       this.#native.addResource(def, invoke, timeoutMs);
     } catch (e) {
@@ -314,8 +325,8 @@ class Server {
     this.#native.notifyResourceUpdated(uri);
   }
 
-  #runRead(entry, uri, vars, nctx) {
-    const ctx = new Context(nctx);
+  #runRead(entry, uri, vars, id) {
+    const ctx = new Context(this.#native, id);
     let url = uri;
     try {
       url = new URL(uri);
@@ -353,7 +364,7 @@ class Server {
     if (args.length) def.arguments = args;
     const entry = { name, def, handler, zod, hasArgs: args.length > 0 };
     const timeoutMs = config.timeoutMs ?? this.#opts.toolTimeoutMs;
-    const invoke = (a, nctx) => this.#runPrompt(entry, a, nctx);
+    const invoke = (a, id) => this.#answer(id, this.#runPrompt(entry, a, id));
     const completer = Object.keys(complete).length ? this.#completer(complete) : undefined;
     try {
       this.#native.addPrompt(def, invoke, completer, timeoutMs);
@@ -378,8 +389,8 @@ class Server {
     return this.#native.removePrompt(name);
   }
 
-  #runPrompt(entry, args, nctx) {
-    const ctx = new Context(nctx);
+  #runPrompt(entry, args, id) {
+    const ctx = new Context(this.#native, id);
     const fail = (e) => this.#failure(`prompt ${JSON.stringify(entry.name)}`, e, (message) => ({ error: { code: -32603, message } }));
     const ok = (v) => {
       try {
@@ -405,10 +416,10 @@ class Server {
 
   /** One native completion callback dispatching on the argument name. */
   #completer(byArgument) {
-    return (argument, value, contextArgs, nctx) => {
+    return (argument, value, contextArgs, id) => {
       const fn = byArgument[argument];
       if (!fn) return { result: { values: [] } };
-      const ctx = new Context(nctx);
+      const ctx = new Context(this.#native, id);
       const fail = (e) => this.#failure(`completion for ${JSON.stringify(argument)}`, e, (message) => ({ error: { code: -32603, message } }));
       const ok = (v) => {
         try {
@@ -423,8 +434,19 @@ class Server {
       } catch (e) {
         return fail(e);
       }
-      return isThenable(out) ? Promise.resolve(out).then(ok, fail) : ok(out);
+      return this.#answer(id, isThenable(out) ? Promise.resolve(out).then(ok, fail) : ok(out));
     };
+  }
+
+  /**
+   * Hand call `id`'s envelope to the core: returned as it is when the handler answered
+   * synchronously; else `undefined` now and `settle(id, envelope)` when it settles.
+   */
+  #answer(id, out) {
+    if (!isThenable(out)) return out;
+    const native = this.#native;
+    out.then((envelope) => settle(native, id, envelope), () => settle(native, id, null));
+    return undefined;
   }
 
   #registered(entry, remove, update) {

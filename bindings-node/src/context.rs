@@ -2,12 +2,13 @@
 //! that lets a JS handler's outcome be combined with what happened inside the core (an input
 //! request left unanswered, the call finishing or being dropped by a timeout).
 
+use crate::calls::Calls;
 use crate::errors;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use oxmcp::{ClientCapability, Context, HandlerError, InputRequest, LogLevel, McpError};
 use serde_json::{json, Map, Value};
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
@@ -44,6 +45,23 @@ impl CallState {
             cancel: ctx.cancellation().clone(),
             ctx: Mutex::new(Some(ctx)),
         })
+    }
+    /// The state of a call whose entry is gone: it ended (finished, as far as JS can know).
+    pub(crate) fn ended() -> Arc<Self> {
+        let done = CancellationToken::new();
+        done.cancel();
+        Arc::new(Self {
+            done,
+            outcome: AtomicU8::new(FINISHED),
+            input_required: Mutex::new(None),
+            mcp_error: Mutex::new(None),
+            ctx: Mutex::new(None),
+            cancel: CancellationToken::new(),
+        })
+    }
+    /// Whether the call ended normally.
+    pub(crate) fn finished(&self) -> bool {
+        self.outcome.load(Ordering::SeqCst) == FINISHED
     }
     fn ctx(&self) -> Result<Context> {
         self.ctx
@@ -90,12 +108,30 @@ impl CallState {
 }
 
 /// Marks the call finished when the handler future completes, or dropped (the core's timeout,
-/// or the connection going away) when it is dropped first.
-pub(crate) struct CallGuard(pub(crate) Arc<CallState>);
+/// or the connection going away) when it is dropped first; then ends its entry in the table of
+/// calls.
+pub(crate) struct CallGuard {
+    call: Arc<CallState>,
+    calls: Arc<Calls>,
+    id: u64,
+    answered: AtomicBool,
+}
 
 impl CallGuard {
+    pub(crate) fn new(call: Arc<CallState>, calls: Arc<Calls>, id: u64) -> Self {
+        Self {
+            call,
+            calls,
+            id,
+            answered: AtomicBool::new(false),
+        }
+    }
+    /// The JS handler answered synchronously (it will not `settle`).
+    pub(crate) fn answered(&self) {
+        self.answered.store(true, Ordering::Relaxed);
+    }
     pub(crate) fn finish(self) {
-        self.0.outcome.store(FINISHED, Ordering::SeqCst);
+        self.call.outcome.store(FINISHED, Ordering::SeqCst);
         // Drop runs next and fires `done`.
     }
 }
@@ -104,21 +140,30 @@ impl Drop for CallGuard {
     fn drop(&mut self) {
         // Dropped while running: by a timeout (the core cancels the token only after dropping
         // the future) or after a cancellation (the token fired first).
-        let dropped = if self.0.cancel.is_cancelled() {
+        let dropped = if self.call.cancel.is_cancelled() {
             CANCELLED
         } else {
             DROPPED
         };
-        let _ =
-            self.0
-                .outcome
-                .compare_exchange(RUNNING, dropped, Ordering::SeqCst, Ordering::SeqCst);
-        self.0.ctx.lock().unwrap_or_else(|e| e.into_inner()).take();
-        self.0.done.cancel();
+        let _ = self.call.outcome.compare_exchange(
+            RUNNING,
+            dropped,
+            Ordering::SeqCst,
+            Ordering::SeqCst,
+        );
+        self.call
+            .ctx
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        self.call.done.cancel();
+        self.calls
+            .end(self.id, self.answered.load(Ordering::Relaxed));
     }
 }
 
-/// The per-request context handed to JS handlers (wrapped by `lib/context.cjs`).
+/// The per-request context of a JS handler that reads its `ctx` (wrapped by `lib/context.cjs`;
+/// `NativeServer.callContext`).
 #[napi]
 pub struct NativeContext {
     pub(crate) call: Arc<CallState>,

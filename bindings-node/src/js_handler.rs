@@ -1,9 +1,13 @@
 //! JS callables as the core's handler traits. Each call goes through a *weak* threadsafe function
-//! (it never keeps Node alive; callee-handled = false), whose JS side returns either a Promise or
-//! a plain value: `Either<Promise<Value>, Value>`, Promise first. What comes back is the JS
-//! layer's envelope: `{result}` | `{error: {code, message, data}}` | `{control}`.
+//! (it never keeps Node alive; callee-handled = false) with the call's arguments and its id in
+//! the server's table of calls (`calls.rs`). What comes back is the JS layer's envelope:
+//! `{result}` | `{error: {code, message, data}}` | `{control}`, returned directly by a handler
+//! that answered synchronously, or `undefined` and later `NativeServer.settle(id, envelope)` for
+//! one that returned a Promise. (Not napi's `Promise<T>` adapter: it wraps two callbacks per call,
+//! and wrapped objects outlive V8's scavenges; see `calls.rs`.)
 
-use crate::context::{CallGuard, CallState, NativeContext};
+use crate::calls::{Answer, Calls};
+use crate::context::{CallGuard, CallState};
 use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{ThreadsafeCallContext, ThreadsafeFunction};
 use napi_derive::napi;
@@ -12,7 +16,6 @@ use oxmcp::{
     PromptHandler, PromptResult, ResourceContents, ResourceHandler, ToolHandler, ToolResult,
 };
 use serde_json::{Map, Value};
-use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -34,40 +37,43 @@ pub struct NativeRpcError {
     pub data: Option<Value>,
 }
 
-/// What every JS handler returns: a Promise of the envelope, or the envelope itself.
-pub(crate) type JsReturn = Either<Promise<NativeEnvelope>, NativeEnvelope>;
+/// What every JS handler returns: the envelope, or nothing when it will `settle` later.
+pub(crate) type JsReturn = Option<NativeEnvelope>;
 
 pub(crate) type Tsfn<T, A> = ThreadsafeFunction<T, JsReturn, A, Status, false, true>;
 
+/// A call's id as JS sees it (a number; ids stay below 2^53).
+type CallId = i64;
+
 pub(crate) struct ToolCall {
     args: Value,
-    ctx: NativeContext,
+    id: CallId,
 }
 pub(crate) struct ReadCall {
     uri: String,
     vars: Value,
-    ctx: NativeContext,
+    id: CallId,
 }
 pub(crate) struct PromptCall {
     args: Value,
-    ctx: NativeContext,
+    id: CallId,
 }
 pub(crate) struct CompleteCall {
     argument: String,
     value: String,
     context_args: Value,
-    ctx: NativeContext,
+    id: CallId,
 }
 
-pub(crate) type ToolArgs = FnArgs<(Value, NativeContext)>;
-pub(crate) type ReadArgs = FnArgs<(String, Value, NativeContext)>;
-pub(crate) type CompleteArgs = FnArgs<(String, String, Value, NativeContext)>;
+pub(crate) type ToolArgs = FnArgs<(Value, CallId)>;
+pub(crate) type ReadArgs = FnArgs<(String, Value, CallId)>;
+pub(crate) type CompleteArgs = FnArgs<(String, String, Value, CallId)>;
 
-/// `(args, ctx) => envelope | Promise<envelope>`
+/// `(args, callId) => envelope | undefined`
 pub(crate) type ToolFn<'a> = Function<'a, ToolArgs, JsReturn>;
-/// `(uri, vars, ctx) => envelope | Promise<envelope>`
+/// `(uri, vars, callId) => envelope | undefined`
 pub(crate) type ReadFn<'a> = Function<'a, ReadArgs, JsReturn>;
-/// `(argument, value, contextArgs, ctx) => envelope | Promise<envelope>`
+/// `(argument, value, contextArgs, callId) => envelope | undefined`
 pub(crate) type CompleteFn<'a> = Function<'a, CompleteArgs, JsReturn>;
 
 pub(crate) fn tool_tsfn(f: &ToolFn<'_>) -> Result<Tsfn<ToolCall, ToolArgs>> {
@@ -75,7 +81,7 @@ pub(crate) fn tool_tsfn(f: &ToolFn<'_>) -> Result<Tsfn<ToolCall, ToolArgs>> {
         .weak::<true>()
         .callee_handled::<false>()
         .build_callback(|c: ThreadsafeCallContext<ToolCall>| {
-            Ok(FnArgs::from((c.value.args, c.value.ctx)))
+            Ok(FnArgs::from((c.value.args, c.value.id)))
         })
 }
 pub(crate) fn prompt_tsfn(f: &ToolFn<'_>) -> Result<Tsfn<PromptCall, ToolArgs>> {
@@ -83,7 +89,7 @@ pub(crate) fn prompt_tsfn(f: &ToolFn<'_>) -> Result<Tsfn<PromptCall, ToolArgs>> 
         .weak::<true>()
         .callee_handled::<false>()
         .build_callback(|c: ThreadsafeCallContext<PromptCall>| {
-            Ok(FnArgs::from((c.value.args, c.value.ctx)))
+            Ok(FnArgs::from((c.value.args, c.value.id)))
         })
 }
 pub(crate) fn read_tsfn(f: &ReadFn<'_>) -> Result<Tsfn<ReadCall, ReadArgs>> {
@@ -91,7 +97,7 @@ pub(crate) fn read_tsfn(f: &ReadFn<'_>) -> Result<Tsfn<ReadCall, ReadArgs>> {
         .weak::<true>()
         .callee_handled::<false>()
         .build_callback(|c: ThreadsafeCallContext<ReadCall>| {
-            Ok(FnArgs::from((c.value.uri, c.value.vars, c.value.ctx)))
+            Ok(FnArgs::from((c.value.uri, c.value.vars, c.value.id)))
         })
 }
 pub(crate) fn complete_tsfn(f: &CompleteFn<'_>) -> Result<Tsfn<CompleteCall, CompleteArgs>> {
@@ -103,7 +109,7 @@ pub(crate) fn complete_tsfn(f: &CompleteFn<'_>) -> Result<Tsfn<CompleteCall, Com
                 c.value.argument,
                 c.value.value,
                 c.value.context_args,
-                c.value.ctx,
+                c.value.id,
             )))
         })
 }
@@ -112,10 +118,12 @@ fn internal(what: &str, detail: impl std::fmt::Display) -> HandlerError {
     HandlerError::Mcp(McpError::internal(format!("{what}: {detail}")))
 }
 
-/// Call into JS and await the (possibly promised) envelope.
+/// The JS side of one call: the handler's envelope, returned directly or settled later.
 async fn call_js<T: 'static, A: JsValuesTupleIntoVec + 'static>(
     tsfn: &Tsfn<T, A>,
     value: T,
+    later: tokio::sync::oneshot::Receiver<Answer>,
+    guard: &CallGuard,
     what: &str,
 ) -> std::result::Result<NativeEnvelope, HandlerError> {
     let ret = tsfn.call_async_catch(value).await.map_err(|e| {
@@ -135,30 +143,42 @@ async fn call_js<T: 'static, A: JsValuesTupleIntoVec + 'static>(
         }
     })?;
     match ret {
-        Either::A(p) => p.await.map_err(|e| {
-            internal(
+        Some(env) => {
+            guard.answered();
+            Ok(env)
+        }
+        None => match later.await {
+            Ok(Ok(env)) => Ok(env),
+            Ok(Err(e)) => Err(internal(
                 what,
                 format!("the JS handler's Promise failed ({})", e.status),
-            )
-        }),
-        Either::B(v) => Ok(v),
+            )),
+            Err(_) => Err(internal(what, "the JS handler's answer was lost")),
+        },
     }
 }
 
-/// Run `fut` as one handler call: bound by `timeout` (when the core does not already), cut short
-/// by cancellation, and combined with what `ctx` recorded (an unanswered input request wins).
-async fn run_call<F>(
+/// Where a call's JS side lives: the threadsafe function and the server's table of calls.
+pub(crate) struct JsCallee<T: 'static, A: JsValuesTupleIntoVec + 'static> {
+    pub(crate) tsfn: Tsfn<T, A>,
+    pub(crate) calls: Arc<Calls>,
+}
+
+/// Run one handler call: registered in the table of calls (`make` builds the JS arguments from
+/// its id), bound by `timeout` (when the core does not already), cut short by cancellation, and
+/// combined with what `ctx` recorded (an unanswered input request wins).
+async fn run_call<T: 'static, A: JsValuesTupleIntoVec + 'static>(
+    callee: &JsCallee<T, A>,
     ctx: Context,
-    call: Arc<CallState>,
     timeout: Option<Duration>,
     what: &str,
-    fut: F,
-) -> std::result::Result<Value, HandlerError>
-where
-    F: Future<Output = std::result::Result<NativeEnvelope, HandlerError>>,
-{
-    let guard = CallGuard(call.clone());
+    make: impl FnOnce(CallId) -> T,
+) -> std::result::Result<Value, HandlerError> {
     let cancel = ctx.cancellation().clone();
+    let call = CallState::new(ctx);
+    let (id, later) = callee.calls.start(call.clone());
+    let guard = CallGuard::new(call.clone(), callee.calls.clone(), id);
+    let fut = call_js(&callee.tsfn, make(id as CallId), later, &guard, what);
     let bounded = async {
         match timeout {
             Some(t) => match tokio::time::timeout(t, fut).await {
@@ -221,7 +241,7 @@ fn bad_result(what: &str, e: serde_json::Error) -> HandlerError {
 
 pub(crate) struct JsTool {
     pub(crate) name: String,
-    pub(crate) tsfn: Arc<Tsfn<ToolCall, ToolArgs>>,
+    pub(crate) callee: Arc<JsCallee<ToolCall, ToolArgs>>,
 }
 
 impl ToolHandler for JsTool {
@@ -230,27 +250,12 @@ impl ToolHandler for JsTool {
         args: Map<String, Value>,
         ctx: Context,
     ) -> BoxFuture<std::result::Result<ToolResult, HandlerError>> {
-        let tsfn = self.tsfn.clone();
+        let callee = self.callee.clone();
         let what = format!("tool {:?}", self.name);
         Box::pin(async move {
-            let call = CallState::new(ctx.clone());
-            let nctx = NativeContext { call: call.clone() };
             // The core bounds tool calls (`Tool::timeout`); dropping this future marks the call timed out.
-            let v = run_call(
-                ctx,
-                call,
-                None,
-                &what,
-                call_js(
-                    &tsfn,
-                    ToolCall {
-                        args: Value::Object(args),
-                        ctx: nctx,
-                    },
-                    &what,
-                ),
-            )
-            .await?;
+            let args = Value::Object(args);
+            let v = run_call(&callee, ctx, None, &what, |id| ToolCall { args, id }).await?;
             ToolResult::from_value(v).map_err(|e| bad_result(&what, e))
         })
     }
@@ -258,7 +263,7 @@ impl ToolHandler for JsTool {
 
 pub(crate) struct JsResource {
     pub(crate) what: String,
-    pub(crate) tsfn: Arc<Tsfn<ReadCall, ReadArgs>>,
+    pub(crate) callee: Arc<JsCallee<ReadCall, ReadArgs>>,
     pub(crate) timeout: Option<Duration>,
 }
 
@@ -269,27 +274,16 @@ impl ResourceHandler for JsResource {
         vars: Map<String, Value>,
         ctx: Context,
     ) -> BoxFuture<std::result::Result<Vec<ResourceContents>, HandlerError>> {
-        let tsfn = self.tsfn.clone();
+        let callee = self.callee.clone();
         let what = self.what.clone();
         let timeout = self.timeout;
         Box::pin(async move {
-            let call = CallState::new(ctx.clone());
-            let nctx = NativeContext { call: call.clone() };
-            let v = run_call(
-                ctx,
-                call,
-                timeout,
-                &what,
-                call_js(
-                    &tsfn,
-                    ReadCall {
-                        uri,
-                        vars: Value::Object(vars),
-                        ctx: nctx,
-                    },
-                    &what,
-                ),
-            )
+            let vars = Value::Object(vars);
+            let v = run_call(&callee, ctx, timeout, &what, |id| ReadCall {
+                uri,
+                vars,
+                id,
+            })
             .await?;
             serde_json::from_value(v).map_err(|e| bad_result(&what, e))
         })
@@ -298,7 +292,7 @@ impl ResourceHandler for JsResource {
 
 pub(crate) struct JsPrompt {
     pub(crate) what: String,
-    pub(crate) tsfn: Arc<Tsfn<PromptCall, ToolArgs>>,
+    pub(crate) callee: Arc<JsCallee<PromptCall, ToolArgs>>,
     pub(crate) timeout: Option<Duration>,
 }
 
@@ -308,27 +302,12 @@ impl PromptHandler for JsPrompt {
         args: Map<String, Value>,
         ctx: Context,
     ) -> BoxFuture<std::result::Result<PromptResult, HandlerError>> {
-        let tsfn = self.tsfn.clone();
+        let callee = self.callee.clone();
         let what = self.what.clone();
         let timeout = self.timeout;
         Box::pin(async move {
-            let call = CallState::new(ctx.clone());
-            let nctx = NativeContext { call: call.clone() };
-            let v = run_call(
-                ctx,
-                call,
-                timeout,
-                &what,
-                call_js(
-                    &tsfn,
-                    PromptCall {
-                        args: Value::Object(args),
-                        ctx: nctx,
-                    },
-                    &what,
-                ),
-            )
-            .await?;
+            let args = Value::Object(args);
+            let v = run_call(&callee, ctx, timeout, &what, |id| PromptCall { args, id }).await?;
             PromptResult::from_value(v).map_err(|e| bad_result(&what, e))
         })
     }
@@ -336,7 +315,7 @@ impl PromptHandler for JsPrompt {
 
 pub(crate) struct JsCompletion {
     pub(crate) what: String,
-    pub(crate) tsfn: Arc<Tsfn<CompleteCall, CompleteArgs>>,
+    pub(crate) callee: Arc<JsCallee<CompleteCall, CompleteArgs>>,
     pub(crate) timeout: Option<Duration>,
 }
 
@@ -348,19 +327,18 @@ impl CompletionHandler for JsCompletion {
         context_args: Map<String, Value>,
         ctx: Context,
     ) -> BoxFuture<std::result::Result<Completion, HandlerError>> {
-        let tsfn = self.tsfn.clone();
+        let callee = self.callee.clone();
         let what = self.what.clone();
         let timeout = self.timeout;
         Box::pin(async move {
-            let call = CallState::new(ctx.clone());
-            let nctx = NativeContext { call: call.clone() };
-            let c = CompleteCall {
+            let context_args = Value::Object(context_args);
+            let v = run_call(&callee, ctx, timeout, &what, |id| CompleteCall {
                 argument,
                 value,
-                context_args: Value::Object(context_args),
-                ctx: nctx,
-            };
-            let v = run_call(ctx, call, timeout, &what, call_js(&tsfn, c, &what)).await?;
+                context_args,
+                id,
+            })
+            .await?;
             serde_json::from_value(v).map_err(|e| bad_result(&what, e))
         })
     }

@@ -1,10 +1,13 @@
 //! `NativeServer`: one `oxmcp::Server` plus the transports it runs. Methods are thin: convert,
 //! call the core, map the error.
 
+use crate::calls::Calls;
+use crate::context::{CallState, NativeContext};
 use crate::errors::coded;
 use crate::http::{to_core, NativeHttpExchange, NativeHttpRequest};
 use crate::js_handler::{
-    self, CompleteFn, JsCompletion, JsPrompt, JsResource, JsTool, ReadFn, ToolFn,
+    self, CompleteFn, JsCallee, JsCompletion, JsPrompt, JsResource, JsTool, NativeEnvelope, ReadFn,
+    ToolFn,
 };
 use crate::options;
 use napi::bindgen_prelude::*;
@@ -52,6 +55,8 @@ pub struct NativeServer {
     pub(crate) tasks: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>>,
     /// The handler behind `server.fetch` / the Node `http` adapter (`configureMount`).
     pub(crate) mount: Mutex<HttpHandler>,
+    /// The JS handler calls in flight (`callContext`, `settle`).
+    pub(crate) calls: Arc<Calls>,
 }
 
 /// A running Streamable HTTP listener.
@@ -245,7 +250,35 @@ impl NativeServer {
             shutdown: CancellationToken::new(),
             tasks: Arc::new(Mutex::new(Vec::new())),
             mount,
+            calls: Arc::default(),
         })
+    }
+
+    /// The context of JS handler call `id`, for a handler that reads its `ctx` (a call that
+    /// has ended gives a context that says so).
+    #[napi]
+    pub fn call_context(&self, id: i64) -> NativeContext {
+        let call = u64::try_from(id)
+            .ok()
+            .and_then(|id| self.calls.context(id))
+            .unwrap_or_else(CallState::ended);
+        NativeContext { call }
+    }
+
+    /// The answer of JS handler call `id` that returned a Promise: the envelope it settled with
+    /// (anything else is reported as the handler's failure).
+    #[napi]
+    pub fn settle(&self, id: i64, envelope: Either<NativeEnvelope, Unknown<'_>>) {
+        let answer = match envelope {
+            Either::A(env) => Ok(env),
+            Either::B(_) => Err(Error::new(
+                Status::InvalidArg,
+                "the JS layer settled with something that is not an envelope",
+            )),
+        };
+        if let Ok(id) = u64::try_from(id) {
+            self.calls.settle(id, answer);
+        }
     }
 
     /// The server's `Implementation` object.
@@ -270,10 +303,10 @@ impl NativeServer {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string();
-        let tsfn = Arc::new(js_handler::tool_tsfn(&handler)?);
+        let callee = self.callee(js_handler::tool_tsfn(&handler)?);
         let mut tool = Tool::from_definition(def)
             .map_err(build_error)?
-            .handler_arc(Arc::new(JsTool { name, tsfn }));
+            .handler_arc(Arc::new(JsTool { name, callee }));
         if let Some(t) = timeout(timeout_ms) {
             tool = tool.timeout(t);
         }
@@ -308,12 +341,12 @@ impl NativeServer {
             "resource {:?}",
             def.get("uri").and_then(Value::as_str).unwrap_or_default()
         );
-        let tsfn = Arc::new(js_handler::read_tsfn(&handler)?);
+        let callee = self.callee(js_handler::read_tsfn(&handler)?);
         let r = Resource::from_definition(def)
             .map_err(build_error)?
             .handler_arc(Arc::new(JsResource {
                 what,
-                tsfn,
+                callee,
                 timeout: timeout(timeout_ms),
             }));
         self.server.add_resource(r).map_err(build_error)
@@ -338,16 +371,16 @@ impl NativeServer {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string();
-        let tsfn = Arc::new(js_handler::read_tsfn(&handler)?);
+        let callee = self.callee(js_handler::read_tsfn(&handler)?);
         let mut t = ResourceTemplate::from_definition(def)
             .map_err(build_error)?
             .handler_arc(Arc::new(JsResource {
                 what: format!("resource template {label:?}"),
-                tsfn,
+                callee,
                 timeout: timeout(timeout_ms),
             }));
         if let Some(c) = complete {
-            t = t.complete_arc(completion(
+            t = t.complete_arc(self.completion(
                 &c,
                 format!("completion for {label:?}"),
                 timeout(timeout_ms),
@@ -375,16 +408,16 @@ impl NativeServer {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string();
-        let tsfn = Arc::new(js_handler::prompt_tsfn(&handler)?);
+        let callee = self.callee(js_handler::prompt_tsfn(&handler)?);
         let mut p = Prompt::from_definition(def)
             .map_err(build_error)?
             .handler_arc(Arc::new(JsPrompt {
                 what: format!("prompt {name:?}"),
-                tsfn,
+                callee,
                 timeout: timeout(timeout_ms),
             }));
         if let Some(c) = complete {
-            p = p.complete_arc(completion(
+            p = p.complete_arc(self.completion(
                 &c,
                 format!("completion for prompt {name:?}"),
                 timeout(timeout_ms),
@@ -507,15 +540,28 @@ impl NativeServer {
     }
 }
 
-fn completion(
-    f: &CompleteFn<'_>,
-    what: String,
-    timeout: Option<Duration>,
-) -> Result<Arc<dyn CompletionHandler>> {
-    let tsfn = Arc::new(js_handler::complete_tsfn(f)?);
-    Ok(Arc::new(JsCompletion {
-        what,
-        tsfn,
-        timeout,
-    }))
+impl NativeServer {
+    fn callee<T: 'static, A: napi::bindgen_prelude::JsValuesTupleIntoVec + 'static>(
+        &self,
+        tsfn: js_handler::Tsfn<T, A>,
+    ) -> Arc<JsCallee<T, A>> {
+        Arc::new(JsCallee {
+            tsfn,
+            calls: self.calls.clone(),
+        })
+    }
+
+    fn completion(
+        &self,
+        f: &CompleteFn<'_>,
+        what: String,
+        timeout: Option<Duration>,
+    ) -> Result<Arc<dyn CompletionHandler>> {
+        let callee = self.callee(js_handler::complete_tsfn(f)?);
+        Ok(Arc::new(JsCompletion {
+            what,
+            callee,
+            timeout,
+        }))
+    }
 }

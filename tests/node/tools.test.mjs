@@ -127,6 +127,24 @@ test('a handler that never settles is bounded by its timeout, and its signal abo
   assert.equal(seen, 'true', 'ctx.signal aborted with a TimeoutError');
 });
 
+test('ctx.signal read for the first time after the call timed out is aborted', async () => {
+  const r = await callTool(srv.url, 'late_signal', {});
+  assert.match(JSON.stringify(r.response), /time/i);
+  let seen = 'false';
+  for (let i = 0; i < 40 && seen !== 'true'; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    seen = (await result('was_aborted', { id: 'late:TimeoutError' })).content[0].text;
+  }
+  assert.equal(seen, 'true', 'the late ctx.signal aborted with a TimeoutError');
+});
+
+test('a ctx kept past its call says the call ended, and its signal stays quiet', async () => {
+  assert.equal((await result('keep_ctx')).content[0].text, 'kept');
+  const r = JSON.parse((await result('read_kept_ctx')).content[0].text);
+  assert.match(r.requestId, /^threw .*CALL_ENDED/);
+  assert.equal(r.aborted, false);
+});
+
 test('ctx carries the request id, era, version and client info', async () => {
   const r = await callTool(srv.url, 'ctx_info', {}, { id: 'abc-1' });
   const info = JSON.parse(r.response.result.content[0].text);
