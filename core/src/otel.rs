@@ -63,7 +63,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 /// An OTLP/HTTP (protobuf) span exporter and the tracer provider around it.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Otlp {
     service_name: String,
     endpoint: Option<String>,
@@ -148,6 +148,18 @@ impl Otlp {
         );
         opentelemetry::global::set_tracer_provider(provider.clone());
         Ok(OtelGuard { provider })
+    }
+}
+
+/// Header values (API keys) are not shown.
+impl std::fmt::Debug for Otlp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Otlp")
+            .field("service_name", &self.service_name)
+            .field("endpoint", &self.endpoint)
+            .field("headers", &self.headers.keys().collect::<Vec<_>>())
+            .field("timeout", &self.timeout)
+            .finish()
     }
 }
 
@@ -318,4 +330,25 @@ async fn post(request: Request<Bytes>) -> Result<Response<Bytes>, HttpError> {
         .await?
         .to_bytes();
     Ok(Response::from_parts(parts, body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_hides_header_values() {
+        let o = Otlp::new("svc").header("x-api-key", "s3cret");
+        let d = format!("{o:?}");
+        assert!(d.contains("x-api-key") && !d.contains("s3cret"), "{d}");
+    }
+
+    #[tokio::test]
+    async fn built_in_client_refuses_https() {
+        let req = Request::post("https://collector.example/v1/traces")
+            .body(Bytes::new())
+            .unwrap();
+        let e = post(req).await.unwrap_err().to_string();
+        assert!(e.contains("http:// only"), "{e}");
+    }
 }
