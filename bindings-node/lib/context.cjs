@@ -1,54 +1,76 @@
 'use strict';
 /**
- * The `ctx` every handler receives: a thin, lazy view over the core's
- * `Context`. The native context is fetched only when a handler first reads
- * `ctx` (most handlers never do), getters cross into Rust only when read, and
- * the AbortSignal is built only when a handler asks for it.
+ * The `ctx` every handler receives: a thin view over the core's `Context` of
+ * one call, addressed by the call's id through the server's `NativeCalls` (no
+ * native object per call: bindings-node/src/calls.rs says why). Getters cross
+ * into Rust only when read, and the AbortSignal is built only when a handler
+ * asks for it.
  */
 const { fromNative } = require('./errors.cjs');
 
 const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
+/** The calls of one server: its `NativeCalls`, and the controllers of the `ctx.signal`s in use. */
+class Calls {
+  /** @param {any} nativeServer NativeServer */
+  constructor(nativeServer) {
+    /** @type {Map<number, AbortController>} */
+    this.signals = new Map();
+    this.native = nativeServer.calls((id, reason) => {
+      const controller = this.signals.get(id);
+      if (controller === undefined) return;
+      this.signals.delete(id);
+      abort(controller, reason);
+    });
+  }
+
+  /** An AbortController that aborts when call `id` is cancelled or times out. */
+  controller(id) {
+    const controller = new AbortController();
+    const ended = this.native.watch(id);
+    if (ended === null) this.signals.set(id, controller);
+    else queueMicrotask(() => abort(controller, ended));
+    return controller;
+  }
+}
+
+function abort(controller, reason) {
+  if (reason && reason !== 'finished') {
+    controller.abort(new DOMException(`request ${reason}`, reason === 'timed out' ? 'TimeoutError' : 'AbortError'));
+  }
+}
+
 class Context {
-  #server;
+  #calls;
   #id;
-  #native;
   #controller;
   #counters;
 
   /**
-   * @param {any} source the NativeServer serving call `id` (or, without `id`, a NativeContext)
-   * @param {number} [id] the call's id in the server's table of calls
+   * @param {Calls} calls the calls of the server serving this one
+   * @param {number} id the call's id
    */
-  constructor(source, id) {
-    if (id === undefined) this.#native = source;
-    else {
-      this.#server = source;
-      this.#id = id;
-    }
-  }
-
-  /** The NativeContext, fetched on first use. */
-  #n() {
-    return (this.#native ??= this.#server.callContext(this.#id));
+  constructor(calls, id) {
+    this.#calls = calls;
+    this.#id = id;
   }
 
   /** The JSON-RPC id of the request being served. */
-  get requestId() { return this.#n().requestId(); }
+  get requestId() { return this.#calls.native.requestId(this.#id); }
   /** The protocol version of this request (e.g. "2026-07-28", or the legacy session's). */
-  get protocolVersion() { return this.#n().protocolVersion(); }
+  get protocolVersion() { return this.#calls.native.protocolVersion(this.#id); }
   /** "modern" (per-request `_meta`) or "legacy" (an `initialize` session). */
-  get era() { return this.#n().era(); }
+  get era() { return this.#calls.native.era(this.#id); }
   /** The client's self-reported `{name, version}` (do not trust it for security decisions). */
-  get clientInfo() { return this.#n().clientInfo() ?? undefined; }
+  get clientInfo() { return this.#calls.native.clientInfo(this.#id) ?? undefined; }
   /** The client capabilities declared for this request (`{}` when none). */
-  get clientCapabilities() { return this.#n().clientCapabilities() ?? {}; }
+  get clientCapabilities() { return this.#calls.native.clientCapabilities(this.#id) ?? {}; }
   /** The authenticated caller, when the transport knows one. */
-  get caller() { return this.#n().caller() ?? undefined; }
+  get caller() { return this.#calls.native.caller(this.#id) ?? undefined; }
   /** The request's `_meta` object. */
-  get meta() { return this.#n().meta() ?? {}; }
+  get meta() { return this.#calls.native.meta(this.#id) ?? {}; }
   /** W3C traceparent from `_meta`, if any. */
-  get traceparent() { return this.#n().traceparent() ?? undefined; }
+  get traceparent() { return this.#calls.native.traceparent(this.#id) ?? undefined; }
 
   /**
    * Fires when the request is cancelled (client disconnect on HTTP,
@@ -56,21 +78,11 @@ class Context {
    * handler's timeout expires.
    */
   get signal() {
-    if (!this.#controller) {
-      const controller = new AbortController();
-      this.#controller = controller;
-      this.#n().cancelled().then(
-        (reason) => {
-          if (reason) controller.abort(new DOMException(`request ${reason}`, reason === 'timed out' ? 'TimeoutError' : 'AbortError'));
-        },
-        () => {},
-      );
-    }
-    return this.#controller.signal;
+    return (this.#controller ??= this.#calls.controller(this.#id)).signal;
   }
 
   /** Whether the client declared a capability on this request: "elicitation" | "sampling" | "roots" | "elicitation.url". */
-  supports(capability) { return this.#n().supports(capability); }
+  supports(capability) { return this.#calls.native.supports(this.#id, capability); }
 
   /**
    * Send `notifications/progress` (a no-op when the request carried no progressToken).
@@ -80,7 +92,7 @@ class Context {
    */
   async progress(progress, total, message) {
     if (typeof progress === 'object' && progress !== null) ({ progress, total, message } = progress);
-    await this.#n().progress(Number(progress), total === undefined ? undefined : Number(total), message);
+    await this.#calls.native.progress(this.#id, Number(progress), total === undefined ? undefined : Number(total), message);
   }
 
   /**
@@ -91,7 +103,7 @@ class Context {
    */
   async log(level, data, logger) {
     if (!LOG_LEVELS.includes(level)) throw new TypeError(`unknown log level ${JSON.stringify(level)}; expected one of ${LOG_LEVELS.join(', ')}`);
-    await this.#n().log(level, data === undefined ? null : data, logger);
+    await this.#calls.native.log(this.#id, level, data === undefined ? null : data, logger);
   }
 
   /**
@@ -103,19 +115,19 @@ class Context {
    */
   async elicit(keyOrParams, params) {
     const [key, p] = this.#keyed('elicit', keyOrParams, params);
-    return this.#call(() => this.#n().elicit(key, p));
+    return this.#call(() => this.#calls.native.elicit(this.#id, key, p));
   }
 
   /** Ask the client's model for a completion (`sampling/createMessage`). Same keying as elicit. */
   async sample(keyOrParams, params) {
     const [key, p] = this.#keyed('sample', keyOrParams, params);
-    return this.#call(() => this.#n().sample(key, p));
+    return this.#call(() => this.#calls.native.sample(this.#id, key, p));
   }
 
   /** Ask the client for its roots (`roots/list`): resolves to `{ roots: [...] }`. */
   async roots(key) {
     const k = typeof key === 'string' ? key : `roots-${++this.#count().roots}`;
-    return this.#call(() => this.#n().listRoots(k));
+    return this.#call(() => this.#calls.native.listRoots(this.#id, k));
   }
 
   /**
@@ -124,13 +136,13 @@ class Context {
    */
   async inputs(requests) {
     const keys = Object.keys(requests);
-    const values = await this.#call(() => this.#n().inputs(keys.map((k) => ({ key: k, ...requests[k] }))));
+    const values = await this.#call(() => this.#calls.native.inputs(this.#id, keys.map((k) => ({ key: k, ...requests[k] }))));
     return Object.fromEntries(keys.map((k, i) => [k, values[i]]));
   }
 
   /** Handler-defined state carried (sealed by the core) across MRTR rounds. */
-  get requestState() { return this.#n().requestState() ?? undefined; }
-  set requestState(value) { this.#n().setRequestState(value); }
+  get requestState() { return this.#calls.native.requestState(this.#id) ?? undefined; }
+  set requestState(value) { this.#calls.native.setRequestState(this.#id, value); }
 
   #keyed(kind, keyOrParams, params) {
     if (typeof keyOrParams === 'string') return [keyOrParams, params ?? {}];
@@ -150,4 +162,4 @@ class Context {
   }
 }
 
-module.exports = { Context, LOG_LEVELS };
+module.exports = { Context, Calls, LOG_LEVELS };

@@ -9,7 +9,7 @@ const { loadNative } = require('./native.cjs');
 const { ToolError, McpError, RegistrationError, fromNative } = require('./errors.cjs');
 const { resolveSchema, EMPTY_INPUT_SCHEMA, zodIssues, isZodSchema, isZodRawShape, loadZod } = require('./schema.cjs');
 const results = require('./results.cjs');
-const { Context } = require('./context.cjs');
+const { Context, Calls } = require('./context.cjs');
 const http = require('./http.cjs');
 
 const COMPLETERS = new WeakMap();
@@ -75,6 +75,7 @@ const HTTP_DEFAULT_KEYS = ['tokens', 'oauth', 'rateLimit', 'maxHeaders', 'maxHea
 
 class Server {
   #native;
+  #calls;
   #opts;
   #httpDefaults;
   #tools = new Map();
@@ -116,6 +117,7 @@ class Server {
     } catch (e) {
       throw fromNative(e);
     }
+    this.#calls = new Calls(this.#native);
     if (merged.http || Object.keys(this.#httpDefaults).length) this.configureHttp(merged.http ?? {});
   }
 
@@ -201,7 +203,7 @@ class Server {
   listTools() { return [...this.#tools.keys()]; }
 
   #runTool(entry, args, id) {
-    const ctx = new Context(this.#native, id);
+    const ctx = new Context(this.#calls, id);
     let out;
     try {
       if (entry.zod) {
@@ -326,7 +328,7 @@ class Server {
   }
 
   #runRead(entry, uri, vars, id) {
-    const ctx = new Context(this.#native, id);
+    const ctx = new Context(this.#calls, id);
     let url = uri;
     try {
       url = new URL(uri);
@@ -390,7 +392,7 @@ class Server {
   }
 
   #runPrompt(entry, args, id) {
-    const ctx = new Context(this.#native, id);
+    const ctx = new Context(this.#calls, id);
     const fail = (e) => this.#failure(`prompt ${JSON.stringify(entry.name)}`, e, (message) => ({ error: { code: -32603, message } }));
     const ok = (v) => {
       try {
@@ -419,7 +421,7 @@ class Server {
     return (argument, value, contextArgs, id) => {
       const fn = byArgument[argument];
       if (!fn) return { result: { values: [] } };
-      const ctx = new Context(this.#native, id);
+      const ctx = new Context(this.#calls, id);
       const fail = (e) => this.#failure(`completion for ${JSON.stringify(argument)}`, e, (message) => ({ error: { code: -32603, message } }));
       const ok = (v) => {
         try {
@@ -444,7 +446,7 @@ class Server {
    */
   #answer(id, out) {
     if (!isThenable(out)) return out;
-    const native = this.#native;
+    const native = this.#calls.native;
     out.then((envelope) => settle(native, id, envelope), () => settle(native, id, null));
     return undefined;
   }

@@ -1,27 +1,44 @@
-//! The JS handler calls in flight, by number. A JS handler is called with its call's id, not with
-//! a native object: every `#[napi]` object handed to JS is `napi_wrap`ped, and V8's scavenger
-//! treats the weak handle behind a wrapped object as a root, so one `NativeContext` per call
-//! survived two scavenges, was promoted, and waited for a full GC. Under load that grew V8's new
-//! space to its maximum and filled the old space with dead contexts (about 50 MiB of RSS for a
-//! server whose JS heap holds 4 MiB). Now the JS `ctx` asks for its `NativeContext`
-//! (`NativeServer.callContext`) only when a handler reads it, and an async handler's answer comes
-//! back through `NativeServer.settle` instead of napi's Promise adapter (which wraps two callbacks
-//! per call).
+//! The JS handler calls in flight, by number. A JS handler is called with its call's id, and its
+//! `ctx` reaches the core through `NativeCalls` (one per server) with that id: no native object
+//! per call. Every `#[napi]` object handed to JS is `napi_wrap`ped, and V8's scavenger treats the
+//! weak handle behind a wrapped object as a root, so one wrapped context per call survived two
+//! scavenges, was promoted, and waited for a full GC; under load that grew V8's new space to its
+//! maximum and filled the old space with dead contexts (about 50 MiB of RSS for a server whose JS
+//! heap holds 4 MiB). For the same reason an async handler's answer comes back through
+//! `NativeCalls.settle` rather than napi's Promise adapter (two wrapped callbacks per call), and
+//! `ctx.signal` learns how its call ended from one listener per server (`NativeServer.calls`)
+//! rather than a Promise per call (a threadsafe function each).
 
-use crate::context::CallState;
+use crate::context::{CallState, FINISHED_REASON};
 use crate::js_handler::NativeEnvelope;
+use napi::bindgen_prelude::FnArgs;
+use napi::threadsafe_function::{
+    ThreadsafeFunction, ThreadsafeFunctionCallMode, UnknownReturnValue,
+};
+use napi::Status;
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 
 /// How long the state of a call that ended early (timed out, cancelled) is kept for a JS handler
-/// that has neither answered nor read its `ctx` yet: when it reads `ctx.signal` later it must see
-/// the abort. A handler that never settles would otherwise keep its entry for ever.
+/// that has not answered yet: when it reads `ctx.signal` later it must see the abort. A handler
+/// that never settles would otherwise keep its entry for ever.
 const LINGER: Duration = Duration::from_secs(600);
 
 /// A JS handler's answer: its envelope, or why it could not be read.
 pub(crate) type Answer = std::result::Result<NativeEnvelope, napi::Error>;
+
+/// The server's listener for the end of calls whose `ctx.signal` exists: `(id, reason)`.
+pub(crate) type EndTsfn = ThreadsafeFunction<
+    (i64, Option<&'static str>),
+    UnknownReturnValue,
+    FnArgs<(i64, Option<&'static str>)>,
+    Status,
+    false,
+    true,
+>;
 
 #[derive(Default)]
 pub(crate) struct Calls(Mutex<Table>);
@@ -32,14 +49,13 @@ struct Table {
     calls: HashMap<u64, Entry>,
     /// Ended calls kept for their JS side, oldest first.
     lingering: VecDeque<(Instant, u64)>,
+    on_end: Option<Arc<EndTsfn>>,
 }
 
 struct Entry {
     state: Arc<CallState>,
     /// Taken by the handler's answer (`settle`).
     reply: Option<oneshot::Sender<Answer>>,
-    /// The JS side holds a `NativeContext` for this call (it needs the entry no more).
-    handed_out: bool,
     /// The Rust side of the call has ended (the entry lingers for its JS side).
     ended: bool,
 }
@@ -47,6 +63,11 @@ struct Entry {
 impl Calls {
     fn table(&self) -> std::sync::MutexGuard<'_, Table> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Who hears of the end of calls whose `ctx.signal` exists.
+    pub(crate) fn set_listener(&self, on_end: EndTsfn) {
+        self.table().on_end = Some(Arc::new(on_end));
     }
 
     /// Register a call: its id (an integer below 2^53, exact as a JS number) and the receiver of
@@ -62,25 +83,27 @@ impl Calls {
             Entry {
                 state,
                 reply: Some(tx),
-                handed_out: false,
                 ended: false,
             },
         );
         (id, rx)
     }
 
-    /// The state behind `ctx` for a JS handler that reads it; `None` once the call has ended and
-    /// its entry is gone (the JS side then sees an ended call).
-    pub(crate) fn context(&self, id: u64) -> Option<Arc<CallState>> {
-        let mut t = self.table();
-        let e = t.calls.get_mut(&id)?;
-        let state = e.state.clone();
-        if e.ended {
-            t.calls.remove(&id);
-        } else {
-            e.handed_out = true;
-        }
-        Some(state)
+    /// The state of a call in flight (or ended early, while its handler has not answered).
+    pub(crate) fn state(&self, id: u64) -> Option<Arc<CallState>> {
+        self.table().calls.get(&id).map(|e| e.state.clone())
+    }
+
+    /// `ctx.signal` of call `id` exists: `None` if the listener will hear how it ends, else how it
+    /// has ended already (a call without an entry finished).
+    pub(crate) fn watch(&self, id: u64) -> Option<&'static str> {
+        let t = self.table();
+        let Some(e) = t.calls.get(&id) else {
+            return Some(FINISHED_REASON);
+        };
+        // Under the table's lock, so `end` either sees the flag or left the outcome to us.
+        e.state.watched.store(true, Ordering::SeqCst);
+        e.state.ending()
     }
 
     /// An async JS handler's answer. Ignored when the call has already ended.
@@ -98,19 +121,26 @@ impl Calls {
     }
 
     /// The Rust side of the call ended (`answered`: the JS handler's answer came back with the
-    /// call). The entry goes, unless its JS side may still ask for a `ctx` that must show how
-    /// the call ended (it was cancelled or timed out before the handler answered).
+    /// call). A watching `ctx.signal` hears how. The entry goes, unless the handler has not
+    /// answered and the call did not finish (it was cancelled or timed out): then its `ctx` must
+    /// still say so.
     pub(crate) fn end(&self, id: u64, answered: bool) {
         let mut t = self.table();
         let Some(e) = t.calls.get_mut(&id) else {
             return;
         };
-        let answered = answered || e.reply.is_none();
-        if answered || e.handed_out || e.state.finished() {
+        let reason = e.state.ending().filter(|r| *r != FINISHED_REASON);
+        let notify = e.state.watched.load(Ordering::SeqCst);
+        if answered || e.reply.is_none() || reason.is_none() {
             t.calls.remove(&id);
         } else {
             e.ended = true;
             t.lingering.push_back((Instant::now(), id));
+        }
+        let on_end = if notify { t.on_end.clone() } else { None };
+        drop(t);
+        if let Some(f) = on_end {
+            f.call((id as i64, reason), ThreadsafeFunctionCallMode::NonBlocking);
         }
     }
 }

@@ -1,10 +1,13 @@
-//! `NativeContext`: the core `Context` as the JS layer's `ctx` sees it, plus the per-call state
-//! that lets a JS handler's outcome be combined with what happened inside the core (an input
-//! request left unanswered, the call finishing or being dropped by a timeout).
+//! The per-call state shared by a JS handler call's Rust future and its JS `ctx`, and
+//! `NativeCalls`: the core `Context` of each call as the JS layer's `ctx` sees it, addressed by the
+//! call's id (no native object per call: see `calls.rs`).
 
 use crate::calls::Calls;
 use crate::errors;
+use crate::js_handler::NativeEnvelope;
+use futures::FutureExt;
 use napi::bindgen_prelude::*;
+use napi::threadsafe_function::UnknownReturnValue;
 use napi_derive::napi;
 use oxmcp::{ClientCapability, Context, HandlerError, InputRequest, LogLevel, McpError};
 use serde_json::{json, Map, Value};
@@ -19,17 +22,16 @@ const CANCELLED: u8 = 3;
 
 /// What happened to one handler call, shared by the Rust future and the JS `ctx`.
 pub(crate) struct CallState {
-    /// Fired when the call ends, however it ends (so JS-side waiters settle and nothing keeps
-    /// Node's event loop alive after a call).
-    done: CancellationToken,
     outcome: AtomicU8,
+    /// The JS `ctx.signal` of this call exists: tell JS how the call ended.
+    pub(crate) watched: AtomicBool,
     /// An `InputRequired` raised inside `ctx.elicit()` & co: the call's answer is
     /// `input_required` whatever the JS handler did with the rejection.
     input_required: Mutex<Option<HandlerError>>,
     /// The last protocol error a `ctx` call raised (e.g. -32021): when the JS handler lets it
     /// propagate, the core answers with this original (it carries the HTTP status rule).
     mcp_error: Mutex<Option<McpError>>,
-    /// The core context, released when the call ends: a JS `ctx` object lives until GC, and
+    /// The core context, released when the call ends: a JS handler may keep its `ctx`, which
     /// must not keep the request's notification sink (and so the transport) alive.
     ctx: Mutex<Option<Context>>,
     cancel: CancellationToken,
@@ -38,42 +40,31 @@ pub(crate) struct CallState {
 impl CallState {
     pub(crate) fn new(ctx: Context) -> Arc<Self> {
         Arc::new(Self {
-            done: CancellationToken::new(),
             outcome: AtomicU8::new(RUNNING),
+            watched: AtomicBool::new(false),
             input_required: Mutex::new(None),
             mcp_error: Mutex::new(None),
             cancel: ctx.cancellation().clone(),
             ctx: Mutex::new(Some(ctx)),
         })
     }
-    /// The state of a call whose entry is gone: it ended (finished, as far as JS can know).
-    pub(crate) fn ended() -> Arc<Self> {
-        let done = CancellationToken::new();
-        done.cancel();
-        Arc::new(Self {
-            done,
-            outcome: AtomicU8::new(FINISHED),
-            input_required: Mutex::new(None),
-            mcp_error: Mutex::new(None),
-            ctx: Mutex::new(None),
-            cancel: CancellationToken::new(),
-        })
-    }
-    /// Whether the call ended normally.
-    pub(crate) fn finished(&self) -> bool {
-        self.outcome.load(Ordering::SeqCst) == FINISHED
+    /// How the call ended, as `ctx.signal` reports it: `None` while it runs, else "finished",
+    /// "cancelled" (client cancel/disconnect or server shutdown) or "timed out" (the call was
+    /// dropped before it finished).
+    pub(crate) fn ending(&self) -> Option<&'static str> {
+        match self.outcome.load(Ordering::SeqCst) {
+            RUNNING => None,
+            FINISHED => Some(FINISHED_REASON),
+            DROPPED => Some("timed out"),
+            _ => Some("cancelled"),
+        }
     }
     fn ctx(&self) -> Result<Context> {
         self.ctx
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
-            .ok_or_else(|| {
-                Error::new(
-                    Status::GenericFailure,
-                    "CALL_ENDED: this ctx belongs to a call that has ended",
-                )
-            })
+            .ok_or_else(call_ended)
     }
     /// The `InputRequired` a `ctx` input call raised, if any (taken once).
     pub(crate) fn take_input_required(&self) -> Option<HandlerError> {
@@ -107,9 +98,19 @@ impl CallState {
     }
 }
 
+/// `CallState::ending` of a call that ended normally.
+pub(crate) const FINISHED_REASON: &str = "finished";
+
+fn call_ended() -> Error {
+    Error::new(
+        Status::GenericFailure,
+        "CALL_ENDED: this ctx belongs to a call that has ended",
+    )
+}
+
 /// Marks the call finished when the handler future completes, or dropped (the core's timeout,
 /// or the connection going away) when it is dropped first; then ends its entry in the table of
-/// calls.
+/// calls (which tells a JS `ctx.signal` how the call ended).
 pub(crate) struct CallGuard {
     call: Arc<CallState>,
     calls: Arc<Calls>,
@@ -132,7 +133,7 @@ impl CallGuard {
     }
     pub(crate) fn finish(self) {
         self.call.outcome.store(FINISHED, Ordering::SeqCst);
-        // Drop runs next and fires `done`.
+        // Drop runs next and ends the entry.
     }
 }
 
@@ -156,17 +157,20 @@ impl Drop for CallGuard {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take();
-        self.call.done.cancel();
         self.calls
             .end(self.id, self.answered.load(Ordering::Relaxed));
     }
 }
 
-/// The per-request context of a JS handler that reads its `ctx` (wrapped by `lib/context.cjs`;
-/// `NativeServer.callContext`).
+/// `(id, reason)`: call `id`, whose `ctx.signal` exists, ended; `reason` is null when it finished,
+/// else "cancelled" or "timed out".
+pub(crate) type EndFn<'a> = Function<'a, FnArgs<(i64, Option<&'static str>)>, UnknownReturnValue>;
+
+/// The calls of one `NativeServer` as the JS `ctx` objects see them: every method takes the call's
+/// id (the number a JS handler is called with). A call that has ended answers `CALL_ENDED`.
 #[napi]
-pub struct NativeContext {
-    pub(crate) call: Arc<CallState>,
+pub struct NativeCalls {
+    pub(crate) calls: Arc<Calls>,
 }
 
 fn capability(name: &str) -> Result<ClientCapability> {
@@ -208,33 +212,69 @@ pub struct NativeInputRequest {
 }
 
 #[napi]
-impl NativeContext {
+impl NativeCalls {
+    fn state(&self, id: i64) -> Result<Arc<CallState>> {
+        u64::try_from(id)
+            .ok()
+            .and_then(|id| self.calls.state(id))
+            .ok_or_else(call_ended)
+    }
+    fn ctx(&self, id: i64) -> Result<Context> {
+        self.state(id)?.ctx()
+    }
+
+    /// The answer of call `id` whose handler returned a Promise: the envelope it settled with
+    /// (anything else is reported as the handler's failure).
     #[napi]
-    pub fn request_id(&self) -> Result<Value> {
-        Ok(self.call.ctx()?.request_id().clone())
+    pub fn settle(&self, id: i64, envelope: Either<NativeEnvelope, Unknown<'_>>) {
+        let answer = match envelope {
+            Either::A(env) => Ok(env),
+            Either::B(_) => Err(Error::new(
+                Status::InvalidArg,
+                "the JS layer settled with something that is not an envelope",
+            )),
+        };
+        if let Ok(id) = u64::try_from(id) {
+            self.calls.settle(id, answer);
+        }
+    }
+
+    /// Watch how call `id` ends, for its `ctx.signal`: null while it runs (the server's end
+    /// listener hears of it), else how it ended ("finished", "cancelled", "timed out").
+    #[napi]
+    pub fn watch(&self, id: i64) -> Option<&'static str> {
+        match u64::try_from(id) {
+            Ok(id) => self.calls.watch(id),
+            Err(_) => Some(FINISHED_REASON),
+        }
+    }
+
+    #[napi]
+    pub fn request_id(&self, id: i64) -> Result<Value> {
+        Ok(self.ctx(id)?.request_id().clone())
     }
     #[napi]
-    pub fn protocol_version(&self) -> Result<String> {
-        Ok(self.call.ctx()?.protocol_version().to_string())
+    pub fn protocol_version(&self, id: i64) -> Result<String> {
+        Ok(self.ctx(id)?.protocol_version().to_string())
     }
     #[napi]
-    pub fn era(&self) -> Result<&'static str> {
-        Ok(match self.call.ctx()?.era() {
+    pub fn era(&self, id: i64) -> Result<&'static str> {
+        Ok(match self.ctx(id)?.era() {
             oxmcp::Era::Modern => "modern",
             oxmcp::Era::Legacy => "legacy",
         })
     }
     #[napi]
-    pub fn client_info(&self) -> Result<Option<Value>> {
-        Ok(self.call.ctx()?.client_info().cloned())
+    pub fn client_info(&self, id: i64) -> Result<Option<Value>> {
+        Ok(self.ctx(id)?.client_info().cloned())
     }
     #[napi]
-    pub fn client_capabilities(&self) -> Result<Value> {
-        Ok(self.call.ctx()?.client_capabilities().clone())
+    pub fn client_capabilities(&self, id: i64) -> Result<Value> {
+        Ok(self.ctx(id)?.client_capabilities().clone())
     }
     #[napi]
-    pub fn caller(&self) -> Result<Option<Value>> {
-        Ok(self.call.ctx()?.caller().map(|c| {
+    pub fn caller(&self, id: i64) -> Result<Option<Value>> {
+        Ok(self.ctx(id)?.caller().map(|c| {
             let mut m = Map::new();
             m.insert("name".into(), Value::String(c.name.clone()));
             m.insert("scopes".into(), json!(c.scopes));
@@ -245,63 +285,74 @@ impl NativeContext {
         }))
     }
     #[napi]
-    pub fn meta(&self) -> Result<Value> {
-        Ok(Value::Object(self.call.ctx()?.meta().clone()))
+    pub fn meta(&self, id: i64) -> Result<Value> {
+        Ok(Value::Object(self.ctx(id)?.meta().clone()))
     }
     #[napi]
-    pub fn traceparent(&self) -> Result<Option<String>> {
-        Ok(self.call.ctx()?.traceparent().map(str::to_string))
+    pub fn traceparent(&self, id: i64) -> Result<Option<String>> {
+        Ok(self.ctx(id)?.traceparent().map(str::to_string))
     }
     #[napi]
-    pub fn supports(&self, capability_name: String) -> Result<bool> {
-        Ok(self.call.ctx()?.supports(capability(&capability_name)?))
+    pub fn supports(&self, id: i64, capability_name: String) -> Result<bool> {
+        Ok(self.ctx(id)?.supports(capability(&capability_name)?))
     }
 
-    // Async methods take no lasting borrow of `self` (napi tracks borrows of native objects and
-    // a pending `async fn(&self)` would lock the ctx for the whole await): they clone what
-    // they need and hand a future to the runtime.
+    // `progress` and `log` queue a notification and are done: they return null, or a Promise if
+    // the core ever has to wait (a Promise per call costs a threadsafe function in napi).
 
-    #[napi(ts_return_type = "Promise<void>")]
+    #[napi(ts_return_type = "Promise<void> | null")]
     pub fn progress<'env>(
         &self,
         env: &'env Env,
+        id: i64,
         progress: f64,
         total: Option<f64>,
         message: Option<String>,
-    ) -> Result<PromiseRaw<'env, ()>> {
-        let ctx = self.call.ctx()?;
-        env.spawn_future(async move {
+    ) -> Result<Option<PromiseRaw<'env, ()>>> {
+        let ctx = self.ctx(id)?;
+        let fut = async move {
             ctx.progress(progress, total, message).await;
             Ok(())
-        })
+        }
+        .boxed();
+        now_or_later(env, fut)
     }
 
-    #[napi(ts_return_type = "Promise<void>")]
+    #[napi(ts_return_type = "Promise<void> | null")]
     pub fn log<'env>(
         &self,
         env: &'env Env,
+        id: i64,
         level: String,
         data: Value,
         logger: Option<String>,
-    ) -> Result<PromiseRaw<'env, ()>> {
+    ) -> Result<Option<PromiseRaw<'env, ()>>> {
         let level = LogLevel::parse(&level).ok_or_else(|| {
             Error::new(Status::InvalidArg, format!("unknown log level {level:?}"))
         })?;
-        let ctx = self.call.ctx()?;
-        env.spawn_future(async move {
+        let ctx = self.ctx(id)?;
+        let fut = async move {
             ctx.log(level, data, logger).await;
             Ok(())
-        })
+        }
+        .boxed();
+        now_or_later(env, fut)
     }
+
+    // Async methods take no lasting borrow of `self` (napi tracks borrows of native objects and
+    // a pending `async fn(&self)` would lock the object for the whole await): they clone what
+    // they need and hand a future to the runtime.
 
     #[napi(ts_return_type = "Promise<any>")]
     pub fn elicit<'env>(
         &self,
         env: &'env Env,
+        id: i64,
         key: String,
         params: Value,
     ) -> Result<PromiseRaw<'env, Value>> {
-        let (ctx, call) = (self.call.ctx()?, self.call.clone());
+        let call = self.state(id)?;
+        let ctx = call.ctx()?;
         env.spawn_future(async move { settle(&call, ctx.elicit(&key, params).await) })
     }
 
@@ -309,16 +360,24 @@ impl NativeContext {
     pub fn sample<'env>(
         &self,
         env: &'env Env,
+        id: i64,
         key: String,
         params: Value,
     ) -> Result<PromiseRaw<'env, Value>> {
-        let (ctx, call) = (self.call.ctx()?, self.call.clone());
+        let call = self.state(id)?;
+        let ctx = call.ctx()?;
         env.spawn_future(async move { settle(&call, ctx.sample(&key, params).await) })
     }
 
     #[napi(ts_return_type = "Promise<any>")]
-    pub fn list_roots<'env>(&self, env: &'env Env, key: String) -> Result<PromiseRaw<'env, Value>> {
-        let (ctx, call) = (self.call.ctx()?, self.call.clone());
+    pub fn list_roots<'env>(
+        &self,
+        env: &'env Env,
+        id: i64,
+        key: String,
+    ) -> Result<PromiseRaw<'env, Value>> {
+        let call = self.state(id)?;
+        let ctx = call.ctx()?;
         env.spawn_future(async move { settle(&call, ctx.list_roots(&key).await) })
     }
 
@@ -326,43 +385,37 @@ impl NativeContext {
     pub fn inputs<'env>(
         &self,
         env: &'env Env,
+        id: i64,
         requests: Vec<NativeInputRequest>,
     ) -> Result<PromiseRaw<'env, Vec<Value>>> {
         let mut reqs = Vec::with_capacity(requests.len());
         for r in requests {
             reqs.push((r.key, input_request(&r.method, r.params)?));
         }
-        let (ctx, call) = (self.call.ctx()?, self.call.clone());
+        let call = self.state(id)?;
+        let ctx = call.ctx()?;
         env.spawn_future(async move { settle(&call, ctx.inputs(reqs).await) })
     }
 
     #[napi]
-    pub fn request_state(&self) -> Result<Option<Value>> {
-        Ok(self.call.ctx()?.request_state())
+    pub fn request_state(&self, id: i64) -> Result<Option<Value>> {
+        Ok(self.ctx(id)?.request_state())
     }
     #[napi]
-    pub fn set_request_state(&self, state: Value) -> Result<()> {
-        self.call.ctx()?.set_request_state(state);
+    pub fn set_request_state(&self, id: i64, state: Value) -> Result<()> {
+        self.ctx(id)?.set_request_state(state);
         Ok(())
     }
+}
 
-    /// Resolves with "cancelled" (client cancel/disconnect or server shutdown), "timed out"
-    /// (the call was dropped before it finished), or null once the call finished normally.
-    #[napi(ts_return_type = "Promise<string | null>")]
-    pub fn cancelled<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, Option<String>>> {
-        let cancel = self.call.cancel.clone();
-        let call = self.call.clone();
-        env.spawn_future(async move {
-            tokio::select! {
-                _ = cancel.cancelled() => {}
-                _ = call.done.cancelled() => {}
-            }
-            Ok(match call.outcome.load(Ordering::SeqCst) {
-                DROPPED => Some("timed out".to_string()),
-                FINISHED => None,
-                _ => Some("cancelled".to_string()),
-            })
-        })
+/// Run an (almost always) immediately ready future here; hand it to the runtime otherwise.
+fn now_or_later<'env>(
+    env: &'env Env,
+    mut fut: futures::future::BoxFuture<'static, Result<()>>,
+) -> Result<Option<PromiseRaw<'env, ()>>> {
+    match (&mut fut).now_or_never() {
+        Some(r) => r.map(|()| None),
+        None => env.spawn_future(fut).map(Some),
     }
 }
 

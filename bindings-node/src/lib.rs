@@ -13,6 +13,6 @@ mod js_handler;
 mod options;
 mod server;
 
-pub use context::NativeContext;
+pub use context::NativeCalls;
 pub use http::{NativeHttpExchange, NativeHttpResponse};
 pub use server::NativeServer;

@@ -2,12 +2,11 @@
 //! call the core, map the error.
 
 use crate::calls::Calls;
-use crate::context::{CallState, NativeContext};
+use crate::context::{EndFn, NativeCalls};
 use crate::errors::coded;
 use crate::http::{to_core, NativeHttpExchange, NativeHttpRequest};
 use crate::js_handler::{
-    self, CompleteFn, JsCallee, JsCompletion, JsPrompt, JsResource, JsTool, NativeEnvelope, ReadFn,
-    ToolFn,
+    self, CompleteFn, JsCallee, JsCompletion, JsPrompt, JsResource, JsTool, ReadFn, ToolFn,
 };
 use crate::options;
 use napi::bindgen_prelude::*;
@@ -55,7 +54,7 @@ pub struct NativeServer {
     pub(crate) tasks: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>>,
     /// The handler behind `server.fetch` / the Node `http` adapter (`configureMount`).
     pub(crate) mount: Mutex<HttpHandler>,
-    /// The JS handler calls in flight (`callContext`, `settle`).
+    /// The JS handler calls in flight (`calls()`).
     pub(crate) calls: Arc<Calls>,
 }
 
@@ -254,31 +253,20 @@ impl NativeServer {
         })
     }
 
-    /// The context of JS handler call `id`, for a handler that reads its `ctx` (a call that
-    /// has ended gives a context that says so).
-    #[napi]
-    pub fn call_context(&self, id: i64) -> NativeContext {
-        let call = u64::try_from(id)
-            .ok()
-            .and_then(|id| self.calls.context(id))
-            .unwrap_or_else(CallState::ended);
-        NativeContext { call }
-    }
-
-    /// The answer of JS handler call `id` that returned a Promise: the envelope it settled with
-    /// (anything else is reported as the handler's failure).
-    #[napi]
-    pub fn settle(&self, id: i64, envelope: Either<NativeEnvelope, Unknown<'_>>) {
-        let answer = match envelope {
-            Either::A(env) => Ok(env),
-            Either::B(_) => Err(Error::new(
-                Status::InvalidArg,
-                "the JS layer settled with something that is not an envelope",
-            )),
-        };
-        if let Ok(id) = u64::try_from(id) {
-            self.calls.settle(id, answer);
-        }
+    /// The calls of this server as the JS `ctx` objects see them. `onEnd(id, reason)` hears when
+    /// a call whose `ctx.signal` exists ends (`reason`: null when it finished, else "cancelled"
+    /// or "timed out").
+    #[napi(ts_args_type = "onEnd: (id: number, reason: string | null) => void")]
+    pub fn calls(&self, on_end: EndFn<'_>) -> Result<NativeCalls> {
+        let tsfn = on_end
+            .build_threadsafe_function::<(i64, Option<&'static str>)>()
+            .weak::<true>()
+            .callee_handled::<false>()
+            .build_callback(|c| Ok(FnArgs::from(c.value)))?;
+        self.calls.set_listener(tsfn);
+        Ok(NativeCalls {
+            calls: self.calls.clone(),
+        })
     }
 
     /// The server's `Implementation` object.

@@ -23,11 +23,12 @@ async function drive(tool, calls, conns) {
   }));
 }
 
-test('calls of sync and async handlers die young: the new space does not grow, the old space barely', async () => {
+test('calls of sync, async and ctx-reading handlers die young: the new space does not grow, the old space barely', async () => {
   const MiB = 2 ** 20;
   const start = await spaces();
-  await drive('add_json', 2000, 8);
-  await drive('add_async', 2000, 8);
+  await drive('add_json', 1500, 8);
+  await drive('add_async', 1500, 8);
+  await drive('add_ctx', 1500, 8);
   const end = await spaces();
   const detail = `new space ${start.new_space / MiB} -> ${end.new_space / MiB} MiB, old space ${start.old_space / MiB} -> ${end.old_space / MiB} MiB`;
   // Before calls.rs: 2 -> 8 MiB and +5 MiB over the same calls.
