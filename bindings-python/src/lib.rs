@@ -11,6 +11,7 @@ mod engine;
 mod handlers;
 mod options;
 mod serve;
+mod telemetry;
 
 use convert::from_py;
 use engine::Engine;
@@ -393,6 +394,8 @@ fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("HTTP_OPTIONS", serve::HTTP_KEYS.to_vec())?;
     m.add_function(wrap_pyfunction!(engine::quiesce, m)?)?;
     m.add_function(wrap_pyfunction!(engine::after_fork, m)?)?;
+    m.add_function(wrap_pyfunction!(telemetry::flush_telemetry, m)?)?;
+    telemetry::init();
     // Installs the atexit hook (quiesce) and the fork hook (after_fork).
     m.py()
         .import("oxmcp._runtime")?

@@ -13,6 +13,8 @@ pub mod error;
 pub mod handler;
 mod jsonrpc;
 pub mod limits;
+#[cfg(feature = "logging")]
+pub mod logging;
 #[cfg(feature = "otel")]
 pub mod otel;
 pub mod prompt;

@@ -100,6 +100,7 @@ def _at_exit() -> None:
     if inside:
         _log.warning("%d handler thread(s) still running Python at exit (a sync handler that ignores "
                      "ctx.cancelled?); finalizing anyway", inside)
+    _oxmcp.flush_telemetry()  # spans still queued for OTLP export (OTEL_EXPORTER_OTLP_ENDPOINT)
 
 
 def _after_fork_in_child() -> None:
