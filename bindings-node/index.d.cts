@@ -290,6 +290,8 @@ export interface HttpOptions extends HttpSecurityOptions {
   /** Host header values accepted (DNS-rebinding protection); empty: loopback names on a loopback bind. */
   allowedHosts?: string[];
   maxBodyBytes?: number;
+  /** Longest JSON string (key or value) in a request, in bytes (default 1 MiB; 413 above it). */
+  maxStringBytes?: number;
   keepAliveMs?: number;
   headerTimeoutMs?: number;
   drainTimeoutMs?: number;

@@ -20,6 +20,10 @@ function loadNative() {
     if (!fs.existsSync(file)) continue;
     try {
       cached = require(file);
+      // OXMCP_LOG / OXMCP_LOG_FORMAT and the OTEL_* variables (see the README's Security part);
+      // spans still queued for export are sent before the process exits.
+      cached.initTelemetry();
+      process.once('exit', () => cached.flushTelemetry());
       return cached;
     } catch (e) {
       errors.push(`${file}: ${e.message}`);

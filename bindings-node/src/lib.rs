@@ -12,7 +12,9 @@ mod http;
 mod js_handler;
 mod options;
 mod server;
+mod telemetry;
 
 pub use context::NativeCalls;
 pub use http::{NativeHttpExchange, NativeHttpResponse};
 pub use server::NativeServer;
+pub use telemetry::{flush_telemetry, init_telemetry};

@@ -153,6 +153,7 @@ fn http_config(v: Value, default_addr: SocketAddr) -> Result<HttpConfig> {
                 | "allowedOrigins"
                 | "allowedHosts"
                 | "maxBodyBytes"
+                | "maxStringBytes"
                 | "keepAliveMs"
                 | "headerTimeoutMs"
                 | "drainTimeoutMs"
@@ -183,6 +184,9 @@ fn http_config(v: Value, default_addr: SocketAddr) -> Result<HttpConfig> {
     }
     if let Some(n) = m.get("maxBodyBytes").and_then(Value::as_u64) {
         c.max_body = n as usize;
+    }
+    if let Some(n) = m.get("maxStringBytes").and_then(Value::as_u64) {
+        c.max_string = n as usize;
     }
     if let Some(d) = ms("keepAliveMs")? {
         c.keep_alive = d;
