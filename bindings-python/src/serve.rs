@@ -81,7 +81,9 @@ where
     runtime().spawn(async move {
         let r = fut.await;
         // The spans of the last requests, before anyone waiting on the transport moves on.
-        tokio::task::spawn_blocking(crate::telemetry::flush).await.ok();
+        tokio::task::spawn_blocking(crate::telemetry::flush)
+            .await
+            .ok();
         let _ = tx.send(Some(r));
     });
     ServeHandle {
