@@ -40,9 +40,10 @@
 //! `tracing_opentelemetry::layer().with_tracer(..)` yourself). The crates are re-exported so
 //! their versions match the ones oxmcp was built with.
 //!
-//! The built-in OTLP client speaks plain `http://` (a collector or agent on the host or in the
-//! pod, the usual deployment). For `https://` endpoints, build an
-//! [`opentelemetry_otlp::SpanExporter`] with a TLS-capable client and use [`layer`].
+//! The built-in OTLP client speaks `http://` (a collector or agent on the host or in the pod, the
+//! usual deployment) and, with the `tls` feature, `https://` (rustls; Mozilla roots plus
+//! `SSL_CERT_FILE`). For anything else (proxies, client certificates), build an
+//! [`opentelemetry_otlp::SpanExporter`] with your own client and use [`layer`].
 //!
 //! Sampling follows the caller: the SDK's default parent-based sampler exports a request whose
 //! `traceparent` is sampled (flags `01`) and drops one that is not.
@@ -54,7 +55,6 @@ pub use tracing_opentelemetry;
 
 use bytes::Bytes;
 use http::{Request, Response};
-use http_body_util::{BodyExt, Full, Limited};
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry::InstrumentationScope;
 use opentelemetry_otlp::{WithExportConfig, WithHttpConfig};
@@ -292,44 +292,7 @@ impl opentelemetry_http::HttpClient for ExportClient {
 }
 
 async fn post(request: Request<Bytes>) -> Result<Response<Bytes>, HttpError> {
-    let (mut parts, body) = request.into_parts();
-    if parts.uri.scheme_str() != Some("http") {
-        return Err(format!(
-            "OTLP endpoint {}: the built-in client speaks http:// only (see oxmcp::otel)",
-            parts.uri
-        )
-        .into());
-    }
-    let authority = parts
-        .uri
-        .authority()
-        .cloned()
-        .ok_or("OTLP endpoint without a host")?;
-    let host = authority
-        .host()
-        .trim_start_matches('[')
-        .trim_end_matches(']');
-    let stream = tokio::net::TcpStream::connect((host, authority.port_u16().unwrap_or(80))).await?;
-    let (mut sender, conn) =
-        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream)).await?;
-    tokio::spawn(conn);
-    parts.uri = parts
-        .uri
-        .path_and_query()
-        .map_or("/", |p| p.as_str())
-        .parse()?;
-    parts
-        .headers
-        .insert(http::header::HOST, authority.as_str().parse()?);
-    let response = sender
-        .send_request(Request::from_parts(parts, Full::new(body)))
-        .await?;
-    let (parts, body) = response.into_parts();
-    let body = Limited::new(body, MAX_RESPONSE_BYTES)
-        .collect()
-        .await?
-        .to_bytes();
-    Ok(Response::from_parts(parts, body))
+    Ok(crate::transport::client::send(request, MAX_RESPONSE_BYTES).await?)
 }
 
 #[cfg(test)]
@@ -343,12 +306,13 @@ mod tests {
         assert!(d.contains("x-api-key") && !d.contains("s3cret"), "{d}");
     }
 
+    #[cfg(not(feature = "tls"))]
     #[tokio::test]
-    async fn built_in_client_refuses_https() {
+    async fn built_in_client_needs_tls_for_https() {
         let req = Request::post("https://collector.example/v1/traces")
             .body(Bytes::new())
             .unwrap();
         let e = post(req).await.unwrap_err().to_string();
-        assert!(e.contains("http:// only"), "{e}");
+        assert!(e.contains("without its `tls` feature"), "{e}");
     }
 }

@@ -3,76 +3,44 @@
 
 use super::AuthFuture;
 use bytes::Bytes;
-use http_body_util::{BodyExt, Empty, Limited};
 use jsonwebtoken::jwk::Jwk;
 use jsonwebtoken::DecodingKey;
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// Fetches a JWKS document. The built-in one speaks plain HTTP/1.1 (a loopback or in-cluster
-/// identity provider); for `https://` URLs supply your own (e.g. built on reqwest).
+/// Fetches a JWKS document. The built-in [`HttpJwksFetcher`] covers `http://` and, with the
+/// `tls` feature, `https://`; supply your own for proxies or client certificates.
 pub trait JwksFetcher: Send + Sync + 'static {
     fn fetch<'a>(&'a self, url: &'a str) -> AuthFuture<'a, Result<Vec<u8>, String>>;
 }
 
-/// Plain-HTTP fetcher: 5 s deadline, 1 MiB cap, 200 only.
+/// The built-in fetcher: 5 s deadline, 1 MiB cap, 200 only; `https://` needs the `tls` feature.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct HttpJwksFetcher;
 
 impl JwksFetcher for HttpJwksFetcher {
     fn fetch<'a>(&'a self, url: &'a str) -> AuthFuture<'a, Result<Vec<u8>, String>> {
         Box::pin(async move {
-            tokio::time::timeout(Duration::from_secs(5), fetch_http(url))
+            tokio::time::timeout(Duration::from_secs(5), fetch(url))
                 .await
                 .map_err(|_| "JWKS fetch timed out".to_string())?
         })
     }
 }
 
-async fn fetch_http(url: &str) -> Result<Vec<u8>, String> {
-    let uri: http::Uri = url.parse().map_err(|e| format!("bad JWKS URL: {e}"))?;
-    if uri.scheme_str() != Some("http") {
-        return Err(
-            "the built-in JWKS fetcher speaks plain http only; configure a JwksFetcher for https"
-                .into(),
-        );
-    }
-    let host = uri.host().ok_or("JWKS URL has no host")?;
-    let port = uri.port_u16().unwrap_or(80);
-    let stream = tokio::net::TcpStream::connect((host, port))
-        .await
-        .map_err(|e| format!("JWKS connect: {e}"))?;
-    let (mut sender, conn) =
-        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
-            .await
-            .map_err(|e| format!("JWKS handshake: {e}"))?;
-    tokio::spawn(conn);
-    let authority = uri
-        .authority()
-        .map(|a| a.as_str().to_string())
-        .unwrap_or_default();
-    let path = uri
-        .path_and_query()
-        .map(|p| p.as_str().to_string())
-        .unwrap_or_else(|| "/".into());
-    let req = http::Request::get(path)
-        .header(http::header::HOST, authority)
+async fn fetch(url: &str) -> Result<Vec<u8>, String> {
+    let req = http::Request::get(url)
         .header(http::header::ACCEPT, "application/json")
-        .body(Empty::<Bytes>::new())
-        .map_err(|e| e.to_string())?;
-    let resp = sender
-        .send_request(req)
+        .body(Bytes::new())
+        .map_err(|e| format!("bad JWKS URL {url}: {e}"))?;
+    let resp = crate::transport::client::send(req, 1 << 20)
         .await
-        .map_err(|e| format!("JWKS request: {e}"))?;
+        .map_err(|e| format!("JWKS fetch: {e}"))?;
     if resp.status() != http::StatusCode::OK {
         return Err(format!("JWKS fetch answered {}", resp.status()));
     }
-    let body = Limited::new(resp.into_body(), 1 << 20)
-        .collect()
-        .await
-        .map_err(|e| format!("JWKS body: {e}"))?;
-    Ok(body.to_bytes().to_vec())
+    Ok(resp.into_body().to_vec())
 }
 
 /// One usable key.

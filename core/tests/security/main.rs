@@ -4,6 +4,8 @@
 //! One test binary, split by subject.
 
 mod common;
+#[cfg(feature = "tls")]
+mod jwks_https;
 mod limits;
 mod oauth;
 mod telemetry;

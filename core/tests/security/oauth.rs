@@ -2,11 +2,12 @@
 
 use super::common::*;
 
-const RESOURCE: &str = "https://mcp.example.com/mcp";
-const ISSUER: &str = "https://auth.example.com";
-const META_URL: &str = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp";
+pub(crate) const RESOURCE: &str = "https://mcp.example.com/mcp";
+pub(crate) const ISSUER: &str = "https://auth.example.com";
+pub(crate) const META_URL: &str =
+    "https://mcp.example.com/.well-known/oauth-protected-resource/mcp";
 
-fn protected() -> ProtectedResource {
+pub(crate) fn protected() -> ProtectedResource {
     ProtectedResource::new(RESOURCE, [ISSUER])
         .scopes(["mcp:tools"])
         .name("sec test")
@@ -87,12 +88,12 @@ async fn rfc9728_document_and_challenges() {
 }
 
 // Two Ed25519 keys (PKCS#8 DER) and their public `x`, made with openssl for this test.
-const K1_DER: &str = "MC4CAQAwBQYDK2VwBCIEINQCNTY+Xma589AswchsU8heQpShw7deOgGHPWEAmSNa";
-const K1_X: &str = "PS76keOT5raJUsf6dbuptXkEbCQMhuj4y52GvxZXYd4";
-const K2_DER: &str = "MC4CAQAwBQYDK2VwBCIEIOEsNTcR98nPN1iYfrO5B6Vm+sCXjgzUPhGaV1RUuBfI";
-const K2_X: &str = "VlHtyDHODCHzyDVogIIKxZJ1HQ6hgfmUcw9zIL6QPps";
+pub(crate) const K1_DER: &str = "MC4CAQAwBQYDK2VwBCIEINQCNTY+Xma589AswchsU8heQpShw7deOgGHPWEAmSNa";
+pub(crate) const K1_X: &str = "PS76keOT5raJUsf6dbuptXkEbCQMhuj4y52GvxZXYd4";
+pub(crate) const K2_DER: &str = "MC4CAQAwBQYDK2VwBCIEIOEsNTcR98nPN1iYfrO5B6Vm+sCXjgzUPhGaV1RUuBfI";
+pub(crate) const K2_X: &str = "VlHtyDHODCHzyDVogIIKxZJ1HQ6hgfmUcw9zIL6QPps";
 
-fn jwk(kid: &str, x: &str) -> Value {
+pub(crate) fn jwk(kid: &str, x: &str) -> Value {
     json!({"kty":"OKP","crv":"Ed25519","use":"sig","alg":"EdDSA","kid":kid,"x":x})
 }
 
@@ -103,7 +104,7 @@ fn now() -> u64 {
         .as_secs()
 }
 
-fn sign(der_b64: &str, kid: &str, claims: Value) -> String {
+pub(crate) fn sign(der_b64: &str, kid: &str, claims: Value) -> String {
     use base64::Engine;
     let der = base64::engine::general_purpose::STANDARD
         .decode(der_b64)
@@ -113,7 +114,7 @@ fn sign(der_b64: &str, kid: &str, claims: Value) -> String {
     jsonwebtoken::encode(&h, &claims, &EncodingKey::from_ed_der(&der)).unwrap()
 }
 
-fn claims(extra: Value) -> Value {
+pub(crate) fn claims(extra: Value) -> Value {
     let mut c = json!({"iss": ISSUER, "aud": RESOURCE, "sub": "carol", "exp": now() + 300, "iat": now(), "scope": "mcp:tools files:write"});
     for (k, v) in extra.as_object().unwrap() {
         c[k] = v.clone();
@@ -126,30 +127,28 @@ async fn jwks_server(keys: Arc<Mutex<Value>>, fetches: Arc<AtomicUsize>) -> Sock
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else {
-                return;
-            };
-            let (keys, fetches) = (keys.clone(), fetches.clone());
-            tokio::spawn(async move {
-                let svc = hyper::service::service_fn(
-                    move |_req: hyper::Request<hyper::body::Incoming>| {
-                        fetches.fetch_add(1, Ordering::SeqCst);
-                        let body = keys.lock().unwrap().to_string();
-                        async move {
-                            Ok::<_, std::convert::Infallible>(hyper::Response::new(Full::new(
-                                Bytes::from(body),
-                            )))
-                        }
-                    },
-                );
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(hyper_util::rt::TokioIo::new(stream), svc)
-                    .await;
-            });
+        while let Ok((stream, _)) = listener.accept().await {
+            tokio::spawn(serve_jwks(stream, keys.clone(), fetches.clone()));
         }
     });
     addr
+}
+
+/// Answer every request on one connection with the current key set.
+pub(crate) async fn serve_jwks<I>(io: I, keys: Arc<Mutex<Value>>, fetches: Arc<AtomicUsize>)
+where
+    I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let svc = hyper::service::service_fn(move |_req: hyper::Request<hyper::body::Incoming>| {
+        fetches.fetch_add(1, Ordering::SeqCst);
+        let body = keys.lock().unwrap().to_string();
+        async move {
+            Ok::<_, std::convert::Infallible>(hyper::Response::new(Full::new(Bytes::from(body))))
+        }
+    });
+    let _ = hyper::server::conn::http1::Builder::new()
+        .serve_connection(hyper_util::rt::TokioIo::new(io), svc)
+        .await;
 }
 
 #[tokio::test]
