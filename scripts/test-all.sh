@@ -14,7 +14,7 @@
 #   setup               scripts/setup.sh (skip with OXMCP_SKIP_SETUP=1)
 #   rust                cargo test over the workspace, minus the binding crates
 #                       (oxmcp-python, oxmcp-node), which need a host runtime, with
-#                       the core's otel and logging features
+#                       the core's otel, logging and tls features
 #   python              pytest tests/python, in .venv
 #   node                node --test tests/node
 #   conformance-rust    tests/conformance/run.sh against target/debug/everything
@@ -114,11 +114,11 @@ else
   for p in oxmcp-python oxmcp-node; do
     if has_package "$p"; then excludes+=(--exclude "$p"); fi
   done
-  # With the core's optional `otel` and `logging` features, so core/tests/otel.rs runs too (the
-  # bindings build the core with them, so this shares their compiled dependencies); the default
-  # build is compiled by the conformance stage.
-  banner "rust: cargo test --workspace ${excludes[*]} --features oxmcp/otel,oxmcp/logging"
-  run "$LOGS/rust.log" 1500 cargo test --workspace "${excludes[@]}" --features oxmcp/otel,oxmcp/logging --no-fail-fast
+  # With the core's optional `otel`, `logging` and `tls` features, so core/tests/otel.rs and the
+  # https JWKS test run too (the bindings build the core with them, so this shares their
+  # compiled dependencies); the default build is compiled by the conformance stage.
+  banner "rust: cargo test --workspace ${excludes[*]} --features oxmcp/otel,oxmcp/logging,oxmcp/tls"
+  run "$LOGS/rust.log" 1500 cargo test --workspace "${excludes[@]}" --features oxmcp/otel,oxmcp/logging,oxmcp/tls --no-fail-fast
   rc=$?
   p="$(sum_matches "$LOGS/rust.log" 'test result: [A-Za-z]+\. [0-9]+ passed')"
   f="$(sum_matches "$LOGS/rust.log" '; [0-9]+ failed')"
