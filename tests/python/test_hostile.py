@@ -7,19 +7,15 @@ call that follows), and the server still serving afterwards.
 from __future__ import annotations
 
 import json
-import os
 import queue
 import select
-import signal
 import socket
-import subprocess
-import sys
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+from procs import ROOT, start_python_http, stop
+
 CORPUS = json.loads((ROOT / "tests" / "hostile" / "corpus.json").read_text())
 
 
@@ -67,27 +63,14 @@ def post(port: int, headers: dict[str, str], body: bytes) -> tuple[int, bytes]:
 
 
 def test_corpus_against_the_python_server() -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {**os.environ, "OXMCP_LOG": "warn,oxmcp::audit=info", "OXMCP_LOG_FORMAT": "json"}
-    proc = subprocess.Popen([sys.executable, str(ROOT / "examples/python/everything.py"), "--http",
-                             f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    proc, port = start_python_http(ROOT / "examples/python/everything.py",
+                                   {"OXMCP_LOG": "warn,oxmcp::audit=info", "OXMCP_LOG_FORMAT": "json"})
     lines: queue.Queue[str] = queue.Queue()
     assert proc.stderr is not None
     stderr = proc.stderr
     threading.Thread(target=lambda: [lines.put(raw.decode(errors="replace")) for raw in stderr],
                      daemon=True).start()
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            assert proc.poll() is None, "the server exited"
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "the server did not listen"
-                time.sleep(0.05)
         for case in CORPUS["cases"]:
             headers = {**CORPUS["default_headers"], **case.get("headers", {})}
             status, answer = post(port, headers, body_of(case["body"]))
@@ -114,9 +97,4 @@ def test_corpus_against_the_python_server() -> None:
         assert audit[0]["fields"]["name"] == "test_simple_text"
         assert audit[0]["fields"]["outcome"] == "ok"
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
+        assert stop(proc) == 0

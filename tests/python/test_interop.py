@@ -13,14 +13,11 @@ from typing import Any
 
 import pytest
 
+from procs import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "python"
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 async def test_official_client_over_stdio() -> None:

@@ -20,6 +20,8 @@ from typing import Any
 
 import pytest
 
+from procs import free_port
+
 APP = Path(__file__).resolve().parent / "apps" / "ask.py"
 LEGACY = "2025-11-25"
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -103,11 +105,6 @@ def test_elicit_over_legacy_stdio(action: str) -> None:
 
 
 # -- HTTP with a session ----------------------------------------------------------------------------
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture

@@ -7,18 +7,12 @@ from __future__ import annotations
 
 import http.server
 import json
-import os
 import secrets
-import signal
-import socket
-import subprocess
-import sys
 import threading
-import time
 import urllib.request
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from procs import ROOT, start_python_http, stop
+
 
 
 class Collector(http.server.ThreadingHTTPServer):
@@ -49,24 +43,11 @@ class Collector(http.server.ThreadingHTTPServer):
 def test_request_span_exported_with_the_callers_trace() -> None:
     collector = Collector()
     threading.Thread(target=collector.serve_forever, daemon=True).start()
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {**os.environ, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": f"http://127.0.0.1:{collector.server_port}/v1/traces",
-           "OTEL_SERVICE_NAME": "py-otel-test"}
-    proc = subprocess.Popen([sys.executable, str(ROOT / "examples/python/everything.py"), "--http",
-                             f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    proc, port = start_python_http(ROOT / "examples/python/everything.py", {
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": f"http://127.0.0.1:{collector.server_port}/v1/traces",
+        "OTEL_SERVICE_NAME": "py-otel-test"})
     trace_id, parent_id = secrets.token_hex(16), secrets.token_hex(8)
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            assert proc.poll() is None, proc.stderr.read() if proc.stderr else "exited"
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "the server did not listen"
-                time.sleep(0.05)
         meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {},
                 "traceparent": f"00-{trace_id}-{parent_id}-01", "tracestate": "vendor=abc"}
         body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
@@ -78,8 +59,7 @@ def test_request_span_exported_with_the_callers_trace() -> None:
             assert json.loads(r.read())["result"]["content"][0]["type"] == "text"
     finally:
         # A graceful stop flushes the spans still queued.
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(15) == 0
+        assert stop(proc, 15) == 0
     assert collector.got.wait(10), "no OTLP export arrived"
     collector.shutdown()
     data = b"".join(collector.bodies)

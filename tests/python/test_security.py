@@ -21,14 +21,11 @@ from typing import Any
 
 import pytest
 
+from procs import free_port
+
 APP = Path(__file__).resolve().parent / "apps" / "secure.py"
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def start(env: dict[str, str] | None = None) -> tuple[subprocess.Popen[bytes], int]:

@@ -21,6 +21,8 @@ from typing import Any
 
 import pytest
 
+from procs import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 TRANSCRIPTS = ROOT / "tests" / "transcripts"
 EVERYTHING = ROOT / "examples" / "python" / "everything.py"
@@ -153,11 +155,6 @@ def test_every_transcript_is_replayed() -> None:
 
 
 # -- HTTP -------------------------------------------------------------------------------------------
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def start_http() -> tuple[subprocess.Popen[bytes], int]:
