@@ -45,10 +45,12 @@ impl CompiledSchema {
                 return Err(format!("unsupported JSON Schema dialect: {s}"));
             }
         }
-        let validator = jsonschema::options()
-            .with_draft(jsonschema::Draft::Draft202012)
-            .build(schema)
-            .map_err(|e| e.to_string())?;
+        // `draft202012::new` is `options().with_draft(Draft202012).build(..)` behind a
+        // non-generic function: the schema compiler and every keyword validator are then
+        // instantiated once, inside jsonschema (where its meta-schema validators already use
+        // them). Calling the generic `ValidationOptions::build` from here made rustc emit a
+        // second copy of all of that in this crate (~1.5 MB of machine code).
+        let validator = jsonschema::draft202012::new(schema).map_err(|e| e.to_string())?;
         Ok(Self {
             validator,
             source: schema.clone(),
