@@ -39,8 +39,10 @@ if [[ "$what" == all || "$what" == ours ]]; then
   step "load generator -> bench/loadgen/target/release/loadgen"
   cargo build --release --locked --manifest-path "$ROOT/bench/loadgen/Cargo.toml"
 
+  # Without the examples' default `auth-jwt` (OAuth JWTs, which the bench server does not use),
+  # as a server without OAuth is built; rmcp's bench server likewise has only the features it uses.
   step "oxmcp Rust bench server -> target/release/bench-server"
-  (cd "$ROOT" && cargo build --release -p oxmcp-examples --bin bench-server)
+  (cd "$ROOT" && cargo build --release -p oxmcp-examples --bin bench-server --no-default-features)
 
   step "oxmcp Node native module (release) -> $OXMCP_BENCH_DIR/node/oxmcp.node"
   (cd "$ROOT" && cargo build --release -p oxmcp-node)

@@ -147,6 +147,8 @@ impl Tool {
 #[derive(Debug, Clone)]
 pub struct Args<T>(pub T);
 
+// Only `Tool::typed` (feature `schemars`) builds one.
+#[cfg_attr(not(feature = "schemars"), allow(dead_code))]
 struct Typed<T, F> {
     f: F,
     _t: std::marker::PhantomData<fn() -> T>,

@@ -2,22 +2,12 @@
 //! resource, RFC 8707), `exp` and `nbf` with a small clock skew.
 
 use super::jwks::{parse_jwks, HttpJwksFetcher, Jwks, JwksFetcher, Source};
+use super::TokenRejected;
 use crate::context::Caller;
 use jsonwebtoken::{Algorithm, Validation};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
-/// Why a token was refused (kept server-side: clients only see `invalid_token`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TokenRejected(pub String);
-
-impl std::fmt::Display for TokenRejected {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-impl std::error::Error for TokenRejected {}
 
 /// Settings for JWT validation.
 pub struct JwtValidator {

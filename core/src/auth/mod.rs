@@ -9,15 +9,19 @@
 
 mod access;
 mod challenge;
+#[cfg(feature = "auth-jwt")]
 mod jwks;
+#[cfg(feature = "auth-jwt")]
 mod jwt;
 mod metadata;
 mod tokens;
 
 pub use access::{missing_scopes, scope_covers, Allow};
 pub use challenge::BearerChallenge;
+#[cfg(feature = "auth-jwt")]
 pub use jwks::{HttpJwksFetcher, JwksFetcher};
-pub use jwt::{JwtValidator, TokenRejected};
+#[cfg(feature = "auth-jwt")]
+pub use jwt::JwtValidator;
 pub use metadata::{canonical_resource, ProtectedResource};
 pub use tokens::{token_hash_hex, NamedTokens, TokenConfigError};
 
@@ -50,6 +54,17 @@ pub fn insufficient_scope_error(name: &str, required: &[String]) -> McpError {
         .with_status(403)
 }
 
+/// Why a token was refused (kept server-side: clients only see `invalid_token`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenRejected(pub String);
+
+impl std::fmt::Display for TokenRejected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for TokenRejected {}
+
 /// Verifies tokens the built-in checks do not know (opaque tokens via RFC 7662 introspection,
 /// a database of API keys, ...). `Ok(None)`: not mine, try the next; `Err`: refused.
 pub trait TokenVerifier: Send + Sync + 'static {
@@ -77,6 +92,7 @@ where
 #[derive(Default)]
 pub struct Auth {
     tokens: RwLock<NamedTokens>,
+    #[cfg(feature = "auth-jwt")]
     jwt: Option<JwtValidator>,
     verifiers: Vec<Arc<dyn TokenVerifier>>,
     resource: Option<ProtectedResource>,
@@ -86,10 +102,11 @@ pub struct Auth {
 
 impl std::fmt::Debug for Auth {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Auth")
-            .field("resource", &self.resource)
-            .field("jwt", &self.jwt)
-            .finish_non_exhaustive()
+        let mut d = f.debug_struct("Auth");
+        d.field("resource", &self.resource);
+        #[cfg(feature = "auth-jwt")]
+        d.field("jwt", &self.jwt);
+        d.finish_non_exhaustive()
     }
 }
 
@@ -107,6 +124,7 @@ impl Auth {
         *self.tokens.write().unwrap_or_else(|e| e.into_inner()) = t;
     }
     /// JWT access tokens.
+    #[cfg(feature = "auth-jwt")]
     pub fn jwt(mut self, v: JwtValidator) -> Self {
         self.jwt = Some(v);
         self
@@ -163,6 +181,13 @@ impl Auth {
                     .scopes(list("OXMCP_SCOPES").unwrap_or_default()),
             );
         }
+        #[cfg(not(feature = "auth-jwt"))]
+        if var("OXMCP_JWKS_URL").is_some() {
+            return Err(
+                "OXMCP_JWKS_URL is set but oxmcp was built without the `auth-jwt` feature".into(),
+            );
+        }
+        #[cfg(feature = "auth-jwt")]
         if let Some(url) = var("OXMCP_JWKS_URL") {
             let issuer = var("OXMCP_JWT_ISSUER").ok_or("OXMCP_JWKS_URL needs OXMCP_JWT_ISSUER")?;
             let audience = var("OXMCP_JWT_AUDIENCE")
@@ -192,7 +217,9 @@ impl Auth {
     }
 
     async fn check_other(&self, token: &str) -> Result<Caller, TokenRejected> {
+        #[allow(unused_mut)]
         let mut why = TokenRejected("unknown token".into());
+        #[cfg(feature = "auth-jwt")]
         if let Some(j) = &self.jwt {
             if token.bytes().filter(|&b| b == b'.').count() == 2 {
                 match j.validate(token).await {
