@@ -2,6 +2,7 @@
 //! kept small so a multi-replica implementation (e.g. Redis pub/sub) can replace the in-memory one.
 
 use futures::stream::{BoxStream, StreamExt};
+use std::sync::OnceLock;
 use tokio::sync::broadcast;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,14 +22,21 @@ pub trait EventBus: Send + Sync + 'static {
 
 /// One process: a tokio broadcast channel. A slow listener that falls behind skips the missed
 /// events (a list_changed is idempotent; clients re-list).
+///
+/// The channel (its ring of `capacity` slots, 48 KiB at the default 1024) is allocated by the
+/// first `subscribe`: a server nobody listens to (stdio, stateless HTTP without
+/// `subscriptions/listen`) never pays for it. Events published before that reach nobody, as
+/// with a channel that has no receiver.
 pub struct InMemoryBus {
-    tx: broadcast::Sender<Event>,
+    capacity: usize,
+    tx: OnceLock<broadcast::Sender<Event>>,
 }
 
 impl InMemoryBus {
     pub fn new(capacity: usize) -> Self {
         Self {
-            tx: broadcast::channel(capacity.max(1)).0,
+            capacity: capacity.max(1),
+            tx: OnceLock::new(),
         }
     }
 }
@@ -41,10 +49,15 @@ impl Default for InMemoryBus {
 
 impl EventBus for InMemoryBus {
     fn publish(&self, event: Event) {
-        let _ = self.tx.send(event);
+        if let Some(tx) = self.tx.get() {
+            let _ = tx.send(event);
+        }
     }
     fn subscribe(&self) -> BoxStream<'static, Event> {
-        let rx = self.tx.subscribe();
+        let rx = self
+            .tx
+            .get_or_init(|| broadcast::channel(self.capacity).0)
+            .subscribe();
         futures::stream::unfold(rx, |mut rx| async move {
             loop {
                 match rx.recv().await {
@@ -55,5 +68,27 @@ impl EventBus for InMemoryBus {
             }
         })
         .boxed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_listener_gets_the_events_published_after_it_subscribed() {
+        let bus = InMemoryBus::new(4);
+        bus.publish(Event::ToolsListChanged); // nobody listens yet: reaches nobody
+        let mut a = bus.subscribe();
+        let mut b = bus.subscribe();
+        bus.publish(Event::ResourceUpdated("file:///x".into()));
+        assert_eq!(
+            a.next().await,
+            Some(Event::ResourceUpdated("file:///x".into()))
+        );
+        assert_eq!(
+            b.next().await,
+            Some(Event::ResourceUpdated("file:///x".into()))
+        );
     }
 }
