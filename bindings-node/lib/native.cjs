@@ -18,16 +18,25 @@ function loadNative() {
   const errors = [];
   for (const file of candidates) {
     if (!fs.existsSync(file)) continue;
+    let native;
     try {
-      cached = require(file);
-      // OXMCP_LOG / OXMCP_LOG_FORMAT and the OTEL_* variables (see the README's Security part);
-      // spans still queued for export are sent before the process exits.
-      cached.initTelemetry();
-      process.once('exit', () => cached.flushTelemetry());
-      return cached;
+      native = require(file);
     } catch (e) {
       errors.push(`${file}: ${e.message}`);
+      continue;
     }
+    if (typeof native.initTelemetry !== 'function') {
+      // A module built from older sources: say so rather than fall back to another file.
+      const e = new Error(`oxmcp: ${file} is older than this JS layer; rebuild it (\`npm run build:native\`)`);
+      e.code = 'NATIVE_OUTDATED';
+      throw e;
+    }
+    // OXMCP_LOG / OXMCP_LOG_FORMAT and the OTEL_* variables (see docs/SECURITY.md); spans still
+    // queued for export are sent before the process exits.
+    native.initTelemetry();
+    process.once('exit', () => native.flushTelemetry());
+    cached = native;
+    return cached;
   }
   const e = new Error(
     `oxmcp: the native module is not built (looked for ${candidates.join(', ')}). ` +
