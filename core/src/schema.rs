@@ -2,8 +2,11 @@
 //! once, at registration; network and file `$ref`s are never fetched (the crate is built without
 //! its resolvers, so an external `$ref` fails compilation instead of silently passing).
 
+mod flat;
+
 use serde::Serialize;
 use serde_json::{Map, Value};
+use std::sync::OnceLock;
 
 /// One schema violation, located by a JSON pointer into the instance.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -14,8 +17,13 @@ pub struct Violation {
 }
 
 /// A compiled schema plus the source it came from.
+///
+/// A flat object schema (plain-typed properties, `required`, `additionalProperties: bool`: what
+/// most tools declare) is checked by a small direct check instead (see `schema/flat.rs`); the
+/// general engine is then compiled only when an instance fails, to explain why.
 pub struct CompiledSchema {
-    validator: jsonschema::Validator,
+    flat: Option<flat::Flat>,
+    validator: OnceLock<Result<jsonschema::Validator, String>>,
     source: Value,
 }
 
@@ -45,16 +53,30 @@ impl CompiledSchema {
                 return Err(format!("unsupported JSON Schema dialect: {s}"));
             }
         }
+        let flat = flat::Flat::recognize(schema);
+        let validator = match flat {
+            Some(_) => OnceLock::new(),
+            None => OnceLock::from(Ok(Self::build(schema)?)),
+        };
+        Ok(Self {
+            flat,
+            validator,
+            source: schema.clone(),
+        })
+    }
+
+    fn build(schema: &Value) -> Result<jsonschema::Validator, String> {
         // `draft202012::new` is `options().with_draft(Draft202012).build(..)` behind a
         // non-generic function: the schema compiler and every keyword validator are then
         // instantiated once, inside jsonschema (where its meta-schema validators already use
         // them). Calling the generic `ValidationOptions::build` from here made rustc emit a
         // second copy of all of that in this crate (~1.5 MB of machine code).
-        let validator = jsonschema::draft202012::new(schema).map_err(|e| e.to_string())?;
-        Ok(Self {
-            validator,
-            source: schema.clone(),
-        })
+        jsonschema::draft202012::new(schema).map_err(|e| e.to_string())
+    }
+
+    /// The general engine (compiled now if the fast path took this schema).
+    fn engine(&self) -> &Result<jsonschema::Validator, String> {
+        self.validator.get_or_init(|| Self::build(&self.source))
     }
 
     pub fn source(&self) -> &Value {
@@ -62,15 +84,28 @@ impl CompiledSchema {
     }
 
     pub fn is_valid(&self, instance: &Value) -> bool {
-        self.validator.is_valid(instance)
+        match &self.flat {
+            Some(f) => f.is_valid(instance),
+            None => self.engine().as_ref().is_ok_and(|v| v.is_valid(instance)),
+        }
     }
 
     /// Every violation (empty when valid).
     pub fn violations(&self, instance: &Value) -> Vec<Violation> {
-        if self.validator.is_valid(instance) {
+        if self.is_valid(instance) {
             return Vec::new();
         }
-        self.validator
+        let validator = match self.engine() {
+            Ok(v) => v,
+            // Cannot happen: the fast path only takes schemas the engine compiles.
+            Err(e) => {
+                return vec![Violation {
+                    pointer: String::new(),
+                    message: e.clone(),
+                }]
+            }
+        };
+        validator
             .iter_errors(instance)
             .map(|e| Violation {
                 pointer: e.instance_path().to_string(),
