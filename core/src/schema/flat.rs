@@ -239,6 +239,84 @@ mod tests {
         }
     }
 
+    /// Random flat schemas against random instances (a fixed seed, 300 x 40): every schema the
+    /// fast path takes, the engine takes, and both say the same of every instance.
+    #[test]
+    fn agrees_with_jsonschema_on_random_schemas_and_instances() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        const TYPES: [&str; 7] = [
+            "string", "integer", "number", "boolean", "null", "object", "array",
+        ];
+        const NAMES: [&str; 4] = ["a", "b", "c", "d"];
+        let value = |next: &mut dyn FnMut(usize) -> usize| match next(12) {
+            0 => json!(null),
+            1 => json!(true),
+            2 => json!(0),
+            3 => json!(-7),
+            4 => json!(2.5),
+            5 => json!(3.0),
+            6 => json!(u64::MAX),
+            7 => json!(""),
+            8 => json!("12"),
+            9 => json!([]),
+            10 => json!({}),
+            _ => json!({"a":1}),
+        };
+        for _ in 0..300 {
+            let mut props = serde_json::Map::new();
+            for name in NAMES {
+                match next(4) {
+                    0 => {}
+                    1 => {
+                        props.insert(name.into(), json!({"type": TYPES[next(7)]}));
+                    }
+                    2 => {
+                        let (a, b) = (TYPES[next(7)], TYPES[next(7)]);
+                        let t = if a == b { json!([a]) } else { json!([a, b]) };
+                        props.insert(name.into(), json!({"type": t, "description": "d"}));
+                    }
+                    _ => {
+                        props.insert(name.into(), json!({}));
+                    }
+                }
+            }
+            let required: Vec<&str> = NAMES.iter().copied().filter(|_| next(3) == 0).collect();
+            let mut schema = json!({"type": "object", "properties": props, "required": required});
+            match next(3) {
+                0 => schema["additionalProperties"] = json!(false),
+                1 => schema["additionalProperties"] = json!(true),
+                _ => {}
+            }
+            let flat =
+                Flat::recognize(&schema).unwrap_or_else(|| panic!("not recognised: {schema}"));
+            let engine = jsonschema::draft202012::new(&schema).expect("the engine accepts it");
+            for _ in 0..40 {
+                let instance = if next(8) == 0 {
+                    value(&mut next)
+                } else {
+                    let mut o = serde_json::Map::new();
+                    for name in NAMES.iter().chain(["e"].iter()) {
+                        if next(2) == 0 {
+                            o.insert((*name).into(), value(&mut next));
+                        }
+                    }
+                    Value::Object(o)
+                };
+                assert_eq!(
+                    flat.is_valid(&instance),
+                    engine.is_valid(&instance),
+                    "{schema} with {instance}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn leaves_everything_else_to_the_engine() {
         for s in [
