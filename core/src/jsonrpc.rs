@@ -66,10 +66,10 @@ struct Strict<'a> {
 const ARBITRARY_PRECISION_NUMBER: &str = "$serde_json::private::Number";
 
 impl Strict<'_> {
+    /// Stop the parse; `parse` answers with `why`, not with the serde error's text.
     fn refuse<E: de::Error>(&self, why: ParseError) -> E {
-        let e = E::custom(why.to_mcp().message);
         self.refused.set(Some(why));
-        e
+        E::custom("refused")
     }
     fn check<E: de::Error>(&self, s: &str) -> Result<(), E> {
         if s.len() > self.max_string {

@@ -76,13 +76,9 @@ pub fn init_from_env(default_service_name: &str) -> Telemetry {
     #[cfg(feature = "otel")]
     {
         let provider = otlp_from_env(default_service_name);
-        // Request spans only, at their own level, independent of what OXMCP_LOG logs.
+        // Spans at INFO and above, independent of what OXMCP_LOG logs.
         let otel = provider.as_ref().map(|p| {
-            crate::otel::layer(p).with_filter(
-                tracing_subscriber::filter::Targets::new()
-                    .with_target("oxmcp::request", tracing::Level::INFO)
-                    .with_default(tracing::Level::INFO),
-            )
+            crate::otel::layer(p).with_filter(tracing_subscriber::filter::LevelFilter::INFO)
         });
         let installed = registry.with(otel).try_init().is_ok();
         if let (true, Some(p)) = (installed, &provider) {
