@@ -5,25 +5,10 @@ use oxmcp::transport::http::HttpConfig;
 use oxmcp::Server;
 
 pub(crate) async fn run(server: Server) -> Result<(), Box<dyn std::error::Error>> {
-    // stdout is the stdio transport: logs go to stderr only.
-    // `OXMCP_LOG_FORMAT=json`: JSON lines (the audit record on target `oxmcp::audit`, with the
-    // request span and its trace ids).
-    let filter =
-        tracing_subscriber::EnvFilter::try_from_env("OXMCP_LOG").unwrap_or_else(|_| "warn".into());
-    if std::env::var("OXMCP_LOG_FORMAT").is_ok_and(|f| f.eq_ignore_ascii_case("json")) {
-        tracing_subscriber::fmt()
-            .json()
-            .with_span_list(true)
-            .with_current_span(false)
-            .with_writer(std::io::stderr)
-            .with_env_filter(filter)
-            .init();
-    } else {
-        tracing_subscriber::fmt()
-            .with_writer(std::io::stderr)
-            .with_env_filter(filter)
-            .init();
-    }
+    // stdout is the stdio transport: logs go to stderr only. The core's set-up, as the Python
+    // and Node servers install it: `OXMCP_LOG`, `OXMCP_LOG_FORMAT=json` (the audit record on
+    // target `oxmcp::audit`, with the request span), request-derived fields escaped.
+    let _telemetry = oxmcp::logging::init_from_env("oxmcp-example");
     let args: Vec<String> = std::env::args().skip(1).collect();
     let shutdown = async {
         let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
@@ -66,9 +51,24 @@ pub(crate) async fn run(server: Server) -> Result<(), Box<dyn std::error::Error>
 /// Security settings from the environment (auth is off unless one of these is set):
 /// `OXMCP_TOKENS` / `OXMCP_TOKENS_FILE` (named bearer tokens), `OXMCP_JWKS_URL` with
 /// `OXMCP_JWT_ISSUER` and `OXMCP_RESOURCE` (OAuth JWTs; `OXMCP_AUTH_SERVERS`, `OXMCP_SCOPES`
-/// for the RFC 9728 document), `OXMCP_RATE_LIMIT` (requests per second per caller).
+/// for the RFC 9728 document), `OXMCP_RATE_LIMIT` (requests per second per caller),
+/// `OXMCP_ALLOWED_HOSTS` / `OXMCP_ALLOW_ANY_HOST` (the DNS-rebinding guard off loopback).
 fn http_config(addr: std::net::SocketAddr) -> Result<HttpConfig, Box<dyn std::error::Error>> {
     let mut config = HttpConfig::new(addr);
+    // `OXMCP_ALLOWED_HOSTS` (comma-separated Host names): needed to bind a non-loopback address;
+    // `OXMCP_ALLOW_ANY_HOST=1` opts out of the Host check instead (a proxy checks it).
+    if let Ok(h) = std::env::var("OXMCP_ALLOWED_HOSTS") {
+        config = config.allowed_hosts(
+            h.split(',')
+                .map(str::trim)
+                .filter(|h| !h.is_empty())
+                .map(String::from)
+                .collect(),
+        );
+    }
+    if std::env::var("OXMCP_ALLOW_ANY_HOST").is_ok_and(|v| v == "1" || v == "true") {
+        config = config.allow_any_host(true);
+    }
     if let Some(auth) = oxmcp::auth::Auth::from_env()? {
         config = config.auth(std::sync::Arc::new(auth));
     }

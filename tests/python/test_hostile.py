@@ -40,7 +40,8 @@ def post(port: int, headers: dict[str, str], body: bytes) -> tuple[int, bytes]:
     """One POST on its own connection. A body over the 4 MiB cap is refused from its
     Content-Length alone, so for such a body the answer is read before the body is sent."""
     with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
-        head = f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\nContent-Length: {len(body)}\r\n"
+        host = "" if any(k.lower() == "host" for k in headers) else f"Host: 127.0.0.1:{port}\r\n"
+        head = f"POST /mcp HTTP/1.1\r\n{host}Connection: close\r\nContent-Length: {len(body)}\r\n"
         head += "".join(f"{k}: {v}\r\n" for k, v in headers.items()) + "\r\n"
         s.sendall(head.encode())
         if len(body) <= 4 << 20 or not select.select([s], [], [], 2)[0]:

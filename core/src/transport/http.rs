@@ -6,6 +6,7 @@
 //! Accept (406), body size (413), JSON parse (-32700), JSON-RPC shape (-32600), era, then the
 //! modern header checks (-32020 / -32022 / -32602) before dispatch.
 
+use super::authority::{Authority, Origin};
 use super::headers;
 use crate::context::Caller;
 use crate::error::{ErrorCode, McpError};
@@ -56,9 +57,14 @@ pub struct HttpConfig {
     pub max_string: usize,
     /// Origins allowed besides the server's own host names (e.g. `https://app.example.com`).
     pub allowed_origins: Vec<String>,
-    /// `Host` values accepted (DNS-rebinding protection). Empty: loopback names when bound to
-    /// loopback, anything otherwise.
+    /// `Host` values accepted (DNS-rebinding protection), `name` (any port) or `name:port`.
+    /// Empty: only loopback addresses and `localhost`, wherever the server is bound; binding a
+    /// non-loopback address needs this list (or `allow_any_host`).
     pub allowed_hosts: Vec<String>,
+    /// Opt out of the `Host` check when `allowed_hosts` is empty (a reverse proxy that checks
+    /// `Host` itself). Off by default: without it a non-loopback bind with no `allowed_hosts`
+    /// refuses to start.
+    pub allow_any_host: bool,
     /// SSE keep-alive comment interval.
     pub keep_alive: Duration,
     /// Slow-request protection: the request head must arrive within this.
@@ -91,6 +97,7 @@ impl HttpConfig {
             max_string: crate::limits::DEFAULT_MAX_STRING,
             allowed_origins: Vec::new(),
             allowed_hosts: Vec::new(),
+            allow_any_host: false,
             keep_alive: Duration::from_secs(15),
             header_timeout: Duration::from_secs(10),
             drain_timeout: Duration::from_secs(5),
@@ -111,6 +118,11 @@ impl HttpConfig {
     }
     pub fn allowed_hosts(mut self, h: Vec<String>) -> Self {
         self.allowed_hosts = h;
+        self
+    }
+    /// See [`HttpConfig::allow_any_host`].
+    pub fn allow_any_host(mut self, yes: bool) -> Self {
+        self.allow_any_host = yes;
         self
     }
     pub fn max_body(mut self, n: usize) -> Self {
@@ -270,14 +282,6 @@ pub struct HttpHandler {
     pub(super) config: Arc<HttpConfig>,
 }
 
-fn is_loopback_host(h: &str) -> bool {
-    let host = h
-        .rsplit_once(':')
-        .filter(|(_, p)| p.chars().all(|c| c.is_ascii_digit()))
-        .map_or(h, |(h, _)| h);
-    matches!(host, "localhost" | "127.0.0.1" | "[::1]") || host.starts_with("127.")
-}
-
 impl HttpHandler {
     pub fn new(server: Server, config: HttpConfig) -> Self {
         if config.auth.is_some() {
@@ -300,6 +304,9 @@ impl HttpHandler {
     }
 
     /// DNS-rebinding protection: `Host` must be allowed; `Origin`, when present, must be too.
+    /// Both are parsed ([`Authority`]): loopback means an IP address that `is_loopback()` or the
+    /// exact name `localhost`. Without `allowed_hosts` only loopback names pass, wherever the
+    /// server is bound, unless `allow_any_host` opts out of the check explicitly.
     fn guard(&self, h: &HeaderMap) -> Result<(), HttpResponse> {
         let forbidden = |m: &str| {
             Err(HttpResponse::error(
@@ -308,18 +315,18 @@ impl HttpHandler {
                 McpError::invalid_request(m.to_string()),
             ))
         };
-        let host = h
+        let raw_host = h
             .get(header::HOST)
             .and_then(|v| v.to_str().ok())
             .unwrap_or("");
-        let loopback_bind = self.config.addr.ip().is_loopback();
+        let host = Authority::parse(raw_host);
+        let loopback_only = self.config.allowed_hosts.is_empty() && !self.config.allow_any_host;
         let host_ok = if !self.config.allowed_hosts.is_empty() {
-            self.config
-                .allowed_hosts
-                .iter()
-                .any(|a| a.eq_ignore_ascii_case(host))
-        } else if loopback_bind {
-            host.is_empty() || is_loopback_host(host)
+            host.as_ref()
+                .is_some_and(|a| self.config.allowed_hosts.iter().any(|e| a.matches_entry(e)))
+        } else if loopback_only {
+            // HTTP/1.0 without a Host header cannot have been rebound.
+            raw_host.is_empty() || host.as_ref().is_some_and(Authority::is_loopback)
         } else {
             true
         };
@@ -328,19 +335,14 @@ impl HttpHandler {
         }
         if let Some(origin) = h.get(header::ORIGIN) {
             let o = origin.to_str().unwrap_or("");
-            let o_host = o
-                .split_once("://")
-                .map(|(_, r)| r.trim_end_matches('/'))
-                .unwrap_or("");
-            let ok = self
-                .config
-                .allowed_origins
-                .iter()
-                .any(|a| a.trim_end_matches('/').eq_ignore_ascii_case(o))
-                || (!o_host.is_empty() && o_host.eq_ignore_ascii_case(host))
-                || (loopback_bind
-                    && self.config.allowed_hosts.is_empty()
-                    && is_loopback_host(o_host));
+            let parsed = Origin::parse(o);
+            let ok = self.config.allowed_origins.iter().any(|a| {
+                a.trim_end_matches('/')
+                    .eq_ignore_ascii_case(o.trim_end_matches('/'))
+            }) || parsed.as_ref().is_some_and(|p| {
+                host.as_ref().is_some_and(|h| p.authority == *h)
+                    || (loopback_only && p.authority.is_loopback())
+            });
             if !ok {
                 return forbidden("Forbidden: Origin not allowed");
             }
@@ -526,6 +528,21 @@ impl HttpHandler {
         };
         match message {
             Message::Response(v) => {
+                // In the 2026-07-28 era a client never answers the server (MRTR replaced
+                // server-to-client requests): a response there is a malformed message. Only a
+                // legacy client (a session, a legacy or no version header) may POST one.
+                let modern_header = header_version
+                    .as_deref()
+                    .is_some_and(|v| !is_legacy_version(v));
+                if modern_header && session.is_none() {
+                    return HttpResponse::error(
+                        StatusCode::BAD_REQUEST,
+                        Value::Null,
+                        McpError::invalid_request(
+                            "A JSON-RPC response is not accepted in the 2026-07-28 era",
+                        ),
+                    );
+                }
                 self.server.inner.client_requests.resolve(&v);
                 HttpResponse::new(StatusCode::ACCEPTED)
             }

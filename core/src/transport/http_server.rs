@@ -89,6 +89,28 @@ async fn serve_one(
     Ok(to_hyper(handler.handle(req).await))
 }
 
+/// The start-up rule for a server reachable from other machines (issue 11, finding 13).
+pub(crate) fn check_exposure(config: &HttpConfig) -> std::io::Result<()> {
+    if config.addr.ip().to_canonical().is_loopback() {
+        return Ok(());
+    }
+    if config.allowed_hosts.is_empty() && !config.allow_any_host {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "refusing to serve on the non-loopback address {} without allowed_hosts: set \
+                 allowed_hosts to the Host names clients use (e.g. [\"mcp.example.com\"]), or \
+                 set allow_any_host to opt out of the DNS-rebinding check",
+                config.addr
+            ),
+        ));
+    }
+    if config.auth.is_none() {
+        tracing::warn!(addr = %config.addr, "serving on a non-loopback address with no authentication: anyone who can reach it can call every tool");
+    }
+    Ok(())
+}
+
 /// A bound Streamable HTTP server (bind first to learn the port, then serve).
 pub struct HttpServer {
     listener: TcpListener,
@@ -96,7 +118,11 @@ pub struct HttpServer {
 }
 
 impl HttpServer {
+    /// Bind `config.addr`. A non-loopback address with no `allowed_hosts` is refused (any web
+    /// page could otherwise reach the server by DNS rebinding) unless `allow_any_host` opts out;
+    /// a non-loopback address without auth is served with a warning.
     pub async fn bind(server: Server, mut config: HttpConfig) -> std::io::Result<Self> {
+        check_exposure(&config)?;
         let listener = TcpListener::bind(config.addr).await?;
         config.addr = listener.local_addr()?;
         Ok(Self {

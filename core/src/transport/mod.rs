@@ -4,6 +4,7 @@
 //! the 2026-07-28 header rules and `http_legacy` the legacy session plumbing of the HTTP handler.
 
 // The core's outbound requests; used by the optional JWKS fetcher and OTLP exporter.
+pub mod authority;
 #[allow(dead_code)]
 pub(crate) mod client;
 pub mod headers;

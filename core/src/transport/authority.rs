@@ -1,0 +1,191 @@
+//! `Host` and `Origin` values parsed, not pattern-matched: the DNS-rebinding guard decides on
+//! what a value *is* (an IP address, or a registered name) rather than on how it starts. A name
+//! such as `127.attacker.example` is a name that an attacker's DNS can point anywhere, so only an
+//! address that parses as an IP and `is_loopback()`, or the exact name `localhost`, counts as
+//! loopback (issue 11, finding 1).
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+/// The host part of an authority (`host[:port]`), parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Host {
+    Ip(IpAddr),
+    /// A registered name, lower-cased.
+    Name(String),
+}
+
+/// A parsed `host[:port]` authority (a `Host` header, or the part of an `Origin` after `://`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Authority {
+    pub host: Host,
+    pub port: Option<u16>,
+}
+
+impl Authority {
+    /// Parse `host[:port]`: an IPv4 address, an IPv6 address in brackets, or a registered name
+    /// (letters, digits, `-`, `.`, `_`), with an optional decimal port. `None` for anything
+    /// else (userinfo, a path, a bare IPv6 address, an empty host, a port over 65535).
+    pub fn parse(s: &str) -> Option<Self> {
+        let (host, port) = if let Some(rest) = s.strip_prefix('[') {
+            let (ip, after) = rest.split_once(']')?;
+            let ip: Ipv6Addr = ip.parse().ok()?;
+            (Host::Ip(IpAddr::V6(ip)), port_of(after)?)
+        } else {
+            let (h, port) = match s.split_once(':') {
+                Some((h, p)) => (h, port_of_digits(p)?),
+                None => (s, None),
+            };
+            if h.is_empty() {
+                return None;
+            }
+            if let Ok(ip) = h.parse::<Ipv4Addr>() {
+                (Host::Ip(IpAddr::V4(ip)), port)
+            } else if h
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_'))
+                // Not a dotted-number form that some resolvers read as an address (`0x7f.1`,
+                // `2130706433`): a name must hold a letter that is not part of a hex prefix.
+                && !h.split('.').all(|l| {
+                    l.bytes().all(|b| b.is_ascii_digit())
+                        || l.strip_prefix("0x").or_else(|| l.strip_prefix("0X")).is_some_and(
+                            |x| x.bytes().all(|b| b.is_ascii_hexdigit()),
+                        )
+                })
+            {
+                (Host::Name(h.to_ascii_lowercase()), port)
+            } else {
+                return None;
+            }
+        };
+        Some(Self { host, port })
+    }
+
+    /// An IP address that is loopback (IPv4-mapped IPv6 included), or exactly `localhost`.
+    pub fn is_loopback(&self) -> bool {
+        match &self.host {
+            Host::Ip(ip) => ip.to_canonical().is_loopback(),
+            Host::Name(n) => n == "localhost",
+        }
+    }
+
+    /// Does an `allowed_hosts` entry name this authority? An entry with a port must match host
+    /// and port; an entry without one matches the host on any port.
+    pub fn matches_entry(&self, entry: &str) -> bool {
+        match Authority::parse(entry.trim()) {
+            Some(e) => e.host == self.host && (e.port.is_none() || e.port == self.port),
+            None => false,
+        }
+    }
+}
+
+/// A parsed `Origin` header: `scheme://host[:port]` (RFC 6454). The opaque origin `null` and
+/// anything with a path, query or userinfo parse as `None`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    pub scheme: String,
+    pub authority: Authority,
+}
+
+impl Origin {
+    pub fn parse(s: &str) -> Option<Self> {
+        let (scheme, rest) = s.split_once("://")?;
+        if scheme.is_empty()
+            || !scheme
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
+        {
+            return None;
+        }
+        // Browsers never send a trailing slash, but some clients do; tolerate exactly one.
+        let rest = rest.strip_suffix('/').unwrap_or(rest);
+        Some(Self {
+            scheme: scheme.to_ascii_lowercase(),
+            authority: Authority::parse(rest)?,
+        })
+    }
+}
+
+fn port_of(after: &str) -> Option<Option<u16>> {
+    match after {
+        "" => Some(None),
+        _ => port_of_digits(after.strip_prefix(':')?),
+    }
+}
+
+fn port_of_digits(p: &str) -> Option<Option<u16>> {
+    if p.is_empty() || p.len() > 5 || !p.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    p.parse().ok().map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_is_an_address_or_exactly_localhost() {
+        for ok in [
+            "localhost",
+            "LOCALHOST:8080",
+            "127.0.0.1",
+            "127.0.0.1:3000",
+            "127.9.8.7",
+            "[::1]",
+            "[::1]:80",
+            "[::ffff:127.0.0.1]:1",
+        ] {
+            assert!(Authority::parse(ok).unwrap().is_loopback(), "{ok}");
+        }
+        for bad in [
+            "127.attacker.example",
+            "127.attacker.example:80",
+            "127.0.0.1.attacker.example",
+            "localhost.attacker.example",
+            "attacker.localhost",
+            "10.0.0.1",
+            "[::2]",
+            "example.com",
+        ] {
+            assert!(
+                !Authority::parse(bad).is_some_and(|a| a.is_loopback()),
+                "{bad}"
+            );
+        }
+        for invalid in [
+            "",
+            ":80",
+            "::1",
+            "[::1",
+            "[::1]x",
+            "a:b",
+            "a:99999",
+            "a:80:80",
+            "user@127.0.0.1",
+            "127.0.0.1/x",
+            "0x7f.0.0.1",
+            "2130706433",
+            "127.1",
+            "a b",
+        ] {
+            assert!(Authority::parse(invalid).is_none(), "{invalid}");
+        }
+    }
+
+    #[test]
+    fn origins_and_allowed_host_entries() {
+        let o = Origin::parse("http://127.0.0.1:8080").unwrap();
+        assert!(o.authority.is_loopback());
+        assert_eq!(o.authority.port, Some(8080));
+        assert!(Origin::parse("http://127.attacker.example:8080")
+            .is_some_and(|o| !o.authority.is_loopback()));
+        for bad in ["null", "127.0.0.1", "http://", "http://a/b", "ht tp://a"] {
+            assert!(Origin::parse(bad).is_none(), "{bad}");
+        }
+        let a = Authority::parse("api.example.com:8443").unwrap();
+        assert!(a.matches_entry("API.example.com"));
+        assert!(a.matches_entry("api.example.com:8443"));
+        assert!(!a.matches_entry("api.example.com:80"));
+        assert!(!a.matches_entry("example.com"));
+    }
+}
