@@ -55,6 +55,85 @@ impl Drop for Telemetry {
     }
 }
 
+/// Text-format fields (`name=value ...`) with every control character of every value escaped.
+///
+/// Values recorded with `%` (tool names, a JWT's `alg`, caller names, error texts) are written
+/// raw by `tracing_subscriber`'s default field formatter, so a request that carries CR/LF in a
+/// tool name could append a forged line (`oxmcp::audit: auth caller="admin" outcome="ok"`) to
+/// the log operators trust. Escaping here, once, for every field of every event and span, covers
+/// each field that comes from a request whoever logs it (issue 11, finding 6).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct EscapedFields;
+
+impl<'w> tracing_subscriber::fmt::FormatFields<'w> for EscapedFields {
+    fn format_fields<R: tracing_subscriber::field::RecordFields>(
+        &self,
+        writer: tracing_subscriber::fmt::format::Writer<'w>,
+        fields: R,
+    ) -> std::fmt::Result {
+        let mut v = EscapingVisitor {
+            writer,
+            first: true,
+            result: Ok(()),
+        };
+        fields.record(&mut v);
+        v.result
+    }
+}
+
+struct EscapingVisitor<'w> {
+    writer: tracing_subscriber::fmt::format::Writer<'w>,
+    first: bool,
+    result: std::fmt::Result,
+}
+
+impl tracing::field::Visit for EscapingVisitor<'_> {
+    fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
+        if field.name() == "message" {
+            self.record_debug(field, &format_args!("{value}"));
+        } else {
+            self.record_debug(field, &value);
+        }
+    }
+
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        if self.result.is_err() {
+            return;
+        }
+        let raw = format!("{value:?}");
+        let text = escape_control(&raw);
+        let sep = if self.first { "" } else { " " };
+        self.first = false;
+        let name = field.name();
+        self.result = if name == "message" {
+            write!(self.writer, "{sep}{text}")
+        } else {
+            let name = name.strip_prefix("r#").unwrap_or(name);
+            write!(self.writer, "{sep}{name}={text}")
+        };
+    }
+}
+
+/// `s` with control characters (and the Unicode line/paragraph separators) written as escapes:
+/// `\n`, `\r`, `\t`, else `\u{..}`. Text without them is returned unchanged.
+pub fn escape_control(s: &str) -> std::borrow::Cow<'_, str> {
+    let bad = |c: char| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}');
+    if !s.chars().any(bad) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if bad(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Install the process's `tracing` subscriber as the module docs describe. Returns without
 /// installing anything when the process already has a global subscriber; an unusable OTLP
 /// setting is reported on stderr and export stays off (logging still works).
@@ -63,13 +142,14 @@ pub fn init_from_env(default_service_name: &str) -> Telemetry {
     let json = std::env::var("OXMCP_LOG_FORMAT").is_ok_and(|f| f.eq_ignore_ascii_case("json"));
     let fmt = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
     let fmt = if json {
+        // JSON needs no help: every value is a JSON string, so CR/LF arrive as `\r`/`\n`.
         fmt.json()
             .with_span_list(true)
             .with_current_span(false)
             .with_filter(filter)
             .boxed()
     } else {
-        fmt.with_filter(filter).boxed()
+        fmt.fmt_fields(EscapedFields).with_filter(filter).boxed()
     };
     let registry = tracing_subscriber::registry().with(fmt);
 
@@ -120,5 +200,51 @@ fn otlp_from_env(
             eprintln!("oxmcp: OpenTelemetry export is off: {e}");
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(escape_control("plain ünï"), "plain ünï");
+        assert_eq!(
+            escape_control("a\r\nb\tc\u{1b}[31m\u{2028}\0"),
+            "a\\r\\nb\\tc\\u{1b}[31m\\u{2028}\\u{0}"
+        );
+    }
+
+    #[test]
+    fn a_forged_line_stays_inside_its_field() {
+        use std::sync::{Arc, Mutex};
+        #[derive(Clone, Default)]
+        struct Buf(Arc<Mutex<Vec<u8>>>);
+        impl std::io::Write for Buf {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(b);
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let buf = Buf::default();
+        let w = buf.clone();
+        let sub = tracing_subscriber::fmt()
+            .with_ansi(false)
+            .fmt_fields(EscapedFields)
+            .with_writer(move || w.clone())
+            .finish();
+        tracing::subscriber::with_default(sub, || {
+            let name =
+                "x\n2026-01-01T00:00:00Z  INFO oxmcp::audit: auth caller=\"admin\" outcome=\"ok\"";
+            tracing::info!(target: "oxmcp::audit", name = %name, alg = ?name, "call\r\nforged");
+        });
+        let out = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(out.lines().count(), 1, "{out}");
+        assert!(out.contains("name=x\\n2026"), "{out}");
+        assert!(out.contains("call\\r\\nforged"), "{out}");
     }
 }

@@ -1,6 +1,19 @@
 //! RFC 6570 URI templates, matched in reverse: given a concrete URI, find the variable values.
 //! Supports the simple (`{x}`), reserved (`{+x}`), fragment (`{#x}`), label (`{.x}`),
 //! path (`{/x}`) and query (`{?x,y}`, `{&x}`) operators.
+//!
+//! Matching is linear in the URI's length (issue 11, finding 2). Each template compiles once to
+//! a small NFA program (literals anchored byte by byte; an expression is a greedy run of bytes
+//! outside its operator's stop set; a query part is taken whole when its prefix is there) that a
+//! Pike VM runs over the URI: every (position, instruction) pair is visited at most once, in
+//! priority order, so the result is the one the earlier backtracking matcher found (longest
+//! value first) without its quadratic retries and per-try map clones.
+//!
+//! Values are percent-decoded, and a value that would walk out of the template is refused
+//! (finding 12): a simple, label or path expansion (`{x}`, `{.x}`, `{/x}`) never holds a `/`
+//! or `\\` after decoding, nor is it `.` or `..` (RFC 6570 level 1 encodes separators, so a
+//! client never sends them there); a reserved or fragment value (`{+x}`, `{#x}`) holds no `..`
+//! segment. Such a URI matches no template: the read is answered as an unknown resource.
 
 use serde_json::{Map, Value};
 
@@ -14,6 +27,7 @@ enum Part {
 pub struct UriTemplate {
     source: String,
     parts: Vec<Part>,
+    program: Program,
 }
 
 impl UriTemplate {
@@ -63,9 +77,11 @@ impl UriTemplate {
         if !parts.iter().any(|p| matches!(p, Part::Expr { .. })) {
             return Err("a template needs at least one {variable}".into());
         }
+        let program = Program::compile(&parts)?;
         Ok(Self {
             source: s.to_string(),
             parts,
+            program,
         })
     }
 
@@ -82,6 +98,298 @@ impl UriTemplate {
 
     /// The variables of `uri` if it matches this template.
     pub fn matches(&self, uri: &str) -> Option<Map<String, Value>> {
+        self.matches_counting(uri).0
+    }
+
+    /// [`matches`](Self::matches), plus the number of VM steps it took (tests and fuzzing
+    /// check that this stays linear in `uri.len()`).
+    #[doc(hidden)]
+    pub fn matches_counting(&self, uri: &str) -> (Option<Map<String, Value>>, usize) {
+        let (slots, steps) = self.program.run(uri.as_bytes());
+        let Some(slots) = slots else {
+            return (None, steps);
+        };
+        let span = |k: usize| match (slots[2 * k], slots[2 * k + 1]) {
+            (a, b) if a != NONE && b != NONE => Some(&uri[a..b]),
+            _ => None,
+        };
+        let mut out = Map::new();
+        let mut k = 0;
+        for part in &self.parts {
+            let Part::Expr { op, vars } = part else {
+                continue;
+            };
+            if matches!(op, Some('?' | '&' | ';')) {
+                let chunk = span(k);
+                k += 1;
+                for pair in chunk.into_iter().flat_map(|c| c.split(['&', ';'])) {
+                    if let Some((key, v)) = pair.split_once('=') {
+                        if vars.iter().any(|x| x == key) {
+                            out.insert(key.to_string(), Value::String(decode(v)));
+                        }
+                    }
+                }
+                continue;
+            }
+            for var in vars {
+                let raw = span(k).unwrap_or("");
+                k += 1;
+                let value = decode(raw);
+                if !safe_value(*op, &value) {
+                    return (None, steps);
+                }
+                out.insert(var.clone(), Value::String(value));
+            }
+        }
+        (Some(out), steps)
+    }
+}
+
+/// Finding 12: may this decoded value stand in for a variable of this operator?
+fn safe_value(op: Option<char>, v: &str) -> bool {
+    match op {
+        None | Some('.' | '/') => !v.contains(['/', '\\']) && v != "." && v != "..",
+        _ => !v.split(['/', '\\']).any(|seg| seg == ".."),
+    }
+}
+
+/// An unset capture slot.
+const NONE: usize = usize::MAX;
+
+/// One instruction of a compiled template.
+#[derive(Clone, Debug, PartialEq)]
+enum Inst {
+    /// Consume exactly this byte.
+    Byte(u8),
+    /// Consume one byte that is not in `stops` (nor a comma when `comma` is set).
+    Class {
+        stops: &'static [u8],
+        comma: bool,
+    },
+    /// Try the first branch, then the second (greedy loops prefer the first).
+    Split(usize, usize),
+    Jmp(usize),
+    /// Record the position in a capture slot.
+    Save(usize),
+    /// Only at a UTF-8 character boundary (a value never ends inside a character).
+    Boundary,
+    /// The next byte decides: this byte next goes to the first, anything else to the second.
+    IfNext(u8, usize, usize),
+    /// Only at the end or before a byte in the set (a query part is taken whole).
+    StopOrEnd(&'static [u8]),
+    /// Only at the end of the URI.
+    Match,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+struct Program {
+    insts: Vec<Inst>,
+    slots: usize,
+}
+
+impl Program {
+    fn compile(parts: &[Part]) -> Result<Self, String> {
+        let mut p: Vec<Inst> = Vec::new();
+        let mut slot = 0;
+        for part in parts {
+            match part {
+                Part::Lit(l) => p.extend(l.bytes().map(Inst::Byte)),
+                Part::Expr { op, vars } => {
+                    let (prefix, stops): (Option<u8>, &'static [u8]) = match op {
+                        None => (None, b"/?#&"),
+                        Some('+') => (None, b"?#"),
+                        Some('#') => (Some(b'#'), b""),
+                        Some('.') => (Some(b'.'), b"/?#."),
+                        Some('/') => (Some(b'/'), b"/?#"),
+                        Some(';') => (Some(b';'), b"/?#"),
+                        Some('?') => (Some(b'?'), b"#"),
+                        Some('&') => (Some(b'&'), b"#"),
+                        Some(c) => return Err(format!("unsupported operator '{c}'")),
+                    };
+                    if matches!(op, Some('?' | '&' | ';')) {
+                        // IfNext(prefix) -> [Byte, Save, L: Split(C, E), C: Class, Jmp L,
+                        //                    E: StopOrEnd, Save] ; else -> after.
+                        let at = p.len();
+                        let start = at + 1;
+                        let end = start + 7;
+                        p.push(Inst::IfNext(prefix.unwrap_or(b'?'), start, end));
+                        p.push(Inst::Byte(prefix.unwrap_or(b'?')));
+                        p.push(Inst::Save(2 * slot));
+                        let l = p.len();
+                        p.push(Inst::Split(l + 1, l + 3));
+                        p.push(Inst::Class {
+                            stops,
+                            comma: false,
+                        });
+                        p.push(Inst::Jmp(l));
+                        p.push(Inst::StopOrEnd(stops));
+                        p.push(Inst::Save(2 * slot + 1));
+                        debug_assert_eq!(p.len(), end);
+                        slot += 1;
+                        continue;
+                    }
+                    if let Some(b) = prefix {
+                        p.push(Inst::Byte(b));
+                    }
+                    let n = vars.len();
+                    for j in 0..n {
+                        let last = j + 1 == n;
+                        let comma = n > 1;
+                        p.push(Inst::Save(2 * slot));
+                        if n == 1 {
+                            // At least one byte.
+                            p.push(Inst::Class { stops, comma });
+                        }
+                        let l = p.len();
+                        p.push(Inst::Split(l + 1, l + 3));
+                        p.push(Inst::Class { stops, comma });
+                        p.push(Inst::Jmp(l));
+                        if last {
+                            p.push(Inst::Boundary);
+                        }
+                        p.push(Inst::Save(2 * slot + 1));
+                        if !last {
+                            p.push(Inst::Byte(b','));
+                        }
+                        slot += 1;
+                    }
+                }
+            }
+        }
+        p.push(Inst::Match);
+        Ok(Self {
+            insts: p,
+            slots: 2 * slot,
+        })
+    }
+
+    /// Run the Pike VM: the capture slots of the highest-priority match, and the step count.
+    fn run(&self, input: &[u8]) -> (Option<Vec<usize>>, usize) {
+        let n = self.insts.len();
+        let mut steps = 0usize;
+        let mut clist: Vec<(usize, Vec<usize>)> = Vec::new();
+        let mut nlist: Vec<(usize, Vec<usize>)> = Vec::new();
+        let mut mark = vec![usize::MAX; n];
+        self.add(
+            &mut clist,
+            &mut mark,
+            0,
+            0,
+            vec![NONE; self.slots],
+            input,
+            &mut steps,
+        );
+        let mut pos = 0;
+        loop {
+            if clist.is_empty() {
+                return (None, steps);
+            }
+            for (pc, caps) in clist.drain(..) {
+                steps += 1;
+                match &self.insts[pc] {
+                    Inst::Match => {
+                        // Threads are in priority order: the first to match wins, and the
+                        // ones after it are lower priority.
+                        return (Some(caps), steps);
+                    }
+                    Inst::Byte(b) => {
+                        if input.get(pos) == Some(b) {
+                            self.add(
+                                &mut nlist,
+                                &mut mark,
+                                pc + 1,
+                                pos + 1,
+                                caps,
+                                input,
+                                &mut steps,
+                            );
+                        }
+                    }
+                    Inst::Class { stops, comma } => {
+                        if let Some(&c) = input.get(pos) {
+                            if !stops.contains(&c) && !(*comma && c == b',') {
+                                self.add(
+                                    &mut nlist,
+                                    &mut mark,
+                                    pc + 1,
+                                    pos + 1,
+                                    caps,
+                                    input,
+                                    &mut steps,
+                                );
+                            }
+                        }
+                    }
+                    _ => unreachable!("only consuming instructions and Match are queued"),
+                }
+            }
+            if pos >= input.len() {
+                return (None, steps);
+            }
+            pos += 1;
+            std::mem::swap(&mut clist, &mut nlist);
+        }
+    }
+
+    /// Follow the epsilon instructions from `pc` at `pos`, queueing the consuming ones (and a
+    /// `Match` at the end) in priority order; each instruction at most once per position.
+    #[allow(clippy::too_many_arguments)]
+    fn add(
+        &self,
+        list: &mut Vec<(usize, Vec<usize>)>,
+        mark: &mut [usize],
+        pc: usize,
+        pos: usize,
+        mut caps: Vec<usize>,
+        input: &[u8],
+        steps: &mut usize,
+    ) {
+        *steps += 1;
+        if mark[pc] == pos {
+            return;
+        }
+        mark[pc] = pos;
+        match &self.insts[pc] {
+            Inst::Jmp(x) => self.add(list, mark, *x, pos, caps, input, steps),
+            Inst::Split(a, b) => {
+                self.add(list, mark, *a, pos, caps.clone(), input, steps);
+                self.add(list, mark, *b, pos, caps, input, steps);
+            }
+            Inst::Save(k) => {
+                caps[*k] = pos;
+                self.add(list, mark, pc + 1, pos, caps, input, steps);
+            }
+            Inst::Boundary => {
+                // A UTF-8 boundary: the end, or a byte that does not continue a character.
+                if input.get(pos).is_none_or(|b| (b & 0xC0) != 0x80) {
+                    self.add(list, mark, pc + 1, pos, caps, input, steps);
+                }
+            }
+            Inst::IfNext(b, x, y) => {
+                let to = if input.get(pos) == Some(b) { *x } else { *y };
+                self.add(list, mark, to, pos, caps, input, steps);
+            }
+            Inst::StopOrEnd(stops) => {
+                if input.get(pos).is_none_or(|c| stops.contains(c)) {
+                    self.add(list, mark, pc + 1, pos, caps, input, steps);
+                }
+            }
+            Inst::Match => {
+                if pos == input.len() {
+                    list.push((pc, caps));
+                }
+            }
+            Inst::Byte(_) | Inst::Class { .. } => list.push((pc, caps)),
+        }
+    }
+}
+
+/// The backtracking matcher this module used before: kept as the reference the property test
+/// compares the VM with.
+#[cfg(test)]
+impl UriTemplate {
+    /// The variables of `uri` if it matches this template.
+    fn matches_backtracking(&self, uri: &str) -> Option<Map<String, Value>> {
         let mut out = Map::new();
         if self.match_from(0, uri, &mut out) {
             Some(out)
@@ -180,6 +488,7 @@ fn decode(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn matches_simple_and_reserved() {
@@ -193,6 +502,148 @@ mod tests {
         assert_eq!(m["id"], "42");
         assert_eq!(m["fields"], "name x");
         assert!(t.matches("user://42/profile").is_some());
+    }
+
+    #[test]
+    fn values_that_walk_out_of_the_template_match_nothing() {
+        let t = UriTemplate::parse("test://template/{id}/data").unwrap();
+        for bad in [
+            "test://template/..%2F..%2Fetc%2Fpasswd/data",
+            "test://template/%2e%2e/data",
+            "test://template/../data",
+            "test://template/./data",
+            "test://template/a%5Cb/data",
+            "test://template/a%2fb/data",
+        ] {
+            assert!(t.matches(bad).is_none(), "{bad}");
+            assert!(
+                t.matches_backtracking(bad).is_some()
+                    || bad.contains("/../")
+                    || bad.contains("/./"),
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            t.matches("test://template/a%20b/data").unwrap()["id"],
+            "a b"
+        );
+        let t = UriTemplate::parse("file:///{+path}").unwrap();
+        assert!(t.matches("file:///a/../../etc/passwd").is_none());
+        assert!(t.matches("file:///a/%2E%2E/b").is_none());
+        assert!(t.matches("file:///a\\..\\b").is_none());
+        assert_eq!(t.matches("file:///a/..b/c").unwrap()["path"], "a/..b/c");
+    }
+
+    #[test]
+    fn adversarial_uris_take_linear_steps() {
+        let t = UriTemplate::parse("test://template/{id}/data").unwrap();
+        let insts = t.program.insts.len();
+        for n in [1usize, 1000, 64 * 1024] {
+            let uri = format!("test://template/{}/dat", "a".repeat(n));
+            let (m, steps) = t.matches_counting(&uri);
+            assert!(m.is_none());
+            assert!(steps <= 4 * insts * (uri.len() + 1), "{n}: {steps} steps");
+        }
+        let t = UriTemplate::parse("x://{a}{b}{c}{+d}{#e}").unwrap();
+        let uri = format!("x://{}", "é,".repeat(20_000));
+        let (_, steps) = t.matches_counting(&uri);
+        assert!(
+            steps <= 4 * t.program.insts.len() * (uri.len() + 1),
+            "{steps}"
+        );
+    }
+
+    /// Is every value of this match acceptable under finding 12 (what the VM adds to the old
+    /// matcher's answer)?
+    fn all_safe(t: &UriTemplate, m: &Map<String, Value>) -> bool {
+        t.parts.iter().all(|p| match p {
+            Part::Expr { op, vars } if !matches!(op, Some('?' | '&' | ';')) => {
+                vars.iter().all(|v| {
+                    m.get(v)
+                        .and_then(Value::as_str)
+                        .is_none_or(|s| safe_value(*op, s))
+                })
+            }
+            _ => true,
+        })
+    }
+
+    fn template_strategy() -> impl Strategy<Value = String> {
+        let lit = prop::sample::select(vec!["x://", "/", "a", "-", ".", "/data", "é", ",", "b/"]);
+        let expr = prop::sample::select(vec![
+            "{V}", "{+V}", "{#V}", "{.V}", "{/V}", "{;V}", "{?V}", "{&V}", "{V,W}", "{+V,W}",
+            "{?V,W}",
+        ]);
+        prop::collection::vec((lit, expr), 1..4).prop_map(|ps| {
+            let mut out = String::new();
+            for (i, (l, e)) in ps.into_iter().enumerate() {
+                out.push_str(l);
+                out.push_str(
+                    &e.replace('V', &format!("v{i}"))
+                        .replace('W', &format!("w{i}")),
+                );
+            }
+            out
+        })
+    }
+
+    fn uri_strategy() -> impl Strategy<Value = String> {
+        let piece = prop::sample::select(vec![
+            "x://", "a", "b", "/", "?", "#", "&", ",", "=", ".", ";", "-", "%2F", "%20", "é", "..",
+            "v0=", "w1=", "v1=", "/data", "%", "%2",
+        ]);
+        prop::collection::vec(piece, 0..16).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+        /// The VM answers what the backtracking matcher answered (minus finding 12's refusals),
+        /// on URIs built from the pieces templates are made of.
+        #[test]
+        fn vm_agrees_with_the_backtracking_matcher(t in template_strategy(), uri in uri_strategy()) {
+            let t = UriTemplate::parse(&t).unwrap();
+            let old = t.matches_backtracking(&uri).filter(|m| all_safe(&t, m));
+            prop_assert_eq!(t.matches(&uri), old);
+        }
+
+        /// And on URIs expanded from the template itself (the ordinary case), it matches.
+        #[test]
+        fn vm_agrees_on_expanded_uris(t in template_strategy(), vals in prop::collection::vec("[a-z0-9é]{1,6}", 8)) {
+            let tpl = UriTemplate::parse(&t).unwrap();
+            let mut uri = String::new();
+            let mut k = 0;
+            for p in &tpl.parts {
+                match p {
+                    Part::Lit(l) => uri.push_str(l),
+                    Part::Expr { op, vars } => {
+                        let vs = vars.iter().map(|v| { k += 1; (v, &vals[k % vals.len()]) });
+                        match op {
+                            Some(c @ ('?' | '&' | ';')) => {
+                                uri.push(*c);
+                                let sep = if *c == ';' { ";" } else { "&" };
+                                uri.push_str(&vs.map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>().join(sep));
+                            }
+                            _ => {
+                                if let Some(c) = op.filter(|c| *c != '+') { uri.push(c); }
+                                uri.push_str(&vs.map(|(_, v)| v.as_str()).collect::<Vec<_>>().join(","));
+                            }
+                        }
+                    }
+                }
+            }
+            let old = tpl.matches_backtracking(&uri).filter(|m| all_safe(&tpl, m));
+            prop_assert_eq!(tpl.matches(&uri), old);
+        }
+
+        /// Steps stay linear in the URI's length whatever the URI.
+        #[test]
+        fn steps_are_linear(t in template_strategy(), unit in uri_strategy(), n in 1usize..400) {
+            let t = UriTemplate::parse(&t).unwrap();
+            let uri = format!("x://{}", unit.repeat(n));
+            let (_, steps) = t.matches_counting(&uri);
+            prop_assert!(steps <= 4 * t.program.insts.len() * (uri.len() + 1), "{} steps for {} bytes", steps, uri.len());
+        }
     }
 
     #[test]

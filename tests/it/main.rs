@@ -3,6 +3,7 @@
 
 #![allow(unreachable_pub)] // helpers shared by the test modules
 mod auth_env;
+mod hardening;
 mod harness;
 mod hostile;
 mod http_errors;

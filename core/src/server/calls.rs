@@ -224,6 +224,18 @@ impl Server {
             .into()
     }
 
+    /// The URI length cap (issue 11, finding 2): -32602 before any per-template work.
+    pub(super) fn check_uri_len(&self, uri: &str) -> Result<(), McpError> {
+        let max = self.inner.options.max_uri_len;
+        if uri.len() > max {
+            return Err(McpError::invalid_params(format!(
+                "URI too long: {} bytes (the limit is {max})",
+                uri.len()
+            )));
+        }
+        Ok(())
+    }
+
     /// `resources/read`, audited whatever the outcome (refusals included).
     pub(super) async fn read_resource(
         &self,
@@ -246,6 +258,9 @@ impl Server {
             Ok(u) => u.to_string(),
             Err(e) => return e.into(),
         };
+        if let Err(e) = self.check_uri_len(&uri) {
+            return e.into();
+        }
         let reg = self.snapshot();
         let (handler, vars) = if let Some(r) = reg.resources.get(&uri) {
             if !self.may_use(env, "resource", &uri) {

@@ -37,6 +37,9 @@ pub struct CacheHint {
     pub scope: CacheScope,
 }
 
+/// The default [`ServerOptions::max_uri_len`]: 8 KiB.
+pub const DEFAULT_MAX_URI_LEN: usize = 8 * 1024;
+
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct ServerOptions {
@@ -72,6 +75,10 @@ pub struct ServerOptions {
     /// Global cap on handler runs in flight (`tools/call`, `resources/read`, `prompts/get`);
     /// requests beyond it are refused at once (HTTP 503 + `Retry-After`). `None`: no cap.
     pub max_in_flight: Option<usize>,
+    /// Longest URI `resources/read` (and `ref/resource` completion) accepts, in bytes; longer
+    /// ones are refused with -32602 before any template is tried. 8 KiB by default: longer than
+    /// any URI a browser or proxy passes on, short enough that matching stays microseconds.
+    pub max_uri_len: usize,
 }
 
 impl Default for ServerOptions {
@@ -93,6 +100,7 @@ impl Default for ServerOptions {
             expose_internal_errors: false,
             force_private_cache: false,
             max_in_flight: None,
+            max_uri_len: DEFAULT_MAX_URI_LEN,
         }
     }
 }

@@ -1,0 +1,141 @@
+"""Issue 11 (the security review) against the Python everything server over real HTTP: the
+findings that are not plain corpus cases (those are in tests/hostile/corpus.json). The same
+checks run against the Rust server (tests/it/hardening.rs) and the Node one
+(tests/node/hardening.test.mjs).
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from typing import Any
+
+from procs import ROOT, free_port, start_python_http, stop
+
+EVERYTHING = ROOT / "examples/python/everything.py"
+MODERN = "2026-07-28"
+
+
+def post(port: int, body: Any, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], Any]:
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        c.request("POST", "/mcp", json.dumps(body).encode(),
+                  {"content-type": "application/json", "accept": "application/json, text/event-stream",
+                   **(headers or {})})
+        r = c.getresponse()
+        raw = r.read()
+        return r.status, {k.lower(): v for k, v in r.getheaders()}, json.loads(raw) if raw else None
+    finally:
+        c.close()
+
+
+def modern(port: int, id_: Any, method: str, params: dict[str, Any]) -> tuple[int, Any]:
+    params = {**params, "_meta": {"io.modelcontextprotocol/protocolVersion": MODERN,
+                                  "io.modelcontextprotocol/clientCapabilities": {}}}
+    h = {"mcp-protocol-version": MODERN, "mcp-method": method}
+    if method == "resources/read":
+        h["mcp-name"] = params["uri"]
+    status, _, body = post(port, {"jsonrpc": "2.0", "id": id_, "method": method, "params": params}, h)
+    return status, body
+
+
+def legacy_session(port: int) -> dict[str, str]:
+    status, h, body = post(port, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}})
+    assert status == 200, body
+    headers = {"mcp-session-id": h["mcp-session-id"], "mcp-protocol-version": "2025-06-18"}
+    status, _, _ = post(port, {"jsonrpc": "2.0", "method": "notifications/initialized"}, headers)
+    assert status == 202
+    return headers
+
+
+def test_long_uris_are_refused_at_once_and_ping_stays_prompt() -> None:
+    """Finding 2: over the 8 KiB cap, -32602 before any template is tried; ping stays prompt."""
+    proc, port = start_python_http(EVERYTHING)
+    try:
+        session = legacy_session(port)
+        long = "test://template/" + "a" * (512 * 1024) + "/dat"
+        errors: list[str] = []
+
+        def flood() -> None:
+            for j in range(5):
+                _, _, body = post(port, {"jsonrpc": "2.0", "id": j, "method": "resources/read",
+                                         "params": {"uri": long}}, session)
+                if body["error"]["code"] != -32602 or "URI too long" not in body["error"]["message"]:
+                    errors.append(json.dumps(body)[:300])
+
+        floods = [threading.Thread(target=flood) for _ in range(4)]
+        for t in floods:
+            t.start()
+        for k in range(10):
+            t0 = time.monotonic()
+            status, _, body = post(port, {"jsonrpc": "2.0", "id": f"ping{k}", "method": "ping"}, session)
+            assert status == 200, body
+            assert time.monotonic() - t0 < 2, "ping waited behind the long URIs"
+        for t in floods:
+            t.join(60)
+        assert not errors, errors
+        under = "test://template/" + "a" * (8 * 1024 - 40) + "/dat"
+        t0 = time.monotonic()
+        _, _, body = post(port, {"jsonrpc": "2.0", "id": "under", "method": "resources/read",
+                                 "params": {"uri": under}}, session)
+        assert body["error"]["code"] == -32002, body
+        assert time.monotonic() - t0 < 2
+        status, _, body = post(port, {"jsonrpc": "2.0", "id": "ok", "method": "resources/read",
+                                      "params": {"uri": "test://template/42/data"}}, session)
+        assert status == 200 and body["result"]["contents"], body
+    finally:
+        assert stop(proc) == 0
+
+
+def test_template_values_cannot_walk_out_of_the_template() -> None:
+    """Finding 12: `%2F`, `%5C` and dot segments in a {var} match no template."""
+    proc, port = start_python_http(EVERYTHING)
+    try:
+        for uri in ["test://template/..%2F..%2Fetc%2Fpasswd/data", "test://template/%2E%2E/data",
+                    "test://template/a%5C..%5Cb/data", "test://template/../data"]:
+            _, body = modern(port, uri, "resources/read", {"uri": uri})
+            assert body["error"]["message"] == "Resource not found", (uri, body)
+            assert "result" not in body
+        status, body = modern(port, "ok", "resources/read", {"uri": "test://template/a%20b/data"})
+        assert status == 200 and "a b" in json.dumps(body), body
+    finally:
+        assert stop(proc) == 0
+
+
+def test_forged_log_lines_stay_inside_their_field() -> None:
+    """Finding 6: CR/LF in a request-derived field never starts a new log line (text and JSON)."""
+    forged = 'nope\r\nFORGED oxmcp::audit: auth caller="admin" outcome="ok"'
+    for fmt in ["text", "json"]:
+        proc, port = start_python_http(EVERYTHING, {"OXMCP_LOG": "warn,oxmcp::audit=info", "OXMCP_LOG_FORMAT": fmt})
+        try:
+            session = legacy_session(port)
+            status, _, _ = post(port, {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                       "params": {"name": forged, "arguments": {}}}, session)
+            assert status == 200
+        finally:
+            stop(proc)
+        assert proc.stderr is not None
+        lines = proc.stderr.read().decode(errors="replace").splitlines()
+        hits = [line for line in lines if "FORGED" in line]
+        assert hits, lines
+        assert not any(line.startswith("FORGED") for line in lines), (fmt, hits)
+        if fmt == "json":
+            assert json.loads(hits[0])["fields"]["name"] == forged
+        else:
+            assert "name=nope\\r\\nFORGED" in hits[0], hits
+
+
+def test_non_loopback_bind_needs_allowed_hosts() -> None:
+    """Finding 13: a non-loopback bind without allowed_hosts refuses to start, naming the option."""
+    proc = subprocess.run([sys.executable, str(EVERYTHING), "--http", f"0.0.0.0:{free_port()}"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=30,
+                          env={k: v for k, v in os.environ.items() if not k.startswith("OXMCP_ALLOW")})
+    err = proc.stderr.decode(errors="replace")
+    assert proc.returncode != 0, err
+    assert "allowed_hosts" in err and "allow_any_host" in err, err
