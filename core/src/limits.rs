@@ -94,6 +94,97 @@ impl RateLimiter {
     }
 }
 
+/// Failed authentications allowed per client address by default: bursts of 10, then one every
+/// 6 s (10 a minute). Enough for a client whose token expired to notice; far too slow to guess a
+/// token (issue 11, finding 11).
+pub const DEFAULT_AUTH_FAILURES: RateLimit = RateLimit {
+    rate: 1.0 / 6.0,
+    burst: 10,
+};
+
+/// Most client addresses [`AuthFailureLimiter`] tracks at once.
+pub const MAX_AUTH_FAILURE_ADDRS: usize = 4096;
+
+/// Failed authentications per client address: a token bucket per address (IPv6 by its /64, which
+/// one client usually owns whole), spent by each refused token. While an address's bucket is
+/// empty, its requests are refused before their token is even checked (429 + `Retry-After`), so
+/// a guess gets no answer. The table holds at most [`MAX_AUTH_FAILURE_ADDRS`] addresses: when
+/// full, addresses whose bucket has refilled are forgotten, then the least recently seen one.
+pub struct AuthFailureLimiter {
+    limit: RateLimit,
+    buckets: Mutex<HashMap<std::net::IpAddr, Bucket>>,
+}
+
+impl std::fmt::Debug for AuthFailureLimiter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuthFailureLimiter")
+            .field("limit", &self.limit)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AuthFailureLimiter {
+    pub fn new(limit: RateLimit) -> Self {
+        Self {
+            limit,
+            buckets: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn key(ip: std::net::IpAddr) -> std::net::IpAddr {
+        match ip.to_canonical() {
+            std::net::IpAddr::V6(v6) => {
+                let s = v6.segments();
+                std::net::IpAddr::V6(std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
+            }
+            v4 => v4,
+        }
+    }
+
+    fn refill(&self, b: &mut Bucket, now: Instant) {
+        b.tokens = (b.tokens + now.duration_since(b.at).as_secs_f64() * self.limit.rate)
+            .min(f64::from(self.limit.burst));
+        b.at = now;
+    }
+
+    /// `Err(retry_after)` while `ip` has no failures left.
+    pub fn check(&self, ip: std::net::IpAddr) -> Result<(), Duration> {
+        let now = Instant::now();
+        let mut t = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(b) = t.get_mut(&Self::key(ip)) else {
+            return Ok(());
+        };
+        self.refill(b, now);
+        if b.tokens >= 1.0 {
+            Ok(())
+        } else {
+            Err(Duration::from_secs_f64((1.0 - b.tokens) / self.limit.rate))
+        }
+    }
+
+    /// Spend one failure for `ip`.
+    pub fn failed(&self, ip: std::net::IpAddr) {
+        let key = Self::key(ip);
+        let now = Instant::now();
+        let mut t = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
+        if t.len() >= MAX_AUTH_FAILURE_ADDRS && !t.contains_key(&key) {
+            let (rate, burst) = (self.limit.rate, f64::from(self.limit.burst));
+            t.retain(|_, b| b.tokens + now.duration_since(b.at).as_secs_f64() * rate < burst);
+            if t.len() >= MAX_AUTH_FAILURE_ADDRS {
+                if let Some(oldest) = t.iter().min_by_key(|(_, b)| b.at).map(|(k, _)| *k) {
+                    t.remove(&oldest);
+                }
+            }
+        }
+        let b = t.entry(key).or_insert(Bucket {
+            tokens: f64::from(self.limit.burst),
+            at: now,
+        });
+        self.refill(b, now);
+        b.tokens = (b.tokens - 1.0).max(0.0);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,5 +207,29 @@ mod tests {
         assert!(r.check("vip").is_err());
         std::thread::sleep(Duration::from_millis(120));
         assert!(r.check("a").is_ok());
+    }
+
+    #[test]
+    fn auth_failures_per_address_in_a_bounded_table() {
+        use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+        let l = AuthFailureLimiter::new(RateLimit::per_second(0.001, 3));
+        let a = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1));
+        for _ in 0..3 {
+            assert!(l.check(a).is_ok());
+            l.failed(a);
+        }
+        assert!(l.check(a).unwrap_err() > Duration::from_secs(100));
+        assert!(l.check(IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2))).is_ok());
+        // One /64 is one client.
+        let v6 = |last| IpAddr::V6(Ipv6Addr::new(0x2001, 0xdb8, 0, 1, 0, 0, 0, last));
+        for i in 0..3 {
+            l.failed(v6(i));
+        }
+        assert!(l.check(v6(99)).is_err());
+        // Bounded: a flood of addresses never grows the table past the cap.
+        for i in 0..(MAX_AUTH_FAILURE_ADDRS as u32 + 500) {
+            l.failed(IpAddr::V4(Ipv4Addr::from(0x0b00_0000 + i)));
+        }
+        assert!(l.buckets.lock().unwrap().len() <= MAX_AUTH_FAILURE_ADDRS);
     }
 }

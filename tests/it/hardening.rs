@@ -89,7 +89,12 @@ async fn template_values_cannot_walk_out_of_the_template() {
             .modern(json!(uri), "resources/read", json!({ "uri": uri }))
             .await;
         // Unknown resource (-32602 in the 2026-07-28 era).
-        assert_eq!(r.json()["error"]["message"], "Resource not found", "{uri}: {}", r.body);
+        assert_eq!(
+            r.json()["error"]["message"],
+            "Resource not found",
+            "{uri}: {}",
+            r.body
+        );
         assert!(r.json().get("result").is_none(), "{uri}: {}", r.body);
     }
     let r = s
@@ -214,4 +219,74 @@ async fn non_loopback_bind_needs_allowed_hosts_or_an_explicit_opt_out() {
         }
         let _ = child.kill().await;
     }
+}
+
+/// One POST from the source address `from` (any 127.x address is this machine), read whole.
+async fn post_from(from: &str, addr: &str, token: Option<&str>) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let sock = tokio::net::TcpSocket::new_v4().unwrap();
+    sock.bind(format!("{from}:0").parse().unwrap()).unwrap();
+    let mut c = sock.connect(addr.parse().unwrap()).await.unwrap();
+    let (h, body) = modern_request(json!(1), "tools/list", &mut json!({}), json!({}));
+    let mut req = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in &h {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    if let Some(t) = token {
+        req.push_str(&format!("Authorization: Bearer {t}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(&body);
+    c.write_all(req.as_bytes()).await.unwrap();
+    let mut out = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), c.read_to_end(&mut out))
+        .await
+        .expect("an answer")
+        .unwrap();
+    let out = String::from_utf8_lossy(&out).into_owned();
+    let status = out
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, out)
+}
+
+/// Finding 11: refused tokens are limited per client address (10, then 429 + Retry-After before
+/// any token is checked, the right one included); another address is unaffected; requests
+/// without a token do not count.
+#[tokio::test]
+async fn failed_authentications_are_limited_per_client_address() {
+    let s = HttpServer::start_with("everything", &[("OXMCP_TOKENS", "alice=s3cret")]).await;
+    for _ in 0..12 {
+        assert_eq!(post_from("127.0.0.1", &s.addr, None).await.0, 401);
+    }
+    for i in 0..10 {
+        let (st, out) = post_from("127.0.0.1", &s.addr, Some(&format!("guess{i}"))).await;
+        assert_eq!(st, 401, "guess {i}: {out}");
+    }
+    let (st, out) = post_from("127.0.0.1", &s.addr, Some("guess-more")).await;
+    assert_eq!(st, 429, "{out}");
+    let retry: u64 = out
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("retry-after: ")
+                .map(str::to_string)
+        })
+        .expect("Retry-After")
+        .trim()
+        .parse()
+        .unwrap();
+    assert!((1..=10).contains(&retry), "{retry}");
+    assert!(out.contains("-31429"), "{out}");
+    // Even the right token waits: a guess must get no answer at all.
+    assert_eq!(post_from("127.0.0.1", &s.addr, Some("s3cret")).await.0, 429);
+    // Another client address is served.
+    let (st, out) = post_from("127.0.0.2", &s.addr, Some("s3cret")).await;
+    assert_eq!(st, 200, "{out}");
+    assert_eq!(post_from("127.0.0.2", &s.addr, Some("wrong")).await.0, 401);
 }

@@ -124,3 +124,33 @@ test('finding 13: a non-loopback bind without allowed_hosts refuses to start', a
   assert.match(stderr, /allow_any_host/);
   assert.doesNotMatch(stderr, /listening on/);
 });
+
+test('finding 11: failed authentications are limited per client address (429 + Retry-After)', async (t) => {
+  const http = await import('node:http');
+  const { Server } = await import('oxmcp');
+  const s = new Server({ name: 'sec', version: '1', handleSignals: false });
+  s.registerTool('search', { description: 'x' }, () => 'ok');
+  const { url } = await s.listen({ host: '127.0.0.1', port: 0, tokens: { alice: { tokens: ['alice-tok'] } } });
+  t.after(() => s.close());
+  const u = new URL(url);
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } });
+  const toolsList = (localAddress, token) => new Promise((resolve, reject) => {
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list', connection: 'close' };
+    if (token) headers.authorization = `Bearer ${token}`;
+    const req = http.request({ host: '127.0.0.1', port: u.port, path: u.pathname, method: 'POST', localAddress, headers }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode, retryAfter: res.headers['retry-after'] }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+  for (let i = 0; i < 12; i++) assert.equal((await toolsList('127.0.0.1')).status, 401, 'no token is not a failure');
+  for (let i = 0; i < 10; i++) assert.equal((await toolsList('127.0.0.1', `guess${i}`)).status, 401);
+  const r = await toolsList('127.0.0.1', 'guess-more');
+  assert.equal(r.status, 429);
+  assert.ok(Number(r.retryAfter) >= 1 && Number(r.retryAfter) <= 10, r.retryAfter);
+  assert.equal((await toolsList('127.0.0.1', 'alice-tok')).status, 429);
+  assert.equal((await toolsList('127.0.0.2', 'alice-tok')).status, 200);
+});

@@ -139,3 +139,42 @@ def test_non_loopback_bind_needs_allowed_hosts() -> None:
     err = proc.stderr.decode(errors="replace")
     assert proc.returncode != 0, err
     assert "allowed_hosts" in err and "allow_any_host" in err, err
+
+
+def test_failed_authentications_are_limited_per_client_address() -> None:
+    """Finding 11: 10 refused tokens per address, then 429 + Retry-After before any token is
+    checked (the right one too); another address (127.0.0.2) is still served."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, str(ROOT / "tests/python/apps/secure.py"), "--http", f"127.0.0.1:{port}"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        from procs import wait_listening
+        wait_listening(port, proc)
+
+        def tools_list(source: str, token: str | None) -> tuple[int, dict[str, str]]:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=(source, 0))
+            try:
+                h = {"content-type": "application/json", "accept": "application/json, text/event-stream",
+                     "mcp-protocol-version": MODERN, "mcp-method": "tools/list"}
+                if token:
+                    h["authorization"] = f"Bearer {token}"
+                c.request("POST", "/mcp", json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {
+                    "_meta": {"io.modelcontextprotocol/protocolVersion": MODERN,
+                              "io.modelcontextprotocol/clientCapabilities": {}}}}).encode(), h)
+                r = c.getresponse()
+                r.read()
+                return r.status, {k.lower(): v for k, v in r.getheaders()}
+            finally:
+                c.close()
+
+        for _ in range(12):
+            assert tools_list("127.0.0.1", None)[0] == 401  # no token: not a failure
+        for i in range(10):
+            assert tools_list("127.0.0.1", f"guess{i}")[0] == 401
+        status, headers = tools_list("127.0.0.1", "guess-more")
+        assert status == 429
+        assert 1 <= int(headers["retry-after"]) <= 10
+        assert tools_list("127.0.0.1", "alice-token")[0] == 429
+        assert tools_list("127.0.0.2", "alice-token")[0] == 200
+    finally:
+        stop(proc)

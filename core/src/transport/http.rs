@@ -74,6 +74,11 @@ pub struct HttpConfig {
     pub auth: Option<Arc<dyn Authenticator>>,
     /// Per-caller rate limit (429 + `Retry-After` beyond it); anonymous callers share a bucket.
     pub rate_limit: Option<Arc<crate::limits::RateLimiter>>,
+    /// Failed authentications per client address (429 + `Retry-After` beyond it, before the
+    /// token is checked); default [`crate::limits::DEFAULT_AUTH_FAILURES`]. `None`: no limit.
+    /// Applies where the client address is known: the built-in server, and mounts that pass it
+    /// to [`HttpHandler::handle_from`].
+    pub auth_failure_limit: Option<crate::limits::RateLimit>,
     /// Most request headers accepted (431 above it).
     pub max_headers: usize,
     /// Most bytes of request headers (names + values) accepted (431 above it).
@@ -103,6 +108,7 @@ impl HttpConfig {
             drain_timeout: Duration::from_secs(5),
             auth: None,
             rate_limit: None,
+            auth_failure_limit: Some(crate::limits::DEFAULT_AUTH_FAILURES),
             max_headers: 100,
             max_header_bytes: 16 * 1024,
             body_timeout: Duration::from_secs(30),
@@ -144,6 +150,11 @@ impl HttpConfig {
     /// A rate limiter with per-caller overrides.
     pub fn rate_limiter(mut self, r: crate::limits::RateLimiter) -> Self {
         self.rate_limit = Some(Arc::new(r));
+        self
+    }
+    /// See [`HttpConfig::auth_failure_limit`].
+    pub fn auth_failure_limit(mut self, l: Option<crate::limits::RateLimit>) -> Self {
+        self.auth_failure_limit = l;
         self
     }
     pub fn header_timeout(mut self, d: Duration) -> Self {
@@ -280,6 +291,7 @@ impl Drop for InFlight {
 pub struct HttpHandler {
     pub(super) server: Server,
     pub(super) config: Arc<HttpConfig>,
+    auth_failures: Option<Arc<crate::limits::AuthFailureLimiter>>,
 }
 
 impl HttpHandler {
@@ -291,9 +303,14 @@ impl HttpHandler {
                 .auth_on
                 .store(true, std::sync::atomic::Ordering::Relaxed);
         }
+        let auth_failures = config
+            .auth_failure_limit
+            .filter(|_| config.auth.is_some())
+            .map(|l| Arc::new(crate::limits::AuthFailureLimiter::new(l)));
         Self {
             server,
             config: Arc::new(config),
+            auth_failures,
         }
     }
     pub fn server(&self) -> &Server {
@@ -350,8 +367,18 @@ impl HttpHandler {
         Ok(())
     }
 
-    /// Serve one HTTP request.
+    /// Serve one HTTP request (client address unknown: no failed-authentication limit).
     pub async fn handle(&self, req: HttpRequest) -> HttpResponse {
+        self.handle_from(req, None).await
+    }
+
+    /// Serve one HTTP request from the client address `peer`, which keys the
+    /// failed-authentication limit ([`HttpConfig::auth_failure_limit`]).
+    pub async fn handle_from(
+        &self,
+        req: HttpRequest,
+        peer: Option<std::net::IpAddr>,
+    ) -> HttpResponse {
         if req.headers.len() > self.config.max_headers
             || req
                 .headers
@@ -381,10 +408,33 @@ impl HttpHandler {
         if let Err(r) = self.guard(&req.headers) {
             return r;
         }
+        let failures = self.auth_failures.as_deref().zip(peer);
+        if let Some((limiter, ip)) = failures {
+            if let Err(wait) = limiter.check(ip) {
+                tracing::info!(target: "oxmcp::audit", peer = %ip, outcome = "auth_rate_limited", "auth");
+                let e = McpError::new(
+                    crate::auth::RATE_LIMITED,
+                    "Too many failed authentications; retry later",
+                );
+                return HttpResponse::error(StatusCode::TOO_MANY_REQUESTS, Value::Null, e)
+                    .header(header::RETRY_AFTER, &retry_secs(wait).to_string());
+            }
+        }
         let caller = match &self.config.auth {
             Some(a) => match a.authenticate(&req.headers).await {
                 Ok(c) => c,
-                Err(r) => return r,
+                Err(r) => {
+                    // A presented token that was refused spends one failure; a request without
+                    // one (a client discovering that auth is needed) does not.
+                    if let Some((limiter, ip)) = failures {
+                        if r.status == StatusCode::UNAUTHORIZED
+                            && req.headers.contains_key(header::AUTHORIZATION)
+                        {
+                            limiter.failed(ip);
+                        }
+                    }
+                    return r;
+                }
             },
             None => None,
         };
@@ -392,9 +442,8 @@ impl HttpHandler {
             if let Err(wait) = limiter.check(caller.as_ref().map_or("", |c| c.name.as_str())) {
                 tracing::info!(target: "oxmcp::audit", caller = caller.as_ref().map_or("-", |c| c.name.as_str()), outcome = "rate_limited", "request");
                 let e = McpError::new(crate::auth::RATE_LIMITED, "Too many requests; retry later");
-                let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
                 return HttpResponse::error(StatusCode::TOO_MANY_REQUESTS, Value::Null, e)
-                    .header(header::RETRY_AFTER, &secs.max(1).to_string());
+                    .header(header::RETRY_AFTER, &retry_secs(wait).to_string());
             }
         }
         match req.method {
@@ -700,6 +749,11 @@ impl HttpHandler {
             }
         }
     }
+}
+
+/// Whole seconds for `Retry-After`, rounded up, at least 1.
+fn retry_secs(wait: Duration) -> u64 {
+    (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1)
 }
 
 pub(super) fn accepts(h: &HeaderMap, mime: &str) -> bool {

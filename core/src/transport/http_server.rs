@@ -40,6 +40,7 @@ fn to_hyper(r: HttpResponse) -> hyper::Response<Body> {
 async fn serve_one(
     handler: HttpHandler,
     req: hyper::Request<Incoming>,
+    peer: std::net::IpAddr,
 ) -> Result<hyper::Response<Body>, Infallible> {
     let (parts, body) = req.into_parts();
     let max = handler.config().max_body;
@@ -86,7 +87,7 @@ async fn serve_one(
         headers: parts.headers,
         body,
     };
-    Ok(to_hyper(handler.handle(req).await))
+    Ok(to_hyper(handler.handle_from(req, Some(peer)).await))
 }
 
 /// The start-up rule for a server reachable from other machines (issue 11, finding 13).
@@ -148,7 +149,7 @@ impl HttpServer {
         tokio::pin!(shutdown);
         tracing::info!(addr = %self.local_addr(), path = %self.handler.config().path, "serving Streamable HTTP");
         loop {
-            let (stream, _peer) = tokio::select! {
+            let (stream, peer) = tokio::select! {
                 r = self.listener.accept() => match r {
                     Ok(x) => x,
                     Err(e) => {
@@ -161,7 +162,8 @@ impl HttpServer {
             };
             let _ = stream.set_nodelay(true);
             let handler = self.handler.clone();
-            let svc = service_fn(move |req| serve_one(handler.clone(), req));
+            let peer = peer.ip();
+            let svc = service_fn(move |req| serve_one(handler.clone(), req, peer));
             let conn = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
                 .header_read_timeout(header_timeout)
