@@ -290,3 +290,42 @@ async fn failed_authentications_are_limited_per_client_address() {
     assert_eq!(st, 200, "{out}");
     assert_eq!(post_from("127.0.0.2", &s.addr, Some("wrong")).await.0, 401);
 }
+
+/// Finding 15: a plain-http JWKS URL to a non-loopback host is warned about at start-up; a
+/// loopback one is not.
+#[tokio::test]
+async fn plain_http_jwks_off_loopback_is_warned_about() {
+    for (url, warned) in [
+        ("http://idp.example.invalid/jwks.json", true),
+        ("http://127.0.0.1:9/jwks.json", false),
+    ] {
+        let mut child = Command::new(bin("everything"))
+            .args(["--http", "127.0.0.1:0"])
+            .env("OXMCP_JWKS_URL", url)
+            .env("OXMCP_JWT_ISSUER", "https://idp.example.invalid")
+            .env("OXMCP_RESOURCE", "https://mcp.example.com/mcp")
+            .env("OXMCP_LOG", "warn")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let mut line = None;
+        tokio::time::timeout(Duration::from_secs(20), async {
+            loop {
+                let l = lines.next_line().await.unwrap().expect("listening");
+                if l.contains("JWKS URL is plain http") {
+                    line = Some(l);
+                } else if l.starts_with("listening on") {
+                    return;
+                }
+            }
+        })
+        .await
+        .unwrap();
+        let _ = child.kill().await;
+        assert_eq!(line.is_some(), warned, "{url}: {line:?}");
+    }
+}

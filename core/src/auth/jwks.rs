@@ -1,5 +1,8 @@
 //! JSON Web Key Sets: given inline or fetched from a URL, cached, and refetched on an unknown
-//! `kid` (key rotation) at most once per `min_refresh`, and after `max_age` in any case.
+//! `kid` (key rotation) at most once per `min_refresh`, and after `max_age` in any case. When
+//! refetching fails the cached keys stay in use, but never longer than `max_stale` after the
+//! last good fetch: a key the issuer revoked (and can no longer tell us about, because its JWKS
+//! endpoint is down or blocked) must not verify tokens forever (issue 11, finding 15).
 
 use super::AuthFuture;
 use bytes::Bytes;
@@ -105,16 +108,37 @@ pub(crate) struct Jwks {
     pub(crate) source: Source,
     pub(crate) max_age: Duration,
     pub(crate) min_refresh: Duration,
+    /// The hard limit on a fetched key set's age while refetching fails.
+    pub(crate) max_stale: Duration,
+}
+
+/// Is this a plain `http://` URL whose host is not loopback (keys an on-path attacker can swap)?
+pub(crate) fn plain_http_off_loopback(url: &str) -> bool {
+    let lower = url.get(..7).map(str::to_ascii_lowercase);
+    if lower.as_deref() != Some("http://") {
+        return false;
+    }
+    let rest = &url[7..];
+    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+    !crate::transport::authority::Authority::parse(authority).is_some_and(|a| a.is_loopback())
 }
 
 impl Jwks {
+    /// The cached keys while they are younger than `max_stale` (none after), and whether they
+    /// are still fresh (younger than `max_age`).
+    fn usable(&self, c: &Cache) -> (Arc<Vec<Key>>, bool) {
+        match c.fetched.map(|t| t.elapsed()) {
+            Some(age) if age < self.max_stale => (c.keys.clone(), age < self.max_age),
+            _ => (Arc::default(), false),
+        }
+    }
+
     fn cached(&self) -> (Arc<Vec<Key>>, bool) {
         match &self.source {
             Source::Inline(k) => (Arc::new(k.clone()), true),
             Source::Url { cache, .. } => {
                 let c = cache.lock().unwrap_or_else(|e| e.into_inner());
-                let fresh = c.fetched.is_some_and(|t| t.elapsed() < self.max_age);
-                (c.keys.clone(), fresh)
+                self.usable(&c)
             }
         }
     }
@@ -150,8 +174,9 @@ impl Jwks {
         {
             let c = cache.lock().unwrap_or_else(|e| e.into_inner());
             // Someone else refreshed while we waited, or we tried too recently.
-            let again = pick(&c.keys);
-            if c.fetched.is_some_and(|t| t.elapsed() < self.max_age) && !again.is_empty() {
+            let (keys, fresh) = self.usable(&c);
+            let again = pick(&keys);
+            if fresh && !again.is_empty() {
                 return again;
             }
             if c.attempted.is_some_and(|t| t.elapsed() < self.min_refresh) {
@@ -172,9 +197,32 @@ impl Jwks {
                 c.fetched = Some(Instant::now());
             }
             Err(e) => {
-                tracing::warn!(url = %url, error = %e, "JWKS fetch failed; keeping the cached keys")
+                if c.fetched.is_some_and(|t| t.elapsed() < self.max_stale) {
+                    tracing::warn!(url = %url, error = %e, "JWKS fetch failed; keeping the cached keys")
+                } else {
+                    if !c.keys.is_empty() {
+                        c.keys = Arc::default();
+                    }
+                    tracing::warn!(url = %url, error = %e, max_stale_s = self.max_stale.as_secs(), "JWKS fetch failed and the cached keys are older than max_stale; no token verifies until a fetch succeeds")
+                }
             }
         }
-        pick(&c.keys)
+        let (keys, _) = self.usable(&c);
+        pick(&keys)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn plain_http_jwks_off_loopback_is_flagged() {
+        use super::plain_http_off_loopback as f;
+        assert!(f("http://idp.example.com/jwks.json"));
+        assert!(f("HTTP://10.0.0.5:8080/keys"));
+        assert!(f("http://127.attacker.example/jwks"));
+        assert!(!f("http://127.0.0.1:9000/jwks.json"));
+        assert!(!f("http://localhost/jwks"));
+        assert!(!f("http://[::1]:1/x"));
+        assert!(!f("https://idp.example.com/jwks.json"));
     }
 }

@@ -43,6 +43,10 @@ const ASYMMETRIC: [Algorithm; 9] = [
 ];
 
 impl JwtValidator {
+    /// The default [`JwtValidator::max_stale`]: keys fetched more than an hour ago are dropped
+    /// when the JWKS cannot be refetched.
+    pub const DEFAULT_MAX_STALE: Duration = Duration::from_secs(3600);
+
     fn with_source(issuer: impl Into<String>, audience: impl Into<String>, source: Source) -> Self {
         Self {
             issuers: vec![issuer.into()],
@@ -53,6 +57,7 @@ impl JwtValidator {
                 source,
                 max_age: Duration::from_secs(300),
                 min_refresh: Duration::from_secs(10),
+                max_stale: Self::DEFAULT_MAX_STALE,
             },
             name_claims: vec!["sub".into(), "client_id".into(), "azp".into()],
         }
@@ -75,11 +80,15 @@ impl JwtValidator {
         audience: impl Into<String>,
         url: impl Into<String>,
     ) -> Self {
+        let url = url.into();
+        if super::jwks::plain_http_off_loopback(&url) {
+            tracing::warn!(url = %url, "the JWKS URL is plain http:// to a non-loopback host: anyone on the path can swap the keys and mint tokens; use https:// (cargo feature `tls`, or a JwksFetcher)");
+        }
         Self::with_source(
             issuer,
             audience,
             Source::Url {
-                url: url.into(),
+                url,
                 fetcher: Arc::new(HttpJwksFetcher),
                 cache: Mutex::default(),
                 refresh: tokio::sync::Mutex::new(()),
@@ -123,6 +132,12 @@ impl JwtValidator {
     pub fn cache(mut self, max_age: Duration, min_refresh: Duration) -> Self {
         self.jwks.max_age = max_age;
         self.jwks.min_refresh = min_refresh;
+        self
+    }
+    /// How long fetched keys stay usable after the last good fetch while refetching fails
+    /// (default [`Self::DEFAULT_MAX_STALE`], 1 hour); after it no token verifies until a fetch succeeds.
+    pub fn max_stale(mut self, d: Duration) -> Self {
+        self.jwks.max_stale = d;
         self
     }
     /// Claims tried, in order, for the caller's name (default `sub`, `client_id`, `azp`).

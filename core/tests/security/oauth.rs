@@ -279,3 +279,41 @@ async fn inline_jwks_and_opaque_verifier() {
         401
     );
 }
+
+/// Issue 11, finding 15: while the JWKS cannot be refetched the cached keys keep working, but
+/// only up to `max_stale` after the last good fetch; then no token verifies until a fetch works.
+#[tokio::test]
+async fn stale_jwks_keys_have_a_hard_limit() {
+    let _serial = serial();
+    let keys = Arc::new(Mutex::new(json!({"keys": [jwk("k1", K1_X)]})));
+    let fetches = Arc::new(AtomicUsize::new(0));
+    let jwks = jwks_server(keys.clone(), fetches.clone()).await;
+    let validator =
+        JwtValidator::with_jwks_url(ISSUER, RESOURCE, format!("http://{jwks}/jwks.json"))
+            .cache(Duration::ZERO, Duration::ZERO)
+            .max_stale(Duration::from_millis(1500));
+    let auth = Auth::new().jwt(validator).resource(protected());
+    let s = serve(
+        demo_server(ServerOptions::default()),
+        HttpConfig::new(loopback())
+            .auth(Arc::new(auth))
+            .auth_failure_limit(None),
+    )
+    .await;
+    let good = sign(K1_DER, "k1", claims(json!({})));
+    assert_eq!(tool_call(s.addr, Some(&good), "whoami").await.status, 200);
+    // The JWKS endpoint breaks: the keys fetched a moment ago are still used.
+    *keys.lock().unwrap() = json!("not a JWKS");
+    let r = tool_call(s.addr, Some(&good), "whoami").await;
+    assert_eq!(r.status, 200, "stale but within max_stale: {}", r.body);
+    assert!(fetches.load(Ordering::SeqCst) >= 2, "a refetch was tried");
+    tokio::time::sleep(Duration::from_millis(1700)).await;
+    assert_eq!(
+        tool_call(s.addr, Some(&good), "whoami").await.status,
+        401,
+        "keys older than max_stale are dropped"
+    );
+    // The endpoint recovers: tokens verify again.
+    *keys.lock().unwrap() = json!({"keys": [jwk("k1", K1_X)]});
+    assert_eq!(tool_call(s.addr, Some(&good), "whoami").await.status, 200);
+}
