@@ -23,8 +23,17 @@ function parseServeArgs(argv = process.argv.slice(2)) {
   return { mode: 'http', host: m[1] ?? m[2], port: Number(m[3]), path };
 }
 
-/** Serve `server` as the command line says; resolves when it stops. */
+/**
+ * Serve `server` as the command line says; resolves when it stops. Under `oxmcp run app.mjs`
+ * (bindings-node/cli/run.mjs) the server is handed to the CLI instead, which serves it with
+ * the CLI's own flags.
+ */
 async function runFromArgs(server, argv) {
+  const capture = globalThis[Symbol.for('oxmcp.cli.capture')];
+  if (Array.isArray(capture)) {
+    capture.push(server);
+    return;
+  }
   const cfg = parseServeArgs(argv);
   if (cfg.mode === 'stdio') {
     await server.serveStdio();

@@ -1,0 +1,77 @@
+"""``oxmcp run app.py[:server]``: import the app, find its server, serve it."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import subprocess
+import sys
+import traceback
+from typing import Any
+
+from .._server import Server
+from ._common import JS_SUFFIXES, CliError, app_file, parse_host_port, split_spec
+
+
+def load_server(target: str) -> Server:
+    """Import ``file.py`` (or a module name) and find the server: ``:name``, else ``server``/``mcp``/``app``, else the only one."""
+    spec, attr = split_spec(target)
+    path = app_file(target)
+    try:
+        if path is not None:
+            sys.path.insert(0, str(path.parent))
+            mod_spec = importlib.util.spec_from_file_location(path.stem, path)
+            if mod_spec is None or mod_spec.loader is None:
+                raise CliError(f"cannot import {spec}: not a Python file")
+            module = importlib.util.module_from_spec(mod_spec)
+            sys.modules[path.stem] = module
+            mod_spec.loader.exec_module(module)
+        else:
+            module = importlib.import_module(spec)
+    except CliError:
+        raise
+    except SystemExit:
+        raise
+    except BaseException as e:  # the app's own import-time error: one line, then its traceback
+        tb = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+        raise CliError(f"cannot import {spec}: {type(e).__name__}: {e}", tb if os.environ.get("OXMCP_TRACEBACK") else None) from e
+    if attr:
+        obj: Any = getattr(module, attr, None)
+        if callable(obj) and not isinstance(obj, Server):
+            obj = obj()  # `app.py:create_server`: a factory, called with no arguments
+        if not isinstance(obj, Server):
+            raise CliError(f"{spec}: {attr!r} is not an oxmcp.Server")
+        return obj
+    for name in ("server", "mcp", "app"):
+        obj = getattr(module, name, None)
+        if isinstance(obj, Server):
+            return obj
+    found = [v for v in vars(module).values() if isinstance(v, Server)]
+    if len(found) != 1:
+        raise CliError(f"{spec}: found {len(found)} oxmcp.Server objects; name one with {spec}:NAME")
+    return found[0]
+
+
+def run(target: str, transport: str | None, http: str | None, path: str) -> None:
+    file = app_file(target)
+    mode = transport or ("http" if http else "stdio")
+    if mode == "stdio" and http:
+        raise CliError("--transport stdio and --http contradict each other")
+    if file is not None and file.suffix in JS_SUFFIXES:
+        # A Node app: the Node CLI serves it; without it, the app serves itself with the same flags.
+        flags = [] if mode == "stdio" else ["--http", http or "127.0.0.1:8000", "--path", path]
+        try:
+            sys.exit(subprocess.call(["node", str(file), *flags]))
+        except FileNotFoundError:
+            raise CliError(f"{file.name} is a Node app and node is not on PATH") from None
+    server = load_server(target)
+    if mode == "stdio":
+        server.run()
+    else:
+        host, port = parse_host_port(http or "127.0.0.1:8000")
+        try:
+            server.run("http", host=host, port=port, path=path)
+        except OSError as e:
+            raise CliError(f"cannot listen on {host}:{port}: {e.strerror or e}") from e
+

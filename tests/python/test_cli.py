@@ -1,0 +1,246 @@
+"""The `oxmcp` console script, each verb over real subprocesses (tests/node/cli.test.mjs holds the
+Node CLI to the same verbs and output)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from procs import ROOT, free_port, stop, wait_listening
+
+QUICKSTART = ROOT / "examples" / "python" / "quickstart.py"
+NODE_QUICKSTART = ROOT / "examples" / "node" / "quickstart.mjs"
+PROGRESS = ROOT / "tests" / "python" / "apps" / "progress.py"
+NODE_CLI = ROOT / "bindings-node" / "cli" / "main.mjs"
+# The console script pip installed next to the interpreter: what a user types.
+OXMCP = Path(sys.executable).with_name("oxmcp")
+
+
+def oxmcp(*args: str, env: dict[str, str] | None = None, timeout: float = 60,
+          cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(OXMCP), *args], capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **(env or {})}, cwd=cwd)
+
+
+def test_console_script_is_installed() -> None:
+    r = oxmcp("--help")
+    assert r.returncode == 0, r.stderr
+    for verb in ("run", "dev", "inspect", "call", "install"):
+        assert verb in r.stdout
+
+
+def test_inspect_text_lists_everything_with_schemas() -> None:
+    r = oxmcp("inspect", str(QUICKSTART))
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("quickstart 1.0.0 (protocol ")
+    assert "tools (2)" in lines and "resources (0)" in lines and "resource templates (1)" in lines
+    assert "  add: Add two integers." in lines
+    assert ('    input: {"properties":{"a":{"type":"integer"},"b":{"type":"integer"}},'
+            '"required":["a","b"],"type":"object"}') in lines
+    assert "  greeting://{name} (greeting): A personalised greeting." in lines
+    assert "  review(code): Ask for a code review." in lines
+
+
+def test_inspect_json_and_the_same_bytes_as_the_node_cli() -> None:
+    r = oxmcp("inspect", "--json", str(QUICKSTART))
+    assert r.returncode == 0, r.stderr
+    info = json.loads(r.stdout)
+    assert info["server"] == {"name": "quickstart", "version": "1.0.0"}
+    assert [t["name"] for t in info["tools"]] == ["add", "countdown"]
+    assert info["tools"][0]["inputSchema"]["required"] == ["a", "b"]
+    assert info["resourceTemplates"][0]["uriTemplate"] == "greeting://{name}"
+    assert info["prompts"][0]["arguments"] == [{"name": "code", "required": True}]
+    # One output, two CLIs: the Node one (with the TS SDK client) prints the same text and JSON.
+    node = shutil.which("node")
+    assert node, "node is needed for the parity check"
+    env = {**os.environ, "OXMCP_PYTHON": sys.executable}
+    for flags in ([], ["--json"]):
+        n = subprocess.run([node, str(NODE_CLI), "inspect", *flags, str(QUICKSTART)], capture_output=True,
+                           text=True, timeout=60, env=env)
+        p = oxmcp("inspect", *flags, str(QUICKSTART))
+        assert n.returncode == 0, n.stderr
+        assert n.stdout == p.stdout
+
+
+def test_inspect_a_command_after_double_dash() -> None:
+    r = oxmcp("inspect", "--", sys.executable, str(QUICKSTART))
+    assert r.returncode == 0, r.stderr
+    assert "  countdown: Count down from n, reporting progress." in r.stdout
+
+
+def test_inspect_a_node_app() -> None:
+    r = oxmcp("inspect", str(NODE_QUICKSTART))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("quickstart 1.0.0") and "  add: Add two numbers" in r.stdout
+
+
+def test_call_with_pairs_args_json_and_double_dash() -> None:
+    r = oxmcp("call", str(QUICKSTART), "add", "a=20", "b=22")
+    assert (r.returncode, r.stdout) == (0, "42\n"), r.stderr
+    r = oxmcp("call", "--json", str(QUICKSTART), "add", "--args", '{"a": 1}', "b=5")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["structuredContent"] == {"result": 6}
+    r = oxmcp("call", "--", sys.executable, str(QUICKSTART), "add", "a=2", "b=3")
+    assert (r.returncode, r.stdout) == (0, "5\n"), r.stderr
+    # A string-typed parameter keeps `007` as text (the schema says so), not the number 7.
+    r = oxmcp("call", "--", sys.executable, "-c",
+              "from oxmcp import Server\ns = Server('s')\n@s.tool\ndef echo(x: str) -> str:\n    return x\ns.run()",
+              "echo", "x=007")
+    assert (r.returncode, r.stdout) == (0, "007\n"), r.stderr
+
+
+def test_call_over_http_against_run_http() -> None:
+    port = free_port()
+    proc = subprocess.Popen([str(OXMCP), "run", str(QUICKSTART), "--http", f"127.0.0.1:{port}"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_listening(port, proc)
+        r = oxmcp("call", f"http://127.0.0.1:{port}/mcp", "add", "a=1", "b=2")
+        assert (r.returncode, r.stdout) == (0, "3\n"), r.stderr
+        r = oxmcp("inspect", f"http://127.0.0.1:{port}/mcp")
+        assert r.returncode == 0 and "tools (2)" in r.stdout, r.stderr
+    finally:
+        assert stop(proc) == 0
+
+
+def test_run_transport_http_defaults_and_stdio_conflict() -> None:
+    r = oxmcp("run", str(QUICKSTART), "--transport", "stdio", "--http", "127.0.0.1:1")
+    assert r.returncode == 1
+    assert r.stderr == "oxmcp: error: --transport stdio and --http contradict each other\n"
+
+
+def test_call_draws_a_progress_bar_on_a_terminal() -> None:
+    # `script` (util-linux, in every Debian) runs the command on a pseudo-terminal.
+    assert shutil.which("script"), "util-linux `script` is needed for the pty"
+    cmd = f"{OXMCP} call {PROGRESS} countdown n=3"
+    r = subprocess.run(["script", "-qec", cmd, "/dev/null"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout
+    out = r.stdout.replace("\r", "\n")
+    assert "countdown: 100%|" in out and "3/3" in out, out
+    assert "countdown:  33%|" in out or "countdown:  67%|" in out, out
+    assert "liftoff" in out
+    # Not a terminal: no bar, just the result.
+    r = oxmcp("call", str(PROGRESS), "countdown", "n=3")
+    assert (r.returncode, r.stdout, r.stderr) == (0, "liftoff\n", "")
+
+
+def test_errors_are_one_line_with_a_nonzero_exit(tmp_path: Path) -> None:
+    r = oxmcp("inspect", "missing.py")
+    assert (r.returncode, r.stderr) == (1, "oxmcp: error: no such file: missing.py\n")
+    bad = tmp_path / "bad.py"
+    bad.write_text("import no_such_module_here\n")
+    r = oxmcp("run", str(bad))
+    assert r.returncode == 1
+    assert r.stderr == f"oxmcp: error: cannot import {bad}: ModuleNotFoundError: No module named 'no_such_module_here'\n"
+    # Through inspect the import error is the server's stderr, shown under the one-line error.
+    r = oxmcp("inspect", str(bad))
+    assert r.returncode == 1
+    assert r.stderr.splitlines()[0] == "oxmcp: error: the server exited at start; its stderr:"
+    assert "No module named 'no_such_module_here'" in r.stderr
+    r = oxmcp("call", "--", sys.executable, "-c", "import sys; sys.stderr.write('boom at start\\n'); sys.exit(3)", "add")
+    assert r.returncode == 1
+    assert r.stderr == "oxmcp: error: the server exited at start; its stderr:\nboom at start\n"
+    port = free_port()
+    r = oxmcp("inspect", f"http://127.0.0.1:{port}/mcp")
+    assert (r.returncode, r.stderr) == (1, f"oxmcp: error: cannot connect to http://127.0.0.1:{port}/mcp: connection refused\n")
+    r = oxmcp("call", str(QUICKSTART), "nope")
+    assert (r.returncode, r.stderr) == (1, "oxmcp: error: no tool named 'nope' (tools: add, countdown)\n")
+    r = oxmcp("call", str(QUICKSTART), "add", "a=x", "b=1")
+    assert r.returncode == 1 and r.stderr.startswith("oxmcp: error: tool add returned an error: "), r.stderr
+    none = tmp_path / "none.py"
+    none.write_text("x = 1\n")
+    r = oxmcp("run", str(none))
+    assert (r.returncode, r.stderr) == (1, f"oxmcp: error: {none}: found 0 oxmcp.Server objects; name one with {none}:NAME\n")
+
+
+def test_dev_restarts_when_the_app_changes(tmp_path: Path) -> None:
+    app = tmp_path / "app.py"
+    app.write_text(QUICKSTART.read_text())
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    proc = subprocess.Popen([str(OXMCP), "dev", str(app), "--http", f"127.0.0.1:{port}"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        wait_listening(port, proc)
+        assert "  add: Add two integers." in oxmcp("inspect", url).stdout
+        time.sleep(0.5)
+        app.write_text(QUICKSTART.read_text().replace('"""Add two integers."""', '"""Add, after a reload."""'))
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            r = oxmcp("inspect", url, "--timeout", "5")
+            if "  add: Add, after a reload." in r.stdout:
+                break
+            time.sleep(0.3)
+        else:
+            raise AssertionError("dev did not restart the server with the new code")
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(20)
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    assert f"oxmcp dev: serving app.py on {url}; restarting on changes under {tmp_path}" in err
+    assert "oxmcp dev: app.py changed, restarting" in err
+
+
+CLIENT_FILES = {
+    "claude-code": (".claude.json", "mcpServers", True),
+    "claude-desktop": (".config/Claude/claude_desktop_config.json", "mcpServers", False),
+    "cursor": (".cursor/mcp.json", "mcpServers", False),
+    "vscode": (".config/Code/User/mcp.json", "servers", True),
+}
+
+
+@pytest.mark.parametrize("client", sorted(CLIENT_FILES))
+def test_install_merges_into_each_clients_file(client: str, tmp_path: Path) -> None:
+    rel, key, typed = CLIENT_FILES[client]
+    env = {"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / ".config")}
+    path = tmp_path / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    other = {"command": "npx", "args": ["-y", "other-server"]}
+    path.write_text(json.dumps({"theme": "dark", key: {"other": other}}))
+    r = oxmcp("install", client, str(QUICKSTART), "--env", "API_KEY=k1", "--env", "MODE=a=b", env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == f"added 'quickstart' in {client} config: {path}\n"
+    data = json.loads(path.read_text())
+    assert data["theme"] == "dark" and data[key]["other"] == other
+    entry = data[key]["quickstart"]
+    expected = {"command": sys.executable, "args": ["-m", "oxmcp", "run", str(QUICKSTART)],
+                "env": {"API_KEY": "k1", "MODE": "a=b"}}
+    assert entry == ({"type": "stdio", **expected} if typed else expected)
+    assert list(entry)[0] == ("type" if typed else "command")
+    # Again under another name: both stay; the same name again is an update, not a duplicate.
+    assert oxmcp("install", client, f"{QUICKSTART}:server", "--name", "qs2", env=env).returncode == 0
+    r = oxmcp("install", client, str(QUICKSTART), env=env)
+    assert r.stdout.startswith("updated 'quickstart'")
+    data = json.loads(path.read_text())
+    assert set(data[key]) == {"other", "quickstart", "qs2"}
+    assert data[key]["qs2"]["args"][-1] == f"{QUICKSTART}:server"
+    assert "env" not in data[key]["quickstart"]
+    if client == "cursor":
+        # The entry it writes starts the server: run it as the client would and list the tools.
+        e = data[key]["quickstart"]
+        r = oxmcp("inspect", "--", e["command"], *e["args"])
+        assert r.returncode == 0 and "tools (2)" in r.stdout, r.stderr
+
+
+def test_install_print_writes_nothing_and_bad_json_is_left_alone(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path)}
+    r = oxmcp("install", "cursor", str(QUICKSTART), "--print", "--name", "calc", env=env)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == {"mcpServers": {"calc": {"command": sys.executable,
+                                                            "args": ["-m", "oxmcp", "run", str(QUICKSTART)]}}}
+    assert not (tmp_path / ".cursor").exists()
+    (tmp_path / ".cursor").mkdir()
+    (tmp_path / ".cursor" / "mcp.json").write_text("{not json")
+    r = oxmcp("install", "cursor", str(QUICKSTART), env=env)
+    assert r.returncode == 1
+    assert r.stderr == f"oxmcp: error: {tmp_path / '.cursor' / 'mcp.json'} is not valid JSON; not touching it\n"
+    assert (tmp_path / ".cursor" / "mcp.json").read_text() == "{not json"
