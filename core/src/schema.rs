@@ -6,7 +6,8 @@ mod flat;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 /// One schema violation, located by a JSON pointer into the instance.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -37,6 +38,10 @@ impl std::fmt::Debug for CompiledSchema {
 
 impl CompiledSchema {
     pub fn compile(schema: &Value) -> Result<Self, String> {
+        Self::compile_owned(schema.clone())
+    }
+
+    fn compile_owned(schema: Value) -> Result<Self, String> {
         if !schema.is_object() && !schema.is_boolean() {
             return Err("a schema must be an object or a boolean".into());
         }
@@ -53,15 +58,15 @@ impl CompiledSchema {
                 return Err(format!("unsupported JSON Schema dialect: {s}"));
             }
         }
-        let flat = flat::Flat::recognize(schema);
+        let flat = flat::Flat::recognize(&schema);
         let validator = match flat {
             Some(_) => OnceLock::new(),
-            None => OnceLock::from(Ok(Self::build(schema)?)),
+            None => OnceLock::from(Ok(Self::build(&schema)?)),
         };
         Ok(Self {
             flat,
             validator,
-            source: schema.clone(),
+            source: schema,
         })
     }
 
@@ -112,6 +117,48 @@ impl CompiledSchema {
                 message: e.to_string(),
             })
             .collect()
+    }
+}
+
+/// One compiled schema per distinct schema: the tools of a generated server (OpenAPI, one tool
+/// per table) declare a handful of schema shapes between thousands of tools, and a compiled
+/// schema with its source is a few KB of small JSON nodes. Keyed by the schema's JSON text
+/// (`serde_json` maps are sorted, so equal schemas have equal text); the cache holds weak
+/// references, so a schema no registered tool uses any more is freed.
+#[derive(Default)]
+pub(crate) struct SchemaCache {
+    inner: Mutex<CacheInner>,
+}
+
+#[derive(Default)]
+struct CacheInner {
+    map: HashMap<String, Weak<CompiledSchema>>,
+    /// Prune dead entries when the map grows past this.
+    prune_at: usize,
+}
+
+impl SchemaCache {
+    /// The compiled schema for `schema`: the one already compiled for an equal schema, or a new one.
+    pub(crate) fn compile(&self, schema: Value) -> Result<Arc<CompiledSchema>, String> {
+        let key = serde_json::to_string(&schema).map_err(|e| e.to_string())?;
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(hit) = inner.map.get(&key).and_then(Weak::upgrade) {
+            return Ok(hit);
+        }
+        let compiled = Arc::new(CompiledSchema::compile_owned(schema)?);
+        if inner.map.len() >= inner.prune_at {
+            inner.map.retain(|_, w| w.strong_count() > 0);
+            inner.prune_at = (inner.map.len() * 2).max(64);
+        }
+        inner.map.insert(key, Arc::downgrade(&compiled));
+        Ok(compiled)
+    }
+
+    /// Distinct schemas alive (for tests).
+    #[cfg(test)]
+    pub(crate) fn live(&self) -> usize {
+        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        inner.map.values().filter(|w| w.strong_count() > 0).count()
     }
 }
 
@@ -245,6 +292,38 @@ mod tests {
     fn rejects_unknown_dialect_and_remote_refs() {
         assert!(CompiledSchema::compile(&json!({"$schema":"https://example.com/mine"})).is_err());
         assert!(CompiledSchema::compile(&json!({"$ref":"https://example.com/x.json"})).is_err());
+    }
+
+    #[test]
+    fn equal_schemas_share_one_compiled_schema() {
+        let cache = SchemaCache::default();
+        let a = cache
+            .compile(json!({"type":"object","properties":{"x":{"type":"integer"}}}))
+            .unwrap();
+        // the same schema written in another key order
+        let b = cache
+            .compile(json!({"properties":{"x":{"type":"integer"}},"type":"object"}))
+            .unwrap();
+        let c = cache
+            .compile(json!({"type":"object","properties":{"x":{"type":"string"}}}))
+            .unwrap();
+        assert!(Arc::ptr_eq(&a, &b));
+        assert!(!Arc::ptr_eq(&a, &c));
+        assert_eq!(cache.live(), 2);
+        drop((a, b));
+        assert_eq!(cache.live(), 1);
+        assert!(cache
+            .compile(json!({"$schema":"https://example.com/mine"}))
+            .is_err());
+        // a general (not flat) schema is shared too
+        let g1 = cache
+            .compile(json!({"type":"object","properties":{"x":{"type":"integer","minimum":3}}}))
+            .unwrap();
+        let g2 = cache
+            .compile(json!({"type":"object","properties":{"x":{"type":"integer","minimum":3}}}))
+            .unwrap();
+        assert!(Arc::ptr_eq(&g1, &g2));
+        assert!(!g1.is_valid(&json!({"x": 1})) && g1.is_valid(&json!({"x": 4})));
     }
 
     #[test]

@@ -4,7 +4,7 @@ use crate::context::Context;
 use crate::error::{BuildError, HandlerError, McpError};
 use crate::handler::{BoxFuture, IntoToolResult, ToolHandler};
 use crate::protocol::ToolResult;
-use crate::schema::{check_mcp_headers, CompiledSchema};
+use crate::schema::{check_mcp_headers, CompiledSchema, SchemaCache};
 use serde_json::{json, Map, Value};
 use std::future::Future;
 use std::sync::Arc;
@@ -184,15 +184,17 @@ where
     }
 }
 
-/// A registered tool: its descriptor serialized once, schemas compiled once.
+/// A registered tool. Stored once: the descriptor without its schemas, and the compiled
+/// schemas shared with every other tool that declares the same one (see [`SchemaCache`]); a
+/// `tools/list` page puts them together (it copies what it sends either way).
 pub(crate) struct ToolEntry {
     pub(crate) name: String,
-    /// The `Tool` object for modern `tools/list`.
+    /// The `Tool` object minus `inputSchema` and `outputSchema`.
     pub(crate) def: Value,
-    /// The `Tool` object for legacy sessions (object-rooted output schema only).
-    pub(crate) legacy_def: Value,
-    pub(crate) input: CompiledSchema,
-    pub(crate) output: Option<CompiledSchema>,
+    pub(crate) input: Arc<CompiledSchema>,
+    pub(crate) output: Option<Arc<CompiledSchema>>,
+    /// Legacy sessions see the output schema only when it is object-rooted (their schema).
+    pub(crate) legacy_output: bool,
     pub(crate) handler: Arc<dyn ToolHandler>,
     pub(crate) timeout: Option<Duration>,
     pub(crate) required_scopes: Vec<String>,
@@ -211,7 +213,7 @@ pub(crate) fn valid_name(name: &str) -> bool {
 }
 
 impl ToolEntry {
-    pub(crate) fn compile(tool: Tool) -> Result<Self, BuildError> {
+    pub(crate) fn compile(tool: Tool, schemas: &SchemaCache) -> Result<Self, BuildError> {
         let name = tool.name.clone();
         if !valid_name(&name) {
             return Err(BuildError::InvalidName {
@@ -231,35 +233,34 @@ impl ToolEntry {
             name: name.clone(),
             message,
         };
-        let input_schema = tool.def.get("inputSchema").cloned().unwrap_or(Value::Null);
+        let mut def = tool.def;
+        let input_schema = def.remove("inputSchema").unwrap_or(Value::Null);
         if input_schema.get("type").and_then(Value::as_str) != Some("object") {
             return Err(bad(
                 "inputSchema must be a JSON Schema object with root type \"object\"".into(),
             ));
         }
-        let input =
-            CompiledSchema::compile(&input_schema).map_err(|e| bad(format!("inputSchema: {e}")))?;
-        let mcp_headers = check_mcp_headers(&input_schema).map_err(bad)?;
-        let output = match tool.def.get("outputSchema") {
-            Some(s) => {
-                Some(CompiledSchema::compile(s).map_err(|e| bad(format!("outputSchema: {e}")))?)
-            }
+        let input = schemas
+            .compile(input_schema)
+            .map_err(|e| bad(format!("inputSchema: {e}")))?;
+        let mcp_headers = check_mcp_headers(input.source()).map_err(bad)?;
+        let output = match def.remove("outputSchema") {
+            Some(s) => Some(
+                schemas
+                    .compile(s)
+                    .map_err(|e| bad(format!("outputSchema: {e}")))?,
+            ),
             None => None,
         };
-        let def = Value::Object(tool.def.clone());
-        let mut legacy = tool.def;
-        if legacy
-            .get("outputSchema")
-            .is_some_and(|s| s.get("type").and_then(Value::as_str) != Some("object"))
-        {
-            legacy.remove("outputSchema");
-        }
+        let legacy_output = output
+            .as_ref()
+            .is_some_and(|s| s.source().get("type").and_then(Value::as_str) == Some("object"));
         Ok(Self {
             name,
-            def,
-            legacy_def: Value::Object(legacy),
+            def: Value::Object(def),
             input,
             output,
+            legacy_output,
             handler,
             timeout: tool.timeout,
             required_scopes: tool.required_scopes,
@@ -268,5 +269,21 @@ impl ToolEntry {
                 .map(|n| Arc::new(tokio::sync::Semaphore::new(n))),
             mcp_headers,
         })
+    }
+
+    /// The `Tool` object `tools/list` sends: for modern requests, or for legacy sessions
+    /// (which see an object-rooted output schema only).
+    pub(crate) fn descriptor(&self, modern: bool) -> Value {
+        let mut out = match &self.def {
+            Value::Object(m) => m.clone(),
+            _ => Map::new(),
+        };
+        out.insert("inputSchema".into(), self.input.source().clone());
+        if let Some(o) = &self.output {
+            if modern || self.legacy_output {
+                out.insert("outputSchema".into(), o.source().clone());
+            }
+        }
+        Value::Object(out)
     }
 }

@@ -1,4 +1,7 @@
 //! The server the benchmark drives: `add(a, b)` and `echo(text)`, nothing else.
+//!
+//! `OXMCP_BENCH_TOOLS=N` adds N generated tools `tool_i(a: int, b: int, note: str = "")`, each
+//! with a description: the registry-scale benchmark (`bench/registry.py`).
 
 #![allow(clippy::print_stderr)]
 mod cli;
@@ -30,9 +33,39 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         Ok::<_, oxmcp::HandlerError>(ToolResult::text(text))
     });
-    let server = Server::builder("oxmcp-bench", env!("CARGO_PKG_VERSION"))
+    let mut builder = Server::builder("oxmcp-bench", env!("CARGO_PKG_VERSION"))
         .tool(add)
-        .tool(echo)
-        .build()?;
+        .tool(echo);
+    let generated: usize = std::env::var("OXMCP_BENCH_TOOLS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    for i in 0..generated {
+        builder = builder.tool(generated_tool(i));
+    }
+    let server = builder.build()?;
     cli::run(server).await
+}
+
+/// `tool_i(a: int, b: int, note: str = "")`: what a generated server (OpenAPI, one tool per
+/// table) registers by the thousand. Every one has the same schema shape.
+fn generated_tool(i: usize) -> Tool {
+    Tool::new(
+        format!("tool_{i}"),
+        json!({
+            "type": "object",
+            "properties": {
+                "a": {"type": "integer"},
+                "b": {"type": "integer"},
+                "note": {"type": "string", "default": ""}
+            },
+            "required": ["a", "b"]
+        }),
+    )
+    .description(format!("Generated tool number {i}: adds a and b."))
+    .handler(|args: Map<String, Value>, _ctx| async move {
+        let a = args["a"].as_i64().unwrap_or(0);
+        let b = args["b"].as_i64().unwrap_or(0);
+        Ok::<_, oxmcp::HandlerError>(ToolResult::text((a + b).to_string()))
+    })
 }

@@ -137,10 +137,7 @@ impl Server {
                     res.structured_content = None;
                 }
                 match (&tool.output, res.is_error) {
-                    (Some(schema), false)
-                        if rq.era == Era::Modern
-                            || tool.legacy_def.get("outputSchema").is_some() =>
-                    {
+                    (Some(schema), false) if rq.era == Era::Modern || tool.legacy_output => {
                         match &res.structured_content {
                             None => {
                                 tracing::error!(tool = %name, "tool declared an outputSchema but returned no structuredContent");

@@ -389,13 +389,12 @@ impl Server {
                     .await
             }
             "tools/list" if has("tools") => {
-                let v: Vec<&Value> = reg
+                let v: Vec<_> = reg
                     .tools
                     .values()
                     .filter(|t| self.may_use(env, "tool", &t.name))
-                    .map(|t| if modern { &t.def } else { &t.legacy_def })
                     .collect();
-                self.list(rq, &params, v.iter().copied(), v.len(), "tools")
+                self.list(rq, &params, &v, |t| t.descriptor(modern), "tools")
             }
             "tools/call" if has("tools") => self.call_tool(rq, params, env).await,
             "resources/list" if has("resources") => {
@@ -405,7 +404,7 @@ impl Server {
                     .filter(|(k, _)| self.may_use(env, "resource", k))
                     .map(|(_, r)| &r.def)
                     .collect();
-                self.list(rq, &params, v.iter().copied(), v.len(), "resources")
+                self.list(rq, &params, &v, |d| (*d).clone(), "resources")
             }
             "resources/templates/list" if has("resources") => {
                 let v: Vec<&Value> = reg
@@ -414,7 +413,7 @@ impl Server {
                     .filter(|(k, _)| self.may_use(env, "resource", k))
                     .map(|(_, t)| &t.def)
                     .collect();
-                self.list(rq, &params, v.iter().copied(), v.len(), "resourceTemplates")
+                self.list(rq, &params, &v, |d| (*d).clone(), "resourceTemplates")
             }
             "resources/read" if has("resources") => self.read_resource(rq, params, env).await,
             "prompts/list" if has("prompts") => {
@@ -424,7 +423,7 @@ impl Server {
                     .filter(|(k, _)| self.may_use(env, "prompt", k))
                     .map(|(_, p)| &p.def)
                     .collect();
-                self.list(rq, &params, v.iter().copied(), v.len(), "prompts")
+                self.list(rq, &params, &v, |d| (*d).clone(), "prompts")
             }
             "prompts/get" if has("prompts") => self.get_prompt(rq, params, env).await,
             "completion/complete" if has("completions") => self.complete(rq, &params, env).await,
@@ -476,14 +475,17 @@ impl Server {
         r
     }
 
-    pub(super) fn list<'a>(
+    /// One page of `items`; only the page is rendered (a tool's descriptor is put together
+    /// here, the other kinds are copied), so a page costs the same at 10 or 10,000 entries.
+    pub(super) fn list<T>(
         &self,
         rq: &Rq,
         params: &Map<String, Value>,
-        items: impl Iterator<Item = &'a Value>,
-        total: usize,
+        items: &[T],
+        render: impl Fn(&T) -> Value,
         key: &str,
     ) -> Outcome {
+        let total = items.len();
         let start = match params.get("cursor") {
             None | Some(Value::Null) => 0,
             Some(Value::String(c)) => match decode_cursor(c) {
@@ -493,7 +495,7 @@ impl Server {
             Some(_) => return McpError::invalid_params("Invalid cursor").into(),
         };
         let size = self.inner.options.page_size.max(1);
-        let page: Vec<Value> = items.skip(start).take(size).cloned().collect();
+        let page: Vec<Value> = items[start..].iter().take(size).map(render).collect();
         let mut r = Map::new();
         r.insert(key.into(), Value::Array(page));
         if start + size < total {

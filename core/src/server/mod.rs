@@ -7,6 +7,7 @@ mod legacy;
 mod listen;
 pub(crate) mod mrtr;
 pub mod options;
+pub(crate) mod registry;
 pub(crate) mod session;
 pub mod trace;
 
@@ -15,29 +16,26 @@ pub use dispatch::{Env, Transport};
 use crate::error::BuildError;
 use crate::prompt::{Prompt, PromptEntry};
 use crate::resource::{Resource, ResourceEntry, ResourceTemplate, TemplateEntry};
+use crate::schema::SchemaCache;
 use crate::tool::{Tool, ToolEntry};
 use bus::{Event, EventBus, InMemoryBus};
-use indexmap::IndexMap;
 use options::ServerOptions;
+pub(crate) use registry::Registry;
+use registry::Table;
 use serde_json::{json, Map, Value};
 use session::{ClientRequests, SessionTable};
 use std::sync::{Arc, RwLock};
 use tokio_util::sync::CancellationToken;
 
-/// Everything registered, in registration order (so lists are deterministic). Copy-on-write:
-/// a request takes a snapshot (one `Arc` clone); a change builds a new registry.
-#[derive(Clone, Default)]
-pub(crate) struct Registry {
-    pub(crate) tools: IndexMap<String, Arc<ToolEntry>>,
-    pub(crate) resources: IndexMap<String, Arc<ResourceEntry>>,
-    pub(crate) templates: IndexMap<String, Arc<TemplateEntry>>,
-    pub(crate) prompts: IndexMap<String, Arc<PromptEntry>>,
-}
-
 pub(crate) struct Inner {
     pub(crate) info: Value,
     pub(crate) instructions: Option<String>,
+    /// Everything registered, in registration order (so lists are deterministic). Copy-on-write:
+    /// a request takes a snapshot (one `Arc` clone); a change publishes a new version, which
+    /// shares all but O(log N) nodes with the last (see `registry.rs`).
     pub(crate) registry: RwLock<Arc<Registry>>,
+    /// One compiled schema per distinct tool schema.
+    pub(crate) schemas: SchemaCache,
     pub(crate) options: ServerOptions,
     pub(crate) bus: Arc<dyn EventBus>,
     pub(crate) sealer: mrtr::StateSealer,
@@ -132,6 +130,7 @@ impl Server {
             .registry
             .write()
             .unwrap_or_else(|e| e.into_inner());
+        // O(1): the maps are persistent, so this copies four roots, not N entries.
         let mut next = (**guard).clone();
         let out = f(&mut next)?;
         *guard = Arc::new(next);
@@ -140,14 +139,33 @@ impl Server {
 
     /// Add a tool while serving; listeners get `notifications/tools/list_changed`.
     pub fn add_tool(&self, tool: Tool) -> Result<(), BuildError> {
-        let e = ToolEntry::compile(tool)?;
+        let e = ToolEntry::compile(tool, &self.inner.schemas)?;
         self.update(|r| insert_unique(&mut r.tools, "tool", e.name.clone(), Arc::new(e)))?;
+        self.inner.bus.publish(Event::ToolsListChanged);
+        Ok(())
+    }
+    /// Add several tools as one change: all or none are added (a bad or duplicate one is an
+    /// error and nothing changes), one new registry version, one `list_changed`.
+    pub fn add_tools(&self, tools: impl IntoIterator<Item = Tool>) -> Result<(), BuildError> {
+        let entries = tools
+            .into_iter()
+            .map(|t| ToolEntry::compile(t, &self.inner.schemas))
+            .collect::<Result<Vec<_>, _>>()?;
+        if entries.is_empty() {
+            return Ok(());
+        }
+        self.update(|r| {
+            for e in entries {
+                insert_unique(&mut r.tools, "tool", e.name.clone(), Arc::new(e))?;
+            }
+            Ok(())
+        })?;
         self.inner.bus.publish(Event::ToolsListChanged);
         Ok(())
     }
     /// Replace a tool with the same name, or add it.
     pub fn upsert_tool(&self, tool: Tool) -> Result<(), BuildError> {
-        let e = ToolEntry::compile(tool)?;
+        let e = ToolEntry::compile(tool, &self.inner.schemas)?;
         self.update(|r| {
             r.tools.insert(e.name.clone(), Arc::new(e));
             Ok(())
@@ -214,7 +232,7 @@ impl Server {
         self.inner.bus.publish(Event::ResourceUpdated(uri.into()));
     }
     pub fn tool_names(&self) -> Vec<String> {
-        self.snapshot().tools.keys().cloned().collect()
+        self.snapshot().tools.keys().map(str::to_string).collect()
     }
 
     /// Ends listen streams and legacy sessions; transports call it when their shutdown fires.
@@ -270,10 +288,10 @@ impl Server {
 }
 
 fn insert_unique<T>(
-    map: &mut IndexMap<String, T>,
+    map: &mut Table<T>,
     kind: &'static str,
     key: String,
-    v: T,
+    v: Arc<T>,
 ) -> Result<(), BuildError> {
     if map.contains_key(&key) {
         return Err(BuildError::DuplicateName { kind, name: key });
@@ -346,9 +364,11 @@ impl ServerBuilder {
     }
 
     pub fn build(self) -> Result<Server, BuildError> {
+        // One registry, filled in place and published once.
         let mut reg = Registry::default();
+        let schemas = SchemaCache::default();
         for t in self.tools {
-            let e = ToolEntry::compile(t)?;
+            let e = ToolEntry::compile(t, &schemas)?;
             insert_unique(&mut reg.tools, "tool", e.name.clone(), Arc::new(e))?;
         }
         for r in self.resources {
@@ -380,6 +400,7 @@ impl ServerBuilder {
                 info: Value::Object(self.info),
                 instructions: self.instructions,
                 registry: RwLock::new(Arc::new(reg)),
+                schemas,
                 options: self.options,
                 bus: self.bus.unwrap_or_else(|| Arc::new(InMemoryBus::default())),
                 sealer,

@@ -1,0 +1,140 @@
+//! The registry: everything registered, in registration order, as persistent maps.
+//!
+//! Why persistent: a request works on a snapshot of the registry (one `Arc` clone) while a
+//! change at runtime (`add_tool` while serving) builds the next version. With a plain map the
+//! next version was a full copy — N keys and N `Arc`s per `add_tool`, so registering N tools one
+//! at a time was quadratic (10,000 tools: 50 million key copies). A persistent map shares all
+//! but the O(log N) nodes on the changed path, so a version costs the same whether nothing or a
+//! thousand requests hold the previous one, and bulk registration is linear.
+
+use rpds::{HashTrieMapSync, RedBlackTreeMapSync};
+use std::sync::Arc;
+
+use crate::prompt::PromptEntry;
+use crate::resource::{ResourceEntry, TemplateEntry};
+use crate::tool::ToolEntry;
+
+/// Everything registered. Cloning is O(1) (four persistent maps).
+#[derive(Clone, Default)]
+pub(crate) struct Registry {
+    pub(crate) tools: Table<ToolEntry>,
+    pub(crate) resources: Table<ResourceEntry>,
+    pub(crate) templates: Table<TemplateEntry>,
+    pub(crate) prompts: Table<PromptEntry>,
+}
+
+/// A persistent map from name to entry that iterates in registration order. Replacing an entry
+/// keeps its place (as `IndexMap::insert` does); removing one keeps the order of the others.
+pub(crate) struct Table<T> {
+    /// name → position key in `order`.
+    index: HashTrieMapSync<Arc<str>, u64>,
+    /// position key → (name, entry); keys only grow, so iteration is registration order.
+    order: RedBlackTreeMapSync<u64, (Arc<str>, Arc<T>)>,
+    next: u64,
+}
+
+impl<T> Clone for Table<T> {
+    fn clone(&self) -> Self {
+        Self {
+            index: self.index.clone(),
+            order: self.order.clone(),
+            next: self.next,
+        }
+    }
+}
+
+impl<T> Default for Table<T> {
+    fn default() -> Self {
+        Self {
+            index: HashTrieMapSync::new_sync(),
+            order: RedBlackTreeMapSync::new_sync(),
+            next: 0,
+        }
+    }
+}
+
+impl<T> Table<T> {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+    pub(crate) fn contains_key(&self, name: &str) -> bool {
+        self.index.contains_key(name)
+    }
+    pub(crate) fn get(&self, name: &str) -> Option<&Arc<T>> {
+        let pos = self.index.get(name)?;
+        self.order.get(pos).map(|(_, v)| v)
+    }
+    /// Insert or replace (a replaced entry keeps its position); returns the previous entry.
+    pub(crate) fn insert(&mut self, name: String, v: Arc<T>) -> Option<Arc<T>> {
+        if let Some(&pos) = self.index.get(name.as_str()) {
+            let key = self.order.get(&pos).map(|(k, _)| k.clone())?;
+            let old = self.order.get(&pos).map(|(_, v)| v.clone());
+            self.order.insert_mut(pos, (key, v));
+            return old;
+        }
+        let key: Arc<str> = name.into();
+        let pos = self.next;
+        self.next += 1;
+        self.index.insert_mut(key.clone(), pos);
+        self.order.insert_mut(pos, (key, v));
+        None
+    }
+    /// Remove by name; the others keep their order.
+    pub(crate) fn shift_remove(&mut self, name: &str) -> Option<Arc<T>> {
+        let pos = *self.index.get(name)?;
+        self.index.remove_mut(name);
+        let old = self.order.get(&pos).map(|(_, v)| v.clone());
+        self.order.remove_mut(&pos);
+        old
+    }
+    /// `(name, entry)` in registration order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &Arc<T>)> + '_ {
+        self.order.values().map(|(k, v)| (&**k, v))
+    }
+    pub(crate) fn values(&self) -> impl Iterator<Item = &Arc<T>> + '_ {
+        self.order.values().map(|(_, v)| v)
+    }
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &str> + '_ {
+        self.order.values().map(|(k, _)| &**k)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(t: &Table<u32>) -> Vec<(String, u32)> {
+        t.iter().map(|(k, v)| (k.to_string(), **v)).collect()
+    }
+
+    #[test]
+    fn keeps_registration_order_through_replace_and_remove() {
+        let mut t = Table::default();
+        for (i, n) in ["b", "a", "c", "d"].iter().enumerate() {
+            assert!(t.insert((*n).to_string(), Arc::new(i as u32)).is_none());
+        }
+        assert_eq!(t.insert("a".into(), Arc::new(9)).map(|v| *v), Some(1));
+        assert_eq!(t.shift_remove("c").map(|v| *v), Some(2));
+        assert!(t.shift_remove("c").is_none());
+        t.insert("c".into(), Arc::new(7));
+        assert_eq!(
+            names(&t),
+            [("b", 0), ("a", 9), ("d", 3), ("c", 7)].map(|(k, v)| (k.to_string(), v))
+        );
+        assert_eq!(t.iter().count(), 4);
+        assert_eq!(t.get("a").map(|v| **v), Some(9));
+        assert!(t.contains_key("d") && !t.contains_key("x"));
+        assert_eq!(t.keys().collect::<Vec<_>>(), ["b", "a", "d", "c"]);
+    }
+
+    #[test]
+    fn a_clone_is_a_snapshot() {
+        let mut t = Table::default();
+        t.insert("x".into(), Arc::new(1u32));
+        let snap = t.clone();
+        t.insert("y".into(), Arc::new(2));
+        t.shift_remove("x");
+        assert_eq!(names(&snap), [("x".to_string(), 1)]);
+        assert_eq!(names(&t), [("y".to_string(), 2)]);
+    }
+}
