@@ -92,7 +92,83 @@ def _reaches(target: str, node: Any, defs: dict[str, Any], seen: set[str]) -> bo
     return False
 
 
-@dataclass
+# Parameters of these exact types (with no default or a default of the type) make a "plain"
+# signature: its schema is written directly and its arguments need no conversion, so no pydantic
+# model is built for it unless something asks for one (``FunctionInfo.arg_model``). A pydantic
+# model class costs ~10 KB of Python objects plus its compiled validator, per tool: most of what
+# a generated server with thousands of `tool_i(a: int, b: int, note: str = "")` tools held.
+_PLAIN_TYPES: dict[Any, str] = {int: "integer", float: "number", str: "string", bool: "boolean"}
+
+
+def _plain_default(annotation: Any, default: Any) -> bool:
+    if default is ...:
+        return True
+    if annotation is float:
+        return type(default) in (int, float)
+    return type(default) is annotation
+
+
+# One shared dict per distinct plain input schema (generated tools share a few shapes); treat the
+# schemas of a FunctionInfo as read-only.
+_SHARED_SCHEMAS: dict[str, dict[str, Any]] = {}
+
+
+def _shared(schema: dict[str, Any]) -> dict[str, Any]:
+    import json
+
+    key = json.dumps(schema)
+    hit = _SHARED_SCHEMAS.get(key)
+    if hit is None:
+        if len(_SHARED_SCHEMAS) < 4096:
+            _SHARED_SCHEMAS[key] = schema
+        hit = schema
+    return hit
+
+
+def _plain_schema(params: list[tuple[str, Any, Any, str | None]]) -> dict[str, Any]:
+    """The schema pydantic generates for these plain parameters, key for key."""
+    props: dict[str, Any] = {}
+    required: list[str] = []
+    for pname, annotation, default, desc in params:
+        prop: dict[str, Any] = {}
+        if default is not ...:
+            prop["default"] = default
+        else:
+            required.append(pname)
+        if desc:
+            prop["description"] = desc
+        prop["type"] = _PLAIN_TYPES[annotation]
+        props[pname] = prop
+    out: dict[str, Any] = {"properties": props}
+    if required:
+        out["required"] = required
+    out["type"] = "object"
+    return _shared(out)
+
+
+def _plain_value(annotation: Any, v: Any) -> tuple[bool, Any]:
+    """``(ok, value)``: the value pydantic's lax mode gives for a JSON value of the schema's type."""
+    t = type(v)
+    if annotation is str:
+        return t is str, v
+    if annotation is bool:
+        return t is bool, v
+    if annotation is int:
+        if t is int:
+            return True, v
+        return (t is float and v.is_integer()), (int(v) if t is float and v.is_integer() else v)
+    if annotation is float:
+        if t is float:
+            return True, v
+        return t is int, (float(v) if t is int else v)
+    return False, v
+
+
+# Output schemas of plain return types, shared (schema dict + TypeAdapter) by every tool.
+_PLAIN_OUTPUTS: dict[Any, tuple[dict[str, Any], TypeAdapter[Any]]] = {}
+
+
+@dataclass(slots=True)
 class FunctionInfo:
     """What a decorated function turns into: its schemas and how to call it."""
 
@@ -100,7 +176,7 @@ class FunctionInfo:
     name: str
     description: str | None
     is_async: bool
-    arg_model: type[BaseModel]
+    _model: type[BaseModel] | None
     input_schema: dict[str, Any]
     context_param: str | None
     param_names: list[str]
@@ -110,13 +186,69 @@ class FunctionInfo:
     wrap_result: bool
     output_adapter: TypeAdapter[Any] | None
     raw_arguments: bool = False
+    #: For a plain signature: ``(name, annotation, default or ...)`` per parameter; the model is
+    #: then built on first use only (from ``_fields``).
+    _plain: tuple[tuple[str, Any, Any, str | None], ...] | None = None
+
+    @property
+    def arg_model(self) -> type[BaseModel]:
+        """The pydantic model of the parameters (built on first use for a plain signature)."""
+        if self._model is None:
+            fields = {p: (a, Field(default=d, description=desc) if desc else Field(default=d))
+                      for p, a, d, desc in self._plain or ()}
+            self._model = _create_model(self.name, fields)
+        return self._model
 
     def convert_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
         """Turn validated JSON arguments into the annotated Python types (models, enums, dataclasses)."""
         if self.raw_arguments:  # an explicit input_schema: the function gets the JSON values as they are
             return dict(args)
+        if self._plain is not None:
+            out: dict[str, Any] = {}
+            for pname, annotation, default, _ in self._plain:
+                if pname in args:
+                    ok, v = _plain_value(annotation, args[pname])
+                    if not ok:
+                        break  # not what the schema allows: let pydantic say why
+                    out[pname] = v
+                elif default is ...:
+                    break
+                else:
+                    out[pname] = default
+            else:
+                return out
         model = self.arg_model.model_validate(args)
         return {name: getattr(model, name) for name in self.param_names}
+
+
+_PLAIN_NAMES: dict[str, Any] = {"int": int, "float": float, "str": str, "bool": bool, "None": None}
+
+
+def _plain_hints(fn: Any) -> dict[str, Any] | None:
+    """The type hints of a function annotated with plain types only (as types, or as the strings
+    ``from __future__ import annotations`` makes of them), without ``typing.get_type_hints``,
+    which compiles every string annotation (most of the time of registering such a tool).
+    ``None`` when anything else is there."""
+    ann = getattr(fn, "__annotations__", None)
+    if not isinstance(ann, dict) or not inspect.isfunction(fn):
+        return None
+    glb = getattr(fn, "__globals__", {})
+    out: dict[str, Any] = {}
+    for k, v in ann.items():
+        if isinstance(v, str):
+            if v not in _PLAIN_NAMES or v in glb:  # a module may shadow a builtin name
+                return None
+            v = _PLAIN_NAMES[v]
+        elif v not in _PLAIN_TYPES and v is not None:
+            return None
+        out[k] = type(None) if v is None else v
+    return out
+
+
+def _create_model(name: str, fields: dict[str, Any]) -> type[BaseModel]:
+    return pydantic.create_model(  # type: ignore[call-overload, no-any-return]
+        f"{name}Arguments", __config__=ConfigDict(arbitrary_types_allowed=False), **fields
+    )
 
 
 def _is_context(annotation: Any) -> bool:
@@ -180,7 +312,9 @@ def analyze_function(
     target = fn
     is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
     try:
-        hints = typing.get_type_hints(target, include_extras=True)
+        hints = _plain_hints(target)
+        if hints is None:
+            hints = typing.get_type_hints(target, include_extras=True)
     except Exception as exc:  # unresolved forward refs: say which function
         raise DefinitionError(f"cannot resolve the type hints of {getattr(fn, '__qualname__', fn)!r}: {exc}") from exc
     sig = inspect.signature(target)
@@ -188,6 +322,8 @@ def analyze_function(
     fields: dict[str, Any] = {}
     context_param: str | None = None
     param_names: list[str] = []
+    # (name, annotation, default, description) while the signature is plain; None once it is not.
+    plain: list[tuple[str, Any, Any, str | None]] | None = [] if input_schema is None else None
     for pname, param in sig.parameters.items():
         if input_schema is not None and param.kind is inspect.Parameter.VAR_KEYWORD:
             continue
@@ -203,6 +339,15 @@ def analyze_function(
             raise DefinitionError(f"{fn.__name__}: parameter {pname!r} starts with '_' (not allowed in a schema)")
         default = param.default if param.default is not inspect.Parameter.empty else ...
         doc_desc = doc.params.get(pname) or None
+        param_names.append(pname)
+        if plain is not None:
+            if annotation in _PLAIN_TYPES and _plain_default(annotation, default):
+                plain.append((pname, annotation, default, doc_desc))
+                continue  # no FieldInfo: the model, if ever needed, is built from `plain`
+            # not plain after all: the parameters before this one need their fields now
+            for p, a, d, desc in plain:
+                fields[p] = (a, Field(default=d, description=desc) if desc else Field(default=d))
+            plain = None
         # An explicit Field(description=...) (as default or in Annotated) wins over the docstring.
         if _annotated_description(annotation) is not None:
             doc_desc = None
@@ -216,16 +361,16 @@ def analyze_function(
         else:
             info = Field(default=default)
         fields[pname] = (annotation, info)
-        param_names.append(pname)
-    model_name = f"{(name or fn.__name__)}Arguments"
-    try:
-        arg_model = pydantic.create_model(  # type: ignore[call-overload]
-            model_name, __config__=ConfigDict(arbitrary_types_allowed=False), **fields
-        )
-        generated = arg_model.model_json_schema(mode="validation", schema_generator=_Generator)
-    except Exception as exc:
-        raise DefinitionError(f"{fn.__name__}: cannot build an input schema: {exc}") from exc
+    arg_model: type[BaseModel] | None = None
     raw_arguments = input_schema is not None
+    if plain is not None:
+        input_schema = _plain_schema(plain)
+    else:
+        try:
+            arg_model = _create_model(name or fn.__name__, fields)
+            generated = arg_model.model_json_schema(mode="validation", schema_generator=_Generator)
+        except Exception as exc:
+            raise DefinitionError(f"{fn.__name__}: cannot build an input schema: {exc}") from exc
     if input_schema is None:
         input_schema = generated
         input_schema.pop("title", None)
@@ -241,6 +386,11 @@ def analyze_function(
         wrap = out_schema.get("type") != "object"
         if wrap:
             out_schema = _wrap(out_schema)
+    elif structured_output is None and output_schema is None and ret in _PLAIN_OUTPUTS_OF:
+        if ret not in _PLAIN_OUTPUTS:
+            _PLAIN_OUTPUTS[ret] = (_wrap(schema_for_type(ret)), TypeAdapter(ret))
+        out_schema, adapter = _PLAIN_OUTPUTS[ret]
+        wrap = True
     elif structured_output is not False and output_schema is not False:
         want = structured_output is True or not _is_content_annotation(ret)
         if want and ret is not inspect.Signature.empty:
@@ -266,7 +416,7 @@ def analyze_function(
         name=name or fn.__name__,
         description=description if description is not None else doc.summary,
         is_async=is_async,
-        arg_model=arg_model,
+        _model=arg_model,
         input_schema=input_schema,
         context_param=context_param,
         param_names=param_names,
@@ -276,7 +426,12 @@ def analyze_function(
         wrap_result=wrap,
         output_adapter=adapter,
         raw_arguments=raw_arguments,
+        _plain=None if plain is None else tuple(plain),
     )
+
+
+# Return types whose output schema (``{"result": ...}``, wrapped) and adapter every tool shares.
+_PLAIN_OUTPUTS_OF = (int, float, bool)
 
 
 def _wrap(inner: dict[str, Any]) -> dict[str, Any]:
