@@ -309,6 +309,13 @@ impl Mutator {
     }
 }
 
+/// Tokens for mutating URI templates, URIs and Host/Origin values.
+pub const URI_DICT: &[&[u8]] = &[
+    b"{", b"}", b"{+", b"{#", b"{.", b"{/", b"{;", b"{?", b"{&", b",", b"%2F", b"%2e%2E", b"..",
+    b"/", b"?", b"#", b"&", b"=", b"\0", b"\xc3\xa9", b"[::1]", b"127.", b":", b"@", b"0x7f",
+    b"http://", b"localhost", b"aaaaaaaaaaaaaaaa",
+];
+
 pub const DICT: &[&[u8]] = &[
     b"\"jsonrpc\":\"2.0\"",
     b"\"id\":1",
@@ -353,4 +360,74 @@ pub fn seeds() -> Vec<Vec<u8>> {
         out.push(format!("{}\n", body).into_bytes());
     }
     out
+}
+
+/// The URI-template matcher (issue 11, finding 2): the input is a template and a URI separated
+/// by the first NUL byte. Matching must never panic, must take steps linear in the URI's length,
+/// and a match's simple values never carry a separator or a dot segment (finding 12).
+pub fn uri_template_input(data: &[u8]) {
+    let Ok(s) = std::str::from_utf8(data) else {
+        return;
+    };
+    let (template, uri) = s.split_once('\0').unwrap_or((s, s));
+    let Ok(t) = oxmcp::uri_template::UriTemplate::parse(template) else {
+        return;
+    };
+    let (m, steps) = t.matches_counting(uri);
+    // Each template byte compiles to at most 8 instructions; each (position, instruction) is
+    // visited a bounded number of times.
+    let bound = 4 * (8 * template.len() + 1) * (uri.len() + 1);
+    assert!(steps <= bound, "{steps} steps > {bound} for {template:?} / {} bytes", uri.len());
+    if let Some(m) = m {
+        for v in m.values() {
+            let v = v.as_str().expect("string values");
+            assert!(
+                !v.split(['/', '\\']).any(|seg| seg == ".."),
+                "a dot-dot segment got through: {v:?}"
+            );
+        }
+    }
+}
+
+/// The Host/Origin parser behind the DNS-rebinding guard (issue 11, finding 1): never panics,
+/// and only an IP address that is loopback or the exact name `localhost` counts as loopback.
+pub fn authority_input(data: &[u8]) {
+    use oxmcp::transport::authority::{Authority, Host, Origin};
+    let Ok(s) = std::str::from_utf8(data) else {
+        return;
+    };
+    for candidate in [Authority::parse(s), Origin::parse(s).map(|o| o.authority)]
+        .into_iter()
+        .flatten()
+    {
+        if candidate.is_loopback() {
+            match &candidate.host {
+                Host::Ip(ip) => assert!(ip.to_canonical().is_loopback(), "{s:?}"),
+                Host::Name(n) => assert_eq!(n, "localhost", "{s:?}"),
+            }
+        }
+        if let Host::Name(n) = &candidate.host {
+            assert!(n.parse::<std::net::IpAddr>().is_err(), "an address parsed as a name: {s:?}");
+        }
+    }
+}
+
+/// Seeds for [`uri_template_input`] and [`authority_input`].
+pub fn uri_and_host_seeds() -> Vec<Vec<u8>> {
+    [
+        "test://template/{id}/data\0test://template/42/data",
+        "file:///{+path}\0file:///a/../b",
+        "user://{id}/profile{?fields}\0user://42/profile?fields=a%20b",
+        "x://{a}{b}{c}{#d}\0x://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+        "x://{.a}{/b}{;c}{&d}\0x://.a/b;c=1&d=2",
+        "127.0.0.1:8080",
+        "[::1]:80",
+        "localhost",
+        "127.attacker.example",
+        "http://127.0.0.1:3000",
+        "http://[::ffff:127.0.0.1]",
+    ]
+    .iter()
+    .map(|s| s.as_bytes().to_vec())
+    .collect()
 }

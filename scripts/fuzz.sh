@@ -31,7 +31,7 @@ toolchain=()
 
 cd fuzz
 passed=0 failed=0
-for t in http_handle stdio_framer; do
+for t in http_handle stdio_framer uri_template host_origin; do
   leaks=1; [[ $t == stdio_framer ]] && leaks=0
   echo "fuzz: building $t (sanitizer: $sanitizer)"
   if ! cargo "${toolchain[@]}" fuzz build -s "$sanitizer" -O --debug-assertions "$t"; then

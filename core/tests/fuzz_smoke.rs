@@ -44,6 +44,18 @@ fn harnesses_survive_random_inputs() {
         400,
         Duration::from_secs(8),
     );
+    // The URI matcher and the Host/Origin parser, on their own seeds.
+    let mut m = common::Mutator::new(0x7572_6974);
+    let seeds = common::uri_and_host_seeds();
+    let started = Instant::now();
+    for i in 0..20_000 {
+        if started.elapsed() > Duration::from_secs(8) {
+            break;
+        }
+        let input = m.mutate(&seeds[i % seeds.len()], common::URI_DICT);
+        common::uri_template_input(&input);
+        common::authority_input(&input);
+    }
     // Deep nesting and a huge line go through both, too.
     let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
     common::http_input(&[&[0x20u8][..], deep.as_bytes()].concat());
