@@ -2,53 +2,13 @@
 //! protocol: progress, logging and input requests go through it, so the same handler code serves
 //! modern (MRTR) and legacy (server→client request) clients.
 
+pub(crate) use crate::client_requests::{ClientRequests, Sink};
 use crate::error::{HandlerError, InputRequired, McpError};
+pub use crate::identity::Caller;
 use crate::protocol::{ClientCapability, Era, LogLevel};
-use crate::server::session::ClientRequests;
 use serde_json::{json, Map, Value};
 use std::sync::{Arc, Mutex};
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
-
-/// Where notifications (and, in legacy sessions, server→client requests) for one request go.
-pub(crate) type Sink = mpsc::UnboundedSender<Value>;
-
-/// The authenticated caller of a request (filled by the auth layer; `None` without auth).
-#[derive(Clone, Debug, PartialEq, Default)]
-#[non_exhaustive]
-pub struct Caller {
-    pub name: String,
-    pub scopes: Vec<String>,
-    /// Token claims, when the caller came from a JWT.
-    pub claims: Option<Value>,
-    /// What this caller may see and use; `None`: everything registered.
-    pub allow: Option<Arc<crate::auth::Allow>>,
-}
-
-impl Caller {
-    pub fn new(name: impl Into<String>) -> Self {
-        Self {
-            name: name.into(),
-            ..Default::default()
-        }
-    }
-    pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
-        self.scopes = scopes.into_iter().map(Into::into).collect();
-        self
-    }
-    pub fn with_claims(mut self, claims: Value) -> Self {
-        self.claims = Some(claims);
-        self
-    }
-    pub fn with_allow(mut self, allow: crate::auth::Allow) -> Self {
-        self.allow = Some(Arc::new(allow));
-        self
-    }
-    /// Whether this caller may see and use the primitive (`kind`: `tool`, `resource`, `prompt`).
-    pub fn may_use(&self, kind: &str, name: &str) -> bool {
-        self.allow.as_ref().is_none_or(|a| a.permits(kind, name))
-    }
-}
 
 /// One input a handler asks the client for.
 #[derive(Clone, Debug, PartialEq)]

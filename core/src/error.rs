@@ -1,6 +1,7 @@
 //! Typed errors. Each is mapped to the wire exactly once: `HandlerError` in the dispatcher,
 //! `McpError` in the JSON-RPC envelope, HTTP statuses in `transport::http`.
 
+use crate::protocol::Era;
 use serde_json::{json, Value};
 use std::fmt;
 
@@ -24,6 +25,29 @@ impl ErrorCode {
     pub const RESOURCE_NOT_FOUND_LEGACY: Self = Self(-32002);
     /// Legacy 2025-11-25 URL elicitation required.
     pub const URL_ELICITATION_REQUIRED: Self = Self(-32042);
+    // Ours, in the application-defined range as the spec asks: `-31000 - HTTP status`.
+    /// A call refused for missing scopes (HTTP 403 + `insufficient_scope`).
+    pub const INSUFFICIENT_SCOPE: Self = Self(-31403);
+    /// A request refused by the per-caller rate limit (HTTP 429).
+    pub const RATE_LIMITED: Self = Self(-31429);
+    /// A request refused by a concurrency cap (HTTP 503).
+    pub const SERVER_BUSY: Self = Self(-31503);
+
+    /// The code's name in the audit record (`error_class`).
+    pub(crate) fn class(self) -> &'static str {
+        match self.0 {
+            -32700 => "parse_error",
+            -32600 => "invalid_request",
+            -32601 => "method_not_found",
+            -32602 => "invalid_params",
+            -32603 => "internal_error",
+            -32020 => "header_mismatch",
+            -32021 => "missing_client_capability",
+            -32022 => "unsupported_protocol_version",
+            -32002 => "resource_not_found",
+            _ => "application_error",
+        }
+    }
 }
 
 impl fmt::Display for ErrorCode {
@@ -91,6 +115,19 @@ impl McpError {
         )
         .with_data(json!({ "requiredCapabilities": required }))
         .with_status(400)
+    }
+    /// The HTTP status this error travels with: what the rule that raised it demands, else the
+    /// spec's mapping (modern: -32601 → 404; -32020/-32021/-32022 and framing errors → 400).
+    pub fn http_status(&self, era: Era) -> u16 {
+        if let Some(s) = self.http_status {
+            return s;
+        }
+        match self.code.0 {
+            -32700 | -32600 => 400,
+            -32601 if era == Era::Modern => 404,
+            -32022..=-32020 => 400,
+            _ => 200,
+        }
     }
     /// The JSON-RPC `error` object.
     pub fn to_json(&self) -> Value {

@@ -8,9 +8,14 @@
 //! legacy `initialize` revisions 2024-11-05 … 2025-11-25.
 
 pub mod auth;
+mod client_requests;
 pub mod context;
 pub mod error;
 pub mod handler;
+// The core's own outbound HTTP requests: only the JWKS fetcher and the OTLP exporter send any.
+#[cfg(any(feature = "auth-jwt", feature = "otel"))]
+mod http_client;
+pub mod identity;
 mod jsonrpc;
 pub mod limits;
 #[cfg(feature = "logging")]
@@ -26,11 +31,12 @@ pub mod tool;
 pub mod transport;
 pub mod uri_template;
 
-pub use context::{Caller, Context, InputRequest};
+pub use context::{Context, InputRequest};
 pub use error::{BuildError, ErrorCode, HandlerError, McpError, ToolError};
 pub use handler::{
     BoxFuture, CompletionHandler, IntoToolResult, Json, PromptHandler, ResourceHandler, ToolHandler,
 };
+pub use identity::{Allow, Caller};
 pub use prompt::Prompt;
 pub use protocol::{
     ClientCapability, Completion, Content, Era, LogLevel, PromptMessage, PromptResult,

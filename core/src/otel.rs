@@ -292,7 +292,7 @@ impl opentelemetry_http::HttpClient for ExportClient {
 }
 
 async fn post(request: Request<Bytes>) -> Result<Response<Bytes>, HttpError> {
-    Ok(crate::transport::client::send(request, MAX_RESPONSE_BYTES).await?)
+    Ok(crate::http_client::send(request, MAX_RESPONSE_BYTES).await?)
 }
 
 #[cfg(test)]

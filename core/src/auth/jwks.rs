@@ -37,7 +37,7 @@ async fn fetch(url: &str) -> Result<Vec<u8>, String> {
         .header(http::header::ACCEPT, "application/json")
         .body(Bytes::new())
         .map_err(|e| format!("bad JWKS URL {url}: {e}"))?;
-    let resp = crate::transport::client::send(req, 1 << 20)
+    let resp = crate::http_client::send(req, 1 << 20)
         .await
         .map_err(|e| format!("JWKS fetch: {e}"))?;
     if resp.status() != http::StatusCode::OK {

@@ -3,7 +3,7 @@
 
 use super::jwks::{parse_jwks, HttpJwksFetcher, Jwks, JwksFetcher, Source};
 use super::TokenRejected;
-use crate::context::Caller;
+use crate::identity::Caller;
 use jsonwebtoken::{Algorithm, Validation};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};

@@ -25,10 +25,9 @@ pub use jwt::JwtValidator;
 pub use metadata::{canonical_resource, ProtectedResource};
 pub use tokens::{token_hash_hex, NamedTokens, TokenConfigError};
 
-use crate::context::Caller;
 use crate::error::{ErrorCode, McpError};
-use crate::transport::http::{Authenticator, HttpResponse};
-use http::{header, HeaderMap, StatusCode};
+use crate::identity::Caller;
+use http::{header, HeaderMap};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::future::Future;
@@ -38,13 +37,73 @@ use std::sync::{Arc, RwLock};
 /// A boxed future borrowing its inputs (verifier and fetcher hooks).
 pub type AuthFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// JSON-RPC code of a call refused for missing scopes (HTTP 403 + `insufficient_scope`).
-/// Application-defined range, as the spec asks; `-31000 - HTTP status` by our convention.
-pub const INSUFFICIENT_SCOPE: ErrorCode = ErrorCode(-31403);
-/// JSON-RPC code of a request refused by the per-caller rate limit (HTTP 429).
-pub const RATE_LIMITED: ErrorCode = ErrorCode(-31429);
-/// JSON-RPC code of a request refused by a concurrency cap (HTTP 503).
-pub const SERVER_BUSY: ErrorCode = ErrorCode(-31503);
+/// [`ErrorCode::INSUFFICIENT_SCOPE`], kept at its old path.
+pub const INSUFFICIENT_SCOPE: ErrorCode = ErrorCode::INSUFFICIENT_SCOPE;
+/// [`ErrorCode::RATE_LIMITED`], kept at its old path.
+pub const RATE_LIMITED: ErrorCode = ErrorCode::RATE_LIMITED;
+/// [`ErrorCode::SERVER_BUSY`], kept at its old path.
+pub const SERVER_BUSY: ErrorCode = ErrorCode::SERVER_BUSY;
+
+/// Why an [`Authenticator`] refused a request. The HTTP layer renders it: the status, a
+/// `WWW-Authenticate` challenge and an RFC 6750 JSON body `{"error", "error_description"}`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AuthRejection {
+    /// 401 (no or bad credentials) or 403 (known caller, refused).
+    pub status: u16,
+    /// The `WWW-Authenticate` value, if any.
+    pub challenge: Option<String>,
+    /// The OAuth error code (`invalid_token`, `unauthorized`, `insufficient_scope`, ...).
+    pub error: String,
+    /// Human-readable, safe to send (never the server-side reason).
+    pub description: String,
+}
+
+impl AuthRejection {
+    /// 401 with this challenge.
+    pub fn unauthorized(
+        challenge: impl Into<String>,
+        error: impl Into<String>,
+        description: impl Into<String>,
+    ) -> Self {
+        Self {
+            status: 401,
+            challenge: Some(challenge.into()),
+            error: error.into(),
+            description: description.into(),
+        }
+    }
+    /// 403 (the caller is known but may not use this endpoint).
+    pub fn forbidden(error: impl Into<String>, description: impl Into<String>) -> Self {
+        Self {
+            status: 403,
+            challenge: None,
+            error: error.into(),
+            description: description.into(),
+        }
+    }
+    /// The JSON body sent with the status.
+    pub fn body(&self) -> Value {
+        json!({"error": self.error, "error_description": self.description})
+    }
+}
+
+/// Decides who is calling (bearer tokens, OAuth), from the request headers.
+pub trait Authenticator: Send + Sync + 'static {
+    fn authenticate<'a>(
+        &'a self,
+        headers: &'a HeaderMap,
+    ) -> AuthFuture<'a, Result<Option<Caller>, AuthRejection>>;
+    /// The RFC 9728 document served at this `/.well-known/oauth-protected-resource…` path, if any.
+    fn protected_resource_metadata(&self, path: &str) -> Option<Value> {
+        let _ = path;
+        None
+    }
+    /// The `WWW-Authenticate` value of a 403 for a call that needs `required` scopes.
+    fn insufficient_scope(&self, required: &[String]) -> String {
+        BearerChallenge::insufficient_scope(required.iter().cloned()).to_string()
+    }
+}
 
 /// The error a dispatch returns when the caller lacks scopes; the HTTP layer turns it into a
 /// 403 with `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`.
@@ -256,11 +315,12 @@ impl Auth {
         c
     }
 
-    fn unauthorized(&self, error: Option<&str>, description: &str) -> HttpResponse {
-        let body =
-            json!({"error": error.unwrap_or("unauthorized"), "error_description": description});
-        HttpResponse::json(StatusCode::UNAUTHORIZED, &body)
-            .header(header::WWW_AUTHENTICATE, &self.challenge(error).to_string())
+    fn unauthorized(&self, error: Option<&str>, description: &str) -> AuthRejection {
+        AuthRejection::unauthorized(
+            self.challenge(error).to_string(),
+            error.unwrap_or("unauthorized"),
+            description,
+        )
     }
 }
 
@@ -289,7 +349,7 @@ impl Authenticator for Auth {
     fn authenticate<'a>(
         &'a self,
         headers: &'a HeaderMap,
-    ) -> Pin<Box<dyn Future<Output = Result<Option<Caller>, HttpResponse>> + Send + 'a>> {
+    ) -> AuthFuture<'a, Result<Option<Caller>, AuthRejection>> {
         Box::pin(async move {
             let token = match bearer_token(headers) {
                 Ok(Some(t)) => t,

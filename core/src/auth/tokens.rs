@@ -3,8 +3,8 @@
 //! hashes are kept; a presented token is hashed and compared against every stored hash in
 //! constant time, so neither timing nor an early exit tells which (or whether one) matched.
 
-use super::access::Allow;
-use crate::context::Caller;
+use crate::identity::Allow;
+use crate::identity::Caller;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::sync::Arc;

@@ -194,7 +194,7 @@ impl Server {
             Some(s) => s.clone().try_acquire_owned().map(Some).map_err(|_| {
                 env.note("busy");
                 McpError::new(
-                    crate::auth::SERVER_BUSY,
+                    ErrorCode::SERVER_BUSY,
                     "Server busy: too many requests in flight; retry shortly",
                 )
                 .with_status(503)

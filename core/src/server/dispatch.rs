@@ -6,8 +6,9 @@
 
 use super::session::LegacySession;
 use super::Server;
-use crate::context::{Caller, Context, ContextInner, InputState, LogFilter, Sink};
+use crate::context::{Context, ContextInner, InputState, LogFilter, Sink};
 use crate::error::{ErrorCode, HandlerError, McpError};
+use crate::identity::Caller;
 use crate::jsonrpc::{self, Message};
 use crate::protocol::*;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
@@ -179,20 +180,6 @@ pub(crate) fn check_version(version: &str) -> Result<(), McpError> {
         .with_status(400))
 }
 
-/// The HTTP status for an error response: what the rule that raised it demands, else the
-/// spec's mapping (modern: -32601 → 404; -32020/-32021/-32022 and framing errors → 400).
-pub(crate) fn status_for(e: &McpError, era: Era) -> u16 {
-    if let Some(s) = e.http_status {
-        return s;
-    }
-    match e.code.0 {
-        -32700 | -32600 => 400,
-        -32601 if era == Era::Modern => 404,
-        -32022..=-32020 => 400,
-        _ => 200,
-    }
-}
-
 /// The primitive's name (or URI) for the audit record, even when the request is malformed.
 pub(super) fn audit_name(params: &Map<String, Value>, key: &str) -> String {
     params
@@ -298,7 +285,7 @@ impl Server {
                     },
                     log: LogFilter::Request(level),
                 },
-                Err(e) => return Some((jsonrpc::error(id, &e), status_for(&e, Era::Modern))),
+                Err(e) => return Some((jsonrpc::error(id, &e), e.http_status(Era::Modern))),
             }
         };
         let started = Instant::now();
@@ -323,7 +310,7 @@ impl Server {
         match outcome {
             Outcome::Result(v) => Some((jsonrpc::ok(id, v), 200)),
             Outcome::Error(e) => {
-                let status = status_for(&e, rq.era);
+                let status = e.http_status(rq.era);
                 Some((jsonrpc::error(id, &e), status))
             }
             Outcome::Nothing => None,
@@ -695,22 +682,11 @@ impl Server {
                     (_, Some(n)) => ("is_error", n, None, size),
                     (Some("input_required"), _) => ("input_required", "", None, size),
                     _ if is_error => ("is_error", "tool_error", None, size),
-                    _ => ("ok", "", None, 0usize.max(size)),
+                    _ => ("ok", "", None, size),
                 }
             }
             Outcome::Error(e) => {
-                let class = note.unwrap_or(match e.code.0 {
-                    -32700 => "parse_error",
-                    -32600 => "invalid_request",
-                    -32601 => "method_not_found",
-                    -32602 => "invalid_params",
-                    -32603 => "internal_error",
-                    -32020 => "header_mismatch",
-                    -32021 => "missing_client_capability",
-                    -32022 => "unsupported_protocol_version",
-                    -32002 => "resource_not_found",
-                    _ => "application_error",
-                });
+                let class = note.unwrap_or(e.code.class());
                 let outcome = if note == Some("timeout") {
                     "timeout"
                 } else {

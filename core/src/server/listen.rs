@@ -1,16 +1,133 @@
-//! `subscriptions/listen`: acknowledge, then forward opted-in change events tagged with the
-//! subscription id until the client goes away or the server shuts down.
+//! Change events to clients, decided here once for every transport: `subscriptions/listen`
+//! (modern), the legacy HTTP GET stream and legacy stdio all turn an [`Event`] into its
+//! notification with [`EventFilter::notification`], and hold a [`ListenerSlot`] under
+//! `ServerOptions::max_listeners`.
 
 use super::dispatch::*;
+use super::session::LegacySession;
 use super::Server;
 use crate::error::McpError;
 use crate::protocol::*;
 use crate::server::bus::Event;
+use futures::stream::BoxStream;
 use futures::StreamExt;
 use serde_json::{json, Map, Value};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// Which change events one listener gets.
+pub(crate) struct EventFilter {
+    tools: bool,
+    prompts: bool,
+    resources: bool,
+    updates: Updates,
+    /// Modern: `{subscriptionId}` put in every notification's `_meta`.
+    meta: Option<Value>,
+}
+
+enum Updates {
+    /// `subscriptions/listen`'s `resourceSubscriptions`.
+    Uris(Vec<String>),
+    /// A legacy session's `resources/subscribe` set (it changes while the stream is open).
+    Session(Arc<LegacySession>),
+}
+
+/// Whether `uri` is `sub` or below it (`sub` followed by `/`).
+pub(crate) fn covers(sub: &str, uri: &str) -> bool {
+    uri == sub || (uri.starts_with(sub) && uri[sub.len()..].starts_with('/'))
+}
+
+impl EventFilter {
+    /// A legacy session: every list change, and updates of the resources it subscribed to.
+    pub(crate) fn legacy(session: Arc<LegacySession>) -> Self {
+        Self {
+            tools: true,
+            prompts: true,
+            resources: true,
+            updates: Updates::Session(session),
+            meta: None,
+        }
+    }
+
+    /// The notification for `e`, or `None` when this listener does not get it.
+    pub(crate) fn notification(&self, e: Event) -> Option<Value> {
+        let (method, uri) = match e {
+            Event::ToolsListChanged if self.tools => ("notifications/tools/list_changed", None),
+            Event::PromptsListChanged if self.prompts => {
+                ("notifications/prompts/list_changed", None)
+            }
+            Event::ResourcesListChanged if self.resources => {
+                ("notifications/resources/list_changed", None)
+            }
+            Event::ResourceUpdated(u) if self.wants(&u) => {
+                ("notifications/resources/updated", Some(u))
+            }
+            _ => return None,
+        };
+        let mut params = Map::new();
+        if let Some(m) = &self.meta {
+            params.insert("_meta".into(), m.clone());
+        }
+        if let Some(u) = uri {
+            params.insert("uri".into(), Value::String(u));
+        }
+        let mut msg = json!({"jsonrpc": "2.0", "method": method});
+        if !params.is_empty() {
+            msg["params"] = Value::Object(params);
+        }
+        Some(msg)
+    }
+
+    fn wants(&self, uri: &str) -> bool {
+        match &self.updates {
+            Updates::Uris(subs) => subs.iter().any(|s| covers(s, uri)),
+            Updates::Session(s) => s.is_subscribed(uri),
+        }
+    }
+}
+
+/// One open listener (a listen stream, a legacy GET stream); frees its place when dropped.
+pub(crate) struct ListenerSlot(Arc<super::Inner>);
+
+impl Drop for ListenerSlot {
+    fn drop(&mut self) {
+        self.0.listeners.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+fn take_slot(inner: &Arc<super::Inner>) -> Option<ListenerSlot> {
+    let n: &AtomicUsize = &inner.listeners;
+    let slot = ListenerSlot(inner.clone());
+    (n.fetch_add(1, Ordering::SeqCst) < inner.options.max_listeners).then_some(slot)
+}
 
 impl Server {
+    /// A place among `ServerOptions::max_listeners` open streams, or `None` at the cap.
+    pub(crate) fn listener_slot(&self) -> Option<ListenerSlot> {
+        take_slot(&self.inner)
+    }
+
+    /// A legacy session's notifications (list changes, subscribed updates), as JSON-RPC
+    /// messages, until the session ends or the server shuts down.
+    pub(crate) fn legacy_events(&self, session: Arc<LegacySession>) -> BoxStream<'static, Value> {
+        let stop = {
+            let (closed, shutdown) = (session.closed.clone(), self.inner.shutdown.clone());
+            async move {
+                tokio::select! {
+                    _ = closed.cancelled() => {}
+                    _ = shutdown.cancelled() => {}
+                }
+            }
+        };
+        let filter = EventFilter::legacy(session);
+        self.inner
+            .bus
+            .subscribe()
+            .take_until(Box::pin(stop))
+            .filter_map(move |e| std::future::ready(filter.notification(e)))
+            .boxed()
+    }
+
     /// `subscriptions/listen`: acknowledge, then forward the opted-in change events, tagged with
     /// the subscription id, until the client goes away or the server shuts down.
     pub(super) async fn listen(
@@ -43,19 +160,11 @@ impl Server {
                     .into()
             }
         };
-        let n = self.inner.listeners.fetch_add(1, Ordering::SeqCst);
-        struct Slot<'a>(&'a std::sync::atomic::AtomicUsize);
-        impl Drop for Slot<'_> {
-            fn drop(&mut self) {
-                self.0.fetch_sub(1, Ordering::SeqCst);
-            }
-        }
-        let _slot = Slot(&self.inner.listeners);
-        if n >= self.inner.options.max_listeners {
+        let Some(_slot) = self.listener_slot() else {
             return McpError::internal("Too many open subscriptions")
                 .with_status(503)
                 .into();
-        }
+        };
         let sub_meta = json!({ META_SUBSCRIPTION_ID: rq.id });
         let mut honoured = Map::new();
         if tools {
@@ -70,6 +179,13 @@ impl Server {
         if !uris.is_empty() {
             honoured.insert("resourceSubscriptions".into(), json!(uris));
         }
+        let filter = EventFilter {
+            tools,
+            prompts,
+            resources,
+            updates: Updates::Uris(uris),
+            meta: Some(sub_meta.clone()),
+        };
         let mut events = self.inner.bus.subscribe();
         let ack = json!({"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged",
                          "params":{"_meta": sub_meta, "notifications": honoured}});
@@ -80,20 +196,8 @@ impl Server {
             tokio::select! {
                 e = events.next() => {
                     let Some(e) = e else { break };
-                    let (method, extra) = match e {
-                        Event::ToolsListChanged if tools => ("notifications/tools/list_changed", None),
-                        Event::PromptsListChanged if prompts => ("notifications/prompts/list_changed", None),
-                        Event::ResourcesListChanged if resources => ("notifications/resources/list_changed", None),
-                        Event::ResourceUpdated(u) if uris.iter().any(|s| *s == u || (u.starts_with(s.as_str()) && u[s.len()..].starts_with('/'))) => {
-                            ("notifications/resources/updated", Some(u))
-                        }
-                        _ => continue,
-                    };
-                    let mut p = json!({"_meta": sub_meta});
-                    if let Some(u) = extra {
-                        p["uri"] = Value::String(u);
-                    }
-                    if sink.send(json!({"jsonrpc":"2.0","method":method,"params":p})).is_err() {
+                    let Some(msg) = filter.notification(e) else { continue };
+                    if sink.send(msg).is_err() {
                         return Outcome::Nothing;
                     }
                 }

@@ -13,6 +13,7 @@ pub mod trace;
 
 pub use dispatch::{Env, Transport};
 
+use crate::client_requests::ClientRequests;
 use crate::error::BuildError;
 use crate::prompt::{Prompt, PromptEntry};
 use crate::resource::{Resource, ResourceEntry, ResourceTemplate, TemplateEntry};
@@ -23,7 +24,7 @@ use options::ServerOptions;
 pub(crate) use registry::Registry;
 use registry::Table;
 use serde_json::{json, Map, Value};
-use session::{ClientRequests, SessionTable};
+use session::SessionTable;
 use std::sync::{Arc, RwLock};
 use tokio_util::sync::CancellationToken;
 
@@ -252,6 +253,29 @@ impl Server {
 
     pub fn is_shut_down(&self) -> bool {
         self.inner.shutdown.is_cancelled()
+    }
+
+    /// A client's JSON-RPC response to a server→client request: wake the handler awaiting it.
+    pub(crate) fn client_response(&self, msg: &Value) -> bool {
+        self.inner.client_requests.resolve(msg)
+    }
+
+    /// The live legacy HTTP session with this `Mcp-Session-Id` (expired ones are gone).
+    pub(crate) fn legacy_session(&self, id: &str) -> Option<Arc<session::LegacySession>> {
+        self.inner.sessions.get(id)
+    }
+
+    /// End a legacy HTTP session (DELETE); `false` when there was none.
+    pub(crate) fn end_session(&self, id: &str) -> bool {
+        self.inner.sessions.remove(id)
+    }
+
+    /// An HTTP endpoint with auth serves this server: lists and results may differ per caller,
+    /// so every cacheable result becomes `cacheScope: "private"`.
+    pub(crate) fn mark_authenticated(&self) {
+        self.inner
+            .auth_on
+            .store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Whether capability `k` (`tools`, `resources`, `prompts`, `completions`, `logging`) is

@@ -1,97 +1,14 @@
-//! Legacy-era state: sessions (`Mcp-Session-Id` on HTTP, the process on stdio) and the
-//! server→client requests awaiting the client's answer.
+//! Legacy-era state: sessions (`Mcp-Session-Id` on HTTP, the process on stdio). The
+//! server→client requests awaiting the client's answer are in [`crate::client_requests`].
 
-use crate::context::Sink;
-use crate::error::{ErrorCode, HandlerError, McpError};
+use crate::client_requests::random_token;
+use crate::error::McpError;
 use crate::protocol::LogLevel;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
-
-fn random_token(bytes: usize) -> String {
-    use rand::RngCore;
-    let mut b = vec![0u8; bytes];
-    rand::thread_rng().fill_bytes(&mut b);
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
-type Pending = HashMap<String, oneshot::Sender<Result<Value, Value>>>;
-
-/// Server→client requests in flight. Ids are random, so a response can be routed to its
-/// request whichever POST (or stdin line) carries it, and cannot be guessed by another client.
-#[derive(Default)]
-pub(crate) struct ClientRequests {
-    pending: Mutex<Pending>,
-}
-
-impl ClientRequests {
-    pub(crate) async fn request(
-        &self,
-        sink: &Sink,
-        method: &str,
-        params: Option<Value>,
-        cancel: &CancellationToken,
-    ) -> Result<Value, HandlerError> {
-        let id = format!("oxmcp-{}", random_token(12));
-        let (tx, rx) = oneshot::channel();
-        self.pending
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(id.clone(), tx);
-        let mut msg = json!({"jsonrpc":"2.0","id":id,"method":method});
-        if let Some(p) = params {
-            msg["params"] = p;
-        }
-        if cancel.is_cancelled() || sink.send(msg).is_err() {
-            self.forget(&id);
-            return Err(HandlerError::Cancelled);
-        }
-        tokio::select! {
-            r = rx => match r {
-                Ok(Ok(v)) => Ok(v),
-                Ok(Err(e)) => Err(McpError::new(
-                    ErrorCode(e.get("code").and_then(Value::as_i64).unwrap_or(-32603) as i32),
-                    format!("client answered {method} with an error: {}", e.get("message").and_then(Value::as_str).unwrap_or("")),
-                ).into()),
-                Err(_) => Err(McpError::internal("the client request was dropped").into()),
-            },
-            _ = cancel.cancelled() => { self.forget(&id); Err(HandlerError::Cancelled) }
-        }
-    }
-
-    fn forget(&self, id: &str) {
-        self.pending
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(id);
-    }
-
-    /// Route a JSON-RPC response from the client. Returns whether it matched a request.
-    pub(crate) fn resolve(&self, msg: &Value) -> bool {
-        let Some(id) = msg.get("id").and_then(Value::as_str) else {
-            return false;
-        };
-        let tx = self
-            .pending
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(id);
-        match tx {
-            Some(tx) => {
-                let r = match msg.get("error") {
-                    Some(e) => Err(e.clone()),
-                    None => Ok(msg.get("result").cloned().unwrap_or(Value::Null)),
-                };
-                let _ = tx.send(r);
-                true
-            }
-            None => false,
-        }
-    }
-}
 
 /// One legacy session: what `initialize` negotiated, plus per-session settings.
 pub(crate) struct LegacySession {
@@ -134,10 +51,7 @@ impl LegacySession {
 
     pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
         let subs = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
-        subs.contains(uri)
-            || subs
-                .iter()
-                .any(|s| uri.starts_with(s.as_str()) && uri[s.len()..].starts_with('/'))
+        subs.iter().any(|s| super::listen::covers(s, uri))
     }
 
     /// Cancel a request of this session (legacy `notifications/cancelled`).

@@ -8,11 +8,10 @@
 
 use super::authority::{Authority, Origin};
 use super::headers;
-use crate::context::Caller;
 use crate::error::{ErrorCode, McpError};
+use crate::identity::Caller;
 use crate::jsonrpc::{self, Message, ParseError};
 use crate::protocol::{is_legacy_version, Era, META_PROTOCOL_VERSION};
-use crate::server::dispatch::status_for;
 use crate::server::session::LegacySession;
 use crate::server::{Env, Server, Transport};
 use bytes::Bytes;
@@ -26,23 +25,7 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-/// Decides who is calling (bearer tokens, OAuth). `Err` is the full HTTP response to send
-/// (401 with `WWW-Authenticate`, 403, ...).
-pub trait Authenticator: Send + Sync + 'static {
-    fn authenticate<'a>(
-        &'a self,
-        headers: &'a HeaderMap,
-    ) -> Pin<Box<dyn Future<Output = Result<Option<Caller>, HttpResponse>> + Send + 'a>>;
-    /// The RFC 9728 document served at this `/.well-known/oauth-protected-resource…` path, if any.
-    fn protected_resource_metadata(&self, path: &str) -> Option<Value> {
-        let _ = path;
-        None
-    }
-    /// The `WWW-Authenticate` value of a 403 for a call that needs `required` scopes.
-    fn insufficient_scope(&self, required: &[String]) -> String {
-        crate::auth::BearerChallenge::insufficient_scope(required.iter().cloned()).to_string()
-    }
-}
+pub use crate::auth::{AuthRejection, Authenticator};
 
 /// Settings of the Streamable HTTP endpoint.
 #[derive(Clone)]
@@ -298,10 +281,7 @@ impl HttpHandler {
     pub fn new(server: Server, config: HttpConfig) -> Self {
         if config.auth.is_some() {
             // Lists and results may differ per caller: never let a shared cache keep them.
-            server
-                .inner
-                .auth_on
-                .store(true, std::sync::atomic::Ordering::Relaxed);
+            server.mark_authenticated();
         }
         let auth_failures = config
             .auth_failure_limit
@@ -413,7 +393,7 @@ impl HttpHandler {
             if let Err(wait) = limiter.check(ip) {
                 tracing::info!(target: "oxmcp::audit", peer = %ip, outcome = "auth_rate_limited", "auth");
                 let e = McpError::new(
-                    crate::auth::RATE_LIMITED,
+                    ErrorCode::RATE_LIMITED,
                     "Too many failed authentications; retry later",
                 );
                 return HttpResponse::error(StatusCode::TOO_MANY_REQUESTS, Value::Null, e)
@@ -427,13 +407,11 @@ impl HttpHandler {
                     // A presented token that was refused spends one failure; a request without
                     // one (a client discovering that auth is needed) does not.
                     if let Some((limiter, ip)) = failures {
-                        if r.status == StatusCode::UNAUTHORIZED
-                            && req.headers.contains_key(header::AUTHORIZATION)
-                        {
+                        if r.status == 401 && req.headers.contains_key(header::AUTHORIZATION) {
                             limiter.failed(ip);
                         }
                     }
-                    return r;
+                    return rejected(r);
                 }
             },
             None => None,
@@ -441,7 +419,7 @@ impl HttpHandler {
         if let Some(limiter) = &self.config.rate_limit {
             if let Err(wait) = limiter.check(caller.as_ref().map_or("", |c| c.name.as_str())) {
                 tracing::info!(target: "oxmcp::audit", caller = caller.as_ref().map_or("-", |c| c.name.as_str()), outcome = "rate_limited", "request");
-                let e = McpError::new(crate::auth::RATE_LIMITED, "Too many requests; retry later");
+                let e = McpError::new(ErrorCode::RATE_LIMITED, "Too many requests; retry later");
                 return HttpResponse::error(StatusCode::TOO_MANY_REQUESTS, Value::Null, e)
                     .header(header::RETRY_AFTER, &retry_secs(wait).to_string());
             }
@@ -482,7 +460,7 @@ impl HttpHandler {
     fn error_headers(&self, mut resp: HttpResponse, v: &Value) -> HttpResponse {
         let code = v.pointer("/error/code").and_then(Value::as_i64);
         if resp.status == StatusCode::FORBIDDEN
-            && code == Some(i64::from(crate::auth::INSUFFICIENT_SCOPE.0))
+            && code == Some(i64::from(ErrorCode::INSUFFICIENT_SCOPE.0))
         {
             let scopes: Vec<String> = v
                 .pointer("/error/data/requiredScopes")
@@ -592,7 +570,7 @@ impl HttpHandler {
                         ),
                     );
                 }
-                self.server.inner.client_requests.resolve(&v);
+                self.server.client_response(&v);
                 HttpResponse::new(StatusCode::ACCEPTED)
             }
             Message::Notification { method, params } => {
@@ -788,5 +766,15 @@ pub(super) fn sse_response(rx: mpsc::Receiver<Bytes>) -> HttpResponse {
 
 /// HTTP status for a dispatch error in the given era (exposed for the bindings' mounts).
 pub fn error_status(e: &McpError, era: Era) -> u16 {
-    status_for(e, era)
+    e.http_status(era)
+}
+
+/// The response for a request the [`Authenticator`] refused.
+fn rejected(r: AuthRejection) -> HttpResponse {
+    let status = StatusCode::from_u16(r.status).unwrap_or(StatusCode::UNAUTHORIZED);
+    let resp = HttpResponse::json(status, &r.body());
+    match &r.challenge {
+        Some(c) => resp.header(header::WWW_AUTHENTICATE, c),
+        None => resp,
+    }
 }

@@ -3,17 +3,16 @@
 
 use super::headers;
 use super::http::*;
-use crate::context::Caller;
 use crate::error::McpError;
+use crate::identity::Caller;
 use crate::jsonrpc::{self};
 use crate::protocol::allows_batches;
-use crate::server::bus::Event;
 use crate::server::session::LegacySession;
 use crate::server::{Env, Transport};
 use bytes::Bytes;
 use futures::StreamExt;
 use http::{header, HeaderMap, StatusCode};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::sync::Arc;
 use tokio::sync::mpsc;
 
@@ -24,7 +23,7 @@ impl HttpHandler {
     ) -> Result<Option<Arc<LegacySession>>, HttpResponse> {
         match headers::get(h, MCP_SESSION_ID) {
             None => Ok(None),
-            Some(Ok(id)) => match self.server.inner.sessions.get(id) {
+            Some(Ok(id)) => match self.server.legacy_session(id) {
                 Some(s) => Ok(Some(s)),
                 None => Err(HttpResponse::error(
                     StatusCode::NOT_FOUND,
@@ -43,9 +42,7 @@ impl HttpHandler {
     /// DELETE ends a legacy session.
     pub(super) fn delete(&self, h: &HeaderMap) -> HttpResponse {
         match headers::get(h, MCP_SESSION_ID) {
-            Some(Ok(id)) if self.server.inner.sessions.remove(id) => {
-                HttpResponse::new(StatusCode::OK)
-            }
+            Some(Ok(id)) if self.server.end_session(id) => HttpResponse::new(StatusCode::OK),
             Some(_) => HttpResponse::error(
                 StatusCode::NOT_FOUND,
                 Value::Null,
@@ -72,52 +69,33 @@ impl HttpHandler {
                 McpError::invalid_request("Accept must include text/event-stream"),
             );
         }
-        let inner = self.server.inner.clone();
-        let n = inner
-            .listeners
-            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        if n >= inner.options.max_listeners {
-            inner
-                .listeners
-                .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+        let Some(slot) = self.server.listener_slot() else {
             return HttpResponse::error(
                 StatusCode::SERVICE_UNAVAILABLE,
                 Value::Null,
                 McpError::internal("Too many open streams"),
             );
-        }
+        };
+        let mut events = self.server.legacy_events(session);
         let (tx, rx) = mpsc::channel::<Bytes>(64);
         let keep_alive = self.config.keep_alive;
         tokio::spawn(async move {
-            let mut events = inner.bus.subscribe();
+            let _slot = slot;
             let mut tick = tokio::time::interval(keep_alive);
             tick.tick().await;
             loop {
                 let msg = tokio::select! {
-                    e = events.next() => match e {
-                        Some(Event::ToolsListChanged) => json!({"jsonrpc":"2.0","method":"notifications/tools/list_changed"}),
-                        Some(Event::PromptsListChanged) => json!({"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}),
-                        Some(Event::ResourcesListChanged) => json!({"jsonrpc":"2.0","method":"notifications/resources/list_changed"}),
-                        Some(Event::ResourceUpdated(uri)) if session.is_subscribed(&uri) =>
-                            json!({"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":uri}}),
-                        Some(_) => continue,
-                        None => break,
-                    },
+                    m = events.next() => match m { Some(m) => m, None => break },
                     _ = tick.tick() => {
                         if tx.send(Bytes::from_static(b": keep-alive\n\n")).await.is_err() { break }
                         continue;
                     }
-                    _ = session.closed.cancelled() => break,
-                    _ = inner.shutdown.cancelled() => break,
                     _ = tx.closed() => break,
                 };
                 if tx.send(sse_event(&msg)).await.is_err() {
                     break;
                 }
             }
-            inner
-                .listeners
-                .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
         });
         sse_response(rx)
     }

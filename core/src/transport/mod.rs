@@ -3,10 +3,8 @@
 //! hyper adapter; `stdio` frames newline-delimited JSON-RPC on stdin/stdout. `http_checks` holds
 //! the 2026-07-28 header rules and `http_legacy` the legacy session plumbing of the HTTP handler.
 
-// The core's outbound requests; used by the optional JWKS fetcher and OTLP exporter.
+// Host and Origin values, parsed.
 pub mod authority;
-#[allow(dead_code)]
-pub(crate) mod client;
 pub mod headers;
 pub mod http;
 mod http_checks;

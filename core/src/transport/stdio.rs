@@ -4,11 +4,10 @@
 
 use crate::error::McpError;
 use crate::jsonrpc::{self, Message};
-use crate::server::bus::Event;
 use crate::server::session::LegacySession;
 use crate::server::{Env, Server, Transport};
 use futures::StreamExt;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::future::Future;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -203,7 +202,7 @@ where
                 let _ = out.send(jsonrpc::error(id, &e));
             }
             Ok(Message::Response(v)) => {
-                server.inner.client_requests.resolve(&v);
+                server.client_response(&v);
             }
             Ok(Message::Notification { method, params }) => {
                 if method == "notifications/cancelled" {
@@ -291,27 +290,8 @@ async fn forward_legacy_events(
     session: Arc<LegacySession>,
     out: mpsc::UnboundedSender<Value>,
 ) {
-    let mut events = server.inner.bus.subscribe();
-    loop {
-        let e = tokio::select! {
-            e = events.next() => match e { Some(e) => e, None => return },
-            _ = server.inner.shutdown.cancelled() => return,
-        };
-        let msg = match e {
-            Event::ToolsListChanged => {
-                json!({"jsonrpc":"2.0","method":"notifications/tools/list_changed"})
-            }
-            Event::PromptsListChanged => {
-                json!({"jsonrpc":"2.0","method":"notifications/prompts/list_changed"})
-            }
-            Event::ResourcesListChanged => {
-                json!({"jsonrpc":"2.0","method":"notifications/resources/list_changed"})
-            }
-            Event::ResourceUpdated(uri) if session.is_subscribed(&uri) => {
-                json!({"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":uri}})
-            }
-            _ => continue,
-        };
+    let mut events = server.legacy_events(session);
+    while let Some(msg) = events.next().await {
         if out.send(msg).is_err() {
             return;
         }
