@@ -7,17 +7,16 @@
 use super::session::LegacySession;
 use super::Server;
 use crate::context::{Context, ContextInner, InputState, LogFilter, Sink};
-use crate::error::{ErrorCode, HandlerError, McpError};
+use crate::error::{ErrorCode, McpError};
 use crate::identity::Caller;
 use crate::jsonrpc::{self, Message};
 use crate::protocol::*;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine;
-use futures::FutureExt;
 use serde_json::{json, Map, Value};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 /// Which transport a message arrived on.
@@ -87,19 +86,22 @@ impl Env {
     }
 }
 
-/// Who the request is, era-wise: what its handlers see through the `Context`.
-pub(super) struct Rq {
-    pub(super) id: Value,
-    pub(super) method: String,
-    pub(super) era: Era,
-    pub(super) version: String,
-    pub(super) caps: Value,
-    pub(super) client_info: Option<Value>,
-    pub(super) meta: Map<String, Value>,
-    pub(super) log: LogFilter,
+/// What the dispatcher knows about one request once its era is decided: id, method, protocol
+/// version, the client's capabilities and info, `_meta`, and how its logs are filtered. Its
+/// handlers see it through the `Context`.
+pub(crate) struct RequestInfo {
+    pub(crate) id: Value,
+    pub(crate) method: String,
+    pub(crate) era: Era,
+    pub(crate) version: String,
+    pub(crate) caps: Value,
+    pub(crate) client_info: Option<Value>,
+    pub(crate) meta: Map<String, Value>,
+    pub(crate) log: LogFilter,
 }
 
-pub(super) enum Outcome {
+/// How a request ends.
+pub(crate) enum Outcome {
     Result(Value),
     Error(McpError),
     /// Nothing is sent (cancelled request).
@@ -110,13 +112,6 @@ impl From<McpError> for Outcome {
     fn from(e: McpError) -> Self {
         Outcome::Error(e)
     }
-}
-
-/// Why a handler run ended without a value.
-pub(super) enum RunError {
-    Handler(HandlerError),
-    Panic(String),
-    Timeout,
 }
 
 pub(super) fn str_param<'a>(p: &'a Map<String, Value>, k: &str) -> Result<&'a str, McpError> {
@@ -178,15 +173,6 @@ pub(crate) fn check_version(version: &str) -> Result<(), McpError> {
     Err(McpError::new(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION, msg)
         .with_data(json!({"supported": SUPPORTED_VERSIONS, "requested": version}))
         .with_status(400))
-}
-
-/// The primitive's name (or URI) for the audit record, even when the request is malformed.
-pub(super) fn audit_name(params: &Map<String, Value>, key: &str) -> String {
-    params
-        .get(key)
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string()
 }
 
 fn encode_cursor(offset: usize) -> String {
@@ -272,7 +258,7 @@ impl Server {
             self.legacy_rq(&id, &method, &params, env)
         } else {
             match modern_meta(&params) {
-                Ok((version, caps, client_info, level)) => Rq {
+                Ok((version, caps, client_info, level)) => RequestInfo {
                     id: id.clone(),
                     method: method.clone(),
                     era: Era::Modern,
@@ -323,14 +309,14 @@ impl Server {
         method: &str,
         params: &Map<String, Value>,
         env: &Env,
-    ) -> Rq {
+    ) -> RequestInfo {
         let meta = params
             .get("_meta")
             .and_then(Value::as_object)
             .cloned()
             .unwrap_or_default();
         match &env.session {
-            Some(s) => Rq {
+            Some(s) => RequestInfo {
                 id: id.clone(),
                 method: method.to_string(),
                 era: Era::Legacy,
@@ -340,7 +326,7 @@ impl Server {
                 meta,
                 log: LogFilter::Session(s.log_level.clone()),
             },
-            None => Rq {
+            None => RequestInfo {
                 id: id.clone(),
                 method: method.to_string(),
                 era: Era::Legacy,
@@ -356,7 +342,12 @@ impl Server {
         }
     }
 
-    pub(super) async fn route(&self, rq: &Rq, params: Map<String, Value>, env: &Env) -> Outcome {
+    pub(super) async fn route(
+        &self,
+        rq: &RequestInfo,
+        params: Map<String, Value>,
+        env: &Env,
+    ) -> Outcome {
         let reg = self.snapshot();
         // Cheap checks on the hot path; the capabilities object is built only where it is sent.
         let has = |k: &str| self.has_capability(&reg, k);
@@ -383,7 +374,7 @@ impl Server {
                     .collect();
                 self.list(rq, &params, &v, |t| t.descriptor(modern), "tools")
             }
-            "tools/call" if has("tools") => self.call_tool(rq, params, env).await,
+            "tools/call" if has("tools") => self.call(rq, params, env).await,
             "resources/list" if has("resources") => {
                 let v: Vec<&Value> = reg
                     .resources
@@ -402,7 +393,7 @@ impl Server {
                     .collect();
                 self.list(rq, &params, &v, |d| (*d).clone(), "resourceTemplates")
             }
-            "resources/read" if has("resources") => self.read_resource(rq, params, env).await,
+            "resources/read" if has("resources") => self.call(rq, params, env).await,
             "prompts/list" if has("prompts") => {
                 let v: Vec<&Value> = reg
                     .prompts
@@ -412,15 +403,20 @@ impl Server {
                     .collect();
                 self.list(rq, &params, &v, |d| (*d).clone(), "prompts")
             }
-            "prompts/get" if has("prompts") => self.get_prompt(rq, params, env).await,
-            "completion/complete" if has("completions") => self.complete(rq, &params, env).await,
+            "prompts/get" if has("prompts") => self.call(rq, params, env).await,
+            "completion/complete" if has("completions") => self.call(rq, params, env).await,
             m => McpError::method_not_found(m).into(),
         }
     }
 
     /// Shape a complete result for the request's era: `resultType`, cache hints and serverInfo
     /// for modern requests; the legacy schema untouched.
-    pub(super) fn finish(&self, rq: &Rq, mut result: Map<String, Value>, cacheable: bool) -> Value {
+    pub(super) fn finish(
+        &self,
+        rq: &RequestInfo,
+        mut result: Map<String, Value>,
+        cacheable: bool,
+    ) -> Value {
         if rq.era == Era::Modern {
             result.insert("resultType".into(), Value::String("complete".into()));
             if cacheable {
@@ -466,7 +462,7 @@ impl Server {
     /// here, the other kinds are copied), so a page costs the same at 10 or 10,000 entries.
     pub(super) fn list<T>(
         &self,
-        rq: &Rq,
+        rq: &RequestInfo,
         params: &Map<String, Value>,
         items: &[T],
         render: impl Fn(&T) -> Value,
@@ -496,7 +492,7 @@ impl Server {
 
     pub(super) fn context(
         &self,
-        rq: &Rq,
+        rq: &RequestInfo,
         env: &Env,
         input: InputState,
         cancel: CancellationToken,
@@ -530,7 +526,7 @@ impl Server {
     /// Answers and handler state carried by a modern retry (`inputResponses`, `requestState`).
     pub(super) fn mrtr_input(
         &self,
-        rq: &Rq,
+        rq: &RequestInfo,
         name: &str,
         params: &Map<String, Value>,
         env: &Env,
@@ -564,7 +560,13 @@ impl Server {
     }
 
     /// The `input_required` result for a handler that asked for input it does not have yet.
-    pub(super) fn input_required(&self, rq: &Rq, name: &str, ctx: &Context, env: &Env) -> Outcome {
+    pub(super) fn input_required(
+        &self,
+        rq: &RequestInfo,
+        name: &str,
+        ctx: &Context,
+        env: &Env,
+    ) -> Outcome {
         let (pending, answers, user_state) = ctx.take_pending();
         if rq.era != Era::Modern || pending.is_empty() {
             return McpError::internal("handler asked for input outside an input request").into();
@@ -585,131 +587,6 @@ impl Server {
         r.insert("requestState".into(), Value::String(state));
         self.add_server_info(&mut r);
         Outcome::Result(Value::Object(r))
-    }
-
-    /// Run a handler future: panics caught, bounded by `timeout`, stopped by cancellation.
-    pub(super) async fn run<T>(
-        fut: crate::handler::BoxFuture<Result<T, HandlerError>>,
-        ctx_cancel: &CancellationToken,
-        timeout: Option<Duration>,
-    ) -> Result<T, RunError> {
-        let guarded = std::panic::AssertUnwindSafe(fut).catch_unwind();
-        let raced = async {
-            tokio::select! {
-                // The handler first: once cancelled, it gets one poll to see its token and
-                // clean up (or finish) before it is dropped.
-                biased;
-                r = guarded => match r {
-                    Ok(Ok(v)) => Ok(v),
-                    Ok(Err(e)) => Err(RunError::Handler(e)),
-                    Err(p) => Err(RunError::Panic(
-                        p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default(),
-                    )),
-                },
-                _ = ctx_cancel.cancelled() => Err(RunError::Handler(HandlerError::Cancelled)),
-            }
-        };
-        match timeout {
-            Some(t) => match tokio::time::timeout(t, raced).await {
-                Ok(r) => r,
-                Err(_) => {
-                    ctx_cancel.cancel();
-                    Err(RunError::Timeout)
-                }
-            },
-            None => raced.await,
-        }
-    }
-
-    /// [`Server::run`], with the call registered in its legacy session while it runs, so a
-    /// legacy `notifications/cancelled` can reach it.
-    pub(super) async fn run_tracked<T>(
-        &self,
-        rq: &Rq,
-        env: &Env,
-        fut: crate::handler::BoxFuture<Result<T, HandlerError>>,
-        cancel: &CancellationToken,
-        timeout: Option<Duration>,
-    ) -> Result<T, RunError> {
-        if let Some(s) = &env.session {
-            let mut m = s.in_flight.lock().unwrap_or_else(|e| e.into_inner());
-            m.insert(rq.id.to_string(), cancel.clone());
-        }
-        let r = Self::run(fut, cancel, timeout).await;
-        if let Some(s) = &env.session {
-            s.in_flight
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .remove(&rq.id.to_string());
-        }
-        r
-    }
-
-    /// Run one audited call: one `oxmcp::audit` record whatever the outcome.
-    pub(super) async fn audited(
-        &self,
-        rq: &Rq,
-        env: &Env,
-        name: &str,
-        call: impl std::future::Future<Output = Outcome>,
-    ) -> Outcome {
-        let started = Instant::now();
-        let outcome = call.await;
-        self.audit(rq, env, name, started, &outcome);
-        outcome
-    }
-
-    pub(super) fn audit(
-        &self,
-        rq: &Rq,
-        env: &Env,
-        name: &str,
-        started: Instant,
-        outcome: &Outcome,
-    ) {
-        if !tracing::enabled!(target: "oxmcp::audit", tracing::Level::INFO) {
-            return;
-        }
-        let note = *env.audit_note.lock().unwrap_or_else(|e| e.into_inner());
-        // outcome: ok | is_error | input_required | error | timeout | cancelled
-        // error_class: why, when not ok (a JSON-RPC code's name, or what the note says).
-        let (outcome, class, code, size) = match outcome {
-            Outcome::Result(v) => {
-                let size = serde_json::to_vec(v).map(|b| b.len()).unwrap_or(0);
-                let is_error = v.get("isError").and_then(Value::as_bool) == Some(true);
-                match (v.get("resultType").and_then(Value::as_str), note) {
-                    (_, Some("timeout")) => ("timeout", "timeout", None, size),
-                    (_, Some(n)) => ("is_error", n, None, size),
-                    (Some("input_required"), _) => ("input_required", "", None, size),
-                    _ if is_error => ("is_error", "tool_error", None, size),
-                    _ => ("ok", "", None, size),
-                }
-            }
-            Outcome::Error(e) => {
-                let class = note.unwrap_or(e.code.class());
-                let outcome = if note == Some("timeout") {
-                    "timeout"
-                } else {
-                    "error"
-                };
-                (outcome, class, Some(e.code.0), 0)
-            }
-            Outcome::Nothing => ("cancelled", "cancelled", None, 0),
-        };
-        tracing::info!(
-            target: "oxmcp::audit",
-            caller = env.caller.as_ref().map(|c| c.name.as_str()).unwrap_or("-"),
-            transport = ?env.transport,
-            method = %rq.method,
-            name = %name,
-            request_id = %rq.id,
-            duration_us = started.elapsed().as_micros() as u64,
-            result_bytes = size,
-            outcome = outcome,
-            error_code = code,
-            error_class = class,
-            "call"
-        );
     }
 
     /// May this caller see and use this primitive? Without auth (no caller) everything is

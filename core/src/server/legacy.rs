@@ -74,7 +74,12 @@ impl Server {
         Outcome::Result(json!({}))
     }
 
-    pub(super) fn subscribe(&self, rq: &Rq, params: &Map<String, Value>, env: &Env) -> Outcome {
+    pub(super) fn subscribe(
+        &self,
+        rq: &RequestInfo,
+        params: &Map<String, Value>,
+        env: &Env,
+    ) -> Outcome {
         let uri = match str_param(params, "uri") {
             Ok(u) => u.to_string(),
             Err(e) => return e.into(),

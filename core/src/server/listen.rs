@@ -132,7 +132,7 @@ impl Server {
     /// the subscription id, until the client goes away or the server shuts down.
     pub(super) async fn listen(
         &self,
-        rq: &Rq,
+        rq: &RequestInfo,
         params: &Map<String, Value>,
         env: &Env,
         caps: &Value,

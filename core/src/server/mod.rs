@@ -7,6 +7,7 @@ mod legacy;
 mod listen;
 pub(crate) mod mrtr;
 pub mod options;
+mod pipeline;
 pub(crate) mod registry;
 pub(crate) mod session;
 pub mod trace;

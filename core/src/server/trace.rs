@@ -6,7 +6,7 @@
 //! semantic-convention attributes. When no subscriber listens, the span is disabled and nothing
 //! is parsed or generated.
 
-use super::dispatch::{Env, Outcome, Rq};
+use super::dispatch::{Env, Outcome, RequestInfo};
 use serde_json::{Map, Value};
 
 /// A parsed `traceparent` (version 00 layout; future versions read the same leading fields).
@@ -68,7 +68,11 @@ pub fn new_span_id() -> String {
 
 /// The span for one request: `mcp.request` on target `oxmcp::request`.
 #[cfg(not(feature = "otel"))]
-pub(super) fn request_span(rq: &Rq, _params: &Map<String, Value>, env: &Env) -> tracing::Span {
+pub(super) fn request_span(
+    rq: &RequestInfo,
+    _params: &Map<String, Value>,
+    env: &Env,
+) -> tracing::Span {
     let span = tracing::info_span!(
         target: "oxmcp::request",
         "mcp.request",
@@ -112,7 +116,11 @@ pub(super) fn finish(_span: &tracing::Span, _outcome: &Outcome) {}
 /// The span for one request: `mcp.request` on target `oxmcp::request`, with the OpenTelemetry
 /// fields of the MCP semantic conventions (an MCP server span).
 #[cfg(feature = "otel")]
-pub(super) fn request_span(rq: &Rq, params: &Map<String, Value>, env: &Env) -> tracing::Span {
+pub(super) fn request_span(
+    rq: &RequestInfo,
+    params: &Map<String, Value>,
+    env: &Env,
+) -> tracing::Span {
     use tracing::field::Empty;
     let span = tracing::info_span!(
         target: "oxmcp::request",
@@ -156,7 +164,7 @@ pub(super) fn finish(span: &tracing::Span, outcome: &Outcome) {
 
 #[cfg(feature = "otel")]
 mod otel {
-    use super::super::dispatch::{Env, Outcome, Rq, Transport};
+    use super::super::dispatch::{Env, Outcome, RequestInfo, Transport};
     use crate::error::ErrorCode;
     use opentelemetry::propagation::{Extractor, TextMapPropagator};
     use opentelemetry::trace::TraceContextExt;
@@ -176,7 +184,12 @@ mod otel {
         }
     }
 
-    pub(super) fn start(span: &tracing::Span, rq: &Rq, params: &Map<String, Value>, env: &Env) {
+    pub(super) fn start(
+        span: &tracing::Span,
+        rq: &RequestInfo,
+        params: &Map<String, Value>,
+        env: &Env,
+    ) {
         let method = rq.method.as_str();
         let param = |k: &str| params.get(k).and_then(Value::as_str);
         let target = match method {

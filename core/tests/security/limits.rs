@@ -101,6 +101,56 @@ async fn concurrency_caps() {
     );
 }
 
+/// One pipeline: resources, prompts and completions wait for the same `max_in_flight` permit as
+/// tools, and a request refused while being prepared (unknown name, bad arguments) gets its own
+/// answer, not the 503, because preparing comes before the guard.
+#[tokio::test]
+async fn every_handler_kind_takes_the_in_flight_permit_after_prepare() {
+    let _serial = serial();
+    let (started, release) = (
+        Arc::new(tokio::sync::Notify::new()),
+        Arc::new(tokio::sync::Notify::new()),
+    );
+    let mut o = ServerOptions::default();
+    o.max_in_flight = Some(1);
+    let server = Server::builder("caps", "1")
+        .options(o)
+        .tool(blocking_tool("slow", started.clone(), release.clone()))
+        .resource(oxmcp::Resource::text("file:///a", "a", "text/plain", "A"))
+        .prompt(
+            oxmcp::Prompt::new("greet").handler(|_a: Map<String, Value>, _c: Context| async {
+                Ok::<_, ToolError>(oxmcp::PromptResult::new(vec![]))
+            }),
+        )
+        .build()
+        .unwrap();
+    let s = serve(server, HttpConfig::new(loopback())).await;
+    let addr = s.addr;
+    let first = tokio::spawn(async move { tool_call(addr, None, "slow").await });
+    started.notified().await;
+    for (method, params) in [
+        ("resources/read", json!({"uri": "file:///a"})),
+        ("prompts/get", json!({"name": "greet"})),
+        (
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": "x", "value": ""}}),
+        ),
+    ] {
+        let r = call(s.addr, None, method, params).await;
+        assert_eq!(r.status, 503, "{method}: {}", r.json());
+        assert_eq!(r.json()["error"]["code"], oxmcp::ErrorCode::SERVER_BUSY.0);
+    }
+    let r = tool_call(s.addr, None, "nope").await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["error"]["code"], -32602, "prepare answers first");
+    let r = call(s.addr, None, "prompts/get", json!({"name": "missing"})).await;
+    assert_eq!(r.json()["error"]["code"], -32602, "prepare answers first");
+    release.notify_one();
+    assert_eq!(first.await.unwrap().status, 200);
+    let r = call(s.addr, None, "resources/read", json!({"uri": "file:///a"})).await;
+    assert_eq!(r.json()["result"]["contents"][0]["text"], "A");
+}
+
 struct SetOnDrop(Arc<AtomicBool>);
 impl Drop for SetOnDrop {
     fn drop(&mut self) {

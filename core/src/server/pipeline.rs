@@ -1,0 +1,276 @@
+//! The one call pipeline. Every method that runs a user handler (`tools/call`,
+//! `resources/read`, `prompts/get`, `completion/complete`) goes through the same stages, in
+//! the same order:
+//!
+//! 1. **prepare** (`calls.rs`, per method): parse the params, find the primitive, apply the
+//!    caller's allow-list and scopes, validate the arguments, open the MRTR state. The result is
+//!    a [`Prepared`] call — or an [`Outcome`] that answers the request without running anything.
+//! 2. **guard** ([`Server::guard`]): the `max_in_flight` permit (503 when full), then the
+//!    primitive's own concurrency slot.
+//! 3. **run** ([`Server::run_tracked`]): the handler future with its [`Context`], bounded by the
+//!    timeout, stopped by cancellation, panics caught, registered for legacy
+//!    `notifications/cancelled`.
+//! 4. **map** (`calls.rs`, [`Server::map`]): the value or the failure to its wire result.
+//!
+//! [`Server::execute`] is stages 2–4 for a prepared call, so an extension can prepare a call,
+//! then decide to execute it later or elsewhere (e.g. as a background task); [`Server::call`]
+//! is all four stages under one audit record.
+
+use super::dispatch::*;
+use super::Server;
+use crate::context::{Context, InputState};
+use crate::error::{ErrorCode, HandlerError, McpError};
+use crate::handler::BoxFuture;
+use crate::protocol::{Completion, PromptResult, ResourceContents, ToolResult};
+use crate::tool::ToolEntry;
+use futures::FutureExt;
+use serde_json::{Map, Value};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio_util::sync::CancellationToken;
+
+/// What kind of primitive a call runs; the map stage shapes its result by it.
+pub(crate) enum Kind {
+    Tool(Arc<ToolEntry>),
+    Resource,
+    Prompt,
+    Completion,
+}
+
+/// What a handler produced.
+pub(crate) enum Done {
+    Tool(ToolResult),
+    Contents(Vec<ResourceContents>),
+    Prompt(PromptResult),
+    Completion(Completion),
+}
+
+/// The handler future, given its context.
+pub(crate) type Invoke = Box<dyn FnOnce(Context) -> BoxFuture<Result<Done, HandlerError>> + Send>;
+
+/// A call that passed `prepare`: everything the guard, run and map stages need.
+pub(crate) struct Prepared {
+    pub(crate) kind: Kind,
+    /// The tool or prompt name, the resource URI, the completed argument: MRTR state is bound
+    /// to it, logs name it.
+    pub(crate) name: String,
+    /// MRTR answers and handler state carried by a modern retry.
+    pub(crate) input: InputState,
+    /// The primitive's own concurrency cap (`Tool::max_concurrency`).
+    pub(crate) slots: Option<Arc<Semaphore>>,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) invoke: Invoke,
+}
+
+/// The places a running call holds; released when it ends.
+pub(crate) struct Guard {
+    _permit: Option<OwnedSemaphorePermit>,
+    _slot: Option<OwnedSemaphorePermit>,
+}
+
+/// Why a handler run ended without a value.
+pub(super) enum RunError {
+    Handler(HandlerError),
+    Panic(String),
+    Timeout,
+}
+
+impl Server {
+    /// All four stages under one audit record (refusals included).
+    pub(super) async fn call(
+        &self,
+        rq: &RequestInfo,
+        params: Map<String, Value>,
+        env: &Env,
+    ) -> Outcome {
+        let name = audit_name(&rq.method, &params);
+        self.audited(rq, env, &name, async {
+            match self.prepare(rq, params, env) {
+                Ok(p) => self.execute(rq, env, p).await,
+                Err(o) => o,
+            }
+        })
+        .await
+    }
+
+    /// Stages 2–4: guard, run, map.
+    pub(crate) async fn execute(&self, rq: &RequestInfo, env: &Env, p: Prepared) -> Outcome {
+        let _guard = match self.guard(rq, env, &p) {
+            Ok(g) => g,
+            Err(o) => return o,
+        };
+        let cancel = env.cancel.child_token();
+        let ctx = self.context(rq, env, p.input, cancel.clone());
+        let r = self
+            .run_tracked(rq, env, (p.invoke)(ctx.clone()), &cancel, p.timeout)
+            .await;
+        self.map(rq, env, &p.kind, &p.name, &ctx, r)
+    }
+
+    /// The `max_in_flight` permit, then the primitive's own slot.
+    fn guard(&self, rq: &RequestInfo, env: &Env, p: &Prepared) -> Result<Guard, Outcome> {
+        let permit = match &self.inner.in_flight {
+            None => None,
+            Some(s) => Some(s.clone().try_acquire_owned().map_err(|_| {
+                env.note("busy");
+                Outcome::from(
+                    McpError::new(
+                        ErrorCode::SERVER_BUSY,
+                        "Server busy: too many requests in flight; retry shortly",
+                    )
+                    .with_status(503),
+                )
+            })?),
+        };
+        let slot = match &p.slots {
+            None => None,
+            Some(s) => Some(s.clone().try_acquire_owned().map_err(|_| {
+                env.note("busy");
+                self.busy(rq, &p.kind, &p.name)
+            })?),
+        };
+        Ok(Guard {
+            _permit: permit,
+            _slot: slot,
+        })
+    }
+
+    /// Run a handler future: panics caught, bounded by `timeout`, stopped by cancellation.
+    pub(super) async fn run<T>(
+        fut: BoxFuture<Result<T, HandlerError>>,
+        ctx_cancel: &CancellationToken,
+        timeout: Option<Duration>,
+    ) -> Result<T, RunError> {
+        let guarded = std::panic::AssertUnwindSafe(fut).catch_unwind();
+        let raced = async {
+            tokio::select! {
+                // The handler first: once cancelled, it gets one poll to see its token and
+                // clean up (or finish) before it is dropped.
+                biased;
+                r = guarded => match r {
+                    Ok(Ok(v)) => Ok(v),
+                    Ok(Err(e)) => Err(RunError::Handler(e)),
+                    Err(p) => Err(RunError::Panic(
+                        p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default(),
+                    )),
+                },
+                _ = ctx_cancel.cancelled() => Err(RunError::Handler(HandlerError::Cancelled)),
+            }
+        };
+        match timeout {
+            Some(t) => match tokio::time::timeout(t, raced).await {
+                Ok(r) => r,
+                Err(_) => {
+                    ctx_cancel.cancel();
+                    Err(RunError::Timeout)
+                }
+            },
+            None => raced.await,
+        }
+    }
+
+    /// [`Server::run`], with the call registered in its legacy session while it runs, so a
+    /// legacy `notifications/cancelled` can reach it.
+    pub(super) async fn run_tracked<T>(
+        &self,
+        rq: &RequestInfo,
+        env: &Env,
+        fut: BoxFuture<Result<T, HandlerError>>,
+        cancel: &CancellationToken,
+        timeout: Option<Duration>,
+    ) -> Result<T, RunError> {
+        if let Some(s) = &env.session {
+            let mut m = s.in_flight.lock().unwrap_or_else(|e| e.into_inner());
+            m.insert(rq.id.to_string(), cancel.clone());
+        }
+        let r = Self::run(fut, cancel, timeout).await;
+        if let Some(s) = &env.session {
+            s.in_flight
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&rq.id.to_string());
+        }
+        r
+    }
+
+    /// Run one audited call: one `oxmcp::audit` record whatever the outcome.
+    pub(super) async fn audited(
+        &self,
+        rq: &RequestInfo,
+        env: &Env,
+        name: &str,
+        call: impl std::future::Future<Output = Outcome>,
+    ) -> Outcome {
+        let started = Instant::now();
+        let outcome = call.await;
+        self.audit(rq, env, name, started, &outcome);
+        outcome
+    }
+
+    pub(super) fn audit(
+        &self,
+        rq: &RequestInfo,
+        env: &Env,
+        name: &str,
+        started: Instant,
+        outcome: &Outcome,
+    ) {
+        if !tracing::enabled!(target: "oxmcp::audit", tracing::Level::INFO) {
+            return;
+        }
+        let note = *env.audit_note.lock().unwrap_or_else(|e| e.into_inner());
+        // outcome: ok | is_error | input_required | error | timeout | cancelled
+        // error_class: why, when not ok (a JSON-RPC code's name, or what the note says).
+        let (outcome, class, code, size) = match outcome {
+            Outcome::Result(v) => {
+                let size = serde_json::to_vec(v).map(|b| b.len()).unwrap_or(0);
+                let is_error = v.get("isError").and_then(Value::as_bool) == Some(true);
+                match (v.get("resultType").and_then(Value::as_str), note) {
+                    (_, Some("timeout")) => ("timeout", "timeout", None, size),
+                    (_, Some(n)) => ("is_error", n, None, size),
+                    (Some("input_required"), _) => ("input_required", "", None, size),
+                    _ if is_error => ("is_error", "tool_error", None, size),
+                    _ => ("ok", "", None, size),
+                }
+            }
+            Outcome::Error(e) => {
+                let class = note.unwrap_or(e.code.class());
+                let outcome = if note == Some("timeout") {
+                    "timeout"
+                } else {
+                    "error"
+                };
+                (outcome, class, Some(e.code.0), 0)
+            }
+            Outcome::Nothing => ("cancelled", "cancelled", None, 0),
+        };
+        tracing::info!(
+            target: "oxmcp::audit",
+            caller = env.caller.as_ref().map(|c| c.name.as_str()).unwrap_or("-"),
+            transport = ?env.transport,
+            method = %rq.method,
+            name = %name,
+            request_id = %rq.id,
+            duration_us = started.elapsed().as_micros() as u64,
+            result_bytes = size,
+            outcome = outcome,
+            error_code = code,
+            error_class = class,
+            "call"
+        );
+    }
+}
+
+/// The primitive's name (or URI) for the audit record, even when the request is malformed.
+fn audit_name(method: &str, params: &Map<String, Value>) -> String {
+    let s = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or_default().to_string();
+    match method {
+        "resources/read" => s(params.get("uri")),
+        "completion/complete" => {
+            let r = params.get("ref");
+            s(r.and_then(|r| r.get("name").or_else(|| r.get("uri"))))
+        }
+        _ => s(params.get("name")),
+    }
+}
