@@ -13,6 +13,8 @@
 #                       -e . without a test extra) when pyproject.toml exists
 #   node_modules/       `npm install` at the repo root when package.json exists
 #                       (its prepare script builds the Node binding)
+#   .cache/peers-py/    venvs with FastMCP 4 / mcp 2.x and mcp 1.x, for the parity
+#                       corpus (tests/parity/, tests/python/test_parity.py)
 #   .cache/cargo-tools/ cargo-fuzz (pinned), for scripts/fuzz.sh
 #   .cache/conformance/ Node 22 (if node < 22) and the pinned MCP conformance
 #                       suite, installed by tests/conformance/run.sh
@@ -84,6 +86,28 @@ if [[ -f pyproject.toml ]]; then
 else
   step "no pyproject.toml: skipping the Python package"
 fi
+
+# ---- the Python frameworks the parity corpus is compared against (tests/parity/) ----
+# Each in its own venv, because their pins conflict with .venv's: v2 = FastMCP 4 + the mcp 2.x SDK
+# (MCPServer), v1 = the mcp 1.x SDK (mcp.server.fastmcp, the decorator low-level Server).
+PEERS_PY=(
+  "v2|fastmcp==4.2.3 mcp==2.3.0"
+  "v1|mcp==1.30.0"
+)
+for spec in "${PEERS_PY[@]}"; do
+  dir=".cache/peers-py/${spec%%|*}"; pkgs="${spec#*|}"
+  pstamp="$dir/.oxmcp-peers-$(printf '%s' "$pkgs" | sha256sum | cut -c1-16)"
+  if [[ -f "$pstamp" ]] && "$dir/bin/python" -c 'import sys' 2>/dev/null; then
+    step "parity peers already installed in $dir ($pkgs)"
+  else
+    step "installing parity peers into $dir: $pkgs"
+    rm -rf "$dir"
+    "$PYTHON" -m venv "$dir"
+    # shellcheck disable=SC2086
+    "$dir/bin/python" -m pip install -q $pkgs || die "pip install $pkgs failed"
+    touch "$pstamp"
+  fi
+done
 
 # ---- Node packages (the napi-rs binding) -------------------------------------
 if [[ -f package.json ]]; then

@@ -31,6 +31,19 @@ impl NativeContext {
     fn request_id<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         to_py(py, self.ctx.request_id())
     }
+    /// `"http"`, `"stdio"` or `"memory"`.
+    #[getter]
+    fn transport(&self) -> &'static str {
+        match self.ctx.transport() {
+            oxmcp::Transport::Http => "http",
+            oxmcp::Transport::Stdio => "stdio",
+            _ => "memory",
+        }
+    }
+    #[getter]
+    fn session_id(&self) -> Option<String> {
+        self.ctx.session_id().map(str::to_string)
+    }
     #[getter]
     fn method(&self) -> String {
         self.ctx.method().to_string()

@@ -99,6 +99,10 @@ pub(crate) struct InputState {
 
 pub(crate) struct ContextInner {
     pub(crate) request_id: Value,
+    /// The transport the request arrived on.
+    pub(crate) transport: crate::server::Transport,
+    /// The legacy session's id (`Mcp-Session-Id`); None on stdio, modern requests and stateless HTTP.
+    pub(crate) session_id: Option<String>,
     pub(crate) method: String,
     pub(crate) era: Era,
     pub(crate) protocol_version: String,
@@ -149,6 +153,14 @@ impl Context {
     }
     pub fn era(&self) -> Era {
         self.inner.era
+    }
+    /// The transport the request arrived on (compat layers report it, e.g. FastMCP's `ctx.transport`).
+    pub fn transport(&self) -> crate::server::Transport {
+        self.inner.transport
+    }
+    /// The legacy HTTP session's id; None on stdio (one implicit session), modern and stateless requests.
+    pub fn session_id(&self) -> Option<&str> {
+        self.inner.session_id.as_deref()
     }
     pub fn protocol_version(&self) -> &str {
         &self.inner.protocol_version

@@ -38,14 +38,15 @@ from ._results import (
     Text,
     ToolResult,
 )
+from ._fastmcp import FastMCP, MCPServer
 from ._server import Server
 
 if TYPE_CHECKING:
     from ._client import Client
 
 __all__ = [
-    "Audio", "Client", "Context", "DefinitionError", "ElicitResult", "EmbeddedResource", "File", "Image",
-    "InputRequired", "McpError", "Message", "OxmcpError", "PromptError", "RequestCancelled", "ResourceContents",
+    "Audio", "Client", "Context", "DefinitionError", "ElicitResult", "EmbeddedResource", "FastMCP", "File", "Image",
+    "InputRequired", "MCPServer", "McpError", "Message", "OxmcpError", "PromptError", "RequestCancelled", "ResourceContents",
     "ResourceError", "ResourceLink", "Server", "Text", "ToolError", "ToolResult",
 ]
 

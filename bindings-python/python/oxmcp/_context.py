@@ -29,6 +29,19 @@ class _Sent:
 
 
 _SENT = _Sent()
+_UNSET: Any = object()
+_STDIO_SESSION = __import__("uuid").uuid4().hex
+_SESSION_STORES: dict[str, dict[str, Any]] = {}
+
+
+def _session_store(ctx: "Context") -> dict[str, Any]:
+    sid = ctx.session_id or ""
+    store = ctx._request_state.get("_oxmcp_store") if ctx.era != "legacy" else None
+    if ctx.era != "legacy":
+        if store is None:
+            store = ctx._request_state["_oxmcp_store"] = {}
+        return store
+    return _SESSION_STORES.setdefault(sid, {})
 
 
 class ElicitResult:
@@ -57,11 +70,116 @@ class Context:
     def __init__(self, native: Any = None, server: Any = None) -> None:
         self._native = native
         self._server = server
+        self._request_state: dict[str, Any] = {}
+
+    def __class_getitem__(cls, params: Any) -> Any:
+        """``Context[ServerSession, AppState]`` (the SDKs' generic spelling) is ``Context``."""
+        return cls
+
+    # -- FastMCP / SDK names -----------------------------------------------------------------------
+    @property
+    def fastmcp(self) -> Any:
+        return self._server
+
+    @property
+    def lifespan_context(self) -> Any:
+        """What the server's ``lifespan=`` context manager yielded (``{}`` without one)."""
+        return getattr(self._server, "lifespan_context", None) if self._server is not None else None
+
+    @property
+    def request_context(self) -> Any:
+        """The SDK's ``RequestContext``: ``request_id``, ``meta``, ``lifespan_context``, ``session``."""
+        from ._compat_ctx import RequestContext
+
+        return RequestContext(self)
+
+    @property
+    def session(self) -> Any:
+        from ._compat_ctx import Session
+
+        return Session(self)
+
+    @property
+    def session_id(self) -> str | None:
+        """The legacy session's id (``Mcp-Session-Id`` on HTTP, one per process on stdio); on modern
+        requests, which have no session, a fresh id per request (as FastMCP 4 does)."""
+        if self._native is None:
+            return None
+        sid = getattr(self._native, "session_id", None)
+        if sid:
+            return str(sid)
+        if self.era == "legacy" and self.transport == "stdio":
+            return _STDIO_SESSION
+        key = "_oxmcp_request_session_id"
+        if key not in self._request_state:
+            import uuid
+
+            self._request_state[key] = uuid.uuid4().hex
+        return self._request_state[key]
+
+    @property
+    def client_id(self) -> str | None:
+        cid = self.meta.get("client_id") if isinstance(self.meta, dict) else None
+        return None if cid is None else str(cid)
+
+    @property
+    def transport(self) -> str | None:
+        """``"stdio"`` or ``"streamable-http"`` (None outside a request)."""
+        if self._native is None:
+            return None
+        t = getattr(self._native, "transport", None)
+        return {"http": "streamable-http", "stdio": "stdio"}.get(t, t)
+
+    # -- state (FastMCP 4's scope: the legacy session, or this one request on modern) ----------------
+    async def set_state(self, key: str, value: Any, *, serializable: bool = True) -> None:
+        """Store ``value`` for later calls in this session (legacy era); on modern requests, which have
+        no session, state lives for this request only. ``serializable=False``: this request only."""
+        if not serializable:
+            self._request_state[key] = value
+            return
+        import json
+
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"Value for state key {key!r} is not serializable. Use set_state({key!r}, value, "
+                            "serializable=False) to store non-serializable values (request-scoped).") from exc
+        self._request_state.pop(key, None)
+        _session_store(self)[key] = value
+
+    async def get_state(self, key: str) -> Any:
+        if key in self._request_state:
+            return self._request_state[key]
+        return _session_store(self).get(key)
+
+    async def delete_state(self, key: str) -> None:
+        self._request_state.pop(key, None)
+        _session_store(self).pop(key, None)
+
+    # -- reading this server's own resources ------------------------------------------------------------
+    async def read_resource(self, uri: Any) -> Any:
+        """Read one of this server's resources in-process (templates included)."""
+        from ._inproc import read_resource
+
+        return await read_resource(self._server, str(uri), self)
+
+    def get_http_request(self) -> Any:
+        from .server.dependencies import get_http_request
+
+        return get_http_request()
+
+    def get_access_token(self) -> Any:
+        from .server.dependencies import get_access_token
+
+        return get_access_token()
 
     # -- identity of the request --------------------------------------------------------------
     @property
     def request_id(self) -> Any:
-        return self._native.request_id if self._native is not None else None
+        if self._native is None:
+            return None
+        rid = self._native.request_id
+        return str(rid) if getattr(self._server, "_str_request_id", False) else rid
 
     @property
     def protocol_version(self) -> str | None:
@@ -125,8 +243,31 @@ class Context:
 
     report_progress = progress
 
-    def log(self, level: str, data: Any, logger: str | None = None) -> _Sent:
-        """Send ``notifications/message`` if the request opted in at this level or lower."""
+    def log(self, *args: Any, **kwargs: Any) -> _Sent:
+        """Send ``notifications/message`` if the request opted in at this level or lower.
+
+        ``log(level, data, logger=None)``, or FastMCP's ``log(message, level=None, logger_name=None, extra=None)``.
+        """
+        extra = kwargs.pop("extra", None)
+        logger = kwargs.pop("logger", None) or kwargs.pop("logger_name", None)
+        if "message" in kwargs or "level" in kwargs or len(args) < 2 or (
+                isinstance(args[1], str) and args[1].lower() in LOG_LEVELS):
+            data = kwargs.pop("message", args[0] if args else None)
+            level = kwargs.pop("level", args[1] if len(args) > 1 else None) or "info"
+            if len(args) > 2 and logger is None:
+                logger = args[2]
+        else:
+            level, data = args[0], args[1]
+            if len(args) > 2 and logger is None:
+                logger = args[2]
+        if kwargs:
+            raise TypeError(f"log() got unexpected keyword argument(s): {', '.join(kwargs)}")
+        if getattr(self._server, "_fastmcp_log_data", False):
+            data = {"msg": data, "extra": dict(extra) if extra else None}  # FastMCP 4's LogData
+        elif extra:
+            data = {"msg": data, "extra": dict(extra)}
+        if not isinstance(level, str):
+            raise TypeError("log level must be a string")
         level = level.lower()
         if level not in LOG_LEVELS:
             raise ValueError(f"unknown log level {level!r}; one of {', '.join(LOG_LEVELS)}")
@@ -134,26 +275,40 @@ class Context:
             self._native.log(level, data, logger)
         return _SENT
 
-    def debug(self, data: Any, logger: str | None = None) -> _Sent:
-        return self.log("debug", data, logger)
+    def debug(self, data: Any, logger: str | None = None, *, logger_name: str | None = None,
+              extra: Mapping[str, Any] | None = None) -> _Sent:
+        return self.log("debug", data, logger or logger_name, extra=extra)
 
-    def info(self, data: Any, logger: str | None = None) -> _Sent:
-        return self.log("info", data, logger)
+    def info(self, data: Any, logger: str | None = None, *, logger_name: str | None = None,
+              extra: Mapping[str, Any] | None = None) -> _Sent:
+        return self.log("info", data, logger or logger_name, extra=extra)
 
-    def warning(self, data: Any, logger: str | None = None) -> _Sent:
-        return self.log("warning", data, logger)
+    def warning(self, data: Any, logger: str | None = None, *, logger_name: str | None = None,
+              extra: Mapping[str, Any] | None = None) -> _Sent:
+        return self.log("warning", data, logger or logger_name, extra=extra)
 
-    def error(self, data: Any, logger: str | None = None) -> _Sent:
-        return self.log("error", data, logger)
+    def error(self, data: Any, logger: str | None = None, *, logger_name: str | None = None,
+              extra: Mapping[str, Any] | None = None) -> _Sent:
+        return self.log("error", data, logger or logger_name, extra=extra)
 
     # -- input from the client (MRTR on modern requests, real requests on legacy sessions) ------------
-    async def elicit(self, key: str, message: str, schema: Any = None, *, mode: str = "form",
-                     url: str | None = None) -> ElicitResult:
+    async def elicit(self, key: str, message: Any = _UNSET, schema: Any = None, *, mode: str = "form",
+                     url: str | None = None, response_type: Any = _UNSET) -> Any:
         """Ask the user for input. ``schema`` is a JSON Schema dict or a type (pydantic model, dataclass, TypedDict).
 
         ``key`` names this question across MRTR rounds: ask with the same key on every round.
         With a type as schema, accepted content is converted into that type.
+
+        FastMCP's form, ``elicit(message, response_type=T)``, is accepted too: it returns an object with
+        ``.action`` and ``.data``; a scalar ``T`` (``str``, ``int``, ``list[str]`` of choices, a Literal,
+        an Enum) is asked as ``{"value": T}`` and ``.data`` is the bare value.
         """
+        if response_type is not _UNSET or message is _UNSET or not isinstance(message, str):
+            from ._compat_ctx import elicit_typed
+
+            if message is not _UNSET and response_type is _UNSET:
+                response_type = message
+            return await elicit_typed(self, key, None if response_type is _UNSET else response_type)
         params: dict[str, Any] = {"mode": mode, "message": message}
         target: Any = None
         if mode == "url":
@@ -179,9 +334,19 @@ class Context:
             content = pydantic.TypeAdapter(target).validate_python(content)
         return ElicitResult(action, content, raw if isinstance(raw, dict) else None)
 
-    async def sample(self, key: str, messages: Any, *, max_tokens: int = 512, system_prompt: str | None = None,
-                     **params: Any) -> dict[str, Any]:
-        """Ask the client's model (``sampling/createMessage``); ``messages`` may be a plain ``str``."""
+    async def sample(self, key: Any, messages: Any = _UNSET, *, max_tokens: int | None = None,
+                     system_prompt: str | None = None, **params: Any) -> Any:
+        """Ask the client's model (``sampling/createMessage``); ``messages`` may be a plain ``str``.
+
+        FastMCP's form, ``sample(messages, system_prompt=..., temperature=..., max_tokens=...)``, returns
+        an object with ``.text`` (and the result's fields).
+        """
+        if messages is _UNSET:
+            from ._compat_ctx import sample_fastmcp
+
+            return await sample_fastmcp(self, key, max_tokens=max_tokens, system_prompt=system_prompt, **params)
+        if max_tokens is None:
+            max_tokens = 512
         if isinstance(messages, str):
             messages = [{"role": "user", "content": {"type": "text", "text": messages}}]
         body: dict[str, Any] = {"messages": messages, "maxTokens": max_tokens}
@@ -196,7 +361,11 @@ class Context:
         result = await self._ask("roots", key, None)
         return list(result.get("roots", [])) if isinstance(result, dict) else []
 
-    list_roots = roots
+    async def list_roots(self) -> list[Any]:
+        """The client's roots, as objects with ``.uri`` and ``.name`` (they are dicts too)."""
+        from ._compat_ctx import AttrDict
+
+        return [AttrDict(r) for r in await self.roots()]
 
     async def inputs(self, requests: Mapping[str, tuple[str, Any]]) -> dict[str, Any]:
         """Ask several things in one MRTR round: ``{"key": ("elicit" | "sample" | "roots", params)}``.

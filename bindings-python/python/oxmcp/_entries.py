@@ -26,6 +26,7 @@ from ._context import Context
 from ._errors import DefinitionError, InputRequired, McpError, PromptError, RequestCancelled, ResourceError, ToolError
 from ._results import error_result, normalize_prompt_result, normalize_resource_result, normalize_tool_result
 from ._schema import FunctionInfo, analyze_function
+from .server.dependencies import current_context
 
 _log = logging.getLogger("oxmcp")
 
@@ -58,8 +59,10 @@ class _Entry:
 
     def _kwargs(self, values: dict[str, Any], native_ctx: Any) -> dict[str, Any]:
         kwargs = self.info.convert_arguments(values)
+        ctx = Context(native_ctx, self.server)
+        current_context.set(ctx)  # get_context()/get_access_token() without a Context parameter
         if self.info.context_param is not None:
-            kwargs[self.info.context_param] = Context(native_ctx, self.server)
+            kwargs[self.info.context_param] = ctx
         return kwargs
 
     def call_sync(self, payload: Any, native_ctx: Any = None) -> Outcome:
@@ -78,6 +81,9 @@ class _Entry:
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
             return self._failed(exc)
+        finally:
+            # Pool threads are reused: a context left here would keep the request's sink open.
+            current_context.set(None)
 
     async def call_async(self, payload: Any, native_ctx: Any = None) -> Outcome:
         try:
@@ -92,6 +98,8 @@ class _Entry:
             return ("cancelled", None)
         except Exception as exc:  # noqa: BLE001
             return self._failed(exc)
+        finally:
+            current_context.set(None)
 
     # subclasses
     def _prepare(self, payload: Any, native_ctx: Any) -> dict[str, Any]:
@@ -120,7 +128,8 @@ class ToolEntry(_Entry):
                  required_scopes: list[str] | None = None, max_concurrency: int | None = None) -> None:
         self.server = server
         self.info = analyze_function(fn, name=name, description=description, output_schema=output_schema,
-                                     structured_output=structured_output, input_schema=input_schema)
+                                     structured_output=structured_output, input_schema=input_schema,
+                                     str_is_data=bool(getattr(server, "_str_returns_are_data", False)))
         self.name = self.info.name
         if timeout is not None and timeout <= 0:
             raise ValueError("timeout must be positive (seconds)")
@@ -146,7 +155,7 @@ class ToolEntry(_Entry):
         out: dict[str, Any] = {"name": self.name}
         if self.title:
             out["title"] = self.title
-        if self.info.description:
+        if self.info.description is not None:
             out["description"] = self.info.description
         out["inputSchema"] = self.info.input_schema
         if self.info.output_schema is not None:
@@ -181,6 +190,9 @@ class ToolEntry(_Entry):
         if isinstance(exc, McpError):
             return ("mcp_error", (exc.code, exc.message, exc.data))
         _log.error("tool %r raised", self.name, exc_info=exc)
+        custom = getattr(self.server, "_tool_error_text", None)
+        if custom is not None:  # FastMCP / MCPServer: their frameworks' wording and masking rule
+            return ("ok", error_result(custom(self.name, exc)))
         message = f"Error executing tool {self.name}"
         if self._debug():
             message += ": " + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
@@ -224,7 +236,7 @@ class ResourceEntry(_Entry):
         for key, value in (("title", self.title), ("description", self.info.description),
                            ("mimeType", self.mime_type), ("icons", self.icons), ("annotations", self.annotations),
                            ("_meta", self.meta)):
-            if value:
+            if value or (key == "description" and value == ""):
                 out[key] = value
         if self.size is not None and not self.is_template:
             out["size"] = self.size
@@ -244,7 +256,7 @@ class ResourceEntry(_Entry):
         if isinstance(exc, McpError):
             return ("mcp_error", (exc.code, exc.message, exc.data))
         if isinstance(exc, ResourceError):
-            return ("mcp_error", (INVALID_PARAMS, str(exc), None))
+            return ("mcp_error", (getattr(self.server, "_resource_error_code", INVALID_PARAMS), str(exc), None))
         _log.error("resource %r raised", self.uri, exc_info=exc)
         message = f"Error reading resource {self.uri}"
         if self._debug():
@@ -275,7 +287,7 @@ class PromptEntry(_Entry):
         out: dict[str, Any] = {"name": self.name}
         for key, value in (("title", self.title), ("description", self.info.description), ("icons", self.icons),
                            ("_meta", self.meta)):
-            if value:
+            if value or (key == "description" and value == ""):
                 out[key] = value
         out["arguments"] = self.arguments
         return out

@@ -278,7 +278,10 @@ def normalize_tool_result(value: Any, *, output_schema: dict[str, Any] | None, w
         else:
             data = to_jsonable(value)
         structured = {"result": data} if wrap else data
-        return {"content": [{"type": "text", "text": _dumps(data)}], "structuredContent": structured}
+        if data is None:  # nothing to show: no content block (structuredContent still says null)
+            return {"content": [], "structuredContent": structured}
+        text = data if isinstance(data, str) else _dumps(data)
+        return {"content": [{"type": "text", "text": text}], "structuredContent": structured}
     if value is None:
         return {"content": []}
     if isinstance(value, (_Content, str, bytes)):
@@ -351,6 +354,6 @@ def normalize_prompt_result(value: Any, description: str | None) -> dict[str, An
         else:
             messages.append({"role": "user", "content": content_block(item)})
     out: dict[str, Any] = {"messages": messages}
-    if description:
+    if description is not None:
         out["description"] = description
     return out

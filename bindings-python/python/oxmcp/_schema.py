@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import sys
 import typing
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -305,6 +306,7 @@ def analyze_function(
     structured_output: bool | None = None,
     skip_params: tuple[str, ...] = (),
     input_schema: dict[str, Any] | None = None,
+    str_is_data: bool = False,
 ) -> FunctionInfo:
     """Inspect ``fn``: parameters → input schema, docstring → descriptions, return → output schema."""
     if not callable(fn):
@@ -392,9 +394,10 @@ def analyze_function(
         out_schema, adapter = _PLAIN_OUTPUTS[ret]
         wrap = True
     elif structured_output is not False and output_schema is not False:
-        want = structured_output is True or not _is_content_annotation(ret)
+        want = structured_output is True or not _is_content_annotation(ret) or (str_is_data and ret is str)
         if want and ret is not inspect.Signature.empty:
             try:
+                ret = _pydantic_typeddict(ret)
                 adapter = TypeAdapter(ret)
                 inner = schema_for_type(ret)
             except Exception as exc:
@@ -432,6 +435,24 @@ def analyze_function(
 
 # Return types whose output schema (``{"result": ...}``, wrapped) and adapter every tool shares.
 _PLAIN_OUTPUTS_OF = (int, float, bool)
+
+
+def _pydantic_typeddict(tp: Any) -> Any:
+    """pydantic refuses ``typing.TypedDict`` before Python 3.12: rebuild it as ``typing_extensions.TypedDict``."""
+    if sys.version_info >= (3, 12) or not typing.is_typeddict(tp) or type(tp).__module__ == "typing_extensions":
+        return tp
+    import typing_extensions
+
+    hints = typing.get_type_hints(tp, include_extras=True)
+    fields: dict[str, Any] = {}
+    for key, hint in hints.items():
+        if key in getattr(tp, "__required_keys__", set(hints)):
+            fields[key] = typing_extensions.Required[hint]
+        else:
+            fields[key] = typing_extensions.NotRequired[hint]
+    rebuilt = typing_extensions.TypedDict(tp.__name__, fields)  # type: ignore[operator]
+    rebuilt.__doc__ = tp.__doc__
+    return rebuilt
 
 
 def _wrap(inner: dict[str, Any]) -> dict[str, Any]:

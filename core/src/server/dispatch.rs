@@ -505,6 +505,8 @@ impl Server {
         Context {
             inner: Arc::new(ContextInner {
                 request_id: rq.id.clone(),
+                transport: env.transport,
+                session_id: env.session.as_ref().and_then(|s| s.id.clone()),
                 method: rq.method.clone(),
                 era: rq.era,
                 protocol_version: rq.version.clone(),

@@ -1,0 +1,238 @@
+"""The pieces of FastMCP's / the SDK's ``Context`` API that oxmcp's ``Context`` forwards to.
+
+Kept out of ``_context.py`` so the native-facing context stays small: typed elicitation with FastMCP's
+scalar wrapping, FastMCP-shaped sampling, and the SDK's ``ctx.request_context`` / ``ctx.session``.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import typing
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypeVar
+
+T = TypeVar("T")
+
+__all__ = ["AcceptedElicitation", "AttrDict", "CancelledElicitation", "DeclinedElicitation", "RequestContext",
+           "Session", "elicit_typed", "sample_fastmcp"]
+
+
+class AttrDict(dict):  # type: ignore[type-arg]
+    """A spec object as a dict whose keys also read as attributes (``root.uri``, ``root["uri"]``)."""
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            value = self[name]
+        except KeyError:
+            camel = "".join(p if i == 0 else p[:1].upper() + p[1:] for i, p in enumerate(name.split("_")))
+            if camel in self:
+                value = self[camel]
+            else:
+                raise AttributeError(name) from None
+        return AttrDict(value) if isinstance(value, dict) else value
+
+
+@dataclass
+class AcceptedElicitation(Generic[T]):
+    data: T
+    action: Literal["accept"] = "accept"
+
+    @property
+    def content(self) -> Any:
+        return self.data
+
+
+@dataclass
+class DeclinedElicitation:
+    action: Literal["decline"] = "decline"
+    data: None = None
+
+
+@dataclass
+class CancelledElicitation:
+    action: Literal["cancel"] = "cancel"
+    data: None = None
+
+
+def _is_scalar(tp: Any) -> bool:
+    return tp in (bool, int, float, str) or typing.get_origin(tp) is Literal or (
+        isinstance(tp, type) and issubclass(tp, enum.Enum))
+
+
+def _schema_of(tp: Any) -> dict[str, Any]:
+    from ._schema import schema_for_type
+
+    schema = schema_for_type(tp, mode="validation")
+    schema.pop("title", None)
+    return schema
+
+
+def elicit_config(response_type: Any) -> tuple[dict[str, Any], Any, bool]:
+    """``(requestedSchema, type to validate accepted content with, wrapped in {"value": ...})``."""
+    if response_type is None:
+        raise TypeError("elicit() needs a response_type (a type, a list of choices, or a dict of titled choices)")
+    if isinstance(response_type, dict):
+        if not response_type:
+            raise ValueError("Dict response_type cannot be empty.")
+        enum_schema = {"type": "string", "oneOf": [{"const": k, **({"title": v["title"]} if isinstance(v, dict)
+                                                                   and "title" in v else {})}
+                                                   for k, v in response_type.items()]}
+        return ({"type": "object", "properties": {"value": enum_schema}, "required": ["value"]},
+                Literal[tuple(response_type)], True)  # type: ignore[misc]
+    if isinstance(response_type, list):
+        if len(response_type) == 1 and isinstance(response_type[0], list) and response_type[0]:
+            choices = response_type[0]
+            return ({"type": "object", "properties": {"value": {"type": "array", "items": {
+                "type": "string", "enum": choices}}}, "required": ["value"]},
+                list[Literal[tuple(choices)]], True)  # type: ignore[misc]
+        if response_type and all(isinstance(c, str) for c in response_type):
+            tp: Any = Literal[tuple(response_type)]  # type: ignore[misc]
+            return ({"type": "object", "properties": {"value": _schema_of(tp)}, "required": ["value"]}, tp, True)
+        raise ValueError(f"Invalid list response_type format. Received: {response_type}")
+    if typing.get_origin(response_type) is list or _is_scalar(response_type):
+        return ({"type": "object", "properties": {"value": _schema_of(response_type)}, "required": ["value"]},
+                response_type, True)
+    return _schema_of(response_type), response_type, False
+
+
+async def elicit_typed(ctx: Any, message: str, response_type: Any) -> Any:
+    import pydantic
+
+    schema, target, wrapped = elicit_config(response_type)
+    # The MRTR key must be the same on every round of one request: derive it from the question.
+    key = "elicit-" + hashlib.sha256(message.encode()).hexdigest()[:16]
+    raw = await ctx._ask("elicit", key, {"mode": "form", "message": message, "requestedSchema": schema})
+    action = raw.get("action", "cancel") if isinstance(raw, dict) else "cancel"
+    if action == "decline":
+        return DeclinedElicitation()
+    if action != "accept":
+        return CancelledElicitation()
+    content = (raw.get("content") if isinstance(raw, dict) else None) or {}
+    if wrapped:
+        if "value" not in content:
+            from ._errors import ToolError
+
+            raise ToolError("Elicitation response is missing the 'value' field")
+        content = content["value"]
+    return AcceptedElicitation(data=pydantic.TypeAdapter(target).validate_python(content))
+
+
+class SamplingResult(AttrDict):
+    """FastMCP's sampling result: ``.text`` (None for non-text content) plus the spec fields."""
+
+    @property
+    def text(self) -> str | None:
+        content = self.get("content")
+        if isinstance(content, list):
+            content = next((c for c in content if isinstance(c, dict) and c.get("type") == "text"), None)
+        return content.get("text") if isinstance(content, dict) else None
+
+    @property
+    def result(self) -> Any:
+        return self.text
+
+
+async def sample_fastmcp(ctx: Any, messages: Any, *, max_tokens: int | None = None,
+                         system_prompt: str | None = None, temperature: float | None = None,
+                         model_preferences: Any = None, **extra: Any) -> Any:
+    if isinstance(messages, str):
+        messages = [{"role": "user", "content": {"type": "text", "text": messages}}]
+    else:
+        messages = [m if isinstance(m, dict) else {"role": "user", "content": {"type": "text", "text": str(m)}}
+                    for m in messages]
+    body: dict[str, Any] = {"messages": messages, "maxTokens": max_tokens or 512}
+    if system_prompt is not None:
+        body["systemPrompt"] = system_prompt
+    if temperature is not None:
+        body["temperature"] = temperature
+    if model_preferences is not None:
+        if isinstance(model_preferences, str):
+            model_preferences = {"hints": [{"name": model_preferences}]}
+        elif isinstance(model_preferences, list):
+            model_preferences = {"hints": [{"name": m} for m in model_preferences]}
+        body["modelPreferences"] = model_preferences
+    for k in ("tools", "result_type", "tool_concurrency"):
+        if extra.get(k) is not None:
+            raise TypeError(f"sample({k}=...): sampling with tools or typed results is not supported by oxmcp")
+        extra.pop(k, None)
+    body.update(extra)
+    key = "sample-" + hashlib.sha256(repr(body).encode()).hexdigest()[:16]
+    result = await ctx._ask("sample", key, body)
+    return SamplingResult(result if isinstance(result, dict) else {})
+
+
+class Session:
+    """The SDK's ``ServerSession`` as far as a handler uses it: notifications and requests to the client."""
+
+    def __init__(self, ctx: Any) -> None:
+        self._ctx = ctx
+
+    @property
+    def client_params(self) -> Any:
+        c = self._ctx
+        return AttrDict({"clientInfo": c.client_info or {}, "capabilities": c.client_capabilities,
+                         "protocolVersion": c.protocol_version})
+
+    def check_client_capability(self, capability: Any) -> bool:
+        caps = capability.model_dump(exclude_none=True) if hasattr(capability, "model_dump") else dict(capability)
+        return all(self._ctx.supports(k) for k in caps)
+
+    async def send_log_message(self, level: str, data: Any, logger: str | None = None,
+                               related_request_id: Any = None) -> None:
+        self._ctx.log(level, data, logger)
+
+    async def send_progress_notification(self, progress_token: Any, progress: float, total: float | None = None,
+                                         message: str | None = None, related_request_id: Any = None) -> None:
+        self._ctx.progress(progress, total, message)
+
+    async def list_roots(self) -> Any:
+        roots = await self._ctx.roots()
+        return AttrDict({"roots": [AttrDict(r) for r in roots]})
+
+    async def create_message(self, messages: Any, *, max_tokens: int, system_prompt: str | None = None,
+                             **kwargs: Any) -> Any:
+        msgs = [m.model_dump(by_alias=True, exclude_none=True, mode="json") if hasattr(m, "model_dump") else m
+                for m in messages]
+        return await sample_fastmcp(self._ctx, msgs, max_tokens=max_tokens, system_prompt=system_prompt,
+                                    **{k: v for k, v in kwargs.items() if v is not None})
+
+    async def elicit(self, message: str, requestedSchema: dict[str, Any], related_request_id: Any = None) -> Any:  # noqa: N803
+        key = "elicit-" + hashlib.sha256(message.encode()).hexdigest()[:16]
+        raw = await self._ctx._ask("elicit", key, {"mode": "form", "message": message,
+                                                   "requestedSchema": requestedSchema})
+        return AttrDict(raw if isinstance(raw, dict) else {"action": "cancel"})
+
+    async def send_resource_updated(self, uri: Any) -> None:
+        server = self._ctx.server
+        if server is not None and server._native is not None:
+            server._native.notify_resource_updated(str(uri))
+
+
+class RequestContext:
+    """The SDK's ``RequestContext``: ``request_id``, ``meta``, ``session``, ``lifespan_context``."""
+
+    def __init__(self, ctx: Any) -> None:
+        self._ctx = ctx
+
+    @property
+    def request_id(self) -> Any:
+        return self._ctx.request_id
+
+    @property
+    def meta(self) -> Any:
+        return AttrDict(self._ctx.meta or {})
+
+    @property
+    def session(self) -> Session:
+        return Session(self._ctx)
+
+    @property
+    def lifespan_context(self) -> Any:
+        return self._ctx.lifespan_context
+
+    @property
+    def request(self) -> Any:
+        from .server.dependencies import _current_http_request
+
+        return _current_http_request()

@@ -1,0 +1,444 @@
+"""``FastMCP`` and ``MCPServer``: oxmcp's ``Server`` under the names (and defaults) of the frameworks
+that servers are ported from, so that changing the import is the whole port.
+
+- ``FastMCP`` follows FastMCP 4 (and ``mcp.server.fastmcp`` of mcp 1.x, whose API it is a superset of):
+  ``FastMCP()`` without a name, ``lifespan=``, ``mount``/``import_server``, ``@custom_route``,
+  ``http_app()``, ``run(transport=..., host=..., ...)``, ``mask_error_details`` (default False: an
+  exception's text reaches the client as ``Error calling tool 'name': <text>``).
+- ``MCPServer`` follows ``mcp`` 2.x's ``MCPServer`` (``Error executing tool name: <text>``).
+
+What differs on purpose is listed in docs/COMPATIBILITY.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import logging
+import secrets
+import sys
+from typing import Any, AsyncIterator, Callable, Sequence
+
+from ._errors import DefinitionError
+from ._server import Server
+
+__all__ = ["FastMCP", "MCPServer"]
+
+_log = logging.getLogger("oxmcp")
+
+# Keywords of FastMCP 4's / MCPServer's / mcp 1.x FastMCP's constructors that oxmcp accepts and ignores
+# (documented no-ops: what they configure does not exist in oxmcp, or oxmcp always does it).
+_NOOP_INIT = {
+    "dependencies", "on_duplicate", "dereference_schemas", "strict_input_validation", "resource_security",
+    "request_state_security", "tasks", "client_log_level", "experimental_capabilities", "warn_on_duplicate_tools",
+    "warn_on_duplicate_resources", "warn_on_duplicate_prompts", "log_level", "providers", "transforms",
+    "include_tags", "exclude_tags", "extensions", "subscriptions", "session_state_store", "tool_serializer",
+    "include_fastmcp_meta", "sse_path", "message_path", "mount_path", "event_store", "retry_interval",
+    "warn_on_duplicate", "cache_hints",
+}
+# Keywords that configure a feature oxmcp does not have in this form: a clear error, never a TypeError.
+_REFUSED_INIT = {
+    "auth": "pass tokens=/oauth= (oxmcp's auth options, see Server.OPTIONS) instead of an auth provider object",
+    "auth_server_provider": "oxmcp does not host an OAuth authorization server; use oauth= to verify tokens",
+    "token_verifier": "use tokens= or oauth= (see Server.OPTIONS)",
+}
+# HTTP keywords of run()/http_app() that oxmcp accepts and ignores.
+_NOOP_RUN = {
+    "show_banner", "log_level", "uvicorn_config", "middleware", "event_store", "retry_interval", "sockets",
+    "session_idle_timeout", "transport_security", "host_origin_protection", "max_sessions", "sse_path",
+    "message_path", "mount_path",
+}
+
+
+def _coerce_version(version: Any) -> str | None:
+    return None if version is None else str(version)
+
+
+class _LifespanState:
+    """The running lifespan's value, and how many servings hold it (stdio + ASGI may overlap)."""
+
+    def __init__(self) -> None:
+        self.value: Any = None
+        self.entered = False
+        self.stack: contextlib.AsyncExitStack | None = None
+        self.count = 0
+
+
+class FastMCP(Server):
+    """A FastMCP-compatible server (``from oxmcp import FastMCP``)."""
+
+    #: How an unexpected exception in a tool reads, unmasked / masked.
+    _error_prefix = "Error calling tool {name!r}"
+    _default_mask = False
+    _str_returns_are_data = True
+    _fastmcp_log_data = True
+    _str_request_id = True
+    _resource_error_code = -32603
+
+    def __init__(self, name: str | None = None, instructions: str | None = None, *, version: Any = None,
+                 title: str | None = None, description: str | None = None, website_url: str | None = None,
+                 icons: list[Any] | None = None, lifespan: Callable[..., Any] | None = None,
+                 tools: Sequence[Callable[..., Any]] | None = None, mask_error_details: bool | None = None,
+                 middleware: Sequence[Any] | None = None, list_page_size: int | None = None,
+                 cache_ttl: int | None = None, cache_scope: str | None = None, debug: bool = False,
+                 host: str | None = None, port: int | None = None, streamable_http_path: str | None = None,
+                 json_response: bool | None = None, stateless_http: bool | None = None,
+                 **kwargs: Any) -> None:
+        for key, why in _REFUSED_INIT.items():
+            if kwargs.get(key) is not None:
+                raise TypeError(f"{type(self).__name__}(): {key}= is not supported by oxmcp: {why}")
+            kwargs.pop(key, None)
+        options = {k: v for k, v in kwargs.items() if k in Server.OPTIONS}
+        unknown = sorted(set(kwargs) - set(options) - _NOOP_INIT)
+        if unknown:
+            raise TypeError(f"{type(self).__name__}() got unexpected keyword argument(s): {', '.join(unknown)}")
+        if list_page_size is not None:
+            if list_page_size <= 0:
+                raise ValueError("list_page_size must be a positive integer")
+            options.setdefault("page_size", list_page_size)
+        if cache_ttl is not None:
+            options.setdefault("cache_ttl_ms", int(cache_ttl) * 1000)
+        if cache_scope is not None:
+            options.setdefault("cache_scope", cache_scope)
+        if stateless_http:
+            options.setdefault("legacy_stateless", True)
+        super().__init__(name if name else self.generate_name(), _coerce_version(version) or self._default_version(),
+                         title=title, instructions=instructions, website_url=website_url, description=description,
+                         icons=[_dump(i) for i in icons] if icons else None, debug=debug, **options)
+        self.mask_error_details = self._default_mask if mask_error_details is None else bool(mask_error_details)
+        self._lifespan_fn = lifespan
+        self._lifespan = _LifespanState()
+        self._custom_routes: list[tuple[str, list[str], Callable[..., Any], str | None]] = []
+        self._mounted: list[tuple[Server, str | None]] = []
+        self._state: dict[str, Any] = {}
+        # mcp 1.x FastMCP took the HTTP settings in the constructor; run() uses them.
+        self._http_defaults = {k: v for k, v in (("host", host), ("port", port), ("path", streamable_http_path),
+                                                 ("json_response", json_response)) if v is not None}
+        for fn in tools or ():
+            self.add_tool(fn)
+        for mw in middleware or ():
+            self.add_middleware(mw)
+
+    @classmethod
+    def generate_name(cls, name: str | None = None) -> str:
+        return f"{cls.__name__}-{name + '-' if name else ''}{secrets.token_hex(2)}"
+
+    @staticmethod
+    def _default_version() -> str:
+        from . import __version__
+
+        return __version__
+
+    # -- registration: FastMCP's extra decorator keywords ---------------------------------------
+    def tool(self, fn: Any = None, **kwargs: Any) -> Any:  # type: ignore[override]
+        kwargs = _tool_kwargs(kwargs)
+        if kwargs.pop("_disabled", False):
+            return fn if fn is not None and not isinstance(fn, str) else (lambda f: f)
+        return super().tool(fn, **kwargs)
+
+    def add_tool(self, fn: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        return super().add_tool(getattr(fn, "fn", fn), **_tool_kwargs(kwargs))
+
+    def resource(self, uri: str, **kwargs: Any) -> Callable[[Any], Any]:  # type: ignore[override]
+        for k in ("tags", "enabled", "version", "auth", "task"):
+            kwargs.pop(k, None)
+        if kwargs.get("mime_type") is None:
+            kwargs["mime_type"] = "text/plain"  # FastMCP's default for every resource and template
+        return super().resource(uri, **kwargs)
+
+    def prompt(self, fn: Any = None, **kwargs: Any) -> Any:  # type: ignore[override]
+        for k in ("tags", "enabled", "version", "auth", "task"):
+            kwargs.pop(k, None)
+        return super().prompt(fn, **kwargs)
+
+    # -- composition ----------------------------------------------------------------------------
+    def mount(self, server: Server, prefix: str | None = None, *, namespace: str | None = None,
+              as_proxy: bool | None = None) -> None:
+        """Serve ``server``'s tools, resources and prompts from this one, live (later additions show too).
+
+        Names become ``{prefix}_{name}``; resource URIs ``scheme://{prefix}/rest`` (FastMCP's path format).
+        """
+        if as_proxy:
+            raise TypeError("mount(as_proxy=True): oxmcp does not proxy servers; mount the server object itself")
+        prefix = namespace if namespace is not None else prefix
+        with self._lock:
+            self._mounted.append((server, prefix))
+            if self._native is not None:
+                self._fold(server, prefix)
+
+    def import_server(self, server: Server, prefix: str | None = None) -> None:
+        """Copy ``server``'s current tools, resources and prompts into this one (a one-time copy)."""
+        self._fold(server, prefix)
+
+    def _fold(self, server: Server, prefix: str | None) -> None:
+        if isinstance(server, FastMCP):
+            for child, child_prefix in server._mounted:
+                server._fold(child, child_prefix)
+        for name, entry in list(server._tools.items()):
+            e = copy.copy(entry)
+            e.name = f"{prefix}_{name}" if prefix else name
+            self._adopt("tool", e.name, e, self._tools)
+        for uri, entry in list(server._resources.items()):
+            e = copy.copy(entry)
+            e.uri = prefix_uri(uri, prefix) if prefix else uri
+            self._adopt("resource", e.uri, e, self._resources)
+        for name, entry in list(server._prompts.items()):
+            e = copy.copy(entry)
+            e.name = f"{prefix}_{name}" if prefix else name
+            self._adopt("prompt", e.name, e, self._prompts)
+        for (ref_type, ref), router in server._completions.items():
+            new_ref = (f"{prefix}_{ref}" if ref_type == "ref/prompt" else prefix_uri(ref, prefix)) if prefix else ref
+            self._completions[(ref_type, new_ref)] = router
+
+    def _adopt(self, kind: str, key: str, entry: Any, table: dict[str, Any]) -> None:
+        with self._lock:
+            if key in table:
+                _log.warning("%s %r from a mounted server replaces an existing one", kind, key)
+            table[key] = entry
+            if self._native is not None:
+                if kind == "tool":
+                    self._native.remove_tool(key)
+                    self._native.add_tool(entry.spec, entry, entry.is_async, *entry.limits)
+                elif kind == "resource":
+                    self._native.remove_resource(key, entry.is_template)
+                    self._native.add_resource(entry.spec, entry, entry.is_async, entry.is_template)
+                else:
+                    self._native.remove_prompt(key)
+                    self._native.add_prompt(entry.spec, entry, entry.is_async)
+
+    def _build_native(self) -> Any:
+        with self._lock:
+            if self._native is None:
+                for server, prefix in self._mounted:
+                    self._fold(server, prefix)
+            return super()._build_native()
+
+    # -- errors -----------------------------------------------------------------------------------
+    def _tool_error_text(self, name: str, exc: BaseException) -> str:
+        head = self._error_prefix.format(name=name)
+        return head if self.mask_error_details else f"{head}: {exc}"
+
+    # -- lifespan ---------------------------------------------------------------------------------
+    @contextlib.asynccontextmanager
+    async def _lifespan_running(self) -> AsyncIterator[Any]:
+        st = self._lifespan
+        if st.count == 0 and self._lifespan_fn is not None:
+            stack = contextlib.AsyncExitStack()
+            await stack.__aenter__()
+            try:
+                st.value = await stack.enter_async_context(self._lifespan_fn(self))
+            except BaseException:
+                await stack.__aexit__(*sys.exc_info())
+                raise
+            st.stack = stack
+        st.count += 1
+        try:
+            yield st.value
+        finally:
+            st.count -= 1
+            if st.count == 0 and st.stack is not None:
+                stack, st.stack = st.stack, None
+                await stack.aclose()
+                st.value = None
+
+    @property
+    def lifespan_context(self) -> Any:
+        return self._lifespan.value if self._lifespan.value is not None else {}
+
+    # -- HTTP routes --------------------------------------------------------------------------------
+    def custom_route(self, path: str, methods: list[str], name: str | None = None,
+                     include_in_schema: bool = True) -> Callable[[Any], Any]:
+        """``@server.custom_route("/health", methods=["GET"])``: a Starlette endpoint next to ``/mcp``.
+
+        Routes are served by ``http_app()``; ``run(transport="http")`` serves through it (uvicorn) when
+        any route exists.
+        """
+        def deco(fn: Any) -> Any:
+            self._custom_routes.append((path, list(methods), fn, name))
+            return fn
+        return deco
+
+    def http_app(self, path: str | None = None, middleware: list[Any] | None = None,
+                 json_response: bool | None = None, stateless_http: bool | None = None,
+                 transport: str = "http", **kwargs: Any) -> Any:
+        """A Starlette ASGI app: the MCP endpoint at ``path`` (default ``/mcp``), the custom routes, the lifespan."""
+        if transport == "sse":
+            raise ValueError("transport='sse': oxmcp serves Streamable HTTP only (SSE transport is deprecated)")
+        _check_http_kwargs(kwargs)
+        if stateless_http:
+            self.options["legacy_stateless"] = True
+        from starlette.applications import Starlette
+        from starlette.routing import Route
+
+        from ._asgi import AsgiApp
+
+        path = path or self._http_defaults.get("path") or "/mcp"
+        mcp_app = AsgiApp(self, path)
+        routes = [Route(p, endpoint=fn, methods=m, name=n) for p, m, fn, n in self._custom_routes]
+        routes.append(Route(path, endpoint=mcp_app, methods=["GET", "POST", "DELETE"]))
+
+        server = self
+
+        @contextlib.asynccontextmanager
+        async def lifespan(app: Any) -> AsyncIterator[None]:
+            server._build_native().set_loop(asyncio.get_running_loop())
+            async with server._lifespan_running():
+                yield
+
+        return Starlette(routes=routes, middleware=middleware or None, lifespan=lifespan)
+
+    def streamable_http_app(self, path: str | None = None, **kwargs: Any) -> Any:
+        return self.http_app(path=path, **kwargs)
+
+    # -- running -------------------------------------------------------------------------------------
+    def run(self, transport: str | None = None, show_banner: bool | None = None,  # type: ignore[override]
+            **kwargs: Any) -> None:
+        """``run()`` (stdio), ``run("http", host=, port=, path=)``; every FastMCP/MCPServer keyword is accepted."""
+        try:
+            asyncio.run(self.run_async(transport, show_banner=show_banner, _signals=True, **kwargs))
+        except KeyboardInterrupt:
+            pass
+
+    async def run_async(self, transport: str | None = None, show_banner: bool | None = None,  # type: ignore[override]
+                        _signals: bool = False, **kwargs: Any) -> None:
+        transport = transport or ("http" if self._http_defaults.get("port") else "stdio")
+        if transport == "sse":
+            raise ValueError("transport='sse': oxmcp serves Streamable HTTP only (SSE transport is deprecated); "
+                             "use transport='http'")
+        if transport not in ("stdio", "http", "streamable-http"):
+            raise ValueError(f"Unknown transport: {transport}")
+        async with self._lifespan_running():
+            if transport == "stdio":
+                await super().run_async("stdio", _signals=_signals)
+                return
+            host = kwargs.pop("host", None) or self._http_defaults.get("host") or "127.0.0.1"
+            port = kwargs.pop("port", None) or self._http_defaults.get("port") or 8000
+            path = kwargs.pop("path", None) or kwargs.pop("streamable_http_path", None) \
+                or self._http_defaults.get("path") or "/mcp"
+            stateless = kwargs.pop("stateless_http", None) or kwargs.pop("stateless", None)
+            kwargs.pop("json_response", None)
+            kwargs.pop("max_request_body_size", None) if "max_body_bytes" in kwargs else None
+            if "max_request_body_size" in kwargs:
+                kwargs["max_body_bytes"] = kwargs.pop("max_request_body_size")
+            _check_http_kwargs(kwargs)
+            for k in list(kwargs):
+                if k in _NOOP_RUN:
+                    kwargs.pop(k)
+            if stateless:
+                self.options["legacy_stateless"] = True
+            if self._custom_routes:
+                await self._run_uvicorn(host, int(port), path, kwargs)
+            else:
+                await super().run_async("http", host=host, port=int(port), path=path, _signals=_signals, **kwargs)
+
+    async def _run_uvicorn(self, host: str, port: int, path: str, http_options: dict[str, Any]) -> None:
+        import uvicorn
+
+        if http_options:
+            raise TypeError(f"{', '.join(sorted(http_options))}: with custom routes the server runs under uvicorn; "
+                            "give these as server options instead")
+        config = uvicorn.Config(self.http_app(path=path), host=host, port=port, log_level="warning",
+                                lifespan="on")
+        server = uvicorn.Server(config)
+        # The lifespan is already entered by run_async; http_app's enters it again (counted).
+        await server.serve()
+
+    # -- middleware (FastMCP-shaped, see oxmcp.server.middleware) -----------------------------------
+    def add_middleware(self, middleware: Any) -> None:
+        raise NotImplementedError("FastMCP middleware needs the core's middleware chain (not landed yet)")
+
+    # -- in-process calls that FastMCP servers make on themselves -------------------------------------
+    async def read_resource_contents(self, uri: str) -> list[dict[str, Any]]:
+        from ._inproc import read_resource
+
+        return await read_resource(self, uri)
+
+
+class MCPServer(FastMCP):
+    """``mcp`` 2.x's ``MCPServer`` (and ``mcp.server.fastmcp.FastMCP`` of 1.x): the same server with
+    that SDK's defaults: unexpected exceptions masked as ``Error executing tool name``, ``description: ""``
+    for undocumented tools, resources and prompts, the name defaulting to "mcp-server"."""
+
+    _error_prefix = "Error executing tool {name}"
+    _fastmcp_log_data = False
+    _default_mask = True  # the SDK shows ToolError text only; other exceptions are masked
+
+    @classmethod
+    def generate_name(cls, name: str | None = None) -> str:
+        return name or "mcp-server"
+
+    @staticmethod
+    def _default_version() -> str:
+        return ""
+
+    def add_tool(self, fn: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        entry = super().add_tool(fn, **kwargs)
+        if not entry.info.description:
+            entry.info.description = ""  # the SDK lists a tool without a docstring with description ""
+        return entry
+
+    def add_resource(self, fn: Any, uri: str, **kwargs: Any) -> Any:  # type: ignore[override]
+        if kwargs.get("mime_type") is None:
+            kwargs["mime_type"] = "text/plain"  # the SDK's Resource default
+        entry = super().add_resource(fn, uri, **kwargs)
+        if not entry.info.description:
+            entry.info.description = ""
+        return entry
+
+    def add_prompt(self, fn: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        entry = super().add_prompt(fn, **kwargs)
+        if not entry.info.description:
+            entry.info.description = ""
+        return entry
+
+
+class LegacyFastMCP(MCPServer):
+    """``mcp.server.fastmcp.FastMCP`` of mcp 1.x (``from oxmcp.server.fastmcp import FastMCP``): MCPServer's
+    rules, with 1.x's unmasked tool errors and its constructor-held HTTP settings."""
+
+    _default_mask = False
+
+    @classmethod
+    def generate_name(cls, name: str | None = None) -> str:
+        return name or "FastMCP"
+
+
+def prefix_uri(uri: str, prefix: str | None) -> str:
+    """FastMCP's path-format resource prefix: ``scheme://rest`` → ``scheme://prefix/rest``."""
+    if not prefix:
+        return uri
+    scheme, sep, rest = uri.partition("://")
+    if not sep:
+        raise DefinitionError(f"cannot prefix resource URI {uri!r}: it has no scheme")
+    return f"{scheme}://{prefix}/{rest}"
+
+
+def _tool_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
+    kwargs = dict(kwargs)
+    if kwargs.pop("enabled", True) is False:
+        kwargs["_disabled"] = True
+    for k in ("tags", "exclude_args", "serializer", "version", "auth", "task", "app"):
+        kwargs.pop(k, None)
+    return kwargs
+
+
+def _check_http_kwargs(kwargs: dict[str, Any]) -> None:
+    if "transport_security" in kwargs and kwargs["transport_security"] is not None:
+        ts = kwargs.pop("transport_security")
+        hosts = getattr(ts, "allowed_hosts", None)
+        origins = getattr(ts, "allowed_origins", None)
+        if hosts:
+            kwargs.setdefault("allowed_hosts", list(hosts))
+        if origins:
+            kwargs.setdefault("allowed_origins", list(origins))
+    known = set(Server.HTTP_OPTIONS) | _NOOP_RUN
+    unknown = sorted(set(kwargs) - known)
+    if unknown:
+        raise TypeError(f"run()/http_app(): unknown keyword argument(s): {', '.join(unknown)}")
+
+
+def _dump(value: Any) -> Any:
+    if hasattr(value, "model_dump"):
+        return value.model_dump(by_alias=True, exclude_none=True, mode="json")
+    return value

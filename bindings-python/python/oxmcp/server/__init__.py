@@ -1,0 +1,28 @@
+"""``oxmcp.server``: the module paths of the SDKs' server packages (``mcp.server``, ``fastmcp.server``).
+
+``oxmcp.server.lowlevel.Server`` is the SDK's low-level server; ``oxmcp.server.stdio.stdio_server`` its
+stdio streams; ``oxmcp.server.dependencies`` / ``oxmcp.server.context`` / ``oxmcp.server.middleware``
+FastMCP's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["FastMCP", "Server", "NotificationOptions", "InitializationOptions"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("Server", "NotificationOptions"):
+        from . import lowlevel
+
+        return getattr(lowlevel, name)
+    if name == "InitializationOptions":
+        from .models import InitializationOptions
+
+        return InitializationOptions
+    if name == "FastMCP":
+        from .._fastmcp import FastMCP
+
+        return FastMCP
+    raise AttributeError(f"module 'oxmcp.server' has no attribute {name!r}")

@@ -1,0 +1,1 @@
+"""``fastmcp.utilities``: the content helpers under FastMCP's module path."""

@@ -1,0 +1,209 @@
+"""Unit tests of the FastMCP / MCPServer names (issue 12): each API in-process, through the core."""
+
+from __future__ import annotations
+
+import typing
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+
+from oxmcp import Client, Context, FastMCP, MCPServer, ToolError
+
+
+def test_fastmcp_without_a_name_and_subscriptable_context() -> None:
+    a, b = FastMCP(), FastMCP()
+    assert a.name.startswith("FastMCP-") and a.name != b.name
+    assert MCPServer().name == "mcp-server"
+    assert Context[Any, dict] is Context  # type: ignore[misc]
+
+    @a.tool
+    def uses(ctx: Context[Any, Any]) -> str:  # type: ignore[type-arg]
+        return "x"
+
+    assert a.list_tools()[0]["inputSchema"]["properties"] == {}
+
+
+class Weather(typing.TypedDict):  # typing's, which pydantic refuses before Python 3.12
+    city: str
+    temperature: float
+
+
+def test_typing_typeddict_return_gets_output_schema() -> None:
+    s = FastMCP("t")
+
+    @s.tool
+    def weather(city: str) -> Weather:
+        return {"city": city, "temperature": 1.5}
+
+    schema = s.list_tools()[0]["outputSchema"]
+    assert schema["type"] == "object" and set(schema["properties"]) == {"city", "temperature"}
+
+
+async def test_returns_follow_fastmcp_rules() -> None:
+    s = FastMCP("r")
+
+    @s.tool
+    def tags() -> list[str]:
+        return ["a", "b"]
+
+    @s.tool
+    def hello() -> str:
+        return "hi"
+
+    @s.tool
+    def nothing() -> str | None:
+        return None
+
+    async with Client(s) as c:
+        r = await c.call_tool("tags")
+        assert r["structuredContent"] == {"result": ["a", "b"]} and r["content"] == [{"type": "text", "text": '["a","b"]'}]
+        r = await c.call_tool("hello")
+        assert r["content"] == [{"type": "text", "text": "hi"}] and r["structuredContent"] == {"result": "hi"}
+        r = await c.call_tool("nothing")
+        assert r["content"] == [] and r["structuredContent"] == {"result": None}
+
+
+async def test_lifespan_context_both_spellings() -> None:
+    seen: list[str] = []
+
+    @asynccontextmanager
+    async def lifespan(server: FastMCP):  # type: ignore[no-untyped-def]
+        seen.append("enter")
+        yield {"db": "conn"}
+        seen.append("exit")
+
+    s = FastMCP("l", lifespan=lifespan)
+
+    @s.tool
+    def both(ctx: Context) -> str:
+        return f"{ctx.lifespan_context['db']}/{ctx.request_context.lifespan_context['db']}"
+
+    async with s._lifespan_running():
+        async with Client(s) as c:
+            r = await c.call_tool("both")
+    assert r["content"][0]["text"] == "conn/conn" and seen == ["enter", "exit"]
+
+
+async def test_mask_error_details_defaults() -> None:
+    for cls, masked, text in ((FastMCP, False, "Error calling tool 'boom': bad 1"),
+                              (MCPServer, True, "Error executing tool boom")):
+        s = cls("e")
+
+        @s.tool
+        def boom(x: int) -> int:
+            raise ValueError(f"bad {x}")
+
+        @s.tool
+        def refused() -> int:
+            raise ToolError("shown to the model")
+
+        assert s.mask_error_details is masked
+        async with Client(s) as c:
+            assert (await c.call_tool("boom", {"x": 1}))["content"][0]["text"] == text
+            assert (await c.call_tool("refused"))["content"][0]["text"] == "shown to the model"
+    s = FastMCP("m", mask_error_details=True)
+
+    @s.tool
+    def hidden() -> int:
+        raise ValueError("secret")
+
+    async with Client(s) as c:
+        assert (await c.call_tool("hidden"))["content"][0]["text"] == "Error calling tool 'hidden'"
+
+
+async def test_mount_is_live_and_import_server_copies() -> None:
+    child = FastMCP("child")
+
+    @child.tool
+    def t() -> int:
+        return 1
+
+    @child.resource("data://x/{id}")
+    def r(id: str) -> str:
+        return id
+
+    parent = FastMCP("parent")
+    parent.mount(child, prefix="c")
+    parent.import_server(child, prefix="i")
+
+    @child.tool
+    def later() -> int:
+        return 2
+
+    async with Client(parent) as c:
+        names = {t["name"] for t in await c.list_tools()}
+        assert {"c_t", "c_later", "i_t"} <= names and "i_later" not in names
+        templates = {t["uriTemplate"] for t in await c.list_resource_templates()}
+        assert "data://c/x/{id}" in templates
+        assert (await c.read_resource("data://c/x/7"))["contents"][0]["text"] == "7"
+
+
+async def test_state_elicit_and_read_resource() -> None:
+    s = FastMCP("s")
+
+    @s.resource("data://v")
+    def v() -> str:
+        return "value"
+
+    @s.tool
+    async def tool(ctx: Context) -> str:
+        await ctx.set_state("k", 1)
+        got = await ctx.get_state("k")
+        res = await ctx.read_resource("data://v")
+        return f"{got}:{res.contents[0].content}:{ctx.transport}:{isinstance(ctx.request_id, str)}"
+
+    @s.tool
+    async def ask(ctx: Context) -> str:
+        r = await ctx.elicit("Age?", response_type=int)
+        return f"{r.action}:{r.data}"
+
+    caps = {"elicitation": {"form": {}}}
+    async with Client(s, capabilities=caps) as c:
+        assert (await c.call_tool("tool"))["content"][0]["text"] == "1:value:streamable-http:True"
+        first = await c.request("tools/call", {"name": "ask", "arguments": {}})
+        assert first["resultType"] == "input_required"
+        (key, req), = first["inputRequests"].items()
+        assert req["params"]["requestedSchema"]["properties"]["value"]["type"] == "integer"
+        done = await c.request("tools/call", {"name": "ask", "arguments": {},
+                                              "inputResponses": {key: {"action": "accept", "content": {"value": 7}}},
+                                              "requestState": first["requestState"]})
+        assert done["content"][0]["text"] == "accept:7"
+
+
+def test_run_keywords() -> None:
+    s = FastMCP("k")
+    with pytest.raises(ValueError, match="sse"):
+        s.run(transport="sse")
+    with pytest.raises(TypeError, match="auth= is not supported"):
+        FastMCP("a", auth=object())
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        FastMCP("a", no_such_option=1)
+    FastMCP("ok", on_duplicate="error", strict_input_validation=True, dereference_schemas=False)
+    with pytest.raises(TypeError, match="unknown keyword"):
+        s.http_app(no_such=1)
+
+
+def test_http_app_serves_custom_routes_and_mcp() -> None:
+    from starlette.responses import PlainTextResponse
+    from starlette.testclient import TestClient
+
+    s = FastMCP("h")
+
+    @s.custom_route("/health", methods=["GET"])
+    async def health(request: Any) -> PlainTextResponse:
+        return PlainTextResponse("OK")
+
+    @s.tool
+    def echo(text: str) -> str:
+        return text
+
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+    with TestClient(s.http_app(), base_url="http://127.0.0.1") as tc:
+        assert tc.get("/health").text == "OK"
+        r = tc.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                  "params": {"name": "echo", "arguments": {"text": "hi"}, "_meta": meta}},
+                    headers={"accept": "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28",
+                             "mcp-method": "tools/call", "mcp-name": "echo"})
+        assert r.status_code == 200, r.text
+        assert r.json()["result"]["content"][0]["text"] == "hi"
