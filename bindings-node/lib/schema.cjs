@@ -65,6 +65,96 @@ function resolveSchema(schema, io, what) {
   throw new RegistrationError(`${what} must be a JSON Schema object or a zod v4 schema`, 'INVALID_SCHEMA');
 }
 
+/**
+ * A tool's input schema. Like `resolveSchema`, and for a *plain* zod object — fields that are
+ * `z.number()` / `z.int()` / `z.number().int()` / `z.string()` / `z.boolean()`, bare, `.optional()`
+ * or `.default(primitive)`, with at most a description — also `plain`: `[name, defaultDef]` per
+ * field. Parsing such a shape after the core has validated the arguments against its JSON Schema
+ * only drops unknown keys and fills defaults, which `plainArgs` does without zod; so the zod
+ * object is not kept (a zod schema is several KB of objects per tool: most of what a server with
+ * thousands of generated tools held) and equal shapes share one JSON Schema, converted by zod once.
+ * @returns {{ json: unknown, zod: unknown, plain: Array<[string, object|null]>|undefined }}
+ */
+function resolveToolInput(schema, what) {
+  const shape = isZodRawShape(schema) ? schema : isZodSchema(schema) && plainObject(schema) ? schema._zod.def.shape : undefined;
+  const fields = shape && plainFields(shape);
+  if (!fields) return { ...resolveSchema(schema, 'input', what), plain: undefined };
+  const key = JSON.stringify(fields.map((f) => f.key));
+  let json = PLAIN_JSON.get(key);
+  if (json === undefined) {
+    json = resolveSchema(schema, 'input', what).json;
+    if (PLAIN_JSON.size < 4096) PLAIN_JSON.set(key, json);
+  }
+  return { json, zod: undefined, plain: fields.map((f) => [f.name, f.defaultDef]) };
+}
+
+/** JSON Schemas of plain shapes by their structural key: shared by every tool of that shape. */
+const PLAIN_JSON = new Map();
+
+/** Metadata zod keeps for a schema (description, title, ...), from the schema's own zod. */
+function metaOf(s) {
+  return typeof s.meta === 'function' ? s.meta() : null; // zod mini has no .meta(): not plain
+}
+
+function plainObject(s) {
+  const d = s._zod.def;
+  return d.type === 'object' && d.catchall === undefined && !(d.checks?.length) && metaOf(s) === undefined;
+}
+
+const PLAIN_BASE = new Set(['number', 'string', 'boolean']);
+
+function plainFields(shape) {
+  const out = [];
+  for (const [name, v] of Object.entries(shape)) {
+    if (!isZodSchema(v)) return null;
+    const meta = metaOf(v);
+    if (meta === null || (meta !== undefined && (Object.keys(meta).join() !== 'description' || typeof meta.description !== 'string'))) return null;
+    let d = v._zod.def;
+    let wrapper = '';
+    let defaultDef = null;
+    let dflt;
+    if (d.type === 'default' || d.type === 'optional') {
+      wrapper = d.type;
+      if (!isZodSchema(d.innerType) || metaOf(d.innerType) !== undefined) return null;
+      if (d.type === 'default') {
+        defaultDef = d;
+        dflt = d.defaultValue;
+        if (!['string', 'number', 'boolean'].includes(typeof dflt)) return null;
+      }
+      d = d.innerType._zod.def;
+    }
+    if (!PLAIN_BASE.has(d.type) || d.coerce) return null;
+    const checks = d.checks ?? [];
+    let int = false;
+    if (d.type === 'number') {
+      const fmt = (c) => c.check === 'number_format' && c.format === 'safeint';
+      if (d.check !== undefined) {
+        if (!fmt(d) || checks.length) return null; // z.int(): the schema is its own check
+        int = true;
+      } else if (checks.length === 1 && fmt(checks[0]._zod?.def ?? {})) {
+        int = true;
+      } else if (checks.length) {
+        return null;
+      }
+    } else if (d.check !== undefined || checks.length) {
+      return null;
+    }
+    out.push({ name, defaultDef, key: [name, d.type, int, wrapper, dflt ?? null, meta?.description ?? null] });
+  }
+  return out;
+}
+
+/** The arguments zod would give for a plain shape, from arguments the core validated. */
+function plainArgs(plain, args) {
+  const out = {};
+  for (const [name, defaultDef] of plain) {
+    const v = args != null && Object.hasOwn(args, name) ? args[name] : undefined;
+    if (v !== undefined) out[name] = v;
+    else if (defaultDef) out[name] = defaultDef.defaultValue; // zod's getter: a function default runs per call
+  }
+  return out;
+}
+
 /** The input schema used when a tool declares none: an object with no required keys. */
 const EMPTY_INPUT_SCHEMA = Object.freeze({ type: 'object', properties: {} });
 
@@ -80,4 +170,6 @@ function zodIssues(err) {
     .join('; ');
 }
 
-module.exports = { isZodSchema, isZodRawShape, resolveSchema, EMPTY_INPUT_SCHEMA, zodIssues, loadZod };
+module.exports = {
+  isZodSchema, isZodRawShape, resolveSchema, resolveToolInput, plainArgs, EMPTY_INPUT_SCHEMA, zodIssues, loadZod,
+};

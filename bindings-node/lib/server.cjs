@@ -7,7 +7,9 @@
  */
 const { loadNative } = require('./native.cjs');
 const { ToolError, McpError, RegistrationError, fromNative } = require('./errors.cjs');
-const { resolveSchema, EMPTY_INPUT_SCHEMA, zodIssues, isZodSchema, isZodRawShape, loadZod } = require('./schema.cjs');
+const {
+  resolveSchema, resolveToolInput, plainArgs, EMPTY_INPUT_SCHEMA, zodIssues, isZodSchema, isZodRawShape, loadZod,
+} = require('./schema.cjs');
 const results = require('./results.cjs');
 const { Context, Calls } = require('./context.cjs');
 const http = require('./http.cjs');
@@ -147,7 +149,7 @@ class Server {
     if (typeof name !== 'string' || !name) throw new TypeError('registerTool: name must be a non-empty string');
     if (typeof handler !== 'function') throw new TypeError(`registerTool(${name}): handler must be a function`);
     config = config ?? {};
-    const input = resolveSchema(config.inputSchema, 'input', `tool ${name}: inputSchema`);
+    const input = resolveToolInput(config.inputSchema, `tool ${name}: inputSchema`);
     const output = resolveSchema(config.outputSchema, 'output', `tool ${name}: outputSchema`);
     const def = {
       name,
@@ -160,12 +162,15 @@ class Server {
       def,
       handler,
       zod: input.zod,
+      plain: input.plain,
       hasInputSchema: input.json !== undefined,
       hasOutputSchema: output.json !== undefined,
       enabled: true,
     };
     const timeoutMs = config.timeoutMs ?? this.#opts.toolTimeoutMs;
-    const invoke = (args, id) => this.#answer(id, this.#runTool(entry, args, id));
+    // Made in its own scope: a closure made here would share this scope's V8 context, and the
+    // native side keeps `invoke` for the tool's life — with `config` and its zod objects.
+    const invoke = this.#toolInvoker(entry);
     try {
       this.#native.addTool(def, invoke, timeoutMs, config.requiredScopes, config.maxConcurrency);
     } catch (e) {
@@ -202,11 +207,17 @@ class Server {
   /** Names of the registered tools, in registration order. */
   listTools() { return [...this.#tools.keys()]; }
 
+  #toolInvoker(entry) {
+    return (args, id) => this.#answer(id, this.#runTool(entry, args, id));
+  }
+
   #runTool(entry, args, id) {
     const ctx = new Context(this.#calls, id);
     let out;
     try {
-      if (entry.zod) {
+      if (entry.plain) {
+        args = plainArgs(entry.plain, args);
+      } else if (entry.zod) {
         let parsed;
         try {
           parsed = entry.zod.safeParse(args);

@@ -1,0 +1,82 @@
+// Registry scale (issue 18): a plain zod shape is converted once per shape and not kept, its
+// arguments shaped as zod would; registering many tools costs the JS heap linearly, a few hundred
+// bytes each. Counted (heap after GC), not timed. The native registry: core/tests/registry_scale.rs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { ROOT } from './helpers.mjs';
+
+const require = createRequire(import.meta.url);
+const { z } = require('zod');
+const { resolveToolInput, resolveSchema, plainArgs } = require(path.join(ROOT, 'bindings-node', 'lib', 'schema.cjs'));
+
+const shapes = {
+  generated: () => ({ a: z.number().int(), b: z.int(), note: z.string().default('') }),
+  mixed: () => ({ x: z.number(), flag: z.boolean().optional(), s: z.string().describe('a string'), n: z.number().default(3) }),
+  object: () => z.object({ a: z.number(), t: z.boolean().default(false) }),
+};
+
+for (const [label, make] of Object.entries(shapes)) {
+  test(`plain zod shape (${label}): the JSON Schema zod gives, shared, and arguments as zod parses them`, () => {
+    const r1 = resolveToolInput(make(), 'test');
+    const r2 = resolveToolInput(make(), 'test');
+    assert.ok(r1.plain, 'recognised as plain');
+    assert.equal(r1.zod, undefined, 'the zod schema is not kept');
+    assert.equal(r1.json, r2.json, 'one JSON Schema per shape');
+    const fresh = make();
+    const viaZod = resolveSchema(fresh, 'input', 'test');
+    assert.deepEqual(r1.json, viaZod.json);
+    const parser = viaZod.zod;
+    const samples = [{}, { a: 1, b: 2 }, { a: 1, b: 2, note: 'n', extra: 1 }, { x: 1.5, flag: true, s: 'q' }, { x: 2, s: '', n: 0, constructor: 1 }];
+    for (const args of samples) {
+      const want = parser.safeParse(args);
+      if (want.success) assert.deepEqual(plainArgs(r1.plain, args), want.data, JSON.stringify(args));
+    }
+  });
+}
+
+test('zod schemas with checks, transforms or other types keep zod', () => {
+  for (const s of [
+    { e: z.string().email() },
+    { n: z.number().min(1) },
+    { t: z.string().transform((v) => v.toUpperCase()) },
+    { o: z.object({ a: z.string() }) },
+    { d: z.string().default(() => 'x').meta({ title: 'T' }) },
+    z.object({ a: z.string() }).strict(),
+    z.object({ n: z.number() }).refine((v) => v.n % 2 === 0),
+  ]) {
+    const r = resolveToolInput(s, 'test');
+    assert.equal(r.plain, undefined);
+    assert.ok(r.zod, 'kept for parsing');
+  }
+});
+
+test('a function default runs per call, as with zod', () => {
+  let k = 0;
+  const r = resolveToolInput({ id: z.number().default(() => ++k) }, 'test');
+  assert.ok(r.plain);
+  const first = plainArgs(r.plain, {}).id;
+  assert.equal(plainArgs(r.plain, {}).id, first + 1);
+  assert.deepEqual(plainArgs(r.plain, { id: 7 }), { id: 7 });
+});
+
+const cost = (n, kind) => JSON.parse(execFileSync(process.execPath,
+  ['--expose-gc', path.join(ROOT, 'tests', 'node', 'fixtures', 'registry_scale.mjs'), String(n), kind],
+  { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+
+test('registering N zod tools is linear and keeps neither the zod objects nor much else per tool', () => {
+  const [a, b, c] = [300, 1000, 3000].map((n) => cost(n, 'zod'));
+  assert.equal(c.tools, 3000);
+  assert.equal(c.zodKept, false, "the user's zod field objects were collected");
+  // What one more tool keeps (the fixed cost of zod's first conversion cancels out). Before
+  // issue 18 a zod tool kept ~13 KB of JS heap: its zod objects and a JSON Schema of its own.
+  const late = (c.heap - b.heap) / 2000;
+  const early = (b.heap - a.heap) / 700;
+  assert.ok(late < 3072, `${late} B of JS heap per tool`);
+  assert.ok(late < early * 1.5 + 256, `per-tool heap grows with N: ${early} -> ${late} B`);
+  const [j1, j2] = [1000, 3000].map((n) => cost(n, 'json'));
+  const json = (j2.heap - j1.heap) / 2000;
+  assert.ok(json < 2048, `${json} B of JS heap per JSON Schema tool`);
+});
