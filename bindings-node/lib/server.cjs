@@ -120,6 +120,8 @@ class Server {
       throw fromNative(e);
     }
     this.#calls = new Calls(this.#native);
+    // One native threadsafe function serves every tool (by name), not one per tool.
+    this.#native.setToolDispatcher((args, id, name) => this.#dispatchTool(name, args, id));
     if (merged.http || Object.keys(this.#httpDefaults).length) this.configureHttp(merged.http ?? {});
   }
 
@@ -168,11 +170,10 @@ class Server {
       enabled: true,
     };
     const timeoutMs = config.timeoutMs ?? this.#opts.toolTimeoutMs;
-    // Made in its own scope: a closure made here would share this scope's V8 context, and the
-    // native side keeps `invoke` for the tool's life — with `config` and its zod objects.
-    const invoke = this.#toolInvoker(entry);
+    // No handler of its own: the server's dispatcher finds `entry` by name. (A closure made
+    // here would also share this scope's V8 context, and with it `config` and its zod objects.)
     try {
-      this.#native.addTool(def, invoke, timeoutMs, config.requiredScopes, config.maxConcurrency);
+      this.#native.addTool(def, null, timeoutMs, config.requiredScopes, config.maxConcurrency);
     } catch (e) {
       throw fromNative(e);
     }
@@ -207,8 +208,10 @@ class Server {
   /** Names of the registered tools, in registration order. */
   listTools() { return [...this.#tools.keys()]; }
 
-  #toolInvoker(entry) {
-    return (args, id) => this.#answer(id, this.#runTool(entry, args, id));
+  #dispatchTool(name, args, id) {
+    const entry = this.#tools.get(name);
+    if (!entry) return { error: { code: -32603, message: `tool ${name} is not registered` } };
+    return this.#answer(id, this.#runTool(entry, args, id));
   }
 
   #runTool(entry, args, id) {

@@ -48,6 +48,7 @@ type CallId = i64;
 pub(crate) struct ToolCall {
     args: Value,
     id: CallId,
+    name: Arc<str>,
 }
 pub(crate) struct ReadCall {
     uri: String,
@@ -66,22 +67,30 @@ pub(crate) struct CompleteCall {
 }
 
 pub(crate) type ToolArgs = FnArgs<(Value, CallId)>;
+/// A tool call: `(args, callId, toolName)`; the name lets one dispatcher serve every tool.
+pub(crate) type ToolCallArgs = FnArgs<(Value, CallId, String)>;
 pub(crate) type ReadArgs = FnArgs<(String, Value, CallId)>;
 pub(crate) type CompleteArgs = FnArgs<(String, String, Value, CallId)>;
 
-/// `(args, callId) => envelope | undefined`
+/// `(args, callId) => envelope | undefined` (prompts)
 pub(crate) type ToolFn<'a> = Function<'a, ToolArgs, JsReturn>;
+/// `(args, callId, toolName) => envelope | undefined`
+pub(crate) type ToolDispatchFn<'a> = Function<'a, ToolCallArgs, JsReturn>;
 /// `(uri, vars, callId) => envelope | undefined`
 pub(crate) type ReadFn<'a> = Function<'a, ReadArgs, JsReturn>;
 /// `(argument, value, contextArgs, callId) => envelope | undefined`
 pub(crate) type CompleteFn<'a> = Function<'a, CompleteArgs, JsReturn>;
 
-pub(crate) fn tool_tsfn(f: &ToolFn<'_>) -> Result<Tsfn<ToolCall, ToolArgs>> {
+pub(crate) fn tool_tsfn(f: &ToolDispatchFn<'_>) -> Result<Tsfn<ToolCall, ToolCallArgs>> {
     f.build_threadsafe_function::<ToolCall>()
         .weak::<true>()
         .callee_handled::<false>()
         .build_callback(|c: ThreadsafeCallContext<ToolCall>| {
-            Ok(FnArgs::from((c.value.args, c.value.id)))
+            Ok(FnArgs::from((
+                c.value.args,
+                c.value.id,
+                c.value.name.to_string(),
+            )))
         })
 }
 pub(crate) fn prompt_tsfn(f: &ToolFn<'_>) -> Result<Tsfn<PromptCall, ToolArgs>> {
@@ -240,8 +249,8 @@ fn bad_result(what: &str, e: serde_json::Error) -> HandlerError {
 }
 
 pub(crate) struct JsTool {
-    pub(crate) name: String,
-    pub(crate) callee: Arc<JsCallee<ToolCall, ToolArgs>>,
+    pub(crate) name: Arc<str>,
+    pub(crate) callee: Arc<JsCallee<ToolCall, ToolCallArgs>>,
 }
 
 impl ToolHandler for JsTool {
@@ -251,11 +260,12 @@ impl ToolHandler for JsTool {
         ctx: Context,
     ) -> BoxFuture<std::result::Result<ToolResult, HandlerError>> {
         let callee = self.callee.clone();
+        let name = self.name.clone();
         let what = format!("tool {:?}", self.name);
         Box::pin(async move {
             // The core bounds tool calls (`Tool::timeout`); dropping this future marks the call timed out.
             let args = Value::Object(args);
-            let v = run_call(&callee, ctx, None, &what, |id| ToolCall { args, id }).await?;
+            let v = run_call(&callee, ctx, None, &what, |id| ToolCall { args, id, name }).await?;
             ToolResult::from_value(v).map_err(|e| bad_result(&what, e))
         })
     }

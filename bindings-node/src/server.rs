@@ -6,7 +6,8 @@ use crate::context::{EndFn, NativeCalls};
 use crate::errors::coded;
 use crate::http::{to_core, NativeHttpExchange, NativeHttpRequest};
 use crate::js_handler::{
-    self, CompleteFn, JsCallee, JsCompletion, JsPrompt, JsResource, JsTool, ReadFn, ToolFn,
+    self, CompleteFn, JsCallee, JsCompletion, JsPrompt, JsResource, JsTool, ReadFn, ToolCall,
+    ToolCallArgs, ToolDispatchFn, ToolFn,
 };
 use crate::options;
 use napi::bindgen_prelude::*;
@@ -56,6 +57,10 @@ pub struct NativeServer {
     pub(crate) mount: Mutex<HttpHandler>,
     /// The JS handler calls in flight (`calls()`).
     pub(crate) calls: Arc<Calls>,
+    /// The one threadsafe function behind every tool added without a handler of its own
+    /// (`setToolDispatcher`). A threadsafe function is a few KB of native state plus an async
+    /// resource on the JS heap: one per tool was most of what a registered tool cost in Node.
+    pub(crate) tool_dispatch: Mutex<Option<Arc<JsCallee<ToolCall, ToolCallArgs>>>>,
 }
 
 /// A running Streamable HTTP listener.
@@ -254,6 +259,7 @@ impl NativeServer {
             tasks: Arc::new(Mutex::new(Vec::new())),
             mount,
             calls: Arc::default(),
+            tool_dispatch: Mutex::new(None),
         })
     }
 
@@ -279,23 +285,46 @@ impl NativeServer {
         self.server.info().clone()
     }
 
-    /// Register (or, at runtime, add) a tool; `def` is a spec-shaped `Tool` object.
+    /// The handler of every tool added with `addTool(def, null, ..)`:
+    /// `(args, callId, toolName) => envelope | undefined`.
+    #[napi]
+    pub fn set_tool_dispatcher(&self, dispatcher: ToolDispatchFn<'_>) -> Result<()> {
+        let callee = self.callee(js_handler::tool_tsfn(&dispatcher)?);
+        *self.tool_dispatch.lock().unwrap_or_else(|e| e.into_inner()) = Some(callee);
+        Ok(())
+    }
+
+    /// Register (or, at runtime, add) a tool; `def` is a spec-shaped `Tool` object. `handler`:
+    /// `(args, callId, toolName) => ..` for this tool alone, or null for the dispatcher.
     #[napi]
     pub fn add_tool(
         &self,
         def: Value,
-        handler: ToolFn<'_>,
+        handler: Option<ToolDispatchFn<'_>>,
         timeout_ms: Option<f64>,
         required_scopes: Option<Vec<String>>,
         max_concurrency: Option<u32>,
     ) -> Result<()> {
         let def = object(def, "tool")?;
-        let name = def
+        let name: Arc<str> = def
             .get("name")
             .and_then(Value::as_str)
             .unwrap_or_default()
-            .to_string();
-        let callee = self.callee(js_handler::tool_tsfn(&handler)?);
+            .into();
+        let callee = match handler {
+            Some(h) => self.callee(js_handler::tool_tsfn(&h)?),
+            None => self
+                .tool_dispatch
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone()
+                .ok_or_else(|| {
+                    Error::new(
+                        Status::InvalidArg,
+                        "addTool without a handler needs setToolDispatcher first",
+                    )
+                })?,
+        };
         let mut tool = Tool::from_definition(def)
             .map_err(build_error)?
             .handler_arc(Arc::new(JsTool { name, callee }));
