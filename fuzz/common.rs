@@ -311,9 +311,34 @@ impl Mutator {
 
 /// Tokens for mutating URI templates, URIs and Host/Origin values.
 pub const URI_DICT: &[&[u8]] = &[
-    b"{", b"}", b"{+", b"{#", b"{.", b"{/", b"{;", b"{?", b"{&", b",", b"%2F", b"%2e%2E", b"..",
-    b"/", b"?", b"#", b"&", b"=", b"\0", b"\xc3\xa9", b"[::1]", b"127.", b":", b"@", b"0x7f",
-    b"http://", b"localhost", b"aaaaaaaaaaaaaaaa",
+    b"{",
+    b"}",
+    b"{+",
+    b"{#",
+    b"{.",
+    b"{/",
+    b"{;",
+    b"{?",
+    b"{&",
+    b",",
+    b"%2F",
+    b"%2e%2E",
+    b"..",
+    b"/",
+    b"?",
+    b"#",
+    b"&",
+    b"=",
+    b"\0",
+    b"\xc3\xa9",
+    b"[::1]",
+    b"127.",
+    b":",
+    b"@",
+    b"0x7f",
+    b"http://",
+    b"localhost",
+    b"aaaaaaaaaaaaaaaa",
 ];
 
 pub const DICT: &[&[u8]] = &[
@@ -377,7 +402,11 @@ pub fn uri_template_input(data: &[u8]) {
     // Each template byte compiles to at most 8 instructions; each (position, instruction) is
     // visited a bounded number of times.
     let bound = 4 * (8 * template.len() + 1) * (uri.len() + 1);
-    assert!(steps <= bound, "{steps} steps > {bound} for {template:?} / {} bytes", uri.len());
+    assert!(
+        steps <= bound,
+        "{steps} steps > {bound} for {template:?} / {} bytes",
+        uri.len()
+    );
     if let Some(m) = m {
         for v in m.values() {
             let v = v.as_str().expect("string values");
@@ -407,7 +436,10 @@ pub fn authority_input(data: &[u8]) {
             }
         }
         if let Host::Name(n) = &candidate.host {
-            assert!(n.parse::<std::net::IpAddr>().is_err(), "an address parsed as a name: {s:?}");
+            assert!(
+                n.parse::<std::net::IpAddr>().is_err(),
+                "an address parsed as a name: {s:?}"
+            );
         }
     }
 }

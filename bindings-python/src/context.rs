@@ -16,6 +16,8 @@ pub(crate) struct NativeContext {
     pub(crate) ctx: Context,
     pub(crate) slot: Slot,
     pub(crate) engine: Arc<Engine>,
+    /// Set for a middleware call: the rest of the chain (`call_next`).
+    pub(crate) next: Option<oxmcp::Next>,
 }
 
 fn opt_to_py<'py>(py: Python<'py>, v: Option<&Value>) -> PyResult<Bound<'py, PyAny>> {
@@ -133,6 +135,43 @@ impl NativeContext {
         let data = from_py(data)?;
         let ctx = self.ctx.clone();
         py.detach(|| futures::executor::block_on(ctx.log(level, data, logger)));
+        Ok(())
+    }
+
+    /// Middleware only: run the rest of the chain with `params`; `callback(kind, value)` runs later
+    /// on the dispatcher thread with ("ok", result) or ("error", (code, message, data)) /
+    /// ("input_required" | "cancelled", None).
+    fn call_next(&self, params: &Bound<'_, PyAny>, callback: Py<PyAny>) -> PyResult<()> {
+        let Some(next) = self.next.clone() else {
+            return Err(PyValueError::new_err("call_next outside a middleware call"));
+        };
+        let params = match from_py(params)? {
+            Value::Object(m) => m,
+            Value::Null => serde_json::Map::new(),
+            _ => return Err(PyValueError::new_err("call_next params must be a dict")),
+        };
+        let (slot, engine) = (self.slot.clone(), self.engine.clone());
+        runtime().spawn(async move {
+            let (kind, value) = match next.run(params).await {
+                Ok(v) => ("ok", v),
+                Err(e) => {
+                    let t = error_tuple(&e);
+                    if matches!(e, HandlerError::InputRequired(_)) {
+                        *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                    }
+                    t
+                }
+            };
+            engine.dispatch(Box::new(move |py| {
+                let arg = match to_py(py, &value) {
+                    Ok(a) => a,
+                    Err(e) => return e.print(py),
+                };
+                if let Err(e) = callback.call1(py, (kind, arg)) {
+                    e.print(py);
+                }
+            }));
+        });
         Ok(())
     }
 

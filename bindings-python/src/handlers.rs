@@ -24,6 +24,15 @@ pub(crate) struct PyHandler {
 
 impl PyHandler {
     fn invoke(&self, payload: Value, ctx: Context) -> BoxFuture<Result<Value, HandlerError>> {
+        self.invoke_with(payload, ctx, None)
+    }
+
+    fn invoke_with(
+        &self,
+        payload: Value,
+        ctx: Context,
+        next: Option<oxmcp::Next>,
+    ) -> BoxFuture<Result<Value, HandlerError>> {
         let (tx, rx) = oneshot::channel::<Outcome>();
         let slot: Slot = Arc::new(Mutex::new(None));
         let job: Arc<Mutex<Option<Py<PyAny>>>> = Arc::new(Mutex::new(None));
@@ -33,6 +42,7 @@ impl PyHandler {
             ctx: ctx.clone(),
             slot: slot.clone(),
             engine: engine.clone(),
+            next,
         };
         let sent = if self.is_async {
             let job = job.clone();
@@ -180,5 +190,25 @@ impl CompletionHandler for PyCompletion {
             ctx,
         );
         Box::pin(async move { parse(fut.await?, "completion") })
+    }
+}
+
+/// A Python middleware (`oxmcp.server.middleware`'s chain entry): hooks `methods` (all when None).
+pub(crate) struct PyMiddleware {
+    pub(crate) handler: PyHandler,
+    pub(crate) methods: Option<std::collections::HashSet<String>>,
+}
+
+impl oxmcp::Middleware for PyMiddleware {
+    fn hooks(&self, method: &str) -> bool {
+        self.methods.as_ref().is_none_or(|m| m.contains(method))
+    }
+    fn handle(
+        &self,
+        req: oxmcp::MiddlewareRequest,
+        next: oxmcp::Next,
+    ) -> BoxFuture<oxmcp::MiddlewareResult> {
+        let payload = serde_json::json!({"method": req.method, "params": req.params});
+        self.handler.invoke_with(payload, req.ctx, Some(next))
     }
 }

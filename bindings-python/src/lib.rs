@@ -211,6 +211,18 @@ impl NativeServer {
         self.server.add_tool(tool).map_err(build_err)
     }
 
+    /// Add a middleware at the end of the core's chain: `entry.call_async/call_sync(payload, ctx)`
+    /// gets `{"method", "params"}` and may call `ctx.call_next(params, callback)`. `methods`: the
+    /// methods it hooks (None: every method); a request it does not hook never calls into Python.
+    #[pyo3(signature = (entry, is_async, methods=None))]
+    fn add_middleware(&self, entry: Py<PyAny>, is_async: bool, methods: Option<Vec<String>>) {
+        self.server
+            .add_middleware(std::sync::Arc::new(handlers::PyMiddleware {
+                handler: self.handler(entry, is_async),
+                methods: methods.map(|m| m.into_iter().collect()),
+            }));
+    }
+
     fn remove_tool(&self, name: &str) -> bool {
         self.server.remove_tool(name)
     }

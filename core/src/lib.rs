@@ -44,6 +44,7 @@ pub use protocol::{
 };
 pub use resource::{Resource, ResourceTemplate};
 pub use server::bus::{Event, EventBus, InMemoryBus};
+pub use server::middleware::{Middleware, MiddlewareRequest, MiddlewareResult, Next};
 pub use server::options::{CacheHint, CacheScope, ServerOptions, ValidationMode};
 pub use server::{Env, Server, ServerBuilder, Transport};
 pub use tool::{Args, Tool};

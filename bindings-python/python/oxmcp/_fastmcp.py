@@ -344,10 +344,6 @@ class FastMCP(Server):
         # The lifespan is already entered by run_async; http_app's enters it again (counted).
         await server.serve()
 
-    # -- middleware (FastMCP-shaped, see oxmcp.server.middleware) -----------------------------------
-    def add_middleware(self, middleware: Any) -> None:
-        raise NotImplementedError("FastMCP middleware needs the core's middleware chain (not landed yet)")
-
     # -- in-process calls that FastMCP servers make on themselves -------------------------------------
     async def read_resource_contents(self, uri: str) -> list[dict[str, Any]]:
         from ._inproc import read_resource

@@ -94,6 +94,7 @@ class Server:
         self._prompts: dict[str, PromptEntry] = {}
         self._completions: dict[tuple[str, str], CompletionRouter] = {}
         self._native: Any = None
+        self._middleware: list[Any] = []
         self._lock = threading.RLock()
 
     # -- identity ---------------------------------------------------------------------------------
@@ -278,6 +279,14 @@ class Server:
                 self._native.set_completion(ref_type, ref, router, router.is_async)
             del new
 
+    # -- middleware -------------------------------------------------------------------------------------
+    def add_middleware(self, middleware: Any) -> None:
+        """Add a middleware (``oxmcp.server.middleware.Middleware`` subclass, FastMCP-shaped, or any
+        ``async (context, call_next)`` callable) at the end of the chain; the first added runs first."""
+        from .server.middleware import install
+
+        install(self, middleware)
+
     # -- introspection (what the core will list) ------------------------------------------------------
     def list_tools(self) -> list[dict[str, Any]]:
         return [t.spec for t in self._tools.values()]
@@ -311,6 +320,11 @@ class Server:
                 native.add_prompt(p.spec, p, p.is_async)
             for (ref_type, ref), router in self._completions.items():
                 native.set_completion(ref_type, ref, router, router.is_async)
+            if self._middleware:
+                from .server.middleware import hooked_methods
+
+                for m in self._middleware:
+                    native.add_middleware(m, m.is_async, hooked_methods(m.middleware))
             self._native = native
             return native
 

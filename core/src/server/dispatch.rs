@@ -278,7 +278,7 @@ impl Server {
         let span = super::trace::request_span(&rq, &params, env);
         let outcome = {
             let mut call = std::pin::pin!(tracing::Instrument::instrument(
-                self.route(&rq, params, env),
+                self.intercepted(&rq, params, env),
                 span
             ));
             let outcome = call.as_mut().await;

@@ -5,6 +5,7 @@ mod calls;
 pub(crate) mod dispatch;
 mod legacy;
 mod listen;
+pub mod middleware;
 pub(crate) mod mrtr;
 pub mod options;
 mod pipeline;
@@ -53,6 +54,8 @@ pub(crate) struct Inner {
     pub(crate) in_flight: Option<Arc<tokio::sync::Semaphore>>,
     /// Set when an HTTP endpoint with auth serves this server: results become `private`.
     pub(crate) auth_on: std::sync::atomic::AtomicBool,
+    /// The interceptor chain (`middleware.rs`), copy-on-write: a request takes one `Arc` clone.
+    pub(crate) middleware: RwLock<Arc<Vec<Arc<dyn middleware::Middleware>>>>,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -437,6 +440,7 @@ impl ServerBuilder {
                 declared: self.declared,
                 in_flight,
                 auth_on: std::sync::atomic::AtomicBool::new(false),
+                middleware: RwLock::new(Arc::new(Vec::new())),
             }),
         })
     }

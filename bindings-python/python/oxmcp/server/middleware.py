@@ -1,0 +1,234 @@
+"""FastMCP-shaped middleware on the core's interceptor chain (``fastmcp.server.middleware``).
+
+    class Timing(Middleware):
+        async def on_call_tool(self, context, call_next):
+            result = await call_next(context)
+            ...
+            return result
+
+    server.add_middleware(Timing())          # or FastMCP(..., middleware=[Timing()])
+
+Each middleware is one link of the core's chain (``core/src/server/middleware.rs``), hooked only on
+the methods it overrides a hook for: ``on_call_tool`` → ``tools/call``, ``on_list_tools`` →
+``tools/list``, ... A middleware that overrides ``on_message``/``on_request``/``__call__`` sees every
+request. Requests that no middleware hooks never call into Python.
+
+``call_next(context)`` runs the rest of the chain (then the core) with ``context.message``, which a
+middleware may change. Results are what FastMCP's middleware sees in spirit: the list hooks get and
+return a list of components (dicts with attribute access), the other hooks a result dict with
+attribute access. Raise ``ToolError`` (``tools/call``: an ``isError`` result) or ``McpError`` (a
+JSON-RPC error) to refuse a request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import Any, Awaitable, Callable
+
+from .._compat_ctx import AttrDict
+from .._context import Context
+from .._errors import InputRequired, McpError, RequestCancelled, ToolError
+from .._results import ToolResult, error_result
+
+__all__ = ["CallNext", "Middleware", "MiddlewareContext", "install"]
+
+CallNext = Callable[["MiddlewareContext"], Awaitable[Any]]
+
+#: Method → hook name; and for list methods, the key of the list in the result.
+HOOKS = {
+    "initialize": "on_initialize",
+    "tools/call": "on_call_tool",
+    "tools/list": "on_list_tools",
+    "resources/read": "on_read_resource",
+    "resources/list": "on_list_resources",
+    "resources/templates/list": "on_list_resource_templates",
+    "prompts/get": "on_get_prompt",
+    "prompts/list": "on_list_prompts",
+}
+LIST_KEYS = {"tools/list": "tools", "resources/list": "resources", "resources/templates/list": "resourceTemplates",
+             "prompts/list": "prompts"}
+
+
+@dataclass(frozen=True)
+class MiddlewareContext:
+    """One request as a middleware sees it: ``message`` (the params, attribute access: ``.name``,
+    ``.arguments``, ``.uri``), ``method``, ``fastmcp_context`` (the handler ``Context``: caller, era,
+    logging, ...), ``source``, ``type``, ``timestamp``."""
+
+    message: Any
+    method: str | None = None
+    fastmcp_context: Context | None = None
+    source: str = "client"
+    type: str = "request"
+    timestamp: float = field(default_factory=time.time)
+
+    def copy(self, **kwargs: Any) -> "MiddlewareContext":
+        return replace(self, **kwargs)
+
+
+class Middleware:
+    """Base class: override the hooks you need; each default just calls ``call_next``."""
+
+    async def __call__(self, context: MiddlewareContext, call_next: CallNext) -> Any:
+        handler: CallNext = call_next
+        hook = HOOKS.get(context.method or "")
+        if hook is not None:
+            handler = partial(getattr(self, hook), call_next=handler)
+        handler = partial(self.on_request, call_next=handler)
+        handler = partial(self.on_message, call_next=handler)
+        return await handler(context)
+
+    async def on_message(self, context: MiddlewareContext, call_next: CallNext) -> Any:
+        return await call_next(context)
+
+    async def on_request(self, context: MiddlewareContext, call_next: CallNext) -> Any:
+        return await call_next(context)
+
+    async def on_initialize(self, context: MiddlewareContext, call_next: CallNext) -> Any:
+        return await call_next(context)
+
+    async def on_call_tool(self, context: MiddlewareContext, call_next: CallNext) -> Any:
+        return await call_next(context)
+
+    async def on_read_resource(self, context: MiddlewareContext, call_next: CallNext) -> Any:
+        return await call_next(context)
+
+    async def on_get_prompt(self, context: MiddlewareContext, call_next: CallNext) -> Any:
+        return await call_next(context)
+
+    async def on_list_tools(self, context: MiddlewareContext, call_next: CallNext) -> Any:
+        return await call_next(context)
+
+    async def on_list_resources(self, context: MiddlewareContext, call_next: CallNext) -> Any:
+        return await call_next(context)
+
+    async def on_list_resource_templates(self, context: MiddlewareContext, call_next: CallNext) -> Any:
+        return await call_next(context)
+
+    async def on_list_prompts(self, context: MiddlewareContext, call_next: CallNext) -> Any:
+        return await call_next(context)
+
+
+def hooked_methods(mw: Any) -> list[str] | None:
+    """The methods ``mw`` needs to see (None: all of them)."""
+    cls = type(mw)
+    if not isinstance(mw, Middleware):
+        return None  # a plain ``async (context, call_next)`` callable sees everything
+    for name in ("__call__", "on_message", "on_request"):
+        if getattr(cls, name) is not getattr(Middleware, name):
+            return None
+    return [m for m, hook in HOOKS.items() if getattr(cls, hook) is not getattr(Middleware, hook)]
+
+
+async def native_next(native_ctx: Any, params: dict[str, Any]) -> Any:
+    """Run the rest of the core's chain; the raw result dict, or raise its error."""
+    loop = asyncio.get_running_loop()
+    fut: asyncio.Future[tuple[str, Any]] = loop.create_future()
+
+    def settle(kind: str, value: Any) -> None:
+        loop.call_soon_threadsafe(_set, fut, (kind, value))
+
+    native_ctx.call_next(params, settle)
+    kind, value = await fut
+    if kind == "ok":
+        return value
+    if kind == "input_required":
+        raise InputRequired(None)
+    if kind == "cancelled":
+        raise RequestCancelled()
+    code, message, data = value
+    raise McpError(code, message, data)
+
+
+def _set(fut: asyncio.Future[Any], value: Any) -> None:
+    if not fut.done():
+        fut.set_result(value)
+
+
+def _to_view(method: str, raw: Any) -> Any:
+    key = LIST_KEYS.get(method)
+    if key is not None and isinstance(raw, dict):
+        return [AttrDict(item) for item in raw.get(key, [])]
+    return AttrDict(raw) if isinstance(raw, dict) else raw
+
+
+def _from_view(method: str, value: Any, raw: dict[str, Any] | None) -> Any:
+    key = LIST_KEYS.get(method)
+    if key is not None and isinstance(value, (list, tuple)):
+        out = dict(raw or {})
+        out[key] = [_plain(v) for v in value]
+        return out
+    if isinstance(value, ToolResult):
+        return value.to_dict()
+    return _plain(value)
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "model_dump"):
+        return value.model_dump(by_alias=True, exclude_none=True, mode="json")
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+class MiddlewareEntry:
+    """The native chain's link for one Python middleware (the ``call_async`` protocol of ``_entries``)."""
+
+    is_async = True
+
+    def __init__(self, middleware: Any, server: Any) -> None:
+        self.middleware = middleware
+        self.server = server
+
+    def call_sync(self, payload: Any, native_ctx: Any = None) -> tuple[str, Any]:  # pragma: no cover
+        return asyncio.run(self.call_async(payload, native_ctx))
+
+    async def call_async(self, payload: Any, native_ctx: Any = None) -> tuple[str, Any]:
+        method = payload["method"]
+        params = dict(payload.get("params") or {})
+        ctx = Context(native_ctx, self.server)
+        last_raw: dict[str, Any] = {}
+
+        async def final(c: MiddlewareContext) -> Any:
+            msg = c.message
+            p = dict(msg) if isinstance(msg, dict) else _plain(msg)
+            raw = await native_next(native_ctx, p)
+            last_raw.clear()
+            if isinstance(raw, dict):
+                last_raw.update(raw)
+            return _to_view(method, raw)
+
+        mctx = MiddlewareContext(message=AttrDict(params), method=method, fastmcp_context=ctx)
+        try:
+            value = await self.middleware(mctx, final)
+            return ("ok", _from_view(method, value, last_raw))
+        except InputRequired as exc:
+            return ("input_required", exc.args[0] if exc.args else None)
+        except (RequestCancelled, asyncio.CancelledError):
+            return ("cancelled", None)
+        except ToolError as exc:
+            if method == "tools/call":
+                return ("ok", error_result(str(exc)))
+            return ("mcp_error", (-32603, str(exc), None))
+        except McpError as exc:
+            return ("mcp_error", (exc.code, exc.message, exc.data))
+        except Exception as exc:  # noqa: BLE001
+            import logging
+
+            logging.getLogger("oxmcp").error("middleware %r raised", self.middleware, exc_info=exc)
+            return ("mcp_error", (-32603, f"Error in middleware: {exc}" if not getattr(
+                self.server, "mask_error_details", True) else "Internal error in middleware", None))
+
+
+def install(server: Any, middleware: Any) -> None:
+    """Add ``middleware`` to ``server``'s chain (now, or when its native core is built)."""
+    entry = MiddlewareEntry(middleware, server)
+    with server._lock:
+        server._middleware.append(entry)
+        if server._native is not None:
+            server._native.add_middleware(entry, True, hooked_methods(middleware))
