@@ -3,7 +3,7 @@
 //! Counted, not timed: a counting global allocator tallies the allocations (and net bytes) made
 //! while the code under test runs, so the machine's load does not enter the figures.
 
-use oxmcp::{Event, EventBus, HandlerError, InMemoryBus, Server, Tool, ToolResult};
+use oxmcp::{Env, Event, EventBus, HandlerError, InMemoryBus, Server, Tool, ToolResult, Transport};
 use serde_json::{json, Map, Value};
 use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 use std::alloc::System;
@@ -59,6 +59,7 @@ fn registry_scale() {
     add_tool_at_runtime_does_not_copy_the_registry();
     building_n_tools_is_linear_and_a_few_kb_each();
     add_tools_is_one_change_with_one_list_changed();
+    a_list_page_costs_the_same_at_any_n();
 }
 
 /// Allocations per `add_tool` while serving, for 200 tools added one at a time to a registry
@@ -148,4 +149,44 @@ fn add_tools_is_one_change_with_one_list_changed() {
     let names = server.tool_names();
     assert_eq!(names[..3], ["tool_0", "tool_2", "tool_3"]);
     assert_eq!(names.last().map(String::as_str), Some("tool_1"));
+}
+
+/// Bytes allocated to answer the first `tools/list` page (modern era), and the answer.
+fn first_page(server: &Server) -> (usize, Value) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let msg = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let env = Env::new(Transport::Memory);
+    let region = Region::new(GLOBAL);
+    let answer = rt.block_on(server.dispatch(msg, &env)).expect("an answer");
+    let c = region.change();
+    // growth by realloc too: collecting every entry into a Vec would grow one that way
+    let bytes = c.bytes_allocated + c.bytes_reallocated.max(0) as usize;
+    (bytes, answer)
+}
+
+fn a_list_page_costs_the_same_at_any_n() {
+    let small = server_with(300);
+    let large = server_with(8_000);
+    let _ = first_page(&large); // warm what a first request initialises once
+    let (b_small, a_small) = first_page(&small);
+    let (b_large, a_large) = first_page(&large);
+    for a in [&a_small, &a_large] {
+        let r = &a["result"];
+        assert_eq!(r["tools"].as_array().map(Vec::len), Some(100), "{a}");
+        assert!(r["nextCursor"].is_string(), "{a}");
+    }
+    assert_eq!(
+        a_large["result"]["tools"][0]["inputSchema"]["required"],
+        json!(["a", "b"])
+    );
+    // Walking (or collecting) all 8,000 entries to answer 100 would show here.
+    assert!(
+        (b_large as f64) < b_small as f64 * 1.05,
+        "first page: {b_small} B allocated at 300 tools, {b_large} B at 8,000"
+    );
 }

@@ -367,41 +367,37 @@ impl Server {
                     .await
             }
             "tools/list" if has("tools") => {
-                let v: Vec<_> = reg
+                let v = reg
                     .tools
                     .values()
-                    .filter(|t| self.may_use(env, "tool", &t.name))
-                    .collect();
-                self.list(rq, &params, &v, |t| t.descriptor(modern), "tools")
+                    .filter(|t| self.may_use(env, "tool", &t.name));
+                self.list(rq, &params, v, |t| t.descriptor(modern), "tools")
             }
             "tools/call" if has("tools") => self.call(rq, params, env).await,
             "resources/list" if has("resources") => {
-                let v: Vec<&Value> = reg
+                let v = reg
                     .resources
                     .iter()
                     .filter(|(k, _)| self.may_use(env, "resource", k))
-                    .map(|(_, r)| &r.def)
-                    .collect();
-                self.list(rq, &params, &v, |d| (*d).clone(), "resources")
+                    .map(|(_, r)| &r.def);
+                self.list(rq, &params, v, Value::clone, "resources")
             }
             "resources/templates/list" if has("resources") => {
-                let v: Vec<&Value> = reg
+                let v = reg
                     .templates
                     .iter()
                     .filter(|(k, _)| self.may_use(env, "resource", k))
-                    .map(|(_, t)| &t.def)
-                    .collect();
-                self.list(rq, &params, &v, |d| (*d).clone(), "resourceTemplates")
+                    .map(|(_, t)| &t.def);
+                self.list(rq, &params, v, Value::clone, "resourceTemplates")
             }
             "resources/read" if has("resources") => self.call(rq, params, env).await,
             "prompts/list" if has("prompts") => {
-                let v: Vec<&Value> = reg
+                let v = reg
                     .prompts
                     .iter()
                     .filter(|(k, _)| self.may_use(env, "prompt", k))
-                    .map(|(_, p)| &p.def)
-                    .collect();
-                self.list(rq, &params, &v, |d| (*d).clone(), "prompts")
+                    .map(|(_, p)| &p.def);
+                self.list(rq, &params, v, Value::clone, "prompts")
             }
             "prompts/get" if has("prompts") => self.call(rq, params, env).await,
             "completion/complete" if has("completions") => self.call(rq, params, env).await,
@@ -460,28 +456,37 @@ impl Server {
 
     /// One page of `items`; only the page is rendered (a tool's descriptor is put together
     /// here, the other kinds are copied), so a page costs the same at 10 or 10,000 entries.
+    /// One page of `items`. Only the page is rendered (a tool's descriptor is put together
+    /// here, the other kinds are copied) and the items after it are not walked, so the first
+    /// page costs the same with 10 or 10,000 entries; a later page walks the ones before it.
     pub(super) fn list<T>(
         &self,
         rq: &RequestInfo,
         params: &Map<String, Value>,
-        items: &[T],
-        render: impl Fn(&T) -> Value,
+        items: impl Iterator<Item = T>,
+        render: impl Fn(T) -> Value,
         key: &str,
     ) -> Outcome {
-        let total = items.len();
         let start = match params.get("cursor") {
             None | Some(Value::Null) => 0,
             Some(Value::String(c)) => match decode_cursor(c) {
-                Some(o) if o <= total => o,
-                _ => return McpError::invalid_params("Invalid cursor").into(),
+                Some(o) => o,
+                None => return McpError::invalid_params("Invalid cursor").into(),
             },
             Some(_) => return McpError::invalid_params("Invalid cursor").into(),
         };
+        let mut items = items.peekable();
+        // A cursor past the end is invalid; one exactly at the end is an empty last page.
+        for _ in 0..start {
+            if items.next().is_none() {
+                return McpError::invalid_params("Invalid cursor").into();
+            }
+        }
         let size = self.inner.options.page_size.max(1);
-        let page: Vec<Value> = items[start..].iter().take(size).map(render).collect();
+        let page: Vec<Value> = items.by_ref().take(size).map(render).collect();
         let mut r = Map::new();
         r.insert(key.into(), Value::Array(page));
-        if start + size < total {
+        if items.peek().is_some() {
             r.insert(
                 "nextCursor".into(),
                 Value::String(encode_cursor(start + size)),
