@@ -120,6 +120,12 @@ async fn batches_only_in_a_2025_03_26_session() {
         s.recv().await,
         json!([{"jsonrpc":"2.0","id":7,"result":{}},{"jsonrpc":"2.0","id":8,"result":{}}])
     );
+    // The same batch rule as HTTP (one owner in the server): `initialize` is refused inside one.
+    s.send(&json!([{"jsonrpc":"2.0","id":9,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}},{"jsonrpc":"2.0","id":10,"method":"ping"}])).await;
+    let r = s.recv().await;
+    assert_eq!(r[0]["id"], 9, "{r}");
+    assert_eq!(r[0]["error"]["code"], -32600, "{r}");
+    assert_eq!(r[1], json!({"jsonrpc":"2.0","id":10,"result":{}}));
     assert_eq!(s.eof_exit(Duration::from_secs(10)).await.code(), Some(0));
 }
 

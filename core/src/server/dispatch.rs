@@ -4,7 +4,7 @@
 //! error mapping all happen here, once. The methods that run user handlers live in `calls.rs`,
 //! `subscriptions/listen` in `listen.rs`, and the legacy-only methods in `legacy.rs`.
 
-use super::session::LegacySession;
+use super::session::{Cancellable, LegacySession};
 use super::Server;
 use crate::context::{Context, ContextInner, InputState, LogFilter, Sink};
 use crate::error::{ErrorCode, McpError};
@@ -25,16 +25,17 @@ use tokio_util::sync::CancellationToken;
 pub enum Transport {
     Http,
     Stdio,
-    /// In-process (tests, bindings' in-memory clients).
-    Memory,
 }
 
 /// Where a message came from and where its notifications go. Built by transports.
 pub struct Env {
     pub(crate) transport: Transport,
     pub(crate) session: Option<Arc<LegacySession>>,
-    /// Legacy without a session (stateless legacy HTTP): the version the client named.
-    pub(crate) legacy_version: Option<String>,
+    /// HTTP: the `MCP-Protocol-Version` header, when sent (the era rule reads it).
+    pub(crate) protocol_header: Option<String>,
+    /// The connection's table for `notifications/cancelled` (stdio: the process's); `None`:
+    /// the session's, if any.
+    pub(crate) cancellable: Option<Arc<Cancellable>>,
     pub(crate) caller: Option<Caller>,
     pub(crate) cancel: CancellationToken,
     pub(crate) sink: Option<Sink>,
@@ -50,7 +51,8 @@ impl Env {
         Self {
             transport,
             session: None,
-            legacy_version: None,
+            protocol_header: None,
+            cancellable: None,
             caller: None,
             cancel: CancellationToken::new(),
             sink: None,
@@ -74,6 +76,32 @@ impl Env {
     pub(crate) fn session(mut self, s: Option<Arc<LegacySession>>) -> Self {
         self.session = s;
         self
+    }
+    pub(crate) fn protocol_header(mut self, v: Option<String>) -> Self {
+        self.protocol_header = v;
+        self
+    }
+    pub(crate) fn cancellable(mut self, c: Arc<Cancellable>) -> Self {
+        self.cancellable = Some(c);
+        self
+    }
+    fn cancel_table(&self) -> Option<&Cancellable> {
+        self.cancellable
+            .as_deref()
+            .or(self.session.as_deref().map(|s| &*s.in_flight))
+    }
+    /// The legacy revision this connection speaks when a request has no `_meta` version: its
+    /// session's; else over HTTP the one in `MCP-Protocol-Version`, or 2025-03-26 when there is
+    /// no header at all (a client from before the header existed); else none (modern).
+    pub(crate) fn legacy_version(&self) -> Option<String> {
+        if let Some(s) = &self.session {
+            return Some(s.version.clone());
+        }
+        match (self.transport, &self.protocol_header) {
+            (Transport::Http, None) => Some("2025-03-26".into()),
+            (Transport::Http, Some(v)) if is_legacy_version(v) => Some(v.clone()),
+            _ => None,
+        }
     }
     pub(crate) fn note(&self, n: &'static str) {
         *self.audit_note.lock().unwrap_or_else(|e| e.into_inner()) = Some(n);
@@ -118,6 +146,20 @@ pub(super) fn str_param<'a>(p: &'a Map<String, Value>, k: &str) -> Result<&'a st
     p.get(k)
         .and_then(Value::as_str)
         .ok_or_else(|| McpError::invalid_params(format!("Missing or invalid '{k}'")))
+}
+
+/// The era of a request — the one rule every transport uses. Modern when `_meta` names a
+/// protocol version; otherwise legacy for `initialize` and on a connection that speaks a legacy
+/// revision ([`Env::legacy_version`]); otherwise modern (and `_meta` is then required).
+pub(crate) fn era_of(method: &str, params: &Map<String, Value>, env: &Env) -> Era {
+    let modern = params
+        .get("_meta")
+        .is_some_and(|m| m.get(META_PROTOCOL_VERSION).is_some());
+    if !modern && (method == "initialize" || env.legacy_version().is_some()) {
+        Era::Legacy
+    } else {
+        Era::Modern
+    }
 }
 
 /// Validate a modern request's `_meta`. Errors carry HTTP 400 (spec MUST).
@@ -207,12 +249,43 @@ impl Server {
         }
     }
 
+    /// A JSON-RPC batch — one rule for every transport: only in a 2025-03-26 connection, never
+    /// empty, never holding `initialize` (it must be answered before anything else is sent).
+    /// Messages run in order, each with an `Env` from `env`. `Err`: the whole batch is refused
+    /// (one error response with a null id). `Ok`: the replies, possibly none.
+    pub async fn dispatch_batch(
+        &self,
+        batch: Vec<Value>,
+        env: impl Fn() -> Env,
+    ) -> Result<Vec<Value>, McpError> {
+        let allowed = env().legacy_version().is_some_and(|v| allows_batches(&v));
+        if !allowed || batch.is_empty() {
+            return Err(McpError::invalid_request(
+                "JSON-RPC batches are not supported in this protocol version",
+            ));
+        }
+        let mut out = Vec::new();
+        for msg in batch {
+            if msg.get("method").and_then(Value::as_str) == Some("initialize") {
+                out.push(jsonrpc::error(
+                    msg.get("id").cloned().unwrap_or(Value::Null),
+                    &McpError::invalid_request("initialize must not be part of a batch"),
+                ));
+                continue;
+            }
+            if let Some(r) = self.dispatch(msg, &env()).await {
+                out.push(r);
+            }
+        }
+        Ok(out)
+    }
+
     pub(crate) fn notification(&self, method: &str, params: Option<&Value>, env: &Env) {
         match method {
             "notifications/cancelled" => {
-                if let (Some(s), Some(id)) = (&env.session, params.and_then(|p| p.get("requestId")))
-                {
-                    s.cancel_request(id);
+                let id = params.and_then(|p| p.get("requestId"));
+                if let (Some(t), Some(id)) = (env.cancel_table(), id) {
+                    t.cancel(id);
                 }
             }
             "notifications/initialized" | "notifications/roots/list_changed" => {}
@@ -249,12 +322,8 @@ impl Server {
                 return Some((jsonrpc::error(id, &e), 400));
             }
         };
-        let modern = params
-            .get("_meta")
-            .is_some_and(|m| m.get(META_PROTOCOL_VERSION).is_some());
-        let legacy = !modern
-            && (method == "initialize" || env.session.is_some() || env.legacy_version.is_some());
-        let rq = if legacy {
+        let tracked = env.cancel_table().map(|t| t.track(&id, &env.cancel));
+        let rq = if era_of(&method, &params, env) == Era::Legacy {
             self.legacy_rq(&id, &method, &params, env)
         } else {
             match modern_meta(&params) {
@@ -292,6 +361,10 @@ impl Server {
                 Outcome::Nothing => "cancelled".to_string(),
             };
             tracing::debug!(method = %rq.method, era = ?rq.era, duration_us = started.elapsed().as_micros() as u64, outcome = %outcome_s, "request");
+        }
+        if tracked.is_some_and(|t| t.cancelled_by_client()) {
+            // The spec: no response to a cancelled request.
+            return None;
         }
         match outcome {
             Outcome::Result(v) => Some((jsonrpc::ok(id, v), 200)),
@@ -331,8 +404,7 @@ impl Server {
                 method: method.to_string(),
                 era: Era::Legacy,
                 version: env
-                    .legacy_version
-                    .clone()
+                    .legacy_version()
                     .unwrap_or_else(|| LEGACY_VERSIONS[0].to_string()),
                 caps: json!({}),
                 client_info: None,

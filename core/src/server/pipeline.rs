@@ -7,9 +7,9 @@
 //!    a [`Prepared`] call — or an [`Outcome`] that answers the request without running anything.
 //! 2. **guard** ([`Server::guard`]): the `max_in_flight` permit (503 when full), then the
 //!    primitive's own concurrency slot.
-//! 3. **run** ([`Server::run_tracked`]): the handler future with its [`Context`], bounded by the
-//!    timeout, stopped by cancellation, panics caught, registered for legacy
-//!    `notifications/cancelled`.
+//! 3. **run** ([`Server::run`]): the handler future with its [`Context`], bounded by the
+//!    timeout, stopped by cancellation (the request is tracked for `notifications/cancelled`
+//!    by the dispatcher), panics caught.
 //! 4. **map** (`calls.rs`, [`Server::map`]): the value or the failure to its wire result.
 //!
 //! [`Server::execute`] is stages 2–4 for a prepared call, so an extension can prepare a call,
@@ -102,9 +102,7 @@ impl Server {
         };
         let cancel = env.cancel.child_token();
         let ctx = self.context(rq, env, p.input, cancel.clone());
-        let r = self
-            .run_tracked(rq, env, (p.invoke)(ctx.clone()), &cancel, p.timeout)
-            .await;
+        let r = Self::run((p.invoke)(ctx.clone()), &cancel, p.timeout).await;
         self.map(rq, env, &p.kind, &p.name, &ctx, r)
     }
 
@@ -168,30 +166,6 @@ impl Server {
             },
             None => raced.await,
         }
-    }
-
-    /// [`Server::run`], with the call registered in its legacy session while it runs, so a
-    /// legacy `notifications/cancelled` can reach it.
-    pub(super) async fn run_tracked<T>(
-        &self,
-        rq: &RequestInfo,
-        env: &Env,
-        fut: BoxFuture<Result<T, HandlerError>>,
-        cancel: &CancellationToken,
-        timeout: Option<Duration>,
-    ) -> Result<T, RunError> {
-        if let Some(s) = &env.session {
-            let mut m = s.in_flight.lock().unwrap_or_else(|e| e.into_inner());
-            m.insert(rq.id.to_string(), cancel.clone());
-        }
-        let r = Self::run(fut, cancel, timeout).await;
-        if let Some(s) = &env.session {
-            s.in_flight
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .remove(&rq.id.to_string());
-        }
-        r
     }
 
     /// Run one audited call: one `oxmcp::audit` record whatever the outcome.

@@ -5,7 +5,8 @@ use crate::client_requests::random_token;
 use crate::error::McpError;
 use crate::protocol::LogLevel;
 use serde_json::Value;
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
@@ -21,8 +22,90 @@ pub(crate) struct LegacySession {
     pub(crate) last_seen: Mutex<Instant>,
     /// Fires when the session ends (DELETE, expiry, shutdown).
     pub(crate) closed: CancellationToken,
-    /// Requests in flight per request id (legacy cancellation by `notifications/cancelled`).
-    pub(crate) in_flight: Mutex<HashMap<String, CancellationToken>>,
+    /// This session's requests, for `notifications/cancelled` sent on another POST.
+    pub(crate) in_flight: Arc<Cancellable>,
+}
+
+/// The requests `notifications/cancelled` can reach, by request id: one table per connection
+/// (a legacy HTTP session, a stdio process). The dispatcher tracks every request it serves
+/// (`Server::request_with_status`) and cancels through the table; transports only hand it over.
+#[derive(Default)]
+pub(crate) struct Cancellable {
+    state: Mutex<CancelState>,
+}
+
+#[derive(Default)]
+struct CancelState {
+    running: HashMap<String, (CancellationToken, Arc<AtomicBool>)>,
+    /// Ids cancelled before their request was seen (the notification overtook it on a
+    /// concurrent transport). Ids are never reused within a session (the spec's MUST), so the
+    /// request is cancelled as soon as it arrives. Bounded: the oldest are forgotten.
+    early: VecDeque<String>,
+}
+
+const EARLY_CANCELS: usize = 32;
+
+/// Untracks its request when dropped; says whether the client cancelled it.
+pub(crate) struct Tracked<'a> {
+    table: &'a Cancellable,
+    key: String,
+    cancelled: Arc<AtomicBool>,
+}
+
+impl Tracked<'_> {
+    pub(crate) fn cancelled_by_client(&self) -> bool {
+        self.cancelled.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for Tracked<'_> {
+    fn drop(&mut self) {
+        self.table.lock().running.remove(&self.key);
+    }
+}
+
+impl Cancellable {
+    fn lock(&self) -> std::sync::MutexGuard<'_, CancelState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Track request `id`: cancelling it fires `token`.
+    pub(crate) fn track(&self, id: &Value, token: &CancellationToken) -> Tracked<'_> {
+        let key = id.to_string();
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let mut st = self.lock();
+        if let Some(i) = st.early.iter().position(|k| *k == key) {
+            st.early.remove(i);
+            cancelled.store(true, Ordering::SeqCst);
+            token.cancel();
+        }
+        st.running
+            .insert(key.clone(), (token.clone(), cancelled.clone()));
+        drop(st);
+        Tracked {
+            table: self,
+            key,
+            cancelled,
+        }
+    }
+
+    /// `notifications/cancelled` for request `id`.
+    pub(crate) fn cancel(&self, id: &Value) {
+        let key = id.to_string();
+        let mut st = self.lock();
+        match st.running.get(&key) {
+            Some((t, flag)) => {
+                flag.store(true, Ordering::SeqCst);
+                t.cancel();
+            }
+            None => {
+                if st.early.len() >= EARLY_CANCELS {
+                    st.early.pop_front();
+                }
+                st.early.push_back(key);
+            }
+        }
+    }
 }
 
 impl LegacySession {
@@ -41,7 +124,7 @@ impl LegacySession {
             subscriptions: Mutex::new(HashSet::new()),
             last_seen: Mutex::new(Instant::now()),
             closed: CancellationToken::new(),
-            in_flight: Mutex::new(HashMap::new()),
+            in_flight: Arc::default(),
         }
     }
 
@@ -52,19 +135,6 @@ impl LegacySession {
     pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
         let subs = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
         subs.iter().any(|s| super::listen::covers(s, uri))
-    }
-
-    /// Cancel a request of this session (legacy `notifications/cancelled`).
-    pub(crate) fn cancel_request(&self, id: &Value) {
-        let key = id.to_string();
-        if let Some(t) = self
-            .in_flight
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&key)
-        {
-            t.cancel();
-        }
     }
 }
 
@@ -158,5 +228,34 @@ impl SessionTable {
             }
             alive
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_cancellation_reaches_its_request_even_when_it_arrives_first() {
+        let table = Cancellable::default();
+        let (a, b) = (CancellationToken::new(), CancellationToken::new());
+        {
+            let t = table.track(&json!(1), &a);
+            table.cancel(&json!(1));
+            assert!(a.is_cancelled() && t.cancelled_by_client());
+        }
+        // The notification overtook its request (concurrent transport): remembered.
+        table.cancel(&json!("late"));
+        let t = table.track(&json!("late"), &b);
+        assert!(b.is_cancelled() && t.cancelled_by_client());
+        // An untracked request is not cancelled by a stray id; the memory is bounded.
+        for i in 0..100 {
+            table.cancel(&json!(i + 1000));
+        }
+        assert!(table.lock().early.len() <= EARLY_CANCELS);
+        let c = CancellationToken::new();
+        let t = table.track(&json!(2), &c);
+        assert!(!c.is_cancelled() && !t.cancelled_by_client());
     }
 }

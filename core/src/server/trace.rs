@@ -228,7 +228,6 @@ mod otel {
             Transport::Stdio => {
                 span.record("network.transport", "pipe");
             }
-            Transport::Memory => {}
         }
 
         let parent_cx = TraceContextPropagator::new()

@@ -11,7 +11,8 @@ use super::headers;
 use crate::error::{ErrorCode, McpError};
 use crate::identity::Caller;
 use crate::jsonrpc::{self, Message, ParseError};
-use crate::protocol::{is_legacy_version, Era, META_PROTOCOL_VERSION};
+use crate::protocol::{is_legacy_version, Era};
+use crate::server::dispatch::era_of;
 use crate::server::session::LegacySession;
 use crate::server::{Env, Server, Transport};
 use bytes::Bytes;
@@ -546,8 +547,14 @@ impl HttpHandler {
                 )
             }
         };
+        // What this connection is, for the server's era rule (`server::dispatch::era_of`).
+        let conn = || {
+            Env::new(Transport::Http)
+                .session(session.clone())
+                .protocol_header(header_version.clone())
+        };
         if let Value::Array(batch) = msg {
-            return self.batch(batch, session, header_version, caller).await;
+            return self.batch(batch, || conn().caller(caller.clone())).await;
         }
         let message = match jsonrpc::classify(msg) {
             Ok(m) => m,
@@ -558,10 +565,7 @@ impl HttpHandler {
                 // In the 2026-07-28 era a client never answers the server (MRTR replaced
                 // server-to-client requests): a response there is a malformed message. Only a
                 // legacy client (a session, a legacy or no version header) may POST one.
-                let modern_header = header_version
-                    .as_deref()
-                    .is_some_and(|v| !is_legacy_version(v));
-                if modern_header && session.is_none() {
+                if conn().legacy_version().is_none() {
                     return HttpResponse::error(
                         StatusCode::BAD_REQUEST,
                         Value::Null,
@@ -574,48 +578,33 @@ impl HttpHandler {
                 HttpResponse::new(StatusCode::ACCEPTED)
             }
             Message::Notification { method, params } => {
-                let env = Env::new(Transport::Http).session(session);
-                self.server.notification(&method, params.as_ref(), &env);
+                self.server.notification(&method, params.as_ref(), &conn());
                 HttpResponse::new(StatusCode::ACCEPTED)
             }
             Message::Request { id, method, params } => {
-                let modern = params
-                    .as_ref()
-                    .and_then(|p| p.get("_meta"))
-                    .is_some_and(|m| m.get(META_PROTOCOL_VERSION).is_some());
-                let mut env = Env::new(Transport::Http)
-                    .caller(caller)
-                    .cancel(self.server.request_token());
-                let legacy_header = header_version.as_deref().is_some_and(is_legacy_version);
-                if !modern
-                    && (method == "initialize"
-                        || session.is_some()
-                        || legacy_header
-                        || header_version.is_none())
-                {
-                    // Legacy era: a session, an initialize, a legacy header, or no header at all
-                    // (a pre-2025-06-18 client, served as 2025-03-26).
-                    if method != "initialize" {
-                        if let Some(v) = &header_version {
-                            if !is_legacy_version(v) {
+                let mut env = conn().caller(caller).cancel(self.server.request_token());
+                let empty = serde_json::Map::new();
+                let p = params.as_ref().and_then(Value::as_object).unwrap_or(&empty);
+                match era_of(&method, p, &env) {
+                    Era::Legacy => {
+                        // A legacy request on a connection whose header names a modern revision.
+                        if let Some(v) = header_version.as_deref() {
+                            if method != "initialize" && !is_legacy_version(v) {
                                 return self.unsupported(id, v);
                             }
                         }
                     }
-                    env.legacy_version = Some(
-                        header_version
-                            .clone()
-                            .unwrap_or_else(|| "2025-03-26".into()),
-                    );
-                    env.session = session;
-                } else {
-                    if let Err((status, e)) = self.check_modern_headers(
-                        h,
-                        header_version.as_deref(),
-                        &method,
-                        params.as_ref(),
-                    ) {
-                        return HttpResponse::error(status, id, e);
+                    Era::Modern => {
+                        // Modern requests stand alone: a session header means nothing to them.
+                        env.session = None;
+                        if let Err((status, e)) = self.check_modern_headers(
+                            h,
+                            header_version.as_deref(),
+                            &method,
+                            params.as_ref(),
+                        ) {
+                            return HttpResponse::error(status, id, e);
+                        }
                     }
                 }
                 self.run(id, method, params, env).await

@@ -4,11 +4,8 @@
 use super::headers;
 use super::http::*;
 use crate::error::McpError;
-use crate::identity::Caller;
-use crate::jsonrpc::{self};
-use crate::protocol::allows_batches;
 use crate::server::session::LegacySession;
-use crate::server::{Env, Transport};
+use crate::server::Env;
 use bytes::Bytes;
 use futures::StreamExt;
 use http::{header, HeaderMap, StatusCode};
@@ -100,52 +97,12 @@ impl HttpHandler {
         sse_response(rx)
     }
 
-    /// A legacy (2025-03-26) JSON-RPC batch.
-    pub(super) async fn batch(
-        &self,
-        batch: Vec<Value>,
-        session: Option<Arc<LegacySession>>,
-        header_version: Option<String>,
-        caller: Option<Caller>,
-    ) -> HttpResponse {
-        let version = session
-            .as_ref()
-            .map(|s| s.version.clone())
-            .or(header_version)
-            .unwrap_or_else(|| "2025-03-26".into());
-        if !allows_batches(&version) || batch.is_empty() {
-            return HttpResponse::error(
-                StatusCode::BAD_REQUEST,
-                Value::Null,
-                McpError::invalid_request(
-                    "JSON-RPC batches are not supported in this protocol version",
-                ),
-            );
-        }
-        let mut out = Vec::new();
-        let mut created = None;
-        for msg in batch {
-            if msg.get("method").and_then(Value::as_str) == Some("initialize") {
-                out.push(jsonrpc::error(
-                    msg.get("id").cloned().unwrap_or(Value::Null),
-                    &McpError::invalid_request("initialize must not be part of a batch"),
-                ));
-                continue;
-            }
-            let mut env = Env::new(Transport::Http)
-                .caller(caller.clone())
-                .session(session.clone());
-            env.legacy_version = Some(version.clone());
-            if let Some(r) = self.server.dispatch(msg, &env).await {
-                out.push(r);
-            }
-            created = created.or(env.take_created_session());
-        }
-        let _ = created;
-        if out.is_empty() {
-            HttpResponse::new(StatusCode::ACCEPTED)
-        } else {
-            HttpResponse::json(StatusCode::OK, &Value::Array(out))
+    /// A legacy (2025-03-26) JSON-RPC batch; the server decides what a batch may hold.
+    pub(super) async fn batch(&self, batch: Vec<Value>, env: impl Fn() -> Env) -> HttpResponse {
+        match self.server.dispatch_batch(batch, env).await {
+            Err(e) => HttpResponse::error(StatusCode::BAD_REQUEST, Value::Null, e),
+            Ok(out) if out.is_empty() => HttpResponse::new(StatusCode::ACCEPTED),
+            Ok(out) => HttpResponse::json(StatusCode::OK, &Value::Array(out)),
         }
     }
 }

@@ -3,18 +3,16 @@
 //! Nothing but MCP messages is ever written to stdout; logs go to stderr.
 
 use crate::error::McpError;
-use crate::jsonrpc::{self, Message};
-use crate::server::session::LegacySession;
+use crate::jsonrpc;
+use crate::server::session::{Cancellable, LegacySession};
 use crate::server::{Env, Server, Transport};
 use futures::StreamExt;
 use serde_json::Value;
-use std::collections::HashMap;
 use std::future::Future;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
 
 #[derive(Clone, Debug)]
 #[non_exhaustive]
@@ -140,7 +138,9 @@ where
         .name("oxmcp-stdout".into())
         .spawn(move || write_lines(output, out_rx))?;
 
-    let in_flight: Arc<Mutex<HashMap<String, CancellationToken>>> = Arc::default();
+    // One connection: its requests, for `notifications/cancelled`, and (after `initialize`)
+    // its legacy session. The server decides what both mean.
+    let cancellable: Arc<Cancellable> = Arc::default();
     let session: Arc<Mutex<Option<Arc<LegacySession>>>> = Arc::default();
     let mut tasks = tokio::task::JoinSet::new();
     let stop = server.request_token();
@@ -169,100 +169,57 @@ where
             }
         };
         let current = session.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        if let Value::Array(batch) = msg {
-            let allowed = current
-                .as_ref()
-                .is_some_and(|s| crate::protocol::allows_batches(&s.version));
-            if !allowed || batch.is_empty() {
-                let e = McpError::invalid_request(
-                    "JSON-RPC batches are not supported in this protocol version",
-                );
-                let _ = out.send(jsonrpc::error(Value::Null, &e));
-                continue;
+        let env = {
+            let (current, cancellable, out) = (current.clone(), cancellable.clone(), out.clone());
+            move || {
+                Env::new(Transport::Stdio)
+                    .session(current.clone())
+                    .cancellable(cancellable.clone())
+                    .notifications(out.clone())
             }
+        };
+        if let Value::Array(batch) = msg {
             let (server, out) = (server.clone(), out.clone());
             tasks.spawn(async move {
-                let mut replies = Vec::new();
-                for m in batch {
-                    let env = Env::new(Transport::Stdio)
-                        .session(current.clone())
-                        .notifications(out.clone());
-                    if let Some(r) = server.dispatch(m, &env).await {
-                        replies.push(r);
-                    }
-                }
-                if !replies.is_empty() {
-                    let _ = out.send(Value::Array(replies));
-                }
+                let reply = match server.dispatch_batch(batch, env).await {
+                    Err(e) => jsonrpc::error(Value::Null, &e),
+                    Ok(r) if r.is_empty() => return,
+                    Ok(r) => Value::Array(r),
+                };
+                let _ = out.send(reply);
             });
             continue;
         }
-        match jsonrpc::classify(msg) {
-            Err((id, e)) => {
-                let _ = out.send(jsonrpc::error(id, &e));
+        let method = msg.get("method").and_then(Value::as_str);
+        if msg.get("id").is_none() || method.is_none() {
+            // A notification or a response: quick, and served in order (a cancellation must not
+            // be overtaken by anything after it).
+            if let Some(r) = server.dispatch(msg, &env()).await {
+                let _ = out.send(r);
             }
-            Ok(Message::Response(v)) => {
-                server.client_response(&v);
+            continue;
+        }
+        // `initialize` is served before the next line is read: it decides the era of every
+        // message after it, so nothing may overtake it.
+        let is_initialize = method == Some("initialize");
+        let (server, out, session) = (server.clone(), out.clone(), session.clone());
+        let token = stop.child_token();
+        let handle = tasks.spawn(async move {
+            let env = env().cancel(token);
+            let resp = server.dispatch(msg, &env).await;
+            if let Some(s) = env.take_created_session() {
+                // `initialize` selects legacy semantics for the rest of the process.
+                *session.lock().unwrap_or_else(|e| e.into_inner()) = Some(s.clone());
+                tokio::spawn(forward_legacy_events(server.clone(), s, out.clone()));
             }
-            Ok(Message::Notification { method, params }) => {
-                if method == "notifications/cancelled" {
-                    if let Some(id) = params.as_ref().and_then(|p| p.get("requestId")) {
-                        if let Some(t) = in_flight
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .remove(&id.to_string())
-                        {
-                            t.cancel();
-                        }
-                    }
-                } else {
-                    let env = Env::new(Transport::Stdio).session(current);
-                    server.notification(&method, params.as_ref(), &env);
-                }
+            if let Some(r) = resp {
+                let _ = out.send(r);
             }
-            Ok(Message::Request { id, method, params }) => {
-                let token = stop.child_token();
-                in_flight
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .insert(id.to_string(), token.clone());
-                let (server, out, in_flight, session) = (
-                    server.clone(),
-                    out.clone(),
-                    in_flight.clone(),
-                    session.clone(),
-                );
-                // `initialize` is served before the next line is read: it decides the era of
-                // every message after it, so nothing may overtake it.
-                let is_initialize = method == "initialize";
-                let handle = tasks.spawn(async move {
-                    let key = id.to_string();
-                    let env = Env::new(Transport::Stdio)
-                        .session(current)
-                        .cancel(token.clone())
-                        .notifications(out.clone());
-                    let resp = server.request(id, method, params, &env).await;
-                    if let Some(s) = env.take_created_session() {
-                        // `initialize` selects legacy semantics for the rest of the process.
-                        *session.lock().unwrap_or_else(|e| e.into_inner()) = Some(s.clone());
-                        tokio::spawn(forward_legacy_events(server.clone(), s, out.clone()));
-                    }
-                    in_flight
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .remove(&key);
-                    if let Some(r) = resp {
-                        if !token.is_cancelled() {
-                            let _ = out.send(r);
-                        }
-                    }
-                });
-                if is_initialize {
-                    while !handle.is_finished() {
-                        if tasks.join_next().await.is_none() {
-                            break;
-                        }
-                    }
+        });
+        if is_initialize {
+            while !handle.is_finished() {
+                if tasks.join_next().await.is_none() {
+                    break;
                 }
             }
         }
