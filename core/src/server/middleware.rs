@@ -242,7 +242,7 @@ mod tests {
             short: false,
         });
         s.add_middleware(probe.clone());
-        let env = Env::new(Transport::Memory);
+        let env = Env::new(Transport::Stdio);
         let r = s
             .dispatch(
                 modern("tools/call", json!({"name": "echo", "arguments": {"a": 4}})),
@@ -269,7 +269,7 @@ mod tests {
             seen: AtomicUsize::new(0),
             short: true,
         }));
-        let env = Env::new(Transport::Memory);
+        let env = Env::new(Transport::Stdio);
         let r = s
             .dispatch(modern("tools/list", json!({})), &env)
             .await
@@ -297,7 +297,7 @@ mod tests {
         });
         s.add_middleware(probe.clone());
         s.add_middleware(Arc::new(Deny));
-        let env = Env::new(Transport::Memory);
+        let env = Env::new(Transport::Stdio);
         let r = s
             .dispatch(
                 modern("tools/call", json!({"name": "echo", "arguments": {"a": 1}})),
