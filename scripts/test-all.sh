@@ -24,7 +24,8 @@
 #
 # The conformance stages count the suite's scored scenarios plus the unscored
 # ones we hold ourselves to (json-schema-2020-12, http-header-validation,
-# server-session-lifecycle). A scenario listed in
+# server-session-lifecycle, and the 10 tasks-* scenarios of the Tasks
+# extension). A scenario listed in
 # tests/conformance/expected-failures/<rust|python|node>.txt (or in
 # OXMCP_CONFORMANCE_EXPECT) that fails is reported as an expected failure and
 # not counted in M; one that is not listed and fails counts as failed. The
@@ -200,7 +201,7 @@ fi
 conformance() {
   local lang="$1"; shift
   local name="conformance-$lang"
-  local args=(--require-unscored --label "$lang everything server"
+  local args=(--require-unscored --require-tasks --label "$lang everything server"
     --out "$LOGS/$name" --summary-json "$LOGS/$name.json" --timeout 300)
   local expect_file="tests/conformance/expected-failures/$lang.txt"
   if [[ -f "$expect_file" ]]; then args+=(--expect-file "$expect_file"); fi

@@ -63,7 +63,7 @@ impl InputRequest {
         Value::Object(m)
     }
     /// Whether `answer` has the shape of this request's result.
-    fn accepts(&self, answer: &Value) -> bool {
+    pub(crate) fn accepts(&self, answer: &Value) -> bool {
         match self {
             Self::Elicit(_) => {
                 matches!(
@@ -117,6 +117,9 @@ pub(crate) struct ContextInner {
     pub(crate) requests: Option<Arc<ClientRequests>>,
     pub(crate) input: Mutex<InputState>,
     pub(crate) last_progress: Mutex<Option<f64>>,
+    /// Set when this call may become (or has become) a task: then input requests and progress
+    /// go to the task instead of the request (see `crate::tasks`).
+    pub(crate) task: Option<Arc<crate::tasks::TaskSlot>>,
 }
 
 /// What a handler knows about its request, and how it talks back. Cheap to clone.
@@ -209,6 +212,15 @@ impl Context {
     /// Send `notifications/progress` when the request carried a `progressToken`. Values that do
     /// not increase are dropped (the spec requires increasing progress).
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
+        if let Some(task) = self.inner.task.as_ref().and_then(|t| t.link()) {
+            let text = match (message, total) {
+                (Some(m), _) => m,
+                (None, Some(t)) => format!("{}/{}", num(progress), num(t)),
+                (None, None) => num(progress).to_string(),
+            };
+            task.set_message(text).await;
+            return;
+        }
         let Some(token) = &self.inner.progress_token else {
             return;
         };
@@ -308,6 +320,30 @@ impl Context {
             let cap = r.capability();
             if !self.supports(cap) {
                 return Err(McpError::missing_capability(cap.required_json()).into());
+            }
+        }
+        let mut reqs = reqs;
+        if let Some(slot) = &self.inner.task {
+            // Once the call is a task, inputs wait for `tasks/update`; before that they are
+            // ordinary MRTR rounds (decided under the slot's lock, so a call never does both).
+            let routed = {
+                let mut st = slot.lock();
+                match st.link.clone() {
+                    Some(task) => Err((task, std::mem::take(&mut reqs))),
+                    None if self.inner.era == Era::Modern => {
+                        let r = self.inputs_modern(std::mem::take(&mut reqs));
+                        if matches!(r, Err(HandlerError::InputRequired(_))) {
+                            st.mrtr_asked = true;
+                        }
+                        Ok(Some(r))
+                    }
+                    None => Ok(None),
+                }
+            };
+            match routed {
+                Err((task, reqs)) => return task.ask(reqs, &self.inner.cancel).await,
+                Ok(Some(r)) => return r,
+                Ok(None) => {}
             }
         }
         match self.inner.era {

@@ -27,6 +27,7 @@ pub mod protocol;
 pub mod resource;
 pub mod schema;
 pub mod server;
+pub mod tasks;
 pub mod tool;
 pub mod transport;
 pub mod uri_template;

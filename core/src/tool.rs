@@ -20,6 +20,7 @@ pub struct Tool {
     pub(crate) timeout: Option<Duration>,
     pub(crate) required_scopes: Vec<String>,
     pub(crate) max_concurrency: Option<usize>,
+    pub(crate) task_after: Option<Duration>,
 }
 
 impl std::fmt::Debug for Tool {
@@ -45,6 +46,7 @@ impl Tool {
             timeout: None,
             required_scopes: Vec::new(),
             max_concurrency: None,
+            task_after: None,
         }
     }
 
@@ -69,6 +71,7 @@ impl Tool {
             timeout: None,
             required_scopes: Vec::new(),
             max_concurrency: None,
+            task_after: None,
         })
     }
 
@@ -134,6 +137,22 @@ impl Tool {
     /// of them. The tool still shows in `tools/list` so the client can step up.
     pub fn required_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
         self.required_scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+    /// Whether calls may become tasks (the Tasks extension); shown as `execution.taskSupport`.
+    pub fn task_support(mut self, t: crate::tasks::TaskSupport) -> Self {
+        let mut exec = match self.def.remove("execution") {
+            Some(Value::Object(m)) => m,
+            _ => Map::new(),
+        };
+        exec.insert("taskSupport".into(), Value::String(t.as_str().into()));
+        self.set("execution", Value::Object(exec))
+    }
+    /// With task support: run the call as a plain request for up to `budget`, and turn it into
+    /// a task only if it is still running then (default: a task at once). Input the handler
+    /// asks for before that is an ordinary MRTR round.
+    pub fn task_after(mut self, budget: Duration) -> Self {
+        self.task_after = Some(budget);
         self
     }
     /// At most `n` calls of this tool run at once; calls beyond that answer `isError` at once.
@@ -202,6 +221,10 @@ pub(crate) struct ToolEntry {
     pub(crate) slots: Option<Arc<tokio::sync::Semaphore>>,
     /// `(header name, JSON pointer into arguments)` for `x-mcp-header` properties.
     pub(crate) mcp_headers: Vec<(String, String)>,
+    /// `execution.taskSupport`.
+    pub(crate) task: crate::tasks::TaskSupport,
+    /// `Tool::task_after` (`None`: a task at once).
+    pub(crate) task_after: Option<Duration>,
 }
 
 pub(crate) fn valid_name(name: &str) -> bool {
@@ -255,6 +278,18 @@ impl ToolEntry {
         let legacy_output = output
             .as_ref()
             .is_some_and(|s| s.source().get("type").and_then(Value::as_str) == Some("object"));
+        let task = match def.get("execution").map(|e| e.get("taskSupport")) {
+            None | Some(None) => crate::tasks::TaskSupport::Forbidden,
+            Some(Some(v)) => v
+                .as_str()
+                .and_then(crate::tasks::TaskSupport::parse)
+                .ok_or_else(|| {
+                    bad(
+                        "execution.taskSupport must be \"forbidden\", \"optional\" or \"required\""
+                            .into(),
+                    )
+                })?,
+        };
         Ok(Self {
             name,
             def: Value::Object(def),
@@ -268,6 +303,8 @@ impl ToolEntry {
                 .max_concurrency
                 .map(|n| Arc::new(tokio::sync::Semaphore::new(n))),
             mcp_headers,
+            task,
+            task_after: tool.task_after,
         })
     }
 

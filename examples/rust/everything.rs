@@ -3,6 +3,7 @@
 
 #![allow(clippy::print_stderr)]
 mod cli;
+mod tasks_fixtures;
 
 use oxmcp::{
     ClientCapability, Completion, Content, Context, HandlerError, InputRequest, Prompt,
@@ -406,7 +407,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .title("oxmcp everything server")
         .instructions("Conformance fixtures for every MCP feature oxmcp serves.")
         .options(options);
-    for t in tools() {
+    for t in tools().into_iter().chain(tasks_fixtures::tools()) {
         b = b.tool(t);
     }
     for p in prompts() {

@@ -32,6 +32,8 @@
 #                            json-schema-2020-12 (env OXMCP_CONFORMANCE_REQUIRE)
 #   --require-unscored       shorthand for --require json-schema-2020-12,
 #                            http-header-validation,server-session-lifecycle
+#   --require-tasks          shorthand for --require with the 10 tasks-*
+#                            scenarios of the Tasks extension (2026-07-28)
 #   --url URL                test a server that is already running (loopback
 #                            http:// only) instead of starting SERVER_CMD
 #   -o, --out DIR            keep raw results there (default: a new /tmp folder)
@@ -62,6 +64,7 @@ SUITE_BEFORE="2026-10-02T00:00:00Z"   # the suite's dependency tree as of its re
 NODE22_VERSION="22.23.5"
 ALL_REVISIONS="2025-11-25,2026-07-28"
 UNSCORED_WE_REQUIRE="json-schema-2020-12,http-header-validation,server-session-lifecycle"
+TASKS_SCENARIOS="tasks-lifecycle,tasks-capability-negotiation,tasks-wire-fields,tasks-request-state-removal,tasks-mrtr-input,tasks-request-headers,tasks-dispatch-and-envelope,tasks-status-notifications,tasks-required-task-error,tasks-mrtr-composition"
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
@@ -96,6 +99,7 @@ while [[ $# -gt 0 ]]; do
       shift 2 ;;
     --require) need_arg "$@"; require+=$'\n'"$(split_list "$2")"; shift 2 ;;
     --require-unscored) require+=$'\n'"$(split_list "$UNSCORED_WE_REQUIRE")"; shift ;;
+    --require-tasks) require+=$'\n'"$(split_list "$TASKS_SCENARIOS")"; shift ;;
     --url) need_arg "$@"; url="$2"; shift 2 ;;
     -o | --out) need_arg "$@"; out="$2"; shift 2 ;;
     --timeout) need_arg "$@"; run_timeout="$2"; shift 2 ;;

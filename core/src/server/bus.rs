@@ -13,6 +13,12 @@ pub enum Event {
     ResourcesListChanged,
     /// `notifications/resources/updated` for this URI.
     ResourceUpdated(String),
+    /// `notifications/tasks`: a task changed; `task` is its `DetailedTask`, `owner` the caller
+    /// it belongs to (only that caller's listen streams get it).
+    TaskStatus {
+        owner: String,
+        task: serde_json::Value,
+    },
 }
 
 pub trait EventBus: Send + Sync + 'static {

@@ -114,6 +114,7 @@ impl Env {
     }
 }
 
+#[derive(Clone)]
 /// What the dispatcher knows about one request once its era is decided: id, method, protocol
 /// version, the client's capabilities and info, `_meta`, and how its logs are filtered. Its
 /// handlers see it through the `Context`.
@@ -473,6 +474,9 @@ impl Server {
             }
             "prompts/get" if has("prompts") => self.call(rq, params, env).await,
             "completion/complete" if has("completions") => self.call(rq, params, env).await,
+            "tasks/get" | "tasks/update" | "tasks/cancel" => {
+                self.task_method(rq, &params, env).await
+            }
             m => McpError::method_not_found(m).into(),
         }
     }
@@ -598,6 +602,7 @@ impl Server {
                 requests: (rq.era == Era::Legacy).then(|| self.inner.client_requests.clone()),
                 input: Mutex::new(input),
                 last_progress: Mutex::new(None),
+                task: None,
             }),
         }
     }

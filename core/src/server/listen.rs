@@ -23,6 +23,8 @@ pub(crate) struct EventFilter {
     updates: Updates,
     /// Modern: `{subscriptionId}` put in every notification's `_meta`.
     meta: Option<Value>,
+    /// `taskIds` (the Tasks extension): the caller's own tasks whose status changes it gets.
+    tasks: Option<(String, Vec<String>)>,
 }
 
 enum Updates {
@@ -46,11 +48,26 @@ impl EventFilter {
             resources: true,
             updates: Updates::Session(session),
             meta: None,
+            tasks: None,
         }
     }
 
     /// The notification for `e`, or `None` when this listener does not get it.
     pub(crate) fn notification(&self, e: Event) -> Option<Value> {
+        if let Event::TaskStatus { owner, task } = &e {
+            let (me, ids) = self.tasks.as_ref()?;
+            let id = task.get("taskId").and_then(Value::as_str)?;
+            if owner != me || !ids.iter().any(|t| t == id) {
+                return None;
+            }
+            let mut params = task.clone();
+            if let Some(m) = &self.meta {
+                params["_meta"] = m.clone();
+            }
+            return Some(
+                json!({"jsonrpc": "2.0", "method": "notifications/tasks", "params": params}),
+            );
+        }
         let (method, uri) = match e {
             Event::ToolsListChanged if self.tools => ("notifications/tools/list_changed", None),
             Event::PromptsListChanged if self.prompts => {
@@ -160,6 +177,31 @@ impl Server {
                     .into()
             }
         };
+        let task_ids: Vec<String> = match filter.get("taskIds") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(a)) => a
+                .iter()
+                .filter_map(|u| u.as_str().map(str::to_string))
+                .collect(),
+            Some(_) => {
+                return McpError::invalid_params("taskIds must be an array of task ids").into()
+            }
+        };
+        if !task_ids.is_empty() && !crate::tasks::declared_in(&rq.caps) {
+            return McpError::missing_capability(crate::tasks::required_json()).into();
+        }
+        // Only the caller's own tasks: another caller's look unknown, and are left out.
+        let owner = env
+            .caller
+            .as_ref()
+            .map(|c| c.name.clone())
+            .unwrap_or_default();
+        let mut own_tasks = Vec::new();
+        for id in task_ids {
+            if self.inner.tasks.get(&id, &owner).await.is_ok() {
+                own_tasks.push(id);
+            }
+        }
         let Some(_slot) = self.listener_slot() else {
             return McpError::internal("Too many open subscriptions")
                 .with_status(503)
@@ -179,12 +221,16 @@ impl Server {
         if !uris.is_empty() {
             honoured.insert("resourceSubscriptions".into(), json!(uris));
         }
+        if !own_tasks.is_empty() {
+            honoured.insert("taskIds".into(), json!(own_tasks));
+        }
         let filter = EventFilter {
             tools,
             prompts,
             resources,
             updates: Updates::Uris(uris),
             meta: Some(sub_meta.clone()),
+            tasks: (!own_tasks.is_empty()).then_some((owner, own_tasks)),
         };
         let mut events = self.inner.bus.subscribe();
         let ack = json!({"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged",

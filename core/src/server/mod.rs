@@ -11,6 +11,7 @@ pub mod options;
 mod pipeline;
 pub(crate) mod registry;
 pub(crate) mod session;
+mod tasks;
 pub mod trace;
 
 pub use dispatch::{Env, Transport};
@@ -56,6 +57,8 @@ pub(crate) struct Inner {
     pub(crate) auth_on: std::sync::atomic::AtomicBool,
     /// The interceptor chain (`middleware.rs`), copy-on-write: a request takes one `Arc` clone.
     pub(crate) middleware: RwLock<Arc<Vec<Arc<dyn middleware::Middleware>>>>,
+    /// The Tasks extension: records, running handlers, status events.
+    pub(crate) tasks: Arc<crate::tasks::engine::TaskEngine>,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -90,6 +93,7 @@ pub struct ServerBuilder {
     options: ServerOptions,
     bus: Option<Arc<dyn EventBus>>,
     declared: Declared,
+    tasks: crate::tasks::TaskConfig,
 }
 
 impl Server {
@@ -107,6 +111,7 @@ impl Server {
             options: ServerOptions::default(),
             bus: None,
             declared: Declared::default(),
+            tasks: crate::tasks::TaskConfig::default(),
         }
     }
 
@@ -311,6 +316,17 @@ impl Server {
                 caps.insert(k.into(), v);
             }
         }
+        let mut ext = Map::new();
+        if reg
+            .tools
+            .values()
+            .any(|t| t.task != crate::tasks::TaskSupport::Forbidden)
+        {
+            ext.insert(crate::tasks::EXTENSION_ID.into(), json!({}));
+        }
+        if !ext.is_empty() {
+            caps.insert("extensions".into(), Value::Object(ext));
+        }
         Value::Object(caps)
     }
 }
@@ -377,6 +393,11 @@ impl ServerBuilder {
         self.bus = Some(bus);
         self
     }
+    /// Task settings (TTL, polling interval, the [`crate::tasks::TaskStore`]).
+    pub fn tasks(mut self, config: crate::tasks::TaskConfig) -> Self {
+        self.tasks = config;
+        self
+    }
     /// Declare the tools capability even while no tool is registered (tools added at runtime).
     pub fn declare_tools(mut self) -> Self {
         self.declared.tools = true;
@@ -423,6 +444,11 @@ impl ServerBuilder {
             .options
             .max_in_flight
             .map(|n| Arc::new(tokio::sync::Semaphore::new(n.max(1))));
+        let bus = self.bus.unwrap_or_else(|| Arc::new(InMemoryBus::default()));
+        let tasks = Arc::new(crate::tasks::engine::TaskEngine::new(
+            self.tasks,
+            bus.clone(),
+        ));
         Ok(Server {
             inner: Arc::new(Inner {
                 info: Value::Object(self.info),
@@ -430,7 +456,7 @@ impl ServerBuilder {
                 registry: RwLock::new(Arc::new(reg)),
                 schemas,
                 options: self.options,
-                bus: self.bus.unwrap_or_else(|| Arc::new(InMemoryBus::default())),
+                bus,
                 sealer,
                 sessions,
                 client_requests: Arc::new(ClientRequests::default()),
@@ -441,6 +467,7 @@ impl ServerBuilder {
                 in_flight,
                 auth_on: std::sync::atomic::AtomicBool::new(false),
                 middleware: RwLock::new(Arc::new(Vec::new())),
+                tasks,
             }),
         })
     }

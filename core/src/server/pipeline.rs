@@ -87,7 +87,12 @@ impl Server {
         let name = audit_name(&rq.method, &params);
         self.audited(rq, env, &name, async {
             match self.prepare(rq, params, env) {
-                Ok(p) => self.execute(rq, env, p).await,
+                // The Tasks extension (server/tasks.rs) decides here whether the call runs as a task.
+                Ok(p) => match self.task_plan(rq, &p) {
+                    Ok(None) => self.execute(rq, env, p).await,
+                    Ok(Some(budget)) => self.execute_as_task(rq, env, p, budget).await,
+                    Err(e) => e.into(),
+                },
                 Err(o) => o,
             }
         })
@@ -107,7 +112,12 @@ impl Server {
     }
 
     /// The `max_in_flight` permit, then the primitive's own slot.
-    fn guard(&self, rq: &RequestInfo, env: &Env, p: &Prepared) -> Result<Guard, Outcome> {
+    pub(super) fn guard(
+        &self,
+        rq: &RequestInfo,
+        env: &Env,
+        p: &Prepared,
+    ) -> Result<Guard, Outcome> {
         let permit = match &self.inner.in_flight {
             None => None,
             Some(s) => Some(s.clone().try_acquire_owned().map_err(|_| {

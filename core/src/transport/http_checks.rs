@@ -60,6 +60,8 @@ impl HttpHandler {
         let name_key = match method {
             "tools/call" | "prompts/get" => Some("name"),
             "resources/read" => Some("uri"),
+            // The Tasks extension: routing to the replica holding the task.
+            "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
             _ => None,
         };
         if let Some(k) = name_key {

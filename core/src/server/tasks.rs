@@ -1,0 +1,249 @@
+//! The dispatcher's side of the Tasks extension: deciding whether a `tools/call` becomes a
+//! task, running its handler past the request, and `tasks/get|update|cancel`. The task state
+//! machine and store are in `crate::tasks`.
+
+use super::dispatch::*;
+use super::pipeline::{Done, Kind, Prepared, RunError};
+use super::Server;
+use crate::context::Context;
+use crate::error::{HandlerError, McpError};
+use crate::protocol::*;
+use crate::tasks::{self, TaskLink, TaskSlot, TaskStatus, TaskSupport};
+use serde_json::{Map, Value};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A task's owner key: the authenticated caller, or "" without auth (then the unguessable id
+/// is the only bearer of access, as in the spec's security section).
+fn owner(env: &Env) -> String {
+    env.caller
+        .as_ref()
+        .map(|c| c.name.clone())
+        .unwrap_or_default()
+}
+
+impl Server {
+    /// `Some(budget)`: run this call as a task (after `budget` of plain running). `None`: a
+    /// plain call. A `required` tool and a client without the extension: -32021.
+    pub(super) fn task_plan(
+        &self,
+        rq: &RequestInfo,
+        p: &Prepared,
+    ) -> Result<Option<Duration>, McpError> {
+        let Kind::Tool(tool) = &p.kind else {
+            return Ok(None);
+        };
+        if tool.task == TaskSupport::Forbidden {
+            return Ok(None);
+        }
+        if !tasks::declared_in(&rq.caps) {
+            return match tool.task {
+                TaskSupport::Required => Err(McpError::missing_capability(tasks::required_json())),
+                _ => Ok(None),
+            };
+        }
+        Ok(Some(tool.task_after.unwrap_or(Duration::ZERO)))
+    }
+
+    /// Stages 2–4 of the pipeline for a task: answer `CreateTaskResult` once the task is
+    /// stored, and let the handler run on; its end settles the task. With a budget the call
+    /// first runs as a plain request, and an answer (or an MRTR round) within it is returned
+    /// as usual.
+    pub(super) async fn execute_as_task(
+        &self,
+        rq: &RequestInfo,
+        env: &Env,
+        p: Prepared,
+        budget: Duration,
+    ) -> Outcome {
+        let guard = match self.guard(rq, env, &p) {
+            Ok(g) => g,
+            Err(o) => return o,
+        };
+        let engine = self.inner.tasks.clone();
+        let owner = owner(env);
+        // Not a child of the request's token: the task outlives the request. Server abort
+        // still reaches it.
+        let cancel = self.inner.abort.child_token();
+        let slot = Arc::new(TaskSlot::default());
+        let mut ctx = self.context(rq, env, p.input, cancel.clone());
+        if let Some(inner) = Arc::get_mut(&mut ctx.inner) {
+            inner.task = Some(slot.clone());
+        }
+        let mut created = None;
+        if budget.is_zero() {
+            match engine.create(&owner, cancel.clone()).await {
+                Ok(rec) => {
+                    slot.escalate(TaskLink {
+                        engine: engine.clone(),
+                        id: rec.id.clone(),
+                    });
+                    created = Some(rec);
+                }
+                Err(e) => return e.into(),
+            }
+        }
+        let fut = (p.invoke)(ctx.clone());
+        let (tx, mut rx) = tokio::sync::oneshot::channel();
+        {
+            let (cancel, timeout) = (cancel.clone(), p.timeout);
+            tokio::spawn(async move {
+                let r = Self::run(fut, &cancel, timeout).await;
+                let _ = tx.send(r);
+            });
+        }
+        let lost = || Err(RunError::Handler(HandlerError::Cancelled));
+        if created.is_none() {
+            tokio::select! {
+                r = &mut rx => {
+                    return self.map(rq, env, &p.kind, &p.name, &ctx, r.unwrap_or_else(|_| lost()));
+                }
+                _ = tokio::time::sleep(budget) => {}
+                _ = env.cancel.cancelled() => {
+                    cancel.cancel();
+                    return Outcome::Nothing;
+                }
+            }
+            let rec = match engine.create(&owner, cancel.clone()).await {
+                Ok(rec) => rec,
+                Err(e) => {
+                    cancel.cancel();
+                    return e.into();
+                }
+            };
+            let link = TaskLink {
+                engine: engine.clone(),
+                id: rec.id.clone(),
+            };
+            if !slot.escalate(link) {
+                // The handler answered with an MRTR round just now: that is the answer.
+                engine.discard(&rec.id).await;
+                let r = (&mut rx).await.unwrap_or_else(|_| lost());
+                return self.map(rq, env, &p.kind, &p.name, &ctx, r);
+            }
+            created = Some(rec);
+        }
+        let Some(rec) = created else {
+            unreachable!("set above")
+        };
+        // Settle the task when the handler ends, on its own tokio task (holding the call's
+        // in-flight permit and concurrency slot until then).
+        {
+            let server = self.clone();
+            let rq = rq.clone();
+            let env2 = Env::new(env.transport).caller(env.caller.clone());
+            let id = rec.id.clone();
+            let (kind, name) = (p.kind, p.name);
+            tokio::spawn(async move {
+                let _guard = guard;
+                let r = rx.await.unwrap_or_else(|_| lost());
+                server
+                    .settle_task(&rq, &env2, &kind, &name, &ctx, &id, r)
+                    .await;
+            });
+        }
+        let mut m = rec.task_json();
+        m.insert("resultType".into(), Value::String("task".into()));
+        self.add_server_info(&mut m);
+        Outcome::Result(Value::Object(m))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn settle_task(
+        &self,
+        rq: &RequestInfo,
+        env: &Env,
+        kind: &Kind,
+        name: &str,
+        ctx: &Context,
+        id: &str,
+        r: Result<Done, RunError>,
+    ) {
+        let engine = &self.inner.tasks;
+        let (status, result, error, message) = match r {
+            Err(RunError::Handler(HandlerError::Cancelled)) => (
+                TaskStatus::Cancelled,
+                None,
+                None,
+                Some("Cancelled".to_string()),
+            ),
+            // A panic is a protocol-level fault of the task, not a tool result (spec: failed
+            // is for JSON-RPC errors); the server itself carries on.
+            Err(RunError::Panic(msg)) => {
+                tracing::error!(tool = %name, panic = %msg, task = %id, "tool handler panicked in a task");
+                let text = if self.inner.options.expose_internal_errors {
+                    format!("Tool {name} failed: {msg}")
+                } else {
+                    format!("Tool {name} failed with an internal error")
+                };
+                let e = McpError::internal(text.clone());
+                (TaskStatus::Failed, None, Some(e.to_json()), Some(text))
+            }
+            r => match self.map(rq, env, kind, name, ctx, r) {
+                Outcome::Result(v)
+                    if v.get("resultType").and_then(Value::as_str) == Some("input_required") =>
+                {
+                    let e = McpError::internal("the handler asked for input outside the task");
+                    (TaskStatus::Failed, None, Some(e.to_json()), Some(e.message))
+                }
+                Outcome::Result(v) => (TaskStatus::Completed, Some(v), None, None),
+                Outcome::Error(e) => {
+                    let m = e.message.clone();
+                    (TaskStatus::Failed, None, Some(e.to_json()), Some(m))
+                }
+                Outcome::Nothing => (TaskStatus::Cancelled, None, None, None),
+            },
+        };
+        engine.finish(id, status, result, error, message).await;
+    }
+
+    /// `tasks/get`, `tasks/update`, `tasks/cancel`: only for a client that declares the
+    /// extension on this request (else -32021).
+    pub(super) async fn task_method(
+        &self,
+        rq: &RequestInfo,
+        params: &Map<String, Value>,
+        env: &Env,
+    ) -> Outcome {
+        if !tasks::declared_in(&rq.caps) {
+            return McpError::missing_capability(tasks::required_json()).into();
+        }
+        let id = match str_param(params, "taskId") {
+            Ok(i) => i,
+            Err(e) => return e.into(),
+        };
+        let owner = owner(env);
+        let engine = &self.inner.tasks;
+        let mut out = match rq.method.as_str() {
+            "tasks/get" => match engine.get(id, &owner).await {
+                Ok(rec) => rec.detailed_json(),
+                Err(e) => return e.into(),
+            },
+            "tasks/update" => {
+                let responses = match params.get("inputResponses") {
+                    Some(Value::Object(m)) => m.clone(),
+                    None => Map::new(),
+                    Some(_) => {
+                        return McpError::invalid_params("inputResponses must be an object").into()
+                    }
+                };
+                if let Err(e) = engine.update(id, &owner, &responses).await {
+                    return e.into();
+                }
+                Map::new()
+            }
+            "tasks/cancel" => {
+                if let Err(e) = engine.cancel(id, &owner).await {
+                    return e.into();
+                }
+                Map::new()
+            }
+            m => return McpError::method_not_found(m).into(),
+        };
+        out.insert("resultType".into(), Value::String("complete".into()));
+        if rq.era == Era::Modern {
+            self.add_server_info(&mut out);
+        }
+        Outcome::Result(Value::Object(out))
+    }
+}

@@ -1,0 +1,354 @@
+//! The running side of tasks in this process. The record of each task is in the
+//! [`TaskStore`](super::TaskStore); what cannot be stored is here: the cancellation token of the
+//! handler still running it and the channels of the input requests it is waiting on.
+//!
+//! Every change to a record goes through [`TaskEngine::mutate`]: read, change, compare-and-set
+//! on the version, retry; a change that happened publishes the new `DetailedTask` on the event
+//! bus (`notifications/tasks` for `subscriptions/listen` streams).
+
+use super::record::{now_ms, TaskRecord, TaskStatus};
+use super::TaskConfig;
+use crate::context::InputRequest;
+use crate::error::{HandlerError, McpError};
+use crate::server::bus::{Event, EventBus};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+struct Waiter {
+    req: InputRequest,
+    tx: oneshot::Sender<Value>,
+}
+
+/// What this process holds for a task whose handler runs here.
+struct Live {
+    cancel: CancellationToken,
+    waiting: HashMap<String, Waiter>,
+    /// Answers already delivered: a handler that asks the same key again gets the same answer
+    /// (the key is never reused for a different request, as the spec requires).
+    answered: HashMap<String, Value>,
+}
+
+pub(crate) struct TaskEngine {
+    pub(crate) config: TaskConfig,
+    bus: Arc<dyn EventBus>,
+    live: Mutex<HashMap<String, Live>>,
+    last_purge_ms: AtomicU64,
+}
+
+fn not_found() -> McpError {
+    McpError::invalid_params("Failed to retrieve task: Task not found")
+}
+
+fn store_err(e: super::StoreError) -> McpError {
+    tracing::error!(error = %e, "task store failed");
+    McpError::internal("Task store unavailable")
+}
+
+/// 128 random bits, hex: unguessable, and a valid `Mcp-Name` header value.
+fn new_id() -> String {
+    use rand::RngCore;
+    let mut b = [0u8; 16];
+    rand::thread_rng().fill_bytes(&mut b);
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+impl TaskEngine {
+    pub(crate) fn new(config: TaskConfig, bus: Arc<dyn EventBus>) -> Self {
+        Self {
+            config,
+            bus,
+            live: Mutex::new(HashMap::new()),
+            last_purge_ms: AtomicU64::new(0),
+        }
+    }
+
+    fn live(&self) -> std::sync::MutexGuard<'_, HashMap<String, Live>> {
+        self.live.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Create a `working` task owned by `owner`, durably, with `cancel` stopping its handler.
+    pub(crate) async fn create(
+        &self,
+        owner: &str,
+        cancel: CancellationToken,
+    ) -> Result<TaskRecord, McpError> {
+        let now = now_ms();
+        // Purge at most once a second: bounded work per create, expired records go eventually.
+        let last = self.last_purge_ms.load(Ordering::Relaxed);
+        if now.saturating_sub(last) >= 1000
+            && self
+                .last_purge_ms
+                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            let _ = self.config.store.purge_expired(now).await;
+            let mut live = self.live();
+            live.retain(|_, l| !l.cancel.is_cancelled());
+        }
+        let rec = TaskRecord::new(
+            new_id(),
+            owner.to_string(),
+            self.config.ttl.map(|t| t.as_millis() as u64),
+            Some(self.config.poll_interval.as_millis().max(1) as u64),
+        );
+        self.live().insert(
+            rec.id.clone(),
+            Live {
+                cancel,
+                waiting: HashMap::new(),
+                answered: HashMap::new(),
+            },
+        );
+        if let Err(e) = self.config.store.insert(rec.clone()).await {
+            self.live().remove(&rec.id);
+            return Err(store_err(e));
+        }
+        Ok(rec)
+    }
+
+    /// Drop a task that was created but never handed out (the call finished first).
+    pub(crate) async fn discard(&self, id: &str) {
+        self.live().remove(id);
+        let _ = self.config.store.remove(id).await;
+    }
+
+    /// The caller's task: another caller's, an unknown and an expired one are all -32602.
+    pub(crate) async fn get(&self, id: &str, owner: &str) -> Result<TaskRecord, McpError> {
+        let rec = self
+            .config
+            .store
+            .get(id)
+            .await
+            .map_err(store_err)?
+            .filter(|r| r.owner == owner)
+            .ok_or_else(not_found)?;
+        if rec.is_expired(now_ms()) {
+            self.expire(id).await;
+            return Err(McpError::invalid_params(
+                "Failed to retrieve task: Task has expired",
+            ));
+        }
+        Ok(rec)
+    }
+
+    async fn expire(&self, id: &str) {
+        if let Some(l) = self.live().remove(id) {
+            l.cancel.cancel();
+        }
+        let _ = self.config.store.remove(id).await;
+    }
+
+    /// Apply `f` to the stored record (it returns whether it changed anything), with
+    /// compare-and-set retries. A change bumps the version and `lastUpdatedAt` and is published.
+    async fn mutate(
+        &self,
+        id: &str,
+        mut f: impl FnMut(&mut TaskRecord) -> bool,
+    ) -> Result<Option<TaskRecord>, McpError> {
+        for _ in 0..64 {
+            let Some(mut rec) = self.config.store.get(id).await.map_err(store_err)? else {
+                return Ok(None);
+            };
+            let expected = rec.version;
+            if !f(&mut rec) {
+                return Ok(Some(rec));
+            }
+            rec.version = expected + 1;
+            rec.last_updated_at_ms = now_ms().max(rec.last_updated_at_ms);
+            if self
+                .config
+                .store
+                .replace(rec.clone(), expected)
+                .await
+                .map_err(store_err)?
+            {
+                self.bus.publish(Event::TaskStatus {
+                    owner: rec.owner.clone(),
+                    task: Value::Object(rec.detailed_json()),
+                });
+                return Ok(Some(rec));
+            }
+        }
+        Err(McpError::internal("Task changed too often to update"))
+    }
+
+    /// Settle a task (first terminal state wins: a cancelled task stays cancelled).
+    pub(crate) async fn finish(
+        &self,
+        id: &str,
+        status: TaskStatus,
+        result: Option<Value>,
+        error: Option<Value>,
+        message: Option<String>,
+    ) {
+        let r = self
+            .mutate(id, |rec| {
+                if rec.status.is_terminal() {
+                    return false;
+                }
+                rec.status = status;
+                rec.result = result.clone();
+                rec.error = error.clone();
+                rec.input_requests.clear();
+                if message.is_some() {
+                    rec.status_message = message.clone();
+                }
+                true
+            })
+            .await;
+        if let Err(e) = r {
+            tracing::error!(task = %id, error = %e.message, "could not record the end of a task");
+        }
+        self.live().remove(id);
+    }
+
+    /// `tasks/cancel`: cooperative. The record turns `cancelled` at once and the handler's
+    /// token fires; a task already terminal is left as it is (the ack is the same).
+    pub(crate) async fn cancel(&self, id: &str, owner: &str) -> Result<(), McpError> {
+        self.get(id, owner).await?;
+        self.mutate(id, |rec| {
+            if rec.status.is_terminal() {
+                return false;
+            }
+            rec.status = TaskStatus::Cancelled;
+            rec.status_message = Some("Cancelled at the client's request".into());
+            rec.input_requests.clear();
+            true
+        })
+        .await?;
+        if let Some(l) = self.live().remove(id) {
+            l.cancel.cancel();
+        }
+        Ok(())
+    }
+
+    /// `tasks/update`: deliver the answers to outstanding keys; unknown, already answered and
+    /// malformed ones are ignored (the spec's SHOULD). The task is `working` again once nothing
+    /// is outstanding.
+    pub(crate) async fn update(
+        &self,
+        id: &str,
+        owner: &str,
+        responses: &Map<String, Value>,
+    ) -> Result<(), McpError> {
+        self.get(id, owner).await?;
+        let mut delivered: Vec<(oneshot::Sender<Value>, Value)> = Vec::new();
+        let mut keys: Vec<String> = Vec::new();
+        {
+            let mut live = self.live();
+            if let Some(l) = live.get_mut(id) {
+                for (k, v) in responses {
+                    let ok = l.waiting.get(k).is_some_and(|w| w.req.accepts(v));
+                    if ok {
+                        if let Some(w) = l.waiting.remove(k) {
+                            l.answered.insert(k.clone(), v.clone());
+                            delivered.push((w.tx, v.clone()));
+                            keys.push(k.clone());
+                        }
+                    }
+                }
+            }
+        }
+        if keys.is_empty() {
+            return Ok(());
+        }
+        self.mutate(id, |rec| {
+            let mut changed = false;
+            for k in &keys {
+                changed |= rec.input_requests.remove(k).is_some();
+            }
+            if rec.status == TaskStatus::InputRequired && rec.input_requests.is_empty() {
+                rec.status = TaskStatus::Working;
+                rec.status_message = None;
+                changed = true;
+            }
+            changed
+        })
+        .await?;
+        for (tx, v) in delivered {
+            let _ = tx.send(v);
+        }
+        Ok(())
+    }
+
+    /// A handler running as task `id` asks for input: the task turns `input_required` listing
+    /// the requests, and this waits for `tasks/update` to answer every one of them.
+    pub(crate) async fn ask(
+        &self,
+        id: &str,
+        reqs: Vec<(String, InputRequest)>,
+        cancel: &CancellationToken,
+    ) -> Result<Vec<Value>, HandlerError> {
+        enum Slot {
+            Ready(Value),
+            Wait(oneshot::Receiver<Value>),
+        }
+        let mut slots = Vec::with_capacity(reqs.len());
+        let mut new: Vec<(String, Value)> = Vec::new();
+        {
+            let mut live = self.live();
+            let Some(l) = live.get_mut(id) else {
+                return Err(HandlerError::Cancelled);
+            };
+            for (key, req) in reqs {
+                if let Some(a) = l.answered.get(&key) {
+                    slots.push(Slot::Ready(a.clone()));
+                    continue;
+                }
+                let (tx, rx) = oneshot::channel();
+                new.push((key.clone(), req.to_json()));
+                // A second ask for a key still outstanding replaces the first waiter.
+                l.waiting.insert(key, Waiter { req, tx });
+                slots.push(Slot::Wait(rx));
+            }
+        }
+        if !new.is_empty() {
+            self.mutate(id, |rec| {
+                if rec.status.is_terminal() {
+                    return false;
+                }
+                for (k, v) in &new {
+                    rec.input_requests.insert(k.clone(), v.clone());
+                }
+                rec.status = TaskStatus::InputRequired;
+                rec.status_message = Some("Waiting for input from the client".into());
+                true
+            })
+            .await?;
+        }
+        let mut out = Vec::with_capacity(slots.len());
+        for s in slots {
+            match s {
+                Slot::Ready(v) => out.push(v),
+                Slot::Wait(rx) => tokio::select! {
+                    r = rx => match r {
+                        Ok(v) => out.push(v),
+                        Err(_) => return Err(HandlerError::Cancelled),
+                    },
+                    _ = cancel.cancelled() => return Err(HandlerError::Cancelled),
+                },
+            }
+        }
+        Ok(out)
+    }
+
+    /// The handler's progress, as the task's `statusMessage` (progress notifications are not
+    /// sent for tasks; the spec leaves them out).
+    pub(crate) async fn set_message(&self, id: &str, message: String) {
+        let _ = self
+            .mutate(id, |rec| {
+                if rec.status != TaskStatus::Working
+                    || rec.status_message.as_deref() == Some(message.as_str())
+                {
+                    return false;
+                }
+                rec.status_message = Some(message.clone());
+                true
+            })
+            .await;
+    }
+}
