@@ -311,7 +311,10 @@ export interface ToolConfig<I extends SchemaInput | undefined = undefined, O ext
   annotations?: ToolAnnotations;
   icons?: Icon[];
   _meta?: JsonObject;
-  execution?: JsonObject;
+  /** Tasks extension: `{ taskSupport: 'forbidden' | 'optional' | 'required' }`, as in the TS SDK. */
+  execution?: { taskSupport?: 'forbidden' | 'optional' | 'required' } & JsonObject;
+  /** With task support: run a call as a plain request this long first; a task only if still running (default: a task at once). */
+  taskAfterMs?: number;
   /** Bound on one call; a handler that never settles ends with a timeout error and `ctx.signal` aborts. */
   timeoutMs?: number;
   /** Scopes the caller must hold (enforced by the core when HTTP auth is configured). */

@@ -173,7 +173,7 @@ class Server {
     // No handler of its own: the server's dispatcher finds `entry` by name. (A closure made
     // here would also share this scope's V8 context, and with it `config` and its zod objects.)
     try {
-      this.#native.addTool(def, null, timeoutMs, config.requiredScopes, config.maxConcurrency);
+      this.#native.addTool(def, null, timeoutMs, config.requiredScopes, config.maxConcurrency, config.taskAfterMs);
     } catch (e) {
       throw fromNative(e);
     }

@@ -304,6 +304,7 @@ impl NativeServer {
         timeout_ms: Option<f64>,
         required_scopes: Option<Vec<String>>,
         max_concurrency: Option<u32>,
+        task_after_ms: Option<f64>,
     ) -> Result<()> {
         let def = object(def, "tool")?;
         let name: Arc<str> = def
@@ -336,6 +337,9 @@ impl NativeServer {
         }
         if let Some(n) = max_concurrency.filter(|n| *n > 0) {
             tool = tool.max_concurrency(n as usize);
+        }
+        if let Some(ms) = task_after_ms.filter(|ms| ms.is_finite() && *ms >= 0.0) {
+            tool = tool.task_after(std::time::Duration::from_secs_f64(ms / 1000.0));
         }
         self.server.add_tool(tool).map_err(build_error)
     }

@@ -184,8 +184,9 @@ impl NativeServer {
     }
 
     /// Register (or, while serving, add) a tool: `spec` is the spec-shaped `Tool` dict;
-    /// `timeout_ms`, `required_scopes`, `max_concurrency`: the core's per-tool limits.
-    #[pyo3(signature = (spec, entry, is_async, timeout_ms=None, required_scopes=None, max_concurrency=None))]
+    /// `timeout_ms`, `required_scopes`, `max_concurrency`: the core's per-tool limits;
+    /// `task_after_ms`: the Tasks extension's time budget (`execution.taskSupport` is in `spec`).
+    #[pyo3(signature = (spec, entry, is_async, timeout_ms=None, required_scopes=None, max_concurrency=None, task_after_ms=None))]
     fn add_tool(
         &self,
         spec: &Bound<'_, PyAny>,
@@ -194,6 +195,7 @@ impl NativeServer {
         timeout_ms: Option<u64>,
         required_scopes: Option<Vec<String>>,
         max_concurrency: Option<usize>,
+        task_after_ms: Option<u64>,
     ) -> PyResult<()> {
         let def = as_object(from_py(spec)?, "tool spec")?;
         let mut tool = Tool::from_definition(def)
@@ -207,6 +209,9 @@ impl NativeServer {
         }
         if let Some(n) = max_concurrency {
             tool = tool.max_concurrency(n);
+        }
+        if let Some(ms) = task_after_ms {
+            tool = tool.task_after(std::time::Duration::from_millis(ms));
         }
         self.server.add_tool(tool).map_err(build_err)
     }

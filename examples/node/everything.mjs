@@ -4,7 +4,8 @@
 //
 //   node examples/node/everything.mjs                      # stdio
 //   node examples/node/everything.mjs --http 127.0.0.1:8000  # Streamable HTTP at /mcp
-import { Server, ResourceTemplate, ToolError, text, image, audio, resource, runFromArgs } from 'oxmcp';
+import { setTimeout as sleepFor } from 'node:timers/promises';
+import { Server, ResourceTemplate, ToolError, McpError, text, image, audio, resource, runFromArgs } from 'oxmcp';
 
 // A 1×1 PNG and a tiny WAV (8 kHz, 8-bit mono, 8 samples of silence).
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
@@ -275,6 +276,66 @@ export function createServer(options = {}) {
   server.registerPrompt('test_input_required_result_prompt', { description: 'MRTR in prompts/get' }, async (ctx) => {
     const r = await ctx.elicit('user_name', { message: 'Whose prompt is this?', requestedSchema: nameSchema });
     return { messages: [{ role: 'user', content: text(`A prompt for ${r.content?.name ?? 'someone'}`) }] };
+  });
+
+  // -- the Tasks extension: the conformance suite's tasks-* fixtures ------------------------------------
+  const confirmSchema = { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] };
+  server.registerTool('greet', {
+    description: 'Greets by name (never a task)',
+    inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+  }, ({ name }) => `Hello, ${name}!`);
+  server.registerTool('slow_compute', {
+    description: 'Sleeps `seconds`, then answers (a task when the client supports them)',
+    inputSchema: { type: 'object', properties: { seconds: { type: 'number', minimum: 0, maximum: 600 }, label: { type: 'string' } } },
+    execution: { taskSupport: 'optional' },
+  }, async ({ seconds = 1, label = 'job' }, ctx) => {
+    const steps = Math.max(1, Math.ceil(seconds * 4));
+    for (let i = 0; i < steps; i++) {
+      await ctx.progress(i, steps);
+      await sleepFor((seconds * 1000) / steps, undefined, { signal: ctx.signal });
+    }
+    return `Computed ${label} in ${seconds} s`;
+  });
+  server.registerTool('failing_job', {
+    description: 'Fails with a tool error after about a second (task only)',
+    execution: { taskSupport: 'required' },
+  }, async (ctx) => {
+    await sleepFor(800, undefined, { signal: ctx.signal });
+    throw new ToolError('The job failed: the input was rejected');
+  });
+  server.registerTool('protocol_error_job', {
+    description: 'Fails with a JSON-RPC error: the task ends failed',
+    execution: { taskSupport: 'optional' },
+  }, async (ctx) => {
+    await sleepFor(200, undefined, { signal: ctx.signal });
+    throw new McpError(-32603, 'protocol_error_job: deliberate failure');
+  });
+  server.registerTool('confirm_delete', {
+    description: 'Asks the user to confirm, from inside a task',
+    inputSchema: { type: 'object', properties: { filename: { type: 'string' } } },
+    execution: { taskSupport: 'optional' },
+  }, async ({ filename = 'file.txt' }, ctx) => {
+    const r = await ctx.elicit('confirm', { message: `Delete ${filename}?`, requestedSchema: confirmSchema });
+    return r.action === 'accept' && r.content?.confirm === true ? `Deleted ${filename}` : `Kept ${filename}`;
+  });
+  server.registerTool('multi_input', {
+    description: 'Asks two questions at once, from inside a task',
+    execution: { taskSupport: 'optional' },
+  }, async (ctx) => {
+    const a = await ctx.inputs({
+      name: { method: 'elicitation/create', params: { message: 'Your name?', requestedSchema: nameSchema } },
+      confirm: { method: 'elicitation/create', params: { message: 'Proceed?', requestedSchema: confirmSchema } },
+    });
+    return `Got ${a.name?.content?.name ?? '?'}, confirmed: ${a.confirm?.action === 'accept'}`;
+  });
+  server.registerTool('test_tool_with_task', {
+    description: 'Asks for a name by MRTR, then becomes a task for the slow part',
+    execution: { taskSupport: 'required' },
+    taskAfterMs: 300,
+  }, async (ctx) => {
+    const r = await ctx.elicit('user_name', { message: 'What is your name?', requestedSchema: nameSchema });
+    await sleepFor(1200, undefined, { signal: ctx.signal });
+    return `Hello, ${r.content?.name ?? 'stranger'}! (finished as a task)`;
   });
 
   return server;

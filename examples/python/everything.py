@@ -13,7 +13,7 @@ import json
 import wave
 from typing import Any
 
-from oxmcp import Audio, Context, EmbeddedResource, Image, Message, Server, ToolError
+from oxmcp import Audio, Context, EmbeddedResource, Image, McpError, Message, Server, ToolError
 
 # A 1x1 PNG and a 10 ms silent WAV, made here so the example needs no files.
 PNG = base64.b64decode(
@@ -388,6 +388,65 @@ async def test_input_required_result_prompt(ctx: Context) -> str:
     answer = await ctx.elicit("topic", "Which topic?", {"type": "object", "properties": {"topic": {"type": "string"}},
                                                         "required": ["topic"]})
     return f"Write about {(answer.content or {}).get('topic', 'anything')}."
+
+
+# -- tools: the Tasks extension (the conformance suite's tasks-* fixtures) ------------------------------
+CONFIRM_SCHEMA = {"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}
+
+
+@server.tool
+def greet(name: str) -> str:
+    """Greets by name (never a task)."""
+    return f"Hello, {name}!"
+
+
+@server.tool(task=True)
+async def slow_compute(ctx: Context, seconds: float = 1.0, label: str = "job") -> str:
+    """Sleeps `seconds`, then answers (a task when the client supports them)."""
+    steps = max(1, int(seconds * 4))
+    for i in range(steps):
+        await ctx.progress(i, steps)
+        await asyncio.sleep(seconds / steps)
+    return f"Computed {label} in {seconds} s"
+
+
+@server.tool(task_support="required")
+async def failing_job() -> str:
+    """Fails with a tool error after about a second (task only)."""
+    await asyncio.sleep(0.8)
+    raise ToolError("The job failed: the input was rejected")
+
+
+@server.tool(task=True)
+async def protocol_error_job() -> str:
+    """Fails with a JSON-RPC error: the task ends failed."""
+    await asyncio.sleep(0.2)
+    raise McpError(-32603, "protocol_error_job: deliberate failure")
+
+
+@server.tool(task=True)
+async def confirm_delete(ctx: Context, filename: str = "file.txt") -> str:
+    """Asks the user to confirm, from inside a task."""
+    answer = await ctx.elicit("confirm", f"Delete {filename}?", CONFIRM_SCHEMA)
+    yes = answer.action == "accept" and (answer.content or {}).get("confirm") is True
+    return f"Deleted {filename}" if yes else f"Kept {filename}"
+
+
+@server.tool(task=True)
+async def multi_input(ctx: Context) -> str:
+    """Asks two questions at once, from inside a task."""
+    answers = await ctx.inputs({"name": ("elicit", {"message": "Your name?", "requestedSchema": NAME_SCHEMA}),
+                                "confirm": ("elicit", {"message": "Proceed?", "requestedSchema": CONFIRM_SCHEMA})})
+    who = (answers["name"].get("content") or {}).get("name", "?")
+    return f"Got {who}, confirmed: {answers['confirm'].get('action') == 'accept'}"
+
+
+@server.tool(task_support="required", task_after=0.3)
+async def test_tool_with_task(ctx: Context) -> str:
+    """Asks for a name by MRTR, then becomes a task for the slow part."""
+    answer = await ctx.elicit("user_name", "What is your name?", NAME_SCHEMA)
+    await asyncio.sleep(1.2)
+    return f"Hello, {(answer.content or {}).get('name', 'stranger')}! (finished as a task)"
 
 
 if __name__ == "__main__":

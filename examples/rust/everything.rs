@@ -403,7 +403,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         options.max_listeners = n as usize;
     }
     let (statics, templates) = resources();
+    let mut tasks = oxmcp::tasks::TaskConfig::default();
+    if let Some(ms) = env_u64("OXMCP_TASK_TTL_MS") {
+        tasks = tasks.ttl(Some(Duration::from_millis(ms)));
+    }
     let mut b = Server::builder("oxmcp-everything", env!("CARGO_PKG_VERSION"))
+        .tasks(tasks)
         .title("oxmcp everything server")
         .instructions("Conformance fixtures for every MCP feature oxmcp serves.")
         .options(options);

@@ -425,6 +425,7 @@ pub fn modern_request(
     let name = params
         .get("name")
         .or_else(|| params.get("uri"))
+        .or_else(|| params.get("taskId"))
         .and_then(Value::as_str)
         .map(str::to_string);
     let body = json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}).to_string();
@@ -433,7 +434,15 @@ pub fn modern_request(
         ("Mcp-Method", method.to_string()),
     ];
     if let Some(n) = name {
-        if matches!(method, "tools/call" | "prompts/get" | "resources/read") {
+        if matches!(
+            method,
+            "tools/call"
+                | "prompts/get"
+                | "resources/read"
+                | "tasks/get"
+                | "tasks/update"
+                | "tasks/cancel"
+        ) {
             h.push(("Mcp-Name", n));
         }
     }

@@ -73,7 +73,8 @@ async fn discover_lists_every_version_and_carries_cache_hints() {
     assert_eq!(
         res["capabilities"],
         json!({"logging":{},"tools":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},
-               "prompts":{"listChanged":true},"completions":{}})
+               "prompts":{"listChanged":true},"completions":{},
+               "extensions":{"io.modelcontextprotocol/tasks":{}}})
     );
     assert_eq!(
         res["_meta"]["io.modelcontextprotocol/serverInfo"]["title"],

@@ -15,5 +15,6 @@ mod listen;
 mod mrtr;
 mod sqlite;
 mod stdio;
+mod tasks;
 mod transcripts;
 mod validation;

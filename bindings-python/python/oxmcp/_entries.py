@@ -125,7 +125,9 @@ class ToolEntry(_Entry):
                  icons: list[dict[str, Any]] | None = None, meta: dict[str, Any] | None = None,
                  output_schema: dict[str, Any] | None | bool = None, structured_output: bool | None = None,
                  input_schema: dict[str, Any] | None = None, timeout: float | None = None,
-                 required_scopes: list[str] | None = None, max_concurrency: int | None = None) -> None:
+                 required_scopes: list[str] | None = None, max_concurrency: int | None = None,
+                 task: bool | None = None, task_support: str | None = None,
+                 task_after: float | None = None) -> None:
         self.server = server
         self.info = analyze_function(fn, name=name, description=description, output_schema=output_schema,
                                      structured_output=structured_output, input_schema=input_schema,
@@ -135,6 +137,15 @@ class ToolEntry(_Entry):
             raise ValueError("timeout must be positive (seconds)")
         if max_concurrency is not None and max_concurrency < 1:
             raise ValueError("max_concurrency must be at least 1")
+        if task_support is None and task is not None:
+            task_support = "optional" if task else "forbidden"
+        if task_support not in (None, "forbidden", "optional", "required"):
+            raise ValueError('task_support must be "forbidden", "optional" or "required"')
+        if task_after is not None and task_after < 0:
+            raise ValueError("task_after must be >= 0 (seconds)")
+        #: The Tasks extension: whether calls may become tasks, and after how long of running.
+        self.task_support = task_support
+        self.task_after = task_after
         #: The core's per-tool limits (seconds; OAuth scopes; calls at once).
         self.timeout = timeout
         self.required_scopes = list(required_scopes) if required_scopes is not None else None
@@ -145,10 +156,11 @@ class ToolEntry(_Entry):
         self.meta = meta
 
     @property
-    def limits(self) -> tuple[int | None, list[str] | None, int | None]:
-        """``(timeout_ms, required_scopes, max_concurrency)`` as the native ``add_tool`` takes them."""
+    def limits(self) -> tuple[int | None, list[str] | None, int | None, int | None]:
+        """``(timeout_ms, required_scopes, max_concurrency, task_after_ms)`` as the native ``add_tool`` takes them."""
         ms = None if self.timeout is None else max(1, round(self.timeout * 1000))
-        return ms, self.required_scopes, self.max_concurrency
+        after = None if self.task_after is None else round(self.task_after * 1000)
+        return ms, self.required_scopes, self.max_concurrency, after
 
     @property
     def spec(self) -> dict[str, Any]:
@@ -166,6 +178,8 @@ class ToolEntry(_Entry):
             out["icons"] = self.icons
         if self.meta:
             out["_meta"] = self.meta
+        if self.task_support is not None:
+            out["execution"] = {"taskSupport": self.task_support}
         return out
 
     def _prepare(self, payload: Any, native_ctx: Any) -> dict[str, Any]:

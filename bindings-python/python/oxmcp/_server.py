@@ -117,7 +117,8 @@ class Server:
              meta: dict[str, Any] | None = None, output_schema: dict[str, Any] | None | bool = None,
              structured_output: bool | None = None, input_schema: dict[str, Any] | None = None,
              timeout: float | None = None, required_scopes: list[str] | None = None,
-             max_concurrency: int | None = None) -> Callable[[F], F]: ...
+             max_concurrency: int | None = None, task: bool | None = None, task_support: str | None = None,
+             task_after: float | None = None) -> Callable[[F], F]: ...
 
     def tool(self, fn: Any = None, **kwargs: Any) -> Any:
         """Register a function as a tool: ``@server.tool`` or ``@server.tool(name=..., ...)``."""
@@ -137,7 +138,8 @@ class Server:
                  meta: dict[str, Any] | None = None, output_schema: dict[str, Any] | None | bool = None,
                  structured_output: bool | None = None, input_schema: dict[str, Any] | None = None,
                  timeout: float | None = None, required_scopes: list[str] | None = None,
-                 max_concurrency: int | None = None, replace: bool = False) -> ToolEntry:
+                 max_concurrency: int | None = None, task: bool | None = None, task_support: str | None = None,
+                 task_after: float | None = None, replace: bool = False) -> ToolEntry:
         """Register a tool, also while serving (clients get ``notifications/tools/list_changed``).
 
         ``input_schema`` replaces the schema built from the signature; the function then gets the
@@ -145,11 +147,17 @@ class Server:
         (it answers ``isError`` and the handler is cancelled); ``required_scopes`` are OAuth scopes a
         caller must hold (HTTP 403 ``insufficient_scope`` otherwise); ``max_concurrency`` caps the
         calls of this tool running at once (the rest answer ``isError`` at once).
+
+        Tasks extension: ``task=True`` (FastMCP's spelling) or ``task_support="optional"`` lets a
+        call become a durable task when the client supports it (``"required"``: only as a task,
+        -32021 otherwise); ``task_after`` (seconds) runs the call as a plain request that long
+        first and turns it into a task only if it is still running (default: a task at once).
         """
         entry = ToolEntry(fn, self, name=name, title=title, description=description, annotations=annotations,
                           icons=icons, meta=meta, output_schema=output_schema, structured_output=structured_output,
                           input_schema=input_schema, timeout=timeout, required_scopes=required_scopes,
-                          max_concurrency=max_concurrency)
+                          max_concurrency=max_concurrency, task=task, task_support=task_support,
+                          task_after=task_after)
         with self._lock:
             if entry.name in self._tools and not replace:
                 raise DefinitionError(f"a tool named {entry.name!r} is already registered")
