@@ -44,7 +44,8 @@ export OXMCP_NATIVE_PROFILE="${OXMCP_NATIVE_PROFILE:-$OXMCP_BUILD_PROFILE}"
 die() { echo "setup: error: $*" >&2; exit 1; }
 
 # Python tools the tests use. Changing this list makes the next run reinstall.
-PY_TOOLS=(maturin pytest pytest-asyncio mypy pydantic "mcp>=2,<3")
+# datamodel-code-generator: scripts/gen-types.sh (oxmcp.types), checked by tests/python/test_types.py.
+PY_TOOLS=(maturin pytest pytest-asyncio mypy pydantic "mcp>=2,<3" "datamodel-code-generator==0.89.0")
 
 # ---- Python venv -------------------------------------------------------------
 PYTHON="${PYTHON:-python3}"

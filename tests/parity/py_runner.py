@@ -203,10 +203,12 @@ class Recorder:
         self.progress.append({"progress": progress, "total": total, "message": message})
 
 
-async def drive(target: Any, era: str, scenario: dict[str, Any], http_base: str | None) -> list[Any]:
+async def drive(target: Any, era: str, scenario: dict[str, Any], http_base: str | None,
+                data_uri: str = "") -> list[Any]:
     from mcp import Client
     from mcp.shared.exceptions import MCPError
 
+    scenario = json.loads(json.dumps(scenario).replace("@DATA@", data_uri))
     rec = Recorder(scenario.get("client", {}))
     kwargs: dict[str, Any] = {"logging_callback": rec.logging, "mode": "legacy" if era == "legacy" else MODERN,
                               "read_timeout_seconds": 30, "cache": None}
@@ -288,7 +290,7 @@ async def drive(target: Any, era: str, scenario: dict[str, Any], http_base: str 
                 out["progress"] = list(rec.progress)
             if rec.asked:
                 out["asked"] = sorted(set(rec.asked))
-            for path in step.get("ignore", []):
+            for path in step.get("ignore", []) + (step.get("ignore_http", []) if http_base else []):
                 _drop(out, path.split("."))
             results.append(out)
     return results
@@ -329,7 +331,7 @@ def run(case: Path, python: str, transport: str, era: str, oxmcp: bool) -> list[
             from mcp import StdioServerParameters
 
             target: Any = StdioServerParameters(command=python, args=[str(server)], env=env, cwd=tmp)
-            return asyncio.run(drive(target, era, scenario, None))
+            return asyncio.run(drive(target, era, scenario, None, (case / "data").as_uri()))
         port = _free_port()
         env["PARITY_PORT"] = str(port)
         proc = subprocess.Popen([python, str(server)], env=env, cwd=tmp, stdout=subprocess.DEVNULL,
@@ -337,7 +339,7 @@ def run(case: Path, python: str, transport: str, era: str, oxmcp: bool) -> list[
         try:
             _wait_listening(port, proc)
             base = f"http://127.0.0.1:{port}"
-            return asyncio.run(drive(base + scenario.get("path", "/mcp"), era, scenario, base))
+            return asyncio.run(drive(base + scenario.get("path", "/mcp"), era, scenario, base, (case / "data").as_uri()))
         finally:
             proc.terminate()
             try:

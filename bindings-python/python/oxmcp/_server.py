@@ -17,6 +17,28 @@ F = TypeVar("F", bound=Callable[..., Any])
 __all__ = ["Server"]
 
 
+class _Listing(list):  # type: ignore[type-arg]
+    """What ``Server.list_tools()`` & co. return: the registered definitions. Calling it (the SDK's
+    ``@server.list_tools()`` decorator on the wrong class) is a clear error."""
+
+    def __init__(self, name: str, items: list[dict[str, Any]]) -> None:
+        super().__init__(items)
+        self._name = name
+
+    def __await__(self) -> Any:
+        """``await server.list_tools()`` (MCPServer's async spelling) gives the same list."""
+        return _ready(self).__await__()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(f"oxmcp.Server.{self._name}() lists what is registered; it is not a decorator. For the "
+                        f"SDK's low-level @server.{self._name}() use oxmcp.server.lowlevel.Server (or register "
+                        "functions with @server.tool / @server.resource / @server.prompt)")
+
+
+async def _ready(value: Any) -> Any:
+    return value
+
+
 class CompletionRouter(_Entry):
     """All completers of one prompt or resource template, routed by argument name."""
 
@@ -296,17 +318,20 @@ class Server:
         install(self, middleware)
 
     # -- introspection (what the core will list) ------------------------------------------------------
+    # The SDK's low-level Server uses these names as decorator factories (``@server.list_tools()``);
+    # here they list what is registered. The list they return refuses to be used as a decorator with
+    # an error that says so (instead of "'list' object is not callable").
     def list_tools(self) -> list[dict[str, Any]]:
-        return [t.spec for t in self._tools.values()]
+        return _Listing("list_tools", [t.spec for t in self._tools.values()])
 
     def list_resources(self) -> list[dict[str, Any]]:
-        return [r.spec for r in self._resources.values() if not r.is_template]
+        return _Listing("list_resources", [r.spec for r in self._resources.values() if not r.is_template])
 
     def list_resource_templates(self) -> list[dict[str, Any]]:
-        return [r.spec for r in self._resources.values() if r.is_template]
+        return _Listing("list_resource_templates", [r.spec for r in self._resources.values() if r.is_template])
 
     def list_prompts(self) -> list[dict[str, Any]]:
-        return [p.spec for p in self._prompts.values()]
+        return _Listing("list_prompts", [p.spec for p in self._prompts.values()])
 
     def get_tool(self, name: str) -> ToolEntry:
         return self._tools[name]
@@ -332,7 +357,8 @@ class Server:
                 from .server.middleware import hooked_methods
 
                 for m in self._middleware:
-                    native.add_middleware(m, m.is_async, hooked_methods(m.middleware))
+                    methods = m.hooks() if hasattr(m, "hooks") else hooked_methods(m.middleware)
+                    native.add_middleware(m, m.is_async, methods)
             self._native = native
             return native
 

@@ -159,13 +159,17 @@ impl Server {
                 other => other,
             };
             match result {
-                Ok(Value::Object(mut m)) => {
-                    // A short-circuit answer is complete unless it says otherwise.
+                Ok(Value::Object(m)) => {
+                    // A short-circuit answer is complete unless it says otherwise, and gets the
+                    // era's shaping as the core's own answer would (cache hints on cacheable
+                    // methods: the lists, server/discover, resources/read).
                     if rq.era == Era::Modern && !m.contains_key("resultType") {
-                        m.insert("resultType".into(), json!("complete"));
-                        self.add_server_info(&mut m);
+                        let cacheable = rq.method.ends_with("/list")
+                            || matches!(rq.method.as_str(), "server/discover" | "resources/read");
+                        Outcome::Result(self.finish(rq, m, cacheable))
+                    } else {
+                        Outcome::Result(Value::Object(m))
                     }
-                    Outcome::Result(Value::Object(m))
                 }
                 Ok(_) => McpError::internal("a middleware returned a result that is not an object")
                     .into(),

@@ -1,0 +1,61 @@
+"""The low-level ``Server``'s link in the core's middleware chain: it answers the methods that have a
+handler, and puts the low-level server's capabilities into ``initialize`` / ``server/discover``."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from .._context import Context
+from .._errors import InputRequired, McpError, RequestCancelled
+from .middleware import native_next
+
+_log = logging.getLogger("oxmcp")
+
+
+class LowLevelLink:
+    is_async = True
+
+    def __init__(self, server: Any) -> None:
+        self.server = server
+        #: Set by ``Server.run`` from its initialization options; computed from the handlers otherwise.
+        self.capabilities: dict[str, Any] | None = None
+
+    def hooks(self) -> list[str]:
+        return sorted(set(self.server.request_handlers) | {"initialize", "server/discover"})
+
+    def _caps(self) -> dict[str, Any]:
+        if self.capabilities is None:
+            from .lowlevel.server import _dump
+
+            return _dump(self.server.get_capabilities())
+        return self.capabilities
+
+    def call_sync(self, payload: Any, native_ctx: Any = None) -> tuple[str, Any]:  # pragma: no cover
+        import asyncio
+
+        return asyncio.run(self.call_async(payload, native_ctx))
+
+    async def call_async(self, payload: Any, native_ctx: Any = None) -> tuple[str, Any]:
+        method = payload["method"]
+        params = dict(payload.get("params") or {})
+        try:
+            if method in ("initialize", "server/discover"):
+                raw = await native_next(native_ctx, params)
+                if isinstance(raw, dict) and "capabilities" in raw:
+                    raw["capabilities"] = self._caps()
+                return ("ok", raw)
+            ctx = Context(native_ctx, self.server._core)
+            value = await self.server._invoke(method, params, ctx)
+            if method == "logging/setLevel":
+                await native_next(native_ctx, params)  # the core filters log notifications by it
+            return ("ok", value)
+        except InputRequired as exc:
+            return ("input_required", exc.args[0] if exc.args else None)
+        except RequestCancelled:
+            return ("cancelled", None)
+        except McpError as exc:
+            return ("mcp_error", (exc.code, exc.message, exc.data))
+        except Exception as exc:  # noqa: BLE001
+            _log.error("low-level handler for %s raised", method, exc_info=exc)
+            return ("mcp_error", (-32603, str(exc), None))

@@ -1,0 +1,41 @@
+"""``mcp.shared.exceptions``: ``McpError(ErrorData(...))``.
+
+The low-level SDK's rules, which oxmcp keeps: raised from a ``call_tool`` handler it becomes an
+``isError`` result carrying its message (like any exception there); raised from any other handler
+it becomes the JSON-RPC error it carries (code, message, data).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._errors import McpError as _OxmcpMcpError
+from ..types import ElicitRequestURLParams, ErrorData  # noqa: F401  (the SDK module re-exports them)
+
+__all__ = ["ElicitRequestURLParams", "ErrorData", "McpError", "MCPError", "UrlElicitationRequiredError"]
+
+
+class McpError(_OxmcpMcpError):
+    """``McpError(ErrorData(code=..., message=..., data=...))`` (also ``McpError(code, message, data)``)."""
+
+    def __init__(self, error: Any, message: str | None = None, data: Any = None) -> None:
+        if isinstance(error, int):
+            from ..types import ErrorData
+
+            error = ErrorData(code=error, message=message or "", data=data)
+        self.error = error
+        super().__init__(int(error.code), str(error.message), getattr(error, "data", None))
+
+
+MCPError = McpError
+
+
+class UrlElicitationRequiredError(McpError):
+    def __init__(self, elicitations: list[Any], message: str | None = None) -> None:
+        from ..types import ErrorData
+
+        msg = message or "URL elicitation required"
+        super().__init__(ErrorData(code=-32042, message=msg,
+                                   data={"elicitations": [e.model_dump(by_alias=True, exclude_none=True)
+                                                          if hasattr(e, "model_dump") else e for e in elicitations]}))
+        self.elicitations = elicitations

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Generate oxmcp.types (bindings-python/python/oxmcp/types/_generated.py) from the spec's schema.json
+# with datamodel-code-generator (pinned in scripts/setup.sh). tests/python/test_types.py checks that
+# running this again changes nothing.
+#   bash scripts/gen-types.sh [OUT]
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUT="${1:-$ROOT/bindings-python/python/oxmcp/types/_generated.py}"
+cd "$ROOT/bindings-python/spec"
+"$ROOT/.venv/bin/datamodel-codegen" --input schema-2025-11-25.json --input-file-type jsonschema \
+  --output-model-type pydantic_v2.BaseModel --target-python-version 3.10 --disable-timestamp \
+  --allow-extra-fields --allow-population-by-field-name --use-union-operator --use-standard-collections \
+  --formatters black isort --output "$OUT" 2>/dev/null
