@@ -29,7 +29,6 @@ export function createServer(options = {}) {
     // A fixed key so that MRTR requestState survives across processes of this demo; a real
     // server reads it from its secret store.
     stateKey: process.env.OXMCP_STATE_KEY ?? 'everything-demo-state-key-0123456789',
-    cacheTtlMs: 60_000,
     ...options,
   });
 
@@ -256,7 +255,7 @@ export function createServer(options = {}) {
       { name: 'arg1', description: 'First test argument', required: true },
       { name: 'arg2', description: 'Second test argument', required: true },
     ],
-    complete: { arg1: (value) => ['test', 'testValue1', 'other'].filter((v) => v.startsWith(value)) },
+    complete: { arg1: (value) => ['test', 'testing', 'testValue1', 'other'].filter((v) => v.startsWith(value)) },
   }, ({ arg1, arg2 }) => ({ messages: [{ role: 'user', content: text(`Prompt with arguments: arg1='${arg1}', arg2='${arg2}'`) }] }));
   server.registerPrompt('test_prompt_with_embedded_resource', {
     description: 'A prompt that embeds a resource',

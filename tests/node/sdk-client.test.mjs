@@ -29,7 +29,7 @@ async function exercise(client) {
   const prompt = await client.getPrompt({ name: 'test_prompt_with_arguments', arguments: { arg1: 'testValue1', arg2: 'testValue2' } });
   assert.match(prompt.messages[0].content.text, /testValue1.*testValue2/);
   const c = await client.complete({ ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' }, argument: { name: 'arg1', value: 'te' } });
-  assert.deepEqual(c.completion.values, ['test', 'testValue1']);
+  assert.deepEqual(c.completion.values, ['test', 'testing', 'testValue1']);
 }
 
 test('official client over stdio', async () => {
