@@ -35,6 +35,8 @@ pub(crate) struct CallState {
     /// must not keep the request's notification sink (and so the transport) alive.
     ctx: Mutex<Option<Context>>,
     cancel: CancellationToken,
+    /// A middleware call's rest of the chain (`NativeServer.callNext`).
+    pub(crate) next: Mutex<Option<oxmcp::Next>>,
 }
 
 impl CallState {
@@ -46,6 +48,7 @@ impl CallState {
             mcp_error: Mutex::new(None),
             cancel: ctx.cancellation().clone(),
             ctx: Mutex::new(Some(ctx)),
+            next: Mutex::new(None),
         })
     }
     /// How the call ended, as `ctx.signal` reports it: `None` while it runs, else "finished",
@@ -395,6 +398,35 @@ impl NativeCalls {
         let call = self.state(id)?;
         let ctx = call.ctx()?;
         env.spawn_future(async move { settle(&call, ctx.inputs(reqs).await) })
+    }
+
+    /// Middleware call `id`: run the rest of the chain (then the core) with `params`; resolves
+    /// to the result object, rejects with the error (as `ctx.elicit` & co do).
+    #[napi(ts_return_type = "Promise<any>")]
+    pub fn call_next<'env>(
+        &self,
+        env: &'env Env,
+        id: i64,
+        params: Value,
+    ) -> Result<PromiseRaw<'env, Value>> {
+        let call = self.state(id)?;
+        let next = call
+            .next
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+            .ok_or_else(|| Error::new(Status::InvalidArg, "callNext outside a middleware call"))?;
+        let params = match params {
+            Value::Object(m) => m,
+            Value::Null => serde_json::Map::new(),
+            _ => {
+                return Err(Error::new(
+                    Status::InvalidArg,
+                    "callNext params must be an object",
+                ))
+            }
+        };
+        env.spawn_future(async move { settle(&call, next.run(params).await) })
     }
 
     #[napi]

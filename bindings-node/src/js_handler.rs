@@ -66,7 +66,17 @@ pub(crate) struct CompleteCall {
     id: CallId,
 }
 
+pub(crate) struct MiddlewareCall {
+    method: String,
+    params: Value,
+    id: CallId,
+}
+
 pub(crate) type ToolArgs = FnArgs<(Value, CallId)>;
+/// A middleware call: `(method, params, callId)`; `NativeServer.callNext(callId, params)` goes on.
+pub(crate) type MiddlewareArgs = FnArgs<(String, Value, CallId)>;
+/// `(method, params, callId) => envelope | undefined`
+pub(crate) type MiddlewareFn<'a> = Function<'a, MiddlewareArgs, JsReturn>;
 /// A tool call: `(args, callId, toolName)`; the name lets one dispatcher serve every tool.
 pub(crate) type ToolCallArgs = FnArgs<(Value, CallId, String)>;
 pub(crate) type ReadArgs = FnArgs<(String, Value, CallId)>;
@@ -91,6 +101,16 @@ pub(crate) fn tool_tsfn(f: &ToolDispatchFn<'_>) -> Result<Tsfn<ToolCall, ToolCal
                 c.value.id,
                 c.value.name.to_string(),
             )))
+        })
+}
+pub(crate) fn middleware_tsfn(
+    f: &MiddlewareFn<'_>,
+) -> Result<Tsfn<MiddlewareCall, MiddlewareArgs>> {
+    f.build_threadsafe_function::<MiddlewareCall>()
+        .weak::<true>()
+        .callee_handled::<false>()
+        .build_callback(|c: ThreadsafeCallContext<MiddlewareCall>| {
+            Ok(FnArgs::from((c.value.method, c.value.params, c.value.id)))
         })
 }
 pub(crate) fn prompt_tsfn(f: &ToolFn<'_>) -> Result<Tsfn<PromptCall, ToolArgs>> {
@@ -183,8 +203,21 @@ async fn run_call<T: 'static, A: JsValuesTupleIntoVec + 'static>(
     what: &str,
     make: impl FnOnce(CallId) -> T,
 ) -> std::result::Result<Value, HandlerError> {
+    run_call_next(callee, ctx, timeout, what, None, make).await
+}
+
+/// [`run_call`] for a middleware: `next` is what `NativeServer.callNext` runs.
+async fn run_call_next<T: 'static, A: JsValuesTupleIntoVec + 'static>(
+    callee: &JsCallee<T, A>,
+    ctx: Context,
+    timeout: Option<Duration>,
+    what: &str,
+    next: Option<oxmcp::Next>,
+    make: impl FnOnce(CallId) -> T,
+) -> std::result::Result<Value, HandlerError> {
     let cancel = ctx.cancellation().clone();
     let call = CallState::new(ctx);
+    *call.next.lock().unwrap_or_else(|e| e.into_inner()) = next;
     let (id, later) = callee.calls.start(call.clone());
     let guard = CallGuard::new(call.clone(), callee.calls.clone(), id);
     let fut = call_js(&callee.tsfn, make(id as CallId), later, &guard, what);
@@ -350,6 +383,35 @@ impl CompletionHandler for JsCompletion {
             })
             .await?;
             serde_json::from_value(v).map_err(|e| bad_result(&what, e))
+        })
+    }
+}
+
+/// A JS middleware on the core's chain (`NativeServer.addMiddleware`): hooks `methods` (all when
+/// None), so a request it does not hook never reaches JS.
+pub(crate) struct JsMiddleware {
+    pub(crate) callee: Arc<JsCallee<MiddlewareCall, MiddlewareArgs>>,
+    pub(crate) methods: Option<std::collections::HashSet<String>>,
+}
+
+impl oxmcp::Middleware for JsMiddleware {
+    fn hooks(&self, method: &str) -> bool {
+        self.methods.as_ref().is_none_or(|m| m.contains(method))
+    }
+    fn handle(
+        &self,
+        req: oxmcp::MiddlewareRequest,
+        next: oxmcp::Next,
+    ) -> BoxFuture<oxmcp::MiddlewareResult> {
+        let callee = self.callee.clone();
+        let what = format!("middleware for {}", req.method);
+        let method = req.method;
+        let params = Value::Object(req.params);
+        Box::pin(async move {
+            run_call_next(&callee, req.ctx, None, &what, Some(next), |id| {
+                MiddlewareCall { method, params, id }
+            })
+            .await
         })
     }
 }

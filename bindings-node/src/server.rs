@@ -285,6 +285,24 @@ impl NativeServer {
         self.server.info().clone()
     }
 
+    /// Add a middleware at the end of the core's chain: `handler(method, params, callId)` answers
+    /// with an envelope (or `undefined`, then `settle`) and may `callNext(callId, params)` first.
+    /// `methods`: the methods it hooks (all when absent); others never call into JS.
+    #[napi]
+    pub fn add_middleware(
+        &self,
+        handler: js_handler::MiddlewareFn<'_>,
+        methods: Option<Vec<String>>,
+    ) -> Result<()> {
+        let callee = self.callee(js_handler::middleware_tsfn(&handler)?);
+        self.server
+            .add_middleware(Arc::new(js_handler::JsMiddleware {
+                callee,
+                methods: methods.map(|m| m.into_iter().collect()),
+            }));
+        Ok(())
+    }
+
     /// The handler of every tool added with `addTool(def, null, ..)`:
     /// `(args, callId, toolName) => envelope | undefined`.
     #[napi]
