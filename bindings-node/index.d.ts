@@ -260,7 +260,7 @@ export interface ServerOptions extends HttpSecurityOptions {
   stateKey?: string | number[];
   stateTtlMs?: number;
   includeServerInfo?: boolean;
-  /** Default bound on a handler call (per-registration `timeoutMs` overrides it). Default 300000. */
+  /** Default bound on a handler call (per-registration `timeoutMs` overrides it). Default: none. */
   toolTimeoutMs?: number;
   maxListeners?: number;
   sessionIdleMs?: number;

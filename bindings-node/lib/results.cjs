@@ -161,18 +161,16 @@ function withMime(c, mimeType) {
   return c;
 }
 
-/** Normalise a completion handler's return into `{ values, total?, hasMore? }` (at most 100 values). */
+/**
+ * Normalise a completion handler's return into `{ values, total?, hasMore? }`: host conversion
+ * only. The cap on values sent (100, with `total` and `hasMore`) is the core's rule.
+ */
 function normalizeCompletion(value) {
   let out;
   if (Array.isArray(value)) out = { values: value.map(String) };
   else if (value && typeof value === 'object' && Array.isArray(value.values)) out = { ...value, values: value.values.map(String) };
   else if (value === undefined || value === null) out = { values: [] };
   else throw new TypeError(`a completion handler must return an array of strings or { values }, got ${describe(value)}`);
-  if (out.values.length > 100) {
-    out.total = out.total ?? out.values.length;
-    out.hasMore = true;
-    out.values = out.values.slice(0, 100);
-  }
   return out;
 }
 

@@ -62,8 +62,6 @@ function isThenable(v) {
 }
 
 const INPUT_REQUIRED = 'INPUT_REQUIRED';
-/** A handler that never settles is bounded by this unless the server or registration says otherwise. */
-const DEFAULT_TIMEOUT_MS = 300_000;
 const CANCELLED = 'CANCELLED';
 
 function pick(obj, keys) {
@@ -101,11 +99,14 @@ class Server {
     this.#opts = {
       exposeErrors: Boolean(merged.exposeErrors),
       logErrors: merged.logErrors ?? ((msg, err) => process.stderr.write(`${msg}\n${err && err.stack ? err.stack : String(err)}\n`)),
-      toolTimeoutMs: merged.toolTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+      toolTimeoutMs: merged.toolTimeoutMs,
       handleSignals: merged.handleSignals ?? true,
     };
-    const nativeOptions = { ...merged, toolTimeoutMs: this.#opts.toolTimeoutMs };
+    // No default bound on a call (none in the core, FastMCP or the TS SDK): `toolTimeoutMs` or a
+    // registration's `timeoutMs` sets one.
+    const nativeOptions = { ...merged };
     for (const k of ['exposeErrors', 'logErrors', 'handleSignals', 'http']) delete nativeOptions[k];
+    if (nativeOptions.toolTimeoutMs === undefined) delete nativeOptions.toolTimeoutMs;
     // HTTP security options given to the constructor: defaults for every `listen()` and for the
     // `fetch()` / `nodeHandler()` mount (per-call options override them key by key).
     this.#httpDefaults = {};

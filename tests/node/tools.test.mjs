@@ -232,3 +232,15 @@ test('resources and prompts', async () => {
   const list = await post(srv.url, 'prompts/list');
   assert.deepEqual(list.response.result.prompts[0].arguments, [{ name: 'msg', required: true }]);
 });
+
+test('the completion cap is the core\'s: 100 values, total and hasMore (as in Rust and Python)', async () => {
+  const ref = { type: 'ref/prompt', name: 'many_completions' };
+  const all = await post(srv.url, 'completion/complete', { ref, argument: { name: 'x', value: '' } });
+  const c = all.response.result.completion;
+  assert.deepEqual(c.values, Array.from({ length: 100 }, (_, i) => `v${String(i).padStart(3, '0')}`));
+  assert.equal(c.total, 150);
+  assert.equal(c.hasMore, true);
+  const few = (await post(srv.url, 'completion/complete', { ref, argument: { name: 'x', value: 'v14' } })).response.result.completion;
+  assert.equal(few.values.length, 10);
+  assert.equal(few.hasMore, undefined);
+});

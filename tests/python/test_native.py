@@ -332,3 +332,20 @@ async def test_runtime_add_and_remove() -> None:
         assert [t["name"] for t in await c.list_tools()] == ["base"]
         with pytest.raises(McpError):
             await c.call_tool("extra", {"x": 1})
+
+
+async def test_the_completion_cap_is_the_cores() -> None:
+    """150 values from a Python handler: the core sends 100, with total and hasMore (the same rule
+    and numbers as Rust and Node: tests/node/tools.test.mjs)."""
+    s = Server("cap")
+
+    @s.prompt(completions={"x": [f"v{i:03}" for i in range(150)]})
+    def p(x: str) -> str:
+        return x
+
+    async with Client(s) as c:
+        comp = await c.complete({"type": "ref/prompt", "name": "p"}, "x", "")
+        assert comp["values"] == [f"v{i:03}" for i in range(100)]
+        assert comp["total"] == 150 and comp["hasMore"] is True
+        few = await c.complete({"type": "ref/prompt", "name": "p"}, "x", "v14")
+        assert few["values"] == [f"v14{i}" for i in range(10)] and "hasMore" not in few

@@ -407,20 +407,17 @@ def _static_completer(values: list[str]) -> _StaticCompleter:
 
 
 def _completion(value: Any) -> dict[str, Any]:
+    """A completion handler's return as the core's ``Completion``: host conversion only. The cap
+    on values sent (100, with ``total`` and ``hasMore``) is the core's rule, the same in every
+    language."""
     if isinstance(value, dict):
-        values = [str(v) for v in value.get("values", [])]
-        out = {"values": values[:100]}
+        out = {"values": [str(v) for v in value.get("values", [])]}
         if "total" in value:
             out["total"] = value["total"]
-        if "hasMore" in value or len(values) > 100:
-            out["hasMore"] = bool(value.get("hasMore", True))
+        if "hasMore" in value:
+            out["hasMore"] = bool(value["hasMore"])
         return out
-    values = [str(v) for v in (value or [])]
-    out2: dict[str, Any] = {"values": values[:100]}
-    if len(values) > 100:
-        out2["total"] = len(values)
-        out2["hasMore"] = True
-    return out2
+    return {"values": [str(v) for v in (value or [])]}
 
 
 def _brief(exc: pydantic.ValidationError) -> str:
