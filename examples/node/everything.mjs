@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The conformance "everything" server on oxmcp for Node: every fixture of
-// shared/spec/CONFORMANCE.md §5.3/§5.4 that the core supports.
+// The conformance "everything" server on oxmcp for Node: every fixture the official conformance
+// suite's scenarios need (tests/conformance/README.md) that the core supports.
 //
 //   node examples/node/everything.mjs                      # stdio
 //   node examples/node/everything.mjs --http 127.0.0.1:8000  # Streamable HTTP at /mcp

@@ -1,4 +1,4 @@
-"""The conformance "everything" server in Python: every fixture of CONFORMANCE.md §5.3/§5.4.
+"""The conformance "everything" server in Python: every fixture the official conformance suite's scenarios need (tests/conformance/README.md).
 
     python examples/python/everything.py                  # stdio
     python examples/python/everything.py --http 127.0.0.1:8000   # Streamable HTTP at /mcp

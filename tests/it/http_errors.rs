@@ -1,5 +1,5 @@
 //! Every header, version, `_meta` and framing error of Streamable HTTP, with its exact status
-//! and JSON-RPC code (DIGEST §2.12, §3.2-3.3, §3.7).
+//! and JSON-RPC code (the 2026-07-28 spec: `basic/index` error codes; `transports/streamable-http` headers, validation order and Origin checks).
 
 use crate::harness::*;
 use serde_json::{json, Value};

@@ -2,7 +2,7 @@
 //! an [`HttpResponse`] (status, headers, a full body or an SSE stream) out. The hyper server,
 //! the Python ASGI mount and the Node fetch/Express mounts all call [`HttpHandler::handle`].
 //!
-//! Order of checks (DIGEST §3.3): path, Origin/Host (403), method (405), content type (415),
+//! Order of checks (the 2026-07-28 spec, `transports/streamable-http`, server validation): path, Origin/Host (403), method (405), content type (415),
 //! Accept (406), body size (413), JSON parse (-32700), JSON-RPC shape (-32600), era, then the
 //! modern header checks (-32020 / -32022 / -32602) before dispatch.
 
