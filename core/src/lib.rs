@@ -9,6 +9,7 @@
 
 pub mod auth;
 mod client_requests;
+pub mod config;
 pub mod context;
 pub mod error;
 pub mod handler;

@@ -1,0 +1,244 @@
+use super::*;
+use serde_json::json;
+
+const CASES: &str = include_str!("../../../tests/config/cases.json");
+
+/// The shared table: the same text the Python and Node tests expect from their constructors.
+#[test]
+fn shared_cases_give_their_errors() {
+    let table: Value = serde_json::from_str(CASES).unwrap();
+    let cases = table["cases"].as_array().unwrap();
+    assert!(cases.len() > 20);
+    for c in cases {
+        let config = c["config"].clone();
+        let got = match c["at"].as_str().unwrap() {
+            "server" => Config::from_json(config).map(|_| ()),
+            "listen" => Config::default().listen_with(config).map(|_| ()),
+            other => panic!("unknown `at` {other}"),
+        };
+        let e = got.expect_err(&format!("{c} was accepted"));
+        assert_eq!(e.message, c["error"].as_str().unwrap(), "{c}");
+        let kind = match c["kind"].as_str().unwrap() {
+            "unknown" => ConfigErrorKind::Unknown,
+            _ => ConfigErrorKind::Invalid,
+        };
+        assert_eq!(e.kind, kind, "{c}");
+    }
+}
+
+/// Every field has its camelCase alias (the hosts' spelling) in every struct of the schema.
+#[test]
+fn every_option_has_its_camel_case_alias() {
+    fn check<T: for<'de> Deserialize<'de>>() {
+        let names = fields::<T>();
+        assert!(!names.is_empty());
+        for f in names {
+            let mut m = Map::new();
+            m.insert(camel(f), Value::Null);
+            if let Err(e) = parse::<T>(&m) {
+                assert_ne!(e.kind, ConfigErrorKind::Unknown, "{f}: {e}");
+            }
+        }
+    }
+    check::<ServerConfig>();
+    check::<ListenOptions>();
+    check::<OAuthConfig>();
+    check::<AllowConfig>();
+    check::<CacheHintConfig>();
+    check::<RateTable>();
+    assert_eq!(camel("max_body_bytes"), "maxBodyBytes");
+    assert_eq!(snake("maxBodyBytes"), "max_body_bytes");
+}
+
+/// Each option reaches the core setting it names, in both spellings.
+#[test]
+fn every_option_round_trips() {
+    for (key_style, cfg) in [
+        (
+            "snake",
+            serde_json::from_str::<Value>(
+                r#"{
+                "name": "n", "version": "1", "title": "T", "instructions": "I", "website_url": "https://x",
+                "validation": "jsonrpc_error", "lenient_coercion": true, "cache_ttl_ms": 5,
+                "cache_scope": "public", "cache": {"tools/list": {"ttl_ms": 9}, "default": {"scope": "public"}},
+                "page_size": 3, "state_key": "0123456789abcdef", "state_ttl_ms": 7, "include_server_info": false,
+                "tool_timeout_ms": 1500, "max_listeners": 4, "session_idle_ms": 11, "max_sessions": 12,
+                "legacy_stateless": true, "expose_internal_errors": true, "force_private_cache": true,
+                "max_in_flight": 13,
+                "host": "127.0.0.1", "port": 9, "path": "/x", "allowed_origins": ["https://a"],
+                "allowed_hosts": ["h"], "max_body_bytes": 100, "max_string_bytes": 101, "max_line_bytes": 102,
+                "keep_alive_ms": 103, "header_timeout_ms": 104, "drain_timeout_ms": 105,
+                "body_timeout_ms": 106, "max_headers": 107, "max_header_bytes": 108,
+                "tokens": "alice=a-token", "rate_limit": {"rate": 2.5, "burst": 4, "per_caller": {"bob": 1}}
+                }"#,
+            )
+            .unwrap(),
+        ),
+        (
+            "camel",
+            serde_json::from_str::<Value>(
+                r#"{
+                "name": "n", "version": "1", "title": "T", "instructions": "I", "websiteUrl": "https://x",
+                "validation": "jsonRpcError", "lenientCoercion": true, "cacheTtlMs": 5,
+                "cacheScope": "public", "cache": {"tools/list": {"ttlMs": 9}, "default": {"cacheScope": "public"}},
+                "pageSize": 3.0, "stateKey": "0123456789abcdef", "stateTtlMs": 7, "includeServerInfo": false,
+                "toolTimeoutMs": 1500, "maxListeners": 4, "sessionIdleMs": 11, "maxSessions": 12,
+                "legacyStateless": true, "exposeInternalErrors": true, "forcePrivateCache": true,
+                "maxInFlight": 13,
+                "host": "127.0.0.1", "port": 9, "path": "/x", "allowedOrigins": ["https://a"],
+                "allowedHosts": ["h"], "maxBodyBytes": 100, "maxStringBytes": 101, "maxLineBytes": 102,
+                "keepAliveMs": 103, "headerTimeoutMs": 104, "drainTimeoutMs": 105,
+                "bodyTimeoutMs": 106, "maxHeaders": 107, "maxHeaderBytes": 108,
+                "tokens": {"alice": "a-token"}, "rateLimit": {"rate": 2.5, "burst": 4, "perCaller": {"bob": 1}}
+                }"#,
+            )
+            .unwrap(),
+        ),
+    ] {
+        let c = Config::from_json(cfg).unwrap_or_else(|e| panic!("{key_style}: {e}"));
+        let o = c.server.server_options().unwrap();
+        assert_eq!(o.validation, ValidationMode::JsonRpcError);
+        assert!(o.lenient_coercion && o.legacy_stateless && o.expose_internal_errors);
+        assert!(o.force_private_cache && !o.include_server_info);
+        assert_eq!(
+            o.cache_default,
+            CacheHint {
+                ttl_ms: 5,
+                scope: CacheScope::Public
+            }
+        );
+        assert_eq!(
+            o.cache["tools/list"],
+            CacheHint {
+                ttl_ms: 9,
+                scope: CacheScope::Public
+            }
+        );
+        assert_eq!(o.page_size, 3);
+        assert_eq!(o.state_key.as_deref(), Some(&b"0123456789abcdef"[..]));
+        assert_eq!(o.state_ttl, Duration::from_millis(7));
+        assert_eq!(o.tool_timeout, Some(Duration::from_millis(1500)));
+        assert_eq!(
+            (o.max_listeners, o.max_sessions, o.max_in_flight),
+            (4, 12, Some(13))
+        );
+        assert_eq!(o.session_idle, Duration::from_millis(11));
+        c.server.builder().unwrap().build().unwrap();
+
+        let h = c
+            .listen
+            .http_config(SocketAddr::from(([127, 0, 0, 1], 8000)))
+            .unwrap();
+        assert_eq!(h.addr, SocketAddr::from(([127, 0, 0, 1], 9)));
+        assert_eq!(h.path, "/x");
+        assert_eq!(h.allowed_origins, ["https://a"]);
+        assert_eq!(h.allowed_hosts, ["h"]);
+        assert_eq!((h.max_body, h.max_string), (100, 101));
+        assert_eq!(h.keep_alive, Duration::from_millis(103));
+        assert_eq!(h.header_timeout, Duration::from_millis(104));
+        assert_eq!(h.drain_timeout, Duration::from_millis(105));
+        assert_eq!(h.body_timeout, Duration::from_millis(106));
+        assert_eq!((h.max_headers, h.max_header_bytes), (107, 108));
+        assert!(h.auth.is_some());
+        let rl = h.rate_limit.unwrap();
+        assert!(rl.check("bob").is_ok());
+        assert!(rl.check("bob").is_err(), "bob's own limit is 1/s, burst 1");
+        let s = c.listen.stdio_config();
+        assert_eq!((s.max_line, s.max_string), (102, 101));
+        assert_eq!(s.drain_timeout, Duration::from_millis(105));
+    }
+}
+
+#[test]
+fn listen_overrides_replace_the_servers_options_key_by_key() {
+    let c = Config::from_json(json!({"maxBodyBytes": 10, "keepAliveMs": 20})).unwrap();
+    let l = c
+        .listen_with(json!({"max_body_bytes": 30, "port": 0}))
+        .unwrap();
+    let h = l
+        .http_config(SocketAddr::from(([127, 0, 0, 1], 8000)))
+        .unwrap();
+    assert_eq!(h.max_body, 30);
+    assert_eq!(h.keep_alive, Duration::from_millis(20));
+    assert_eq!(h.addr.port(), 0);
+    // Nothing given: the server's own.
+    let l = c.listen_with(Value::Null).unwrap();
+    assert_eq!(l.max_body_bytes, Some(10));
+}
+
+#[test]
+fn state_key_as_bytes_and_null() {
+    let c = Config::from_json(json!({"state_key": (0..16).collect::<Vec<u8>>()})).unwrap();
+    assert_eq!(
+        c.server.server_options().unwrap().state_key.unwrap().len(),
+        16
+    );
+    let e = Config::from_json(json!({"stateKey": [1, 2, 300]})).unwrap_err();
+    assert_eq!(e.message, "stateKey bytes must be integers 0..255");
+    let c = Config::from_json(json!({"stateKey": null})).unwrap();
+    assert!(c.server.server_options().unwrap().state_key.is_none());
+}
+
+#[test]
+fn the_environment_reader() {
+    let vars = |v: &[(&str, &str)]| {
+        v.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect::<Vec<_>>()
+    };
+    let c = Config::from_vars(vars(&[
+        ("OXMCP_PAGE_SIZE", "2"),
+        ("OXMCP_VALIDATION", "jsonrpc"),
+        ("OXMCP_LENIENT_COERCION", "true"),
+        // Digits only, yet a string option: read as text.
+        ("OXMCP_STATE_KEY", "12345678901234567890"),
+        ("OXMCP_MAX_BODY_BYTES", "1000"),
+        ("OXMCP_ALLOWED_HOSTS", "[\"a\", \"b\"]"),
+        ("OXMCP_RATE_LIMIT", "{\"rate\": 3}"),
+        ("OXMCP_TOKENS", "alice=tok-a"),
+        ("OXMCP_RESOURCE", "https://mcp.example.com"),
+        ("OXMCP_SCOPES", "a b"),
+        ("OTHER", "ignored"),
+    ]))
+    .unwrap();
+    let o = c.server.server_options().unwrap();
+    assert_eq!(o.page_size, 2);
+    assert_eq!(o.validation, ValidationMode::JsonRpcError);
+    assert!(o.lenient_coercion);
+    assert_eq!(o.state_key.unwrap(), b"12345678901234567890");
+    assert_eq!(c.listen.max_body_bytes, Some(1000));
+    assert_eq!(
+        c.listen.allowed_hosts.as_deref(),
+        Some(&["a".to_string(), "b".into()][..])
+    );
+    assert_eq!(c.listen.rate_limit.as_ref().unwrap().rate, 3.0);
+    assert_eq!(
+        c.listen.oauth.as_ref().unwrap().scopes.as_ref().unwrap().0,
+        ["a", "b"]
+    );
+    assert!(c
+        .listen
+        .http_config(SocketAddr::from(([127, 0, 0, 1], 0)))
+        .unwrap()
+        .auth
+        .is_some());
+
+    let e = Config::from_vars(vars(&[("OXMCP_PAGE_SIZE", "0")])).unwrap_err();
+    assert_eq!(
+        e.message,
+        "in the OXMCP_* environment: page_size must be at least 1"
+    );
+    let e = Config::from_vars(vars(&[("OXMCP_MAX_SESSIONS", "many")])).unwrap_err();
+    assert_eq!(
+        e.message,
+        "in the OXMCP_* environment: max_sessions: invalid type: string \"many\", expected usize"
+    );
+    // No variables: every default.
+    let c = Config::from_vars(vars(&[])).unwrap();
+    assert!(c
+        .listen
+        .http_config(SocketAddr::from(([127, 0, 0, 1], 0)))
+        .unwrap()
+        .auth
+        .is_none());
+}
