@@ -3,7 +3,6 @@
 //! Thin wrappers only: convert, call the core, convert back. Policy (decorators, schemas,
 //! result normalisation, user-facing errors) lives in the Python layer.
 
-mod auth;
 mod awaitable;
 mod context;
 mod convert;
@@ -22,7 +21,7 @@ use oxmcp::{
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyDictMethods};
+use pyo3::types::PyDict;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -56,7 +55,8 @@ pub(crate) struct NativeServer {
     pub(crate) server: Server,
     pub(crate) engine: Arc<Engine>,
     submit: Arc<Py<PyAny>>,
-    pub(crate) http_options: Py<PyDict>,
+    /// The validated options: the server's, and the defaults of every listener.
+    pub(crate) config: oxmcp::config::Config,
     prompts: Mutex<HashMap<String, PromptReg>>,
     templates: Mutex<HashMap<String, TemplateReg>>,
     completions: Mutex<HashMap<(String, String), Arc<dyn CompletionHandler>>>,
@@ -66,18 +66,15 @@ pub(crate) struct NativeServer {
 }
 
 impl NativeServer {
-    fn http_handler(&self, py: Python<'_>) -> PyResult<oxmcp::transport::http::HttpHandler> {
+    fn http_handler(&self) -> PyResult<oxmcp::transport::http::HttpHandler> {
         if let Some(h) = self.http_handler.get() {
             return Ok(h.clone());
         }
-        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-        let path = self
-            .http_options
-            .bind(py)
-            .get_item("path")?
-            .map(|p| p.extract::<String>())
-            .transpose()?;
-        let cfg = serve::http_config(py, self, addr, path.as_deref().unwrap_or("/mcp"), None)?;
+        let cfg = self
+            .config
+            .listen
+            .apply(oxmcp::transport::http::HttpConfig::mount())
+            .map_err(options::error)?;
         Ok(self
             .http_handler
             .get_or_init(|| oxmcp::transport::http::HttpHandler::new(self.server.clone(), cfg))
@@ -138,44 +135,23 @@ impl NativeServer {
         options: &Bound<'_, PyDict>,
         max_workers: usize,
     ) -> PyResult<Self> {
-        let info = as_object(from_py(info)?, "info")?;
-        let name = info
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or("oxmcp-python")
-            .to_string();
-        let version = info
-            .get("version")
-            .and_then(Value::as_str)
-            .unwrap_or("0.0.0")
-            .to_string();
-        let mut b = Server::builder(name, version).declare_tools();
-        if let Some(s) = info.get("title").and_then(Value::as_str) {
-            b = b.title(s);
-        }
-        if let Some(s) = info.get("description").and_then(Value::as_str) {
-            b = b.description(s);
-        }
-        if let Some(s) = info.get("websiteUrl").and_then(Value::as_str) {
-            b = b.website_url(s);
-        }
-        if let Some(v) = info.get("icons") {
-            b = b.icons(v.clone());
-        }
-        if let Some(s) = info.get("instructions").and_then(Value::as_str) {
-            b = b.instructions(s);
-        }
-        let server = b
-            .options(options::server_options(options)?)
+        // The identity and the options are one object in the core's schema.
+        let mut all = options::to_json(Some(options))?;
+        all.extend(as_object(from_py(info)?, "info")?);
+        let config = options::config(all)?;
+        let server = config
+            .server
+            .builder()
+            .map_err(options::error)?
+            .declare_tools()
             .build()
             .map_err(build_err)?;
         let submit = py.import("oxmcp._runtime")?.getattr("submit")?.unbind();
-        let http_options = options.copy()?.unbind();
         Ok(Self {
             server,
             engine: Engine::new(max_workers),
             submit: Arc::new(submit),
-            http_options,
+            config,
             prompts: Mutex::new(HashMap::new()),
             templates: Mutex::new(HashMap::new()),
             completions: Mutex::new(HashMap::new()),
@@ -365,9 +341,9 @@ impl NativeServer {
         self.engine.set_event_loop(event_loop);
     }
 
-    fn serve_stdio(&self, py: Python<'_>, event_loop: Py<PyAny>) -> PyResult<serve::ServeHandle> {
+    fn serve_stdio(&self, event_loop: Py<PyAny>) -> PyResult<serve::ServeHandle> {
         self.engine.set_event_loop(Some(event_loop));
-        serve::stdio(py, self)
+        serve::stdio(self)
     }
 
     /// `options`: HTTP options for this listener, over the server's (`tokens`, `rate_limit`, ...).
@@ -395,7 +371,7 @@ impl NativeServer {
         headers: Vec<(String, String)>,
         body: Vec<u8>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let handler = self.http_handler(py)?;
+        let handler = self.http_handler()?;
         serve::handle(py, handler, method, path, headers, body)
     }
 }
@@ -407,8 +383,7 @@ fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<serve::ServeHandle>()?;
     m.add_class::<serve::BodyStream>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add("SERVER_OPTIONS", options::SERVER_KEYS.to_vec())?;
-    m.add("HTTP_OPTIONS", serve::HTTP_KEYS.to_vec())?;
+    m.add_function(wrap_pyfunction!(options::check_options, m)?)?;
     m.add_function(wrap_pyfunction!(engine::quiesce, m)?)?;
     m.add_function(wrap_pyfunction!(engine::after_fork, m)?)?;
     m.add_function(wrap_pyfunction!(telemetry::flush_telemetry, m)?)?;

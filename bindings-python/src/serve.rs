@@ -7,30 +7,16 @@ use crate::engine::runtime;
 use crate::NativeServer;
 use bytes::Bytes;
 use http::{HeaderMap, HeaderName, HeaderValue, Method};
-use oxmcp::transport::http::{HttpConfig, HttpHandler, HttpRequest, ResponseBody};
+use oxmcp::transport::http::{HttpHandler, HttpRequest, ResponseBody};
 use oxmcp::transport::http_server::HttpServer;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyDictMethods};
+use pyo3::types::{PyBytes, PyDict};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
-
-/// Options read by the HTTP transport (the rest go to `ServerOptions`).
-pub(crate) const HTTP_KEYS: &[&str] = &[
-    "allowed_origins",
-    "allowed_hosts",
-    "max_body_bytes",
-    "max_string_bytes",
-    "keep_alive_ms",
-    "header_timeout_ms",
-    "drain_timeout_ms",
-    "tokens",
-    "oauth",
-    "rate_limit",
-];
 
 type Done = watch::Receiver<Option<Result<(), String>>>;
 
@@ -41,6 +27,9 @@ pub(crate) struct ServeHandle {
     done: Done,
     #[pyo3(get)]
     address: Option<String>,
+    /// Seconds the transport may take to drain at shutdown (its `drain_timeout_ms`).
+    #[pyo3(get)]
+    drain_timeout: f64,
 }
 
 #[pymethods]
@@ -71,7 +60,11 @@ impl ServeHandle {
     }
 }
 
-fn spawn<F>(address: Option<String>, f: impl FnOnce(CancellationToken) -> F) -> ServeHandle
+fn spawn<F>(
+    address: Option<String>,
+    drain: Duration,
+    f: impl FnOnce(CancellationToken) -> F,
+) -> ServeHandle
 where
     F: std::future::Future<Output = Result<(), String>> + Send + 'static,
 {
@@ -90,21 +83,16 @@ where
         stop,
         done: rx,
         address,
+        drain_timeout: drain.as_secs_f64(),
     }
 }
 
-pub(crate) fn stdio(py: Python<'_>, ns: &NativeServer) -> PyResult<ServeHandle> {
+pub(crate) fn stdio(ns: &NativeServer) -> PyResult<ServeHandle> {
     let server = ns.server.clone();
-    let mut cfg = oxmcp::transport::stdio::StdioConfig::default();
-    let opts = ns.http_options.bind(py);
-    if let Some(v) = opts.get_item("drain_timeout_ms")? {
-        cfg.drain_timeout = Duration::from_millis(v.extract()?);
-    }
-    if let Some(v) = opts.get_item("max_string_bytes")? {
-        cfg.max_string = v.extract()?;
-    }
+    let cfg = ns.config.listen.stdio_config();
+    let drain = cfg.drain_timeout;
     let _guard = runtime().enter();
-    Ok(spawn(None, move |stop| async move {
+    Ok(spawn(None, drain, move |stop| async move {
         let shutdown = async move { stop.cancelled().await };
         let r = oxmcp::transport::stdio::serve_io(
             server.clone(),
@@ -119,88 +107,44 @@ pub(crate) fn stdio(py: Python<'_>, ns: &NativeServer) -> PyResult<ServeHandle> 
     }))
 }
 
-/// The HTTP transport's settings: the server's options, overridden by `run(...)`'s.
-pub(crate) fn http_config(
-    py: Python<'_>,
-    ns: &NativeServer,
-    addr: SocketAddr,
-    path: &str,
-    overrides: Option<&Bound<'_, PyDict>>,
-) -> PyResult<HttpConfig> {
-    let mut cfg = HttpConfig::new(addr).path(path);
-    let opts = ns.http_options.bind(py).copy()?;
-    if let Some(o) = overrides {
-        for (k, v) in o.iter() {
-            let key: String = k.extract()?;
-            if !HTTP_KEYS.contains(&key.as_str()) {
-                return Err(PyValueError::new_err(format!(
-                    "unknown HTTP option '{key}'"
-                )));
-            }
-            opts.set_item(k, v)?;
-        }
-    }
-    if let Some(v) = opts.get_item("allowed_origins")? {
-        cfg = cfg.allowed_origins(v.extract::<Vec<String>>()?);
-    }
-    if let Some(v) = opts.get_item("allowed_hosts")? {
-        cfg = cfg.allowed_hosts(v.extract::<Vec<String>>()?);
-    }
-    if let Some(v) = opts.get_item("max_body_bytes")? {
-        cfg = cfg.max_body(v.extract::<usize>()?);
-    }
-    if let Some(v) = opts.get_item("max_string_bytes")? {
-        cfg = cfg.max_string(v.extract::<usize>()?);
-    }
-    if let Some(v) = opts.get_item("keep_alive_ms")? {
-        cfg.keep_alive = Duration::from_millis(v.extract()?);
-    }
-    if let Some(v) = opts.get_item("header_timeout_ms")? {
-        cfg.header_timeout = Duration::from_millis(v.extract()?);
-    }
-    if let Some(v) = opts.get_item("drain_timeout_ms")? {
-        cfg.drain_timeout = Duration::from_millis(v.extract()?);
-    }
-    let (tokens, oauth) = (opts.get_item("tokens")?, opts.get_item("oauth")?);
-    if let Some(auth) = crate::auth::build(tokens.as_ref(), oauth.as_ref())? {
-        cfg = cfg.auth(Arc::new(auth));
-    }
-    if let Some(v) = opts.get_item("rate_limit")?.filter(|v| !v.is_none()) {
-        cfg = cfg.rate_limiter(crate::auth::rate_limiter(&v)?);
-    }
-    Ok(cfg)
-}
-
+/// `options`: this listener's options over the server's; `host`, `port` and `path` are among
+/// them (the core checks them all).
 pub(crate) fn http(
     py: Python<'_>,
     ns: &NativeServer,
     host: String,
     port: u16,
     path: String,
-    overrides: Option<&Bound<'_, PyDict>>,
+    options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<ServeHandle> {
-    let ip = if host == "localhost" {
-        "127.0.0.1"
-    } else {
-        host.trim_matches(|c| c == '[' || c == ']')
-    };
-    let ip: std::net::IpAddr = ip.parse().map_err(|_| {
-        PyValueError::new_err(format!("bad host {host:?}: use an IP address or localhost"))
-    })?;
-    let addr = SocketAddr::new(ip, port);
-    let cfg = http_config(py, ns, addr, &path, overrides)?;
+    let mut over = crate::options::to_json(options)?;
+    over.insert("host".into(), host.into());
+    over.insert("port".into(), port.into());
+    over.insert("path".into(), path.into());
+    let listen = ns
+        .config
+        .listen_with(serde_json::Value::Object(over))
+        .map_err(crate::options::error)?;
+    let cfg = listen
+        .http_config(SocketAddr::from(([127, 0, 0, 1], 8000)))
+        .map_err(crate::options::error)?;
+    let (addr, drain) = (cfg.addr, cfg.drain_timeout);
     let server = ns.server.clone();
     // Bind now so that errors (port in use) surface here and the real port is known.
     let bound = py
         .detach(|| runtime().block_on(HttpServer::bind(server, cfg)))
         .map_err(|e| PyOSError::new_err(format!("cannot listen on {addr}: {e}")))?;
     let local = bound.local_addr();
-    Ok(spawn(Some(local.to_string()), move |stop| async move {
-        bound
-            .serve(async move { stop.cancelled().await })
-            .await
-            .map_err(|e| e.to_string())
-    }))
+    Ok(spawn(
+        Some(local.to_string()),
+        drain,
+        move |stop| async move {
+            bound
+                .serve(async move { stop.cancelled().await })
+                .await
+                .map_err(|e| e.to_string())
+        },
+    ))
 }
 
 /// The body of an SSE response, read chunk by chunk: `await stream.next()` → bytes, or None at the end.

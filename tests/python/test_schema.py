@@ -224,7 +224,7 @@ def test_bad_definitions_are_reported() -> None:
     with pytest.raises(DefinitionError, match="template"):
         @s.resource("user://{id}/profile")
         def wrong(name: str) -> str: ...
-    with pytest.raises(TypeError, match="unknown server option"):
+    with pytest.raises(TypeError, match="unknown option `no_such_option`"):
         Server("x", no_such_option=1)
 
 

@@ -73,34 +73,21 @@ class CompletionRouter(_Entry):
 class Server:
     """An MCP server: register tools, resources and prompts with decorators, then ``run()``.
 
-    Keyword options beyond the documented ones are the core's server options (validation mode,
-    cache hints, allowed origins and hosts, state key, limits); see ``Server.OPTIONS``.
+    Keyword options beyond the documented ones are the core's options (validation mode, cache
+    hints, limits, state key) and the defaults of every listener (allowed origins and hosts, body
+    and header limits, timeouts, ``tokens``, ``oauth``, ``rate_limit``): one schema, checked by the
+    core, the same in every language (docs/README-python.md lists them). camelCase spellings are
+    accepted too. An unknown option raises ``TypeError``, a bad value ``ValueError``.
+    ``debug`` and ``max_workers`` are Python's own (the sync handler pool).
     """
-
-    #: The core's server options (``validation`` "tool_error" | "jsonrpc_error", ``cache_ttl_ms``,
-    #: ``cache_scope``, per-method ``cache``, ``state_key``, ...) and the HTTP transport's
-    #: (``allowed_origins``, ``allowed_hosts``, ``max_body_bytes``, ``max_string_bytes`` (longest JSON string
-    #: in a request, also on stdio; default 1 MiB), ``keep_alive_ms``, ``header_timeout_ms``,
-    #: ``drain_timeout_ms``: how long in-flight requests may finish at shutdown before they are cancelled,
-    #: for stdio too). Kept equal to the native module's lists by a test.
-    OPTIONS = (
-        "validation", "lenient_coercion", "cache_ttl_ms", "cache_scope", "cache", "page_size", "state_key",
-        "state_ttl_ms", "include_server_info", "tool_timeout_ms", "max_listeners", "session_idle_ms", "max_sessions",
-        "legacy_stateless", "expose_internal_errors", "max_in_flight",
-        "allowed_origins", "allowed_hosts", "max_body_bytes", "max_string_bytes", "keep_alive_ms", "header_timeout_ms",
-        "drain_timeout_ms", "tokens", "oauth", "rate_limit",
-    )
-    #: The options that belong to the HTTP listener; ``run(...)`` may also give these.
-    HTTP_OPTIONS = ("allowed_origins", "allowed_hosts", "max_body_bytes", "max_string_bytes", "keep_alive_ms",
-                    "header_timeout_ms", "drain_timeout_ms", "tokens", "oauth", "rate_limit")
 
     def __init__(self, name: str, version: str = "0.1.0", *, title: str | None = None,
                  instructions: str | None = None, website_url: str | None = None, description: str | None = None,
                  icons: list[dict[str, Any]] | None = None, debug: bool = False, max_workers: int | None = None,
                  **options: Any) -> None:
-        unknown = sorted(set(options) - set(self.OPTIONS))
-        if unknown:
-            raise TypeError(f"unknown server option(s): {', '.join(unknown)}; known: {', '.join(self.OPTIONS)}")
+        from . import _oxmcp
+
+        _oxmcp.check_options(options)
         self.name = name
         self.version = version
         self.title = title
@@ -372,7 +359,7 @@ class Server:
         """Serve until stdin closes (stdio) or SIGINT/SIGTERM (both transports); exits cleanly on a signal.
 
         ``http_options`` (HTTP only) override the server's for this listener: ``tokens``, ``oauth``,
-        ``rate_limit``, ``allowed_origins``, ``allowed_hosts``, ... (see ``Server.HTTP_OPTIONS``).
+        ``rate_limit``, ``allowed_origins``, ``allowed_hosts``, ... (the listener options of the core's schema).
         """
         try:
             asyncio.run(self.run_async(transport, host=host, port=port, path=path, _signals=True, **http_options))
@@ -384,9 +371,6 @@ class Server:
         """Serve on the running asyncio loop (async handlers run on it) until cancelled or the transport ends."""
         if transport not in ("stdio", "http", "streamable-http"):
             raise ValueError(f"unknown transport {transport!r}: 'stdio' or 'http'")
-        unknown = sorted(set(http_options) - set(self.HTTP_OPTIONS))
-        if unknown:
-            raise TypeError(f"unknown HTTP option(s): {', '.join(unknown)}; known: {', '.join(self.HTTP_OPTIONS)}")
         if http_options and transport == "stdio":
             raise TypeError(f"{', '.join(sorted(http_options))}: HTTP options, but the transport is stdio "
                             "(stdio servers take credentials from their environment)")
@@ -415,7 +399,7 @@ class Server:
             if done is not None and not done.done():
                 handle.shutdown()
                 # The core drains (then cancels) in-flight requests within its drain deadline.
-                drain = float(http_options.get("drain_timeout_ms", self.options.get("drain_timeout_ms", 5000))) / 1000
+                drain = handle.drain_timeout
                 try:
                     await asyncio.wait_for(asyncio.shield(done), timeout=drain + 2)
                 except (asyncio.TimeoutError, asyncio.CancelledError):

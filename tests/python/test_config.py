@@ -1,0 +1,114 @@
+"""The core's one configuration schema from Python: the shared table of invalid configurations
+(tests/config/cases.json, also replayed by the Rust and Node tests) gives the same text here, and
+the HTTP limits Python used to lack are enforced by a real server over HTTP on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from oxmcp import Server
+from procs import ROOT, free_port, wait_listening
+
+CASES = json.loads((ROOT / "tests" / "config" / "cases.json").read_text())["cases"]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[json.dumps(c["config"]) for c in CASES])
+def test_invalid_configs_give_the_shared_error(case: dict[str, Any]) -> None:
+    exc = TypeError if case["kind"] == "unknown" else ValueError
+    config = dict(case["config"])
+    with pytest.raises(exc) as e:
+        if case["at"] == "server":
+            Server("t", **config)
+        else:
+            asyncio.run(Server("t").run_async("http", port=0, **config))
+    assert str(e.value) == case["error"]
+
+
+def test_camel_case_names_and_bytes_are_accepted() -> None:
+    s = Server("t", pageSize=2, state_key=b"0123456789abcdef", maxBodyBytes=1000, rateLimit={"rate": 5})
+    s.native  # builds the core server
+
+
+SERVER = """
+import json, os, sys
+from oxmcp import Server
+server = Server("limits", **json.loads(os.environ["LIMITS"]))
+
+@server.tool()
+def echo(text: str) -> str:
+    return text
+
+server.run("http", host="127.0.0.1", port=int(sys.argv[1]))
+"""
+
+LIMITS = {"max_headers": 20, "max_header_bytes": 2048, "body_timeout_ms": 300, "force_private_cache": True,
+          "cache_scope": "public", "cache_ttl_ms": 5000}
+
+
+def exchange(port: int, head: str, body: bytes = b"", wait: float = 10) -> tuple[int, bytes]:
+    """Send a raw request (head without the final blank line) and read the status line and body."""
+    with socket.create_connection(("127.0.0.1", port), timeout=wait) as sock:
+        sock.sendall(head.encode() + b"\r\n" + body)
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        head_bytes, _, rest = data.partition(b"\r\n\r\n")
+        length = 0
+        for line in head_bytes.split(b"\r\n")[1:]:
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value)
+        while len(rest) < length:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            rest += chunk
+    return int(head_bytes.split(b" ", 2)[1]), rest
+
+
+def post_head(port: int, length: int, extra: str = "") -> str:
+    return (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\ncontent-type: application/json\r\n"
+            f"accept: application/json, text/event-stream\r\nmcp-protocol-version: 2026-07-28\r\n"
+            f"mcp-method: tools/list\r\ncontent-length: {length}\r\n{extra}")
+
+
+def test_the_four_http_limits_are_enforced_over_http() -> None:
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-c", SERVER, str(port)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, env={**os.environ, "LIMITS": json.dumps(LIMITS)}, cwd=ROOT)
+    try:
+        wait_listening(port, proc)
+        meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {}}
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}}).encode()
+        status, reply = exchange(port, post_head(port, len(body)), body)
+        assert status == 200, reply
+        # force_private_cache wins over cache_scope="public".
+        result = json.loads(reply)["result"]
+        assert (result["cacheScope"], result["ttlMs"]) == ("private", 5000)
+        # max_headers: 30 headers > 20.
+        many = "".join(f"x-h{i}: v\r\n" for i in range(30))
+        assert exchange(port, post_head(port, len(body), many), body)[0] == 431
+        # max_header_bytes: one 3000-byte value > 2048.
+        assert exchange(port, post_head(port, len(body), f"x-big: {'a' * 3000}\r\n"), body)[0] == 431
+        # body_timeout_ms: 10 of 100 declared bytes, then silence: 408 after ~0.3 s.
+        t0 = time.monotonic()
+        status, _ = exchange(port, post_head(port, 100), b"{" * 10)
+        assert status == 408
+        assert time.monotonic() - t0 < 5
+    finally:
+        proc.terminate()
+        proc.wait(10)
