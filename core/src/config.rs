@@ -171,6 +171,9 @@ pub struct ListenOptions {
     pub allowed_origins: Option<Vec<String>>,
     #[serde(alias = "allowedHosts")]
     pub allowed_hosts: Option<Vec<String>>,
+    /// Opt out of the `Host` check off loopback (a proxy in front checks it).
+    #[serde(alias = "allowAnyHost")]
+    pub allow_any_host: Option<bool>,
     #[serde(alias = "maxBodyBytes")]
     pub max_body_bytes: Option<usize>,
     /// HTTP and stdio.
@@ -534,13 +537,29 @@ impl Config {
                 continue;
             };
             let text = text.trim();
+            // JSON when it is a valid value of the option, else the first of: the text, a
+            // comma-separated list (`OXMCP_ALLOWED_HOSTS=a,b`), 1/0 as a boolean. When none is,
+            // the JSON's (or the text's) error is the clearer one (`page_size must be at least 1`).
+            let json = serde_json::from_str::<Value>(text).ok();
             let as_text = Value::String(text.to_string());
-            // JSON when it is a valid value of the option, else text when that is; when
-            // neither is, the JSON's error is the clearer one (`page_size must be at least 1`).
-            let v = match serde_json::from_str::<Value>(text) {
-                Ok(j) if Self::accepts(f, &j) || !Self::accepts(f, &as_text) => j,
-                _ => as_text,
+            let list: Value = text
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(|s| Value::String(s.into()))
+                .collect();
+            let flag = match text {
+                "1" => Some(Value::Bool(true)),
+                "0" => Some(Value::Bool(false)),
+                _ => None,
             };
+            let found = json
+                .iter()
+                .chain([&as_text, &list])
+                .chain(flag.iter())
+                .find(|v| Self::accepts(f, v))
+                .cloned();
+            let v = found.unwrap_or_else(|| json.unwrap_or(as_text));
             raw.insert(f.to_string(), v);
         }
         if !raw.contains_key("tokens") {
@@ -807,6 +826,9 @@ impl ListenOptions {
         }
         if let Some(h) = &self.allowed_hosts {
             c.allowed_hosts = h.clone();
+        }
+        if let Some(b) = self.allow_any_host {
+            c.allow_any_host = b;
         }
         if let Some(n) = self.max_body_bytes {
             c.max_body = n;

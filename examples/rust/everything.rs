@@ -7,8 +7,8 @@ mod tasks_fixtures;
 
 use oxmcp::{
     ClientCapability, Completion, Content, Context, HandlerError, InputRequest, Prompt,
-    PromptMessage, PromptResult, Resource, ResourceContents, ResourceTemplate, Server,
-    ServerOptions, Tool, ToolError, ToolResult,
+    PromptMessage, PromptResult, Resource, ResourceContents, ResourceTemplate, Server, Tool,
+    ToolError, ToolResult,
 };
 use serde_json::{json, Map, Value};
 use std::time::Duration;
@@ -376,32 +376,9 @@ fn resources() -> (Vec<Resource>, Vec<ResourceTemplate>) {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut options = ServerOptions::default();
-    if let Ok(k) = std::env::var("OXMCP_STATE_KEY") {
-        options.state_key = Some(k.into_bytes());
-    }
-    // Knobs the integration tests (tests/it) turn; each maps to one `ServerOptions` field.
-    if std::env::var("OXMCP_VALIDATION").as_deref() == Ok("jsonrpc") {
-        options.validation = oxmcp::ValidationMode::JsonRpcError;
-    }
-    if std::env::var("OXMCP_LENIENT").as_deref() == Ok("1") {
-        options.lenient_coercion = true;
-    }
-    if let Some(s) = env_u64("OXMCP_STATE_TTL_SECS") {
-        options.state_ttl = Duration::from_secs(s);
-    }
-    if let Some(ms) = env_u64("OXMCP_SESSION_IDLE_MS") {
-        options.session_idle = Duration::from_millis(ms);
-    }
-    if let Some(n) = env_u64("OXMCP_MAX_SESSIONS") {
-        options.max_sessions = n as usize;
-    }
-    if let Some(n) = env_u64("OXMCP_PAGE_SIZE") {
-        options.page_size = n as usize;
-    }
-    if let Some(n) = env_u64("OXMCP_MAX_LISTENERS") {
-        options.max_listeners = n as usize;
-    }
+    // Every option from the environment (OXMCP_STATE_KEY, OXMCP_VALIDATION, OXMCP_PAGE_SIZE, ...:
+    // the knobs the integration tests in tests/it turn).
+    let options = cli::config()?.server.server_options()?;
     let (statics, templates) = resources();
     let mut tasks = oxmcp::tasks::TaskConfig::default();
     if let Some(ms) = env_u64("OXMCP_TASK_TTL_MS") {
@@ -438,10 +415,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let server = b.build()?;
     install_triggers(&server)?;
     cli::run(server).await
-}
-
-fn env_u64(name: &str) -> Option<u64> {
-    std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
 }
 
 /// The trigger tools need the server itself: replace them with versions that change its lists.

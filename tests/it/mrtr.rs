@@ -264,7 +264,7 @@ async fn tampered_expired_and_replayed_elsewhere_state_is_rejected() {
 
 #[tokio::test]
 async fn expired_state_is_rejected() {
-    let s = HttpServer::start_with("everything", &[("OXMCP_STATE_TTL_SECS", "0")]).await;
+    let s = HttpServer::start_with("everything", &[("OXMCP_STATE_TTL_MS", "0")]).await;
     let name = "test_input_required_result_elicitation";
     let (_, state) = input_required(&tool(&s, 1, name, json!({}), elicit()).await);
     // The expiry has one-second resolution: past it for sure after 1.1 s.
@@ -281,7 +281,11 @@ async fn a_second_process_with_the_same_key_accepts_the_state() {
     let env = [("OXMCP_STATE_KEY", "it-shared-secret-0123456789")];
     let a = HttpServer::start_with("everything", &env).await;
     let b = HttpServer::start_with("everything", &env).await;
-    let c = HttpServer::start_with("everything", &[("OXMCP_STATE_KEY", "another-secret")]).await;
+    let c = HttpServer::start_with(
+        "everything",
+        &[("OXMCP_STATE_KEY", "another-secret-0123456789")],
+    )
+    .await;
     let unkeyed = HttpServer::start("everything").await;
     let name = "test_input_required_result_request_state";
     let (_, state) = input_required(&tool(&a, 1, name, json!({}), elicit()).await);

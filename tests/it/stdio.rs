@@ -131,7 +131,7 @@ async fn batches_only_in_a_2025_03_26_session() {
 
 #[tokio::test]
 async fn oversize_line_gets_a_clear_error_and_the_server_keeps_serving() {
-    let mut s = StdioServer::start_with("everything", &[("OXMCP_MAX_LINE", "4096")]);
+    let mut s = StdioServer::start_with("everything", &[("OXMCP_MAX_LINE_BYTES", "4096")]);
     let big = modern(
         json!(1),
         "tools/call",

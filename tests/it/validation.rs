@@ -80,7 +80,7 @@ async fn jsonrpc_mode_answers_invalid_params_with_violations() {
 #[tokio::test]
 async fn lenient_mode_accepts_numeric_and_boolean_strings() {
     let strict = HttpServer::start("everything").await;
-    let lenient = HttpServer::start_with("everything", &[("OXMCP_LENIENT", "1")]).await;
+    let lenient = HttpServer::start_with("everything", &[("OXMCP_LENIENT_COERCION", "true")]).await;
     let args = json!({"arguments":{"a":"40","b":"2"}});
     assert_eq!(
         call(&strict, "add", args.clone()).await.result()["isError"],

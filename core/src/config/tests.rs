@@ -66,7 +66,7 @@ fn every_option_round_trips() {
                 "legacy_stateless": true, "expose_internal_errors": true, "force_private_cache": true,
                 "max_in_flight": 13,
                 "host": "127.0.0.1", "port": 9, "path": "/x", "allowed_origins": ["https://a"],
-                "allowed_hosts": ["h"], "max_body_bytes": 100, "max_string_bytes": 101, "max_line_bytes": 102,
+                "allowed_hosts": ["h"], "allow_any_host": true, "max_body_bytes": 100, "max_string_bytes": 101, "max_line_bytes": 102,
                 "keep_alive_ms": 103, "header_timeout_ms": 104, "drain_timeout_ms": 105,
                 "body_timeout_ms": 106, "max_headers": 107, "max_header_bytes": 108,
                 "tokens": "alice=a-token", "rate_limit": {"rate": 2.5, "burst": 4, "per_caller": {"bob": 1}}
@@ -86,7 +86,7 @@ fn every_option_round_trips() {
                 "legacyStateless": true, "exposeInternalErrors": true, "forcePrivateCache": true,
                 "maxInFlight": 13,
                 "host": "127.0.0.1", "port": 9, "path": "/x", "allowedOrigins": ["https://a"],
-                "allowedHosts": ["h"], "maxBodyBytes": 100, "maxStringBytes": 101, "maxLineBytes": 102,
+                "allowedHosts": ["h"], "allowAnyHost": true, "maxBodyBytes": 100, "maxStringBytes": 101, "maxLineBytes": 102,
                 "keepAliveMs": 103, "headerTimeoutMs": 104, "drainTimeoutMs": 105,
                 "bodyTimeoutMs": 106, "maxHeaders": 107, "maxHeaderBytes": 108,
                 "tokens": {"alice": "a-token"}, "rateLimit": {"rate": 2.5, "burst": 4, "perCaller": {"bob": 1}}
@@ -133,6 +133,7 @@ fn every_option_round_trips() {
         assert_eq!(h.path, "/x");
         assert_eq!(h.allowed_origins, ["https://a"]);
         assert_eq!(h.allowed_hosts, ["h"]);
+        assert!(h.allow_any_host);
         assert_eq!((h.max_body, h.max_string), (100, 101));
         assert_eq!(h.keep_alive, Duration::from_millis(103));
         assert_eq!(h.header_timeout, Duration::from_millis(104));
@@ -193,7 +194,8 @@ fn the_environment_reader() {
         // Digits only, yet a string option: read as text.
         ("OXMCP_STATE_KEY", "12345678901234567890"),
         ("OXMCP_MAX_BODY_BYTES", "1000"),
-        ("OXMCP_ALLOWED_HOSTS", "[\"a\", \"b\"]"),
+        ("OXMCP_ALLOWED_HOSTS", "a, b"),
+        ("OXMCP_ALLOW_ANY_HOST", "1"),
         ("OXMCP_RATE_LIMIT", "{\"rate\": 3}"),
         ("OXMCP_TOKENS", "alice=tok-a"),
         ("OXMCP_RESOURCE", "https://mcp.example.com"),
@@ -211,6 +213,7 @@ fn the_environment_reader() {
         c.listen.allowed_hosts.as_deref(),
         Some(&["a".to_string(), "b".into()][..])
     );
+    assert_eq!(c.listen.allow_any_host, Some(true));
     assert_eq!(c.listen.rate_limit.as_ref().unwrap().rate, 3.0);
     assert_eq!(
         c.listen.oauth.as_ref().unwrap().scopes.as_ref().unwrap().0,
