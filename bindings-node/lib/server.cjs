@@ -70,14 +70,10 @@ function pick(obj, keys) {
   return out;
 }
 
-/** Constructor options that configure the HTTP transports rather than the core server. */
-const HTTP_DEFAULT_KEYS = ['tokens', 'oauth', 'rateLimit', 'maxHeaders', 'maxHeaderBytes', 'bodyTimeoutMs'];
-
 class Server {
   #native;
   #calls;
   #opts;
-  #httpDefaults;
   #tools = new Map();
   #prompts = new Map();
   #resources = new Map();
@@ -103,17 +99,12 @@ class Server {
       handleSignals: merged.handleSignals ?? true,
     };
     // No default bound on a call (none in the core, FastMCP or the TS SDK): `toolTimeoutMs` or a
-    // registration's `timeoutMs` sets one.
+    // registration's `timeoutMs` sets one. Everything else is the core's schema (the server's
+    // options and the defaults of every listener and mount), checked there: an unknown key is an
+    // INVALID_OPTION error.
     const nativeOptions = { ...merged };
     for (const k of ['exposeErrors', 'logErrors', 'handleSignals', 'http']) delete nativeOptions[k];
     if (nativeOptions.toolTimeoutMs === undefined) delete nativeOptions.toolTimeoutMs;
-    // HTTP security options given to the constructor: defaults for every `listen()` and for the
-    // `fetch()` / `nodeHandler()` mount (per-call options override them key by key).
-    this.#httpDefaults = {};
-    for (const k of HTTP_DEFAULT_KEYS) {
-      if (nativeOptions[k] !== undefined) this.#httpDefaults[k] = nativeOptions[k];
-      delete nativeOptions[k];
-    }
     const { NativeServer } = loadNative();
     try {
       this.#native = new NativeServer(nativeOptions);
@@ -123,7 +114,7 @@ class Server {
     this.#calls = new Calls(this.#native);
     // One native threadsafe function serves every tool (by name), not one per tool.
     this.#native.setToolDispatcher((args, id, name) => this.#dispatchTool(name, args, id));
-    if (merged.http || Object.keys(this.#httpDefaults).length) this.configureHttp(merged.http ?? {});
+    if (merged.http) this.configureHttp(merged.http);
   }
 
   /**
@@ -132,7 +123,7 @@ class Server {
    */
   configureHttp(options) {
     try {
-      this.#native.configureMount({ ...this.#httpDefaults, ...(options ?? {}) });
+      this.#native.configureMount(options ?? {});
     } catch (e) {
       throw fromNative(e);
     }
@@ -482,7 +473,8 @@ class Server {
    * @param {{ host?: string, port?: number, path?: string, [k: string]: unknown }} [options]
    */
   async listen(options = {}) {
-    const cfg = { host: '127.0.0.1', port: 8000, path: '/mcp', ...this.#httpDefaults, ...options };
+    // Defaults (127.0.0.1:8000, /mcp) and the constructor's options are applied natively.
+    const cfg = options;
     let running;
     try {
       running = await this.#native.listenHttp(cfg);
@@ -491,7 +483,7 @@ class Server {
     }
     this.#track('http', running.wait());
     const host = running.host.includes(':') ? `[${running.host}]` : running.host;
-    return { host: running.host, port: running.port, url: `http://${host}:${running.port}${cfg.path}` };
+    return { host: running.host, port: running.port, url: `http://${host}:${running.port}${running.path}` };
   }
 
   /**

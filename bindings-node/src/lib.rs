@@ -4,7 +4,6 @@
 //!
 //! Native types are prefixed `Native*`; the public JS/TS names live in `bindings-node/lib/*.cjs`.
 
-mod auth;
 mod calls;
 mod context;
 mod errors;

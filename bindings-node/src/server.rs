@@ -12,11 +12,12 @@ use crate::js_handler::{
 use crate::options;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use oxmcp::config::Config;
 use oxmcp::transport::http::{HttpConfig, HttpHandler};
 use oxmcp::transport::http_server::HttpServer;
 use oxmcp::{BuildError, CompletionHandler, Prompt, Resource, ResourceTemplate, Server, Tool};
 use serde_json::{Map, Value};
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::watch;
@@ -50,6 +51,8 @@ fn timeout(ms: Option<f64>) -> Option<Duration> {
 #[napi]
 pub struct NativeServer {
     pub(crate) server: Server,
+    /// The validated options: the server's, and the defaults of every listener and mount.
+    config: Config,
     /// Fired by `close()`: the shutdown future of every transport started from here.
     pub(crate) shutdown: CancellationToken,
     pub(crate) tasks: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>>,
@@ -70,6 +73,9 @@ pub struct NativeListener {
     pub host: String,
     #[napi(readonly)]
     pub port: u32,
+    /// The MCP endpoint path.
+    #[napi(readonly)]
+    pub path: String,
     done: watch::Receiver<Option<std::result::Result<(), String>>>,
 }
 
@@ -92,169 +98,28 @@ impl NativeListener {
     }
 }
 
-/// JS HTTP options → `HttpConfig` (for `listen()` and for mounts).
-fn http_config(v: Value, default_addr: SocketAddr) -> Result<HttpConfig> {
-    let Value::Object(m) = v else {
-        return Err(coded("INVALID_OPTION", "HTTP options must be an object"));
-    };
-    let host = m.get("host").and_then(Value::as_str).unwrap_or("127.0.0.1");
-    let ip: IpAddr = match host {
-        "localhost" => IpAddr::from([127, 0, 0, 1]),
-        h => h
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .parse()
-            .map_err(|_| {
-                coded(
-                    "INVALID_OPTION",
-                    format!("host must be an IP address or localhost, got {h:?}"),
-                )
-            })?,
-    };
-    let port = match m.get("port") {
-        None | Some(Value::Null) => default_addr.port(),
-        Some(p) => {
-            p.as_u64()
-                .filter(|p| *p <= 65535)
-                .ok_or_else(|| coded("INVALID_OPTION", "port must be 0..65535"))? as u16
-        }
-    };
-    let addr = if m.contains_key("host") || m.contains_key("port") {
-        SocketAddr::new(ip, port)
-    } else {
-        default_addr
-    };
-    let mut c = HttpConfig::new(addr);
-    let strings = |k: &str| -> Result<Option<Vec<String>>> {
-        match m.get(k) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::Array(a)) => a
-                .iter()
-                .map(|x| x.as_str().map(str::to_string))
-                .collect::<Option<Vec<_>>>()
-                .map(Some)
-                .ok_or_else(|| coded("INVALID_OPTION", format!("{k} must be an array of strings"))),
-            Some(_) => Err(coded(
-                "INVALID_OPTION",
-                format!("{k} must be an array of strings"),
-            )),
-        }
-    };
-    let ms = |k: &str| -> Result<Option<Duration>> {
-        match m.get(k) {
-            None | Some(Value::Null) => Ok(None),
-            Some(v) => v
-                .as_u64()
-                .map(|n| Some(Duration::from_millis(n)))
-                .ok_or_else(|| coded("INVALID_OPTION", format!("{k} must be milliseconds"))),
-        }
-    };
-    for k in m.keys() {
-        if !matches!(
-            k.as_str(),
-            "host"
-                | "port"
-                | "path"
-                | "allowedOrigins"
-                | "allowedHosts"
-                | "maxBodyBytes"
-                | "maxStringBytes"
-                | "keepAliveMs"
-                | "headerTimeoutMs"
-                | "drainTimeoutMs"
-                | "bodyTimeoutMs"
-                | "maxHeaders"
-                | "maxHeaderBytes"
-                | "tokens"
-                | "oauth"
-                | "rateLimit"
-        ) {
-            return Err(coded(
-                "INVALID_OPTION",
-                format!("unknown HTTP option {k:?}"),
-            ));
-        }
-    }
-    if let Some(p) = m.get("path").and_then(Value::as_str) {
-        if !p.starts_with('/') {
-            return Err(coded("INVALID_OPTION", "path must start with /"));
-        }
-        c.path = p.to_string();
-    }
-    if let Some(o) = strings("allowedOrigins")? {
-        c.allowed_origins = o;
-    }
-    if let Some(h) = strings("allowedHosts")? {
-        c.allowed_hosts = h;
-    }
-    if let Some(n) = m.get("maxBodyBytes").and_then(Value::as_u64) {
-        c.max_body = n as usize;
-    }
-    if let Some(n) = m.get("maxStringBytes").and_then(Value::as_u64) {
-        c.max_string = n as usize;
-    }
-    if let Some(d) = ms("keepAliveMs")? {
-        c.keep_alive = d;
-    }
-    if let Some(d) = ms("headerTimeoutMs")? {
-        c.header_timeout = d;
-    }
-    if let Some(d) = ms("drainTimeoutMs")? {
-        c.drain_timeout = d;
-    }
-    if let Some(d) = ms("bodyTimeoutMs")? {
-        c.body_timeout = d;
-    }
-    if let Some(n) = m.get("maxHeaders").and_then(Value::as_u64) {
-        c.max_headers = n as usize;
-    }
-    if let Some(n) = m.get("maxHeaderBytes").and_then(Value::as_u64) {
-        c.max_header_bytes = n as usize;
-    }
-    if let Some(auth) = crate::auth::build(m.get("tokens"), m.get("oauth"))? {
-        c = c.auth(Arc::new(auth));
-    }
-    if let Some(r) = m.get("rateLimit").filter(|v| !v.is_null()) {
-        c = c.rate_limiter(crate::auth::rate_limiter(r)?);
-    }
-    Ok(c)
-}
-
-fn loopback() -> SocketAddr {
-    SocketAddr::from(([127, 0, 0, 1], 0))
-}
-
 #[napi]
 impl NativeServer {
-    /// `options`: `{ name, version, title?, instructions?, ...ServerOptions }` (see `options.rs`).
+    /// `options`: `{ name, version, title?, instructions?, ... }`: the server's options and the
+    /// defaults of every listener and mount, in the core's schema (`oxmcp::config`).
     #[napi(constructor)]
     pub fn new(options: Value) -> Result<Self> {
-        let (id, opts) = options::parse(options)?;
-        let mut b = Server::builder(id.name, id.version)
-            .options(opts)
-            .declare_tools();
-        if let Some(t) = id.title {
-            b = b.title(t);
-        }
-        if let Some(d) = id.description {
-            b = b.description(d);
-        }
-        if let Some(u) = id.website_url {
-            b = b.website_url(u);
-        }
-        if let Some(i) = id.icons {
-            b = b.icons(i);
-        }
-        if let Some(i) = id.instructions {
-            b = b.instructions(i);
-        }
-        let server = b.build().map_err(build_error)?;
-        let mount = Mutex::new(HttpHandler::new(
-            server.clone(),
-            HttpConfig::new(loopback()),
-        ));
+        let config = Config::from_json(options).map_err(options::error)?;
+        let server = config
+            .server
+            .builder()
+            .map_err(options::error)?
+            .declare_tools()
+            .build()
+            .map_err(build_error)?;
+        let mount = config
+            .listen
+            .apply(HttpConfig::mount())
+            .map_err(options::error)?;
+        let mount = Mutex::new(HttpHandler::new(server.clone(), mount));
         Ok(Self {
             server,
+            config,
             shutdown: CancellationToken::new(),
             tasks: Arc::new(Mutex::new(Vec::new())),
             mount,
@@ -486,10 +351,15 @@ impl NativeServer {
         env: &'env Env,
         options: Value,
     ) -> Result<PromiseRaw<'env, NativeListener>> {
-        let config = http_config(options, SocketAddr::from(([127, 0, 0, 1], 8000)))?;
+        let config = self
+            .config
+            .listen_with(options)
+            .and_then(|l| l.http_config(SocketAddr::from(([127, 0, 0, 1], 8000))))
+            .map_err(options::error)?;
         if self.shutdown.is_cancelled() || self.server.is_shut_down() {
             return Err(coded("CLOSED", "this server was closed; create a new one"));
         }
+        let bound_path = config.path.clone();
         let (server, shutdown, tasks) = (
             self.server.clone(),
             self.shutdown.clone(),
@@ -500,6 +370,7 @@ impl NativeServer {
                 .await
                 .map_err(|e| coded("LISTEN_FAILED", e))?;
             let addr = bound.local_addr();
+            let path = bound_path;
             let (tx, rx) = watch::channel(None);
             let task = napi::bindgen_prelude::spawn(async move {
                 let r = bound
@@ -512,6 +383,7 @@ impl NativeServer {
             Ok(NativeListener {
                 host: addr.ip().to_string(),
                 port: addr.port() as u32,
+                path,
                 done: rx,
             })
         })
@@ -525,9 +397,17 @@ impl NativeServer {
         }
         let server = self.server.clone();
         let shutdown = self.shutdown.clone();
+        let config = self.config.listen.stdio_config();
         let (tx, rx) = tokio::sync::oneshot::channel();
         let task = napi::bindgen_prelude::spawn(async move {
-            let r = oxmcp::transport::stdio::serve(server, shutdown.cancelled_owned()).await;
+            let r = oxmcp::transport::stdio::serve_io(
+                server,
+                std::io::stdin(),
+                std::io::stdout(),
+                config,
+                shutdown.cancelled_owned(),
+            )
+            .await;
             let _ = tx.send(r);
         });
         self.tasks
@@ -550,7 +430,11 @@ impl NativeServer {
     /// `allowedOrigins`, `maxBodyBytes`, `path`, ...). Mounts default to loopback-only Host checks.
     #[napi]
     pub fn configure_mount(&self, options: Value) -> Result<()> {
-        let config = http_config(options, loopback())?;
+        let config = self
+            .config
+            .listen_with(options)
+            .and_then(|l| l.apply(HttpConfig::mount()))
+            .map_err(options::error)?;
         *self.mount.lock().unwrap_or_else(|e| e.into_inner()) =
             HttpHandler::new(self.server.clone(), config);
         Ok(())

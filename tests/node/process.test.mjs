@@ -149,7 +149,7 @@ test('registration errors and unknown options are typed', () => {
   s.registerTool('dup', {}, () => 'a');
   assert.throws(() => s.registerTool('dup', {}, () => 'b'), (e) => e.name === 'RegistrationError' && e.code === 'DUPLICATE_NAME');
   assert.throws(() => s.registerTool('bad', { inputSchema: { type: 'object', properties: { a: { type: 12 } } } }, () => 'b'), (e) => e.code === 'INVALID_SCHEMA');
-  assert.throws(() => new Server({ name: 'x', version: '1', notAnOption: 1 }), /unknown server option/);
+  assert.throws(() => new Server({ name: 'x', version: '1', notAnOption: 1 }), (e) => e.code === 'INVALID_OPTION' && e.message === 'unknown option `notAnOption`');
   const ok = new Server({ name: 'x', version: '1', validation: 'jsonRpcError', cacheTtlMs: 1000, cacheScope: 'public', pageSize: 2, stateKey: 'k'.repeat(32), includeServerInfo: false });
   assert.ok(ok);
 });

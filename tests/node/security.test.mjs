@@ -156,7 +156,7 @@ test('invalid security options are refused with a clear error', () => {
   assert.throws(() => tokenServer({ tokens: {} }), /tokens/);
   assert.throws(() => tokenServer({ oauth: { resource: 'https://x.example.com/mcp' } }), /jwks/);
   assert.throws(() => tokenServer({ oauth: { jwksUrl: 'http://idp/jwks' } }), /issuer/);
-  assert.throws(() => tokenServer({ oauth: { resurce: 'x' } }), /unknown oauth option/);
+  assert.throws(() => tokenServer({ oauth: { resurce: 'x' } }), /oauth: unknown field `resurce`/);
   assert.throws(() => tokenServer({ rateLimit: { rate: 0 } }), /rateLimit/);
-  assert.throws(() => tokenServer({ rateLimit: { rate: 1, brust: 2 } }), /unknown rateLimit option/);
+  assert.throws(() => tokenServer({ rateLimit: { rate: 1, brust: 2 } }), /rateLimit: unknown field `brust`/);
 });
