@@ -350,6 +350,14 @@ fn fields<T: for<'de> Deserialize<'de>>() -> &'static [&'static str] {
     out
 }
 
+/// The snake_case names of `T`'s options (serde's list also holds the aliases).
+fn names<T: for<'de> Deserialize<'de>>() -> impl Iterator<Item = &'static str> {
+    fields::<T>()
+        .iter()
+        .copied()
+        .filter(|f| !f.chars().any(|c| c.is_ascii_uppercase()))
+}
+
 /// `page_size` → `pageSize`.
 fn camel(snake: &str) -> String {
     let mut out = String::with_capacity(snake.len());
@@ -528,10 +536,9 @@ impl Config {
             "icons",
         ];
         let mut raw = Map::new();
-        let names = fields::<ServerConfig>()
-            .iter()
-            .chain(fields::<ListenOptions>())
-            .filter(|f| !identity.contains(f) && **f != "instructions");
+        let names = names::<ServerConfig>()
+            .chain(names::<ListenOptions>())
+            .filter(|f| !identity.contains(f) && *f != "instructions");
         for f in names {
             let Some(text) = vars.get(&format!("OXMCP_{}", f.to_ascii_uppercase())) else {
                 continue;
