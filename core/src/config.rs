@@ -153,6 +153,9 @@ pub struct ServerConfig {
     pub force_private_cache: Option<bool>,
     #[serde(alias = "maxInFlight")]
     pub max_in_flight: Option<usize>,
+    /// Longest URI `resources/read` accepts, in bytes.
+    #[serde(alias = "maxUriLen")]
+    pub max_uri_len: Option<usize>,
     /// The input as given (its spelling names the options in errors).
     #[serde(skip)]
     raw: Map<String, Value>,
@@ -200,6 +203,10 @@ pub struct ListenOptions {
     pub oauth: Option<OAuthConfig>,
     #[serde(alias = "rateLimit")]
     pub rate_limit: Option<RateLimitConfig>,
+    /// Failed authentications per client address: a rate (`{rate, burst}` or per second), or
+    /// `false` for no limit. Default: bursts of 10, then one every 6 s.
+    #[serde(alias = "authFailureLimit")]
+    pub auth_failure_limit: Option<Value>,
     #[serde(skip)]
     raw: Map<String, Value>,
 }
@@ -715,6 +722,9 @@ impl ServerConfig {
             o.force_private_cache = b;
         }
         o.max_in_flight = self.max_in_flight;
+        if let Some(n) = self.max_uri_len {
+            o.max_uri_len = n;
+        }
         Ok(o)
     }
 
@@ -866,6 +876,9 @@ impl ListenOptions {
         }
         if let Some(r) = &self.rate_limit {
             c = c.rate_limiter(self.rate_limiter(r)?);
+        }
+        if let Some(v) = &self.auth_failure_limit {
+            c.auth_failure_limit = self.auth_failure_limit(v)?;
         }
         Ok(c)
     }
@@ -1029,6 +1042,21 @@ impl ListenOptions {
             rl = rl.caller(caller.clone(), one_limit(l, &what)?);
         }
         Ok(rl)
+    }
+}
+
+impl ListenOptions {
+    fn auth_failure_limit(&self, v: &Value) -> Result<Option<RateLimit>> {
+        let name = self.name("auth_failure_limit");
+        if *v == Value::Bool(false) {
+            return Ok(None);
+        }
+        let r: RateLimitConfig = RateLimitConfig::deserialize(v)
+            .map_err(|e| invalid(format!("{name}: {e} (or false for no limit)")))?;
+        if r.per_caller.is_some() {
+            return Err(invalid(format!("{name} has no per-caller limits")));
+        }
+        one_limit(&r, &name).map(Some)
     }
 }
 

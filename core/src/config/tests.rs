@@ -64,12 +64,12 @@ fn every_option_round_trips() {
                 "page_size": 3, "state_key": "0123456789abcdef", "state_ttl_ms": 7, "include_server_info": false,
                 "tool_timeout_ms": 1500, "max_listeners": 4, "session_idle_ms": 11, "max_sessions": 12,
                 "legacy_stateless": true, "expose_internal_errors": true, "force_private_cache": true,
-                "max_in_flight": 13,
+                "max_in_flight": 13, "max_uri_len": 14,
                 "host": "127.0.0.1", "port": 9, "path": "/x", "allowed_origins": ["https://a"],
                 "allowed_hosts": ["h"], "allow_any_host": true, "max_body_bytes": 100, "max_string_bytes": 101, "max_line_bytes": 102,
                 "keep_alive_ms": 103, "header_timeout_ms": 104, "drain_timeout_ms": 105,
                 "body_timeout_ms": 106, "max_headers": 107, "max_header_bytes": 108,
-                "tokens": "alice=a-token", "rate_limit": {"rate": 2.5, "burst": 4, "per_caller": {"bob": 1}}
+                "tokens": "alice=a-token", "rate_limit": {"rate": 2.5, "burst": 4, "per_caller": {"bob": 1}}, "auth_failure_limit": false
                 }"#,
             )
             .unwrap(),
@@ -84,12 +84,12 @@ fn every_option_round_trips() {
                 "pageSize": 3.0, "stateKey": "0123456789abcdef", "stateTtlMs": 7, "includeServerInfo": false,
                 "toolTimeoutMs": 1500, "maxListeners": 4, "sessionIdleMs": 11, "maxSessions": 12,
                 "legacyStateless": true, "exposeInternalErrors": true, "forcePrivateCache": true,
-                "maxInFlight": 13,
+                "maxInFlight": 13, "maxUriLen": 14,
                 "host": "127.0.0.1", "port": 9, "path": "/x", "allowedOrigins": ["https://a"],
                 "allowedHosts": ["h"], "allowAnyHost": true, "maxBodyBytes": 100, "maxStringBytes": 101, "maxLineBytes": 102,
                 "keepAliveMs": 103, "headerTimeoutMs": 104, "drainTimeoutMs": 105,
                 "bodyTimeoutMs": 106, "maxHeaders": 107, "maxHeaderBytes": 108,
-                "tokens": {"alice": "a-token"}, "rateLimit": {"rate": 2.5, "burst": 4, "perCaller": {"bob": 1}}
+                "tokens": {"alice": "a-token"}, "rateLimit": {"rate": 2.5, "burst": 4, "perCaller": {"bob": 1}}, "authFailureLimit": false
                 }"#,
             )
             .unwrap(),
@@ -123,6 +123,7 @@ fn every_option_round_trips() {
             (4, 12, Some(13))
         );
         assert_eq!(o.session_idle, Duration::from_millis(11));
+        assert_eq!(o.max_uri_len, 14);
         c.server.builder().unwrap().build().unwrap();
 
         let h = c
@@ -141,6 +142,7 @@ fn every_option_round_trips() {
         assert_eq!(h.body_timeout, Duration::from_millis(106));
         assert_eq!((h.max_headers, h.max_header_bytes), (107, 108));
         assert!(h.auth.is_some());
+        assert!(h.auth_failure_limit.is_none());
         let rl = h.rate_limit.unwrap();
         assert!(rl.check("bob").is_ok());
         assert!(rl.check("bob").is_err(), "bob's own limit is 1/s, burst 1");
@@ -256,4 +258,16 @@ fn the_options_doc_names_every_option() {
             "docs/OPTIONS.md lacks `{f}`"
         );
     }
+}
+
+#[test]
+fn the_auth_failure_limit() {
+    let l =
+        ListenOptions::from_json(json!({"authFailureLimit": {"rate": 0.5, "burst": 3}})).unwrap();
+    let h = l.apply(HttpConfig::mount()).unwrap();
+    let r = h.auth_failure_limit.unwrap();
+    assert_eq!((r.rate, r.burst), (0.5, 3));
+    // Unset: the core's default.
+    let h = ListenOptions::default().apply(HttpConfig::mount()).unwrap();
+    assert!(h.auth_failure_limit.is_some());
 }
