@@ -384,6 +384,7 @@ fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<serve::BodyStream>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(options::check_options, m)?)?;
+    m.add_function(wrap_pyfunction!(options::option_names, m)?)?;
     m.add_function(wrap_pyfunction!(engine::quiesce, m)?)?;
     m.add_function(wrap_pyfunction!(engine::after_fork, m)?)?;
     m.add_function(wrap_pyfunction!(telemetry::flush_telemetry, m)?)?;

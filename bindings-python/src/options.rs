@@ -40,3 +40,13 @@ pub(crate) fn config(options: Map<String, Value>) -> PyResult<Config> {
 pub(crate) fn check_options(options: &Bound<'_, PyDict>) -> PyResult<()> {
     config(to_json(Some(options))?).map(drop)
 }
+
+/// The core's option names (snake_case and camelCase): `(the server's, a listener's)`.
+#[pyfunction]
+pub(crate) fn option_names() -> (Vec<&'static str>, Vec<&'static str>) {
+    use oxmcp::config::{ListenOptions, ServerConfig};
+    (
+        ServerConfig::option_names().to_vec(),
+        ListenOptions::option_names().to_vec(),
+    )
+}

@@ -635,6 +635,12 @@ impl Config {
 // ---- ServerConfig → ServerOptions, ServerBuilder ----------------------------------------------------
 
 impl ServerConfig {
+    /// Every name the server part of the schema takes, snake_case and camelCase (for hosts that
+    /// sort keyword arguments, e.g. Python's FastMCP compatibility layer).
+    pub fn option_names() -> &'static [&'static str] {
+        fields::<Self>()
+    }
+
     /// Only the server's options (and identity); a listener option here is refused.
     pub fn from_json(v: Value) -> Result<Self> {
         Self::from_map(object(v, "options")?)
@@ -783,6 +789,11 @@ impl ServerConfig {
 // ---- ListenOptions → HttpConfig, StdioConfig ------------------------------------------------------------
 
 impl ListenOptions {
+    /// Every name a listener takes, snake_case and camelCase.
+    pub fn option_names() -> &'static [&'static str] {
+        fields::<Self>()
+    }
+
     /// Only listener options; a server option here is refused, saying where it belongs.
     pub fn from_json(v: Value) -> Result<Self> {
         Self::from_map(object(v, "HTTP options")?)

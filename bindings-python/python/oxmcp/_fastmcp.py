@@ -21,7 +21,7 @@ import sys
 from typing import Any, AsyncIterator, Callable, Sequence
 
 from ._errors import DefinitionError
-from ._server import Server
+from ._server import Server, option_names
 
 __all__ = ["FastMCP", "MCPServer"]
 
@@ -39,9 +39,9 @@ _NOOP_INIT = {
 }
 # Keywords that configure a feature oxmcp does not have in this form: a clear error, never a TypeError.
 _REFUSED_INIT = {
-    "auth": "pass tokens=/oauth= (oxmcp's auth options, see Server.OPTIONS) instead of an auth provider object",
+    "auth": "pass tokens=/oauth= (oxmcp's auth options, see docs/OPTIONS.md) instead of an auth provider object",
     "auth_server_provider": "oxmcp does not host an OAuth authorization server; use oauth= to verify tokens",
-    "token_verifier": "use tokens= or oauth= (see Server.OPTIONS)",
+    "token_verifier": "use tokens= or oauth= (see docs/OPTIONS.md)",
 }
 # HTTP keywords of run()/http_app() that oxmcp accepts and ignores.
 _NOOP_RUN = {
@@ -89,7 +89,8 @@ class FastMCP(Server):
             if kwargs.get(key) is not None:
                 raise TypeError(f"{type(self).__name__}(): {key}= is not supported by oxmcp: {why}")
             kwargs.pop(key, None)
-        options = {k: v for k, v in kwargs.items() if k in Server.OPTIONS}
+        names = frozenset().union(*option_names())
+        options = {k: v for k, v in kwargs.items() if k in names}
         unknown = sorted(set(kwargs) - set(options) - _NOOP_INIT)
         if unknown:
             raise TypeError(f"{type(self).__name__}() got unexpected keyword argument(s): {', '.join(unknown)}")
@@ -428,7 +429,7 @@ def _check_http_kwargs(kwargs: dict[str, Any]) -> None:
             kwargs.setdefault("allowed_hosts", list(hosts))
         if origins:
             kwargs.setdefault("allowed_origins", list(origins))
-    known = set(Server.HTTP_OPTIONS) | _NOOP_RUN
+    known = set(option_names()[1]) | _NOOP_RUN
     unknown = sorted(set(kwargs) - known)
     if unknown:
         raise TypeError(f"run()/http_app(): unknown keyword argument(s): {', '.join(unknown)}")

@@ -70,6 +70,15 @@ class CompletionRouter(_Entry):
         return entry.call_sync(payload, native_ctx)
 
 
+def option_names() -> tuple[frozenset[str], frozenset[str]]:
+    """The core's option names, snake_case and camelCase: (the server's, a listener's). The schema
+    is the core's (docs/OPTIONS.md); this only asks it."""
+    from . import _oxmcp
+
+    server, listen = _oxmcp.option_names()
+    return frozenset(server), frozenset(listen)
+
+
 class Server:
     """An MCP server: register tools, resources and prompts with decorators, then ``run()``.
 
