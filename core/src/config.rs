@@ -156,6 +156,12 @@ pub struct ServerConfig {
     /// Longest URI `resources/read` accepts, in bytes.
     #[serde(alias = "maxUriLen")]
     pub max_uri_len: Option<usize>,
+    /// Tasks (`io.modelcontextprotocol/tasks`): how long a task and its result are kept.
+    #[serde(alias = "taskTtlMs")]
+    pub task_ttl_ms: Option<u64>,
+    /// Tasks: the polling interval suggested to clients.
+    #[serde(alias = "taskPollIntervalMs")]
+    pub task_poll_interval_ms: Option<u64>,
     /// The input as given (its spelling names the options in errors).
     #[serde(skip)]
     raw: Map<String, Value>,
@@ -756,6 +762,22 @@ impl ServerConfig {
         Ok(Some(bytes))
     }
 
+    /// These options (not the identity) on `b`: [`ServerOptions`] and the task settings.
+    pub fn apply_to(&self, b: ServerBuilder) -> Result<ServerBuilder> {
+        let mut b = b.options(self.server_options()?);
+        if self.task_ttl_ms.is_some() || self.task_poll_interval_ms.is_some() {
+            let mut t = crate::tasks::TaskConfig::default();
+            if let Some(d) = ms(self.task_ttl_ms) {
+                t = t.ttl(Some(d));
+            }
+            if let Some(d) = ms(self.task_poll_interval_ms) {
+                t = t.poll_interval(d);
+            }
+            b = b.tasks(t);
+        }
+        Ok(b)
+    }
+
     /// A builder with this identity and these options (`name` and `version` are required).
     pub fn builder(&self) -> Result<ServerBuilder> {
         let name = self
@@ -766,7 +788,7 @@ impl ServerConfig {
             .version
             .clone()
             .ok_or_else(|| invalid("version is required"))?;
-        let mut b = Server::builder(name, version).options(self.server_options()?);
+        let mut b = self.apply_to(Server::builder(name, version))?;
         if let Some(s) = &self.title {
             b = b.title(s);
         }

@@ -378,17 +378,12 @@ fn resources() -> (Vec<Resource>, Vec<ResourceTemplate>) {
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Every option from the environment (OXMCP_STATE_KEY, OXMCP_VALIDATION, OXMCP_PAGE_SIZE, ...:
     // the knobs the integration tests in tests/it turn).
-    let options = cli::config()?.server.server_options()?;
+    let options = cli::config()?.server;
     let (statics, templates) = resources();
-    let mut tasks = oxmcp::tasks::TaskConfig::default();
-    if let Some(ms) = env_u64("OXMCP_TASK_TTL_MS") {
-        tasks = tasks.ttl(Some(Duration::from_millis(ms)));
-    }
-    let mut b = Server::builder("oxmcp-everything", env!("CARGO_PKG_VERSION"))
-        .tasks(tasks)
+    let builder = Server::builder("oxmcp-everything", env!("CARGO_PKG_VERSION"))
         .title("oxmcp everything server")
-        .instructions("Conformance fixtures for every MCP feature oxmcp serves.")
-        .options(options);
+        .instructions("Conformance fixtures for every MCP feature oxmcp serves.");
+    let mut b = options.apply_to(builder)?;
     for t in tools().into_iter().chain(tasks_fixtures::tools()) {
         b = b.tool(t);
     }

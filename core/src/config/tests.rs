@@ -64,7 +64,7 @@ fn every_option_round_trips() {
                 "page_size": 3, "state_key": "0123456789abcdef", "state_ttl_ms": 7, "include_server_info": false,
                 "tool_timeout_ms": 1500, "max_listeners": 4, "session_idle_ms": 11, "max_sessions": 12,
                 "legacy_stateless": true, "expose_internal_errors": true, "force_private_cache": true,
-                "max_in_flight": 13, "max_uri_len": 14,
+                "max_in_flight": 13, "max_uri_len": 14, "task_ttl_ms": 15, "task_poll_interval_ms": 16,
                 "host": "127.0.0.1", "port": 9, "path": "/x", "allowed_origins": ["https://a"],
                 "allowed_hosts": ["h"], "allow_any_host": true, "max_body_bytes": 100, "max_string_bytes": 101, "max_line_bytes": 102,
                 "keep_alive_ms": 103, "header_timeout_ms": 104, "drain_timeout_ms": 105,
@@ -84,7 +84,7 @@ fn every_option_round_trips() {
                 "pageSize": 3.0, "stateKey": "0123456789abcdef", "stateTtlMs": 7, "includeServerInfo": false,
                 "toolTimeoutMs": 1500, "maxListeners": 4, "sessionIdleMs": 11, "maxSessions": 12,
                 "legacyStateless": true, "exposeInternalErrors": true, "forcePrivateCache": true,
-                "maxInFlight": 13, "maxUriLen": 14,
+                "maxInFlight": 13, "maxUriLen": 14, "taskTtlMs": 15, "taskPollIntervalMs": 16,
                 "host": "127.0.0.1", "port": 9, "path": "/x", "allowedOrigins": ["https://a"],
                 "allowedHosts": ["h"], "allowAnyHost": true, "maxBodyBytes": 100, "maxStringBytes": 101, "maxLineBytes": 102,
                 "keepAliveMs": 103, "headerTimeoutMs": 104, "drainTimeoutMs": 105,
@@ -124,6 +124,8 @@ fn every_option_round_trips() {
         );
         assert_eq!(o.session_idle, Duration::from_millis(11));
         assert_eq!(o.max_uri_len, 14);
+        assert_eq!(c.server.task_ttl_ms, Some(15));
+        assert_eq!(c.server.task_poll_interval_ms, Some(16));
         c.server.builder().unwrap().build().unwrap();
 
         let h = c
