@@ -110,3 +110,14 @@ def test_registering_n_tools_is_linear_and_light() -> None:
     # counted in core/tests/registry_scale.rs. Before issue 18 a tool kept ~18 KB here (a model).
     assert per_large < 4096, f"{per_large:.0f} B of Python heap per tool"
     assert per_large < per_small * 1.5, f"per-tool cost grows with N: {per_small:.0f} -> {per_large:.0f} B"
+
+
+def test_signature_cache_tells_equal_but_different_defaults_apart() -> None:
+    def make(d: Any) -> Any:
+        def f(a: int = d) -> int:
+            return a
+        return f
+
+    one, true = analyze_function(make(1)), analyze_function(make(True))
+    assert one.input_schema["properties"]["a"]["default"] == 1
+    assert true.input_schema["properties"]["a"]["default"] is True

@@ -8,6 +8,7 @@ recursive, so clients that do not resolve ``$ref`` still see the whole shape.
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 import sys
 import typing
@@ -246,6 +247,37 @@ def _plain_hints(fn: Any) -> dict[str, Any] | None:
     return out
 
 
+# Generated servers define thousands of functions from a few templates: the same code, defaults,
+# annotations and docstring. Their signatures and parsed docstrings are computed once.
+@functools.lru_cache(maxsize=1024)
+def _parsed_doc(raw: str) -> Any:
+    return parse_docstring(raw)  # shared between tools: read-only
+
+
+_SIGNATURES: dict[Any, inspect.Signature] = {}
+
+
+def _signature(fn: Any) -> inspect.Signature:
+    """``inspect.signature(fn)``, from a cache for plain functions (a signature is a function of
+    the code, the defaults and the annotations)."""
+    if not inspect.isfunction(fn) or hasattr(fn, "__wrapped__") or hasattr(fn, "__signature__"):
+        return inspect.signature(fn)
+    try:
+        # Defaults by identity (1 == True, yet they are different defaults); the cached
+        # signature holds them, so their ids cannot be reused while it is cached.
+        kw = fn.__kwdefaults__
+        key = (fn.__code__, tuple(map(id, fn.__defaults__ or ())), tuple((k, id(v)) for k, v in kw.items()) if kw else None,
+               tuple(fn.__annotations__.items()))
+        hit = _SIGNATURES.get(key)
+    except TypeError:  # an unhashable default or annotation
+        return inspect.signature(fn)
+    if hit is None:
+        hit = inspect.signature(fn)
+        if len(_SIGNATURES) < 1024:
+            _SIGNATURES[key] = hit
+    return hit
+
+
 def _create_model(name: str, fields: dict[str, Any]) -> type[BaseModel]:
     return pydantic.create_model(  # type: ignore[call-overload, no-any-return]
         f"{name}Arguments", __config__=ConfigDict(arbitrary_types_allowed=False), **fields
@@ -319,8 +351,9 @@ def analyze_function(
             hints = typing.get_type_hints(target, include_extras=True)
     except Exception as exc:  # unresolved forward refs: say which function
         raise DefinitionError(f"cannot resolve the type hints of {getattr(fn, '__qualname__', fn)!r}: {exc}") from exc
-    sig = inspect.signature(target)
-    doc = parse_docstring(inspect.getdoc(target))
+    sig = _signature(target)
+    raw_doc = target.__doc__ if inspect.isfunction(target) else None
+    doc = _parsed_doc(raw_doc) if isinstance(raw_doc, str) else parse_docstring(inspect.getdoc(target))
     fields: dict[str, Any] = {}
     context_param: str | None = None
     param_names: list[str] = []
