@@ -13,7 +13,8 @@ description), over stdio, the server pinned to one core (`taskset -c CPU`):
     python3 bench/registry.py                                  # everything installed, N = 10,1000,10000
     python3 bench/registry.py --only oxmcp-rust --sizes 10,5000 --repeat 3
 
-Servers: oxmcp-rust (`target/release/bench-server` with OXMCP_BENCH_TOOLS=N, or --rust-bin),
+Servers: oxmcp-rust (`target/release/examples/registry_server`, `cargo build --release -p oxmcp
+--example registry_server`, with OXMCP_BENCH_TOOLS=N; or --rust-bin),
 oxmcp-python (--python, default /tmp/oxmcp-bench/venv/bin/python: the release wheel of
 bench/setup.sh), fastmcp ($BENCH_VENV), oxmcp-node (OXMCP_NATIVE=--node-native if it exists),
 ts-sdk ($BENCH_NODE_DIR). A server that is not installed is skipped with a note.
@@ -163,7 +164,7 @@ def main() -> None:
     ap.add_argument("--cpu", default="0", help="taskset CPU list for the server")
     ap.add_argument("--list-reqs", type=int, default=30)
     ap.add_argument("--call-reqs", type=int, default=200)
-    ap.add_argument("--rust-bin", default=str(ROOT / "target" / "release" / "bench-server"))
+    ap.add_argument("--rust-bin", default=str(ROOT / "target" / "release" / "examples" / "registry_server"))
     ap.add_argument("--python", default=str(OXMCP_BENCH_DIR / "venv" / "bin" / "python"))
     ap.add_argument("--node-native", default=str(OXMCP_BENCH_DIR / "node" / "oxmcp.node"))
     ap.add_argument("--out", default=None, help="directory for results.jsonl and the servers' stderr")

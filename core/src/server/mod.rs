@@ -86,7 +86,12 @@ impl std::fmt::Debug for Server {
 pub struct ServerBuilder {
     info: Map<String, Value>,
     instructions: Option<String>,
-    tools: Vec<Tool>,
+    /// Tools are compiled as they are added (their JSON freed at once, their schema interned),
+    /// into the registry `build` publishes: a builder of N tools never holds N tool definitions.
+    registry: Registry,
+    schemas: SchemaCache,
+    /// The first registration error, returned by `build`.
+    error: Option<BuildError>,
     resources: Vec<Resource>,
     templates: Vec<ResourceTemplate>,
     prompts: Vec<Prompt>,
@@ -104,7 +109,9 @@ impl Server {
         ServerBuilder {
             info,
             instructions: None,
-            tools: Vec::new(),
+            registry: Registry::default(),
+            schemas: SchemaCache::default(),
+            error: None,
             resources: Vec::new(),
             templates: Vec::new(),
             prompts: Vec::new(),
@@ -366,7 +373,17 @@ impl ServerBuilder {
         self
     }
     pub fn tool(mut self, t: Tool) -> Self {
-        self.tools.push(t);
+        if self.error.is_none() {
+            let r = ToolEntry::compile(t, &self.schemas).and_then(|e| {
+                insert_unique(
+                    &mut self.registry.tools,
+                    "tool",
+                    e.name.clone(),
+                    Arc::new(e),
+                )
+            });
+            self.error = r.err();
+        }
         self
     }
     pub fn resource(mut self, r: Resource) -> Self {
@@ -414,12 +431,11 @@ impl ServerBuilder {
 
     pub fn build(self) -> Result<Server, BuildError> {
         // One registry, filled in place and published once.
-        let mut reg = Registry::default();
-        let schemas = SchemaCache::default();
-        for t in self.tools {
-            let e = ToolEntry::compile(t, &schemas)?;
-            insert_unique(&mut reg.tools, "tool", e.name.clone(), Arc::new(e))?;
+        if let Some(e) = self.error {
+            return Err(e);
         }
+        let mut reg = self.registry;
+        let schemas = self.schemas;
         for r in self.resources {
             let (k, e) = ResourceEntry::compile(r)?;
             insert_unique(&mut reg.resources, "resource", k, Arc::new(e))?;
