@@ -21,7 +21,7 @@ pub(crate) enum Outcome {
     InputRequired,
 }
 
-/// Read the `(kind, value)` tuple every entry returns (see `oxmcp/_entries.py`).
+/// Read the `(kind, value)` tuple every entry returns (see `oxmcp/_handlers.py`).
 pub(crate) fn outcome(obj: &Bound<'_, PyAny>) -> Outcome {
     match read_outcome(obj) {
         Ok(o) => o,

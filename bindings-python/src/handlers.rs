@@ -1,4 +1,4 @@
-//! Python entries as core handlers: each holds the entry object (`oxmcp._entries.*Entry`) and
+//! Python entries as core handlers: each holds the entry object (`oxmcp._handlers.*Entry`) and
 //! implements the core trait by running it on the engine and awaiting its outcome.
 
 use crate::context::{NativeContext, Slot};

@@ -9,7 +9,7 @@ import sys
 import threading
 from typing import Any, Callable, TypeVar, overload
 
-from ._entries import CompletionEntry, PromptEntry, ResourceEntry, ToolEntry, _Entry
+from ._handlers import CompletionEntry, PromptEntry, ResourceEntry, ToolEntry, _Entry
 from ._errors import DefinitionError
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -177,7 +177,7 @@ def _plain(value: Any) -> Any:
 
 
 class MiddlewareEntry:
-    """The native chain's link for one Python middleware (the ``call_async`` protocol of ``_entries``)."""
+    """The native chain's link for one Python middleware (the ``call_async`` protocol of ``_handlers``)."""
 
     is_async = True
 

@@ -1,4 +1,5 @@
-"""Registered tools, resources, prompts and completers, and how the native core calls them.
+"""The Python handlers the native core calls: one ``*Entry`` per registered tool, resource, prompt
+and completer, holding the user's function and converting its arguments and return value.
 
 Every entry exposes ``is_async``, ``call_sync(payload, native_ctx)`` and ``call_async(payload, native_ctx)``.
 Both return an *outcome* ``(kind, value)`` and never raise (except BaseExceptions the runtime owns):
