@@ -79,7 +79,9 @@ function isFullToolResult(v) {
  *   undefined/null       → no content
  *   string               → one text block
  *   content block        → that block
- *   array                → content blocks (strings become text blocks)
+ *   array                → content blocks when every item is a string or a block; any other
+ *                          array (numbers, objects, empty): its JSON as one text block — the
+ *                          same rule as the Python binding (tests/node/tools.test.mjs, test_results.py)
  *   { content: [...] }   → a full result, passed through
  *   other value          → with an outputSchema: structuredContent plus its JSON as text;
  *                          without: its JSON as text
@@ -90,7 +92,10 @@ function normalizeToolResult(value, { hasOutputSchema = false } = {}) {
   }
   if (typeof value === 'string') return { content: [text(value)] };
   if (isContentBlock(value)) return { content: [value] };
-  if (Array.isArray(value) && !hasOutputSchema) return { content: value.map(toBlock) };
+  if (Array.isArray(value) && !hasOutputSchema) {
+    const blocks = value.length > 0 && value.every((v) => typeof v === 'string' || isContentBlock(v));
+    return { content: blocks ? value.map(toBlock) : [text(jsonText(value))] };
+  }
   if (isFullToolResult(value)) {
     const out = { ...value };
     out.content = Array.isArray(value.content) ? value.content.map(toBlock) : [];

@@ -107,8 +107,9 @@ test('sync, async, throwing and rejecting handlers', async () => {
   const mcp = await callTool(srv.url, 'throws_mcp_error', {});
   assert.equal(mcp.response.error.code, -32602);
   assert.deepEqual(mcp.response.error.data, { field: 'x' });
-  const badContent = await result('returns_bad_content');
-  assert.equal(badContent.isError, true);
+  // Not content blocks: data, shown as its JSON (the Python rule), not a failure.
+  const notBlocks = await result('returns_bad_content');
+  assert.deepEqual(notBlocks.content, [{ type: 'text', text: '[{"type":"nonsense"}]' }]);
 });
 
 test('a handler that never settles is bounded by its timeout, and its signal aborts', async () => {
@@ -243,4 +244,10 @@ test('the completion cap is the core\'s: 100 values, total and hasMore (as in Ru
   const few = (await post(srv.url, 'completion/complete', { ref, argument: { name: 'x', value: 'v14' } })).response.result.completion;
   assert.equal(few.values.length, 10);
   assert.equal(few.hasMore, undefined);
+});
+
+test('a list of plain data with no output schema is its JSON as one text block (the Python rule)', async () => {
+  assert.deepEqual((await result('ret_data_list')).content, [{ type: 'text', text: '[1,{"k":"v"},"x"]' }]);
+  assert.deepEqual((await result('ret_empty_list')).content, [{ type: 'text', text: '[]' }]);
+  assert.equal((await result('ret_data_list')).isError, undefined);
 });

@@ -222,3 +222,14 @@ def test_completions() -> None:
     assert asyncio.run(router.call_async({"argument": "code", "value": "x", "context": {"language": "go"}})) == (
         "ok", {"values": ["x!", "go"]})
     assert router.call_sync({"argument": "unknown", "value": ""}) == ("ok", {"values": []})
+
+
+def test_a_list_of_plain_data_with_no_output_schema_is_one_json_text_block() -> None:
+    """The same rule and bytes as Node (tests/node/tools.test.mjs)."""
+    from oxmcp._results import normalize_tool_result
+
+    assert normalize_tool_result([1, {"k": "v"}, "x"], output_schema=None, wrap=False) == {
+        "content": [{"type": "text", "text": '[1,{"k":"v"},"x"]'}]}
+    assert normalize_tool_result([], output_schema=None, wrap=False) == {"content": [{"type": "text", "text": "[]"}]}
+    assert normalize_tool_result(["a", "b"], output_schema=None, wrap=False) == {
+        "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}
