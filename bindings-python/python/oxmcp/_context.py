@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
+from collections import OrderedDict
 from typing import Any, Generator, Mapping
 
 from ._errors import InputRequired, McpError, RequestCancelled
@@ -31,7 +33,12 @@ class _Sent:
 _SENT = _Sent()
 _UNSET: Any = object()
 _STDIO_SESSION = __import__("uuid").uuid4().hex
-_SESSION_STORES: dict[str, dict[str, Any]] = {}
+# Session state (ctx.set_state) per legacy session id, least recently used first. Bounded: sessions
+# end without telling Python, so the oldest stores are dropped past this many sessions, and a
+# session's state is dropped after a day unused (FastMCP 4 keeps it for a day too).
+_SESSION_STORES: "OrderedDict[str, tuple[float, dict[str, Any]]]" = OrderedDict()
+_MAX_SESSION_STORES = 10_000
+_SESSION_STATE_TTL_S = 86_400.0
 
 
 def _session_store(ctx: "Context") -> dict[str, Any]:
@@ -41,7 +48,15 @@ def _session_store(ctx: "Context") -> dict[str, Any]:
         if store is None:
             store = ctx._request_state["_oxmcp_store"] = {}
         return store
-    return _SESSION_STORES.setdefault(sid, {})
+    now = time.monotonic()
+    while _SESSION_STORES:
+        oldest, (seen, _) = next(iter(_SESSION_STORES.items()))
+        if len(_SESSION_STORES) < _MAX_SESSION_STORES and now - seen < _SESSION_STATE_TTL_S:
+            break
+        del _SESSION_STORES[oldest]
+    _, store = _SESSION_STORES.pop(sid, (now, {}))
+    _SESSION_STORES[sid] = (now, store)
+    return store
 
 
 class ElicitResult:
