@@ -1,23 +1,44 @@
 'use strict';
 /**
- * Loads the generated native module (`oxmcp.node`, built by `npm install`
- * through @napi-rs/cli). `OXMCP_NATIVE` overrides the path.
+ * Loads the native module, first found wins:
+ *   1. `OXMCP_NATIVE` (a path to a `.node` file);
+ *   2. `bindings-node/oxmcp.node`, built in a checkout by `npm install` (@napi-rs/cli);
+ *   3. the prebuilt `@oxmcp/<platform>` package (lib/platforms.cjs) that npm installed from the
+ *      published package's optionalDependencies.
+ * When none is there the error names the platform and what to do.
  */
 const path = require('node:path');
 const fs = require('node:fs');
+const { PLATFORMS, SCOPE, platformKey, detectLibc } = require('./platforms.cjs');
 
 let cached;
 
+function candidates() {
+  const key = platformKey();
+  const out = [];
+  if (process.env.OXMCP_NATIVE) out.push({ file: process.env.OXMCP_NATIVE });
+  out.push({ file: path.join(__dirname, '..', 'oxmcp.node') });
+  out.push({ file: path.join(__dirname, '..', `oxmcp.${key}.node`) });
+  if (PLATFORMS[key]) out.push({ pkg: `${SCOPE}/${key}` });
+  return out;
+}
+
+function resolvePackage(pkg) {
+  try {
+    return require.resolve(pkg);
+  } catch {
+    return null;
+  }
+}
+
 function loadNative() {
   if (cached) return cached;
-  const candidates = [
-    process.env.OXMCP_NATIVE,
-    path.join(__dirname, '..', 'oxmcp.node'),
-    path.join(__dirname, '..', `oxmcp.${process.platform}-${process.arch}.node`),
-  ].filter(Boolean);
   const errors = [];
-  for (const file of candidates) {
-    if (!fs.existsSync(file)) continue;
+  const looked = [];
+  for (const c of candidates()) {
+    const file = c.pkg ? resolvePackage(c.pkg) : c.file;
+    looked.push(c.pkg ?? c.file);
+    if (!file || !fs.existsSync(file)) continue;
     let native;
     try {
       native = require(file);
@@ -38,13 +59,25 @@ function loadNative() {
     cached = native;
     return cached;
   }
-  const e = new Error(
-    `oxmcp: the native module is not built (looked for ${candidates.join(', ')}). ` +
-    `Run \`npm install\` (or \`npm run build:native\`) in the oxmcp checkout; it needs a Rust toolchain.` +
-    (errors.length ? `\n${errors.join('\n')}` : ''),
-  );
+  throw notFound(looked, errors);
+}
+
+function notFound(looked, errors) {
+  const key = platformKey();
+  const libc = detectLibc();
+  const where = `${process.platform}/${process.arch}${libc ? `/${libc}` : ''}`;
+  const supported = Object.keys(PLATFORMS).join(', ');
+  const message = PLATFORMS[key]
+    ? `oxmcp: no native module for this platform (${key}, ${where}): the prebuilt package ${SCOPE}/${key} ` +
+      'is not installed. npm installs it with oxmcp unless optional dependencies were omitted ' +
+      `(--omit=optional); run \`npm install ${SCOPE}/${key}\`, or in an oxmcp checkout \`npm install\` ` +
+      '(builds it; needs a Rust toolchain).'
+    : `oxmcp: no prebuilt native module for this platform (${key}, ${where}); prebuilt: ${supported}. ` +
+      'Build it from an oxmcp checkout with `npm install` (needs a Rust toolchain).';
+  const e = new Error(`${message}\nlooked for: ${looked.join(', ')}${errors.length ? `\n${errors.join('\n')}` : ''}`);
   e.code = 'NATIVE_NOT_BUILT';
-  throw e;
+  e.platform = key;
+  return e;
 }
 
 module.exports = { loadNative };
