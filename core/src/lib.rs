@@ -1,4 +1,6 @@
 #![doc = include_str!("../README.md")]
+// docs.rs builds with `--cfg docsrs` (core/Cargo.toml): each feature-gated item shows its feature.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 //! oxmcp: a native Model Context Protocol server core.
 //!
 //! One dispatcher ([`Server::dispatch`]) serves every transport: stdio
@@ -53,6 +55,12 @@ pub use tool::{Args, Tool};
 
 pub use serde_json;
 pub use tokio_util::sync::CancellationToken;
+
+/// The repository README's Rust examples, compiled by `cargo test --doc -p oxmcp` (the crate's own
+/// README above is its documentation, so its examples are doctests already).
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct RepositoryReadmeDoctests;
 
 /// The JSON Schema of `T` (root `type: object` for structs), for tool input/output schemas.
 #[cfg(feature = "schemars")]
