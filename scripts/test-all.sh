@@ -20,6 +20,9 @@
 #   conformance-rust    tests/conformance/run.sh against target/debug/everything
 #   conformance-python  ... against .venv/bin/python examples/python/everything.py
 #   conformance-node    ... against node examples/node/everything.mjs
+#   release             scripts/release-local.sh: the linux x86_64 wheel, sdist and npm tarballs
+#                       built and smoke-tested from clean installs, cargo publish --dry-run,
+#                       cargo doc, actionlint (OXMCP_SKIP_RELEASE=1 leaves it out)
 #   fuzz                scripts/fuzz.sh: each cargo-fuzz target for OXMCP_FUZZ_SECONDS (60)
 #
 # The conformance stages count the suite's scored scenarios plus the unscored
@@ -253,6 +256,25 @@ if [[ -f examples/node/everything.mjs ]]; then
   conformance node node examples/node/everything.mjs
 else
   record conformance-node "not present" 0 0 0 "no examples/node/everything.mjs"
+fi
+
+# ---- release artifacts ------------------------------------------------------------------------
+if [[ ! -f scripts/release-local.sh ]]; then
+  record release "not present" 0 0 0 "no scripts/release-local.sh"
+elif [[ "${OXMCP_SKIP_RELEASE:-0}" == 1 ]]; then
+  record release skipped 0 0 0 "OXMCP_SKIP_RELEASE=1"
+else
+  banner "release: scripts/release-local.sh"
+  t0=$SECONDS
+  run "$LOGS/release.log" 2400 bash scripts/release-local.sh
+  rc=$?
+  read -r p f < <(sed -nE 's/^release-local: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$LOGS/release.log" | tail -1)
+  if [[ $rc -eq 0 && -n "${p:-}" ]]; then
+    record release ok "$p" "$f" 0 "$((SECONDS - t0)) s"
+  else
+    [[ "${f:-0}" -gt 0 ]] || f=1
+    record release FAILED "${p:-0}" "$f" 0 "see $LOGS/release.log"
+  fi
 fi
 
 # ---- fuzz -----------------------------------------------------------------------------------
