@@ -2,7 +2,7 @@
 //! it — its method, params, caller and era (through the request's [`Context`]) — and may answer
 //! it itself (short-circuit), change the params it passes on, or change the result.
 //!
-//! The chain wraps [`Server::route`], so it sees every method (`initialize`, lists, calls,
+//! The chain wraps `Server::route`, so it sees every method (`initialize`, lists, calls,
 //! `server/discover`, ...), for every transport, once. A middleware says which methods it hooks
 //! ([`Middleware::hooks`]); a request that no middleware hooks goes straight to `route`, so a
 //! host-language middleware (Python, Node) costs no host call on requests it does not hook.

@@ -4,7 +4,7 @@
 //!
 //! - [`record`]: the task state machine and its wire shapes (`Task`, `DetailedTask`).
 //! - [`store`]: [`TaskStore`], the durable records (in memory by default; shaped for Redis).
-//! - [`engine`]: the running side in this process: handler cancellation, the input requests a
+//! - `engine`: the running side in this process: handler cancellation, the input requests a
 //!   handler is waiting on, status events on the server's `EventBus`.
 //!
 //! The server decides per request: a tool declares [`TaskSupport`]; a task is created only when
