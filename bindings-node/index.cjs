@@ -9,6 +9,7 @@ const { text, image, audio, resource, resourceLink } = require('./lib/results.cj
 const { Context } = require('./lib/context.cjs');
 const { InMemoryClient } = require('./lib/client.cjs');
 const { parseServeArgs, runFromArgs } = require('./lib/cli.cjs');
+const { registerAppTool, registerAppResource, RESOURCE_MIME_TYPE } = require('./lib/apps.cjs');
 
 module.exports = {
   Server,
@@ -29,6 +30,9 @@ module.exports = {
   resourceLink,
   parseServeArgs,
   runFromArgs,
+  registerAppTool,
+  registerAppResource,
+  RESOURCE_MIME_TYPE,
 };
 // `import oxmcp from 'oxmcp'` and `require('oxmcp').default` both work.
 module.exports.default = module.exports;

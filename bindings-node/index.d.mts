@@ -507,3 +507,10 @@ declare const _default: {
   runFromArgs: typeof runFromArgs;
 };
 export default _default;
+
+/** MCP Apps: the MIME type of a `ui://` app resource. */
+export declare const RESOURCE_MIME_TYPE: 'text/html;profile=mcp-app';
+/** MCP Apps: a tool linked to a `ui://` resource by `_meta.ui.resourceUri` (shaped like `@modelcontextprotocol/ext-apps/server`). */
+export declare function registerAppTool(server: Server, name: string, config: ToolConfig<any, any> & { _meta: { ui: { resourceUri: string; visibility?: ('model' | 'app')[] } } & JsonObject }, handler: (...args: any[]) => any): unknown;
+/** MCP Apps: the `ui://` HTML resource; `_meta.ui` (csp, permissions, domain, prefersBorder) is copied onto the contents. */
+export declare function registerAppResource(server: Server, name: string, uri: string, config: { mimeType?: string; title?: string; description?: string; _meta?: JsonObject }, read: (uri: URL, ctx: any) => any): unknown;

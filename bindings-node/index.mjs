@@ -20,5 +20,8 @@ export const {
   resourceLink,
   parseServeArgs,
   runFromArgs,
+  registerAppTool,
+  registerAppResource,
+  RESOURCE_MIME_TYPE,
 } = cjs;
 export default cjs;

@@ -123,6 +123,20 @@ else
   step "no package.json: skipping npm install"
 fi
 
+# ---- Chromium for the MCP Apps browser test (tests/node/apps-browser.test.mjs) --------
+# Debian's chromium, driven by playwright-core (a devDependency) with executablePath
+# /usr/bin/chromium. Installed only when missing, and only as root (CI is root).
+if [[ -x /usr/bin/chromium ]]; then
+  step "chromium already installed"
+elif [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
+  step "apt-get install chromium (the MCP Apps browser test)"
+  apt-get update -qq || die "apt-get update failed"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium \
+    || die "apt-get install chromium failed"
+else
+  step "chromium missing and not root: install Debian's chromium for tests/node/apps-browser.test.mjs"
+fi
+
 # ---- cargo-fuzz (scripts/fuzz.sh, the fuzz stage of scripts/test-all.sh) ----------
 # Pinned and kept in the checkout; it builds the fuzz targets with the stable toolchain.
 CARGO_FUZZ_VERSION=0.13.2

@@ -9,6 +9,7 @@
 //! Both protocol eras are served: 2026-07-28 (stateless, per-request `_meta`, MRTR) and the
 //! legacy `initialize` revisions 2024-11-05 … 2025-11-25.
 
+pub mod apps;
 pub mod auth;
 mod client_requests;
 pub mod config;

@@ -188,6 +188,13 @@ impl ResourceEntry {
                 message: "not an absolute URI".into(),
             });
         }
+        if let Err(message) = crate::apps::check_resource(&r.uri, &r.def) {
+            return Err(BuildError::InvalidName {
+                kind: "resource",
+                name: r.uri,
+                message,
+            });
+        }
         Ok((
             r.uri,
             Self {
@@ -208,6 +215,12 @@ impl TemplateEntry {
         let handler = t.handler.ok_or_else(|| BuildError::BadUriTemplate {
             template: t.template.clone(),
             message: "template has no handler".into(),
+        })?;
+        crate::apps::check_resource(&t.template, &t.def).map_err(|message| {
+            BuildError::BadUriTemplate {
+                template: t.template.clone(),
+                message,
+            }
         })?;
         Ok((
             t.template,

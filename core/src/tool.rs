@@ -119,6 +119,13 @@ impl Tool {
     pub fn meta(self, meta: Map<String, Value>) -> Self {
         self.set("_meta", Value::Object(meta))
     }
+    /// The `_meta` object set so far (empty if none).
+    pub(crate) fn meta_map(&self) -> Map<String, Value> {
+        match self.def.get("_meta") {
+            Some(Value::Object(m)) => m.clone(),
+            _ => Map::new(),
+        }
+    }
     pub fn handler(mut self, h: impl ToolHandler) -> Self {
         self.handler = Some(Arc::new(h));
         self
@@ -256,6 +263,7 @@ impl ToolEntry {
             name: name.clone(),
             message,
         };
+        crate::apps::check_tool(&tool.def).map_err(bad)?;
         let mut def = tool.def;
         let input_schema = def.remove("inputSchema").unwrap_or(Value::Null);
         if input_schema.get("type").and_then(Value::as_str) != Some("object") {

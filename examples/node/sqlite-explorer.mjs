@@ -10,9 +10,12 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
-import { Server, ResourceTemplate, ToolError, McpError, ErrorCode, runFromArgs } from 'oxmcp';
+import { Server, ResourceTemplate, ToolError, McpError, ErrorCode, runFromArgs, registerAppTool, registerAppResource, RESOURCE_MIME_TYPE } from 'oxmcp';
 
 const MAX_ROWS = 500;
+// The MCP App: a query result as a sortable table and a chart (examples/apps/sqlite-app.html).
+const APP_URI = 'ui://sqlite-explorer/query.html';
+const APP_HTML = new URL('../apps/sqlite-app.html', import.meta.url);
 
 function demoDatabase(file) {
   const db = new Database(file);
@@ -73,8 +76,9 @@ export function createServer(file) {
     return { content: [{ type: 'text', text: JSON.stringify(cols) }], structuredContent: { table, columns: cols } };
   });
 
-  server.registerTool('query', {
+  registerAppTool(server, 'query', {
     description: `Run one read-only SQL statement (SELECT / WITH / PRAGMA); at most ${MAX_ROWS} rows are returned`,
+    _meta: { ui: { resourceUri: APP_URI, visibility: ['model', 'app'] } },
     inputSchema: z.object({
       sql: z.string().min(1).describe('one SQL statement'),
       params: z.array(z.union([z.string(), z.number(), z.null()])).default([]).describe('positional parameters'),
@@ -100,6 +104,13 @@ export function createServer(file) {
     }
     return { content: [{ type: 'text', text: JSON.stringify({ rows, truncated }) }], structuredContent: { rows, truncated } };
   });
+
+  registerAppResource(server, 'Query result viewer', APP_URI, {
+    mimeType: RESOURCE_MIME_TYPE,
+    description: 'The query result as a sortable table and a chart',
+    // No external origins: the page is self-contained, so the host's default CSP is enough.
+    _meta: { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } },
+  }, () => fs.readFileSync(APP_HTML, 'utf8'));
 
   server.registerResource('table-schema', new ResourceTemplate('schema://{table}', {
     complete: { table: (value) => tables().filter((t) => t.startsWith(value)) },

@@ -92,7 +92,18 @@ def describe_table(table: str) -> list[dict[str, Any]]:
         return _columns(db, table)
 
 
-@server.tool(annotations={"read_only_hint": True})
+# The MCP App: a query result as a sortable table and a chart (examples/apps/sqlite-app.html).
+APP_URI = "ui://sqlite-explorer/query.html"
+APP_HTML = Path(__file__).resolve().parent.parent / "apps" / "sqlite-app.html"
+
+
+@server.ui_resource(APP_URI, name="Query result viewer", description="The query result as a sortable table and a chart",
+                    prefers_border=True)
+def query_app() -> str:
+    return APP_HTML.read_text(encoding="utf-8")
+
+
+@server.tool(annotations={"read_only_hint": True}, app={"resource_uri": APP_URI, "visibility": ["model", "app"]})
 def query(sql: str, limit: Annotated[int, Field(ge=1, le=MAX_ROWS)] = 100) -> dict[str, Any]:
     """Run one read-only SQL statement and return its rows.
 

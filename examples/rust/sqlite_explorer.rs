@@ -8,8 +8,9 @@
 #![allow(clippy::print_stderr)]
 mod cli;
 
+use oxmcp::apps::UiResourceMeta;
 use oxmcp::{
-    Completion, Content, Context, HandlerError, Prompt, PromptMessage, PromptResult,
+    Completion, Content, Context, HandlerError, Prompt, PromptMessage, PromptResult, Resource,
     ResourceContents, ResourceTemplate, Server, Tool, ToolError, ToolResult,
 };
 use rusqlite::{types::ValueRef, Connection, OpenFlags};
@@ -21,6 +22,9 @@ type Args = Map<String, Value>;
 type Db = Arc<Mutex<Connection>>;
 
 const MAX_ROWS: usize = 500;
+/// The MCP App: a query result as a sortable table and a chart.
+const APP_URI: &str = "ui://sqlite-explorer/query.html";
+const APP_HTML: &str = include_str!("../apps/sqlite-app.html");
 
 fn sample_db(path: &Path) -> rusqlite::Result<()> {
     let c = Connection::open(path)?;
@@ -166,6 +170,7 @@ fn build(db: Db) -> Result<Server, oxmcp::BuildError> {
           "required":["sql"],"additionalProperties":false}),
     )
     .title("Run a read-only query")
+    .app(APP_URI, &["model", "app"])
     .description("Run a SQL query against the database (read-only: writes fail in SQLite itself)")
     .annotations(json!({"readOnlyHint": true, "openWorldHint": false}))
     .handler(move |a: Args, _: Context| {
@@ -229,6 +234,15 @@ fn build(db: Db) -> Result<Server, oxmcp::BuildError> {
         .tool(list_tables)
         .tool(describe_table)
         .tool(query_tool)
+        .resource(
+            Resource::app(
+                APP_URI,
+                "Query result viewer",
+                APP_HTML,
+                UiResourceMeta::new().prefers_border(true),
+            )
+            .description("The query result as a sortable table and a chart"),
+        )
         .resource_template(schema)
         .prompt(explore)
         .build()

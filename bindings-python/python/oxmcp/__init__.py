@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ._apps import RESOURCE_MIME_TYPE
 from ._context import Context, ElicitResult
 from ._errors import (
     DefinitionError,
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Audio", "Client", "Context", "DefinitionError", "ElicitResult", "EmbeddedResource", "FastMCP", "File", "Image",
     "InputRequired", "MCPServer", "McpError", "Message", "OxmcpError", "PromptError", "RequestCancelled", "ResourceContents",
-    "ResourceError", "ResourceLink", "Server", "Text", "ToolError", "ToolResult",
+    "ResourceError", "ResourceLink", "RESOURCE_MIME_TYPE", "Server", "Text", "ToolError", "ToolResult",
 ]
 
 __version__ = "0.1.0"

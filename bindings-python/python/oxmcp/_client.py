@@ -65,7 +65,9 @@ class Client:
         msg = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": params}
         headers = [("content-type", "application/json"), ("accept", "application/json, text/event-stream"),
                    ("mcp-protocol-version", PROTOCOL_VERSION), ("mcp-method", method), ("host", "localhost")]
-        name = params.get("name") if method in ("tools/call", "prompts/get") else params.get("uri") if method == "resources/read" else None
+        name = (params.get("name") if method in ("tools/call", "prompts/get") else params.get("uri")
+                if method == "resources/read" else params.get("taskId")
+                if method in ("tasks/get", "tasks/update", "tasks/cancel") else None)
         if isinstance(name, str):
             headers.append(("mcp-name", name))
         if self.token is not None:

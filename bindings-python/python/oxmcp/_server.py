@@ -136,7 +136,7 @@ class Server:
              structured_output: bool | None = None, input_schema: dict[str, Any] | None = None,
              timeout: float | None = None, required_scopes: list[str] | None = None,
              max_concurrency: int | None = None, task: bool | None = None, task_support: str | None = None,
-             task_after: float | None = None) -> Callable[[F], F]: ...
+             task_after: float | None = None, app: str | dict[str, Any] | None = None) -> Callable[[F], F]: ...
 
     def tool(self, fn: Any = None, **kwargs: Any) -> Any:
         """Register a function as a tool: ``@server.tool`` or ``@server.tool(name=..., ...)``."""
@@ -157,7 +157,8 @@ class Server:
                  structured_output: bool | None = None, input_schema: dict[str, Any] | None = None,
                  timeout: float | None = None, required_scopes: list[str] | None = None,
                  max_concurrency: int | None = None, task: bool | None = None, task_support: str | None = None,
-                 task_after: float | None = None, replace: bool = False) -> ToolEntry:
+                 task_after: float | None = None, app: str | dict[str, Any] | None = None,
+                 replace: bool = False) -> ToolEntry:
         """Register a tool, also while serving (clients get ``notifications/tools/list_changed``).
 
         ``input_schema`` replaces the schema built from the signature; the function then gets the
@@ -170,7 +171,13 @@ class Server:
         call become a durable task when the client supports it (``"required"``: only as a task,
         -32021 otherwise); ``task_after`` (seconds) runs the call as a plain request that long
         first and turns it into a task only if it is still running (default: a task at once).
+
+        MCP Apps: ``app="ui://..."`` (or ``{"resource_uri": ..., "visibility": ["model", "app"]}``)
+        links the tool to a UI resource registered with :meth:`ui_resource`.
         """
+        if app is not None:
+            from ._apps import tool_ui_meta
+            meta = tool_ui_meta(app, meta)
         entry = ToolEntry(fn, self, name=name, title=title, description=description, annotations=annotations,
                           icons=icons, meta=meta, output_schema=output_schema, structured_output=structured_output,
                           input_schema=input_schema, timeout=timeout, required_scopes=required_scopes,
@@ -195,6 +202,28 @@ class Server:
             return existed
 
     # -- resources ------------------------------------------------------------------------------------
+    def ui_resource(self, uri: str, *, name: str | None = None, title: str | None = None,
+                    description: str | None = None, connect_domains: list[str] | None = None,
+                    resource_domains: list[str] | None = None, frame_domains: list[str] | None = None,
+                    base_uri_domains: list[str] | None = None, permissions: dict[str, Any] | None = None,
+                    domain: str | None = None, prefers_border: bool | None = None) -> Callable[[F], F]:
+        """Register an MCP App's UI: the function returns the HTML of the ``ui://`` resource.
+
+        It is served as ``text/html;profile=mcp-app`` with ``_meta.ui`` (the CSP domains,
+        ``permissions``, ``domain``, ``prefers_border``) on the listing and the contents; link a
+        tool to it with ``@server.tool(app=uri)``.
+        """
+        from ._apps import RESOURCE_MIME_TYPE, ui_meta, wrap_html
+        ui = ui_meta(connect_domains=connect_domains, resource_domains=resource_domains,
+                     frame_domains=frame_domains, base_uri_domains=base_uri_domains, permissions=permissions,
+                     domain=domain, prefers_border=prefers_border)
+
+        def deco(f: F) -> F:
+            self.add_resource(wrap_html(f, ui), uri, name=name, title=title, description=description,
+                              mime_type=RESOURCE_MIME_TYPE, meta={"ui": ui} if ui else None)
+            return f
+        return deco
+
     def resource(self, uri: str, *, name: str | None = None, title: str | None = None,
                  description: str | None = None, mime_type: str | None = None, size: int | None = None,
                  icons: list[dict[str, Any]] | None = None, annotations: dict[str, Any] | None = None,

@@ -331,6 +331,14 @@ impl Server {
         {
             ext.insert(crate::tasks::EXTENSION_ID.into(), json!({}));
         }
+        if reg.resources.keys().any(|u| u.starts_with("ui://"))
+            || reg.templates.keys().any(|u| u.starts_with("ui://"))
+        {
+            ext.insert(
+                crate::apps::EXTENSION_ID.into(),
+                json!({"mimeTypes": [crate::apps::MIME_TYPE]}),
+            );
+        }
         if !ext.is_empty() {
             caps.insert("extensions".into(), Value::Object(ext));
         }
