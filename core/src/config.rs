@@ -156,6 +156,12 @@ pub struct ServerConfig {
     /// Longest URI `resources/read` accepts, in bytes.
     #[serde(alias = "maxUriLen")]
     pub max_uri_len: Option<usize>,
+    /// Open listen / legacy GET streams per authenticated caller.
+    #[serde(alias = "maxListenersPerCaller")]
+    pub max_listeners_per_caller: Option<usize>,
+    /// Most messages in a 2025-03-26 JSON-RPC batch.
+    #[serde(alias = "maxBatchLen")]
+    pub max_batch_len: Option<usize>,
     /// Tasks (`io.modelcontextprotocol/tasks`): how long a task and its result are kept.
     #[serde(alias = "taskTtlMs")]
     pub task_ttl_ms: Option<u64>,
@@ -736,6 +742,12 @@ impl ServerConfig {
         o.max_in_flight = self.max_in_flight;
         if let Some(n) = self.max_uri_len {
             o.max_uri_len = n;
+        }
+        if let Some(n) = self.max_listeners_per_caller {
+            o.max_listeners_per_caller = n;
+        }
+        if let Some(n) = self.max_batch_len {
+            o.max_batch_len = n;
         }
         Ok(o)
     }

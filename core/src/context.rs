@@ -95,6 +95,8 @@ pub(crate) struct InputState {
     pub(crate) pending: Vec<(String, Value)>,
     /// The handler's own state (`set_request_state`).
     pub(crate) user_state: Option<Value>,
+    /// The digest of the call's arguments a sealed state is bound to (issue 11, finding 10).
+    pub(crate) args_digest: [u8; 32],
 }
 
 pub(crate) struct ContextInner {
@@ -401,6 +403,15 @@ impl Context {
     }
 
     /// Take the outstanding input requests (for the dispatcher's `input_required` result).
+    /// The digest of this call's arguments (what its MRTR state is bound to).
+    pub(crate) fn args_digest(&self) -> [u8; 32] {
+        self.inner
+            .input
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .args_digest
+    }
+
     pub(crate) fn take_pending(&self) -> (Vec<(String, Value)>, Map<String, Value>, Option<Value>) {
         let mut st = self.inner.input.lock().unwrap_or_else(|e| e.into_inner());
         (

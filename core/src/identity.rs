@@ -19,6 +19,22 @@ pub struct Caller {
 }
 
 impl Caller {
+    /// The caller's identity key: what MRTR state and rate-limit buckets are bound to. The
+    /// name, qualified by the token's issuer when the caller came from a JWT (`iss` claim), so
+    /// the same `sub` from two issuers, or a JWT subject named like a named-token caller, are
+    /// two callers (issue 11, finding 15). Allow-lists and per-caller limits stay keyed by name.
+    pub fn key(&self) -> std::borrow::Cow<'_, str> {
+        match self
+            .claims
+            .as_ref()
+            .and_then(|c| c.get("iss"))
+            .and_then(Value::as_str)
+        {
+            Some(iss) => std::borrow::Cow::Owned(format!("{iss} {}", self.name)),
+            None => std::borrow::Cow::Borrowed(&self.name),
+        }
+    }
+
     pub fn new(name: impl Into<String>) -> Self {
         Self {
             name: name.into(),

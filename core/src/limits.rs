@@ -32,6 +32,9 @@ impl RateLimit {
 struct Bucket {
     tokens: f64,
     at: Instant,
+    /// The limit this bucket refills under (for pruning without knowing its caller's name).
+    rate: f64,
+    burst: f64,
 }
 
 /// Token buckets keyed by caller. Idle buckets are dropped once the table grows large, so a
@@ -68,28 +71,41 @@ impl RateLimiter {
 
     /// Take one token for `caller`; `Err(retry_after)` when the bucket is empty.
     pub fn check(&self, caller: &str) -> Result<(), Duration> {
-        let limit = self.per_caller.get(caller).copied().unwrap_or(self.limit);
+        self.check_keyed(caller, caller, 1)
+    }
+
+    /// Take `n` tokens from the bucket `bucket`, under the limit configured for the caller named
+    /// `name` (the two differ for JWT callers: the bucket is keyed by issuer and subject, the
+    /// per-caller limit by name). All or nothing: `Err(retry_after)` when fewer than `n` are
+    /// left (a batch of `n` calls costs `n`; issue 11, finding 5).
+    pub fn check_keyed(&self, bucket: &str, name: &str, n: u32) -> Result<(), Duration> {
+        let limit = self.per_caller.get(name).copied().unwrap_or(self.limit);
+        let need = f64::from(n.max(1));
         let now = Instant::now();
         let mut b = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
-        if b.len() >= MAX_BUCKETS && !b.contains_key(caller) {
+        if b.len() >= MAX_BUCKETS && !b.contains_key(bucket) {
             // Drop buckets that have refilled completely: forgetting them changes nothing.
-            b.retain(|k, x| {
-                let l = self.per_caller.get(k).copied().unwrap_or(self.limit);
-                x.tokens + now.duration_since(x.at).as_secs_f64() * l.rate < f64::from(l.burst)
-            });
+            b.retain(|_, x| x.tokens + now.duration_since(x.at).as_secs_f64() * x.rate < x.burst);
         }
-        let bucket = b.entry(caller.to_string()).or_insert(Bucket {
+        let entry = b.entry(bucket.to_string()).or_insert(Bucket {
             tokens: f64::from(limit.burst),
             at: now,
+            rate: limit.rate,
+            burst: f64::from(limit.burst),
         });
-        bucket.tokens = (bucket.tokens + now.duration_since(bucket.at).as_secs_f64() * limit.rate)
+        entry.tokens = (entry.tokens + now.duration_since(entry.at).as_secs_f64() * limit.rate)
             .min(f64::from(limit.burst));
-        bucket.at = now;
-        if bucket.tokens >= 1.0 {
-            bucket.tokens -= 1.0;
+        entry.at = now;
+        if entry.tokens >= need {
+            entry.tokens -= need;
             Ok(())
+        } else if need > f64::from(limit.burst) {
+            // Never affordable at once: wait for a full bucket (then a smaller request fits).
+            Err(Duration::from_secs_f64(
+                (f64::from(limit.burst) - entry.tokens).max(1.0) / limit.rate,
+            ))
         } else {
-            Err(Duration::from_secs_f64((1.0 - bucket.tokens) / limit.rate))
+            Err(Duration::from_secs_f64((need - entry.tokens) / limit.rate))
         }
     }
 }
@@ -179,6 +195,8 @@ impl AuthFailureLimiter {
         let b = t.entry(key).or_insert(Bucket {
             tokens: f64::from(self.limit.burst),
             at: now,
+            rate: self.limit.rate,
+            burst: f64::from(self.limit.burst),
         });
         self.refill(b, now);
         b.tokens = (b.tokens - 1.0).max(0.0);
@@ -207,6 +225,23 @@ mod tests {
         assert!(r.check("vip").is_err());
         std::thread::sleep(Duration::from_millis(120));
         assert!(r.check("a").is_ok());
+    }
+
+    #[test]
+    fn n_tokens_at_once_or_none() {
+        let r = RateLimiter::new(RateLimit::per_second(1.0, 3));
+        assert!(r.check_keyed("a", "a", 20).is_err(), "over the burst");
+        assert!(
+            r.check_keyed("a", "a", 3).is_ok(),
+            "nothing was taken by the refusal"
+        );
+        assert!(r.check_keyed("a", "a", 1).is_err());
+        let r = RateLimiter::new(RateLimit::per_second(1.0, 1))
+            .caller("carol", RateLimit::per_second(1.0, 5));
+        // Two buckets (two issuers' carol), both under carol's limit.
+        assert!(r.check_keyed("iss1 carol", "carol", 5).is_ok());
+        assert!(r.check_keyed("iss2 carol", "carol", 5).is_ok());
+        assert!(r.check_keyed("iss1 carol", "carol", 1).is_err());
     }
 
     #[test]

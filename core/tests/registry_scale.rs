@@ -144,9 +144,15 @@ fn add_tools_is_one_change_with_one_list_changed() {
     assert_eq!(server.tool_names().len(), 1_000);
     assert_eq!(bus.tools_changed.load(Ordering::Relaxed), 1);
     // The builder compiles as tools are added and reports the first error from build().
-    let dup = Server::builder("scale", "0").tool(tool(1)).tool(tool(2)).tool(tool(1));
+    let dup = Server::builder("scale", "0")
+        .tool(tool(1))
+        .tool(tool(2))
+        .tool(tool(1));
     let err = dup.build().unwrap_err();
-    assert!(err.to_string().contains("duplicate tool name 'tool_1'"), "{err}");
+    assert!(
+        err.to_string().contains("duplicate tool name 'tool_1'"),
+        "{err}"
+    );
     // Registration order is kept through removal and re-adding.
     assert!(server.remove_tool("tool_1"));
     server.add_tool(tool(1)).unwrap();

@@ -5,6 +5,7 @@
 mod apps;
 mod auth_env;
 mod hardening;
+mod hardening_calls;
 mod harness;
 mod hostile;
 mod http_errors;

@@ -154,3 +154,29 @@ test('finding 11: failed authentications are limited per client address (429 + R
   assert.equal((await toolsList('127.0.0.1', 'alice-tok')).status, 429);
   assert.equal((await toolsList('127.0.0.2', 'alice-tok')).status, 200);
 });
+
+test('findings 5 and 8: batches are charged per element; a session is bound to its creator', async (t) => {
+  const { Server } = await import('oxmcp');
+  const s = new Server({ name: 'sec', version: '1', handleSignals: false });
+  s.registerTool('search', { description: 'x' }, () => 'ok');
+  const { url } = await s.listen({ host: '127.0.0.1', port: 0, tokens: 'alice=a1,bob=b1', rateLimit: { rate: 0.5, burst: 5 } });
+  t.after(() => s.close());
+  const batch = Array.from({ length: 10 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'search', arguments: {} } }));
+  const r = await rpc(url, batch, { authorization: 'Bearer a1' });
+  assert.equal(r.status, 429, JSON.stringify(r.json));
+  assert.ok(r.headers.get('retry-after'));
+  const init = await rpc(url, { jsonrpc: '2.0', id: 0, method: 'initialize', params: {
+    protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } }, { authorization: 'Bearer b1' });
+  assert.equal(init.status, 200);
+  const sid = init.headers.get('mcp-session-id');
+  const bob = { authorization: 'Bearer b1', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
+  const alice = { ...bob, authorization: 'Bearer a1' };
+  assert.equal((await rpc(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, bob)).status, 202);
+  assert.equal((await rpc(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, alice)).status, 404);
+  for (const method of ['GET', 'DELETE']) {
+    const res = await fetch(url, { method, headers: { ...alice, accept: 'text/event-stream' } });
+    assert.equal(res.status, 404, method);
+    await res.body?.cancel();
+  }
+  assert.equal((await rpc(url, { jsonrpc: '2.0', id: 2, method: 'ping' }, bob)).status, 200);
+});

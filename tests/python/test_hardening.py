@@ -178,3 +178,53 @@ def test_failed_authentications_are_limited_per_client_address() -> None:
         assert tools_list("127.0.0.2", "alice-token")[0] == 200
     finally:
         stop(proc)
+
+
+def start_secure() -> tuple[subprocess.Popen[bytes], int]:
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, str(ROOT / "tests/python/apps/secure.py"), "--http", f"127.0.0.1:{port}"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    from procs import wait_listening
+    wait_listening(port, proc)
+    return proc, port
+
+
+def test_batches_are_charged_per_element() -> None:
+    """Finding 5: a 2025-03-26 batch costs one rate-limit token per element (carol: 0.5/s, burst 3)."""
+    proc, port = start_secure()
+    try:
+        batch = [{"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}}
+                 for i in range(10)]
+        status, headers, body = post(port, batch, {"authorization": "Bearer carol-token"})
+        assert status == 429, body
+        assert "retry-after" in headers
+        over = [{"jsonrpc": "2.0", "id": i, "method": "ping"} for i in range(101)]
+        status, _, body = post(port, over, {"authorization": "Bearer root-token"})
+        assert status == 400 and body["error"]["code"] == -32600, body
+    finally:
+        stop(proc)
+
+
+def test_a_session_is_bound_to_its_creator() -> None:
+    """Finding 8: another valid token using alice's session gets 404 (POST, GET, DELETE)."""
+    proc, port = start_secure()
+    try:
+        status, h, body = post(port, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}},
+            {"authorization": "Bearer alice-token"})
+        assert status == 200, body
+        sid = h["mcp-session-id"]
+        alice = {"authorization": "Bearer alice-token", "mcp-session-id": sid, "mcp-protocol-version": "2025-11-25"}
+        bob = {**alice, "authorization": "Bearer bob-token"}
+        assert post(port, {"jsonrpc": "2.0", "method": "notifications/initialized"}, alice)[0] == 202
+        ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+        assert post(port, ping, bob)[0] == 404
+        for method in ["GET", "DELETE"]:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            c.request(method, "/mcp", headers={**bob, "accept": "text/event-stream"})
+            r = c.getresponse()
+            assert r.status == 404, (method, r.status)
+            c.close()
+        assert post(port, ping, alice)[0] == 200
+    finally:
+        stop(proc)

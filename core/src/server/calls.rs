@@ -24,6 +24,8 @@ impl Server {
         params: Map<String, Value>,
         env: &Env,
     ) -> Result<Prepared, Outcome> {
+        // Before the stage takes the arguments: the MRTR state is bound to them.
+        let digest = super::mrtr::args_digest(params.get("arguments"));
         let (mut p, rest) = match rq.method.as_str() {
             "tools/call" => self.prepare_tool(rq, params, env)?,
             "resources/read" => self.prepare_resource(rq, params, env)?,
@@ -32,7 +34,7 @@ impl Server {
             m => return Err(McpError::method_not_found(m).into()),
         };
         // Last: the sealed MRTR state is bound to the primitive, known only now.
-        p.input = self.mrtr_input(rq, &p.name, &rest, env)?;
+        p.input = self.mrtr_input(rq, &p.name, &rest, env, digest)?;
         Ok(p)
     }
 
@@ -137,15 +139,16 @@ impl Server {
                 return Err(self.not_found(rq, &uri));
             }
             (r.handler.clone(), Map::new())
-        } else if let Some((key, t, vars)) = reg
-            .templates
-            .iter()
-            .find_map(|(k, t)| t.template.matches(&uri).map(|v| (k, t, v)))
-        {
-            if !self.may_use(env, "resource", &uri) && !self.may_use(env, "resource", key) {
-                env.note("denied");
-                return Err(self.not_found(rq, &uri));
-            }
+        } else if let Some((t, vars)) = {
+            // The allow-list first (issue 11, finding 2): a caller allowed the URI may read it
+            // through any template; otherwise only the templates it may use are even tried, so
+            // a caller costs no matching work on templates hidden from it.
+            let uri_ok = self.may_use(env, "resource", &uri);
+            reg.templates
+                .iter()
+                .filter(|(k, _)| uri_ok || self.may_use(env, "resource", k))
+                .find_map(|(_, t)| t.template.matches(&uri).map(|v| (t, v)))
+        } {
             (t.handler.clone(), vars)
         } else {
             return Err(self.not_found(rq, &uri));
@@ -248,9 +251,12 @@ impl Server {
             Some("ref/resource") => {
                 let uri = r.get("uri").and_then(Value::as_str).unwrap_or_default();
                 self.check_uri_len(uri)?;
-                match reg.templates.get(uri) {
+                // A template or resource hidden from the caller is unknown to it (finding 3):
+                // same answer, and its completer does not run.
+                let visible = self.may_use(env, "resource", uri);
+                match reg.templates.get(uri).filter(|_| visible) {
                     Some(t) => t.completion.clone(),
-                    None if reg.resources.contains_key(uri) => None,
+                    None if visible && reg.resources.contains_key(uri) => None,
                     None => {
                         return Err(
                             McpError::invalid_params(format!("Unknown resource: {uri}")).into()

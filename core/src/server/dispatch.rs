@@ -265,6 +265,14 @@ impl Server {
                 "JSON-RPC batches are not supported in this protocol version",
             ));
         }
+        // A batch is that many requests at once (issue 11, finding 5): capped.
+        let max = self.inner.options.max_batch_len;
+        if batch.len() > max {
+            return Err(McpError::invalid_request(format!(
+                "Batch too long: {} messages (the limit is {max})",
+                batch.len()
+            )));
+        }
         let mut out = Vec::new();
         for msg in batch {
             if msg.get("method").and_then(Value::as_str) == Some("initialize") {
@@ -614,20 +622,33 @@ impl Server {
         name: &str,
         params: &Map<String, Value>,
         env: &Env,
+        args_digest: [u8; 32],
     ) -> Result<InputState, McpError> {
-        let mut st = InputState::default();
+        let mut st = InputState {
+            args_digest,
+            ..InputState::default()
+        };
         if rq.era != Era::Modern {
             return Ok(st);
         }
-        let caller = env.caller.as_ref().map(|c| c.name.as_str());
+        let caller = env.caller.as_ref().map(|c| c.key());
+        let binding = super::mrtr::Binding {
+            method: &rq.method,
+            name,
+            caller: caller.as_deref(),
+            args: &args_digest,
+        };
+        // The keys the sealing round asked for; `None` without a state (a first round).
+        let mut asked: Option<Vec<String>> = None;
         match params.get("requestState") {
             None | Some(Value::Null) => {}
             Some(Value::String(tok)) => {
-                let p = self.inner.sealer.open(tok, &rq.method, name, caller)?;
+                let (p, keys) = self.inner.sealer.open(tok, &binding)?;
                 if let Some(Value::Object(a)) = p.get("a") {
                     st.answers = a.clone();
                 }
                 st.user_state = p.get("u").filter(|u| !u.is_null()).cloned();
+                asked = Some(keys);
             }
             Some(_) => return Err(McpError::invalid_params("requestState must be a string")),
         }
@@ -635,7 +656,11 @@ impl Server {
             None => {}
             Some(Value::Object(m)) => {
                 for (k, v) in m {
-                    st.answers.insert(k.clone(), v.clone());
+                    // Answers to requests the sealing round did not make are ignored (the spec:
+                    // SHOULD ignore unknown keys): they may not overwrite a sealed answer.
+                    if asked.as_ref().is_none_or(|a| a.contains(k)) {
+                        st.answers.insert(k.clone(), v.clone());
+                    }
                 }
             }
             Some(_) => return Err(McpError::invalid_params("inputResponses must be an object")),
@@ -651,15 +676,21 @@ impl Server {
         ctx: &Context,
         env: &Env,
     ) -> Outcome {
+        let digest = ctx.args_digest();
         let (pending, answers, user_state) = ctx.take_pending();
         if rq.era != Era::Modern || pending.is_empty() {
             return McpError::internal("handler asked for input outside an input request").into();
         }
-        let caller = env.caller.as_ref().map(|c| c.name.as_str());
+        let caller = env.caller.as_ref().map(|c| c.key());
+        let asked: Vec<&str> = pending.iter().map(|(k, _)| k.as_str()).collect();
         let state = self.inner.sealer.seal(
-            &rq.method,
-            name,
-            caller,
+            &super::mrtr::Binding {
+                method: &rq.method,
+                name,
+                caller: caller.as_deref(),
+                args: &digest,
+            },
+            &asked,
             json!({"a": answers, "u": user_state}),
         );
         let mut r = Map::new();

@@ -31,21 +31,20 @@ impl Server {
             .unwrap_or_else(|| json!({}));
         let client_info = params.get("clientInfo").cloned();
         let session = if env.transport == Transport::Http && !self.inner.options.legacy_stateless {
-            match self
-                .inner
-                .sessions
-                .create(version.to_string(), client_info, client_caps)
-            {
+            match self.inner.sessions.create(
+                version.to_string(),
+                client_info,
+                client_caps,
+                env.caller.clone(),
+            ) {
                 Ok(s) => s,
                 Err(e) => return e.into(),
             }
         } else {
-            Arc::new(LegacySession::new(
-                None,
-                version.to_string(),
-                client_info,
-                client_caps,
-            ))
+            Arc::new(
+                LegacySession::new(None, version.to_string(), client_info, client_caps)
+                    .owned_by(env.caller.clone()),
+            )
         };
         *env.created_session
             .lock()
@@ -87,7 +86,11 @@ impl Server {
         if let Some(s) = &env.session {
             let mut subs = s.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
             if rq.method == "resources/subscribe" {
-                subs.insert(uri);
+                // A URI the caller may not read is answered like any other (subscribing to an
+                // unknown URI is allowed too) but never stored: nothing about it is delivered.
+                if self.may_use(env, "resource", &uri) {
+                    subs.insert(uri);
+                }
             } else {
                 subs.remove(&uri);
             }

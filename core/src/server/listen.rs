@@ -25,6 +25,9 @@ pub(crate) struct EventFilter {
     meta: Option<Value>,
     /// `taskIds` (the Tasks extension): the caller's own tasks whose status changes it gets.
     tasks: Option<(String, Vec<String>)>,
+    /// Whose allow-list every resource update goes through (issue 11, finding 4): an exact
+    /// URI or a prefix subscription never delivers a resource the caller may not read.
+    caller: Option<crate::identity::Caller>,
 }
 
 enum Updates {
@@ -46,6 +49,7 @@ impl EventFilter {
             tools: true,
             prompts: true,
             resources: true,
+            caller: session.owner.clone(),
             updates: Updates::Session(session),
             meta: None,
             tasks: None,
@@ -96,6 +100,13 @@ impl EventFilter {
     }
 
     fn wants(&self, uri: &str) -> bool {
+        if !self
+            .caller
+            .as_ref()
+            .is_none_or(|c| c.may_use("resource", uri))
+        {
+            return false;
+        }
         match &self.updates {
             Updates::Uris(subs) => subs.iter().any(|s| covers(s, uri)),
             Updates::Session(s) => s.is_subscribed(uri),
@@ -104,24 +115,65 @@ impl EventFilter {
 }
 
 /// One open listener (a listen stream, a legacy GET stream); frees its place when dropped.
-pub(crate) struct ListenerSlot(Arc<super::Inner>);
+pub(crate) struct ListenerSlot(Arc<super::Inner>, Option<String>);
 
 impl Drop for ListenerSlot {
     fn drop(&mut self) {
         self.0.listeners.fetch_sub(1, Ordering::SeqCst);
+        if let Some(k) = &self.1 {
+            let mut m = self
+                .0
+                .listeners_by_caller
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            if let Some(n) = m.get_mut(k) {
+                *n -= 1;
+                if *n == 0 {
+                    m.remove(k);
+                }
+            }
+        }
     }
 }
 
-fn take_slot(inner: &Arc<super::Inner>) -> Option<ListenerSlot> {
+/// A place under the global cap and, for an authenticated caller, under the per-caller cap
+/// (issue 11, finding 7: one caller cannot take every slot).
+fn take_slot(
+    inner: &Arc<super::Inner>,
+    caller: Option<&crate::identity::Caller>,
+) -> Option<ListenerSlot> {
     let n: &AtomicUsize = &inner.listeners;
-    let slot = ListenerSlot(inner.clone());
-    (n.fetch_add(1, Ordering::SeqCst) < inner.options.max_listeners).then_some(slot)
+    let global = ListenerSlot(inner.clone(), None);
+    if n.fetch_add(1, Ordering::SeqCst) >= inner.options.max_listeners {
+        return None;
+    }
+    let Some(c) = caller else {
+        return Some(global);
+    };
+    let key = c.key().into_owned();
+    let mut m = inner
+        .listeners_by_caller
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let mine = m.entry(key.clone()).or_insert(0);
+    if *mine >= inner.options.max_listeners_per_caller {
+        return None;
+    }
+    *mine += 1;
+    drop(m);
+    let mut slot = global;
+    slot.1 = Some(key);
+    Some(slot)
 }
 
 impl Server {
-    /// A place among `ServerOptions::max_listeners` open streams, or `None` at the cap.
-    pub(crate) fn listener_slot(&self) -> Option<ListenerSlot> {
-        take_slot(&self.inner)
+    /// A place among `ServerOptions::max_listeners` open streams (and the caller's own
+    /// `max_listeners_per_caller`), or `None` at a cap.
+    pub(crate) fn listener_slot(
+        &self,
+        caller: Option<&crate::identity::Caller>,
+    ) -> Option<ListenerSlot> {
+        take_slot(&self.inner, caller)
     }
 
     /// A legacy session's notifications (list changes, subscribed updates), as JSON-RPC
@@ -202,7 +254,7 @@ impl Server {
                 own_tasks.push(id);
             }
         }
-        let Some(_slot) = self.listener_slot() else {
+        let Some(_slot) = self.listener_slot(env.caller.as_ref()) else {
             return McpError::internal("Too many open subscriptions")
                 .with_status(503)
                 .into();
@@ -231,6 +283,7 @@ impl Server {
             updates: Updates::Uris(uris),
             meta: Some(sub_meta.clone()),
             tasks: (!own_tasks.is_empty()).then_some((owner, own_tasks)),
+            caller: env.caller.clone(),
         };
         let mut events = self.inner.bus.subscribe();
         let ack = json!({"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged",

@@ -125,7 +125,8 @@ impl Server {
                 return self.route(rq, params, env).await;
             };
             let name = primitive_name(&params);
-            let input: InputState = match self.mrtr_input(rq, &name, &params, env) {
+            let digest = super::mrtr::args_digest(params.get("arguments"));
+            let input: InputState = match self.mrtr_input(rq, &name, &params, env, digest) {
                 Ok(i) => i,
                 Err(e) => return Outcome::Error(e),
             };

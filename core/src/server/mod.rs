@@ -49,6 +49,9 @@ pub(crate) struct Inner {
     /// Parent of every request's cancellation token: fired when the drain deadline passes.
     pub(crate) abort: CancellationToken,
     pub(crate) listeners: std::sync::atomic::AtomicUsize,
+    /// Open listener streams per authenticated caller (identity key), under
+    /// `ServerOptions::max_listeners_per_caller`.
+    pub(crate) listeners_by_caller: std::sync::Mutex<std::collections::HashMap<String, usize>>,
     /// Capabilities declared even when nothing of that kind is registered yet.
     pub(crate) declared: Declared,
     /// `ServerOptions::max_in_flight` as a semaphore.
@@ -487,6 +490,7 @@ impl ServerBuilder {
                 shutdown: CancellationToken::new(),
                 abort: CancellationToken::new(),
                 listeners: std::sync::atomic::AtomicUsize::new(0),
+                listeners_by_caller: Default::default(),
                 declared: self.declared,
                 in_flight,
                 auth_on: std::sync::atomic::AtomicBool::new(false),

@@ -1,19 +1,49 @@
-//! Sealed MRTR `requestState`: HMAC-SHA256 over the state, the method, the primitive's name, the
-//! caller and an expiry. The client only echoes it; anything it changes fails verification.
+//! Sealed MRTR `requestState`: encrypted and authenticated (XChaCha20-Poly1305), bound to the
+//! method, the primitive's name, the caller, a hash of the call's arguments and the input keys
+//! the server asked for, and expiring. The client only echoes it: it can neither read it (the
+//! answers it carries from earlier rounds may be a user's private input) nor change it, nor
+//! move it to another call, tool, caller or set of arguments (issue 11, finding 10).
+//!
+//! Replay: a state stays valid until it expires (`ServerOptions::state_ttl`, 10 min by
+//! default), and the server keeps no record of states it has seen (so that any replica can
+//! open it). Within that time the *same* caller can send the same state with the same
+//! arguments again and the handler runs again with the same earlier answers. A handler whose
+//! last round has an effect that must happen once (a payment, a deletion) makes that effect
+//! idempotent, e.g. keyed by a value it put in its own state.
 
 use crate::error::McpError;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine;
+use chacha20poly1305::aead::{Aead, KeyInit, Payload};
+use chacha20poly1305::{XChaCha20Poly1305, XNonce};
 use hmac::{Hmac, Mac};
 use serde_json::{json, Value};
-use sha2::Sha256;
+use sha2::{Digest, Sha256};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 type HmacSha256 = Hmac<Sha256>;
 
 pub(crate) struct StateSealer {
-    key: Vec<u8>,
+    aead: XChaCha20Poly1305,
     ttl: Duration,
+}
+
+/// What a state is bound to: sealed for one, it opens for no other.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Binding<'a> {
+    pub(crate) method: &'a str,
+    pub(crate) name: &'a str,
+    /// The caller's identity key (`None` without auth).
+    pub(crate) caller: Option<&'a str>,
+    /// [`args_digest`] of the call's `arguments`.
+    pub(crate) args: &'a [u8; 32],
+}
+
+/// SHA-256 of the canonical JSON of a call's `arguments` (`None`: no arguments).
+pub(crate) fn args_digest(args: Option<&Value>) -> [u8; 32] {
+    let mut bytes = Vec::new();
+    canonical(args.unwrap_or(&Value::Null), &mut bytes);
+    Sha256::digest(&bytes).into()
 }
 
 fn now_secs() -> u64 {
@@ -28,8 +58,52 @@ fn rejected() -> McpError {
     McpError::invalid_params("Invalid or expired requestState")
 }
 
+/// JSON with object keys sorted at every level: the same arguments hash the same whatever
+/// order the client sends their keys in.
+fn canonical(v: &Value, out: &mut Vec<u8>) {
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            out.push(b'{');
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                serde_json::to_writer(&mut *out, k).unwrap_or_default();
+                out.push(b':');
+                canonical(&m[k], out);
+            }
+            out.push(b'}');
+        }
+        Value::Array(a) => {
+            out.push(b'[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                canonical(x, out);
+            }
+            out.push(b']');
+        }
+        other => serde_json::to_writer(&mut *out, other).unwrap_or_default(),
+    }
+}
+
+impl Binding<'_> {
+    /// The associated data the AEAD tag covers.
+    fn aad(&self) -> Vec<u8> {
+        let aad = json!({
+            "v": 2, "m": self.method, "n": self.name, "c": self.caller,
+            "h": B64.encode(self.args),
+        });
+        serde_json::to_vec(&aad).unwrap_or_default()
+    }
+}
+
 impl StateSealer {
-    /// With no configured key a random per-process key is used (and the caller warns).
+    /// With no configured key a random per-process key is used (and the caller warns). The
+    /// AEAD key is derived from the configured one, so any length works.
     pub(crate) fn new(key: Option<Vec<u8>>, ttl: Duration) -> Self {
         let key = key.unwrap_or_else(|| {
             use rand::RngCore;
@@ -37,55 +111,76 @@ impl StateSealer {
             rand::thread_rng().fill_bytes(&mut k);
             k
         });
-        Self { key, ttl }
+        let mut m = <HmacSha256 as Mac>::new_from_slice(&key).expect("HMAC takes any key length");
+        m.update(b"oxmcp mrtr requestState xchacha20poly1305");
+        let derived = m.finalize().into_bytes();
+        Self {
+            aead: XChaCha20Poly1305::new(&derived),
+            ttl,
+        }
     }
 
-    fn mac(&self, data: &[u8]) -> HmacSha256 {
-        let mut m = HmacSha256::new_from_slice(&self.key).expect("HMAC takes any key length");
-        m.update(data);
-        m
-    }
-
-    pub(crate) fn seal(
-        &self,
-        method: &str,
-        name: &str,
-        caller: Option<&str>,
-        payload: Value,
-    ) -> String {
+    /// Seal `payload` for `binding`; `asked` are the keys of the input requests this round
+    /// sends, the only keys the next round's `inputResponses` may carry.
+    pub(crate) fn seal(&self, binding: &Binding<'_>, asked: &[&str], payload: Value) -> String {
         use rand::RngCore;
-        let mut nonce = [0u8; 8];
+        let mut nonce = [0u8; 24];
         rand::thread_rng().fill_bytes(&mut nonce);
-        let body = json!({
-            "m": method, "n": name, "c": caller, "x": now_secs() + self.ttl.as_secs(),
-            "r": B64.encode(nonce), "p": payload,
-        });
-        let bytes = serde_json::to_vec(&body).unwrap_or_default();
-        let tag = self.mac(&bytes).finalize().into_bytes();
-        format!("{}.{}", B64.encode(&bytes), B64.encode(tag))
+        let body = json!({"x": now_secs() + self.ttl.as_secs(), "k": asked, "p": payload});
+        let plain = serde_json::to_vec(&body).unwrap_or_default();
+        let aad = binding.aad();
+        let sealed = self
+            .aead
+            .encrypt(
+                XNonce::from_slice(&nonce),
+                Payload {
+                    msg: &plain,
+                    aad: &aad,
+                },
+            )
+            .expect("encryption of an in-memory buffer does not fail");
+        let mut out = nonce.to_vec();
+        out.extend_from_slice(&sealed);
+        B64.encode(out)
     }
 
+    /// Open a state for `binding`: its payload, and the keys of the input requests the sealing
+    /// round asked for (the only `inputResponses` keys this round may use; others are ignored).
     pub(crate) fn open(
         &self,
         token: &str,
-        method: &str,
-        name: &str,
-        caller: Option<&str>,
-    ) -> Result<Value, McpError> {
-        let (body, tag) = token.split_once('.').ok_or_else(rejected)?;
-        let body = B64.decode(body).map_err(|_| rejected())?;
-        let tag = B64.decode(tag).map_err(|_| rejected())?;
-        // Constant-time comparison inside `verify_slice`.
-        self.mac(&body).verify_slice(&tag).map_err(|_| rejected())?;
-        let v: Value = serde_json::from_slice(&body).map_err(|_| rejected())?;
-        let ok = v["m"] == method
-            && v["n"] == name
-            && v["c"].as_str() == caller
-            && v["x"].as_u64().is_some_and(|x| x >= now_secs());
-        if !ok {
+        binding: &Binding<'_>,
+    ) -> Result<(Value, Vec<String>), McpError> {
+        let raw = B64.decode(token).map_err(|_| rejected())?;
+        if raw.len() < 24 + 16 {
             return Err(rejected());
         }
-        Ok(v["p"].clone())
+        let (nonce, sealed) = raw.split_at(24);
+        let aad = binding.aad();
+        let plain = self
+            .aead
+            .decrypt(
+                XNonce::from_slice(nonce),
+                Payload {
+                    msg: sealed,
+                    aad: &aad,
+                },
+            )
+            .map_err(|_| rejected())?;
+        let mut v: Value = serde_json::from_slice(&plain).map_err(|_| rejected())?;
+        if !v["x"].as_u64().is_some_and(|x| x >= now_secs()) {
+            return Err(rejected());
+        }
+        let asked = v["k"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok((v["p"].take(), asked))
     }
 }
 
@@ -93,34 +188,73 @@ impl StateSealer {
 mod tests {
     use super::*;
 
+    fn b<'a>(name: &'a str, caller: Option<&'a str>, args: Option<&Value>) -> Binding<'a> {
+        let digest: &'static [u8; 32] = Box::leak(Box::new(args_digest(args)));
+        Binding {
+            method: "tools/call",
+            name,
+            caller,
+            args: digest,
+        }
+    }
+
     #[test]
     fn round_trip_and_tamper() {
         let s = StateSealer::new(Some(b"k".to_vec()), Duration::from_secs(60));
-        let t = s.seal("tools/call", "a", None, json!({"x":1}));
-        assert_eq!(s.open(&t, "tools/call", "a", None).unwrap(), json!({"x":1}));
-        assert!(s.open(&t, "tools/call", "b", None).is_err(), "other tool");
-        assert!(
-            s.open(&t, "prompts/get", "a", None).is_err(),
-            "other method"
+        let args = json!({"a": 1, "b": [1, {"y": 2, "x": 1}]});
+        let t = s.seal(&b("a", None, Some(&args)), &["q"], json!({"x":1}));
+        assert_eq!(
+            s.open(&t, &b("a", None, Some(&args))).unwrap(),
+            (json!({"x":1}), vec!["q".to_string()])
         );
+        // The same arguments in another key order.
+        let reordered: Value = serde_json::from_str(r#"{"b":[1,{"x":1,"y":2}],"a":1}"#).unwrap();
+        assert!(s.open(&t, &b("a", None, Some(&reordered))).is_ok());
         assert!(
-            s.open(&t, "tools/call", "a", Some("eve")).is_err(),
+            s.open(&t, &b("b", None, Some(&args))).is_err(),
+            "other tool"
+        );
+        let other_method = Binding {
+            method: "prompts/get",
+            ..b("a", None, Some(&args))
+        };
+        assert!(s.open(&t, &other_method).is_err(), "other method");
+        assert!(
+            s.open(&t, &b("a", Some("eve"), Some(&args))).is_err(),
             "other caller"
         );
+        let changed = json!({"a": 2, "b": [1, {"y": 2, "x": 1}]});
+        assert!(
+            s.open(&t, &b("a", None, Some(&changed))).is_err(),
+            "other arguments"
+        );
         assert!(s
-            .open(&format!("{t}-TAMPERED"), "tools/call", "a", None)
+            .open(&format!("{t}A"), &b("a", None, Some(&args)))
             .is_err());
         let other = StateSealer::new(Some(b"k2".to_vec()), Duration::from_secs(60));
         assert!(
-            other.open(&t, "tools/call", "a", None).is_err(),
+            other.open(&t, &b("a", None, Some(&args))).is_err(),
             "other key"
         );
         let expired = StateSealer::new(Some(b"k".to_vec()), Duration::from_secs(0));
-        let t = expired.seal("tools/call", "a", None, json!(1));
+        let t = expired.seal(&b("a", None, None), &[], json!(1));
         std::thread::sleep(Duration::from_millis(1100));
+        assert!(expired.open(&t, &b("a", None, None)).is_err(), "expired");
+    }
+
+    #[test]
+    fn the_state_is_not_readable() {
+        let s = StateSealer::new(Some(b"k".to_vec()), Duration::from_secs(60));
+        let t = s.seal(
+            &b("a", None, None),
+            &["q"],
+            json!({"a": {"step1": "my secret answer"}}),
+        );
+        let raw = B64.decode(&t).unwrap();
+        let text = String::from_utf8_lossy(&raw);
         assert!(
-            expired.open(&t, "tools/call", "a", None).is_err(),
-            "expired"
+            !text.contains("secret") && !text.contains("step1"),
+            "{text}"
         );
     }
 }

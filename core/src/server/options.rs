@@ -79,6 +79,12 @@ pub struct ServerOptions {
     /// ones are refused with -32602 before any template is tried. 8 KiB by default: longer than
     /// any URI a browser or proxy passes on, short enough that matching stays microseconds.
     pub max_uri_len: usize,
+    /// Most messages in a 2025-03-26 JSON-RPC batch (400 + -32600 above it). 100 by default: a
+    /// batch is that many requests at once, each charged to the caller's rate limit.
+    pub max_batch_len: usize,
+    /// Open `subscriptions/listen` and legacy GET streams per authenticated caller (beside the
+    /// global `max_listeners`), so one caller cannot take every slot. 32 by default.
+    pub max_listeners_per_caller: usize,
 }
 
 impl Default for ServerOptions {
@@ -101,6 +107,8 @@ impl Default for ServerOptions {
             force_private_cache: false,
             max_in_flight: None,
             max_uri_len: DEFAULT_MAX_URI_LEN,
+            max_batch_len: 100,
+            max_listeners_per_caller: 32,
         }
     }
 }

@@ -24,6 +24,9 @@ pub(crate) struct LegacySession {
     pub(crate) closed: CancellationToken,
     /// This session's requests, for `notifications/cancelled` sent on another POST.
     pub(crate) in_flight: Arc<Cancellable>,
+    /// The caller that created the session (`initialize`); only it may use the session
+    /// (issue 11, finding 8), and its allow-list filters the session's events (finding 4).
+    pub(crate) owner: Option<crate::identity::Caller>,
 }
 
 /// The requests `notifications/cancelled` can reach, by request id: one table per connection
@@ -125,6 +128,22 @@ impl LegacySession {
             last_seen: Mutex::new(Instant::now()),
             closed: CancellationToken::new(),
             in_flight: Arc::default(),
+            owner: None,
+        }
+    }
+
+    /// The same session, owned by `owner`.
+    pub(crate) fn owned_by(mut self, owner: Option<crate::identity::Caller>) -> Self {
+        self.owner = owner;
+        self
+    }
+
+    /// May `caller` use this session? Only its creator (by identity key); a session created
+    /// without auth is anyone's.
+    pub(crate) fn usable_by(&self, caller: Option<&crate::identity::Caller>) -> bool {
+        match &self.owner {
+            None => true,
+            Some(o) => caller.is_some_and(|c| c.key() == o.key()),
         }
     }
 
@@ -160,6 +179,7 @@ impl SessionTable {
         version: String,
         client_info: Option<Value>,
         caps: Value,
+        owner: Option<crate::identity::Caller>,
     ) -> Result<Arc<LegacySession>, McpError> {
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
         Self::sweep(&mut map, self.idle);
@@ -167,12 +187,9 @@ impl SessionTable {
             return Err(McpError::internal("too many sessions").with_status(503));
         }
         let id = random_token(16);
-        let s = Arc::new(LegacySession::new(
-            Some(id.clone()),
-            version,
-            client_info,
-            caps,
-        ));
+        let s = Arc::new(
+            LegacySession::new(Some(id.clone()), version, client_info, caps).owned_by(owner),
+        );
         map.insert(id, s.clone());
         Ok(s)
     }

@@ -417,21 +417,35 @@ impl HttpHandler {
             },
             None => None,
         };
-        if let Some(limiter) = &self.config.rate_limit {
-            if let Err(wait) = limiter.check(caller.as_ref().map_or("", |c| c.name.as_str())) {
-                tracing::info!(target: "oxmcp::audit", caller = caller.as_ref().map_or("-", |c| c.name.as_str()), outcome = "rate_limited", "request");
-                let e = McpError::new(ErrorCode::RATE_LIMITED, "Too many requests; retry later");
-                return HttpResponse::error(StatusCode::TOO_MANY_REQUESTS, Value::Null, e)
-                    .header(header::RETRY_AFTER, &retry_secs(wait).to_string());
-            }
+        if let Err(r) = self.charge(caller.as_ref(), 1) {
+            return r;
         }
         match req.method {
             Method::POST => self.post(req, caller).await,
-            Method::GET => self.get(&req.headers),
-            Method::DELETE => self.delete(&req.headers),
+            Method::GET => self.get(&req.headers, caller.as_ref()),
+            Method::DELETE => self.delete(&req.headers, caller.as_ref()),
             _ => HttpResponse::new(StatusCode::METHOD_NOT_ALLOWED)
                 .header(header::ALLOW, "GET, POST, DELETE"),
         }
+    }
+
+    /// Take `n` rate-limit tokens for `caller` (each request costs one; a batch one per
+    /// element, issue 11 finding 5), or the 429 to answer. Buckets are keyed by the caller's
+    /// identity key (issuer + subject for JWTs), per-caller limits by name.
+    pub(super) fn charge(&self, caller: Option<&Caller>, n: u32) -> Result<(), HttpResponse> {
+        let Some(limiter) = self.config.rate_limit.as_ref().filter(|_| n > 0) else {
+            return Ok(());
+        };
+        let (key, name) = match caller {
+            Some(c) => (c.key(), c.name.as_str()),
+            None => (std::borrow::Cow::Borrowed(""), ""),
+        };
+        limiter.check_keyed(&key, name, n).map_err(|wait| {
+            tracing::info!(target: "oxmcp::audit", caller = caller.map_or("-", |c| c.name.as_str()), outcome = "rate_limited", cost = n, "request");
+            let e = McpError::new(ErrorCode::RATE_LIMITED, "Too many requests; retry later");
+            HttpResponse::error(StatusCode::TOO_MANY_REQUESTS, Value::Null, e)
+                .header(header::RETRY_AFTER, &retry_secs(wait).to_string())
+        })
     }
 
     /// RFC 9728: the protected-resource document, public and readable cross-origin.
@@ -529,7 +543,7 @@ impl HttpHandler {
                 return HttpResponse::error(status, Value::Null, e.to_mcp());
             }
         };
-        let session = match self.session_of(h) {
+        let session = match self.session_of(h, caller.as_ref()) {
             Ok(s) => s,
             Err(r) => return r,
         };
@@ -602,6 +616,7 @@ impl HttpHandler {
                             header_version.as_deref(),
                             &method,
                             params.as_ref(),
+                            env.caller.as_ref(),
                         ) {
                             return HttpResponse::error(status, id, e);
                         }

@@ -26,6 +26,7 @@ impl HttpHandler {
         header_version: Option<&str>,
         method: &str,
         params: Option<&Value>,
+        caller: Option<&crate::identity::Caller>,
     ) -> Result<(), (StatusCode, McpError)> {
         let mismatch = |m: String| {
             (
@@ -76,7 +77,8 @@ impl HttpHandler {
             }
         }
         if method == "tools/call" {
-            self.check_param_headers(h, params).map_err(mismatch)?;
+            self.check_param_headers(h, params, caller)
+                .map_err(mismatch)?;
         }
         Ok(())
     }
@@ -85,10 +87,17 @@ impl HttpHandler {
         &self,
         h: &HeaderMap,
         params: Option<&Value>,
+        caller: Option<&crate::identity::Caller>,
     ) -> Result<(), String> {
         let Some(name) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
             return Ok(());
         };
+        // The allow-list first (issue 11, finding 9): a tool hidden from the caller is unknown
+        // here too, so its header rules are not checked and a -32020 cannot reveal it; dispatch
+        // then answers "Unknown tool" as for any missing one.
+        if caller.is_some_and(|c| !c.may_use("tool", name)) {
+            return Ok(());
+        }
         let Some(tool) = self.server.snapshot().tools.get(name).cloned() else {
             return Ok(());
         };

@@ -4,6 +4,7 @@
 use super::headers;
 use super::http::*;
 use crate::error::McpError;
+use crate::identity::Caller;
 use crate::server::session::LegacySession;
 use crate::server::Env;
 use bytes::Bytes;
@@ -14,15 +15,18 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 
 impl HttpHandler {
+    /// The session named by `Mcp-Session-Id`, if `caller` may use it: a session belongs to the
+    /// caller that created it, and is "not found" (404) for anyone else.
     pub(super) fn session_of(
         &self,
         h: &HeaderMap,
+        caller: Option<&Caller>,
     ) -> Result<Option<Arc<LegacySession>>, HttpResponse> {
         match headers::get(h, MCP_SESSION_ID) {
             None => Ok(None),
             Some(Ok(id)) => match self.server.legacy_session(id) {
-                Some(s) => Ok(Some(s)),
-                None => Err(HttpResponse::error(
+                Some(s) if s.usable_by(caller) => Ok(Some(s)),
+                _ => Err(HttpResponse::error(
                     StatusCode::NOT_FOUND,
                     Value::Null,
                     McpError::invalid_request("Session not found"),
@@ -37,9 +41,17 @@ impl HttpHandler {
     }
 
     /// DELETE ends a legacy session.
-    pub(super) fn delete(&self, h: &HeaderMap) -> HttpResponse {
+    pub(super) fn delete(&self, h: &HeaderMap, caller: Option<&Caller>) -> HttpResponse {
         match headers::get(h, MCP_SESSION_ID) {
-            Some(Ok(id)) if self.server.end_session(id) => HttpResponse::new(StatusCode::OK),
+            Some(Ok(id))
+                if self
+                    .server
+                    .legacy_session(id)
+                    .is_some_and(|s| s.usable_by(caller))
+                    && self.server.end_session(id) =>
+            {
+                HttpResponse::new(StatusCode::OK)
+            }
             Some(_) => HttpResponse::error(
                 StatusCode::NOT_FOUND,
                 Value::Null,
@@ -50,8 +62,8 @@ impl HttpHandler {
     }
 
     /// GET opens a legacy session's stream for server notifications; modern clients get 405.
-    pub(super) fn get(&self, h: &HeaderMap) -> HttpResponse {
-        let session = match self.session_of(h) {
+    pub(super) fn get(&self, h: &HeaderMap, caller: Option<&Caller>) -> HttpResponse {
+        let session = match self.session_of(h, caller) {
             Ok(Some(s)) => s,
             Ok(None) => {
                 return HttpResponse::new(StatusCode::METHOD_NOT_ALLOWED)
@@ -66,7 +78,7 @@ impl HttpHandler {
                 McpError::invalid_request("Accept must include text/event-stream"),
             );
         }
-        let Some(slot) = self.server.listener_slot() else {
+        let Some(slot) = self.server.listener_slot(caller) else {
             return HttpResponse::error(
                 StatusCode::SERVICE_UNAVAILABLE,
                 Value::Null,
@@ -98,7 +110,15 @@ impl HttpHandler {
     }
 
     /// A legacy (2025-03-26) JSON-RPC batch; the server decides what a batch may hold.
+    /// A batch is as many requests as it has elements (issue 11, finding 5): it is charged one
+    /// rate-limit token per element (the POST itself paid for the first; the server caps the
+    /// length).
     pub(super) async fn batch(&self, batch: Vec<Value>, env: impl Fn() -> Env) -> HttpResponse {
+        if batch.len() > 1 && batch.len() <= self.server.inner.options.max_batch_len {
+            if let Err(r) = self.charge(env().caller.as_ref(), (batch.len() - 1) as u32) {
+                return r;
+            }
+        }
         match self.server.dispatch_batch(batch, env).await {
             Err(e) => HttpResponse::error(StatusCode::BAD_REQUEST, Value::Null, e),
             Ok(out) if out.is_empty() => HttpResponse::new(StatusCode::ACCEPTED),

@@ -317,3 +317,33 @@ async fn stale_jwks_keys_have_a_hard_limit() {
     *keys.lock().unwrap() = json!({"keys": [jwk("k1", K1_X)]});
     assert_eq!(tool_call(s.addr, Some(&good), "whoami").await.status, 200);
 }
+
+/// Issue 11, finding 15: JWT callers are told apart by issuer as well as subject, so the same
+/// `sub` from two accepted issuers does not share a rate bucket (nor MRTR state).
+#[tokio::test]
+async fn the_same_subject_from_two_issuers_is_two_callers() {
+    let _serial = serial();
+    const OTHER: &str = "https://other-idp.example.com";
+    let jwks = json!({"keys": [jwk("k1", K1_X)]});
+    let validator = JwtValidator::with_jwks(ISSUER, RESOURCE, &jwks)
+        .unwrap()
+        .issuers([OTHER]);
+    let auth = Auth::new().jwt(validator);
+    let s = serve(
+        demo_server(ServerOptions::default()),
+        HttpConfig::new(loopback())
+            .auth(Arc::new(auth))
+            .rate_limit(RateLimit::per_second(0.01, 1)),
+    )
+    .await;
+    let ours = sign(K1_DER, "k1", claims(json!({})));
+    let theirs = sign(K1_DER, "k1", claims(json!({"iss": OTHER})));
+    assert_eq!(tool_call(s.addr, Some(&ours), "whoami").await.status, 200);
+    let r = tool_call(s.addr, Some(&theirs), "whoami").await;
+    assert_eq!(
+        r.status, 200,
+        "another issuer's carol has her own bucket: {}",
+        r.body
+    );
+    assert_eq!(tool_call(s.addr, Some(&ours), "whoami").await.status, 429);
+}
