@@ -151,7 +151,7 @@ elif [[ ! -x .venv/bin/python ]]; then
   record python FAILED 0 1 0 "no .venv (run scripts/setup.sh)"
 else
   banner "python: pytest tests/python"
-  run "$LOGS/python.log" 900 .venv/bin/python -m pytest tests/python -p no:cacheprovider \
+  run "$LOGS/python.log" 1800 .venv/bin/python -m pytest tests/python -p no:cacheprovider \
     --junitxml="$LOGS/python-junit.xml" -q
   rc=$?
   read -r p f s < <(python3 - "$LOGS/python-junit.xml" <<'EOF'

@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import json
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -49,18 +50,16 @@ def _show(x: Any) -> list[str]:
 
 @pytest.mark.parametrize(("case", "transport", "era", "with_peer"), _cases())
 def test_parity(case: Path, transport: str, era: str, with_peer: bool) -> None:
-    ours = py_runner.run(case, sys.executable, transport, era, oxmcp=True)
-    if with_peer:
-        sc = json.loads((case / "scenario.json").read_text())
-        peer = PEERS[sc["peer"]]
-        assert peer.exists(), f"{peer} missing: run scripts/setup.sh"
-        theirs = py_runner.run(case, str(peer), transport, era, oxmcp=False)
-        expected = theirs
-    else:
-        # The peer does not serve this era (e.g. FastMCP 4 has no elicitation on 2026-07-28 requests, where
-        # oxmcp uses MRTR): oxmcp in this era must answer as the peer does in the legacy era.
-        sc = json.loads((case / "scenario.json").read_text())
-        expected = py_runner.run(case, str(PEERS[sc["peer"]]), transport, "legacy", oxmcp=False)
+    sc = json.loads((case / "scenario.json").read_text())
+    peer = PEERS[sc["peer"]]
+    assert peer.exists(), f"{peer} missing: run scripts/setup.sh"
+    # The peer does not serve this era when with_peer is False (e.g. FastMCP 4 has no elicitation on
+    # 2026-07-28 requests, where oxmcp uses MRTR): oxmcp in this era must answer as the peer does in
+    # the legacy era. Both sides run at once (two server processes; most of the time is start-up).
+    with ThreadPoolExecutor(2) as pool:
+        mine = pool.submit(py_runner.run, case, sys.executable, transport, era, True)
+        theirs = pool.submit(py_runner.run, case, str(peer), transport, era if with_peer else "legacy", False)
+        ours, expected = mine.result(), theirs.result()
     if ours != expected:
         diff = "\n".join(difflib.unified_diff(_show(expected), _show(ours), "original", "oxmcp", lineterm=""))
         pytest.fail(f"{case.name} over {transport} ({era}) differs:\n{diff}")
