@@ -170,7 +170,7 @@ fn first_page(server: &Server) -> (usize, Value) {
     let msg = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {
         "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": {}}}});
-    let env = Env::new(Transport::Memory);
+    let env = Env::new(Transport::Stdio);
     let region = Region::new(GLOBAL);
     let answer = rt.block_on(server.dispatch(msg, &env)).expect("an answer");
     let c = region.change();
