@@ -236,9 +236,17 @@ export interface HttpSecurityOptions {
   maxHeaders?: number;
   /** At most this many bytes of request headers (431). Default 16 KiB. */
   maxHeaderBytes?: number;
+  /** Failed authentications per client address (429 before the token is checked); `false`: no limit. Default: 10, then 1 per 6 s. */
+  authFailureLimit?: number | { rate: number; burst?: number } | false;
 }
 
-export interface ServerOptions extends HttpSecurityOptions {
+/**
+ * The constructor's options: the core's one schema (docs/OPTIONS.md; snake_case names are
+ * accepted too), the listener options as the defaults of every `listen()` and mount, and the JS
+ * layer's own (`exposeErrors`, `logErrors`, `handleSignals`, `http`). An unknown key or a bad
+ * value throws with `err.code === 'INVALID_OPTION'`.
+ */
+export interface ServerOptions extends ListenOptions {
   name: string;
   version: string;
   title?: string;
@@ -247,7 +255,7 @@ export interface ServerOptions extends HttpSecurityOptions {
   icons?: Icon[];
   instructions?: string;
   /** Arguments that fail the input schema: an `isError` result (default) or JSON-RPC -32602. */
-  validation?: 'toolError' | 'jsonRpcError';
+  validation?: 'toolError' | 'jsonRpcError' | 'tool_error' | 'jsonrpc_error';
   /** Accept numeric/boolean strings where the schema asks for numbers/booleans. */
   lenientCoercion?: boolean;
   /** Default `ttlMs` / `cacheScope` of cacheable results. */
@@ -272,6 +280,11 @@ export interface ServerOptions extends HttpSecurityOptions {
   maxInFlight?: number;
   /** Show internal error text to clients (core and JS handlers); debugging only. */
   exposeInternalErrors?: boolean;
+  /** Longest URI `resources/read` accepts, in bytes (default 8 KiB; -32602 beyond). */
+  maxUriLen?: number;
+  /** Tasks: how long a task and its result are kept (default 3600000), and the polling interval suggested to clients (default 500). */
+  taskTtlMs?: number;
+  taskPollIntervalMs?: number;
   /** Include a thrown Error's message in the `isError` text of a tool (default false: a safe generic message). */
   exposeErrors?: boolean;
   /** Where handler failures are logged (default: message and stack to stderr). */
@@ -289,12 +302,17 @@ export interface HttpOptions extends HttpSecurityOptions {
   allowedOrigins?: string[];
   /** Host header values accepted (DNS-rebinding protection); empty: loopback names on a loopback bind. */
   allowedHosts?: string[];
+  /** Skip the Host check (a proxy in front checks it); a non-loopback bind needs this or `allowedHosts`. */
+  allowAnyHost?: boolean;
   maxBodyBytes?: number;
   /** Longest JSON string (key or value) in a request, in bytes (default 1 MiB; 413 above it). */
   maxStringBytes?: number;
   keepAliveMs?: number;
   headerTimeoutMs?: number;
+  /** How long in-flight requests may finish at shutdown (HTTP and stdio). Default 5000. */
   drainTimeoutMs?: number;
+  /** stdio: the longest line (default 4 MiB). */
+  maxLineBytes?: number;
 }
 
 export interface ListenOptions extends HttpOptions {

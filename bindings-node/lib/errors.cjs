@@ -62,27 +62,31 @@ class RegistrationError extends Error {
 }
 
 /**
- * Rethrow a native (napi) error with a JS class and a stable `code`. Native
- * errors arrive as `Error` whose `code` is the napi status or a prefix
- * `"CODE: message"` our Rust layer writes; map once, here.
+ * Rethrow a native (napi) error with a JS class. Native errors already carry their kind as
+ * `err.code`, set natively by napi from the Rust error's typed status (`src/errors.rs`); this
+ * only gives a few codes their JS class, by that code.
  */
 function fromNative(err) {
-  if (!(err instanceof Error)) return err;
-  const m = /^([A-Z][A-Z_]+): ([\s\S]*)$/.exec(err.message);
-  if (!m) return err;
-  const [, code, message] = m;
-  if (code === 'MCP_ERROR') {
-    try {
-      const e = JSON.parse(message);
+  if (!(err instanceof Error) || typeof err.code !== 'string') return err;
+  switch (err.code) {
+    case 'MCP_ERROR': {
+      // The message of an MCP_ERROR is the JSON-RPC error object.
+      let e;
+      try {
+        e = JSON.parse(err.message);
+      } catch {
+        return err;
+      }
       return new McpError(e.code, e.message, e.data);
-    } catch {}
+    }
+    case 'INVALID_SCHEMA':
+    case 'DUPLICATE_NAME':
+    case 'BAD_URI_TEMPLATE':
+    case 'INVALID_DEFINITION':
+      return new RegistrationError(err.message, err.code, err);
+    default:
+      return err;
   }
-  if (code === 'INVALID_SCHEMA' || code === 'DUPLICATE_NAME' || code === 'BAD_URI_TEMPLATE' || code === 'INVALID_DEFINITION') {
-    return new RegistrationError(message, code, err);
-  }
-  const e = new Error(message, { cause: err });
-  e.code = code;
-  return e;
 }
 
 module.exports = { ErrorCode, ToolError, McpError, RegistrationError, fromNative };

@@ -5,11 +5,14 @@
 //   OXMCP_NATIVE_PROFILE=debug   faster build, slower server (default: release; debug when CI
 //                                is set, since CI runs the tests, not benchmarks, on 2 shared cores)
 //   OXMCP_SKIP_NATIVE_BUILD=1    skip (e.g. when a prebuilt oxmcp.node is already in place)
+// First it writes index.d.cts / index.d.mts from index.d.ts (scripts/gen-dts.cjs).
 const { spawnSync } = require('node:child_process');
 const path = require('node:path');
 const fs = require('node:fs');
 
 const root = path.resolve(__dirname, '..', '..');
+// The typings of the CommonJS and ESM entries, from the one source (even without a native build).
+require('./gen-dts.cjs').generate();
 if (process.env.OXMCP_SKIP_NATIVE_BUILD === '1') {
   console.error('oxmcp: OXMCP_SKIP_NATIVE_BUILD=1, not building the native module');
   process.exit(0);

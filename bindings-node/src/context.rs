@@ -3,7 +3,7 @@
 //! call's id (no native object per call: see `calls.rs`).
 
 use crate::calls::Calls;
-use crate::errors;
+use crate::errors::{self, coded, Code, Coded, Result};
 use crate::js_handler::NativeEnvelope;
 use futures::FutureExt;
 use napi::bindgen_prelude::*;
@@ -104,11 +104,8 @@ impl CallState {
 /// `CallState::ending` of a call that ended normally.
 pub(crate) const FINISHED_REASON: &str = "finished";
 
-fn call_ended() -> Error {
-    Error::new(
-        Status::GenericFailure,
-        "CALL_ENDED: this ctx belongs to a call that has ended",
-    )
+fn call_ended() -> Coded {
+    coded(Code::CallEnded, "this ctx belongs to a call that has ended")
 }
 
 /// Marks the call finished when the handler future completes, or dropped (the core's timeout,
@@ -184,8 +181,7 @@ fn capability(name: &str) -> Result<ClientCapability> {
         "sampling.tools" => ClientCapability::SamplingTools,
         "roots" => ClientCapability::Roots,
         other => {
-            return Err(Error::new(
-                Status::InvalidArg,
+            return Err(coded(Code::Napi(Status::InvalidArg),
                 format!("unknown capability {other:?}; expected elicitation, elicitation.url, sampling, sampling.tools or roots"),
             ))
         }
@@ -198,8 +194,7 @@ fn input_request(method: &str, params: Option<Value>) -> Result<InputRequest> {
         "sampling/createMessage" => InputRequest::Sample(params.unwrap_or_else(|| json!({}))),
         "roots/list" => InputRequest::ListRoots,
         other => {
-            return Err(Error::new(
-                Status::InvalidArg,
+            return Err(coded(Code::Napi(Status::InvalidArg),
                 format!("unknown input method {other:?}; expected elicitation/create, sampling/createMessage or roots/list"),
             ))
         }
@@ -232,6 +227,7 @@ impl NativeCalls {
     pub fn settle(&self, id: i64, envelope: Either<NativeEnvelope, Unknown<'_>>) {
         let answer = match envelope {
             Either::A(env) => Ok(env),
+            // Not for JS: the core reports it as the handler's failure.
             Either::B(_) => Err(Error::new(
                 Status::InvalidArg,
                 "the JS layer settled with something that is not an envelope",
@@ -331,7 +327,10 @@ impl NativeCalls {
         logger: Option<String>,
     ) -> Result<Option<PromiseRaw<'env, ()>>> {
         let level = LogLevel::parse(&level).ok_or_else(|| {
-            Error::new(Status::InvalidArg, format!("unknown log level {level:?}"))
+            coded(
+                Code::Napi(Status::InvalidArg),
+                format!("unknown log level {level:?}"),
+            )
         })?;
         let ctx = self.ctx(id)?;
         let fut = async move {
@@ -356,7 +355,10 @@ impl NativeCalls {
     ) -> Result<PromiseRaw<'env, Value>> {
         let call = self.state(id)?;
         let ctx = call.ctx()?;
-        env.spawn_future(async move { settle(&call, ctx.elicit(&key, params).await) })
+        errors::spawn(
+            env,
+            async move { settle(&call, ctx.elicit(&key, params).await) },
+        )
     }
 
     #[napi(ts_return_type = "Promise<any>")]
@@ -369,7 +371,10 @@ impl NativeCalls {
     ) -> Result<PromiseRaw<'env, Value>> {
         let call = self.state(id)?;
         let ctx = call.ctx()?;
-        env.spawn_future(async move { settle(&call, ctx.sample(&key, params).await) })
+        errors::spawn(
+            env,
+            async move { settle(&call, ctx.sample(&key, params).await) },
+        )
     }
 
     #[napi(ts_return_type = "Promise<any>")]
@@ -381,7 +386,10 @@ impl NativeCalls {
     ) -> Result<PromiseRaw<'env, Value>> {
         let call = self.state(id)?;
         let ctx = call.ctx()?;
-        env.spawn_future(async move { settle(&call, ctx.list_roots(&key).await) })
+        errors::spawn(
+            env,
+            async move { settle(&call, ctx.list_roots(&key).await) },
+        )
     }
 
     #[napi(ts_return_type = "Promise<any[]>")]
@@ -397,7 +405,7 @@ impl NativeCalls {
         }
         let call = self.state(id)?;
         let ctx = call.ctx()?;
-        env.spawn_future(async move { settle(&call, ctx.inputs(reqs).await) })
+        errors::spawn(env, async move { settle(&call, ctx.inputs(reqs).await) })
     }
 
     /// Middleware call `id`: run the rest of the chain (then the core) with `params`; resolves
@@ -415,18 +423,23 @@ impl NativeCalls {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
-            .ok_or_else(|| Error::new(Status::InvalidArg, "callNext outside a middleware call"))?;
+            .ok_or_else(|| {
+                coded(
+                    Code::Napi(Status::InvalidArg),
+                    "callNext outside a middleware call",
+                )
+            })?;
         let params = match params {
             Value::Object(m) => m,
             Value::Null => serde_json::Map::new(),
             _ => {
-                return Err(Error::new(
-                    Status::InvalidArg,
+                return Err(coded(
+                    Code::Napi(Status::InvalidArg),
                     "callNext params must be an object",
                 ))
             }
         };
-        env.spawn_future(async move { settle(&call, next.run(params).await) })
+        errors::spawn(env, async move { settle(&call, next.run(params).await) })
     }
 
     #[napi]
@@ -447,7 +460,7 @@ fn now_or_later<'env>(
 ) -> Result<Option<PromiseRaw<'env, ()>>> {
     match (&mut fut).now_or_never() {
         Some(r) => r.map(|()| None),
-        None => env.spawn_future(fut).map(Some),
+        None => errors::spawn(env, fut).map(Some),
     }
 }
 

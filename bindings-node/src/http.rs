@@ -3,6 +3,7 @@
 //! `next()` pulls SSE chunks, `cancel()` (the client went away) drops the request in the core,
 //! which the core treats as cancellation.
 
+use crate::errors::{self, coded, Code, Result};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use oxmcp::transport::http::{HttpHandler, HttpRequest, HttpResponse, ResponseBody};
@@ -22,8 +23,8 @@ pub struct NativeHttpRequest {
 
 pub(crate) fn to_core(req: NativeHttpRequest) -> Result<HttpRequest> {
     let method = http::Method::from_bytes(req.method.as_bytes()).map_err(|_| {
-        Error::new(
-            Status::InvalidArg,
+        coded(
+            Code::Napi(Status::InvalidArg),
             format!("bad HTTP method {:?}", req.method),
         )
     })?;
@@ -82,9 +83,14 @@ impl NativeHttpExchange {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take()
-            .ok_or_else(|| Error::new(Status::GenericFailure, "response() was already called"))?;
+            .ok_or_else(|| {
+                coded(
+                    Code::Napi(Status::GenericFailure),
+                    "response() was already called",
+                )
+            })?;
         let cancel = self.cancel.clone();
-        env.spawn_future(async move { head(rx, cancel).await })
+        errors::spawn(env, async move { head(rx, cancel).await })
     }
 
     /// The client went away: drop the request (and its stream) in the core.
@@ -100,7 +106,7 @@ async fn head(
 ) -> Result<NativeHttpResponse> {
     let r = rx
         .await
-        .map_err(|_| Error::new(Status::Cancelled, "CANCELLED: the request was cancelled"))?;
+        .map_err(|_| coded(Code::Cancelled, "the request was cancelled"))?;
     let headers = r
         .headers
         .iter()
@@ -152,7 +158,7 @@ impl NativeHttpResponse {
     pub fn next<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, Option<Buffer>>> {
         let stream = self.stream.clone();
         let cancel = self.cancel.clone();
-        env.spawn_future(async move {
+        errors::spawn(env, async move {
             let mut guard = stream.lock().await;
             let Some(rx) = guard.as_mut() else {
                 return Ok(None);

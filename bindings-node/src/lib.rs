@@ -14,6 +14,8 @@ mod server;
 mod telemetry;
 
 pub use context::NativeCalls;
+// Public because the `#[napi]` methods return them (the error each throws).
+pub use errors::{Code, Coded};
 pub use http::{NativeHttpExchange, NativeHttpResponse};
 pub use server::NativeServer;
 pub use telemetry::{flush_telemetry, init_telemetry};

@@ -3,7 +3,7 @@
 
 use crate::calls::Calls;
 use crate::context::{EndFn, NativeCalls};
-use crate::errors::coded;
+use crate::errors::{self, coded, Code, Result};
 use crate::http::{to_core, NativeHttpExchange, NativeHttpRequest};
 use crate::js_handler::{
     self, CompleteFn, JsCallee, JsCompletion, JsPrompt, JsResource, JsTool, ReadFn, ToolCall,
@@ -15,7 +15,7 @@ use napi_derive::napi;
 use oxmcp::config::Config;
 use oxmcp::transport::http::{HttpConfig, HttpHandler};
 use oxmcp::transport::http_server::HttpServer;
-use oxmcp::{BuildError, CompletionHandler, Prompt, Resource, ResourceTemplate, Server, Tool};
+use oxmcp::{CompletionHandler, Prompt, Resource, ResourceTemplate, Server, Tool};
 use serde_json::{Map, Value};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -23,21 +23,11 @@ use std::time::Duration;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-pub(crate) fn build_error(e: BuildError) -> Error {
-    let code = match &e {
-        BuildError::InvalidSchema { .. } => "INVALID_SCHEMA",
-        BuildError::DuplicateName { .. } => "DUPLICATE_NAME",
-        BuildError::BadUriTemplate { .. } => "BAD_URI_TEMPLATE",
-        _ => "INVALID_DEFINITION",
-    };
-    coded(code, e)
-}
-
 fn object(v: Value, what: &str) -> Result<Map<String, Value>> {
     match v {
         Value::Object(m) => Ok(m),
         _ => Err(coded(
-            "INVALID_DEFINITION",
+            Code::InvalidDefinition,
             format!("{what} definition must be an object"),
         )),
     }
@@ -85,13 +75,13 @@ impl NativeListener {
     #[napi(ts_return_type = "Promise<void>")]
     pub fn wait<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, ()>> {
         let mut rx = self.done.clone();
-        env.spawn_future(async move {
+        errors::spawn(env, async move {
             let r = rx
                 .wait_for(Option::is_some)
                 .await
-                .map_err(|_| coded("TRANSPORT_ERROR", "listener task vanished"))?;
+                .map_err(|_| coded(Code::TransportError, "listener task vanished"))?;
             match r.as_ref() {
-                Some(Err(e)) => Err(coded("TRANSPORT_ERROR", e)),
+                Some(Err(e)) => Err(coded(Code::TransportError, e)),
                 _ => Ok(()),
             }
         })
@@ -102,7 +92,8 @@ impl NativeListener {
 impl NativeServer {
     /// `options`: `{ name, version, title?, instructions?, ... }`: the server's options and the
     /// defaults of every listener and mount, in the core's schema (`oxmcp::config`).
-    #[napi(constructor)]
+    // The options' type is the hand-written one of index.d.ts (the core's schema, in camelCase).
+    #[napi(constructor, ts_args_type = "options: import('./index').ServerOptions")]
     pub fn new(options: Value) -> Result<Self> {
         let config = Config::from_json(options).map_err(options::error)?;
         let server = config
@@ -111,7 +102,7 @@ impl NativeServer {
             .map_err(options::error)?
             .declare_tools()
             .build()
-            .map_err(build_error)?;
+            .map_err(errors::build)?;
         let mount = config
             .listen
             .apply(HttpConfig::mount())
@@ -145,7 +136,7 @@ impl NativeServer {
     }
 
     /// The server's `Implementation` object.
-    #[napi]
+    #[napi(ts_return_type = "{ name: string; version: string; [key: string]: unknown }")]
     pub fn info(&self) -> Value {
         self.server.info().clone()
     }
@@ -203,14 +194,14 @@ impl NativeServer {
                 .unwrap_or_else(|e| e.into_inner())
                 .clone()
                 .ok_or_else(|| {
-                    Error::new(
-                        Status::InvalidArg,
+                    coded(
+                        Code::Napi(Status::InvalidArg),
                         "addTool without a handler needs setToolDispatcher first",
                     )
                 })?,
         };
         let mut tool = Tool::from_definition(def)
-            .map_err(build_error)?
+            .map_err(errors::build)?
             .handler_arc(Arc::new(JsTool { name, callee }));
         if let Some(t) = timeout(timeout_ms) {
             tool = tool.timeout(t);
@@ -224,7 +215,7 @@ impl NativeServer {
         if let Some(ms) = task_after_ms.filter(|ms| ms.is_finite() && *ms >= 0.0) {
             tool = tool.task_after(std::time::Duration::from_secs_f64(ms / 1000.0));
         }
-        self.server.add_tool(tool).map_err(build_error)
+        self.server.add_tool(tool).map_err(errors::build)
     }
 
     #[napi]
@@ -251,13 +242,13 @@ impl NativeServer {
         );
         let callee = self.callee(js_handler::read_tsfn(&handler)?);
         let r = Resource::from_definition(def)
-            .map_err(build_error)?
+            .map_err(errors::build)?
             .handler_arc(Arc::new(JsResource {
                 what,
                 callee,
                 timeout: timeout(timeout_ms),
             }));
-        self.server.add_resource(r).map_err(build_error)
+        self.server.add_resource(r).map_err(errors::build)
     }
 
     #[napi]
@@ -281,7 +272,7 @@ impl NativeServer {
             .to_string();
         let callee = self.callee(js_handler::read_tsfn(&handler)?);
         let mut t = ResourceTemplate::from_definition(def)
-            .map_err(build_error)?
+            .map_err(errors::build)?
             .handler_arc(Arc::new(JsResource {
                 what: format!("resource template {label:?}"),
                 callee,
@@ -294,7 +285,7 @@ impl NativeServer {
                 timeout(timeout_ms),
             )?);
         }
-        self.server.add_resource_template(t).map_err(build_error)
+        self.server.add_resource_template(t).map_err(errors::build)
     }
 
     #[napi]
@@ -318,7 +309,7 @@ impl NativeServer {
             .to_string();
         let callee = self.callee(js_handler::prompt_tsfn(&handler)?);
         let mut p = Prompt::from_definition(def)
-            .map_err(build_error)?
+            .map_err(errors::build)?
             .handler_arc(Arc::new(JsPrompt {
                 what: format!("prompt {name:?}"),
                 callee,
@@ -331,7 +322,7 @@ impl NativeServer {
                 timeout(timeout_ms),
             )?);
         }
-        self.server.add_prompt(p).map_err(build_error)
+        self.server.add_prompt(p).map_err(errors::build)
     }
 
     #[napi]
@@ -345,7 +336,10 @@ impl NativeServer {
     }
 
     /// Bind a Streamable HTTP listener (port 0 picks a free port) and serve it until `close()`.
-    #[napi(ts_return_type = "Promise<NativeListener>")]
+    #[napi(
+        ts_args_type = "options: import('./index').ListenOptions",
+        ts_return_type = "Promise<NativeListener>"
+    )]
     pub fn listen_http<'env>(
         &self,
         env: &'env Env,
@@ -357,7 +351,10 @@ impl NativeServer {
             .and_then(|l| l.http_config(SocketAddr::from(([127, 0, 0, 1], 8000))))
             .map_err(options::error)?;
         if self.shutdown.is_cancelled() || self.server.is_shut_down() {
-            return Err(coded("CLOSED", "this server was closed; create a new one"));
+            return Err(coded(
+                Code::Closed,
+                "this server was closed; create a new one",
+            ));
         }
         let bound_path = config.path.clone();
         let (server, shutdown, tasks) = (
@@ -365,10 +362,10 @@ impl NativeServer {
             self.shutdown.clone(),
             self.tasks.clone(),
         );
-        env.spawn_future(async move {
+        errors::spawn(env, async move {
             let bound = HttpServer::bind(server, config)
                 .await
-                .map_err(|e| coded("LISTEN_FAILED", e))?;
+                .map_err(|e| coded(Code::ListenFailed, e))?;
             let addr = bound.local_addr();
             let path = bound_path;
             let (tx, rx) = watch::channel(None);
@@ -393,7 +390,10 @@ impl NativeServer {
     #[napi(ts_return_type = "Promise<void>")]
     pub fn serve_stdio<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, ()>> {
         if self.shutdown.is_cancelled() || self.server.is_shut_down() {
-            return Err(coded("CLOSED", "this server was closed; create a new one"));
+            return Err(coded(
+                Code::Closed,
+                "this server was closed; create a new one",
+            ));
         }
         let server = self.server.clone();
         let shutdown = self.shutdown.clone();
@@ -414,12 +414,12 @@ impl NativeServer {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push(task);
-        env.spawn_future(async move {
+        errors::spawn(env, async move {
             match rx.await {
                 Ok(Ok(())) => Ok(()),
-                Ok(Err(e)) => Err(coded("TRANSPORT_ERROR", e)),
+                Ok(Err(e)) => Err(coded(Code::TransportError, e)),
                 Err(_) => Err(coded(
-                    "TRANSPORT_ERROR",
+                    Code::TransportError,
                     "the stdio task ended unexpectedly",
                 )),
             }
@@ -428,7 +428,7 @@ impl NativeServer {
 
     /// Configure the handler behind `fetch` and the Node `http` adapter (`allowedHosts`,
     /// `allowedOrigins`, `maxBodyBytes`, `path`, ...). Mounts default to loopback-only Host checks.
-    #[napi]
+    #[napi(ts_args_type = "options: import('./index').HttpOptions")]
     pub fn configure_mount(&self, options: Value) -> Result<()> {
         let config = self
             .config
@@ -458,7 +458,7 @@ impl NativeServer {
         self.shutdown.cancel();
         let tasks: Vec<_> =
             std::mem::take(&mut *self.tasks.lock().unwrap_or_else(|e| e.into_inner()));
-        env.spawn_future(async move {
+        errors::spawn(env, async move {
             for t in tasks {
                 let _ = t.await;
             }

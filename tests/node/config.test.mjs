@@ -53,3 +53,25 @@ test('listener options given to the constructor are the defaults of listen()', a
     await s.close();
   }
 });
+
+// Item 6 of issue 10: the native layer throws errors whose `code` napi sets from the Rust error's
+// typed status; nothing in JS parses a "CODE: message" text.
+test('native errors carry err.code natively, synchronous and from a rejected Promise', async () => {
+  const { createRequire } = await import('node:module');
+  const { loadNative } = createRequire(import.meta.url)(path.join(ROOT, 'bindings-node', 'lib', 'native.cjs'));
+  const { NativeServer } = loadNative();
+  assert.throws(() => new NativeServer({ name: 't', version: '1', pageSize: 0 }),
+    (e) => e instanceof Error && e.code === 'INVALID_OPTION' && e.message === 'pageSize must be at least 1');
+  const native = new NativeServer({ name: 't', version: '1' });
+  const net = await import('node:net');
+  const busy = net.createServer();
+  await new Promise((r) => busy.listen(0, '127.0.0.1', r));
+  try {
+    await assert.rejects(native.listenHttp({ port: busy.address().port }),
+      (e) => e instanceof Error && e.code === 'LISTEN_FAILED' && !e.message.startsWith('LISTEN_FAILED'));
+  } finally {
+    busy.close();
+  }
+  await native.close();
+  assert.throws(() => native.serveStdio(), (e) => e.code === 'CLOSED' && e.message === 'this server was closed; create a new one');
+});
