@@ -63,6 +63,8 @@ function isThenable(v) {
 
 const INPUT_REQUIRED = 'INPUT_REQUIRED';
 const CANCELLED = 'CANCELLED';
+/** An unexpected throw: the core picks the text (see `open_envelope` in js_handler.rs). */
+const INTERNAL = 'INTERNAL';
 
 function pick(obj, keys) {
   const out = {};
@@ -255,21 +257,20 @@ class Server {
 
   #toolFailure(entry, err) {
     if (err instanceof ToolError) return { result: results.toolErrorResult(err) };
-    return this.#failure(`tool ${JSON.stringify(entry.name)}`, err, (message) => ({
-      result: { content: [results.text(message)], isError: true },
-    }));
+    return this.#failure(`tool ${JSON.stringify(entry.name)}`, err);
   }
 
-  /** Map a throw that is not a ToolError: McpError → JSON-RPC error; else a safe message, stack to the log. */
-  #failure(what, err, otherwise) {
+  /** Map a throw that is not a ToolError: McpError → JSON-RPC error; else the core's internal-error text, stack to the log. */
+  #failure(what, err) {
     if (err instanceof McpError) return { error: { code: err.code, message: err.message, data: err.data } };
     if (err && (err.code === INPUT_REQUIRED || err.code === CANCELLED)) return { control: err.code };
     if (err && err.name === 'AbortError') return { control: CANCELLED };
     try {
       this.#opts.logErrors(`oxmcp: ${what} failed`, err);
     } catch {}
-    const detail = this.#opts.exposeErrors && err && err.message ? `: ${err.message}` : '';
-    return otherwise(`Internal error in ${what}${detail}`);
+    // The core answers with its one internal-error text; the detail only with exposeErrors.
+    const detail = this.#opts.exposeErrors && err && err.message ? String(err.message) : null;
+    return { control: INTERNAL, error: detail === null ? undefined : { code: -32603, message: detail } };
   }
 
   // ---------------------------------------------------------------- resources
@@ -346,7 +347,7 @@ class Server {
         return fail(e);
       }
     };
-    const fail = (e) => this.#failure(`resource ${JSON.stringify(uri)}`, e, (message) => ({ error: { code: -32603, message } }));
+    const fail = (e) => this.#failure(`resource ${JSON.stringify(uri)}`, e);
     let out;
     try {
       out = entry.template ? entry.read(url, vars ?? {}, ctx) : entry.read(url, ctx);
@@ -399,7 +400,7 @@ class Server {
 
   #runPrompt(entry, args, id) {
     const ctx = new Context(this.#calls, id);
-    const fail = (e) => this.#failure(`prompt ${JSON.stringify(entry.name)}`, e, (message) => ({ error: { code: -32603, message } }));
+    const fail = (e) => this.#failure(`prompt ${JSON.stringify(entry.name)}`, e);
     const ok = (v) => {
       try {
         return { result: results.normalizePromptResult(v) };
@@ -428,7 +429,7 @@ class Server {
       const fn = byArgument[argument];
       if (!fn) return { result: { values: [] } };
       const ctx = new Context(this.#calls, id);
-      const fail = (e) => this.#failure(`completion for ${JSON.stringify(argument)}`, e, (message) => ({ error: { code: -32603, message } }));
+      const fail = (e) => this.#failure(`completion for ${JSON.stringify(argument)}`, e);
       const ok = (v) => {
         try {
           return { result: results.normalizeCompletion(v) };

@@ -124,5 +124,6 @@ pub(crate) fn handler(e: &HandlerError) -> Coded {
         HandlerError::Cancelled => coded(Code::Cancelled, "the request was cancelled"),
         HandlerError::Mcp(m) => mcp(m),
         HandlerError::Tool(t) => coded(Code::ToolError, &t.message),
+        HandlerError::Internal(_) => mcp(&McpError::internal("Internal error")),
     }
 }

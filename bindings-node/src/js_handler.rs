@@ -254,6 +254,11 @@ async fn run_call_next<T: 'static, A: JsValuesTupleIntoVec + 'static>(
 
 /// `{result}` → Ok; `{error}` → JSON-RPC error; `{control}` → cancellation / misuse.
 fn open_envelope(env: NativeEnvelope, what: &str) -> std::result::Result<Value, HandlerError> {
+    if env.control.as_deref() == Some("INTERNAL") {
+        // An unexpected throw: the core's internal-error text, with the detail the JS layer
+        // chose to show (`exposeErrors`) in `error.message`.
+        return Err(HandlerError::Internal(env.error.map(|e| e.message)));
+    }
     if let Some(r) = env.result {
         return Ok(r);
     }

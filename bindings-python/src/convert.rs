@@ -47,6 +47,10 @@ fn read_outcome(obj: &Bound<'_, PyAny>) -> PyResult<Outcome> {
         }
         "input_required" => Outcome::InputRequired,
         "cancelled" => Outcome::Err(HandlerError::Cancelled),
+        // An unexpected exception: the core picks the text (`value`: a detail to show, or None).
+        "internal" => Outcome::Err(HandlerError::Internal(
+            (!value.is_none()).then(|| value.str().map(|s| s.to_string())).transpose()?,
+        )),
         other => {
             Outcome::Err(McpError::internal(format!("unknown handler outcome '{other}'")).into())
         }

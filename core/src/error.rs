@@ -190,6 +190,11 @@ pub enum HandlerError {
     InputRequired(InputRequired),
     /// The request was cancelled; nothing more is sent for it.
     Cancelled,
+    /// The handler failed unexpectedly (an exception a binding caught). The core answers with
+    /// its one internal-error text — an `isError` result for tools, -32603 for the other kinds —
+    /// plus the detail when one is given (a host passes it only when its settings say the detail
+    /// may be shown).
+    Internal(Option<String>),
 }
 
 /// Marker carried by `HandlerError::InputRequired`; the pending requests live in the `Context`.
@@ -203,6 +208,7 @@ impl fmt::Display for HandlerError {
             Self::Mcp(e) => write!(f, "{e}"),
             Self::InputRequired(_) => f.write_str("input required"),
             Self::Cancelled => f.write_str("cancelled"),
+            Self::Internal(d) => write!(f, "internal error: {}", d.as_deref().unwrap_or("-")),
         }
     }
 }

@@ -22,7 +22,7 @@ async fn handler_panic_is_an_error_result_and_the_server_keeps_serving() {
         assert_eq!(res["isError"], true);
         assert_eq!(
             res["content"],
-            json!([{"type":"text","text":"Tool test_panic failed with an internal error"}])
+            json!([{"type":"text","text":"Error executing tool test_panic"}])
         );
         assert!(
             !r.body.contains("deliberate panic"),

@@ -100,7 +100,8 @@ test('sync, async, throwing and rejecting handlers', async () => {
     const r = await result(name);
     assert.equal(r.isError, true, name);
     assert.doesNotMatch(r.content[0].text, /hunter2|secret/, 'the error text stays private');
-    assert.match(r.content[0].text, /Internal error/);
+    // The core's one text, as in Rust and Python (tests/it/isolation.rs, test_native.py).
+    assert.equal(r.content[0].text, `Error executing tool ${name}`);
   }
   assert.match(srv.stderr(), /db password is hunter2/, 'the stack is logged to stderr');
   assert.match(srv.stderr(), /rejected secret/);

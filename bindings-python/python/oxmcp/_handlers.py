@@ -7,7 +7,9 @@ Both return an *outcome* ``(kind, value)`` and never raise (except BaseException
 - ``("ok", result)``: a spec-shaped result (CallToolResult / contents list / GetPromptResult / Completion);
 - ``("mcp_error", (code, message, data))``: answer with that JSON-RPC error;
 - ``("input_required", key)``: a ``Context.elicit``/``sample``/``roots`` call needs a new MRTR round;
-- ``("cancelled", None)``: the client cancelled the request.
+- ``("cancelled", None)``: the client cancelled the request;
+- ``("internal", detail | None)``: an unexpected exception; the core answers with its one
+  internal-error text (the detail, only in debug mode, is appended).
 """
 
 from __future__ import annotations
@@ -208,10 +210,8 @@ class ToolEntry(_Entry):
         custom = getattr(self.server, "_tool_error_text", None)
         if custom is not None:  # FastMCP / MCPServer: their frameworks' wording and masking rule
             return ("ok", error_result(custom(self.name, exc)))
-        message = f"Error executing tool {self.name}"
-        if self._debug():
-            message += ": " + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-        return ("ok", error_result(message))
+        detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)) if self._debug() else None
+        return ("internal", detail)
 
 
 _TEMPLATE_VAR = re.compile(r"\{([+#./;?&]?)([A-Za-z0-9_,*]+)\}")
@@ -273,10 +273,7 @@ class ResourceEntry(_Entry):
         if isinstance(exc, ResourceError):
             return ("mcp_error", (getattr(self.server, "_resource_error_code", INVALID_PARAMS), str(exc), None))
         _log.error("resource %r raised", self.uri, exc_info=exc)
-        message = f"Error reading resource {self.uri}"
-        if self._debug():
-            message += f": {exc!r}"
-        return ("mcp_error", (INTERNAL_ERROR, message, None))
+        return ("internal", repr(exc) if self._debug() else None)
 
 
 class PromptEntry(_Entry):
@@ -335,10 +332,7 @@ class PromptEntry(_Entry):
         if isinstance(exc, PromptError):
             return ("mcp_error", (INVALID_PARAMS, str(exc), None))
         _log.error("prompt %r raised", self.name, exc_info=exc)
-        message = f"Error rendering prompt {self.name}"
-        if self._debug():
-            message += f": {exc!r}"
-        return ("mcp_error", (INTERNAL_ERROR, message, None))
+        return ("internal", repr(exc) if self._debug() else None)
 
 
 class CompletionEntry(_Entry):
@@ -381,7 +375,7 @@ class CompletionEntry(_Entry):
             return ("mcp_error", (exc.code, exc.message, exc.data))
         except Exception as exc:  # noqa: BLE001
             _log.error("completion raised", exc_info=exc)
-            return ("mcp_error", (INTERNAL_ERROR, "Error computing completions", None))
+            return ("internal", None)
 
     async def call_async(self, payload: Any, native_ctx: Any = None) -> Outcome:
         try:
@@ -392,7 +386,7 @@ class CompletionEntry(_Entry):
             return ("mcp_error", (exc.code, exc.message, exc.data))
         except Exception as exc:  # noqa: BLE001
             _log.error("completion raised", exc_info=exc)
-            return ("mcp_error", (INTERNAL_ERROR, "Error computing completions", None))
+            return ("internal", None)
 
 
 class _StaticCompleter:

@@ -407,18 +407,13 @@ impl Server {
                 self.tool_outcome(rq, r)
             }
             RunError::Handler(HandlerError::Tool(e)) => McpError::internal(e.message).into(),
-            RunError::Panic(msg) if tool => {
-                tracing::error!(tool = %name, panic = %msg, "tool handler panicked");
-                let text = if self.inner.options.expose_internal_errors {
-                    format!("Tool {name} failed: {msg}")
-                } else {
-                    format!("Tool {name} failed with an internal error")
-                };
-                self.tool_outcome(rq, ToolResult::error(text))
-            }
             RunError::Panic(msg) => {
                 tracing::error!(name = %name, panic = %msg, "handler panicked");
-                McpError::internal("Internal error").into()
+                let detail = self.inner.options.expose_internal_errors.then_some(msg);
+                self.internal_error(rq, kind, name, detail)
+            }
+            RunError::Handler(HandlerError::Internal(detail)) => {
+                self.internal_error(rq, kind, name, detail)
             }
             RunError::Timeout if tool => {
                 self.tool_outcome(rq, ToolResult::error(format!("Tool {name} timed out")))
@@ -428,6 +423,31 @@ impl Server {
             RunError::Handler(HandlerError::InputRequired(_) | HandlerError::Cancelled) => {
                 Outcome::Nothing
             }
+        }
+    }
+
+    /// The one internal-error text, per kind (FastMCP's wording, which a Python user knows; the
+    /// detail only when given): an `isError` result for tools, -32603 for the rest.
+    fn internal_error(
+        &self,
+        rq: &RequestInfo,
+        kind: &Kind,
+        name: &str,
+        detail: Option<String>,
+    ) -> Outcome {
+        let base = match kind {
+            Kind::Tool(_) => format!("Error executing tool {name}"),
+            Kind::Resource => format!("Error reading resource {name}"),
+            Kind::Prompt => format!("Error rendering prompt {name}"),
+            Kind::Completion => "Error computing completions".to_string(),
+        };
+        let text = match detail {
+            Some(d) if !d.is_empty() => format!("{base}: {d}"),
+            _ => base,
+        };
+        match kind {
+            Kind::Tool(_) => self.tool_outcome(rq, ToolResult::error(text)),
+            _ => McpError::internal(text).into(),
         }
     }
 

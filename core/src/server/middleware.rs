@@ -178,6 +178,10 @@ impl Server {
                 Err(HandlerError::Tool(e)) => McpError::internal(e.to_string()).into(),
                 Err(HandlerError::InputRequired(_)) => self.input_required(rq, &name, &ctx, env),
                 Err(HandlerError::Cancelled) => Outcome::Nothing,
+                Err(HandlerError::Internal(d)) => {
+                    let detail = d.map(|d| format!(": {d}")).unwrap_or_default();
+                    McpError::internal(format!("Internal error in middleware{detail}")).into()
+                }
             }
         })
     }

@@ -171,10 +171,11 @@ impl Server {
             // is for JSON-RPC errors); the server itself carries on.
             Err(RunError::Panic(msg)) => {
                 tracing::error!(tool = %name, panic = %msg, task = %id, "tool handler panicked in a task");
+                // The same text as outside a task (calls.rs `internal_error`).
                 let text = if self.inner.options.expose_internal_errors {
-                    format!("Tool {name} failed: {msg}")
+                    format!("Error executing tool {name}: {msg}")
                 } else {
-                    format!("Tool {name} failed with an internal error")
+                    format!("Error executing tool {name}")
                 };
                 let e = McpError::internal(text.clone());
                 (TaskStatus::Failed, None, Some(e.to_json()), Some(text))
