@@ -13,12 +13,13 @@ use serde_json::{Map, Value};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// A task's owner key: the authenticated caller, or "" without auth (then the unguessable id
-/// is the only bearer of access, as in the spec's security section).
+/// A task's owner key: the authenticated caller's `Caller::key()` (issuer + name for JWT
+/// callers, so the same `sub` from two issuers is two owners), or "" without auth (then the
+/// unguessable id is the only bearer of access, as in the spec's security section).
 fn owner(env: &Env) -> String {
     env.caller
         .as_ref()
-        .map(|c| c.name.clone())
+        .map(|c| c.key().into_owned())
         .unwrap_or_default()
 }
 

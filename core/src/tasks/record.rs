@@ -39,7 +39,7 @@ impl TaskStatus {
 #[non_exhaustive]
 pub struct TaskRecord {
     pub id: String,
-    /// The creating caller's identity (`Caller::name`; empty without auth).
+    /// The creating caller's identity (`Caller::key()`; empty without auth).
     pub owner: String,
     pub status: TaskStatus,
     pub status_message: Option<String>,
