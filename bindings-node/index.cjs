@@ -10,11 +10,18 @@ const { Context } = require('./lib/context.cjs');
 const { InMemoryClient } = require('./lib/client.cjs');
 const { parseServeArgs, runFromArgs } = require('./lib/cli.cjs');
 const { registerAppTool, registerAppResource, RESOURCE_MIME_TYPE } = require('./lib/apps.cjs');
+const sdk = require('./lib/sdk/mcp.cjs');
+const { createMcpHandler } = require('./lib/sdk/v2.cjs');
+
+const v2Names = require('./lib/sdk/v2-names.cjs');
 
 module.exports = {
+  // The TS SDK v2's constants, error classes and predicates (lib/sdk/v2-names.cjs).
+  ...v2Names,
   Server,
-  /** Alias so that a TS SDK user can port by changing the import. */
-  McpServer: Server,
+  /** The TS SDK's McpServer (v1 and v2 shapes: connect, server.server, `(args, extra)` callbacks). */
+  McpServer: sdk.McpServer,
+  createMcpHandler,
   ResourceTemplate,
   completable,
   ToolError,

@@ -451,8 +451,12 @@ export declare class Server {
   client(options?: InMemoryClientOptions): InMemoryClient;
 }
 
-/** The TS SDK's name for the same class. */
-export declare const McpServer: typeof Server;
+/** The TS SDK's McpServer (v2 shapes; v1's from `oxmcp/server/mcp.js`): `(args, extra)` callbacks, `connect`, `server.server`. */
+export { McpServer } from './lib/sdk/mcp.js';
+/** The TS SDK v2's fetch-style HTTP entry over a server factory. */
+export { createMcpHandler } from './lib/sdk/v2.js';
+/** The TS SDK v2's constants, error classes and predicates. */
+export * from './lib/sdk/v2-names.js';
 
 // ------------------------------------------------------------------ in-memory client
 

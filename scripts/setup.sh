@@ -137,6 +137,22 @@ else
   step "chromium missing and not root: install Debian's chromium for tests/node/apps-browser.test.mjs"
 fi
 
+# ---- the original TypeScript SDKs, for the parity harness (tests/parity) ----------
+# In their own folder: @modelcontextprotocol/sdk 1.x, server 2.x and node 2.x side by side,
+# apart from the root package's dependencies. Reinstalled when the manifest changes.
+if [[ -f tests/parity/peers-node.json ]]; then
+  if cmp -s tests/parity/peers-node.json .cache/peers-node/package.json 2>/dev/null \
+      && [[ -d .cache/peers-node/node_modules/@modelcontextprotocol/sdk ]]; then
+    step "node SDK peers already installed (.cache/peers-node)"
+  else
+    step "installing the node SDK peers into .cache/peers-node"
+    mkdir -p .cache/peers-node
+    cp tests/parity/peers-node.json .cache/peers-node/package.json
+    (cd .cache/peers-node && npm install --no-audit --no-fund --loglevel=error --no-package-lock) \
+      || die "npm install in .cache/peers-node failed"
+  fi
+fi
+
 # ---- cargo-fuzz (scripts/fuzz.sh, the fuzz stage of scripts/test-all.sh) ----------
 # Pinned and kept in the checkout; it builds the fuzz targets with the stable toolchain.
 CARGO_FUZZ_VERSION=0.13.2

@@ -25,14 +25,18 @@ function pathOf(url) {
  * @param {Request} request
  * @returns {Promise<Response>}
  */
-async function fetchHandler(native, request) {
-  const body = request.method === 'GET' || request.method === 'HEAD' || request.method === 'DELETE'
-    ? Buffer.alloc(0)
-    : Buffer.from(await request.arrayBuffer());
+async function fetchHandler(native, request, opts = {}) {
+  const body = opts.parsedBody !== undefined
+    ? Buffer.from(JSON.stringify(opts.parsedBody))
+    : request.method === 'GET' || request.method === 'HEAD' || request.method === 'DELETE'
+      ? Buffer.alloc(0)
+      : Buffer.from(await request.arrayBuffer());
+  let pairs = headerPairs(request.headers);
+  if (opts.stateless) pairs = pairs.filter(([k]) => k.toLowerCase() !== 'mcp-session-id');
   const exchange = native.handleHttp({
     method: request.method,
     path: pathOf(request.url),
-    headers: headerPairs(request.headers),
+    headers: pairs,
     body,
   });
   const onAbort = () => exchange.cancel();
@@ -49,7 +53,10 @@ async function fetchHandler(native, request) {
     throw fromNative(e);
   }
   const headers = new Headers();
-  for (const [k, v] of res.headers) headers.append(k, v);
+  for (const [k, v] of res.headers) {
+    if (opts.stateless && k.toLowerCase() === 'mcp-session-id') continue;
+    headers.append(k, v);
+  }
   if (!res.streaming) {
     signal?.removeEventListener('abort', onAbort);
     const b = res.body;
@@ -129,9 +136,17 @@ function nodeHandler(native, options = {}) {
   };
 }
 
-async function handleNode(native, req, res, limit) {
+/**
+ * Serve one Node request. `opts.parsedBody`: a body already parsed (Express `req.body`);
+ * `opts.stateless`: drop `Mcp-Session-Id` both ways (the TS SDK's `sessionIdGenerator: undefined`);
+ * `opts.onResponse(headers, status)`: called with the response head before it is written.
+ */
+async function handleNode(native, req, res, limit, opts = {}) {
   let body;
-  if (req.body !== undefined && req.readableEnded) {
+  if (opts.parsedBody !== undefined) {
+    const b = opts.parsedBody;
+    body = Buffer.isBuffer(b) ? b : Buffer.from(typeof b === 'string' ? b : JSON.stringify(b));
+  } else if (req.body !== undefined && req.readableEnded) {
     body = Buffer.isBuffer(req.body) ? req.body : Buffer.from(typeof req.body === 'string' ? req.body : JSON.stringify(req.body));
   } else if (req.method === 'GET' || req.method === 'HEAD') {
     body = Buffer.alloc(0);
@@ -139,10 +154,12 @@ async function handleNode(native, req, res, limit) {
     body = await readBody(req, limit);
   }
   // Express mounts strip the mount path from req.url; originalUrl keeps it.
+  let headers = rawHeaderPairs(req);
+  if (opts.stateless) headers = headers.filter(([k]) => k.toLowerCase() !== 'mcp-session-id');
   const exchange = native.handleHttp({
     method: req.method,
     path: req.originalUrl ?? req.url,
-    headers: rawHeaderPairs(req),
+    headers,
     body,
   });
   let finished = false;
@@ -156,7 +173,10 @@ async function handleNode(native, req, res, limit) {
     throw fromNative(e);
   }
   res.statusCode = r.status;
-  for (const [k, v] of r.headers) res.appendHeader ? res.appendHeader(k, v) : res.setHeader(k, v);
+  let outHeaders = r.headers;
+  if (opts.stateless) outHeaders = outHeaders.filter(([k]) => k.toLowerCase() !== 'mcp-session-id');
+  if (opts.onResponse) opts.onResponse(outHeaders, r.status);
+  for (const [k, v] of outHeaders) res.appendHeader ? res.appendHeader(k, v) : res.setHeader(k, v);
   if (!r.streaming) {
     finished = true;
     res.end(r.body ?? undefined);
@@ -186,4 +206,4 @@ async function handleNode(native, req, res, limit) {
   res.end();
 }
 
-module.exports = { fetchHandler, nodeHandler };
+module.exports = { fetchHandler, nodeHandler, handleNode, DEFAULT_MAX_BODY };

@@ -32,14 +32,14 @@ function isZodRawShape(v) {
   return values.length > 0 && values.every(isZodSchema);
 }
 
-function toJsonSchema(zodSchema, io, what) {
+function toJsonSchema(zodSchema, io, what, target = 'draft-2020-12') {
   const z = loadZod();
   if (!z || typeof z.toJSONSchema !== 'function') {
     throw new RegistrationError(`${what} is a zod schema but zod v4 could not be loaded (npm install zod@4)`, 'INVALID_SCHEMA');
   }
   let js;
   try {
-    js = z.toJSONSchema(zodSchema, { target: 'draft-2020-12', io, unrepresentable: 'any' });
+    js = z.toJSONSchema(zodSchema, { target, io, unrepresentable: 'any' });
   } catch (e) {
     throw new RegistrationError(`${what}: zod could not convert the schema to JSON Schema: ${e.message}`, 'INVALID_SCHEMA', e);
   }
@@ -51,15 +51,16 @@ function toJsonSchema(zodSchema, io, what) {
  * core registers and `zod` (maybe undefined) parses validated values.
  * @param {unknown} schema JSON Schema object, zod schema or zod raw shape
  * @param {'input'|'output'} io
+ * @param {'draft-2020-12'|'draft-7'} [target] what zod emits (the TS SDK v1 emits draft-07)
  */
-function resolveSchema(schema, io, what) {
+function resolveSchema(schema, io, what, target) {
   if (schema === undefined || schema === null) return { json: undefined, zod: undefined };
   if (isZodRawShape(schema)) {
     const z = loadZod();
     if (!z) throw new RegistrationError(`${what} is a zod shape but zod v4 could not be loaded`, 'INVALID_SCHEMA');
     schema = z.object(schema);
   }
-  if (isZodSchema(schema)) return { json: toJsonSchema(schema, io, what), zod: schema };
+  if (isZodSchema(schema)) return { json: toJsonSchema(schema, io, what, target), zod: schema };
   if (typeof schema === 'object' && !Array.isArray(schema)) return { json: schema, zod: undefined };
   if (typeof schema === 'boolean') return { json: schema, zod: undefined };
   throw new RegistrationError(`${what} must be a JSON Schema object or a zod v4 schema`, 'INVALID_SCHEMA');
@@ -75,14 +76,14 @@ function resolveSchema(schema, io, what) {
  * thousands of generated tools held) and equal shapes share one JSON Schema, converted by zod once.
  * @returns {{ json: unknown, zod: unknown, plain: Array<[string, object|null]>|undefined }}
  */
-function resolveToolInput(schema, what) {
+function resolveToolInput(schema, what, target) {
   const shape = isZodRawShape(schema) ? schema : isZodSchema(schema) && plainObject(schema) ? schema._zod.def.shape : undefined;
   const fields = shape && plainFields(shape);
-  if (!fields) return { ...resolveSchema(schema, 'input', what), plain: undefined };
-  const key = JSON.stringify(fields.map((f) => f.key));
+  if (!fields) return { ...resolveSchema(schema, 'input', what, target), plain: undefined };
+  const key = `${target ?? ''}${JSON.stringify(fields.map((f) => f.key))}`;
   let json = PLAIN_JSON.get(key);
   if (json === undefined) {
-    json = resolveSchema(schema, 'input', what).json;
+    json = resolveSchema(schema, 'input', what, target).json;
     if (PLAIN_JSON.size < 4096) PLAIN_JSON.set(key, json);
   }
   return { json, zod: undefined, plain: fields.map((f) => [f.name, f.defaultDef]) };

@@ -17,6 +17,14 @@ const http = require('./http.cjs');
 const COMPLETERS = new WeakMap();
 
 /**
+ * How the TS SDK generation being emulated lists and answers things (set by McpServer in
+ * lib/sdk/): `{ schemaTarget: 'draft-7' | 'draft-2020-12', taskSupport: boolean }`. A symbol, so
+ * that it is no public option; with it the template/resource metadata's mimeType is not copied
+ * into read results (the SDK returns what the callback returned).
+ */
+const SDK_SHAPES = Symbol('oxmcp.sdkShapes');
+
+/**
  * Mark a zod schema (a prompt argument or template variable) as completable,
  * as the TS SDK's `completable()` does.
  * @template S
@@ -62,6 +70,25 @@ function isThenable(v) {
 }
 
 const INPUT_REQUIRED = 'INPUT_REQUIRED';
+const URL_ELICITATION_REQUIRED = -32042;
+
+/** A plain `{}`: the TS SDK's empty zod raw shape. */
+function isEmptyShape(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype &&
+    Object.keys(v).length === 0;
+}
+
+/** What a throw says to the client under `errorMessages: 'message'`. */
+function messageOf(err) {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The control codes a handler throws to end a call without an answer (MRTR, cancellation). */
+function controlOf(err) {
+  if (err && (err.code === INPUT_REQUIRED || err.code === CANCELLED)) return err.code;
+  if (err && err.name === 'AbortError') return CANCELLED;
+  return undefined;
+}
 const CANCELLED = 'CANCELLED';
 /** An unexpected throw: the core picks the text (see `open_envelope` in js_handler.rs). */
 const INTERNAL = 'INTERNAL';
@@ -99,13 +126,20 @@ class Server {
       logErrors: merged.logErrors ?? ((msg, err) => process.stderr.write(`${msg}\n${err && err.stack ? err.stack : String(err)}\n`)),
       toolTimeoutMs: merged.toolTimeoutMs,
       handleSignals: merged.handleSignals ?? true,
+      // 'generic' (default): a throw is "Internal error in ...", the stack goes to the log.
+      // 'message': the Error's message is the text the client sees, as the TS SDK's McpServer does.
+      errorMessages: merged.errorMessages ?? 'generic',
+      sdk: merged[SDK_SHAPES],
     };
+    if (this.#opts.errorMessages !== 'generic' && this.#opts.errorMessages !== 'message') {
+      throw new TypeError(`errorMessages must be 'generic' or 'message', got ${JSON.stringify(merged.errorMessages)}`);
+    }
     // No default bound on a call (none in the core, FastMCP or the TS SDK): `toolTimeoutMs` or a
     // registration's `timeoutMs` sets one. Everything else is the core's schema (the server's
     // options and the defaults of every listener and mount), checked there: an unknown key is an
     // INVALID_OPTION error.
     const nativeOptions = { ...merged };
-    for (const k of ['exposeErrors', 'logErrors', 'handleSignals', 'http']) delete nativeOptions[k];
+    for (const k of ['exposeErrors', 'logErrors', 'handleSignals', 'http', 'errorMessages', SDK_SHAPES]) delete nativeOptions[k];
     if (nativeOptions.toolTimeoutMs === undefined) delete nativeOptions.toolTimeoutMs;
     const { NativeServer } = loadNative();
     try {
@@ -145,13 +179,23 @@ class Server {
     if (typeof name !== 'string' || !name) throw new TypeError('registerTool: name must be a non-empty string');
     if (typeof handler !== 'function') throw new TypeError(`registerTool(${name}): handler must be a function`);
     config = config ?? {};
-    const input = resolveToolInput(config.inputSchema, `tool ${name}: inputSchema`);
-    const output = resolveSchema(config.outputSchema, 'output', `tool ${name}: outputSchema`);
+    // `inputSchema: {}` is the TS SDK's empty zod shape: a tool that takes no arguments.
+    const emptyShape = isEmptyShape(config.inputSchema);
+    const target = this.#opts.sdk?.schemaTarget;
+    const z = emptyShape && this.#opts.sdk ? loadZod() : undefined;
+    const input = emptyShape
+      ? { json: z ? resolveSchema(z.object({}), 'input', `tool ${name}: inputSchema`, target).json : EMPTY_INPUT_SCHEMA, zod: undefined, plain: undefined }
+      : resolveToolInput(config.inputSchema, `tool ${name}: inputSchema`, target);
+    const output = resolveSchema(config.outputSchema, 'output', `tool ${name}: outputSchema`, target);
     const def = {
       name,
       ...pick(config, ['title', 'description', 'annotations', 'icons', '_meta', 'execution']),
       inputSchema: input.json ?? EMPTY_INPUT_SCHEMA,
     };
+    // The TS SDK v1 lists every tool with `execution.taskSupport` ('forbidden' unless it is a task tool).
+    if (this.#opts.sdk?.taskSupport && def.execution?.taskSupport === undefined) {
+      def.execution = { ...(def.execution ?? {}), taskSupport: 'forbidden' };
+    }
     if (output.json !== undefined) def.outputSchema = output.json;
     const entry = {
       name,
@@ -257,6 +301,15 @@ class Server {
 
   #toolFailure(entry, err) {
     if (err instanceof ToolError) return { result: results.toolErrorResult(err) };
+    if (this.#opts.errorMessages === 'message') {
+      // The TS SDK's rule: every throw is an isError result with its message (a McpError too),
+      // except the URL-elicitation error, which stays a JSON-RPC error.
+      const control = controlOf(err);
+      if (control) return { control };
+      if (!(err instanceof McpError && err.code === URL_ELICITATION_REQUIRED)) {
+        return { result: { content: [results.text(messageOf(err))], isError: true } };
+      }
+    }
     return this.#failure(`tool ${JSON.stringify(entry.name)}`, err);
   }
 
@@ -265,6 +318,8 @@ class Server {
     if (err instanceof McpError) return { error: { code: err.code, message: err.message, data: err.data } };
     if (err && (err.code === INPUT_REQUIRED || err.code === CANCELLED)) return { control: err.code };
     if (err && err.name === 'AbortError') return { control: CANCELLED };
+    // The TS SDK's rule for resources and prompts: a JSON-RPC error with the Error's message.
+    if (this.#opts.errorMessages === 'message') return { error: { code: -32603, message: messageOf(err) } };
     try {
       this.#opts.logErrors(`oxmcp: ${what} failed`, err);
     } catch {}
@@ -342,7 +397,7 @@ class Server {
     } catch {}
     const ok = (v) => {
       try {
-        return { result: results.normalizeResourceContents(v, uri, entry.mimeType) };
+        return { result: results.normalizeResourceContents(v, uri, this.#opts.sdk ? undefined : entry.mimeType) };
       } catch (e) {
         return fail(e);
       }
@@ -602,4 +657,4 @@ function promptArguments(name, config) {
   return { args, zod, complete };
 }
 
-module.exports = { Server, ResourceTemplate, completable };
+module.exports = { Server, ResourceTemplate, completable, SDK_SHAPES };

@@ -1,0 +1,2 @@
+// `oxmcp/server/completable.js` (the TS SDK v1 path).
+export { completable } from '../../index.js';

@@ -1,0 +1,192 @@
+'use strict';
+/**
+ * `McpServer` in the shape of the TypeScript SDK (v1 `@modelcontextprotocol/sdk/server/mcp.js` and
+ * v2 `@modelcontextprotocol/server`): the same registration calls with the SDK's callback
+ * signatures (`(args, extra)`), `connect(transport)`, the `server.server` escape hatch and the
+ * send* notifications, over oxmcp's `Server`. The core still validates, dispatches and serves.
+ */
+const { AsyncLocalStorage } = require('node:async_hooks');
+const { Server, ResourceTemplate: BaseTemplate, SDK_SHAPES } = require('../server.cjs');
+const { RequestHandlerExtra } = require('./extra.cjs');
+const { LowLevelFacade } = require('./facade.cjs');
+const { isZodSchema } = require('../schema.cjs');
+
+/** The call whose handler is running: lets `server.sendLoggingMessage(...)` inside a tool reach its client. */
+const current = new AsyncLocalStorage();
+
+/** The SDK's `ResourceTemplate(uriTemplate, { list, complete })`; `list` must be given (undefined is allowed). */
+class ResourceTemplate extends BaseTemplate {
+  constructor(uriTemplate, callbacks) {
+    if (callbacks === undefined || callbacks === null || typeof callbacks !== 'object') {
+      throw new TypeError('ResourceTemplate(uriTemplate, { list, complete? }): the callbacks object is required (list may be undefined)');
+    }
+    super(uriTemplate, callbacks);
+  }
+  /** The SDK exposes the callbacks this way. */
+  get listCallback() { return undefined; }
+  completeCallback(variable) { return this.complete[variable]; }
+}
+
+/** v1 counts `{}` and any object with a zod value as a raw shape (`isZodRawShapeCompat`). */
+function isRawShape(v) {
+  if (v === null || typeof v !== 'object' || Array.isArray(v) || isZodSchema(v)) return false;
+  const values = Object.values(v);
+  return values.length === 0 || values.some(isZodSchema);
+}
+
+class McpServer extends Server {
+  /** v2 (`@modelcontextprotocol/server`): zod converted to 2020-12, no `execution` unless given. */
+  static sdkShapes = Object.freeze({ schemaTarget: 'draft-2020-12', taskSupport: false });
+  #facade;
+  #transports = new Set();
+
+  /**
+   * @param {{ name: string, version: string, title?: string }} serverInfo
+   * @param {{ capabilities?: object, instructions?: string, [k: string]: unknown }} [options]
+   */
+  constructor(serverInfo, options = {}) {
+    super(serverInfo, { errorMessages: 'message', [SDK_SHAPES]: new.target.sdkShapes, ...(options ?? {}) });
+    this.#facade = new LowLevelFacade(this, current, options?.capabilities);
+  }
+
+  /** The low-level server of the SDK (`setRequestHandler`, `registerCapabilities`, `sendResourceUpdated`, ...). */
+  get server() { return this.#facade; }
+
+  /** Serve on `transport` (`StdioServerTransport` or `StreamableHTTPServerTransport` from oxmcp). */
+  async connect(transport) {
+    if (!transport || typeof transport._oxmcpAttach !== 'function') {
+      throw new TypeError('connect(transport): pass a transport from oxmcp/server/stdio.js or oxmcp/server/streamableHttp.js (oxmcp serves the wire itself)');
+    }
+    this.#transports.add(transport);
+    await transport._oxmcpAttach(this);
+    this.#facade._connected(transport);
+  }
+
+  isConnected() { return this.#transports.size > 0; }
+
+  async close() {
+    const ts = [...this.#transports];
+    this.#transports.clear();
+    await super.close();
+    for (const t of ts) t._oxmcpDetached?.();
+    this.#facade._closed();
+  }
+
+  /** Run `fn` as the handler of call `ctx`: `server.sendLoggingMessage` inside it goes to that call's client. */
+  #run(ctx, fn) {
+    return current.run(ctx, fn);
+  }
+
+  #extra(ctx, method) {
+    return new RequestHandlerExtra(ctx, undefined, method);
+  }
+
+  // ---------------------------------------------------------------- registration, SDK signatures
+
+  registerTool(name, config, cb) {
+    config = config ?? {};
+    const hasInput = config.inputSchema !== undefined && config.inputSchema !== null;
+    const wrapped = (args, ctx) => this.#run(ctx, () => (hasInput ? cb(args, this.#extra(ctx, 'tools/call')) : cb(this.#extra(ctx, 'tools/call'))));
+    return this.#controllable('tool', name, config, cb, super.registerTool(name, config, wrapped));
+  }
+
+  /**
+   * v1: `tool(name, cb)`, `tool(name, description, cb)`, `tool(name, paramsShape, cb)`,
+   * `tool(name, annotations, cb)`, `tool(name, description, paramsShape, annotations, cb)`, ...
+   */
+  tool(name, ...rest) {
+    const cb = rest.pop();
+    const config = {};
+    if (typeof rest[0] === 'string') config.description = rest.shift();
+    if (rest.length && isRawShape(rest[0])) {
+      config.inputSchema = rest.shift();
+      if (rest.length && rest[0] && typeof rest[0] === 'object') config.annotations = rest.shift();
+    } else if (rest.length && rest[0] && typeof rest[0] === 'object') {
+      config.annotations = rest.shift();
+    }
+    return this.registerTool(name, config, cb);
+  }
+
+  registerResource(name, uriOrTemplate, metadata, cb) {
+    if (typeof metadata === 'function' && cb === undefined) [metadata, cb] = [{}, metadata];
+    const template = uriOrTemplate instanceof BaseTemplate;
+    const wrapped = template
+      ? (url, vars, ctx) => this.#run(ctx, () => cb(url, vars, this.#extra(ctx, 'resources/read')))
+      : (url, ctx) => this.#run(ctx, () => cb(url, this.#extra(ctx, 'resources/read')));
+    return this.#controllable('resource', name, metadata, cb, super.registerResource(name, uriOrTemplate, metadata ?? {}, wrapped), uriOrTemplate);
+  }
+
+  /** v1: `resource(name, uriOrTemplate, cb)` or `resource(name, uriOrTemplate, metadata, cb)`. */
+  resource(name, uriOrTemplate, ...rest) {
+    const cb = rest.pop();
+    return this.registerResource(name, uriOrTemplate, rest[0] ?? {}, cb);
+  }
+
+  registerPrompt(name, config, cb) {
+    if (typeof config === 'function' && cb === undefined) [config, cb] = [{}, config];
+    config = config ?? {};
+    const hasArgs = config.argsSchema !== undefined && config.argsSchema !== null;
+    const wrapped = (args, ctx) => this.#run(ctx, () => (hasArgs ? cb(args, this.#extra(ctx, 'prompts/get')) : cb(this.#extra(ctx, 'prompts/get'))));
+    return this.#controllable('prompt', name, config, cb, super.registerPrompt(name, config, wrapped));
+  }
+
+  /** v1: `prompt(name, cb)`, `prompt(name, description, cb)`, `prompt(name, argsShape, cb)`, `prompt(name, description, argsShape, cb)`. */
+  prompt(name, ...rest) {
+    const cb = rest.pop();
+    const config = {};
+    if (typeof rest[0] === 'string') config.description = rest.shift();
+    if (rest.length) config.argsSchema = rest.shift();
+    return this.registerPrompt(name, config, cb);
+  }
+
+  /** The SDK's Registered* handle: enable/disable/update/remove. */
+  #controllable(kind, name, config, cb, reg, uri) {
+    const self = this;
+    let live = reg;
+    let enabled = true;
+    const register = (n, c, f) => {
+      if (kind === 'tool') return self.registerTool(n, c, f);
+      if (kind === 'prompt') return self.registerPrompt(n, c, f);
+      return self.registerResource(n, uri, c, f);
+    };
+    const handle = {
+      name,
+      get enabled() { return enabled; },
+      enable() { if (!enabled) { enabled = true; live = register(name, config, cb)._live; } },
+      disable() { if (enabled) { enabled = false; live.remove(); } },
+      remove() { if (enabled) live.remove(); enabled = false; },
+      update(updates = {}) {
+        const next = { ...config, ...updates };
+        for (const k of ['name', 'callback', 'enabled']) delete next[k];
+        const n = updates.name ?? name;
+        const f = updates.callback ?? cb;
+        if (enabled) live.remove();
+        enabled = updates.enabled ?? true;
+        if (enabled) live = register(n, next, f)._live;
+      },
+    };
+    Object.defineProperty(handle, '_live', { value: reg, enumerable: false });
+    return handle;
+  }
+
+  // ---------------------------------------------------------------- notifications
+
+  /**
+   * `notifications/message`. Inside a handler it goes to that request's client (filtered by its
+   * log level); outside one, to every legacy session (see docs/COMPATIBILITY.md).
+   */
+  async sendLoggingMessage(params, sessionId) {
+    return this.#facade.sendLoggingMessage(params, sessionId);
+  }
+  sendResourceListChanged() { this.#facade.sendResourceListChanged(); }
+  sendToolListChanged() { this.#facade.sendToolListChanged(); }
+  sendPromptListChanged() { this.#facade.sendPromptListChanged(); }
+}
+
+/** `oxmcp/server/mcp.js`: the v1 SDK's listing — zod as draft-07, `execution.taskSupport: 'forbidden'` on every plain tool. */
+class McpServerV1 extends McpServer {
+  static sdkShapes = Object.freeze({ schemaTarget: 'draft-7', taskSupport: true });
+}
+Object.defineProperty(McpServerV1, 'name', { value: 'McpServer' });
+
+module.exports = { McpServer, McpServerV1, ResourceTemplate, current };

@@ -1,0 +1,138 @@
+'use strict';
+/**
+ * The TS SDK's transports as oxmcp spells them. oxmcp's core frames and serves the wire itself,
+ * so a transport here is the wiring between `server.connect(transport)` and the core:
+ * `StdioServerTransport` starts the core's stdio loop; `StreamableHTTPServerTransport` hands each
+ * `handleRequest(req, res, parsedBody)` to the core's HTTP handler.
+ */
+const http = require('../http.cjs');
+
+class StdioServerTransport {
+  #server;
+  #done;
+
+  /** `stdin`/`stdout` other than the process's are not supported: the core owns fds 0 and 1. */
+  constructor(stdin, stdout) {
+    if ((stdin && stdin !== process.stdin) || (stdout && stdout !== process.stdout)) {
+      throw new TypeError('StdioServerTransport: oxmcp serves the process stdin/stdout only (custom streams are not supported)');
+    }
+    this.onclose = undefined;
+    this.onerror = undefined;
+    this.onmessage = undefined;
+    this.sessionId = undefined;
+  }
+
+  async start() {}
+
+  async _oxmcpAttach(server) {
+    if (this.#server) throw new Error('StdioServerTransport already started');
+    this.#server = server;
+    this.#done = server.serveStdio().then(
+      () => this._oxmcpDetached(),
+      (e) => {
+        try { this.onerror?.(e); } catch {}
+        this._oxmcpDetached();
+      },
+    );
+  }
+
+  _oxmcpDetached() {
+    const cb = this.onclose;
+    this.onclose = undefined;
+    try { cb?.(); } catch {}
+  }
+
+  async close() {
+    if (this.#server) await this.#server.close();
+    await this.#done;
+  }
+
+  async send() {
+    throw new Error('StdioServerTransport.send: oxmcp writes the wire itself');
+  }
+}
+
+/**
+ * `new StreamableHTTPServerTransport({ sessionIdGenerator, enableJsonResponse, onsessioninitialized, onsessionclosed })`.
+ * `sessionIdGenerator: undefined` is stateless serving (no `Mcp-Session-Id` either way); with a
+ * generator the core makes the session ids (random, 128 bits) and `onsessioninitialized` gets them.
+ */
+class StreamableHTTPServerTransport {
+  #server;
+  #opts;
+  #stateless;
+
+  constructor(options = {}) {
+    this.#opts = options ?? {};
+    this.#stateless = typeof this.#opts.sessionIdGenerator !== 'function';
+    this.sessionId = undefined;
+    this.onclose = undefined;
+    this.onerror = undefined;
+    this.onmessage = undefined;
+  }
+
+  async start() {}
+
+  async _oxmcpAttach(server) {
+    if (this.#server) throw new Error('Transport already started');
+    this.#server = server;
+    const o = this.#opts;
+    const mount = {};
+    if (Array.isArray(o.allowedHosts)) mount.allowedHosts = o.allowedHosts;
+    if (Array.isArray(o.allowedOrigins)) mount.allowedOrigins = o.allowedOrigins;
+    if (Object.keys(mount).length) server.configureHttp(mount);
+  }
+
+  _oxmcpDetached() {
+    const cb = this.onclose;
+    this.onclose = undefined;
+    try { cb?.(); } catch {}
+  }
+
+  /**
+   * Serve one request: `(req, res)` from node:http or Express; `parsedBody` when a body parser
+   * already read it (`req.body`).
+   */
+  async handleRequest(req, res, parsedBody) {
+    if (!this.#server) throw new Error('handleRequest before server.connect(transport)');
+    const isDelete = req.method === 'DELETE';
+    const sid = req.headers?.['mcp-session-id'];
+    try {
+      await http.handleNode(this.#server.native, req, res, http.DEFAULT_MAX_BODY, {
+        parsedBody,
+        stateless: this.#stateless,
+        onResponse: (headers, status) => {
+          if (this.#stateless) return;
+          const h = headers.find(([k]) => k.toLowerCase() === 'mcp-session-id');
+          if (h && this.sessionId === undefined) {
+            this.sessionId = h[1];
+            this.#opts.onsessioninitialized?.(h[1]);
+          }
+          if (isDelete && status < 300 && sid) {
+            this.#opts.onsessionclosed?.(sid);
+            queueMicrotask(() => this._oxmcpDetached());
+          }
+        },
+      });
+    } catch (err) {
+      try { this.onerror?.(err); } catch {}
+      if (!res.headersSent) {
+        res.statusCode = err.statusCode ?? 500;
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null }));
+      } else {
+        res.destroy(err);
+      }
+    }
+  }
+
+  async close() {
+    this._oxmcpDetached();
+  }
+
+  async send() {
+    throw new Error('StreamableHTTPServerTransport.send: oxmcp writes the wire itself');
+  }
+}
+
+module.exports = { StdioServerTransport, StreamableHTTPServerTransport };
