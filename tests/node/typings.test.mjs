@@ -40,5 +40,5 @@ test('ESM and CommonJS entries export the same Server class', async () => {
   const cjs = createRequire(import.meta.url)('oxmcp');
   assert.equal(esm.Server, cjs.Server);
   assert.equal(esm.default.Server, cjs.Server);
-  assert.equal(esm.McpServer, esm.Server);
+  assert.ok(esm.McpServer.prototype instanceof esm.Server, 'McpServer is a Server');
 });
