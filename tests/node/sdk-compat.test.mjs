@@ -1,0 +1,185 @@
+// Unit tests of the TS-SDK shapes (bindings-node/lib/sdk/) through the core's HTTP handler:
+// oxmcp/server/mcp.js, oxmcp/types.js, oxmcp (v2 names), oxmcp/node, and the Server options they
+// rest on. The parity corpus (parity.test.mjs) runs whole servers; these pin each rule.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { z } from 'zod';
+import { Server, McpServer as McpServerV2, createMcpHandler, ProtocolErrorCode } from 'oxmcp';
+import { McpServer, ResourceTemplate } from 'oxmcp/server/mcp.js';
+import { StreamableHTTPServerTransport } from 'oxmcp/server/streamableHttp.js';
+import { StdioServerTransport } from 'oxmcp/server/stdio.js';
+import { toNodeHandler } from 'oxmcp/node';
+import {
+  CallToolRequestSchema, SubscribeRequestSchema, RootsListChangedNotificationSchema, McpError, ErrorCode, UrlElicitationRequiredError,
+} from 'oxmcp/types.js';
+
+const info = { name: 't', version: '1.0.0', handleSignals: false };
+const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } };
+
+async function post(url, body, headers = {}) {
+  const r = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify(body),
+  });
+  const text = await r.text();
+  const data = text.startsWith('{') ? JSON.parse(text) : JSON.parse(text.split('\n').find((l) => l.startsWith('data:')).slice(5));
+  return { status: r.status, headers: r.headers, data };
+}
+
+function listen(handler) {
+  return new Promise((resolve) => {
+    const s = createServer(handler);
+    s.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${s.address().port}/mcp`, close: () => new Promise((r) => s.close(r)) }));
+  });
+}
+
+test('Server: inputSchema {} is a tool without arguments, and its handler gets (args, ctx)', async () => {
+  const s = new Server(info);
+  s.registerTool('none', { inputSchema: {} }, (args, ctx) => `args=${JSON.stringify(args)} ctx=${typeof ctx.log}`);
+  const c = s.client();
+  const { tools } = await c.listTools();
+  assert.deepEqual(tools[0].inputSchema, { type: 'object', properties: {} });
+  assert.equal((await c.callTool('none', {})).content[0].text, 'args={} ctx=function');
+});
+
+test("Server: errorMessages 'message' puts a throw's message in the isError text; the default hides it", async () => {
+  for (const [errorMessages, expected] of [['message', 'Entity X not found'], [undefined, 'Internal error in tool "boom"']]) {
+    const s = new Server({ ...info, errorMessages, logErrors: () => {} });
+    s.registerTool('boom', {}, () => { throw new Error('Entity X not found'); });
+    const r = await s.client().callTool('boom', {});
+    assert.equal(r.isError, true);
+    assert.equal(r.content[0].text, expected);
+    assert.ok(!r.content[0].text.includes(' at '), 'no stack');
+  }
+  assert.throws(() => new Server({ ...info, errorMessages: 'all' }), /errorMessages/);
+});
+
+test('McpServer (v1 path): listing with draft-07 zod and taskSupport, SDK error rules, positional forms', async () => {
+  const s = new McpServer(info);
+  s.tool('add', 'Add', { a: z.number() }, { readOnlyHint: true }, ({ a }, extra) => ({ content: [{ type: 'text', text: `${a} ${typeof extra.sendNotification}` }] }));
+  s.tool('annotated', { idempotentHint: true }, () => ({ content: [{ type: 'text', text: 'ok' }] }));
+  s.registerTool('mcp', { inputSchema: {} }, () => { throw new McpError(ErrorCode.InvalidParams, 'bad'); });
+  s.registerTool('url', {}, () => { throw new UrlElicitationRequiredError([{ mode: 'url', url: 'https://example.com', message: 'go', elicitationId: 'e1' }]); });
+  const c = s.client();
+  const tools = Object.fromEntries((await c.listTools()).tools.map((t) => [t.name, t]));
+  assert.equal(tools.add.inputSchema.$schema, 'http://json-schema.org/draft-07/schema#');
+  assert.deepEqual(tools.add.annotations, { readOnlyHint: true });
+  assert.deepEqual(tools.add.execution, { taskSupport: 'forbidden' });
+  assert.deepEqual(tools.annotated.annotations, { idempotentHint: true });
+  assert.deepEqual(Object.keys(tools.annotated.inputSchema.properties), []);
+  assert.equal((await c.callTool('add', { a: 2 })).content[0].text, '2 function');
+  const m = await c.callTool('mcp', {});
+  assert.deepEqual([m.isError, m.content[0].text], [true, 'MCP error -32602: bad']);
+  await assert.rejects(c.callTool('url', {}), (e) => e.code === -32042);
+});
+
+test('McpServer (v2 root): 2020-12 zod, no execution added; extra carries ctx.mcpReq', async () => {
+  const s = new McpServerV2(info);
+  s.registerTool('who', { inputSchema: z.object({ x: z.string() }) }, ({ x }, ctx) => ({
+    content: [{ type: 'text', text: `${x} ${ctx.mcpReq.method} ${ctx.mcpReq.signal instanceof AbortSignal} ${ctx.mcpReq.id !== undefined}` }],
+  }));
+  const c = s.client();
+  const [tool] = (await c.listTools()).tools;
+  assert.equal(tool.inputSchema.$schema, 'https://json-schema.org/draft/2020-12/schema');
+  assert.equal(tool.execution, undefined);
+  assert.equal((await c.callTool('who', { x: 'y' })).content[0].text, 'y tools/call true true');
+});
+
+test('McpServer: handles disable, enable and update registrations', async () => {
+  const s = new McpServer(info);
+  const h = s.registerTool('a', {}, () => ({ content: [{ type: 'text', text: 'a' }] }));
+  const names = async () => (await s.client().listTools()).tools.map((t) => t.name);
+  h.disable();
+  assert.deepEqual(await names(), []);
+  h.enable();
+  assert.deepEqual(await names(), ['a']);
+  h.update({ name: 'b' });
+  assert.deepEqual(await names(), ['b']);
+  h.remove();
+  assert.deepEqual(await names(), []);
+});
+
+test('McpServer.server: setRequestHandler refuses the methods McpServer answers and custom methods, keeps subscribe', () => {
+  const s = new McpServer(info);
+  assert.throws(() => s.server.setRequestHandler(CallToolRequestSchema, () => ({})), /already exists/);
+  assert.throws(() => s.server.setRequestHandler(z.object({ method: z.literal('x/custom') }), () => ({})), (e) => e.code === -32601);
+  s.server.setRequestHandler(SubscribeRequestSchema, async () => ({}));
+  s.server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {});
+  s.server.registerCapabilities({ resources: { subscribe: true } });
+  assert.deepEqual(s.server.getCapabilities(), { resources: { subscribe: true } });
+  assert.equal(s.server.getClientCapabilities(), undefined, 'outside a handler there is no client');
+  return assert.rejects(s.server.listRoots(), (e) => e.code === -32600);
+});
+
+test('ResourceTemplate (v1) needs its callbacks object; a read returns what the callback returned', async () => {
+  assert.throws(() => new ResourceTemplate('x://{id}'), /callbacks/);
+  const s = new McpServer(info);
+  s.registerResource('x', new ResourceTemplate('x://{id}', { list: undefined }), { mimeType: 'text/plain' }, (uri, { id }) => ({ contents: [{ uri: uri.href, text: id }] }));
+  assert.deepEqual((await s.client().readResource('x://7')).contents, [{ uri: 'x://7', text: '7' }]);
+});
+
+test('completion results carry total and hasMore', async () => {
+  const s = new Server(info);
+  s.registerPrompt('p', { argsSchema: { city: z.string() }, complete: { city: () => ['a', 'b'] } }, ({ city }) => city);
+  const r = await s.client().request('completion/complete', { ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'city', value: '' } });
+  assert.deepEqual(r.completion, { values: ['a', 'b'], total: 2, hasMore: false });
+});
+
+test('StreamableHTTPServerTransport: stateless has no session id; sessionful reports it to onsessioninitialized', async () => {
+  let seen;
+  const servers = [];
+  const stateless = await listen(async (req, res) => {
+    const s = new McpServer(info);
+    servers.push(s);
+    const t = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    await s.connect(t);
+    await t.handleRequest(req, res);
+  });
+  const s2 = new McpServer(info);
+  s2.registerTool('hi', {}, () => ({ content: [{ type: 'text', text: 'hi' }] }));
+  const t2 = new StreamableHTTPServerTransport({ sessionIdGenerator: () => 'ignored', onsessioninitialized: (id) => { seen = id; } });
+  await s2.connect(t2);
+  const sessionful = await listen((req, res) => t2.handleRequest(req, res));
+  try {
+    const a = await post(stateless.url, INIT);
+    assert.equal(a.status, 200);
+    assert.equal(a.headers.get('mcp-session-id'), null);
+    assert.equal(a.data.result.serverInfo.name, 't');
+    const b = await post(sessionful.url, INIT);
+    const sid = b.headers.get('mcp-session-id');
+    assert.ok(sid && sid === seen && t2.sessionId === sid);
+    const call = await post(sessionful.url, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'hi', arguments: {} } }, { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' });
+    assert.equal(call.data.result.content[0].text, 'hi');
+  } finally {
+    await Promise.all([stateless.close(), sessionful.close(), s2.close(), ...servers.map((s) => s.close())]);
+  }
+});
+
+test('createMcpHandler + toNodeHandler: one factory call, stateless legacy, 405 for legacy GET', async () => {
+  let calls = 0;
+  const handler = createMcpHandler(() => {
+    calls += 1;
+    const s = new McpServerV2(info);
+    s.registerTool('x', {}, () => ({ content: [{ type: 'text', text: 'x' }] }));
+    return s;
+  });
+  const srv = await listen(toNodeHandler(handler));
+  try {
+    const a = await post(srv.url, INIT);
+    assert.equal(a.headers.get('mcp-session-id'), null);
+    const b = await post(srv.url, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'x', arguments: {} } }, { 'mcp-protocol-version': '2025-06-18' });
+    assert.equal(b.data.result.content[0].text, 'x');
+    assert.equal((await fetch(srv.url, { headers: { accept: 'text/event-stream' } })).status, 405);
+    assert.equal(calls, 1);
+    assert.equal(ProtocolErrorCode.ResourceNotFound, -32002);
+  } finally {
+    await srv.close();
+    await handler.close();
+  }
+});
+
+test('StdioServerTransport refuses streams other than the process stdio', () => {
+  assert.throws(() => new StdioServerTransport({}, {}), /stdin\/stdout/);
+});
