@@ -11,6 +11,7 @@ mod http;
 mod js_handler;
 mod options;
 mod server;
+mod sessions;
 mod telemetry;
 
 pub use context::NativeCalls;
@@ -18,4 +19,5 @@ pub use context::NativeCalls;
 pub use errors::{Code, Coded};
 pub use http::{NativeHttpExchange, NativeHttpResponse};
 pub use server::NativeServer;
+pub use sessions::NativeSession;
 pub use telemetry::{flush_telemetry, init_telemetry};

@@ -135,6 +135,28 @@ impl NativeServer {
         })
     }
 
+    /// Hear every client notification of a legacy session (`notifications/initialized`,
+    /// `notifications/roots/list_changed`, `resources/subscribe`, ...) with a `NativeSession` to
+    /// answer through (core: server/initiated.rs).
+    #[napi(
+        ts_args_type = "onSession: (session: NativeSession, method: string, params: any) => void"
+    )]
+    pub fn on_session(&self, on_session: crate::sessions::SessionFn<'_>) -> Result<()> {
+        let l = crate::sessions::listener(&on_session)?;
+        self.server
+            .set_session_listener(Some(std::sync::Arc::new(l)));
+        Ok(())
+    }
+
+    /// Publish `notifications/{tools,prompts,resources}/list_changed` (`kind`: "tools",
+    /// "prompts" or "resources") to every listener, as a registry change does.
+    #[napi]
+    pub fn notify_list_changed(&self, kind: String) -> Result<()> {
+        self.server
+            .notify_list_changed(&kind)
+            .map_err(|e| crate::errors::coded("INVALID_ARGUMENT", e))
+    }
+
     /// The server's `Implementation` object.
     #[napi(ts_return_type = "{ name: string; version: string; [key: string]: unknown }")]
     pub fn info(&self) -> Value {

@@ -10,6 +10,7 @@ mod engine;
 mod handlers;
 mod options;
 mod serve;
+mod sessions;
 mod telemetry;
 
 use convert::from_py;
@@ -332,6 +333,25 @@ impl NativeServer {
         self.server.notify_resource_updated(uri);
     }
 
+    /// Hear every client notification of a legacy session (`notifications/initialized`,
+    /// `notifications/roots/list_changed`, `resources/subscribe`, ...): `callback(session,
+    /// method, params)` on the dispatcher thread, `session` a `NativeSession`.
+    fn on_session(&self, callback: Py<PyAny>) {
+        let l = sessions::PySessionListener {
+            callback: Arc::new(callback),
+            engine: self.engine.clone(),
+        };
+        self.server.set_session_listener(Some(Arc::new(l)));
+    }
+
+    /// Publish `notifications/{tools,prompts,resources}/list_changed` (`kind`: "tools",
+    /// "prompts" or "resources"), as a registry change does.
+    fn notify_list_changed(&self, kind: &str) -> PyResult<()> {
+        self.server
+            .notify_list_changed(kind)
+            .map_err(pyo3::exceptions::PyValueError::new_err)
+    }
+
     fn tool_names(&self) -> Vec<String> {
         self.server.tool_names()
     }
@@ -380,6 +400,7 @@ impl NativeServer {
 fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeServer>()?;
     m.add_class::<context::NativeContext>()?;
+    m.add_class::<sessions::NativeSession>()?;
     m.add_class::<serve::ServeHandle>()?;
     m.add_class::<serve::BodyStream>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -51,7 +51,7 @@ pub use resource::{Resource, ResourceTemplate};
 pub use server::bus::{Event, EventBus, InMemoryBus};
 pub use server::middleware::{Middleware, MiddlewareRequest, MiddlewareResult, Next};
 pub use server::options::{CacheHint, CacheScope, ServerOptions, ValidationMode};
-pub use server::{Env, Server, ServerBuilder, Transport};
+pub use server::{Env, Server, ServerBuilder, SessionHandle, SessionListener, Transport};
 pub use tool::{Args, Tool};
 
 pub use serde_json;

@@ -249,7 +249,8 @@ export async function runParity(names = corpus(), { log = () => {} } = {}) {
   for (const name of names) {
     const dir = path.join(HERE, name);
     const source = readFileSync(path.join(dir, 'server.mjs'), 'utf8');
-    const scenario = JSON.parse(readFileSync(path.join(dir, 'scenario.json'), 'utf8'));
+    // `$CORPUS` in a scenario is this server's directory (roots, file paths).
+    const scenario = JSON.parse(readFileSync(path.join(dir, 'scenario.json'), 'utf8').replaceAll('$CORPUS', dir));
     writeFileSync(path.join(SDK_DIR, `${name}.mjs`), source);
     writeFileSync(path.join(OX_DIR, `${name}.mjs`), portImports(source));
     for (const transport of scenario.transports ?? ['stdio', 'http']) {

@@ -6,7 +6,11 @@
  * oxmcp's core answers itself (tools, resources, prompts, completion) cannot be replaced here:
  * setting them fails as loudly as the SDK's own "already exists" assertion.
  */
-const { McpError, ErrorCode } = require('../errors.cjs');
+const { AsyncLocalStorage } = require('node:async_hooks');
+const { McpError, ErrorCode, fromNative } = require('../errors.cjs');
+
+/** The legacy session whose notification is being handled (oninitialized, notification handlers). */
+const sessionScope = new AsyncLocalStorage();
 
 /** The JSON-RPC method a request/notification schema stands for: a zod `{ method: z.literal(m) }` or an oxmcp types.js schema. */
 function methodOf(schema) {
@@ -41,11 +45,15 @@ class LowLevelFacade {
   #requestHandlers = new Map();
   #notificationHandlers = new Map();
   #transport;
+  /** Open legacy sessions, newest last (key: session id, or '' for stdio). */
+  #sessions = new Map();
 
   constructor(owner, current, capabilities) {
     this.#owner = owner;
     this.#current = current;
     this.#capabilities = { ...(capabilities ?? {}) };
+    const native = owner.native;
+    if (typeof native.onSession === 'function') native.onSession((session, method, params) => this.#onSession(session, method, params));
     /** @type {(() => void) | undefined} */
     this.oninitialized = undefined;
     /** @type {(() => void) | undefined} */
@@ -92,13 +100,61 @@ class LowLevelFacade {
   /** The call whose handler is running, or undefined outside one. */
   #ctx() { return this.#current.getStore(); }
 
-  getClientCapabilities() { return this.#ctx()?.clientCapabilities; }
-  getClientVersion() { return this.#ctx()?.clientInfo; }
+  /** A legacy session's notification (core: server/initiated.rs). */
+  #onSession(session, method, params) {
+    const key = session.id ?? '';
+    if (!session.isOpen()) {
+      this.#sessions.delete(key);
+      return;
+    }
+    this.#sessions.delete(key);
+    this.#sessions.set(key, session);
+    sessionScope.run(session, () => {
+      try {
+        if (method === 'notifications/initialized') this.oninitialized?.();
+        if (method === 'resources/subscribe' || method === 'resources/unsubscribe') {
+          // The core answered and recorded the subscription; the server's own handler hears of it.
+          const rh = this.#requestHandlers.get(method);
+          if (rh) Promise.resolve(rh({ method, params }, { sessionId: session.id ?? undefined, signal: new AbortController().signal })).catch((e) => this.#reportError(e));
+          return;
+        }
+        const h = this.#notificationHandlers.get(method);
+        if (h) {
+          Promise.resolve(h(params === undefined || params === null ? { method } : { method, params })).catch((e) => this.#reportError(e));
+        }
+      } catch (e) {
+        this.#reportError(e);
+      }
+    });
+  }
 
-  async sendLoggingMessage(params, _sessionId) {
+  #reportError(e) {
+    try {
+      if (this.onerror) this.onerror(e);
+      else process.stderr.write(`oxmcp: a session notification handler failed: ${e && e.stack ? e.stack : e}\n`);
+    } catch {}
+  }
+
+  /** Outside a call: the session being notified, else `sessionId`'s, else the newest open one. */
+  #session(sessionId) {
+    const scoped = sessionScope.getStore();
+    if (scoped && (sessionId === undefined || scoped.id === sessionId)) return scoped;
+    for (const [k, s] of this.#sessions) if (!s.isOpen()) this.#sessions.delete(k);
+    if (sessionId !== undefined) return this.#sessions.get(sessionId);
+    return [...this.#sessions.values()].pop();
+  }
+
+  getClientCapabilities() { return this.#ctx()?.clientCapabilities ?? this.#session()?.clientCapabilities; }
+  getClientVersion() { return this.#ctx()?.clientInfo ?? this.#session()?.clientInfo ?? undefined; }
+
+  async sendLoggingMessage(params, sessionId) {
     const ctx = this.#ctx();
     if (ctx) return ctx.log(params.level, params.data, params.logger);
-    // Outside a request there is no client to address: see docs/COMPATIBILITY.md.
+    // Outside a request: that session, or every open legacy session (each filtered by its level).
+    const targets = sessionId !== undefined ? [this.#session(sessionId)].filter(Boolean) : (sessionScope.getStore() ? [sessionScope.getStore()] : [...this.#sessions.values()]);
+    for (const s of targets) {
+      if (s.isOpen()) s.log(params.level, params.data === undefined ? null : params.data, params.logger);
+    }
     return undefined;
   }
   async sendResourceUpdated(params) {
@@ -127,24 +183,31 @@ class LowLevelFacade {
     }
   }
 
-  #inCall(what) {
+  /** Inside a handler: through its ctx (MRTR in the modern era). Outside: to a legacy session. */
+  async #ask(method, params) {
     const ctx = this.#ctx();
-    if (!ctx) {
-      throw new McpError(ErrorCode.InvalidRequest, `${what} outside a request handler is not supported by oxmcp yet: call it inside a tool/resource/prompt handler (see docs/COMPATIBILITY.md)`);
+    if (ctx) {
+      if (method === 'sampling/createMessage') return ctx.sample(params ?? {});
+      if (method === 'elicitation/create') return ctx.elicit(params ?? {});
+      if (method === 'roots/list') return ctx.roots();
+      throw new McpError(ErrorCode.InvalidRequest, `request(${JSON.stringify(method)}) cannot be sent to the client from a handler`);
     }
-    return ctx;
+    const s = this.#session();
+    if (!s || !s.isOpen()) {
+      throw new McpError(ErrorCode.InvalidRequest, `${method} outside a request needs an open legacy session; the modern era (2026-07-28) has none: ask inside a handler (see docs/COMPATIBILITY.md)`);
+    }
+    try {
+      return await s.request(method, params ?? undefined);
+    } catch (e) {
+      throw fromNative(e);
+    }
   }
-  async createMessage(params) { return this.#inCall('createMessage').sample(params); }
-  async elicitInput(params) { return this.#inCall('elicitInput').elicit(params); }
-  async listRoots() { return this.#inCall('listRoots').roots(); }
-  async ping() { return {}; }
+  async createMessage(params) { return this.#ask('sampling/createMessage', params); }
+  async elicitInput(params) { return this.#ask('elicitation/create', params); }
+  async listRoots(params) { return this.#ask('roots/list', params); }
+  async ping() { return this.#ctx() ? {} : this.#ask('ping'); }
   async request(req, resultSchema) {
-    const ctx = this.#inCall(`request(${req?.method})`);
-    let out;
-    if (req.method === 'sampling/createMessage') out = await ctx.sample(req.params ?? {});
-    else if (req.method === 'elicitation/create') out = await ctx.elicit(req.params ?? {});
-    else if (req.method === 'roots/list') out = await ctx.roots();
-    else throw new McpError(ErrorCode.InvalidRequest, `request(${JSON.stringify(req.method)}) cannot be sent to the client by oxmcp`);
+    const out = await this.#ask(req?.method, req?.params);
     return resultSchema && typeof resultSchema.parse === 'function' ? resultSchema.parse(out) : out;
   }
 }

@@ -297,8 +297,11 @@ impl Server {
                     t.cancel(id);
                 }
             }
-            "notifications/initialized" | "notifications/roots/list_changed" => {}
-            other => tracing::debug!(method = other, "ignored notification"),
+            other => match &env.session {
+                // Legacy: the host's session listener hears of it (initiated.rs).
+                Some(s) => self.session_notification(s, other, params),
+                None => tracing::debug!(method = other, "ignored notification"),
+            },
         }
     }
 

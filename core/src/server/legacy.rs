@@ -84,16 +84,20 @@ impl Server {
             Err(e) => return e.into(),
         };
         if let Some(s) = &env.session {
-            let mut subs = s.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
-            if rq.method == "resources/subscribe" {
-                // A URI the caller may not read is answered like any other (subscribing to an
-                // unknown URI is allowed too) but never stored: nothing about it is delivered.
-                if self.may_use(env, "resource", &uri) {
-                    subs.insert(uri);
+            {
+                let mut subs = s.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
+                if rq.method == "resources/subscribe" {
+                    // A URI the caller may not read is answered like any other (subscribing to an
+                    // unknown URI is allowed too) but never stored: nothing about it is delivered.
+                    if self.may_use(env, "resource", &uri) {
+                        subs.insert(uri);
+                    }
+                } else {
+                    subs.remove(&uri);
                 }
-            } else {
-                subs.remove(&uri);
             }
+            // The host's session listener hears who subscribed to what (initiated.rs).
+            self.session_notification(s, &rq.method, Some(&Value::Object(params.clone())));
         }
         Outcome::Result(json!({}))
     }

@@ -3,6 +3,7 @@
 pub mod bus;
 mod calls;
 pub(crate) mod dispatch;
+mod initiated;
 mod legacy;
 mod listen;
 pub mod middleware;
@@ -15,6 +16,7 @@ mod tasks;
 pub mod trace;
 
 pub use dispatch::{Env, Transport};
+pub use initiated::{SessionHandle, SessionListener};
 
 use crate::client_requests::ClientRequests;
 use crate::error::BuildError;
@@ -58,6 +60,8 @@ pub(crate) struct Inner {
     pub(crate) in_flight: Option<Arc<tokio::sync::Semaphore>>,
     /// Set when an HTTP endpoint with auth serves this server: results become `private`.
     pub(crate) auth_on: std::sync::atomic::AtomicBool,
+    /// Told of legacy sessions' notifications (`initiated.rs`).
+    pub(crate) session_listener: RwLock<Option<Arc<dyn initiated::SessionListener>>>,
     /// The interceptor chain (`middleware.rs`), copy-on-write: a request takes one `Arc` clone.
     pub(crate) middleware: RwLock<Arc<Vec<Arc<dyn middleware::Middleware>>>>,
     /// The Tasks extension: records, running handlers, status events.
@@ -494,6 +498,7 @@ impl ServerBuilder {
                 declared: self.declared,
                 in_flight,
                 auth_on: std::sync::atomic::AtomicBool::new(false),
+                session_listener: RwLock::new(None),
                 middleware: RwLock::new(Arc::new(Vec::new())),
                 tasks,
             }),

@@ -1,7 +1,7 @@
 //! Legacy-era state: sessions (`Mcp-Session-Id` on HTTP, the process on stdio). The
 //! server→client requests awaiting the client's answer are in [`crate::client_requests`].
 
-use crate::client_requests::random_token;
+use crate::client_requests::{random_token, Sink};
 use crate::error::McpError;
 use crate::protocol::LogLevel;
 use serde_json::Value;
@@ -27,6 +27,10 @@ pub(crate) struct LegacySession {
     /// The caller that created the session (`initialize`); only it may use the session
     /// (issue 11, finding 8), and its allow-list filters the session's events (finding 4).
     pub(crate) owner: Option<crate::identity::Caller>,
+    /// Where messages the server starts outside a request go: stdout on stdio, the open GET
+    /// stream on HTTP (none while no stream is open). See `initiated.rs`.
+    outbound: Mutex<Option<Sink>>,
+    outbound_set: tokio::sync::Notify,
 }
 
 /// The requests `notifications/cancelled` can reach, by request id: one table per connection
@@ -129,6 +133,8 @@ impl LegacySession {
             closed: CancellationToken::new(),
             in_flight: Arc::default(),
             owner: None,
+            outbound: Mutex::new(None),
+            outbound_set: tokio::sync::Notify::new(),
         }
     }
 
@@ -145,6 +151,26 @@ impl LegacySession {
             None => true,
             Some(o) => caller.is_some_and(|c| c.key() == o.key()),
         }
+    }
+
+    /// The stream to the client for server-initiated messages, if one is open.
+    pub(crate) fn outbound(&self) -> Option<Sink> {
+        self.outbound
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+            .filter(|s| !s.is_closed())
+    }
+    pub(crate) fn set_outbound(&self, sink: Option<Sink>) {
+        let has = sink.is_some();
+        *self.outbound.lock().unwrap_or_else(|e| e.into_inner()) = sink;
+        if has {
+            self.outbound_set.notify_waiters();
+        }
+    }
+    /// Resolves when a stream is next set.
+    pub(crate) async fn outbound_ready(&self) {
+        self.outbound_set.notified().await
     }
 
     pub(crate) fn touch(&self) {

@@ -85,6 +85,9 @@ impl HttpHandler {
                 McpError::internal("Too many open streams"),
             );
         };
+        // Server-initiated messages outside a request (server/initiated.rs) go on this stream.
+        let (otx, mut orx) = mpsc::unbounded_channel::<Value>();
+        session.set_outbound(Some(otx));
         let mut events = self.server.legacy_events(session);
         let (tx, rx) = mpsc::channel::<Bytes>(64);
         let keep_alive = self.config.keep_alive;
@@ -95,6 +98,7 @@ impl HttpHandler {
             loop {
                 let msg = tokio::select! {
                     m = events.next() => match m { Some(m) => m, None => break },
+                    Some(m) = orx.recv() => m,
                     _ = tick.tick() => {
                         if tx.send(Bytes::from_static(b": keep-alive\n\n")).await.is_err() { break }
                         continue;

@@ -210,6 +210,8 @@ where
             if let Some(s) = env.take_created_session() {
                 // `initialize` selects legacy semantics for the rest of the process.
                 *session.lock().unwrap_or_else(|e| e.into_inner()) = Some(s.clone());
+                // Server-initiated messages outside a request go to stdout too.
+                s.set_outbound(Some(out.clone()));
                 tokio::spawn(forward_legacy_events(server.clone(), s, out.clone()));
             }
             if let Some(r) = resp {
@@ -235,6 +237,11 @@ where
         server.abort_in_flight();
         stop.cancel();
         tasks.shutdown().await;
+    }
+    // The session's handle for server-initiated messages holds a sender too: let it go, so
+    // that the writer thread sees the channel close.
+    if let Some(s) = session.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        s.set_outbound(None);
     }
     drop(out);
     let _ = tokio::task::spawn_blocking(move || writer.join()).await;

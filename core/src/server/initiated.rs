@@ -1,0 +1,180 @@
+//! Server-initiated traffic in legacy sessions, outside any request: what the TS SDK's
+//! `server.listRoots()` after `oninitialized`, `setNotificationHandler(RootsListChanged...)`,
+//! `createMessage` / `elicitInput` from a timer and `sendLoggingMessage` outside a call need.
+//!
+//! A host sets one [`SessionListener`]; the core calls it with a [`SessionHandle`] for every
+//! client notification of a legacy session (`notifications/initialized`,
+//! `notifications/roots/list_changed`, ...). The handle sends requests and notifications to that
+//! session: on stdio to stdout, on HTTP over the session's open GET stream (a request waits a
+//! moment for the client to open it, as clients do right after `initialized`).
+//!
+//! The modern era (2026-07-28) has no sessions, so none of this exists there: a handler gets the
+//! client's roots with the request (MRTR, `ctx.list_roots()`), and a server that confines itself
+//! to the roots checks them per request.
+
+use super::bus::Event;
+use super::session::LegacySession;
+use super::Server;
+use crate::error::{HandlerError, McpError};
+use crate::protocol::LogLevel;
+use serde_json::{json, Map, Value};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How long a request waits for an HTTP session's GET stream to open.
+const STREAM_WAIT: Duration = Duration::from_secs(5);
+
+/// Told of every client notification of a legacy session. Called on a tokio worker: return
+/// quickly (hand the work to the host's own loop).
+pub trait SessionListener: Send + Sync + 'static {
+    fn on_notification(&self, session: SessionHandle, method: &str, params: Option<&Value>);
+}
+
+/// One legacy session, addressed from outside any request. Cheap to clone.
+#[derive(Clone)]
+pub struct SessionHandle {
+    server: Server,
+    session: Arc<LegacySession>,
+}
+
+impl SessionHandle {
+    /// The `Mcp-Session-Id` (HTTP), or `None` (stdio: the process is the session).
+    pub fn id(&self) -> Option<&str> {
+        self.session.id.as_deref()
+    }
+    pub fn protocol_version(&self) -> &str {
+        &self.session.version
+    }
+    pub fn client_info(&self) -> Option<&Value> {
+        self.session.client_info.as_ref()
+    }
+    pub fn client_capabilities(&self) -> &Value {
+        &self.session.client_capabilities
+    }
+    /// The session has not ended (DELETE, expiry, end of stdin, server shutdown).
+    pub fn is_open(&self) -> bool {
+        !self.session.closed.is_cancelled() && !self.server.is_shut_down()
+    }
+
+    /// Send a notification now. Returns whether a stream to the client was open.
+    pub fn notify(&self, method: &str, params: Option<Value>) -> bool {
+        let mut msg = json!({"jsonrpc": "2.0", "method": method});
+        if let Some(p) = params {
+            msg["params"] = p;
+        }
+        self.session
+            .outbound()
+            .is_some_and(|out| out.send(msg).is_ok())
+    }
+
+    /// `notifications/message`, if the session's `logging/setLevel` lets `level` through.
+    pub fn log(&self, level: LogLevel, data: Value, logger: Option<String>) -> bool {
+        let min = *self
+            .session
+            .log_level
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if min.is_some_and(|m| level < m) {
+            return false;
+        }
+        let mut p = Map::new();
+        p.insert("level".into(), json!(level.as_str()));
+        if let Some(l) = logger {
+            p.insert("logger".into(), Value::String(l));
+        }
+        p.insert("data".into(), data);
+        self.notify("notifications/message", Some(Value::Object(p)))
+    }
+
+    /// Send a request (`roots/list`, `sampling/createMessage`, `elicitation/create`, `ping`) and
+    /// wait for the client's answer. Ends with an error when the session closes first.
+    pub async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, McpError> {
+        let sink = match self.session.outbound() {
+            Some(s) => s,
+            None => {
+                let wait = self.session.outbound_ready();
+                tokio::select! {
+                    _ = tokio::time::sleep(STREAM_WAIT) => {}
+                    _ = wait => {}
+                    _ = self.session.closed.cancelled() => {}
+                }
+                self.session.outbound().ok_or_else(|| {
+                    McpError::invalid_request(
+                        "no open stream to this session's client (the client has not opened its GET stream)",
+                    )
+                })?
+            }
+        };
+        let cancel = self.session.closed.child_token();
+        let server_gone = self.server.inner.shutdown.clone();
+        let stop = cancel.clone();
+        let watcher = tokio::spawn(async move {
+            server_gone.cancelled().await;
+            stop.cancel();
+        });
+        let out = self
+            .server
+            .inner
+            .client_requests
+            .request(&sink, method, params, &cancel)
+            .await;
+        watcher.abort();
+        out.map_err(|e| match e {
+            HandlerError::Mcp(e) => e,
+            HandlerError::Cancelled => {
+                McpError::internal("the session ended before the client answered")
+            }
+            other => McpError::internal(other.to_string()),
+        })
+    }
+}
+
+impl Server {
+    /// Publish a list change as a registry change does (`kind`: "tools", "prompts" or
+    /// "resources"): the TS SDK's explicit `sendToolListChanged()` and siblings.
+    pub fn notify_list_changed(&self, kind: &str) -> Result<(), String> {
+        let e = match kind {
+            "tools" => Event::ToolsListChanged,
+            "prompts" => Event::PromptsListChanged,
+            "resources" => Event::ResourcesListChanged,
+            other => {
+                return Err(format!(
+                    "unknown list {other:?}; expected tools, prompts or resources"
+                ))
+            }
+        };
+        self.inner.bus.publish(e);
+        Ok(())
+    }
+
+    /// Set (or clear) the listener told of legacy sessions' notifications.
+    pub fn set_session_listener(&self, listener: Option<Arc<dyn SessionListener>>) {
+        *self
+            .inner
+            .session_listener
+            .write()
+            .unwrap_or_else(|e| e.into_inner()) = listener;
+    }
+
+    /// A client notification of legacy session `session`: tell the listener, if any.
+    pub(crate) fn session_notification(
+        &self,
+        session: &Arc<LegacySession>,
+        method: &str,
+        params: Option<&Value>,
+    ) {
+        let listener = self
+            .inner
+            .session_listener
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        if let Some(l) = listener {
+            let handle = SessionHandle {
+                server: self.clone(),
+                session: session.clone(),
+            };
+            l.on_notification(handle, method, params);
+        }
+    }
+}
