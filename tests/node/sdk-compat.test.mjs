@@ -183,3 +183,28 @@ test('createMcpHandler + toNodeHandler: one factory call, stateless legacy, 405 
 test('StdioServerTransport refuses streams other than the process stdio', () => {
   assert.throws(() => new StdioServerTransport({}, {}), /stdin\/stdout/);
 });
+
+test('low-level Server (oxmcp/server/index.js): hand-written list/call handlers, re-listed on sendToolListChanged', async () => {
+  const { Server: LowLevel } = await import('oxmcp/server/index.js');
+  const { ListToolsRequestSchema } = await import('oxmcp/types.js');
+  const { InMemoryClient } = await import('oxmcp');
+  const s = new LowLevel({ name: 'll', version: '1.0.0' }, { capabilities: { tools: {} } });
+  const tools = [{ name: 'a', inputSchema: { type: 'object', properties: {} } }];
+  s.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  s.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+    if (req.params.name === 'b') throw new Error('b is broken');
+    return { content: [{ type: 'text', text: `${req.params.name} ${extra.mcpReq.method}` }] };
+  });
+  const c = new InMemoryClient(s);
+  try {
+    assert.deepEqual((await c.listTools()).tools.map((t) => t.name), ['a']);
+    assert.equal((await c.callTool('a', {})).content[0].text, 'a tools/call');
+    tools.push({ name: 'b', inputSchema: { type: 'object', properties: {} } });
+    s.sendToolListChanged();
+    await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual((await c.listTools()).tools.map((t) => t.name), ['a', 'b']);
+    await assert.rejects(c.callTool('b', {}), (e) => e.code === -32603 && /b is broken/.test(e.message));
+  } finally {
+    await s.close();
+  }
+});
