@@ -95,6 +95,7 @@ class BodyStream:
     def next(self) -> Awaitable[bytes | None]: ...
     def close(self) -> Awaitable[None]: ...
 
+@final
 class NativeSession:
     """A legacy session outside any request (the core's SessionHandle)."""
     @property
