@@ -176,9 +176,6 @@ function normalizeCompletion(value) {
   else if (value && typeof value === 'object' && Array.isArray(value.values)) out = { ...value, values: value.values.map(String) };
   else if (value === undefined || value === null) out = { values: [] };
   else throw new TypeError(`a completion handler must return an array of strings or { values }, got ${describe(value)}`);
-  // total/hasMore are always given, as the TS SDK (v1 and v2) gives them (the core caps the values).
-  out.total = out.total ?? out.values.length;
-  out.hasMore = out.hasMore ?? out.values.length > 100;
   return out;
 }
 

@@ -487,7 +487,13 @@ class Server {
       const fail = (e) => this.#failure(`completion for ${JSON.stringify(argument)}`, e);
       const ok = (v) => {
         try {
-          return { result: results.normalizeCompletion(v) };
+          const out = results.normalizeCompletion(v);
+        // The TS SDK (v1 and v2) always gives total and hasMore; the core caps the values at 100.
+        if (this.#opts.sdk) {
+          out.total = out.total ?? out.values.length;
+          out.hasMore = out.hasMore ?? out.values.length > 100;
+        }
+        return { result: out };
         } catch (e) {
           return fail(e);
         }

@@ -120,8 +120,8 @@ test('ResourceTemplate (v1) needs its callbacks object; a read returns what the 
   assert.deepEqual((await s.client().readResource('x://7')).contents, [{ uri: 'x://7', text: '7' }]);
 });
 
-test('completion results carry total and hasMore', async () => {
-  const s = new Server(info);
+test('completion results of a ported (McpServer) server carry total and hasMore, as the SDK gives them', async () => {
+  const s = new McpServerV2(info);
   s.registerPrompt('p', { argsSchema: { city: z.string() }, complete: { city: () => ['a', 'b'] } }, ({ city }) => city);
   const r = await s.client().request('completion/complete', { ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'city', value: '' } });
   assert.deepEqual(r.completion, { values: ['a', 'b'], total: 2, hasMore: false });
