@@ -154,7 +154,7 @@ impl NativeServer {
     pub fn notify_list_changed(&self, kind: String) -> Result<()> {
         self.server
             .notify_list_changed(&kind)
-            .map_err(|e| crate::errors::coded("INVALID_ARGUMENT", e))
+            .map_err(|e| coded(Code::Napi(napi::Status::InvalidArg), e))
     }
 
     /// The server's `Implementation` object.

@@ -3,7 +3,7 @@
 //! (`notifications/initialized`, `notifications/roots/list_changed`, ...) with a `NativeSession`
 //! that sends requests (`roots/list`, sampling, elicitation) and notifications to that client.
 
-use crate::errors::{coded, mcp};
+use crate::errors::{self, coded, mcp, Code, Result};
 use napi::bindgen_prelude::*;
 use napi::threadsafe_function::ThreadsafeFunction;
 use napi_derive::napi;
@@ -84,8 +84,12 @@ impl NativeSession {
     /// `notifications/message` through the session's log level; false when filtered or no stream.
     #[napi]
     pub fn log(&self, level: String, data: Value, logger: Option<String>) -> Result<bool> {
-        let level = LogLevel::parse(&level)
-            .ok_or_else(|| coded("INVALID_ARGUMENT", format!("unknown log level {level:?}")))?;
+        let level = LogLevel::parse(&level).ok_or_else(|| {
+            coded(
+                Code::Napi(Status::InvalidArg),
+                format!("unknown log level {level:?}"),
+            )
+        })?;
         Ok(self.handle.log(level, data, logger))
     }
     /// Send a request to the client and resolve with its result.
@@ -97,6 +101,8 @@ impl NativeSession {
         params: Option<Value>,
     ) -> Result<PromiseRaw<'env, Value>> {
         let h = self.handle.clone();
-        env.spawn_future(async move { h.request(&method, params).await.map_err(|e| mcp(&e)) })
+        errors::spawn(env, async move {
+            h.request(&method, params).await.map_err(|e| mcp(&e))
+        })
     }
 }
