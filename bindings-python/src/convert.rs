@@ -49,7 +49,9 @@ fn read_outcome(obj: &Bound<'_, PyAny>) -> PyResult<Outcome> {
         "cancelled" => Outcome::Err(HandlerError::Cancelled),
         // An unexpected exception: the core picks the text (`value`: a detail to show, or None).
         "internal" => Outcome::Err(HandlerError::Internal(
-            (!value.is_none()).then(|| value.str().map(|s| s.to_string())).transpose()?,
+            (!value.is_none())
+                .then(|| value.str().map(|s| s.to_string()))
+                .transpose()?,
         )),
         other => {
             Outcome::Err(McpError::internal(format!("unknown handler outcome '{other}'")).into())
