@@ -21,14 +21,16 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.request
 from pathlib import Path
 from typing import Any
+
+# free_port / wait_listening: the one copy, shared with the Python tests.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+from procs import free_port, wait_listening  # noqa: E402
 
 MODERN = "2026-07-28"
 
@@ -52,28 +54,6 @@ def rewrite_imports(source: str) -> str:
             line = m.group(1) + stmt + ("\n" if line.endswith("\n") else "")
         out.append(line)
     return "".join(out)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _wait_listening(port: int, proc: subprocess.Popen[bytes], timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        if proc.poll() is not None:
-            err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
-            raise RuntimeError(f"server exited with {proc.returncode}: {err[-3000:]}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            if time.monotonic() > deadline:
-                proc.kill()
-                raise RuntimeError("server did not listen in time") from None
-            time.sleep(0.05)
 
 
 # ---- normalisation ------------------------------------------------------------------------------
@@ -332,12 +312,12 @@ def run(case: Path, python: str, transport: str, era: str, oxmcp: bool) -> list[
 
             target: Any = StdioServerParameters(command=python, args=[str(server)], env=env, cwd=tmp)
             return asyncio.run(drive(target, era, scenario, None, (case / "data").as_uri()))
-        port = _free_port()
+        port = free_port()
         env["PARITY_PORT"] = str(port)
         proc = subprocess.Popen([python, str(server)], env=env, cwd=tmp, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE)
         try:
-            _wait_listening(port, proc)
+            wait_listening(port, proc, timeout=30)
             base = f"http://127.0.0.1:{port}"
             return asyncio.run(drive(base + scenario.get("path", "/mcp"), era, scenario, base, (case / "data").as_uri()))
         finally:
