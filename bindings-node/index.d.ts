@@ -165,6 +165,8 @@ export declare class Context {
   readonly clientInfo: { name: string; version: string; [key: string]: unknown } | undefined;
   readonly clientCapabilities: { [key: string]: unknown };
   readonly caller: Caller | undefined;
+  /** The legacy HTTP session's id (`Mcp-Session-Id`); undefined on stdio and modern (2026-07-28) requests. */
+  readonly sessionId: string | undefined;
   readonly meta: { [key: string]: unknown };
   readonly traceparent: string | undefined;
   /** Aborted on cancellation (client disconnect / notifications/cancelled), shutdown, or timeout. */
@@ -181,6 +183,41 @@ export declare class Context {
   sample(key: string, params: CreateMessageParams): Promise<CreateMessageResult>;
   roots(key?: string): Promise<ListRootsResult>;
   inputs<K extends string>(requests: Record<K, InputRequestSpec>): Promise<Record<K, any>>;
+}
+
+// ------------------------------------------------------------------ middleware
+
+/** A request as `server.use(...)` middleware sees it: the call's Context plus the request. */
+export declare class MiddlewareContext extends Context {
+  /** The JSON-RPC method, e.g. "tools/call". */
+  readonly method: string;
+  /** The request's params; `next()` passes them on (change them in place, or give `next(params)`). */
+  params: { [key: string]: any };
+  /** What the rest of the chain answered, once `next()` resolved (change it in place to rewrite the answer). */
+  result: any;
+  /** `params.name` (tools/call, prompts/get). */
+  readonly name: string | undefined;
+  /** `params.arguments` (tools/call, prompts/get). */
+  readonly arguments: { [key: string]: unknown } | undefined;
+  /** `params.uri` (resources/read). */
+  readonly uri: string | undefined;
+}
+/** Runs the rest of the chain; resolves to its result object, rejects with its McpError. */
+export type MiddlewareNext = (params?: { [key: string]: any }) => Promise<any>;
+/** What a middleware returns: the answer's result object, or nothing (then `ctx.result`). */
+export type Middleware = (ctx: MiddlewareContext, next: MiddlewareNext) => Awaitable<object | void>;
+/** FastMCP-shaped hooks (camelCased): each sees only its method; onRequest / onMessage see every request. */
+export interface MiddlewareHooks {
+  onMessage?: Middleware;
+  onRequest?: Middleware;
+  onInitialize?: Middleware;
+  onCallTool?: Middleware;
+  onListTools?: Middleware;
+  onReadResource?: Middleware;
+  onListResources?: Middleware;
+  onListResourceTemplates?: Middleware;
+  onGetPrompt?: Middleware;
+  onListPrompts?: Middleware;
 }
 
 // ------------------------------------------------------------------ server
@@ -434,6 +471,14 @@ export declare class Server {
   prompt(name: string, description: string, handler: (ctx: Context) => Awaitable<PromptReturn>): RegisteredItem;
   prompt<A extends SchemaInput>(name: string, description: string, argsSchema: A, handler: (args: InferArgs<A>, ctx: Context) => Awaitable<PromptReturn>): RegisteredItem;
   removePrompt(name: string): boolean;
+
+  /**
+   * Add middleware to the core's chain (the first added sees a request first). `use(fn)` sees every
+   * request; `use(method | methods, fn)` and `use({ onCallTool, ... })` only theirs, so other
+   * requests never call into JS.
+   */
+  use(middleware: Middleware | MiddlewareHooks): this;
+  use(methods: string | string[], middleware: Middleware): this;
 
   /** Options of the handler behind `fetch()` / `nodeHandler()` / `client()`. */
   configureHttp(options: HttpOptions): void;

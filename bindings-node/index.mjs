@@ -13,6 +13,7 @@ export const {
   ErrorCode,
   RegistrationError,
   Context,
+  MiddlewareContext,
   InMemoryClient,
   text,
   image,

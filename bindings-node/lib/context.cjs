@@ -61,6 +61,8 @@ class Context {
   get protocolVersion() { return this.#calls.native.protocolVersion(this.#id); }
   /** "modern" (per-request `_meta`) or "legacy" (an `initialize` session). */
   get era() { return this.#calls.native.era(this.#id); }
+  /** The legacy HTTP session's id (`Mcp-Session-Id`); undefined on stdio and on modern (2026-07-28) requests, which have no session. */
+  get sessionId() { return this.#calls.native.sessionId(this.#id) ?? undefined; }
   /** The client's self-reported `{name, version}` (do not trust it for security decisions). */
   get clientInfo() { return this.#calls.native.clientInfo(this.#id) ?? undefined; }
   /** The client capabilities declared for this request (`{}` when none). */

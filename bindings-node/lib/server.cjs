@@ -13,6 +13,7 @@ const {
 const results = require('./results.cjs');
 const { Context, Calls } = require('./context.cjs');
 const http = require('./http.cjs');
+const middleware = require('./middleware.cjs');
 
 const COMPLETERS = new WeakMap();
 
@@ -326,6 +327,36 @@ class Server {
     // The core answers with its one internal-error text; the detail only with exposeErrors.
     const detail = this.#opts.exposeErrors && err && err.message ? String(err.message) : null;
     return { control: INTERNAL, error: detail === null ? undefined : { code: -32603, message: detail } };
+  }
+
+  // ---------------------------------------------------------------- middleware
+
+  /**
+   * Add a middleware to the core's chain (the first added sees a request first):
+   * `use(async (ctx, next) => ...)` sees every request; `use(method | methods, fn)` and
+   * `use({ onCallTool, onListTools, ... })` only theirs, so other requests never call into JS.
+   * `ctx` is the call's context plus `method` and `params`; `await next()` (or `next(params)`)
+   * runs the rest of the chain and resolves to its result (rejects with its `McpError`); the
+   * middleware's return value is the answer (`ctx.result`, what `next` gave, when it returns
+   * nothing). A throw: `McpError` → that JSON-RPC error, `ToolError` on tools/call → an isError
+   * result, anything else → the server's rule for unexpected errors.
+   * @returns {this}
+   */
+  use(methodsOrFn, fn) {
+    const mw = middleware.parseUse(methodsOrFn, fn);
+    try {
+      middleware.install(this.#native, this.#calls, mw, (err, method) => this.#middlewareFailure(err, method));
+    } catch (e) {
+      throw fromNative(e);
+    }
+    return this;
+  }
+
+  #middlewareFailure(err, method) {
+    if (err instanceof ToolError) {
+      return method === 'tools/call' ? { result: results.toolErrorResult(err) } : { error: { code: -32603, message: err.message } };
+    }
+    return this.#failure(`middleware for ${method}`, err);
   }
 
   // ---------------------------------------------------------------- resources

@@ -263,6 +263,11 @@ impl NativeCalls {
             oxmcp::Era::Legacy => "legacy",
         })
     }
+    /// The legacy HTTP session's id (`Mcp-Session-Id`); null on stdio and modern requests.
+    #[napi]
+    pub fn session_id(&self, id: i64) -> Result<Option<String>> {
+        Ok(self.ctx(id)?.session_id().map(str::to_string))
+    }
     #[napi]
     pub fn client_info(&self, id: i64) -> Result<Option<Value>> {
         Ok(self.ctx(id)?.client_info().cloned())

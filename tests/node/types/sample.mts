@@ -73,3 +73,15 @@ void main;
 
 // @ts-expect-error a zod-typed handler cannot treat a number as a string
 server.registerTool('wrong', { inputSchema: z.object({ n: z.number() }) }, ({ n }) => n.toUpperCase());
+
+// Middleware (server.use): the context and next are typed.
+server.use(async (ctx, next) => {
+  const method: string = ctx.method;
+  const session: string | undefined = ctx.sessionId;
+  const r = await next({ ...ctx.params });
+  return method && session !== '' ? r : undefined;
+});
+server.use(['tools/call'], async (ctx, next) => { if (ctx.name === 'x') return { content: [] }; await next(); });
+server.use({ onCallTool: (ctx, next) => next(), onListTools: async (_ctx, next) => next() });
+// @ts-expect-error use() needs a function, hooks or methods + function
+server.use(42);

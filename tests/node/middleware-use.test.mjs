@@ -1,0 +1,138 @@
+// `server.use(...)` (issue 12) over the real transports, with the official TS client
+// (@modelcontextprotocol/client) on legacy sessions and raw 2026-07-28 requests over HTTP: the
+// same cases as tests/python/test_middleware.py — logging (method, params, era, caller), an auth
+// check that short-circuits, result rewriting, a throw that becomes a clean error while the server
+// keeps serving — and a request no middleware hooks never reaching JS.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Server, InMemoryClient, McpError } from '../../bindings-node/index.mjs';
+import { ROOT, startHttp, post, withTimeout } from './helpers.mjs';
+
+const FIXTURE = path.join(ROOT, 'tests', 'node', 'fixtures', 'middleware.mjs');
+
+const text = (r) => r.content[0].text;
+async function seen(callTool) {
+  return JSON.parse(text(await callTool('seen', {})));
+}
+
+/** The cases every transport must answer alike; `caller` is who the server sees. */
+async function exercise(callTool, listTools, readResource, caller) {
+  assert.equal(text(await callTool('add', { a: 1, b: 2 })), '101!', 'params changed on the way in, result on the way out');
+  const secret = await callTool('secret', {});
+  if (caller === 'admin') {
+    assert.equal(secret.isError, undefined);
+    assert.match(text(secret), /^the secret/);
+  } else {
+    assert.equal(secret.isError, true);
+    assert.equal(text(secret), `denied for ${caller ?? 'anonymous'}`);
+  }
+  await assert.rejects(callTool('refused', {}), (e) => e.code === -32602 && /refused by policy/.test(e.message));
+  await assert.rejects(callTool('boom', {}), (e) => e.code === -32603 && /Internal error in middleware/.test(e.message) && !/exploded/.test(e.message));
+  // ... and the server keeps serving.
+  assert.equal(text(await callTool('add', { a: 5, b: 0 })), '105!');
+  assert.equal((await listTools()).tools.length, 5);
+  assert.equal((await readResource('note://one')).contents[0].text, 'A NOTE');
+}
+
+test('server.use over stdio with the official client (legacy session)', { timeout: 30_000 }, async () => {
+  const client = new Client({ name: 'mw-stdio', version: '1.0.0' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [FIXTURE], cwd: ROOT, stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr.on('data', (d) => { stderr += d; });
+  await withTimeout(client.connect(transport), 15_000, 'connect');
+  try {
+    const callTool = (name, args) => client.callTool({ name, arguments: args });
+    await exercise(callTool, () => client.listTools(), (uri) => client.readResource({ uri }), undefined);
+    await client.ping();
+    const s = await seen(callTool);
+    assert.equal(s.secretRuns, 0, 'the short-circuit kept the handler from running');
+    // Only tools/* reached the logger: not initialize, resources/read or ping.
+    assert.deepEqual([...new Set(s.log.map((e) => e.method))].sort(), ['tools/call', 'tools/list']);
+    const add = s.log.find((e) => e.name === 'add');
+    assert.deepEqual(add, { method: 'tools/call', name: 'add', era: 'legacy', caller: null, sessionId: null });
+    assert.match(stderr, /middleware for tools\/call failed: middleware exploded/, 'the throw is logged, not sent');
+  } finally {
+    await client.close();
+  }
+});
+
+test('server.use over HTTP: the official client (legacy) and 2026-07-28 requests', { timeout: 40_000 }, async () => {
+  const srv = await startHttp(FIXTURE);
+  try {
+    for (const who of ['guest', 'admin']) {
+      const client = new Client({ name: `mw-http-${who}`, version: '1.0.0' });
+      const transport = new StreamableHTTPClientTransport(new URL(srv.url), { requestInit: { headers: { authorization: `Bearer ${who}-tok` } } });
+      await withTimeout(client.connect(transport), 15_000, 'connect');
+      try {
+        const callTool = (name, args) => client.callTool({ name, arguments: args });
+        await exercise(callTool, () => client.listTools(), (uri) => client.readResource({ uri }), who);
+        const s = await seen(callTool);
+        const mine = s.log.filter((e) => e.caller === who && e.era === 'legacy');
+        assert.ok(mine.some((e) => e.method === 'tools/list'), JSON.stringify(s.log));
+        assert.ok(transport.sessionId, 'a legacy HTTP session');
+        assert.ok(mine.every((e) => e.sessionId === transport.sessionId), 'ctx.sessionId is the session id');
+      } finally {
+        await client.close();
+      }
+    }
+
+    // The modern era: the same answers from raw requests, no session.
+    const auth = { headers: { authorization: 'Bearer guest-tok' } };
+    const rpc = async (method, params) => {
+      const r = await post(srv.url, method, params, auth);
+      assert.ok(r.response, r.body);
+      if (r.response.error) throw Object.assign(new Error(r.response.error.message), { code: r.response.error.code });
+      return r.response.result;
+    };
+    const callTool = (name, args) => rpc('tools/call', { name, arguments: args });
+    await exercise(callTool, () => rpc('tools/list', {}), (uri) => rpc('resources/read', { uri }), 'guest');
+    const s = await seen(callTool);
+    const modern = s.log.filter((e) => e.era === 'modern');
+    assert.ok(modern.length >= 6, JSON.stringify(s.log));
+    assert.ok(modern.every((e) => e.caller === 'guest' && e.sessionId === null));
+    assert.equal(s.secretRuns, 1, 'only the admin ran the secret tool');
+    // A short-circuit on a modern request is shaped as the core's own answers are.
+    const denied = await callTool('secret', {});
+    assert.equal(denied.resultType, 'complete');
+  } finally {
+    srv.kill();
+  }
+});
+
+test('use(): a request no middleware hooks never calls JS; order, next(params), errors', async () => {
+  const s = new Server({ name: 'mw-unit', version: '1.0.0' });
+  s.registerTool('add', { inputSchema: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } } } },
+    ({ a, b }) => String(a + b));
+  const order = [];
+  s.use(async (ctx, next) => { order.push(`all:${ctx.method}`); return next(); });
+  s.use({ onListTools: async (ctx, next) => { order.push('list'); const r = await next(); return { ...r, tools: [] }; } });
+  s.use('tools/call', (ctx, next) => { order.push('call'); return next({ ...ctx.params, arguments: { a: 40, b: 2 } }); });
+  const c = new InMemoryClient(s);
+  assert.equal((await c.callTool('add', { a: 1, b: 1 })).content[0].text, '42');
+  assert.deepEqual((await c.listTools()).tools, []);
+  assert.deepEqual(order, ['all:tools/call', 'call', 'all:tools/list', 'list']);
+
+  // Counting native calls: a server whose middleware hooks only tools/call is never called for the rest.
+  const lean = new Server({ name: 'mw-lean', version: '1.0.0' });
+  lean.registerTool('one', {}, () => '1');
+  let calls = 0;
+  lean.use('tools/call', (ctx, next) => { calls += 1; return next(); });
+  const lc = new InMemoryClient(lean);
+  await lc.listTools();
+  await lc.request('server/discover', {});
+  assert.equal(calls, 0);
+  await lc.callTool('one', {});
+  assert.equal(calls, 1);
+
+  assert.throws(() => s.use({ onCallTools: () => {} }), /unknown hook onCallTools/);
+  assert.throws(() => s.use(42), TypeError);
+  // A rethrown error of next() stays that error (code, message).
+  const r = new Server({ name: 'mw-rethrow', version: '1.0.0' });
+  r.use('tools/call', async (ctx, next) => {
+    try { return await next(); } catch (e) { assert.ok(e instanceof McpError); throw e; }
+  });
+  await assert.rejects(new InMemoryClient(r).callTool('nope', {}), (e) => e.code === -32602);
+});
