@@ -7,6 +7,13 @@
  */
 const { McpError, ErrorCode } = require('../errors.cjs');
 
+/**
+ * Set on a server that serves without sessions as the SDK sees it (a stateless
+ * StreamableHTTPServerTransport, `createMcpHandler`): its handlers get `extra.sessionId`
+ * undefined even where the core keeps an internal session for a legacy request.
+ */
+const SESSIONLESS = Symbol('oxmcp.sessionless');
+
 class RequestHandlerExtra {
   #ctx;
   #sessionId;
@@ -16,11 +23,13 @@ class RequestHandlerExtra {
    * @param {string | undefined} sessionId
    */
   #method;
+  #sessionless;
 
-  constructor(ctx, sessionId, method) {
+  constructor(ctx, sessionId, method, sessionless = false) {
     this.#ctx = ctx;
     this.#sessionId = sessionId;
     this.#method = method;
+    this.#sessionless = sessionless;
   }
 
   /** The oxmcp context of this call. */
@@ -45,8 +54,11 @@ class RequestHandlerExtra {
   inputs(...a) { return this.#ctx.inputs(...a); }
   get signal() { return this.#ctx.signal; }
   get requestId() { return this.#ctx.requestId; }
-  /** The legacy HTTP session, when the transport that carried the request knows it. */
-  get sessionId() { return this.#sessionId; }
+  /**
+   * The legacy HTTP session's id (`Mcp-Session-Id`), as the SDK gives its transport's: undefined
+   * on stdio, in stateless serving and on modern (2026-07-28) requests, which have no session.
+   */
+  get sessionId() { return this.#sessionless ? undefined : this.#sessionId ?? this.#ctx.sessionId; }
   get _meta() { return this.#ctx.meta; }
   /** `{ token, clientId, scopes, extra }` as the SDK's bearer-auth middleware fills it, or undefined. */
   get authInfo() {
@@ -116,4 +128,4 @@ class RequestHandlerExtra {
   }
 }
 
-module.exports = { RequestHandlerExtra };
+module.exports = { RequestHandlerExtra, SESSIONLESS };

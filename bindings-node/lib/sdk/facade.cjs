@@ -8,6 +8,7 @@
  */
 const { AsyncLocalStorage } = require('node:async_hooks');
 const { McpError, ErrorCode, fromNative } = require('../errors.cjs');
+const { SESSIONLESS } = require('./extra.cjs');
 
 /** The legacy session whose notification is being handled (oninitialized, notification handlers). */
 const sessionScope = new AsyncLocalStorage();
@@ -115,7 +116,7 @@ class LowLevelFacade {
         if (method === 'resources/subscribe' || method === 'resources/unsubscribe') {
           // The core answered and recorded the subscription; the server's own handler hears of it.
           const rh = this.#requestHandlers.get(method);
-          if (rh) Promise.resolve(rh({ method, params }, { sessionId: session.id ?? undefined, signal: new AbortController().signal })).catch((e) => this.#reportError(e));
+          if (rh) Promise.resolve(rh({ method, params }, { sessionId: this.#owner[SESSIONLESS] || this[SESSIONLESS] ? undefined : session.id ?? undefined, signal: new AbortController().signal })).catch((e) => this.#reportError(e));
           return;
         }
         const h = this.#notificationHandlers.get(method);

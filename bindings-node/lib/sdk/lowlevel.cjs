@@ -15,8 +15,8 @@ const { loadNative } = require('../native.cjs');
 const { McpError, fromNative } = require('../errors.cjs');
 const { Context, Calls } = require('../context.cjs');
 const { LowLevelFacade, methodOf, mergeCaps } = require('./facade.cjs');
-const { RequestHandlerExtra } = require('./extra.cjs');
-const { current } = require('./mcp.cjs');
+const { RequestHandlerExtra, SESSIONLESS } = require('./extra.cjs');
+const { current, withVersion } = require('./mcp.cjs');
 const http = require('../http.cjs');
 
 const DEFAULT_TIMEOUT_MS = 300_000;
@@ -48,6 +48,7 @@ class Server extends LowLevelFacade {
    * @param {{ capabilities?: object, instructions?: string }} [options]
    */
   constructor(serverInfo, options = {}) {
+    serverInfo = withVersion(serverInfo);
     if (!serverInfo || typeof serverInfo.name !== 'string' || typeof serverInfo.version !== 'string') {
       throw new TypeError('new Server({ name, version }, options) needs string name and version');
     }
@@ -209,7 +210,7 @@ class Server extends LowLevelFacade {
   #run(id, method, params, pick) {
     const handler = this.#handlers.get(method);
     const ctx = new Context(this.#calls, id);
-    const extra = new RequestHandlerExtra(ctx, undefined, method);
+    const extra = new RequestHandlerExtra(ctx, undefined, method, this[SESSIONLESS] === true);
     const ok = (v) => ({ result: pick(v) });
     let out;
     try {

@@ -7,9 +7,23 @@
  */
 const { AsyncLocalStorage } = require('node:async_hooks');
 const { Server, ResourceTemplate: BaseTemplate, SDK_SHAPES } = require('../server.cjs');
-const { RequestHandlerExtra } = require('./extra.cjs');
+const { RequestHandlerExtra, SESSIONLESS } = require('./extra.cjs');
 const { LowLevelFacade } = require('./facade.cjs');
 const { isZodSchema } = require('../schema.cjs');
+const { ExperimentalMcpServerTasks, InMemoryTaskStore } = require('./tasks.cjs');
+
+/** oxmcp's package version: `serverInfo.version` of a ported server that gives none. */
+const OXMCP_VERSION = require('../../../package.json').version;
+
+/**
+ * Both TS SDKs accept `new McpServer({ name })` with no version and then send `serverInfo`
+ * without one, which their own clients refuse; oxmcp accepts it too and sends its own package
+ * version, as FastMCP and the Python SDK send theirs (docs/COMPATIBILITY.md).
+ */
+function withVersion(info) {
+  if (info && typeof info === 'object' && info.version === undefined) return { ...info, version: OXMCP_VERSION };
+  return info;
+}
 
 /** The call whose handler is running: lets `server.sendLoggingMessage(...)` inside a tool reach its client. */
 const current = new AsyncLocalStorage();
@@ -39,14 +53,27 @@ class McpServer extends Server {
   static sdkShapes = Object.freeze({ schemaTarget: 'draft-2020-12', taskSupport: false });
   #facade;
   #transports = new Set();
+  #taskStore;
+  #experimental;
 
   /**
    * @param {{ name: string, version: string, title?: string }} serverInfo
    * @param {{ capabilities?: object, instructions?: string, [k: string]: unknown }} [options]
    */
   constructor(serverInfo, options = {}) {
-    super(serverInfo, { errorMessages: 'message', [SDK_SHAPES]: new.target.sdkShapes, ...(options ?? {}) });
+    // The SDK's task options are this layer's (see lib/sdk/tasks.cjs), not the core's.
+    const { taskStore, taskMessageQueue, ...rest } = options ?? {};
+    super(withVersion(serverInfo), { errorMessages: 'message', [SDK_SHAPES]: new.target.sdkShapes, ...rest });
     this.#facade = new LowLevelFacade(this, current, options?.capabilities);
+    this.#taskStore = taskStore;
+  }
+
+  /** `server.experimental.tasks.registerToolTask(...)` (the SDK's experimental tasks API). */
+  get experimental() {
+    this.#experimental ??= {
+      tasks: new ExperimentalMcpServerTasks(this, (n, c, f) => this.registerTool(n, c, f), () => (this.#taskStore ??= new InMemoryTaskStore())),
+    };
+    return this.#experimental;
   }
 
   /** The low-level server of the SDK (`setRequestHandler`, `registerCapabilities`, `sendResourceUpdated`, ...). */
@@ -78,7 +105,7 @@ class McpServer extends Server {
   }
 
   #extra(ctx, method) {
-    return new RequestHandlerExtra(ctx, undefined, method);
+    return new RequestHandlerExtra(ctx, undefined, method, this[SESSIONLESS] === true);
   }
 
   // ---------------------------------------------------------------- registration, SDK signatures
@@ -189,4 +216,4 @@ class McpServerV1 extends McpServer {
 }
 Object.defineProperty(McpServerV1, 'name', { value: 'McpServer' });
 
-module.exports = { McpServer, McpServerV1, ResourceTemplate, current };
+module.exports = { McpServer, McpServerV1, ResourceTemplate, current, withVersion };

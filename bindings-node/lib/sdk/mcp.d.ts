@@ -65,7 +65,7 @@ type Cb = (...args: any[]) => unknown;
  * `connect(transport)` serves, and a thrown Error's message is the `isError` text.
  */
 export declare class McpServer extends Server {
-  constructor(serverInfo: ServerOptions, options?: Partial<ServerOptions> & { capabilities?: unknown; instructions?: string });
+  constructor(serverInfo: Omit<ServerOptions, 'version'> & { version?: string }, options?: Partial<ServerOptions> & { capabilities?: unknown; instructions?: string; taskStore?: import('./experimental.js').TaskStore; taskMessageQueue?: unknown });
   readonly server: LowLevelFacade;
   connect(transport: { start(): Promise<void> }): Promise<void>;
   isConnected(): boolean;
@@ -79,4 +79,6 @@ export declare class McpServer extends Server {
   sendResourceListChanged(): void;
   sendToolListChanged(): void;
   sendPromptListChanged(): void;
+  /** The SDK's experimental tasks API: `experimental.tasks.registerToolTask(...)`. */
+  readonly experimental: { readonly tasks: import('./experimental.js').ExperimentalMcpServerTasks };
 }

@@ -6,6 +6,7 @@
  * `handleRequest(req, res, parsedBody)` to the core's HTTP handler.
  */
 const http = require('../http.cjs');
+const { SESSIONLESS } = require('./extra.cjs');
 
 class StdioServerTransport {
   #server;
@@ -76,6 +77,7 @@ class StreamableHTTPServerTransport {
   async _oxmcpAttach(server) {
     if (this.#server) throw new Error('Transport already started');
     this.#server = server;
+    if (this.#stateless) server[SESSIONLESS] = true;
     const o = this.#opts;
     const mount = {};
     if (Array.isArray(o.allowedHosts)) mount.allowedHosts = o.allowedHosts;

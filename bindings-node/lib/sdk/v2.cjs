@@ -9,6 +9,7 @@
  * `authInfo` or `era` sees `{ era: 'modern' }` once).
  */
 const http = require('../http.cjs');
+const { SESSIONLESS } = require('./extra.cjs');
 
 function once(factory) {
   if (typeof factory !== 'function') throw new TypeError('expected a server factory: () => McpServer');
@@ -44,6 +45,8 @@ function createMcpHandler(factory, options = {}) {
   if (legacy !== 'stateless' && legacy !== 'reject') throw new TypeError("createMcpHandler: legacy must be 'stateless' or 'reject'");
   const fetch = async (request, opts = {}) => {
     const server = await get();
+    // No sessions, as in the SDK: modern requests have none, legacy ones are served statelessly.
+    server[SESSIONLESS] = true;
     if (legacy === 'stateless' && (request.method === 'GET' || request.method === 'DELETE') &&
         !request.headers.get('mcp-protocol-version')?.startsWith('2026')) {
       return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null }), {

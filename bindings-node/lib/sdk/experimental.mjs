@@ -1,0 +1,9 @@
+// `oxmcp/experimental` and `oxmcp/experimental/tasks` (the TS SDK v1 paths `@modelcontextprotocol/sdk/experimental(/tasks)`).
+import cjs from './experimental.cjs';
+export const {
+  InMemoryTaskStore, InMemoryTaskMessageQueue, ExperimentalMcpServerTasks, isTerminal,
+  CancelTaskRequestSchema, CancelTaskResultSchema, ClientTasksCapabilitySchema, CreateTaskResultSchema,
+  GetTaskPayloadRequestSchema, GetTaskRequestSchema, GetTaskResultSchema, ListTasksRequestSchema,
+  ListTasksResultSchema, RelatedTaskMetadataSchema, ServerTasksCapabilitySchema, TaskCreationParamsSchema,
+  TaskSchema, TaskStatusNotificationParamsSchema, TaskStatusNotificationSchema,
+} = cjs;
