@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { Server, InMemoryClient, McpError } from '../../bindings-node/index.mjs';
+import { Server, McpServer, InMemoryClient, McpError, ToolError } from '../../bindings-node/index.mjs';
 import { ROOT, startHttp, post, withTimeout } from './helpers.mjs';
 
 const FIXTURE = path.join(ROOT, 'tests', 'node', 'fixtures', 'middleware.mjs');
@@ -135,4 +135,17 @@ test('use(): a request no middleware hooks never calls JS; order, next(params), 
     try { return await next(); } catch (e) { assert.ok(e instanceof McpError); throw e; }
   });
   await assert.rejects(new InMemoryClient(r).callTool('nope', {}), (e) => e.code === -32602);
+
+  // The server's rule for unexpected throws: McpServer (the SDK's rule) shows the message; a
+  // ToolError on tools/call is an isError result; elsewhere it is -32603 with its message.
+  const m = new McpServer({ name: 'mw-sdk', version: '1.0.0' });
+  m.registerTool('one', {}, async () => ({ content: [{ type: 'text', text: '1' }] }));
+  m.use(() => { throw new Error('plain boom'); });
+  await assert.rejects(new InMemoryClient(m).callTool('one', {}), (e) => e.code === -32603 && e.message === 'plain boom');
+  const t = new Server({ name: 'mw-toolerror', version: '1.0.0' });
+  t.registerTool('one', {}, () => '1');
+  t.use(async () => { throw new ToolError('not today'); });
+  const te = await new InMemoryClient(t).callTool('one', {});
+  assert.deepEqual([te.isError, te.content[0].text], [true, 'not today']);
+  await assert.rejects(new InMemoryClient(t).listTools(), (e) => e.code === -32603 && e.message === 'not today');
 });
