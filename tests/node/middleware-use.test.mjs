@@ -54,6 +54,9 @@ test('server.use over stdio with the official client (legacy session)', { timeou
     const add = s.log.find((e) => e.name === 'add');
     assert.deepEqual(add, { method: 'tools/call', name: 'add', era: 'legacy', caller: null, sessionId: null });
     assert.match(stderr, /middleware for tools\/call failed: middleware exploded/, 'the throw is logged, not sent');
+    assert.equal(s.counts.initialize, 1, 'use(fn) sees initialize too');
+    assert.equal(s.counts.ping, 1);
+    assert.equal(s.counts['resources/read'], 1);
   } finally {
     await client.close();
   }
@@ -126,6 +129,17 @@ test('use(): a request no middleware hooks never calls JS; order, next(params), 
   assert.equal(calls, 0);
   await lc.callTool('one', {});
   assert.equal(calls, 1);
+
+  // An MRTR round passes through: next() rejects with the input request, which the core answers.
+  const ask = new Server({ name: 'mw-mrtr', version: '1.0.0' });
+  ask.registerTool('ask', {}, async (ctx) => `answer ${(await ctx.elicit('k', { message: 'ok?', requestedSchema: { type: 'object', properties: {} } })).action}`);
+  let rounds = 0;
+  ask.use('tools/call', async (ctx, next) => { rounds += 1; return next(); });
+  const ac = new InMemoryClient(ask, { capabilities: { elicitation: {} } });
+  const r1 = await ac.callTool('ask', {});
+  assert.equal(r1.resultType, 'input_required');
+  const r2 = await ac.callTool('ask', {}, { inputResponses: { k: { action: 'accept', content: {} } }, requestState: r1.requestState });
+  assert.deepEqual([r2.resultType, r2.content[0].text, rounds], ['complete', 'answer accept', 2]);
 
   assert.throws(() => s.use({ onCallTools: () => {} }), /unknown hook onCallTools/);
   assert.throws(() => s.use(42), TypeError);
