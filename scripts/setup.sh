@@ -17,6 +17,8 @@
 #   .cache/peers-py/    venvs with FastMCP 4 / mcp 2.x and mcp 1.x, for the parity
 #                       corpus (tests/parity/, tests/python/test_parity.py)
 #   .cache/cargo-tools/ cargo-fuzz (pinned), for scripts/fuzz.sh
+#   redis-server, nginx Debian packages (apt-get, as root), for the scale-out stage
+#                       (tests/scaleout/); never started as services
 #   .cache/conformance/ Node 22 (if node < 22) and the pinned MCP conformance
 #                       suite, installed by tests/conformance/run.sh
 #
@@ -135,6 +137,30 @@ elif [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
     || die "apt-get install chromium failed"
 else
   step "chromium missing and not root: install Debian's chromium for tests/node/apps-browser.test.mjs"
+fi
+
+# ---- Redis and nginx for the scale-out stage (tests/scaleout/) ------------------------------
+# Debian's redis-server and nginx. Not run as system services: the tests start their own
+# instances on free loopback ports with their own config and temp dirs. A temporary
+# policy-rc.d (exit 101) keeps the packages' maintainer scripts from starting them on install.
+scaleout_pkgs=()
+command -v redis-server >/dev/null || [[ -x /usr/bin/redis-server ]] || scaleout_pkgs+=(redis-server)
+command -v nginx >/dev/null || [[ -x /usr/sbin/nginx ]] || scaleout_pkgs+=(nginx)
+if [[ ${#scaleout_pkgs[@]} -eq 0 ]]; then
+  step "redis-server and nginx already installed"
+elif [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
+  step "apt-get install ${scaleout_pkgs[*]} (the scale-out stage)"
+  policy_made=0
+  if [[ ! -e /usr/sbin/policy-rc.d ]]; then
+    printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d && policy_made=1
+  fi
+  apt-get update -qq || { [[ $policy_made == 0 ]] || rm -f /usr/sbin/policy-rc.d; die "apt-get update failed"; }
+  apt_rc=0
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${scaleout_pkgs[@]}" || apt_rc=$?
+  if [[ $policy_made == 1 ]]; then rm -f /usr/sbin/policy-rc.d; fi
+  [[ $apt_rc == 0 ]] || die "apt-get install ${scaleout_pkgs[*]} failed"
+else
+  step "${scaleout_pkgs[*]} missing and not root: install Debian's redis-server and nginx for tests/scaleout/"
 fi
 
 # ---- the original TypeScript SDKs, for the parity harness (tests/parity) ----------
