@@ -20,6 +20,8 @@
 #   conformance-rust    tests/conformance/run.sh against target/debug/everything
 #   conformance-python  ... against .venv/bin/python examples/python/everything.py
 #   conformance-node    ... against node examples/node/everything.mjs
+#   scaleout            tests/scaleout/: Redis + 3 replicas + nginx per language (rust, python,
+#                       node), the official clients and the conformance suite through nginx
 #   release             scripts/release-local.sh: the linux x86_64 wheel, sdist and npm tarballs
 #                       built and smoke-tested from clean installs, cargo publish --dry-run,
 #                       cargo doc, actionlint (OXMCP_SKIP_RELEASE=1 leaves it out)
@@ -256,6 +258,52 @@ if [[ -f examples/node/everything.mjs ]]; then
   conformance node node examples/node/everything.mjs
 else
   record conformance-node "not present" 0 0 0 "no examples/node/everything.mjs"
+fi
+
+# junit_counts FILE: "passed failed skipped" from a pytest JUnit XML file.
+junit_counts() {
+  python3 - "$1" <<'EOF'
+import sys, xml.etree.ElementTree as ET
+try:
+    root = ET.parse(sys.argv[1]).getroot()
+except Exception:
+    print(0, 0, 0); sys.exit()
+suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
+t = sum(int(x.get("tests", 0)) for x in suites)
+f = sum(int(x.get("failures", 0)) + int(x.get("errors", 0)) for x in suites)
+s = sum(int(x.get("skipped", 0)) for x in suites)
+print(t - f - s, f, s)
+EOF
+}
+
+# ---- scale-out ---------------------------------------------------------------------------------
+# tests/scaleout/: per language, Redis + 3 everything-server replicas + nginx round-robin (no
+# stickiness) on loopback; the official clients and the conformance suite through the balancer.
+# Needs Debian's redis-server and nginx (scripts/setup.sh installs them): missing is a failure.
+if [[ ! -d tests/scaleout ]]; then
+  record scaleout "not present" 0 0 0 "no tests/scaleout"
+elif ! command -v redis-server >/dev/null || ! { command -v nginx >/dev/null || [[ -x /usr/sbin/nginx ]]; }; then
+  banner "scaleout"
+  echo "scaleout: redis-server or nginx is missing (scripts/setup.sh apt-installs them as root)"
+  record scaleout FAILED 0 1 0 "redis-server or nginx missing"
+elif [[ ! -x .venv/bin/python ]]; then
+  record scaleout FAILED 0 1 0 "no .venv (run scripts/setup.sh)"
+else
+  banner "scaleout: pytest tests/scaleout (rust, python, node)"
+  t0=$SECONDS
+  # The Rust replicas are target/debug/everything (the conformance-rust stage built it).
+  cargo build -q -p oxmcp-examples --bin everything >"$LOGS/scaleout-build.log" 2>&1
+  PATH="/usr/sbin:$PATH" run "$LOGS/scaleout.log" 900 .venv/bin/python -m pytest tests/scaleout \
+    -p no:cacheprovider --junitxml="$LOGS/scaleout-junit.xml" -q
+  rc=$?
+  read -r p f s < <(junit_counts "$LOGS/scaleout-junit.xml")
+  if [[ $rc -eq 0 && $p -gt 0 ]]; then
+    record scaleout ok "$p" "$f" "$s" "$((SECONDS - t0)) s"
+  elif [[ $f -gt 0 ]]; then
+    record scaleout FAILED "$p" "$f" "$s" "$((SECONDS - t0)) s"
+  else
+    record scaleout FAILED "$p" 1 "$s" "pytest exited $rc with no failing test counted"
+  fi
 fi
 
 # ---- release artifacts ------------------------------------------------------------------------
