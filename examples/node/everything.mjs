@@ -21,6 +21,14 @@ function wav() {
 const WAV = wav();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+function envOptions() {
+  const out = {};
+  const env = (name) => (process.env[name] ?? '').trim();
+  if (env('OXMCP_REDIS_URL')) out.redisUrl = env('OXMCP_REDIS_URL');
+  if (env('OXMCP_ALLOWED_HOSTS')) out.allowedHosts = env('OXMCP_ALLOWED_HOSTS').split(',').map((h) => h.trim()).filter(Boolean);
+  return out;
+}
+
 export function createServer(options = {}) {
   const server = new Server({
     name: 'oxmcp-everything-node',
@@ -28,7 +36,10 @@ export function createServer(options = {}) {
     instructions: 'Conformance fixtures for oxmcp (Node binding).',
     // A fixed key so that MRTR requestState survives across processes of this demo; a real
     // server reads it from its secret store.
-    stateKey: process.env.OXMCP_STATE_KEY ?? 'everything-demo-state-key-0123456789',
+    stateKey: process.env.OXMCP_STATE_KEY || 'everything-demo-state-key-0123456789',
+    // Deployment settings from the environment, as the Rust everything server reads them
+    // (docs/SCALE-OUT.md): Redis, shared by the replicas, and the Host names a proxy forwards.
+    ...envOptions(),
     ...options,
   });
 

@@ -10,6 +10,7 @@ import asyncio
 import base64
 import io
 import json
+import os
 import wave
 from typing import Any
 
@@ -32,9 +33,17 @@ def _wav() -> bytes:
 
 WAV = _wav()
 
+# Deployment settings from the environment, as the Rust everything server reads them
+# (docs/SCALE-OUT.md): the MRTR key every replica shares, Redis, and the Host names a proxy forwards.
+_ENV_OPTIONS = {"OXMCP_REDIS_URL": "redis_url", "OXMCP_ALLOWED_HOSTS": "allowed_hosts"}
+_env = {opt: os.environ[var] for var, opt in _ENV_OPTIONS.items() if os.environ.get(var, "").strip()}
+if "allowed_hosts" in _env:
+    _env["allowed_hosts"] = [h.strip() for h in _env["allowed_hosts"].split(",") if h.strip()]
+
 server = Server("oxmcp-python-everything", version="0.1.0",
                 instructions="Conformance fixtures for the oxmcp Python binding.",
-                state_key="everything-example-state-key-not-secret")
+                state_key=os.environ.get("OXMCP_STATE_KEY") or "everything-example-state-key-not-secret",
+                **_env)
 
 
 # -- tools: content kinds --------------------------------------------------------------------------
