@@ -1,0 +1,313 @@
+//! [`ListenOptions`] → the HTTP transport's [`HttpConfig`] (auth, rate limits) and the stdio
+//! transport's [`StdioConfig`].
+
+use super::names::{fields, knows, ms, object, parse, spelled};
+use super::{invalid, unknown, ListenOptions, RateLimitConfig, Result, ServerConfig, Strings};
+use crate::auth::{Allow, Auth, NamedTokens, ProtectedResource};
+use crate::limits::{RateLimit, RateLimiter};
+use crate::transport::http::HttpConfig;
+use crate::transport::stdio::StdioConfig;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+impl ListenOptions {
+    /// Every name a listener takes, snake_case and camelCase.
+    pub fn option_names() -> &'static [&'static str] {
+        fields::<Self>()
+    }
+
+    /// Only listener options; a server option here is refused, saying where it belongs.
+    pub fn from_json(v: Value) -> Result<Self> {
+        Self::from_map(object(v, "HTTP options")?)
+    }
+
+    pub(super) fn from_map(raw: Map<String, Value>) -> Result<Self> {
+        if let Some(k) = raw.keys().find(|k| !knows::<ListenOptions>(k)) {
+            return Err(unknown(if knows::<ServerConfig>(k) {
+                format!("unknown HTTP option `{k}` (a server option: give it to the server)")
+            } else {
+                format!("unknown HTTP option `{k}`")
+            }));
+        }
+        let mut c: ListenOptions = parse(&raw)?;
+        c.raw = raw;
+        c.apply(HttpConfig::mount())?;
+        c.addr(SocketAddr::from(([127, 0, 0, 1], 0)))?;
+        Ok(c)
+    }
+
+    fn name(&self, field: &str) -> String {
+        spelled(&self.raw, field)
+    }
+
+    /// `host`/`port` (either defaults to `default`'s); `localhost` is 127.0.0.1.
+    pub fn addr(&self, default: SocketAddr) -> Result<SocketAddr> {
+        let ip = match self.host.as_deref() {
+            None => default.ip(),
+            Some("localhost") => IpAddr::from([127, 0, 0, 1]),
+            Some(h) => h
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .parse()
+                .map_err(|_| {
+                    invalid(format!(
+                        "host must be an IP address or localhost, got {h:?}"
+                    ))
+                })?,
+        };
+        Ok(SocketAddr::new(ip, self.port.unwrap_or(default.port())))
+    }
+
+    /// The HTTP transport's settings, listening on [`ListenOptions::addr`].
+    pub fn http_config(&self, default_addr: SocketAddr) -> Result<HttpConfig> {
+        self.apply(HttpConfig::new(self.addr(default_addr)?))
+    }
+
+    /// These options over `c` (e.g. [`HttpConfig::mount`] for an ASGI/fetch mount).
+    pub fn apply(&self, mut c: HttpConfig) -> Result<HttpConfig> {
+        if let Some(p) = &self.path {
+            if !p.starts_with('/') {
+                return Err(invalid(format!("path must start with /, got {p:?}")));
+            }
+            c.path = p.clone();
+        }
+        if let Some(o) = &self.allowed_origins {
+            c.allowed_origins = o.clone();
+        }
+        if let Some(h) = &self.allowed_hosts {
+            c.allowed_hosts = h.clone();
+        }
+        if let Some(b) = self.allow_any_host {
+            c.allow_any_host = b;
+        }
+        if let Some(n) = self.max_body_bytes {
+            c.max_body = n;
+        }
+        if let Some(n) = self.max_string_bytes {
+            c.max_string = n;
+        }
+        if let Some(d) = ms(self.keep_alive_ms) {
+            c.keep_alive = d;
+        }
+        if let Some(d) = ms(self.header_timeout_ms) {
+            c.header_timeout = d;
+        }
+        if let Some(d) = ms(self.drain_timeout_ms) {
+            c.drain_timeout = d;
+        }
+        if let Some(d) = ms(self.body_timeout_ms) {
+            c.body_timeout = d;
+        }
+        if let Some(n) = self.max_headers {
+            c.max_headers = n;
+        }
+        if let Some(n) = self.max_header_bytes {
+            c.max_header_bytes = n;
+        }
+        if let Some(a) = self.auth()? {
+            c = c.auth(Arc::new(a));
+        }
+        if let Some(r) = &self.rate_limit {
+            c = c.rate_limiter(self.rate_limiter(r)?);
+        }
+        if let Some(v) = &self.auth_failure_limit {
+            c.auth_failure_limit = self.auth_failure_limit(v)?;
+        }
+        Ok(c)
+    }
+
+    /// The stdio transport's settings (`max_line_bytes`, `max_string_bytes`, `drain_timeout_ms`).
+    pub fn stdio_config(&self) -> StdioConfig {
+        let mut c = StdioConfig::default();
+        if let Some(n) = self.max_line_bytes {
+            c.max_line = n;
+        }
+        if let Some(n) = self.max_string_bytes {
+            c.max_string = n;
+        }
+        if let Some(d) = ms(self.drain_timeout_ms) {
+            c.drain_timeout = d;
+        }
+        c
+    }
+
+    /// The drain deadline a host waits for at shutdown (the transports' default: 5 s).
+    pub fn drain_timeout(&self) -> Duration {
+        self.stdio_config().drain_timeout
+    }
+
+    /// Named tokens and/or OAuth; `None` when neither is given (auth off).
+    fn auth(&self) -> Result<Option<Auth>> {
+        let mut auth = Auth::new();
+        let mut on = false;
+        match &self.tokens {
+            None | Some(Value::Null) => {}
+            Some(t) => {
+                let name = self.name("tokens");
+                let table = match t {
+                    Value::String(s) => NamedTokens::parse(s),
+                    Value::Object(_) => NamedTokens::from_json(t),
+                    _ => {
+                        return Err(invalid(format!(
+                        "{name} must be an object keyed by caller or a \"name=token,...\" string"
+                    )))
+                    }
+                }
+                .map_err(|e| invalid(format!("{name}: {}", e.0)))?;
+                auth = auth.tokens(table);
+                on = true;
+            }
+        }
+        let Some(o) = &self.oauth else {
+            return Ok(on.then_some(auth));
+        };
+        let raw = self.raw.get(&self.name("oauth"));
+        let empty = Map::new();
+        let raw = raw.and_then(Value::as_object).unwrap_or(&empty);
+        let n = |f: &str| format!("{}.{}", self.name("oauth"), spelled(raw, f));
+        if let Some(r) = &o.resource {
+            let servers = o.authorization_servers.clone().unwrap_or_default().0;
+            let mut pr = ProtectedResource::new(r.clone(), servers)
+                .scopes(o.scopes.clone().unwrap_or_default().0);
+            if let Some(s) = &o.resource_name {
+                pr = pr.name(s.clone());
+            }
+            if let Some(d) = &o.documentation {
+                pr = pr.documentation(d.clone());
+            }
+            auth = auth.resource(pr);
+        }
+        let jwks = o.jwks.as_ref().filter(|v| !v.is_null());
+        if jwks.is_some() || o.jwks_url.is_some() {
+            let what = if jwks.is_some() {
+                n("jwks")
+            } else {
+                n("jwks_url")
+            };
+            let issuer = o
+                .issuer
+                .clone()
+                .ok_or_else(|| invalid(format!("{what} needs {}", n("issuer"))))?;
+            let audience = o
+                .audience
+                .clone()
+                .or_else(|| o.resource.clone())
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "{what} needs {} or {}",
+                        n("audience"),
+                        n("resource")
+                    ))
+                })?;
+            auth = self.jwt(auth, issuer, audience, jwks, o.jwks_url.clone(), &what)?;
+            on = true;
+        }
+        if let Some(per) = &o.allow {
+            for (caller, a) in per {
+                let list = |s: &Option<Strings>| s.as_ref().map(|s| s.0.clone());
+                let mut allow = Allow::default();
+                allow.tools = list(&a.tools);
+                allow.resources = list(&a.resources);
+                allow.prompts = list(&a.prompts);
+                auth = auth.allow(caller.clone(), allow);
+            }
+        }
+        if !on {
+            return Err(invalid(format!(
+                "{}: give {} or {} (or {}) so bearer tokens can be checked",
+                self.name("oauth"),
+                spelled(raw, "jwks"),
+                spelled(raw, "jwks_url"),
+                self.name("tokens"),
+            )));
+        }
+        Ok(Some(auth))
+    }
+
+    #[cfg(feature = "auth-jwt")]
+    fn jwt(
+        &self,
+        auth: Auth,
+        issuer: String,
+        audience: String,
+        jwks: Option<&Value>,
+        url: Option<String>,
+        what: &str,
+    ) -> Result<Auth> {
+        use crate::auth::JwtValidator;
+        let v = match (jwks, url) {
+            (Some(k), _) => JwtValidator::with_jwks(issuer, audience, k)
+                .map_err(|e| invalid(format!("{what}: {}", e.0)))?,
+            (None, Some(url)) => JwtValidator::with_jwks_url(issuer, audience, url),
+            (None, None) => return Ok(auth),
+        };
+        Ok(auth.jwt(v))
+    }
+
+    #[cfg(not(feature = "auth-jwt"))]
+    fn jwt(
+        &self,
+        _: Auth,
+        _: String,
+        _: String,
+        _: Option<&Value>,
+        _: Option<String>,
+        what: &str,
+    ) -> Result<Auth> {
+        Err(invalid(format!(
+            "{what}: oxmcp was built without the `auth-jwt` feature"
+        )))
+    }
+
+    fn rate_limiter(&self, r: &RateLimitConfig) -> Result<RateLimiter> {
+        let name = self.name("rate_limit");
+        let raw = self.raw.get(&name);
+        let per_name = raw
+            .and_then(Value::as_object)
+            .map(|m| spelled(m, "per_caller"))
+            .unwrap_or_else(|| "per_caller".into());
+        let mut rl = RateLimiter::new(one_limit(r, &name)?);
+        for (caller, l) in r.per_caller.iter().flatten() {
+            let what = format!("{name}.{per_name}.{caller}");
+            if l.per_caller.is_some() {
+                return Err(invalid(format!("{what}: {per_name} does not nest")));
+            }
+            rl = rl.caller(caller.clone(), one_limit(l, &what)?);
+        }
+        Ok(rl)
+    }
+}
+
+impl ListenOptions {
+    fn auth_failure_limit(&self, v: &Value) -> Result<Option<RateLimit>> {
+        let name = self.name("auth_failure_limit");
+        if *v == Value::Bool(false) {
+            return Ok(None);
+        }
+        let r: RateLimitConfig = RateLimitConfig::deserialize(v)
+            .map_err(|e| invalid(format!("{name}: {e} (or false for no limit)")))?;
+        if r.per_caller.is_some() {
+            return Err(invalid(format!("{name} has no per-caller limits")));
+        }
+        one_limit(&r, &name).map(Some)
+    }
+}
+
+fn one_limit(r: &RateLimitConfig, what: &str) -> Result<RateLimit> {
+    if !(r.rate.is_finite() && r.rate > 0.0) {
+        return Err(invalid(format!(
+            "{what} must be a positive number of requests per second"
+        )));
+    }
+    let burst = match r.burst {
+        None => r.rate.ceil().max(1.0) as u32,
+        Some(b) => u32::try_from(b)
+            .ok()
+            .filter(|b| *b >= 1)
+            .ok_or_else(|| invalid(format!("{what}.burst must be at least 1")))?,
+    };
+    Ok(RateLimit::per_second(r.rate, burst))
+}

@@ -1,0 +1,399 @@
+//! One configuration schema for every host: the options a Python `Server(**options)`, a Node
+//! `new Server({...})` / `listen({...})` and the Rust examples' `OXMCP_*` environment give.
+//!
+//! Why here: the bindings used to map options by hand, twice, and the copies drifted (Python lost
+//! four HTTP limits; Node validated values Python did not). Now a binding turns the host's
+//! dict/object into JSON, calls [`Config::from_json`] (or [`ListenOptions::from_json`] for the
+//! per-listener overrides) and builds from the result; every rule below is the only copy.
+//!
+//! Names are snake_case with a camelCase alias for each (`page_size` / `pageSize`); an unknown
+//! name is refused. Errors name the option as the caller spelled it (`stateKey must be at least
+//! 16 bytes`), so the same input gives the same text in every language.
+
+//!
+//! The parts: this file holds the schema (the deserialisable types) and [`Config`]; `names`
+//! the spelling rules (snake_case/camelCase, serde's field lists, errors with the option's
+//! path); `env` the `OXMCP_*` environment; `server` [`ServerConfig`] → [`ServerOptions`] and
+//! builder; `listen` [`ListenOptions`] → [`HttpConfig`]/[`StdioConfig`], auth and rate limits.
+
+mod env;
+mod listen;
+mod names;
+mod server;
+
+use crate::server::options::CacheScope;
+use names::{knows, object, snake};
+use serde::de::{self, Deserializer, Visitor};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+#[cfg(doc)]
+use crate::auth::NamedTokens;
+#[cfg(doc)]
+use crate::server::options::ServerOptions;
+#[cfg(doc)]
+use crate::transport::{http::HttpConfig, stdio::StdioConfig};
+
+/// What was wrong: a name the schema does not have, or a value it does not accept. Hosts map the
+/// first to their "unexpected keyword" error (Python `TypeError`) and the second to a value error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConfigErrorKind {
+    Unknown,
+    Invalid,
+}
+
+/// A refused configuration; `message` names the option.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    pub kind: ConfigErrorKind,
+    pub message: String,
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+fn invalid(message: impl Into<String>) -> ConfigError {
+    ConfigError {
+        kind: ConfigErrorKind::Invalid,
+        message: message.into(),
+    }
+}
+
+fn unknown(message: impl Into<String>) -> ConfigError {
+    ConfigError {
+        kind: ConfigErrorKind::Unknown,
+        message: message.into(),
+    }
+}
+
+type Result<T> = std::result::Result<T, ConfigError>;
+
+// ---- the schema -------------------------------------------------------------------------------
+
+/// How a tool call whose arguments fail the input schema is answered.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+pub enum Validation {
+    #[serde(rename = "tool_error", alias = "toolError", alias = "tool-error")]
+    ToolError,
+    #[serde(
+        rename = "jsonrpc_error",
+        alias = "jsonRpcError",
+        alias = "json-rpc-error",
+        alias = "jsonrpc"
+    )]
+    JsonRpcError,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    Public,
+    Private,
+}
+
+impl From<Scope> for CacheScope {
+    fn from(s: Scope) -> Self {
+        match s {
+            Scope::Public => CacheScope::Public,
+            Scope::Private => CacheScope::Private,
+        }
+    }
+}
+
+/// One entry of `cache`: `{ttl_ms, scope}`; a missing part inherits `cache_ttl_ms`/`cache_scope`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheHintConfig {
+    #[serde(alias = "ttlMs")]
+    pub ttl_ms: Option<u64>,
+    #[serde(alias = "cacheScope", alias = "cache_scope")]
+    pub scope: Option<Scope>,
+}
+
+/// The server: its identity and the core's [`ServerOptions`].
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct ServerConfig {
+    pub name: Option<String>,
+    pub version: Option<String>,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    #[serde(alias = "websiteUrl")]
+    pub website_url: Option<String>,
+    pub icons: Option<Value>,
+    pub instructions: Option<String>,
+    pub validation: Option<Validation>,
+    #[serde(alias = "lenientCoercion")]
+    pub lenient_coercion: Option<bool>,
+    #[serde(alias = "cacheTtlMs")]
+    pub cache_ttl_ms: Option<u64>,
+    #[serde(alias = "cacheScope")]
+    pub cache_scope: Option<Scope>,
+    /// Per method (`"tools/list"`, ...; `"default"` sets the default).
+    pub cache: Option<BTreeMap<String, CacheHintConfig>>,
+    #[serde(alias = "pageSize")]
+    pub page_size: Option<u64>,
+    /// A string (its UTF-8 bytes) or a list of bytes; at least 16 bytes.
+    #[serde(alias = "stateKey")]
+    pub state_key: Option<Value>,
+    #[serde(alias = "stateTtlMs")]
+    pub state_ttl_ms: Option<u64>,
+    #[serde(alias = "includeServerInfo")]
+    pub include_server_info: Option<bool>,
+    #[serde(alias = "toolTimeoutMs")]
+    pub tool_timeout_ms: Option<u64>,
+    #[serde(alias = "maxListeners")]
+    pub max_listeners: Option<usize>,
+    #[serde(alias = "sessionIdleMs")]
+    pub session_idle_ms: Option<u64>,
+    #[serde(alias = "maxSessions")]
+    pub max_sessions: Option<usize>,
+    #[serde(alias = "legacyStateless")]
+    pub legacy_stateless: Option<bool>,
+    #[serde(alias = "exposeInternalErrors")]
+    pub expose_internal_errors: Option<bool>,
+    #[serde(alias = "forcePrivateCache")]
+    pub force_private_cache: Option<bool>,
+    #[serde(alias = "maxInFlight")]
+    pub max_in_flight: Option<usize>,
+    /// Longest URI `resources/read` accepts, in bytes.
+    #[serde(alias = "maxUriLen")]
+    pub max_uri_len: Option<usize>,
+    /// Open listen / legacy GET streams per authenticated caller.
+    #[serde(alias = "maxListenersPerCaller")]
+    pub max_listeners_per_caller: Option<usize>,
+    /// Most messages in a 2025-03-26 JSON-RPC batch.
+    #[serde(alias = "maxBatchLen")]
+    pub max_batch_len: Option<usize>,
+    /// Tasks (`io.modelcontextprotocol/tasks`): how long a task and its result are kept.
+    #[serde(alias = "taskTtlMs")]
+    pub task_ttl_ms: Option<u64>,
+    /// Tasks: the polling interval suggested to clients.
+    #[serde(alias = "taskPollIntervalMs")]
+    pub task_poll_interval_ms: Option<u64>,
+    /// The input as given (its spelling names the options in errors).
+    #[serde(skip)]
+    raw: Map<String, Value>,
+}
+
+/// A listener: the HTTP transport's [`HttpConfig`] (auth and rate limit included) and the stdio
+/// transport's [`StdioConfig`].
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct ListenOptions {
+    pub host: Option<String>,
+    pub port: Option<u16>,
+    pub path: Option<String>,
+    #[serde(alias = "allowedOrigins")]
+    pub allowed_origins: Option<Vec<String>>,
+    #[serde(alias = "allowedHosts")]
+    pub allowed_hosts: Option<Vec<String>>,
+    /// Opt out of the `Host` check off loopback (a proxy in front checks it).
+    #[serde(alias = "allowAnyHost")]
+    pub allow_any_host: Option<bool>,
+    #[serde(alias = "maxBodyBytes")]
+    pub max_body_bytes: Option<usize>,
+    /// HTTP and stdio.
+    #[serde(alias = "maxStringBytes")]
+    pub max_string_bytes: Option<usize>,
+    /// stdio only: the longest line.
+    #[serde(alias = "maxLineBytes")]
+    pub max_line_bytes: Option<usize>,
+    #[serde(alias = "keepAliveMs")]
+    pub keep_alive_ms: Option<u64>,
+    #[serde(alias = "headerTimeoutMs")]
+    pub header_timeout_ms: Option<u64>,
+    /// HTTP and stdio.
+    #[serde(alias = "drainTimeoutMs")]
+    pub drain_timeout_ms: Option<u64>,
+    #[serde(alias = "bodyTimeoutMs")]
+    pub body_timeout_ms: Option<u64>,
+    #[serde(alias = "maxHeaders")]
+    pub max_headers: Option<usize>,
+    #[serde(alias = "maxHeaderBytes")]
+    pub max_header_bytes: Option<usize>,
+    /// The core's [`NamedTokens`] JSON, or the compact `"alice=s3cret,bob=t0ken"`.
+    pub tokens: Option<Value>,
+    pub oauth: Option<OAuthConfig>,
+    #[serde(alias = "rateLimit")]
+    pub rate_limit: Option<RateLimitConfig>,
+    /// Failed authentications per client address: a rate (`{rate, burst}` or per second), or
+    /// `false` for no limit. Default: bursts of 10, then one every 6 s.
+    #[serde(alias = "authFailureLimit")]
+    pub auth_failure_limit: Option<Value>,
+    #[serde(skip)]
+    raw: Map<String, Value>,
+}
+
+/// OAuth resource server: RFC 9728 metadata and JWT access tokens checked against a JWKS.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct OAuthConfig {
+    pub resource: Option<String>,
+    #[serde(alias = "authorizationServers")]
+    pub authorization_servers: Option<Strings>,
+    pub scopes: Option<Strings>,
+    pub issuer: Option<String>,
+    pub audience: Option<String>,
+    pub jwks: Option<Value>,
+    #[serde(alias = "jwksUrl")]
+    pub jwks_url: Option<String>,
+    #[serde(alias = "resourceName")]
+    pub resource_name: Option<String>,
+    pub documentation: Option<String>,
+    /// Allow-lists for callers that come from a JWT, keyed by caller name.
+    pub allow: Option<BTreeMap<String, AllowConfig>>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AllowConfig {
+    pub tools: Option<Strings>,
+    pub resources: Option<Strings>,
+    pub prompts: Option<Strings>,
+}
+
+/// Requests per second per caller: a number, or `{rate, burst?, per_caller?}`.
+#[derive(Clone, Debug, Default)]
+pub struct RateLimitConfig {
+    pub rate: f64,
+    pub burst: Option<u64>,
+    pub per_caller: Option<BTreeMap<String, RateLimitConfig>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RateTable {
+    rate: f64,
+    burst: Option<u64>,
+    #[serde(alias = "perCaller")]
+    per_caller: Option<BTreeMap<String, RateLimitConfig>>,
+}
+
+impl<'de> Deserialize<'de> for RateLimitConfig {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RateLimitConfig;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a number (requests per second) or {rate, burst, per_caller}")
+            }
+            fn visit_f64<E: de::Error>(self, rate: f64) -> std::result::Result<Self::Value, E> {
+                Ok(RateLimitConfig {
+                    rate,
+                    ..Default::default()
+                })
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Self::Value, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Self::Value, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_map<A: de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> std::result::Result<Self::Value, A::Error> {
+                let t = RateTable::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                Ok(RateLimitConfig {
+                    rate: t.rate,
+                    burst: t.burst,
+                    per_caller: t.per_caller,
+                })
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A list of strings; a single string is a list of one.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Strings(pub Vec<String>);
+
+impl<'de> Deserialize<'de> for Strings {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Strings;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string or a list of strings")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<Self::Value, E> {
+                Ok(Strings(vec![s.to_string()]))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some(s) = seq.next_element::<String>()? {
+                    out.push(s);
+                }
+                Ok(Strings(out))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+// ---- Config: everything one server takes ---------------------------------------------------------
+
+/// The server's options and the defaults of its listeners, from one flat object (as Python's
+/// `Server(**options)` and Node's `new Server({...})` give them).
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct Config {
+    pub server: ServerConfig,
+    pub listen: ListenOptions,
+}
+
+impl Config {
+    /// Validate and split one flat object; `null` is the empty configuration.
+    pub fn from_json(v: Value) -> Result<Self> {
+        let raw = object(v, "options")?;
+        let (mut server, mut listen) = (Map::new(), Map::new());
+        for (k, v) in raw {
+            if knows::<ListenOptions>(&k) {
+                listen.insert(k, v);
+            } else if knows::<ServerConfig>(&k) {
+                server.insert(k, v);
+            } else {
+                return Err(unknown(format!("unknown option `{k}`")));
+            }
+        }
+        Ok(Self {
+            server: ServerConfig::from_map(server)?,
+            listen: ListenOptions::from_map(listen)?,
+        })
+    }
+
+    /// The listener options of one `listen`/`run`: `overrides` over the server's own, key by key.
+    pub fn listen_with(&self, overrides: Value) -> Result<ListenOptions> {
+        let over = ListenOptions::from_json(overrides)?;
+        if over.raw.is_empty() {
+            return Ok(self.listen.clone());
+        }
+        let mut merged: Map<String, Value> = self
+            .listen
+            .raw
+            .iter()
+            .filter(|(k, _)| !over.raw.keys().any(|o| snake(o) == snake(k)))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        merged.extend(over.raw);
+        ListenOptions::from_map(merged)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,181 @@
+//! [`ServerConfig`] → the core's [`ServerOptions`] and a [`ServerBuilder`].
+
+use super::names::{fields, knows, ms, object, parse, spelled};
+use super::{invalid, unknown, CacheHintConfig, Result, ServerConfig, Validation};
+use crate::server::options::{CacheHint, ServerOptions, ValidationMode};
+use crate::server::{Server, ServerBuilder};
+use serde_json::{Map, Value};
+
+impl ServerConfig {
+    /// Every name the server part of the schema takes, snake_case and camelCase (for hosts that
+    /// sort keyword arguments, e.g. Python's FastMCP compatibility layer).
+    pub fn option_names() -> &'static [&'static str] {
+        fields::<Self>()
+    }
+
+    /// Only the server's options (and identity); a listener option here is refused.
+    pub fn from_json(v: Value) -> Result<Self> {
+        Self::from_map(object(v, "options")?)
+    }
+
+    pub(super) fn from_map(raw: Map<String, Value>) -> Result<Self> {
+        if let Some(k) = raw.keys().find(|k| !knows::<ServerConfig>(k)) {
+            return Err(unknown(format!("unknown server option `{k}`")));
+        }
+        let mut c: ServerConfig = parse(&raw)?;
+        c.raw = raw;
+        c.server_options()?;
+        Ok(c)
+    }
+
+    fn name(&self, field: &str) -> String {
+        spelled(&self.raw, field)
+    }
+
+    /// The core's options, defaults where unset.
+    pub fn server_options(&self) -> Result<ServerOptions> {
+        let mut o = ServerOptions::default();
+        if let Some(v) = self.validation {
+            o.validation = match v {
+                Validation::ToolError => ValidationMode::ToolError,
+                Validation::JsonRpcError => ValidationMode::JsonRpcError,
+            };
+        }
+        if let Some(b) = self.lenient_coercion {
+            o.lenient_coercion = b;
+        }
+        if let Some(t) = self.cache_ttl_ms {
+            o.cache_default.ttl_ms = t;
+        }
+        if let Some(s) = self.cache_scope {
+            o.cache_default.scope = s.into();
+        }
+        if let Some(per) = &self.cache {
+            let hint = |base: CacheHint, h: &CacheHintConfig| CacheHint {
+                ttl_ms: h.ttl_ms.unwrap_or(base.ttl_ms),
+                scope: h.scope.map(Into::into).unwrap_or(base.scope),
+            };
+            if let Some(d) = per.get("default") {
+                o.cache_default = hint(o.cache_default, d);
+            }
+            for (method, h) in per.iter().filter(|(m, _)| *m != "default") {
+                o.cache.insert(method.clone(), hint(o.cache_default, h));
+            }
+        }
+        if let Some(n) = self.page_size {
+            if n == 0 {
+                return Err(invalid(format!(
+                    "{} must be at least 1",
+                    self.name("page_size")
+                )));
+            }
+            o.page_size = usize::try_from(n).unwrap_or(usize::MAX);
+        }
+        if let Some(k) = &self.state_key {
+            o.state_key = self.state_key_bytes(k)?;
+        }
+        if let Some(t) = ms(self.state_ttl_ms) {
+            o.state_ttl = t;
+        }
+        if let Some(b) = self.include_server_info {
+            o.include_server_info = b;
+        }
+        o.tool_timeout = ms(self.tool_timeout_ms);
+        if let Some(n) = self.max_listeners {
+            o.max_listeners = n;
+        }
+        if let Some(t) = ms(self.session_idle_ms) {
+            o.session_idle = t;
+        }
+        if let Some(n) = self.max_sessions {
+            o.max_sessions = n;
+        }
+        if let Some(b) = self.legacy_stateless {
+            o.legacy_stateless = b;
+        }
+        if let Some(b) = self.expose_internal_errors {
+            o.expose_internal_errors = b;
+        }
+        if let Some(b) = self.force_private_cache {
+            o.force_private_cache = b;
+        }
+        o.max_in_flight = self.max_in_flight;
+        if let Some(n) = self.max_uri_len {
+            o.max_uri_len = n;
+        }
+        if let Some(n) = self.max_listeners_per_caller {
+            o.max_listeners_per_caller = n;
+        }
+        if let Some(n) = self.max_batch_len {
+            o.max_batch_len = n;
+        }
+        Ok(o)
+    }
+
+    fn state_key_bytes(&self, k: &Value) -> Result<Option<Vec<u8>>> {
+        let name = self.name("state_key");
+        let bytes = match k {
+            Value::Null => return Ok(None),
+            Value::String(s) => s.as_bytes().to_vec(),
+            Value::Array(a) => a
+                .iter()
+                .map(|b| b.as_u64().and_then(|b| u8::try_from(b).ok()))
+                .collect::<Option<Vec<u8>>>()
+                .ok_or_else(|| invalid(format!("{name} bytes must be integers 0..255")))?,
+            _ => {
+                return Err(invalid(format!(
+                    "{name} must be a string or a list of bytes"
+                )))
+            }
+        };
+        if bytes.len() < 16 {
+            return Err(invalid(format!("{name} must be at least 16 bytes")));
+        }
+        Ok(Some(bytes))
+    }
+
+    /// These options (not the identity) on `b`: [`ServerOptions`] and the task settings.
+    pub fn apply_to(&self, b: ServerBuilder) -> Result<ServerBuilder> {
+        let mut b = b.options(self.server_options()?);
+        if self.task_ttl_ms.is_some() || self.task_poll_interval_ms.is_some() {
+            let mut t = crate::tasks::TaskConfig::default();
+            if let Some(d) = ms(self.task_ttl_ms) {
+                t = t.ttl(Some(d));
+            }
+            if let Some(d) = ms(self.task_poll_interval_ms) {
+                t = t.poll_interval(d);
+            }
+            b = b.tasks(t);
+        }
+        Ok(b)
+    }
+
+    /// A builder with this identity and these options (`name` and `version` are required).
+    pub fn builder(&self) -> Result<ServerBuilder> {
+        let name = self
+            .name
+            .clone()
+            .ok_or_else(|| invalid("name is required"))?;
+        let version = self
+            .version
+            .clone()
+            .ok_or_else(|| invalid("version is required"))?;
+        let mut b = self.apply_to(Server::builder(name, version))?;
+        if let Some(s) = &self.title {
+            b = b.title(s);
+        }
+        if let Some(s) = &self.description {
+            b = b.description(s);
+        }
+        if let Some(s) = &self.website_url {
+            b = b.website_url(s);
+        }
+        if let Some(v) = self.icons.clone().filter(|v| !v.is_null()) {
+            b = b.icons(v);
+        }
+        if let Some(s) = &self.instructions {
+            b = b.instructions(s);
+        }
+        Ok(b)
+    }
+}
