@@ -3,7 +3,8 @@
 ``_generated.py`` is generated from the 2025-11-25 revision's schema.json by
 ``scripts/gen-types.sh`` (datamodel-code-generator); tests/python/test_types.py checks that
 regenerating changes nothing. Field names are the wire's (``inputSchema``, ``isError``), as in
-mcp 1.x. Below: the SDK's names for types the schema declares inline, and its constants.
+mcp 1.x; mcp 2.x's snake_case spellings (``input_schema=``, ``.is_error``, ``meta=``) are taken as
+the same fields (``_base.SpecModel``). Below: the SDK's names for types the schema declares inline, and its constants.
 Handlers may return these models: oxmcp dumps them once (``by_alias``, ``exclude_none``).
 """
 
@@ -18,6 +19,8 @@ from ._generated import *  # noqa: F403
 from ._generated import (
     ClientCapabilities,
     CompleteRequestParams,
+    ElicitRequestFormParams,
+    ElicitRequestURLParams,
     Error,
     JSONRPCErrorResponse,
     ResourceTemplateReference,
@@ -45,6 +48,10 @@ ServerTasksCapability = _inner(ServerCapabilities, "tasks")
 JSONRPCError = JSONRPCErrorResponse
 ResourceReference = ResourceTemplateReference  # the SDK's deprecated name
 CompletionContext = _inner(CompleteRequestParams, "context")
+# Unions the generator inlines into the fields that use them (--collapse-root-models: a handler reads
+# `params.progressToken` as the str or int the client sent, as with the SDKs' types).
+RequestId = str | int
+ElicitRequestParams = ElicitRequestURLParams | ElicitRequestFormParams
 
 
 class LoggingCapability(dict):  # type: ignore[type-arg]

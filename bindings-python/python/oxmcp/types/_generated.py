@@ -6,22 +6,15 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, Dict, Literal
 
-from pydantic import (
-    AnyUrl,
-    Base64Str,
-    BaseModel,
-    ConfigDict,
-    Field,
-    RootModel,
-    confloat,
-)
+from oxmcp.types._base import SpecModel
+from pydantic import AnyUrl, Base64Str, ConfigDict, Field, RootModel, confloat
 
 
 class Model(RootModel[Any]):
     root: Any
 
 
-class BaseMetadata(BaseModel):
+class BaseMetadata(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -36,7 +29,7 @@ class BaseMetadata(BaseModel):
     )
 
 
-class BlobResourceContents(BaseModel):
+class BlobResourceContents(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -56,7 +49,7 @@ class BlobResourceContents(BaseModel):
     uri: AnyUrl = Field(..., description='The URI of this resource.')
 
 
-class BooleanSchema(BaseModel):
+class BooleanSchema(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -67,7 +60,7 @@ class BooleanSchema(BaseModel):
     type: Literal['boolean']
 
 
-class Params(BaseModel):
+class Params(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -75,7 +68,7 @@ class Params(BaseModel):
     taskId: str = Field(..., description='The task identifier to cancel.')
 
 
-class Elicitation(BaseModel):
+class Elicitation(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -84,7 +77,7 @@ class Elicitation(BaseModel):
     url: dict[str, Any] | None = None
 
 
-class Roots(BaseModel):
+class Roots(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -95,7 +88,7 @@ class Roots(BaseModel):
     )
 
 
-class Sampling(BaseModel):
+class Sampling(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -110,7 +103,7 @@ class Sampling(BaseModel):
     )
 
 
-class Elicitation1(BaseModel):
+class Elicitation1(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -121,7 +114,7 @@ class Elicitation1(BaseModel):
     )
 
 
-class Sampling1(BaseModel):
+class Sampling1(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -132,7 +125,7 @@ class Sampling1(BaseModel):
     )
 
 
-class Requests(BaseModel):
+class Requests(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -145,7 +138,7 @@ class Requests(BaseModel):
     )
 
 
-class Tasks(BaseModel):
+class Tasks(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -161,7 +154,7 @@ class Tasks(BaseModel):
     )
 
 
-class ClientCapabilities(BaseModel):
+class ClientCapabilities(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -184,7 +177,7 @@ class ClientCapabilities(BaseModel):
     )
 
 
-class Argument(BaseModel):
+class Argument(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -195,7 +188,7 @@ class Argument(BaseModel):
     )
 
 
-class Context(BaseModel):
+class Context(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -205,7 +198,7 @@ class Context(BaseModel):
     )
 
 
-class Completion(BaseModel):
+class Completion(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -223,7 +216,7 @@ class Completion(BaseModel):
     )
 
 
-class CompleteResult(BaseModel):
+class CompleteResult(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -254,7 +247,7 @@ class Action(Enum):
     decline = 'decline'
 
 
-class ElicitResult(BaseModel):
+class ElicitResult(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -274,7 +267,7 @@ class ElicitResult(BaseModel):
     )
 
 
-class Params1(BaseModel):
+class Params1(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -284,7 +277,7 @@ class Params1(BaseModel):
     )
 
 
-class ElicitationCompleteNotification(BaseModel):
+class ElicitationCompleteNotification(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -294,7 +287,7 @@ class ElicitationCompleteNotification(BaseModel):
     params: Params1
 
 
-class Error(BaseModel):
+class Error(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -310,7 +303,7 @@ class Error(BaseModel):
     )
 
 
-class Params2(BaseModel):
+class Params2(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -318,7 +311,7 @@ class Params2(BaseModel):
     taskId: str = Field(..., description='The task identifier to retrieve results for.')
 
 
-class GetTaskPayloadResult(BaseModel):
+class GetTaskPayloadResult(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -333,7 +326,7 @@ class GetTaskPayloadResult(BaseModel):
     )
 
 
-class Params3(BaseModel):
+class Params3(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -346,7 +339,7 @@ class Theme(Enum):
     light = 'light'
 
 
-class Icon(BaseModel):
+class Icon(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -369,7 +362,7 @@ class Icon(BaseModel):
     )
 
 
-class Icons(BaseModel):
+class Icons(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -380,7 +373,7 @@ class Icons(BaseModel):
     )
 
 
-class Implementation(BaseModel):
+class Implementation(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -407,7 +400,7 @@ class Implementation(BaseModel):
     )
 
 
-class JSONRPCNotification(BaseModel):
+class JSONRPCNotification(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -417,7 +410,7 @@ class JSONRPCNotification(BaseModel):
     params: dict[str, Any] | None = None
 
 
-class LegacyTitledEnumSchema(BaseModel):
+class LegacyTitledEnumSchema(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -444,7 +437,7 @@ class LoggingLevel(Enum):
     warning = 'warning'
 
 
-class LoggingMessageNotificationParams(BaseModel):
+class LoggingMessageNotificationParams(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -464,7 +457,7 @@ class LoggingMessageNotificationParams(BaseModel):
     )
 
 
-class ModelHint(BaseModel):
+class ModelHint(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -475,7 +468,7 @@ class ModelHint(BaseModel):
     )
 
 
-class ModelPreferences(BaseModel):
+class ModelPreferences(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -498,7 +491,7 @@ class ModelPreferences(BaseModel):
     )
 
 
-class Notification(BaseModel):
+class Notification(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -507,7 +500,7 @@ class Notification(BaseModel):
     params: dict[str, Any] | None = None
 
 
-class NotificationParams(BaseModel):
+class NotificationParams(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -524,7 +517,7 @@ class Type(Enum):
     number = 'number'
 
 
-class NumberSchema(BaseModel):
+class NumberSchema(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -537,7 +530,7 @@ class NumberSchema(BaseModel):
     type: Type
 
 
-class PaginatedResult(BaseModel):
+class PaginatedResult(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -560,7 +553,7 @@ class ProgressToken(RootModel[str | int]):
     )
 
 
-class PromptArgument(BaseModel):
+class PromptArgument(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -581,7 +574,7 @@ class PromptArgument(BaseModel):
     )
 
 
-class PromptListChangedNotification(BaseModel):
+class PromptListChangedNotification(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -591,7 +584,7 @@ class PromptListChangedNotification(BaseModel):
     params: NotificationParams | None = None
 
 
-class PromptReference(BaseModel):
+class PromptReference(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -607,7 +600,7 @@ class PromptReference(BaseModel):
     type: Literal['ref/prompt']
 
 
-class FieldMeta(BaseModel):
+class FieldMeta(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -615,13 +608,13 @@ class FieldMeta(BaseModel):
     __annotations__ = {
         '__pydantic_extra__': Dict[str, Any],
     }
-    progressToken: ProgressToken | None = Field(
+    progressToken: str | int | None = Field(
         None,
         description='If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.',
     )
 
 
-class ReadResourceRequestParams(BaseModel):
+class ReadResourceRequestParams(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -637,7 +630,7 @@ class ReadResourceRequestParams(BaseModel):
     )
 
 
-class RelatedTaskMetadata(BaseModel):
+class RelatedTaskMetadata(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -647,7 +640,7 @@ class RelatedTaskMetadata(BaseModel):
     )
 
 
-class Request(BaseModel):
+class Request(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -656,13 +649,7 @@ class Request(BaseModel):
     params: dict[str, Any] | None = None
 
 
-class RequestId(RootModel[str | int]):
-    root: str | int = Field(
-        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
-    )
-
-
-class RequestParams(BaseModel):
+class RequestParams(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -674,7 +661,7 @@ class RequestParams(BaseModel):
     )
 
 
-class ResourceContents(BaseModel):
+class ResourceContents(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -690,7 +677,7 @@ class ResourceContents(BaseModel):
     uri: AnyUrl = Field(..., description='The URI of this resource.')
 
 
-class ResourceListChangedNotification(BaseModel):
+class ResourceListChangedNotification(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -700,7 +687,7 @@ class ResourceListChangedNotification(BaseModel):
     params: NotificationParams | None = None
 
 
-class ResourceRequestParams(BaseModel):
+class ResourceRequestParams(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -716,7 +703,7 @@ class ResourceRequestParams(BaseModel):
     )
 
 
-class ResourceTemplateReference(BaseModel):
+class ResourceTemplateReference(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -725,7 +712,7 @@ class ResourceTemplateReference(BaseModel):
     uri: str = Field(..., description='The URI or URI template of the resource.')
 
 
-class ResourceUpdatedNotificationParams(BaseModel):
+class ResourceUpdatedNotificationParams(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -741,7 +728,7 @@ class ResourceUpdatedNotificationParams(BaseModel):
     )
 
 
-class Result(BaseModel):
+class Result(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -761,7 +748,7 @@ class Role(Enum):
     user = 'user'
 
 
-class Root(BaseModel):
+class Root(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -781,7 +768,7 @@ class Root(BaseModel):
     )
 
 
-class RootsListChangedNotification(BaseModel):
+class RootsListChangedNotification(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -791,7 +778,7 @@ class RootsListChangedNotification(BaseModel):
     params: NotificationParams | None = None
 
 
-class Prompts(BaseModel):
+class Prompts(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -802,7 +789,7 @@ class Prompts(BaseModel):
     )
 
 
-class Resources(BaseModel):
+class Resources(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -817,7 +804,7 @@ class Resources(BaseModel):
     )
 
 
-class Tools(BaseModel):
+class Tools(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -828,7 +815,7 @@ class Tools(BaseModel):
     )
 
 
-class Requests1(BaseModel):
+class Requests1(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -838,7 +825,7 @@ class Requests1(BaseModel):
     )
 
 
-class Tasks1(BaseModel):
+class Tasks1(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -854,7 +841,7 @@ class Tasks1(BaseModel):
     )
 
 
-class Tools1(BaseModel):
+class Tools1(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -865,7 +852,7 @@ class Tools1(BaseModel):
     )
 
 
-class ServerCapabilities(BaseModel):
+class ServerCapabilities(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -896,7 +883,7 @@ class ServerCapabilities(BaseModel):
     )
 
 
-class SetLevelRequestParams(BaseModel):
+class SetLevelRequestParams(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -919,7 +906,7 @@ class Format(Enum):
     uri = 'uri'
 
 
-class StringSchema(BaseModel):
+class StringSchema(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -933,7 +920,7 @@ class StringSchema(BaseModel):
     type: Literal['string']
 
 
-class SubscribeRequestParams(BaseModel):
+class SubscribeRequestParams(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -949,7 +936,7 @@ class SubscribeRequestParams(BaseModel):
     )
 
 
-class TaskMetadata(BaseModel):
+class TaskMetadata(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -968,7 +955,7 @@ class TaskStatus(Enum):
     working = 'working'
 
 
-class TextResourceContents(BaseModel):
+class TextResourceContents(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -988,7 +975,7 @@ class TextResourceContents(BaseModel):
     uri: AnyUrl = Field(..., description='The URI of this resource.')
 
 
-class AnyOfItem(BaseModel):
+class AnyOfItem(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -997,7 +984,7 @@ class AnyOfItem(BaseModel):
     title: str = Field(..., description='Display title for this option.')
 
 
-class Items(BaseModel):
+class Items(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1007,7 +994,7 @@ class Items(BaseModel):
     )
 
 
-class TitledMultiSelectEnumSchema(BaseModel):
+class TitledMultiSelectEnumSchema(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1025,7 +1012,7 @@ class TitledMultiSelectEnumSchema(BaseModel):
     type: Literal['array']
 
 
-class OneOfItem(BaseModel):
+class OneOfItem(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1034,7 +1021,7 @@ class OneOfItem(BaseModel):
     title: str = Field(..., description='Display label for this option.')
 
 
-class TitledSingleSelectEnumSchema(BaseModel):
+class TitledSingleSelectEnumSchema(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1050,7 +1037,7 @@ class TitledSingleSelectEnumSchema(BaseModel):
     type: Literal['string']
 
 
-class InputSchema(BaseModel):
+class InputSchema(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1061,7 +1048,7 @@ class InputSchema(BaseModel):
     type: Literal['object']
 
 
-class OutputSchema(BaseModel):
+class OutputSchema(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1072,7 +1059,7 @@ class OutputSchema(BaseModel):
     type: Literal['object']
 
 
-class ToolAnnotations(BaseModel):
+class ToolAnnotations(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1102,7 +1089,7 @@ class Mode(Enum):
     required = 'required'
 
 
-class ToolChoice(BaseModel):
+class ToolChoice(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1119,7 +1106,7 @@ class TaskSupport(Enum):
     required = 'required'
 
 
-class ToolExecution(BaseModel):
+class ToolExecution(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1130,7 +1117,7 @@ class ToolExecution(BaseModel):
     )
 
 
-class ToolListChangedNotification(BaseModel):
+class ToolListChangedNotification(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1140,7 +1127,7 @@ class ToolListChangedNotification(BaseModel):
     params: NotificationParams | None = None
 
 
-class ToolUseContent(BaseModel):
+class ToolUseContent(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1162,7 +1149,7 @@ class ToolUseContent(BaseModel):
     type: Literal['tool_use']
 
 
-class UnsubscribeRequestParams(BaseModel):
+class UnsubscribeRequestParams(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1178,7 +1165,7 @@ class UnsubscribeRequestParams(BaseModel):
     )
 
 
-class Items1(BaseModel):
+class Items1(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1187,7 +1174,7 @@ class Items1(BaseModel):
     type: Literal['string']
 
 
-class UntitledMultiSelectEnumSchema(BaseModel):
+class UntitledMultiSelectEnumSchema(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1203,7 +1190,7 @@ class UntitledMultiSelectEnumSchema(BaseModel):
     type: Literal['array']
 
 
-class UntitledSingleSelectEnumSchema(BaseModel):
+class UntitledSingleSelectEnumSchema(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1217,7 +1204,7 @@ class UntitledSingleSelectEnumSchema(BaseModel):
     type: Literal['string']
 
 
-class Annotations(BaseModel):
+class Annotations(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1236,7 +1223,7 @@ class Annotations(BaseModel):
     )
 
 
-class AudioContent(BaseModel):
+class AudioContent(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1257,7 +1244,7 @@ class AudioContent(BaseModel):
     type: Literal['audio']
 
 
-class CallToolRequestParams(BaseModel):
+class CallToolRequestParams(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1277,18 +1264,20 @@ class CallToolRequestParams(BaseModel):
     )
 
 
-class CancelTaskRequest(BaseModel):
+class CancelTaskRequest(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
     )
-    id: RequestId
+    id: str | int = Field(
+        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    )
     jsonrpc: Literal['2.0']
     method: Literal['tasks/cancel']
     params: Params
 
 
-class CancelledNotificationParams(BaseModel):
+class CancelledNotificationParams(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1302,13 +1291,13 @@ class CancelledNotificationParams(BaseModel):
         None,
         description='An optional string describing the reason for the cancellation. This MAY be logged or presented to the user.',
     )
-    requestId: RequestId | None = Field(
+    requestId: str | int | None = Field(
         None,
         description='The ID of the request to cancel.\n\nThis MUST correspond to the ID of a request previously issued in the same direction.\nThis MUST be provided for cancelling non-task requests.\nThis MUST NOT be used for cancelling tasks (use the `tasks/cancel` request instead).',
     )
 
 
-class CompleteRequestParams(BaseModel):
+class CompleteRequestParams(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1325,7 +1314,7 @@ class CompleteRequestParams(BaseModel):
     ref: PromptReference | ResourceTemplateReference
 
 
-class ElicitRequestURLParams(BaseModel):
+class ElicitRequestURLParams(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1351,7 +1340,7 @@ class ElicitRequestURLParams(BaseModel):
     url: AnyUrl = Field(..., description='The URL that the user should navigate to.')
 
 
-class EmbeddedResource(BaseModel):
+class EmbeddedResource(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1390,7 +1379,7 @@ class EnumSchema(
     )
 
 
-class GetPromptRequestParams(BaseModel):
+class GetPromptRequestParams(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1406,29 +1395,33 @@ class GetPromptRequestParams(BaseModel):
     name: str = Field(..., description='The name of the prompt or prompt template.')
 
 
-class GetTaskPayloadRequest(BaseModel):
+class GetTaskPayloadRequest(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
     )
-    id: RequestId
+    id: str | int = Field(
+        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    )
     jsonrpc: Literal['2.0']
     method: Literal['tasks/result']
     params: Params2
 
 
-class GetTaskRequest(BaseModel):
+class GetTaskRequest(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
     )
-    id: RequestId
+    id: str | int = Field(
+        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    )
     jsonrpc: Literal['2.0']
     method: Literal['tasks/get']
     params: Params3
 
 
-class ImageContent(BaseModel):
+class ImageContent(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1449,7 +1442,7 @@ class ImageContent(BaseModel):
     type: Literal['image']
 
 
-class InitializeRequestParams(BaseModel):
+class InitializeRequestParams(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1467,7 +1460,7 @@ class InitializeRequestParams(BaseModel):
     )
 
 
-class InitializeResult(BaseModel):
+class InitializeResult(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1489,7 +1482,7 @@ class InitializeResult(BaseModel):
     serverInfo: Implementation
 
 
-class InitializedNotification(BaseModel):
+class InitializedNotification(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1499,49 +1492,57 @@ class InitializedNotification(BaseModel):
     params: NotificationParams | None = None
 
 
-class JSONRPCErrorResponse(BaseModel):
+class JSONRPCErrorResponse(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
     )
     error: Error
-    id: RequestId | None = None
+    id: str | int | None = Field(
+        None, description='A uniquely identifying ID for a request in JSON-RPC.'
+    )
     jsonrpc: Literal['2.0']
 
 
-class JSONRPCRequest(BaseModel):
+class JSONRPCRequest(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
     )
-    id: RequestId
+    id: str | int = Field(
+        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    )
     jsonrpc: Literal['2.0']
     method: str
     params: dict[str, Any] | None = None
 
 
-class JSONRPCResultResponse(BaseModel):
+class JSONRPCResultResponse(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
     )
-    id: RequestId
+    id: str | int = Field(
+        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    )
     jsonrpc: Literal['2.0']
     result: Result
 
 
-class ListRootsRequest(BaseModel):
+class ListRootsRequest(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
     )
-    id: RequestId
+    id: str | int = Field(
+        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    )
     jsonrpc: Literal['2.0']
     method: Literal['roots/list']
     params: RequestParams | None = None
 
 
-class ListRootsResult(BaseModel):
+class ListRootsResult(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1554,7 +1555,7 @@ class ListRootsResult(BaseModel):
     roots: list[Root]
 
 
-class LoggingMessageNotification(BaseModel):
+class LoggingMessageNotification(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1570,7 +1571,7 @@ class MultiSelectEnumSchema(
     root: UntitledMultiSelectEnumSchema | TitledMultiSelectEnumSchema
 
 
-class PaginatedRequestParams(BaseModel):
+class PaginatedRequestParams(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1586,45 +1587,20 @@ class PaginatedRequestParams(BaseModel):
     )
 
 
-class PingRequest(BaseModel):
+class PingRequest(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
     )
-    id: RequestId
+    id: str | int = Field(
+        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    )
     jsonrpc: Literal['2.0']
     method: Literal['ping']
     params: RequestParams | None = None
 
 
-class PrimitiveSchemaDefinition(
-    RootModel[
-        StringSchema
-        | NumberSchema
-        | BooleanSchema
-        | UntitledSingleSelectEnumSchema
-        | TitledSingleSelectEnumSchema
-        | UntitledMultiSelectEnumSchema
-        | TitledMultiSelectEnumSchema
-        | LegacyTitledEnumSchema
-    ]
-):
-    root: (
-        StringSchema
-        | NumberSchema
-        | BooleanSchema
-        | UntitledSingleSelectEnumSchema
-        | TitledSingleSelectEnumSchema
-        | UntitledMultiSelectEnumSchema
-        | TitledMultiSelectEnumSchema
-        | LegacyTitledEnumSchema
-    ) = Field(
-        ...,
-        description='Restricted schema definitions that only allow primitive types\nwithout nested objects or arrays.',
-    )
-
-
-class ProgressNotificationParams(BaseModel):
+class ProgressNotificationParams(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1641,7 +1617,7 @@ class ProgressNotificationParams(BaseModel):
         ...,
         description='The progress thus far. This should increase every time progress is made, even if the total is unknown.',
     )
-    progressToken: ProgressToken = Field(
+    progressToken: str | int = Field(
         ...,
         description='The progress token which was given in the initial request, used to associate this notification with the request that is proceeding.',
     )
@@ -1651,7 +1627,7 @@ class ProgressNotificationParams(BaseModel):
     )
 
 
-class Prompt(BaseModel):
+class Prompt(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1681,18 +1657,20 @@ class Prompt(BaseModel):
     )
 
 
-class ReadResourceRequest(BaseModel):
+class ReadResourceRequest(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
     )
-    id: RequestId
+    id: str | int = Field(
+        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    )
     jsonrpc: Literal['2.0']
     method: Literal['resources/read']
     params: ReadResourceRequestParams
 
 
-class ReadResourceResult(BaseModel):
+class ReadResourceResult(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1705,7 +1683,7 @@ class ReadResourceResult(BaseModel):
     contents: list[TextResourceContents | BlobResourceContents]
 
 
-class Resource(BaseModel):
+class Resource(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1744,7 +1722,7 @@ class Resource(BaseModel):
     uri: AnyUrl = Field(..., description='The URI of this resource.')
 
 
-class ResourceLink(BaseModel):
+class ResourceLink(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1784,7 +1762,7 @@ class ResourceLink(BaseModel):
     uri: AnyUrl = Field(..., description='The URI of this resource.')
 
 
-class ResourceTemplate(BaseModel):
+class ResourceTemplate(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1823,7 +1801,7 @@ class ResourceTemplate(BaseModel):
     )
 
 
-class ResourceUpdatedNotification(BaseModel):
+class ResourceUpdatedNotification(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1833,12 +1811,14 @@ class ResourceUpdatedNotification(BaseModel):
     params: ResourceUpdatedNotificationParams
 
 
-class SetLevelRequest(BaseModel):
+class SetLevelRequest(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
     )
-    id: RequestId
+    id: str | int = Field(
+        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    )
     jsonrpc: Literal['2.0']
     method: Literal['logging/setLevel']
     params: SetLevelRequestParams
@@ -1850,18 +1830,20 @@ class SingleSelectEnumSchema(
     root: UntitledSingleSelectEnumSchema | TitledSingleSelectEnumSchema
 
 
-class SubscribeRequest(BaseModel):
+class SubscribeRequest(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
     )
-    id: RequestId
+    id: str | int = Field(
+        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    )
     jsonrpc: Literal['2.0']
     method: Literal['resources/subscribe']
     params: SubscribeRequestParams
 
 
-class Task(BaseModel):
+class Task(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1887,7 +1869,7 @@ class Task(BaseModel):
     )
 
 
-class TaskAugmentedRequestParams(BaseModel):
+class TaskAugmentedRequestParams(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1910,7 +1892,7 @@ class TaskStatusNotificationParams(NotificationParams, Task):
     )
 
 
-class TextContent(BaseModel):
+class TextContent(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1927,7 +1909,7 @@ class TextContent(BaseModel):
     type: Literal['text']
 
 
-class Tool(BaseModel):
+class Tool(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1970,7 +1952,7 @@ class Tool(BaseModel):
     )
 
 
-class Data(BaseModel):
+class Data(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -1993,33 +1975,39 @@ class Error1(Error):
     )
 
 
-class URLElicitationRequiredError(BaseModel):
+class URLElicitationRequiredError(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
     )
     error: Error1
-    id: RequestId | None = None
+    id: str | int | None = Field(
+        None, description='A uniquely identifying ID for a request in JSON-RPC.'
+    )
     jsonrpc: Literal['2.0']
 
 
-class UnsubscribeRequest(BaseModel):
+class UnsubscribeRequest(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
     )
-    id: RequestId
+    id: str | int = Field(
+        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    )
     jsonrpc: Literal['2.0']
     method: Literal['resources/unsubscribe']
     params: UnsubscribeRequestParams
 
 
-class CallToolRequest(BaseModel):
+class CallToolRequest(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
     )
-    id: RequestId
+    id: str | int = Field(
+        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    )
     jsonrpc: Literal['2.0']
     method: Literal['tools/call']
     params: CallToolRequestParams
@@ -2032,7 +2020,7 @@ class CancelTaskResult(Result, Task):
     )
 
 
-class CancelledNotification(BaseModel):
+class CancelledNotification(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -2042,26 +2030,20 @@ class CancelledNotification(BaseModel):
     params: CancelledNotificationParams
 
 
-class CompleteRequest(BaseModel):
+class CompleteRequest(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
     )
-    id: RequestId
+    id: str | int = Field(
+        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    )
     jsonrpc: Literal['2.0']
     method: Literal['completion/complete']
     params: CompleteRequestParams
 
 
-class ContentBlock(
-    RootModel[
-        TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource
-    ]
-):
-    root: TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource
-
-
-class CreateTaskResult(BaseModel):
+class CreateTaskResult(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -2074,18 +2056,28 @@ class CreateTaskResult(BaseModel):
     task: Task
 
 
-class RequestedSchema(BaseModel):
+class RequestedSchema(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
     )
     field_schema: str | None = Field(None, alias='$schema')
-    properties: dict[str, PrimitiveSchemaDefinition]
+    properties: dict[
+        str,
+        StringSchema
+        | NumberSchema
+        | BooleanSchema
+        | UntitledSingleSelectEnumSchema
+        | TitledSingleSelectEnumSchema
+        | UntitledMultiSelectEnumSchema
+        | TitledMultiSelectEnumSchema
+        | LegacyTitledEnumSchema,
+    ]
     required: list[str] | None = None
     type: Literal['object']
 
 
-class ElicitRequestFormParams(BaseModel):
+class ElicitRequestFormParams(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -2110,19 +2102,14 @@ class ElicitRequestFormParams(BaseModel):
     )
 
 
-class ElicitRequestParams(RootModel[ElicitRequestURLParams | ElicitRequestFormParams]):
-    root: ElicitRequestURLParams | ElicitRequestFormParams = Field(
-        ...,
-        description='The parameters for a request to elicit additional information from the user via the client.',
-    )
-
-
-class GetPromptRequest(BaseModel):
+class GetPromptRequest(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
     )
-    id: RequestId
+    id: str | int = Field(
+        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    )
     jsonrpc: Literal['2.0']
     method: Literal['prompts/get']
     params: GetPromptRequestParams
@@ -2135,12 +2122,14 @@ class GetTaskResult(Result, Task):
     )
 
 
-class InitializeRequest(BaseModel):
+class InitializeRequest(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
     )
-    id: RequestId
+    id: str | int = Field(
+        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    )
     jsonrpc: Literal['2.0']
     method: Literal['initialize']
     params: InitializeRequestParams
@@ -2172,18 +2161,20 @@ class JSONRPCResponse(RootModel[JSONRPCResultResponse | JSONRPCErrorResponse]):
     )
 
 
-class ListPromptsRequest(BaseModel):
+class ListPromptsRequest(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
     )
-    id: RequestId
+    id: str | int = Field(
+        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    )
     jsonrpc: Literal['2.0']
     method: Literal['prompts/list']
     params: PaginatedRequestParams | None = None
 
 
-class ListPromptsResult(BaseModel):
+class ListPromptsResult(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -2200,18 +2191,20 @@ class ListPromptsResult(BaseModel):
     prompts: list[Prompt]
 
 
-class ListResourceTemplatesRequest(BaseModel):
+class ListResourceTemplatesRequest(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
     )
-    id: RequestId
+    id: str | int = Field(
+        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    )
     jsonrpc: Literal['2.0']
     method: Literal['resources/templates/list']
     params: PaginatedRequestParams | None = None
 
 
-class ListResourceTemplatesResult(BaseModel):
+class ListResourceTemplatesResult(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -2228,18 +2221,20 @@ class ListResourceTemplatesResult(BaseModel):
     resourceTemplates: list[ResourceTemplate]
 
 
-class ListResourcesRequest(BaseModel):
+class ListResourcesRequest(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
     )
-    id: RequestId
+    id: str | int = Field(
+        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    )
     jsonrpc: Literal['2.0']
     method: Literal['resources/list']
     params: PaginatedRequestParams | None = None
 
 
-class ListResourcesResult(BaseModel):
+class ListResourcesResult(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -2256,18 +2251,20 @@ class ListResourcesResult(BaseModel):
     resources: list[Resource]
 
 
-class ListTasksRequest(BaseModel):
+class ListTasksRequest(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
     )
-    id: RequestId
+    id: str | int = Field(
+        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    )
     jsonrpc: Literal['2.0']
     method: Literal['tasks/list']
     params: PaginatedRequestParams | None = None
 
 
-class ListTasksResult(BaseModel):
+class ListTasksResult(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -2284,18 +2281,20 @@ class ListTasksResult(BaseModel):
     tasks: list[Task]
 
 
-class ListToolsRequest(BaseModel):
+class ListToolsRequest(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
     )
-    id: RequestId
+    id: str | int = Field(
+        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    )
     jsonrpc: Literal['2.0']
     method: Literal['tools/list']
     params: PaginatedRequestParams | None = None
 
 
-class ListToolsResult(BaseModel):
+class ListToolsResult(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -2312,18 +2311,20 @@ class ListToolsResult(BaseModel):
     tools: list[Tool]
 
 
-class PaginatedRequest(BaseModel):
+class PaginatedRequest(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
     )
-    id: RequestId
+    id: str | int = Field(
+        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    )
     jsonrpc: Literal['2.0']
     method: str
     params: PaginatedRequestParams | None = None
 
 
-class ProgressNotification(BaseModel):
+class ProgressNotification(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -2333,16 +2334,16 @@ class ProgressNotification(BaseModel):
     params: ProgressNotificationParams
 
 
-class PromptMessage(BaseModel):
+class PromptMessage(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
     )
-    content: ContentBlock
+    content: TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource
     role: Role
 
 
-class TaskStatusNotification(BaseModel):
+class TaskStatusNotification(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -2352,7 +2353,7 @@ class TaskStatusNotification(BaseModel):
     params: TaskStatusNotificationParams
 
 
-class ToolResultContent(BaseModel):
+class ToolResultContent(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -2362,7 +2363,9 @@ class ToolResultContent(BaseModel):
         alias='_meta',
         description='Optional metadata about the tool result. Clients SHOULD preserve this field when\nincluding tool results in subsequent sampling requests to enable caching optimizations.\n\nSee [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.',
     )
-    content: list[ContentBlock] = Field(
+    content: list[
+        TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource
+    ] = Field(
         ...,
         description='The unstructured result content of the tool use.\n\nThis has the same format as CallToolResult.content and can include text, images,\naudio, resource links, and embedded resources.',
     )
@@ -2381,7 +2384,7 @@ class ToolResultContent(BaseModel):
     type: Literal['tool_result']
 
 
-class CallToolResult(BaseModel):
+class CallToolResult(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -2391,7 +2394,9 @@ class CallToolResult(BaseModel):
         alias='_meta',
         description='See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.',
     )
-    content: list[ContentBlock] = Field(
+    content: list[
+        TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource
+    ] = Field(
         ...,
         description='A list of content objects that represent the unstructured result of the tool call.',
     )
@@ -2465,18 +2470,23 @@ class ClientRequest(
     )
 
 
-class ElicitRequest(BaseModel):
+class ElicitRequest(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
     )
-    id: RequestId
+    id: str | int = Field(
+        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    )
     jsonrpc: Literal['2.0']
     method: Literal['elicitation/create']
-    params: ElicitRequestParams
+    params: ElicitRequestURLParams | ElicitRequestFormParams = Field(
+        ...,
+        description='The parameters for a request to elicit additional information from the user via the client.',
+    )
 
 
-class GetPromptResult(BaseModel):
+class GetPromptResult(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -2490,14 +2500,6 @@ class GetPromptResult(BaseModel):
         None, description='An optional description for the prompt.'
     )
     messages: list[PromptMessage]
-
-
-class SamplingMessageContentBlock(
-    RootModel[
-        TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent
-    ]
-):
-    root: TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent
 
 
 class ServerNotification(
@@ -2562,7 +2564,7 @@ class ServerResult(
     )
 
 
-class CreateMessageResult(BaseModel):
+class CreateMessageResult(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -2578,7 +2580,13 @@ class CreateMessageResult(BaseModel):
         | AudioContent
         | ToolUseContent
         | ToolResultContent
-        | list[SamplingMessageContentBlock]
+        | list[
+            TextContent
+            | ImageContent
+            | AudioContent
+            | ToolUseContent
+            | ToolResultContent
+        ]
     )
     model: str = Field(
         ..., description='The name of the model that generated the message.'
@@ -2590,7 +2598,7 @@ class CreateMessageResult(BaseModel):
     )
 
 
-class SamplingMessage(BaseModel):
+class SamplingMessage(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -2606,7 +2614,13 @@ class SamplingMessage(BaseModel):
         | AudioContent
         | ToolUseContent
         | ToolResultContent
-        | list[SamplingMessageContentBlock]
+        | list[
+            TextContent
+            | ImageContent
+            | AudioContent
+            | ToolUseContent
+            | ToolResultContent
+        ]
     )
     role: Role
 
@@ -2635,7 +2649,7 @@ class ClientResult(
     )
 
 
-class CreateMessageRequestParams(BaseModel):
+class CreateMessageRequestParams(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
@@ -2682,12 +2696,14 @@ class CreateMessageRequestParams(BaseModel):
     )
 
 
-class CreateMessageRequest(BaseModel):
+class CreateMessageRequest(SpecModel):
     model_config = ConfigDict(
         extra='allow',
         populate_by_name=True,
     )
-    id: RequestId
+    id: str | int = Field(
+        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    )
     jsonrpc: Literal['2.0']
     method: Literal['sampling/createMessage']
     params: CreateMessageRequestParams
