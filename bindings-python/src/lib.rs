@@ -127,26 +127,41 @@ impl NativeServer {
 #[pymethods]
 impl NativeServer {
     /// `info`: `{name, version, title?, instructions?, websiteUrl?, description?, icons?}`;
-    /// `options`: the core's server options plus the HTTP transport's; `max_workers`: sync pool size.
+    /// `options`: the core's server options plus the HTTP transport's; `max_workers`: sync pool size;
+    /// `declare`: capabilities to declare with nothing registered yet ("resources", "prompts"): a
+    /// low-level server answers those methods from Python, and the core routes what it keeps
+    /// (`resources/subscribe`) only for a declared capability.
     #[new]
-    #[pyo3(signature = (info, options, max_workers=8))]
+    #[pyo3(signature = (info, options, max_workers=8, declare=None))]
     fn new(
         py: Python<'_>,
         info: &Bound<'_, PyAny>,
         options: &Bound<'_, PyDict>,
         max_workers: usize,
+        declare: Option<Vec<String>>,
     ) -> PyResult<Self> {
         // The identity and the options are one object in the core's schema.
         let mut all = options::to_json(Some(options))?;
         all.extend(as_object(from_py(info)?, "info")?);
         let config = options::config(all)?;
-        let server = config
+        let mut builder = config
             .server
             .builder()
             .map_err(options::error)?
-            .declare_tools()
-            .build()
-            .map_err(build_err)?;
+            .declare_tools();
+        for kind in declare.unwrap_or_default() {
+            builder = match kind.as_str() {
+                "resources" => builder.declare_resources(),
+                "prompts" => builder.declare_prompts(),
+                "tools" => builder,
+                other => {
+                    return Err(PyValueError::new_err(format!(
+                        "declare: unknown capability {other:?} (tools, resources or prompts)"
+                    )))
+                }
+            };
+        }
+        let server = builder.build().map_err(build_err)?;
         let submit = py.import("oxmcp._runtime")?.getattr("submit")?.unbind();
         Ok(Self {
             server,

@@ -147,6 +147,7 @@ class Recorder:
         self.logs: list[dict[str, Any]] = []
         self.progress: list[dict[str, Any]] = []
         self.asked: list[str] = []
+        self.updated: list[str] = []
 
     async def logging(self, params: Any) -> None:
         d = _dump(params)
@@ -179,6 +180,11 @@ class Recorder:
         self.asked.append("roots")
         return types.ListRootsResult(roots=[types.Root(uri=u, name=u.rsplit("/", 1)[-1]) for u in self.roots])
 
+    async def message(self, message: Any) -> None:
+        """Server notifications outside the typed callbacks: ``notifications/resources/updated``."""
+        if getattr(message, "method", None) == "notifications/resources/updated":
+            self.updated.append(str(message.params.uri))
+
     async def on_progress(self, progress: float, total: float | None, message: str | None) -> None:
         self.progress.append({"progress": progress, "total": total, "message": message})
 
@@ -191,7 +197,7 @@ async def drive(target: Any, era: str, scenario: dict[str, Any], http_base: str 
     scenario = json.loads(json.dumps(scenario).replace("@DATA@", data_uri))
     rec = Recorder(scenario.get("client", {}))
     kwargs: dict[str, Any] = {"logging_callback": rec.logging, "mode": "legacy" if era == "legacy" else MODERN,
-                              "read_timeout_seconds": 30, "cache": None}
+                              "read_timeout_seconds": 30, "cache": None, "message_handler": rec.message}
     if "elicit" in rec.cfg:
         kwargs["elicitation_callback"] = rec.elicit
     if rec.cfg.get("sampling"):
@@ -214,6 +220,7 @@ async def drive(target: Any, era: str, scenario: dict[str, Any], http_base: str 
             rec.logs.clear()
             rec.progress.clear()
             rec.asked.clear()
+            rec.updated.clear()
             out: dict[str, Any] = {"op": op, **{k: step[k] for k in ("name", "uri") if k in step}}
             try:
                 if op == "list_tools":
@@ -251,6 +258,20 @@ async def drive(target: Any, era: str, scenario: dict[str, Any], http_base: str 
                     if era == "legacy":
                         await client.send_roots_list_changed()
                     continue
+                elif op == "send_progress":  # client → server progress (a notification)
+                    import warnings
+
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        await client.send_progress_notification(step["token"], step["progress"], step.get("total"),
+                                                                step.get("message"))
+                elif op in ("subscribe", "unsubscribe"):
+                    import warnings
+
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        fn = client.subscribe_resource if op == "subscribe" else client.unsubscribe_resource
+                        out["result"] = _dump(await fn(step["uri"]))
                 elif op == "http_get":
                     if http_base is None:
                         continue
@@ -263,13 +284,15 @@ async def drive(target: Any, era: str, scenario: dict[str, Any], http_base: str 
                 out["error"] = {"code": exc.error.code}
                 if step.get("compare_message"):
                     out["error"]["message"] = exc.error.message
-            await asyncio.sleep(0.05)  # let trailing notifications arrive
+            await asyncio.sleep(step.get("wait", 0.05))  # let trailing notifications arrive
             if step.get("logs", True) and rec.logs:
                 out["logs"] = list(rec.logs)
             if rec.progress:
                 out["progress"] = list(rec.progress)
             if rec.asked:
                 out["asked"] = sorted(set(rec.asked))
+            if rec.updated:
+                out["updated"] = list(rec.updated)
             for path in step.get("ignore", []) + (step.get("ignore_http", []) if http_base else []):
                 _drop(out, path.split("."))
             results.append(out)

@@ -400,6 +400,13 @@ class LegacyFastMCP(MCPServer):
     def generate_name(cls, name: str | None = None) -> str:
         return name or "FastMCP"
 
+    @staticmethod
+    def _default_version() -> str:
+        # mcp 1.x's FastMCP takes no version and reports its framework's (the `mcp` package's); here oxmcp's.
+        from . import __version__
+
+        return __version__
+
 
 def prefix_uri(uri: str, prefix: str | None) -> str:
     """FastMCP's path-format resource prefix: ``scheme://rest`` → ``scheme://prefix/rest``."""

@@ -12,7 +12,8 @@ def flush_telemetry() -> None: ...
 
 @final
 class NativeServer:
-    def __new__(cls, info: Any, options: dict[str, Any], max_workers: int = 8) -> NativeServer: ...
+    def __new__(cls, info: Any, options: dict[str, Any], max_workers: int = 8,
+                declare: list[str] | None = None) -> NativeServer: ...
     def add_tool(
         self,
         spec: Any,

@@ -369,7 +369,8 @@ class Server:
                 return self._native
             from . import _oxmcp
 
-            native = _oxmcp.NativeServer(self.info, self.options, self.max_workers)
+            # `_declare`: capabilities a subclass answers from Python with nothing registered (low-level Server).
+            native = _oxmcp.NativeServer(self.info, self.options, self.max_workers, getattr(self, "_declare", None))
             for t in self._tools.values():
                 native.add_tool(t.spec, t, t.is_async, *t.limits)
             for r in self._resources.values():

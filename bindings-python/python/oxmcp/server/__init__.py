@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["FastMCP", "Server", "NotificationOptions", "InitializationOptions"]
+__all__ = ["FastMCP", "MCPServer", "Server", "ServerRequestContext", "NotificationOptions", "InitializationOptions"]
 
 
 def __getattr__(name: str) -> Any:
@@ -17,6 +17,14 @@ def __getattr__(name: str) -> Any:
         from . import lowlevel
 
         return getattr(lowlevel, name)
+    if name == "ServerRequestContext":
+        from .context import ServerRequestContext
+
+        return ServerRequestContext
+    if name == "MCPServer":
+        from .._fastmcp import MCPServer
+
+        return MCPServer
     if name == "InitializationOptions":
         from .models import InitializationOptions
 

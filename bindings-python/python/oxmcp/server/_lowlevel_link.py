@@ -45,6 +45,11 @@ class LowLevelLink:
                 if isinstance(raw, dict) and "capabilities" in raw:
                     raw["capabilities"] = self._caps()
                 return ("ok", raw)
+            if method in ("resources/subscribe", "resources/unsubscribe"):
+                # The core answers first and records the session's subscription (so that
+                # `notifications/resources/updated` reaches it), or refuses (modern requests have
+                # no subscriptions); then the handler hears who subscribed to what.
+                await native_next(native_ctx, params)
             ctx = Context(native_ctx, self.server._core)
             value = await self.server._invoke(method, params, ctx)
             if method == "logging/setLevel":

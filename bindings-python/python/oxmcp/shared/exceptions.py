@@ -16,9 +16,15 @@ __all__ = ["ElicitRequestURLParams", "ErrorData", "McpError", "MCPError", "UrlEl
 
 
 class McpError(_OxmcpMcpError):
-    """``McpError(ErrorData(code=..., message=..., data=...))`` (also ``McpError(code, message, data)``)."""
+    """``McpError(ErrorData(code=..., message=..., data=...))`` (mcp 1.x), also ``McpError(code, message,
+    data)`` and mcp 2.x's ``MCPError(code=..., message=..., data=...)``."""
 
-    def __init__(self, error: Any, message: str | None = None, data: Any = None) -> None:
+    def __init__(self, error: Any = None, message: str | None = None, data: Any = None, *,
+                 code: int | None = None) -> None:
+        if error is None:
+            if code is None:
+                raise TypeError("McpError(ErrorData(...)) or McpError(code=..., message=...)")
+            error = code
         if isinstance(error, int):
             from ..types import ErrorData
 

@@ -1,4 +1,5 @@
-"""The SDK's low-level ``Server`` (``mcp.server.lowlevel.Server``, mcp 1.x's decorator API) on the core.
+"""The SDK's low-level ``Server`` (``mcp.server.lowlevel.Server``) on the core: mcp 1.x's decorator API,
+and mcp 2.x's handlers given to the constructor (``Server(name, on_list_tools=f, ...)``, ``f(ctx, params)``).
 
     server = Server("example")
 
@@ -15,7 +16,9 @@ How it runs: the handlers are one link of the core's middleware chain (``core/sr
 middleware.rs``), hooked on exactly the methods that have a handler, and answering them itself. The
 core still does everything else (transports, eras, sessions, ``initialize``, MRTR, limits), so a
 low-level server serves both eras: ``server.request_context.session.list_roots()`` is a
-``roots/list`` request on a legacy session and an MRTR round on a modern request.
+``roots/list`` request on a legacy session and an MRTR round on a modern request. Client
+notifications of legacy sessions (progress, roots/list_changed, initialized) come through the core's
+session hook (``NativeServer.on_session``, ``core/src/server/initiated.rs``) to ``_on_session``.
 """
 
 from __future__ import annotations
@@ -63,13 +66,187 @@ def _dump(value: Any) -> Any:
 
 
 class _LLRequestContext(RequestContext):
-    def __init__(self, ctx: Context, lifespan_context: Any) -> None:
+    """The request being handled: mcp 1.x's ``RequestContext`` and mcp 2.x's ``ServerRequestContext``
+    (``session``, ``lifespan_context``, ``protocol_version``, ``method``, ``params``, ``request_id``, ``meta``)."""
+
+    def __init__(self, ctx: Context, lifespan_context: Any, method: str = "", params: Any = None) -> None:
         super().__init__(ctx)
         self._lifespan = lifespan_context
+        self.method = method
+        self.params = params
 
     @property
     def lifespan_context(self) -> Any:
         return self._lifespan
+
+    @property
+    def protocol_version(self) -> str:
+        return self._ctx.protocol_version
+
+
+class _NativeSessionAdapter:
+    """A legacy session outside any request (the core's ``NativeSession``), shaped as the SDK's
+    ``ServerSession``: what a notification handler may send to the client that sent it."""
+
+    def __init__(self, native: Any) -> None:
+        self._native = native
+
+    @property
+    def session_id(self) -> str | None:
+        return self._native.id
+
+    @property
+    def client_params(self) -> Any:
+        from ..._compat_ctx import AttrDict
+
+        return AttrDict({"clientInfo": self._native.client_info or {},
+                         "capabilities": self._native.client_capabilities or {},
+                         "protocolVersion": self._native.protocol_version})
+
+    async def _request(self, method: str, params: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[Any] = loop.create_future()
+
+        def done(kind: str, value: Any) -> None:
+            def settle() -> None:
+                if fut.done():
+                    return
+                if kind == "ok":
+                    fut.set_result(value)
+                else:
+                    fut.set_exception(McpError(value.get("code", -32603), value.get("message", ""),
+                                               value.get("data")))
+            loop.call_soon_threadsafe(settle)
+
+        self._native.request(method, params, done)
+        return await fut
+
+    async def list_roots(self) -> Any:
+        from ... import types
+
+        return types.ListRootsResult.model_validate(await self._request("roots/list", None))
+
+    async def create_message(self, messages: Any, *, max_tokens: int, system_prompt: str | None = None,
+                             **kwargs: Any) -> Any:
+        from ... import types
+
+        body: dict[str, Any] = {"messages": _dump(list(messages)), "maxTokens": max_tokens}
+        if system_prompt is not None:
+            body["systemPrompt"] = system_prompt
+        for k, v in kwargs.items():
+            if v is not None and k != "related_request_id":
+                body[_camel(k)] = _dump(v)
+        return types.CreateMessageResult.model_validate(await self._request("sampling/createMessage", body))
+
+    async def elicit(self, message: str, requestedSchema: dict[str, Any], related_request_id: Any = None) -> Any:  # noqa: N803
+        from ... import types
+
+        raw = await self._request("elicitation/create", {"mode": "form", "message": message,
+                                                         "requestedSchema": requestedSchema})
+        return types.ElicitResult.model_validate(raw)
+
+    async def send_log_message(self, level: str, data: Any, logger: str | None = None,
+                               related_request_id: Any = None) -> None:
+        self._native.log(level, _dump(data), logger)
+
+    async def send_resource_updated(self, uri: Any) -> None:
+        self._native.notify("notifications/resources/updated", {"uri": str(uri)})
+
+    async def send_ping(self) -> Any:
+        return await self._request("ping", None)
+
+
+class _NotificationContext:
+    """What a mcp 2.x notification handler gets as ``ctx``: the sending session, outside any request."""
+
+    request_id = None
+    meta = None
+    request = None
+
+    def __init__(self, session: _NativeSessionAdapter, lifespan_context: Any, method: str, params: Any) -> None:
+        self.session = session
+        self.lifespan_context = lifespan_context
+        self.method = method
+        self.params = params
+
+    @property
+    def protocol_version(self) -> str:
+        return self.session._native.protocol_version
+
+
+def _attr(body: dict[str, Any]) -> Any:
+    from ..._compat_ctx import AttrDict
+
+    return AttrDict(body)
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(w[:1].upper() + w[1:] for w in rest)
+
+
+def _method_of(cls: type) -> str | None:
+    """The ``method`` literal of a notification class (``types.ProgressNotification`` → its method)."""
+    import typing
+
+    field = getattr(cls, "model_fields", {}).get("method")
+    args = typing.get_args(field.annotation) if field is not None else ()
+    return args[0] if args and isinstance(args[0], str) else None
+
+
+def _types_named(names: dict[str, str]) -> dict[str, Any]:
+    from ... import types
+
+    return {method: getattr(types, n) for method, n in names.items() if hasattr(types, n)}
+
+
+_NOTIFICATION_NAMES = {
+    "notifications/initialized": "InitializedNotification",
+    "notifications/progress": "ProgressNotification",
+    "notifications/roots/list_changed": "RootsListChangedNotification",
+    "notifications/cancelled": "CancelledNotification",
+}
+_PARAMS_NAMES = {
+    "tools/list": "PaginatedRequestParams", "resources/list": "PaginatedRequestParams",
+    "resources/templates/list": "PaginatedRequestParams", "prompts/list": "PaginatedRequestParams",
+    "tools/call": "CallToolRequestParams", "resources/read": "ReadResourceRequestParams",
+    "resources/subscribe": "SubscribeRequestParams", "resources/unsubscribe": "UnsubscribeRequestParams",
+    "prompts/get": "GetPromptRequestParams", "completion/complete": "CompleteRequestParams",
+    "logging/setLevel": "SetLevelRequestParams", "notifications/progress": "ProgressNotificationParams",
+    "notifications/roots/list_changed": "NotificationParams", "notifications/initialized": "NotificationParams",
+}
+_SPEC_METHODS = set(_PARAMS_NAMES) | {"ping", "server/discover"}
+
+
+class _LazyTypes(dict):  # type: ignore[type-arg]
+    """``method → types class``, resolved on first use (``oxmcp.types`` imports pydantic models)."""
+
+    def __init__(self, names: dict[str, str]) -> None:
+        super().__init__()
+        self._names = names
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        if not self and self._names:
+            self.update(_types_named(self._names))
+        return super().get(key, default)
+
+
+_NOTIFICATION_TYPES = _LazyTypes(_NOTIFICATION_NAMES)
+_PARAMS_TYPES = _LazyTypes(_PARAMS_NAMES)
+
+
+def _params_model(method: str, params: Any) -> Any:
+    """mcp 2.x hands handlers a params model (absent params validate as ``{}``)."""
+    from ..._compat_ctx import AttrDict
+
+    cls = _PARAMS_TYPES.get(method)
+    data = params if isinstance(params, dict) else {}
+    if cls is not None:
+        try:
+            return cls.model_validate(data)
+        except Exception:  # noqa: BLE001  a shape the generated model refuses: hand over the dict
+            pass
+    return AttrDict(data)
 
 
 class Server:
@@ -77,36 +254,59 @@ class Server:
 
     def __init__(self, name: str, version: str | None = None, instructions: str | None = None,
                  lifespan: Callable[["Server"], Any] = lifespan, *, website_url: str | None = None,
-                 icons: list[Any] | None = None, title: str | None = None, **options: Any) -> None:
+                 icons: list[Any] | None = None, title: str | None = None, description: str | None = None,
+                 cache_hints: Any = None, get_tool_input_schema: Any = None, **options: Any) -> None:
         from ..._server import Server as CoreServer
 
+        # mcp 2.x's constructor-registered handlers (`on_list_tools=...`, `(ctx, params)` signatures).
+        handlers_v2 = {k: options.pop(k) for k in list(options) if k.startswith("on_")}
         self.name = name
-        self.version = version
         self.instructions = instructions
         self.lifespan = lifespan
         self.request_handlers: dict[str, Callable[..., Any]] = {}
-        self.notification_handlers: dict[str, Callable[..., Any]] = {}
+        #: Client notifications: mcp 1.x keys them by type (``types.ProgressNotification``); a method
+        #: string works as well. See ``_on_session``.
+        self.notification_handlers: dict[Any, Callable[..., Any]] = {}
+        self._v2: dict[str, Callable[..., Any]] = {}
         self._tool_cache: dict[str, Any] = {}
         self._lifespan_value: Any = None
-        # The SDK reports the installed `mcp` version when none is given; oxmcp reports its own.
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        # serverInfo.version when none is given, as the SDKs do: mcp 1.x reports its own package's
+        # version (here: oxmcp's); mcp 2.x's constructor-style Server reports "" (it never substitutes).
         from ... import __version__
 
-        self._core = CoreServer(name, version or __version__, instructions=instructions, title=title,
+        if version is None:
+            version = "" if handlers_v2 else __version__
+        self.version = version
+        self._core = CoreServer(name, version, instructions=instructions, title=title,
                                 website_url=website_url, icons=[_dump(i) for i in icons] if icons else None,
                                 **options)
+        if description is not None:
+            self._core.info["description"] = description
+        self._core._declare = []
         from .._lowlevel_link import LowLevelLink
 
         self._link = LowLevelLink(self)
         self._core._middleware.append(self._link)
+        for key, func in handlers_v2.items():
+            self._add_v2(key, func)
 
     # -- the SDK's decorators ---------------------------------------------------------------------
     def _register(self, method: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         def decorator(func: Callable[..., Any]) -> Callable[..., Any]:
             if not callable(func):
                 raise TypeError(f"@server.{method}: decorate a function (use @server.x(), with parentheses)")
-            self.request_handlers[method] = func
+            self._set_handler(method, func)
             return func
         return decorator
+
+    def _set_handler(self, method: str, func: Callable[..., Any]) -> None:
+        self.request_handlers[method] = func
+        kind = method.split("/", 1)[0]
+        # The core keeps what it owns for these (resources/subscribe's table) only for a declared capability.
+        if kind in ("resources", "prompts") and kind not in self._core._declare:
+            self._core._declare.append(kind)
 
     def list_tools(self) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         return self._register("tools/list")
@@ -142,12 +342,61 @@ class Server:
         return self._register("logging/setLevel")
 
     def progress_notification(self) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        """Client → server ``notifications/progress``: registered, but client notifications are not routed
-        to Python by oxmcp yet (see docs/COMPATIBILITY.md)."""
+        """Client → server ``notifications/progress``: ``func(progress_token, progress, total, message)``."""
+        from ... import types
+
         def decorator(func: Callable[..., Any]) -> Callable[..., Any]:
-            self.notification_handlers["notifications/progress"] = func
+            async def handler(notify: Any) -> None:
+                p = notify.params
+                await func(p.progressToken, p.progress, p.total, p.message)
+
+            self.notification_handlers[types.ProgressNotification] = handler
             return func
         return decorator
+
+    # -- mcp 2.x: handlers given to the constructor, or added by method ------------------------------------
+    _V2_METHODS: dict[str, str] = {
+        "on_list_tools": "tools/list", "on_call_tool": "tools/call", "on_list_resources": "resources/list",
+        "on_list_resource_templates": "resources/templates/list", "on_read_resource": "resources/read",
+        "on_subscribe_resource": "resources/subscribe", "on_unsubscribe_resource": "resources/unsubscribe",
+        "on_list_prompts": "prompts/list", "on_get_prompt": "prompts/get", "on_completion": "completion/complete",
+        "on_set_logging_level": "logging/setLevel", "on_ping": "ping",
+        "on_roots_list_changed": "notifications/roots/list_changed", "on_progress": "notifications/progress",
+    }
+
+    def _add_v2(self, key: str, func: Callable[..., Any]) -> None:
+        method = self._V2_METHODS.get(key)
+        if method is None:
+            raise TypeError(f"Server(): unknown handler keyword {key!r}")
+        if func is None or method == "ping":  # the core answers ping itself
+            return
+        if method.startswith("notifications/"):
+            self.add_notification_handler(method, None, func)
+        else:
+            self.add_request_handler(method, None, func)
+
+    def add_request_handler(self, method: str, params_type: Any, handler: Callable[..., Any]) -> None:
+        """mcp 2.x: ``handler(ctx, params)`` for ``method`` (one of the spec's methods)."""
+        if method == "initialize":
+            raise ValueError("'initialize' is handled by the server runner and cannot be overridden; "
+                             "use Server.middleware to observe or wrap initialization")
+        if method not in _SPEC_METHODS:
+            raise McpError(-32601, f"oxmcp dispatches the spec's methods only; no handler for {method!r}")
+        self._v2[method] = handler
+        if method in ("ping", "server/discover"):
+            return
+        self._set_handler(method, handler)
+
+    def add_notification_handler(self, method: str, params_type: Any, handler: Callable[..., Any]) -> None:
+        """mcp 2.x: ``handler(ctx, params)`` for a client notification (legacy sessions)."""
+        self._v2[method] = handler
+        self.notification_handlers[method] = handler
+
+    def get_request_handler(self, method: str) -> Any:
+        return self.request_handlers.get(method)
+
+    def get_notification_handler(self, method: str) -> Any:
+        return self.notification_handlers.get(method)
 
     # -- capabilities -------------------------------------------------------------------------------
     def get_capabilities(self, notification_options: NotificationOptions | None = None,
@@ -189,7 +438,10 @@ class Server:
     # -- running ---------------------------------------------------------------------------------------
     @contextlib.asynccontextmanager
     async def _running(self, loop: Any = None) -> AsyncIterator[None]:
-        self._core._build_native()
+        native = self._core._build_native()
+        self._loop = asyncio.get_running_loop()
+        if self.notification_handlers:
+            native.on_session(self._on_session)
         async with self.lifespan(self) as value:
             self._lifespan_value = value
             try:
@@ -213,8 +465,14 @@ class Server:
         async with self._running():
             await self._core.run_async("stdio")
 
-    def streamable_http_app(self, path: str = "/mcp", **kwargs: Any) -> Any:
-        """An ASGI (Starlette) app serving this server at ``path``."""
+    def streamable_http_app(self, path: str = "/mcp", *, streamable_http_path: str | None = None,
+                            **kwargs: Any) -> Any:
+        """An ASGI (Starlette) app serving this server at ``path`` (mcp 2.x: ``streamable_http_path``).
+        The SDK's other keywords (``json_response``, ``stateless_http``, ``event_store``, ...) are accepted:
+        the core picks JSON or SSE per request and serves both eras."""
+        path = streamable_http_path or path
+        if kwargs.get("stateless_http"):
+            self._core.options["legacy_stateless"] = True
         from starlette.applications import Starlette
         from starlette.routing import Route
 
@@ -231,11 +489,64 @@ class Server:
         return Starlette(routes=[Route(path, endpoint=AsgiApp(self._core, path), methods=["GET", "POST", "DELETE"])],
                          lifespan=life)
 
+    # -- client notifications (legacy sessions; the core's session hook) --------------------------------
+    def _notification_handler(self, method: str) -> tuple[Callable[..., Any], Any] | None:
+        """The handler for ``method`` and the type it is keyed by (a notification class, or the method)."""
+        for key, handler in self.notification_handlers.items():
+            if key == method:
+                return handler, None
+            if isinstance(key, type) and _method_of(key) == method:
+                return handler, key
+        return None
+
+    def _on_session(self, session: Any, method: str, params: Any) -> None:
+        """The core's session listener (on the dispatcher thread): run the handler on the server's loop.
+        ``resources/subscribe``/``unsubscribe`` are requests the low-level handler already answered."""
+        found = None if method.startswith("resources/") else self._notification_handler(method)
+        loop = self._loop
+        if found is None or loop is None or loop.is_closed():
+            return
+        loop.call_soon_threadsafe(self._start_notification, found, session, method, params)
+
+    def _start_notification(self, found: tuple[Callable[..., Any], Any], session: Any, method: str,
+                            params: Any) -> None:
+        task = asyncio.ensure_future(self._run_notification(found, session, method, params))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _run_notification(self, found: tuple[Callable[..., Any], Any], session: Any, method: str,
+                                params: Any) -> None:
+        from ... import types
+
+        handler, key = found
+        params = params if isinstance(params, dict) else {}
+        try:
+            if method in self._v2:  # mcp 2.x: handler(ctx, params)
+                ctx = _NotificationContext(_NativeSessionAdapter(session), self._lifespan_value, method, params)
+                await handler(ctx, _params_model(method, params))
+            else:  # mcp 1.x: handler(notification)
+                cls = key or _NOTIFICATION_TYPES.get(method)
+                body: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+                if params:
+                    body["params"] = params
+                await handler(cls.model_validate(body) if cls is not None else _attr(body))
+        except Exception as exc:  # noqa: BLE001  as the SDK: logged, never sent
+            import logging
+
+            logging.getLogger("oxmcp").error("notification handler for %s raised", method, exc_info=exc)
+
     # -- what a handler's return value means (the SDK's rules) -----------------------------------------
     async def _invoke(self, method: str, params: dict[str, Any], ctx: Context) -> Any:
         handler = self.request_handlers[method]
-        token = request_ctx.set(_LLRequestContext(ctx, self._lifespan_value))
+        rc = _LLRequestContext(ctx, self._lifespan_value, method, params)
+        token = request_ctx.set(rc)
         try:
+            if method in self._v2:  # mcp 2.x: handler(ctx, params) -> the result model
+                out = await handler(rc, _params_model(method, params))
+                body = _dump(out) if out is not None else {}
+                if method == "tools/list":
+                    self._tool_cache = {t["name"]: t for t in body.get("tools", [])}
+                return body
             if method == "tools/call":
                 try:
                     out = await handler(params.get("name"), params.get("arguments") or {})
