@@ -26,6 +26,10 @@ function envOptions() {
   const env = (name) => (process.env[name] ?? '').trim();
   if (env('OXMCP_REDIS_URL')) out.redisUrl = env('OXMCP_REDIS_URL');
   if (env('OXMCP_ALLOWED_HOSTS')) out.allowedHosts = env('OXMCP_ALLOWED_HOSTS').split(',').map((h) => h.trim()).filter(Boolean);
+  // Named tokens (the core's JSON or "name=token,...") and the per-caller listen cap, so the
+  // hardening tests replay the Rust server's allow-list checks against this one.
+  if (env('OXMCP_TOKENS')) out.tokens = env('OXMCP_TOKENS').startsWith('{') ? JSON.parse(env('OXMCP_TOKENS')) : env('OXMCP_TOKENS');
+  if (env('OXMCP_MAX_LISTENERS_PER_CALLER')) out.maxListenersPerCaller = Number(env('OXMCP_MAX_LISTENERS_PER_CALLER'));
   return out;
 }
 
@@ -198,6 +202,10 @@ export function createServer(options = {}) {
     else server.registerTool('test_dynamic_tool', { description: 'Added at runtime' }, () => 'dynamic');
     toggled = !toggled;
     return `test_dynamic_tool ${toggled ? 'added' : 'removed'}`;
+  });
+  server.registerTool('test_trigger_resource_update', { description: 'Marks test://watched-resource as updated' }, () => {
+    server.notifyResourceUpdated('test://watched-resource');
+    return 'resource updated';
   });
   let promptToggled = false;
   server.registerTool('test_trigger_prompt_change', { description: 'Adds or removes a prompt (prompts/list_changed)' }, () => {

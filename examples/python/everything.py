@@ -35,10 +35,18 @@ WAV = _wav()
 
 # Deployment settings from the environment, as the Rust everything server reads them
 # (docs/SCALE-OUT.md): the MRTR key every replica shares, Redis, and the Host names a proxy forwards.
-_ENV_OPTIONS = {"OXMCP_REDIS_URL": "redis_url", "OXMCP_ALLOWED_HOSTS": "allowed_hosts"}
-_env = {opt: os.environ[var] for var, opt in _ENV_OPTIONS.items() if os.environ.get(var, "").strip()}
+# Named tokens (OXMCP_TOKENS: the core's JSON or "name=token,...") and the per-caller listen cap
+# let the hardening tests replay the Rust server's allow-list checks against this one.
+_ENV_OPTIONS = {"OXMCP_REDIS_URL": "redis_url", "OXMCP_ALLOWED_HOSTS": "allowed_hosts",
+                "OXMCP_TOKENS": "tokens", "OXMCP_MAX_LISTENERS_PER_CALLER": "max_listeners_per_caller"}
+_env: dict[str, Any] = {opt: os.environ[var].strip() for var, opt in _ENV_OPTIONS.items()
+                        if os.environ.get(var, "").strip()}
 if "allowed_hosts" in _env:
     _env["allowed_hosts"] = [h.strip() for h in _env["allowed_hosts"].split(",") if h.strip()]
+if _env.get("tokens", "").startswith("{"):
+    _env["tokens"] = json.loads(_env["tokens"])
+if "max_listeners_per_caller" in _env:
+    _env["max_listeners_per_caller"] = int(_env["max_listeners_per_caller"])
 
 server = Server("oxmcp-python-everything", version="0.1.0",
                 instructions="Conformance fixtures for the oxmcp Python binding.",
@@ -285,6 +293,13 @@ def test_trigger_tool_change() -> str:
 
 
 @server.tool
+def test_trigger_resource_update() -> str:
+    """Marks test://watched-resource as updated (subscribers get notifications/resources/updated)."""
+    server.native.notify_resource_updated("test://watched-resource")
+    return "resource updated"
+
+
+@server.tool
 def test_trigger_prompt_change() -> str:
     """Adds then removes a prompt (listeners get notifications/prompts/list_changed)."""
     server.add_prompt(_temporary_prompt, name="temporary_prompt")
@@ -344,7 +359,8 @@ def static_binary() -> bytes:
     return PNG
 
 
-@server.resource("test://template/{id}/data", mime_type="application/json")
+@server.resource("test://template/{id}/data", mime_type="application/json",
+                 completions={"id": ["123", "456", "789"]})
 def template_data(id: str) -> dict[str, Any]:
     """Data for one id."""
     return {"id": id, "templateTest": True, "data": f"Data for ID: {id}"}

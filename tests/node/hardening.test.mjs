@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import { ROOT, startHttp, post, exited } from './helpers.mjs';
 
 const EVERYTHING = path.join(ROOT, 'examples', 'node', 'everything.mjs');
@@ -179,4 +180,210 @@ test('findings 5 and 8: batches are charged per element; a session is bound to i
     await res.body?.cancel();
   }
   assert.equal((await rpc(url, { jsonrpc: '2.0', id: 2, method: 'ping' }, bob)).status, 200);
+});
+
+// ---- the call-pipeline findings (3, 4, 7, 9, 10) and 15's warning, replayed from the Rust server's
+// tests (tests/it/hardening_calls.rs, tests/it/hardening.rs) against the Node everything server:
+// alice has allow-lists, bob sees everything.
+
+const TOKENS = JSON.stringify({
+  alice: { tokens: ['alice-tok'], tools: ['test_simple_text', 'test_input_required_result_multi_round'], resources: ['test://static-text'] },
+  bob: { tokens: ['bob-tok'] },
+});
+const QUIET = 400;
+
+async function startWithTokens(t, extra = {}) {
+  const srv = startWith({ OXMCP_TOKENS: TOKENS, ...extra });
+  t.after(() => { if (srv.child.exitCode === null) srv.child.kill('SIGKILL'); });
+  return srv.url;
+}
+
+const asCaller = (token, headers = {}) => ({ headers: token ? { authorization: `Bearer ${token}`, ...headers } : headers,
+  metaExtra: { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } } });
+
+/** A refusal with the URI or name in it replaced, for comparing two refusals. */
+const shape = (r, name) => [r.status, r.response?.error?.code, String(r.response?.error?.message ?? '').replaceAll(name, 'NAME')];
+
+/** An SSE response read event by event (listen POST or legacy GET). */
+function openStream(url, method, headers, body) {
+  const u = new URL(url);
+  const events = [];
+  const waiters = [];
+  let buf = '';
+  const push = (ev) => { const w = waiters.shift(); if (w) w(ev); else events.push(ev); };
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
+      res.setEncoding('utf8');
+      res.on('data', (d) => {
+        buf += d;
+        let i;
+        while ((i = buf.indexOf('\n\n')) >= 0) {
+          const data = buf.slice(0, i).split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('');
+          buf = buf.slice(i + 2);
+          if (data) push(JSON.parse(data));
+        }
+      });
+      res.on('error', () => {});
+      resolve({
+        status: res.statusCode,
+        /** The next event, or undefined when nothing comes within `ms`. */
+        next: (ms = 10_000) => events.length ? Promise.resolve(events.shift()) : new Promise((r) => {
+          const timer = setTimeout(() => { waiters.splice(waiters.indexOf(w), 1); r(undefined); }, ms);
+          const w = (ev) => { clearTimeout(timer); r(ev); };
+          waiters.push(w);
+        }),
+        close: () => req.destroy(),
+      });
+    });
+    req.on('error', reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
+function listenAs(url, token, id, notifications) {
+  return openStream(url, 'POST', { authorization: `Bearer ${token}`, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen' },
+    { jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { notifications, _meta: {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } });
+}
+
+async function legacyAs(url, token) {
+  const auth = { authorization: `Bearer ${token}` };
+  const r = await rpc(url, { jsonrpc: '2.0', id: 0, method: 'initialize', params: {
+    protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'h', version: '0' } } }, auth);
+  assert.equal(r.status, 200, JSON.stringify(r.json));
+  const h = { ...auth, 'mcp-session-id': r.headers.get('mcp-session-id'), 'mcp-protocol-version': '2025-11-25' };
+  assert.equal((await rpc(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, h)).status, 202);
+  return h;
+}
+
+async function triggerUpdate(url) {
+  const r = await post(url, 'tools/call', { name: 'test_trigger_resource_update', arguments: {} }, asCaller('bob-tok'));
+  assert.equal(r.status, 200, r.body);
+  assert.ok(r.response.result, r.body);
+}
+
+test('finding 3: completion of a hidden resource template is refused as an unknown resource', async (t) => {
+  const url = await startWithTokens(t);
+  const complete = (token, uri) => post(url, 'completion/complete',
+    { ref: { type: 'ref/resource', uri }, argument: { name: 'id', value: '1' } }, asCaller(token));
+  const hidden = 'test://template/{id}/data';
+  const none = 'test://no-such/{id}';
+  const h = await complete('alice-tok', hidden);
+  const n = await complete('alice-tok', none);
+  assert.equal(h.response.result, undefined, h.body);
+  assert.deepEqual(shape(h, hidden), shape(n, none), `${h.body} / ${n.body}`);
+  const b = await complete('bob-tok', hidden);
+  assert.equal(b.status, 200, b.body);
+  assert.ok(Array.isArray(b.response.result.completion.values), b.body);
+});
+
+test('finding 4: subscriptions never deliver hidden resources (listen and legacy GET)', async (t) => {
+  const url = await startWithTokens(t);
+  const streams = [];
+  t.after(() => streams.forEach((s) => s.close()));
+  const exact = await listenAs(url, 'alice-tok', 'exact', { resourceSubscriptions: ['test://watched-resource'] });
+  const prefix = await listenAs(url, 'alice-tok', 'prefix', { resourceSubscriptions: ['test:'] });
+  const bobs = await listenAs(url, 'bob-tok', 'bob', { resourceSubscriptions: ['test://watched-resource'] });
+  streams.push(exact, prefix, bobs);
+  for (const st of streams) {
+    assert.equal(st.status, 200);
+    assert.equal((await st.next()).method, 'notifications/subscriptions/acknowledged');
+  }
+  await triggerUpdate(url);
+  assert.equal((await bobs.next()).params.uri, 'test://watched-resource');
+  assert.equal(await exact.next(QUIET), undefined, 'a hidden URI was delivered');
+  assert.equal(await prefix.next(QUIET), undefined, 'a prefix reached a hidden URI');
+
+  const h = await legacyAs(url, 'alice-tok');
+  const get = await openStream(url, 'GET', { ...h, accept: 'text/event-stream' });
+  streams.push(get);
+  assert.equal(get.status, 200);
+  const subscribe = async (uri) => {
+    const r = await rpc(url, { jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri } }, h);
+    return [r.status, JSON.stringify(r.json).replaceAll(uri, 'U')];
+  };
+  assert.deepEqual(await subscribe('test://watched-resource'), await subscribe('test://no-such'), 'a hidden URI is answered as an unknown one');
+  await triggerUpdate(url);
+  assert.equal(await get.next(QUIET), undefined, 'the GET stream got a hidden update');
+});
+
+test('finding 7: listen slots are capped per caller', async (t) => {
+  const url = await startWithTokens(t, { OXMCP_MAX_LISTENERS_PER_CALLER: '2' });
+  const streams = [];
+  t.after(() => streams.forEach((s) => s.close()));
+  for (let i = 0; i < 2; i++) {
+    const st = await listenAs(url, 'alice-tok', `a${i}`, { toolsListChanged: true });
+    streams.push(st);
+    assert.equal(st.status, 200);
+    assert.ok(await st.next());
+  }
+  const third = await listenAs(url, 'alice-tok', 'a2', { toolsListChanged: true });
+  streams.push(third);
+  assert.equal(third.status, 503, 'a third stream for alice');
+  const other = await listenAs(url, 'bob-tok', 'b0', { toolsListChanged: true });
+  streams.push(other);
+  assert.equal(other.status, 200, 'bob still gets a slot');
+  assert.ok(await other.next());
+});
+
+test('finding 9: Mcp-Param-* headers of a hidden tool reveal nothing', async (t) => {
+  const url = await startWithTokens(t);
+  const call = (token, name) => post(url, 'tools/call', { name, arguments: { region: 'eu' } }, asCaller(token, { 'mcp-param-region': 'us' }));
+  const hidden = await call('alice-tok', 'test_custom_header');
+  const unknown = await call('alice-tok', 'no_such_tool');
+  assert.notEqual(hidden.response?.error?.code, -32020, hidden.body);
+  assert.deepEqual(shape(hidden, 'test_custom_header'), shape(unknown, 'no_such_tool'));
+  const b = await call('bob-tok', 'test_custom_header');
+  assert.equal(b.response.error.code, -32020, b.body);
+});
+
+test('finding 10: MRTR requestState is bound to the arguments and unreadable', async (t) => {
+  const srv = startWith({});
+  t.after(() => { if (srv.child.exitCode === null) srv.child.kill('SIGKILL'); });
+  const url = await srv.url;
+  const name = 'test_input_required_result_multi_round';
+  const call = (id, args, extra = {}) => post(url, 'tools/call', { name, arguments: args, ...extra }, { id, ...asCaller(null) });
+  const asked = (r) => {
+    const keys = Object.keys(r.response.result.inputRequests);
+    assert.equal(keys.length, 1, r.body);
+    return keys[0];
+  };
+  const r1 = await call(1, { topic: 'a' });
+  const first = asked(r1);
+  const r2 = await call(2, { topic: 'a' }, { inputResponses: { [first]: { action: 'accept', content: { name: 'Ada Lovelace' } } },
+    requestState: r1.response.result.requestState });
+  const second = asked(r2);
+  const s2 = r2.response.result.requestState;
+  assert.ok(!Buffer.from(s2.split('.')[0], 'base64url').toString('latin1').includes('Ada'), 'the answer is readable in requestState');
+  let r = await call(3, { topic: 'b' }, { inputResponses: { [second]: { action: 'accept', content: { name: 'x' } } }, requestState: s2 });
+  assert.equal(r.response.error.code, -32602, r.body);
+  assert.equal(r.response.error.message, 'Invalid or expired requestState');
+  r = await call(4, { topic: 'a' }, { inputResponses: { [first]: { action: 'accept', content: { name: 'Eve' } },
+    [second]: { action: 'accept', content: { name: 'Bo' } } }, requestState: s2 });
+  assert.equal(r.response.result.resultType, 'complete', r.body);
+  const text = r.response.result.content[0].text;
+  assert.ok(text.includes('Ada') && !text.includes('Eve'), text);
+});
+
+test('finding 15: a plain-http JWKS URL off loopback is warned about at start-up', async () => {
+  const script = `
+    const { Server } = await import('oxmcp');
+    const s = new Server({ name: 'jwks', version: '1', handleSignals: false });
+    s.registerTool('t', { description: 'x' }, () => 'ok');
+    await s.listen({ host: '127.0.0.1', port: 0, oauth: { resource: 'https://mcp.example.com/mcp',
+      issuer: 'https://idp.example.invalid', jwksUrl: process.argv[1] } });
+    console.error('listening');
+    await s.close();`;
+  for (const [url, warned] of [['http://idp.example.invalid/jwks.json', true], ['http://127.0.0.1:9/jwks.json', false]]) {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script, url],
+      { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, OXMCP_LOG: 'warn' } });
+    let stderr = '';
+    child.stderr.on('data', (d) => { stderr += d; });
+    const closed = new Promise((res) => child.stderr.once('close', res));
+    await exited(child, 20_000);
+    await closed;
+    assert.match(stderr, /listening/);
+    assert.equal(/JWKS URL is plain http/.test(stderr), warned, `${url}: ${stderr}`);
+  }
 });

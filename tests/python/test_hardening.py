@@ -228,3 +228,245 @@ def test_a_session_is_bound_to_its_creator() -> None:
         assert post(port, ping, alice)[0] == 200
     finally:
         stop(proc)
+
+
+# -- the call-pipeline findings (3, 4, 7, 9, 10) and 15's warning, replayed from the Rust server's
+# tests (tests/it/hardening_calls.rs, tests/it/hardening.rs) against the Python everything server:
+# alice has allow-lists, bob sees everything.
+
+TOKENS = json.dumps({
+    "alice": {"tokens": ["alice-tok"],
+              "tools": ["test_simple_text", "test_input_required_result_multi_round"],
+              "resources": ["test://static-text"]},
+    "bob": {"tokens": ["bob-tok"]},
+})
+QUIET = 0.4
+
+
+def start_with_tokens(extra: dict[str, str] | None = None) -> tuple[subprocess.Popen[bytes], int]:
+    return start_python_http(EVERYTHING, {"OXMCP_TOKENS": TOKENS, **(extra or {})})
+
+
+def modern_as(port: int, token: str | None, id_: Any, method: str, params: dict[str, Any],
+              headers: dict[str, str] | None = None, caps: dict[str, Any] | None = None) -> tuple[int, Any]:
+    """A 2026-07-28 request as `token` (the Rust harness's modern_request)."""
+    params = {**params, "_meta": {"io.modelcontextprotocol/protocolVersion": MODERN,
+                                  "io.modelcontextprotocol/clientCapabilities": caps or {"elicitation": {}}}}
+    h = {"mcp-protocol-version": MODERN, "mcp-method": method, **(headers or {})}
+    if method in ("tools/call", "resources/read") and (params.get("name") or params.get("uri")):
+        h["mcp-name"] = params.get("name") or params["uri"]
+    if token:
+        h["authorization"] = f"Bearer {token}"
+    status, _, body = post(port, {"jsonrpc": "2.0", "id": id_, "method": method, "params": params}, h)
+    return status, body
+
+
+def shape(status: int, body: Any, name: str) -> tuple[int, Any, str]:
+    """A refusal with the URI or name in it replaced, for comparing two refusals."""
+    err = (body or {}).get("error") or {}
+    return status, err.get("code"), str(err.get("message", "")).replace(name, "NAME")
+
+
+class Stream:
+    """An SSE response read event by event (listen POST or legacy GET)."""
+
+    def __init__(self, port: int, method: str, headers: dict[str, str], body: Any = None) -> None:
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+        data = json.dumps(body).encode() if body is not None else None
+        self.conn.request(method, "/mcp", data, {"content-type": "application/json",
+                                                "accept": "application/json, text/event-stream", **headers})
+        self.resp = self.conn.getresponse()
+        self.status = self.resp.status
+
+    def next(self, timeout: float = 10) -> Any:
+        """The next event's JSON, or None when nothing comes within `timeout`."""
+        assert self.conn.sock is not None
+        self.conn.sock.settimeout(timeout)
+        try:
+            while line := self.resp.readline():
+                if line.startswith(b"data:") and line[5:].strip():
+                    return json.loads(line[5:])
+        except TimeoutError:
+            return None
+        return None
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def listen_as(port: int, token: str, id_: str, notifications: dict[str, Any]) -> Stream:
+    params = {"notifications": notifications,
+              "_meta": {"io.modelcontextprotocol/protocolVersion": MODERN,
+                        "io.modelcontextprotocol/clientCapabilities": {}}}
+    return Stream(port, "POST", {"mcp-protocol-version": MODERN, "mcp-method": "subscriptions/listen",
+                                 "authorization": f"Bearer {token}"},
+                  {"jsonrpc": "2.0", "id": id_, "method": "subscriptions/listen", "params": params})
+
+
+def legacy_as(port: int, token: str) -> dict[str, str]:
+    auth = {"authorization": f"Bearer {token}"}
+    status, h, body = post(port, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "h", "version": "0"}}}, auth)
+    assert status == 200, body
+    session = {**auth, "mcp-session-id": h["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
+    assert post(port, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session)[0] == 202
+    return session
+
+
+def trigger_update(port: int) -> None:
+    status, body = modern_as(port, "bob-tok", "t", "tools/call",
+                             {"name": "test_trigger_resource_update", "arguments": {}})
+    assert status == 200 and "result" in body, body
+
+
+def test_completion_of_a_hidden_resource_template_is_an_unknown_resource() -> None:
+    """Finding 3: completion/complete on a hidden template is refused exactly as an unknown one."""
+    proc, port = start_with_tokens()
+    try:
+        def complete(token: str, uri: str) -> tuple[int, Any]:
+            return modern_as(port, token, 1, "completion/complete",
+                             {"ref": {"type": "ref/resource", "uri": uri}, "argument": {"name": "id", "value": "1"}})
+        hidden, none = "test://template/{id}/data", "test://no-such/{id}"
+        h, n = complete("alice-tok", hidden), complete("alice-tok", none)
+        assert "result" not in h[1], h
+        assert shape(*h, hidden) == shape(*n, none), (h, n)
+        b = complete("bob-tok", hidden)
+        assert b[0] == 200 and isinstance(b[1]["result"]["completion"]["values"], list), b
+    finally:
+        assert stop(proc) == 0
+
+
+def test_subscriptions_never_deliver_hidden_resources() -> None:
+    """Finding 4: listen (exact URI and a `test:` prefix) and legacy subscribe + GET deliver
+    nothing hidden; bob, who may see the resource, gets the update."""
+    proc, port = start_with_tokens()
+    streams: list[Stream] = []
+    try:
+        exact = listen_as(port, "alice-tok", "exact", {"resourceSubscriptions": ["test://watched-resource"]})
+        prefix = listen_as(port, "alice-tok", "prefix", {"resourceSubscriptions": ["test:"]})
+        bobs = listen_as(port, "bob-tok", "bob", {"resourceSubscriptions": ["test://watched-resource"]})
+        streams += [exact, prefix, bobs]
+        for st in streams:
+            assert st.status == 200
+            assert st.next()["method"] == "notifications/subscriptions/acknowledged"
+        trigger_update(port)
+        assert bobs.next()["params"]["uri"] == "test://watched-resource"
+        assert exact.next(QUIET) is None, "a hidden URI was delivered"
+        assert prefix.next(QUIET) is None, "a prefix reached a hidden URI"
+
+        session = legacy_as(port, "alice-tok")
+        get = Stream(port, "GET", {**session, "accept": "text/event-stream"})
+        streams.append(get)
+        assert get.status == 200
+
+        def subscribe(uri: str) -> tuple[int, str]:
+            status, _, body = post(port, {"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe",
+                                          "params": {"uri": uri}}, session)
+            return status, json.dumps(body).replace(uri, "U")
+        assert subscribe("test://watched-resource") == subscribe("test://no-such"), \
+            "a hidden URI is answered as an unknown one"
+        trigger_update(port)
+        assert get.next(QUIET) is None, "the GET stream got a hidden update"
+    finally:
+        for st in streams:
+            st.close()
+        assert stop(proc) == 0
+
+
+def test_listen_slots_are_capped_per_caller() -> None:
+    """Finding 7: one caller cannot take every listen slot; another caller still gets one."""
+    proc, port = start_with_tokens({"OXMCP_MAX_LISTENERS_PER_CALLER": "2"})
+    streams: list[Stream] = []
+    try:
+        for i in range(2):
+            st = listen_as(port, "alice-tok", f"a{i}", {"toolsListChanged": True})
+            streams.append(st)
+            assert st.status == 200
+            assert st.next() is not None
+        third = listen_as(port, "alice-tok", "a2", {"toolsListChanged": True})
+        streams.append(third)
+        assert third.status == 503, "a third stream for alice"
+        other = listen_as(port, "bob-tok", "b0", {"toolsListChanged": True})
+        streams.append(other)
+        assert other.status == 200, "bob still gets a slot"
+        assert other.next() is not None
+    finally:
+        for st in streams:
+            st.close()
+        assert stop(proc) == 0
+
+
+def test_param_headers_of_a_hidden_tool_reveal_nothing() -> None:
+    """Finding 9: the Mcp-Param-* checks of a hidden tool are not run: the refusal is the one for
+    an unknown tool, not a -32020; bob, who sees the tool, gets the -32020."""
+    proc, port = start_with_tokens()
+    try:
+        def call(token: str, name: str) -> tuple[int, Any]:
+            return modern_as(port, token, 1, "tools/call", {"name": name, "arguments": {"region": "eu"}},
+                             {"mcp-param-region": "us"})
+        hidden, unknown = call("alice-tok", "test_custom_header"), call("alice-tok", "no_such_tool")
+        assert hidden[1].get("error", {}).get("code") != -32020, hidden
+        assert shape(*hidden, "test_custom_header") == shape(*unknown, "no_such_tool"), (hidden, unknown)
+        b = call("bob-tok", "test_custom_header")
+        assert b[1]["error"]["code"] == -32020, b
+    finally:
+        assert stop(proc) == 0
+
+
+def test_mrtr_state_is_bound_to_the_arguments_and_unreadable() -> None:
+    """Finding 10: requestState is bound to the call's arguments and the keys asked for, and
+    the answers sealed in it are not readable."""
+    import base64
+    proc, port = start_python_http(EVERYTHING)
+    try:
+        name = "test_input_required_result_multi_round"
+
+        def call(id_: int, args: dict[str, Any], extra: dict[str, Any] | None = None) -> tuple[int, Any]:
+            return modern_as(port, None, id_, "tools/call", {"name": name, "arguments": args, **(extra or {})})
+
+        def asked(body: Any) -> str:
+            keys = list(body["result"]["inputRequests"])
+            assert len(keys) == 1, body
+            return keys[0]
+        _, r1 = call(1, {"topic": "a"})
+        first = asked(r1)
+        answer = {first: {"action": "accept", "content": {"name": "Ada Lovelace"}}}
+        _, r2 = call(2, {"topic": "a"}, {"inputResponses": answer, "requestState": r1["result"]["requestState"]})
+        second, s2 = asked(r2), r2["result"]["requestState"]
+        raw = base64.urlsafe_b64decode(s2.split(".")[0] + "=" * (-len(s2.split(".")[0]) % 4))
+        assert b"Ada" not in raw, "the answer is readable in requestState"
+        # Other arguments: refused.
+        _, r = call(3, {"topic": "b"}, {"inputResponses": {second: {"action": "accept", "content": {"name": "x"}}},
+                                        "requestState": s2})
+        assert r["error"]["code"] == -32602, r
+        assert r["error"]["message"] == "Invalid or expired requestState", r
+        # An answer nobody asked for is ignored: it cannot overwrite the one sealed in the state.
+        _, r = call(4, {"topic": "a"}, {"inputResponses": {first: {"action": "accept", "content": {"name": "Eve"}},
+                                                           second: {"action": "accept", "content": {"name": "Bo"}}},
+                                        "requestState": s2})
+        assert r["result"]["resultType"] == "complete", r
+        text = r["result"]["content"][0]["text"]
+        assert "Ada" in text and "Eve" not in text, text
+    finally:
+        assert stop(proc) == 0
+
+
+def test_plain_http_jwks_off_loopback_is_warned_about() -> None:
+    """Finding 15: a plain-http JWKS URL to a non-loopback host is warned about at start-up; a
+    loopback one is not."""
+    script = (
+        "import sys\nfrom oxmcp import Server\n"
+        "s = Server('jwks', oauth={'resource': 'https://mcp.example.com/mcp', 'issuer': 'https://idp.example.invalid',"
+        " 'jwks_url': sys.argv[1]})\n"
+        "s.run('http', host='127.0.0.1', port=int(sys.argv[2]))\n"
+    )
+    for url, warned in [("http://idp.example.invalid/jwks.json", True), ("http://127.0.0.1:9/jwks.json", False)]:
+        port = free_port()
+        proc = subprocess.Popen([sys.executable, "-c", script, url, str(port)], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, env={**os.environ, "OXMCP_LOG": "warn"})
+        from procs import wait_listening
+        wait_listening(port, proc)
+        stop(proc)
+        assert proc.stderr is not None
+        err = proc.stderr.read().decode(errors="replace")
+        assert ("JWKS URL is plain http" in err) == warned, (url, err)
