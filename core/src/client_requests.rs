@@ -20,10 +20,15 @@ pub(crate) fn random_token(bytes: usize) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-type Pending = HashMap<String, oneshot::Sender<Result<Value, Value>>>;
+/// By request id: the legacy session the request went to (`None`: stdio, stateless HTTP) and
+/// the waiting handler.
+type Pending = HashMap<String, (Option<String>, oneshot::Sender<Result<Value, Value>>)>;
 
 /// Server→client requests in flight. Ids are random, so a response can be routed to its
 /// request whichever POST (or stdin line) carries it, and cannot be guessed by another client.
+/// A request sent in a legacy session is answered only from that session (whose owner the
+/// transport checked): with several replicas the answer may arrive through another replica,
+/// which forwards it with its session id (`SessionSignal::Response`).
 #[derive(Default)]
 pub(crate) struct ClientRequests {
     pending: Mutex<Pending>,
@@ -33,6 +38,7 @@ impl ClientRequests {
     pub(crate) async fn request(
         &self,
         sink: &Sink,
+        session: Option<String>,
         method: &str,
         params: Option<Value>,
         cancel: &CancellationToken,
@@ -42,7 +48,7 @@ impl ClientRequests {
         self.pending
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(id.clone(), tx);
+            .insert(id.clone(), (session, tx));
         let mut msg = json!({"jsonrpc":"2.0","id":id,"method":method});
         if let Some(p) = params {
             msg["params"] = p;
@@ -71,16 +77,20 @@ impl ClientRequests {
             .remove(id);
     }
 
-    /// Route a JSON-RPC response from the client. Returns whether it matched a request.
-    pub(crate) fn resolve(&self, msg: &Value) -> bool {
+    /// Route a JSON-RPC response from the client, which came in legacy session `session`.
+    /// Returns whether it matched a request (of that session).
+    pub(crate) fn resolve(&self, msg: &Value, session: Option<&str>) -> bool {
         let Some(id) = msg.get("id").and_then(Value::as_str) else {
             return false;
         };
-        let tx = self
-            .pending
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(id);
+        let tx = {
+            let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+            match pending.get(id) {
+                Some((Some(s), _)) if Some(s.as_str()) != session => None,
+                Some(_) => pending.remove(id).map(|(_, tx)| tx),
+                None => None,
+            }
+        };
         match tx {
             Some(tx) => {
                 let r = match msg.get("error") {

@@ -395,7 +395,13 @@ impl Context {
         let mut out = Vec::with_capacity(reqs.len());
         for (_, req) in reqs {
             let answer = requests
-                .request(sink, req.method(), req.params(), &self.inner.cancel)
+                .request(
+                    sink,
+                    self.inner.session_id.clone(),
+                    req.method(),
+                    req.params(),
+                    &self.inner.cancel,
+                )
                 .await?;
             out.push(answer);
         }

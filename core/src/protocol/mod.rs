@@ -45,8 +45,11 @@ pub fn allows_batches(version: &str) -> bool {
     version == "2025-03-26"
 }
 
-/// RFC 5424 levels, ordered by severity.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// RFC 5424 levels, ordered by severity. Serialised by their wire names (`"warning"`).
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum LogLevel {
     Debug,
     Info,

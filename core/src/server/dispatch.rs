@@ -103,6 +103,10 @@ impl Env {
             _ => None,
         }
     }
+    /// The `Mcp-Session-Id` of the message's legacy HTTP session, if any.
+    pub(crate) fn session_id(&self) -> Option<&str> {
+        self.session.as_ref().and_then(|s| s.id.as_deref())
+    }
     pub(crate) fn note(&self, n: &'static str) {
         *self.audit_note.lock().unwrap_or_else(|e| e.into_inner()) = Some(n);
     }
@@ -237,11 +241,15 @@ impl Server {
         match jsonrpc::classify(msg) {
             Err((id, e)) => Some(jsonrpc::error(id, &e)),
             Ok(Message::Response(v)) => {
-                self.inner.client_requests.resolve(&v);
+                if let Err(e) = self.client_response(&v, env.session_id()).await {
+                    tracing::warn!(error = %e, "a client response could not be forwarded");
+                }
                 None
             }
             Ok(Message::Notification { method, params }) => {
-                self.notification(&method, params.as_ref(), env);
+                if let Err(e) = self.notification(&method, params.as_ref(), env).await {
+                    tracing::warn!(error = %e, method = %method, "a client notification was not handled");
+                }
                 None
             }
             Ok(Message::Request { id, method, params }) => {
@@ -289,12 +297,28 @@ impl Server {
         Ok(out)
     }
 
-    pub(crate) fn notification(&self, method: &str, params: Option<&Value>, env: &Env) {
+    /// A client notification. `Err`: a legacy session's shared store could not be reached, so
+    /// a cancellation may not have reached the replica running the request (HTTP answers 503).
+    pub(crate) async fn notification(
+        &self,
+        method: &str,
+        params: Option<&Value>,
+        env: &Env,
+    ) -> Result<(), McpError> {
         match method {
             "notifications/cancelled" => {
                 let id = params.and_then(|p| p.get("requestId"));
                 if let (Some(t), Some(id)) = (env.cancel_table(), id) {
                     t.cancel(id);
+                    // The request may run on another replica, or reach one later: the cancel
+                    // goes into the stored session and to every replica that has it.
+                    if let Some(sid) = env.session_id() {
+                        if self.inner.sessions.store.is_shared() {
+                            let change =
+                                super::session_store::SessionChange::Cancelled(id.to_string());
+                            self.inner.sessions.update(sid, change).await?;
+                        }
+                    }
                 }
             }
             other => match &env.session {
@@ -303,6 +327,7 @@ impl Server {
                 None => tracing::debug!(method = other, "ignored notification"),
             },
         }
+        Ok(())
     }
 
     /// Serve one request; `None` when nothing must be sent (it was cancelled).
@@ -437,11 +462,14 @@ impl Server {
         let has = |k: &str| self.has_capability(&reg, k);
         let modern = rq.era == Era::Modern;
         match rq.method.as_str() {
-            "initialize" if !modern => self.initialize(&params, env, &self.capabilities(&reg)),
+            "initialize" if !modern => {
+                self.initialize(&params, env, &self.capabilities(&reg))
+                    .await
+            }
             "ping" if !modern => Outcome::Result(json!({})),
-            "logging/setLevel" if !modern => self.set_level(&params, env),
+            "logging/setLevel" if !modern => self.set_level(&params, env).await,
             "resources/subscribe" | "resources/unsubscribe" if !modern && has("resources") => {
-                self.subscribe(rq, &params, env)
+                self.subscribe(rq, &params, env).await
             }
             "server/discover" if modern => {
                 Outcome::Result(self.finish(rq, self.discover(&self.capabilities(&reg)), true))

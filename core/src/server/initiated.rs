@@ -56,15 +56,50 @@ impl SessionHandle {
         !self.session.closed.is_cancelled() && !self.server.is_shut_down()
     }
 
-    /// Send a notification now. Returns whether a stream to the client was open.
+    /// Send a notification now. Returns whether a stream to the client was open (with a shared
+    /// session store and no stream here: whether it went to the other replicas, one of which
+    /// may hold the session's GET stream).
     pub fn notify(&self, method: &str, params: Option<Value>) -> bool {
         let mut msg = json!({"jsonrpc": "2.0", "method": method});
         if let Some(p) = params {
             msg["params"] = p;
         }
-        self.session
-            .outbound()
-            .is_some_and(|out| out.send(msg).is_ok())
+        if let Some(out) = self.session.outbound() {
+            return out.send(msg).is_ok();
+        }
+        match self.remote_sink() {
+            Some(out) => out.send(msg).is_ok(),
+            None => false,
+        }
+    }
+
+    /// With a shared session store: a sink whose messages go to the replica holding this
+    /// session's GET stream (as `SessionSignal::Outbound`, heard by every replica; the one with
+    /// the stream open sends it). Ends with the session.
+    fn remote_sink(&self) -> Option<crate::client_requests::Sink> {
+        let store = self.server.inner.sessions.store.clone();
+        let id = self.session.id.clone()?;
+        if !store.is_shared() {
+            return None;
+        }
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Value>();
+        let closed = self.session.closed.clone();
+        tokio::spawn(async move {
+            loop {
+                let msg = tokio::select! {
+                    m = rx.recv() => match m { Some(m) => m, None => return },
+                    _ = closed.cancelled() => return,
+                };
+                let sig = super::session_store::SessionSignal::Outbound {
+                    session: id.clone(),
+                    msg,
+                };
+                if let Err(e) = store.signal(sig).await {
+                    tracing::warn!(error = %e, "a server-initiated message was not sent to the other replicas");
+                }
+            }
+        });
+        Some(tx)
     }
 
     /// `notifications/message`, if the session's `logging/setLevel` lets `level` through.
@@ -89,7 +124,7 @@ impl SessionHandle {
     /// Send a request (`roots/list`, `sampling/createMessage`, `elicitation/create`, `ping`) and
     /// wait for the client's answer. Ends with an error when the session closes first.
     pub async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, McpError> {
-        let sink = match self.session.outbound() {
+        let sink = match self.session.outbound().or_else(|| self.remote_sink()) {
             Some(s) => s,
             None => {
                 let wait = self.session.outbound_ready();
@@ -116,7 +151,7 @@ impl SessionHandle {
             .server
             .inner
             .client_requests
-            .request(&sink, method, params, &cancel)
+            .request(&sink, self.session.id.clone(), method, params, &cancel)
             .await;
         watcher.abort();
         out.map_err(|e| match e {

@@ -2,6 +2,7 @@
 
 use super::dispatch::*;
 use super::session::LegacySession;
+use super::session_store::SessionChange;
 use super::Server;
 use crate::error::McpError;
 use crate::protocol::*;
@@ -9,7 +10,7 @@ use serde_json::{json, Map, Value};
 use std::sync::Arc;
 
 impl Server {
-    pub(super) fn initialize(
+    pub(super) async fn initialize(
         &self,
         params: &Map<String, Value>,
         env: &Env,
@@ -31,12 +32,18 @@ impl Server {
             .unwrap_or_else(|| json!({}));
         let client_info = params.get("clientInfo").cloned();
         let session = if env.transport == Transport::Http && !self.inner.options.legacy_stateless {
-            match self.inner.sessions.create(
-                version.to_string(),
-                client_info,
-                client_caps,
-                env.caller.clone(),
-            ) {
+            self.start_session_signals();
+            match self
+                .inner
+                .sessions
+                .create(
+                    version.to_string(),
+                    client_info,
+                    client_caps,
+                    env.caller.clone(),
+                )
+                .await
+            {
                 Ok(s) => s,
                 Err(e) => return e.into(),
             }
@@ -59,7 +66,7 @@ impl Server {
         Outcome::Result(Value::Object(r))
     }
 
-    pub(super) fn set_level(&self, params: &Map<String, Value>, env: &Env) -> Outcome {
+    pub(super) async fn set_level(&self, params: &Map<String, Value>, env: &Env) -> Outcome {
         let Some(level) = params
             .get("level")
             .and_then(Value::as_str)
@@ -68,12 +75,18 @@ impl Server {
             return McpError::invalid_params("Invalid log level").into();
         };
         if let Some(s) = &env.session {
-            *s.log_level.lock().unwrap_or_else(|e| e.into_inner()) = Some(level);
+            let change = SessionChange::LogLevel(level);
+            s.apply(&change);
+            if let Some(id) = &s.id {
+                if let Err(e) = self.inner.sessions.update(id, change).await {
+                    return e.into();
+                }
+            }
         }
         Outcome::Result(json!({}))
     }
 
-    pub(super) fn subscribe(
+    pub(super) async fn subscribe(
         &self,
         rq: &RequestInfo,
         params: &Map<String, Value>,
@@ -84,16 +97,21 @@ impl Server {
             Err(e) => return e.into(),
         };
         if let Some(s) = &env.session {
-            {
-                let mut subs = s.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
-                if rq.method == "resources/subscribe" {
-                    // A URI the caller may not read is answered like any other (subscribing to an
-                    // unknown URI is allowed too) but never stored: nothing about it is delivered.
-                    if self.may_use(env, "resource", &uri) {
-                        subs.insert(uri);
+            // A URI the caller may not read is answered like any other (subscribing to an
+            // unknown URI is allowed too) but never stored: nothing about it is delivered.
+            let change = if rq.method != "resources/subscribe" {
+                Some(SessionChange::Unsubscribe(uri))
+            } else if self.may_use(env, "resource", &uri) {
+                Some(SessionChange::Subscribe(uri))
+            } else {
+                None
+            };
+            if let Some(change) = change {
+                s.apply(&change);
+                if let Some(id) = &s.id {
+                    if let Err(e) = self.inner.sessions.update(id, change).await {
+                        return e.into();
                     }
-                } else {
-                    subs.remove(&uri);
                 }
             }
             // The host's session listener hears who subscribed to what (initiated.rs).

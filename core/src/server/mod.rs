@@ -12,6 +12,7 @@ pub mod options;
 mod pipeline;
 pub(crate) mod registry;
 pub(crate) mod session;
+pub mod session_store;
 mod tasks;
 pub mod trace;
 
@@ -66,6 +67,8 @@ pub(crate) struct Inner {
     pub(crate) middleware: RwLock<Arc<Vec<Arc<dyn middleware::Middleware>>>>,
     /// The Tasks extension: records, running handlers, status events.
     pub(crate) tasks: Arc<crate::tasks::engine::TaskEngine>,
+    /// Whether this process listens to other replicas' session signals yet.
+    pub(crate) session_signals: std::sync::atomic::AtomicBool,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -106,6 +109,7 @@ pub struct ServerBuilder {
     bus: Option<Arc<dyn EventBus>>,
     declared: Declared,
     tasks: crate::tasks::TaskConfig,
+    session_store: Option<Arc<dyn session_store::SessionStore>>,
 }
 
 impl Server {
@@ -126,6 +130,7 @@ impl Server {
             bus: None,
             declared: Declared::default(),
             tasks: crate::tasks::TaskConfig::default(),
+            session_store: None,
         }
     }
 
@@ -278,19 +283,97 @@ impl Server {
         self.inner.shutdown.is_cancelled()
     }
 
-    /// A client's JSON-RPC response to a server→client request: wake the handler awaiting it.
-    pub(crate) fn client_response(&self, msg: &Value) -> bool {
-        self.inner.client_requests.resolve(msg)
+    /// A client's JSON-RPC response to a server→client request, POSTed in legacy session
+    /// `session`: wake the handler awaiting it, here or (a shared session store) on the replica
+    /// that sent the request. `Ok(true)` when it was delivered here.
+    pub(crate) async fn client_response(
+        &self,
+        msg: &Value,
+        session: Option<&str>,
+    ) -> Result<bool, crate::error::McpError> {
+        if self.inner.client_requests.resolve(msg, session) {
+            return Ok(true);
+        }
+        let store = &self.inner.sessions.store;
+        if let (Some(s), true) = (session, store.is_shared()) {
+            store
+                .signal(session_store::SessionSignal::Response {
+                    session: s.to_string(),
+                    msg: msg.clone(),
+                })
+                .await?;
+        }
+        Ok(false)
     }
 
-    /// The live legacy HTTP session with this `Mcp-Session-Id` (expired ones are gone).
-    pub(crate) fn legacy_session(&self, id: &str) -> Option<Arc<session::LegacySession>> {
-        self.inner.sessions.get(id)
+    /// The live legacy HTTP session with this `Mcp-Session-Id` (expired ones are gone), loaded
+    /// from the session store when this process has not served it yet. `Err`: the store is
+    /// unreachable (503).
+    pub(crate) async fn legacy_session(
+        &self,
+        id: &str,
+        caller: Option<&crate::identity::Caller>,
+    ) -> Result<Option<Arc<session::LegacySession>>, crate::error::McpError> {
+        self.start_session_signals();
+        self.inner.sessions.get(id, caller).await
     }
 
-    /// End a legacy HTTP session (DELETE); `false` when there was none.
-    pub(crate) fn end_session(&self, id: &str) -> bool {
-        self.inner.sessions.remove(id)
+    /// End a legacy HTTP session (DELETE) on every replica; `false` when there was none.
+    pub(crate) async fn end_session(&self, id: &str) -> Result<bool, crate::error::McpError> {
+        self.inner.sessions.remove(id).await
+    }
+
+    /// With a shared session store: hear the other replicas' signals (once, from the first
+    /// legacy session this process serves, so a server that never sees one never listens).
+    pub(crate) fn start_session_signals(&self) {
+        use std::sync::atomic::Ordering;
+        if !self.inner.sessions.store.is_shared()
+            || self.inner.session_signals.swap(true, Ordering::SeqCst)
+        {
+            return;
+        }
+        let Some(mut signals) = self.inner.sessions.store.signals() else {
+            return;
+        };
+        let weak = Arc::downgrade(&self.inner);
+        let shutdown = self.inner.shutdown.clone();
+        tokio::spawn(async move {
+            use futures::StreamExt;
+            loop {
+                let sig = tokio::select! {
+                    s = signals.next() => match s { Some(s) => s, None => return },
+                    _ = shutdown.cancelled() => return,
+                };
+                let Some(inner) = weak.upgrade() else { return };
+                Server { inner }.session_signal(sig);
+            }
+        });
+    }
+
+    /// Another replica's signal about a session this process may have cached.
+    fn session_signal(&self, sig: session_store::SessionSignal) {
+        use session_store::SessionSignal as S;
+        let sessions = &self.inner.sessions;
+        match sig {
+            S::Ended { session } => {
+                sessions.evict(&session);
+            }
+            S::Changed { session, change } => {
+                if let Some(s) = sessions.cached(&session) {
+                    s.apply(&change);
+                }
+            }
+            S::Response { session, msg } => {
+                self.inner.client_requests.resolve(&msg, Some(&session));
+            }
+            S::Outbound { session, msg } => {
+                if let Some(out) = sessions.cached(&session).and_then(|s| s.outbound()) {
+                    let _ = out.send(msg);
+                }
+            }
+            #[allow(unreachable_patterns)]
+            _ => {}
+        }
     }
 
     /// An HTTP endpoint with auth serves this server: lists and results may differ per caller,
@@ -425,6 +508,12 @@ impl ServerBuilder {
         self.bus = Some(bus);
         self
     }
+    /// Where legacy sessions live (default: this process's memory). A shared store (Redis)
+    /// lets every replica serve every session.
+    pub fn session_store(mut self, store: Arc<dyn session_store::SessionStore>) -> Self {
+        self.session_store = Some(store);
+        self
+    }
     /// Task settings (TTL, polling interval, the [`crate::tasks::TaskStore`]).
     pub fn tasks(mut self, config: crate::tasks::TaskConfig) -> Self {
         self.tasks = config;
@@ -470,7 +559,11 @@ impl ServerBuilder {
             );
         }
         let sealer = mrtr::StateSealer::new(self.options.state_key.clone(), self.options.state_ttl);
-        let sessions = SessionTable::new(self.options.session_idle, self.options.max_sessions);
+        let store = self
+            .session_store
+            .unwrap_or_else(|| Arc::new(session_store::InMemorySessionStore::new()));
+        let sessions =
+            SessionTable::new(store, self.options.session_idle, self.options.max_sessions);
         let in_flight = self
             .options
             .max_in_flight
@@ -501,6 +594,7 @@ impl ServerBuilder {
                 session_listener: RwLock::new(None),
                 middleware: RwLock::new(Arc::new(Vec::new())),
                 tasks,
+                session_signals: std::sync::atomic::AtomicBool::new(false),
             }),
         })
     }

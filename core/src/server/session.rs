@@ -1,6 +1,7 @@
 //! Legacy-era state: sessions (`Mcp-Session-Id` on HTTP, the process on stdio). The
 //! server→client requests awaiting the client's answer are in [`crate::client_requests`].
 
+use super::session_store::{SessionChange, SessionRecord, SessionSignal, SessionStore};
 use crate::client_requests::{random_token, Sink};
 use crate::error::McpError;
 use crate::protocol::LogLevel;
@@ -11,7 +12,10 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
-/// One legacy session: what `initialize` negotiated, plus per-session settings.
+/// One legacy session in this process: a cache of its [`SessionRecord`] (what `initialize`
+/// negotiated, the owner, the log level and subscriptions, kept current from the store and from
+/// other replicas' signals) plus what only this process has: the tokens of the requests it runs,
+/// its open GET stream, and the signal that the session ended.
 pub(crate) struct LegacySession {
     pub(crate) id: Option<String>,
     pub(crate) version: String,
@@ -24,9 +28,12 @@ pub(crate) struct LegacySession {
     pub(crate) closed: CancellationToken,
     /// This session's requests, for `notifications/cancelled` sent on another POST.
     pub(crate) in_flight: Arc<Cancellable>,
-    /// The caller that created the session (`initialize`); only it may use the session
-    /// (issue 11, finding 8), and its allow-list filters the session's events (finding 4).
+    /// The caller that created the session (`initialize`), or on another replica the caller
+    /// that loaded it (same identity key); its allow-list filters the session's events
+    /// (issue 11, finding 4).
     pub(crate) owner: Option<crate::identity::Caller>,
+    /// `Caller::key()` of the creator: only it may use the session (issue 11, finding 8).
+    pub(crate) owner_key: Option<String>,
     /// Where messages the server starts outside a request go: stdout on stdio, the open GET
     /// stream on HTTP (none while no stream is open). See `initiated.rs`.
     outbound: Mutex<Option<Sink>>,
@@ -98,13 +105,18 @@ impl Cancellable {
 
     /// `notifications/cancelled` for request `id`.
     pub(crate) fn cancel(&self, id: &Value) {
-        let key = id.to_string();
+        self.cancel_key(id.to_string())
+    }
+
+    /// As [`Cancellable::cancel`], by the id's JSON text (as stored for other replicas).
+    pub(crate) fn cancel_key(&self, key: String) {
         let mut st = self.lock();
         match st.running.get(&key) {
             Some((t, flag)) => {
                 flag.store(true, Ordering::SeqCst);
                 t.cancel();
             }
+            None if st.early.contains(&key) => {}
             None => {
                 if st.early.len() >= EARLY_CANCELS {
                     st.early.pop_front();
@@ -133,6 +145,7 @@ impl LegacySession {
             closed: CancellationToken::new(),
             in_flight: Arc::default(),
             owner: None,
+            owner_key: None,
             outbound: Mutex::new(None),
             outbound_set: tokio::sync::Notify::new(),
         }
@@ -140,16 +153,89 @@ impl LegacySession {
 
     /// The same session, owned by `owner`.
     pub(crate) fn owned_by(mut self, owner: Option<crate::identity::Caller>) -> Self {
+        self.owner_key = owner.as_ref().map(|c| c.key().into_owned());
         self.owner = owner;
         self
+    }
+
+    /// This process's copy of a stored session, loaded for `caller` (who becomes the owner
+    /// seen by event filters when it is the owner).
+    fn from_record(rec: &SessionRecord, caller: Option<&crate::identity::Caller>) -> Self {
+        let mut s = Self::new(
+            Some(rec.id.clone()),
+            rec.version.clone(),
+            rec.client_info.clone(),
+            rec.client_capabilities.clone(),
+        );
+        s.owner_key = rec.owner.clone();
+        s.owner = caller
+            .filter(|c| Some(c.key().as_ref()) == rec.owner.as_deref())
+            .cloned();
+        s.refresh(rec);
+        s
+    }
+
+    /// The record as stored.
+    fn record(&self) -> SessionRecord {
+        SessionRecord {
+            id: self.id.clone().unwrap_or_default(),
+            version: self.version.clone(),
+            client_info: self.client_info.clone(),
+            client_capabilities: self.client_capabilities.clone(),
+            owner: self.owner_key.clone(),
+            log_level: *self.log_level.lock().unwrap_or_else(|e| e.into_inner()),
+            subscriptions: self
+                .subscriptions
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .iter()
+                .cloned()
+                .collect(),
+            cancelled: Vec::new(),
+        }
+    }
+
+    /// Bring the mutable part up to date with the stored record (another replica may have
+    /// changed it, and a signal can be missed while pub/sub reconnects).
+    fn refresh(&self, rec: &SessionRecord) {
+        *self.log_level.lock().unwrap_or_else(|e| e.into_inner()) = rec.log_level;
+        *self.subscriptions.lock().unwrap_or_else(|e| e.into_inner()) =
+            rec.subscriptions.iter().cloned().collect();
+        for id in &rec.cancelled {
+            self.in_flight.cancel_key(id.clone());
+        }
+    }
+
+    /// Apply a change made here or on another replica.
+    pub(crate) fn apply(&self, change: &SessionChange) {
+        match change {
+            SessionChange::LogLevel(l) => {
+                *self.log_level.lock().unwrap_or_else(|e| e.into_inner()) = Some(*l)
+            }
+            SessionChange::Subscribe(u) => {
+                self.subscriptions
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(u.clone());
+            }
+            SessionChange::Unsubscribe(u) => {
+                self.subscriptions
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(u);
+            }
+            SessionChange::Cancelled(id) => self.in_flight.cancel_key(id.clone()),
+            #[allow(unreachable_patterns)]
+            _ => {}
+        }
     }
 
     /// May `caller` use this session? Only its creator (by identity key); a session created
     /// without auth is anyone's.
     pub(crate) fn usable_by(&self, caller: Option<&crate::identity::Caller>) -> bool {
-        match &self.owner {
+        match &self.owner_key {
             None => true,
-            Some(o) => caller.is_some_and(|c| c.key() == o.key()),
+            Some(o) => caller.is_some_and(|c| c.key() == o.as_str()),
         }
     }
 
@@ -181,69 +267,129 @@ impl LegacySession {
         let subs = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
         subs.iter().any(|s| super::listen::covers(s, uri))
     }
+
+    fn idle_for(&self) -> Duration {
+        self.last_seen
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .elapsed()
+    }
 }
 
-/// HTTP legacy sessions, with idle expiry and a cap.
+/// HTTP legacy sessions: the [`SessionStore`] (the truth, maybe shared by several replicas)
+/// and this process's cache of the sessions it has served, with idle expiry and a cap.
 pub(crate) struct SessionTable {
     map: Mutex<HashMap<String, Arc<LegacySession>>>,
+    pub(crate) store: Arc<dyn SessionStore>,
     idle: Duration,
     cap: usize,
 }
 
 impl SessionTable {
-    pub(crate) fn new(idle: Duration, cap: usize) -> Self {
+    pub(crate) fn new(store: Arc<dyn SessionStore>, idle: Duration, cap: usize) -> Self {
         Self {
             map: Mutex::new(HashMap::new()),
+            store,
             idle,
             cap,
         }
     }
 
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<LegacySession>>> {
+        self.map.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Mint a session id (visible ASCII, 128 random bits) and store the session.
-    pub(crate) fn create(
+    pub(crate) async fn create(
         &self,
         version: String,
         client_info: Option<Value>,
         caps: Value,
         owner: Option<crate::identity::Caller>,
     ) -> Result<Arc<LegacySession>, McpError> {
-        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
-        Self::sweep(&mut map, self.idle);
-        if map.len() >= self.cap {
-            return Err(McpError::internal("too many sessions").with_status(503));
+        {
+            let mut map = self.map();
+            Self::sweep(&mut map, self.idle, self.store.is_shared());
+            if map.len() >= self.cap {
+                return Err(McpError::internal("too many sessions").with_status(503));
+            }
         }
         let id = random_token(16);
         let s = Arc::new(
             LegacySession::new(Some(id.clone()), version, client_info, caps).owned_by(owner),
         );
-        map.insert(id, s.clone());
+        self.store.create(s.record(), self.idle).await?;
+        self.map().insert(id, s.clone());
         Ok(s)
     }
 
-    pub(crate) fn get(&self, id: &str) -> Option<Arc<LegacySession>> {
-        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
-        let s = map.get(id)?.clone();
-        if s.last_seen
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .elapsed()
-            > self.idle
-        {
-            map.remove(id);
-            s.closed.cancel();
-            return None;
-        }
+    /// The session `id`, loaded from the store when this process has not seen it yet, for
+    /// `caller` (the owner check is the transport's, `LegacySession::usable_by`). Every call is
+    /// a use: it restarts the session's TTL in the store. `Ok(None)`: there is no such session
+    /// (any more); `Err`: the store cannot be reached.
+    pub(crate) async fn get(
+        &self,
+        id: &str,
+        caller: Option<&crate::identity::Caller>,
+    ) -> Result<Option<Arc<LegacySession>>, McpError> {
+        let rec = self.store.touch(id, self.idle).await?;
+        let Some(rec) = rec else {
+            self.evict(id);
+            return Ok(None);
+        };
+        let s = {
+            let mut map = self.map();
+            match map.get(id) {
+                Some(s) => {
+                    s.refresh(&rec);
+                    s.clone()
+                }
+                None => {
+                    let s = Arc::new(LegacySession::from_record(&rec, caller));
+                    map.insert(id.to_string(), s.clone());
+                    s
+                }
+            }
+        };
         s.touch();
-        Some(s)
+        Ok(Some(s))
     }
 
-    pub(crate) fn remove(&self, id: &str) -> bool {
-        match self
-            .map
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(id)
-        {
+    /// This process's copy of session `id`, if it has one (no store access).
+    pub(crate) fn cached(&self, id: &str) -> Option<Arc<LegacySession>> {
+        self.map().get(id).cloned()
+    }
+
+    /// Record a change made through this process (the local copy is changed already).
+    pub(crate) async fn update(&self, id: &str, change: SessionChange) -> Result<(), McpError> {
+        self.store.update(id, change.clone()).await?;
+        if self.store.is_shared() {
+            self.store
+                .signal(SessionSignal::Changed {
+                    session: id.to_string(),
+                    change,
+                })
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// End session `id` everywhere (DELETE).
+    pub(crate) async fn remove(&self, id: &str) -> Result<bool, McpError> {
+        let removed = self.store.remove(id).await?;
+        if self.store.is_shared() {
+            self.store
+                .signal(SessionSignal::Ended {
+                    session: id.to_string(),
+                })
+                .await?;
+        }
+        Ok(self.evict(id) || removed)
+    }
+
+    /// Drop this process's copy of `id` and close it (its GET stream ends).
+    pub(crate) fn evict(&self, id: &str) -> bool {
+        match self.map().remove(id) {
             Some(s) => {
                 s.closed.cancel();
                 true
@@ -253,19 +399,17 @@ impl SessionTable {
     }
 
     pub(crate) fn close_all(&self) {
-        for (_, s) in self.map.lock().unwrap_or_else(|e| e.into_inner()).drain() {
+        for (_, s) in self.map().drain() {
             s.closed.cancel();
         }
     }
 
-    fn sweep(map: &mut HashMap<String, Arc<LegacySession>>, idle: Duration) {
+    /// Forget copies idle here for longer than the TTL. With a shared store one with an open GET
+    /// stream stays: the session may be in use on another replica (its end reaches this one as
+    /// a signal).
+    fn sweep(map: &mut HashMap<String, Arc<LegacySession>>, idle: Duration, shared: bool) {
         map.retain(|_, s| {
-            let alive = s
-                .last_seen
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .elapsed()
-                <= idle;
+            let alive = s.idle_for() <= idle || (shared && s.outbound().is_some());
             if !alive {
                 s.closed.cancel();
             }

@@ -422,8 +422,8 @@ impl HttpHandler {
         }
         match req.method {
             Method::POST => self.post(req, caller).await,
-            Method::GET => self.get(&req.headers, caller.as_ref()),
-            Method::DELETE => self.delete(&req.headers, caller.as_ref()),
+            Method::GET => self.get(&req.headers, caller.as_ref()).await,
+            Method::DELETE => self.delete(&req.headers, caller.as_ref()).await,
             _ => HttpResponse::new(StatusCode::METHOD_NOT_ALLOWED)
                 .header(header::ALLOW, "GET, POST, DELETE"),
         }
@@ -543,7 +543,7 @@ impl HttpHandler {
                 return HttpResponse::error(status, Value::Null, e.to_mcp());
             }
         };
-        let session = match self.session_of(h, caller.as_ref()) {
+        let session = match self.session_of(h, caller.as_ref()).await {
             Ok(s) => s,
             Err(r) => return r,
         };
@@ -588,12 +588,21 @@ impl HttpHandler {
                         ),
                     );
                 }
-                self.server.client_response(&v);
-                HttpResponse::new(StatusCode::ACCEPTED)
+                let sid = session.as_ref().and_then(|s| s.id.as_deref());
+                match self.server.client_response(&v, sid).await {
+                    Ok(_) => HttpResponse::new(StatusCode::ACCEPTED),
+                    Err(e) => unavailable(e),
+                }
             }
             Message::Notification { method, params } => {
-                self.server.notification(&method, params.as_ref(), &conn());
-                HttpResponse::new(StatusCode::ACCEPTED)
+                match self
+                    .server
+                    .notification(&method, params.as_ref(), &conn())
+                    .await
+                {
+                    Ok(()) => HttpResponse::new(StatusCode::ACCEPTED),
+                    Err(e) => unavailable(e),
+                }
             }
             Message::Request { id, method, params } => {
                 let mut env = conn().caller(caller).cancel(self.server.request_token());
@@ -731,6 +740,12 @@ impl HttpHandler {
             }
         }
     }
+}
+
+/// 503 with the JSON-RPC error (the session store cannot be reached): retry shortly.
+pub(super) fn unavailable(e: McpError) -> HttpResponse {
+    HttpResponse::error(StatusCode::SERVICE_UNAVAILABLE, Value::Null, e)
+        .header(header::RETRY_AFTER, "1")
 }
 
 /// Whole seconds for `Retry-After`, rounded up, at least 1.

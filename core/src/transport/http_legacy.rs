@@ -16,16 +16,18 @@ use tokio::sync::mpsc;
 
 impl HttpHandler {
     /// The session named by `Mcp-Session-Id`, if `caller` may use it: a session belongs to the
-    /// caller that created it, and is "not found" (404) for anyone else.
-    pub(super) fn session_of(
+    /// caller that created it, and is "not found" (404) for anyone else. A session this replica
+    /// has not served yet is loaded from the session store; the store unreachable is a 503.
+    pub(super) async fn session_of(
         &self,
         h: &HeaderMap,
         caller: Option<&Caller>,
     ) -> Result<Option<Arc<LegacySession>>, HttpResponse> {
         match headers::get(h, MCP_SESSION_ID) {
             None => Ok(None),
-            Some(Ok(id)) => match self.server.legacy_session(id) {
-                Some(s) if s.usable_by(caller) => Ok(Some(s)),
+            Some(Ok(id)) => match self.server.legacy_session(id, caller).await {
+                Ok(Some(s)) if s.usable_by(caller) => Ok(Some(s)),
+                Err(e) => Err(unavailable(e)),
                 _ => Err(HttpResponse::error(
                     StatusCode::NOT_FOUND,
                     Value::Null,
@@ -40,30 +42,33 @@ impl HttpHandler {
         }
     }
 
-    /// DELETE ends a legacy session.
-    pub(super) fn delete(&self, h: &HeaderMap, caller: Option<&Caller>) -> HttpResponse {
-        match headers::get(h, MCP_SESSION_ID) {
-            Some(Ok(id))
-                if self
-                    .server
-                    .legacy_session(id)
-                    .is_some_and(|s| s.usable_by(caller))
-                    && self.server.end_session(id) =>
-            {
-                HttpResponse::new(StatusCode::OK)
+    /// DELETE ends a legacy session, on every replica.
+    pub(super) async fn delete(&self, h: &HeaderMap, caller: Option<&Caller>) -> HttpResponse {
+        let id = match headers::get(h, MCP_SESSION_ID) {
+            None => {
+                return HttpResponse::new(StatusCode::METHOD_NOT_ALLOWED)
+                    .header(header::ALLOW, "POST")
             }
-            Some(_) => HttpResponse::error(
-                StatusCode::NOT_FOUND,
-                Value::Null,
-                McpError::invalid_request("Session not found"),
-            ),
-            None => HttpResponse::new(StatusCode::METHOD_NOT_ALLOWED).header(header::ALLOW, "POST"),
+            Some(Err(())) => return not_found(),
+            Some(Ok(id)) => id,
+        };
+        let session = match self.session_of(h, caller).await {
+            Ok(s) => s,
+            Err(r) => return r,
+        };
+        match session {
+            Some(_) => match self.server.end_session(id).await {
+                Ok(true) => HttpResponse::new(StatusCode::OK),
+                Ok(false) => not_found(),
+                Err(e) => unavailable(e),
+            },
+            _ => not_found(),
         }
     }
 
     /// GET opens a legacy session's stream for server notifications; modern clients get 405.
-    pub(super) fn get(&self, h: &HeaderMap, caller: Option<&Caller>) -> HttpResponse {
-        let session = match self.session_of(h, caller) {
+    pub(super) async fn get(&self, h: &HeaderMap, caller: Option<&Caller>) -> HttpResponse {
+        let session = match self.session_of(h, caller).await {
             Ok(Some(s)) => s,
             Ok(None) => {
                 return HttpResponse::new(StatusCode::METHOD_NOT_ALLOWED)
@@ -129,4 +134,12 @@ impl HttpHandler {
             Ok(out) => HttpResponse::json(StatusCode::OK, &Value::Array(out)),
         }
     }
+}
+
+fn not_found() -> HttpResponse {
+    HttpResponse::error(
+        StatusCode::NOT_FOUND,
+        Value::Null,
+        McpError::invalid_request("Session not found"),
+    )
 }

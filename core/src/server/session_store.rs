@@ -1,0 +1,331 @@
+//! Where legacy sessions live (`Mcp-Session-Id`, the 2024-11-05 … 2025-11-25 era). A session's
+//! *serialisable* part — what `initialize` negotiated, whose it is, its log level and
+//! subscriptions — is a [`SessionRecord`] in a [`SessionStore`]; its *per-process* part (the
+//! cancellation tokens of its running requests, the open GET stream, the close signal) stays in
+//! this process's `LegacySession`, which is a cache of the record (`session.rs`).
+//!
+//! The default store is this process's memory: one replica, today's behaviour. A shared store
+//! (Redis, `session_redis.rs`) lets any replica serve any POST, GET or DELETE of a session: an
+//! unknown id is loaded from the store, and what one replica changes reaches the others as a
+//! [`SessionSignal`] (subscriptions, log level, cancellations, the end of the session, and the
+//! client's answers to server→client requests sent by the replica running the handler).
+
+use crate::handler::BoxFuture;
+use crate::protocol::LogLevel;
+use futures::stream::BoxStream;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// A store failure (Redis unreachable, say). Legacy session operations answer it with HTTP 503
+/// and JSON-RPC -31503: the session may well be fine, this replica cannot reach it right now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionStoreError(pub String);
+
+impl std::fmt::Display for SessionStoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "session store: {}", self.0)
+    }
+}
+impl std::error::Error for SessionStoreError {}
+
+impl From<SessionStoreError> for crate::error::McpError {
+    fn from(e: SessionStoreError) -> Self {
+        crate::error::McpError::new(
+            crate::error::ErrorCode::SERVER_BUSY,
+            format!("Legacy sessions are unavailable right now ({e}); retry later"),
+        )
+        .with_status(503)
+    }
+}
+
+/// The serialisable part of one legacy session.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SessionRecord {
+    pub id: String,
+    /// The negotiated protocol revision.
+    pub version: String,
+    pub client_info: Option<Value>,
+    pub client_capabilities: Value,
+    /// `Caller::key()` of the caller that created it (`None`: created without auth, anyone's).
+    pub owner: Option<String>,
+    /// `logging/setLevel` (`None`: everything).
+    pub log_level: Option<LogLevel>,
+    /// `resources/subscribe` URIs.
+    pub subscriptions: Vec<String>,
+    /// Request ids (their JSON text) the client cancelled, newest last, at most
+    /// [`MAX_CANCELLED`]: a cancel that reached one replica before its request reached another
+    /// still cancels it there (`session::Cancellable`'s early cancels, across replicas). Only a
+    /// shared store keeps them.
+    #[serde(default)]
+    pub cancelled: Vec<String>,
+}
+
+/// How many cancelled request ids a shared store keeps per session.
+pub const MAX_CANCELLED: usize = 32;
+
+/// One change to a stored session.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "k", content = "v", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum SessionChange {
+    LogLevel(LogLevel),
+    Subscribe(String),
+    Unsubscribe(String),
+    /// `notifications/cancelled` for this request id (its JSON text).
+    Cancelled(String),
+}
+
+/// What one replica tells the others about a session (a shared store only).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "t", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum SessionSignal {
+    /// DELETE: drop the cached copy, close the GET stream.
+    Ended { session: String },
+    /// The session changed (a replica with it cached applies the change).
+    Changed {
+        session: String,
+        change: SessionChange,
+    },
+    /// The client's JSON-RPC response to a server→client request, POSTed to another replica
+    /// than the one waiting for it.
+    Response { session: String, msg: Value },
+    /// A server-initiated message (outside a request) for the session's GET stream, wherever
+    /// that stream is open.
+    Outbound { session: String, msg: Value },
+}
+
+impl SessionSignal {
+    pub fn session(&self) -> &str {
+        match self {
+            Self::Ended { session }
+            | Self::Changed { session, .. }
+            | Self::Response { session, .. }
+            | Self::Outbound { session, .. } => session,
+        }
+    }
+}
+
+/// Legacy session records. Every method is at most one round trip on a remote store.
+pub trait SessionStore: Send + Sync + 'static {
+    /// Store a new session, alive for `ttl` unless used.
+    fn create(&self, rec: SessionRecord, ttl: Duration)
+        -> BoxFuture<Result<(), SessionStoreError>>;
+    /// A use of the session: its record, with its TTL restarted; `None` when it is gone
+    /// (deleted, expired, never existed).
+    fn touch(
+        &self,
+        id: &str,
+        ttl: Duration,
+    ) -> BoxFuture<Result<Option<SessionRecord>, SessionStoreError>>;
+    /// Apply one change; `Ok(false)` when the session is gone.
+    fn update(&self, id: &str, change: SessionChange)
+        -> BoxFuture<Result<bool, SessionStoreError>>;
+    /// End the session; `Ok(false)` when there was none.
+    fn remove(&self, id: &str) -> BoxFuture<Result<bool, SessionStoreError>>;
+
+    /// Whether other processes share this store (then the server sends and hears
+    /// [`SessionSignal`]s, and keeps cancellations in the record).
+    fn is_shared(&self) -> bool {
+        false
+    }
+    /// Tell the other replicas (a store that is not shared has none).
+    fn signal(&self, _s: SessionSignal) -> BoxFuture<Result<(), SessionStoreError>> {
+        Box::pin(async { Ok(()) })
+    }
+    /// The other replicas' signals (never this process's own), for as long as the server runs.
+    /// Called once, when the server is built; a store that is not shared returns `None`.
+    fn signals(&self) -> Option<BoxStream<'static, SessionSignal>> {
+        None
+    }
+}
+
+/// The default: records in this process's memory (one replica; lost on restart).
+#[derive(Default)]
+pub struct InMemorySessionStore {
+    map: Mutex<HashMap<String, (SessionRecord, Instant)>>,
+}
+
+impl InMemorySessionStore {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, (SessionRecord, Instant)>> {
+        self.map.lock().unwrap_or_else(|e| e.into_inner())
+    }
+    /// Live sessions held (expired ones are dropped as they are met).
+    pub fn len(&self) -> usize {
+        let now = Instant::now();
+        let mut map = self.map();
+        map.retain(|_, (_, deadline)| *deadline > now);
+        map.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl SessionStore for InMemorySessionStore {
+    fn create(
+        &self,
+        rec: SessionRecord,
+        ttl: Duration,
+    ) -> BoxFuture<Result<(), SessionStoreError>> {
+        let now = Instant::now();
+        let mut map = self.map();
+        map.retain(|_, (_, deadline)| *deadline > now);
+        map.insert(rec.id.clone(), (rec, now + ttl));
+        Box::pin(async { Ok(()) })
+    }
+    fn touch(
+        &self,
+        id: &str,
+        ttl: Duration,
+    ) -> BoxFuture<Result<Option<SessionRecord>, SessionStoreError>> {
+        let now = Instant::now();
+        let mut map = self.map();
+        let r = match map.get_mut(id) {
+            Some((_, deadline)) if *deadline <= now => {
+                map.remove(id);
+                None
+            }
+            Some((rec, deadline)) => {
+                *deadline = now + ttl;
+                Some(rec.clone())
+            }
+            None => None,
+        };
+        Box::pin(async { Ok(r) })
+    }
+    fn update(
+        &self,
+        id: &str,
+        change: SessionChange,
+    ) -> BoxFuture<Result<bool, SessionStoreError>> {
+        let r = match self.map().get_mut(id) {
+            Some((rec, _)) => {
+                rec.apply(&change, false);
+                true
+            }
+            None => false,
+        };
+        Box::pin(async move { Ok(r) })
+    }
+    fn remove(&self, id: &str) -> BoxFuture<Result<bool, SessionStoreError>> {
+        let r = self.map().remove(id).is_some();
+        Box::pin(async move { Ok(r) })
+    }
+}
+
+impl SessionRecord {
+    /// Apply `change`; cancellations are kept only when `keep_cancels` (a shared store).
+    pub fn apply(&mut self, change: &SessionChange, keep_cancels: bool) {
+        match change {
+            SessionChange::LogLevel(l) => self.log_level = Some(*l),
+            SessionChange::Subscribe(u) => {
+                if !self.subscriptions.contains(u) {
+                    self.subscriptions.push(u.clone());
+                }
+            }
+            SessionChange::Unsubscribe(u) => self.subscriptions.retain(|s| s != u),
+            SessionChange::Cancelled(id) if keep_cancels => {
+                if !self.cancelled.contains(id) {
+                    if self.cancelled.len() >= MAX_CANCELLED {
+                        self.cancelled.remove(0);
+                    }
+                    self.cancelled.push(id.clone());
+                }
+            }
+            SessionChange::Cancelled(_) => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn rec(id: &str) -> SessionRecord {
+        SessionRecord {
+            id: id.into(),
+            version: "2025-06-18".into(),
+            client_info: Some(json!({"name": "t", "version": "1"})),
+            client_capabilities: json!({"elicitation": {}}),
+            owner: Some("alice".into()),
+            log_level: None,
+            subscriptions: vec![],
+            cancelled: vec![],
+        }
+    }
+
+    #[tokio::test]
+    async fn the_memory_store_keeps_a_session_while_it_is_used_and_forgets_it_after() {
+        let s = InMemorySessionStore::new();
+        let ttl = Duration::from_millis(150);
+        s.create(rec("a"), ttl).await.unwrap();
+        for _ in 0..3 {
+            tokio::time::sleep(Duration::from_millis(80)).await;
+            assert!(
+                s.touch("a", ttl).await.unwrap().is_some(),
+                "use restarts the TTL"
+            );
+        }
+        assert!(s
+            .update("a", SessionChange::LogLevel(LogLevel::Error))
+            .await
+            .unwrap());
+        assert!(s
+            .update("a", SessionChange::Subscribe("file:///x".into()))
+            .await
+            .unwrap());
+        assert!(s
+            .update("a", SessionChange::Cancelled("7".into()))
+            .await
+            .unwrap());
+        let r = s.touch("a", ttl).await.unwrap().unwrap();
+        assert_eq!(r.log_level, Some(LogLevel::Error));
+        assert_eq!(r.subscriptions, vec!["file:///x".to_string()]);
+        assert!(
+            r.cancelled.is_empty(),
+            "one process needs no stored cancels"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert_eq!(s.touch("a", ttl).await.unwrap(), None, "expired");
+        assert!(!s
+            .update("a", SessionChange::Unsubscribe("x".into()))
+            .await
+            .unwrap());
+        s.create(rec("b"), ttl).await.unwrap();
+        assert!(s.remove("b").await.unwrap());
+        assert!(!s.remove("b").await.unwrap());
+        assert!(s.is_empty());
+    }
+
+    #[test]
+    fn records_and_signals_round_trip_as_json() {
+        let mut r = rec("a");
+        r.log_level = Some(LogLevel::Warning);
+        for i in 0..40 {
+            r.apply(&SessionChange::Cancelled(i.to_string()), true);
+        }
+        assert_eq!(r.cancelled.len(), MAX_CANCELLED);
+        assert_eq!(r.cancelled[0], "8");
+        let back: SessionRecord =
+            serde_json::from_value(serde_json::to_value(&r).unwrap()).unwrap();
+        assert_eq!(back, r);
+        let sig = SessionSignal::Changed {
+            session: "a".into(),
+            change: SessionChange::LogLevel(LogLevel::Debug),
+        };
+        let j = serde_json::to_value(&sig).unwrap();
+        assert_eq!(
+            j,
+            json!({"t": "changed", "session": "a", "change": {"k": "log_level", "v": "debug"}})
+        );
+        assert_eq!(serde_json::from_value::<SessionSignal>(j).unwrap(), sig);
+    }
+}
