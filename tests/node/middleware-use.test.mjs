@@ -10,6 +10,8 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Server, McpServer, InMemoryClient, McpError, ToolError } from '../../bindings-node/index.mjs';
 import { ROOT, startHttp, post, withTimeout } from './helpers.mjs';
+import { Server as LowLevelServer } from 'oxmcp/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from 'oxmcp/types.js';
 
 const FIXTURE = path.join(ROOT, 'tests', 'node', 'fixtures', 'middleware.mjs');
 
@@ -162,4 +164,14 @@ test('use(): a request no middleware hooks never calls JS; order, next(params), 
   const te = await new InMemoryClient(t).callTool('one', {});
   assert.deepEqual([te.isError, te.content[0].text], [true, 'not today']);
   await assert.rejects(new InMemoryClient(t).listTools(), (e) => e.code === -32603 && e.message === 'not today');
+
+  // The low-level Server has it too.
+  const ll = new LowLevelServer({ name: 'mw-ll', version: '1.0.0' }, { capabilities: { tools: {} } });
+  ll.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: 'echo', inputSchema: { type: 'object' } }] }));
+  ll.setRequestHandler(CallToolRequestSchema, async (req) => ({ content: [{ type: 'text', text: `echo ${req.params.name}` }] }));
+  ll.use('tools/call', async (ctx, next) => { await next(); ctx.result.content[0].text += ' (seen)'; });
+  ll.use({ onListTools: () => { throw new Error('no listing'); } });
+  const lc2 = new InMemoryClient(ll);
+  assert.equal((await lc2.callTool('echo', {})).content[0].text, 'echo echo (seen)');
+  await assert.rejects(lc2.listTools(), (e) => e.code === -32603 && e.message === 'no listing');
 });

@@ -18,6 +18,8 @@ const { LowLevelFacade, methodOf, mergeCaps } = require('./facade.cjs');
 const { RequestHandlerExtra, SESSIONLESS } = require('./extra.cjs');
 const { current, withVersion } = require('./mcp.cjs');
 const http = require('../http.cjs');
+const middleware = require('../middleware.cjs');
+const { ToolError } = require('../errors.cjs');
 
 const DEFAULT_TIMEOUT_MS = 300_000;
 /** Methods this Server answers through the core from the handlers set for them. */
@@ -68,6 +70,20 @@ class Server extends LowLevelFacade {
   }
 
   get native() { return this.#native; }
+
+  /** oxmcp's middleware (`lib/middleware.cjs`), as on every oxmcp server class; a throw maps as a handler's does. */
+  use(methodsOrFn, fn) {
+    const mw = middleware.parseUse(methodsOrFn, fn);
+    const onThrow = (err, method) => (err instanceof ToolError && method === 'tools/call'
+      ? { result: { content: [{ type: 'text', text: err.message }], isError: true } }
+      : failure(err));
+    try {
+      middleware.install(this.#native, this.#calls, mw, onThrow);
+    } catch (e) {
+      throw fromNative(e);
+    }
+    return this;
+  }
 
   setRequestHandler(schema, handler) {
     const method = methodOf(schema);

@@ -4,6 +4,9 @@ import type { LowLevelFacade } from './mcp.js';
 export declare class Server extends LowLevelFacade {
   constructor(serverInfo: { name: string; version?: string; title?: string }, options?: { capabilities?: { [key: string]: unknown }; instructions?: string });
   readonly native: unknown;
+  /** oxmcp's middleware on the core's chain (as `Server.use` in oxmcp). */
+  use(middleware: import('../../index.js').Middleware | import('../../index.js').MiddlewareHooks): this;
+  use(methods: string | string[], middleware: import('../../index.js').Middleware): this;
   configureHttp(options: { [key: string]: unknown }): void;
   serveStdio(): Promise<void>;
   fetch(request: Request): Promise<Response>;

@@ -17,3 +17,5 @@ const done: boolean = isTerminal('completed');
 void done;
 const noVersion = new McpServer({ name: 'no-version' });
 void noVersion;
+import { Server as LowLevel } from 'oxmcp/server/index.js';
+new LowLevel({ name: 'll' }, { capabilities: { tools: {} } }).use('tools/call', async (ctx, next) => (ctx.name ? next() : undefined));
