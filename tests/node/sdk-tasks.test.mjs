@@ -85,6 +85,60 @@ test('registerToolTask: the official v1 client (legacy) gets the stored results;
   }
 });
 
+test('registerToolTask: the v1 client\'s experimental tasks API (2025-11-25 task augmentation) over HTTP and stdio', { timeout: 40_000 }, async () => {
+  const { Client, Http, Stdio } = await v1();
+  const srv = await startHttp(FIXTURE);
+  try {
+    for (const transport of [new Http(new URL(srv.url)), new Stdio({ command: process.execPath, args: [FIXTURE], cwd: ROOT, stderr: 'pipe' })]) {
+      const client = new Client({ name: 'v1-task-stream', version: '1.0.0' });
+      await withTimeout(client.connect(transport), 15_000, 'connect');
+      try {
+        assert.deepEqual(client.getServerCapabilities().tasks, { requests: { tools: { call: {} } } }, 'the declared tasks capability');
+        await client.listTools();
+        const stream = async (name, args) => {
+          const seen = [];
+          let final;
+          for await (const m of client.experimental.tasks.callToolStream({ name, arguments: args })) {
+            seen.push(m.type);
+            if (m.type === 'result') final = m.result;
+            if (m.type === 'error') final = m.error;
+            if (m.type === 'taskCreated') assert.match(m.task.taskId, /^[0-9a-f]{32}$/);
+          }
+          return { seen, final };
+        };
+        const sum = await stream('slow_sum', { a: 20, b: 22 });
+        assert.equal(sum.seen[0], 'taskCreated');
+        assert.equal(text(sum.final), 'sum=42');
+        assert.ok(sum.final._meta['io.modelcontextprotocol/related-task'].taskId);
+        assert.equal(text((await stream('batch_export', { rows: 2 })).final), 'exported 2', 'a required task tool runs');
+        assert.equal((await stream('flaky_job', {})).final.code, -32603, 'a failed task is an error, as the SDK client reports it');
+
+        // Create, list, cancel: the store's task is cancelled and the background work sees it.
+        const created = await client.request({ method: 'tools/call', params: { name: 'long_job', arguments: { tag: 'legacy' }, task: { ttl: 30_000 } } },
+          (await import(pathToFileURL(createRequire(path.join(PEERS, 'package.json')).resolve('@modelcontextprotocol/sdk/types.js')).href)).CreateTaskResultSchema);
+        const id = created.task.taskId;
+        assert.equal(created.task.ttl, 60_000, 'createTask chose the ttl');
+        const listed = await client.experimental.tasks.listTasks();
+        assert.ok(listed.tasks.some((t) => t.taskId === id && t.status === 'working'));
+        const cancelled = await client.experimental.tasks.cancelTask(id);
+        assert.equal(cancelled.status, 'cancelled');
+        await assert.rejects(client.experimental.tasks.cancelTask(id), (e) => e.code === -32602);
+        await assert.rejects(client.experimental.tasks.getTask('nope'), (e) => e.code === -32602);
+        let seen;
+        for (let i = 0; i < 50 && seen !== 'true'; i++) {
+          seen = text(await client.callTool({ name: 'cancel_seen', arguments: { tag: 'legacy' } }));
+          if (seen !== 'true') await new Promise((r) => setTimeout(r, 25));
+        }
+        assert.equal(seen, 'true');
+      } finally {
+        await client.close();
+      }
+    }
+  } finally {
+    srv.kill();
+  }
+});
+
 test('registerToolTask on 2026-07-28 requests: a task handle, tasks/get, tasks/cancel reaching the store', { timeout: 40_000 }, async () => {
   const srv = await startHttp(FIXTURE);
   try {

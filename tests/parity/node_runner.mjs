@@ -124,6 +124,18 @@ async function step(client, s, state) {
         if (r.structuredContent !== undefined) out.structuredContent = r.structuredContent;
         return out;
       }
+      case 'callToolStream': {
+        // The v1 client's experimental tasks API (2025-11-25 task augmentation): how the task
+        // started and how it ended (the polls in between depend on timing; task ids are random).
+        const out = { created: null, final: null };
+        for await (const m of client.experimental.tasks.callToolStream({ name: s.name, arguments: s.arguments ?? {} })) {
+          if (m.type === 'taskCreated') out.created = m.task.status;
+          if (m.type === 'result') out.final = { content: m.result.content, isError: Boolean(m.result.isError) };
+          if (m.type === 'error') out.final = errorOf(m.error);
+        }
+        return out;
+      }
+      case 'listTasks': return (await client.experimental.tasks.listTasks()).tasks.map((t) => t.status).sort();
       case 'listResources': return (await client.listResources()).resources.sort(byName);
       case 'listResourceTemplates': return (await client.listResourceTemplates()).resourceTemplates.sort(byName);
       case 'readResource': return (await client.readResource({ uri: s.uri })).contents;

@@ -71,7 +71,8 @@ class McpServer extends Server {
   /** `server.experimental.tasks.registerToolTask(...)` (the SDK's experimental tasks API). */
   get experimental() {
     this.#experimental ??= {
-      tasks: new ExperimentalMcpServerTasks(this, (n, c, f) => this.registerTool(n, c, f), () => (this.#taskStore ??= new InMemoryTaskStore())),
+      tasks: new ExperimentalMcpServerTasks(this, (n, c, f) => this.registerTool(n, c, f), () => (this.#taskStore ??= new InMemoryTaskStore()),
+        () => this.#facade.getCapabilities(), () => this[SESSIONLESS] === true),
     };
     return this.#experimental;
   }

@@ -13,13 +13,25 @@
  * and polls `tasks/get`; any other call (a legacy session, a client without the extension) gets the
  * result when the work ends — the SDK's own behaviour for `taskSupport: 'optional'` without task
  * augmentation. `tasks/cancel` aborts the wait and marks the store's task cancelled.
+ *
+ * The SDK's own 2025-11-25 task protocol (a `tools/call` with `params.task`, `tasks/get`,
+ * `tasks/result`, `tasks/list`, `tasks/cancel` on a legacy session, what the SDK client's
+ * `experimental.tasks.callToolStream` speaks) is served from the store, as the SDK serves it, by
+ * a middleware on those methods that only acts on legacy requests; modern ones go on to the core.
  */
 const { randomBytes } = require('node:crypto');
 const { McpError, ErrorCode } = require('../errors.cjs');
+const { isZodRawShape, isZodSchema, loadZod, zodIssues } = require('../schema.cjs');
+const { RequestHandlerExtra } = require('./extra.cjs');
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 /** Whether a task status is final. */
 function isTerminal(status) { return TERMINAL.has(status); }
+
+/** `_meta` key of a `tasks/result` answer (the SDK's `RELATED_TASK_META_KEY`). */
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+/** The legacy task methods the middleware answers (and `initialize`, to declare `capabilities.tasks`). */
+const LEGACY_METHODS = ['initialize', 'tools/call', 'tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel'];
 
 /** Lets the task tool wait for a change of an oxmcp store without polling. */
 const WATCH = Symbol('oxmcp.taskStoreWatch');
@@ -220,16 +232,25 @@ class ExperimentalMcpServerTasks {
   #server;
   #register;
   #store;
+  #capabilities;
+  #sessionless;
+  /** name → { handler, hasInput, zod } of each task tool, for the legacy task requests. */
+  #taskTools = new Map();
+  #installed = false;
 
   /**
    * @param {any} server the McpServer
    * @param {(name: string, config: object, cb: Function) => any} register its registerTool
    * @param {() => any} store the server's task store (options.taskStore, else its own in-memory one)
+   * @param {() => object} capabilities the capabilities the server declares (for `capabilities.tasks`)
+   * @param {() => boolean} sessionless whether the server serves without sessions (SDK's view)
    */
-  constructor(server, register, store) {
+  constructor(server, register, store, capabilities = () => ({}), sessionless = () => false) {
     this.#server = server;
     this.#register = register;
     this.#store = store;
+    this.#capabilities = capabilities;
+    this.#sessionless = sessionless;
   }
 
   /**
@@ -245,6 +266,7 @@ class ExperimentalMcpServerTasks {
     if (!handler || typeof handler.createTask !== 'function') {
       throw new TypeError(`registerToolTask(${name}): the handler needs createTask (and getTask, getTaskResult)`);
     }
+    this.#install();
     const hasInput = config.inputSchema !== undefined && config.inputSchema !== null;
     const run = async (args, extra) => {
       const store = this.#store();
@@ -272,7 +294,81 @@ class ExperimentalMcpServerTasks {
       return store.getTaskResult(taskId, sessionId);
     };
     const cb = hasInput ? (args, extra) => run(args, extra) : (extra) => run(undefined, extra);
-    return this.#register(name, { ...config, execution }, cb);
+    const handle = this.#register(name, { ...config, execution }, cb);
+    const shape = config.inputSchema;
+    const zod = isZodRawShape(shape) ? loadZod()?.object(shape) : isZodSchema(shape) ? shape : undefined;
+    this.#taskTools.set(name, { handler, hasInput, zod });
+    return handle;
+  }
+
+  /** The legacy task protocol, once per server: a middleware on its methods only. */
+  #install() {
+    if (this.#installed) return;
+    this.#installed = true;
+    this.#server.use(LEGACY_METHODS, (ctx, next) => (ctx.era === 'legacy' ? this.#legacy(ctx, next) : next()));
+  }
+
+  async #legacy(ctx, next) {
+    const p = ctx.params ?? {};
+    const sid = this.#sessionless() ? undefined : ctx.sessionId;
+    const store = this.#store();
+    const found = async (taskId, what = 'Task not found') => {
+      const t = await store.getTask(taskId, sid);
+      if (!t) throw new McpError(ErrorCode.InvalidParams, what === 'get' ? 'Failed to retrieve task: Task not found' : `Task not found: ${taskId}`);
+      return t;
+    };
+    switch (ctx.method) {
+      case 'initialize': {
+        const r = await next();
+        const tasks = this.#capabilities()?.tasks;
+        if (tasks && r?.capabilities && r.capabilities.tasks === undefined) r.capabilities = { ...r.capabilities, tasks };
+        return r;
+      }
+      case 'tools/call': {
+        const tool = this.#taskTools.get(p.name);
+        if (!p.task || typeof p.task !== 'object' || !tool) return next();
+        // A 2025-11-25 task request: createTask answers `{ task }` at once, the client polls the store.
+        let args = p.arguments ?? {};
+        if (tool.zod) {
+          const parsed = await tool.zod.safeParseAsync(args);
+          if (!parsed.success) return { content: [{ type: 'text', text: `Input validation error: ${zodIssues(parsed.error)}` }], isError: true };
+          args = parsed.data;
+        }
+        const extra = new RequestHandlerExtra(ctx, undefined, 'tools/call', this.#sessionless());
+        const request = { id: ctx.requestId, method: 'tools/call', params: p };
+        Object.defineProperties(extra, {
+          taskStore: { value: requestTaskStore(store, request, sid), enumerable: true },
+          taskRequestedTtl: { value: p.task.ttl ?? undefined, enumerable: true },
+        });
+        const created = await (tool.hasInput ? tool.handler.createTask(args, extra) : tool.handler.createTask(extra));
+        if (typeof created?.task?.taskId !== 'string') throw new McpError(ErrorCode.InternalError, `createTask of tool ${p.name} did not return { task }`);
+        return { task: created.task };
+      }
+      case 'tasks/get':
+        return { ...(await found(p.taskId, 'get')) };
+      case 'tasks/result': {
+        await found(p.taskId);
+        await settled(store, p.taskId, sid, 100, ctx.signal);
+        const result = await store.getTaskResult(p.taskId, sid);
+        return { ...result, _meta: { ...(result?._meta ?? {}), [RELATED_TASK]: { taskId: p.taskId } } };
+      }
+      case 'tasks/list': {
+        try {
+          const { tasks, nextCursor } = await store.listTasks(p.cursor, sid);
+          return nextCursor === undefined ? { tasks, _meta: {} } : { tasks, nextCursor, _meta: {} };
+        } catch (e) {
+          throw new McpError(ErrorCode.InvalidParams, `Failed to list tasks: ${e instanceof Error ? e.message : String(e)}`);
+        }
+      }
+      case 'tasks/cancel': {
+        const t = await found(p.taskId);
+        if (isTerminal(t.status)) throw new McpError(ErrorCode.InvalidParams, `Cannot cancel task in terminal status: ${t.status}`);
+        await store.updateTaskStatus(p.taskId, 'cancelled', 'Client cancelled task execution.', sid);
+        return { _meta: {}, ...(await found(p.taskId)) };
+      }
+      default:
+        return next();
+    }
   }
 }
 
