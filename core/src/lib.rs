@@ -28,6 +28,8 @@ pub mod logging;
 pub mod otel;
 pub mod prompt;
 pub mod protocol;
+#[cfg(feature = "redis")]
+pub mod redis;
 pub mod resource;
 pub mod schema;
 pub mod server;

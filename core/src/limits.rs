@@ -69,6 +69,11 @@ impl RateLimiter {
         self
     }
 
+    /// The limit of the caller named `name` (its own, or the default).
+    pub fn limit_for(&self, name: &str) -> RateLimit {
+        self.per_caller.get(name).copied().unwrap_or(self.limit)
+    }
+
     /// Take one token for `caller`; `Err(retry_after)` when the bucket is empty.
     pub fn check(&self, caller: &str) -> Result<(), Duration> {
         self.check_keyed(caller, caller, 1)
@@ -79,7 +84,7 @@ impl RateLimiter {
     /// per-caller limit by name). All or nothing: `Err(retry_after)` when fewer than `n` are
     /// left (a batch of `n` calls costs `n`; issue 11, finding 5).
     pub fn check_keyed(&self, bucket: &str, name: &str, n: u32) -> Result<(), Duration> {
-        let limit = self.per_caller.get(name).copied().unwrap_or(self.limit);
+        let limit = self.limit_for(name);
         let need = f64::from(n.max(1));
         let now = Instant::now();
         let mut b = self.buckets.lock().unwrap_or_else(|e| e.into_inner());

@@ -91,6 +91,17 @@ pub enum Validation {
     JsonRpcError,
 }
 
+/// Where rate-limit buckets are counted.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum RateLimitStore {
+    /// In this process: each replica allows the full rate.
+    #[default]
+    Memory,
+    /// In Redis: the replicas share one bucket per caller.
+    Redis,
+}
+
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Scope {
@@ -179,6 +190,15 @@ pub struct ServerConfig {
     /// Tasks: the polling interval suggested to clients.
     #[serde(alias = "taskPollIntervalMs")]
     pub task_poll_interval_ms: Option<u64>,
+    /// Scale-out (feature `redis`): the Redis the replicas share (`redis://host:port/db`).
+    #[serde(alias = "redisUrl")]
+    pub redis_url: Option<String>,
+    /// Every Redis key and channel starts with it (default `oxmcp:`).
+    #[serde(alias = "redisPrefix")]
+    pub redis_prefix: Option<String>,
+    /// Where HTTP rate-limit buckets live: `memory` (per replica, the default) or `redis`.
+    #[serde(alias = "rateLimitStore")]
+    pub rate_limit_store: Option<RateLimitStore>,
     /// The input as given (its spelling names the options in errors).
     #[serde(skip)]
     raw: Map<String, Value>,

@@ -79,6 +79,16 @@ pub(super) fn snake(name: &str) -> String {
 }
 
 /// The name of option `field` as the caller wrote it in `raw` (snake_case unless camelCase was used).
+/// Option `field` spelled like `given` (camelCase when that is), for a message that names an
+/// option the caller did not write.
+pub(super) fn like(given: &str, field: &str) -> String {
+    if given.chars().any(|c| c.is_ascii_uppercase()) {
+        camel(field)
+    } else {
+        field.to_string()
+    }
+}
+
 pub(super) fn spelled(raw: &Map<String, Value>, field: &str) -> String {
     let c = camel(field);
     if raw.contains_key(&c) {

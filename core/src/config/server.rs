@@ -1,7 +1,9 @@
 //! [`ServerConfig`] → the core's [`ServerOptions`] and a [`ServerBuilder`].
 
-use super::names::{fields, knows, ms, object, parse, spelled};
-use super::{invalid, unknown, CacheHintConfig, Result, ServerConfig, Validation};
+use super::names::{fields, knows, like, ms, object, parse, spelled};
+use super::{
+    invalid, unknown, CacheHintConfig, RateLimitStore, Result, ServerConfig, Validation,
+};
 use crate::server::options::{CacheHint, ServerOptions, ValidationMode};
 use crate::server::{Server, ServerBuilder};
 use serde_json::{Map, Value};
@@ -25,7 +27,73 @@ impl ServerConfig {
         let mut c: ServerConfig = parse(&raw)?;
         c.raw = raw;
         c.server_options()?;
+        c.check_redis()?;
         Ok(c)
+    }
+
+    /// The scale-out options together: a Redis that parses, a state key with it (a request state
+    /// sealed by one replica must open on the others), `rate_limit_store = "redis"` only with it.
+    fn check_redis(&self) -> Result<()> {
+        if let Some(p) = &self.redis_prefix {
+            if p.is_empty() || p.len() > 64 || p.chars().any(char::is_whitespace) {
+                return Err(invalid(format!(
+                    "{} must be 1 to 64 characters without spaces",
+                    self.name("redis_prefix")
+                )));
+            }
+        }
+        let Some(url) = self.redis_url.as_deref().filter(|u| !u.trim().is_empty()) else {
+            if let Some(RateLimitStore::Redis) = self.rate_limit_store {
+                let store = self.name("rate_limit_store");
+                return Err(invalid(format!(
+                    "{store} \"redis\" needs {} (OXMCP_REDIS_URL)",
+                    like(&store, "redis_url")
+                )));
+            }
+            return Ok(());
+        };
+        if self.state_key.as_ref().is_none_or(Value::is_null) {
+            return Err(invalid(format!(
+                "{} needs {} (OXMCP_STATE_KEY): every replica must seal MRTR requestState with the same key, or a retry that lands on another replica is refused",
+                self.name("redis_url"),
+                like(&self.name("redis_url"), "state_key")
+            )));
+        }
+        #[cfg(not(feature = "redis"))]
+        {
+            let _ = url;
+            Err(invalid(format!(
+                "{} needs oxmcp built with the `redis` feature",
+                self.name("redis_url")
+            )))
+        }
+        #[cfg(feature = "redis")]
+        {
+            self.open_redis(url).map(|_| ())
+        }
+    }
+
+    #[cfg(feature = "redis")]
+    fn open_redis(&self, url: &str) -> Result<crate::redis::Redis> {
+        let prefix = self
+            .redis_prefix
+            .clone()
+            .unwrap_or_else(|| crate::redis::DEFAULT_PREFIX.to_string());
+        crate::redis::Redis::open(url.trim(), prefix).map_err(|e| {
+            invalid(format!(
+                "{} is not a Redis URL: {e}",
+                self.name("redis_url")
+            ))
+        })
+    }
+
+    /// The deployment's Redis handle when `redis_url` is set (a new handle: nothing connects yet).
+    #[cfg(feature = "redis")]
+    pub fn redis(&self) -> Result<Option<crate::redis::Redis>> {
+        match self.redis_url.as_deref().filter(|u| !u.trim().is_empty()) {
+            Some(url) => self.open_redis(url).map(Some),
+            None => Ok(None),
+        }
     }
 
     fn name(&self, field: &str) -> String {
@@ -146,6 +214,13 @@ impl ServerConfig {
                 t = t.poll_interval(d);
             }
             b = b.tasks(t);
+        }
+        #[cfg(feature = "redis")]
+        if let Some(r) = self.redis()? {
+            b = b.redis(r).shared_rate_limits(matches!(
+                self.rate_limit_store,
+                Some(RateLimitStore::Redis)
+            ));
         }
         Ok(b)
     }

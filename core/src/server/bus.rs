@@ -5,7 +5,8 @@ use futures::stream::{BoxStream, StreamExt};
 use std::sync::OnceLock;
 use tokio::sync::broadcast;
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Serde-serialisable, so a bus that spans processes (`oxmcp::redis::RedisBus`) can carry it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub enum Event {
     ToolsListChanged,
@@ -18,6 +19,13 @@ pub enum Event {
     TaskStatus {
         owner: String,
         task: serde_json::Value,
+    },
+    /// Not a notification (listeners never see it): a `tasks/cancel` (`responses: None`) or a
+    /// `tasks/update` answered by a process that does not run task `id`'s handler, for the one
+    /// that does (several replicas on one shared bus).
+    TaskControl {
+        id: String,
+        responses: Option<serde_json::Value>,
     },
 }
 

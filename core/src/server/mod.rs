@@ -69,6 +69,13 @@ pub(crate) struct Inner {
     pub(crate) tasks: Arc<crate::tasks::engine::TaskEngine>,
     /// Whether this process listens to other replicas' session signals yet.
     pub(crate) session_signals: std::sync::atomic::AtomicBool,
+    /// The deployment's Redis (`ServerBuilder::redis`): legacy sessions, client-request
+    /// forwarding and the shared rate limits build on it. `None`: one process.
+    #[cfg(feature = "redis")]
+    pub(crate) redis: Option<crate::redis::Redis>,
+    /// HTTP rate-limit buckets in Redis (`rate_limit_store = "redis"`).
+    #[cfg(feature = "redis")]
+    pub(crate) shared_rate_limits: bool,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -110,6 +117,10 @@ pub struct ServerBuilder {
     declared: Declared,
     tasks: crate::tasks::TaskConfig,
     session_store: Option<Arc<dyn session_store::SessionStore>>,
+    #[cfg(feature = "redis")]
+    redis: Option<crate::redis::Redis>,
+    #[cfg(feature = "redis")]
+    shared_rate_limits: bool,
 }
 
 impl Server {
@@ -131,6 +142,10 @@ impl Server {
             declared: Declared::default(),
             tasks: crate::tasks::TaskConfig::default(),
             session_store: None,
+            #[cfg(feature = "redis")]
+            redis: None,
+            #[cfg(feature = "redis")]
+            shared_rate_limits: false,
         }
     }
 
@@ -514,6 +529,24 @@ impl ServerBuilder {
         self.session_store = Some(store);
         self
     }
+    /// Share this server's state with its other replicas through `redis` (feature `redis`):
+    /// change events go on a [`crate::redis::RedisBus`] (unless [`ServerBuilder::event_bus`]
+    /// set another) and task records in a [`crate::redis::RedisTaskStore`] (unless
+    /// [`crate::tasks::TaskConfig::store`] set another). Give every replica the same
+    /// `ServerOptions::state_key`, or MRTR retries landing on another replica are refused.
+    #[cfg(feature = "redis")]
+    pub fn redis(mut self, redis: crate::redis::Redis) -> Self {
+        self.redis = Some(redis);
+        self
+    }
+
+    /// HTTP rate limits counted in Redis, shared by the replicas (needs [`ServerBuilder::redis`]).
+    #[cfg(feature = "redis")]
+    pub fn shared_rate_limits(mut self, on: bool) -> Self {
+        self.shared_rate_limits = on;
+        self
+    }
+
     /// Task settings (TTL, polling interval, the [`crate::tasks::TaskStore`]).
     pub fn tasks(mut self, config: crate::tasks::TaskConfig) -> Self {
         self.tasks = config;
@@ -568,11 +601,29 @@ impl ServerBuilder {
             .options
             .max_in_flight
             .map(|n| Arc::new(tokio::sync::Semaphore::new(n.max(1))));
-        let bus = self.bus.unwrap_or_else(|| Arc::new(InMemoryBus::default()));
-        let tasks = Arc::new(crate::tasks::engine::TaskEngine::new(
-            self.tasks,
-            bus.clone(),
-        ));
+        #[cfg(feature = "redis")]
+        let (bus, tasks) = match &self.redis {
+            Some(r) => {
+                if self.options.state_key.is_none() {
+                    tracing::error!("redis is configured but no state key is (state_key / OXMCP_STATE_KEY): MRTR retries that land on another replica will be refused");
+                }
+                let bus: Arc<dyn EventBus> = match self.bus {
+                    Some(b) => b,
+                    None => Arc::new(crate::redis::RedisBus::new(r.clone())),
+                };
+                let bus = Some(bus);
+                let mut tasks = self.tasks;
+                if !tasks.custom_store {
+                    tasks.store = Arc::new(crate::redis::RedisTaskStore::new(r.clone()));
+                }
+                (bus, tasks)
+            }
+            None => (self.bus, self.tasks),
+        };
+        #[cfg(not(feature = "redis"))]
+        let (bus, tasks) = (self.bus, self.tasks);
+        let bus = bus.unwrap_or_else(|| Arc::new(InMemoryBus::default()));
+        let tasks = Arc::new(crate::tasks::engine::TaskEngine::new(tasks, bus.clone()));
         Ok(Server {
             inner: Arc::new(Inner {
                 info: Value::Object(self.info),
@@ -595,6 +646,10 @@ impl ServerBuilder {
                 middleware: RwLock::new(Arc::new(Vec::new())),
                 tasks,
                 session_signals: std::sync::atomic::AtomicBool::new(false),
+                #[cfg(feature = "redis")]
+                redis: self.redis,
+                #[cfg(feature = "redis")]
+                shared_rate_limits: self.shared_rate_limits,
             }),
         })
     }

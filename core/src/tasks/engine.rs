@@ -37,6 +37,8 @@ pub(crate) struct TaskEngine {
     bus: Arc<dyn EventBus>,
     live: Mutex<HashMap<String, Live>>,
     last_purge_ms: AtomicU64,
+    /// Set once this engine hears the bus for `Event::TaskControl` (from its first task on).
+    watching: std::sync::OnceLock<()>,
 }
 
 fn not_found() -> McpError {
@@ -63,7 +65,39 @@ impl TaskEngine {
             bus,
             live: Mutex::new(HashMap::new()),
             last_purge_ms: AtomicU64::new(0),
+            watching: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Hear the cancels and input answers that other processes sharing the bus received for
+    /// the tasks whose handlers run here (a balancer sends `tasks/cancel` anywhere).
+    fn watch(self: &Arc<Self>) {
+        self.watching.get_or_init(|| {
+            let mut events = self.bus.subscribe();
+            let me = Arc::downgrade(self);
+            tokio::spawn(async move {
+                use futures::StreamExt;
+                while let Some(e) = events.next().await {
+                    let Event::TaskControl { id, responses } = e else {
+                        continue;
+                    };
+                    let Some(engine) = me.upgrade() else { return };
+                    match responses {
+                        None => {
+                            if let Some(l) = engine.live().remove(&id) {
+                                l.cancel.cancel();
+                            }
+                        }
+                        Some(Value::Object(r)) => {
+                            if let Err(e) = engine.deliver(&id, &r).await {
+                                tracing::warn!(task = %id, error = %e.message, "forwarded task input not recorded");
+                            }
+                        }
+                        Some(_) => {}
+                    }
+                }
+            });
+        });
     }
 
     fn live(&self) -> std::sync::MutexGuard<'_, HashMap<String, Live>> {
@@ -72,7 +106,7 @@ impl TaskEngine {
 
     /// Create a `working` task owned by `owner`, durably, with `cancel` stopping its handler.
     pub(crate) async fn create(
-        &self,
+        self: &Arc<Self>,
         owner: &str,
         cancel: CancellationToken,
     ) -> Result<TaskRecord, McpError> {
@@ -89,6 +123,7 @@ impl TaskEngine {
             let mut live = self.live();
             live.retain(|_, l| !l.cancel.is_cancelled());
         }
+        self.watch();
         let rec = TaskRecord::new(
             new_id(),
             owner.to_string(),
@@ -220,8 +255,14 @@ impl TaskEngine {
             true
         })
         .await?;
-        if let Some(l) = self.live().remove(id) {
-            l.cancel.cancel();
+        let here = self.live().remove(id);
+        match here {
+            Some(l) => l.cancel.cancel(),
+            // Its handler may run in another process sharing the bus.
+            None => self.bus.publish(Event::TaskControl {
+                id: id.to_string(),
+                responses: None,
+            }),
         }
         Ok(())
     }
@@ -236,6 +277,21 @@ impl TaskEngine {
         responses: &Map<String, Value>,
     ) -> Result<(), McpError> {
         self.get(id, owner).await?;
+        if !self.live().contains_key(id) {
+            // Its handler may run in another process sharing the bus: that one checks them.
+            if !responses.is_empty() {
+                self.bus.publish(Event::TaskControl {
+                    id: id.to_string(),
+                    responses: Some(Value::Object(responses.clone())),
+                });
+            }
+            return Ok(());
+        }
+        self.deliver(id, responses).await
+    }
+
+    /// Hand the answers to the handler running task `id` here (see `update`).
+    async fn deliver(&self, id: &str, responses: &Map<String, Value>) -> Result<(), McpError> {
         let mut delivered: Vec<(oneshot::Sender<Value>, Value)> = Vec::new();
         let mut keys: Vec<String> = Vec::new();
         {

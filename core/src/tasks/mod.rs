@@ -67,6 +67,9 @@ pub struct TaskConfig {
     pub poll_interval: Duration,
     /// Where records live.
     pub store: Arc<dyn TaskStore>,
+    /// Set by [`TaskConfig::store`]: a `ServerBuilder::redis` server keeps this store instead
+    /// of its Redis one.
+    pub(crate) custom_store: bool,
 }
 
 impl Default for TaskConfig {
@@ -75,6 +78,7 @@ impl Default for TaskConfig {
             ttl: Some(Duration::from_secs(3600)),
             poll_interval: Duration::from_millis(500),
             store: Arc::new(InMemoryTaskStore::new()),
+            custom_store: false,
         }
     }
 }
@@ -90,6 +94,7 @@ impl TaskConfig {
     }
     pub fn store(mut self, s: Arc<dyn TaskStore>) -> Self {
         self.store = s;
+        self.custom_store = true;
         self
     }
 }

@@ -276,6 +276,9 @@ pub struct HttpHandler {
     pub(super) server: Server,
     pub(super) config: Arc<HttpConfig>,
     auth_failures: Option<Arc<crate::limits::AuthFailureLimiter>>,
+    /// `rate_limit` counted in Redis (`rate_limit_store = "redis"`).
+    #[cfg(feature = "redis")]
+    shared_rate: Option<Arc<crate::redis::SharedRateLimit>>,
 }
 
 impl HttpHandler {
@@ -288,10 +291,19 @@ impl HttpHandler {
             .auth_failure_limit
             .filter(|_| config.auth.is_some())
             .map(|l| Arc::new(crate::limits::AuthFailureLimiter::new(l)));
+        #[cfg(feature = "redis")]
+        let shared_rate = match (&server.inner.redis, &config.rate_limit) {
+            (Some(r), Some(l)) if server.inner.shared_rate_limits => Some(Arc::new(
+                crate::redis::SharedRateLimit::new(r.clone(), l.clone()),
+            )),
+            _ => None,
+        };
         Self {
             server,
             config: Arc::new(config),
             auth_failures,
+            #[cfg(feature = "redis")]
+            shared_rate,
         }
     }
     pub fn server(&self) -> &Server {
@@ -377,6 +389,9 @@ impl HttpHandler {
         if req.path == "/healthz" {
             return HttpResponse::json(StatusCode::OK, &json!({"status":"ok"}));
         }
+        if req.path == "/readyz" {
+            return self.readiness().await;
+        }
         if req
             .path
             .starts_with("/.well-known/oauth-protected-resource")
@@ -417,7 +432,7 @@ impl HttpHandler {
             },
             None => None,
         };
-        if let Err(r) = self.charge(caller.as_ref(), 1) {
+        if let Err(r) = self.charge(caller.as_ref(), 1).await {
             return r;
         }
         match req.method {
@@ -429,10 +444,41 @@ impl HttpHandler {
         }
     }
 
+    /// `GET /readyz`, the readiness probe (`GET /healthz` is liveness). 200 while the server
+    /// takes requests, 503 once it is shutting down (so a load balancer stops sending it new
+    /// ones); the body says whether the deployment's Redis answers a PING (`"up"`, `"down"`, or
+    /// `"off"` without one).
+    ///
+    /// Why Redis down is still 200: every replica shares that Redis, so a readiness that
+    /// followed it would take every replica out of the Service at once, while 2026-07-28
+    /// stateless calls (which never touch Redis) could still be served. Alerting on Redis is
+    /// the body's (or Redis' own) job, not the load balancer's.
+    ///
+    /// Like `/healthz`, it answers before the Host/Origin check and before auth: a kubelet
+    /// probes with the pod's IP as `Host` and no credentials. It reveals nothing a caller could
+    /// use (no URL, no names, no counts).
+    async fn readiness(&self) -> HttpResponse {
+        if self.server.is_shut_down() {
+            return HttpResponse::json(
+                StatusCode::SERVICE_UNAVAILABLE,
+                &json!({"status": "shutting_down"}),
+            );
+        }
+        #[cfg(feature = "redis")]
+        let redis = match &self.server.inner.redis {
+            Some(r) if r.ping().await => "up",
+            Some(_) => "down",
+            None => "off",
+        };
+        #[cfg(not(feature = "redis"))]
+        let redis = "off";
+        HttpResponse::json(StatusCode::OK, &json!({"status": "ok", "redis": redis}))
+    }
+
     /// Take `n` rate-limit tokens for `caller` (each request costs one; a batch one per
     /// element, issue 11 finding 5), or the 429 to answer. Buckets are keyed by the caller's
     /// identity key (issuer + subject for JWTs), per-caller limits by name.
-    pub(super) fn charge(&self, caller: Option<&Caller>, n: u32) -> Result<(), HttpResponse> {
+    pub(super) async fn charge(&self, caller: Option<&Caller>, n: u32) -> Result<(), HttpResponse> {
         let Some(limiter) = self.config.rate_limit.as_ref().filter(|_| n > 0) else {
             return Ok(());
         };
@@ -440,7 +486,14 @@ impl HttpHandler {
             Some(c) => (c.key(), c.name.as_str()),
             None => (std::borrow::Cow::Borrowed(""), ""),
         };
-        limiter.check_keyed(&key, name, n).map_err(|wait| {
+        #[cfg(feature = "redis")]
+        let checked = match &self.shared_rate {
+            Some(shared) => shared.check_keyed(&key, name, n).await,
+            None => limiter.check_keyed(&key, name, n),
+        };
+        #[cfg(not(feature = "redis"))]
+        let checked = limiter.check_keyed(&key, name, n);
+        checked.map_err(|wait| {
             tracing::info!(target: "oxmcp::audit", caller = caller.map_or("-", |c| c.name.as_str()), outcome = "rate_limited", cost = n, "request");
             let e = McpError::new(ErrorCode::RATE_LIMITED, "Too many requests; retry later");
             HttpResponse::error(StatusCode::TOO_MANY_REQUESTS, Value::Null, e)

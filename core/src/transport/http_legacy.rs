@@ -124,7 +124,10 @@ impl HttpHandler {
     /// length).
     pub(super) async fn batch(&self, batch: Vec<Value>, env: impl Fn() -> Env) -> HttpResponse {
         if batch.len() > 1 && batch.len() <= self.server.inner.options.max_batch_len {
-            if let Err(r) = self.charge(env().caller.as_ref(), (batch.len() - 1) as u32) {
+            if let Err(r) = self
+                .charge(env().caller.as_ref(), (batch.len() - 1) as u32)
+                .await
+            {
                 return r;
             }
         }

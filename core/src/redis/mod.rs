@@ -1,0 +1,448 @@
+//! Redis, shared by the replicas of one deployment (feature `redis`): one [`Redis`] handle per
+//! server holds the connection for commands, the pub/sub subscriber, the key prefix and this
+//! process's replica id. What is built on it: [`RedisBus`] (change events on every replica),
+//! [`RedisTaskStore`] (task records any replica reads) and the shared rate-limit bucket
+//! (`limits`). Legacy sessions build on the same handle.
+//!
+//! Why a runtime of its own: `publish` is called from any thread (a Python handler's worker
+//! thread, Node's event loop, a Rust task), most with no tokio runtime of ours entered. All Redis
+//! I/O runs on one small current-thread runtime on a thread of its own ("oxmcp-redis"), started
+//! on first use (a server that never needs Redis never starts it) and started again in a forked
+//! child (whose copy of the thread does not exist). Callers on any runtime await its results.
+//!
+//! Why nothing connects eagerly: a 2026-07-28 stateless request needs no Redis, so a server must
+//! start and serve those while Redis is down. The command connection is a lazy
+//! `ConnectionManager` (it reconnects by itself after an I/O error); the subscriber task
+//! reconnects with backoff and subscribes again to every channel it had.
+
+mod bus;
+mod rate;
+mod tasks;
+
+pub use bus::RedisBus;
+pub(crate) use rate::SharedRateLimit;
+pub use tasks::RedisTaskStore;
+
+use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use futures::future::BoxFuture;
+use futures::StreamExt;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::time::Duration;
+use tokio::sync::{broadcast, mpsc};
+
+pub use ::redis::RedisError;
+
+/// The key prefix by default: every key and channel of oxmcp starts with it.
+pub const DEFAULT_PREFIX: &str = "oxmcp:";
+
+/// How long one command (or a connection attempt) may take before it counts as a failure: a
+/// replica whose Redis is slow answers with its fallback instead of hanging its clients.
+pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// Longest wait between two reconnection attempts of the subscriber.
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
+
+/// How often the subscriber pings Redis (a half-open connection is noticed within this).
+const PING_EVERY: Duration = Duration::from_secs(5);
+
+/// What a channel's local receivers get.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Incoming {
+    /// A message's payload, as published (by any replica, this one included).
+    Message(Arc<[u8]>),
+    /// The subscriber was disconnected and is subscribed again: messages published in between
+    /// were missed (Redis pub/sub keeps nothing). Users that can, resynchronise (the bus tells
+    /// listeners to re-list).
+    Resubscribed,
+}
+
+struct Channels {
+    map: Mutex<HashMap<String, broadcast::Sender<Incoming>>>,
+}
+
+impl Channels {
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, broadcast::Sender<Incoming>>> {
+        self.map.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+struct Shared {
+    client: ::redis::Client,
+    /// The URL without its password, for logs and errors.
+    shown: String,
+    prefix: String,
+    replica: String,
+    /// The I/O runtime of this process (pid) and, on it, the command connection.
+    io: Mutex<Option<Io>>,
+    channels: Arc<Channels>,
+}
+
+#[derive(Clone)]
+struct Io {
+    pid: u32,
+    rt: tokio::runtime::Handle,
+    conn: ConnectionManager,
+    /// New channels for the subscriber task.
+    subscribe: mpsc::UnboundedSender<String>,
+}
+
+/// The handle on one Redis (cheap to clone). See the module docs.
+#[derive(Clone)]
+pub struct Redis {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Redis {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Redis")
+            .field("url", &self.shared.shown)
+            .field("prefix", &self.shared.prefix)
+            .field("replica", &self.shared.replica)
+            .finish()
+    }
+}
+
+/// 64 random bits, hex.
+fn replica_id() -> String {
+    use rand::RngCore;
+    let mut b = [0u8; 8];
+    rand::thread_rng().fill_bytes(&mut b);
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// `redis://:secret@host/` → `redis://:***@host/`.
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(s), Some(at)) if at > s + 3 => {
+            let creds = &url[s + 3..at];
+            match creds.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..s + 3], &url[at..]),
+                None => url.to_string(),
+            }
+        }
+        _ => url.to_string(),
+    }
+}
+
+impl Redis {
+    /// A handle on the Redis at `url` (`redis://host:port/db`, `unix:///path`), every key and
+    /// channel under `prefix`. Only parses: nothing connects until a command or a subscription
+    /// needs it.
+    pub fn open(url: &str, prefix: impl Into<String>) -> Result<Self, RedisError> {
+        let client = ::redis::Client::open(url)?;
+        Ok(Self {
+            shared: Arc::new(Shared {
+                client,
+                shown: redact(url),
+                prefix: prefix.into(),
+                replica: replica_id(),
+                io: Mutex::new(None),
+                channels: Arc::new(Channels {
+                    map: Mutex::new(HashMap::new()),
+                }),
+            }),
+        })
+    }
+
+    /// The URL, its password hidden.
+    pub fn url(&self) -> &str {
+        &self.shared.shown
+    }
+    pub fn prefix(&self) -> &str {
+        &self.shared.prefix
+    }
+    /// This process's id among the replicas (random per handle): a message carrying it is this
+    /// replica's own.
+    pub fn replica(&self) -> &str {
+        &self.shared.replica
+    }
+    /// `name` under the prefix: the key (or channel) oxmcp uses for it.
+    pub fn key(&self, name: &str) -> String {
+        format!("{}{name}", self.shared.prefix)
+    }
+
+    /// The I/O side of this process, started on first use (and again after a fork).
+    fn io(&self) -> Io {
+        let mut io = self.shared.io.lock().unwrap_or_else(|e| e.into_inner());
+        let pid = std::process::id();
+        if let Some(io) = io.as_ref().filter(|io| io.pid == pid) {
+            return io.clone();
+        }
+        let started = self.start(pid);
+        *io = Some(started.clone());
+        started
+    }
+
+    fn start(&self, pid: u32) -> Io {
+        let (htx, hrx) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name("oxmcp-redis".into())
+            .spawn(move || {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .expect("the oxmcp-redis runtime");
+                let _ = htx.send(rt.handle().clone());
+                // Runs until the process exits: the thread is parked in here, serving the
+                // connection's and the subscriber's tasks.
+                rt.block_on(futures::future::pending::<()>());
+            })
+            .expect("the oxmcp-redis thread");
+        let rt = hrx.recv().expect("the oxmcp-redis runtime handle");
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(COMMAND_TIMEOUT))
+            .set_response_timeout(Some(COMMAND_TIMEOUT))
+            .set_number_of_retries(2)
+            .set_max_delay(Duration::from_millis(500));
+        let conn = {
+            let _enter = rt.enter();
+            ConnectionManager::new_lazy_with_config(self.shared.client.clone(), config)
+                .expect("a lazy connection manager (no push sender)")
+        };
+        let (stx, srx) = mpsc::unbounded_channel();
+        rt.spawn(subscriber(
+            self.shared.client.clone(),
+            self.shared.prefix.clone(),
+            self.shared.shown.clone(),
+            Arc::downgrade(&self.shared.channels),
+            srx,
+        ));
+        // The channels subscribed before a fork are subscribed again in the child.
+        for ch in self.shared.channels.map().keys() {
+            let _ = stx.send(ch.clone());
+        }
+        Io {
+            pid,
+            rt,
+            conn,
+            subscribe: stx,
+        }
+    }
+
+    /// Run `f` with the command connection on the Redis runtime; fails after
+    /// [`COMMAND_TIMEOUT`] (the manager reconnects by itself after an I/O error).
+    pub async fn run<T, F>(&self, f: F) -> Result<T, RedisError>
+    where
+        T: Send + 'static,
+        F: FnOnce(ConnectionManager) -> BoxFuture<'static, Result<T, RedisError>> + Send + 'static,
+    {
+        let io = self.io();
+        let fut = f(io.conn.clone());
+        let task = io
+            .rt
+            .spawn(async move { tokio::time::timeout(COMMAND_TIMEOUT * 2, fut).await });
+        match task.await {
+            Ok(Ok(r)) => r,
+            Ok(Err(_)) => Err(timeout_error()),
+            Err(_) => Err(RedisError::from((
+                ::redis::ErrorKind::Io,
+                "the oxmcp-redis task stopped",
+            ))),
+        }
+    }
+
+    /// Run `f` on the Redis runtime (a task that lives as long as the process or until it ends).
+    pub(crate) fn spawn(&self, f: impl std::future::Future<Output = ()> + Send + 'static) {
+        self.io().rt.spawn(f);
+    }
+
+    /// One command.
+    pub async fn query<T: ::redis::FromRedisValue + Send + 'static>(
+        &self,
+        cmd: ::redis::Cmd,
+    ) -> Result<T, RedisError> {
+        self.run(move |mut c| Box::pin(async move { cmd.query_async(&mut c).await }))
+            .await
+    }
+
+    /// Whether Redis answers a PING within [`COMMAND_TIMEOUT`].
+    pub async fn ping(&self) -> bool {
+        self.query::<String>(::redis::cmd("PING")).await.is_ok()
+    }
+
+    /// Publish `payload` on channel `name` (under the prefix).
+    pub async fn publish(&self, name: &str, payload: Vec<u8>) -> Result<(), RedisError> {
+        let mut cmd = ::redis::cmd("PUBLISH");
+        cmd.arg(self.key(name)).arg(payload);
+        self.query::<i64>(cmd).await.map(|_| ())
+    }
+
+    /// [`Redis::publish`] from any thread, without waiting: a failure is logged.
+    pub fn publish_detached(&self, name: &str, payload: Vec<u8>) {
+        let io = self.io();
+        let me = self.clone();
+        let name = name.to_string();
+        io.rt.spawn(async move {
+            if let Err(e) = me.publish(&name, payload).await {
+                tracing::warn!(channel = %me.key(&name), url = %me.url(), error = %e, "redis: a message was not published (replicas other than this one miss it)");
+            }
+        });
+    }
+
+    /// The messages on channel `name` (under the prefix) from now on, from any replica, this one
+    /// included. The subscriber task subscribes once per channel (and again after a reconnect);
+    /// a receiver that falls behind by more than 1024 messages skips the oldest.
+    pub fn subscribe(&self, name: &str) -> broadcast::Receiver<Incoming> {
+        let channel = self.key(name);
+        let mut map = self.shared.channels.map();
+        if let Some(tx) = map.get(&channel) {
+            return tx.subscribe();
+        }
+        let (tx, rx) = broadcast::channel(1024);
+        map.insert(channel.clone(), tx);
+        drop(map);
+        let _ = self.io().subscribe.send(channel);
+        rx
+    }
+}
+
+/// A Lua script, run by its SHA (`EVALSHA`) and sent whole (`EVAL`) when this Redis does not
+/// know it yet (a fresh or restarted Redis, a `SCRIPT FLUSH`). Redis runs a script atomically.
+pub(crate) struct Lua {
+    src: &'static str,
+    sha: OnceLock<String>,
+}
+
+impl Lua {
+    pub(crate) const fn new(src: &'static str) -> Self {
+        Self {
+            src,
+            sha: OnceLock::new(),
+        }
+    }
+    fn sha(&self) -> &str {
+        self.sha
+            .get_or_init(|| ::redis::Script::new(self.src).get_hash().to_string())
+    }
+}
+
+impl Redis {
+    /// Run `lua` with these keys (each under the prefix already) and arguments.
+    pub(crate) async fn eval<T: ::redis::FromRedisValue + Send + 'static>(
+        &self,
+        lua: &'static Lua,
+        keys: Vec<String>,
+        args: Vec<String>,
+    ) -> Result<T, RedisError> {
+        let sha = lua.sha().to_string();
+        self.run(move |mut c| {
+            Box::pin(async move {
+                let mut cmd = ::redis::cmd("EVALSHA");
+                cmd.arg(&sha).arg(keys.len()).arg(&keys).arg(&args);
+                match cmd.query_async::<T>(&mut c).await {
+                    Err(e) if e.code() == Some("NOSCRIPT") => {
+                        let mut cmd = ::redis::cmd("EVAL");
+                        cmd.arg(lua.src).arg(keys.len()).arg(&keys).arg(&args);
+                        cmd.query_async(&mut c).await
+                    }
+                    r => r,
+                }
+            })
+        })
+        .await
+    }
+}
+
+fn timeout_error() -> RedisError {
+    RedisError::from((::redis::ErrorKind::Io, "redis command timed out"))
+}
+
+/// The subscriber: one pub/sub connection, every channel of `channels` subscribed, messages
+/// fanned out to the channel's local receivers. Reconnects with exponential backoff (100 ms to
+/// 5 s) and logs each loss and recovery once. Ends when the handle is gone.
+async fn subscriber(
+    client: ::redis::Client,
+    prefix: String,
+    shown: String,
+    channels: Weak<Channels>,
+    mut new: mpsc::UnboundedReceiver<String>,
+) {
+    let mut backoff = Duration::from_millis(100);
+    let mut connected_once = false;
+    let mut failing = false;
+    loop {
+        let Some(chans) = channels.upgrade() else {
+            return;
+        };
+        // Drain the requests queued while disconnected: the table holds every channel anyway.
+        while new.try_recv().is_ok() {}
+        let names: Vec<String> = chans.map().keys().cloned().collect();
+        drop(chans);
+        let attempt = async {
+            let ps = client.get_async_pubsub().await?;
+            let (mut sink, stream) = ps.split();
+            for n in &names {
+                sink.subscribe(n).await?;
+            }
+            Ok::<_, RedisError>((sink, stream))
+        };
+        match tokio::time::timeout(COMMAND_TIMEOUT, attempt).await {
+            Ok(Ok((mut sink, mut stream))) => {
+                if failing || connected_once {
+                    tracing::info!(url = %shown, "redis: subscriber connected again");
+                    if let Some(chans) = channels.upgrade() {
+                        for tx in chans.map().values() {
+                            let _ = tx.send(Incoming::Resubscribed);
+                        }
+                    }
+                }
+                connected_once = true;
+                backoff = Duration::from_millis(100);
+                let mut ping = tokio::time::interval(PING_EVERY);
+                ping.tick().await;
+                loop {
+                    tokio::select! {
+                        m = stream.next() => match m {
+                            Some(msg) => {
+                                let Some(chans) = channels.upgrade() else { return };
+                                let tx = chans.map().get(msg.get_channel_name()).cloned();
+                                if let Some(tx) = tx {
+                                    let _ = tx.send(Incoming::Message(msg.get_payload_bytes().into()));
+                                }
+                            }
+                            None => break,
+                        },
+                        n = new.recv() => match n {
+                            Some(n) => {
+                                if tokio::time::timeout(COMMAND_TIMEOUT, sink.subscribe(&n)).await.map_or(true, |r| r.is_err()) {
+                                    break;
+                                }
+                            }
+                            None => return,
+                        },
+                        _ = ping.tick() => {
+                            let ok = tokio::time::timeout(COMMAND_TIMEOUT, sink.ping::<::redis::Value>()).await;
+                            if !matches!(ok, Ok(Ok(_))) {
+                                break;
+                            }
+                        }
+                    }
+                }
+                tracing::warn!(url = %shown, prefix = %prefix, "redis: subscriber disconnected; reconnecting with backoff (events from other replicas are missed meanwhile)");
+                failing = true;
+            }
+            Ok(Err(e)) => {
+                if !failing {
+                    tracing::warn!(url = %shown, error = %e, "redis: subscriber cannot connect; retrying with backoff");
+                }
+                failing = true;
+            }
+            Err(_) => {
+                if !failing {
+                    tracing::warn!(url = %shown, "redis: subscriber connection timed out; retrying with backoff");
+                }
+                failing = true;
+            }
+        }
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(MAX_BACKOFF);
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testing;
+
+#[cfg(test)]
+mod tests;

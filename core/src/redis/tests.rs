@@ -1,0 +1,313 @@
+//! Against a real `redis-server` (its own, on a free loopback port): see `testing.rs`.
+
+use super::testing::RedisServer;
+use super::*;
+use std::time::Duration;
+
+async fn next(rx: &mut broadcast::Receiver<Incoming>) -> Incoming {
+    tokio::time::timeout(Duration::from_secs(10), rx.recv())
+        .await
+        .expect("a message within 10 s")
+        .expect("an open channel")
+}
+
+/// Wait until `f` is true (polling), at most 10 s.
+async fn eventually(mut f: impl AsyncFnMut() -> bool) {
+    for _ in 0..200 {
+        if f().await {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("not within 10 s");
+}
+
+#[tokio::test]
+async fn commands_run_and_keys_carry_the_prefix() {
+    let srv = RedisServer::start();
+    let r = Redis::open(&srv.url(), "t1:").unwrap();
+    assert_eq!(r.key("x"), "t1:x");
+    assert!(r.ping().await);
+    let mut set = ::redis::cmd("SET");
+    set.arg(r.key("x")).arg("v");
+    r.query::<()>(set).await.unwrap();
+    let mut get = ::redis::cmd("GET");
+    get.arg("t1:x");
+    assert_eq!(r.query::<String>(get).await.unwrap(), "v");
+    // Two handles are two replicas.
+    let other = Redis::open(&srv.url(), "t1:").unwrap();
+    assert_ne!(r.replica(), other.replica());
+}
+
+#[tokio::test]
+async fn a_message_reaches_every_subscriber_of_its_channel() {
+    let srv = RedisServer::start();
+    let a = Redis::open(&srv.url(), DEFAULT_PREFIX).unwrap();
+    let b = Redis::open(&srv.url(), DEFAULT_PREFIX).unwrap();
+    let mut on_b = b.subscribe("chan");
+    let mut on_a = a.subscribe("chan");
+    let mut elsewhere = b.subscribe("other");
+    // The subscriptions are made by the subscriber task: publish until one arrives.
+    eventually(async || {
+        a.publish("chan", b"hello".to_vec()).await.unwrap();
+        matches!(on_b.try_recv(), Ok(Incoming::Message(_)))
+    })
+    .await;
+    a.publish("chan", b"second".to_vec()).await.unwrap();
+    loop {
+        if next(&mut on_b).await == Incoming::Message(b"second"[..].into()) {
+            break;
+        }
+    }
+    // The publisher's own subscribers hear it too (the bus skips its own by replica id).
+    loop {
+        if next(&mut on_a).await == Incoming::Message(b"second"[..].into()) {
+            break;
+        }
+    }
+    assert!(elsewhere.try_recv().is_err());
+}
+
+#[tokio::test]
+async fn the_subscriber_comes_back_after_a_redis_restart() {
+    let mut srv = RedisServer::start();
+    let a = Redis::open(&srv.url(), DEFAULT_PREFIX).unwrap();
+    let mut rx = a.subscribe("restart");
+    eventually(async || {
+        a.publish("restart", b"1".to_vec()).await.unwrap();
+        matches!(rx.try_recv(), Ok(Incoming::Message(_)))
+    })
+    .await;
+    srv.stop();
+    // Commands fail fast while it is down (no hang).
+    let t = std::time::Instant::now();
+    assert!(!a.ping().await);
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    srv.restart();
+    // The subscriber reconnects, subscribes again, and says so.
+    loop {
+        if next(&mut rx).await == Incoming::Resubscribed {
+            break;
+        }
+    }
+    eventually(async || {
+        let _ = a.publish("restart", b"2".to_vec()).await;
+        matches!(rx.try_recv(), Ok(Incoming::Message(m)) if &*m == b"2")
+    })
+    .await;
+}
+
+#[test]
+fn passwords_stay_out_of_logs() {
+    assert_eq!(
+        redact("redis://:s3cret@10.0.0.1:6379/0"),
+        "redis://:***@10.0.0.1:6379/0"
+    );
+    assert_eq!(redact("redis://user:pw@h/"), "redis://user:***@h/");
+    assert_eq!(redact("redis://127.0.0.1:6379/"), "redis://127.0.0.1:6379/");
+}
+
+// ---- RedisBus ---------------------------------------------------------------------------------
+
+use crate::server::bus::{Event, EventBus};
+use futures::stream::BoxStream;
+use futures::StreamExt;
+
+async fn event(s: &mut BoxStream<'static, Event>) -> Event {
+    tokio::time::timeout(Duration::from_secs(10), s.next())
+        .await
+        .expect("an event within 10 s")
+        .expect("an open stream")
+}
+
+/// Drain what is queued on `s` (nothing for `quiet`).
+async fn drain(s: &mut BoxStream<'static, Event>, quiet: Duration) -> Vec<Event> {
+    let mut out = Vec::new();
+    while let Ok(Some(e)) = tokio::time::timeout(quiet, s.next()).await {
+        out.push(e);
+    }
+    out
+}
+
+/// Publish on `from` until `to` hears it: the subscriptions are made by the subscriber tasks.
+async fn until_heard(
+    from: &RedisBus,
+    on_from: &mut BoxStream<'static, Event>,
+    on_to: &mut BoxStream<'static, Event>,
+) {
+    for n in 0..50 {
+        let e = Event::ResourceUpdated(format!("warm:{n}"));
+        from.publish(e.clone());
+        let own = drain(on_from, Duration::from_millis(100)).await;
+        assert!(
+            own.contains(&e),
+            "the publisher's own listener hears it at once: {own:?}"
+        );
+        if drain(on_to, Duration::from_millis(200)).await.contains(&e) {
+            return;
+        }
+    }
+    panic!("never heard across replicas");
+}
+
+/// Two replicas' buses on one Redis: each listener gets every event once, from either side.
+#[tokio::test]
+async fn events_reach_every_replica_once() {
+    let srv = RedisServer::start();
+    let a = RedisBus::new(Redis::open(&srv.url(), "bus1:").unwrap());
+    let b = RedisBus::new(Redis::open(&srv.url(), "bus1:").unwrap());
+    let mut on_a = a.subscribe();
+    let mut on_b = b.subscribe();
+    until_heard(&a, &mut on_a, &mut on_b).await;
+    until_heard(&b, &mut on_b, &mut on_a).await;
+    drain(&mut on_a, Duration::from_millis(300)).await;
+    drain(&mut on_b, Duration::from_millis(300)).await;
+    let task = Event::TaskStatus {
+        owner: "alice".into(),
+        task: serde_json::json!({"taskId": "t1", "status": "working"}),
+    };
+    b.publish(task.clone());
+    a.publish(Event::ToolsListChanged);
+    // Each listener: B's task event and A's list_changed, once each (one came from Redis, the
+    // other locally; the own message echoed by Redis was skipped).
+    let key = |e: &Event| format!("{e:?}");
+    let mut want = vec![task.clone(), Event::ToolsListChanged];
+    want.sort_by_key(key);
+    for on in [&mut on_a, &mut on_b] {
+        let mut got = drain(on, Duration::from_millis(500)).await;
+        got.sort_by_key(key);
+        assert_eq!(got, want);
+    }
+}
+
+/// Redis down: local listeners still hear local events; after Redis is back, listeners are told
+/// to re-list, and events cross replicas again.
+#[tokio::test]
+async fn listeners_survive_a_redis_restart() {
+    let mut srv = RedisServer::start();
+    let a = RedisBus::new(Redis::open(&srv.url(), "bus2:").unwrap());
+    let b = RedisBus::new(Redis::open(&srv.url(), "bus2:").unwrap());
+    let mut on_a = a.subscribe();
+    let mut on_b = b.subscribe();
+    until_heard(&b, &mut on_b, &mut on_a).await;
+    srv.stop();
+    a.publish(Event::ResourceUpdated("local".into()));
+    assert_eq!(
+        event(&mut on_a).await,
+        Event::ResourceUpdated("local".into())
+    );
+    srv.restart();
+    // The resync after the subscriber is back: all three lists.
+    let mut seen = Vec::new();
+    while seen.len() < 3 {
+        let e = event(&mut on_a).await;
+        if matches!(
+            e,
+            Event::ToolsListChanged | Event::PromptsListChanged | Event::ResourcesListChanged
+        ) && !seen.contains(&e)
+        {
+            seen.push(e);
+        }
+    }
+    // B's publish while Redis was down failed (logged); once both are back, events cross again.
+    until_heard(&b, &mut on_b, &mut on_a).await;
+}
+
+// ---- RedisTaskStore ---------------------------------------------------------------------------
+
+use crate::tasks::{TaskRecord, TaskStatus, TaskStore};
+
+#[tokio::test]
+async fn task_records_are_shared_compare_and_set_and_expire() {
+    let srv = RedisServer::start();
+    let a = RedisTaskStore::new(Redis::open(&srv.url(), "tasks1:").unwrap());
+    let b = RedisTaskStore::new(Redis::open(&srv.url(), "tasks1:").unwrap());
+    let rec = TaskRecord::new("t-1".into(), "alice".into(), Some(60_000), Some(500));
+    a.insert(rec.clone()).await.unwrap();
+    assert!(
+        a.insert(rec.clone()).await.is_err(),
+        "a duplicate id is refused"
+    );
+    // Another replica reads it.
+    let got = b.get("t-1").await.unwrap().unwrap();
+    assert_eq!(got, rec);
+    // Compare-and-set: the first writer of version 0 wins, the second must re-read.
+    let mut done = got.clone();
+    done.status = TaskStatus::Completed;
+    done.result = Some(serde_json::json!({"content": []}));
+    done.version = 1;
+    assert!(b.replace(done.clone(), 0).await.unwrap());
+    let mut late = rec.clone();
+    late.status = TaskStatus::Cancelled;
+    late.version = 1;
+    assert!(!a.replace(late, 0).await.unwrap());
+    assert_eq!(a.get("t-1").await.unwrap().unwrap(), done);
+    // The TTL is the key's own (and survives the replace).
+    let mut pttl = ::redis::cmd("PTTL");
+    pttl.arg("tasks1:task:t-1");
+    let ms: i64 = a.redis.query(pttl).await.unwrap();
+    assert!(ms > 50_000 && ms <= 60_000, "{ms}");
+    a.remove("t-1").await.unwrap();
+    assert!(b.get("t-1").await.unwrap().is_none());
+    assert!(!a.replace(done, 1).await.unwrap(), "gone");
+    // A short TTL: Redis drops the record by itself.
+    let short = TaskRecord::new("t-2".into(), "alice".into(), Some(100), None);
+    a.insert(short).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(b.get("t-2").await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn the_store_fails_fast_while_redis_is_down() {
+    let mut srv = RedisServer::start();
+    let a = RedisTaskStore::new(Redis::open(&srv.url(), "tasks2:").unwrap());
+    a.insert(TaskRecord::new("x".into(), "o".into(), None, None))
+        .await
+        .unwrap();
+    srv.stop();
+    let t = std::time::Instant::now();
+    assert!(a.get("x").await.is_err());
+    assert!(t.elapsed() < Duration::from_secs(3));
+    srv.restart();
+    // The connection comes back by itself (the record is gone with the unsaved Redis).
+    eventually(async || a.get("x").await.is_ok()).await;
+}
+
+// ---- shared rate limits -----------------------------------------------------------------------
+
+use crate::limits::{RateLimit, RateLimiter};
+
+#[tokio::test]
+async fn two_replicas_share_one_bucket_and_fall_back_when_redis_is_down() {
+    let mut srv = RedisServer::start();
+    let limiter = || Arc::new(RateLimiter::new(RateLimit::per_second(0.5, 3)));
+    let a = SharedRateLimit::new(Redis::open(&srv.url(), "rate1:").unwrap(), limiter());
+    let b = SharedRateLimit::new(Redis::open(&srv.url(), "rate1:").unwrap(), limiter());
+    // A burst of 3 over both replicas, then a wait of about 2 s (one token at 0.5/s).
+    assert!(a.check_keyed("alice", "alice", 1).await.is_ok());
+    assert!(b.check_keyed("alice", "alice", 1).await.is_ok());
+    assert!(a.check_keyed("alice", "alice", 1).await.is_ok());
+    let wait = b.check_keyed("alice", "alice", 1).await.unwrap_err();
+    assert!(
+        wait > Duration::from_millis(1500) && wait <= Duration::from_secs(2),
+        "{wait:?}"
+    );
+    // Another caller has its own bucket; a batch bigger than the burst never fits.
+    assert!(b.check_keyed("bob", "bob", 2).await.is_ok());
+    assert!(b.check_keyed("carol", "carol", 4).await.is_err());
+    // The script is loaded again after a SCRIPT FLUSH (EVALSHA falls back to EVAL).
+    a.redis
+        .query::<()>(::redis::cmd("SCRIPT").arg("FLUSH").clone())
+        .await
+        .unwrap();
+    assert!(a.check_keyed("dave", "dave", 1).await.is_ok());
+    // Redis down: each replica counts on its own (fails open per replica, never closed).
+    srv.stop();
+    let t = std::time::Instant::now();
+    assert!(a.check_keyed("alice", "alice", 1).await.is_ok());
+    assert!(b.check_keyed("alice", "alice", 1).await.is_ok());
+    assert!(t.elapsed() < Duration::from_secs(3));
+    // ... with the same limit: a burst of 3 per replica (one spent above).
+    assert!(a.check_keyed("alice", "alice", 2).await.is_ok());
+    assert!(a.check_keyed("alice", "alice", 1).await.is_err());
+}
