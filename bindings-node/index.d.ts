@@ -322,6 +322,12 @@ export interface ServerOptions extends ListenOptions {
   /** Tasks: how long a task and its result are kept (default 3600000), and the polling interval suggested to clients (default 500). */
   taskTtlMs?: number;
   taskPollIntervalMs?: number;
+  /** Scale-out: the Redis the replicas share (`redis://host:port/db`; env `OXMCP_REDIS_URL`). Needs `stateKey`. */
+  redisUrl?: string;
+  /** Prefix of every Redis key and channel (default `oxmcp:`). */
+  redisPrefix?: string;
+  /** Where HTTP rate-limit buckets live: `"memory"` (per replica, default) or `"redis"` (shared). */
+  rateLimitStore?: 'memory' | 'redis';
   /** Include a thrown Error's message in the `isError` text of a tool (default false: a safe generic message). */
   exposeErrors?: boolean;
   /** Where handler failures are logged (default: message and stack to stderr). */

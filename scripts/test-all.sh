@@ -123,8 +123,8 @@ else
   # With the core's optional `otel`, `logging` and `tls` features, so core/tests/otel.rs and the
   # https JWKS test run too (the bindings build the core with them, so this shares their
   # compiled dependencies); the default build is compiled by the conformance stage.
-  banner "rust: cargo test --workspace ${excludes[*]} --features oxmcp/otel,oxmcp/logging,oxmcp/tls"
-  run "$LOGS/rust.log" 1500 cargo test --workspace "${excludes[@]}" --features oxmcp/otel,oxmcp/logging,oxmcp/tls --no-fail-fast
+  banner "rust: cargo test --workspace ${excludes[*]} --features oxmcp/otel,oxmcp/logging,oxmcp/tls,oxmcp/redis"
+  run "$LOGS/rust.log" 1500 cargo test --workspace "${excludes[@]}" --features oxmcp/otel,oxmcp/logging,oxmcp/tls,oxmcp/redis --no-fail-fast
   rc=$?
   p="$(sum_matches "$LOGS/rust.log" 'test result: [A-Za-z]+\. [0-9]+ passed')"
   f="$(sum_matches "$LOGS/rust.log" '; [0-9]+ failed')"

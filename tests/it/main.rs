@@ -15,6 +15,7 @@ mod interactive;
 mod isolation;
 mod listen;
 mod mrtr;
+mod redis;
 mod sqlite;
 mod stdio;
 mod tasks;
