@@ -1,9 +1,7 @@
 //! [`ServerConfig`] → the core's [`ServerOptions`] and a [`ServerBuilder`].
 
 use super::names::{fields, knows, like, ms, object, parse, spelled};
-use super::{
-    invalid, unknown, CacheHintConfig, RateLimitStore, Result, ServerConfig, Validation,
-};
+use super::{invalid, unknown, CacheHintConfig, RateLimitStore, Result, ServerConfig, Validation};
 use crate::server::options::{CacheHint, ServerOptions, ValidationMode};
 use crate::server::{Server, ServerBuilder};
 use serde_json::{Map, Value};
@@ -217,10 +215,9 @@ impl ServerConfig {
         }
         #[cfg(feature = "redis")]
         if let Some(r) = self.redis()? {
-            b = b.redis(r).shared_rate_limits(matches!(
-                self.rate_limit_store,
-                Some(RateLimitStore::Redis)
-            ));
+            b = b
+                .redis(r)
+                .shared_rate_limits(matches!(self.rate_limit_store, Some(RateLimitStore::Redis)));
         }
         Ok(b)
     }

@@ -77,6 +77,11 @@ struct Shared {
     /// The I/O runtime of this process (pid) and, on it, the command connection.
     io: Mutex<Option<Io>>,
     channels: Arc<Channels>,
+    /// Failed publishes since the last warning, and when that was (ms since `epoch`): one
+    /// warning per 10 s, not one per event (a server registering 50 tools while Redis is down).
+    unpublished: std::sync::atomic::AtomicU64,
+    warned_ms: std::sync::atomic::AtomicU64,
+    epoch: std::time::Instant,
 }
 
 #[derive(Clone)]
@@ -142,6 +147,9 @@ impl Redis {
                 channels: Arc::new(Channels {
                     map: Mutex::new(HashMap::new()),
                 }),
+                unpublished: Default::default(),
+                warned_ms: Default::default(),
+                epoch: std::time::Instant::now(),
             }),
         })
     }
@@ -276,7 +284,17 @@ impl Redis {
         let name = name.to_string();
         io.rt.spawn(async move {
             if let Err(e) = me.publish(&name, payload).await {
-                tracing::warn!(channel = %me.key(&name), url = %me.url(), error = %e, "redis: a message was not published (replicas other than this one miss it)");
+                use std::sync::atomic::Ordering::Relaxed;
+                let sh = &me.shared;
+                let n = sh.unpublished.fetch_add(1, Relaxed) + 1;
+                let now = sh.epoch.elapsed().as_millis() as u64 + 10_000;
+                let last = sh.warned_ms.load(Relaxed);
+                if now >= last + 10_000
+                    && sh.warned_ms.compare_exchange(last, now, Relaxed, Relaxed).is_ok()
+                {
+                    sh.unpublished.store(0, Relaxed);
+                    tracing::warn!(channel = %me.key(&name), url = %me.url(), error = %e, unpublished = n, "redis: messages not published (replicas other than this one miss them)");
+                }
             }
         });
     }
