@@ -4,8 +4,9 @@
 //! error mapping all happen here, once. The methods that run user handlers live in `calls.rs`,
 //! `subscriptions/listen` in `listen.rs`, and the legacy-only methods in `legacy.rs`.
 
+use super::registry::RenderedKind as Rk;
 use super::session::{Cancellable, LegacySession};
-use super::Server;
+use super::{Registry, Server};
 use crate::context::{Context, ContextInner, InputState, LogFilter, Sink};
 use crate::error::{ErrorCode, McpError};
 use crate::identity::Caller;
@@ -13,6 +14,7 @@ use crate::jsonrpc::{self, Message};
 use crate::protocol::*;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine;
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
@@ -136,9 +138,65 @@ pub(crate) struct RequestInfo {
 /// How a request ends.
 pub(crate) enum Outcome {
     Result(Value),
+    /// A result serialised before (a list or `server/discover` of this registry version:
+    /// [`super::registry::Rendered`]).
+    Rendered(Arc<RawValue>),
     Error(McpError),
     /// Nothing is sent (cancelled request).
     Nothing,
+}
+
+/// A result serialised before, as a value again (for those who look inside).
+pub(crate) trait RenderedValue {
+    fn value(&self) -> Value;
+}
+
+impl RenderedValue for RawValue {
+    fn value(&self) -> Value {
+        serde_json::from_str(self.get()).unwrap_or(Value::Null)
+    }
+}
+
+/// A response as a transport sends it: a JSON value, or a success whose result was serialised
+/// before (then only the envelope around it is written).
+pub(crate) enum Reply {
+    Value(Value),
+    Rendered { id: Value, result: Arc<RawValue> },
+}
+
+impl Reply {
+    pub(crate) fn into_value(self) -> Value {
+        match self {
+            Reply::Value(v) => v,
+            Reply::Rendered { id, result } => jsonrpc::ok(
+                id,
+                serde_json::from_str(result.get()).unwrap_or(Value::Null),
+            ),
+        }
+    }
+
+    /// The value, unless the result was serialised before.
+    pub(crate) fn as_value(&self) -> Option<&Value> {
+        match self {
+            Reply::Value(v) => Some(v),
+            Reply::Rendered { .. } => None,
+        }
+    }
+
+    /// Append the response's JSON to `out`.
+    pub(crate) fn write_to(&self, out: &mut Vec<u8>) {
+        match self {
+            Reply::Value(v) => serde_json::to_writer(&mut *out, v).unwrap_or_default(),
+            Reply::Rendered { id, result } => {
+                out.reserve(result.get().len() + 40);
+                out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+                serde_json::to_writer(&mut *out, id).unwrap_or_default();
+                out.extend_from_slice(br#","result":"#);
+                out.extend_from_slice(result.get().as_bytes());
+                out.push(b'}');
+            }
+        }
+    }
 }
 
 impl From<McpError> for Outcome {
@@ -340,7 +398,7 @@ impl Server {
     ) -> Option<Value> {
         self.request_with_status(id, method, params, env)
             .await
-            .map(|(v, _)| v)
+            .map(|(r, _)| r.into_value())
     }
 
     /// As [`Server::request`], plus the HTTP status the response travels with.
@@ -350,13 +408,13 @@ impl Server {
         method: String,
         params: Option<Value>,
         env: &Env,
-    ) -> Option<(Value, u16)> {
+    ) -> Option<(Reply, u16)> {
         let mut params = match params {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(m)) => m,
             Some(_) => {
                 let e = McpError::invalid_params("params must be an object");
-                return Some((jsonrpc::error(id, &e), 400));
+                return Some((Reply::Value(jsonrpc::error(id, &e)), 400));
             }
         };
         let tracked = env.cancel_table().map(|t| t.track(&id, &env.cancel));
@@ -377,7 +435,10 @@ impl Server {
                     },
                     log: LogFilter::Request(level),
                 },
-                Err(e) => return Some((jsonrpc::error(id, &e), e.http_status(Era::Modern))),
+                Err(e) => {
+                    let status = e.http_status(Era::Modern);
+                    return Some((Reply::Value(jsonrpc::error(id, &e)), status));
+                }
             }
         };
         let started = Instant::now();
@@ -393,7 +454,7 @@ impl Server {
         };
         if tracing::enabled!(tracing::Level::DEBUG) {
             let outcome_s = match &outcome {
-                Outcome::Result(_) => "ok".to_string(),
+                Outcome::Result(_) | Outcome::Rendered(_) => "ok".to_string(),
                 Outcome::Error(e) => e.code.0.to_string(),
                 Outcome::Nothing => "cancelled".to_string(),
             };
@@ -404,10 +465,11 @@ impl Server {
             return None;
         }
         match outcome {
-            Outcome::Result(v) => Some((jsonrpc::ok(id, v), 200)),
+            Outcome::Result(v) => Some((Reply::Value(jsonrpc::ok(id, v)), 200)),
+            Outcome::Rendered(result) => Some((Reply::Rendered { id, result }, 200)),
             Outcome::Error(e) => {
                 let status = e.http_status(rq.era);
-                Some((jsonrpc::error(id, &e), status))
+                Some((Reply::Value(jsonrpc::error(id, &e)), status))
             }
             Outcome::Nothing => None,
         }
@@ -472,44 +534,54 @@ impl Server {
                 self.subscribe(rq, &params, env).await
             }
             "server/discover" if modern => {
-                Outcome::Result(self.finish(rq, self.discover(&self.capabilities(&reg)), true))
+                self.rendered(rq, &params, env, &reg, Rk::Discover, || {
+                    Outcome::Result(self.finish(rq, self.discover(&self.capabilities(&reg)), true))
+                })
             }
             "subscriptions/listen" if modern => {
                 self.listen(rq, &params, env, &self.capabilities(&reg))
                     .await
             }
             "tools/list" if has("tools") => {
-                let v = reg
-                    .tools
-                    .values()
-                    .filter(|t| self.may_use(env, "tool", &t.name));
-                self.list(rq, &params, v, |t| t.descriptor(modern), "tools")
+                self.rendered(rq, &params, env, &reg, Rk::Tools, || {
+                    let v = reg
+                        .tools
+                        .values()
+                        .filter(|t| self.may_use(env, "tool", &t.name));
+                    self.list(rq, &params, v, |t| t.descriptor(modern), "tools")
+                })
             }
             "tools/call" if has("tools") => self.call(rq, params, env).await,
             "resources/list" if has("resources") => {
-                let v = reg
-                    .resources
-                    .iter()
-                    .filter(|(k, _)| self.may_use(env, "resource", k))
-                    .map(|(_, r)| &r.def);
-                self.list(rq, &params, v, Value::clone, "resources")
+                self.rendered(rq, &params, env, &reg, Rk::Resources, || {
+                    let v = reg
+                        .resources
+                        .iter()
+                        .filter(|(k, _)| self.may_use(env, "resource", k))
+                        .map(|(_, r)| &r.def);
+                    self.list(rq, &params, v, Value::clone, "resources")
+                })
             }
             "resources/templates/list" if has("resources") => {
-                let v = reg
-                    .templates
-                    .iter()
-                    .filter(|(k, _)| self.may_use(env, "resource", k))
-                    .map(|(_, t)| &t.def);
-                self.list(rq, &params, v, Value::clone, "resourceTemplates")
+                self.rendered(rq, &params, env, &reg, Rk::Templates, || {
+                    let v = reg
+                        .templates
+                        .iter()
+                        .filter(|(k, _)| self.may_use(env, "resource", k))
+                        .map(|(_, t)| &t.def);
+                    self.list(rq, &params, v, Value::clone, "resourceTemplates")
+                })
             }
             "resources/read" if has("resources") => self.call(rq, params, env).await,
             "prompts/list" if has("prompts") => {
-                let v = reg
-                    .prompts
-                    .iter()
-                    .filter(|(k, _)| self.may_use(env, "prompt", k))
-                    .map(|(_, p)| &p.def);
-                self.list(rq, &params, v, Value::clone, "prompts")
+                self.rendered(rq, &params, env, &reg, Rk::Prompts, || {
+                    let v = reg
+                        .prompts
+                        .iter()
+                        .filter(|(k, _)| self.may_use(env, "prompt", k))
+                        .map(|(_, p)| &p.def);
+                    self.list(rq, &params, v, Value::clone, "prompts")
+                })
             }
             "prompts/get" if has("prompts") => self.call(rq, params, env).await,
             "completion/complete" if has("completions") => self.call(rq, params, env).await,
@@ -518,6 +590,50 @@ impl Server {
             }
             m => McpError::method_not_found(m).into(),
         }
+    }
+
+    /// `make`'s answer, serialised once per registry version when every caller gets the same
+    /// one: no caller (an allow-list filters per caller) and no cursor (the first page). Errors
+    /// are never kept. HTTP only: the stdio writer takes values (it would parse the bytes again).
+    fn rendered(
+        &self,
+        rq: &RequestInfo,
+        params: &Map<String, Value>,
+        env: &Env,
+        reg: &Registry,
+        kind: Rk,
+        make: impl FnOnce() -> Outcome,
+    ) -> Outcome {
+        if env.transport != Transport::Http
+            || env.caller.is_some()
+            || params.get("cursor").is_some_and(|c| !c.is_null())
+        {
+            return make();
+        }
+        let mut other = None;
+        let kept =
+            reg.rendered.get_or(
+                kind,
+                rq.era == Era::Modern,
+                self.private_cache(),
+                || match make() {
+                    Outcome::Result(v) => serde_json::value::to_raw_value(&v).ok().map(Arc::from),
+                    o => {
+                        other = Some(o);
+                        None
+                    }
+                },
+            );
+        match (kept, other) {
+            (Some(r), _) => Outcome::Rendered(r),
+            (None, Some(o)) => o,
+            (None, None) => McpError::internal("the answer could not be serialised").into(),
+        }
+    }
+
+    /// Cache hints say `private` (auth is on, or the options force it).
+    fn private_cache(&self) -> bool {
+        self.inner.options.force_private_cache || self.inner.auth_on.load(Ordering::Relaxed)
     }
 
     /// Shape a complete result for the request's era: `resultType`, cache hints and serverInfo
@@ -532,9 +648,7 @@ impl Server {
             result.insert("resultType".into(), Value::String("complete".into()));
             if cacheable {
                 let mut hint = self.inner.options.cache_for(&rq.method);
-                if self.inner.options.force_private_cache
-                    || self.inner.auth_on.load(Ordering::Relaxed)
-                {
+                if self.private_cache() {
                     hint.scope = super::options::CacheScope::Private;
                 }
                 result.insert("ttlMs".into(), Value::from(hint.ttl_ms));

@@ -13,7 +13,7 @@
 //! polls the middleware's future and, when `next` is called, runs the rest of the chain itself and
 //! sends the answer back. Nothing borrowed ever leaves the task.
 
-use super::dispatch::{Env, Outcome, RequestInfo};
+use super::dispatch::{Env, Outcome, RenderedValue, RequestInfo};
 use super::Server;
 use crate::context::{Context, InputState};
 use crate::error::{HandlerError, McpError};
@@ -144,6 +144,7 @@ impl Server {
                     Some((p, reply)) = rx.recv() => {
                         let out = match self.drive(rest, rq, p, env).await {
                             Outcome::Result(v) => Ok(v),
+                            Outcome::Rendered(r) => Ok(r.value()),
                             Outcome::Error(e) => Err(HandlerError::Mcp(e)),
                             Outcome::Nothing => Err(HandlerError::Cancelled),
                         };

@@ -228,6 +228,7 @@ impl Server {
                 (outcome, class, Some(e.code.0), 0)
             }
             Outcome::Nothing => ("cancelled", "cancelled", None, 0),
+            Outcome::Rendered(r) => ("ok", "", None, r.get().len()),
         };
         tracing::info!(
             target: "oxmcp::audit",

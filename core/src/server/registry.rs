@@ -8,7 +8,8 @@
 //! thousand requests hold the previous one, and bulk registration is linear.
 
 use rpds::{HashTrieMapSync, RedBlackTreeMapSync};
-use std::sync::Arc;
+use serde_json::value::RawValue;
+use std::sync::{Arc, OnceLock};
 
 use crate::prompt::PromptEntry;
 use crate::resource::{ResourceEntry, TemplateEntry};
@@ -21,6 +22,56 @@ pub(crate) struct Registry {
     pub(crate) resources: Table<ResourceEntry>,
     pub(crate) templates: Table<TemplateEntry>,
     pub(crate) prompts: Table<PromptEntry>,
+    /// Answers rendered from this version, made on first use (see [`Rendered`]).
+    pub(crate) rendered: Rendered,
+}
+
+/// What a list or `server/discover` answers, serialised once per registry version and reused.
+/// A version never changes (a change makes the next one, whose `Rendered` starts empty: a clone
+/// is empty), so an entry is true for as long as the version it hangs on is served. Only the
+/// answers every caller gets are kept: the first page without a cursor, to a request without a
+/// caller (an allow-list filters per caller), one per era and cache scope.
+#[derive(Default)]
+pub(crate) struct Rendered {
+    slots: [OnceLock<Arc<RawValue>>; Rendered::SLOTS],
+}
+
+/// The answers [`Rendered`] keeps.
+#[derive(Clone, Copy)]
+pub(crate) enum RenderedKind {
+    Tools = 0,
+    Resources = 1,
+    Templates = 2,
+    Prompts = 3,
+    Discover = 4,
+}
+
+impl Rendered {
+    const SLOTS: usize = 5 * 2 * 2;
+
+    /// The answer for `kind` in this era and cache scope, rendered by `make` the first time.
+    pub(crate) fn get_or(
+        &self,
+        kind: RenderedKind,
+        modern: bool,
+        private: bool,
+        make: impl FnOnce() -> Option<Arc<RawValue>>,
+    ) -> Option<Arc<RawValue>> {
+        let slot =
+            &self.slots[(kind as usize) * 4 + usize::from(modern) * 2 + usize::from(private)];
+        if let Some(v) = slot.get() {
+            return Some(v.clone());
+        }
+        let v = make()?;
+        Some(slot.get_or_init(|| v).clone())
+    }
+}
+
+impl Clone for Rendered {
+    /// Empty: a clone is the start of the next version.
+    fn clone(&self) -> Self {
+        Self::default()
+    }
 }
 
 /// A persistent map from name to entry that iterates in registration order. Replacing an entry

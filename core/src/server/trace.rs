@@ -272,7 +272,7 @@ mod otel {
                 span.record("error.type", "tool_error");
                 span.record("otel.status_code", "error");
             }
-            Outcome::Result(_) | Outcome::Nothing => {}
+            Outcome::Result(_) | Outcome::Rendered(_) | Outcome::Nothing => {}
         }
     }
 

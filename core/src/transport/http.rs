@@ -12,7 +12,7 @@ use crate::error::{ErrorCode, McpError};
 use crate::identity::Caller;
 use crate::jsonrpc::{self, Message, ParseError};
 use crate::protocol::{is_legacy_version, Era};
-use crate::server::dispatch::era_of;
+use crate::server::dispatch::{era_of, Reply};
 use crate::server::session::LegacySession;
 use crate::server::{Env, Server, Transport};
 use bytes::Bytes;
@@ -202,12 +202,16 @@ impl HttpResponse {
         }
     }
     pub fn json(status: StatusCode, v: &Value) -> Self {
+        Self::json_bytes(status, serde_json::to_vec(v).unwrap_or_default())
+    }
+    /// A JSON body serialised already.
+    pub(crate) fn json_bytes(status: StatusCode, body: Vec<u8>) -> Self {
         let mut r = Self::new(status);
         r.headers.insert(
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/json"),
         );
-        r.body = ResponseBody::Full(Bytes::from(serde_json::to_vec(v).unwrap_or_default()));
+        r.body = ResponseBody::Full(Bytes::from(body));
         r
     }
     pub(super) fn error(status: StatusCode, id: Value, e: McpError) -> Self {
@@ -247,7 +251,7 @@ pub(super) fn sse_event(v: &Value) -> Bytes {
 }
 
 type Work =
-    Pin<Box<dyn Future<Output = (Option<(Value, u16)>, Option<Arc<LegacySession>>)> + Send>>;
+    Pin<Box<dyn Future<Output = (Option<(Reply, u16)>, Option<Arc<LegacySession>>)> + Send>>;
 
 /// Owns an in-flight request. Dropped before the request finished (the client went away, or
 /// the host dropped the response): the request is cancelled and the rest of it runs on its own
@@ -731,19 +735,22 @@ impl HttpHandler {
                 }
                 let mut resp = match (r, pending.is_empty()) {
                     (None, _) => HttpResponse::new(StatusCode::ACCEPTED),
-                    (Some((v, status)), true) => self.error_headers(
-                        HttpResponse::json(
-                            StatusCode::from_u16(status).unwrap_or(StatusCode::OK),
-                            &v,
-                        ),
-                        &v,
-                    ),
-                    (Some((v, _)), false) => {
+                    (Some((reply, status)), true) => {
+                        let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+                        let mut body = Vec::with_capacity(256);
+                        reply.write_to(&mut body);
+                        let resp = HttpResponse::json_bytes(status, body);
+                        match reply.as_value() {
+                            Some(v) => self.error_headers(resp, v),
+                            None => resp,
+                        }
+                    }
+                    (Some((reply, _)), false) => {
                         let (btx, brx) = mpsc::channel::<Bytes>(pending.len() + 1);
                         for m in &pending {
                             let _ = btx.try_send(sse_event(m));
                         }
-                        let _ = btx.try_send(sse_event(&v));
+                        let _ = btx.try_send(sse_event(&reply.into_value()));
                         sse_response(brx)
                     }
                 };
@@ -777,8 +784,8 @@ impl HttpHandler {
                                 while let Ok(m) = rx.try_recv() {
                                     if btx.send(sse_event(&m)).await.is_err() { return; }
                                 }
-                                if let Some((v, _)) = r {
-                                    let _ = btx.send(sse_event(&v)).await;
+                                if let Some((reply, _)) = r {
+                                    let _ = btx.send(sse_event(&reply.into_value())).await;
                                 }
                                 return;
                             }
