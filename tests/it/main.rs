@@ -16,6 +16,7 @@ mod isolation;
 mod listen;
 mod mrtr;
 mod redis;
+mod redis_sessions;
 mod sqlite;
 mod stdio;
 mod tasks;

@@ -12,6 +12,8 @@ pub mod options;
 mod pipeline;
 pub(crate) mod registry;
 pub(crate) mod session;
+#[cfg(feature = "redis")]
+pub mod session_redis;
 pub mod session_store;
 mod tasks;
 pub mod trace;
@@ -592,9 +594,16 @@ impl ServerBuilder {
             );
         }
         let sealer = mrtr::StateSealer::new(self.options.state_key.clone(), self.options.state_ttl);
-        let store = self
-            .session_store
-            .unwrap_or_else(|| Arc::new(session_store::InMemorySessionStore::new()));
+        let store: Arc<dyn session_store::SessionStore> = match self.session_store {
+            Some(s) => s,
+            // With the deployment's Redis, legacy sessions live there too (any replica serves
+            // any session).
+            #[cfg(feature = "redis")]
+            None if self.redis.is_some() => Arc::new(session_redis::RedisSessionStore::new(
+                self.redis.clone().expect("checked"),
+            )),
+            None => Arc::new(session_store::InMemorySessionStore::new()),
+        };
         let sessions =
             SessionTable::new(store, self.options.session_idle, self.options.max_sessions);
         let in_flight = self

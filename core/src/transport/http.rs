@@ -600,9 +600,20 @@ impl HttpHandler {
                 return HttpResponse::error(status, Value::Null, e.to_mcp());
             }
         };
-        let session = match self.session_of(h, caller.as_ref()).await {
-            Ok(s) => s,
-            Err(r) => return r,
+        // A 2026-07-28 request stands alone (a session header means nothing to it), and never
+        // touches the session store: with Redis down, modern traffic is served as usual.
+        let modern = msg
+            .pointer("/params/_meta")
+            .and_then(|m| m.get(crate::protocol::META_PROTOCOL_VERSION))
+            .is_some()
+            && msg.get("method").is_some();
+        let session = if modern {
+            None
+        } else {
+            match self.session_of(h, caller.as_ref()).await {
+                Ok(s) => s,
+                Err(r) => return r,
+            }
         };
         let header_version = match headers::get(h, MCP_PROTOCOL_VERSION) {
             None => None,
