@@ -24,6 +24,10 @@ use std::time::Duration;
 /// How long a request waits for an HTTP session's GET stream to open.
 const STREAM_WAIT: Duration = Duration::from_secs(5);
 
+/// How long a request sent through the other replicas (a shared session store, no GET stream
+/// open here) waits for the client's answer.
+const REMOTE_ANSWER_WAIT: Duration = Duration::from_secs(60);
+
 /// Told of every client notification of a legacy session. Called on a tokio worker: return
 /// quickly (hand the work to the host's own loop).
 pub trait SessionListener: Send + Sync + 'static {
@@ -124,21 +128,25 @@ impl SessionHandle {
     /// Send a request (`roots/list`, `sampling/createMessage`, `elicitation/create`, `ping`) and
     /// wait for the client's answer. Ends with an error when the session closes first.
     pub async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, McpError> {
-        let sink = match self.session.outbound().or_else(|| self.remote_sink()) {
-            Some(s) => s,
-            None => {
-                let wait = self.session.outbound_ready();
-                tokio::select! {
-                    _ = tokio::time::sleep(STREAM_WAIT) => {}
-                    _ = wait => {}
-                    _ = self.session.closed.cancelled() => {}
+        let (sink, remote) = match self.session.outbound() {
+            Some(s) => (s, false),
+            None => match self.remote_sink() {
+                Some(s) => (s, true),
+                None => {
+                    let wait = self.session.outbound_ready();
+                    tokio::select! {
+                        _ = tokio::time::sleep(STREAM_WAIT) => {}
+                        _ = wait => {}
+                        _ = self.session.closed.cancelled() => {}
+                    }
+                    let s = self.session.outbound().ok_or_else(|| {
+                        McpError::invalid_request(
+                            "no open stream to this session's client (the client has not opened its GET stream)",
+                        )
+                    })?;
+                    (s, false)
                 }
-                self.session.outbound().ok_or_else(|| {
-                    McpError::invalid_request(
-                        "no open stream to this session's client (the client has not opened its GET stream)",
-                    )
-                })?
-            }
+            },
         };
         let cancel = self.session.closed.child_token();
         let server_gone = self.server.inner.shutdown.clone();
@@ -147,12 +155,28 @@ impl SessionHandle {
             server_gone.cancelled().await;
             stop.cancel();
         });
-        let out = self
-            .server
-            .inner
-            .client_requests
-            .request(&sink, self.session.id.clone(), method, params, &cancel)
-            .await;
+        let asked = self.server.inner.client_requests.request(
+            &sink,
+            self.session.id.clone(),
+            method,
+            params,
+            &cancel,
+        );
+        // Through the other replicas nobody may hold the session's GET stream: bounded.
+        let out = if remote {
+            match tokio::time::timeout(REMOTE_ANSWER_WAIT, asked).await {
+                Ok(r) => r,
+                Err(_) => {
+                    watcher.abort();
+                    return Err(McpError::internal(format!(
+                        "no answer to {method} within {} s (is the session's GET stream open on any replica?)",
+                        REMOTE_ANSWER_WAIT.as_secs()
+                    )));
+                }
+            }
+        } else {
+            asked.await
+        };
         watcher.abort();
         out.map_err(|e| match e {
             HandlerError::Mcp(e) => e,
