@@ -82,6 +82,37 @@ impl NativeServer {
             .clone())
     }
 
+    /// One core `Tool` from `add_tool`'s arguments.
+    #[allow(clippy::too_many_arguments)]
+    fn tool(
+        &self,
+        spec: &Bound<'_, PyAny>,
+        entry: Py<PyAny>,
+        is_async: bool,
+        timeout_ms: Option<u64>,
+        required_scopes: Option<Vec<String>>,
+        max_concurrency: Option<usize>,
+        task_after_ms: Option<u64>,
+    ) -> PyResult<Tool> {
+        let def = as_object(from_py(spec)?, "tool spec")?;
+        let mut tool = Tool::from_definition(def)
+            .map_err(build_err)?
+            .handler(PyTool(self.handler(entry, is_async)));
+        if let Some(t) = timeout_ms {
+            tool = tool.timeout(std::time::Duration::from_millis(t));
+        }
+        if let Some(s) = required_scopes {
+            tool = tool.required_scopes(s);
+        }
+        if let Some(n) = max_concurrency {
+            tool = tool.max_concurrency(n);
+        }
+        if let Some(ms) = task_after_ms {
+            tool = tool.task_after(std::time::Duration::from_millis(ms));
+        }
+        Ok(tool)
+    }
+
     fn handler(&self, entry: Py<PyAny>, is_async: bool) -> PyHandler {
         PyHandler {
             entry: Arc::new(entry),
@@ -179,6 +210,7 @@ impl NativeServer {
     /// `timeout_ms`, `required_scopes`, `max_concurrency`: the core's per-tool limits;
     /// `task_after_ms`: the Tasks extension's time budget (`execution.taskSupport` is in `spec`).
     #[pyo3(signature = (spec, entry, is_async, timeout_ms=None, required_scopes=None, max_concurrency=None, task_after_ms=None))]
+    #[allow(clippy::too_many_arguments)]
     fn add_tool(
         &self,
         spec: &Bound<'_, PyAny>,
@@ -189,23 +221,40 @@ impl NativeServer {
         max_concurrency: Option<usize>,
         task_after_ms: Option<u64>,
     ) -> PyResult<()> {
-        let def = as_object(from_py(spec)?, "tool spec")?;
-        let mut tool = Tool::from_definition(def)
-            .map_err(build_err)?
-            .handler(PyTool(self.handler(entry, is_async)));
-        if let Some(t) = timeout_ms {
-            tool = tool.timeout(std::time::Duration::from_millis(t));
-        }
-        if let Some(s) = required_scopes {
-            tool = tool.required_scopes(s);
-        }
-        if let Some(n) = max_concurrency {
-            tool = tool.max_concurrency(n);
-        }
-        if let Some(ms) = task_after_ms {
-            tool = tool.task_after(std::time::Duration::from_millis(ms));
-        }
+        let tool = self.tool(
+            spec,
+            entry,
+            is_async,
+            timeout_ms,
+            required_scopes,
+            max_concurrency,
+            task_after_ms,
+        )?;
         self.server.add_tool(tool).map_err(build_err)
+    }
+
+    /// Add many tools as one change (issue 18): each item is the argument tuple of `add_tool`
+    /// `(spec, entry, is_async, timeout_ms, required_scopes, max_concurrency, task_after_ms)`.
+    /// All or none: a bad or duplicate one is an error naming it and nothing is added; one
+    /// registry version and at most one `notifications/tools/list_changed` for the batch.
+    #[allow(clippy::type_complexity)]
+    fn add_tools(
+        &self,
+        items: Vec<(
+            Bound<'_, PyAny>,
+            Py<PyAny>,
+            bool,
+            Option<u64>,
+            Option<Vec<String>>,
+            Option<usize>,
+            Option<u64>,
+        )>,
+    ) -> PyResult<()> {
+        let mut tools = Vec::with_capacity(items.len());
+        for (spec, entry, is_async, t, s, n, ms) in items {
+            tools.push(self.tool(&spec, entry, is_async, t, s, n, ms)?);
+        }
+        self.server.add_tools(tools).map_err(build_err)
     }
 
     /// Add a middleware at the end of the core's chain: `entry.call_async/call_sync(payload, ctx)`

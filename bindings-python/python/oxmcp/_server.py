@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Iterable
 from typing import Any, Callable, TypeVar, overload
 
 from ._handlers import CompletionEntry, PromptEntry, ResourceEntry, ToolEntry, _Entry
@@ -193,6 +194,50 @@ class Server:
             self._tools[entry.name] = entry
         return entry
 
+    def add_tools(self, tools: Iterable[Callable[..., Any] | dict[str, Any]]) -> list[ToolEntry]:
+        """Register many tools as one change: each item is a function (as ``add_tool(fn)``) or a dict
+        of :meth:`add_tool`'s keyword arguments with the function under ``"fn"``
+        (``{"fn": f, "name": "x", "timeout": 5}``).
+
+        All or none: a bad definition, a name already registered or a name twice in the batch
+        raises :class:`DefinitionError` naming the tool, and none of the batch is registered.
+        While serving, the batch is one registry change: clients get at most one
+        ``notifications/tools/list_changed`` for it. (``replace`` is not taken here.)
+        """
+        entries: list[ToolEntry] = []
+        seen: set[str] = set()
+        for i, item in enumerate(tools):
+            kwargs: dict[str, Any] = dict(item) if isinstance(item, dict) else {"fn": item}
+            fn = kwargs.pop("fn", None)
+            label = kwargs.get("name") or getattr(fn, "__name__", None) or f"#{i}"
+            if not callable(fn):
+                raise DefinitionError(f"add_tools: tool {label!r} (item {i}) has no function (\"fn\")")
+            if "replace" in kwargs:
+                raise DefinitionError(f"add_tools: tool {label!r}: replace is not taken in a batch")
+            app = kwargs.pop("app", None)
+            if app is not None:
+                from ._apps import tool_ui_meta
+                kwargs["meta"] = tool_ui_meta(app, kwargs.get("meta"))
+            try:
+                entry = ToolEntry(fn, self, **kwargs)
+            except DefinitionError as e:
+                raise DefinitionError(f"add_tools: tool {label!r}: {e}") from e
+            except TypeError as e:
+                raise DefinitionError(f"add_tools: tool {label!r}: {e}") from e
+            if entry.name in seen:
+                raise DefinitionError(f"add_tools: tool {entry.name!r} is twice in the batch")
+            seen.add(entry.name)
+            entries.append(entry)
+        with self._lock:
+            for entry in entries:
+                if entry.name in self._tools:
+                    raise DefinitionError(f"a tool named {entry.name!r} is already registered")
+            if self._native is not None and entries:
+                self._native.add_tools([(e.spec, e, e.is_async, *e.limits) for e in entries])
+            for entry in entries:
+                self._tools[entry.name] = entry
+        return entries
+
     def remove_tool(self, name: str) -> bool:
         """Unregister a tool; returns whether it existed."""
         with self._lock:
@@ -371,8 +416,8 @@ class Server:
 
             # `_declare`: capabilities a subclass answers from Python with nothing registered (low-level Server).
             native = _oxmcp.NativeServer(self.info, self.options, self.max_workers, getattr(self, "_declare", None))
-            for t in self._tools.values():
-                native.add_tool(t.spec, t, t.is_async, *t.limits)
+            # One registry version for every tool registered before serving (issue 18).
+            native.add_tools([(t.spec, t, t.is_async, *t.limits) for t in self._tools.values()])
             for r in self._resources.values():
                 native.add_resource(r.spec, r, r.is_async, r.is_template)
             for p in self._prompts.values():
