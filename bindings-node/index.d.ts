@@ -427,6 +427,12 @@ export interface PromptConfig<A extends SchemaInput | undefined = undefined> {
   timeoutMs?: number;
 }
 
+/** One item of `Server.addTools`: `registerTool(name, config, handler)` as one object. */
+export type ToolBatchItem = ToolConfig<any, any> & {
+  name: string;
+  handler: (...args: any[]) => Awaitable<ToolReturn>;
+};
+
 /** With argsSchema or arguments: `(args, ctx)`; without: `(ctx)`. */
 export type PromptHandler<A extends SchemaInput | undefined> = [A] extends [undefined]
   ? (ctx: Context) => Awaitable<PromptReturn>
@@ -450,6 +456,12 @@ export declare class Server {
   tool<I extends SchemaInput>(name: string, inputSchema: I, handler: (args: InferArgs<I>, ctx: Context) => Awaitable<ToolReturn>): RegisteredItem;
   tool<I extends SchemaInput>(name: string, description: string, inputSchema: I, handler: (args: InferArgs<I>, ctx: Context) => Awaitable<ToolReturn>): RegisteredItem;
   tool<I extends SchemaInput>(name: string, description: string, inputSchema: I, annotations: ToolAnnotations, handler: (args: InferArgs<I>, ctx: Context) => Awaitable<ToolReturn>): RegisteredItem;
+  /**
+   * Register many tools as one change: each item is `{ name, handler, ...config }` (`registerTool`'s
+   * config keys). All or none: a bad definition, a name already registered or twice in the batch
+   * throws naming the tool and nothing is registered; at most one `notifications/tools/list_changed`.
+   */
+  addTools(tools: readonly ToolBatchItem[]): RegisteredItem[];
   /** Remove a tool at runtime (publishes `notifications/tools/list_changed`). */
   removeTool(name: string): boolean;
   listTools(): string[];

@@ -177,9 +177,68 @@ class Server {
    * the tool declares no inputSchema, as in the TS SDK).
    */
   registerTool(name, config, handler) {
-    if (typeof name !== 'string' || !name) throw new TypeError('registerTool: name must be a non-empty string');
-    if (typeof handler !== 'function') throw new TypeError(`registerTool(${name}): handler must be a function`);
     config = config ?? {};
+    const { entry, def, timeoutMs } = this.#prepareTool('registerTool', name, config, handler);
+    // No handler of its own: the server's dispatcher finds `entry` by name. (A closure made
+    // here would also share this scope's V8 context, and with it `config` and its zod objects.)
+    try {
+      this.#native.addTool(def, null, timeoutMs, config.requiredScopes, config.maxConcurrency, config.taskAfterMs);
+    } catch (e) {
+      throw fromNative(e);
+    }
+    this.#tools.set(name, entry);
+    return this.#registeredTool(entry, config, handler);
+  }
+
+  /**
+   * Register many tools as one change (issue 18): each item is `{ name, handler, ...config }`
+   * with `registerTool`'s config keys. All or none: a bad definition, a name already registered
+   * or a name twice in the batch throws an error naming the tool, and none of the batch is
+   * registered. One registry change: clients get at most one `notifications/tools/list_changed`.
+   * Returns the RegisteredItems in order.
+   */
+  addTools(tools) {
+    if (!Array.isArray(tools)) throw new TypeError('addTools: expected an array of { name, handler, ...config }');
+    const prepared = [];
+    const seen = new Set();
+    tools.forEach((item, i) => {
+      if (item === null || typeof item !== 'object') throw new TypeError(`addTools: item ${i} must be an object { name, handler, ...config }`);
+      const { name, handler, ...config } = item;
+      const p = this.#prepareTool('addTools', name, config, handler);
+      if (seen.has(name)) throw new TypeError(`addTools: tool '${name}' is twice in the batch`);
+      seen.add(name);
+      prepared.push({ ...p, config, handler });
+    });
+    try {
+      this.#native.addTools(prepared.map(({ def, timeoutMs, config }) => ({
+        def,
+        timeoutMs,
+        requiredScopes: config.requiredScopes,
+        maxConcurrency: config.maxConcurrency,
+        taskAfterMs: config.taskAfterMs,
+      })));
+    } catch (e) {
+      throw fromNative(e);
+    }
+    return prepared.map(({ entry, config, handler }) => {
+      this.#tools.set(entry.name, entry);
+      return this.#registeredTool(entry, config, handler);
+    });
+  }
+
+  #registeredTool(entry, config, handler) {
+    const name = entry.name;
+    return this.#registered(entry, () => this.removeTool(name), (updates) => {
+      const merged = { ...config, ...updates };
+      this.removeTool(name);
+      return this.registerTool(updates.name ?? name, merged, updates.callback ?? updates.handler ?? handler);
+    });
+  }
+
+  /** The listed definition and the dispatcher's entry of one tool (nothing registered yet). */
+  #prepareTool(what, name, config, handler) {
+    if (typeof name !== 'string' || !name) throw new TypeError(`${what}: name must be a non-empty string`);
+    if (typeof handler !== 'function') throw new TypeError(`${what}(${name}): handler must be a function`);
     // `inputSchema: {}` is the TS SDK's empty zod shape: a tool that takes no arguments.
     const emptyShape = isEmptyShape(config.inputSchema);
     const target = this.#opts.sdk?.schemaTarget;
@@ -209,19 +268,7 @@ class Server {
       enabled: true,
     };
     const timeoutMs = config.timeoutMs ?? this.#opts.toolTimeoutMs;
-    // No handler of its own: the server's dispatcher finds `entry` by name. (A closure made
-    // here would also share this scope's V8 context, and with it `config` and its zod objects.)
-    try {
-      this.#native.addTool(def, null, timeoutMs, config.requiredScopes, config.maxConcurrency, config.taskAfterMs);
-    } catch (e) {
-      throw fromNative(e);
-    }
-    this.#tools.set(name, entry);
-    return this.#registered(entry, () => this.removeTool(name), (updates) => {
-      const merged = { ...config, ...updates };
-      this.removeTool(name);
-      return this.registerTool(updates.name ?? name, merged, updates.callback ?? updates.handler ?? handler);
-    });
+    return { entry, def, timeoutMs };
   }
 
   /**

@@ -202,42 +202,40 @@ impl NativeServer {
         max_concurrency: Option<u32>,
         task_after_ms: Option<f64>,
     ) -> Result<()> {
-        let def = object(def, "tool")?;
-        let name: Arc<str> = def
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .into();
         let callee = match handler {
-            Some(h) => self.callee(js_handler::tool_tsfn(&h)?),
-            None => self
-                .tool_dispatch
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .clone()
-                .ok_or_else(|| {
-                    coded(
-                        Code::Napi(Status::InvalidArg),
-                        "addTool without a handler needs setToolDispatcher first",
-                    )
-                })?,
+            Some(h) => Some(self.callee(js_handler::tool_tsfn(&h)?)),
+            None => None,
         };
-        let mut tool = Tool::from_definition(def)
-            .map_err(errors::build)?
-            .handler_arc(Arc::new(JsTool { name, callee }));
-        if let Some(t) = timeout(timeout_ms) {
-            tool = tool.timeout(t);
-        }
-        if let Some(s) = required_scopes.filter(|s| !s.is_empty()) {
-            tool = tool.required_scopes(s);
-        }
-        if let Some(n) = max_concurrency.filter(|n| *n > 0) {
-            tool = tool.max_concurrency(n as usize);
-        }
-        if let Some(ms) = task_after_ms.filter(|ms| ms.is_finite() && *ms >= 0.0) {
-            tool = tool.task_after(std::time::Duration::from_secs_f64(ms / 1000.0));
-        }
+        let tool = self.tool(
+            def,
+            callee,
+            timeout_ms,
+            required_scopes,
+            max_concurrency,
+            task_after_ms,
+        )?;
         self.server.add_tool(tool).map_err(errors::build)
+    }
+
+    /// Add many tools as one change (issue 18), all handled by the dispatcher
+    /// (`setToolDispatcher`): each item is `{ def, timeoutMs?, requiredScopes?,
+    /// maxConcurrency?, taskAfterMs? }` as for `addTool(def, null, ..)`. All or none: a bad or
+    /// duplicate one is an error naming it and nothing is added; one registry version and at
+    /// most one `notifications/tools/list_changed` for the batch.
+    #[napi]
+    pub fn add_tools(&self, items: Vec<ToolBatchItem>) -> Result<()> {
+        let mut tools = Vec::with_capacity(items.len());
+        for it in items {
+            tools.push(self.tool(
+                it.def,
+                None,
+                it.timeout_ms,
+                it.required_scopes,
+                it.max_concurrency,
+                it.task_after_ms,
+            )?);
+        }
+        self.server.add_tools(tools).map_err(errors::build)
     }
 
     #[napi]
@@ -513,4 +511,65 @@ impl NativeServer {
             timeout,
         }))
     }
+}
+
+impl NativeServer {
+    /// One core `Tool` from `addTool`'s arguments (`callee` None: the dispatcher).
+    #[allow(clippy::too_many_arguments)]
+    fn tool(
+        &self,
+        def: Value,
+        callee: Option<Arc<JsCallee<ToolCall, ToolCallArgs>>>,
+        timeout_ms: Option<f64>,
+        required_scopes: Option<Vec<String>>,
+        max_concurrency: Option<u32>,
+        task_after_ms: Option<f64>,
+    ) -> Result<Tool> {
+        let def = object(def, "tool")?;
+        let name: Arc<str> = def
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .into();
+        let callee = match callee {
+            Some(c) => c,
+            None => self
+                .tool_dispatch
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone()
+                .ok_or_else(|| {
+                    coded(
+                        Code::Napi(Status::InvalidArg),
+                        "addTool without a handler needs setToolDispatcher first",
+                    )
+                })?,
+        };
+        let mut tool = Tool::from_definition(def)
+            .map_err(errors::build)?
+            .handler_arc(Arc::new(JsTool { name, callee }));
+        if let Some(t) = timeout(timeout_ms) {
+            tool = tool.timeout(t);
+        }
+        if let Some(s) = required_scopes.filter(|s| !s.is_empty()) {
+            tool = tool.required_scopes(s);
+        }
+        if let Some(n) = max_concurrency.filter(|n| *n > 0) {
+            tool = tool.max_concurrency(n as usize);
+        }
+        if let Some(ms) = task_after_ms.filter(|ms| ms.is_finite() && *ms >= 0.0) {
+            tool = tool.task_after(std::time::Duration::from_secs_f64(ms / 1000.0));
+        }
+        Ok(tool)
+    }
+}
+
+/// One item of `NativeServer.addTools`.
+#[napi(object)]
+pub struct ToolBatchItem {
+    pub def: Value,
+    pub timeout_ms: Option<f64>,
+    pub required_scopes: Option<Vec<String>>,
+    pub max_concurrency: Option<u32>,
+    pub task_after_ms: Option<f64>,
 }

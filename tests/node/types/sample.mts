@@ -1,5 +1,5 @@
 // Compiled with `tsc --noEmit` by typings.test.mjs: the public typings must accept TS-SDK-style code.
-import { Server, McpServer, ToolError, McpError, ErrorCode, ResourceTemplate, completable, text, image, resource, type Context, type CallToolResult } from 'oxmcp';
+import { Server, McpServer, ToolError, McpError, ErrorCode, ResourceTemplate, completable, text, image, resource, type Context, type CallToolResult, type RegisteredItem } from 'oxmcp';
 import { z } from 'zod';
 
 const server = new Server({ name: 'typed', version: '1.0.0', instructions: 'hi', validation: 'toolError', cacheTtlMs: 1000, toolTimeoutMs: 5000 });
@@ -21,6 +21,11 @@ server.registerTool('shape', { inputSchema: { name: z.string() } }, ({ name }) =
 server.registerTool('json', { inputSchema: { type: 'object', properties: { q: { type: 'string' } } } }, (args) => String(args.q));
 server.registerTool('noargs', { title: 'No args' }, (ctx) => [text(ctx.era), image(Buffer.from([1]), 'image/png')]);
 server.tool('short', 'a shorthand tool', { x: z.number() }, ({ x }) => x * 2);
+const batch: RegisteredItem[] = server.addTools([
+  { name: 'b1', description: 'one', inputSchema: { type: 'object', properties: { n: { type: 'number' } } }, handler: (args: { n?: number }) => String(args.n) },
+  { name: 'b2', timeoutMs: 500, handler: () => 'two' },
+]);
+batch[0].remove();
 
 server.registerTool('asks', {}, async (ctx) => {
   const r = await ctx.elicit({ message: 'name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } });
