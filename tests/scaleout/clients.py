@@ -24,6 +24,7 @@ class Hop:
     mcp_method: str
     status: int
     upstream: str
+    name: str = ""  # params.name of a tools/call
 
 
 @dataclass
@@ -32,14 +33,19 @@ class Recorder:
 
     async def on_response(self, response: httpx2.Response) -> None:
         rq = response.request
-        method = rq.headers.get("mcp-method", "")
-        if not method and rq.method == "POST":
+        method, name = rq.headers.get("mcp-method", ""), rq.headers.get("mcp-name", "")
+        if rq.method == "POST" and not (method and name):
             try:
                 body = json.loads(rq.content or b"{}")
-                method = body.get("method", "(response)") if isinstance(body, dict) else "(batch)"
+                if isinstance(body, dict):
+                    method = method or body.get("method", "(response)")
+                    name = name or str((body.get("params") or {}).get("name", ""))
+                else:
+                    method = "(batch)"
             except (ValueError, httpx2.RequestNotRead):
-                method = "?"
-        self.hops.append(Hop(rq.method, method, response.status_code, response.headers.get("x-upstream", "")))
+                method = method or "?"
+        self.hops.append(Hop(rq.method, method or rq.method, response.status_code,
+                             response.headers.get("x-upstream", ""), name))
 
     def http_client(self) -> httpx2.AsyncClient:
         return httpx2.AsyncClient(timeout=httpx2.Timeout(30, read=300), event_hooks={"response": [self.on_response]})

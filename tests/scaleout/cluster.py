@@ -188,6 +188,7 @@ class Cluster:
     def replica_env(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("OXMCP_")}
         env["OXMCP_STATE_KEY"] = STATE_KEY
+        env["OXMCP_LOG"] = "info"  # the audit record of every call (tests read where a call ran, how it ended)
         if self.redis and self.redis_url:
             env["OXMCP_REDIS_URL"] = self.redis_address
         env.update(self.env)

@@ -17,10 +17,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from cluster import Cluster  # noqa: E402
 
-# Whether the replicas get OXMCP_REDIS_URL (a Redis of their own starts either way).
-# TODO(rops): True once the core's redis_url option is on main (rbus, issue 13).
-WITH_REDIS = False
-
 LANGS = [x for x in os.environ.get("OXMCP_SCALEOUT_LANGS", "rust,python,node").replace(" ", "").split(",") if x]
 
 
@@ -31,7 +27,7 @@ def lang(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def cluster(lang: str, tmp_path: Path) -> Iterator[Cluster]:
-    c = Cluster(lang, tmp_path / "cluster", redis_url=WITH_REDIS)
+    c = Cluster(lang, tmp_path / "cluster")
     c.start()
     try:
         yield c

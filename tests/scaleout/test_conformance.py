@@ -11,12 +11,14 @@ from cluster import ROOT, Cluster
 
 RUN = ROOT / "tests" / "conformance" / "run.sh"
 # The stateless revision: every request stands alone, so round-robin must not change a verdict.
+# With the Tasks extension's scenarios (task records in Redis, shared by the replicas).
 REVISIONS = "2026-07-28"
+REQUIRE = ["--require-tasks"]
 
 
 def conformance(url: str, out: Path) -> dict:
     summary = out / "summary.json"
-    p = subprocess.run(["bash", str(RUN), "-r", REVISIONS, "--url", url, "--out", str(out), "--summary-json",
+    p = subprocess.run(["bash", str(RUN), "-r", REVISIONS, *REQUIRE, "--url", url, "--out", str(out), "--summary-json",
                         str(summary), "--timeout", "240"], capture_output=True, text=True, timeout=300)
     assert summary.exists(), f"run.sh exited {p.returncode} without a summary:\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}"
     d = json.loads(summary.read_text())
