@@ -36,4 +36,4 @@ def test_ts_listen_stream_gets_events_from_other_replicas(cluster: Cluster) -> N
     out = ts_client(cluster.url, "listen", WATCHED, *[cluster.direct_url(i) for i in range(cluster.replicas)])
     holder = next(cluster.replica_of(u) for m, u, _ in out["hops"] if m == "subscriptions/listen")
     assert cluster.replica_of(out["triggeredOn"]) != holder, out
-    assert out["updated"] == [WATCHED] and out["toolsListChanged"] == 1, out
+    assert out["updated"] == [WATCHED] and out["toolsListChanged"] >= 1, out
