@@ -160,17 +160,17 @@ function plainArgs(plain, args) {
 const EMPTY_INPUT_SCHEMA = Object.freeze({ type: 'object', properties: {} });
 
 /**
- * Format zod issues as one safe sentence for the model.
+ * zod's refusal as the core's structured envelope: `{path, message}` per issue; the core
+ * renders the text and picks `isError` or -32602, the same in every language.
  */
-function zodIssues(err) {
+function invalidArguments(err) {
   const issues = Array.isArray(err?.issues) ? err.issues : [];
-  if (!issues.length) return String(err?.message ?? err);
-  return issues
-    .slice(0, 10)
-    .map((i) => `${(i.path ?? []).join('.') || '(root)'}: ${i.message}`)
-    .join('; ');
+  const violations = issues.length
+    ? issues.map((i) => ({ path: (i.path ?? []).map((p) => (typeof p === 'symbol' ? String(p.description) : p)), message: String(i.message) }))
+    : [{ path: [], message: String(err?.message ?? err) }];
+  return { control: 'INVALID_ARGUMENTS', error: { code: -32602, message: 'Invalid arguments', data: violations } };
 }
 
 module.exports = {
-  isZodSchema, isZodRawShape, resolveSchema, resolveToolInput, plainArgs, EMPTY_INPUT_SCHEMA, zodIssues, loadZod,
+  isZodSchema, isZodRawShape, resolveSchema, resolveToolInput, plainArgs, EMPTY_INPUT_SCHEMA, invalidArguments, loadZod,
 };

@@ -8,7 +8,7 @@
 const { loadNative } = require('./native.cjs');
 const { ToolError, McpError, RegistrationError, fromNative } = require('./errors.cjs');
 const {
-  resolveSchema, resolveToolInput, plainArgs, EMPTY_INPUT_SCHEMA, zodIssues, isZodSchema, isZodRawShape, loadZod,
+  resolveSchema, resolveToolInput, plainArgs, EMPTY_INPUT_SCHEMA, invalidArguments, isZodSchema, isZodRawShape, loadZod,
 } = require('./schema.cjs');
 const results = require('./results.cjs');
 const { Context, Calls } = require('./context.cjs');
@@ -313,11 +313,11 @@ class Server {
         } catch (e) {
           // async refinements/transforms: parse asynchronously
           return entry.zod.safeParseAsync(args).then((p) => {
-            if (!p.success) return { result: { content: [results.text(`Invalid arguments: ${zodIssues(p.error)}`)], isError: true } };
+            if (!p.success) return invalidArguments(p.error);
             return this.#callTool(entry, p.data, ctx);
           }, (err) => this.#toolFailure(entry, err));
         }
-        if (!parsed.success) return { result: { content: [results.text(`Invalid arguments: ${zodIssues(parsed.error)}`)], isError: true } };
+        if (!parsed.success) return invalidArguments(parsed.error);
         args = parsed.data;
       }
       return this.#callTool(entry, args, ctx);
@@ -546,7 +546,7 @@ class Server {
       args = args ?? {};
       if (entry.zod) {
         const parsed = entry.zod.safeParse(args);
-        if (!parsed.success) return { error: { code: -32602, message: `Invalid arguments for prompt ${entry.name}: ${zodIssues(parsed.error)}` } };
+        if (!parsed.success) return invalidArguments(parsed.error);
         args = parsed.data;
       }
       out = entry.hasArgs || entry.handler.length >= 2 ? entry.handler(args, ctx) : entry.handler(ctx);

@@ -125,5 +125,6 @@ pub(crate) fn handler(e: &HandlerError) -> Coded {
         HandlerError::Mcp(m) => mcp(m),
         HandlerError::Tool(t) => coded(Code::ToolError, &t.message),
         HandlerError::Internal(_) => mcp(&McpError::internal("Internal error")),
+        HandlerError::InvalidArguments(_) => mcp(&McpError::invalid_params("Invalid arguments")),
     }
 }

@@ -26,7 +26,8 @@ pub struct NativeEnvelope {
     pub result: Option<Value>,
     /// A JSON-RPC error to answer with.
     pub error: Option<NativeRpcError>,
-    /// `"CANCELLED"` or `"INPUT_REQUIRED"`: the handler stopped because of its `ctx`.
+    /// `"CANCELLED"` or `"INPUT_REQUIRED"`: the handler stopped because of its `ctx`;
+    /// `"INTERNAL"`: it threw; `"INVALID_ARGUMENTS"`: zod refused the arguments (`error.data`).
     pub control: Option<String>,
 }
 
@@ -258,6 +259,22 @@ fn open_envelope(env: NativeEnvelope, what: &str) -> std::result::Result<Value, 
         // An unexpected throw: the core's internal-error text, with the detail the JS layer
         // chose to show (`exposeErrors`) in `error.message`.
         return Err(HandlerError::Internal(env.error.map(|e| e.message)));
+    }
+    if env.control.as_deref() == Some("INVALID_ARGUMENTS") {
+        // zod refused the arguments: `error.data` lists `{path, message}`; the core renders it.
+        let v = env
+            .error
+            .and_then(|e| e.data)
+            .and_then(|d| match d {
+                Value::Array(a) => Some(
+                    a.iter()
+                        .filter_map(oxmcp::schema::Violation::from_host)
+                        .collect(),
+                ),
+                _ => None,
+            })
+            .unwrap_or_default();
+        return Err(HandlerError::InvalidArguments(v));
     }
     if let Some(r) = env.result {
         return Ok(r);

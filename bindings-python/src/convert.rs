@@ -53,6 +53,19 @@ fn read_outcome(obj: &Bound<'_, PyAny>) -> PyResult<Outcome> {
                 .then(|| value.str().map(|s| s.to_string()))
                 .transpose()?,
         )),
+        // The host's validation failed: `value` is a list of `{path, message}`; the core renders it.
+        "invalid_arguments" => {
+            let list = from_py(&value)?;
+            let v = list
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(oxmcp::schema::Violation::from_host)
+                        .collect()
+                })
+                .unwrap_or_default();
+            Outcome::Err(HandlerError::InvalidArguments(v))
+        }
         other => {
             Outcome::Err(McpError::internal(format!("unknown handler outcome '{other}'")).into())
         }

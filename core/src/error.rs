@@ -195,6 +195,11 @@ pub enum HandlerError {
     /// plus the detail when one is given (a host passes it only when its settings say the detail
     /// may be shown).
     Internal(Option<String>),
+    /// The arguments failed the host's own validation (pydantic, zod, serde) after passing the
+    /// input schema. The host hands over *what* failed; the core picks the text and the answer
+    /// (an `isError` result or -32602, as `ServerOptions::validation` says), so the text is the
+    /// same in every language (see [`Violation::at`] for building one from a host's path).
+    InvalidArguments(Vec<crate::schema::Violation>),
 }
 
 /// Marker carried by `HandlerError::InputRequired`; the pending requests live in the `Context`.
@@ -209,6 +214,7 @@ impl fmt::Display for HandlerError {
             Self::InputRequired(_) => f.write_str("input required"),
             Self::Cancelled => f.write_str("cancelled"),
             Self::Internal(d) => write!(f, "internal error: {}", d.as_deref().unwrap_or("-")),
+            Self::InvalidArguments(v) => write!(f, "invalid arguments ({} violations)", v.len()),
         }
     }
 }

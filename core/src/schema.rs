@@ -17,6 +17,45 @@ pub struct Violation {
     pub message: String,
 }
 
+impl Violation {
+    /// A violation at a path of object keys and array indexes (pydantic's `loc`, zod's `path`,
+    /// serde's path), as a JSON pointer (RFC 6901: `~` and `/` escaped).
+    pub fn at<S: std::fmt::Display>(
+        path: impl IntoIterator<Item = S>,
+        message: impl Into<String>,
+    ) -> Self {
+        let mut pointer = String::new();
+        for seg in path {
+            pointer.push('/');
+            pointer.push_str(&seg.to_string().replace('~', "~0").replace('/', "~1"));
+        }
+        Self {
+            pointer,
+            message: message.into(),
+        }
+    }
+
+    /// From a host's `{path, message}`: `path` a list of keys/indexes or a JSON pointer string.
+    pub fn from_host(v: &Value) -> Option<Self> {
+        let message = v.get("message")?.as_str()?.to_string();
+        match v.get("path") {
+            None | Some(Value::Null) => Some(Self::at(Vec::<String>::new(), message)),
+            Some(Value::String(p)) => Some(Self {
+                pointer: p.clone(),
+                message,
+            }),
+            Some(Value::Array(a)) => Some(Self::at(
+                a.iter().map(|s| match s {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                }),
+                message,
+            )),
+            Some(_) => None,
+        }
+    }
+}
+
 /// A compiled schema plus the source it came from.
 ///
 /// A flat object schema (plain-typed properties, `required`, `additionalProperties: bool`: what
@@ -275,6 +314,20 @@ pub(crate) fn violations_json(v: &[Violation]) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A host's `{path, message}` (pydantic `loc`, zod `path`) becomes a JSON pointer, escaped.
+    #[test]
+    fn host_violations_become_json_pointers() {
+        let v = |j: Value| Violation::from_host(&j).unwrap().pointer;
+        assert_eq!(
+            v(serde_json::json!({"path": ["a", 0, "b/c~"], "message": "m"})),
+            "/a/0/b~1c~0"
+        );
+        assert_eq!(v(serde_json::json!({"path": [], "message": "m"})), "");
+        assert_eq!(v(serde_json::json!({"message": "m"})), "");
+        assert_eq!(v(serde_json::json!({"path": "/x", "message": "m"})), "/x");
+        assert!(Violation::from_host(&serde_json::json!({"path": ["a"]})).is_none());
+    }
     use serde_json::json;
 
     #[test]

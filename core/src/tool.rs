@@ -1,7 +1,7 @@
 //! Tool definitions: the descriptor `tools/list` shows, the compiled schemas, and the handler.
 
 use crate::context::Context;
-use crate::error::{BuildError, HandlerError, McpError};
+use crate::error::{BuildError, HandlerError};
 use crate::handler::{BoxFuture, IntoToolResult, ToolHandler};
 use crate::protocol::ToolResult;
 use crate::schema::{check_mcp_headers, CompiledSchema, SchemaCache};
@@ -193,7 +193,7 @@ where
         args: Map<String, Value>,
         ctx: Context,
     ) -> BoxFuture<Result<ToolResult, HandlerError>> {
-        match serde_json::from_value::<T>(Value::Object(args)) {
+        match serde_path_to_error::deserialize::<_, T>(Value::Object(args)) {
             Ok(t) => {
                 let fut = (self.f)(Args(t), ctx);
                 Box::pin(async move {
@@ -203,8 +203,19 @@ where
                 })
             }
             Err(e) => {
-                let e = McpError::invalid_params(format!("Invalid arguments: {e}"));
-                Box::pin(async move { Err(e.into()) })
+                // The core renders the text (the same as for a schema violation).
+                let path: Vec<String> = e
+                    .path()
+                    .iter()
+                    .filter_map(|s| match s {
+                        serde_path_to_error::Segment::Seq { index } => Some(index.to_string()),
+                        serde_path_to_error::Segment::Map { key } => Some(key.clone()),
+                        serde_path_to_error::Segment::Enum { variant } => Some(variant.clone()),
+                        serde_path_to_error::Segment::Unknown => None,
+                    })
+                    .collect();
+                let v = crate::schema::Violation::at(path, e.into_inner().to_string());
+                Box::pin(async move { Err(HandlerError::InvalidArguments(vec![v])) })
             }
         }
     }

@@ -253,7 +253,7 @@ def modern_as(port: int, token: str | None, id_: Any, method: str, params: dict[
     params = {**params, "_meta": {"io.modelcontextprotocol/protocolVersion": MODERN,
                                   "io.modelcontextprotocol/clientCapabilities": caps or {"elicitation": {}}}}
     h = {"mcp-protocol-version": MODERN, "mcp-method": method, **(headers or {})}
-    if method in ("tools/call", "resources/read") and (params.get("name") or params.get("uri")):
+    if method in ("tools/call", "prompts/get", "resources/read") and (params.get("name") or params.get("uri")):
         h["mcp-name"] = params.get("name") or params["uri"]
     if token:
         h["authorization"] = f"Bearer {token}"

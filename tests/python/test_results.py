@@ -154,12 +154,16 @@ def test_async_tools() -> None:
     assert call(g)[1]["isError"] is True
 
 
-def test_invalid_arguments_in_python_are_an_error_result() -> None:
+def test_invalid_arguments_in_python_go_to_the_core_as_violations() -> None:
+    """pydantic's refusal is handed to the core as `{path, message}`; the core renders the text
+    (tests/python/test_invalid_arguments.py checks it over HTTP)."""
     def f(a: int) -> int:
         return a
 
-    kind, result = call(f, {"a": "not a number"})
-    assert kind == "ok" and result["isError"] and "Invalid arguments" in result["content"][0]["text"]
+    kind, violations = call(f, {"a": "not a number"})
+    assert kind == "invalid_arguments", (kind, violations)
+    assert [v["path"] for v in violations] == [["a"]]
+    assert "integer" in violations[0]["message"]
 
 
 def test_resource_normalisation() -> None:

@@ -189,7 +189,7 @@ class ToolEntry(_Entry):
         try:
             return self._kwargs(dict(payload or {}), native_ctx)
         except pydantic.ValidationError as exc:
-            raise ToolError(f"Invalid arguments for tool {self.name!r}: {_brief(exc)}") from exc
+            raise _InvalidArguments(exc) from exc
 
     def _finish(self, payload: Any, value: Any) -> Outcome:
         try:
@@ -202,6 +202,8 @@ class ToolEntry(_Entry):
         return ("ok", result)
 
     def _failed(self, exc: BaseException) -> Outcome:
+        if isinstance(exc, _InvalidArguments):
+            return ("invalid_arguments", exc.violations)
         if isinstance(exc, ToolError):
             return ("ok", error_result(str(exc)))
         if isinstance(exc, McpError):
@@ -321,12 +323,14 @@ class PromptEntry(_Entry):
         try:
             return self._kwargs(values, native_ctx)
         except pydantic.ValidationError as exc:
-            raise PromptError(f"Invalid arguments for prompt {self.name!r}: {_brief(exc)}") from exc
+            raise _InvalidArguments(exc) from exc
 
     def _finish(self, payload: Any, value: Any) -> Outcome:
         return ("ok", normalize_prompt_result(value, self.info.description))
 
     def _failed(self, exc: BaseException) -> Outcome:
+        if isinstance(exc, _InvalidArguments):
+            return ("invalid_arguments", exc.violations)
         if isinstance(exc, McpError):
             return ("mcp_error", (exc.code, exc.message, exc.data))
         if isinstance(exc, PromptError):
@@ -413,6 +417,16 @@ def _completion(value: Any) -> dict[str, Any]:
             out["hasMore"] = bool(value["hasMore"])
         return out
     return {"values": [str(v) for v in (value or [])]}
+
+
+class _InvalidArguments(Exception):
+    """pydantic refused the arguments: what failed, as `{path, message}` for the core to render
+    (the text is the core's, the same in every language)."""
+
+    def __init__(self, exc: pydantic.ValidationError) -> None:
+        super().__init__(str(exc))
+        self.violations = [{"path": list(err.get("loc", ())), "message": err.get("msg", "")}
+                           for err in exc.errors()]
 
 
 def _brief(exc: pydantic.ValidationError) -> str:

@@ -2,9 +2,9 @@ use super::names::{camel, names, parse};
 use super::*;
 use crate::server::options::{CacheHint, ValidationMode};
 use crate::transport::http::HttpConfig;
+use serde_json::json;
 use std::net::SocketAddr;
 use std::time::Duration;
-use serde_json::json;
 
 const CASES: &str = include_str!("../../../tests/config/cases.json");
 

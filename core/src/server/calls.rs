@@ -88,17 +88,34 @@ impl Server {
         Ok((p, params))
     }
 
-    /// Arguments that fail the input schema: a JSON-RPC error or an `isError` result, as
-    /// `ServerOptions::validation` says.
+    /// Arguments that fail the input schema, or the host's own validation after it
+    /// (`HandlerError::InvalidArguments`): the one text for every language. A tool answers a
+    /// JSON-RPC error or an `isError` result, as `ServerOptions::validation` says; a prompt,
+    /// resource or completion always -32602. The error's `data.violations` holds
+    /// `{pointer, message}` for each.
     fn invalid_arguments(
         &self,
         rq: &RequestInfo,
         name: &str,
         v: &[crate::schema::Violation],
     ) -> Outcome {
-        match self.inner.options.validation {
+        self.invalid_arguments_of(rq, "tool", name, v)
+    }
+
+    fn invalid_arguments_of(
+        &self,
+        rq: &RequestInfo,
+        what: &str,
+        name: &str,
+        v: &[crate::schema::Violation],
+    ) -> Outcome {
+        let mode = match what {
+            "tool" => self.inner.options.validation,
+            _ => ValidationMode::JsonRpcError,
+        };
+        match mode {
             ValidationMode::JsonRpcError => {
-                McpError::invalid_params(format!("Invalid arguments for tool {name}"))
+                McpError::invalid_params(format!("Invalid arguments for {what} {name}"))
                     .with_data(json!({"violations": violations_json(v)}))
                     .into()
             }
@@ -414,6 +431,15 @@ impl Server {
             }
             RunError::Handler(HandlerError::Internal(detail)) => {
                 self.internal_error(rq, kind, name, detail)
+            }
+            RunError::Handler(HandlerError::InvalidArguments(v)) => {
+                let what = match kind {
+                    Kind::Tool(_) => "tool",
+                    Kind::Resource => "resource",
+                    Kind::Prompt => "prompt",
+                    Kind::Completion => "completion",
+                };
+                self.invalid_arguments_of(rq, what, name, &v)
             }
             RunError::Timeout if tool => {
                 self.tool_outcome(rq, ToolResult::error(format!("Tool {name} timed out")))

@@ -183,6 +183,11 @@ impl Server {
                     let detail = d.map(|d| format!(": {d}")).unwrap_or_default();
                     McpError::internal(format!("Internal error in middleware{detail}")).into()
                 }
+                Err(HandlerError::InvalidArguments(v)) => {
+                    McpError::invalid_params("Invalid arguments")
+                        .with_data(json!({"violations": crate::schema::violations_json(&v)}))
+                        .into()
+                }
             }
         })
     }
