@@ -93,8 +93,8 @@ function normalizeToolResult(value, { hasOutputSchema = false } = {}) {
   if (typeof value === 'string') return { content: [text(value)] };
   if (isContentBlock(value)) return { content: [value] };
   if (Array.isArray(value) && !hasOutputSchema) {
-    const blocks = value.length > 0 && value.every((v) => typeof v === 'string' || isContentBlock(v));
-    return { content: blocks ? value.map(toBlock) : [text(jsonText(value))] };
+    // Which lists become content blocks is the core's rule (ToolResult::from_list): hand it the JSON.
+    return new CoreList(JSON.parse(jsonText(value)));
   }
   if (isFullToolResult(value)) {
     const out = { ...value };
@@ -107,6 +107,11 @@ function normalizeToolResult(value, { hasOutputSchema = false } = {}) {
   if (typeof value === 'bigint') return { content: [text(value.toString())] };
   if (hasOutputSchema) return structured(value);
   return { content: [text(typeof value === 'object' ? jsonText(value) : String(value))] };
+}
+
+/** A tool's list (no outputSchema), as JSON, for the core to turn into content. */
+class CoreList {
+  constructor(items) { this.items = items; }
 }
 
 function structured(value) {
@@ -181,6 +186,6 @@ function normalizeCompletion(value) {
 
 module.exports = {
   text, image, audio, resource, resourceLink, toBase64,
-  normalizeToolResult, toolErrorResult, normalizePromptResult, normalizeResourceContents, normalizeCompletion,
+  normalizeToolResult, CoreList, toolErrorResult, normalizePromptResult, normalizeResourceContents, normalizeCompletion,
   ToolError, McpError,
 };

@@ -341,7 +341,8 @@ class Server {
 
   #toolOk(entry, value) {
     try {
-      return { result: results.normalizeToolResult(value, { hasOutputSchema: entry.hasOutputSchema }) };
+      const r = results.normalizeToolResult(value, { hasOutputSchema: entry.hasOutputSchema });
+      return r instanceof results.CoreList ? { control: 'LIST', result: r.items } : { result: r };
     } catch (e) {
       return this.#toolFailure(entry, e);
     }

@@ -27,7 +27,8 @@ pub struct NativeEnvelope {
     /// A JSON-RPC error to answer with.
     pub error: Option<NativeRpcError>,
     /// `"CANCELLED"` or `"INPUT_REQUIRED"`: the handler stopped because of its `ctx`;
-    /// `"INTERNAL"`: it threw; `"INVALID_ARGUMENTS"`: zod refused the arguments (`error.data`).
+    /// `"INTERNAL"`: it threw; `"INVALID_ARGUMENTS"`: zod refused the arguments (`error.data`);
+    /// `"LIST"`: a tool returned a list with no outputSchema (`result`, for the core's rule).
     pub control: Option<String>,
 }
 
@@ -275,6 +276,16 @@ fn open_envelope(env: NativeEnvelope, what: &str) -> std::result::Result<Value, 
             })
             .unwrap_or_default();
         return Err(HandlerError::InvalidArguments(v));
+    }
+    if env.control.as_deref() == Some("LIST") {
+        // A tool's list with no outputSchema: the core's rule makes it content.
+        let items = match env.result {
+            Some(Value::Array(a)) => a,
+            Some(other) => vec![other],
+            None => Vec::new(),
+        };
+        return serde_json::to_value(oxmcp::ToolResult::from_list(items))
+            .map_err(|e| internal(what, e.to_string()));
     }
     if let Some(r) = env.result {
         return Ok(r);

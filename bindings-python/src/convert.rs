@@ -45,6 +45,17 @@ fn read_outcome(obj: &Bound<'_, PyAny>) -> PyResult<Outcome> {
             }
             Outcome::Err(e.into())
         }
+        // A tool's list with no outputSchema: the core's rule makes it content (ToolResult::from_list).
+        "list" => {
+            let items = match from_py(&value)? {
+                Value::Array(a) => a,
+                other => vec![other],
+            };
+            Outcome::Ok(
+                serde_json::to_value(oxmcp::ToolResult::from_list(items))
+                    .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?,
+            )
+        }
         "input_required" => Outcome::InputRequired,
         "cancelled" => Outcome::Err(HandlerError::Cancelled),
         // An unexpected exception: the core picks the text (`value`: a detail to show, or None).

@@ -228,12 +228,16 @@ def test_completions() -> None:
     assert router.call_sync({"argument": "unknown", "value": ""}) == ("ok", {"values": []})
 
 
-def test_a_list_of_plain_data_with_no_output_schema_is_one_json_text_block() -> None:
-    """The same rule and bytes as Node (tests/node/tools.test.mjs)."""
-    from oxmcp._results import normalize_tool_result
+def test_a_list_with_no_output_schema_goes_to_the_core_as_json() -> None:
+    """Which lists become content is the core's rule (tests/python/test_core_rules.py checks the
+    bytes over HTTP, the same as Node's); the binding only converts."""
+    from oxmcp._results import CoreList, normalize_tool_result
 
-    assert normalize_tool_result([1, {"k": "v"}, "x"], output_schema=None, wrap=False) == {
-        "content": [{"type": "text", "text": '[1,{"k":"v"},"x"]'}]}
-    assert normalize_tool_result([], output_schema=None, wrap=False) == {"content": [{"type": "text", "text": "[]"}]}
-    assert normalize_tool_result(["a", "b"], output_schema=None, wrap=False) == {
-        "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}
+    out = normalize_tool_result([1, {"k": "v"}, "x"], output_schema=None, wrap=False)
+    assert isinstance(out, CoreList) and list(out) == [1, {"k": "v"}, "x"]
+
+    def f():  # type: ignore[no-untyped-def]  (no annotation: no outputSchema)
+        return ["a", b"\x00"]
+
+    kind, items = call(f)
+    assert kind == "list" and items[0] == "a" and len(items) == 2, (kind, items)

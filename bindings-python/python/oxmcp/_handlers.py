@@ -27,7 +27,7 @@ import pydantic
 
 from ._context import Context
 from ._errors import DefinitionError, InputRequired, McpError, PromptError, RequestCancelled, ResourceError, ToolError
-from ._results import error_result, normalize_prompt_result, normalize_resource_result, normalize_tool_result
+from ._results import CoreList, error_result, normalize_prompt_result, normalize_resource_result, normalize_tool_result
 from ._schema import FunctionInfo, analyze_function
 from .server.dependencies import current_context
 
@@ -199,7 +199,7 @@ class ToolEntry(_Entry):
             _log.error("tool %r returned a value that cannot be serialised", self.name, exc_info=exc)
             return ("ok", error_result(f"Tool {self.name!r} returned a value that cannot be serialised"
                                        + (f": {exc}" if self._debug() else "")))
-        return ("ok", result)
+        return ("list", list(result)) if isinstance(result, CoreList) else ("ok", result)
 
     def _failed(self, exc: BaseException) -> Outcome:
         if isinstance(exc, _InvalidArguments):

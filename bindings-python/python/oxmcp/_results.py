@@ -234,11 +234,6 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _is_content_like(item: Any) -> bool:
-    return isinstance(item, (_Content, str)) or (isinstance(item, dict) and isinstance(item.get("type"), str)
-                                                  and item.get("type") in _BLOCK_TYPES)
-
-
 _BLOCK_TYPES = {"text", "image", "audio", "resource", "resource_link"}
 
 
@@ -286,11 +281,16 @@ def normalize_tool_result(value: Any, *, output_schema: dict[str, Any] | None, w
         return {"content": []}
     if isinstance(value, (_Content, str, bytes)):
         return {"content": [content_block(value)]}
-    if isinstance(value, (list, tuple)) and value and all(_is_content_like(v) for v in value):
-        return {"content": content_list(value)}
+    if isinstance(value, (list, tuple)):
+        # Which lists become content blocks is the core's rule (ToolResult::from_list).
+        return CoreList(to_jsonable(list(value)))
     if isinstance(value, dict) and value.get("type") in _BLOCK_TYPES:
         return {"content": [value]}
     return {"content": [{"type": "text", "text": _dumps(to_jsonable(value))}]}
+
+
+class CoreList(list):  # type: ignore[type-arg]
+    """A tool's list (no outputSchema), as JSON, for the core to turn into content."""
 
 
 def error_result(message: str) -> dict[str, Any]:

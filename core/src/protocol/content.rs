@@ -185,6 +185,33 @@ impl ToolResult {
     pub fn from_value(v: Value) -> Result<Self, serde_json::Error> {
         serde_json::from_value(v)
     }
+    /// A list a tool returned when it declares no `outputSchema`: one content block per item when
+    /// every item is a string (a text block) or a content block; otherwise, and for an empty
+    /// list, one text block with the list's JSON. The one copy of this rule: the bindings hand
+    /// the list over (converted to JSON) instead of deciding.
+    pub fn from_list(items: Vec<Value>) -> Self {
+        const BLOCKS: [&str; 5] = ["text", "image", "audio", "resource", "resource_link"];
+        if !items.is_empty() {
+            let blocks: Option<Vec<Content>> = items
+                .iter()
+                .map(|v| match v {
+                    Value::String(s) => Some(Content::text(s.clone())),
+                    Value::Object(m)
+                        if m.get("type")
+                            .and_then(Value::as_str)
+                            .is_some_and(|t| BLOCKS.contains(&t)) =>
+                    {
+                        serde_json::from_value(v.clone()).ok()
+                    }
+                    _ => None,
+                })
+                .collect();
+            if let Some(content) = blocks {
+                return Self::new(content);
+            }
+        }
+        Self::text(Value::Array(items).to_string())
+    }
 }
 
 /// A message of a `GetPromptResult`.

@@ -1,7 +1,8 @@
-"""Issue 10: the invalid-arguments text is the core's. Arguments that pass the input schema but
+"""Issue 10: protocol rules decided once, in the core. The invalid-arguments text is the core's. Arguments that pass the input schema but
 fail pydantic are handed to the core as `{path, message}`; the core renders the same text as for a
 schema violation (and as the Node binding gives, tests/node/invalid-arguments.test.mjs), an
-`isError` result or -32602 as the `validation` option says. Over real HTTP.
+`isError` result or -32602 as the `validation` option says. A list a tool returns with no
+outputSchema is made content by the core (ToolResult::from_list). Over real HTTP.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 from procs import ROOT, free_port, stop, wait_listening
 from test_hardening import modern_as
 
-APP = ROOT / "tests/python/apps/refusing.py"
+APP = ROOT / "tests/python/apps/core_rules.py"
 
 
 def start(validation: str) -> tuple[subprocess.Popen[bytes], int]:
@@ -62,5 +63,21 @@ def test_jsonrpc_mode_answers_invalid_params_with_violations() -> None:
         assert e["code"] == -32602 and e["message"] == "Invalid arguments for tool shout", e
         [v] = e["data"]["violations"]
         assert v["pointer"] == "/word" and "must be lower case" in v["message"], e
+    finally:
+        stop(proc)
+
+
+def test_a_list_with_no_output_schema_is_content_by_the_cores_rule() -> None:
+    """The same bytes as Node: plain data is its JSON as one text block; strings and content
+    blocks are one block each."""
+    proc, port = start("tool_error")
+    try:
+        def content(name: str) -> Any:
+            r = call(port, "tools/call", {"name": name, "arguments": {}})["result"]
+            assert "isError" not in r, r
+            return r["content"]
+        assert content("data_list") == [{"type": "text", "text": '[1,{"k":"v"},"x"]'}]
+        assert content("empty_list") == [{"type": "text", "text": "[]"}]
+        assert content("block_list") == [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]
     finally:
         stop(proc)

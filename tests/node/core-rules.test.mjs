@@ -1,7 +1,8 @@
-// Issue 10: the invalid-arguments text is the core's. Arguments that pass the input schema but fail
+// Issue 10: protocol rules decided once, in the core. The invalid-arguments text is the core's. Arguments that pass the input schema but fail
 // zod (a refinement JSON Schema cannot express) go to the core as {path, message}; the core renders
 // the same text as for a schema violation, and as the Python binding gives
-// (tests/python/test_invalid_arguments.py): an isError result or -32602 as `validation` says.
+// (tests/python/test_core_rules.py): an isError result or -32602 as `validation` says. A list a
+// tool returns with no outputSchema is made content by the core (ToolResult::from_list).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { post } from './helpers.mjs';
@@ -12,6 +13,9 @@ async function start(t, validation) {
   const lower = z.string().refine((s) => s === s.toLowerCase(), 'must be lower case');
   const s = new Server({ name: 'refusing', version: '1', handleSignals: false, validation });
   s.registerTool('shout', { inputSchema: { word: lower } }, ({ word }) => word.toUpperCase());
+  s.registerTool('data_list', { description: 'x' }, () => [1, { k: 'v' }, 'x']);
+  s.registerTool('empty_list', { description: 'x' }, () => []);
+  s.registerTool('block_list', { description: 'x' }, () => ['a', { type: 'text', text: 'b' }]);
   s.registerPrompt('greet', { argsSchema: { name: lower } }, ({ name }) => `Hello ${name}`);
   const { url } = await s.listen({ host: '127.0.0.1', port: 0 });
   t.after(() => s.close());
@@ -46,4 +50,16 @@ test('jsonrpc_error mode answers invalid params with the violations', async (t) 
   assert.equal(e.message, 'Invalid arguments for tool shout');
   assert.deepEqual(e.data.violations.map((v) => v.pointer), ['/word']);
   assert.match(e.data.violations[0].message, /must be lower case/);
+});
+
+test('a list with no outputSchema is content by the core\'s rule (the same bytes as Python)', async (t) => {
+  const url = await start(t, 'tool_error');
+  const content = async (name) => {
+    const r = (await post(url, 'tools/call', { name, arguments: {} })).response.result;
+    assert.equal(r.isError, undefined, JSON.stringify(r));
+    return r.content;
+  };
+  assert.deepEqual(await content('data_list'), [{ type: 'text', text: '[1,{"k":"v"},"x"]' }]);
+  assert.deepEqual(await content('empty_list'), [{ type: 'text', text: '[]' }]);
+  assert.deepEqual(await content('block_list'), [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }]);
 });
