@@ -241,3 +241,36 @@ def test_a_list_with_no_output_schema_goes_to_the_core_as_json() -> None:
 
     kind, items = call(f)
     assert kind == "list" and items[0] == "a" and len(items) == 2, (kind, items)
+
+
+@pytest.mark.parametrize("ret, values", [
+    (int, [0, 3, -7, 2**70]),
+    (bool, [True, False]),
+    (str, ["", "x", "é \"q\" \n"]),
+])
+def test_plain_returns_built_directly_match_the_normalisation(ret: Any, values: list[Any]) -> None:
+    """The fast path of ``ToolEntry._finish`` (issue 16) gives what ``normalize_tool_result`` gives."""
+    from oxmcp._results import normalize_tool_result
+
+    s = Server("t")
+    s._str_returns_are_data = ret is str  # FastMCP's rule: a `-> str` is data
+
+    def fn(v: Any) -> Any:
+        return v
+    fn.__annotations__ = {"v": ret, "return": ret}
+    entry = s.add_tool(fn)
+    info = entry.info
+    assert entry._fast_type is ret
+    for v in values:
+        fast = entry.call_sync({"v": v})
+        slow = normalize_tool_result(v, output_schema=info.output_schema, wrap=info.wrap_result,
+                                     adapter=info.output_adapter)
+        assert fast == ("ok", slow), v
+    # another type than the annotation (a bool from `-> int`) takes the general path, unchanged
+    if ret is int:
+        def g(v: int) -> int:
+            return True  # type: ignore[return-value]
+        g.__annotations__ = {"v": int, "return": int}
+        other = s.add_tool(g)
+        assert other.call_sync({"v": 1}) == ("ok", normalize_tool_result(
+            True, output_schema=info.output_schema, wrap=True, adapter=info.output_adapter))
