@@ -33,9 +33,10 @@ pub(crate) fn outcome(obj: &Bound<'_, PyAny>) -> Outcome {
 
 fn read_outcome(obj: &Bound<'_, PyAny>) -> PyResult<Outcome> {
     let t = obj.cast::<PyTuple>()?;
-    let kind: String = t.get_item(0)?.extract()?;
+    let kind = t.get_item(0)?;
+    let kind = kind.cast::<pyo3::types::PyString>()?.to_str()?;
     let value = t.get_item(1)?;
-    Ok(match kind.as_str() {
+    Ok(match kind {
         "ok" => Outcome::Ok(from_py(&value)?),
         "mcp_error" => {
             let (code, message, data): (i32, String, Bound<'_, PyAny>) = value.extract()?;

@@ -1,7 +1,8 @@
 //! Where Python code runs, and when native threads may enter Python at all.
 //!
 //! Tokio workers never take the GIL for handler work:
-//! - sync handlers go to a bounded pool of plain threads (each takes the GIL for one call);
+//! - sync handlers go to a bounded pool of plain threads (each holds one Python thread state for
+//!   its life and takes the GIL for one call at a time);
 //! - async handlers, and every callback into Python, go to one dispatcher thread that only
 //!   schedules work onto the asyncio loop (`call_soon_threadsafe`) and returns at once.
 //!
@@ -55,18 +56,34 @@ impl Drop for Leave {
     }
 }
 
+/// Count this thread inside Python until the `Leave` is dropped; `None` once the gate is closed.
+fn enter() -> Option<Leave> {
+    let mut g = lock(&GATE);
+    if g.closed {
+        return None;
+    }
+    g.inside += 1;
+    Some(Leave)
+}
+
 /// Run `f` with the GIL on a native thread, unless the interpreter is shutting down (`None`).
 /// The thread counts as inside until `Python::attach` has fully returned (thread state released).
 pub(crate) fn attach<R>(f: impl FnOnce(Python<'_>) -> R) -> Option<R> {
-    {
-        let mut g = lock(&GATE);
-        if g.closed {
-            return None;
-        }
-        g.inside += 1;
-    }
-    let _leave = Leave;
+    let _leave = enter()?;
     Some(Python::attach(f))
+}
+
+/// A pool worker's next job, waited for without the GIL; `None` when the server is gone. The
+/// worker is inside again when this returns: once the gate is closed it never returns (it parks
+/// for the rest of the process rather than take the GIL back from a finalizing interpreter).
+fn next_job(rx: &Mutex<mpsc::Receiver<Job>>) -> (Option<Job>, Leave) {
+    let job = lock(rx).recv().ok();
+    match enter() {
+        Some(inside) => (job, inside),
+        None => loop {
+            thread::park();
+        },
+    }
 }
 
 /// Close the gate for good and wait up to `timeout` seconds for native threads to leave Python.
@@ -150,14 +167,25 @@ impl Pool {
             let rx = srx.clone();
             let _ = thread::Builder::new()
                 .name(format!("oxmcp-py-{i}"))
-                .spawn(move || loop {
-                    let job = match lock(&rx).recv() {
-                        Ok(job) => job,
-                        Err(_) => return, // the server is gone
-                    };
-                    if attach(move |py| job(py)).is_none() {
-                        return; // the interpreter is finalizing
-                    }
+                .spawn(move || {
+                    // One Python thread state for the worker's life: `Python::attach` per job
+                    // (PyGILState_Ensure/Release) created and destroyed a thread state each
+                    // time, a large part of a small call. Between jobs the worker waits
+                    // detached (GIL released) and does not count as inside (`next_job`).
+                    let Some(inside) = enter() else { return };
+                    let last = Python::attach(move |py| {
+                        let mut inside = inside;
+                        loop {
+                            drop(inside);
+                            let (job, now) = py.detach(|| next_job(&rx));
+                            inside = now;
+                            match job {
+                                Some(job) => job(py),
+                                None => return inside, // the server is gone
+                            }
+                        }
+                    });
+                    drop(last); // after the thread state is released
                 });
         }
         let _ = thread::Builder::new()
