@@ -1,0 +1,118 @@
+"""CPU per call of one server under a short bounded load, optionally under `perf record`.
+
+The development companion of run.py (issue 16): on a busy machine req/s is noise, but the
+server's CPU time per completed request, and a profile, are not. One server, one phase:
+
+    python3 bench/percall.py --cmd 'target/release/bench-server --port {port}' --kind add
+    python3 bench/percall.py --cmd '/tmp/oxmcp-bench/venv/bin/python bench/servers/oxmcp_py.py --http 127.0.0.1:{port}' \
+        --env PYTHONPERFSUPPORT=1 --perf /tmp/py.data              # then: perf report -i /tmp/py.data
+    python3 bench/percall.py --cmd 'node --perf-basic-prof bench/servers/oxmcp_node.mjs --http 127.0.0.1:{port}' \
+        --env OXMCP_NATIVE=/tmp/oxmcp-bench/node/oxmcp.node --perf /tmp/node.data
+
+The server runs under `taskset -c 0`, bench/loadgen on CPU 1 (`-c 16` by default). Prints one
+JSON line: requests, req/s, p50/p99 µs, CPU µs per call (utime+stime of the server's process
+tree over the measured window, as run.py counts it), the server's share of its core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import run  # noqa: E402  (run.py's messages, headers and /proc helpers)
+
+BENCH = Path(__file__).parent
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cmd", required=True, help="server command; {port} is replaced")
+    ap.add_argument("--env", action="append", default=[], help="K=V for the server (repeatable)")
+    ap.add_argument("--kind", choices=["add", "list"], default="add")
+    ap.add_argument("-c", "--conns", type=int, default=16)
+    ap.add_argument("-d", "--duration", type=float, default=5)
+    ap.add_argument("-w", "--warmup", type=float, default=1)
+    ap.add_argument("--perf", help="perf record -g the server into this file during the measured window")
+    ap.add_argument("--perf-freq", type=int, default=999)
+    ap.add_argument("--loadgen", default=str(BENCH / "loadgen/target/release/loadgen"))
+    a = ap.parse_args()
+
+    port = run.free_port()
+    env = dict(os.environ)
+    for kv in a.env:
+        k, _, v = kv.partition("=")
+        env[k] = v
+    cmd = ["taskset", "-c", "0", *[c.replace("{port}", str(port)) for c in shlex.split(a.cmd)]]
+    p = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, start_new_session=True)
+    perf = None
+    try:
+        url = f"http://127.0.0.1:{port}/mcp"
+        m = run.add_msg(run.MODERN) if a.kind == "add" else run.list_msg(run.MODERN)
+        deadline = time.monotonic() + 30
+        import http.client
+        while True:
+            try:
+                c = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+                c.request("POST", "/mcp", body=run.enc(m), headers=run.headers(m, run.MODERN, None))
+                if c.getresponse().status == 200:
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline or p.poll() is not None:
+                raise SystemExit(f"server did not answer: {p.stderr.read().decode()[-600:] if p.poll() is not None else ''}")
+            time.sleep(0.05)
+        with tempfile.NamedTemporaryFile("wb", suffix=".json", delete=False) as f:
+            f.write(run.enc(m))
+            body = f.name
+        lg = ["taskset", "-c", "1", a.loadgen, "--url", url, "--body-file", body, "-c", str(a.conns),
+              "-d", str(a.duration), "-w", str(a.warmup)]
+        for k, v in run.headers(m, run.MODERN, None).items():
+            lg += ["-H", f"{k}: {v}"]
+        for n in run.NEEDLES[a.kind]:
+            lg += ["--expect", n]
+        t0 = time.monotonic()
+        gen = subprocess.Popen(lg, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(a.warmup)
+        pids = run.tree(p.pid)
+        c0, w0 = run.cpu_s(pids), time.monotonic()
+        if a.perf:
+            perf = subprocess.Popen(["perf", "record", "-F", str(a.perf_freq), "-g", "-o", a.perf,
+                                     "-p", ",".join(map(str, pids)), "--", "sleep", str(a.duration)],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(max(0.0, t0 + a.warmup + a.duration - time.monotonic()))
+        c1, w1 = run.cpu_s(run.tree(p.pid)), time.monotonic()
+        out, err = gen.communicate(timeout=a.duration + 30)
+        os.unlink(body)
+        if gen.returncode:
+            raise SystemExit(f"loadgen failed: {err[-400:]}")
+        r = json.loads(out)
+        if perf is not None:
+            perf.wait(timeout=a.duration + 60)
+        ok = r.get("ok", 0)
+        print(json.dumps({
+            "kind": a.kind, "conns": a.conns, "requests": ok, "errors": r.get("errors"),
+            "rps": round(r.get("rps", 0)), "p50_us": r.get("p50_us"), "p99_us": r.get("p99_us"),
+            "cpu_us_per_call": round((c1 - c0) * 1e6 / ok, 1) if ok else None,
+            "server_cpu_pct": round(100 * (c1 - c0) / (w1 - w0)),
+            "loadavg": os.getloadavg()[0],
+        }))
+    finally:
+        try:
+            os.killpg(p.pid, signal.SIGTERM)
+            p.wait(timeout=5)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            os.killpg(p.pid, signal.SIGKILL)
+
+
+if __name__ == "__main__":
+    main()
