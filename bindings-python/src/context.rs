@@ -77,6 +77,31 @@ impl NativeContext {
             .map(|c| serde_json::json!({"name": c.name, "scopes": c.scopes, "claims": c.claims}));
         opt_to_py(py, v.as_ref())
     }
+    /// The HTTP request that carried the message: `{method, path, query, headers: [[name, value]],
+    /// client: [host, port] | None}`, or None (stdio, in-process).
+    #[getter]
+    fn http_request<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let v = self.ctx.http_request().map(|r| {
+            let headers: Vec<(&str, String)> = r
+                .headers
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        k.as_str(),
+                        String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                    )
+                })
+                .collect();
+            serde_json::json!({
+                "method": r.method.as_str(),
+                "path": r.path,
+                "query": r.query,
+                "headers": headers,
+                "client": r.peer.map(|a| (a.ip().to_string(), a.port())),
+            })
+        });
+        opt_to_py(py, v.as_ref())
+    }
     #[getter]
     fn meta<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         to_py(py, &Value::Object(self.ctx.meta().clone()))

@@ -447,6 +447,10 @@ impl NativeServer {
 
     /// One HTTP exchange through the core's transport-neutral handler (ASGI mount, in-memory client).
     /// Returns an awaitable of `(status, headers, body: bytes | None, stream | None)`.
+    /// `query` (without `?`) and `client` (`(host, port)`, as ASGI's scope has them) are what
+    /// handlers see of the request (`ctx.get_http_request()`).
+    #[pyo3(signature = (method, path, headers, body, query=String::new(), client=None))]
+    #[allow(clippy::too_many_arguments)]
     fn handle_http<'py>(
         &self,
         py: Python<'py>,
@@ -454,9 +458,12 @@ impl NativeServer {
         path: String,
         headers: Vec<(String, String)>,
         body: Vec<u8>,
+        query: String,
+        client: Option<(String, u16)>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let handler = self.http_handler()?;
-        serve::handle(py, handler, method, path, headers, body)
+        let client = client.and_then(|(h, p)| Some(std::net::SocketAddr::new(h.parse().ok()?, p)));
+        serve::handle(py, handler, method, path, headers, body, query, client)
     }
 }
 

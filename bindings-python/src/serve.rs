@@ -182,6 +182,7 @@ impl BodyStream {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn handle<'py>(
     py: Python<'py>,
     handler: HttpHandler,
@@ -189,6 +190,8 @@ pub(crate) fn handle<'py>(
     path: String,
     headers: Vec<(String, String)>,
     body: Vec<u8>,
+    query: String,
+    client: Option<std::net::SocketAddr>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let method =
         Method::from_bytes(method.as_bytes()).map_err(|e| PyValueError::new_err(e.to_string()))?;
@@ -211,7 +214,7 @@ pub(crate) fn handle<'py>(
             headers: map,
             body: Bytes::from(body),
         };
-        let resp = handler.handle(req).await;
+        let resp = handler.handle_full(req, client, &query).await;
         let status = resp.status.as_u16();
         let headers: Vec<(String, String)> = resp
             .headers

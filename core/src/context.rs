@@ -111,6 +111,7 @@ pub(crate) struct ContextInner {
     pub(crate) client_info: Option<Value>,
     pub(crate) client_capabilities: Value,
     pub(crate) caller: Option<Caller>,
+    pub(crate) http: Option<Arc<crate::transport::http::HttpRequestInfo>>,
     pub(crate) meta: Map<String, Value>,
     pub(crate) cancel: CancellationToken,
     pub(crate) progress_token: Option<Value>,
@@ -182,6 +183,11 @@ impl Context {
     }
     pub fn caller(&self) -> Option<&Caller> {
         self.inner.caller.as_ref()
+    }
+    /// The HTTP request that carried this message (method, path, query, headers, peer); `None`
+    /// on stdio and in-process. What FastMCP's `get_http_request()` reads.
+    pub fn http_request(&self) -> Option<&crate::transport::http::HttpRequestInfo> {
+        self.inner.http.as_deref()
     }
     /// The request's `_meta` object.
     pub fn meta(&self) -> &Map<String, Value> {

@@ -50,7 +50,10 @@ class AsgiApp:
                 await _plain(send, 413, b"request body too large")
                 return
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope.get("headers", [])]
-        status, out_headers, out_body, stream = await native.handle_http(scope["method"], "/mcp", headers, bytes(body))
+        client = scope.get("client")
+        status, out_headers, out_body, stream = await native.handle_http(
+            scope["method"], "/mcp", headers, bytes(body), scope.get("query_string", b"").decode("latin-1"),
+            (str(client[0]), int(client[1])) if client else None)
         await send({"type": "http.response.start", "status": status,
                     "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in out_headers]})
         if stream is None:

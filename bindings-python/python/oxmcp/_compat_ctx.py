@@ -233,6 +233,6 @@ class RequestContext:
 
     @property
     def request(self) -> Any:
-        from .server.dependencies import _current_http_request
+        from .server.dependencies import http_request_of
 
-        return _current_http_request()
+        return http_request_of(self._ctx)

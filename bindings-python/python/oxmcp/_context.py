@@ -179,9 +179,14 @@ class Context:
         return await read_resource(self._server, str(uri), self)
 
     def get_http_request(self) -> Any:
-        from .server.dependencies import get_http_request
+        """The HTTP request that carried this message (a Starlette ``Request``); ``RuntimeError`` on
+        stdio, as FastMCP."""
+        from .server.dependencies import http_request_of
 
-        return get_http_request()
+        request = http_request_of(self)
+        if request is None:
+            raise RuntimeError("No active HTTP request found.")
+        return request
 
     def get_access_token(self) -> Any:
         from .server.dependencies import get_access_token

@@ -45,7 +45,13 @@ class NativeServer:
         self, event_loop: Any, host: str, port: int, path: str, options: dict[str, Any] | None = None
     ) -> ServeHandle: ...
     def handle_http(
-        self, method: str, path: str, headers: list[tuple[str, str]], body: bytes
+        self,
+        method: str,
+        path: str,
+        headers: list[tuple[str, str]],
+        body: bytes,
+        query: str = "",
+        client: tuple[str, int] | None = None,
     ) -> Awaitable[tuple[int, list[tuple[str, str]], bytes | None, BodyStream | None]]: ...
 
 @final
@@ -68,6 +74,8 @@ class NativeContext:
     def client_capabilities(self) -> Any: ...
     @property
     def caller(self) -> Any: ...
+    @property
+    def http_request(self) -> Any: ...
     @property
     def meta(self) -> Any: ...
     @property

@@ -39,6 +39,8 @@ pub struct Env {
     /// the session's, if any.
     pub(crate) cancellable: Option<Arc<Cancellable>>,
     pub(crate) caller: Option<Caller>,
+    /// HTTP: the request that carried the message (`Context::http_request`).
+    pub(crate) http: Option<Arc<crate::transport::http::HttpRequestInfo>>,
     pub(crate) cancel: CancellationToken,
     pub(crate) sink: Option<Sink>,
     /// Set by `initialize`: the legacy session it created.
@@ -56,6 +58,7 @@ impl Env {
             protocol_header: None,
             cancellable: None,
             caller: None,
+            http: None,
             cancel: CancellationToken::new(),
             sink: None,
             created_session: Mutex::new(None),
@@ -64,6 +67,11 @@ impl Env {
     }
     pub fn caller(mut self, c: Option<Caller>) -> Self {
         self.caller = c;
+        self
+    }
+    /// The HTTP request that carried the message, for handlers (`Context::http_request`).
+    pub fn http(mut self, r: Arc<crate::transport::http::HttpRequestInfo>) -> Self {
+        self.http = Some(r);
         self
     }
     pub fn cancel(mut self, c: CancellationToken) -> Self {
@@ -747,6 +755,7 @@ impl Server {
                 client_info: rq.client_info.clone(),
                 client_capabilities: rq.caps.clone(),
                 caller: env.caller.clone(),
+                http: env.http.clone(),
                 meta: rq.meta.clone(),
                 cancel,
                 progress_token,

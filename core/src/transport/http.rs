@@ -168,6 +168,20 @@ pub struct HttpRequest {
     pub body: Bytes,
 }
 
+/// The HTTP request that carried a message, as its handler may see it
+/// ([`crate::Context::http_request`]): what FastMCP's `get_http_request()` gives Python code.
+/// The headers are all of them, `Authorization` included: they are the server's own request.
+#[derive(Debug)]
+pub struct HttpRequestInfo {
+    pub method: Method,
+    pub path: String,
+    /// The query string, without the `?` (empty when there is none).
+    pub query: String,
+    pub headers: HeaderMap,
+    /// The client's address, when the host knows it.
+    pub peer: Option<SocketAddr>,
+}
+
 /// A response body: complete, or a stream of SSE chunks (dropping the receiver cancels the
 /// request, as a client disconnect does).
 pub enum ResponseBody {
@@ -376,6 +390,19 @@ impl HttpHandler {
         req: HttpRequest,
         peer: Option<std::net::IpAddr>,
     ) -> HttpResponse {
+        self.handle_full(req, peer.map(|ip| SocketAddr::new(ip, 0)), "")
+            .await
+    }
+
+    /// [`Self::handle_from`] with the client's socket address and the URL's query string, which
+    /// handlers see through [`crate::Context::http_request`].
+    pub async fn handle_full(
+        &self,
+        req: HttpRequest,
+        peer_addr: Option<SocketAddr>,
+        query: &str,
+    ) -> HttpResponse {
+        let peer = peer_addr.map(|a| a.ip());
         if req.headers.len() > self.config.max_headers
             || req
                 .headers
@@ -440,7 +467,7 @@ impl HttpHandler {
             return r;
         }
         match req.method {
-            Method::POST => self.post(req, caller).await,
+            Method::POST => self.post(req, caller, peer_addr, query).await,
             Method::GET => self.get(&req.headers, caller.as_ref()).await,
             Method::DELETE => self.delete(&req.headers, caller.as_ref()).await,
             _ => HttpResponse::new(StatusCode::METHOD_NOT_ALLOWED)
@@ -555,8 +582,28 @@ impl HttpHandler {
         resp
     }
 
-    async fn post(&self, req: HttpRequest, caller: Option<Caller>) -> HttpResponse {
-        let h = &req.headers;
+    async fn post(
+        &self,
+        req: HttpRequest,
+        caller: Option<Caller>,
+        peer: Option<SocketAddr>,
+        query: &str,
+    ) -> HttpResponse {
+        // The headers move into what handlers may see of the request (no copy).
+        let HttpRequest {
+            method,
+            path,
+            headers,
+            body,
+        } = req;
+        let info = Arc::new(HttpRequestInfo {
+            method,
+            path,
+            query: query.to_string(),
+            headers,
+            peer,
+        });
+        let (h, body) = (&info.headers, &body);
         let ct = h
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
@@ -583,14 +630,14 @@ impl HttpHandler {
                 ),
             );
         }
-        if req.body.len() > self.config.max_body {
+        if body.len() > self.config.max_body {
             return HttpResponse::error(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 Value::Null,
                 McpError::invalid_request("Request body too large"),
             );
         }
-        let msg: Value = match jsonrpc::parse(&req.body, self.config.max_string) {
+        let msg: Value = match jsonrpc::parse(body, self.config.max_string) {
             Ok(v) => v,
             Err(e) => {
                 let status = match e {
@@ -634,6 +681,7 @@ impl HttpHandler {
             Env::new(Transport::Http)
                 .session(session.clone())
                 .protocol_header(header_version.clone())
+                .http(info.clone())
         };
         if let Value::Array(batch) = msg {
             return self.batch(batch, || conn().caller(caller.clone())).await;

@@ -40,7 +40,7 @@ fn to_hyper(r: HttpResponse) -> hyper::Response<Body> {
 async fn serve_one(
     handler: HttpHandler,
     req: hyper::Request<Incoming>,
-    peer: std::net::IpAddr,
+    peer: std::net::SocketAddr,
 ) -> Result<hyper::Response<Body>, Infallible> {
     let (parts, body) = req.into_parts();
     let max = handler.config().max_body;
@@ -81,13 +81,14 @@ async fn serve_one(
             return Ok(r);
         }
     };
+    let query = parts.uri.query().unwrap_or("").to_string();
     let req = HttpRequest {
         method: parts.method,
         path: parts.uri.path().to_string(),
         headers: parts.headers,
         body,
     };
-    Ok(to_hyper(handler.handle_from(req, Some(peer)).await))
+    Ok(to_hyper(handler.handle_full(req, Some(peer), &query).await))
 }
 
 /// The start-up rule for a server reachable from other machines (issue 11, finding 13).
@@ -162,7 +163,6 @@ impl HttpServer {
             };
             let _ = stream.set_nodelay(true);
             let handler = self.handler.clone();
-            let peer = peer.ip();
             let svc = service_fn(move |req| serve_one(handler.clone(), req, peer));
             let conn = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())

@@ -21,28 +21,110 @@ def get_context() -> Any:
 
 
 def get_access_token() -> Any:
-    """The verified caller of this request as FastMCP's ``AccessToken`` shape (``client_id``, ``scopes``,
-    ``claims``), or None when the request carried no credentials. The raw token is never exposed."""
+    """The verified caller of this request as FastMCP's ``AccessToken`` (``token``, ``client_id``, ``scopes``,
+    ``claims``, ``expires_at``), or None when the request carried no verified credentials. ``token`` is the
+    raw bearer token of the HTTP request, as in FastMCP (None for a caller the core verified without one).
+    It is the server's own credential check that passed: never forward it to another service (the spec
+    forbids token passthrough)."""
     ctx = current_context.get()
     caller = ctx.caller if ctx is not None else None
     if not caller:
         return None
-    return AttrDict({"token": None, "client_id": caller.get("name"), "scopes": list(caller.get("scopes") or []),
-                     "claims": dict(caller.get("claims") or {}), "expires_at": (caller.get("claims") or {}).get("exp"),
-                     "resource": None})
+    claims = dict(caller.get("claims") or {})
+    return AttrDict({"token": _bearer(ctx), "client_id": caller.get("name"), "scopes": list(caller.get("scopes") or []),
+                     "claims": claims, "expires_at": claims.get("exp"), "resource": None})
 
 
-def _current_http_request() -> Any:
+def _bearer(ctx: Any) -> str | None:
+    info = _http_info(ctx)
+    for name, value in (info or {}).get("headers", []):
+        if name.lower() == "authorization" and value[:7].lower() == "bearer ":
+            return value[7:].strip()
     return None
 
 
+def _http_info(ctx: Any) -> dict[str, Any] | None:
+    native = getattr(ctx, "_native", None) if ctx is not None else None
+    return getattr(native, "http_request", None) if native is not None else None
+
+
+def http_request_of(ctx: Any) -> Any:
+    """The HTTP request that carried ``ctx``'s message (a Starlette ``Request`` when Starlette is
+    installed), or None on stdio and in-process."""
+    info = _http_info(ctx)
+    if info is None:
+        return None
+    headers = [(k.encode("latin-1"), v.encode("latin-1", "replace")) for k, v in info["headers"]]
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": info["method"],
+             "scheme": "http", "path": info["path"], "raw_path": info["path"].encode(),
+             "query_string": info["query"].encode("latin-1", "replace"), "root_path": "", "headers": headers,
+             "client": tuple(info["client"]) if info.get("client") else None, "server": None}
+    try:
+        from starlette.requests import Request
+    except ImportError:  # pragma: no cover  (starlette comes with the ASGI extra)
+        return _PlainRequest(scope)
+    return Request(scope)
+
+
+class _PlainRequest:
+    """What handlers read of a Starlette ``Request``, when Starlette is not installed."""
+
+    def __init__(self, scope: dict[str, Any]) -> None:
+        from collections import namedtuple
+        from urllib.parse import parse_qsl
+
+        self.scope = scope
+        self.method: str = scope["method"]
+        self.headers = _Headers((k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"])
+        self.query_params = dict(parse_qsl(scope["query_string"].decode("latin-1")))
+        client = scope.get("client")
+        self.client = namedtuple("Address", "host port")(*client) if client else None
+        host = self.headers.get("host", "localhost")
+        query = scope["query_string"].decode("latin-1")
+        self.url = f"http://{host}{scope['path']}" + (f"?{query}" if query else "")
+
+
+class _Headers(dict):  # type: ignore[type-arg]
+    """Case-insensitive header lookup (names are stored lower-case)."""
+
+    def __init__(self, items: Any) -> None:
+        super().__init__((k.lower(), v) for k, v in items)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return super().get(key.lower(), default)
+
+    def __getitem__(self, key: str) -> Any:
+        return super().__getitem__(key.lower())
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and super().__contains__(key.lower())
+
+
+def _current_http_request() -> Any:
+    return http_request_of(current_context.get())
+
+
 def get_http_request() -> Any:
-    """Not available on oxmcp: requests are parsed by the Rust core and the raw HTTP request never reaches
-    Python. Use ``ctx.caller`` (verified identity), ``ctx.meta`` and ``ctx.transport`` instead."""
-    raise RuntimeError("No active HTTP request found: oxmcp does not expose the raw HTTP request to handlers "
-                       "(see docs/COMPATIBILITY.md); use ctx.caller, ctx.meta or ctx.transport")
+    """The HTTP request of the message being handled (a Starlette ``Request``: ``headers``, ``method``,
+    ``url``, ``query_params``, ``client``); ``RuntimeError`` on stdio, as FastMCP."""
+    request = _current_http_request()
+    if request is None:
+        raise RuntimeError("No active HTTP request found.")
+    return request
+
+
+#: What ``get_http_headers()`` leaves out unless ``include_all`` (FastMCP's list): hop-by-hop and
+#: credential headers that must not be forwarded.
+_EXCLUDED = {"host", "content-length", "content-type", "connection", "transfer-encoding", "upgrade", "te",
+             "keep-alive", "expect", "accept", "authorization", "cookie", "proxy-authenticate",
+             "proxy-authorization", "proxy-connection", "mcp-session-id"}
 
 
 def get_http_headers(include_all: bool = False, include: Any = None) -> dict[str, str]:
-    """FastMCP returns ``{}`` outside HTTP; oxmcp never has the raw headers, so it is always ``{}``."""
-    return {}
+    """The request's headers, lower-cased; ``{}`` outside HTTP. Without ``include_all``, FastMCP's
+    credential and hop-by-hop headers are left out (``include`` puts some back)."""
+    info = _http_info(current_context.get())
+    if info is None:
+        return {}
+    excluded = set() if include_all else _EXCLUDED - {h.lower() for h in (include or ())}
+    return {k.lower(): v for k, v in info["headers"] if k.lower() not in excluded}
