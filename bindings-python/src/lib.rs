@@ -449,7 +449,7 @@ impl NativeServer {
     /// Returns an awaitable of `(status, headers, body: bytes | None, stream | None)`.
     /// `query` (without `?`) and `client` (`(host, port)`, as ASGI's scope has them) are what
     /// handlers see of the request (`ctx.get_http_request()`).
-    #[pyo3(signature = (method, path, headers, body, query=String::new(), client=None))]
+    #[pyo3(signature = (method, path, headers, body, query=None, client=None))]
     #[allow(clippy::too_many_arguments)]
     fn handle_http<'py>(
         &self,
@@ -458,10 +458,11 @@ impl NativeServer {
         path: String,
         headers: Vec<(String, String)>,
         body: Vec<u8>,
-        query: String,
+        query: Option<String>,
         client: Option<(String, u16)>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let handler = self.http_handler()?;
+        let query = query.unwrap_or_default();
         let client = client.and_then(|(h, p)| Some(std::net::SocketAddr::new(h.parse().ok()?, p)));
         serve::handle(py, handler, method, path, headers, body, query, client)
     }

@@ -50,7 +50,7 @@ class NativeServer:
         path: str,
         headers: list[tuple[str, str]],
         body: bytes,
-        query: str = "",
+        query: str | None = None,
         client: tuple[str, int] | None = None,
     ) -> Awaitable[tuple[int, list[tuple[str, str]], bytes | None, BodyStream | None]]: ...
 
