@@ -110,7 +110,9 @@ def main() -> None:
         try:
             os.killpg(p.pid, signal.SIGTERM)
             p.wait(timeout=5)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
+        except ProcessLookupError:
+            pass
+        except subprocess.TimeoutExpired:
             os.killpg(p.pid, signal.SIGKILL)
 
 
