@@ -62,6 +62,16 @@ impl InputRequest {
         }
         Value::Object(m)
     }
+    /// The request an `inputRequests` entry (`to_json`'s shape) stands for.
+    pub(crate) fn from_json(v: &Value) -> Option<Self> {
+        let params = || v.get("params").cloned().unwrap_or_else(|| json!({}));
+        match v.get("method")?.as_str()? {
+            "elicitation/create" => Some(Self::Elicit(params())),
+            "sampling/createMessage" => Some(Self::Sample(params())),
+            "roots/list" => Some(Self::ListRoots),
+            _ => None,
+        }
+    }
     /// Whether `answer` has the shape of this request's result.
     pub(crate) fn accepts(&self, answer: &Value) -> bool {
         match self {

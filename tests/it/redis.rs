@@ -183,6 +183,11 @@ async fn tasks_are_read_answered_and_cancelled_on_any_replica() {
         json!({"taskId": id, "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}}}),
     )
     .await;
+    // Once the update is answered, a tasks/get anywhere sees the key answered (no polling: a
+    // balancer sends the next request to any replica at once).
+    let t = task_call(&b, "tasks/get", json!({"taskId": id})).await;
+    assert_ne!(t["status"], "input_required", "{t}");
+    assert!(t["inputRequests"].get("confirm").is_none(), "{t}");
     let t = poll(&b, &id, |t| t["status"] == "completed").await;
     assert_eq!(t["result"]["content"][0]["text"], "Deleted x.txt");
     // Created on A, cancelled on B: the record says so everywhere, and A's handler stops (a

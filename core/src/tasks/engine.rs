@@ -276,7 +276,7 @@ impl TaskEngine {
         owner: &str,
         responses: &Map<String, Value>,
     ) -> Result<(), McpError> {
-        self.get(id, owner).await?;
+        let rec = self.get(id, owner).await?;
         if !self.live().contains_key(id) {
             // Its handler may run in another process sharing the bus: that one checks them.
             if !responses.is_empty() {
@@ -284,10 +284,51 @@ impl TaskEngine {
                     id: id.to_string(),
                     responses: Some(Value::Object(responses.clone())),
                 });
+                self.await_forwarded(id, &rec, responses).await?;
             }
             return Ok(());
         }
         self.deliver(id, responses).await
+    }
+
+    /// After forwarding answers to the process running task `id`: wait (bounded) until the
+    /// record no longer lists the keys that process will accept, so that a `tasks/get` sent
+    /// anywhere after this `tasks/update`'s answer sees them answered (a balancer sends the
+    /// next request to yet another replica).
+    async fn await_forwarded(
+        &self,
+        id: &str,
+        rec: &TaskRecord,
+        responses: &Map<String, Value>,
+    ) -> Result<(), McpError> {
+        let keys: Vec<&String> = responses
+            .iter()
+            .filter(|(k, v)| {
+                rec.input_requests
+                    .get(*k)
+                    .and_then(InputRequest::from_json)
+                    .is_some_and(|r| r.accepts(v))
+            })
+            .map(|(k, _)| k)
+            .collect();
+        if keys.is_empty() {
+            return Ok(());
+        }
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(2);
+        loop {
+            let Some(now) = self.config.store.get(id).await.map_err(store_err)? else {
+                return Ok(());
+            };
+            if now.status.is_terminal() || keys.iter().all(|k| !now.input_requests.contains_key(*k))
+            {
+                return Ok(());
+            }
+            if tokio::time::Instant::now() >= deadline {
+                // The running process is gone or slow: the answer stays forwarded, as before.
+                return Ok(());
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
     }
 
     /// Hand the answers to the handler running task `id` here (see `update`).
