@@ -706,3 +706,59 @@ pub fn modern_params(mut params: Value, caps: Value) -> Value {
     });
     params
 }
+
+/// A `redis-server` of the test's own on a free loopback port, no persistence, killed when
+/// dropped; `restart` brings it back on the same port (the Redis-outage tests). A missing
+/// `redis-server` fails the test, naming `bash scripts/setup.sh`, which installs it.
+pub struct RedisServer {
+    child: Option<std::process::Child>,
+    port: u16,
+}
+
+impl RedisServer {
+    pub fn start() -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .unwrap()
+            .port();
+        let mut r = Self { child: None, port };
+        r.restart();
+        r
+    }
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+    pub fn restart(&mut self) {
+        self.stop();
+        let child = std::process::Command::new("redis-server")
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!("cannot run redis-server ({e}): `bash scripts/setup.sh` installs it (apt-get install redis-server)")
+            });
+        self.child = Some(child);
+        let start = std::time::Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "redis-server did not listen"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    pub fn stop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}

@@ -8,64 +8,10 @@
 
 use crate::harness::*;
 use serde_json::{json, Value};
-use std::process::{Child, Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 const STATE_KEY: &str = "it-redis-state-key-0123456789abcdef";
-
-/// A `redis-server` on a free loopback port, no persistence, killed when dropped.
-struct Redis {
-    child: Option<Child>,
-    port: u16,
-}
-
-impl Redis {
-    fn start() -> Self {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .unwrap()
-            .port();
-        let mut r = Self { child: None, port };
-        r.restart();
-        r
-    }
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
-    }
-    fn restart(&mut self) {
-        self.stop();
-        let child = Command::new("redis-server")
-            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| {
-                panic!("cannot run redis-server ({e}): `bash scripts/setup.sh` installs it (apt-get install redis-server)")
-            });
-        self.child = Some(child);
-        let start = Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
-            assert!(
-                start.elapsed() < Duration::from_secs(10),
-                "redis-server did not listen"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-    fn stop(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
 
 async fn replica(url: &str, extra: &[(&str, &str)]) -> HttpServer {
     let mut env = vec![("OXMCP_REDIS_URL", url), ("OXMCP_STATE_KEY", STATE_KEY)];
@@ -112,7 +58,7 @@ async fn get(s: &HttpServer, path: &str) -> Resp {
 
 #[tokio::test]
 async fn modern_calls_need_no_redis() {
-    let mut redis = Redis::start();
+    let mut redis = RedisServer::start();
     let s = replica(&redis.url(), &[]).await;
     assert_eq!(simple_call(&s).await.result()["content"][0]["type"], "text");
     let r = get(&s, "/readyz").await;
@@ -161,7 +107,7 @@ async fn a_redis_without_a_state_key_refuses_to_start() {
 
 #[tokio::test]
 async fn tasks_are_read_answered_and_cancelled_on_any_replica() {
-    let redis = Redis::start();
+    let redis = RedisServer::start();
     let a = replica(&redis.url(), &[]).await;
     let b = replica(&redis.url(), &[]).await;
     // Created on A, its input answered on B: B forwards the answer to A, where the handler waits.
@@ -208,7 +154,7 @@ async fn tasks_are_read_answered_and_cancelled_on_any_replica() {
 
 #[tokio::test]
 async fn a_list_change_on_one_replica_reaches_a_listener_on_another() {
-    let redis = Redis::start();
+    let redis = RedisServer::start();
     let a = replica(&redis.url(), &[]).await;
     let b = replica(&redis.url(), &[]).await;
     let mut st = a
@@ -242,7 +188,7 @@ async fn a_list_change_on_one_replica_reaches_a_listener_on_another() {
 
 #[tokio::test]
 async fn rate_limits_are_shared_by_the_replicas() {
-    let redis = Redis::start();
+    let redis = RedisServer::start();
     let limit = [
         ("OXMCP_RATE_LIMIT", r#"{"rate": 0.05, "burst": 3}"#),
         ("OXMCP_RATE_LIMIT_STORE", "redis"),

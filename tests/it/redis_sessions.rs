@@ -9,61 +9,9 @@
 
 use crate::harness::*;
 use serde_json::{json, Value};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 const STATE_KEY: &str = "it-sessions-state-key-0123456789abcdef";
-
-/// A `redis-server` on a free loopback port, no persistence, killed when dropped.
-struct RedisProc {
-    child: Option<Child>,
-    port: u16,
-}
-
-impl RedisProc {
-    fn start() -> Self {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .unwrap()
-            .port();
-        let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| {
-                panic!("cannot run redis-server ({e}): `bash scripts/setup.sh` installs it (apt-get install redis-server)")
-            });
-        let start = Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                start.elapsed() < Duration::from_secs(10),
-                "redis-server did not listen"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Self {
-            child: Some(child),
-            port,
-        }
-    }
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
-    }
-    fn stop(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
-impl Drop for RedisProc {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
 
 async fn replica(url: &str) -> HttpServer {
     HttpServer::start_with(
@@ -103,7 +51,7 @@ async fn until(st: &mut Stream, within: Duration, want: impl Fn(&Value) -> bool)
 
 #[tokio::test]
 async fn one_legacy_session_is_served_by_every_replica() {
-    let redis = RedisProc::start();
+    let redis = RedisServer::start();
     let url = redis.url();
     let (mut a, b, c) = (
         replica(&url).await,
@@ -284,7 +232,7 @@ async fn one_legacy_session_is_served_by_every_replica() {
 
 #[tokio::test]
 async fn legacy_sessions_answer_503_while_redis_is_down_and_modern_calls_go_on() {
-    let mut redis = RedisProc::start();
+    let mut redis = RedisServer::start();
     let url = redis.url();
     let (a, b) = (replica(&url).await, replica(&url).await);
     let la = a.initialize("2025-11-25", json!({})).await;
