@@ -198,7 +198,8 @@ pub enum HandlerError {
     /// The arguments failed the host's own validation (pydantic, zod, serde) after passing the
     /// input schema. The host hands over *what* failed; the core picks the text and the answer
     /// (an `isError` result or -32602, as `ServerOptions::validation` says), so the text is the
-    /// same in every language (see [`Violation::at`] for building one from a host's path).
+    /// same in every language (see [`Violation::at`](crate::schema::Violation::at) for building
+    /// one from a host's path).
     InvalidArguments(Vec<crate::schema::Violation>),
 }
 
