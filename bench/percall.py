@@ -3,7 +3,7 @@
 The development companion of run.py (issue 16): on a busy machine req/s is noise, but the
 server's CPU time per completed request, and a profile, are not. One server, one phase:
 
-    python3 bench/percall.py --cmd 'target/release/bench-server --port {port}' --kind add
+    python3 bench/percall.py --cmd 'target/release/bench-server --http 127.0.0.1:{port}' --kind add
     python3 bench/percall.py --cmd '/tmp/oxmcp-bench/venv/bin/python bench/servers/oxmcp_py.py --http 127.0.0.1:{port}' \
         --env PYTHONPERFSUPPORT=1 --perf /tmp/py.data              # then: perf report -i /tmp/py.data
     python3 bench/percall.py --cmd 'node --perf-basic-prof bench/servers/oxmcp_node.mjs --http 127.0.0.1:{port}' \
