@@ -248,20 +248,7 @@ mod tests {
     use super::*;
     use crate::protocol::LogLevel;
     use crate::redis::testing::RedisServer;
-    use serde_json::json;
-
-    fn rec(id: &str) -> SessionRecord {
-        SessionRecord {
-            id: id.into(),
-            version: "2025-11-25".into(),
-            client_info: Some(json!({"name": "t", "version": "1"})),
-            client_capabilities: json!({"elicitation": {}}),
-            owner: Some("alice".into()),
-            log_level: None,
-            subscriptions: vec![],
-            cancelled: vec![],
-        }
-    }
+    use crate::server::session_store::tests::rec;
 
     #[tokio::test]
     async fn two_replicas_share_records_and_signals() {

@@ -245,11 +245,12 @@ impl SessionRecord {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use serde_json::json;
 
-    fn rec(id: &str) -> SessionRecord {
+    /// A session record for the stores' tests (this one's and the Redis store's).
+    pub(crate) fn rec(id: &str) -> SessionRecord {
         SessionRecord {
             id: id.into(),
             version: "2025-06-18".into(),
