@@ -332,6 +332,16 @@ impl SessionTable {
         id: &str,
         caller: Option<&crate::identity::Caller>,
     ) -> Result<Option<Arc<LegacySession>>, McpError> {
+        if !self.store.is_shared() {
+            if let Some(s) = self.cached(id) {
+                if !self.store.keep_alive(id, self.idle).await? {
+                    self.evict(id);
+                    return Ok(None);
+                }
+                s.touch();
+                return Ok(Some(s));
+            }
+        }
         let rec = self.store.touch(id, self.idle).await?;
         let Some(rec) = rec else {
             self.evict(id);

@@ -121,6 +121,14 @@ pub trait SessionStore: Send + Sync + 'static {
         id: &str,
         ttl: Duration,
     ) -> BoxFuture<Result<Option<SessionRecord>, SessionStoreError>>;
+    /// [`touch`](Self::touch) without reading the record back: `Ok(false)` when the session is
+    /// gone. A store that is not shared has nothing newer than this process's own copy, so the
+    /// server uses this for every request of a session it already holds (no record clone on
+    /// the legacy hot path).
+    fn keep_alive(&self, id: &str, ttl: Duration) -> BoxFuture<Result<bool, SessionStoreError>> {
+        let touched = self.touch(id, ttl);
+        Box::pin(async move { touched.await.map(|r| r.is_some()) })
+    }
     /// Apply one change; `Ok(false)` when the session is gone.
     fn update(&self, id: &str, change: SessionChange)
         -> BoxFuture<Result<bool, SessionStoreError>>;
@@ -199,6 +207,22 @@ impl SessionStore for InMemorySessionStore {
             None => None,
         };
         Box::pin(async { Ok(r) })
+    }
+    fn keep_alive(&self, id: &str, ttl: Duration) -> BoxFuture<Result<bool, SessionStoreError>> {
+        let now = Instant::now();
+        let mut map = self.map();
+        let alive = match map.get_mut(id) {
+            Some((_, deadline)) if *deadline > now => {
+                *deadline = now + ttl;
+                true
+            }
+            Some(_) => {
+                map.remove(id);
+                false
+            }
+            None => false,
+        };
+        Box::pin(async move { Ok(alive) })
     }
     fn update(
         &self,
