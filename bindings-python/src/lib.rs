@@ -250,11 +250,13 @@ impl NativeServer {
             Option<u64>,
         )>,
     ) -> PyResult<()> {
-        let mut tools = Vec::with_capacity(items.len());
+        // Each tool compiled as it is converted: its schema JSON is freed before the next one's.
+        let mut batch = self.server.tool_batch();
         for (spec, entry, is_async, t, s, n, ms) in items {
-            tools.push(self.tool(&spec, entry, is_async, t, s, n, ms)?);
+            let tool = self.tool(&spec, entry, is_async, t, s, n, ms)?;
+            batch.push(tool).map_err(build_err)?;
         }
-        self.server.add_tools(tools).map_err(build_err)
+        batch.commit().map_err(build_err)
     }
 
     /// Add a middleware at the end of the core's chain: `entry.call_async/call_sync(payload, ctx)`

@@ -53,7 +53,9 @@ pub use resource::{Resource, ResourceTemplate};
 pub use server::bus::{Event, EventBus, InMemoryBus};
 pub use server::middleware::{Middleware, MiddlewareRequest, MiddlewareResult, Next};
 pub use server::options::{CacheHint, CacheScope, ServerOptions, ValidationMode};
-pub use server::{Env, Server, ServerBuilder, SessionHandle, SessionListener, Transport};
+pub use server::{
+    Env, Server, ServerBuilder, SessionHandle, SessionListener, ToolBatch, Transport,
+};
 pub use tool::{Args, Tool};
 
 pub use serde_json;

@@ -59,6 +59,7 @@ fn registry_scale() {
     add_tool_at_runtime_does_not_copy_the_registry();
     building_n_tools_is_linear_and_a_few_kb_each();
     add_tools_is_one_change_with_one_list_changed();
+    a_tool_batch_holds_compiled_tools_not_their_json();
     a_list_page_costs_the_same_at_any_n();
 }
 
@@ -159,6 +160,48 @@ fn add_tools_is_one_change_with_one_list_changed() {
     let names = server.tool_names();
     assert_eq!(names[..3], ["tool_0", "tool_2", "tool_3"]);
     assert_eq!(names.last().map(String::as_str), Some("tool_1"));
+}
+
+/// What the bindings' `add_tools` use: each tool compiled as it is pushed, so a batch of N holds
+/// N compiled entries (sharing one schema), not N copies of the definitions' JSON until commit.
+fn a_tool_batch_holds_compiled_tools_not_their_json() {
+    let server = Server::builder("scale", "0")
+        .declare_tools()
+        .build()
+        .unwrap();
+    let (held, _, held_net) = counted(|| (0..2_000).map(tool).collect::<Vec<_>>());
+    let per_tool_json = held_net as f64 / 2_000.0;
+    drop(held);
+    let (batch, _, net) = counted(|| {
+        let mut batch = server.tool_batch();
+        for i in 0..2_000 {
+            batch.push(tool(i)).unwrap();
+        }
+        batch
+    });
+    assert_eq!(batch.len(), 2_000);
+    let per_tool = net as f64 / 2_000.0;
+    assert!(
+        per_tool < 2_048.0 && per_tool < per_tool_json * 0.7,
+        "a batch holds {per_tool} B per tool ({per_tool_json} B per uncompiled Tool)"
+    );
+    // Nothing is added before commit, nor by a batch dropped uncommitted.
+    assert!(server.tool_names().is_empty());
+    let mut bad = server.tool_batch();
+    bad.push(tool(9_000)).unwrap();
+    let err =
+        bad.push(
+            Tool::new("bad", json!({"type": "string"})).handler(
+                |_args: Map<String, Value>, _ctx| async move {
+                    Ok::<_, HandlerError>(ToolResult::text(""))
+                },
+            ),
+        );
+    assert!(err.is_err());
+    drop(bad);
+    assert!(server.tool_names().is_empty());
+    batch.commit().unwrap();
+    assert_eq!(server.tool_names().len(), 2_000);
 }
 
 /// Bytes allocated to answer the first `tools/list` page (modern era), and the answer.
