@@ -207,3 +207,33 @@ def test_http_app_serves_custom_routes_and_mcp() -> None:
                              "mcp-method": "tools/call", "mcp-name": "echo"})
         assert r.status_code == 200, r.text
         assert r.json()["result"]["content"][0]["text"] == "hi"
+
+
+async def test_add_tools_follows_the_compat_classes_add_tool_rules() -> None:
+    """``add_tools`` items get what ``add_tool`` gives on FastMCP/MCPServer (issue 18): FastMCP's
+    keywords (``tags``; ``enabled=False`` skips the item), MCPServer's ``description: ""`` for an
+    undocumented tool, also for one added while serving (it was set after the core had it)."""
+
+    def undocumented(x: int) -> int:
+        return x
+
+    def hidden() -> str:
+        return "h"
+
+    def late(y: int) -> int:
+        return y
+
+    m = MCPServer("m")
+    m.add_tools([undocumented, {"fn": hidden, "name": "h2", "tags": {"t"}}])
+    async with Client(m) as c:
+        tools = {t["name"]: t for t in await c.list_tools()}
+        assert sorted(tools) == ["h2", "undocumented"]
+        assert tools["undocumented"]["description"] == ""
+        m.add_tool(late)
+        tools = {t["name"]: t for t in await c.list_tools()}
+        assert tools["late"]["description"] == ""
+
+    f = FastMCP("f")
+    f.add_tools([{"fn": undocumented, "tags": {"t"}}, {"fn": hidden, "enabled": False}])
+    async with Client(f) as c:
+        assert [t["name"] for t in await c.list_tools()] == ["undocumented"]

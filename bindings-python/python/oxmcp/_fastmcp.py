@@ -141,6 +141,13 @@ class FastMCP(Server):
     def add_tool(self, fn: Any, **kwargs: Any) -> Any:  # type: ignore[override]
         return super().add_tool(getattr(fn, "fn", fn), **_tool_kwargs(kwargs))
 
+    def _prepare_tool(self, fn: Any, kwargs: dict[str, Any]) -> tuple[Any, dict[str, Any]] | None:
+        # add_tools items take FastMCP's keywords too; enabled=False skips the item, as tool() does.
+        kwargs = _tool_kwargs(kwargs)
+        if kwargs.pop("_disabled", False):
+            return None
+        return getattr(fn, "fn", fn), kwargs
+
     def resource(self, uri: str, **kwargs: Any) -> Callable[[Any], Any]:  # type: ignore[override]
         for k in ("tags", "enabled", "version", "auth", "task"):
             kwargs.pop(k, None)
@@ -369,11 +376,10 @@ class MCPServer(FastMCP):
     def _default_version() -> str:
         return ""
 
-    def add_tool(self, fn: Any, **kwargs: Any) -> Any:  # type: ignore[override]
-        entry = super().add_tool(fn, **kwargs)
+    def _adapt_tool(self, entry: Any) -> None:
+        # Before the tool is registered, so that one added while serving is listed so too.
         if not entry.info.description:
             entry.info.description = ""  # the SDK lists a tool without a docstring with description ""
-        return entry
 
     def add_resource(self, fn: Any, uri: str, **kwargs: Any) -> Any:  # type: ignore[override]
         if kwargs.get("mime_type") is None:

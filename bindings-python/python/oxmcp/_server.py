@@ -184,6 +184,7 @@ class Server:
                           input_schema=input_schema, timeout=timeout, required_scopes=required_scopes,
                           max_concurrency=max_concurrency, task=task, task_support=task_support,
                           task_after=task_after)
+        self._adapt_tool(entry)
         with self._lock:
             if entry.name in self._tools and not replace:
                 raise DefinitionError(f"a tool named {entry.name!r} is already registered")
@@ -214,6 +215,10 @@ class Server:
                 raise DefinitionError(f"add_tools: tool {label!r} (item {i}) has no function (\"fn\")")
             if "replace" in kwargs:
                 raise DefinitionError(f"add_tools: tool {label!r}: replace is not taken in a batch")
+            prepared = self._prepare_tool(fn, kwargs)
+            if prepared is None:
+                continue
+            fn, kwargs = prepared
             app = kwargs.pop("app", None)
             if app is not None:
                 from ._apps import tool_ui_meta
@@ -224,6 +229,7 @@ class Server:
                 raise DefinitionError(f"add_tools: tool {label!r}: {e}") from e
             except TypeError as e:
                 raise DefinitionError(f"add_tools: tool {label!r}: {e}") from e
+            self._adapt_tool(entry)
             if entry.name in seen:
                 raise DefinitionError(f"add_tools: tool {entry.name!r} is twice in the batch")
             seen.add(entry.name)
@@ -237,6 +243,15 @@ class Server:
             for entry in entries:
                 self._tools[entry.name] = entry
         return entries
+
+    # Hooks of the FastMCP-compatible classes (oxmcp/_fastmcp.py), so that add_tool and add_tools
+    # apply the same rules: their keywords, their listing defaults.
+    def _prepare_tool(self, fn: Callable[..., Any], kwargs: dict[str, Any]) -> tuple[Callable[..., Any], dict[str, Any]] | None:
+        """An ``add_tools`` item's function and ``add_tool`` keywords; None: the item is skipped."""
+        return fn, kwargs
+
+    def _adapt_tool(self, entry: ToolEntry) -> None:
+        """Adjust a new tool's entry before it is registered (listed)."""
 
     def remove_tool(self, name: str) -> bool:
         """Unregister a tool; returns whether it existed."""
