@@ -69,27 +69,38 @@ function resolveSchema(schema, io, what, target) {
 /**
  * A tool's input schema. Like `resolveSchema`, and for a *plain* zod object — fields that are
  * `z.number()` / `z.int()` / `z.number().int()` / `z.string()` / `z.boolean()`, bare, `.optional()`
- * or `.default(primitive)`, with at most a description — also `plain`: `[name, defaultDef]` per
- * field. Parsing such a shape after the core has validated the arguments against its JSON Schema
+ * or `.default(primitive)`, with at most a description — also `plain`: `[name, i]` per field (`i`:
+ * the field's index in `defaults`, -1 without a default; shared by the tools of that shape) and
+ * `defaults`: the tool's own default getters. Parsing such a shape after the core has validated the arguments against its JSON Schema
  * only drops unknown keys and fills defaults, which `plainArgs` does without zod; so the zod
  * object is not kept (a zod schema is several KB of objects per tool: most of what a server with
  * thousands of generated tools held) and equal shapes share one JSON Schema, converted by zod once.
- * @returns {{ json: unknown, zod: unknown, plain: Array<[string, object|null]>|undefined }}
+ * @returns {{ json: unknown, text?: string, zod: unknown, plain: Array<[string, number]>|undefined, defaults: Array<function>|undefined }}
  */
 function resolveToolInput(schema, what, target) {
   const shape = isZodRawShape(schema) ? schema : isZodSchema(schema) && plainObject(schema) ? schema._zod.def.shape : undefined;
   const fields = shape && plainFields(shape);
-  if (!fields) return { ...resolveSchema(schema, 'input', what, target), plain: undefined };
+  if (!fields) return { ...resolveSchema(schema, 'input', what, target), plain: undefined, defaults: undefined };
   const key = `${target ?? ''}${JSON.stringify(fields.map((f) => f.key))}`;
-  let json = PLAIN_JSON.get(key);
-  if (json === undefined) {
-    json = resolveSchema(schema, 'input', what, target).json;
-    if (PLAIN_JSON.size < 4096) PLAIN_JSON.set(key, json);
+  let hit = PLAIN_JSON.get(key);
+  if (hit === undefined) {
+    const json = resolveSchema(schema, 'input', what, target).json;
+    let d = 0;
+    const plain = Object.freeze(fields.map((f) => Object.freeze([f.name, f.getDefault ? d++ : -1])));
+    hit = { json, text: JSON.stringify(json), plain };
+    if (PLAIN_JSON.size < 4096) PLAIN_JSON.set(key, hit);
   }
-  return { json, zod: undefined, plain: fields.map((f) => [f.name, f.defaultDef]) };
+  // filter/map: an array of its exact length (push would reserve room for 16).
+  const defaults = fields.filter((f) => f.getDefault).map((f) => f.getDefault);
+  return { json: hit.json, text: hit.text, zod: undefined, plain: hit.plain, defaults: defaults.length ? defaults : NO_DEFAULTS };
 }
 
-/** JSON Schemas of plain shapes by their structural key: shared by every tool of that shape. */
+const NO_DEFAULTS = Object.freeze([]);
+
+/**
+ * JSON Schemas of plain shapes by their structural key, with their JSON text (what crosses to
+ * the core): shared by every tool of that shape.
+ */
 const PLAIN_JSON = new Map();
 
 /** Metadata zod keeps for a schema (description, title, ...), from the schema's own zod. */
@@ -112,13 +123,13 @@ function plainFields(shape) {
     if (meta === null || (meta !== undefined && (Object.keys(meta).join() !== 'description' || typeof meta.description !== 'string'))) return null;
     let d = v._zod.def;
     let wrapper = '';
-    let defaultDef = null;
+    let getDefault = null;
     let dflt;
     if (d.type === 'default' || d.type === 'optional') {
       wrapper = d.type;
       if (!isZodSchema(d.innerType) || metaOf(d.innerType) !== undefined) return null;
       if (d.type === 'default') {
-        defaultDef = d;
+        getDefault = defaultGetter(d);
         dflt = d.defaultValue;
         if (!['string', 'number', 'boolean'].includes(typeof dflt)) return null;
       }
@@ -140,18 +151,31 @@ function plainFields(shape) {
     } else if (d.check !== undefined || checks.length) {
       return null;
     }
-    out.push({ name, defaultDef, key: [name, d.type, int, wrapper, dflt ?? null, meta?.description ?? null] });
+    out.push({ name, getDefault, key: [name, d.type, int, wrapper, dflt ?? null, meta?.description ?? null] });
   }
   return out;
 }
 
+/**
+ * What gives a `.default(..)` field its value on each call: zod's own `defaultValue` getter, which
+ * runs a function default per call. The getter alone, not the def: the def holds the inner zod
+ * schema (a ZodString with its bound methods, ~1.5 KB), which is what a plain tool kept alive; the
+ * getter's closure holds only the default (zod's `_default(innerType, defaultValue)` makes it).
+ */
+function defaultGetter(def) {
+  const desc = Object.getOwnPropertyDescriptor(def, 'defaultValue');
+  if (desc && typeof desc.get === 'function') return desc.get;
+  const value = def.defaultValue;
+  return () => value; // a def built by hand with a data property: primitives only reach here
+}
+
 /** The arguments zod would give for a plain shape, from arguments the core validated. */
-function plainArgs(plain, args) {
+function plainArgs(plain, defaults, args) {
   const out = {};
-  for (const [name, defaultDef] of plain) {
+  for (const [name, i] of plain) {
     const v = args != null && Object.hasOwn(args, name) ? args[name] : undefined;
     if (v !== undefined) out[name] = v;
-    else if (defaultDef) out[name] = defaultDef.defaultValue; // zod's getter: a function default runs per call
+    else if (i >= 0) out[name] = defaults[i](); // zod's getter: a function default runs per call
   }
   return out;
 }

@@ -7,6 +7,7 @@
  */
 const { loadNative } = require('./native.cjs');
 const { ToolError, McpError, RegistrationError, fromNative } = require('./errors.cjs');
+const { nativeDef } = require('./defs.cjs');
 const {
   resolveSchema, resolveToolInput, plainArgs, EMPTY_INPUT_SCHEMA, invalidArguments, isZodSchema, isZodRawShape, loadZod,
 } = require('./schema.cjs');
@@ -93,6 +94,7 @@ function controlOf(err) {
 const CANCELLED = 'CANCELLED';
 /** An unexpected throw: the core picks the text (see `open_envelope` in js_handler.rs). */
 const INTERNAL = 'INTERNAL';
+const EMPTY_INPUT_JSON = JSON.stringify(EMPTY_INPUT_SCHEMA);
 
 function pick(obj, keys) {
   const out = {};
@@ -244,25 +246,28 @@ class Server {
     const target = this.#opts.sdk?.schemaTarget;
     const z = emptyShape && this.#opts.sdk ? loadZod() : undefined;
     const input = emptyShape
-      ? { json: z ? resolveSchema(z.object({}), 'input', `tool ${name}: inputSchema`, target).json : EMPTY_INPUT_SCHEMA, zod: undefined, plain: undefined }
+      ? { json: z ? resolveSchema(z.object({}), 'input', `tool ${name}: inputSchema`, target).json : EMPTY_INPUT_SCHEMA, zod: undefined, plain: undefined, defaults: undefined }
       : resolveToolInput(config.inputSchema, `tool ${name}: inputSchema`, target);
     const output = resolveSchema(config.outputSchema, 'output', `tool ${name}: outputSchema`, target);
-    const def = {
+    const spec = {
       name,
       ...pick(config, ['title', 'description', 'annotations', 'icons', '_meta', 'execution']),
       inputSchema: input.json ?? EMPTY_INPUT_SCHEMA,
     };
     // The TS SDK v1 lists every tool with `execution.taskSupport` ('forbidden' unless it is a task tool).
-    if (this.#opts.sdk?.taskSupport && def.execution?.taskSupport === undefined) {
-      def.execution = { ...(def.execution ?? {}), taskSupport: 'forbidden' };
+    if (this.#opts.sdk?.taskSupport && spec.execution?.taskSupport === undefined) {
+      spec.execution = { ...(spec.execution ?? {}), taskSupport: 'forbidden' };
     }
-    if (output.json !== undefined) def.outputSchema = output.json;
+    if (output.json !== undefined) spec.outputSchema = output.json;
+    // The native struct (schemas as JSON text; a plain shape's text is made once per shape).
+    const def = nativeDef('tool', spec, { inputSchemaJson: input.json === undefined ? EMPTY_INPUT_JSON : input.text });
+    // The entry keeps no definition: the core lists the tool, the dispatcher needs only this.
     const entry = {
       name,
-      def,
       handler,
       zod: input.zod,
       plain: input.plain,
+      defaults: input.defaults,
       hasInputSchema: input.json !== undefined,
       hasOutputSchema: output.json !== undefined,
       enabled: true,
@@ -305,7 +310,7 @@ class Server {
     let out;
     try {
       if (entry.plain) {
-        args = plainArgs(entry.plain, args);
+        args = plainArgs(entry.plain, entry.defaults, args);
       } else if (entry.zod) {
         let parsed;
         try {
@@ -423,11 +428,12 @@ class Server {
       const tpl = uriOrTemplate instanceof ResourceTemplate ? uriOrTemplate : new ResourceTemplate(uriOrTemplate);
       const def = { uriTemplate: tpl.uriTemplate, name, ...meta };
       delete def.size;
+      const native = nativeDef('template', def);
       const entry = { name, def, read, mimeType: meta.mimeType, template: true, complete: tpl.complete };
       const invoke = (uri, vars, id) => this.#answer(id, this.#runRead(entry, uri, vars, id));
       const completer = Object.keys(tpl.complete).length ? this.#completer(tpl.complete) : undefined;
       try {
-        this.#native.addResourceTemplate(def, invoke, completer, timeoutMs);
+        this.#native.addResourceTemplate(native, invoke, completer, timeoutMs);
       } catch (e) {
         throw fromNative(e);
       }
@@ -438,8 +444,9 @@ class Server {
     const def = { uri: uriOrTemplate, name, ...meta };
     const entry = { name, def, read, mimeType: meta.mimeType, template: false };
     const invoke = (uri, vars, id) => this.#answer(id, this.#runRead(entry, uri, vars, id));
+    const native = nativeDef('resource', def);
     try {
-      this.#native.addResource(def, invoke, timeoutMs);
+      this.#native.addResource(native, invoke, timeoutMs);
     } catch (e) {
       throw fromNative(e);
     }
@@ -509,8 +516,9 @@ class Server {
     const timeoutMs = config.timeoutMs ?? this.#opts.toolTimeoutMs;
     const invoke = (a, id) => this.#answer(id, this.#runPrompt(entry, a, id));
     const completer = Object.keys(complete).length ? this.#completer(complete) : undefined;
+    const native = nativeDef('prompt', def);
     try {
-      this.#native.addPrompt(def, invoke, completer, timeoutMs);
+      this.#native.addPrompt(native, invoke, completer, timeoutMs);
     } catch (e) {
       throw fromNative(e);
     }

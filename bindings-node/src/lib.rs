@@ -6,6 +6,7 @@
 
 mod calls;
 mod context;
+mod defs;
 mod errors;
 mod http;
 mod js_handler;
@@ -15,6 +16,7 @@ mod sessions;
 mod telemetry;
 
 pub use context::NativeCalls;
+pub use defs::{NativePromptDef, NativeResourceDef, NativeResourceTemplateDef, NativeToolDef};
 // Public because the `#[napi]` methods return them (the error each throws).
 pub use errors::{Code, Coded};
 pub use http::{NativeHttpExchange, NativeHttpResponse};

@@ -3,6 +3,7 @@
 
 use crate::calls::Calls;
 use crate::context::{EndFn, NativeCalls};
+use crate::defs::{NativePromptDef, NativeResourceDef, NativeResourceTemplateDef, NativeToolDef};
 use crate::errors::{self, coded, Code, Result};
 use crate::http::{to_core, NativeHttpExchange, NativeHttpRequest};
 use crate::js_handler::{
@@ -16,22 +17,12 @@ use oxmcp::config::Config;
 use oxmcp::transport::http::{HttpConfig, HttpHandler};
 use oxmcp::transport::http_server::HttpServer;
 use oxmcp::{CompletionHandler, Prompt, Resource, ResourceTemplate, Server, Tool};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
-
-fn object(v: Value, what: &str) -> Result<Map<String, Value>> {
-    match v {
-        Value::Object(m) => Ok(m),
-        _ => Err(coded(
-            Code::InvalidDefinition,
-            format!("{what} definition must be an object"),
-        )),
-    }
-}
 
 fn timeout(ms: Option<f64>) -> Option<Duration> {
     ms.filter(|m| m.is_finite() && *m > 0.0)
@@ -190,12 +181,12 @@ impl NativeServer {
         Ok(())
     }
 
-    /// Register (or, at runtime, add) a tool; `def` is a spec-shaped `Tool` object. `handler`:
-    /// `(args, callId, toolName) => ..` for this tool alone, or null for the dispatcher.
+    /// Register (or, at runtime, add) a tool. `handler`: `(args, callId, toolName) => ..` for
+    /// this tool alone, or null for the dispatcher.
     #[napi]
     pub fn add_tool(
         &self,
-        def: Value,
+        def: NativeToolDef,
         handler: Option<ToolDispatchFn<'_>>,
         timeout_ms: Option<f64>,
         required_scopes: Option<Vec<String>>,
@@ -224,18 +215,20 @@ impl NativeServer {
     /// most one `notifications/tools/list_changed` for the batch.
     #[napi]
     pub fn add_tools(&self, items: Vec<ToolBatchItem>) -> Result<()> {
-        let mut tools = Vec::with_capacity(items.len());
+        // Each tool compiled as it is converted: its schema JSON is freed before the next one's.
+        let mut batch = self.server.tool_batch();
         for it in items {
-            tools.push(self.tool(
+            let tool = self.tool(
                 it.def,
                 None,
                 it.timeout_ms,
                 it.required_scopes,
                 it.max_concurrency,
                 it.task_after_ms,
-            )?);
+            )?;
+            batch.push(tool).map_err(errors::build)?;
         }
-        self.server.add_tools(tools).map_err(errors::build)
+        batch.commit().map_err(errors::build)
     }
 
     #[napi]
@@ -251,11 +244,11 @@ impl NativeServer {
     #[napi]
     pub fn add_resource(
         &self,
-        def: Value,
+        def: NativeResourceDef,
         handler: ReadFn<'_>,
         timeout_ms: Option<f64>,
     ) -> Result<()> {
-        let def = object(def, "resource")?;
+        let def = def.into_map()?;
         let what = format!(
             "resource {:?}",
             def.get("uri").and_then(Value::as_str).unwrap_or_default()
@@ -279,12 +272,12 @@ impl NativeServer {
     #[napi]
     pub fn add_resource_template(
         &self,
-        def: Value,
+        def: NativeResourceTemplateDef,
         handler: ReadFn<'_>,
         complete: Option<CompleteFn<'_>>,
         timeout_ms: Option<f64>,
     ) -> Result<()> {
-        let def = object(def, "resource template")?;
+        let def = def.into_map()?;
         let label = def
             .get("uriTemplate")
             .and_then(Value::as_str)
@@ -316,12 +309,12 @@ impl NativeServer {
     #[napi]
     pub fn add_prompt(
         &self,
-        def: Value,
+        def: NativePromptDef,
         handler: ToolFn<'_>,
         complete: Option<CompleteFn<'_>>,
         timeout_ms: Option<f64>,
     ) -> Result<()> {
-        let def = object(def, "prompt")?;
+        let def = def.into_map()?;
         let name = def
             .get("name")
             .and_then(Value::as_str)
@@ -518,19 +511,15 @@ impl NativeServer {
     #[allow(clippy::too_many_arguments)]
     fn tool(
         &self,
-        def: Value,
+        def: NativeToolDef,
         callee: Option<Arc<JsCallee<ToolCall, ToolCallArgs>>>,
         timeout_ms: Option<f64>,
         required_scopes: Option<Vec<String>>,
         max_concurrency: Option<u32>,
         task_after_ms: Option<f64>,
     ) -> Result<Tool> {
-        let def = object(def, "tool")?;
-        let name: Arc<str> = def
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .into();
+        let name: Arc<str> = def.name.as_str().into();
+        let def = def.into_map()?;
         let callee = match callee {
             Some(c) => c,
             None => self
@@ -567,7 +556,7 @@ impl NativeServer {
 /// One item of `NativeServer.addTools`.
 #[napi(object)]
 pub struct ToolBatchItem {
-    pub def: Value,
+    pub def: NativeToolDef,
     pub timeout_ms: Option<f64>,
     pub required_scopes: Option<Vec<String>>,
     pub max_concurrency: Option<u32>,

@@ -32,7 +32,7 @@ for (const [label, make] of Object.entries(shapes)) {
     const samples = [{}, { a: 1, b: 2 }, { a: 1, b: 2, note: 'n', extra: 1 }, { x: 1.5, flag: true, s: 'q' }, { x: 2, s: '', n: 0, constructor: 1 }];
     for (const args of samples) {
       const want = parser.safeParse(args);
-      if (want.success) assert.deepEqual(plainArgs(r1.plain, args), want.data, JSON.stringify(args));
+      if (want.success) assert.deepEqual(plainArgs(r1.plain, r1.defaults, args), want.data, JSON.stringify(args));
     }
   });
 }
@@ -57,9 +57,9 @@ test('a function default runs per call, as with zod', () => {
   let k = 0;
   const r = resolveToolInput({ id: z.number().default(() => ++k) }, 'test');
   assert.ok(r.plain);
-  const first = plainArgs(r.plain, {}).id;
-  assert.equal(plainArgs(r.plain, {}).id, first + 1);
-  assert.deepEqual(plainArgs(r.plain, { id: 7 }), { id: 7 });
+  const first = plainArgs(r.plain, r.defaults, {}).id;
+  assert.equal(plainArgs(r.plain, r.defaults, {}).id, first + 1);
+  assert.deepEqual(plainArgs(r.plain, r.defaults, { id: 7 }), { id: 7 });
 });
 
 const cost = (n, kind) => JSON.parse(execFileSync(process.execPath,
@@ -69,7 +69,7 @@ const cost = (n, kind) => JSON.parse(execFileSync(process.execPath,
 test('registering N zod tools is linear and keeps neither the zod objects nor much else per tool', () => {
   const [a, b, c] = [300, 1000, 3000].map((n) => cost(n, 'zod'));
   assert.equal(c.tools, 3000);
-  assert.equal(c.zodKept, false, "the user's zod field objects were collected");
+  assert.deepEqual(c.zodKept, [false, false, false], "the user's zod field objects (and a default's inner schema) were collected");
   // What one more tool keeps (the fixed cost of zod's first conversion cancels out). Before
   // issue 18 a zod tool kept ~13 KB of JS heap: its zod objects and a JSON Schema of its own.
   const late = (c.heap - b.heap) / 2000;
@@ -79,4 +79,37 @@ test('registering N zod tools is linear and keeps neither the zod objects nor mu
   const [j1, j2] = [1000, 3000].map((n) => cost(n, 'json'));
   const json = (j2.heap - j1.heap) / 2000;
   assert.ok(json < 2048, `${json} B of JS heap per JSON Schema tool`);
+});
+
+// The native definition structs (bindings-node/src/defs.rs): what a definition lists is what it
+// was given, schemas as JSON text, other members through extraJson.
+const { nativeDef } = require(path.join(ROOT, 'bindings-node', 'lib', 'defs.cjs'));
+const { Server } = require('oxmcp');
+
+test('nativeDef: typed members, schemas as JSON text, the rest verbatim in extraJson', () => {
+  const d = nativeDef('tool', { name: 't', title: 7, description: 'd', inputSchema: { type: 'object' }, 'x-vendor': { a: 1 }, annotations: { readOnlyHint: true }, skipped: undefined });
+  assert.deepEqual(d, { name: 't', description: 'd', annotations: { readOnlyHint: true }, inputSchemaJson: '{"type":"object"}', extraJson: '{"title":7,"x-vendor":{"a":1}}' });
+  assert.deepEqual(nativeDef('resource', { uri: 'a://b', name: 'b', size: 'big' }), { uri: 'a://b', name: 'b', extraJson: '{"size":"big"}' });
+  assert.throws(() => nativeDef('prompt', { title: 'no name' }), { code: 'INVALID_DEFINITION' });
+  assert.throws(() => nativeDef('tool', { name: 'big', inputSchema: { type: 'object', default: 1n } }), { code: 'INVALID_SCHEMA' });
+});
+
+test('definitions are listed as given through the native structs (tools, resources, templates, prompts)', async () => {
+  const server = new Server({ name: 'defs', version: '0' });
+  const tool = {
+    title: 'T', description: 'd', annotations: { readOnlyHint: true, custom: 'x' }, icons: [{ src: 'https://e.x/i.png' }],
+    _meta: { k: [1, 2] }, inputSchema: { type: 'object', properties: { q: { type: 'string', default: 'é"\\' } } },
+    outputSchema: { type: 'object', properties: { r: { type: 'number' } } },
+  };
+  server.registerTool('t', tool, () => ({ structuredContent: { r: 1 }, content: [] }));
+  server.registerResource('r', 'mem://r', { title: 'R', mimeType: 'text/plain', size: 12, annotations: { priority: 0.5 } }, () => 'x');
+  server.registerResource('tpl', 'mem://f/{id}', { description: 'files' }, () => 'x');
+  server.registerPrompt('p', { title: 'P', arguments: [{ name: 'a', required: true, description: 'arg' }] }, () => 'x');
+  const c = server.client();
+  const [listed] = (await c.listTools()).tools;
+  assert.deepEqual(listed, { name: 't', title: 'T', description: 'd', annotations: tool.annotations, icons: tool.icons, _meta: tool._meta, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema });
+  assert.deepEqual((await c.listResources()).resources, [{ uri: 'mem://r', name: 'r', title: 'R', mimeType: 'text/plain', size: 12, annotations: { priority: 0.5 } }]);
+  assert.deepEqual((await c.listResourceTemplates()).resourceTemplates, [{ uriTemplate: 'mem://f/{id}', name: 'tpl', description: 'files' }]);
+  assert.deepEqual((await c.listPrompts()).prompts, [{ name: 'p', title: 'P', arguments: [{ name: 'a', required: true, description: 'arg' }] }]);
+  await server.close();
 });

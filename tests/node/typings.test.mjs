@@ -31,6 +31,22 @@ test('the native typings give the options their types, not any', () => {
   assert.match(native, /constructor\(options: import\('\.\/index'\)\.ServerOptions\)/);
   assert.match(native, /listenHttp\(options: import\('\.\/index'\)\.ListenOptions\)/);
   assert.match(native, /configureMount\(options: import\('\.\/index'\)\.HttpOptions\)/);
+  // Definitions are #[napi(object)] structs (bindings-node/src/defs.rs): every member typed, none `any`.
+  assert.match(native, /addTool\(def: NativeToolDef,/);
+  assert.match(native, /addResource\(def: NativeResourceDef,/);
+  assert.match(native, /addResourceTemplate\(def: NativeResourceTemplateDef,/);
+  assert.match(native, /addPrompt\(def: NativePromptDef,/);
+  assert.match(native, /export interface ToolBatchItem \{\s*def: NativeToolDef/);
+  const defs = ['NativeToolDef', 'NativeResourceDef', 'NativeResourceTemplateDef', 'NativePromptDef', 'ToolBatchItem']
+    .map((n) => native.match(new RegExp(`export interface ${n} \\{[\\s\\S]*?\\n\\}`))?.[0] ?? assert.fail(`no interface ${n}`));
+  const adds = native.split('\n').filter((l) => /^\s*add(Tool|Tools|Resource|ResourceTemplate|Prompt)\(/.test(l));
+  assert.equal(adds.length, 5);
+  for (const text of [...defs, ...adds]) assert.doesNotMatch(text, /\bany\b/, text);
+  assert.match(defs[0], /name: string\n/);
+  assert.match(defs[0], /inputSchemaJson\?: string\n/);
+  assert.match(defs[0], /annotations\?: import\('\.\/index'\)\.ToolAnnotations/);
+  assert.match(defs[0], /execution\?: \{ taskSupport\?: 'forbidden' \| 'optional' \| 'required'/);
+  assert.match(defs[1], /uri: string\n\s*name: string\n/);
   function read(f) { return fs.readFileSync(path.join(ROOT, 'bindings-node', f), 'utf8'); }
 });
 

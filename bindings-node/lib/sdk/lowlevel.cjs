@@ -20,6 +20,7 @@ const { current, withVersion } = require('./mcp.cjs');
 const http = require('../http.cjs');
 const middleware = require('../middleware.cjs');
 const { ToolError } = require('../errors.cjs');
+const { nativeDef } = require('../defs.cjs');
 
 const DEFAULT_TIMEOUT_MS = 300_000;
 /** Methods this Server answers through the core from the handlers set for them. */
@@ -171,7 +172,7 @@ class Server extends LowLevelFacade {
         seen.add(def.name);
         if (this.#registered.tools.has(def.name)) native.removeTool(def.name);
         const invoke = (args, id) => this.#run(id, 'tools/call', { name: def.name, arguments: args ?? {} }, (r) => r);
-        try { native.addTool(def, invoke, DEFAULT_TIMEOUT_MS); } catch (e) { throw fromNative(e); }
+        try { native.addTool(nativeDef('tool', def), invoke, DEFAULT_TIMEOUT_MS); } catch (e) { throw fromNative(e); }
         this.#registered.tools.add(def.name);
       }
       for (const n of [...this.#registered.tools]) if (!seen.has(n)) { native.removeTool(n); this.#registered.tools.delete(n); }
@@ -182,7 +183,7 @@ class Server extends LowLevelFacade {
         seen.add(def.uri);
         if (this.#registered.resources.has(def.uri)) native.removeResource(def.uri);
         const invoke = (uri, _vars, id) => this.#run(id, 'resources/read', { uri }, (r) => r?.contents ?? []);
-        try { native.addResource(def, invoke, DEFAULT_TIMEOUT_MS); } catch (e) { throw fromNative(e); }
+        try { native.addResource(nativeDef('resource', def), invoke, DEFAULT_TIMEOUT_MS); } catch (e) { throw fromNative(e); }
         this.#registered.resources.add(def.uri);
       }
       for (const u of [...this.#registered.resources]) if (!seen.has(u)) { native.removeResource(u); this.#registered.resources.delete(u); }
@@ -195,7 +196,7 @@ class Server extends LowLevelFacade {
         if (this.#registered.templates.has(def.uriTemplate)) native.removeResourceTemplate(def.uriTemplate);
         const invoke = (uri, _vars, id) => this.#run(id, 'resources/read', { uri }, (r) => r?.contents ?? []);
         const completer = this.#completer({ type: 'ref/resource', uri: def.uriTemplate });
-        try { native.addResourceTemplate(def, invoke, completer, DEFAULT_TIMEOUT_MS); } catch (e) { throw fromNative(e); }
+        try { native.addResourceTemplate(nativeDef('template', def), invoke, completer, DEFAULT_TIMEOUT_MS); } catch (e) { throw fromNative(e); }
         this.#registered.templates.add(def.uriTemplate);
       }
       for (const t of [...this.#registered.templates]) if (!seen.has(t)) { native.removeResourceTemplate(t); this.#registered.templates.delete(t); }
@@ -207,7 +208,7 @@ class Server extends LowLevelFacade {
         if (this.#registered.prompts.has(def.name)) native.removePrompt(def.name);
         const invoke = (args, id) => this.#run(id, 'prompts/get', { name: def.name, arguments: args ?? {} }, (r) => r);
         const completer = this.#completer({ type: 'ref/prompt', name: def.name });
-        try { native.addPrompt(def, invoke, completer, DEFAULT_TIMEOUT_MS); } catch (e) { throw fromNative(e); }
+        try { native.addPrompt(nativeDef('prompt', def), invoke, completer, DEFAULT_TIMEOUT_MS); } catch (e) { throw fromNative(e); }
         this.#registered.prompts.add(def.name);
       }
       for (const n of [...this.#registered.prompts]) if (!seen.has(n)) { native.removePrompt(n); this.#registered.prompts.delete(n); }
