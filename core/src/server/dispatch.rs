@@ -691,8 +691,6 @@ impl Server {
         r
     }
 
-    /// One page of `items`; only the page is rendered (a tool's descriptor is put together
-    /// here, the other kinds are copied), so a page costs the same at 10 or 10,000 entries.
     /// One page of `items`. Only the page is rendered (a tool's descriptor is put together
     /// here, the other kinds are copied) and the items after it are not walked, so the first
     /// page costs the same with 10 or 10,000 entries; a later page walks the ones before it.

@@ -557,12 +557,15 @@ impl HttpHandler {
 
     /// Headers that go with an error status: the step-up challenge on 403, `Retry-After` on 503.
     fn error_headers(&self, mut resp: HttpResponse, v: &Value) -> HttpResponse {
-        let code = v.pointer("/error/code").and_then(Value::as_i64);
+        // `get` chains, not `Value::pointer`: a pointer allocates per token, on every answer.
+        let error = v.get("error");
+        let code = || error.and_then(|e| e.get("code")).and_then(Value::as_i64);
         if resp.status == StatusCode::FORBIDDEN
-            && code == Some(i64::from(ErrorCode::INSUFFICIENT_SCOPE.0))
+            && code() == Some(i64::from(ErrorCode::INSUFFICIENT_SCOPE.0))
         {
-            let scopes: Vec<String> = v
-                .pointer("/error/data/requiredScopes")
+            let scopes: Vec<String> = error
+                .and_then(|e| e.get("data"))
+                .and_then(|d| d.get("requiredScopes"))
                 .and_then(Value::as_array)
                 .map(|a| {
                     a.iter()
@@ -650,7 +653,8 @@ impl HttpHandler {
         // A 2026-07-28 request stands alone (a session header means nothing to it), and never
         // touches the session store: with Redis down, modern traffic is served as usual.
         let modern = msg
-            .pointer("/params/_meta")
+            .get("params")
+            .and_then(|p| p.get("_meta"))
             .and_then(|m| m.get(crate::protocol::META_PROTOCOL_VERSION))
             .is_some()
             && msg.get("method").is_some();
