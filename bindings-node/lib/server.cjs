@@ -56,7 +56,23 @@ class ResourceTemplate {
   }
 }
 
-/** `native.settle`, never throwing (anything but an envelope is reported by the core as a failure). */
+/**
+ * What crosses napi for an envelope: a `{result}`'s result as JSON text (one string, parsed once
+ * in Rust, instead of an object read property by property across napi: issue 16), any other
+ * envelope as it is. A result `JSON.stringify` refuses (a BigInt, a cycle) stays an object, and
+ * the native side reports why.
+ */
+function wire(envelope) {
+  if (envelope && envelope.result !== undefined && envelope.control === undefined) {
+    try {
+      const json = JSON.stringify(envelope.result);
+      if (typeof json === 'string') return json;
+    } catch {}
+  }
+  return envelope;
+}
+
+/** `native.settle`, never throwing (anything but an answer is reported by the core as a failure). */
 function settle(native, id, envelope) {
   try {
     native.settle(id, envelope);
@@ -596,13 +612,13 @@ class Server {
   }
 
   /**
-   * Hand call `id`'s envelope to the core: returned as it is when the handler answered
-   * synchronously; else `undefined` now and `settle(id, envelope)` when it settles.
+   * Hand call `id`'s envelope to the core (`wire`): returned when the handler answered
+   * synchronously; else `undefined` now and `settle(id, ...)` when it settles.
    */
   #answer(id, out) {
-    if (!isThenable(out)) return out;
+    if (!isThenable(out)) return wire(out);
     const native = this.#calls.native;
-    out.then((envelope) => settle(native, id, envelope), () => settle(native, id, null));
+    out.then((envelope) => settle(native, id, wire(envelope)), () => settle(native, id, null));
     return undefined;
   }
 

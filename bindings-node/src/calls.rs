@@ -10,7 +10,7 @@
 //! rather than a Promise per call (a threadsafe function each).
 
 use crate::context::{CallState, FINISHED_REASON};
-use crate::js_handler::NativeEnvelope;
+use crate::js_handler::JsAnswer;
 use napi::bindgen_prelude::FnArgs;
 use napi::threadsafe_function::{
     ThreadsafeFunction, ThreadsafeFunctionCallMode, UnknownReturnValue,
@@ -27,8 +27,8 @@ use tokio::sync::oneshot;
 /// that never settles would otherwise keep its entry for ever.
 const LINGER: Duration = Duration::from_secs(600);
 
-/// A JS handler's answer: its envelope, or why it could not be read.
-pub(crate) type Answer = std::result::Result<NativeEnvelope, napi::Error>;
+/// A JS handler's answer (JSON text or an envelope), or why it could not be read.
+pub(crate) type Answer = std::result::Result<JsAnswer, napi::Error>;
 
 /// The server's listener for the end of calls whose `ctx.signal` exists: `(id, reason)`.
 pub(crate) type EndTsfn = ThreadsafeFunction<

@@ -221,14 +221,15 @@ impl NativeCalls {
         self.state(id)?.ctx()
     }
 
-    /// The answer of call `id` whose handler returned a Promise: the envelope it settled with
-    /// (anything else is reported as the handler's failure).
+    /// The answer of call `id` whose handler returned a Promise: the result's JSON text or the
+    /// envelope it settled with (anything else is reported as the handler's failure).
     #[napi]
-    pub fn settle(&self, id: i64, envelope: Either<NativeEnvelope, Unknown<'_>>) {
+    pub fn settle(&self, id: i64, envelope: Either3<String, NativeEnvelope, Unknown<'_>>) {
         let answer = match envelope {
-            Either::A(env) => Ok(env),
+            Either3::A(json) => Ok(Either::A(json)),
+            Either3::B(env) => Ok(Either::B(env)),
             // Not for JS: the core reports it as the handler's failure.
-            Either::B(_) => Err(Error::new(
+            Either3::C(_) => Err(Error::new(
                 Status::InvalidArg,
                 "the JS layer settled with something that is not an envelope",
             )),

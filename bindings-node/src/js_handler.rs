@@ -1,8 +1,10 @@
 //! JS callables as the core's handler traits. Each call goes through a *weak* threadsafe function
 //! (it never keeps Node alive; callee-handled = false) with the call's arguments and its id in
-//! the server's table of calls (`calls.rs`). What comes back is the JS layer's envelope:
+//! the server's table of calls (`calls.rs`). What comes back is the JS layer's answer: a result as
+//! JSON text (a string: `JSON.stringify` of `{result}`'s result, one string across napi and one
+//! parse here, instead of an object read property by property) or an envelope
 //! `{result}` | `{error: {code, message, data}}` | `{control}`, returned directly by a handler
-//! that answered synchronously, or `undefined` and later `NativeServer.settle(id, envelope)` for
+//! that answered synchronously, or `undefined` and later `NativeServer.settle(id, answer)` for
 //! one that returned a Promise. (Not napi's `Promise<T>` adapter: it wraps two callbacks per call,
 //! and wrapped objects outlive V8's scavenges; see `calls.rs`.)
 
@@ -39,8 +41,11 @@ pub struct NativeRpcError {
     pub data: Option<Value>,
 }
 
-/// What every JS handler returns: the envelope, or nothing when it will `settle` later.
-pub(crate) type JsReturn = Option<NativeEnvelope>;
+/// A JS handler's answer: its result as JSON text, or an envelope.
+pub(crate) type JsAnswer = Either<String, NativeEnvelope>;
+
+/// What every JS handler returns: its answer, or nothing when it will `settle` later.
+pub(crate) type JsReturn = Option<JsAnswer>;
 
 pub(crate) type Tsfn<T, A> = ThreadsafeFunction<T, JsReturn, A, Status, false, true>;
 
@@ -149,6 +154,32 @@ fn internal(what: &str, detail: impl std::fmt::Display) -> HandlerError {
     HandlerError::Mcp(McpError::internal(format!("{what}: {detail}")))
 }
 
+/// What a handler call produced: a JSON value, or a result as the JSON text the JS layer made.
+pub(crate) enum Output {
+    Value(Value),
+    Json(String),
+}
+
+impl Output {
+    /// The spec-shaped result, parsed straight from the text when there is one (no `Value` in
+    /// between). A text that does not fit is parsed again as a value, so that the error says what
+    /// it says for an object (serde's position in a text nobody sees is no help).
+    fn decode<T: serde::de::DeserializeOwned>(
+        self,
+        what: &str,
+    ) -> std::result::Result<T, HandlerError> {
+        let v = match self {
+            Output::Value(v) => v,
+            Output::Json(s) => match serde_json::from_str(&s) {
+                Ok(t) => return Ok(t),
+                Err(_) => serde_json::from_str::<Value>(&s)
+                    .map_err(|e| internal(what, format!("the handler's result is not JSON: {e}")))?,
+            },
+        };
+        serde_json::from_value(v).map_err(|e| bad_result(what, e))
+    }
+}
+
 /// The JS side of one call: the handler's envelope, returned directly or settled later.
 async fn call_js<T: 'static, A: JsValuesTupleIntoVec + 'static>(
     tsfn: &Tsfn<T, A>,
@@ -156,7 +187,7 @@ async fn call_js<T: 'static, A: JsValuesTupleIntoVec + 'static>(
     later: tokio::sync::oneshot::Receiver<Answer>,
     guard: &CallGuard,
     what: &str,
-) -> std::result::Result<NativeEnvelope, HandlerError> {
+) -> std::result::Result<JsAnswer, HandlerError> {
     let ret = tsfn.call_async_catch(value).await.map_err(|e| {
         if e.status == Status::InvalidArg
             || e.status == Status::ObjectExpected
@@ -204,7 +235,7 @@ async fn run_call<T: 'static, A: JsValuesTupleIntoVec + 'static>(
     timeout: Option<Duration>,
     what: &str,
     make: impl FnOnce(CallId) -> T,
-) -> std::result::Result<Value, HandlerError> {
+) -> std::result::Result<Output, HandlerError> {
     run_call_next(callee, ctx, timeout, what, None, make).await
 }
 
@@ -216,7 +247,7 @@ async fn run_call_next<T: 'static, A: JsValuesTupleIntoVec + 'static>(
     what: &str,
     next: Option<oxmcp::Next>,
     make: impl FnOnce(CallId) -> T,
-) -> std::result::Result<Value, HandlerError> {
+) -> std::result::Result<Output, HandlerError> {
     let cancel = ctx.cancellation().clone();
     let call = CallState::new(ctx);
     *call.next.lock().unwrap_or_else(|e| e.into_inner()) = next;
@@ -254,8 +285,12 @@ async fn run_call_next<T: 'static, A: JsValuesTupleIntoVec + 'static>(
     out
 }
 
-/// `{result}` → Ok; `{error}` → JSON-RPC error; `{control}` → cancellation / misuse.
-fn open_envelope(env: NativeEnvelope, what: &str) -> std::result::Result<Value, HandlerError> {
+/// JSON text or `{result}` → Ok; `{error}` → JSON-RPC error; `{control}` → cancellation / misuse.
+fn open_envelope(answer: JsAnswer, what: &str) -> std::result::Result<Output, HandlerError> {
+    let env = match answer {
+        Either::A(json) => return Ok(Output::Json(json)),
+        Either::B(env) => env,
+    };
     if env.control.as_deref() == Some("INTERNAL") {
         // An unexpected throw: the core's internal-error text, with the detail the JS layer
         // chose to show (`exposeErrors`) in `error.message`.
@@ -285,10 +320,11 @@ fn open_envelope(env: NativeEnvelope, what: &str) -> std::result::Result<Value, 
             None => Vec::new(),
         };
         return serde_json::to_value(oxmcp::ToolResult::from_list(items))
+            .map(Output::Value)
             .map_err(|e| internal(what, e.to_string()));
     }
     if let Some(r) = env.result {
-        return Ok(r);
+        return Ok(Output::Value(r));
     }
     if let Some(e) = env.error {
         let mut err = McpError::new(ErrorCode(e.code), e.message);
@@ -315,8 +351,20 @@ fn bad_result(what: &str, e: serde_json::Error) -> HandlerError {
 }
 
 pub(crate) struct JsTool {
-    pub(crate) name: Arc<str>,
-    pub(crate) callee: Arc<JsCallee<ToolCall, ToolCallArgs>>,
+    name: Arc<str>,
+    /// `tool "name"`, for errors (made once, not per call).
+    what: Arc<str>,
+    callee: Arc<JsCallee<ToolCall, ToolCallArgs>>,
+}
+
+impl JsTool {
+    pub(crate) fn new(name: Arc<str>, callee: Arc<JsCallee<ToolCall, ToolCallArgs>>) -> Self {
+        Self {
+            what: format!("tool {name:?}").into(),
+            name,
+            callee,
+        }
+    }
 }
 
 impl ToolHandler for JsTool {
@@ -327,12 +375,13 @@ impl ToolHandler for JsTool {
     ) -> BoxFuture<std::result::Result<ToolResult, HandlerError>> {
         let callee = self.callee.clone();
         let name = self.name.clone();
-        let what = format!("tool {:?}", self.name);
+        let what = self.what.clone();
         Box::pin(async move {
             // The core bounds tool calls (`Tool::timeout`); dropping this future marks the call timed out.
             let args = Value::Object(args);
-            let v = run_call(&callee, ctx, None, &what, |id| ToolCall { args, id, name }).await?;
-            ToolResult::from_value(v).map_err(|e| bad_result(&what, e))
+            run_call(&callee, ctx, None, &what, |id| ToolCall { args, id, name })
+                .await?
+                .decode(&what)
         })
     }
 }
@@ -355,13 +404,9 @@ impl ResourceHandler for JsResource {
         let timeout = self.timeout;
         Box::pin(async move {
             let vars = Value::Object(vars);
-            let v = run_call(&callee, ctx, timeout, &what, |id| ReadCall {
-                uri,
-                vars,
-                id,
-            })
-            .await?;
-            serde_json::from_value(v).map_err(|e| bad_result(&what, e))
+            run_call(&callee, ctx, timeout, &what, |id| ReadCall { uri, vars, id })
+                .await?
+                .decode(&what)
         })
     }
 }
@@ -383,8 +428,9 @@ impl PromptHandler for JsPrompt {
         let timeout = self.timeout;
         Box::pin(async move {
             let args = Value::Object(args);
-            let v = run_call(&callee, ctx, timeout, &what, |id| PromptCall { args, id }).await?;
-            PromptResult::from_value(v).map_err(|e| bad_result(&what, e))
+            run_call(&callee, ctx, timeout, &what, |id| PromptCall { args, id })
+                .await?
+                .decode(&what)
         })
     }
 }
@@ -408,14 +454,14 @@ impl CompletionHandler for JsCompletion {
         let timeout = self.timeout;
         Box::pin(async move {
             let context_args = Value::Object(context_args);
-            let v = run_call(&callee, ctx, timeout, &what, |id| CompleteCall {
+            run_call(&callee, ctx, timeout, &what, |id| CompleteCall {
                 argument,
                 value,
                 context_args,
                 id,
             })
-            .await?;
-            serde_json::from_value(v).map_err(|e| bad_result(&what, e))
+            .await?
+            .decode(&what)
         })
     }
 }
@@ -444,7 +490,8 @@ impl oxmcp::Middleware for JsMiddleware {
             run_call_next(&callee, req.ctx, None, &what, Some(next), |id| {
                 MiddlewareCall { method, params, id }
             })
-            .await
+            .await?
+            .decode(&what)
         })
     }
 }

@@ -536,7 +536,7 @@ impl NativeServer {
         };
         let mut tool = Tool::from_definition(def)
             .map_err(errors::build)?
-            .handler_arc(Arc::new(JsTool { name, callee }));
+            .handler_arc(Arc::new(JsTool::new(name, callee)));
         if let Some(t) = timeout(timeout_ms) {
             tool = tool.timeout(t);
         }
