@@ -167,8 +167,9 @@ class Server {
       throw fromNative(e);
     }
     this.#calls = new Calls(this.#native);
-    // One native threadsafe function serves every tool (by name), not one per tool.
-    this.#native.setToolDispatcher((args, id, name) => this.#dispatchTool(name, args, id));
+    // One native threadsafe function serves every tool (by name), not one per tool. The
+    // arguments come as JSON text (cheaper across napi than an object).
+    this.#native.setToolDispatcher((argsJson, id, name) => this.#dispatchTool(name, JSON.parse(argsJson), id));
     if (merged.http) this.configureHttp(merged.http);
   }
 

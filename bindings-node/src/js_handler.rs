@@ -53,7 +53,9 @@ pub(crate) type Tsfn<T, A> = ThreadsafeFunction<T, JsReturn, A, Status, false, t
 type CallId = i64;
 
 pub(crate) struct ToolCall {
-    args: Value,
+    /// The arguments as JSON text: one string across napi and one `JSON.parse` in JS, instead
+    /// of an object built property by property with napi calls (issue 16).
+    args: String,
     id: CallId,
     name: Arc<str>,
 }
@@ -84,14 +86,14 @@ pub(crate) type ToolArgs = FnArgs<(Value, CallId)>;
 pub(crate) type MiddlewareArgs = FnArgs<(String, Value, CallId)>;
 /// `(method, params, callId) => envelope | undefined`
 pub(crate) type MiddlewareFn<'a> = Function<'a, MiddlewareArgs, JsReturn>;
-/// A tool call: `(args, callId, toolName)`; the name lets one dispatcher serve every tool.
-pub(crate) type ToolCallArgs = FnArgs<(Value, CallId, String)>;
+/// A tool call: `(argsJson, callId, toolName)`; the name lets one dispatcher serve every tool.
+pub(crate) type ToolCallArgs = FnArgs<(String, CallId, String)>;
 pub(crate) type ReadArgs = FnArgs<(String, Value, CallId)>;
 pub(crate) type CompleteArgs = FnArgs<(String, String, Value, CallId)>;
 
 /// `(args, callId) => envelope | undefined` (prompts)
 pub(crate) type ToolFn<'a> = Function<'a, ToolArgs, JsReturn>;
-/// `(args, callId, toolName) => envelope | undefined`
+/// `(argsJson, callId, toolName) => answer | undefined`
 pub(crate) type ToolDispatchFn<'a> = Function<'a, ToolCallArgs, JsReturn>;
 /// `(uri, vars, callId) => envelope | undefined`
 pub(crate) type ReadFn<'a> = Function<'a, ReadArgs, JsReturn>;
@@ -378,7 +380,7 @@ impl ToolHandler for JsTool {
         let what = self.what.clone();
         Box::pin(async move {
             // The core bounds tool calls (`Tool::timeout`); dropping this future marks the call timed out.
-            let args = Value::Object(args);
+            let args = Value::Object(args).to_string();
             run_call(&callee, ctx, None, &what, |id| ToolCall { args, id, name })
                 .await?
                 .decode(&what)

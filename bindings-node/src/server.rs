@@ -173,7 +173,8 @@ impl NativeServer {
     }
 
     /// The handler of every tool added with `addTool(def, null, ..)`:
-    /// `(args, callId, toolName) => envelope | undefined`.
+    /// `(argsJson, callId, toolName) => answer | undefined` (the arguments as JSON text; the
+    /// answer the result's JSON text or an envelope).
     #[napi]
     pub fn set_tool_dispatcher(&self, dispatcher: ToolDispatchFn<'_>) -> Result<()> {
         let callee = self.callee(js_handler::tool_tsfn(&dispatcher)?);
@@ -181,7 +182,7 @@ impl NativeServer {
         Ok(())
     }
 
-    /// Register (or, at runtime, add) a tool. `handler`: `(args, callId, toolName) => ..` for
+    /// Register (or, at runtime, add) a tool. `handler`: `(argsJson, callId, toolName) => ..` for
     /// this tool alone, or null for the dispatcher.
     #[napi]
     pub fn add_tool(

@@ -171,7 +171,7 @@ class Server extends LowLevelFacade {
       for (const def of tools) {
         seen.add(def.name);
         if (this.#registered.tools.has(def.name)) native.removeTool(def.name);
-        const invoke = (args, id) => this.#run(id, 'tools/call', { name: def.name, arguments: args ?? {} }, (r) => r);
+        const invoke = (argsJson, id) => this.#run(id, 'tools/call', { name: def.name, arguments: JSON.parse(argsJson) }, (r) => r);
         try { native.addTool(nativeDef('tool', def), invoke, DEFAULT_TIMEOUT_MS); } catch (e) { throw fromNative(e); }
         this.#registered.tools.add(def.name);
       }
