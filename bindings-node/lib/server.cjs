@@ -167,9 +167,21 @@ class Server {
       throw fromNative(e);
     }
     this.#calls = new Calls(this.#native);
-    // One native threadsafe function serves every tool (by name), not one per tool. The
-    // arguments come as JSON text (cheaper across napi than an object).
-    this.#native.setToolDispatcher((argsJson, id, name) => this.#dispatchTool(name, JSON.parse(argsJson), id));
+    // One native threadsafe function serves every tool (by name), not one per tool, and hands
+    // over the calls waiting as a batch (src/batch.rs); the arguments come as JSON text (cheaper
+    // across napi than an object). One answer per call, in order.
+    this.#native.setToolDispatcher((argsJsons, ids, names) => {
+      const n = ids.length;
+      const out = new Array(n);
+      for (let i = 0; i < n; i++) {
+        try {
+          out[i] = this.#dispatchTool(names[i], JSON.parse(argsJsons[i]), ids[i]);
+        } catch (e) {
+          out[i] = this.#failure(`tool ${JSON.stringify(names[i])}`, e);
+        }
+      }
+      return out;
+    });
     if (merged.http) this.configureHttp(merged.http);
   }
 

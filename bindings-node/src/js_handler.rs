@@ -8,6 +8,7 @@
 //! one that returned a Promise. (Not napi's `Promise<T>` adapter: it wraps two callbacks per call,
 //! and wrapped objects outlive V8's scavenges; see `calls.rs`.)
 
+use crate::batch::Batcher;
 use crate::calls::{Answer, Calls};
 use crate::context::{CallGuard, CallState};
 use napi::bindgen_prelude::*;
@@ -18,6 +19,7 @@ use oxmcp::{
     PromptHandler, PromptResult, ResourceContents, ResourceHandler, ToolHandler, ToolResult,
 };
 use serde_json::{Map, Value};
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -174,23 +176,24 @@ impl Output {
             Output::Value(v) => v,
             Output::Json(s) => match serde_json::from_str(&s) {
                 Ok(t) => return Ok(t),
-                Err(_) => serde_json::from_str::<Value>(&s)
-                    .map_err(|e| internal(what, format!("the handler's result is not JSON: {e}")))?,
+                Err(_) => serde_json::from_str::<Value>(&s).map_err(|e| {
+                    internal(what, format!("the handler's result is not JSON: {e}"))
+                })?,
             },
         };
         serde_json::from_value(v).map_err(|e| bad_result(what, e))
     }
 }
 
-/// The JS side of one call: the handler's envelope, returned directly or settled later.
-async fn call_js<T: 'static, A: JsValuesTupleIntoVec + 'static>(
-    tsfn: &Tsfn<T, A>,
-    value: T,
+/// The JS side of one call (`hop`: the handler's return value): its answer, returned directly or
+/// settled later.
+async fn call_js(
+    hop: impl Future<Output = napi::Result<JsReturn>>,
     later: tokio::sync::oneshot::Receiver<Answer>,
     guard: &CallGuard,
     what: &str,
 ) -> std::result::Result<JsAnswer, HandlerError> {
-    let ret = tsfn.call_async_catch(value).await.map_err(|e| {
+    let ret = hop.await.map_err(|e| {
         if e.status == Status::InvalidArg
             || e.status == Status::ObjectExpected
             || e.status == Status::GenericFailure && e.reason.contains("Either")
@@ -238,12 +241,15 @@ async fn run_call<T: 'static, A: JsValuesTupleIntoVec + 'static>(
     what: &str,
     make: impl FnOnce(CallId) -> T,
 ) -> std::result::Result<Output, HandlerError> {
-    run_call_next(callee, ctx, timeout, what, None, make).await
+    let hop = |v| callee.tsfn.call_async_catch(v);
+    run_call_next(&callee.calls, hop, ctx, timeout, what, None, make).await
 }
 
-/// [`run_call`] for a middleware: `next` is what `NativeServer.callNext` runs.
-async fn run_call_next<T: 'static, A: JsValuesTupleIntoVec + 'static>(
-    callee: &JsCallee<T, A>,
+/// [`run_call`] through any hop (`hop` hands the call's value to JS), with a middleware's `next`
+/// (what `NativeServer.callNext` runs).
+async fn run_call_next<T, F: Future<Output = napi::Result<JsReturn>>>(
+    calls: &Arc<Calls>,
+    hop: impl FnOnce(T) -> F,
     ctx: Context,
     timeout: Option<Duration>,
     what: &str,
@@ -253,9 +259,9 @@ async fn run_call_next<T: 'static, A: JsValuesTupleIntoVec + 'static>(
     let cancel = ctx.cancellation().clone();
     let call = CallState::new(ctx);
     *call.next.lock().unwrap_or_else(|e| e.into_inner()) = next;
-    let (id, later) = callee.calls.start(call.clone());
-    let guard = CallGuard::new(call.clone(), callee.calls.clone(), id);
-    let fut = call_js(&callee.tsfn, make(id as CallId), later, &guard, what);
+    let (id, later) = calls.start(call.clone());
+    let guard = CallGuard::new(call.clone(), calls.clone(), id);
+    let fut = call_js(hop(make(id as CallId)), later, &guard, what);
     let bounded = async {
         match timeout {
             Some(t) => match tokio::time::timeout(t, fut).await {
@@ -352,19 +358,29 @@ fn bad_result(what: &str, e: serde_json::Error) -> HandlerError {
     )
 }
 
+/// How a tool's calls reach JS: its own threadsafe function, or the server's dispatcher, which
+/// takes them in batches (`batch.rs`).
+pub(crate) enum ToolHop {
+    Own(Arc<JsCallee<ToolCall, ToolCallArgs>>),
+    Dispatcher {
+        batcher: Arc<Batcher>,
+        calls: Arc<Calls>,
+    },
+}
+
 pub(crate) struct JsTool {
     name: Arc<str>,
     /// `tool "name"`, for errors (made once, not per call).
     what: Arc<str>,
-    callee: Arc<JsCallee<ToolCall, ToolCallArgs>>,
+    hop: ToolHop,
 }
 
 impl JsTool {
-    pub(crate) fn new(name: Arc<str>, callee: Arc<JsCallee<ToolCall, ToolCallArgs>>) -> Self {
+    pub(crate) fn new(name: Arc<str>, hop: ToolHop) -> Self {
         Self {
             what: format!("tool {name:?}").into(),
             name,
-            callee,
+            hop,
         }
     }
 }
@@ -375,16 +391,29 @@ impl ToolHandler for JsTool {
         args: Map<String, Value>,
         ctx: Context,
     ) -> BoxFuture<std::result::Result<ToolResult, HandlerError>> {
-        let callee = self.callee.clone();
         let name = self.name.clone();
         let what = self.what.clone();
-        Box::pin(async move {
-            // The core bounds tool calls (`Tool::timeout`); dropping this future marks the call timed out.
-            let args = Value::Object(args).to_string();
-            run_call(&callee, ctx, None, &what, |id| ToolCall { args, id, name })
-                .await?
-                .decode(&what)
-        })
+        // The core bounds tool calls (`Tool::timeout`); dropping this future marks the call timed out.
+        let args = Value::Object(args).to_string();
+        match &self.hop {
+            ToolHop::Own(callee) => {
+                let callee = callee.clone();
+                Box::pin(async move {
+                    run_call(&callee, ctx, None, &what, |id| ToolCall { args, id, name })
+                        .await?
+                        .decode(&what)
+                })
+            }
+            ToolHop::Dispatcher { batcher, calls } => {
+                let (batcher, calls) = (batcher.clone(), calls.clone());
+                Box::pin(async move {
+                    let hop = |(args, id, name)| batcher.call(args, id, name);
+                    run_call_next(&calls, hop, ctx, None, &what, None, |id| (args, id, name))
+                        .await?
+                        .decode(&what)
+                })
+            }
+        }
     }
 }
 
@@ -406,9 +435,13 @@ impl ResourceHandler for JsResource {
         let timeout = self.timeout;
         Box::pin(async move {
             let vars = Value::Object(vars);
-            run_call(&callee, ctx, timeout, &what, |id| ReadCall { uri, vars, id })
-                .await?
-                .decode(&what)
+            run_call(&callee, ctx, timeout, &what, |id| ReadCall {
+                uri,
+                vars,
+                id,
+            })
+            .await?
+            .decode(&what)
         })
     }
 }
@@ -489,7 +522,8 @@ impl oxmcp::Middleware for JsMiddleware {
         let method = req.method;
         let params = Value::Object(req.params);
         Box::pin(async move {
-            run_call_next(&callee, req.ctx, None, &what, Some(next), |id| {
+            let hop = |v| callee.tsfn.call_async_catch(v);
+            run_call_next(&callee.calls, hop, req.ctx, None, &what, Some(next), |id| {
                 MiddlewareCall { method, params, id }
             })
             .await?

@@ -4,6 +4,7 @@
 //!
 //! Native types are prefixed `Native*`; the public JS/TS names live in `bindings-node/lib/*.cjs`.
 
+mod batch;
 mod calls;
 mod context;
 mod defs;

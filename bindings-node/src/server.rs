@@ -1,6 +1,7 @@
 //! `NativeServer`: one `oxmcp::Server` plus the transports it runs. Methods are thin: convert,
 //! call the core, map the error.
 
+use crate::batch::{BatchFn, Batcher};
 use crate::calls::Calls;
 use crate::context::{EndFn, NativeCalls};
 use crate::defs::{NativePromptDef, NativeResourceDef, NativeResourceTemplateDef, NativeToolDef};
@@ -8,7 +9,7 @@ use crate::errors::{self, coded, Code, Result};
 use crate::http::{to_core, NativeHttpExchange, NativeHttpRequest};
 use crate::js_handler::{
     self, CompleteFn, JsCallee, JsCompletion, JsPrompt, JsResource, JsTool, ReadFn, ToolCall,
-    ToolCallArgs, ToolDispatchFn, ToolFn,
+    ToolCallArgs, ToolDispatchFn, ToolFn, ToolHop,
 };
 use crate::options;
 use napi::bindgen_prelude::*;
@@ -44,7 +45,7 @@ pub struct NativeServer {
     /// The one threadsafe function behind every tool added without a handler of its own
     /// (`setToolDispatcher`). A threadsafe function is a few KB of native state plus an async
     /// resource on the JS heap: one per tool was most of what a registered tool cost in Node.
-    pub(crate) tool_dispatch: Mutex<Option<Arc<JsCallee<ToolCall, ToolCallArgs>>>>,
+    pub(crate) tool_dispatch: Mutex<Option<Arc<Batcher>>>,
 }
 
 /// A running Streamable HTTP listener.
@@ -172,13 +173,15 @@ impl NativeServer {
         Ok(())
     }
 
-    /// The handler of every tool added with `addTool(def, null, ..)`:
-    /// `(argsJson, callId, toolName) => answer | undefined` (the arguments as JSON text; the
-    /// answer the result's JSON text or an envelope).
-    #[napi]
-    pub fn set_tool_dispatcher(&self, dispatcher: ToolDispatchFn<'_>) -> Result<()> {
-        let callee = self.callee(js_handler::tool_tsfn(&dispatcher)?);
-        *self.tool_dispatch.lock().unwrap_or_else(|e| e.into_inner()) = Some(callee);
+    /// The handler of every tool added with `addTool(def, null, ..)`, called with the calls
+    /// waiting (`batch.rs`): `(argsJsons, callIds, toolNames) => answers`, one answer per call in
+    /// order: the result's JSON text, an envelope, or undefined (it will `settle`).
+    #[napi(
+        ts_args_type = "dispatcher: (argsJsons: string[], callIds: number[], toolNames: string[]) => Array<string | NativeEnvelope | undefined>"
+    )]
+    pub fn set_tool_dispatcher(&self, dispatcher: BatchFn<'_>) -> Result<()> {
+        let batcher = Batcher::new(&dispatcher)?;
+        *self.tool_dispatch.lock().unwrap_or_else(|e| e.into_inner()) = Some(batcher);
         Ok(())
     }
 
@@ -521,23 +524,26 @@ impl NativeServer {
     ) -> Result<Tool> {
         let name: Arc<str> = def.name.as_str().into();
         let def = def.into_map()?;
-        let callee = match callee {
-            Some(c) => c,
-            None => self
-                .tool_dispatch
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .clone()
-                .ok_or_else(|| {
-                    coded(
-                        Code::Napi(Status::InvalidArg),
-                        "addTool without a handler needs setToolDispatcher first",
-                    )
-                })?,
+        let hop = match callee {
+            Some(c) => ToolHop::Own(c),
+            None => ToolHop::Dispatcher {
+                batcher: self
+                    .tool_dispatch
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .clone()
+                    .ok_or_else(|| {
+                        coded(
+                            Code::Napi(Status::InvalidArg),
+                            "addTool without a handler needs setToolDispatcher first",
+                        )
+                    })?,
+                calls: self.calls.clone(),
+            },
         };
         let mut tool = Tool::from_definition(def)
             .map_err(errors::build)?
-            .handler_arc(Arc::new(JsTool::new(name, callee)));
+            .handler_arc(Arc::new(JsTool::new(name, hop)));
         if let Some(t) = timeout(timeout_ms) {
             tool = tool.timeout(t);
         }

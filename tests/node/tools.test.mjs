@@ -87,6 +87,23 @@ test('return kinds', async () => {
   assert.equal((await result('ret_number')).content[0].text, '7');
 });
 
+test('calls answered together in one dispatcher batch each get their own answer', async () => {
+  // Many calls in flight at once reach JS in batches (bindings-node/src/batch.rs): answers must
+  // not mix, and one handler's throw or Promise does not touch the others in its batch.
+  const calls = [];
+  for (let i = 0; i < 60; i++) {
+    switch (i % 6) {
+      case 0: calls.push(result('add_json', { a: i, b: 2 * i }).then((r) => assert.equal(r.content[0].text, String(3 * i)))); break;
+      case 1: calls.push(result('async_ok').then((r) => assert.equal(r.content[0].text, 'async'))); break;
+      case 2: calls.push(result('throws_error').then((r) => assert.equal(r.content[0].text, 'Error executing tool throws_error'))); break;
+      case 3: calls.push(result('throws_tool_error').then((r) => assert.equal(r.content[0].text, 'bad input: try again'))); break;
+      case 4: calls.push(result('ret_structured').then((r) => assert.deepEqual(r.structuredContent, { n: 42 }))); break;
+      default: calls.push(callTool(srv.url, 'throws_mcp_error', {}).then((r) => assert.equal(r.response.error.code, -32602)));
+    }
+  }
+  await Promise.all(calls);
+});
+
 test('sync, async, throwing and rejecting handlers', async () => {
   assert.equal((await result('sync_ok')).content[0].text, 'sync');
   assert.equal((await result('async_ok')).content[0].text, 'async');
