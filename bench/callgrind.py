@@ -19,19 +19,15 @@ from __future__ import annotations
 import argparse
 import collections
 import glob
-import http.client
 import json
 import os
-import shlex
-import signal
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-import run  # noqa: E402  (run.py's messages, headers and free_port)
+from onecall import OneServer  # noqa: E402
 
 BENCH = Path(__file__).parent
 
@@ -70,59 +66,30 @@ def main() -> None:
     out = a.out or tempfile.mktemp(prefix="oxmcp-callgrind-")
     for f in glob.glob(out + "*"):
         os.unlink(f)
-    port = run.free_port()
-    cmd = ["valgrind", "--tool=callgrind", "--compress-strings=no", "--compress-pos=no",
-           f"--callgrind-out-file={out}", *[c.replace("{port}", str(port)) for c in shlex.split(a.cmd)]]
-    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, start_new_session=True)
-    body = None
+    valgrind = ["valgrind", "--tool=callgrind", "--compress-strings=no", "--compress-pos=no",
+                f"--callgrind-out-file={out}"]
     try:
-        m = run.add_msg(run.MODERN) if a.kind == "add" else run.list_msg(run.MODERN)
-        h = run.headers(m, run.MODERN, None)
-        deadline = time.monotonic() + 120  # valgrind starts slowly
-        while True:
-            try:
-                c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-                c.request("POST", "/mcp", body=run.enc(m), headers=h)
-                if c.getresponse().status == 200:
-                    break
-            except OSError:
-                pass
-            if time.monotonic() > deadline or p.poll() is not None:
-                raise SystemExit("server did not answer under valgrind")
-            time.sleep(0.2)
-        with tempfile.NamedTemporaryFile("wb", suffix=".json", delete=False) as f:
-            f.write(run.enc(m))
-            body = f.name
-        lg = [a.loadgen, "--url", f"http://127.0.0.1:{port}/mcp", "--body-file", body,
-              "-c", "4", "-w", "0", "-d", "300", "--timeout", "60"]
-        for k, v in h.items():
-            lg += ["-H", f"{k}: {v}"]
-        for n in run.NEEDLES[a.kind]:
-            lg += ["--expect", n]
-        subprocess.run([*lg, "--max-requests", "200"], capture_output=True, check=True, timeout=600)
-        subprocess.run(["callgrind_control", "-z", str(p.pid)], capture_output=True, check=True, timeout=60)
-        r = subprocess.run([*lg, "--max-requests", str(a.requests)], capture_output=True, text=True,
-                           check=True, timeout=900)
-        ok = json.loads(r.stdout)["ok"]
-        subprocess.run(["callgrind_control", "-d", str(p.pid)], capture_output=True, check=True, timeout=60)
-        dumps = sorted(glob.glob(out + ".*"))
-        if not dumps or not ok:
-            raise SystemExit("no callgrind dump or no successful request")
-        costs = self_costs(dumps[-1])
+        with OneServer(a.cmd, a.kind, prefix=valgrind) as srv:
+            srv.wait_answering(timeout=120, poll=0.2)  # valgrind starts slowly
+            lg = srv.loadgen(a.loadgen, 4, timeout=60)
+            subprocess.run([*lg, "--max-requests", "200"], capture_output=True, check=True, timeout=600)
+            subprocess.run(["callgrind_control", "-z", str(srv.proc.pid)], capture_output=True, check=True,
+                           timeout=60)
+            r = subprocess.run([*lg, "--max-requests", str(a.requests)], capture_output=True, text=True,
+                               check=True, timeout=900)
+            ok = json.loads(r.stdout)["ok"]
+            subprocess.run(["callgrind_control", "-d", str(srv.proc.pid)], capture_output=True, check=True,
+                           timeout=60)
+            dumps = sorted(glob.glob(out + ".*"))
+            if not dumps or not ok:
+                raise SystemExit("no callgrind dump or no successful request")
+            costs = self_costs(dumps[-1])
         total = sum(costs.values())
         print(json.dumps({"cmd": a.cmd, "kind": a.kind, "requests": ok,
                           "instructions_per_request": round(total / ok)}))
         for name, v in costs.most_common(a.top):
             print(f"{v // ok:8d} {100 * v / total:5.1f}%  {name[:150]}")
     finally:
-        if body:
-            os.unlink(body)
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait(timeout=10)
-        except ProcessLookupError:
-            pass
         if a.out is None:  # a temporary prefix: the dumps go with it
             for f in glob.glob(out + "*"):
                 os.unlink(f)

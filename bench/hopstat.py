@@ -16,19 +16,17 @@ under load; CPU µs is not (read it against a run of the other build at the same
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import os
-import shlex
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-import run  # noqa: E402  (run.py's messages, headers and /proc helpers)
+import run  # noqa: E402  (run.py's /proc helpers)
+from onecall import OneServer  # noqa: E402
 
 BENCH = Path(__file__).parent
 EVENTS = ["raw_syscalls:sys_enter", "context-switches", "task-clock"]
@@ -47,39 +45,12 @@ def main() -> None:
     ap.add_argument("--loadgen", default=str(BENCH / "loadgen/target/release/loadgen"))
     a = ap.parse_args()
 
-    port = run.free_port()
-    env = dict(os.environ)
-    for kv in a.env:
-        k, _, v = kv.partition("=")
-        env[k] = v
-    cmd = ["taskset", "-c", "0", *[c.replace("{port}", str(port)) for c in shlex.split(a.cmd)]]
-    p = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, start_new_session=True)
-    try:
-        m = run.add_msg(run.MODERN) if a.kind == "add" else run.list_msg(run.MODERN)
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                c = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-                c.request("POST", "/mcp", body=run.enc(m), headers=run.headers(m, run.MODERN, None))
-                if c.getresponse().status == 200:
-                    break
-            except OSError:
-                pass
-            if time.monotonic() > deadline or p.poll() is not None:
-                raise SystemExit("server did not answer")
-            time.sleep(0.05)
-        with tempfile.NamedTemporaryFile("wb", suffix=".json", delete=False) as f:
-            f.write(run.enc(m))
-            body = f.name
+    with OneServer(a.cmd, a.kind, a.env, prefix=["taskset", "-c", "0"]) as srv:
+        srv.wait_answering(timeout=60)
+        p = srv.proc
 
         def load(n: int) -> dict:
-            lg = ["taskset", "-c", "1", a.loadgen, "--url", f"http://127.0.0.1:{port}/mcp", "--body-file", body,
-                  "-c", str(a.conns), "-d", "300", "-w", "0", "--max-requests", str(n)]
-            for k, v in run.headers(m, run.MODERN, None).items():
-                lg += ["-H", f"{k}: {v}"]
-            for nd in run.NEEDLES[a.kind]:
-                lg += ["--expect", nd]
+            lg = srv.loadgen(a.loadgen, a.conns, max_requests=n, cpus="1")
             return json.loads(subprocess.run(lg, capture_output=True, text=True, timeout=400, check=True).stdout)
 
         load(a.warm)
@@ -113,15 +84,6 @@ def main() -> None:
                 busy = {k: v for k, v in threads.items() if v.get(EVENTS[2], 0) * 1000 / ok >= 0.5}
                 out["threads"] = {k: per_call(v) for k, v in busy.items()}
             print(json.dumps(out), flush=True)
-        os.unlink(body)
-    finally:
-        try:
-            os.killpg(p.pid, signal.SIGTERM)
-            p.wait(timeout=5)
-        except ProcessLookupError:
-            pass
-        except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)
 
 
 if __name__ == "__main__":

@@ -19,16 +19,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shlex
-import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-import run  # noqa: E402  (run.py's messages, headers and /proc helpers)
+import run  # noqa: E402  (run.py's /proc helpers)
+from onecall import OneServer  # noqa: E402
 
 BENCH = Path(__file__).parent
 
@@ -46,53 +44,22 @@ def main() -> None:
     ap.add_argument("--loadgen", default=str(BENCH / "loadgen/target/release/loadgen"))
     a = ap.parse_args()
 
-    port = run.free_port()
-    env = dict(os.environ)
-    for kv in a.env:
-        k, _, v = kv.partition("=")
-        env[k] = v
-    cmd = ["taskset", "-c", "0", *[c.replace("{port}", str(port)) for c in shlex.split(a.cmd)]]
-    p = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, start_new_session=True)
-    perf = None
-    try:
-        url = f"http://127.0.0.1:{port}/mcp"
-        m = run.add_msg(run.MODERN) if a.kind == "add" else run.list_msg(run.MODERN)
-        deadline = time.monotonic() + 30
-        import http.client
-        while True:
-            try:
-                c = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-                c.request("POST", "/mcp", body=run.enc(m), headers=run.headers(m, run.MODERN, None))
-                if c.getresponse().status == 200:
-                    break
-            except OSError:
-                pass
-            if time.monotonic() > deadline or p.poll() is not None:
-                raise SystemExit(f"server did not answer: {p.stderr.read().decode()[-600:] if p.poll() is not None else ''}")
-            time.sleep(0.05)
-        with tempfile.NamedTemporaryFile("wb", suffix=".json", delete=False) as f:
-            f.write(run.enc(m))
-            body = f.name
-        lg = ["taskset", "-c", "1", a.loadgen, "--url", url, "--body-file", body, "-c", str(a.conns),
-              "-d", str(a.duration), "-w", str(a.warmup)]
-        for k, v in run.headers(m, run.MODERN, None).items():
-            lg += ["-H", f"{k}: {v}"]
-        for n in run.NEEDLES[a.kind]:
-            lg += ["--expect", n]
+    with OneServer(a.cmd, a.kind, a.env, prefix=["taskset", "-c", "0"]) as srv:
+        srv.wait_answering(timeout=30)
+        lg = srv.loadgen(a.loadgen, a.conns, duration=a.duration, warmup=a.warmup, cpus="1")
         t0 = time.monotonic()
         gen = subprocess.Popen(lg, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         time.sleep(a.warmup)
-        pids = run.tree(p.pid)
+        pids = run.tree(srv.proc.pid)
         c0, w0 = run.cpu_s(pids), time.monotonic()
+        perf = None
         if a.perf:
             perf = subprocess.Popen(["perf", "record", "-F", str(a.perf_freq), "-g", "-o", a.perf,
                                      "-p", ",".join(map(str, pids)), "--", "sleep", str(a.duration)],
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(max(0.0, t0 + a.warmup + a.duration - time.monotonic()))
-        c1, w1 = run.cpu_s(run.tree(p.pid)), time.monotonic()
+        c1, w1 = run.cpu_s(run.tree(srv.proc.pid)), time.monotonic()
         out, err = gen.communicate(timeout=a.duration + 30)
-        os.unlink(body)
         if gen.returncode:
             raise SystemExit(f"loadgen failed: {err[-400:]}")
         r = json.loads(out)
@@ -106,14 +73,6 @@ def main() -> None:
             "server_cpu_pct": round(100 * (c1 - c0) / (w1 - w0)),
             "loadavg": os.getloadavg()[0],
         }))
-    finally:
-        try:
-            os.killpg(p.pid, signal.SIGTERM)
-            p.wait(timeout=5)
-        except ProcessLookupError:
-            pass
-        except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)
 
 
 if __name__ == "__main__":
