@@ -1,29 +1,100 @@
 //! Value <-> Python conversion and the mapping of Python outcomes to core errors.
 
-use oxmcp::{ErrorCode, HandlerError, McpError};
+use oxmcp::{Content, ErrorCode, HandlerError, McpError, ToolResult};
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
-use serde_json::Value;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use serde_json::{Map, Value};
 
+/// A JSON value as Python objects (dict, list, str, int, float, bool, None).
+///
+/// Written out rather than through `pythonize`'s serde serializer: this runs on every call (a
+/// tool's arguments) and the direct build makes the same objects with fewer steps.
 pub(crate) fn to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
-    pythonize::pythonize(py, v).map_err(Into::into)
+    Ok(match v {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                i.into_pyobject(py)?.into_any()
+            } else if let Some(u) = n.as_u64() {
+                u.into_pyobject(py)?.into_any()
+            } else {
+                PyFloat::new(py, n.as_f64().unwrap_or(f64::NAN)).into_any()
+            }
+        }
+        Value::String(s) => PyString::new(py, s).into_any(),
+        Value::Array(a) => {
+            let list = PyList::empty(py);
+            for item in a {
+                list.append(to_py(py, item)?)?;
+            }
+            list.into_any()
+        }
+        Value::Object(m) => {
+            let dict = PyDict::new(py);
+            for (k, item) in m {
+                dict.set_item(PyString::new(py, k), to_py(py, item)?)?;
+            }
+            dict.into_any()
+        }
+    })
 }
 
+/// A Python value as JSON. The exact built-in types (dict with str keys, list, tuple, str, int in
+/// the i64 range, float, bool, None) are read directly; anything else (subclasses, other
+/// mappings and sequences, big ints, bytes, sets) goes through `pythonize`, which is the rule.
 pub(crate) fn from_py(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
+    if obj.is_none() {
+        return Ok(Value::Null);
+    }
+    if let Ok(s) = obj.cast_exact::<PyString>() {
+        return Ok(Value::String(s.to_str()?.to_owned()));
+    }
+    if let Ok(b) = obj.cast_exact::<PyBool>() {
+        return Ok(Value::Bool(b.is_true()));
+    }
+    if obj.is_exact_instance_of::<PyInt>() {
+        if let Ok(i) = obj.extract::<i64>() {
+            return Ok(Value::from(i));
+        }
+    } else if let Ok(d) = obj.cast_exact::<PyDict>() {
+        let mut m = Map::new();
+        for (k, item) in d.iter() {
+            let Ok(k) = k.cast_exact::<PyString>() else {
+                return depythonize(obj);
+            };
+            m.insert(k.to_str()?.to_owned(), from_py(&item)?);
+        }
+        return Ok(Value::Object(m));
+    } else if let Ok(l) = obj.cast_exact::<PyList>() {
+        return l.iter().map(|item| from_py(&item)).collect();
+    } else if let Ok(t) = obj.cast_exact::<PyTuple>() {
+        return t.iter().map(|item| from_py(&item)).collect();
+    } else if let Ok(f) = obj.cast_exact::<PyFloat>() {
+        return Ok(serde_json::Number::from_f64(f.value()).map_or(Value::Null, Value::Number));
+    }
+    depythonize(obj)
+}
+
+fn depythonize(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
     pythonize::depythonize::<Value>(obj).map_err(Into::into)
 }
 
 /// What a handler run produced, before the per-call slot is consulted.
 pub(crate) enum Outcome {
     Ok(Value),
+    /// A tool's result, already read into the core's type (see [`simple_tool_result`]).
+    Tool(ToolResult),
     Err(HandlerError),
     /// A `Context` input call raised `InputRequired`: the core's error is in the call's slot.
     InputRequired,
 }
 
-/// Read the `(kind, value)` tuple every entry returns (see `oxmcp/_handlers.py`).
-pub(crate) fn outcome(obj: &Bound<'_, PyAny>) -> Outcome {
-    match read_outcome(obj) {
+/// Read the `(kind, value)` tuple every entry returns (see `oxmcp/_handlers.py`); `tool`: the
+/// entry is a tool's, whose results may be read straight into a [`ToolResult`].
+pub(crate) fn outcome(obj: &Bound<'_, PyAny>, tool: bool) -> Outcome {
+    match read_outcome(obj, tool) {
         Ok(o) => o,
         Err(e) => Outcome::Err(
             McpError::internal(format!("handler returned an unusable value: {e}")).into(),
@@ -31,12 +102,16 @@ pub(crate) fn outcome(obj: &Bound<'_, PyAny>) -> Outcome {
     }
 }
 
-fn read_outcome(obj: &Bound<'_, PyAny>) -> PyResult<Outcome> {
+fn read_outcome(obj: &Bound<'_, PyAny>, tool: bool) -> PyResult<Outcome> {
     let t = obj.cast::<PyTuple>()?;
     let kind = t.get_item(0)?;
     let kind = kind.cast::<pyo3::types::PyString>()?.to_str()?;
     let value = t.get_item(1)?;
     Ok(match kind {
+        "ok" if tool => match simple_tool_result(&value)? {
+            Some(r) => Outcome::Tool(r),
+            None => Outcome::Ok(from_py(&value)?),
+        },
         "ok" => Outcome::Ok(from_py(&value)?),
         "mcp_error" => {
             let (code, message, data): (i32, String, Bound<'_, PyAny>) = value.extract()?;
@@ -52,10 +127,7 @@ fn read_outcome(obj: &Bound<'_, PyAny>) -> PyResult<Outcome> {
                 Value::Array(a) => a,
                 other => vec![other],
             };
-            Outcome::Ok(
-                serde_json::to_value(oxmcp::ToolResult::from_list(items))
-                    .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?,
-            )
+            Outcome::Tool(ToolResult::from_list(items))
         }
         "input_required" => Outcome::InputRequired,
         "cancelled" => Outcome::Err(HandlerError::Cancelled),
@@ -81,6 +153,75 @@ fn read_outcome(obj: &Bound<'_, PyAny>) -> PyResult<Outcome> {
         other => {
             Outcome::Err(McpError::internal(format!("unknown handler outcome '{other}'")).into())
         }
+    })
+}
+
+/// A tool's result dict in its usual shape — `content` of `{"type": "text", "text": str}` blocks,
+/// with `structuredContent` and `isError` (a bool) or not — read into a [`ToolResult`] directly;
+/// `None` for any other shape, which goes through JSON and serde (the rule, and its errors). The
+/// same result either way: the serde path turns these fields into exactly this.
+fn simple_tool_result(value: &Bound<'_, PyAny>) -> PyResult<Option<ToolResult>> {
+    let Ok(d) = value.cast_exact::<PyDict>() else {
+        return Ok(None);
+    };
+    let mut out = ToolResult::default();
+    let mut content = false;
+    for (k, item) in d.iter() {
+        let Ok(k) = k.cast_exact::<PyString>() else {
+            return Ok(None);
+        };
+        match k.to_str()? {
+            "content" => {
+                let Ok(blocks) = item.cast_exact::<PyList>() else {
+                    return Ok(None);
+                };
+                let mut v = Vec::with_capacity(blocks.len());
+                for block in blocks.iter() {
+                    match text_block(&block)? {
+                        Some(text) => v.push(Content::text(text)),
+                        None => return Ok(None),
+                    }
+                }
+                out.content = v;
+                content = true;
+            }
+            "structuredContent" => {
+                out.structured_content = match from_py(&item)? {
+                    Value::Null => None,
+                    v => Some(v),
+                }
+            }
+            "isError" => match item.cast_exact::<PyBool>() {
+                Ok(b) => out.is_error = b.is_true(),
+                Err(_) => return Ok(None),
+            },
+            _ => return Ok(None),
+        }
+    }
+    Ok(content.then_some(out))
+}
+
+/// The text of a `{"type": "text", "text": str}` dict (those two keys only).
+fn text_block(block: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    let Ok(b) = block.cast_exact::<PyDict>() else {
+        return Ok(None);
+    };
+    if b.len() != 2 {
+        return Ok(None);
+    }
+    let kind = b.get_item(intern!(block.py(), "type"))?;
+    if !kind.is_some_and(|k| {
+        k.cast_exact::<PyString>()
+            .is_ok_and(|s| s.to_str().is_ok_and(|s| s == "text"))
+    }) {
+        return Ok(None);
+    }
+    Ok(match b.get_item(intern!(block.py(), "text"))? {
+        Some(t) => match t.cast_exact::<PyString>() {
+            Ok(s) => Some(s.to_str()?.to_owned()),
+            Err(_) => None,
+        },
+        None => None,
     })
 }
 

@@ -8,6 +8,7 @@ use oxmcp::{
     BoxFuture, Completion, CompletionHandler, Context, HandlerError, McpError, PromptHandler,
     PromptResult, ResourceContents, ResourceHandler, ToolHandler, ToolResult,
 };
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::PyCFunction;
 use serde_json::{Map, Value};
@@ -22,9 +23,27 @@ pub(crate) struct PyHandler {
     pub(crate) submit: Arc<Py<PyAny>>,
 }
 
+/// What a handler answered: JSON, or a tool's result already read into the core's type.
+enum Reply {
+    Value(Value),
+    Tool(ToolResult),
+}
+
+impl Reply {
+    fn into_value(self) -> Result<Value, HandlerError> {
+        match self {
+            Reply::Value(v) => Ok(v),
+            Reply::Tool(t) => {
+                serde_json::to_value(t).map_err(|e| McpError::internal(e.to_string()).into())
+            }
+        }
+    }
+}
+
 impl PyHandler {
     fn invoke(&self, payload: Value, ctx: Context) -> BoxFuture<Result<Value, HandlerError>> {
-        self.invoke_with(payload, ctx, None)
+        let fut = self.invoke_with(payload, ctx, None, false);
+        Box::pin(async move { fut.await?.into_value() })
     }
 
     fn invoke_with(
@@ -32,10 +51,12 @@ impl PyHandler {
         payload: Value,
         ctx: Context,
         next: Option<oxmcp::Next>,
-    ) -> BoxFuture<Result<Value, HandlerError>> {
+        tool: bool,
+    ) -> BoxFuture<Result<Reply, HandlerError>> {
         let (tx, rx) = oneshot::channel::<Outcome>();
         let slot: Slot = Arc::new(Mutex::new(None));
-        let job: Arc<Mutex<Option<Py<PyAny>>>> = Arc::new(Mutex::new(None));
+        // The asyncio task of an async handler, cancelled with the request (none for a sync one).
+        let job: Option<Arc<Mutex<Option<Py<PyAny>>>>> = self.is_async.then(Default::default);
         let engine = self.engine.clone();
         let (entry, submit) = (self.entry.clone(), self.submit.clone());
         let nctx = NativeContext {
@@ -44,8 +65,7 @@ impl PyHandler {
             engine: engine.clone(),
             next,
         };
-        let sent = if self.is_async {
-            let job = job.clone();
+        let sent = if let Some(job) = job.clone() {
             engine.dispatch(Box::new(move |py| {
                 let Some(lp) = engine_loop(&nctx.engine, py) else {
                     let _ = tx.send(Outcome::Err(
@@ -59,7 +79,7 @@ impl PyHandler {
                     None,
                     None,
                     move |args: &Bound<'_, pyo3::types::PyTuple>, _kw| -> PyResult<()> {
-                        let o = outcome(&args.get_item(0)?);
+                        let o = outcome(&args.get_item(0)?, tool);
                         if let Some(tx) = tx.lock().unwrap_or_else(|e| e.into_inner()).take() {
                             let _ = tx.send(o);
                         }
@@ -68,7 +88,7 @@ impl PyHandler {
                 );
                 let r = (|| -> PyResult<Py<PyAny>> {
                     let done = done?;
-                    let fn_ = entry.bind(py).getattr("call_async")?;
+                    let fn_ = entry.bind(py).getattr(intern!(py, "call_async"))?;
                     let payload = to_py(py, &payload)?;
                     let nctx = Bound::new(py, nctx)?;
                     Ok(submit
@@ -87,7 +107,10 @@ impl PyHandler {
                     let payload = to_py(py, &payload)?;
                     let nctx = Bound::new(py, nctx)?;
                     Ok(outcome(
-                        &entry.bind(py).call_method1("call_sync", (payload, nctx))?,
+                        &entry
+                            .bind(py)
+                            .call_method1(intern!(py, "call_sync"), (payload, nctx))?,
+                        tool,
                     ))
                 })()
                 .unwrap_or_else(|e| py_failure(py, e));
@@ -102,7 +125,8 @@ impl PyHandler {
             let o = tokio::select! {
                 o = rx => o.unwrap_or_else(|_| Outcome::Err(McpError::internal("the handler was dropped").into())),
                 () = cancel.cancelled() => {
-                    if let Some(handle) = job.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                    let handle = job.and_then(|j| j.lock().unwrap_or_else(|e| e.into_inner()).take());
+                    if let Some(handle) = handle {
                         engine.dispatch(Box::new(move |py| {
                             if let Err(e) = handle.call_method0(py, "cancel") { e.print(py); }
                         }));
@@ -111,7 +135,8 @@ impl PyHandler {
                 }
             };
             match o {
-                Outcome::Ok(v) => Ok(v),
+                Outcome::Ok(v) => Ok(Reply::Value(v)),
+                Outcome::Tool(t) => Ok(Reply::Tool(t)),
                 Outcome::Err(e) => Err(e),
                 Outcome::InputRequired => Err(slot
                     .lock()
@@ -147,8 +172,13 @@ impl ToolHandler for PyTool {
         args: Map<String, Value>,
         ctx: Context,
     ) -> BoxFuture<Result<ToolResult, HandlerError>> {
-        let fut = self.0.invoke(Value::Object(args), ctx);
-        Box::pin(async move { parse(fut.await?, "tool result") })
+        let fut = self.0.invoke_with(Value::Object(args), ctx, None, true);
+        Box::pin(async move {
+            match fut.await? {
+                Reply::Tool(t) => Ok(t),
+                Reply::Value(v) => parse(v, "tool result"),
+            }
+        })
     }
 }
 
@@ -209,6 +239,9 @@ impl oxmcp::Middleware for PyMiddleware {
         next: oxmcp::Next,
     ) -> BoxFuture<oxmcp::MiddlewareResult> {
         let payload = serde_json::json!({"method": req.method, "params": req.params});
-        self.handler.invoke_with(payload, req.ctx, Some(next))
+        let fut = self
+            .handler
+            .invoke_with(payload, req.ctx, Some(next), false);
+        Box::pin(async move { fut.await?.into_value() })
     }
 }

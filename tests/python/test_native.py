@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from oxmcp import Client, Context, McpError, Server, ToolError
+from oxmcp import Client, Context, McpError, Server, ToolError, ToolResult
 
 ROOT = Path(__file__).resolve().parents[2]
 CAPS = {"elicitation": {}, "sampling": {}, "roots": {}}
@@ -350,3 +350,58 @@ async def test_the_completion_cap_is_the_cores() -> None:
         assert comp["total"] == 150 and comp["hasMore"] is True
         few = await c.complete({"type": "ref/prompt", "name": "p"}, "x", "v14")
         assert few["values"] == [f"v14{i}" for i in range(10)] and "hasMore" not in few
+
+
+async def test_values_cross_the_native_boundary_unchanged() -> None:
+    """The binding's own JSON <-> Python conversion (both ways) keeps every JSON value as it is,
+    ints at the edges of the i64/u64 ranges included, and reads every result shape a tool gives:
+    the usual one (text blocks, structuredContent, isError) directly, any other through serde."""
+    s = Server("values")
+    seen: list[Any] = []
+
+    @s.tool(input_schema={"type": "object", "properties": {"v": {}}})
+    def echo(v: Any = None) -> ToolResult:
+        seen.append(v)
+        return ToolResult("echoed", structured_content={"v": v})
+
+    @s.tool(input_schema={"type": "object"})
+    def failing() -> ToolResult:
+        return ToolResult([{"type": "text", "text": "a"}, {"type": "text", "text": "b"}], is_error=True)
+
+    @s.tool(input_schema={"type": "object"})
+    def annotated() -> ToolResult:
+        return ToolResult([{"type": "text", "text": "hi", "annotations": {"audience": ["user"]}}],
+                          meta={"k": 1})
+
+    value = {"max": 2**63 - 1, "min": -2**63, "u64": 2**64 - 1, "f": 1.5, "tiny": 5e-324, "s": "é☃\x00",
+             "t": True, "n": None, "l": [1, [2, {"x": False}], []], "o": {}, "neg": -1, "zero": 0.0}
+    async with Client(s) as c:
+        r = await c.call_tool("echo", {"v": value})
+        assert seen == [value] and r["structuredContent"] == {"v": value}, r
+        assert type(seen[0]["max"]) is int and type(seen[0]["f"]) is float and type(seen[0]["zero"]) is float
+        for v in (None, [], "x", 3, 2**64 - 1, -7.25):
+            assert (await c.call_tool("echo", {"v": v}))["structuredContent"] == {"v": v}
+        f = await c.call_tool("failing")
+        assert f["isError"] is True and [b["text"] for b in f["content"]] == ["a", "b"] and "structuredContent" not in f
+        a = await c.call_tool("annotated")
+        assert a["content"] == [{"type": "text", "text": "hi", "annotations": {"audience": ["user"]}}], a
+        assert a["_meta"]["k"] == 1
+
+
+async def test_blocked_sync_handlers_run_side_by_side_up_to_the_pool_size() -> None:
+    """Sync handlers that block (GIL released) run side by side, one per pool worker: a blocked
+    handler never holds up the calls queued behind it while a worker is free."""
+    s = Server("pool", max_workers=4)
+    barrier = threading.Barrier(4, timeout=5)
+
+    @s.tool
+    def meet() -> str:
+        barrier.wait()  # returns only once four calls run at the same time
+        return "met"
+
+    async with Client(s) as c:
+        for _ in range(3):
+            t0 = time.monotonic()
+            rs = await asyncio.gather(*(c.call_tool("meet") for _ in range(4)))
+            assert [text(r) for r in rs] == ["met"] * 4, rs
+            assert time.monotonic() - t0 < 2.0

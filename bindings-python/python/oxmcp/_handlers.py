@@ -197,7 +197,8 @@ class ToolEntry(_Entry):
 
     def _prepare(self, payload: Any, native_ctx: Any) -> dict[str, Any]:
         try:
-            return self._kwargs(dict(payload or {}), native_ctx)
+            # (The arguments are only read: the native side's fresh dict is used as it is.)
+            return self._kwargs(payload if type(payload) is dict else dict(payload or {}), native_ctx)
         except pydantic.ValidationError as exc:
             raise _InvalidArguments(exc) from exc
 

@@ -209,9 +209,11 @@ class FunctionInfo:
             out: dict[str, Any] = {}
             for pname, annotation, default, _ in self._plain:
                 if pname in args:
-                    ok, v = _plain_value(annotation, args[pname])
-                    if not ok:
-                        break  # not what the schema allows: let pydantic say why
+                    v = args[pname]
+                    if type(v) is not annotation:  # (the exact type: what _plain_value keeps as is)
+                        ok, v = _plain_value(annotation, v)
+                        if not ok:
+                            break  # not what the schema allows: let pydantic say why
                     out[pname] = v
                 elif default is ...:
                     break
