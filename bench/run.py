@@ -347,13 +347,15 @@ class Sampler(threading.Thread):
             self.c1, self.w1 = cpu_s(pids), min(time.monotonic(), self.t_end)
 
 
-def load(p: subprocess.Popen, url: str, m: dict, proto: str, session: str | None, conns: int, kind: str) -> dict:
+def load(p: subprocess.Popen, url: str, m: dict, proto: str, session: str | None, conns: int, kind: str,
+         rate: float | None = None) -> dict:
+    """One load phase; `rate`: open loop at that many requests per second (bench/tails.py)."""
     with tempfile.NamedTemporaryFile("wb", suffix=".json", delete=False) as f:
         f.write(enc(m))
         body = f.name
     cmd = ["taskset", "-c", ARGS.client_cpus, ARGS.loadgen, "--url", url, "--body-file", body,
            "-c", str(conns), "-d", str(ARGS.duration), "-w", str(ARGS.warmup),
-           "--max-requests", str(ARGS.max_requests)]
+           "--max-requests", str(ARGS.max_requests)] + (["--rate", f"{rate:.0f}"] if rate else [])
     for k, v in headers(m, proto, session).items():
         cmd += ["-H", f"{k}: {v}"]
     for n in NEEDLES[kind]:
@@ -678,8 +680,8 @@ def report(servers: list[dict], rounds: list[dict]) -> str:
 ARGS: argparse.Namespace
 
 
-def main() -> None:
-    global ARGS
+def parser() -> argparse.ArgumentParser:
+    """The options of every runner here (bench/tails.py adds its own)."""
     kit_default = os.environ.get("BENCH_KIT", str(ROOT.parent / "shared" / "bench"))
     ob = os.environ.get("OXMCP_BENCH_DIR", "/tmp/oxmcp-bench")
     venv = os.environ.get("BENCH_VENV", "/tmp/bench-venv")
@@ -720,6 +722,34 @@ def main() -> None:
     ap.add_argument("--peers-node-dir", default=os.environ.get("BENCH_NODE_DIR", "/tmp/bench-node"))
     ap.add_argument("--peers-rust-bin", default=os.environ.get("BENCH_RUST_TARGET", "/tmp/bench-rust-target") + "/release")
     ap.add_argument("--out", default=None, help="results directory (default bench/results/<timestamp>)")
+    return ap
+
+
+def selected(a: argparse.Namespace) -> list[dict]:
+    """The servers `--only` names (default: all) that are installed."""
+    table = server_table(a)
+    if a.only:
+        want = a.only.split(",")
+        unknown = set(want) - {s["name"] for s in table}
+        if unknown:
+            raise SystemExit(f"unknown server(s) {sorted(unknown)}; known: {[s['name'] for s in table]}")
+        table = [s for n in want for s in table if s["name"] == n]
+    servers = []
+    for s in table:
+        why = missing(s, a)
+        if why:
+            log(f"SKIP {s['name']}: {why}")
+            print(f"> skipped {s['name']}: {why}")
+        else:
+            servers.append(s)
+    if not servers:
+        raise SystemExit("nothing to measure")
+    return servers
+
+
+def main() -> None:
+    global ARGS
+    ap = parser()
     ARGS = ap.parse_args()
     ints = lambda s: [int(x) for x in s.split(",") if x]  # noqa: E731
     ARGS.call_conc, ARGS.list_conc = ints(ARGS.call_conc), ints(ARGS.list_conc)
@@ -738,23 +768,7 @@ def main() -> None:
     if ARGS.rt:
         os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(ARGS.rt))
 
-    table = server_table(ARGS)
-    if ARGS.only:
-        want = ARGS.only.split(",")
-        unknown = set(want) - {s["name"] for s in table}
-        if unknown:
-            raise SystemExit(f"unknown server(s) {sorted(unknown)}; known: {[s['name'] for s in table]}")
-        table = [s for n in want for s in table if s["name"] == n]
-    servers = []
-    for s in table:
-        why = missing(s, ARGS)
-        if why:
-            log(f"SKIP {s['name']}: {why}")
-            print(f"> skipped {s['name']}: {why}")
-        else:
-            servers.append(s)
-    if not servers:
-        raise SystemExit("nothing to measure")
+    servers = selected(ARGS)
 
     started = time.strftime("%Y-%m-%d %H:%M:%S %Z")
     with open(Path(ARGS.out) / "results.jsonl", "a") as out:

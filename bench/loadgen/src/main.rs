@@ -6,6 +6,13 @@
 //! the body must contain one of the `--expect` strings (when any are given);
 //! anything else is counted as an error, never dropped.
 //!
+//! Open loop (`--rate R`): the same connections, but request k of connection i is due at
+//! `start + (k + i/N) * N/R` (R requests per second in all, evenly spread), and its latency is
+//! counted from when it was due, not from when it was sent: a server that falls behind is
+//! charged for the wait it caused (no coordinated omission). The pacer sleeps until ~1 ms
+//! before a due time and yields until it (tokio's timer ticks in milliseconds); how late sends
+//! were is reported (`send_lag_p99_us`), so a loadgen that could not keep up is seen.
+//!
 //! Bounds: `--warmup` seconds (not measured), then `--duration` seconds or
 //! `--max-requests` measured requests, whichever ends first; any request still in
 //! flight 5 s after that is abandoned (hard stop), and so is any request slower
@@ -17,7 +24,7 @@
 //! Usage:
 //!   loadgen --url http://127.0.0.1:PORT/mcp (--body JSON | --body-file F)
 //!           [-H 'Name: value']... [-c 16] [-d 10] [-w 2] [--max-requests N]
-//!           [--expect '"text":"3"']... [--timeout 10]
+//!           [--expect '"text":"3"']... [--timeout 10] [--rate R]
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -45,6 +52,8 @@ struct Cfg {
     max_requests: u64,
     expect: Vec<Vec<u8>>,
     timeout: Duration,
+    /// Open loop: requests per second over all connections.
+    rate: Option<f64>,
 }
 
 #[derive(Default)]
@@ -63,6 +72,8 @@ struct Tally {
     connects: u64,
     first_error: Option<String>,
     lat_ns: Vec<u64>,
+    /// Open loop: how late each measured request was sent after it was due.
+    lag_ns: Vec<u64>,
 }
 
 impl Tally {
@@ -77,7 +88,7 @@ fn die(msg: &str) -> ! {
     eprintln!("loadgen: {msg}");
     eprintln!(
         "usage: loadgen --url http://HOST:PORT/PATH (--body S | --body-file F) [-H 'K: V']... \
-         [-c N] [-d SECS] [-w SECS] [--max-requests N] [--expect S]... [--timeout SECS]"
+         [-c N] [-d SECS] [-w SECS] [--max-requests N] [--expect S]... [--timeout SECS] [--rate R]"
     );
     std::process::exit(2)
 }
@@ -88,6 +99,7 @@ fn parse() -> Cfg {
     let mut headers = Vec::new();
     let (mut conns, mut duration, mut warmup, mut timeout) = (1usize, 10.0f64, 2.0f64, 10.0f64);
     let mut max_requests = 5_000_000u64;
+    let mut rate = None;
     let mut expect = Vec::new();
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -113,6 +125,7 @@ fn parse() -> Cfg {
             "--timeout" => timeout = num(val()),
             "--max-requests" => max_requests = num(val()) as u64,
             "--expect" => expect.push(val().into_bytes()),
+            "--rate" => rate = Some(num(val())),
             other => die(&format!("unknown argument {other}")),
         }
     }
@@ -131,6 +144,9 @@ fn parse() -> Cfg {
     if max_requests == 0 {
         die("--max-requests must be > 0");
     }
+    if rate.is_some_and(|r| !(r > 0.0 && r <= 1e6)) {
+        die("--rate must be in (0, 1e6]");
+    }
     Cfg {
         url,
         addr,
@@ -143,6 +159,21 @@ fn parse() -> Cfg {
         max_requests,
         expect,
         timeout: Duration::from_secs_f64(timeout),
+        rate,
+    }
+}
+
+/// Wait until `due`: sleep to within a millisecond of it, then yield (the timer's resolution
+/// is a millisecond; the loadgen has its own core, so yielding costs nobody else).
+async fn pace(due: Instant) {
+    let coarse = Duration::from_micros(1500);
+    if let Some(left) = due.checked_duration_since(Instant::now()) {
+        if left > coarse {
+            tokio::time::sleep_until((due - coarse).into()).await;
+        }
+    }
+    while Instant::now() < due {
+        tokio::task::yield_now().await;
     }
 }
 
@@ -196,9 +227,18 @@ async fn one(cfg: &Cfg, send: &mut SendRequest<Full<Bytes>>) -> Outcome {
     }
 }
 
-async fn worker(cfg: Rc<Cfg>, tally: Rc<RefCell<Tally>>, t_measure: Instant, t_end: Instant) {
+async fn worker(cfg: Rc<Cfg>, tally: Rc<RefCell<Tally>>, i: usize, t_start: Instant, t_measure: Instant, t_end: Instant) {
     let mut send: Option<SendRequest<Full<Bytes>>> = None;
+    // Open loop: this connection's period and its next due time (staggered by its index).
+    let period = cfg.rate.map(|r| Duration::from_secs_f64(cfg.conns as f64 / r));
+    let mut due = period.map(|p| t_start + p.mul_f64(i as f64 / cfg.conns as f64));
     loop {
+        if let Some(d) = due {
+            if d >= t_end {
+                return;
+            }
+            pace(d).await;
+        }
         let now = Instant::now();
         if now >= t_end {
             return;
@@ -232,7 +272,18 @@ async fn worker(cfg: Rc<Cfg>, tally: Rc<RefCell<Tally>>, t_measure: Instant, t_e
             send = None; // the server closed the keep-alive connection: reconnect
             continue;
         }
-        let t0 = Instant::now();
+        let sent = Instant::now();
+        // Open loop: counted from the due time, which then moves on by one period.
+        let t0 = match (due, period) {
+            (Some(d), Some(p)) => {
+                due = Some(d + p);
+                if measuring {
+                    tally.borrow_mut().lag_ns.push(sent.saturating_duration_since(d).as_nanos() as u64);
+                }
+                d.min(sent)
+            }
+            _ => sent,
+        };
         if measuring {
             tally.borrow_mut().in_flight += 1;
         }
@@ -306,7 +357,7 @@ fn main() {
     let t_end = t_measure + cfg.duration;
     let (stopped, hard_stopped) = local.block_on(&rt, async {
         let tasks: Vec<_> = (0..cfg.conns)
-            .map(|_| tokio::task::spawn_local(worker(cfg.clone(), tally.clone(), t_measure, t_end)))
+            .map(|i| tokio::task::spawn_local(worker(cfg.clone(), tally.clone(), i, t_start, t_measure, t_end)))
             .collect();
         let aborts: Vec<_> = tasks.iter().map(|t| t.abort_handle()).collect();
         let all = async {
@@ -328,6 +379,11 @@ fn main() {
     }
     // The measured window ends at the configured end, or earlier when --max-requests stopped it.
     let window = stopped.min(t_end).saturating_duration_since(t_measure).as_secs_f64().max(1e-6);
+    t.lag_ns.sort_unstable();
+    let lag_p99 = match t.lag_ns.len() {
+        0 => "null".to_string(),
+        n => format!("{:.1}", t.lag_ns[((0.99 * n as f64).ceil() as usize).clamp(1, n) - 1] as f64 / 1000.0),
+    };
     t.lat_ns.sort_unstable();
     let lat = &t.lat_ns;
     let pct = |q: f64| -> f64 {
@@ -343,7 +399,7 @@ fn main() {
         "{{\"url\":{},\"connections\":{},\"warmup_s\":{},\"window_s\":{:.4},\"rps\":{:.1},\"ok\":{},\"errors\":{},\
          \"bad_status\":{},\"bad_body\":{},\"io_errors\":{},\"timeouts\":{},\"abandoned\":{},\"warmup_ok\":{},\"warmup_errors\":{},\
          \"connects\":{},\"hard_stopped\":{},\"p50_us\":{:.1},\"p90_us\":{:.1},\"p99_us\":{:.1},\"max_us\":{:.1},\
-         \"mean_us\":{:.1},\"first_error\":{}}}",
+         \"mean_us\":{:.1},\"rate\":{},\"send_lag_p99_us\":{},\"first_error\":{}}}",
         json_str(&cfg.url),
         cfg.conns,
         cfg.warmup.as_secs_f64(),
@@ -365,6 +421,8 @@ fn main() {
         pct(0.99),
         pct(1.0),
         mean,
+        cfg.rate.map_or("null".into(), |r| format!("{r}")),
+        lag_p99,
         t.first_error.as_deref().map(json_str).unwrap_or_else(|| "null".into()),
     );
 }
