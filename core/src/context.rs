@@ -122,7 +122,7 @@ pub(crate) struct ContextInner {
     pub(crate) client_capabilities: Value,
     pub(crate) caller: Option<Caller>,
     pub(crate) http: Option<Arc<crate::transport::http::HttpRequestInfo>>,
-    pub(crate) meta: Map<String, Value>,
+    pub(crate) meta: Arc<Map<String, Value>>,
     pub(crate) cancel: CancellationToken,
     pub(crate) progress_token: Option<Value>,
     pub(crate) log: LogFilter,

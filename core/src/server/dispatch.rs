@@ -139,7 +139,8 @@ pub(crate) struct RequestInfo {
     pub(crate) version: String,
     pub(crate) caps: Value,
     pub(crate) client_info: Option<Value>,
-    pub(crate) meta: Map<String, Value>,
+    /// Shared with the handler's `Context`, not copied for it.
+    pub(crate) meta: Arc<Map<String, Value>>,
     pub(crate) log: LogFilter,
 }
 
@@ -168,14 +169,24 @@ impl RenderedValue for RawValue {
 /// A response as a transport sends it: a JSON value, or a success whose result was serialised
 /// before (then only the envelope around it is written).
 pub(crate) enum Reply {
+    /// An error, or a response built as a whole.
     Value(Value),
-    Rendered { id: Value, result: Arc<RawValue> },
+    /// A success: the envelope is written around the result, never built as a value.
+    Ok {
+        id: Value,
+        result: Value,
+    },
+    Rendered {
+        id: Value,
+        result: Arc<RawValue>,
+    },
 }
 
 impl Reply {
     pub(crate) fn into_value(self) -> Value {
         match self {
             Reply::Value(v) => v,
+            Reply::Ok { id, result } => jsonrpc::ok(id, result),
             Reply::Rendered { id, result } => jsonrpc::ok(
                 id,
                 serde_json::from_str(result.get()).unwrap_or(Value::Null),
@@ -183,11 +194,11 @@ impl Reply {
         }
     }
 
-    /// The value, unless the result was serialised before.
+    /// The response as a value when it was built as one (every error is).
     pub(crate) fn as_value(&self) -> Option<&Value> {
         match self {
             Reply::Value(v) => Some(v),
-            Reply::Rendered { .. } => None,
+            Reply::Ok { .. } | Reply::Rendered { .. } => None,
         }
     }
 
@@ -195,6 +206,14 @@ impl Reply {
     pub(crate) fn write_to(&self, out: &mut Vec<u8>) {
         match self {
             Reply::Value(v) => serde_json::to_writer(&mut *out, v).unwrap_or_default(),
+            // The keys in the order `jsonrpc::ok` sorts them.
+            Reply::Ok { id, result } => {
+                out.extend_from_slice(br#"{"id":"#);
+                serde_json::to_writer(&mut *out, id).unwrap_or_default();
+                out.extend_from_slice(br#","jsonrpc":"2.0","result":"#);
+                serde_json::to_writer(&mut *out, result).unwrap_or_default();
+                out.push(b'}');
+            }
             Reply::Rendered { id, result } => {
                 out.reserve(result.get().len() + 40);
                 out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
@@ -432,15 +451,15 @@ impl Server {
             match modern_meta(&params) {
                 Ok((version, caps, client_info, level)) => RequestInfo {
                     id: id.clone(),
-                    method: method.clone(),
+                    method,
                     era: Era::Modern,
                     version,
                     caps,
                     client_info,
-                    meta: match params.remove("_meta") {
+                    meta: Arc::new(match params.remove("_meta") {
                         Some(Value::Object(m)) => m,
                         _ => Map::new(),
-                    },
+                    }),
                     log: LogFilter::Request(level),
                 },
                 Err(e) => {
@@ -473,7 +492,7 @@ impl Server {
             return None;
         }
         match outcome {
-            Outcome::Result(v) => Some((Reply::Value(jsonrpc::ok(id, v)), 200)),
+            Outcome::Result(result) => Some((Reply::Ok { id, result }, 200)),
             Outcome::Rendered(result) => Some((Reply::Rendered { id, result }, 200)),
             Outcome::Error(e) => {
                 let status = e.http_status(rq.era);
@@ -490,11 +509,13 @@ impl Server {
         params: &Map<String, Value>,
         env: &Env,
     ) -> RequestInfo {
-        let meta = params
-            .get("_meta")
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default();
+        let meta = Arc::new(
+            params
+                .get("_meta")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default(),
+        );
         match &env.session {
             Some(s) => RequestInfo {
                 id: id.clone(),
@@ -754,7 +775,7 @@ impl Server {
                 client_capabilities: rq.caps.clone(),
                 caller: env.caller.clone(),
                 http: env.http.clone(),
-                meta: rq.meta.clone(),
+                meta: Arc::clone(&rq.meta),
                 cancel,
                 progress_token,
                 log: rq.log.clone(),
