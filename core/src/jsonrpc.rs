@@ -168,35 +168,76 @@ pub(crate) enum Message {
     Response(Value),
 }
 
-/// Classify a parsed message; an invalid one yields the id (if readable) and a -32600 error.
-pub(crate) fn classify(v: Value) -> Result<Message, (Value, McpError)> {
-    let Value::Object(mut m) = v else {
-        return Err((
-            Value::Null,
-            McpError::invalid_request("A JSON-RPC message must be an object"),
-        ));
-    };
-    let id = m.get("id").cloned();
-    let id_for_error = match &id {
-        Some(i @ (Value::String(_) | Value::Number(_))) => i.clone(),
-        _ => Value::Null,
-    };
-    if m.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return Err((
-            id_for_error,
-            McpError::invalid_request("jsonrpc must be \"2.0\""),
-        ));
+/// What a transport reads first: a batch, or one message's members. A message object's
+/// envelope is matched member by member as it is parsed, so no map is built for it (a map of
+/// four owned keys per request, only to be taken apart again by [`Envelope::classify`]).
+pub(crate) enum Incoming {
+    Batch(Vec<Value>),
+    One(Envelope),
+}
+
+/// The members of one incoming message: the four of JSON-RPC, and the others (a client
+/// response's `result` or `error`, or unknown ones). `object` is false when the message is
+/// not an object at all.
+#[derive(Debug, Default)]
+pub(crate) struct Envelope {
+    object: bool,
+    jsonrpc: Option<Value>,
+    id: Option<Value>,
+    method: Option<Value>,
+    params: Option<Value>,
+    rest: Map<String, Value>,
+}
+
+impl Envelope {
+    fn from_value(v: Value) -> Self {
+        let Value::Object(mut m) = v else {
+            return Envelope::default();
+        };
+        Envelope {
+            object: true,
+            jsonrpc: m.remove("jsonrpc"),
+            id: m.remove("id"),
+            method: m.remove("method"),
+            params: m.remove("params"),
+            rest: m,
+        }
     }
-    match m.remove("method") {
-        Some(Value::String(method)) => {
-            let params = m.remove("params");
-            match id {
+
+    /// A 2026-07-28 request or notification: a method, and the protocol version in `_meta`.
+    pub(crate) fn is_modern(&self) -> bool {
+        self.method.is_some()
+            && self
+                .params
+                .as_ref()
+                .and_then(|p| p.get("_meta"))
+                .and_then(|m| m.get(crate::protocol::META_PROTOCOL_VERSION))
+                .is_some()
+    }
+
+    /// The JSON-RPC rules; an invalid message yields the id (if readable) and a -32600 error.
+    pub(crate) fn classify(self) -> Result<Message, (Value, McpError)> {
+        if !self.object {
+            return Err((
+                Value::Null,
+                McpError::invalid_request("A JSON-RPC message must be an object"),
+            ));
+        }
+        let id_for_error = match &self.id {
+            Some(i @ (Value::String(_) | Value::Number(_))) => i.clone(),
+            _ => Value::Null,
+        };
+        if self.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
+            return Err((
+                id_for_error,
+                McpError::invalid_request("jsonrpc must be \"2.0\""),
+            ));
+        }
+        let (id, params) = (self.id, self.params);
+        match self.method {
+            Some(Value::String(method)) => match id {
                 None => Ok(Message::Notification { method, params }),
-                Some(Value::String(_)) => Ok(Message::Request {
-                    id: id.unwrap_or_default(),
-                    method,
-                    params,
-                }),
+                Some(id @ Value::String(_)) => Ok(Message::Request { id, method, params }),
                 Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Ok(Message::Request {
                     id: Value::Number(n),
                     method,
@@ -206,17 +247,151 @@ pub(crate) fn classify(v: Value) -> Result<Message, (Value, McpError)> {
                     Value::Null,
                     McpError::invalid_request("id must be a string or an integer"),
                 )),
+            },
+            Some(_) => Err((
+                id_for_error,
+                McpError::invalid_request("method must be a string"),
+            )),
+            None if id.is_some()
+                && (self.rest.contains_key("result") || self.rest.contains_key("error")) =>
+            {
+                let mut m = self.rest;
+                m.insert("jsonrpc".into(), Value::String("2.0".into()));
+                m.extend(id.map(|i| ("id".to_string(), i)));
+                m.extend(params.map(|p| ("params".to_string(), p)));
+                Ok(Message::Response(Value::Object(m)))
             }
+            None => Err((id_for_error, McpError::invalid_request("missing method"))),
         }
-        Some(_) => Err((
-            id_for_error,
-            McpError::invalid_request("method must be a string"),
-        )),
-        None if id.is_some() && (m.contains_key("result") || m.contains_key("error")) => {
-            m.insert("jsonrpc".into(), Value::String("2.0".into()));
-            Ok(Message::Response(Value::Object(m)))
+    }
+}
+
+/// Classify a parsed message (stdio and batches: the message is a value already).
+pub(crate) fn classify(v: Value) -> Result<Message, (Value, McpError)> {
+    Envelope::from_value(v).classify()
+}
+
+/// As [`parse`], for a message as a transport receives it: the same checks, the same errors.
+pub(crate) fn parse_incoming(bytes: &[u8], max_string: usize) -> Result<Incoming, ParseError> {
+    let refused = Cell::new(None);
+    let seed = Top(Strict {
+        max_string,
+        refused: &refused,
+    });
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    match seed.deserialize(&mut de).and_then(|v| de.end().map(|()| v)) {
+        Ok(v) => Ok(v),
+        Err(e) => Err(refused
+            .take()
+            .unwrap_or_else(|| ParseError::Syntax(e.to_string()))),
+    }
+}
+
+/// The top level of a message: an array is a batch, an object an envelope, and anything else
+/// (checked as `Strict` checks it) a message that is not an object.
+struct Top<'a>(Strict<'a>);
+
+impl<'de> DeserializeSeed<'de> for Top<'_> {
+    type Value = Incoming;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Incoming, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Top<'_> {
+    type Value = Incoming;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Incoming, E> {
+        Ok(Incoming::One(Envelope::default()))
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Incoming, E> {
+        Ok(Incoming::One(Envelope::default()))
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Incoming, E> {
+        Ok(Incoming::One(Envelope::default()))
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Incoming, E> {
+        Ok(Incoming::One(Envelope::default()))
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Incoming, E> {
+        self.0.check::<E>(s)?;
+        Ok(Incoming::One(Envelope::default()))
+    }
+    fn visit_unit<E>(self) -> Result<Incoming, E> {
+        Ok(Incoming::One(Envelope::default()))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Incoming, A::Error> {
+        match self.0.visit_seq(seq)? {
+            Value::Array(a) => Ok(Incoming::Batch(a)),
+            _ => unreachable!("a sequence is an array"),
         }
-        None => Err((id_for_error, McpError::invalid_request("missing method"))),
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Incoming, A::Error> {
+        let strict = self.0;
+        let mut env = Envelope {
+            object: true,
+            ..Envelope::default()
+        };
+        let mut first = true;
+        while let Some(k) = map.next_key_seed(Key)? {
+            strict.check::<A::Error>(&k)?;
+            if std::mem::take(&mut first) && k == ARBITRARY_PRECISION_NUMBER {
+                // A number (serde_json's `arbitrary_precision` passes it as this map).
+                let _: String = map.next_value()?;
+                return Ok(Incoming::One(Envelope::default()));
+            }
+            let slot = match &*k {
+                "jsonrpc" => &mut env.jsonrpc,
+                "id" => &mut env.id,
+                "method" => &mut env.method,
+                "params" => &mut env.params,
+                _ => {
+                    let v = map.next_value_seed(strict)?;
+                    match env.rest.entry(k.into_owned()) {
+                        Entry::Vacant(e) => {
+                            e.insert(v);
+                        }
+                        Entry::Occupied(e) => {
+                            return Err(strict.refuse(ParseError::DuplicateKey(e.key().clone())))
+                        }
+                    }
+                    continue;
+                }
+            };
+            if slot.is_some() {
+                return Err(strict.refuse(ParseError::DuplicateKey(k.into_owned())));
+            }
+            *slot = Some(map.next_value_seed(strict)?);
+        }
+        Ok(Incoming::One(env))
+    }
+}
+
+/// A member name, borrowed from the input when it has no escapes.
+struct Key;
+
+impl<'de> DeserializeSeed<'de> for Key {
+    type Value = std::borrow::Cow<'de, str>;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Key {
+    type Value = std::borrow::Cow<'de, str>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a member name")
+    }
+    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Self::Value, E> {
+        Ok(std::borrow::Cow::Borrowed(s))
+    }
+    fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
+        Ok(std::borrow::Cow::Owned(s.to_owned()))
+    }
+    fn visit_string<E>(self, s: String) -> Result<Self::Value, E> {
+        Ok(std::borrow::Cow::Owned(s))
     }
 }
 
@@ -306,6 +481,59 @@ mod tests {
                 String::from_utf8(got).unwrap(),
                 String::from_utf8(want).unwrap()
             );
+        }
+    }
+
+    /// `parse_incoming` is `parse` then `classify`, message for message: the same answers,
+    /// the same refusals, the same era test as reading `params._meta` of the parsed value.
+    #[test]
+    fn incoming_reads_what_parse_and_classify_read() {
+        let docs = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
+            r#"{"method":"x","jsonrpc":"2.0","id":"s","extra":[1,{"k":2}]}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/x"}"#,
+            r#"{"jsonrpc":"2.0","id":3,"result":{},"params":{"p":1},"other":true}"#,
+            r#"{"jsonrpc":"2.0","id":3,"error":{"code":1,"message":"m"}}"#,
+            r#"{"\u0069d":5,"jsonrpc":"2.0","method":"escaped key"}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"x"}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#,
+            r#"{"jsonrpc":"1.0","id":1,"method":"x"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":7}"#,
+            r#"{"jsonrpc":"2.0","id":1}"#,
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"x"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"x","more":1,"more":2}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":1,"a":2}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"0123456789abcdef"}"#,
+            r#"{"0123456789abcdef":1}"#,
+            r#""0123456789abcdef""#,
+            r#""short""#,
+            "42",
+            "true",
+            "null",
+            "{}",
+            "[]",
+            r#"[{"jsonrpc":"2.0","id":1,"method":"x"},{"a":1}]"#,
+            "{",
+            r#"{"a":1} x"#,
+        ];
+        for (doc, max) in docs.iter().flat_map(|d| [(d, 12), (d, 1 << 20)]) {
+            let old = parse(doc.as_bytes(), max).map(|v| {
+                let modern = v
+                    .get("params")
+                    .and_then(|p| p.get("_meta"))
+                    .and_then(|m| m.get(crate::protocol::META_PROTOCOL_VERSION))
+                    .is_some()
+                    && v.get("method").is_some();
+                match v {
+                    Value::Array(b) => format!("batch {b:?}"),
+                    v => format!("{modern} {:?}", classify(v)),
+                }
+            });
+            let new = parse_incoming(doc.as_bytes(), max).map(|i| match i {
+                Incoming::Batch(b) => format!("batch {b:?}"),
+                Incoming::One(e) => format!("{} {:?}", e.is_modern(), e.classify()),
+            });
+            assert_eq!(new, old, "{doc} (strings up to {max} bytes)");
         }
     }
 

@@ -10,7 +10,7 @@ use super::authority::{Authority, Origin};
 use super::headers;
 use crate::error::{ErrorCode, McpError};
 use crate::identity::Caller;
-use crate::jsonrpc::{self, Message, ParseError};
+use crate::jsonrpc::{self, Incoming, Message, ParseError};
 use crate::protocol::{is_legacy_version, Era};
 use crate::server::dispatch::{era_of, Reply};
 use crate::server::session::LegacySession;
@@ -640,8 +640,8 @@ impl HttpHandler {
                 McpError::invalid_request("Request body too large"),
             );
         }
-        let msg: Value = match jsonrpc::parse(body, self.config.max_string) {
-            Ok(v) => v,
+        let incoming = match jsonrpc::parse_incoming(body, self.config.max_string) {
+            Ok(m) => m,
             Err(e) => {
                 let status = match e {
                     ParseError::StringTooLong { .. } => StatusCode::PAYLOAD_TOO_LARGE,
@@ -652,12 +652,7 @@ impl HttpHandler {
         };
         // A 2026-07-28 request stands alone (a session header means nothing to it), and never
         // touches the session store: with Redis down, modern traffic is served as usual.
-        let modern = msg
-            .get("params")
-            .and_then(|p| p.get("_meta"))
-            .and_then(|m| m.get(crate::protocol::META_PROTOCOL_VERSION))
-            .is_some()
-            && msg.get("method").is_some();
+        let modern = matches!(&incoming, Incoming::One(e) if e.is_modern());
         let session = if modern {
             None
         } else {
@@ -687,10 +682,13 @@ impl HttpHandler {
                 .protocol_header(header_version.clone())
                 .http(info.clone())
         };
-        if let Value::Array(batch) = msg {
-            return self.batch(batch, || conn().caller(caller.clone())).await;
-        }
-        let message = match jsonrpc::classify(msg) {
+        let envelope = match incoming {
+            Incoming::Batch(batch) => {
+                return self.batch(batch, || conn().caller(caller.clone())).await
+            }
+            Incoming::One(e) => e,
+        };
+        let message = match envelope.classify() {
             Ok(m) => m,
             Err((id, e)) => return HttpResponse::error(StatusCode::BAD_REQUEST, id, e),
         };
