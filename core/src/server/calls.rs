@@ -495,11 +495,15 @@ impl Server {
         }
     }
 
+    /// A tool's answer, shaped as `finish` shapes a result, kept unserialised until written.
     pub(super) fn tool_outcome(&self, rq: &RequestInfo, res: ToolResult) -> Outcome {
-        match serde_json::to_value(res) {
-            Ok(Value::Object(m)) => Outcome::Result(self.finish(rq, m, false)),
-            _ => McpError::internal("could not serialize the tool result").into(),
-        }
+        let modern = rq.era == Era::Modern;
+        Outcome::Tool(Box::new(super::answer::ToolAnswer {
+            result: res,
+            modern,
+            info: (modern && self.inner.options.include_server_info)
+                .then(|| self.inner.info.clone()),
+        }))
     }
 
     /// The URI length cap (issue 11, finding 2): -32602 before any per-template work.

@@ -147,6 +147,8 @@ pub(crate) struct RequestInfo {
 /// How a request ends.
 pub(crate) enum Outcome {
     Result(Value),
+    /// A tool's answer, written straight from its `ToolResult` ([`super::answer`]).
+    Tool(Box<super::answer::ToolAnswer>),
     /// A result serialised before (a list or `server/discover` of this registry version:
     /// [`super::registry::Rendered`]).
     Rendered(Arc<RawValue>),
@@ -176,6 +178,11 @@ pub(crate) enum Reply {
         id: Value,
         result: Value,
     },
+    /// A tool's answer, written from its `ToolResult`.
+    Tool {
+        id: Value,
+        answer: Box<super::answer::ToolAnswer>,
+    },
     Rendered {
         id: Value,
         result: Arc<RawValue>,
@@ -187,6 +194,7 @@ impl Reply {
         match self {
             Reply::Value(v) => v,
             Reply::Ok { id, result } => jsonrpc::ok(id, result),
+            Reply::Tool { id, answer } => jsonrpc::ok(id, answer.into_value()),
             Reply::Rendered { id, result } => jsonrpc::ok(
                 id,
                 serde_json::from_str(result.get()).unwrap_or(Value::Null),
@@ -198,7 +206,7 @@ impl Reply {
     pub(crate) fn as_value(&self) -> Option<&Value> {
         match self {
             Reply::Value(v) => Some(v),
-            Reply::Ok { .. } | Reply::Rendered { .. } => None,
+            Reply::Ok { .. } | Reply::Tool { .. } | Reply::Rendered { .. } => None,
         }
     }
 
@@ -212,6 +220,13 @@ impl Reply {
                 serde_json::to_writer(&mut *out, id).unwrap_or_default();
                 out.extend_from_slice(br#","jsonrpc":"2.0","result":"#);
                 serde_json::to_writer(&mut *out, result).unwrap_or_default();
+                out.push(b'}');
+            }
+            Reply::Tool { id, answer } => {
+                out.extend_from_slice(br#"{"id":"#);
+                serde_json::to_writer(&mut *out, id).unwrap_or_default();
+                out.extend_from_slice(br#","jsonrpc":"2.0","result":"#);
+                answer.write_to(out);
                 out.push(b'}');
             }
             Reply::Rendered { id, result } => {
@@ -481,7 +496,7 @@ impl Server {
         };
         if tracing::enabled!(tracing::Level::DEBUG) {
             let outcome_s = match &outcome {
-                Outcome::Result(_) | Outcome::Rendered(_) => "ok".to_string(),
+                Outcome::Result(_) | Outcome::Tool(_) | Outcome::Rendered(_) => "ok".to_string(),
                 Outcome::Error(e) => e.code.0.to_string(),
                 Outcome::Nothing => "cancelled".to_string(),
             };
@@ -493,6 +508,7 @@ impl Server {
         }
         match outcome {
             Outcome::Result(result) => Some((Reply::Ok { id, result }, 200)),
+            Outcome::Tool(answer) => Some((Reply::Tool { id, answer }, 200)),
             Outcome::Rendered(result) => Some((Reply::Rendered { id, result }, 200)),
             Outcome::Error(e) => {
                 let status = e.http_status(rq.era);
@@ -674,7 +690,6 @@ impl Server {
         cacheable: bool,
     ) -> Value {
         if rq.era == Era::Modern {
-            result.insert("resultType".into(), Value::String("complete".into()));
             if cacheable {
                 let mut hint = self.inner.options.cache_for(&rq.method);
                 if self.private_cache() {
@@ -686,7 +701,8 @@ impl Server {
                     Value::String(hint.scope.as_str().into()),
                 );
             }
-            self.add_server_info(&mut result);
+            let info = self.inner.options.include_server_info;
+            super::answer::shape_modern(&mut result, info.then_some(&*self.inner.info));
         }
         Value::Object(result)
     }
@@ -697,7 +713,7 @@ impl Server {
                 .entry("_meta")
                 .or_insert_with(|| Value::Object(Map::new()));
             if let Value::Object(m) = meta {
-                m.insert(META_SERVER_INFO.into(), self.inner.info.clone());
+                m.insert(META_SERVER_INFO.into(), Value::clone(&self.inner.info));
             }
         }
     }

@@ -144,6 +144,7 @@ impl Server {
                     Some((p, reply)) = rx.recv() => {
                         let out = match self.drive(rest, rq, p, env).await {
                             Outcome::Result(v) => Ok(v),
+                            Outcome::Tool(a) => Ok(a.into_value()),
                             Outcome::Rendered(r) => Ok(r.value()),
                             Outcome::Error(e) => Err(HandlerError::Mcp(e)),
                             Outcome::Nothing => Err(HandlerError::Cancelled),

@@ -1,5 +1,6 @@
 //! The server: registry of primitives, options, and the dispatcher every transport calls.
 
+mod answer;
 pub mod bus;
 mod calls;
 pub(crate) mod dispatch;
@@ -37,7 +38,8 @@ use std::sync::{Arc, RwLock};
 use tokio_util::sync::CancellationToken;
 
 pub(crate) struct Inner {
-    pub(crate) info: Value,
+    /// Shared with every modern answer that carries it in `_meta`.
+    pub(crate) info: Arc<Value>,
     pub(crate) instructions: Option<String>,
     /// Everything registered, in registration order (so lists are deterministic). Copy-on-write:
     /// a request takes a snapshot (one `Arc` clone); a change publishes a new version, which
@@ -674,7 +676,7 @@ impl ServerBuilder {
         let tasks = Arc::new(crate::tasks::engine::TaskEngine::new(tasks, bus.clone()));
         Ok(Server {
             inner: Arc::new(Inner {
-                info: Value::Object(self.info),
+                info: Arc::new(Value::Object(self.info)),
                 instructions: self.instructions,
                 registry: RwLock::new(Arc::new(reg)),
                 schemas,

@@ -218,6 +218,15 @@ impl Server {
                     _ => ("ok", "", None, size),
                 }
             }
+            Outcome::Tool(a) => {
+                let size = serde_json::to_vec(&a.result).map(|b| b.len()).unwrap_or(0);
+                match note {
+                    Some("timeout") => ("timeout", "timeout", None, size),
+                    Some(n) => ("is_error", n, None, size),
+                    None if a.result.is_error => ("is_error", "tool_error", None, size),
+                    None => ("ok", "", None, size),
+                }
+            }
             Outcome::Error(e) => {
                 let class = note.unwrap_or(e.code.class());
                 let outcome = if note == Some("timeout") {

@@ -189,6 +189,7 @@ impl Server {
                     (TaskStatus::Failed, None, Some(e.to_json()), Some(e.message))
                 }
                 Outcome::Result(v) => (TaskStatus::Completed, Some(v), None, None),
+                Outcome::Tool(a) => (TaskStatus::Completed, Some(a.into_value()), None, None),
                 Outcome::Rendered(r) => (TaskStatus::Completed, Some(r.value()), None, None),
                 Outcome::Error(e) => {
                     let m = e.message.clone();

@@ -272,7 +272,11 @@ mod otel {
                 span.record("error.type", "tool_error");
                 span.record("otel.status_code", "error");
             }
-            Outcome::Result(_) | Outcome::Rendered(_) | Outcome::Nothing => {}
+            Outcome::Tool(a) if a.result.is_error => {
+                span.record("error.type", "tool_error");
+                span.record("otel.status_code", "error");
+            }
+            Outcome::Result(_) | Outcome::Tool(_) | Outcome::Rendered(_) | Outcome::Nothing => {}
         }
     }
 

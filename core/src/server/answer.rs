@@ -1,0 +1,181 @@
+//! A tool's answer on its way out: kept as the handler's `ToolResult` until a transport writes
+//! it. Building it as a `serde_json::Value` first (every member name and string copied, the
+//! serverInfo copied into `_meta`, then all of it serialised and dropped) was the largest part
+//! of a `tools/call` after the parse; the HTTP transport writes it straight into the response.
+//! Whoever needs the answer as a value (stdio, a task's record, a middleware) gets the same
+//! value as before from [`ToolAnswer::into_value`].
+
+use crate::protocol::{ToolResult, META_SERVER_INFO};
+use serde_json::{Map, Value};
+use std::sync::Arc;
+
+/// A tool's result and the era's shaping it gets when it is written.
+#[derive(Debug)]
+pub(crate) struct ToolAnswer {
+    pub(crate) result: ToolResult,
+    /// A 2026-07-28 answer: `resultType` is `complete`.
+    pub(crate) modern: bool,
+    /// The server's `serverInfo`, put into `_meta` (modern answers, unless the options say no).
+    pub(crate) info: Option<Arc<Value>>,
+}
+
+impl ToolAnswer {
+    /// The answer as a value: what the dispatcher's `finish` makes of the result.
+    pub(crate) fn into_value(self) -> Value {
+        let mut m = match serde_json::to_value(self.result) {
+            Ok(Value::Object(m)) => m,
+            // A ToolResult holds strings, values and maps with string keys: it always serialises.
+            _ => Map::new(),
+        };
+        if self.modern {
+            shape_modern(&mut m, self.info.as_deref());
+        }
+        Value::Object(m)
+    }
+
+    /// Append the answer's JSON: the members in the order the value's (sorted) map has them,
+    /// the serverInfo in `_meta` where `insert` would put it (it replaces the handler's own).
+    pub(crate) fn write_to(&self, out: &mut Vec<u8>) {
+        let r = &self.result;
+        let mut sep = Sep(false);
+        out.push(b'{');
+        if r.meta.is_some() || self.info.is_some() {
+            sep.put(out);
+            out.extend_from_slice(br#""_meta":{"#);
+            let mut inner = Sep(false);
+            let mut info = self.info.as_deref();
+            for (k, v) in r.meta.iter().flatten() {
+                match (info, k.as_str().cmp(META_SERVER_INFO)) {
+                    (Some(i), std::cmp::Ordering::Greater) => {
+                        entry(out, &mut inner, META_SERVER_INFO, i);
+                        info = None;
+                    }
+                    (Some(_), std::cmp::Ordering::Equal) => continue,
+                    _ => {}
+                }
+                entry(out, &mut inner, k, v);
+            }
+            if let Some(i) = info {
+                entry(out, &mut inner, META_SERVER_INFO, i);
+            }
+            out.push(b'}');
+        }
+        sep.put(out);
+        out.extend_from_slice(br#""content":"#);
+        serde_json::to_writer(&mut *out, &r.content).unwrap_or_default();
+        if r.is_error {
+            sep.put(out);
+            out.extend_from_slice(br#""isError":true"#);
+        }
+        if self.modern {
+            sep.put(out);
+            out.extend_from_slice(br#""resultType":"complete""#);
+        }
+        if let Some(sc) = &r.structured_content {
+            sep.put(out);
+            out.extend_from_slice(br#""structuredContent":"#);
+            serde_json::to_writer(&mut *out, sc).unwrap_or_default();
+        }
+        out.push(b'}');
+    }
+}
+
+/// What every complete modern answer gets: `resultType`, and the serverInfo in `_meta`.
+pub(crate) fn shape_modern(m: &mut Map<String, Value>, info: Option<&Value>) {
+    m.insert("resultType".into(), Value::String("complete".into()));
+    if let Some(info) = info {
+        let meta = m
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(meta) = meta {
+            meta.insert(META_SERVER_INFO.into(), info.clone());
+        }
+    }
+}
+
+/// A comma before every member but the first.
+struct Sep(bool);
+
+impl Sep {
+    fn put(&mut self, out: &mut Vec<u8>) {
+        if std::mem::replace(&mut self.0, true) {
+            out.push(b',');
+        }
+    }
+}
+
+fn entry(out: &mut Vec<u8>, sep: &mut Sep, k: &str, v: &Value) {
+    sep.put(out);
+    serde_json::to_writer(&mut *out, k).unwrap_or_default();
+    out.push(b':');
+    serde_json::to_writer(&mut *out, v).unwrap_or_default();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Content;
+    use serde_json::json;
+
+    /// Written straight, the answer is the value `into_value` makes, for every combination
+    /// of the members that may be absent, and a handler `_meta` on either side of serverInfo.
+    #[test]
+    fn the_written_answer_is_the_value() {
+        let info = Arc::new(json!({"name": "srv", "version": "1.0"}));
+        let metas = [
+            None,
+            Some(json!({"a": 1, "z": {"k": [1, 2]}})),
+            Some(json!({"io.modelcontextprotocol/serverInfo": "the handler's", "b": null})),
+        ];
+        for meta in metas {
+            for structured in [None, Some(json!({"result": 3, "a\"b": "x"}))] {
+                for (is_error, modern, with_info) in [
+                    (false, true, true),
+                    (true, true, true),
+                    (false, true, false),
+                    (false, false, false),
+                ] {
+                    let a = ToolAnswer {
+                        result: ToolResult {
+                            content: vec![Content::text("3"), Content::text("é\n")],
+                            structured_content: structured.clone(),
+                            is_error,
+                            meta: meta.clone().map(|m| match m {
+                                Value::Object(m) => m,
+                                _ => unreachable!(),
+                            }),
+                        },
+                        modern,
+                        info: with_info.then(|| info.clone()),
+                    };
+                    let mut out = Vec::new();
+                    a.write_to(&mut out);
+                    let written: Value = serde_json::from_slice(&out).unwrap();
+                    let text = String::from_utf8(out).unwrap();
+                    let value = a.into_value();
+                    assert_eq!(written, value, "{text}");
+                    // The handler's objects as the value writes them (sorted keys), and the
+                    // members in the value's order.
+                    for k in ["_meta", "structuredContent"] {
+                        if let Some(m) = value.get(k) {
+                            let member = format!("\"{k}\":{}", serde_json::to_string(m).unwrap());
+                            assert!(text.contains(&member), "{member} in {text}");
+                        }
+                    }
+                    let at = |k: &str| text.find(&format!("\"{k}\":"));
+                    let order: Vec<usize> = [
+                        "_meta",
+                        "content",
+                        "isError",
+                        "resultType",
+                        "structuredContent",
+                    ]
+                    .iter()
+                    .filter_map(|k| at(k))
+                    .collect();
+                    assert!(order.windows(2).all(|w| w[0] < w[1]), "{text}");
+                }
+            }
+        }
+    }
+}
