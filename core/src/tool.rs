@@ -226,8 +226,10 @@ where
 /// `tools/list` page puts them together (it copies what it sends either way).
 pub(crate) struct ToolEntry {
     pub(crate) name: String,
-    /// The `Tool` object minus `inputSchema` and `outputSchema`.
-    pub(crate) def: Value,
+    /// The `Tool` object minus `inputSchema` and `outputSchema`, as JSON text: ~100 bytes where
+    /// the `Value` kept ~0.8 KB (a `BTreeMap` node is ~630 B even for two keys), for each of
+    /// thousands of tools (issue 18). Parsed again only to render a list page.
+    pub(crate) def: Box<serde_json::value::RawValue>,
     pub(crate) input: Arc<CompiledSchema>,
     pub(crate) output: Option<Arc<CompiledSchema>>,
     /// Legacy sessions see the output schema only when it is object-rooted (their schema).
@@ -309,9 +311,10 @@ impl ToolEntry {
                     )
                 })?,
         };
+        let def = serde_json::value::to_raw_value(&def).map_err(|e| bad(e.to_string()))?;
         Ok(Self {
             name,
-            def: Value::Object(def),
+            def,
             input,
             output,
             legacy_output,
@@ -330,10 +333,7 @@ impl ToolEntry {
     /// The `Tool` object `tools/list` sends: for modern requests, or for legacy sessions
     /// (which see an object-rooted output schema only).
     pub(crate) fn descriptor(&self, modern: bool) -> Value {
-        let mut out = match &self.def {
-            Value::Object(m) => m.clone(),
-            _ => Map::new(),
-        };
+        let mut out: Map<String, Value> = serde_json::from_str(self.def.get()).unwrap_or_default();
         out.insert("inputSchema".into(), self.input.source().clone());
         if let Some(o) = &self.output {
             if modern || self.legacy_output {

@@ -169,26 +169,47 @@ impl Server {
             .clone()
     }
 
-    fn update<T>(
+    /// Change the registry with `value`: `check` sees the current version and refuses (an
+    /// error: nothing changes) or says whether there is anything to do; `apply` then makes the
+    /// change and cannot fail, so a change is all or none. `None`: nothing to do, no new version.
+    ///
+    /// While no request holds a snapshot of the current version (registration before serving,
+    /// or a quiet server), the version is changed in place: the persistent maps then copy no
+    /// node at all (`rpds`' `insert_mut` copies a node only while another version shares it).
+    /// Otherwise the next version is a clone (four roots) that copies the O(log N) nodes on the
+    /// changed paths. Either way the answers rendered from the old version are dropped.
+    fn update<V, T>(
         &self,
-        f: impl FnOnce(&mut Registry) -> Result<T, BuildError>,
-    ) -> Result<T, BuildError> {
+        value: V,
+        check: impl FnOnce(&Registry, &V) -> Result<bool, BuildError>,
+        apply: impl FnOnce(&mut Registry, V) -> T,
+    ) -> Result<Option<T>, BuildError> {
         let mut guard = self
             .inner
             .registry
             .write()
             .unwrap_or_else(|e| e.into_inner());
-        // O(1): the maps are persistent, so this copies four roots, not N entries.
+        if !check(&guard, &value)? {
+            return Ok(None);
+        }
+        if let Some(reg) = Arc::get_mut(&mut guard) {
+            reg.rendered = registry::Rendered::default();
+            return Ok(Some(apply(reg, value)));
+        }
         let mut next = (**guard).clone();
-        let out = f(&mut next)?;
+        let out = apply(&mut next, value);
         *guard = Arc::new(next);
-        Ok(out)
+        Ok(Some(out))
     }
 
     /// Add a tool while serving; listeners get `notifications/tools/list_changed`.
     pub fn add_tool(&self, tool: Tool) -> Result<(), BuildError> {
         let e = ToolEntry::compile(tool, &self.inner.schemas)?;
-        self.update(|r| insert_unique(&mut r.tools, "tool", e.name.clone(), Arc::new(e)))?;
+        self.update(
+            e,
+            |r, e| unique(&r.tools, "tool", &e.name),
+            |r, e| r.tools.insert(e.name.clone(), Arc::new(e)),
+        )?;
         self.inner.bus.publish(Event::ToolsListChanged);
         Ok(())
     }
@@ -212,17 +233,22 @@ impl Server {
     /// Replace a tool with the same name, or add it.
     pub fn upsert_tool(&self, tool: Tool) -> Result<(), BuildError> {
         let e = ToolEntry::compile(tool, &self.inner.schemas)?;
-        self.update(|r| {
-            r.tools.insert(e.name.clone(), Arc::new(e));
-            Ok(())
-        })?;
+        self.update(
+            e,
+            |_, _| Ok(true),
+            |r, e| r.tools.insert(e.name.clone(), Arc::new(e)),
+        )?;
         self.inner.bus.publish(Event::ToolsListChanged);
         Ok(())
     }
     pub fn remove_tool(&self, name: &str) -> bool {
         let removed = self
-            .update(|r| Ok(r.tools.shift_remove(name).is_some()))
-            .unwrap_or(false);
+            .update(
+                name,
+                |r, name| Ok(r.tools.contains_key(name)),
+                |r, name| r.tools.shift_remove(name),
+            )
+            .is_ok_and(|r| r.is_some());
         if removed {
             self.inner.bus.publish(Event::ToolsListChanged);
         }
@@ -230,14 +256,22 @@ impl Server {
     }
     pub fn add_resource(&self, res: Resource) -> Result<(), BuildError> {
         let (k, e) = ResourceEntry::compile(res)?;
-        self.update(|r| insert_unique(&mut r.resources, "resource", k, Arc::new(e)))?;
+        self.update(
+            (k, e),
+            |r, (k, _)| unique(&r.resources, "resource", k),
+            |r, (k, e)| r.resources.insert(k, Arc::new(e)),
+        )?;
         self.inner.bus.publish(Event::ResourcesListChanged);
         Ok(())
     }
     pub fn remove_resource(&self, uri: &str) -> bool {
         let removed = self
-            .update(|r| Ok(r.resources.shift_remove(uri).is_some()))
-            .unwrap_or(false);
+            .update(
+                uri,
+                |r, uri| Ok(r.resources.contains_key(uri)),
+                |r, uri| r.resources.shift_remove(uri),
+            )
+            .is_ok_and(|r| r.is_some());
         if removed {
             self.inner.bus.publish(Event::ResourcesListChanged);
         }
@@ -245,14 +279,22 @@ impl Server {
     }
     pub fn add_resource_template(&self, t: ResourceTemplate) -> Result<(), BuildError> {
         let (k, e) = TemplateEntry::compile(t)?;
-        self.update(|r| insert_unique(&mut r.templates, "resource template", k, Arc::new(e)))?;
+        self.update(
+            (k, e),
+            |r, (k, _)| unique(&r.templates, "resource template", k),
+            |r, (k, e)| r.templates.insert(k, Arc::new(e)),
+        )?;
         self.inner.bus.publish(Event::ResourcesListChanged);
         Ok(())
     }
     pub fn remove_resource_template(&self, template: &str) -> bool {
         let removed = self
-            .update(|r| Ok(r.templates.shift_remove(template).is_some()))
-            .unwrap_or(false);
+            .update(
+                template,
+                |r, t| Ok(r.templates.contains_key(t)),
+                |r, t| r.templates.shift_remove(t),
+            )
+            .is_ok_and(|r| r.is_some());
         if removed {
             self.inner.bus.publish(Event::ResourcesListChanged);
         }
@@ -260,14 +302,22 @@ impl Server {
     }
     pub fn add_prompt(&self, p: Prompt) -> Result<(), BuildError> {
         let (k, e) = PromptEntry::compile(p)?;
-        self.update(|r| insert_unique(&mut r.prompts, "prompt", k, Arc::new(e)))?;
+        self.update(
+            (k, e),
+            |r, (k, _)| unique(&r.prompts, "prompt", k),
+            |r, (k, e)| r.prompts.insert(k, Arc::new(e)),
+        )?;
         self.inner.bus.publish(Event::PromptsListChanged);
         Ok(())
     }
     pub fn remove_prompt(&self, name: &str) -> bool {
         let removed = self
-            .update(|r| Ok(r.prompts.shift_remove(name).is_some()))
-            .unwrap_or(false);
+            .update(
+                name,
+                |r, name| Ok(r.prompts.contains_key(name)),
+                |r, name| r.prompts.shift_remove(name),
+            )
+            .is_ok_and(|r| r.is_some());
         if removed {
             self.inner.bus.publish(Event::PromptsListChanged);
         }
@@ -483,26 +533,52 @@ impl ToolBatch {
         if entries.is_empty() {
             return Ok(());
         }
-        server.update(|r| {
-            for e in entries {
-                insert_unique(&mut r.tools, "tool", e.name.clone(), Arc::new(e))?;
-            }
-            Ok(())
-        })?;
+        server.update(
+            entries,
+            |r, entries| {
+                // Every name checked before any is added: a refused batch changes nothing.
+                let mut seen = std::collections::HashSet::with_capacity(entries.len());
+                for e in entries {
+                    unique(&r.tools, "tool", &e.name)?;
+                    if !seen.insert(e.name.as_str()) {
+                        return Err(BuildError::DuplicateName {
+                            kind: "tool",
+                            name: e.name.clone(),
+                        });
+                    }
+                }
+                Ok(true)
+            },
+            |r, entries| {
+                for e in entries {
+                    r.tools.insert(e.name.clone(), Arc::new(e));
+                }
+            },
+        )?;
         server.inner.bus.publish(Event::ToolsListChanged);
         Ok(())
     }
 }
 
+/// `Ok(true)` when `key` is not registered yet, else the duplicate-name error.
+fn unique<T>(map: &Table<T>, kind: &'static str, key: &str) -> Result<bool, BuildError> {
+    if map.contains_key(key) {
+        return Err(BuildError::DuplicateName {
+            kind,
+            name: key.to_string(),
+        });
+    }
+    Ok(true)
+}
+
+/// The builder's insert (a registry no one else sees yet).
 fn insert_unique<T>(
     map: &mut Table<T>,
     kind: &'static str,
     key: String,
     v: Arc<T>,
 ) -> Result<(), BuildError> {
-    if map.contains_key(&key) {
-        return Err(BuildError::DuplicateName { kind, name: key });
-    }
+    unique(map, kind, &key)?;
     map.insert(key, v);
     Ok(())
 }
