@@ -3,7 +3,9 @@
  * Tool schemas: plain JSON Schema objects pass through verbatim (the core
  * compiles them, 2020-12); zod v4 schemas are converted with zod's own
  * `toJSONSchema` and kept so that arguments the core already validated are
- * also parsed by zod (defaults, transforms, refinements).
+ * also parsed by zod (defaults, transforms, refinements). A *plain* zod shape
+ * (primitive fields, see `resolveToolInput`) is written here, as zod writes it,
+ * once per distinct shape, and not kept.
  */
 const { RegistrationError } = require('./errors.cjs');
 
@@ -74,25 +76,57 @@ function resolveSchema(schema, io, what, target) {
  * `defaults`: the tool's own default getters. Parsing such a shape after the core has validated the arguments against its JSON Schema
  * only drops unknown keys and fills defaults, which `plainArgs` does without zod; so the zod
  * object is not kept (a zod schema is several KB of objects per tool: most of what a server with
- * thousands of generated tools held) and equal shapes share one JSON Schema, converted by zod once.
+ * thousands of generated tools held) and equal shapes share one JSON Schema, made once per shape.
  * @returns {{ json: unknown, text?: string, zod: unknown, plain: Array<[string, number]>|undefined, defaults: Array<function>|undefined }}
  */
 function resolveToolInput(schema, what, target) {
-  const shape = isZodRawShape(schema) ? schema : isZodSchema(schema) && plainObject(schema) ? schema._zod.def.shape : undefined;
-  const fields = shape && plainFields(shape);
-  if (!fields) return { ...resolveSchema(schema, 'input', what, target), plain: undefined, defaults: undefined };
-  const key = `${target ?? ''}${JSON.stringify(fields.map((f) => f.key))}`;
+  const shape = isZodSchema(schema) ? (plainObject(schema) ? schema._zod.def.shape : undefined) : schema;
+  const seen = shape !== null && typeof shape === 'object' && !Array.isArray(shape) ? plainShape(shape) : null;
+  if (!seen) return { ...resolveSchema(schema, 'input', what, target), plain: undefined, defaults: undefined };
+  const key = `${target ?? ''}\n${seen.key}`;
   let hit = PLAIN_JSON.get(key);
   if (hit === undefined) {
-    const json = resolveSchema(schema, 'input', what, target).json;
+    const fields = [];
+    plainShape(shape, fields);
+    // Written here as zod writes it (no zod needed: a server whose oxmcp resolves a zod of its
+    // own would load a second one for this, ~100 ms at start); zod itself for other targets.
+    const json = plainJsonSchema(fields, target) ?? resolveSchema(schema, 'input', what, target).json;
     let d = 0;
-    const plain = Object.freeze(fields.map((f) => Object.freeze([f.name, f.getDefault ? d++ : -1])));
+    const plain = Object.freeze(fields.map((f) => Object.freeze([f[0], f[3] === 'default' ? d++ : -1])));
     hit = { json, text: JSON.stringify(json), plain };
     if (PLAIN_JSON.size < 4096) PLAIN_JSON.set(key, hit);
   }
-  // filter/map: an array of its exact length (push would reserve room for 16).
-  const defaults = fields.filter((f) => f.getDefault).map((f) => f.getDefault);
-  return { json: hit.json, text: hit.text, zod: undefined, plain: hit.plain, defaults: defaults.length ? defaults : NO_DEFAULTS };
+  return { json: hit.json, text: hit.text, zod: undefined, plain: hit.plain, defaults: seen.defaults };
+}
+
+const DIALECTS = { 'draft-2020-12': 'https://json-schema.org/draft/2020-12/schema', 'draft-7': 'http://json-schema.org/draft-07/schema#' };
+
+/**
+ * The JSON Schema zod's `toJSONSchema(z.object(shape), { io: 'input', target })` gives for a
+ * plain shape (zod 4.x, its member order included: tests/node/registry_scale.test.mjs compares
+ * the text with zod's), or undefined for a target other than draft 2020-12 and draft 7.
+ */
+function plainJsonSchema(fields, target = 'draft-2020-12') {
+  const dialect = DIALECTS[target];
+  if (dialect === undefined) return undefined;
+  const properties = {};
+  const required = [];
+  for (const [name, type, int, wrapper, dflt, description] of fields) {
+    const base = int ? { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER } : { type };
+    let p;
+    if (wrapper === '') {
+      p = description === undefined ? base : { ...base, description };
+      required.push(name);
+    } else {
+      p = wrapper === 'default' ? { default: dflt } : {};
+      if (description !== undefined) p.description = description;
+      Object.assign(p, base);
+    }
+    properties[name] = p;
+  }
+  const out = { $schema: dialect, type: 'object', properties };
+  if (required.length) out.required = required;
+  return out;
 }
 
 const NO_DEFAULTS = Object.freeze([]);
@@ -113,47 +147,65 @@ function plainObject(s) {
   return d.type === 'object' && d.catchall === undefined && !(d.checks?.length) && metaOf(s) === undefined;
 }
 
-const PLAIN_BASE = new Set(['number', 'string', 'boolean']);
-
-function plainFields(shape) {
-  const out = [];
-  for (const [name, v] of Object.entries(shape)) {
-    if (!isZodSchema(v)) return null;
+/**
+ * Whether a zod raw shape is plain (see `resolveToolInput`): `{ key, defaults }` — a structural
+ * key, equal for shapes that give the same JSON Schema, and the default getters in field order —
+ * or null. One pass over the fields, a string key and no array per field: this runs for every
+ * tool of a server that registers thousands. With `fields`, also pushes each field's
+ * `[name, type, int, wrapper, default, description]` (on the first tool of a shape).
+ */
+function plainShape(shape, fields) {
+  let key = '';
+  let defaults;
+  for (const name in shape) {
+    if (!Object.hasOwn(shape, name)) continue;
+    const v = shape[name];
+    if (!isZodSchema(v) || name === '__proto__') return null;
     const meta = metaOf(v);
     if (meta === null || (meta !== undefined && (Object.keys(meta).join() !== 'description' || typeof meta.description !== 'string'))) return null;
+    const description = meta?.description;
     let d = v._zod.def;
     let wrapper = '';
-    let getDefault = null;
     let dflt;
     if (d.type === 'default' || d.type === 'optional') {
       wrapper = d.type;
       if (!isZodSchema(d.innerType) || metaOf(d.innerType) !== undefined) return null;
       if (d.type === 'default') {
-        getDefault = defaultGetter(d);
         dflt = d.defaultValue;
-        if (!['string', 'number', 'boolean'].includes(typeof dflt)) return null;
+        if (!(typeof dflt === 'string' || typeof dflt === 'boolean' || Number.isFinite(dflt))) return null;
+        (defaults ??= []).push(defaultGetter(d));
       }
       d = d.innerType._zod.def;
     }
-    if (!PLAIN_BASE.has(d.type) || d.coerce) return null;
-    const checks = d.checks ?? [];
+    const type = d.type;
+    if (!(type === 'number' || type === 'string' || type === 'boolean') || d.coerce) return null;
+    const checks = d.checks;
     let int = false;
-    if (d.type === 'number') {
-      const fmt = (c) => c.check === 'number_format' && c.format === 'safeint';
+    if (type === 'number') {
       if (d.check !== undefined) {
-        if (!fmt(d) || checks.length) return null; // z.int(): the schema is its own check
+        if (!isSafeint(d) || checks?.length) return null; // z.int(): the schema is its own check
         int = true;
-      } else if (checks.length === 1 && fmt(checks[0]._zod?.def ?? {})) {
+      } else if (checks?.length === 1 && isSafeint(checks[0]._zod?.def)) {
         int = true;
-      } else if (checks.length) {
+      } else if (checks?.length) {
         return null;
       }
-    } else if (d.check !== undefined || checks.length) {
+    } else if (d.check !== undefined || checks?.length) {
       return null;
     }
-    out.push({ name, getDefault, key: [name, d.type, int, wrapper, dflt ?? null, meta?.description ?? null] });
+    // Strings length-prefixed, so that no two shapes share a key.
+    key += `${name.length}:${name}${type[0]}${int ? 'i' : ''}${wrapper[0] ?? '-'}`;
+    if (wrapper === 'default') key += typeof dflt === 'string' ? `s${dflt.length}:${dflt}` : `${(typeof dflt)[0]}${dflt}`;
+    key += description === undefined ? ';' : `|${description.length}:${description};`;
+    fields?.push([name, type, int, wrapper, dflt, description]);
   }
-  return out;
+  if (key === '') return null;
+  // An array of its exact length (push reserves room for 16).
+  return { key, defaults: defaults === undefined ? NO_DEFAULTS : defaults.slice() };
+}
+
+function isSafeint(c) {
+  return c !== undefined && c.check === 'number_format' && c.format === 'safeint';
 }
 
 /**

@@ -37,6 +37,33 @@ for (const [label, make] of Object.entries(shapes)) {
   });
 }
 
+test('a plain shape\'s JSON Schema is written as zod writes it (text, member order included), without zod', () => {
+  const fields = {
+    n: () => z.number(), i: () => z.int(), ni: () => z.number().int(), s: () => z.string(), b: () => z.boolean(),
+    nd: () => z.number().describe('a number'), id: () => z.int().describe(''), sd: () => z.string().describe('q "x" \u2028'),
+    o: () => z.string().optional(), od: () => z.boolean().optional().describe('maybe'), io: () => z.number().int().optional(),
+    d: () => z.string().default(''), dd: () => z.number().default(-0).describe('zero'), di: () => z.int().default(7),
+    db: () => z.boolean().default(true), df: () => z.string().default(() => 'f'), dbig: () => z.number().default(1e21),
+  };
+  const names = Object.keys(fields);
+  // Every field alone, and shapes of several (required and optional members interleaved).
+  const shapes = names.map((k) => ({ [k]: fields[k]() }));
+  for (let i = 0; i < names.length; i += 4) shapes.push(Object.fromEntries(names.slice(i, i + 6).map((k) => [k, fields[k]()])));
+  shapes.push({ 'a b': z.number(), 'é': z.string().default('é'), '': z.boolean() });
+  for (const target of [undefined, 'draft-2020-12', 'draft-7']) {
+    for (const shape of shapes) {
+      const r = resolveToolInput(shape, 'test', target);
+      assert.ok(r.plain, `plain: ${Object.keys(shape)}`);
+      const want = JSON.stringify(z.toJSONSchema(z.object(shape), { target: target ?? 'draft-2020-12', io: 'input', unrepresentable: 'any' }));
+      assert.equal(r.text, want, `${target}: ${Object.keys(shape)}`);
+      assert.equal(JSON.stringify(r.json), want);
+    }
+  }
+  // zod's own conversion for any other target.
+  const r = resolveToolInput({ a: z.number() }, 'test', 'openapi-3.0');
+  assert.equal(r.text, JSON.stringify(z.toJSONSchema(z.object({ a: z.number() }), { target: 'openapi-3.0', io: 'input', unrepresentable: 'any' })));
+});
+
 test('zod schemas with checks, transforms or other types keep zod', () => {
   for (const s of [
     { e: z.string().email() },
