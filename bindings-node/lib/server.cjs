@@ -92,8 +92,9 @@ const URL_ELICITATION_REQUIRED = -32042;
 
 /** A plain `{}`: the TS SDK's empty zod raw shape. */
 function isEmptyShape(v) {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype &&
-    Object.keys(v).length === 0;
+  if (v === null || typeof v !== 'object' || Array.isArray(v) || Object.getPrototypeOf(v) !== Object.prototype) return false;
+  for (const k in v) if (Object.hasOwn(v, k)) return false; // no Object.keys array per tool
+  return true;
 }
 
 /** What a throw says to the client under `errorMessages: 'message'`. */
@@ -116,6 +117,43 @@ function pick(obj, keys) {
   const out = {};
   for (const k of keys) if (obj[k] !== undefined) out[k] = obj[k];
   return out;
+}
+
+/** The members of a tool's config that its listed definition takes. */
+const TOOL_LISTED = Object.freeze(['title', 'description', 'annotations', 'icons', '_meta', 'execution']);
+/** No output schema. */
+const NO_SCHEMA = Object.freeze({ json: undefined, zod: undefined });
+
+/**
+ * What `registerTool` returns: the tool's `name`, `remove()` and `update(changes)`. One object
+ * per tool with its methods on the prototype, not two closures and their context: a server
+ * registering thousands of tools makes them all (issue 18).
+ */
+class RegisteredTool {
+  #server;
+  #name;
+  #config;
+  #handler;
+
+  constructor(server, name, config, handler) {
+    this.name = name;
+    this.#server = server;
+    this.#name = name;
+    this.#config = config;
+    this.#handler = handler;
+  }
+
+  /** Remove the tool (publishes tools/list_changed). Returns whether it existed. */
+  remove() {
+    return this.#server.removeTool(this.#name);
+  }
+
+  /** Re-register with `changes` merged into the config (`name`, `callback` or `handler` too). */
+  update(changes) {
+    const merged = { ...this.#config, ...changes };
+    this.#server.removeTool(this.#name);
+    return this.#server.registerTool(changes.name ?? this.#name, merged, changes.callback ?? changes.handler ?? this.#handler);
+  }
 }
 
 class Server {
@@ -258,12 +296,7 @@ class Server {
   }
 
   #registeredTool(entry, config, handler) {
-    const name = entry.name;
-    return this.#registered(entry, () => this.removeTool(name), (updates) => {
-      const merged = { ...config, ...updates };
-      this.removeTool(name);
-      return this.registerTool(updates.name ?? name, merged, updates.callback ?? updates.handler ?? handler);
-    });
+    return new RegisteredTool(this, entry.name, config, handler);
   }
 
   /** The listed definition and the dispatcher's entry of one tool (nothing registered yet). */
@@ -277,10 +310,10 @@ class Server {
     const input = emptyShape
       ? { json: z ? resolveSchema(z.object({}), 'input', `tool ${name}: inputSchema`, target).json : EMPTY_INPUT_SCHEMA, zod: undefined, plain: undefined, defaults: undefined }
       : resolveToolInput(config.inputSchema, `tool ${name}: inputSchema`, target);
-    const output = resolveSchema(config.outputSchema, 'output', `tool ${name}: outputSchema`, target);
+    const output = config.outputSchema == null ? NO_SCHEMA : resolveSchema(config.outputSchema, 'output', `tool ${name}: outputSchema`, target);
     const spec = {
       name,
-      ...pick(config, ['title', 'description', 'annotations', 'icons', '_meta', 'execution']),
+      ...pick(config, TOOL_LISTED),
       inputSchema: input.json ?? EMPTY_INPUT_SCHEMA,
     };
     // The TS SDK v1 lists every tool with `execution.taskSupport` ('forbidden' unless it is a task tool).
