@@ -4,7 +4,8 @@
 For each server and N (generated tools `tool_i(a: int, b: int, note: str = "")` with a
 description), over stdio, the server pinned to one core (`taskset -c CPU`):
 
-* ready ms: spawn → the answer to the first `tools/list` (after `initialize`);
+* ready ms: spawn → the answer to the first `tools/list` (after `initialize`); CPU at ready: the
+  server's user + system CPU time then (all threads: less sensitive to the machine's load);
 * idle RSS: VmRSS 0.5 s after that answer and a few calls;
 * per-tool bytes: (idle RSS at N − idle RSS at the smallest N) / (N − smallest N);
 * list ms: median round trip of `tools/list` (the first page; the peers answer with all tools);
@@ -71,6 +72,11 @@ class Stdio:
                 return msg["result"]
         raise TimeoutError(method)
 
+    def cpu_ms(self) -> float:
+        """User + system CPU time the server has used so far (all its threads)."""
+        fields = Path(f"/proc/{self.p.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
     def rss_kib(self) -> int:
         for line in Path(f"/proc/{self.p.pid}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
@@ -123,6 +129,7 @@ def measure(name: str, spec: tuple[list[str], dict[str, str], Path], n: int, arg
         c.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         first = c.request("tools/list")
         ready_ms = (time.perf_counter() - c.t0) * 1000
+        ready_cpu_ms = c.cpu_ms()
         page = len(first.get("tools", []))
         total = page
         cursor = first.get("nextCursor")
@@ -149,7 +156,7 @@ def measure(name: str, spec: tuple[list[str], dict[str, str], Path], n: int, arg
             t = time.perf_counter()
             c.request("tools/call", args_)
             calls.append((time.perf_counter() - t) * 1000)
-        return {"server": name, "n": n, "ready_ms": ready_ms, "rss_kib": rss, "page": page, "listed": total,
+        return {"server": name, "n": n, "ready_ms": ready_ms, "ready_cpu_ms": ready_cpu_ms, "rss_kib": rss, "page": page, "listed": total,
                 "list_ms": statistics.median(lists), "call_ms": statistics.median(calls)}
     finally:
         c.close()
@@ -186,25 +193,29 @@ def main() -> None:
                 for _ in range(args.repeat):
                     r = measure(name, spec, n, args, outdir)
                     print(json.dumps(r), file=log, flush=True)
-                    print(f"  {name} N={n}: {r['ready_ms']:.0f} ms ready, {r['rss_kib'] / 1024:.1f} MiB, "
+                    print(f"  {name} N={n}: {r['ready_ms']:.0f} ms ready ({r['ready_cpu_ms']:.0f} ms CPU), "
+                          f"{r['rss_kib'] / 1024:.1f} MiB, "
                           f"list {r['list_ms']:.2f} ms ({r['page']} of {r['listed']}), call {r['call_ms']:.2f} ms",
                           file=sys.stderr)
                     runs.append(r)
-                med = {k: statistics.median(r[k] for r in runs) for k in ("ready_ms", "rss_kib", "list_ms", "call_ms")}
+                med = {k: statistics.median(r[k] for r in runs)
+                       for k in ("ready_ms", "ready_cpu_ms", "rss_kib", "list_ms", "call_ms")}
                 med.update(server=name, n=n, page=runs[0]["page"], listed=runs[0]["listed"],
                            ready_range=(min(r["ready_ms"] for r in runs), max(r["ready_ms"] for r in runs)))
                 rows.append(med)
     load = os.getloadavg()
     print(f"load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}", file=sys.stderr)
-    print("| server | tools | ready ms | idle RSS MiB | bytes/tool | tools/list ms (tools in the answer) | tools/call ms |")
-    print("|---|---|---|---|---|---|---|")
+    print("| server | tools | ready ms | CPU at ready ms | idle RSS MiB | bytes/tool | tools/list ms (tools in the answer) "
+          "| tools/call ms |")
+    print("|---|---|---|---|---|---|---|---|")
     base: dict[str, dict] = {}
     for r in rows:
         b = base.setdefault(r["server"], r)
         per = "" if r is b else f"{(r['rss_kib'] - b['rss_kib']) * 1024 / (r['n'] - b['n']):,.0f}"
         lo, hi = r["ready_range"]
         rng = f" [{lo:.0f}–{hi:.0f}]" if args.repeat > 1 else ""
-        print(f"| {r['server']} | {r['n']:,} | {r['ready_ms']:.0f}{rng} | {r['rss_kib'] / 1024:.1f} | {per} | "
+        print(f"| {r['server']} | {r['n']:,} | {r['ready_ms']:.0f}{rng} | {r['ready_cpu_ms']:.0f} | "
+              f"{r['rss_kib'] / 1024:.1f} | {per} | "
               f"{r['list_ms']:.2f} ({r['page']}) | {r['call_ms']:.2f} |")
 
 
