@@ -13,7 +13,6 @@ const { isZodSchema } = require('../schema.cjs');
 const { ExperimentalMcpServerTasks, InMemoryTaskStore } = require('./tasks.cjs');
 
 /** oxmcp's package version: `serverInfo.version` of a ported server that gives none. */
-const OXMCP_VERSION = require('../../../package.json').version;
 
 /**
  * Both TS SDKs accept `new McpServer({ name })` with no version and then send `serverInfo`
@@ -21,7 +20,7 @@ const OXMCP_VERSION = require('../../../package.json').version;
  * version, as FastMCP and the Python SDK send theirs (docs/COMPATIBILITY.md).
  */
 function withVersion(info) {
-  if (info && typeof info === 'object' && info.version === undefined) return { ...info, version: OXMCP_VERSION };
+  if (info && typeof info === 'object' && info.version === undefined) return { ...info, version: require('../../../package.json').version };
   return info;
 }
 
