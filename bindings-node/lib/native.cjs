@@ -13,14 +13,16 @@ const { PLATFORMS, SCOPE, platformKey, detectLibc } = require('./platforms.cjs')
 
 let cached;
 
-function candidates() {
+/**
+ * Where to look, in order. A generator: the platform key (libc detection reads the process
+ * report, ~6 ms of CPU at start) is worked out only when no module was found before it.
+ */
+function* candidates() {
+  if (process.env.OXMCP_NATIVE) yield { file: process.env.OXMCP_NATIVE };
+  yield { file: path.join(__dirname, '..', 'oxmcp.node') };
   const key = platformKey();
-  const out = [];
-  if (process.env.OXMCP_NATIVE) out.push({ file: process.env.OXMCP_NATIVE });
-  out.push({ file: path.join(__dirname, '..', 'oxmcp.node') });
-  out.push({ file: path.join(__dirname, '..', `oxmcp.${key}.node`) });
-  if (PLATFORMS[key]) out.push({ pkg: `${SCOPE}/${key}` });
-  return out;
+  yield { file: path.join(__dirname, '..', `oxmcp.${key}.node`) };
+  if (PLATFORMS[key]) yield { pkg: `${SCOPE}/${key}` };
 }
 
 function resolvePackage(pkg) {
