@@ -10,13 +10,24 @@
 //! the ready ones and an I/O poll); one threadsafe-function call then hands every waiting call to
 //! JS as three arrays, and the dispatcher answers them as one array. The answers come back through
 //! one channel to one task on the runtime (one wakeup), which hands each to its call.
+//!
+//! When the process may use one CPU only (`taskset`, a one-CPU cgroup quota), the JS thread cannot
+//! run beside the worker: waking it while the worker still has work only preempts the worker (a
+//! context switch each way per batch, and batches of ~3.5 calls at 16 connections). There the
+//! batch is asked for when a worker is about to park (`runtime.rs` hooks `on_thread_park`): the
+//! worker has read, routed and answered everything it could, so the batch holds every call that
+//! is waiting, and the JS thread runs on a core the worker has left. A timer bounds the wait for
+//! a worker that does not park (1 ms). With more CPUs the JS thread runs beside the worker and
+//! the batch is asked for after one yield, as before.
 
 use crate::js_handler::JsReturn;
 use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{
     ThreadsafeCallContext, ThreadsafeFunction, ThreadsafeFunctionCallMode,
 };
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
 /// A JS handler's return value for one call, or why it could not be read.
@@ -42,8 +53,43 @@ struct Waiting {
 #[derive(Default)]
 struct Inbox {
     calls: Vec<Waiting>,
-    /// A batch has been asked for and has not taken the calls yet.
+    /// Something will ask for these calls (a park, a timer or a yielding task): later calls
+    /// only join them.
+    armed: bool,
+    /// The threadsafe-function call for them is queued and has not taken them yet.
     asked: bool,
+    /// How many batches JS has taken (a timer asks only for the batch it was started for).
+    taken: u64,
+}
+
+/// The batchers whose calls wait for the next park of a worker (one CPU only).
+static AT_PARK: Mutex<Vec<Arc<Batcher>>> = Mutex::new(Vec::new());
+/// `AT_PARK` is not empty (read at every park without taking the lock).
+static PARK_PENDING: AtomicBool = AtomicBool::new(false);
+
+/// How long calls wait for a worker to park before they are handed over anyway.
+const PARK_BOUND: Duration = Duration::from_millis(1);
+
+/// On a worker about to park (`runtime.rs`): hand every waiting batch to the JS thread.
+pub(crate) fn before_park() {
+    if !PARK_PENDING.load(Ordering::Acquire) {
+        return;
+    }
+    let due = {
+        let mut list = lock(&AT_PARK);
+        PARK_PENDING.store(false, Ordering::Release);
+        std::mem::take(&mut *list)
+    };
+    for b in due {
+        b.ask();
+    }
+}
+
+/// Whether the JS thread can run beside the runtime's workers: false when this process may use
+/// one CPU only. Read once.
+fn parallel() -> bool {
+    static P: OnceLock<bool> = OnceLock::new();
+    *P.get_or_init(|| std::thread::available_parallelism().map_or(true, |n| n.get() > 1))
 }
 
 pub(crate) struct Batcher {
@@ -69,7 +115,9 @@ impl Batcher {
             .build_callback(move |c: ThreadsafeCallContext<Replies>| {
                 let calls = {
                     let mut ib = lock(&taken);
+                    ib.armed = false;
                     ib.asked = false;
+                    ib.taken += 1;
                     std::mem::take(&mut ib.calls)
                 };
                 let n = calls.len();
@@ -116,21 +164,10 @@ impl Batcher {
                 name,
                 reply,
             });
-            !std::mem::replace(&mut ib.asked, true)
+            (!std::mem::replace(&mut ib.armed, true)).then_some(ib.taken)
         };
-        if first {
-            match tokio::runtime::Handle::try_current() {
-                Ok(rt) => {
-                    let me = self.clone();
-                    rt.spawn(async move {
-                        // After the worker's other ready tasks (and an I/O poll): the calls
-                        // they start join this batch.
-                        tokio::task::yield_now().await;
-                        me.ask();
-                    });
-                }
-                Err(_) => self.ask(),
-            }
+        if let Some(batch) = first {
+            self.arm(batch);
         }
         rx.await.unwrap_or_else(|_| {
             Err(napi::Error::new(
@@ -140,8 +177,42 @@ impl Batcher {
         })
     }
 
-    /// One threadsafe-function call for every call in the inbox.
+    /// Make sure the calls in the inbox will be asked for (the first call of a batch).
+    fn arm(self: &Arc<Self>, batch: u64) {
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            return self.ask();
+        };
+        let me = self.clone();
+        if parallel() || !crate::runtime::parks_hooked() {
+            rt.spawn(async move {
+                // After the worker's other ready tasks (and an I/O poll): the calls they start
+                // join this batch.
+                tokio::task::yield_now().await;
+                me.ask();
+            });
+            return;
+        }
+        lock(&AT_PARK).push(me.clone());
+        PARK_PENDING.store(true, Ordering::Release);
+        rt.spawn(async move {
+            // A worker that stays busy: do not let the calls wait for its park.
+            tokio::time::sleep(PARK_BOUND).await;
+            if lock(&me.inbox).taken == batch {
+                me.ask();
+            }
+        });
+    }
+
+    /// One threadsafe-function call for every call in the inbox, unless one is queued already or
+    /// there is nothing to take (a park or the timer came after the calls were taken).
     fn ask(&self) {
+        {
+            let mut ib = lock(&self.inbox);
+            if ib.asked || ib.calls.is_empty() {
+                return;
+            }
+            ib.asked = true;
+        }
         let replies: Replies = Arc::default();
         let mine = replies.clone();
         let answers = self.answers.clone();
@@ -181,6 +252,7 @@ impl Batcher {
             // take these calls.
             let calls = {
                 let mut ib = lock(&self.inbox);
+                ib.armed = false;
                 ib.asked = false;
                 std::mem::take(&mut ib.calls)
             };

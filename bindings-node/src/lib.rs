@@ -12,6 +12,7 @@ mod errors;
 mod http;
 mod js_handler;
 mod options;
+mod runtime;
 mod server;
 mod sessions;
 mod telemetry;

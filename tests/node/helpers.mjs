@@ -63,9 +63,14 @@ export class StdioPeer {
   kill() { if (this.child.exitCode === null) this.child.kill('SIGKILL'); }
 }
 
-/** An HTTP MCP server subprocess on 127.0.0.1 (a free port); resolves once it listens. */
-export async function startHttp(script = FIXTURE, args = []) {
-  const child = spawn(process.execPath, [script, '--http', '127.0.0.1:0', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * An HTTP MCP server subprocess on 127.0.0.1 (a free port); resolves once it listens. `prefix`:
+ * a command the server runs under (e.g. `['taskset', '-c', '0']`).
+ */
+export async function startHttp(script = FIXTURE, args = [], { prefix = [] } = {}) {
+  const argv = [process.execPath, script, '--http', '127.0.0.1:0', ...args];
+  const child = spawn(prefix.length ? prefix[0] : argv[0], [...prefix.slice(1), ...(prefix.length ? argv : argv.slice(1))],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   let stdout = '';
   child.stdout.on('data', (d) => { stdout += d; });

@@ -1,0 +1,53 @@
+// The tool dispatcher's batches when the server may use one CPU only (bindings-node/src/batch.rs:
+// there a batch is handed to the JS thread when a tokio worker is about to park, or after 1 ms
+// when none parks): the fixture server runs under `taskset -c 0`, over real HTTP on 127.0.0.1.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startHttp, callTool, exited, FIXTURE } from './helpers.mjs';
+
+let srv;
+before(async () => { srv = await startHttp(FIXTURE, [], { prefix: ['taskset', '-c', '0'] }); });
+after(async () => { srv.child.kill('SIGTERM'); await exited(srv.child); });
+
+const result = async (name, args) => {
+  const r = await callTool(srv.url, name, args);
+  assert.equal(r.status, 200, r.body);
+  assert.ok(r.response, r.body);
+  return r.response.result ?? r.response;
+};
+
+test('the server runs on one CPU', async () => {
+  const { readFileSync } = await import('node:fs');
+  const allowed = /Cpus_allowed_list:\s*(\S+)/.exec(readFileSync(`/proc/${srv.child.pid}/status`, 'utf8'))[1];
+  assert.equal(allowed, '0');
+});
+
+test('one CPU: many calls in flight each get their own answer', async () => {
+  const calls = [];
+  for (let i = 0; i < 90; i++) {
+    switch (i % 6) {
+      case 0: calls.push(result('add_json', { a: i, b: 2 * i }).then((r) => assert.equal(r.content[0].text, String(3 * i)))); break;
+      case 1: calls.push(result('async_ok').then((r) => assert.equal(r.content[0].text, 'async'))); break;
+      case 2: calls.push(result('throws_error').then((r) => assert.equal(r.content[0].text, 'Error executing tool throws_error'))); break;
+      case 3: calls.push(result('throws_tool_error').then((r) => assert.equal(r.content[0].text, 'bad input: try again'))); break;
+      case 4: calls.push(result('ret_structured').then((r) => assert.deepEqual(r.structuredContent, { n: 42 }))); break;
+      default: calls.push(callTool(srv.url, 'throws_mcp_error', {}).then((r) => assert.equal(r.response.error.code, -32602)));
+    }
+  }
+  await Promise.all(calls);
+});
+
+test('one CPU: calls one at a time are answered (a batch of one, handed over at the park)', async () => {
+  for (let i = 0; i < 30; i++) {
+    assert.equal((await result('add_json', { a: i, b: 1 })).content[0].text, String(i + 1));
+  }
+});
+
+test('one CPU: a call that never settles still times out, and the others go on', async () => {
+  const slow = callTool(srv.url, 'never_settles', {});
+  const quick = await Promise.all(Array.from({ length: 8 }, (_, i) => result('add_json', { a: i, b: i })));
+  assert.deepEqual(quick.map((r) => r.content[0].text), Array.from({ length: 8 }, (_, i) => String(2 * i)));
+  const r = await slow;
+  assert.ok(r.response.error || r.response.result.isError, r.body);
+  assert.match(JSON.stringify(r.response), /time/i);
+});
