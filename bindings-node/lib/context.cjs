@@ -24,6 +24,38 @@ class Calls {
     });
   }
 
+  /**
+   * The answer of call `id` whose handler returned a Promise (`wire`d; null: it failed). The
+   * answers settled in one turn cross napi together (`settleMany`, after the microtasks queued
+   * so far): one native call and one wakeup of the runtime for all of them (issue 16).
+   */
+  settle(id, answer) {
+    if (this.#ids.length === 0) queueMicrotask(this.#flush);
+    this.#ids.push(id);
+    this.#answers.push(answer);
+  }
+
+  #ids = [];
+  #answers = [];
+  #flush = () => {
+    const ids = this.#ids;
+    const answers = this.#answers;
+    this.#ids = [];
+    this.#answers = [];
+    try {
+      this.native.settleMany(ids, answers);
+    } catch {
+      // One answer napi could not read: each on its own, that one as a failure.
+      for (let i = 0; i < ids.length; i++) {
+        try {
+          this.native.settle(ids[i], answers[i]);
+        } catch {
+          try { this.native.settle(ids[i], null); } catch {}
+        }
+      }
+    }
+  };
+
   /** An AbortController that aborts when call `id` is cancelled or times out. */
   controller(id) {
     const controller = new AbortController();

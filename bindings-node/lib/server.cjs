@@ -72,17 +72,6 @@ function wire(envelope) {
   return envelope;
 }
 
-/** `native.settle`, never throwing (anything but an answer is reported by the core as a failure). */
-function settle(native, id, envelope) {
-  try {
-    native.settle(id, envelope);
-  } catch {
-    try {
-      native.settle(id, null);
-    } catch {}
-  }
-}
-
 function isThenable(v) {
   return v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function';
 }
@@ -663,8 +652,8 @@ class Server {
    */
   #answer(id, out) {
     if (!isThenable(out)) return wire(out);
-    const native = this.#calls.native;
-    out.then((envelope) => settle(native, id, wire(envelope)), () => settle(native, id, null));
+    const calls = this.#calls;
+    out.then((envelope) => calls.settle(id, wire(envelope)), () => calls.settle(id, null));
     return undefined;
   }
 

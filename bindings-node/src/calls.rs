@@ -41,7 +41,14 @@ pub(crate) type EndTsfn = ThreadsafeFunction<
 >;
 
 #[derive(Default)]
-pub(crate) struct Calls(Mutex<Table>);
+pub(crate) struct Calls {
+    table: Mutex<Table>,
+    /// To the task on the runtime that hands settled answers to their calls (`settle_many`).
+    relay: std::sync::OnceLock<Relay>,
+}
+
+type Settled = Vec<(oneshot::Sender<Answer>, Answer)>;
+type Relay = tokio::sync::mpsc::UnboundedSender<Settled>;
 
 #[derive(Default)]
 struct Table {
@@ -62,7 +69,7 @@ struct Entry {
 
 impl Calls {
     fn table(&self) -> std::sync::MutexGuard<'_, Table> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
+        self.table.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Who hears of the end of calls whose `ctx.signal` exists.
@@ -117,6 +124,47 @@ impl Calls {
         }
         if e.ended {
             t.calls.remove(&id);
+        }
+    }
+
+    /// The answers of the async JS handlers that settled in one JS turn (`NativeCalls.settleMany`,
+    /// on the JS thread). They go to their calls from one task on the runtime: one cross-thread
+    /// wakeup for all of them, where a `settle` each woke its call's task from the JS thread.
+    pub(crate) fn settle_many(&self, answers: impl IntoIterator<Item = (u64, Answer)>) {
+        let mut settled = Vec::new();
+        {
+            let mut t = self.table();
+            for (id, answer) in answers {
+                let Some(e) = t.calls.get_mut(&id) else {
+                    continue;
+                };
+                if let Some(tx) = e.reply.take() {
+                    settled.push((tx, answer));
+                }
+                if e.ended {
+                    t.calls.remove(&id);
+                }
+            }
+        }
+        if settled.is_empty() {
+            return;
+        }
+        let relay = self.relay.get_or_init(|| {
+            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Settled>();
+            napi::bindgen_prelude::spawn(async move {
+                while let Some(batch) = rx.recv().await {
+                    for (tx, answer) in batch {
+                        let _ = tx.send(answer);
+                    }
+                }
+            });
+            tx
+        });
+        if let Err(e) = relay.send(settled) {
+            // The runtime is going away: answer from here.
+            for (tx, answer) in e.0 {
+                let _ = tx.send(answer);
+            }
         }
     }
 

@@ -201,6 +201,19 @@ fn input_request(method: &str, params: Option<Value>) -> Result<InputRequest> {
     })
 }
 
+/// What a settled JS handler answered (anything but an answer is reported as its failure).
+fn answer(envelope: Either3<String, NativeEnvelope, Unknown<'_>>) -> crate::calls::Answer {
+    match envelope {
+        Either3::A(json) => Ok(Either::A(json)),
+        Either3::B(env) => Ok(Either::B(env)),
+        // Not for JS: the core reports it as the handler's failure.
+        Either3::C(_) => Err(Error::new(
+            Status::InvalidArg,
+            "the JS layer settled with something that is not an envelope",
+        )),
+    }
+}
+
 /// One entry of `ctx.inputs([...])`.
 #[napi(object)]
 pub struct NativeInputRequest {
@@ -225,18 +238,23 @@ impl NativeCalls {
     /// envelope it settled with (anything else is reported as the handler's failure).
     #[napi]
     pub fn settle(&self, id: i64, envelope: Either3<String, NativeEnvelope, Unknown<'_>>) {
-        let answer = match envelope {
-            Either3::A(json) => Ok(Either::A(json)),
-            Either3::B(env) => Ok(Either::B(env)),
-            // Not for JS: the core reports it as the handler's failure.
-            Either3::C(_) => Err(Error::new(
-                Status::InvalidArg,
-                "the JS layer settled with something that is not an envelope",
-            )),
-        };
         if let Ok(id) = u64::try_from(id) {
-            self.calls.settle(id, answer);
+            self.calls.settle(id, answer(envelope));
         }
+    }
+
+    /// `settle` for the calls whose Promises settled in one JS turn, `ids[i]` with `envelopes[i]`.
+    #[napi]
+    pub fn settle_many(
+        &self,
+        ids: Vec<i64>,
+        envelopes: Vec<Either3<String, NativeEnvelope, Unknown<'_>>>,
+    ) {
+        self.calls.settle_many(
+            ids.into_iter()
+                .zip(envelopes)
+                .filter_map(|(id, e)| Some((u64::try_from(id).ok()?, answer(e)))),
+        );
     }
 
     /// Watch how call `id` ends, for its `ctx.signal`: null while it runs (the server's end

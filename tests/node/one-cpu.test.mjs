@@ -37,6 +37,20 @@ test('one CPU: many calls in flight each get their own answer', async () => {
   await Promise.all(calls);
 });
 
+test('async handlers that settle in one turn each get their own answer (NativeCalls.settleMany)', async () => {
+  // The Promises of one dispatcher batch settle in the same microtask checkpoint, so their
+  // answers cross napi together; rejections and ToolErrors among them stay with their call.
+  const calls = [];
+  for (let i = 0; i < 60; i++) {
+    switch (i % 3) {
+      case 0: calls.push(result('rejects_tool_error').then((r) => assert.equal(r.content[0].text, 'async tool error'))); break;
+      case 1: calls.push(result('rejects').then((r) => assert.equal(r.content[0].text, 'Error executing tool rejects'))); break;
+      default: calls.push(result('async_ok').then((r) => assert.equal(r.content[0].text, 'async')));
+    }
+  }
+  await Promise.all(calls);
+});
+
 test('one CPU: calls one at a time are answered (a batch of one, handed over at the park)', async () => {
   for (let i = 0; i < 30; i++) {
     assert.equal((await result('add_json', { a: i, b: 1 })).content[0].text, String(i + 1));
