@@ -97,6 +97,9 @@ pub(crate) struct Batcher {
     tsfn: BatchTsfn,
     /// To the task that hands the answers to their calls.
     answers: mpsc::UnboundedSender<Vec<(oneshot::Sender<Returned>, Returned)>>,
+    /// How many batches that task has answered: a batch's timer stops when its batch is answered
+    /// (else, after a batch of one at one connection, it woke the parked worker for nothing).
+    answered: Arc<tokio::sync::watch::Sender<u64>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -138,18 +141,22 @@ impl Batcher {
             })?;
         let (answers, mut rx) =
             mpsc::unbounded_channel::<Vec<(oneshot::Sender<Returned>, Returned)>>();
+        let answered = Arc::new(tokio::sync::watch::Sender::new(0u64));
+        let count = answered.clone();
         napi::bindgen_prelude::spawn(async move {
             // On the runtime: waking the calls from here puts them on this worker's queue.
             while let Some(batch) = rx.recv().await {
                 for (tx, r) in batch {
                     let _ = tx.send(r);
                 }
+                count.send_modify(|n| *n += 1);
             }
         });
         Ok(Arc::new(Self {
             inbox,
             tsfn,
             answers,
+            answered,
         }))
     }
 
@@ -194,11 +201,17 @@ impl Batcher {
         }
         lock(&AT_PARK).push(me.clone());
         PARK_PENDING.store(true, Ordering::Release);
+        let mut answered = self.answered.subscribe();
         rt.spawn(async move {
-            // A worker that stays busy: do not let the calls wait for its park.
-            tokio::time::sleep(PARK_BOUND).await;
-            if lock(&me.inbox).taken == batch {
-                me.ask();
+            tokio::select! {
+                // A worker that stays busy: do not let the calls wait for its park.
+                _ = tokio::time::sleep(PARK_BOUND) => {
+                    if lock(&me.inbox).taken == batch {
+                        me.ask();
+                    }
+                }
+                // Batches are taken and answered in order: `batch` were taken before this one.
+                _ = answered.wait_for(|n| *n > batch) => {}
             }
         });
     }
