@@ -12,8 +12,10 @@
 //! Values are percent-decoded, and a value that would walk out of the template is refused
 //! (finding 12): a simple, label or path expansion (`{x}`, `{.x}`, `{/x}`) never holds a `/`
 //! or `\\` after decoding, nor is it `.` or `..` (RFC 6570 level 1 encodes separators, so a
-//! client never sends them there); a reserved or fragment value (`{+x}`, `{#x}`) holds no `..`
-//! segment. Such a URI matches no template: the read is answered as an unknown resource.
+//! client never sends them there); a reserved, fragment or query value (`{+x}`, `{#x}`,
+//! `{?x}`, `{&x}`, `{;x}`) holds no `..` segment (a handler may join a query value into a path
+//! as readily as a path variable). Such a URI matches no template: the read is answered as an
+//! unknown resource.
 
 use serde_json::{Map, Value};
 
@@ -125,7 +127,11 @@ impl UriTemplate {
                 for pair in chunk.into_iter().flat_map(|c| c.split(['&', ';'])) {
                     if let Some((key, v)) = pair.split_once('=') {
                         if vars.iter().any(|x| x == key) {
-                            out.insert(key.to_string(), Value::String(decode(v)));
+                            let value = decode(v);
+                            if !safe_value(*op, &value) {
+                                return (None, steps);
+                            }
+                            out.insert(key.to_string(), Value::String(value));
                         }
                     }
                 }
@@ -532,6 +538,21 @@ mod tests {
         assert!(t.matches("file:///a/%2E%2E/b").is_none());
         assert!(t.matches("file:///a\\..\\b").is_none());
         assert_eq!(t.matches("file:///a/..b/c").unwrap()["path"], "a/..b/c");
+        // Query values too (found by the fuzz target's invariant, fuzz/common.rs).
+        let t = UriTemplate::parse("user://{id}/profile{?fields,path}").unwrap();
+        for bad in [
+            "user://42/profile?fields=file:///a/../b",
+            "user://42/profile?path=..",
+            "user://42/profile?fields=x&path=a%2F..%2Fb",
+            "user://42/profile?path=a\\..\\b",
+        ] {
+            assert!(t.matches(bad).is_none(), "{bad}");
+        }
+        let m = t.matches("user://42/profile?fields=a/b&path=..c").unwrap();
+        assert_eq!(
+            (m["fields"].as_str(), m["path"].as_str()),
+            (Some("a/b"), Some("..c"))
+        );
     }
 
     #[test]
@@ -557,13 +578,11 @@ mod tests {
     /// matcher's answer)?
     fn all_safe(t: &UriTemplate, m: &Map<String, Value>) -> bool {
         t.parts.iter().all(|p| match p {
-            Part::Expr { op, vars } if !matches!(op, Some('?' | '&' | ';')) => {
-                vars.iter().all(|v| {
-                    m.get(v)
-                        .and_then(Value::as_str)
-                        .is_none_or(|s| safe_value(*op, s))
-                })
-            }
+            Part::Expr { op, vars } => vars.iter().all(|v| {
+                m.get(v)
+                    .and_then(Value::as_str)
+                    .is_none_or(|s| safe_value(*op, s))
+            }),
             _ => true,
         })
     }
