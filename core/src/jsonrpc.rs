@@ -44,6 +44,14 @@ pub(crate) fn parse(bytes: &[u8], max_string: usize) -> Result<Value, ParseError
         max_string,
         refused: &refused,
     };
+    drive(bytes, &refused, seed)
+}
+
+/// Run a seed built on `Strict` over the whole input; the refusal reason wins over serde's text.
+fn drive<S, T>(bytes: &[u8], refused: &Cell<Option<ParseError>>, seed: S) -> Result<T, ParseError>
+where
+    S: for<'de> DeserializeSeed<'de, Value = T>,
+{
     let mut de = serde_json::Deserializer::from_slice(bytes);
     match seed.deserialize(&mut de).and_then(|v| de.end().map(|()| v)) {
         Ok(v) => Ok(v),
@@ -278,13 +286,7 @@ pub(crate) fn parse_incoming(bytes: &[u8], max_string: usize) -> Result<Incoming
         max_string,
         refused: &refused,
     });
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    match seed.deserialize(&mut de).and_then(|v| de.end().map(|()| v)) {
-        Ok(v) => Ok(v),
-        Err(e) => Err(refused
-            .take()
-            .unwrap_or_else(|| ParseError::Syntax(e.to_string()))),
-    }
+    drive(bytes, &refused, seed)
 }
 
 /// The top level of a message: an array is a batch, an object an envelope, and anything else

@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import readline from 'node:readline';
+import assert from 'node:assert/strict';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const FIXTURE = path.join(ROOT, 'tests', 'node', 'fixtures', 'server.mjs');
@@ -111,4 +112,27 @@ export async function post(url, method, params = {}, { id = 1, headers = {}, sig
 export async function callTool(url, name, args, opts) {
   const r = await post(url, 'tools/call', args === undefined ? { name } : { name, arguments: args }, opts);
   return r;
+}
+
+/** `n` calls in flight at once to the fixture server's tools, six kinds in turn (sync, async,
+ * throwing, a ToolError, structured, an MCP error): each must get its own answer. */
+export async function mixedCalls(url, n) {
+  const result = async (name, args) => {
+    const r = await callTool(url, name, args);
+    assert.equal(r.status, 200, r.body);
+    assert.ok(r.response, r.body);
+    return r.response.result ?? r.response;
+  };
+  const calls = [];
+  for (let i = 0; i < n; i++) {
+    switch (i % 6) {
+      case 0: calls.push(result('add_json', { a: i, b: 2 * i }).then((r) => assert.equal(r.content[0].text, String(3 * i)))); break;
+      case 1: calls.push(result('async_ok').then((r) => assert.equal(r.content[0].text, 'async'))); break;
+      case 2: calls.push(result('throws_error').then((r) => assert.equal(r.content[0].text, 'Error executing tool throws_error'))); break;
+      case 3: calls.push(result('throws_tool_error').then((r) => assert.equal(r.content[0].text, 'bad input: try again'))); break;
+      case 4: calls.push(result('ret_structured').then((r) => assert.deepEqual(r.structuredContent, { n: 42 }))); break;
+      default: calls.push(callTool(url, 'throws_mcp_error', {}).then((r) => assert.equal(r.response.error.code, -32602)));
+    }
+  }
+  await Promise.all(calls);
 }

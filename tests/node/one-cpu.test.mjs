@@ -3,7 +3,7 @@
 // when none parks): the fixture server runs under `taskset -c 0`, over real HTTP on 127.0.0.1.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHttp, callTool, exited, FIXTURE } from './helpers.mjs';
+import { startHttp, callTool, exited, mixedCalls, FIXTURE } from './helpers.mjs';
 
 let srv;
 before(async () => { srv = await startHttp(FIXTURE, [], { prefix: ['taskset', '-c', '0'] }); });
@@ -23,18 +23,7 @@ test('the server runs on one CPU', async () => {
 });
 
 test('one CPU: many calls in flight each get their own answer', async () => {
-  const calls = [];
-  for (let i = 0; i < 90; i++) {
-    switch (i % 6) {
-      case 0: calls.push(result('add_json', { a: i, b: 2 * i }).then((r) => assert.equal(r.content[0].text, String(3 * i)))); break;
-      case 1: calls.push(result('async_ok').then((r) => assert.equal(r.content[0].text, 'async'))); break;
-      case 2: calls.push(result('throws_error').then((r) => assert.equal(r.content[0].text, 'Error executing tool throws_error'))); break;
-      case 3: calls.push(result('throws_tool_error').then((r) => assert.equal(r.content[0].text, 'bad input: try again'))); break;
-      case 4: calls.push(result('ret_structured').then((r) => assert.deepEqual(r.structuredContent, { n: 42 }))); break;
-      default: calls.push(callTool(srv.url, 'throws_mcp_error', {}).then((r) => assert.equal(r.response.error.code, -32602)));
-    }
-  }
-  await Promise.all(calls);
+  await mixedCalls(srv.url, 90);
 });
 
 test('async handlers that settle in one turn each get their own answer (NativeCalls.settleMany)', async () => {

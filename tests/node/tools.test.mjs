@@ -1,7 +1,7 @@
 // Registration, validation, return kinds and error mapping, over real HTTP on 127.0.0.1.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHttp, callTool, post, exited } from './helpers.mjs';
+import { startHttp, callTool, post, exited, mixedCalls } from './helpers.mjs';
 
 let srv;
 before(async () => { srv = await startHttp(); });
@@ -90,18 +90,7 @@ test('return kinds', async () => {
 test('calls answered together in one dispatcher batch each get their own answer', async () => {
   // Many calls in flight at once reach JS in batches (bindings-node/src/batch.rs): answers must
   // not mix, and one handler's throw or Promise does not touch the others in its batch.
-  const calls = [];
-  for (let i = 0; i < 60; i++) {
-    switch (i % 6) {
-      case 0: calls.push(result('add_json', { a: i, b: 2 * i }).then((r) => assert.equal(r.content[0].text, String(3 * i)))); break;
-      case 1: calls.push(result('async_ok').then((r) => assert.equal(r.content[0].text, 'async'))); break;
-      case 2: calls.push(result('throws_error').then((r) => assert.equal(r.content[0].text, 'Error executing tool throws_error'))); break;
-      case 3: calls.push(result('throws_tool_error').then((r) => assert.equal(r.content[0].text, 'bad input: try again'))); break;
-      case 4: calls.push(result('ret_structured').then((r) => assert.deepEqual(r.structuredContent, { n: 42 }))); break;
-      default: calls.push(callTool(srv.url, 'throws_mcp_error', {}).then((r) => assert.equal(r.response.error.code, -32602)));
-    }
-  }
-  await Promise.all(calls);
+  await mixedCalls(srv.url, 60);
 });
 
 test('sync, async, throwing and rejecting handlers', async () => {

@@ -84,12 +84,17 @@ impl ToolAnswer {
 pub(crate) fn shape_modern(m: &mut Map<String, Value>, info: Option<&Value>) {
     m.insert("resultType".into(), Value::String("complete".into()));
     if let Some(info) = info {
-        let meta = m
-            .entry("_meta")
-            .or_insert_with(|| Value::Object(Map::new()));
-        if let Value::Object(meta) = meta {
-            meta.insert(META_SERVER_INFO.into(), info.clone());
-        }
+        insert_server_info(m, info);
+    }
+}
+
+/// The serverInfo in a result's `_meta` (made if absent), replacing the handler's own.
+pub(crate) fn insert_server_info(m: &mut Map<String, Value>, info: &Value) {
+    let meta = m
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(meta) = meta {
+        meta.insert(META_SERVER_INFO.into(), info.clone());
     }
 }
 

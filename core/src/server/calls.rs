@@ -501,8 +501,7 @@ impl Server {
         Outcome::Tool(Box::new(super::answer::ToolAnswer {
             result: res,
             modern,
-            info: (modern && self.inner.options.include_server_info)
-                .then(|| self.inner.info.clone()),
+            info: self.server_info().filter(|_| modern).cloned(),
         }))
     }
 

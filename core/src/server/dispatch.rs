@@ -701,20 +701,22 @@ impl Server {
                     Value::String(hint.scope.as_str().into()),
                 );
             }
-            let info = self.inner.options.include_server_info;
-            super::answer::shape_modern(&mut result, info.then_some(&*self.inner.info));
+            super::answer::shape_modern(&mut result, self.server_info().map(|i| &**i));
         }
         Value::Object(result)
     }
 
+    /// The serverInfo modern results carry in `_meta`, unless the options leave it out.
+    pub(super) fn server_info(&self) -> Option<&Arc<Value>> {
+        self.inner
+            .options
+            .include_server_info
+            .then_some(&self.inner.info)
+    }
+
     pub(super) fn add_server_info(&self, result: &mut Map<String, Value>) {
-        if self.inner.options.include_server_info {
-            let meta = result
-                .entry("_meta")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if let Value::Object(m) = meta {
-                m.insert(META_SERVER_INFO.into(), Value::clone(&self.inner.info));
-            }
+        if let Some(info) = self.server_info() {
+            super::answer::insert_server_info(result, info);
         }
     }
 
