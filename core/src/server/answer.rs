@@ -3,9 +3,12 @@
 //! serverInfo copied into `_meta`, then all of it serialised and dropped) was the largest part
 //! of a `tools/call` after the parse; the HTTP transport writes it straight into the response.
 //! Whoever needs the answer as a value (stdio, a task's record, a middleware) gets the same
-//! value as before from [`ToolAnswer::into_value`].
+//! value as before from [`ToolAnswer::into_value`]. [`Reply`] is any response as a transport
+//! writes it.
 
+use crate::jsonrpc;
 use crate::protocol::{ToolResult, META_SERVER_INFO};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -77,6 +80,79 @@ impl ToolAnswer {
             serde_json::to_writer(&mut *out, sc).unwrap_or_default();
         }
         out.push(b'}');
+    }
+}
+
+/// A response as a transport sends it: a JSON value, or a success whose result was serialised
+/// before (then only the envelope around it is written).
+pub(crate) enum Reply {
+    /// An error, or a response built as a whole.
+    Value(Value),
+    /// A success: the envelope is written around the result, never built as a value.
+    Ok {
+        id: Value,
+        result: Value,
+    },
+    /// A tool's answer, written from its `ToolResult`.
+    Tool {
+        id: Value,
+        answer: Box<ToolAnswer>,
+    },
+    Rendered {
+        id: Value,
+        result: Arc<RawValue>,
+    },
+}
+
+impl Reply {
+    pub(crate) fn into_value(self) -> Value {
+        match self {
+            Reply::Value(v) => v,
+            Reply::Ok { id, result } => jsonrpc::ok(id, result),
+            Reply::Tool { id, answer } => jsonrpc::ok(id, answer.into_value()),
+            Reply::Rendered { id, result } => jsonrpc::ok(
+                id,
+                serde_json::from_str(result.get()).unwrap_or(Value::Null),
+            ),
+        }
+    }
+
+    /// The response as a value when it was built as one (every error is).
+    pub(crate) fn as_value(&self) -> Option<&Value> {
+        match self {
+            Reply::Value(v) => Some(v),
+            Reply::Ok { .. } | Reply::Tool { .. } | Reply::Rendered { .. } => None,
+        }
+    }
+
+    /// Append the response's JSON to `out`.
+    pub(crate) fn write_to(&self, out: &mut Vec<u8>) {
+        match self {
+            Reply::Value(v) => serde_json::to_writer(&mut *out, v).unwrap_or_default(),
+            // The keys in the order `jsonrpc::ok` sorts them.
+            Reply::Ok { id, result } => {
+                out.extend_from_slice(br#"{"id":"#);
+                serde_json::to_writer(&mut *out, id).unwrap_or_default();
+                out.extend_from_slice(br#","jsonrpc":"2.0","result":"#);
+                serde_json::to_writer(&mut *out, result).unwrap_or_default();
+                out.push(b'}');
+            }
+            Reply::Tool { id, answer } => {
+                out.extend_from_slice(br#"{"id":"#);
+                serde_json::to_writer(&mut *out, id).unwrap_or_default();
+                out.extend_from_slice(br#","jsonrpc":"2.0","result":"#);
+                answer.write_to(out);
+                out.push(b'}');
+            }
+            Reply::Rendered { id, result } => {
+                out.reserve(result.get().len() + 40);
+                out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+                serde_json::to_writer(&mut *out, id).unwrap_or_default();
+                out.extend_from_slice(br#","result":"#);
+                out.extend_from_slice(result.get().as_bytes());
+                out.push(b'}');
+            }
+        }
     }
 }
 

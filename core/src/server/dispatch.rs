@@ -168,78 +168,7 @@ impl RenderedValue for RawValue {
     }
 }
 
-/// A response as a transport sends it: a JSON value, or a success whose result was serialised
-/// before (then only the envelope around it is written).
-pub(crate) enum Reply {
-    /// An error, or a response built as a whole.
-    Value(Value),
-    /// A success: the envelope is written around the result, never built as a value.
-    Ok {
-        id: Value,
-        result: Value,
-    },
-    /// A tool's answer, written from its `ToolResult`.
-    Tool {
-        id: Value,
-        answer: Box<super::answer::ToolAnswer>,
-    },
-    Rendered {
-        id: Value,
-        result: Arc<RawValue>,
-    },
-}
-
-impl Reply {
-    pub(crate) fn into_value(self) -> Value {
-        match self {
-            Reply::Value(v) => v,
-            Reply::Ok { id, result } => jsonrpc::ok(id, result),
-            Reply::Tool { id, answer } => jsonrpc::ok(id, answer.into_value()),
-            Reply::Rendered { id, result } => jsonrpc::ok(
-                id,
-                serde_json::from_str(result.get()).unwrap_or(Value::Null),
-            ),
-        }
-    }
-
-    /// The response as a value when it was built as one (every error is).
-    pub(crate) fn as_value(&self) -> Option<&Value> {
-        match self {
-            Reply::Value(v) => Some(v),
-            Reply::Ok { .. } | Reply::Tool { .. } | Reply::Rendered { .. } => None,
-        }
-    }
-
-    /// Append the response's JSON to `out`.
-    pub(crate) fn write_to(&self, out: &mut Vec<u8>) {
-        match self {
-            Reply::Value(v) => serde_json::to_writer(&mut *out, v).unwrap_or_default(),
-            // The keys in the order `jsonrpc::ok` sorts them.
-            Reply::Ok { id, result } => {
-                out.extend_from_slice(br#"{"id":"#);
-                serde_json::to_writer(&mut *out, id).unwrap_or_default();
-                out.extend_from_slice(br#","jsonrpc":"2.0","result":"#);
-                serde_json::to_writer(&mut *out, result).unwrap_or_default();
-                out.push(b'}');
-            }
-            Reply::Tool { id, answer } => {
-                out.extend_from_slice(br#"{"id":"#);
-                serde_json::to_writer(&mut *out, id).unwrap_or_default();
-                out.extend_from_slice(br#","jsonrpc":"2.0","result":"#);
-                answer.write_to(out);
-                out.push(b'}');
-            }
-            Reply::Rendered { id, result } => {
-                out.reserve(result.get().len() + 40);
-                out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-                serde_json::to_writer(&mut *out, id).unwrap_or_default();
-                out.extend_from_slice(br#","result":"#);
-                out.extend_from_slice(result.get().as_bytes());
-                out.push(b'}');
-            }
-        }
-    }
-}
+pub(crate) use super::answer::Reply;
 
 impl From<McpError> for Outcome {
     fn from(e: McpError) -> Self {
