@@ -82,6 +82,9 @@ def server_table(a: argparse.Namespace) -> list[dict]:
         {"name": "ceiling", "label": "bare hyper 1 + serde_json (not an MCP SDK)",
          "http": [str(rb / "ceiling"), "--port", "{port}"], "stdio": [str(rb / "ceiling"), "--stdio"],
          "needs": [str(rb / "ceiling")]},
+        {"name": "node-floor", "label": "bare node:http + JSON.parse/stringify (not an MCP SDK: Node's own floor)",
+         "http": [a.node, str(BENCH / "servers/node_floor.mjs"), "--port", "{port}"],
+         "stdio": [a.node, str(BENCH / "servers/node_floor.mjs"), "--stdio"], "needs": []},
         {"name": "fastmcp", "label": "FastMCP, stateless_http, uvicorn 1 worker",
          "http": [a.peers_python, str(kit / "servers/py_fastmcp.py"), "http", "--port", "{port}"],
          "stdio": [a.peers_python, str(kit / "servers/py_fastmcp.py"), "stdio"], "env": py_env,
@@ -688,7 +691,7 @@ def parser() -> argparse.ArgumentParser:
     native = f"{ob}/node/oxmcp.node"
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", help="comma-separated servers (default: all that are installed): oxmcp-rust, "
-                    "oxmcp-python, oxmcp-node, rmcp, ceiling, fastmcp, pysdk, ts-sdk")
+                    "oxmcp-python, oxmcp-node, rmcp, ceiling, node-floor, fastmcp, pysdk, ts-sdk")
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--duration", type=float, default=10.0, help="measured seconds per load phase")
     ap.add_argument("--warmup", type=float, default=2.0, help="unmeasured seconds before each phase")
