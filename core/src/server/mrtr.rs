@@ -146,7 +146,7 @@ impl StateSealer {
         let sealed = self
             .aead
             .encrypt(
-                XNonce::from_slice(&nonce),
+                &XNonce::from(nonce),
                 Payload {
                     msg: &plain,
                     aad: &aad,
@@ -170,11 +170,12 @@ impl StateSealer {
             return Err(rejected());
         }
         let (nonce, sealed) = raw.split_at(24);
+        let nonce: [u8; 24] = nonce.try_into().map_err(|_| rejected())?;
         let aad = binding.aad();
         let plain = self
             .aead
             .decrypt(
-                XNonce::from_slice(nonce),
+                &XNonce::from(nonce),
                 Payload {
                     msg: sealed,
                     aad: &aad,
