@@ -169,13 +169,12 @@ impl StateSealer {
         if raw.len() < 24 + 16 {
             return Err(rejected());
         }
-        let (nonce, sealed) = raw.split_at(24);
-        let nonce: [u8; 24] = nonce.try_into().map_err(|_| rejected())?;
+        let (nonce, sealed) = raw.split_first_chunk::<24>().ok_or_else(rejected)?;
         let aad = binding.aad();
         let plain = self
             .aead
             .decrypt(
-                &XNonce::from(nonce),
+                &XNonce::from(*nonce),
                 Payload {
                     msg: sealed,
                     aad: &aad,
