@@ -5,6 +5,7 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use http::HeaderMap;
 use serde_json::Value;
+use std::borrow::Cow;
 
 /// A header value, trimmed; `None` when absent; `Err` when not visible ASCII or repeated (two
 /// `Mcp-Name`s could let an intermediary and this server each read a different one).
@@ -18,7 +19,8 @@ pub(crate) fn get<'a>(h: &'a HeaderMap, name: &str) -> Option<Result<&'a str, ()
 }
 
 /// Decode a header value that may use the Base64 sentinel. `Err` on invalid characters.
-pub(crate) fn decode(raw: &str) -> Result<String, ()> {
+/// Borrowed unless it was Base64 (every modern `tools/call` decodes its `Mcp-Name`).
+pub(crate) fn decode(raw: &str) -> Result<Cow<'_, str>, ()> {
     if raw.chars().any(|c| c.is_control()) {
         return Err(());
     }
@@ -27,9 +29,9 @@ pub(crate) fn decode(raw: &str) -> Result<String, ()> {
         .and_then(|r| r.strip_suffix("?="))
     {
         let bytes = STANDARD.decode(inner).map_err(|_| ())?;
-        return String::from_utf8(bytes).map_err(|_| ());
+        return String::from_utf8(bytes).map(Cow::Owned).map_err(|_| ());
     }
-    Ok(raw.to_string())
+    Ok(Cow::Borrowed(raw))
 }
 
 /// Whether a decoded header value stands for `body` (a string, integer or boolean).
