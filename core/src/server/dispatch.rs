@@ -52,6 +52,11 @@ pub struct Env {
 
 impl Env {
     pub fn new(transport: Transport) -> Self {
+        Self::with_cancel(transport, CancellationToken::new())
+    }
+    /// As [`Env::new`] with the request's token from the start: `new` then [`Env::cancel`]
+    /// would build and drop a token on every request.
+    pub(crate) fn with_cancel(transport: Transport, cancel: CancellationToken) -> Self {
         Self {
             transport,
             session: None,
@@ -59,7 +64,7 @@ impl Env {
             cancellable: None,
             caller: None,
             http: None,
-            cancel: CancellationToken::new(),
+            cancel,
             sink: None,
             created_session: Mutex::new(None),
             audit_note: Mutex::new(None),

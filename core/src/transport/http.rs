@@ -676,12 +676,13 @@ impl HttpHandler {
             }
         };
         // What this connection is, for the server's era rule (`server::dispatch::era_of`).
-        let conn = || {
-            Env::new(Transport::Http)
+        let conn_with = |cancel| {
+            Env::with_cancel(Transport::Http, cancel)
                 .session(session.clone())
                 .protocol_header(header_version.clone())
                 .http(info.clone())
         };
+        let conn = || conn_with(CancellationToken::new());
         let envelope = match incoming {
             Incoming::Batch(batch) => {
                 return self.batch(batch, || conn().caller(caller.clone())).await
@@ -723,7 +724,7 @@ impl HttpHandler {
                 }
             }
             Message::Request { id, method, params } => {
-                let mut env = conn().caller(caller).cancel(self.server.request_token());
+                let mut env = conn_with(self.server.request_token()).caller(caller);
                 let empty = serde_json::Map::new();
                 let p = params.as_ref().and_then(Value::as_object).unwrap_or(&empty);
                 match era_of(&method, p, &env) {
@@ -878,16 +879,15 @@ pub(super) fn accepts(h: &HeaderMap, mime: &str) -> bool {
     let Some(a) = h.get(header::ACCEPT).and_then(|v| v.to_str().ok()) else {
         return false;
     };
-    // Every POST asks this: compared in place, without building "type/*" per call.
-    let major = mime.split('/').next().unwrap_or("");
-    a.split(',')
-        .map(|p| p.split(';').next().unwrap_or("").trim())
-        .any(|p| {
-            p.eq_ignore_ascii_case(mime)
-                || p == "*/*"
-                || p.strip_suffix("/*")
-                    .is_some_and(|m| m.eq_ignore_ascii_case(major))
-        })
+    // Every POST asks this: a byte scan, compared in place (no "type/*" built per call).
+    let major = mime.split('/').next().unwrap_or("").as_bytes();
+    a.as_bytes().split(|&b| b == b',').any(|range| {
+        let p = range.split(|&b| b == b';').next().unwrap_or_default().trim_ascii();
+        p.eq_ignore_ascii_case(mime.as_bytes())
+            || p == b"*/*"
+            || p.strip_suffix(b"/*")
+                .is_some_and(|m| m.eq_ignore_ascii_case(major))
+    })
 }
 
 pub(super) fn sse_response(rx: mpsc::Receiver<Bytes>) -> HttpResponse {
