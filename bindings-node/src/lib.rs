@@ -17,6 +17,12 @@ mod server;
 mod sessions;
 mod telemetry;
 
+/// The allocator for this addon's Rust side: every request allocates some fifty small blocks,
+/// which mimalloc serves in far fewer instructions than the system allocator (bench/RESULTS.md,
+/// sixth session). Host objects stay with the host's own allocator.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 pub use context::NativeCalls;
 pub use defs::{NativePromptDef, NativeResourceDef, NativeResourceTemplateDef, NativeToolDef};
 // Public because the `#[napi]` methods return them (the error each throws).
