@@ -25,7 +25,7 @@ impl Server {
         env: &Env,
     ) -> Result<Prepared, Outcome> {
         // Before the stage takes the arguments: the MRTR state is bound to them.
-        let digest = super::mrtr::args_digest(params.get("arguments"));
+        let digest = super::mrtr::binding_digest(rq.era, params.get("arguments"));
         let (mut p, rest) = match rq.method.as_str() {
             "tools/call" => self.prepare_tool(rq, params, env)?,
             "resources/read" => self.prepare_resource(rq, params, env)?,

@@ -125,7 +125,7 @@ impl Server {
                 return self.route(rq, params, env).await;
             };
             let name = primitive_name(&params);
-            let digest = super::mrtr::args_digest(params.get("arguments"));
+            let digest = super::mrtr::binding_digest(rq.era, params.get("arguments"));
             let input: InputState = match self.mrtr_input(rq, &name, &params, env, digest) {
                 Ok(i) => i,
                 Err(e) => return Outcome::Error(e),

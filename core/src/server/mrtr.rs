@@ -48,6 +48,15 @@ pub(crate) fn args_digest(args: Option<&Value>) -> [u8; 32] {
     h.finalize().into()
 }
 
+/// [`args_digest`] where a state can be sealed or opened: modern requests only. A legacy request
+/// asks its client directly and never carries a `requestState`, so it is not hashed (zeros).
+pub(crate) fn binding_digest(era: crate::protocol::Era, args: Option<&Value>) -> [u8; 32] {
+    match era {
+        crate::protocol::Era::Modern => args_digest(args),
+        crate::protocol::Era::Legacy => [0; 32],
+    }
+}
+
 fn now_secs() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
