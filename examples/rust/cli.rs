@@ -4,12 +4,6 @@
 use oxmcp::config::Config;
 use oxmcp::Server;
 
-/// The allocator of every example server (each binary includes this module): a request
-/// allocates some fifty small blocks, which mimalloc serves in far fewer instructions than
-/// glibc's malloc (bench/RESULTS.md, sixth session). A library never picks one; a server does.
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// The options from the environment: `OXMCP_<OPTION>` for every option of the core's schema
 /// (`OXMCP_PAGE_SIZE`, `OXMCP_MAX_BODY_BYTES`, `OXMCP_RATE_LIMIT`, ...) and the auth variables
 /// (`OXMCP_TOKENS` / `OXMCP_TOKENS_FILE`, `OXMCP_JWKS_URL` with `OXMCP_JWT_ISSUER` and
