@@ -27,9 +27,9 @@ use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-/// The allocator for this extension module's Rust side: every request allocates some fifty small blocks,
-/// which mimalloc serves in far fewer instructions than the system allocator (bench/RESULTS.md,
-/// sixth session). Host objects stay with the host's own allocator.
+/// The allocator for this extension module's Rust side: every request allocates some fifty
+/// small blocks, which mimalloc serves in far fewer instructions than the system allocator
+/// (bench/RESULTS.md, sixth session). Host objects stay with the host's own allocator.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -47,6 +47,27 @@ pub(crate) fn matches_value(decoded: &str, body: &Value) -> bool {
     }
 }
 
+/// Whether an `Accept` header admits `mime` (exactly, as `type/*` or as `*/*`; parameters such
+/// as `q` ignored). Without the header: no.
+pub(crate) fn accepts(h: &HeaderMap, mime: &str) -> bool {
+    let Some(a) = h.get(http::header::ACCEPT).and_then(|v| v.to_str().ok()) else {
+        return false;
+    };
+    // Every POST asks this: a byte scan, compared in place (no "type/*" built per call).
+    let major = mime.split('/').next().unwrap_or("").as_bytes();
+    a.as_bytes().split(|&b| b == b',').any(|range| {
+        let p = range
+            .split(|&b| b == b';')
+            .next()
+            .unwrap_or_default()
+            .trim_ascii();
+        p.eq_ignore_ascii_case(mime.as_bytes())
+            || p == b"*/*"
+            || p.strip_suffix(b"/*")
+                .is_some_and(|m| m.eq_ignore_ascii_case(major))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -60,5 +81,27 @@ mod tests {
         assert!(matches_value("42.0", &json!(42)));
         assert!(matches_value("true", &json!(true)));
         assert!(!matches_value("x", &json!("y")));
+    }
+
+    #[test]
+    fn accept_header_ranges() {
+        let with = |v: &str| {
+            let mut h = HeaderMap::new();
+            h.insert(http::header::ACCEPT, v.parse().unwrap());
+            h
+        };
+        let json = "application/json";
+        assert!(accepts(&with("application/json, text/event-stream"), json));
+        assert!(accepts(
+            &with("text/event-stream , Application/JSON;q=0.9"),
+            json
+        ));
+        assert!(accepts(&with("application/*"), json));
+        assert!(accepts(&with("*/*;q=0.1"), json));
+        assert!(!accepts(&with("text/*"), json));
+        assert!(!accepts(&with("application/jsonx"), json));
+        assert!(!accepts(&with("application/json-seq, text/plain"), json));
+        assert!(accepts(&with("text/*"), "text/event-stream"));
+        assert!(!accepts(&HeaderMap::new(), json));
     }
 }

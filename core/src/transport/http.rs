@@ -624,7 +624,7 @@ impl HttpHandler {
                 McpError::invalid_request("Content-Type must be application/json"),
             );
         }
-        if !accepts(h, "application/json") {
+        if !headers::accepts(h, "application/json") {
             return HttpResponse::error(
                 StatusCode::NOT_ACCEPTABLE,
                 Value::Null,
@@ -873,21 +873,6 @@ pub(super) fn unavailable(e: McpError) -> HttpResponse {
 /// Whole seconds for `Retry-After`, rounded up, at least 1.
 fn retry_secs(wait: Duration) -> u64 {
     (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1)
-}
-
-pub(super) fn accepts(h: &HeaderMap, mime: &str) -> bool {
-    let Some(a) = h.get(header::ACCEPT).and_then(|v| v.to_str().ok()) else {
-        return false;
-    };
-    // Every POST asks this: a byte scan, compared in place (no "type/*" built per call).
-    let major = mime.split('/').next().unwrap_or("").as_bytes();
-    a.as_bytes().split(|&b| b == b',').any(|range| {
-        let p = range.split(|&b| b == b';').next().unwrap_or_default().trim_ascii();
-        p.eq_ignore_ascii_case(mime.as_bytes())
-            || p == b"*/*"
-            || p.strip_suffix(b"/*")
-                .is_some_and(|m| m.eq_ignore_ascii_case(major))
-    })
 }
 
 pub(super) fn sse_response(rx: mpsc::Receiver<Bytes>) -> HttpResponse {

@@ -76,7 +76,7 @@ impl HttpHandler {
             }
             Err(r) => return r,
         };
-        if !accepts(h, "text/event-stream") {
+        if !headers::accepts(h, "text/event-stream") {
             return HttpResponse::error(
                 StatusCode::NOT_ACCEPTABLE,
                 Value::Null,
