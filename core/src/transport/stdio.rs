@@ -13,6 +13,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 #[derive(Clone, Debug)]
 #[non_exhaustive]
@@ -169,14 +170,19 @@ where
             }
         };
         let current = session.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        let env = {
+        // A request gets its token from the start (`Env::with_cancel`); the rest a fresh one.
+        let env_with = {
             let (current, cancellable, out) = (current.clone(), cancellable.clone(), out.clone());
-            move || {
-                Env::new(Transport::Stdio)
+            move |cancel| {
+                Env::with_cancel(Transport::Stdio, cancel)
                     .session(current.clone())
                     .cancellable(cancellable.clone())
                     .notifications(out.clone())
             }
+        };
+        let env = {
+            let env_with = env_with.clone();
+            move || env_with(CancellationToken::new())
         };
         if let Value::Array(batch) = msg {
             let (server, out) = (server.clone(), out.clone());
@@ -205,7 +211,7 @@ where
         let (server, out, session) = (server.clone(), out.clone(), session.clone());
         let token = stop.child_token();
         let handle = tasks.spawn(async move {
-            let env = env().cancel(token);
+            let env = env_with(token);
             let resp = server.dispatch(msg, &env).await;
             if let Some(s) = env.take_created_session() {
                 // `initialize` selects legacy semantics for the rest of the process.
