@@ -8,11 +8,17 @@ description), over stdio, the server pinned to one core (`taskset -c CPU`):
   server's user + system CPU time then (all threads: less sensitive to the machine's load);
 * idle RSS: VmRSS 0.5 s after that answer and a few calls;
 * per-tool bytes: (idle RSS at N − idle RSS at the smallest N) / (N − smallest N);
+* with --settle S, settled RSS: the lowest VmRSS over S more seconds with no traffic, sampled
+  every 0.5 s, and its per-tool bytes. Node's V8 grows its young generation while a script
+  builds thousands of zod shapes and gives it back to the system only after 10–40 s idle (its
+  memory reducer), so the 0.5 s figure of a Node server is mostly that slack, not what a tool
+  keeps;
 * list ms: median round trip of `tools/list` (the first page; the peers answer with all tools);
 * call ms: median round trip of `tools/call` on the middle tool.
 
     python3 bench/registry.py                                  # everything installed, N = 10,1000,10000
     python3 bench/registry.py --only oxmcp-rust --sizes 10,5000 --repeat 3
+    python3 bench/registry.py --sizes 10,1000,5000,10000 --settle 60       # and the settled RSS
 
 Servers: oxmcp-rust (`target/release/examples/registry_server`, `cargo build --release -p oxmcp
 --example registry_server`, with OXMCP_BENCH_TOOLS=N; or --rust-bin),
@@ -156,7 +162,13 @@ def measure(name: str, spec: tuple[list[str], dict[str, str], Path], n: int, arg
             t = time.perf_counter()
             c.request("tools/call", args_)
             calls.append((time.perf_counter() - t) * 1000)
-        return {"server": name, "n": n, "ready_ms": ready_ms, "ready_cpu_ms": ready_cpu_ms, "rss_kib": rss, "page": page, "listed": total,
+        settled = rss
+        deadline = time.monotonic() + args.settle
+        while time.monotonic() < deadline:
+            time.sleep(0.5)
+            settled = min(settled, c.rss_kib())
+        return {"server": name, "n": n, "ready_ms": ready_ms, "ready_cpu_ms": ready_cpu_ms, "rss_kib": rss,
+                "settled_kib": settled, "page": page, "listed": total,
                 "list_ms": statistics.median(lists), "call_ms": statistics.median(calls)}
     finally:
         c.close()
@@ -170,6 +182,8 @@ def main() -> None:
     ap.add_argument("--cpu", default="0", help="taskset CPU list for the server")
     ap.add_argument("--list-reqs", type=int, default=30)
     ap.add_argument("--call-reqs", type=int, default=200)
+    ap.add_argument("--settle", type=float, default=0.0,
+                    help="seconds of no traffic after the measurements, for the settled RSS (0: none)")
     ap.add_argument("--rust-bin", default=str(ROOT / "target" / "release" / "examples" / "registry_server"))
     ap.add_argument("--python", default=str(OXMCP_BENCH_DIR / "venv" / "bin" / "python"))
     ap.add_argument("--node-native", default=str(OXMCP_BENCH_DIR / "node" / "oxmcp.node"))
@@ -194,28 +208,34 @@ def main() -> None:
                     r = measure(name, spec, n, args, outdir)
                     print(json.dumps(r), file=log, flush=True)
                     print(f"  {name} N={n}: {r['ready_ms']:.0f} ms ready ({r['ready_cpu_ms']:.0f} ms CPU), "
-                          f"{r['rss_kib'] / 1024:.1f} MiB, "
+                          f"{r['rss_kib'] / 1024:.1f} MiB (settled {r['settled_kib'] / 1024:.1f}), "
                           f"list {r['list_ms']:.2f} ms ({r['page']} of {r['listed']}), call {r['call_ms']:.2f} ms",
                           file=sys.stderr)
                     runs.append(r)
                 med = {k: statistics.median(r[k] for r in runs)
-                       for k in ("ready_ms", "ready_cpu_ms", "rss_kib", "list_ms", "call_ms")}
+                       for k in ("ready_ms", "ready_cpu_ms", "rss_kib", "settled_kib", "list_ms", "call_ms")}
                 med.update(server=name, n=n, page=runs[0]["page"], listed=runs[0]["listed"],
                            ready_range=(min(r["ready_ms"] for r in runs), max(r["ready_ms"] for r in runs)))
                 rows.append(med)
     load = os.getloadavg()
     print(f"load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}", file=sys.stderr)
-    print("| server | tools | ready ms | CPU at ready ms | idle RSS MiB | bytes/tool | tools/list ms (tools in the answer) "
-          "| tools/call ms |")
-    print("|---|---|---|---|---|---|---|---|")
+    settle = " settled RSS MiB | bytes/tool settled |" if args.settle else ""
+    print("| server | tools | ready ms | CPU at ready ms | idle RSS MiB | bytes/tool |" + settle +
+          " tools/list ms (tools in the answer) | tools/call ms |")
+    print("|---|---|---|---|---|---|" + ("---|---|" if args.settle else "") + "---|---|")
     base: dict[str, dict] = {}
+
+    def per_tool(r: dict, b: dict, key: str) -> str:
+        return "" if r is b else f"{(r[key] - b[key]) * 1024 / (r['n'] - b['n']):,.0f}"
+
     for r in rows:
         b = base.setdefault(r["server"], r)
-        per = "" if r is b else f"{(r['rss_kib'] - b['rss_kib']) * 1024 / (r['n'] - b['n']):,.0f}"
+        per = per_tool(r, b, "rss_kib")
+        settled = f" {r['settled_kib'] / 1024:.1f} | {per_tool(r, b, 'settled_kib')} |" if args.settle else ""
         lo, hi = r["ready_range"]
         rng = f" [{lo:.0f}–{hi:.0f}]" if args.repeat > 1 else ""
         print(f"| {r['server']} | {r['n']:,} | {r['ready_ms']:.0f}{rng} | {r['ready_cpu_ms']:.0f} | "
-              f"{r['rss_kib'] / 1024:.1f} | {per} | "
+              f"{r['rss_kib'] / 1024:.1f} | {per} |{settled} "
               f"{r['list_ms']:.2f} ({r['page']}) | {r['call_ms']:.2f} |")
 
 
