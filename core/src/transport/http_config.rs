@@ -1,0 +1,140 @@
+//! The Streamable HTTP endpoint's settings: what [`super::http::HttpHandler`] and the built-in
+//! server check every request against (path, Origin/Host, sizes, timeouts, auth, rate limits).
+//! Every language's binding builds one of these from its own options; the defaults are here so
+//! that they are the same in all three.
+
+use crate::auth::Authenticator;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Settings of the Streamable HTTP endpoint.
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct HttpConfig {
+    pub addr: SocketAddr,
+    /// The MCP endpoint path.
+    pub path: String,
+    /// Request body cap (413 above it).
+    pub max_body: usize,
+    /// Longest JSON string (key or value) in a request, in bytes (413 + -32600 above it).
+    pub max_string: usize,
+    /// Origins allowed besides the server's own host names (e.g. `https://app.example.com`).
+    pub allowed_origins: Vec<String>,
+    /// `Host` values accepted (DNS-rebinding protection), `name` (any port) or `name:port`.
+    /// Empty: only loopback addresses and `localhost`, wherever the server is bound; binding a
+    /// non-loopback address needs this list (or `allow_any_host`).
+    pub allowed_hosts: Vec<String>,
+    /// Opt out of the `Host` check when `allowed_hosts` is empty (a reverse proxy that checks
+    /// `Host` itself). Off by default: without it a non-loopback bind with no `allowed_hosts`
+    /// refuses to start.
+    pub allow_any_host: bool,
+    /// SSE keep-alive comment interval.
+    pub keep_alive: Duration,
+    /// Slow-request protection: the request head must arrive within this.
+    pub header_timeout: Duration,
+    /// How long in-flight requests may take to drain at shutdown.
+    pub drain_timeout: Duration,
+    pub auth: Option<Arc<dyn Authenticator>>,
+    /// Per-caller rate limit (429 + `Retry-After` beyond it); anonymous callers share a bucket.
+    pub rate_limit: Option<Arc<crate::limits::RateLimiter>>,
+    /// Failed authentications per client address (429 + `Retry-After` beyond it, before the
+    /// token is checked); default [`crate::limits::DEFAULT_AUTH_FAILURES`]. `None`: no limit.
+    /// Applies where the client address is known: the built-in server, and mounts that pass it
+    /// to [`super::http::HttpHandler::handle_from`].
+    pub auth_failure_limit: Option<crate::limits::RateLimit>,
+    /// Most request headers accepted (431 above it).
+    pub max_headers: usize,
+    /// Most bytes of request headers (names + values) accepted (431 above it).
+    pub max_header_bytes: usize,
+    /// Slow-body protection: the whole body must arrive within this (408 otherwise).
+    pub body_timeout: Duration,
+}
+
+impl HttpConfig {
+    /// For mounting [`super::http::HttpHandler`] inside another HTTP server (ASGI, fetch, Express): no
+    /// address is bound, and `Host` checks stay loopback-only until `allowed_hosts` is set.
+    pub fn mount() -> Self {
+        Self::new(SocketAddr::from(([127, 0, 0, 1], 0)))
+    }
+
+    pub fn new(addr: SocketAddr) -> Self {
+        Self {
+            addr,
+            path: "/mcp".into(),
+            max_body: 4 * 1024 * 1024,
+            max_string: crate::limits::DEFAULT_MAX_STRING,
+            allowed_origins: Vec::new(),
+            allowed_hosts: Vec::new(),
+            allow_any_host: false,
+            keep_alive: Duration::from_secs(15),
+            header_timeout: Duration::from_secs(10),
+            drain_timeout: Duration::from_secs(5),
+            auth: None,
+            rate_limit: None,
+            auth_failure_limit: Some(crate::limits::DEFAULT_AUTH_FAILURES),
+            max_headers: 100,
+            max_header_bytes: 16 * 1024,
+            body_timeout: Duration::from_secs(30),
+        }
+    }
+    pub fn path(mut self, p: impl Into<String>) -> Self {
+        self.path = p.into();
+        self
+    }
+    pub fn allowed_origins(mut self, o: Vec<String>) -> Self {
+        self.allowed_origins = o;
+        self
+    }
+    pub fn allowed_hosts(mut self, h: Vec<String>) -> Self {
+        self.allowed_hosts = h;
+        self
+    }
+    /// See [`HttpConfig::allow_any_host`].
+    pub fn allow_any_host(mut self, yes: bool) -> Self {
+        self.allow_any_host = yes;
+        self
+    }
+    pub fn max_body(mut self, n: usize) -> Self {
+        self.max_body = n;
+        self
+    }
+    pub fn max_string(mut self, n: usize) -> Self {
+        self.max_string = n;
+        self
+    }
+    pub fn auth(mut self, a: Arc<dyn Authenticator>) -> Self {
+        self.auth = Some(a);
+        self
+    }
+    pub fn rate_limit(mut self, r: crate::limits::RateLimit) -> Self {
+        self.rate_limit = Some(Arc::new(crate::limits::RateLimiter::new(r)));
+        self
+    }
+    /// A rate limiter with per-caller overrides.
+    pub fn rate_limiter(mut self, r: crate::limits::RateLimiter) -> Self {
+        self.rate_limit = Some(Arc::new(r));
+        self
+    }
+    /// See [`HttpConfig::auth_failure_limit`].
+    pub fn auth_failure_limit(mut self, l: Option<crate::limits::RateLimit>) -> Self {
+        self.auth_failure_limit = l;
+        self
+    }
+    pub fn header_timeout(mut self, d: Duration) -> Self {
+        self.header_timeout = d;
+        self
+    }
+    pub fn body_timeout(mut self, d: Duration) -> Self {
+        self.body_timeout = d;
+        self
+    }
+    pub fn max_headers(mut self, n: usize) -> Self {
+        self.max_headers = n;
+        self
+    }
+    pub fn max_header_bytes(mut self, n: usize) -> Self {
+        self.max_header_bytes = n;
+        self
+    }
+}
