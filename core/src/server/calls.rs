@@ -3,6 +3,7 @@
 //! access, validation, MRTR state) and how each one's outcome is mapped to the wire.
 
 use super::dispatch::*;
+use super::env::Env;
 use super::pipeline::{Done, Kind, Prepared, RunError};
 use super::Server;
 use crate::context::{Context, InputState};

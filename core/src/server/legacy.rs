@@ -1,6 +1,7 @@
 //! Legacy-era (≤ 2025-11-25) methods: `initialize`, `logging/setLevel`, `resources/subscribe`.
 
 use super::dispatch::*;
+use super::env::{Env, Transport};
 use super::session::LegacySession;
 use super::session_store::SessionChange;
 use super::Server;

@@ -4,6 +4,7 @@
 //! `ServerOptions::max_listeners`.
 
 use super::dispatch::*;
+use super::env::Env;
 use super::session::LegacySession;
 use super::Server;
 use crate::error::McpError;

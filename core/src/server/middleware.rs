@@ -13,7 +13,8 @@
 //! polls the middleware's future and, when `next` is called, runs the rest of the chain itself and
 //! sends the answer back. Nothing borrowed ever leaves the task.
 
-use super::dispatch::{Env, Outcome, RenderedValue, RequestInfo};
+use super::dispatch::{Outcome, RenderedValue, RequestInfo};
+use super::env::Env;
 use super::Server;
 use crate::context::{Context, InputState};
 use crate::error::{HandlerError, McpError};

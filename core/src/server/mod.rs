@@ -4,6 +4,7 @@ mod answer;
 pub mod bus;
 mod calls;
 pub(crate) mod dispatch;
+mod env;
 mod initiated;
 mod legacy;
 mod listen;
@@ -19,7 +20,7 @@ pub mod session_store;
 mod tasks;
 pub mod trace;
 
-pub use dispatch::{Env, Transport};
+pub use env::{Env, Transport};
 pub use initiated::{SessionHandle, SessionListener};
 
 use crate::client_requests::ClientRequests;

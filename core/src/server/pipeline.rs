@@ -17,6 +17,7 @@
 //! is all four stages under one audit record.
 
 use super::dispatch::*;
+use super::env::Env;
 use super::Server;
 use crate::context::{Context, InputState};
 use crate::error::{ErrorCode, HandlerError, McpError};

@@ -3,6 +3,7 @@
 //! machine and store are in `crate::tasks`.
 
 use super::dispatch::*;
+use super::env::Env;
 use super::pipeline::{Done, Kind, Prepared, RunError};
 use super::Server;
 use crate::context::Context;

@@ -6,7 +6,8 @@
 //! semantic-convention attributes. When no subscriber listens, the span is disabled and nothing
 //! is parsed or generated.
 
-use super::dispatch::{Env, Outcome, RequestInfo};
+use super::dispatch::{Outcome, RequestInfo};
+use super::env::Env;
 use serde_json::{Map, Value};
 
 /// A parsed `traceparent` (version 00 layout; future versions read the same leading fields).
@@ -164,7 +165,8 @@ pub(super) fn finish(span: &tracing::Span, outcome: &Outcome) {
 
 #[cfg(feature = "otel")]
 mod otel {
-    use super::super::dispatch::{Env, Outcome, RequestInfo, Transport};
+    use super::super::dispatch::{Outcome, RequestInfo};
+    use super::super::env::{Env, Transport};
     use crate::error::ErrorCode;
     use opentelemetry::propagation::{Extractor, TextMapPropagator};
     use opentelemetry::trace::TraceContextExt;

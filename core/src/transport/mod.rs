@@ -7,8 +7,8 @@
 pub mod authority;
 pub mod headers;
 pub mod http;
-mod http_config;
 mod http_checks;
+mod http_config;
 mod http_legacy;
 pub mod http_server;
 pub mod stdio;

@@ -1,0 +1,123 @@
+//! What a transport tells the dispatcher about one message: an [`Env`] says where it came from
+//! (transport, legacy session, caller, the HTTP request), how it is cancelled, and where its
+//! notifications go. Transports build it; the dispatcher and the handlers' `Context` read it.
+
+use super::session::{Cancellable, LegacySession};
+use crate::context::Sink;
+use crate::identity::Caller;
+use crate::protocol::is_legacy_version;
+use serde_json::Value;
+use std::sync::{Arc, Mutex};
+use tokio_util::sync::CancellationToken;
+
+/// Which transport a message arrived on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Transport {
+    Http,
+    Stdio,
+}
+
+/// Where a message came from and where its notifications go. Built by transports.
+pub struct Env {
+    pub(crate) transport: Transport,
+    pub(crate) session: Option<Arc<LegacySession>>,
+    /// HTTP: the `MCP-Protocol-Version` header, when sent (the era rule reads it).
+    pub(crate) protocol_header: Option<String>,
+    /// The connection's table for `notifications/cancelled` (stdio: the process's); `None`:
+    /// the session's, if any.
+    pub(crate) cancellable: Option<Arc<Cancellable>>,
+    pub(crate) caller: Option<Caller>,
+    /// HTTP: the request that carried the message (`Context::http_request`).
+    pub(crate) http: Option<Arc<crate::transport::http::HttpRequestInfo>>,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) sink: Option<Sink>,
+    /// Set by `initialize`: the legacy session it created.
+    pub(crate) created_session: Mutex<Option<Arc<LegacySession>>>,
+    /// What the audit record should call an outcome the result alone does not tell
+    /// (`timeout`, `denied`, `busy`, ...).
+    pub(crate) audit_note: Mutex<Option<&'static str>>,
+}
+
+impl Env {
+    pub fn new(transport: Transport) -> Self {
+        Self::with_cancel(transport, CancellationToken::new())
+    }
+    /// As [`Env::new`] with the request's token from the start: `new` then [`Env::cancel`]
+    /// would build and drop a token on every request.
+    pub(crate) fn with_cancel(transport: Transport, cancel: CancellationToken) -> Self {
+        Self {
+            transport,
+            session: None,
+            protocol_header: None,
+            cancellable: None,
+            caller: None,
+            http: None,
+            cancel,
+            sink: None,
+            created_session: Mutex::new(None),
+            audit_note: Mutex::new(None),
+        }
+    }
+    pub fn caller(mut self, c: Option<Caller>) -> Self {
+        self.caller = c;
+        self
+    }
+    /// The HTTP request that carried the message, for handlers (`Context::http_request`).
+    pub fn http(mut self, r: Arc<crate::transport::http::HttpRequestInfo>) -> Self {
+        self.http = Some(r);
+        self
+    }
+    pub fn cancel(mut self, c: CancellationToken) -> Self {
+        self.cancel = c;
+        self
+    }
+    /// Where notifications (progress, logs, listen events) for this message go.
+    pub fn notifications(mut self, tx: tokio::sync::mpsc::UnboundedSender<Value>) -> Self {
+        self.sink = Some(tx);
+        self
+    }
+    pub(crate) fn session(mut self, s: Option<Arc<LegacySession>>) -> Self {
+        self.session = s;
+        self
+    }
+    pub(crate) fn protocol_header(mut self, v: Option<String>) -> Self {
+        self.protocol_header = v;
+        self
+    }
+    pub(crate) fn cancellable(mut self, c: Arc<Cancellable>) -> Self {
+        self.cancellable = Some(c);
+        self
+    }
+    pub(super) fn cancel_table(&self) -> Option<&Cancellable> {
+        self.cancellable
+            .as_deref()
+            .or(self.session.as_deref().map(|s| &*s.in_flight))
+    }
+    /// The legacy revision this connection speaks when a request has no `_meta` version: its
+    /// session's; else over HTTP the one in `MCP-Protocol-Version`, or 2025-03-26 when there is
+    /// no header at all (a client from before the header existed); else none (modern).
+    pub(crate) fn legacy_version(&self) -> Option<String> {
+        if let Some(s) = &self.session {
+            return Some(s.version.clone());
+        }
+        match (self.transport, &self.protocol_header) {
+            (Transport::Http, None) => Some("2025-03-26".into()),
+            (Transport::Http, Some(v)) if is_legacy_version(v) => Some(v.clone()),
+            _ => None,
+        }
+    }
+    /// The `Mcp-Session-Id` of the message's legacy HTTP session, if any.
+    pub(crate) fn session_id(&self) -> Option<&str> {
+        self.session.as_ref().and_then(|s| s.id.as_deref())
+    }
+    pub(crate) fn note(&self, n: &'static str) {
+        *self.audit_note.lock().unwrap_or_else(|e| e.into_inner()) = Some(n);
+    }
+    pub(crate) fn take_created_session(&self) -> Option<Arc<LegacySession>> {
+        self.created_session
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+    }
+}
