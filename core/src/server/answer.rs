@@ -125,6 +125,15 @@ impl Reply {
         }
     }
 
+    /// Room for the response's JSON, so that [`Reply::write_to`] into a buffer made with it does
+    /// not grow it: a rendered list or resource is written into one allocation, not two.
+    pub(crate) fn size_hint(&self) -> usize {
+        match self {
+            Reply::Rendered { result, .. } => result.get().len() + 64,
+            _ => 256,
+        }
+    }
+
     /// Append the response's JSON to `out`.
     pub(crate) fn write_to(&self, out: &mut Vec<u8>) {
         match self {
@@ -145,7 +154,7 @@ impl Reply {
                 out.push(b'}');
             }
             Reply::Rendered { id, result } => {
-                out.reserve(result.get().len() + 40);
+                out.reserve(result.get().len() + 40); // a no-op in a buffer of `size_hint`
                 out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
                 serde_json::to_writer(&mut *out, id).unwrap_or_default();
                 out.extend_from_slice(br#","result":"#);

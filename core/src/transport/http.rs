@@ -594,13 +594,19 @@ impl HttpHandler {
                 }
             }
             Message::Request { id, method, params } => {
-                let mut env = conn_with(self.server.request_token()).caller(caller);
+                // The connection's session and version header move into the request's Env
+                // (`conn_with` clones them, for the arms that may need several).
+                let mut env = Env::with_cancel(Transport::Http, self.server.request_token())
+                    .session(session)
+                    .protocol_header(header_version)
+                    .http(info.clone())
+                    .caller(caller);
                 let empty = serde_json::Map::new();
                 let p = params.as_ref().and_then(Value::as_object).unwrap_or(&empty);
                 match era_of(&method, p, &env) {
                     Era::Legacy => {
                         // A legacy request on a connection whose header names a modern revision.
-                        if let Some(v) = header_version.as_deref() {
+                        if let Some(v) = env.protocol_header.as_deref() {
                             if method != "initialize" && !is_legacy_version(v) {
                                 return self.unsupported(id, v);
                             }
@@ -611,7 +617,7 @@ impl HttpHandler {
                         env.session = None;
                         if let Err((status, e)) = self.check_modern_headers(
                             h,
-                            header_version.as_deref(),
+                            env.protocol_header.as_deref(),
                             &method,
                             params.as_ref(),
                             env.caller.as_ref(),
@@ -669,7 +675,7 @@ impl HttpHandler {
                     (None, _) => HttpResponse::new(StatusCode::ACCEPTED),
                     (Some((reply, status)), true) => {
                         let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
-                        let mut body = Vec::with_capacity(256);
+                        let mut body = Vec::with_capacity(reply.size_hint());
                         reply.write_to(&mut body);
                         let resp = HttpResponse::json_bytes(status, body);
                         match reply.as_value() {
