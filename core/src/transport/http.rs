@@ -546,13 +546,12 @@ impl HttpHandler {
             }
         };
         // What this connection is, for the server's era rule (`server::dispatch::era_of`).
-        let conn_with = |cancel| {
-            Env::with_cancel(Transport::Http, cancel)
+        let conn = || {
+            Env::new(Transport::Http)
                 .session(session.clone())
                 .protocol_header(header_version.clone())
                 .http(info.clone())
         };
-        let conn = || conn_with(CancellationToken::new());
         let envelope = match incoming {
             Incoming::Batch(batch) => {
                 return self.batch(batch, || conn().caller(caller.clone())).await
@@ -595,7 +594,7 @@ impl HttpHandler {
             }
             Message::Request { id, method, params } => {
                 // The connection's session and version header move into the request's Env
-                // (`conn_with` clones them, for the arms that may need several).
+                // (`conn` clones them, for a batch's several).
                 let mut env = Env::with_cancel(Transport::Http, self.server.request_token())
                     .session(session)
                     .protocol_header(header_version)
