@@ -3,13 +3,21 @@
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
+use http::header::{AsHeaderName, HeaderName};
 use http::HeaderMap;
 use serde_json::Value;
 use std::borrow::Cow;
 
+// The MCP headers as `HeaderName`s: a lookup by `&str` parses and lower-cases the name again on
+// every request, a constant is hashed as it stands.
+pub(crate) const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
+pub(crate) const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
+pub(crate) const MCP_PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+pub(crate) const MCP_SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+
 /// A header value, trimmed; `None` when absent; `Err` when not visible ASCII or repeated (two
 /// `Mcp-Name`s could let an intermediary and this server each read a different one).
-pub(crate) fn get<'a>(h: &'a HeaderMap, name: &str) -> Option<Result<&'a str, ()>> {
+pub(crate) fn get<'a>(h: &'a HeaderMap, name: impl AsHeaderName) -> Option<Result<&'a str, ()>> {
     let mut all = h.get_all(name).iter();
     let first = all.next()?;
     if all.next().is_some() {

@@ -123,9 +123,6 @@ impl HttpResponse {
     }
 }
 
-pub(super) const MCP_SESSION_ID: &str = "mcp-session-id";
-const MCP_PROTOCOL_VERSION: &str = "mcp-protocol-version";
-
 pub(super) fn sse_event(v: &Value) -> Bytes {
     let mut b = Vec::with_capacity(128);
     b.extend_from_slice(b"event: message\ndata: ");
@@ -531,7 +528,7 @@ impl HttpHandler {
                 Err(r) => return r,
             }
         };
-        let header_version = match headers::get(h, MCP_PROTOCOL_VERSION) {
+        let header_version = match headers::get(h, headers::MCP_PROTOCOL_VERSION) {
             None => None,
             Some(Ok(v)) => Some(v.to_string()),
             Some(Err(())) => {
@@ -692,7 +689,7 @@ impl HttpHandler {
                     }
                 };
                 if let Some(id) = created.and_then(|s| s.id.clone()) {
-                    resp = resp.header(http::HeaderName::from_static(MCP_SESSION_ID), &id);
+                    resp = resp.header(headers::MCP_SESSION_ID, &id);
                 }
                 resp
             }

@@ -53,7 +53,7 @@ impl HttpHandler {
             return Err(mismatch(format!("Header mismatch: MCP-Protocol-Version header value '{hv}' does not match body value '{mv}'")));
         }
         check_version(mv).map_err(|e| (StatusCode::BAD_REQUEST, e))?;
-        match headers::get(h, "mcp-method") {
+        match headers::get(h, headers::MCP_METHOD) {
             Some(Ok(m)) if m == method => {}
             Some(Ok(m)) => return Err(mismatch(format!("Header mismatch: Mcp-Method header value '{m}' does not match body value '{method}'"))),
             _ => return Err(mismatch("Header mismatch: missing or invalid Mcp-Method header".into())),
@@ -67,7 +67,7 @@ impl HttpHandler {
         };
         if let Some(k) = name_key {
             if let Some(body) = params.and_then(|p| p.get(k)).and_then(Value::as_str) {
-                match headers::get(h, "mcp-name").map(|r| r.and_then(headers::decode)) {
+                match headers::get(h, headers::MCP_NAME).map(|r| r.and_then(headers::decode)) {
                     Some(Ok(n)) if n == body => {}
                     Some(Ok(n)) => {
                         return Err(mismatch(format!("Header mismatch: Mcp-Name header value '{n}' does not match body value '{body}'")))

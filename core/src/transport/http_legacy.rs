@@ -23,7 +23,7 @@ impl HttpHandler {
         h: &HeaderMap,
         caller: Option<&Caller>,
     ) -> Result<Option<Arc<LegacySession>>, HttpResponse> {
-        match headers::get(h, MCP_SESSION_ID) {
+        match headers::get(h, headers::MCP_SESSION_ID) {
             None => Ok(None),
             Some(Ok(id)) => match self.server.legacy_session(id, caller).await {
                 Ok(Some(s)) if s.usable_by(caller) => Ok(Some(s)),
@@ -44,7 +44,7 @@ impl HttpHandler {
 
     /// DELETE ends a legacy session, on every replica.
     pub(super) async fn delete(&self, h: &HeaderMap, caller: Option<&Caller>) -> HttpResponse {
-        let id = match headers::get(h, MCP_SESSION_ID) {
+        let id = match headers::get(h, headers::MCP_SESSION_ID) {
             None => {
                 return HttpResponse::new(StatusCode::METHOD_NOT_ALLOWED)
                     .header(header::ALLOW, "POST")
