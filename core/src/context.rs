@@ -115,9 +115,9 @@ pub(crate) struct ContextInner {
     pub(crate) transport: crate::server::Transport,
     /// The legacy session's id (`Mcp-Session-Id`); None on stdio, modern requests and stateless HTTP.
     pub(crate) session_id: Option<String>,
-    pub(crate) method: String,
+    pub(crate) method: std::borrow::Cow<'static, str>,
     pub(crate) era: Era,
-    pub(crate) protocol_version: String,
+    pub(crate) protocol_version: std::borrow::Cow<'static, str>,
     pub(crate) client_info: Option<Value>,
     pub(crate) client_capabilities: Value,
     pub(crate) caller: Option<Caller>,

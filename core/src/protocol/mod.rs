@@ -39,6 +39,15 @@ pub fn is_legacy_version(v: &str) -> bool {
     LEGACY_VERSIONS.contains(&v)
 }
 
+/// A protocol version as a request keeps it: every revision we serve is a `'static` string,
+/// so only an unknown one (which is refused) is copied.
+pub(crate) fn version_cow(v: &str) -> std::borrow::Cow<'static, str> {
+    match SUPPORTED_VERSIONS.iter().find(|s| **s == v) {
+        Some(s) => std::borrow::Cow::Borrowed(s),
+        None => std::borrow::Cow::Owned(v.to_owned()),
+    }
+}
+
 /// JSON-RPC batches (arrays) exist in 2025-03-26 only: 2025-06-18 removed them again, and
 /// neither 2024-11-05 nor 2026-07-28 has them.
 pub fn allows_batches(version: &str) -> bool {

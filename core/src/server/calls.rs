@@ -27,7 +27,7 @@ impl Server {
     ) -> Result<Prepared, Outcome> {
         // Before the stage takes the arguments: the MRTR state is bound to them.
         let digest = super::mrtr::binding_digest(rq.era, params.get("arguments"));
-        let (mut p, rest) = match rq.method.as_str() {
+        let (mut p, rest) = match &*rq.method {
             "tools/call" => self.prepare_tool(rq, params, env)?,
             "resources/read" => self.prepare_resource(rq, params, env)?,
             "prompts/get" => self.prepare_prompt(params, env)?,

@@ -15,6 +15,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine;
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
+use std::borrow::Cow;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -26,9 +27,10 @@ use tokio_util::sync::CancellationToken;
 /// handlers see it through the `Context`.
 pub(crate) struct RequestInfo {
     pub(crate) id: Value,
-    pub(crate) method: String,
+    /// `'static` for every method we know ([`method_cow`]): the handler's `Context` shares it.
+    pub(crate) method: Cow<'static, str>,
     pub(crate) era: Era,
-    pub(crate) version: String,
+    pub(crate) version: Cow<'static, str>,
     pub(crate) caps: Value,
     pub(crate) client_info: Option<Value>,
     /// Shared with the handler's `Context`, not copied for it.
@@ -47,6 +49,37 @@ pub(crate) enum Outcome {
     Error(McpError),
     /// Nothing is sent (cancelled request).
     Nothing,
+}
+
+/// The request methods the dispatcher routes, as `'static` strings: a request keeps its method
+/// without a copy for its handler's `Context` (an unknown method is answered -32601 and kept as
+/// it came).
+const METHODS: [&str; 18] = [
+    "tools/call",
+    "tools/list",
+    "resources/read",
+    "resources/list",
+    "resources/templates/list",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/get",
+    "prompts/list",
+    "completion/complete",
+    "server/discover",
+    "subscriptions/listen",
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
+];
+
+pub(crate) fn method_cow(m: String) -> Cow<'static, str> {
+    match METHODS.iter().find(|k| **k == m) {
+        Some(k) => Cow::Borrowed(k),
+        None => Cow::Owned(m),
+    }
 }
 
 /// A result serialised before, as a value again (for those who look inside).
@@ -91,7 +124,7 @@ pub(crate) fn era_of(method: &str, params: &Map<String, Value>, env: &Env) -> Er
 /// Validate a modern request's `_meta`. Errors carry HTTP 400 (spec MUST).
 pub(crate) fn modern_meta(
     params: &Map<String, Value>,
-) -> Result<(String, Value, Option<Value>, Option<LogLevel>), McpError> {
+) -> Result<(Cow<'static, str>, Value, Option<Value>, Option<LogLevel>), McpError> {
     let bad = |m: &str| McpError::invalid_params(m.to_string()).with_status(400);
     let meta = params
         .get("_meta")
@@ -119,7 +152,7 @@ pub(crate) fn modern_meta(
         ),
     };
     Ok((
-        version.to_string(),
+        version_cow(version),
         caps,
         meta.get(META_CLIENT_INFO).cloned(),
         level,
@@ -287,7 +320,7 @@ impl Server {
             match modern_meta(&params) {
                 Ok((version, caps, client_info, level)) => RequestInfo {
                     id: id.clone(),
-                    method,
+                    method: method_cow(method),
                     era: Era::Modern,
                     version,
                     caps,
@@ -356,9 +389,9 @@ impl Server {
         match &env.session {
             Some(s) => RequestInfo {
                 id: id.clone(),
-                method: method.to_string(),
+                method: method_cow(method.to_string()),
                 era: Era::Legacy,
-                version: s.version.clone(),
+                version: version_cow(&s.version),
                 caps: s.client_capabilities.clone(),
                 client_info: s.client_info.clone(),
                 meta,
@@ -366,11 +399,11 @@ impl Server {
             },
             None => RequestInfo {
                 id: id.clone(),
-                method: method.to_string(),
+                method: method_cow(method.to_string()),
                 era: Era::Legacy,
                 version: env
                     .legacy_version()
-                    .unwrap_or_else(|| LEGACY_VERSIONS[0].to_string()),
+                    .map_or(Cow::Borrowed(LEGACY_VERSIONS[0]), |v| version_cow(&v)),
                 caps: json!({}),
                 client_info: None,
                 meta,
@@ -389,7 +422,7 @@ impl Server {
         // Cheap checks on the hot path; the capabilities object is built only where it is sent.
         let has = |k: &str| self.has_capability(&reg, k);
         let modern = rq.era == Era::Modern;
-        match rq.method.as_str() {
+        match &*rq.method {
             "initialize" if !modern => {
                 self.initialize(&params, env, &self.capabilities(&reg))
                     .await
@@ -720,5 +753,24 @@ impl Server {
     /// visible; with it, the caller's allow-list decides. Refused ones look unknown.
     pub(crate) fn may_use(&self, env: &Env, kind: &str, name: &str) -> bool {
         env.caller.as_ref().is_none_or(|c| c.may_use(kind, name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Known methods and revisions are kept as `'static` strings (no copy per request, none for
+    /// the handler's `Context`); anything else is kept as it came.
+    #[test]
+    fn known_methods_and_versions_are_borrowed_others_kept() {
+        for m in METHODS {
+            assert!(matches!(method_cow(m.to_string()), Cow::Borrowed(b) if b == m));
+        }
+        for v in SUPPORTED_VERSIONS {
+            assert!(matches!(version_cow(v), Cow::Borrowed(b) if b == v));
+        }
+        assert!(matches!(method_cow("x/tools/call".into()), Cow::Owned(o) if o == "x/tools/call"));
+        assert!(matches!(version_cow("2099-01-01"), Cow::Owned(o) if o == "2099-01-01"));
     }
 }

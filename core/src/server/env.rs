@@ -7,6 +7,7 @@ use crate::context::Sink;
 use crate::identity::Caller;
 use crate::protocol::is_legacy_version;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
@@ -23,7 +24,7 @@ pub struct Env {
     pub(crate) transport: Transport,
     pub(crate) session: Option<Arc<LegacySession>>,
     /// HTTP: the `MCP-Protocol-Version` header, when sent (the era rule reads it).
-    pub(crate) protocol_header: Option<String>,
+    pub(crate) protocol_header: Option<Cow<'static, str>>,
     /// The connection's table for `notifications/cancelled` (stdio: the process's); `None`:
     /// the session's, if any.
     pub(crate) cancellable: Option<Arc<Cancellable>>,
@@ -81,7 +82,7 @@ impl Env {
         self.session = s;
         self
     }
-    pub(crate) fn protocol_header(mut self, v: Option<String>) -> Self {
+    pub(crate) fn protocol_header(mut self, v: Option<Cow<'static, str>>) -> Self {
         self.protocol_header = v;
         self
     }
@@ -103,7 +104,7 @@ impl Env {
         }
         match (self.transport, &self.protocol_header) {
             (Transport::Http, None) => Some("2025-03-26".into()),
-            (Transport::Http, Some(v)) if is_legacy_version(v) => Some(v.clone()),
+            (Transport::Http, Some(v)) if is_legacy_version(v) => Some(v.to_string()),
             _ => None,
         }
     }

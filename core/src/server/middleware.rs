@@ -134,7 +134,7 @@ impl Server {
             let ctx = self.context(rq, env, input, env.cancel.child_token());
             let (tx, mut rx) = mpsc::channel::<Call>(1);
             let request = MiddlewareRequest {
-                method: rq.method.clone(),
+                method: rq.method.to_string(),
                 params,
                 ctx: ctx.clone(),
             };
@@ -169,7 +169,7 @@ impl Server {
                     // methods: the lists, server/discover, resources/read).
                     if rq.era == Era::Modern && !m.contains_key("resultType") {
                         let cacheable = rq.method.ends_with("/list")
-                            || matches!(rq.method.as_str(), "server/discover" | "resources/read");
+                            || matches!(&*rq.method, "server/discover" | "resources/read");
                         Outcome::Result(self.finish(rq, m, cacheable))
                     } else {
                         Outcome::Result(Value::Object(m))

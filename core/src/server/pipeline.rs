@@ -85,7 +85,12 @@ impl Server {
         params: Map<String, Value>,
         env: &Env,
     ) -> Outcome {
-        let name = audit_name(&rq.method, &params);
+        // The name is read only for the audit record: no copy of it when no one records.
+        let name = if audit_enabled() {
+            audit_name(&rq.method, &params)
+        } else {
+            String::new()
+        };
         self.audited(rq, env, &name, async {
             match self.prepare(rq, params, env) {
                 // The Tasks extension (server/tasks.rs) decides here whether the call runs as a task.
@@ -106,7 +111,15 @@ impl Server {
             Ok(g) => g,
             Err(o) => return o,
         };
-        let cancel = env.cancel.child_token();
+        // A timeout cancels the handler's token and not the request's (middleware watching the
+        // request's token must see a timeout, not a cancellation), so it needs a token of its
+        // own; without one, nothing but the request cancels the handler: the request's token is
+        // the handler's, and no child is built and unlinked per call.
+        let cancel = if p.timeout.is_some() {
+            env.cancel.child_token()
+        } else {
+            env.cancel.clone()
+        };
         let ctx = self.context(rq, env, p.input, cancel.clone());
         let r = Self::run((p.invoke)(ctx.clone()), &cancel, p.timeout).await;
         self.map(rq, env, &p.kind, &p.name, &ctx, r)
@@ -201,7 +214,7 @@ impl Server {
         started: Instant,
         outcome: &Outcome,
     ) {
-        if !tracing::enabled!(target: "oxmcp::audit", tracing::Level::INFO) {
+        if !audit_enabled() {
             return;
         }
         let note = *env.audit_note.lock().unwrap_or_else(|e| e.into_inner());
@@ -255,6 +268,11 @@ impl Server {
             "call"
         );
     }
+}
+
+/// Whether an `oxmcp::audit` record would be kept by the installed subscriber.
+fn audit_enabled() -> bool {
+    tracing::enabled!(target: "oxmcp::audit", tracing::Level::INFO)
 }
 
 /// The primitive's name (or URI) for the audit record, even when the request is malformed.

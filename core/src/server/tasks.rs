@@ -219,7 +219,7 @@ impl Server {
         };
         let owner = owner(env);
         let engine = &self.inner.tasks;
-        let mut out = match rq.method.as_str() {
+        let mut out = match &*rq.method {
             "tasks/get" => match engine.get(id, &owner).await {
                 Ok(rec) => rec.detailed_json(),
                 Err(e) => return e.into(),

@@ -192,7 +192,7 @@ mod otel {
         params: &Map<String, Value>,
         env: &Env,
     ) {
-        let method = rq.method.as_str();
+        let method = &*rq.method;
         let param = |k: &str| params.get(k).and_then(Value::as_str);
         let target = match method {
             "tools/call" => param("name").inspect(|t| {

@@ -530,7 +530,7 @@ impl HttpHandler {
         };
         let header_version = match headers::get(h, headers::MCP_PROTOCOL_VERSION) {
             None => None,
-            Some(Ok(v)) => Some(v.to_string()),
+            Some(Ok(v)) => Some(crate::protocol::version_cow(v)),
             Some(Err(())) => {
                 return HttpResponse::error(
                     StatusCode::BAD_REQUEST,
