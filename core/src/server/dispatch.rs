@@ -337,7 +337,8 @@ impl Server {
                 }
             }
         };
-        let started = Instant::now();
+        // Read the clock only for the debug record that reports the duration.
+        let started = tracing::enabled!(tracing::Level::DEBUG).then(Instant::now);
         let span = super::trace::request_span(&rq, &params, env);
         let outcome = {
             let mut call = std::pin::pin!(tracing::Instrument::instrument(
@@ -348,7 +349,7 @@ impl Server {
             super::trace::finish(call.span(), &outcome);
             outcome
         };
-        if tracing::enabled!(tracing::Level::DEBUG) {
+        if let Some(started) = started {
             let outcome_s = match &outcome {
                 Outcome::Result(_) | Outcome::Tool(_) | Outcome::Rendered(_) => "ok".to_string(),
                 Outcome::Error(e) => e.code.0.to_string(),

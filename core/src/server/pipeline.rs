@@ -120,8 +120,8 @@ impl Server {
         } else {
             env.cancel.clone()
         };
-        let ctx = self.context(rq, env, p.input, cancel.clone());
-        let r = Self::run((p.invoke)(ctx.clone()), &cancel, p.timeout).await;
+        let ctx = self.context(rq, env, p.input, cancel);
+        let r = Self::run((p.invoke)(ctx.clone()), &ctx.inner.cancel, p.timeout).await;
         self.map(rq, env, &p.kind, &p.name, &ctx, r)
     }
 
@@ -200,7 +200,8 @@ impl Server {
         name: &str,
         call: impl std::future::Future<Output = Outcome>,
     ) -> Outcome {
-        let started = Instant::now();
+        // The clock is read only when the record will be kept.
+        let started = audit_enabled().then(Instant::now);
         let outcome = call.await;
         self.audit(rq, env, name, started, &outcome);
         outcome
@@ -211,7 +212,7 @@ impl Server {
         rq: &RequestInfo,
         env: &Env,
         name: &str,
-        started: Instant,
+        started: Option<Instant>,
         outcome: &Outcome,
     ) {
         if !audit_enabled() {
@@ -260,7 +261,7 @@ impl Server {
             method = %rq.method,
             name = %name,
             request_id = %rq.id,
-            duration_us = started.elapsed().as_micros() as u64,
+            duration_us = started.map_or(0, |t| t.elapsed().as_micros() as u64),
             result_bytes = size,
             outcome = outcome,
             error_code = code,

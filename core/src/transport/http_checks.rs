@@ -98,7 +98,8 @@ impl HttpHandler {
         if caller.is_some_and(|c| !c.may_use("tool", name)) {
             return Ok(());
         }
-        let Some(tool) = self.server.snapshot().tools.get(name).cloned() else {
+        let reg = self.server.snapshot();
+        let Some(tool) = reg.tools.get(name) else {
             return Ok(());
         };
         let args = params.and_then(|p| p.get("arguments"));

@@ -60,12 +60,16 @@ async fn serve_one(
         return Ok(to_hyper(too_large()));
     }
     // Slow-body (slowloris) protection: the whole body within `body_timeout`.
-    let body = match tokio::time::timeout(
-        handler.config().body_timeout,
-        Limited::new(body, max).collect(),
-    )
-    .await
-    {
+    // A body that came in with its head (a JSON-RPC message usually does) is taken at once,
+    // without arming the body timer; one still arriving gets `body_timeout` to finish.
+    let mut collect = std::pin::pin!(Limited::new(body, max).collect());
+    let collected = match futures::poll!(collect.as_mut()) {
+        std::task::Poll::Ready(r) => Ok(r),
+        std::task::Poll::Pending => {
+            tokio::time::timeout(handler.config().body_timeout, collect).await
+        }
+    };
+    let body = match collected {
         Ok(Ok(b)) => b.to_bytes(),
         Ok(Err(_)) => return Ok(to_hyper(too_large())),
         Err(_) => {
