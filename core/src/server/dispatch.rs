@@ -75,10 +75,10 @@ const METHODS: [&str; 18] = [
     "tasks/cancel",
 ];
 
-pub(crate) fn method_cow(m: String) -> Cow<'static, str> {
+pub(crate) fn method_cow(m: &str) -> Cow<'static, str> {
     match METHODS.iter().find(|k| **k == m) {
         Some(k) => Cow::Borrowed(k),
-        None => Cow::Owned(m),
+        None => Cow::Owned(m.to_owned()),
     }
 }
 
@@ -320,7 +320,7 @@ impl Server {
             match modern_meta(&params) {
                 Ok((version, caps, client_info, level)) => RequestInfo {
                     id: id.clone(),
-                    method: method_cow(method),
+                    method: method_cow(&method),
                     era: Era::Modern,
                     version,
                     caps,
@@ -390,7 +390,7 @@ impl Server {
         match &env.session {
             Some(s) => RequestInfo {
                 id: id.clone(),
-                method: method_cow(method.to_string()),
+                method: method_cow(method),
                 era: Era::Legacy,
                 version: version_cow(&s.version),
                 caps: s.client_capabilities.clone(),
@@ -400,7 +400,7 @@ impl Server {
             },
             None => RequestInfo {
                 id: id.clone(),
-                method: method_cow(method.to_string()),
+                method: method_cow(method),
                 era: Era::Legacy,
                 version: env
                     .legacy_version()
@@ -766,12 +766,12 @@ mod tests {
     #[test]
     fn known_methods_and_versions_are_borrowed_others_kept() {
         for m in METHODS {
-            assert!(matches!(method_cow(m.to_string()), Cow::Borrowed(b) if b == m));
+            assert!(matches!(method_cow(m), Cow::Borrowed(b) if b == m));
         }
         for v in SUPPORTED_VERSIONS {
             assert!(matches!(version_cow(v), Cow::Borrowed(b) if b == v));
         }
-        assert!(matches!(method_cow("x/tools/call".into()), Cow::Owned(o) if o == "x/tools/call"));
+        assert!(matches!(method_cow("x/tools/call"), Cow::Owned(o) if o == "x/tools/call"));
         assert!(matches!(version_cow("2099-01-01"), Cow::Owned(o) if o == "2099-01-01"));
     }
 }
