@@ -4,6 +4,7 @@ use crate::error::{ErrorCode, McpError};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::fmt;
 
@@ -165,11 +166,11 @@ impl<'de> Visitor<'de> for Strict<'_> {
 pub(crate) enum Message {
     Request {
         id: Value,
-        method: String,
+        method: Cow<'static, str>,
         params: Option<Value>,
     },
     Notification {
-        method: String,
+        method: Cow<'static, str>,
         params: Option<Value>,
     },
     /// A client's answer to a server→client request (legacy only).
@@ -190,11 +191,36 @@ pub(crate) enum Incoming {
 #[derive(Debug, Default)]
 pub(crate) struct Envelope {
     object: bool,
-    jsonrpc: Option<Value>,
+    jsonrpc: Option<Version>,
     id: Option<Value>,
-    method: Option<Value>,
+    method: Option<Member>,
     params: Option<Value>,
     rest: Map<String, Value>,
+}
+
+/// The `jsonrpc` member: only whether it is the string "2.0" matters, so nothing is kept.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Version {
+    V2,
+    Other,
+}
+
+/// The `method` member: a string (a method we route is kept as its `'static` name, not copied),
+/// or any other JSON, which the JSON-RPC rules refuse.
+#[derive(Debug)]
+enum Member {
+    Str(Cow<'static, str>),
+    Other,
+}
+
+impl Member {
+    /// A method string, kept as its `'static` name when it is one we route.
+    fn of(s: Cow<'_, str>) -> Self {
+        Member::Str(match crate::server::dispatch::known_method(&s) {
+            Some(k) => Cow::Borrowed(k),
+            None => Cow::Owned(s.into_owned()),
+        })
+    }
 }
 
 impl Envelope {
@@ -204,9 +230,15 @@ impl Envelope {
         };
         Envelope {
             object: true,
-            jsonrpc: m.remove("jsonrpc"),
+            jsonrpc: m.remove("jsonrpc").map(|v| match v.as_str() {
+                Some("2.0") => Version::V2,
+                _ => Version::Other,
+            }),
             id: m.remove("id"),
-            method: m.remove("method"),
+            method: m.remove("method").map(|v| match v {
+                Value::String(s) => Member::of(Cow::Owned(s)),
+                _ => Member::Other,
+            }),
             params: m.remove("params"),
             rest: m,
         }
@@ -235,7 +267,7 @@ impl Envelope {
             Some(i @ (Value::String(_) | Value::Number(_))) => i.clone(),
             _ => Value::Null,
         };
-        if self.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
+        if self.jsonrpc != Some(Version::V2) {
             return Err((
                 id_for_error,
                 McpError::invalid_request("jsonrpc must be \"2.0\""),
@@ -243,7 +275,7 @@ impl Envelope {
         }
         let (id, params) = (self.id, self.params);
         match self.method {
-            Some(Value::String(method)) => match id {
+            Some(Member::Str(method)) => match id {
                 None => Ok(Message::Notification { method, params }),
                 Some(id @ Value::String(_)) => Ok(Message::Request { id, method, params }),
                 Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Ok(Message::Request {
@@ -256,7 +288,7 @@ impl Envelope {
                     McpError::invalid_request("id must be a string or an integer"),
                 )),
             },
-            Some(_) => Err((
+            Some(Member::Other) => Err((
                 id_for_error,
                 McpError::invalid_request("method must be a string"),
             )),
@@ -345,9 +377,27 @@ impl<'de> Visitor<'de> for Top<'_> {
                 return Ok(Incoming::One(Envelope::default()));
             }
             let slot = match &*k {
-                "jsonrpc" => &mut env.jsonrpc,
+                "jsonrpc" => {
+                    if env.jsonrpc.is_some() {
+                        return Err(strict.refuse(ParseError::DuplicateKey(k.into_owned())));
+                    }
+                    env.jsonrpc = Some(match map.next_value_seed(Text(strict))?.as_deref() {
+                        Some("2.0") => Version::V2,
+                        _ => Version::Other,
+                    });
+                    continue;
+                }
+                "method" => {
+                    if env.method.is_some() {
+                        return Err(strict.refuse(ParseError::DuplicateKey(k.into_owned())));
+                    }
+                    env.method = Some(
+                        map.next_value_seed(Text(strict))?
+                            .map_or(Member::Other, Member::of),
+                    );
+                    continue;
+                }
                 "id" => &mut env.id,
-                "method" => &mut env.method,
                 "params" => &mut env.params,
                 _ => {
                     let v = map.next_value_seed(strict)?;
@@ -394,6 +444,58 @@ impl<'de> Visitor<'de> for Key {
     }
     fn visit_string<E>(self, s: String) -> Result<Self::Value, E> {
         Ok(std::borrow::Cow::Owned(s))
+    }
+}
+
+/// A member whose value matters only as a string (`jsonrpc`, `method`): the string, borrowed
+/// from the input when it has no escapes, or `None` for any other JSON (checked as `Strict`
+/// checks it, then dropped).
+struct Text<'a>(Strict<'a>);
+
+impl<'de> DeserializeSeed<'de> for Text<'_> {
+    type Value = Option<Cow<'de, str>>;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Text<'_> {
+    type Value = Option<Cow<'de, str>>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Self::Value, E> {
+        self.0.check::<E>(s)?;
+        Ok(Some(Cow::Borrowed(s)))
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
+        self.0.check::<E>(s)?;
+        Ok(Some(Cow::Owned(s.to_owned())))
+    }
+    fn visit_string<E: de::Error>(self, s: String) -> Result<Self::Value, E> {
+        self.0.check::<E>(&s)?;
+        Ok(Some(Cow::Owned(s)))
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        self.0.visit_seq(seq).map(|_| None)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        self.0.visit_map(map).map(|_| None)
     }
 }
 
@@ -506,6 +608,13 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"x","more":1,"more":2}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":1,"a":2}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"0123456789abcdef"}"#,
+            r#"{"jsonrpc":"2\u002e0","id":1,"method":"tools\/call"}"#,
+            r#"{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"method":"x"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"x","method":"x"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":null}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":{"a":1,"a":2}}"#,
+            r#"{"jsonrpc":["0123456789abcdef"],"id":1,"method":"x"}"#,
+            r#"{"jsonrpc":2.0,"id":1,"method":["tools/call"]}"#,
             r#"{"0123456789abcdef":1}"#,
             r#""0123456789abcdef""#,
             r#""short""#,
@@ -537,6 +646,37 @@ mod tests {
             });
             assert_eq!(new, old, "{doc} (strings up to {max} bytes)");
         }
+    }
+
+    /// A method we route is kept as its `'static` name from the parse on (no copy per request),
+    /// escaped or not; any other method as it came.
+    #[test]
+    fn known_methods_are_not_copied() {
+        let method = |doc: &str| match parse_incoming(doc.as_bytes(), 1 << 20) {
+            Ok(Incoming::One(e)) => match e.classify() {
+                Ok(Message::Request { method, .. } | Message::Notification { method, .. }) => {
+                    method
+                }
+                other => panic!("{doc}: {other:?}"),
+            },
+            _ => panic!("{doc}: not one message"),
+        };
+        for doc in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools\/call"}"#,
+        ] {
+            assert!(matches!(method(doc), Cow::Borrowed("tools/call")), "{doc}");
+        }
+        let via_value = classify(json!({"jsonrpc":"2.0","method":"tools/list"}));
+        assert!(matches!(
+            via_value,
+            Ok(Message::Notification {
+                method: Cow::Borrowed("tools/list"),
+                ..
+            })
+        ));
+        let doc = r#"{"jsonrpc":"2.0","id":1,"method":"x/unknown"}"#;
+        assert!(matches!(method(doc), Cow::Owned(m) if m == "x/unknown"));
     }
 
     #[test]

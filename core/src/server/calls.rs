@@ -45,7 +45,7 @@ impl Server {
         mut params: Map<String, Value>,
         env: &Env,
     ) -> Result<(Prepared, Map<String, Value>), Outcome> {
-        let name = str_param(&params, "name")?.to_string();
+        let name = take_str_param(&mut params, "name")?;
         let Some(tool) = self.snapshot().tools.get(&name).cloned() else {
             return Err(McpError::invalid_params(format!("Unknown tool: {name}")).into());
         };
@@ -190,10 +190,10 @@ impl Server {
 
     fn prepare_prompt(
         &self,
-        params: Map<String, Value>,
+        mut params: Map<String, Value>,
         env: &Env,
     ) -> Result<(Prepared, Map<String, Value>), Outcome> {
-        let name = str_param(&params, "name")?.to_string();
+        let name = take_str_param(&mut params, "name")?;
         let Some(prompt) = self.snapshot().prompts.get(&name).cloned() else {
             return Err(McpError::invalid_params(format!("Unknown prompt: {name}")).into());
         };

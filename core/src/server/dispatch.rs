@@ -76,10 +76,16 @@ const METHODS: [&str; 18] = [
 ];
 
 pub(crate) fn method_cow(m: &str) -> Cow<'static, str> {
-    match METHODS.iter().find(|k| **k == m) {
+    match known_method(m) {
         Some(k) => Cow::Borrowed(k),
         None => Cow::Owned(m.to_owned()),
     }
+}
+
+/// The `'static` name of a method we route, so a request's method is kept without a copy
+/// from the moment it is parsed (`jsonrpc::Envelope`).
+pub(crate) fn known_method(m: &str) -> Option<&'static str> {
+    METHODS.iter().find(|k| **k == m).copied()
 }
 
 /// A result serialised before, as a value again (for those who look inside).
@@ -98,6 +104,16 @@ pub(crate) use super::answer::Reply;
 impl From<McpError> for Outcome {
     fn from(e: McpError) -> Self {
         Outcome::Error(e)
+    }
+}
+
+/// A string member taken out of the params (no copy of it), with `str_param`'s error.
+pub(super) fn take_str_param(p: &mut Map<String, Value>, k: &str) -> Result<String, McpError> {
+    match p.remove(k) {
+        Some(Value::String(s)) => Ok(s),
+        _ => Err(McpError::invalid_params(format!(
+            "Missing or invalid '{k}'"
+        ))),
     }
 }
 
@@ -288,7 +304,7 @@ impl Server {
     pub(crate) async fn request(
         &self,
         id: Value,
-        method: String,
+        method: Cow<'static, str>,
         params: Option<Value>,
         env: &Env,
     ) -> Option<Value> {
@@ -301,7 +317,7 @@ impl Server {
     pub(crate) async fn request_with_status(
         &self,
         id: Value,
-        method: String,
+        method: Cow<'static, str>,
         params: Option<Value>,
         env: &Env,
     ) -> Option<(Reply, u16)> {
@@ -320,7 +336,7 @@ impl Server {
             match modern_meta(&params) {
                 Ok((version, caps, client_info, level)) => RequestInfo {
                     id: id.clone(),
-                    method: method_cow(&method),
+                    method,
                     era: Era::Modern,
                     version,
                     caps,

@@ -632,7 +632,7 @@ impl HttpHandler {
     async fn run(
         &self,
         id: Value,
-        method: String,
+        method: std::borrow::Cow<'static, str>,
         params: Option<Value>,
         env: Env,
     ) -> HttpResponse {
