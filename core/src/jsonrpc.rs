@@ -213,13 +213,19 @@ enum Member {
     Other,
 }
 
+impl Version {
+    fn of(s: Option<&str>) -> Self {
+        match s {
+            Some("2.0") => Version::V2,
+            _ => Version::Other,
+        }
+    }
+}
+
 impl Member {
     /// A method string, kept as its `'static` name when it is one we route.
     fn of(s: Cow<'_, str>) -> Self {
-        Member::Str(match crate::server::dispatch::known_method(&s) {
-            Some(k) => Cow::Borrowed(k),
-            None => Cow::Owned(s.into_owned()),
-        })
+        Member::Str(crate::server::dispatch::method_cow(s))
     }
 }
 
@@ -230,10 +236,7 @@ impl Envelope {
         };
         Envelope {
             object: true,
-            jsonrpc: m.remove("jsonrpc").map(|v| match v.as_str() {
-                Some("2.0") => Version::V2,
-                _ => Version::Other,
-            }),
+            jsonrpc: m.remove("jsonrpc").map(|v| Version::of(v.as_str())),
             id: m.remove("id"),
             method: m.remove("method").map(|v| match v {
                 Value::String(s) => Member::of(Cow::Owned(s)),
@@ -381,10 +384,7 @@ impl<'de> Visitor<'de> for Top<'_> {
                     if env.jsonrpc.is_some() {
                         return Err(strict.refuse(ParseError::DuplicateKey(k.into_owned())));
                     }
-                    env.jsonrpc = Some(match map.next_value_seed(Text(strict))?.as_deref() {
-                        Some("2.0") => Version::V2,
-                        _ => Version::Other,
-                    });
+                    env.jsonrpc = Some(Version::of(map.next_value_seed(Text(strict))?.as_deref()));
                     continue;
                 }
                 "method" => {

@@ -75,17 +75,14 @@ const METHODS: [&str; 18] = [
     "tasks/cancel",
 ];
 
-pub(crate) fn method_cow(m: &str) -> Cow<'static, str> {
-    match known_method(m) {
+/// A method as the request names it: one we route is kept as its `'static` name (no copy per
+/// request, from the parse on: `jsonrpc::Envelope`), any other as it came.
+pub(crate) fn method_cow<'a>(m: impl Into<Cow<'a, str>>) -> Cow<'static, str> {
+    let m = m.into();
+    match METHODS.iter().find(|k| **k == m) {
         Some(k) => Cow::Borrowed(k),
-        None => Cow::Owned(m.to_owned()),
+        None => Cow::Owned(m.into_owned()),
     }
-}
-
-/// The `'static` name of a method we route, so a request's method is kept without a copy
-/// from the moment it is parsed (`jsonrpc::Envelope`).
-pub(crate) fn known_method(m: &str) -> Option<&'static str> {
-    METHODS.iter().find(|k| **k == m).copied()
 }
 
 /// A result serialised before, as a value again (for those who look inside).
@@ -331,7 +328,7 @@ impl Server {
         };
         let tracked = env.cancel_table().map(|t| t.track(&id, &env.cancel));
         let rq = if era_of(&method, &params, env) == Era::Legacy {
-            self.legacy_rq(&id, &method, &params, env)
+            self.legacy_rq(&id, method, &params, env)
         } else {
             match modern_meta(&params) {
                 Ok((version, caps, client_info, level)) => RequestInfo {
@@ -392,7 +389,7 @@ impl Server {
     pub(super) fn legacy_rq(
         &self,
         id: &Value,
-        method: &str,
+        method: Cow<'static, str>,
         params: &Map<String, Value>,
         env: &Env,
     ) -> RequestInfo {
@@ -406,7 +403,7 @@ impl Server {
         match &env.session {
             Some(s) => RequestInfo {
                 id: id.clone(),
-                method: method_cow(method),
+                method,
                 era: Era::Legacy,
                 version: version_cow(&s.version),
                 caps: s.client_capabilities.clone(),
@@ -416,7 +413,7 @@ impl Server {
             },
             None => RequestInfo {
                 id: id.clone(),
-                method: method_cow(method),
+                method,
                 era: Era::Legacy,
                 version: env
                     .legacy_version()
