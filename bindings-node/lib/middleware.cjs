@@ -114,6 +114,8 @@ function install(native, calls, mw, failure) {
     }
   };
   native.addMiddleware((method, params, id) => {
+    // The request ended while it waited for the JS thread: nothing waits for it.
+    if (!calls.native.claim(id)) return undefined;
     const ctx = new MiddlewareContext(calls, id, method, params ?? {});
     const next = async (p) => {
       if (p !== undefined) ctx.params = p;

@@ -481,7 +481,7 @@ class Server {
       delete def.size;
       const native = nativeDef('template', def);
       const entry = { name, def, read, mimeType: meta.mimeType, template: true, complete: tpl.complete };
-      const invoke = (uri, vars, id) => this.#answer(id, this.#runRead(entry, uri, vars, id));
+      const invoke = (uri, vars, id) => this.#run(id, () => this.#runRead(entry, uri, vars, id));
       const completer = Object.keys(tpl.complete).length ? this.#completer(tpl.complete) : undefined;
       try {
         this.#native.addResourceTemplate(native, invoke, completer, timeoutMs);
@@ -494,7 +494,7 @@ class Server {
     if (typeof uriOrTemplate !== 'string') throw new TypeError(`registerResource(${name}): uri must be a string or a ResourceTemplate`);
     const def = { uri: uriOrTemplate, name, ...meta };
     const entry = { name, def, read, mimeType: meta.mimeType, template: false };
-    const invoke = (uri, vars, id) => this.#answer(id, this.#runRead(entry, uri, vars, id));
+    const invoke = (uri, vars, id) => this.#run(id, () => this.#runRead(entry, uri, vars, id));
     const native = nativeDef('resource', def);
     try {
       this.#native.addResource(native, invoke, timeoutMs);
@@ -565,7 +565,7 @@ class Server {
     if (args.length) def.arguments = args;
     const entry = { name, def, handler, zod, hasArgs: args.length > 0 };
     const timeoutMs = config.timeoutMs ?? this.#opts.toolTimeoutMs;
-    const invoke = (a, id) => this.#answer(id, this.#runPrompt(entry, a, id));
+    const invoke = (a, id) => this.#run(id, () => this.#runPrompt(entry, a, id));
     const completer = Object.keys(complete).length ? this.#completer(complete) : undefined;
     const native = nativeDef('prompt', def);
     try {
@@ -619,6 +619,7 @@ class Server {
   /** One native completion callback dispatching on the argument name. */
   #completer(byArgument) {
     return (argument, value, contextArgs, id) => {
+      if (!this.#calls.native.claim(id)) return undefined;
       const fn = byArgument[argument];
       if (!fn) return { result: { values: [] } };
       const ctx = new Context(this.#calls, id);
@@ -644,6 +645,15 @@ class Server {
       }
       return this.#answer(id, isThenable(out) ? Promise.resolve(out).then(ok, fail) : ok(out));
     };
+  }
+
+  /**
+   * Run a call's handler unless the call ended while it waited for the JS thread (its client
+   * cancelled or went away, or it timed out): nothing waits for that answer. (Tool calls are
+   * checked natively, where the dispatcher takes its batch.)
+   */
+  #run(id, run) {
+    return this.#calls.native.claim(id) ? this.#answer(id, run()) : undefined;
   }
 
   /**

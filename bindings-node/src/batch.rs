@@ -20,6 +20,7 @@
 //! a worker that does not park (1 ms). With more CPUs the JS thread runs beside the worker and
 //! the batch is asked for after one yield, as before.
 
+use crate::calls::Calls;
 use crate::js_handler::JsReturn;
 use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{
@@ -107,8 +108,9 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Batcher {
-    /// On the JS thread (`setToolDispatcher`).
-    pub(crate) fn new(f: &BatchFn<'_>) -> Result<Arc<Self>> {
+    /// On the JS thread (`setToolDispatcher`); `table`: the server's calls, whose entries of
+    /// skipped calls go.
+    pub(crate) fn new(f: &BatchFn<'_>, table: Arc<Calls>) -> Result<Arc<Self>> {
         let inbox: Arc<Mutex<Inbox>> = Arc::default();
         let taken = inbox.clone();
         let tsfn = f
@@ -132,6 +134,12 @@ impl Batcher {
                 let mut replies = lock(&c.value);
                 replies.reserve(n);
                 for w in calls {
+                    // Nobody waits for this answer any more (the client went away or cancelled
+                    // while the call waited for the JS thread): its handler must not run.
+                    if w.reply.is_closed() {
+                        table.abandon(w.id as u64);
+                        continue;
+                    }
                     args.push(w.args);
                     ids.push(w.id);
                     names.push(w.name.to_string());

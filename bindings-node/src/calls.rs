@@ -96,6 +96,34 @@ impl Calls {
         (id, rx)
     }
 
+    /// Whether JS may start call `id`'s handler: not when the call ended (the client cancelled or
+    /// went away, or it timed out) while it waited for the JS thread. Nobody waits for that
+    /// answer, and the handler must not act on a request its client has given up.
+    pub(crate) fn claim(&self, id: u64) -> bool {
+        let live = self
+            .table()
+            .calls
+            .get(&id)
+            .is_some_and(|e| !e.state.abandoned());
+        if !live {
+            self.abandon(id);
+        }
+        live
+    }
+
+    /// Call `id`'s handler will not run: no answer will settle the entry, so it goes now, or at
+    /// the call's end if that has not come yet (else it would linger for a handler that never ran).
+    pub(crate) fn abandon(&self, id: u64) {
+        let mut t = self.table();
+        if let Some(e) = t.calls.get_mut(&id) {
+            if e.ended {
+                t.calls.remove(&id);
+            } else {
+                e.reply = None;
+            }
+        }
+    }
+
     /// The state of a call in flight (or ended early, while its handler has not answered).
     pub(crate) fn state(&self, id: u64) -> Option<Arc<CallState>> {
         self.table().calls.get(&id).map(|e| e.state.clone())

@@ -62,6 +62,10 @@ impl CallState {
             _ => Some("cancelled"),
         }
     }
+    /// The call ended, or is ending, before its handler finished: cancelled, or dropped.
+    pub(crate) fn abandoned(&self) -> bool {
+        self.cancel.is_cancelled() || self.ending().is_some_and(|r| r != FINISHED_REASON)
+    }
     fn ctx(&self) -> Result<Context> {
         self.ctx
             .lock()
@@ -265,6 +269,14 @@ impl NativeCalls {
             Ok(id) => self.calls.watch(id),
             Err(_) => Some(FINISHED_REASON),
         }
+    }
+
+    /// Whether the handler of call `id` may run: false when the call ended while it waited for
+    /// the JS thread (its client cancelled or went away, or it timed out). Then the handler must
+    /// not start; nothing waits for its answer.
+    #[napi]
+    pub fn claim(&self, id: i64) -> bool {
+        u64::try_from(id).is_ok_and(|id| self.calls.claim(id))
     }
 
     #[napi]

@@ -180,7 +180,7 @@ impl NativeServer {
         ts_args_type = "dispatcher: (argsJsons: string[], callIds: number[], toolNames: string[]) => Array<string | NativeEnvelope | undefined>"
     )]
     pub fn set_tool_dispatcher(&self, dispatcher: BatchFn<'_>) -> Result<()> {
-        let batcher = Batcher::new(&dispatcher)?;
+        let batcher = Batcher::new(&dispatcher, self.calls.clone())?;
         *self.tool_dispatch.lock().unwrap_or_else(|e| e.into_inner()) = Some(batcher);
         Ok(())
     }

@@ -65,8 +65,14 @@ impl PyHandler {
             engine: engine.clone(),
             next,
         };
+        // The request may be cancelled before the worker or the dispatcher gets to it (both wait
+        // for the GIL): nobody awaits the answer then, so the handler must not start at all.
+        let token = ctx.cancellation().clone();
         let sent = if let Some(job) = job.clone() {
             engine.dispatch(Box::new(move |py| {
+                if token.is_cancelled() {
+                    return;
+                }
                 let Some(lp) = engine_loop(&nctx.engine, py) else {
                     let _ = tx.send(Outcome::Err(
                         McpError::internal("no asyncio loop is serving this server").into(),
@@ -97,12 +103,28 @@ impl PyHandler {
                         .unbind())
                 })();
                 match r {
-                    Ok(handle) => *job.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle),
+                    Ok(handle) => {
+                        // A cancellation that came while `submit` ran found no handle to cancel,
+                        // and the task may have started already: cancel it here. (The token is
+                        // set before the awaiting side takes the lock to look for the handle.)
+                        let mut slot = job.lock().unwrap_or_else(|e| e.into_inner());
+                        if token.is_cancelled() {
+                            drop(slot);
+                            if let Err(e) = handle.call_method0(py, "cancel") {
+                                e.print(py);
+                            }
+                        } else {
+                            *slot = Some(handle);
+                        }
+                    }
                     Err(e) => e.print(py),
                 }
             }))
         } else {
             engine.run_sync(Box::new(move |py| {
+                if token.is_cancelled() {
+                    return;
+                }
                 let o = (|| -> PyResult<Outcome> {
                     let payload = to_py(py, &payload)?;
                     let nctx = Bound::new(py, nctx)?;
@@ -123,7 +145,11 @@ impl PyHandler {
             }
             let cancel = ctx.cancellation().clone();
             let o = tokio::select! {
-                o = rx => o.unwrap_or_else(|_| Outcome::Err(McpError::internal("the handler was dropped").into())),
+                o = rx => o.unwrap_or_else(|_| Outcome::Err(if cancel.is_cancelled() {
+                    HandlerError::Cancelled // not started: the request was cancelled first
+                } else {
+                    McpError::internal("the handler was dropped").into()
+                })),
                 () = cancel.cancelled() => {
                     let handle = job.and_then(|j| j.lock().unwrap_or_else(|e| e.into_inner()).take());
                     if let Some(handle) = handle {

@@ -35,7 +35,7 @@ async function exercise(callTool, listTools, readResource, caller) {
   await assert.rejects(callTool('boom', {}), (e) => e.code === -32603 && /Internal error in middleware/.test(e.message) && !/exploded/.test(e.message));
   // ... and the server keeps serving.
   assert.equal(text(await callTool('add', { a: 5, b: 0 })), '105!');
-  assert.equal((await listTools()).tools.length, 5);
+  assert.equal((await listTools()).tools.length, 6);
   assert.equal((await readResource('note://one')).contents[0].text, 'A NOTE');
 }
 
@@ -102,6 +102,30 @@ test('server.use over HTTP: the official client (legacy) and 2026-07-28 requests
     // A short-circuit on a modern request is shaped as the core's own answers are.
     const denied = await callTool('secret', {});
     assert.equal(denied.resultType, 'complete');
+  } finally {
+    srv.kill();
+  }
+});
+
+test('a request whose client left while it waited for the JS thread reaches no middleware', { timeout: 30_000 }, async () => {
+  const srv = await startHttp(FIXTURE);
+  try {
+    const auth = { headers: { authorization: 'Bearer guest-tok' } };
+    const call = (name, args, extra = {}) => post(srv.url, 'tools/call', { name, arguments: args }, { ...auth, ...extra });
+    const seenNow = async () => JSON.parse((await call('seen', {})).response.result.content[0].text);
+    const before = (await seenNow()).counts['tools/call'];
+    const blocked = call('block_js', { ms: 1500 });
+    await new Promise((r) => setTimeout(r, 300)); // the JS thread is inside block_js
+    const ac = new AbortController();
+    const pending = call('add', { a: 1, b: 2 }, { signal: ac.signal }).catch((e) => e);
+    await new Promise((r) => setTimeout(r, 300)); // the request waits in the core for the JS thread
+    ac.abort();
+    assert.equal((await pending).name, 'AbortError');
+    assert.equal((await blocked).response.result.content[0].text, 'blocked');
+    // Counted since: block_js and this `seen`; the abandoned `add`, queued before it, is not.
+    const s = await seenNow();
+    assert.equal(s.counts['tools/call'], before + 2, JSON.stringify(s.counts));
+    assert.ok(!s.log.some((e) => e.name === 'add'), 'the abandoned call reached no middleware');
   } finally {
     srv.kill();
   }

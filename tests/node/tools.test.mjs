@@ -198,6 +198,28 @@ test('AbortSignal fires when the HTTP client disconnects', async () => {
   assert.equal(seen, 'true', 'ctx.signal aborted after the disconnect');
 });
 
+// The client goes away while its call waits for the JS thread (busy in block_js): the handler
+// must never run. Tool calls reach JS in the dispatcher's batches, resources one by one.
+for (const [kind, send, counter] of [
+  ['a tool call', (signal) => callTool(srv.url, 'wait_for_abort', { id: 'queued-1' }, { signal }), 'wait_for_abort'],
+  ['a resource read', (signal) => post(srv.url, 'resources/read', { uri: 'mem://counted' }, { signal }), 'read_counted'],
+]) {
+  test(`${kind} whose client left while it waited for the JS thread never reaches its handler`, async () => {
+    const wait = (ms) => new Promise((r) => setTimeout(r, ms));
+    const before = await count(counter);
+    const blocked = result('block_js', { ms: 1500 });
+    await wait(300); // the JS thread is inside block_js
+    const ac = new AbortController();
+    const pending = send(ac.signal).catch((e) => e);
+    await wait(300); // the call waits in the core for the JS thread
+    ac.abort();
+    assert.equal((await pending).name, 'AbortError');
+    assert.equal((await blocked).content[0].text, 'blocked');
+    // The abandoned call was queued before this one: had it run, the count would show it.
+    assert.equal(await count(counter), before, 'the abandoned call did not run');
+  });
+}
+
 test('runtime add/remove: tools/list changes and subscriptions/listen gets list_changed', async () => {
   const ac = new AbortController();
   const res = await fetch(srv.url, {

@@ -32,12 +32,13 @@ def call_msg(rid: int, name: str, arguments: dict[str, Any] | None = None) -> di
 
 
 def raw_post(port: int, msg: dict[str, Any]) -> socket.socket:
-    """Send one modern tools/call over a raw socket and return the socket (response unread)."""
+    """Send one modern request (tools/call, resources/read) over a raw socket and return the socket
+    (response unread)."""
     body = json.dumps(msg).encode()
-    name = msg["params"]["name"]
+    name = msg["params"].get("name") or msg["params"]["uri"]
     head = (f"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\ncontent-type: application/json\r\n"
             f"accept: application/json, text/event-stream\r\nmcp-protocol-version: 2026-07-28\r\n"
-            f"mcp-method: tools/call\r\nmcp-name: {name}\r\ncontent-length: {len(body)}\r\n\r\n")
+            f"mcp-method: {msg['method']}\r\nmcp-name: {name}\r\ncontent-length: {len(body)}\r\n\r\n")
     s = socket.create_connection(("127.0.0.1", port), timeout=10)
     s.sendall(head.encode() + body)
     return s
@@ -156,6 +157,49 @@ def test_client_disconnect_cancels_async_handler_over_http() -> None:
         # The server is still serving.
         with raw_post(port, call_msg(2, "add", {"a": 2, "b": 3})) as s:
             assert read_response(s)["result"]["structuredContent"] == {"result": 5}
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(10) == 0
+    finally:
+        stop(proc)
+
+
+def read_msg(rid: int, uri: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": rid, "method": "resources/read", "params": {"uri": uri, "_meta": META}}
+
+
+# What the abandoned request is, the line its handler prints when it runs, the call queued
+# behind it (the dispatcher for async handlers, the one pool worker for sync ones), and whether a
+# middleware (async) runs first.
+ABANDONED = {
+    "async tool": (call_msg(2, "sleep_async", {"seconds": 60}), "sleep_async", "mark", False),
+    "sync tool": (call_msg(2, "sleep_sync", {"seconds": 60}), "sleep_sync", "mark_sync", False),
+    "sync resource": (read_msg(2, "mem://counted"), "read counted", "mark_sync", False),
+    "middleware": (call_msg(2, "add", {"a": 1, "b": 2}), "middleware saw add", "mark", True),
+}
+
+
+@pytest.mark.parametrize("kind", list(ABANDONED))
+def test_client_disconnect_before_the_handler_starts_is_not_lost(kind: str) -> None:
+    """The client goes away while its request still waits for its turn (another handler holds the
+    GIL and the one pool worker): the cancellation must not be lost, so the handler never starts."""
+    msg, runs, marker, middleware = ABANDONED[kind]
+    port = free_port()
+    env = {**os.environ, "SLOW_WORKERS": "1", **({"SLOW_MIDDLEWARE": "1"} if middleware else {})}
+    proc = start_http([str(APPS / "slow.py")], port, env=env)
+    try:
+        hold = raw_post(port, call_msg(1, "hold_gil", {"seconds": 1.5}))
+        lines = wait_line(proc, "started hold_gil")
+        conn = raw_post(port, msg)
+        time.sleep(0.3)  # the request reaches the core and waits for its turn
+        conn.close()
+        lines += wait_line(proc, "finished hold_gil")
+        assert read_response(hold)["result"]["content"][0]["text"] == "held"
+        hold.close()
+        # Queued behind the abandoned request: once it prints, that request had its turn.
+        with raw_post(port, call_msg(3, marker)) as s:
+            assert read_response(s)["result"]["content"][0]["text"] == "marked"
+        lines += wait_line(proc, "mark")
+        assert not [line for line in lines if runs in line], lines
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(10) == 0
     finally:

@@ -1,18 +1,24 @@
 """A server with handlers that outlive a request, for the shutdown and disconnect tests.
 
-    python slow.py [--http HOST:PORT]     (OXMCP_DRAIN_MS sets the drain deadline)
+    python slow.py [--http HOST:PORT]     (OXMCP_DRAIN_MS sets the drain deadline,
+                                           SLOW_WORKERS the sync pool's size,
+                                           SLOW_MIDDLEWARE=1 a middleware on tools/call)
 
 It prints ``started <tool>`` / ``cancelled <tool>`` / ``finished <tool>`` on stderr.
 """
 
 import asyncio
+import ctypes
 import os
 import sys
 import time
+from typing import Any
 
 from oxmcp import Context, Server
+from oxmcp.server.middleware import Middleware, MiddlewareContext
 
-server = Server("slow", drain_timeout_ms=int(os.environ.get("OXMCP_DRAIN_MS", "5000")))
+server = Server("slow", drain_timeout_ms=int(os.environ.get("OXMCP_DRAIN_MS", "5000")),
+                max_workers=int(os.environ.get("SLOW_WORKERS", "0")) or None)
 
 
 def note(what: str) -> None:
@@ -47,8 +53,48 @@ def sleep_sync(seconds: float, ctx: Context) -> str:
 
 
 @server.tool
+def hold_gil(seconds: float) -> str:
+    """Hold the GIL for `seconds` in one C call (a ctypes.PyDLL call keeps it): no other Python
+    code, the dispatcher's included, runs meanwhile."""
+    note("started hold_gil")
+    ctypes.PyDLL(None).usleep(int(seconds * 1_000_000))
+    note("finished hold_gil")
+    return "held"
+
+
+@server.tool
+async def mark() -> str:
+    """Print `mark` from the loop: what the dispatcher queued before this call has run by then."""
+    note("mark")
+    return "marked"
+
+
+@server.tool
+def mark_sync() -> str:
+    """`mark`, from the sync pool: with one worker, what it queued before this call has run."""
+    note("mark")
+    return "marked"
+
+
+@server.resource("mem://counted")
+def counted() -> str:
+    """A sync read that says when it runs."""
+    note("read counted")
+    return "counted"
+
+
+@server.tool
 def add(a: int, b: int) -> int:
     return a + b
+
+
+if os.environ.get("SLOW_MIDDLEWARE"):
+    class Noting(Middleware):
+        async def on_call_tool(self, context: MiddlewareContext, call_next: Any) -> Any:
+            note(f"middleware saw {context.message.name}")
+            return await call_next(context)
+
+    server.add_middleware(Noting())
 
 
 if __name__ == "__main__":
