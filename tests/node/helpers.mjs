@@ -23,6 +23,15 @@ export function withTimeout(p, ms, what) {
   return Promise.race([p, new Promise((_, rej) => { t = setTimeout(() => rej(new Error(`timed out after ${ms} ms: ${what}`)), ms); })]).finally(() => clearTimeout(t));
 }
 
+/** Wait (bounded) until a server from `startHttp` has written `needle` on its stderr. */
+export async function untilStderr(srv, needle, ms = 10_000) {
+  const deadline = Date.now() + ms;
+  while (!srv.stderr().includes(needle)) {
+    if (Date.now() > deadline) throw new Error(`no ${JSON.stringify(needle)} on stderr within ${ms} ms: ${srv.stderr()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 /** Wait for a child to exit; resolves { code, signal }. */
 export function exited(child, ms = 10_000) {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });

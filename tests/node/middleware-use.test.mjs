@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Server, McpServer, InMemoryClient, McpError, ToolError } from '../../bindings-node/index.mjs';
-import { ROOT, startHttp, post, withTimeout } from './helpers.mjs';
+import { ROOT, startHttp, post, withTimeout, untilStderr } from './helpers.mjs';
 import { Server as LowLevelServer } from 'oxmcp/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from 'oxmcp/types.js';
 
@@ -114,8 +114,8 @@ test('a request whose client left while it waited for the JS thread reaches no m
     const call = (name, args, extra = {}) => post(srv.url, 'tools/call', { name, arguments: args }, { ...auth, ...extra });
     const seenNow = async () => JSON.parse((await call('seen', {})).response.result.content[0].text);
     const before = (await seenNow()).counts['tools/call'];
-    const blocked = call('block_js', { ms: 1500 });
-    await new Promise((r) => setTimeout(r, 300)); // the JS thread is inside block_js
+    const blocked = call('block_js', { ms: 1500, tag: 'mw' });
+    await untilStderr(srv, 'block_js mw'); // the JS thread is inside block_js
     const ac = new AbortController();
     const pending = call('add', { a: 1, b: 2 }, { signal: ac.signal }).catch((e) => e);
     await new Promise((r) => setTimeout(r, 300)); // the request waits in the core for the JS thread

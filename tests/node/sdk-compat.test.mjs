@@ -209,3 +209,25 @@ test('low-level Server (oxmcp/server/index.js): hand-written list/call handlers,
     await s.close();
   }
 });
+
+test('low-level Server: a call its client cancelled while it waited for the JS thread never reaches the handler', { timeout: 30_000 }, async () => {
+  const { StdioPeer } = await import('./helpers.mjs');
+  const path = await import('node:path');
+  const peer = new StdioPeer(path.join(import.meta.dirname, 'fixtures', 'lowlevel-busy.mjs'));
+  try {
+    await peer.initialize();
+    const call = (id, name) => peer.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
+    call(100, 'block');
+    for (let i = 0; i < 500 && !peer.stderr.includes('blocking'); i++) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(peer.stderr.includes('blocking'), peer.stderr); // the server's JS thread is inside `block`
+    call(101, 'count');
+    await new Promise((r) => setTimeout(r, 300)); // the call waits in the core; then the client cancels it
+    peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 101 } });
+    assert.equal((await peer.waitFor((m) => m.id === 100)).result.content[0].text, 'blocked');
+    const runs = await peer.request('tools/call', { name: 'runs', arguments: {} }, { modern: false });
+    assert.equal(runs.result.content[0].text, '0', `the cancelled call did not run; stderr: ${peer.stderr}`);
+    assert.ok(!peer.messages.some((m) => m.id === 101), 'a cancelled request gets no response');
+  } finally {
+    peer.child.kill();
+  }
+});

@@ -1,7 +1,7 @@
 // Registration, validation, return kinds and error mapping, over real HTTP on 127.0.0.1.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHttp, callTool, post, exited, mixedCalls } from './helpers.mjs';
+import { startHttp, callTool, post, exited, mixedCalls, untilStderr } from './helpers.mjs';
 
 let srv;
 before(async () => { srv = await startHttp(); });
@@ -207,8 +207,8 @@ for (const [kind, send, counter] of [
   test(`${kind} whose client left while it waited for the JS thread never reaches its handler`, async () => {
     const wait = (ms) => new Promise((r) => setTimeout(r, ms));
     const before = await count(counter);
-    const blocked = result('block_js', { ms: 1500 });
-    await wait(300); // the JS thread is inside block_js
+    const blocked = result('block_js', { ms: 1500, tag: counter });
+    await untilStderr(srv, `block_js ${counter}`); // the JS thread is inside block_js
     const ac = new AbortController();
     const pending = send(ac.signal).catch((e) => e);
     await wait(300); // the call waits in the core for the JS thread

@@ -225,6 +225,8 @@ class Server extends LowLevelFacade {
 
   /** Run the handler of `method` for call `id`; its result, through `pick`, is the answer. */
   #run(id, method, params, pick) {
+    // The request ended while it waited for the JS thread: nothing waits for this answer.
+    if (!this.#calls.native.claim(id)) return undefined;
     const handler = this.#handlers.get(method);
     const ctx = new Context(this.#calls, id);
     const extra = new RequestHandlerExtra(ctx, undefined, method, this[SESSIONLESS] === true);
