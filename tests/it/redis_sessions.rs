@@ -82,20 +82,29 @@ async fn one_legacy_session_is_served_by_every_replica() {
         )
         .await;
     assert_eq!(r.status, 200, "{}", r.body);
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let r = lc
-        .call(
-            json!(4),
-            "tools/call",
-            json!({"name": "test_trigger_resource_update", "arguments": {}}),
-        )
-        .await;
-    assert_eq!(r.status, 200, "{}", r.body);
-    let m = until(&mut gb, Duration::from_secs(10), |m| {
-        m["method"] == "notifications/resources/updated"
-    })
-    .await
-    .expect("B's GET stream gets the update of the resource subscribed on A");
+    // B's GET stream listens to Redis once it is open: trigger on C until the update arrives.
+    let start = Instant::now();
+    let m = loop {
+        let r = lc
+            .call(
+                json!(format!("trigger-{}", start.elapsed().as_millis())),
+                "tools/call",
+                json!({"name": "test_trigger_resource_update", "arguments": {}}),
+            )
+            .await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        if let Some(m) = until(&mut gb, Duration::from_millis(500), |m| {
+            m["method"] == "notifications/resources/updated"
+        })
+        .await
+        {
+            break m;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "B's GET stream never got the update of the resource subscribed on A"
+        );
+    };
     assert_eq!(m["params"]["uri"], "test://watched-resource");
 
     // An elicitation asked by the handler on B, answered by a POST to C.

@@ -206,12 +206,14 @@ async fn cancel_settles_the_task_as_cancelled() {
 
 #[tokio::test]
 async fn a_task_expires_after_its_ttl() {
-    let s = HttpServer::start_with("everything", &[("OXMCP_TASK_TTL_MS", "600")]).await;
+    // The TTL runs from the task's creation: long enough that a loaded machine still sees the
+    // task completed before it expires.
+    let s = HttpServer::start_with("everything", &[("OXMCP_TASK_TTL_MS", "3000")]).await;
     let id = create(&s, "slow_compute", json!({"seconds": 0.1})).await;
     let t = poll_until(&s, &id, terminal).await;
     assert_eq!(t["status"], "completed");
-    assert_eq!(t["ttlMs"], 600);
-    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert_eq!(t["ttlMs"], 3000);
+    tokio::time::sleep(Duration::from_millis(3200)).await;
     let r = call(&s, 3, "tasks/get", json!({"taskId": id})).await;
     assert_eq!(r.error_code(), -32602, "{}", r.body);
     assert!(r.body.contains("expired"), "{}", r.body);

@@ -114,7 +114,7 @@ test('a request whose client left while it waited for the JS thread reaches no m
     const call = (name, args, extra = {}) => post(srv.url, 'tools/call', { name, arguments: args }, { ...auth, ...extra });
     const seenNow = async () => JSON.parse((await call('seen', {})).response.result.content[0].text);
     const before = (await seenNow()).counts['tools/call'];
-    const blocked = call('block_js', { ms: 1500, tag: 'mw' });
+    const blocked = call('block_js', { ms: 3000, tag: 'mw' });
     await untilStderr(srv, 'block_js mw'); // the JS thread is inside block_js
     const ac = new AbortController();
     const pending = call('add', { a: 1, b: 2 }, { signal: ac.signal }).catch((e) => e);

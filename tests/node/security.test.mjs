@@ -65,7 +65,7 @@ test('tokens: accepted, missing/wrong → 401 Bearer, allow-list filters and ref
 });
 
 test('constructor tokens (string form) and rateLimit apply to listen() → 429 with Retry-After', async () => {
-  const s = tokenServer({ tokens: 'alice=a1,bob=b1', rateLimit: { rate: 0.5, burst: 2 } });
+  const s = tokenServer({ tokens: 'alice=a1,bob=b1', rateLimit: { rate: 0.05, burst: 2 } }); // no refill while the test runs
   const { url } = await s.listen({ host: '127.0.0.1', port: 0 });
   try {
     assert.equal((await post(url, 'tools/list')).status, 401);

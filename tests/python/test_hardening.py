@@ -76,7 +76,9 @@ def test_long_uris_are_refused_at_once_and_ping_stays_prompt() -> None:
             t0 = time.monotonic()
             status, _, body = post(port, {"jsonrpc": "2.0", "id": f"ping{k}", "method": "ping"}, session)
             assert status == 200, body
-            assert time.monotonic() - t0 < 2, "ping waited behind the long URIs"
+            # 5 s, not 2: this client's four flooding threads share its GIL with json.dumps of 512 KiB
+            # bodies, which a loaded CI machine slows down on the client side.
+            assert time.monotonic() - t0 < 5, "ping waited behind the long URIs"
         for t in floods:
             t.join(60)
         assert not errors, errors
@@ -190,7 +192,7 @@ def start_secure() -> tuple[subprocess.Popen[bytes], int]:
 
 
 def test_batches_are_charged_per_element() -> None:
-    """Finding 5: a 2025-03-26 batch costs one rate-limit token per element (carol: 0.5/s, burst 3)."""
+    """Finding 5: a 2025-03-26 batch costs one rate-limit token per element (carol: 0.05/s, burst 3)."""
     proc, port = start_secure()
     try:
         batch = [{"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}}

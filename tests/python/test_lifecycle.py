@@ -119,7 +119,7 @@ def test_signal_with_slow_async_handler_exits_within_drain(sig: int) -> None:
         proc.send_signal(sig)
         assert proc.wait(10) == 0
         elapsed = time.monotonic() - t0
-        assert 0.9 < elapsed < 2.5, elapsed  # the drain deadline (1 s), then a prompt exit
+        assert 0.9 < elapsed < 4.0, elapsed  # the drain deadline (1 s), then an exit (not the 60 s handler)
         assert proc.stderr is not None
         assert "cancelled sleep_async" in proc.stderr.read().decode()
         conn.close()
@@ -137,7 +137,7 @@ def test_signal_with_slow_sync_handler_exits_within_drain() -> None:
         t0 = time.monotonic()
         proc.send_signal(signal.SIGINT)
         assert proc.wait(10) == 0
-        assert time.monotonic() - t0 < 2.5
+        assert time.monotonic() - t0 < 4.0  # the drain deadline (1 s), not the 60 s handler
         assert proc.stderr is not None
         assert "cancelled sleep_sync" in proc.stderr.read().decode()
         conn.close()
@@ -187,7 +187,7 @@ def test_client_disconnect_before_the_handler_starts_is_not_lost(kind: str) -> N
     env = {**os.environ, "SLOW_WORKERS": "1", **({"SLOW_MIDDLEWARE": "1"} if middleware else {})}
     proc = start_http([str(APPS / "slow.py")], port, env=env)
     try:
-        hold = raw_post(port, call_msg(1, "hold_gil", {"seconds": 1.5}))
+        hold = raw_post(port, call_msg(1, "hold_gil", {"seconds": 3}))
         lines = wait_line(proc, "started hold_gil")
         conn = raw_post(port, msg)
         time.sleep(0.3)  # the request reaches the core and waits for its turn

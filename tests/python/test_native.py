@@ -249,7 +249,7 @@ async def test_sync_and_async_side_by_side_and_blocking_sync_does_not_delay_asyn
         elapsed = time.monotonic() - t0
         assert not slow.done()
         assert [r["structuredContent"]["result"] for r in results] == list(range(20)) + [0, 2, 4, 6, 8]
-        assert elapsed < 2.0, elapsed
+        assert elapsed < 5.0, elapsed  # not behind the blocker, which waits up to 10 s
         release.set()
         assert text(await asyncio.wait_for(slow, 10)) == "unblocked"
 
@@ -401,7 +401,5 @@ async def test_blocked_sync_handlers_run_side_by_side_up_to_the_pool_size() -> N
 
     async with Client(s) as c:
         for _ in range(3):
-            t0 = time.monotonic()
             rs = await asyncio.gather(*(c.call_tool("meet") for _ in range(4)))
-            assert [text(r) for r in rs] == ["met"] * 4, rs
-            assert time.monotonic() - t0 < 2.0
+            assert [text(r) for r in rs] == ["met"] * 4, rs  # the barrier (5 s) met: four at once

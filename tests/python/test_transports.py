@@ -88,7 +88,7 @@ def test_http_signal_exits_zero_quickly(http_everything: Any, sig: int) -> None:
     t0 = time.monotonic()
     proc.send_signal(sig)
     assert proc.wait(5) == 0
-    assert time.monotonic() - t0 < 1.0
+    assert time.monotonic() - t0 < 3.0  # no drain wait (nothing in flight); not a timing of the machine
 
 
 def stdio_exchange(args: list[str], lines: list[dict[str, Any]], env: dict[str, str] | None = None) -> list[dict[str, Any]]:
@@ -150,7 +150,7 @@ def test_stdio_signal_exits_zero(sig: int) -> None:
         t0 = time.monotonic()
         proc.send_signal(sig)
         assert proc.wait(5) == 0
-        assert time.monotonic() - t0 < 1.0
+        assert time.monotonic() - t0 < 3.0  # no drain wait (nothing in flight)
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -21,7 +21,7 @@ TOKENS = {
 }
 
 jwks = os.environ.get("OXMCP_TEST_JWKS")
-server = Server("secure", tokens=None if jwks else TOKENS, rate_limit={"rate": 0.5, "burst": 3, "per_caller": {"alice": 1000, "root": 1000, "bob": 1000, "jwt-user": 1000}},
+server = Server("secure", tokens=None if jwks else TOKENS, rate_limit={"rate": 0.05, "burst": 3, "per_caller": {"alice": 1000, "root": 1000, "bob": 1000, "jwt-user": 1000}},
                 max_in_flight=int(os.environ.get("OXMCP_TEST_MAX_IN_FLIGHT", "64")), max_string_bytes=4096)
 
 
