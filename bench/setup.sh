@@ -19,6 +19,7 @@
 # (default: ../shared/bench next to the checkout).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+HOST="$(rustc -vV | sed -n "s/^host: //p")"
 OXMCP_BENCH_DIR="${OXMCP_BENCH_DIR:-/tmp/oxmcp-bench}"
 BENCH_KIT="${BENCH_KIT:-$(cd "$ROOT/.." && pwd)/shared/bench}"
 BENCH_VENV="${BENCH_VENV:-/tmp/bench-venv}"
@@ -44,17 +45,21 @@ if [[ "$what" == all || "$what" == ours ]]; then
   step "oxmcp Rust bench server -> target/release/bench-server"
   (cd "$ROOT" && cargo build --release -p oxmcp-examples --bin bench-server --no-default-features)
 
+  # Built as build-native.cjs and the release workflow build it (napi's cargo call): for the
+  # target triple, with the hot code together (OXMCP_HOT_CODE, bindings-node/build.rs).
   step "oxmcp Node native module (release) -> $OXMCP_BENCH_DIR/node/oxmcp.node"
-  (cd "$ROOT" && cargo build --release -p oxmcp-node)
+  (cd "$ROOT" && OXMCP_HOT_CODE=1 cargo build --release --target "$HOST" -p oxmcp-node)
   mkdir -p "$OXMCP_BENCH_DIR/node"
-  cp "$ROOT/target/release/liboxmcp_node.so" "$OXMCP_BENCH_DIR/node/oxmcp.node.tmp"
+  cp "$ROOT/target/$HOST/release/liboxmcp_node.so" "$OXMCP_BENCH_DIR/node/oxmcp.node.tmp"
   mv "$OXMCP_BENCH_DIR/node/oxmcp.node.tmp" "$OXMCP_BENCH_DIR/node/oxmcp.node"
 
   step "oxmcp Python wheel (release) -> $OXMCP_BENCH_DIR/venv"
   [ -x "$OXMCP_BENCH_DIR/venv/bin/python" ] || python3 -m venv "$OXMCP_BENCH_DIR/venv"
   "$OXMCP_BENCH_DIR/venv/bin/pip" install -q --upgrade pip maturin
   rm -rf "$OXMCP_BENCH_DIR/wheels"
-  (cd "$ROOT" && "$OXMCP_BENCH_DIR/venv/bin/maturin" build --release -q -o "$OXMCP_BENCH_DIR/wheels")
+  # As the release workflow builds it: for the target triple, with the hot code together.
+  (cd "$ROOT" && OXMCP_HOT_CODE=1 "$OXMCP_BENCH_DIR/venv/bin/maturin" build --release --target "$HOST" -q \
+      -o "$OXMCP_BENCH_DIR/wheels")
   "$OXMCP_BENCH_DIR/venv/bin/pip" install -q --force-reinstall "$OXMCP_BENCH_DIR"/wheels/oxmcp-*.whl
 fi
 

@@ -28,6 +28,8 @@ LOGS="$ROOT/.cache/release-local"
 rm -rf "$LOGS" && mkdir -p "$LOGS" "$OUT"
 # maturin finds zig through the venv's `ziglang`; actionlint and auditwheel are there too.
 export VIRTUAL_ENV="$ROOT/.venv" PATH="$ROOT/.venv/bin:$PATH"
+# As the workflow builds them: the bindings' hot code together (build.rs, scripts/hot-code.py).
+export OXMCP_HOT_CODE="${OXMCP_HOT_CODE:-1}"
 case "$PROFILE" in
   dev) node_profile=debug ;;
   release) node_profile=release ;;

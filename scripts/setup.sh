@@ -44,6 +44,8 @@ esac
 # a value already in the environment wins.
 export MATURIN_PEP517_ARGS="${MATURIN_PEP517_ARGS:---profile $maturin_profile}"
 export OXMCP_NATIVE_PROFILE="${OXMCP_NATIVE_PROFILE:-$OXMCP_BUILD_PROFILE}"
+# Both bindings' build.rs: link x86_64 Linux glibc builds with hot-code.ld (scripts/hot-code.py).
+export OXMCP_HOT_CODE="${OXMCP_HOT_CODE:-1}"
 die() { echo "setup: error: $*" >&2; exit 1; }
 
 # Python tools the tests use. Changing this list makes the next run reinstall.
