@@ -8,7 +8,7 @@ fn main() {
 /// code in 64 KB windows around each first touch, so spread-out hot code keeps most of the file
 /// resident; together it takes a fraction of that (bench/RESULTS.md, "Node idle RSS"). Opt-in,
 /// because it needs a GNU-compatible linker (lld, which Rust uses there by default, or GNU ld):
-/// build-native.cjs, bench/setup.sh and the release workflow set it. The script only orders
+/// build-native.cjs (by default), scripts/setup.sh, the release scripts and the workflow set it. The script only orders
 /// sections, so a stale one costs memory, not correctness; scripts/hot-code.py rewrites it
 /// (and bindings-python's, which the Python extension's build.rs uses the same way).
 fn hot_code() {

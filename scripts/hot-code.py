@@ -216,8 +216,8 @@ def main() -> None:
     cg = work / "cg.out"
     cmd = ["valgrind", "--tool=callgrind", "--demangle=no", f"--callgrind-out-file={cg}",
            *server, "--http", f"127.0.0.1:{port}"]
-    log = open(work / "server.log", "wb")
-    p = subprocess.Popen(cmd, env=dict(os.environ, **env), stdout=log, stderr=log)
+    with open(work / "server.log", "wb") as log:
+        p = subprocess.Popen(cmd, env=dict(os.environ, **env), stdout=log, stderr=log)
     try:
         wait_ready(port, p, 300)
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
@@ -236,14 +236,15 @@ def main() -> None:
         sys.exit(f"hot-code: expected one dump and a final profile in {work}; see server.log there")
     known = symbols(module)
     idle = functions(dumps[0], str(module), known)
-    rest = [f for f in functions(cg, str(module), known) if f not in set(idle)]
+    ran_idle = set(idle)
+    rest = [f for f in functions(cg, str(module), known) if f not in ran_idle]
     if len(idle) < 100:
         sys.exit(f"hot-code: only {len(idle)} functions of {module} ran; is it the module the server loaded?")
     # Exact names first: the build this profile came from (napi's `--target` build) places just
     # what ran. Then the same functions with their hash as a glob, for builds whose hashes differ.
     globs = list(dict.fromkeys(glob(f) for f in idle + rest))
-    # `.text.startup`: the constructors that run at load (napi registers the classes) (the `ctor`
-    # crate names the section without the function), all of which run.
+    # `.text.startup`: the constructors that run at load, all of them (napi's class
+    # registrations; the `ctor` crate names that section without the function).
     rules = ["    *(.text.startup .text.startup.*)"] + [rule(f) for f in idle + rest] + [rule(g) for g in globs]
     out.write_text(
         f"/* The {a.binding} binding's hot code, together (scripts/hot-code.py wrote this; do not edit).\n"
