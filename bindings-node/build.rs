@@ -8,9 +8,9 @@ fn main() {
 /// code in 64 KB windows around each first touch, so spread-out hot code keeps most of the file
 /// resident; together it takes a fraction of that (bench/RESULTS.md, "Node idle RSS"). Opt-in,
 /// because it needs a GNU-compatible linker (lld, which Rust uses there by default, or GNU ld):
-/// build-native.cjs (by default), scripts/setup.sh, the release scripts and the workflow set it. The script only orders
-/// sections, so a stale one costs memory, not correctness; scripts/hot-code.py rewrites it
-/// (and bindings-python's, which the Python extension's build.rs uses the same way).
+/// build-native.cjs (by default), scripts/setup.sh, the release scripts and the workflow set it.
+/// The script only orders sections, so a stale one costs memory, not correctness;
+/// scripts/hot-code.py rewrites it (and bindings-python's, which that build.rs uses the same way).
 fn hot_code() {
     println!("cargo:rerun-if-env-changed=OXMCP_HOT_CODE");
     println!("cargo:rerun-if-changed=hot-code.ld");
