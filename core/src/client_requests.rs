@@ -4,14 +4,124 @@
 //! responses back with [`ClientRequests::resolve`].
 
 use crate::error::{ErrorCode, HandlerError, McpError};
+use futures::task::AtomicWaker;
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 /// Where notifications (and, in legacy sessions, server→client requests) for one request go.
-pub(crate) type Sink = mpsc::UnboundedSender<Value>;
+#[derive(Clone)]
+pub(crate) enum Sink {
+    Chan(mpsc::UnboundedSender<Value>),
+    /// A channel made on the first message: an HTTP POST's, since most requests send none and
+    /// a channel per request was a tenth of the allocations of a `tools/call`.
+    Lazy(Arc<LazySink>),
+}
+
+impl Sink {
+    /// `Err` (the message back) when nobody listens any more: the stream or request is over.
+    pub(crate) fn send(&self, msg: Value) -> Result<(), Value> {
+        match self {
+            Self::Chan(tx) => tx.send(msg).map_err(|e| e.0),
+            Self::Lazy(l) => l.send(msg),
+        }
+    }
+
+    /// Nobody listens any more: sends would fail.
+    pub(crate) fn is_closed(&self) -> bool {
+        match self {
+            Self::Chan(tx) => tx.is_closed(),
+            Self::Lazy(l) => l.is_closed(),
+        }
+    }
+}
+
+impl From<mpsc::UnboundedSender<Value>> for Sink {
+    fn from(tx: mpsc::UnboundedSender<Value>) -> Self {
+        Self::Chan(tx)
+    }
+}
+
+/// The sending half of a channel that exists only once something is sent, and the receiving
+/// side's wait for it ([`LazySink::opened`]). The receiver ends it with [`LazySink::close`].
+#[derive(Default)]
+pub(crate) struct LazySink {
+    state: Mutex<Lazy>,
+    waker: AtomicWaker,
+}
+
+#[derive(Default)]
+enum Lazy {
+    #[default]
+    Unused,
+    /// Made by the first send; the receiver is here until [`LazySink::opened`] takes it.
+    Open(
+        mpsc::UnboundedSender<Value>,
+        Option<mpsc::UnboundedReceiver<Value>>,
+    ),
+    Closed,
+}
+
+impl LazySink {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Lazy> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn send(&self, msg: Value) -> Result<(), Value> {
+        let sent = {
+            let mut state = self.lock();
+            if matches!(*state, Lazy::Unused) {
+                let (tx, rx) = mpsc::unbounded_channel();
+                *state = Lazy::Open(tx, Some(rx));
+            }
+            match &*state {
+                Lazy::Open(tx, _) => tx.send(msg).map_err(|e| e.0),
+                _ => Err(msg),
+            }
+        };
+        // After the state is set: the receiver registers its waker before it looks.
+        self.waker.wake();
+        sent
+    }
+
+    /// The receiver once the first message was sent (pending until then); `None` once closed.
+    pub(crate) fn poll_opened(
+        &self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<mpsc::UnboundedReceiver<Value>>> {
+        self.waker.register(cx.waker());
+        self.take()
+            .map_or(std::task::Poll::Pending, std::task::Poll::Ready)
+    }
+
+    /// The receiver, if a message was sent and it was not taken yet (`Some(None)`: closed).
+    pub(crate) fn take(&self) -> Option<Option<mpsc::UnboundedReceiver<Value>>> {
+        match &mut *self.lock() {
+            Lazy::Unused => None,
+            Lazy::Open(_, rx) => rx.take().map(Some),
+            Lazy::Closed => Some(None),
+        }
+    }
+
+    fn is_closed(&self) -> bool {
+        match &*self.lock() {
+            Lazy::Unused => false,
+            Lazy::Open(tx, _) => tx.is_closed(),
+            Lazy::Closed => true,
+        }
+    }
+
+    /// No more messages: later sends fail, as they do once a channel's receiver is dropped.
+    pub(crate) fn close(&self) {
+        *self.lock() = Lazy::Closed;
+    }
+
+    pub(crate) async fn opened(&self) -> Option<mpsc::UnboundedReceiver<Value>> {
+        std::future::poll_fn(|cx| self.poll_opened(cx)).await
+    }
+}
 
 pub(crate) fn random_token(bytes: usize) -> String {
     use rand::RngCore;
@@ -102,5 +212,57 @@ impl ClientRequests {
             }
             None => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn lazy_sink_opens_on_the_first_message_and_fails_once_closed() {
+        let lazy = Arc::new(LazySink::default());
+        let sink = Sink::Lazy(lazy.clone());
+        assert!(lazy.take().is_none(), "no channel before a message");
+        assert!(!sink.is_closed());
+
+        // The waiting side is woken by a send from another task.
+        let waiting = tokio::spawn({
+            let lazy = lazy.clone();
+            async move { lazy.opened().await }
+        });
+        tokio::task::yield_now().await;
+        sink.send(json!({"n": 1})).unwrap();
+        sink.send(json!({"n": 2})).unwrap();
+        let mut rx = waiting.await.unwrap().expect("opened, not closed");
+        assert_eq!(rx.try_recv().unwrap(), json!({"n": 1}));
+        assert_eq!(rx.try_recv().unwrap(), json!({"n": 2}));
+        assert!(lazy.take().is_none(), "the receiver is handed out once");
+
+        // A dropped receiver fails later sends, as a plain channel does.
+        drop(rx);
+        assert_eq!(sink.send(json!(3)), Err(json!(3)));
+        assert!(sink.is_closed());
+    }
+
+    #[tokio::test]
+    async fn a_closed_lazy_sink_refuses_messages_and_makes_no_channel() {
+        let lazy = Arc::new(LazySink::default());
+        let sink = Sink::Lazy(lazy.clone());
+        lazy.close();
+        assert_eq!(sink.send(json!(1)), Err(json!(1)));
+        assert!(sink.is_closed());
+        assert!(matches!(lazy.take(), Some(None)));
+        assert!(lazy.opened().await.is_none());
+    }
+
+    #[tokio::test]
+    async fn a_message_sent_before_close_is_taken_after_it() {
+        // The HTTP transport drains what was sent before the answer, then closes.
+        let lazy = Arc::new(LazySink::default());
+        Sink::Lazy(lazy.clone()).send(json!("early")).unwrap();
+        let mut rx = lazy.take().flatten().expect("a channel was made");
+        lazy.close();
+        assert_eq!(rx.try_recv().unwrap(), json!("early"));
     }
 }

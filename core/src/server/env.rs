@@ -74,8 +74,11 @@ impl Env {
         self
     }
     /// Where notifications (progress, logs, listen events) for this message go.
-    pub fn notifications(mut self, tx: tokio::sync::mpsc::UnboundedSender<Value>) -> Self {
-        self.sink = Some(tx);
+    pub fn notifications(self, tx: tokio::sync::mpsc::UnboundedSender<Value>) -> Self {
+        self.sink(tx.into())
+    }
+    pub(crate) fn sink(mut self, sink: Sink) -> Self {
+        self.sink = Some(sink);
         self
     }
     pub(crate) fn session(mut self, s: Option<Arc<LegacySession>>) -> Self {

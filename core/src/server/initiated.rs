@@ -103,7 +103,7 @@ impl SessionHandle {
                 }
             }
         });
-        Some(tx)
+        Some(tx.into())
     }
 
     /// `notifications/message`, if the session's `logging/setLevel` lets `level` through.

@@ -8,6 +8,7 @@
 
 use super::authority::{Authority, Origin};
 use super::headers;
+use crate::client_requests::{LazySink, Sink};
 use crate::error::{ErrorCode, McpError};
 use crate::identity::Caller;
 use crate::jsonrpc::{self, Incoming, Message, ParseError};
@@ -140,10 +141,14 @@ type Work =
 struct InFlight {
     work: Option<Work>,
     cancel: CancellationToken,
+    /// The request's notifications: closed with it, so a message sent after the answer (from a
+    /// task the handler left behind) fails as it would on a dropped channel.
+    sink: Arc<LazySink>,
 }
 
 impl Drop for InFlight {
     fn drop(&mut self) {
+        self.sink.close();
         if let Some(work) = self.work.take() {
             self.cancel.cancel();
             if let Ok(rt) = tokio::runtime::Handle::try_current() {
@@ -636,9 +641,9 @@ impl HttpHandler {
         params: Option<Value>,
         env: Env,
     ) -> HttpResponse {
-        let (tx, mut rx) = mpsc::unbounded_channel::<Value>();
+        let sink = Arc::new(LazySink::default());
         let cancel = env.cancel.clone();
-        let env = env.notifications(tx);
+        let env = env.sink(Sink::Lazy(sink.clone()));
         let server = self.server.clone();
         let work: Work = Box::pin(async move {
             let r = server.request_with_status(id, method, params, &env).await;
@@ -648,6 +653,7 @@ impl HttpHandler {
         let mut inflight = InFlight {
             work: Some(work),
             cancel: cancel.clone(),
+            sink: sink.clone(),
         };
         let first = {
             let work = inflight
@@ -657,15 +663,17 @@ impl HttpHandler {
             tokio::select! {
                 biased;
                 done = work => Err(done),
-                Some(m) = rx.recv() => Ok(m),
+                Some(rx) = sink.opened() => Ok(rx),
             }
         };
         match first {
             Err((r, created)) => {
                 drop(inflight.work.take());
                 let mut pending = Vec::new();
-                while let Ok(m) = rx.try_recv() {
-                    pending.push(m);
+                if let Some(Some(mut rx)) = sink.take() {
+                    while let Ok(m) = rx.try_recv() {
+                        pending.push(m);
+                    }
                 }
                 let mut resp = match (r, pending.is_empty()) {
                     (None, _) => HttpResponse::new(StatusCode::ACCEPTED),
@@ -693,14 +701,17 @@ impl HttpHandler {
                 }
                 resp
             }
-            Ok(first) => {
+            Ok(mut rx) => {
                 // Switch to SSE: the rest of the request is driven by a task feeding the body.
                 // Dropping the body (client gone) ends that task, which cancels the request.
                 let (btx, brx) = mpsc::channel::<Bytes>(64);
                 let keep_alive = self.config.keep_alive;
                 tokio::spawn(async move {
-                    if btx.send(sse_event(&first)).await.is_err() {
-                        return;
+                    // The first message is already there: it opened the channel.
+                    if let Ok(first) = rx.try_recv() {
+                        if btx.send(sse_event(&first)).await.is_err() {
+                            return;
+                        }
                     }
                     let mut tick = tokio::time::interval(keep_alive);
                     tick.tick().await;

@@ -92,7 +92,7 @@ impl HttpHandler {
         };
         // Server-initiated messages outside a request (server/initiated.rs) go on this stream.
         let (otx, mut orx) = mpsc::unbounded_channel::<Value>();
-        session.set_outbound(Some(otx));
+        session.set_outbound(Some(otx.into()));
         let mut events = self.server.legacy_events(session);
         let (tx, rx) = mpsc::channel::<Bytes>(64);
         let keep_alive = self.config.keep_alive;

@@ -217,7 +217,7 @@ where
                 // `initialize` selects legacy semantics for the rest of the process.
                 *session.lock().unwrap_or_else(|e| e.into_inner()) = Some(s.clone());
                 // Server-initiated messages outside a request go to stdout too.
-                s.set_outbound(Some(out.clone()));
+                s.set_outbound(Some(out.clone().into()));
                 tokio::spawn(forward_legacy_events(server.clone(), s, out.clone()));
             }
             if let Some(r) = resp {
