@@ -4,7 +4,7 @@
 
 use super::dispatch::*;
 use super::env::Env;
-use super::pipeline::{Done, Kind, Prepared, RunError};
+use super::pipeline::{Done, Invoke, Kind, Prepared, RunError};
 use super::Server;
 use crate::context::{Context, InputState};
 use crate::error::{ErrorCode, HandlerError, McpError};
@@ -77,14 +77,13 @@ impl Server {
         let Value::Object(args) = args else {
             unreachable!("checked above")
         };
-        let handler = tool.handler.clone();
         let p = Prepared {
             name,
             input: InputState::default(),
             slots: tool.slots.clone(),
             timeout: tool.timeout.or(self.inner.options.tool_timeout),
             kind: Kind::Tool(tool),
-            invoke: Box::new(move |ctx| handler.call(args, ctx).map(|r| r.map(Done::Tool)).boxed()),
+            invoke: Invoke::Tool(args),
         };
         Ok((p, params))
     }
@@ -178,12 +177,12 @@ impl Server {
             input: InputState::default(),
             slots: None,
             timeout: self.inner.options.tool_timeout,
-            invoke: Box::new(move |ctx| {
+            invoke: Invoke::Other(Box::new(move |ctx| {
                 handler
                     .read(read_uri, vars, ctx)
                     .map(|r| r.map(Done::Contents))
                     .boxed()
-            }),
+            })),
         };
         Ok((p, params))
     }
@@ -223,9 +222,9 @@ impl Server {
             input: InputState::default(),
             slots: None,
             timeout: self.inner.options.tool_timeout,
-            invoke: Box::new(move |ctx| {
+            invoke: Invoke::Other(Box::new(move |ctx| {
                 handler.get(args, ctx).map(|r| r.map(Done::Prompt)).boxed()
-            }),
+            })),
         };
         Ok((p, params))
     }
@@ -291,14 +290,14 @@ impl Server {
             .and_then(Value::as_object)
             .cloned()
             .unwrap_or_default();
-        let invoke: super::pipeline::Invoke = match handler {
+        let invoke = Invoke::Other(match handler {
             None => Box::new(|_| async { Ok(Done::Completion(Completion::default())) }.boxed()),
             Some(h) => Box::new(move |ctx| {
                 h.complete(arg_name, value, ctx_args, ctx)
                     .map(|r| r.map(Done::Completion))
                     .boxed()
             }),
-        };
+        });
         Ok(Prepared {
             kind: Kind::Completion,
             name: arg

@@ -47,8 +47,28 @@ pub(crate) enum Done {
     Completion(Completion),
 }
 
-/// The handler future, given its context.
-pub(crate) type Invoke = Box<dyn FnOnce(Context) -> BoxFuture<Result<Done, HandlerError>> + Send>;
+/// How the handler is started, given its context.
+pub(crate) enum Invoke {
+    /// The tool's (`Kind::Tool`) handler with its validated arguments, called in place: no
+    /// closure box, and no second box to map its result (every `tools/call`).
+    Tool(Map<String, Value>),
+    Other(Box<dyn FnOnce(Context) -> BoxFuture<Result<Done, HandlerError>> + Send>),
+}
+
+impl Invoke {
+    /// The handler future as one boxed future (a task runs it on a task of its own).
+    pub(crate) fn start(self, kind: &Kind, ctx: Context) -> BoxFuture<Result<Done, HandlerError>> {
+        match (self, kind) {
+            (Self::Tool(args), Kind::Tool(tool)) => tool
+                .handler
+                .call(args, ctx)
+                .map(|r| r.map(Done::Tool))
+                .boxed(),
+            (Self::Other(f), _) => f(ctx),
+            (Self::Tool(_), _) => unreachable!("Invoke::Tool is built with Kind::Tool"),
+        }
+    }
+}
 
 /// A call that passed `prepare`: everything the guard, run and map stages need.
 pub(crate) struct Prepared {
@@ -121,7 +141,18 @@ impl Server {
             env.cancel.clone()
         };
         let ctx = self.context(rq, env, p.input, cancel);
-        let r = Self::run((p.invoke)(ctx.clone()), &ctx.inner.cancel, p.timeout).await;
+        let r = match (p.invoke, &p.kind) {
+            (Invoke::Tool(args), Kind::Tool(tool)) => {
+                let fut = tool.handler.call(args, ctx.clone());
+                Self::run(fut, &ctx.inner.cancel, p.timeout)
+                    .await
+                    .map(Done::Tool)
+            }
+            (invoke, kind) => {
+                let fut = invoke.start(kind, ctx.clone());
+                Self::run(fut, &ctx.inner.cancel, p.timeout).await
+            }
+        };
         self.map(rq, env, &p.kind, &p.name, &ctx, r)
     }
 
