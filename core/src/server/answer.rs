@@ -12,6 +12,22 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
+/// The server's `serverInfo` (`Implementation`), with its JSON written once: every modern tool
+/// answer carries it in `_meta`, and serialising the value each time was a tenth of writing one.
+#[derive(Debug)]
+pub(crate) struct ServerInfo {
+    pub(crate) value: Value,
+    pub(crate) json: Box<RawValue>,
+}
+
+impl ServerInfo {
+    pub(crate) fn new(value: Value) -> Self {
+        let json = serde_json::value::to_raw_value(&value)
+            .unwrap_or_else(|_| RawValue::from_string("{}".into()).expect("valid JSON"));
+        Self { value, json }
+    }
+}
+
 /// A tool's result and the era's shaping it gets when it is written.
 #[derive(Debug)]
 pub(crate) struct ToolAnswer {
@@ -19,7 +35,7 @@ pub(crate) struct ToolAnswer {
     /// A 2026-07-28 answer: `resultType` is `complete`.
     pub(crate) modern: bool,
     /// The server's `serverInfo`, put into `_meta` (modern answers, unless the options say no).
-    pub(crate) info: Option<Arc<Value>>,
+    pub(crate) info: Option<Arc<ServerInfo>>,
 }
 
 impl ToolAnswer {
@@ -31,7 +47,7 @@ impl ToolAnswer {
             _ => Map::new(),
         };
         if self.modern {
-            shape_modern(&mut m, self.info.as_deref());
+            shape_modern(&mut m, self.info.as_deref().map(|i| &i.value));
         }
         Value::Object(m)
     }
@@ -50,7 +66,7 @@ impl ToolAnswer {
             for (k, v) in r.meta.iter().flatten() {
                 match (info, k.as_str().cmp(META_SERVER_INFO)) {
                     (Some(i), std::cmp::Ordering::Greater) => {
-                        entry(out, &mut inner, META_SERVER_INFO, i);
+                        info_entry(out, &mut inner, i);
                         info = None;
                     }
                     (Some(_), std::cmp::Ordering::Equal) => continue,
@@ -59,7 +75,7 @@ impl ToolAnswer {
                 entry(out, &mut inner, k, v);
             }
             if let Some(i) = info {
-                entry(out, &mut inner, META_SERVER_INFO, i);
+                info_entry(out, &mut inner, i);
             }
             out.push(b'}');
         }
@@ -194,6 +210,15 @@ impl Sep {
     }
 }
 
+fn info_entry(out: &mut Vec<u8>, sep: &mut Sep, info: &ServerInfo) {
+    sep.put(out);
+    // The key needs no escaping.
+    out.push(b'"');
+    out.extend_from_slice(META_SERVER_INFO.as_bytes());
+    out.extend_from_slice(b"\":");
+    out.extend_from_slice(info.json.get().as_bytes());
+}
+
 fn entry(out: &mut Vec<u8>, sep: &mut Sep, k: &str, v: &Value) {
     sep.put(out);
     serde_json::to_writer(&mut *out, k).unwrap_or_default();
@@ -211,7 +236,7 @@ mod tests {
     /// of the members that may be absent, and a handler `_meta` on either side of serverInfo.
     #[test]
     fn the_written_answer_is_the_value() {
-        let info = Arc::new(json!({"name": "srv", "version": "1.0"}));
+        let info = Arc::new(ServerInfo::new(json!({"name": "srv", "version": "1.0"})));
         let metas = [
             None,
             Some(json!({"a": 1, "z": {"k": [1, 2]}})),

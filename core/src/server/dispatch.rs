@@ -569,13 +569,13 @@ impl Server {
                     Value::String(hint.scope.as_str().into()),
                 );
             }
-            super::answer::shape_modern(&mut result, self.server_info().map(|i| &**i));
+            super::answer::shape_modern(&mut result, self.server_info().map(|i| &i.value));
         }
         Value::Object(result)
     }
 
     /// The serverInfo modern results carry in `_meta`, unless the options leave it out.
-    pub(super) fn server_info(&self) -> Option<&Arc<Value>> {
+    pub(super) fn server_info(&self) -> Option<&Arc<super::answer::ServerInfo>> {
         self.inner
             .options
             .include_server_info
@@ -584,7 +584,7 @@ impl Server {
 
     pub(super) fn add_server_info(&self, result: &mut Map<String, Value>) {
         if let Some(info) = self.server_info() {
-            super::answer::insert_server_info(result, info);
+            super::answer::insert_server_info(result, &info.value);
         }
     }
 

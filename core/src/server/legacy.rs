@@ -60,7 +60,7 @@ impl Server {
         let mut r = Map::new();
         r.insert("protocolVersion".into(), Value::String(version.into()));
         r.insert("capabilities".into(), caps.clone());
-        r.insert("serverInfo".into(), Value::clone(&self.inner.info));
+        r.insert("serverInfo".into(), self.inner.info.value.clone());
         if let Some(i) = &self.inner.instructions {
             r.insert("instructions".into(), Value::String(i.clone()));
         }

@@ -40,7 +40,7 @@ use tokio_util::sync::CancellationToken;
 
 pub(crate) struct Inner {
     /// Shared with every modern answer that carries it in `_meta`.
-    pub(crate) info: Arc<Value>,
+    pub(crate) info: Arc<answer::ServerInfo>,
     pub(crate) instructions: Option<String>,
     /// Everything registered, in registration order (so lists are deterministic). Copy-on-write:
     /// a request takes a snapshot (one `Arc` clone); a change publishes a new version, which
@@ -159,7 +159,7 @@ impl Server {
     }
     /// The `Implementation` object (`serverInfo`).
     pub fn info(&self) -> &Value {
-        &self.inner.info
+        &self.inner.info.value
     }
 
     pub(crate) fn snapshot(&self) -> Arc<Registry> {
@@ -753,7 +753,7 @@ impl ServerBuilder {
         let tasks = Arc::new(crate::tasks::engine::TaskEngine::new(tasks, bus.clone()));
         Ok(Server {
             inner: Arc::new(Inner {
-                info: Arc::new(Value::Object(self.info)),
+                info: Arc::new(answer::ServerInfo::new(Value::Object(self.info))),
                 instructions: self.instructions,
                 registry: RwLock::new(Arc::new(reg)),
                 schemas,
