@@ -70,24 +70,29 @@ impl LazySink {
     }
 
     fn send(&self, msg: Value) -> Result<(), Value> {
-        let sent = {
+        let (sent, opened) = {
             let mut state = self.lock();
-            if matches!(*state, Lazy::Unused) {
+            let opened = matches!(*state, Lazy::Unused);
+            if opened {
                 let (tx, rx) = mpsc::unbounded_channel();
                 *state = Lazy::Open(tx, Some(rx));
             }
-            match &*state {
+            let sent = match &*state {
                 Lazy::Open(tx, _) => tx.send(msg).map_err(|e| e.0),
                 _ => Err(msg),
-            }
+            };
+            (sent, opened)
         };
-        // After the state is set: the receiver registers its waker before it looks.
-        self.waker.wake();
+        // Only the opening is waited for (later messages go through the channel). After the
+        // state is set: the receiver registers its waker before it looks.
+        if opened {
+            self.waker.wake();
+        }
         sent
     }
 
     /// The receiver once the first message was sent (pending until then); `None` once closed.
-    pub(crate) fn poll_opened(
+    fn poll_opened(
         &self,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Option<mpsc::UnboundedReceiver<Value>>> {

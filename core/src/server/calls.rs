@@ -82,8 +82,8 @@ impl Server {
             input: InputState::default(),
             slots: tool.slots.clone(),
             timeout: tool.timeout.or(self.inner.options.tool_timeout),
+            invoke: Invoke::Tool(tool.handler.clone(), args),
             kind: Kind::Tool(tool),
-            invoke: Invoke::Tool(args),
         };
         Ok((p, params))
     }

@@ -21,7 +21,7 @@ use super::env::Env;
 use super::Server;
 use crate::context::{Context, InputState};
 use crate::error::{ErrorCode, HandlerError, McpError};
-use crate::handler::BoxFuture;
+use crate::handler::{BoxFuture, ToolHandler};
 use crate::protocol::{Completion, PromptResult, ResourceContents, ToolResult};
 use crate::tool::ToolEntry;
 use futures::FutureExt;
@@ -49,23 +49,18 @@ pub(crate) enum Done {
 
 /// How the handler is started, given its context.
 pub(crate) enum Invoke {
-    /// The tool's (`Kind::Tool`) handler with its validated arguments, called in place: no
-    /// closure box, and no second box to map its result (every `tools/call`).
-    Tool(Map<String, Value>),
+    /// A tool's handler with its validated arguments, called in place: no closure box, and no
+    /// second box to map its result (every `tools/call`).
+    Tool(Arc<dyn ToolHandler>, Map<String, Value>),
     Other(Box<dyn FnOnce(Context) -> BoxFuture<Result<Done, HandlerError>> + Send>),
 }
 
 impl Invoke {
     /// The handler future as one boxed future (a task runs it on a task of its own).
-    pub(crate) fn start(self, kind: &Kind, ctx: Context) -> BoxFuture<Result<Done, HandlerError>> {
-        match (self, kind) {
-            (Self::Tool(args), Kind::Tool(tool)) => tool
-                .handler
-                .call(args, ctx)
-                .map(|r| r.map(Done::Tool))
-                .boxed(),
-            (Self::Other(f), _) => f(ctx),
-            (Self::Tool(_), _) => unreachable!("Invoke::Tool is built with Kind::Tool"),
+    pub(crate) fn start(self, ctx: Context) -> BoxFuture<Result<Done, HandlerError>> {
+        match self {
+            Self::Tool(handler, args) => handler.call(args, ctx).map(|r| r.map(Done::Tool)).boxed(),
+            Self::Other(f) => f(ctx),
         }
     }
 }
@@ -141,17 +136,14 @@ impl Server {
             env.cancel.clone()
         };
         let ctx = self.context(rq, env, p.input, cancel);
-        let r = match (p.invoke, &p.kind) {
-            (Invoke::Tool(args), Kind::Tool(tool)) => {
-                let fut = tool.handler.call(args, ctx.clone());
+        let r = match p.invoke {
+            Invoke::Tool(handler, args) => {
+                let fut = handler.call(args, ctx.clone());
                 Self::run(fut, &ctx.inner.cancel, p.timeout)
                     .await
                     .map(Done::Tool)
             }
-            (invoke, kind) => {
-                let fut = invoke.start(kind, ctx.clone());
-                Self::run(fut, &ctx.inner.cancel, p.timeout).await
-            }
+            other => Self::run(other.start(ctx.clone()), &ctx.inner.cancel, p.timeout).await,
         };
         self.map(rq, env, &p.kind, &p.name, &ctx, r)
     }

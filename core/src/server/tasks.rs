@@ -85,7 +85,7 @@ impl Server {
                 Err(e) => return e.into(),
             }
         }
-        let fut = p.invoke.start(&p.kind, ctx.clone());
+        let fut = p.invoke.start(ctx.clone());
         let (tx, mut rx) = tokio::sync::oneshot::channel();
         {
             let (cancel, timeout) = (cancel.clone(), p.timeout);

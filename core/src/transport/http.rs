@@ -707,12 +707,8 @@ impl HttpHandler {
                 let (btx, brx) = mpsc::channel::<Bytes>(64);
                 let keep_alive = self.config.keep_alive;
                 tokio::spawn(async move {
-                    // The first message is already there: it opened the channel.
-                    if let Ok(first) = rx.try_recv() {
-                        if btx.send(sse_event(&first)).await.is_err() {
-                            return;
-                        }
-                    }
+                    // The message that opened the channel is waiting in it: the loop's first
+                    // (biased) branch sends it before anything else.
                     let mut tick = tokio::time::interval(keep_alive);
                     tick.tick().await;
                     loop {
