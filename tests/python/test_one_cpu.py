@@ -1,0 +1,96 @@
+"""The sync-call hand-over when the server may use one CPU only (bindings-python/src/engine.rs:
+there sync calls are held until a tokio worker is about to park, or 1 ms at most, and go to one
+pool thread as a batch). The server runs under `taskset -c 0`, over real HTTP on 127.0.0.1; the
+same cases as tests/node/one-cpu.test.mjs, and the pool's own rule (blocked calls side by side).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from procs import free_port, stop, wait_listening
+
+APP = Path(__file__).resolve().parent / "apps" / "one_cpu.py"
+META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+
+@pytest.fixture(scope="module")
+def port() -> Any:
+    p = free_port()
+    proc = subprocess.Popen(["taskset", "-c", "0", sys.executable, str(APP), "--http", f"127.0.0.1:{p}"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=dict(os.environ))
+    wait_listening(p, proc)
+    try:
+        with open(f"/proc/{proc.pid}/status") as f:
+            allowed = next(line.split(":", 1)[1].strip() for line in f if line.startswith("Cpus_allowed_list"))
+        assert allowed == "0", allowed
+        yield p
+    finally:
+        stop(proc)
+
+
+def call(port: int, name: str, **arguments: Any) -> dict[str, Any]:
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                       "params": {"name": name, "arguments": arguments, "_meta": META}}).encode()
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/mcp", data=body, method="POST", headers={
+        "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": name})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        assert r.status == 200
+        result: dict[str, Any] = json.loads(r.read())["result"]
+        return result
+
+
+def text(result: dict[str, Any]) -> str:
+    return str(result["content"][0]["text"])
+
+
+def test_many_calls_in_flight_each_get_their_own_answer(port: int) -> None:
+    def one(i: int) -> None:
+        match i % 3:
+            case 0:
+                assert text(call(port, "add", a=i, b=1)) == str(i + 1)
+            case 1:
+                r = call(port, "fails", n=i)
+                assert r["isError"] is True and f"failure {i}" in text(r), r
+            case _:
+                assert text(call(port, "async_add", a=i, b=2)) == str(i + 2)
+
+    with ThreadPoolExecutor(30) as ex:
+        list(ex.map(one, range(150)))
+
+
+def test_calls_one_at_a_time_are_answered(port: int) -> None:
+    # A batch of one each time, handed over when the worker parks.
+    for i in range(30):
+        assert text(call(port, "add", a=i, b=i)) == str(2 * i)
+
+
+def test_blocked_calls_run_side_by_side_up_to_the_pool_size(port: int) -> None:
+    # Four calls made together are one batch: each call that blocks calls one more pool thread to
+    # the batch, so all four meet (the barrier gives up after 5 s, and the tool then fails).
+    for _ in range(3):
+        with ThreadPoolExecutor(4) as ex:
+            rs = list(ex.map(lambda _: call(port, "meet"), range(4)))
+        assert [text(r) for r in rs] == ["met"] * 4, rs
+
+
+def test_a_call_past_its_timeout_does_not_hold_up_the_others(port: int) -> None:
+    with ThreadPoolExecutor(9) as ex:
+        slow = ex.submit(call, port, "stuck")
+        t0 = time.monotonic()
+        quick = list(ex.map(lambda i: text(call(port, "add", a=i, b=i)), range(8)))
+        took = time.monotonic() - t0
+        r = slow.result()
+    assert quick == [str(2 * i) for i in range(8)]
+    assert took < 2.5, took  # not behind the stuck call's 3 s sleep
+    assert r["isError"] is True and "time" in text(r).lower(), r
