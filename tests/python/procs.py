@@ -1,14 +1,18 @@
-"""Server processes for the tests: a free loopback port, waiting until one listens, stopping it."""
+"""Server processes for the tests: a free loopback port, waiting until one listens, stopping it, and
+a 2026-07-28 `tools/call` over HTTP."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -55,3 +59,18 @@ def stop(proc: subprocess.Popen[bytes], timeout: float = 10) -> int | None:
         proc.kill()
         proc.wait(5)
         return None
+
+
+META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+
+
+def tool_call(port: int, name: str, arguments: dict[str, Any], timeout: float = 30) -> dict[str, Any]:
+    """POST one 2026-07-28 `tools/call` (with its mirrored headers) to /mcp; the parsed JSON-RPC answer."""
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                       "params": {"name": name, "arguments": arguments, "_meta": META}}).encode()
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/mcp", data=body, method="POST", headers={
+        "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": name})
+    with urllib.request.urlopen(req, timeout=timeout) as r:
+        answer: dict[str, Any] = json.loads(r.read())
+        return answer

@@ -6,22 +6,20 @@ same cases as tests/node/one-cpu.test.mjs, and the pool's own rule (blocked call
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
 import time
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from procs import free_port, stop, wait_listening
+from procs import free_port, stop, tool_call, wait_listening
 
 APP = Path(__file__).resolve().parent / "apps" / "one_cpu.py"
-META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+
 
 @pytest.fixture(scope="module")
 def port() -> Any:
@@ -39,15 +37,8 @@ def port() -> Any:
 
 
 def call(port: int, name: str, **arguments: Any) -> dict[str, Any]:
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                       "params": {"name": name, "arguments": arguments, "_meta": META}}).encode()
-    req = urllib.request.Request(f"http://127.0.0.1:{port}/mcp", data=body, method="POST", headers={
-        "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-        "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": name})
-    with urllib.request.urlopen(req, timeout=30) as r:
-        assert r.status == 200
-        result: dict[str, Any] = json.loads(r.read())["result"]
-        return result
+    result: dict[str, Any] = tool_call(port, name, arguments)["result"]
+    return result
 
 
 def text(result: dict[str, Any]) -> str:
