@@ -401,14 +401,14 @@ impl Engine {
 
     /// Run a sync handler on the bounded pool: at once, or on one CPU when a worker parks.
     pub(crate) fn run_sync(&self, job: Job) -> bool {
-        match WORKER_HOLD.with(|h| h.get().cloned()) {
+        WORKER_HOLD.with(|h| match h.get() {
             Some(hold) => {
                 let (id, tx) = self.with_pool(|p| (p.id, p.sync_tx.clone()));
                 hold.hold(id, tx, job);
                 true
             }
             None => self.with_pool(|p| p.sync_tx.send(Work::One(job)).is_ok()),
-        }
+        })
     }
 
     /// Run a short piece of Python (scheduling onto the loop, a callback) on the dispatcher thread.
