@@ -436,15 +436,16 @@ impl Server {
         // Cheap checks on the hot path; the capabilities object is built only where it is sent.
         let has = |k: &str| self.has_capability(&reg, k);
         let modern = rq.era == Era::Modern;
+        // Methods other than the calls are awaited boxed, so this future stays the size of a
+        // call's (see `HttpHandler::handle_full`).
         match &*rq.method {
             "initialize" if !modern => {
-                self.initialize(&params, env, &self.capabilities(&reg))
-                    .await
+                Box::pin(self.initialize(&params, env, &self.capabilities(&reg))).await
             }
             "ping" if !modern => Outcome::Result(json!({})),
-            "logging/setLevel" if !modern => self.set_level(&params, env).await,
+            "logging/setLevel" if !modern => Box::pin(self.set_level(&params, env)).await,
             "resources/subscribe" | "resources/unsubscribe" if !modern && has("resources") => {
-                self.subscribe(rq, &params, env).await
+                Box::pin(self.subscribe(rq, &params, env)).await
             }
             "server/discover" if modern => {
                 self.rendered(rq, &params, env, &reg, Rk::Discover, || {
@@ -452,8 +453,7 @@ impl Server {
                 })
             }
             "subscriptions/listen" if modern => {
-                self.listen(rq, &params, env, &self.capabilities(&reg))
-                    .await
+                Box::pin(self.listen(rq, &params, env, &self.capabilities(&reg))).await
             }
             "tools/list" if has("tools") => {
                 self.rendered(rq, &params, env, &reg, Rk::Tools, || {
@@ -499,7 +499,7 @@ impl Server {
             "prompts/get" if has("prompts") => self.call(rq, params, env).await,
             "completion/complete" if has("completions") => self.call(rq, params, env).await,
             "tasks/get" | "tasks/update" | "tasks/cancel" => {
-                self.task_method(rq, &params, env).await
+                Box::pin(self.task_method(rq, &params, env)).await
             }
             m => McpError::method_not_found(m).into(),
         }

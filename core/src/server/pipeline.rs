@@ -106,18 +106,22 @@ impl Server {
         } else {
             String::new()
         };
-        self.audited(rq, env, &name, async {
-            match self.prepare(rq, params, env) {
-                // The Tasks extension (server/tasks.rs) decides here whether the call runs as a task.
-                Ok(p) => match self.task_plan(rq, &p) {
-                    Ok(None) => self.execute(rq, env, p).await,
-                    Ok(Some(budget)) => self.execute_as_task(rq, env, p, budget).await,
-                    Err(e) => e.into(),
-                },
-                Err(o) => o,
-            }
-        })
-        .await
+        // The audit record's clock and record around the stages, written out here rather than as
+        // an `async fn` taking the stages' future: such a function stores that future twice (once
+        // as its argument, once while awaiting it), and this future is moved, whole, into the
+        // request's box on every call.
+        let started = audit_enabled().then(Instant::now);
+        let outcome = match self.prepare(rq, params, env) {
+            // The Tasks extension (server/tasks.rs) decides here whether the call runs as a task.
+            Ok(p) => match self.task_plan(rq, &p) {
+                Ok(None) => self.execute(rq, env, p).await,
+                Ok(Some(budget)) => Box::pin(self.execute_as_task(rq, env, p, budget)).await,
+                Err(e) => e.into(),
+            },
+            Err(o) => o,
+        };
+        self.audit(rq, env, &name, started, &outcome);
+        outcome
     }
 
     /// Stages 2–4: guard, run, map.
@@ -213,21 +217,6 @@ impl Server {
             },
             None => raced.await,
         }
-    }
-
-    /// Run one audited call: one `oxmcp::audit` record whatever the outcome.
-    pub(super) async fn audited(
-        &self,
-        rq: &RequestInfo,
-        env: &Env,
-        name: &str,
-        call: impl std::future::Future<Output = Outcome>,
-    ) -> Outcome {
-        // The clock is read only when the record will be kept.
-        let started = audit_enabled().then(Instant::now);
-        let outcome = call.await;
-        self.audit(rq, env, name, started, &outcome);
-        outcome
     }
 
     pub(super) fn audit(

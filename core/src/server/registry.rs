@@ -34,6 +34,9 @@ pub(crate) struct Registry {
 #[derive(Default)]
 pub(crate) struct Rendered {
     slots: [OnceLock<Arc<RawValue>>; Rendered::SLOTS],
+    /// Whether any tool of this version declares `Mcp-Param-*` headers (`x-mcp-header`): when
+    /// none does, the HTTP check of a modern `tools/call` need not look its tool up.
+    param_headers: OnceLock<bool>,
 }
 
 /// The answers [`Rendered`] keeps.
@@ -64,6 +67,15 @@ impl Rendered {
         }
         let v = make()?;
         Some(slot.get_or_init(|| v).clone())
+    }
+}
+
+impl Rendered {
+    /// Whether any of `tools` (this version's) declares `Mcp-Param-*` headers; worked out once.
+    pub(crate) fn any_param_headers(&self, tools: &Table<ToolEntry>) -> bool {
+        *self
+            .param_headers
+            .get_or_init(|| tools.values().any(|t| !t.mcp_headers.is_empty()))
     }
 }
 
@@ -187,5 +199,41 @@ mod tests {
         t.shift_remove("x");
         assert_eq!(names(&snap), [("x".to_string(), 1)]);
         assert_eq!(names(&t), [("y".to_string(), 2)]);
+    }
+
+    /// The flag the HTTP check reads is worked out per version: a tool with `Mcp-Param-*`
+    /// headers added while serving is seen, whether the version changes in place (no snapshot
+    /// held) or as a clone (a snapshot held).
+    #[test]
+    fn param_headers_follow_the_version() {
+        use crate::{Server, Tool, ToolResult};
+        use serde_json::json;
+        let tool = |name: &str, schema: serde_json::Value| {
+            Tool::new(name, schema).handler(|_args, _ctx| async {
+                Ok::<_, crate::HandlerError>(ToolResult::text("ok"))
+            })
+        };
+        let plain = json!({"type": "object", "properties": {"a": {"type": "integer"}}});
+        let headed = json!({"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}});
+        let flag = |s: &Server| {
+            let reg = s.snapshot();
+            reg.rendered.any_param_headers(&reg.tools)
+        };
+        let server = Server::builder("t", "1")
+            .tool(tool("plain", plain.clone()))
+            .build()
+            .unwrap();
+        assert!(!flag(&server));
+        server.add_tool(tool("headed", headed.clone())).unwrap();
+        assert!(flag(&server), "changed in place");
+        server.remove_tool("headed");
+        assert!(!flag(&server));
+        let held = server.snapshot();
+        server.add_tool(tool("headed2", headed)).unwrap();
+        assert!(flag(&server), "changed as a clone");
+        assert!(
+            !held.rendered.any_param_headers(&held.tools),
+            "the old version keeps its own"
+        );
     }
 }

@@ -99,6 +99,9 @@ impl HttpHandler {
             return Ok(());
         }
         let reg = self.server.snapshot();
+        if !reg.rendered.any_param_headers(&reg.tools) {
+            return Ok(());
+        }
         let Some(tool) = reg.tools.get(name) else {
             return Ok(());
         };

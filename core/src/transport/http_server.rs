@@ -42,14 +42,30 @@ async fn serve_one(
     req: hyper::Request<Incoming>,
     peer: std::net::SocketAddr,
 ) -> Result<hyper::Response<Body>, Infallible> {
+    // Two steps, so that nothing of the reading step (the hyper request's parts, the body
+    // collector) is kept beside the handler's future while it runs: hyper moves this future
+    // into place on every request, and a smaller one is copied faster.
+    let (req, query) = match read_request(handler.config(), req).await {
+        Ok(r) => r,
+        Err(refused) => return Ok(refused),
+    };
+    Ok(to_hyper(handler.handle_full(req, Some(peer), &query).await))
+}
+
+/// The request with its whole body (capped, and within `body_timeout`), and its query string;
+/// or the answer that refuses it.
+async fn read_request(
+    config: &HttpConfig,
+    req: hyper::Request<Incoming>,
+) -> Result<(HttpRequest, String), hyper::Response<Body>> {
     let (parts, body) = req.into_parts();
-    let max = handler.config().max_body;
+    let max = config.max_body;
     let too_large = || {
         let e = McpError::invalid_request("Request body too large");
-        HttpResponse::json(
+        to_hyper(HttpResponse::json(
             http::StatusCode::PAYLOAD_TOO_LARGE,
             &jsonrpc::error(serde_json::Value::Null, &e),
-        )
+        ))
     };
     let declared = parts
         .headers
@@ -57,7 +73,7 @@ async fn serve_one(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<usize>().ok());
     if declared.is_some_and(|n| n > max) {
-        return Ok(to_hyper(too_large()));
+        return Err(too_large());
     }
     // Slow-body (slowloris) protection: the whole body within `body_timeout`.
     // A body that came in with its head (a JSON-RPC message usually does) is taken at once,
@@ -65,13 +81,11 @@ async fn serve_one(
     let mut collect = std::pin::pin!(Limited::new(body, max).collect());
     let collected = match futures::poll!(collect.as_mut()) {
         std::task::Poll::Ready(r) => Ok(r),
-        std::task::Poll::Pending => {
-            tokio::time::timeout(handler.config().body_timeout, collect).await
-        }
+        std::task::Poll::Pending => tokio::time::timeout(config.body_timeout, collect).await,
     };
     let body = match collected {
         Ok(Ok(b)) => b.to_bytes(),
-        Ok(Err(_)) => return Ok(to_hyper(too_large())),
+        Ok(Err(_)) => return Err(too_large()),
         Err(_) => {
             let e = McpError::invalid_request("Request body not received in time");
             let mut r = to_hyper(HttpResponse::json(
@@ -82,7 +96,7 @@ async fn serve_one(
                 http::header::CONNECTION,
                 http::HeaderValue::from_static("close"),
             );
-            return Ok(r);
+            return Err(r);
         }
     };
     let query = parts.uri.query().unwrap_or("").to_string();
@@ -92,7 +106,7 @@ async fn serve_one(
         headers: parts.headers,
         body,
     };
-    Ok(to_hyper(handler.handle_full(req, Some(peer), &query).await))
+    Ok((req, query))
 }
 
 /// The start-up rule for a server reachable from other machines (issue 11, finding 13).
