@@ -24,6 +24,7 @@ use crate::error::{ErrorCode, HandlerError, McpError};
 use crate::handler::{BoxFuture, ToolHandler};
 use crate::protocol::{Completion, PromptResult, ResourceContents, ToolResult};
 use crate::tool::ToolEntry;
+use futures::future::{ready, Either, Ready};
 use futures::FutureExt;
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -92,6 +93,13 @@ pub(super) enum RunError {
     Timeout,
 }
 
+/// What [`Server::stages`] gives when a call does not run inline: it runs as a task (boxed: rare),
+/// or stage 1 refused it (the answer, ready).
+type Other<'a> = Either<
+    std::pin::Pin<Box<dyn std::future::Future<Output = Outcome> + Send + 'a>>,
+    Ready<Outcome>,
+>;
+
 impl Server {
     /// All four stages under one audit record (refusals included).
     pub(super) async fn call(
@@ -111,45 +119,70 @@ impl Server {
         // as its argument, once while awaiting it), and this future is moved, whole, into the
         // request's box on every call.
         let started = audit_enabled().then(Instant::now);
-        let outcome = match self.prepare(rq, params, env) {
-            // The Tasks extension (server/tasks.rs) decides here whether the call runs as a task.
-            Ok(p) => match self.task_plan(rq, &p) {
-                Ok(None) => self.execute(rq, env, p).await,
-                Ok(Some(budget)) => Box::pin(self.execute_as_task(rq, env, p, budget)).await,
-                Err(e) => e.into(),
-            },
-            Err(o) => o,
-        };
+        let outcome = self.stages(rq, params, env).await;
         self.audit(rq, env, &name, started, &outcome);
         outcome
     }
 
+    /// Stage 1 now, and the future of the rest. Not an `async fn`: one would keep stage 1's
+    /// result (the `Prepared`, or the refusal) beside the execution's future while it runs.
+    fn stages<'a>(
+        &'a self,
+        rq: &'a RequestInfo,
+        params: Map<String, Value>,
+        env: &'a Env,
+    ) -> Either<impl std::future::Future<Output = Outcome> + Send + 'a, Other<'a>> {
+        let p = match self.prepare(rq, params, env) {
+            Ok(p) => p,
+            Err(o) => return Either::Right(Either::Right(ready(o))),
+        };
+        // The Tasks extension (server/tasks.rs) decides here whether the call runs as a task.
+        match self.task_plan(rq, &p) {
+            Ok(None) => Either::Left(self.execute(rq, env, p)),
+            Ok(Some(budget)) => Either::Right(Either::Left(Box::pin(
+                self.execute_as_task(rq, env, p, budget),
+            ))),
+            Err(e) => Either::Right(Either::Right(ready(e.into()))),
+        }
+    }
+
     /// Stages 2–4: guard, run, map.
-    pub(crate) async fn execute(&self, rq: &RequestInfo, env: &Env, p: Prepared) -> Outcome {
-        let _guard = match self.guard(rq, env, &p) {
-            Ok(g) => g,
-            Err(o) => return o,
-        };
-        // A timeout cancels the handler's token and not the request's (middleware watching the
-        // request's token must see a timeout, not a cancellation), so it needs a token of its
-        // own; without one, nothing but the request cancels the handler: the request's token is
-        // the handler's, and no child is built and unlinked per call.
-        let cancel = if p.timeout.is_some() {
-            env.cancel.child_token()
-        } else {
-            env.cancel.clone()
-        };
-        let ctx = self.context(rq, env, p.input, cancel);
-        let r = match p.invoke {
-            Invoke::Tool(handler, args) => {
-                let fut = handler.call(args, ctx.clone());
-                Self::run(fut, &ctx.inner.cancel, p.timeout)
-                    .await
-                    .map(Done::Tool)
-            }
-            other => Self::run(other.start(ctx.clone()), &ctx.inner.cancel, p.timeout).await,
-        };
-        self.map(rq, env, &p.kind, &p.name, &ctx, r)
+    ///
+    /// An `async` block rather than an `async fn`: an `async fn` copies its arguments into its
+    /// body, and would keep `p` twice.
+    #[allow(clippy::manual_async_fn)] // on purpose: see above
+    pub(crate) fn execute<'a>(
+        &'a self,
+        rq: &'a RequestInfo,
+        env: &'a Env,
+        p: Prepared,
+    ) -> impl std::future::Future<Output = Outcome> + Send + 'a {
+        async move {
+            let _guard = match self.guard(rq, env, &p) {
+                Ok(g) => g,
+                Err(o) => return o,
+            };
+            // A timeout cancels the handler's token and not the request's (middleware watching
+            // the request's token must see a timeout, not a cancellation), so it needs a token
+            // of its own; without one, nothing but the request cancels the handler: the
+            // request's token is the handler's, and no child is built and unlinked per call.
+            let cancel = if p.timeout.is_some() {
+                env.cancel.child_token()
+            } else {
+                env.cancel.clone()
+            };
+            let ctx = self.context(rq, env, p.input, cancel);
+            let r = match p.invoke {
+                Invoke::Tool(handler, args) => {
+                    let fut = handler.call(args, ctx.clone());
+                    Self::run(fut, &ctx.inner.cancel, p.timeout)
+                        .await
+                        .map(Done::Tool)
+                }
+                other => Self::run(other.start(ctx.clone()), &ctx.inner.cancel, p.timeout).await,
+            };
+            self.map(rq, env, &p.kind, &p.name, &ctx, r)
+        }
     }
 
     /// The `max_in_flight` permit, then the primitive's own slot.
