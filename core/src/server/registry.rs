@@ -68,9 +68,7 @@ impl Rendered {
         let v = make()?;
         Some(slot.get_or_init(|| v).clone())
     }
-}
 
-impl Rendered {
     /// Whether any of `tools` (this version's) declares `Mcp-Param-*` headers; worked out once.
     pub(crate) fn any_param_headers(&self, tools: &Table<ToolEntry>) -> bool {
         *self

@@ -338,10 +338,8 @@ impl HttpHandler {
             },
             None => None,
         };
-        if self.config.rate_limit.is_some() {
-            if let Err(r) = Box::pin(self.charge(caller.as_ref(), 1)).await {
-                return r;
-            }
+        if let Err(r) = self.charge(caller.as_ref(), 1).await {
+            return r;
         }
         match req.method {
             Method::POST => self.post(req, caller, peer_addr, query).await,
@@ -396,7 +394,8 @@ impl HttpHandler {
         };
         #[cfg(feature = "redis")]
         let checked = match &self.shared_rate {
-            Some(shared) => shared.check_keyed(&key, name, n).await,
+            // Boxed: the Redis round trip's future would otherwise size every request's.
+            Some(shared) => Box::pin(shared.check_keyed(&key, name, n)).await,
             None => limiter.check_keyed(&key, name, n),
         };
         #[cfg(not(feature = "redis"))]
