@@ -10,13 +10,104 @@ use bytes::Bytes;
 use http_body_util::{combinators::UnsyncBoxBody, BodyExt, Full, Limited, StreamBody};
 use hyper::body::{Frame, Incoming};
 use hyper::service::service_fn;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
 use tokio::net::TcpListener;
+use tokio::time::Instant;
 
 type Body = UnsyncBoxBody<Bytes, Infallible>;
+
+/// Whether a connection waits for a request's head, and since when: the header-read (and idle)
+/// deadline, `HttpConfig::header_timeout`.
+///
+/// Why not hyper's own `header_read_timeout`: it boxes a timer, enters it in tokio's timer wheel
+/// and takes it out again on every request, about 1 µs a call on the bare hyper server (8 % of
+/// its CPU per `tools/call`, issue 16). Here a request costs two stores and one clock read, and
+/// one timer per connection ([`watch`]) wakes at most once per `header_timeout` to check.
+struct ConnClock {
+    born: Instant,
+    /// Nanoseconds after `born`, plus one, since the connection waits for a head; 0 while a
+    /// request is served (its head is in, and its response not yet handed to hyper whole).
+    waiting: AtomicU64,
+}
+
+impl ConnClock {
+    fn new() -> Self {
+        Self {
+            born: Instant::now(),
+            waiting: AtomicU64::new(1),
+        }
+    }
+    /// A head is in: no deadline while the request is served (the body has its own).
+    fn busy(&self) {
+        self.waiting.store(0, Ordering::Relaxed);
+    }
+    /// The response is written (its body handed to hyper whole): the next head is awaited.
+    fn idle(&self) {
+        let n = u64::try_from(self.born.elapsed().as_nanos()).unwrap_or(u64::MAX - 1);
+        self.waiting.store(n + 1, Ordering::Relaxed);
+    }
+    fn waiting_since(&self) -> Option<Instant> {
+        match self.waiting.load(Ordering::Relaxed) {
+            0 => None,
+            n => Some(self.born + Duration::from_nanos(n - 1)),
+        }
+    }
+}
+
+/// Resolves once the connection has waited `timeout` for a request's head (a slowloris head, or
+/// an idle keep-alive connection); the connection is then closed, as hyper closes it.
+async fn watch(clock: &ConnClock, timeout: Duration) {
+    let sleep = tokio::time::sleep_until(clock.born + timeout);
+    tokio::pin!(sleep);
+    loop {
+        sleep.as_mut().await;
+        let now = Instant::now();
+        let next = match clock.waiting_since() {
+            Some(since) if now >= since + timeout => return,
+            Some(since) => since + timeout,
+            None => now + timeout,
+        };
+        sleep.as_mut().reset(next);
+    }
+}
+
+/// A response body that marks its connection idle when hyper is done with it (written whole,
+/// or dropped with the connection).
+struct Tracked {
+    body: Body,
+    clock: Arc<ConnClock>,
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        self.clock.idle();
+    }
+}
+
+impl hyper::body::Body for Tracked {
+    type Data = Bytes;
+    type Error = Infallible;
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        Pin::new(&mut self.get_mut().body).poll_frame(cx)
+    }
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
+    }
+}
 
 fn to_hyper(r: HttpResponse) -> hyper::Response<Body> {
     let body: Body = match r.body {
@@ -41,15 +132,17 @@ async fn serve_one(
     handler: HttpHandler,
     req: hyper::Request<Incoming>,
     peer: std::net::SocketAddr,
-) -> Result<hyper::Response<Body>, Infallible> {
+    clock: Arc<ConnClock>,
+) -> Result<hyper::Response<Tracked>, Infallible> {
+    clock.busy();
     // Two steps, so that nothing of the reading step (the hyper request's parts, the body
     // collector) is kept beside the handler's future while it runs: hyper moves this future
     // into place on every request, and a smaller one is copied faster.
-    let (req, query) = match read_request(handler.config(), req).await {
-        Ok(r) => r,
-        Err(refused) => return Ok(refused),
+    let resp = match read_request(handler.config(), req).await {
+        Ok((req, query)) => to_hyper(handler.handle_full(req, Some(peer), &query).await),
+        Err(refused) => refused,
     };
-    Ok(to_hyper(handler.handle_full(req, Some(peer), &query).await))
+    Ok(resp.map(|body| Tracked { body, clock }))
 }
 
 /// The request with its whole body (capped, and within `body_timeout`), and its query string;
@@ -181,10 +274,13 @@ impl HttpServer {
             };
             let _ = stream.set_nodelay(true);
             let handler = self.handler.clone();
-            let svc = service_fn(move |req| serve_one(handler.clone(), req, peer));
+            let clock = Arc::new(ConnClock::new());
+            let svc = {
+                let clock = clock.clone();
+                service_fn(move |req| serve_one(handler.clone(), req, peer, clock.clone()))
+            };
+            // No hyper timer: the header-read deadline is the connection's clock (see ConnClock).
             let conn = hyper::server::conn::http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(header_timeout)
                 // Header caps (431): count, and bytes with room for the request line.
                 .max_headers(max_headers)
                 .max_header_size(max_header_bytes + 4096)
@@ -192,8 +288,13 @@ impl HttpServer {
                 .serve_connection(TokioIo::new(stream), svc);
             let conn = graceful.watch(conn);
             tokio::spawn(async move {
-                if let Err(e) = conn.await {
-                    tracing::debug!(error = %e, "connection ended with an error");
+                tokio::select! {
+                    r = conn => if let Err(e) = r {
+                        tracing::debug!(error = %e, "connection ended with an error");
+                    },
+                    () = watch(&clock, header_timeout) => {
+                        tracing::debug!(peer = %peer, "no request head within header_timeout: connection closed");
+                    }
                 }
             });
         }

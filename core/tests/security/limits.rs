@@ -269,3 +269,99 @@ async fn header_caps_and_slow_requests() {
         String::from_utf8_lossy(&out)
     );
 }
+
+/// The header-read deadline runs only while a connection waits for a head: a handler slower
+/// than it, and an SSE response streaming longer than it, are served whole on one keep-alive
+/// connection; the connection is closed once it then idles for the deadline.
+#[tokio::test]
+async fn header_deadline_spares_slow_requests_and_closes_idle_keep_alive() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let _serial = serial();
+    let deadline = Duration::from_millis(300);
+    let slow = Tool::new("slow", json!({"type":"object"})).handler(
+        |_a: Map<String, Value>, _c: Context| async {
+            tokio::time::sleep(Duration::from_millis(700)).await;
+            Ok::<_, ToolError>(ToolResult::text("slow done"))
+        },
+    );
+    let stream = Tool::new("stream", json!({"type":"object"})).handler(
+        |_a: Map<String, Value>, c: Context| async move {
+            for i in 1..=3 {
+                c.progress(f64::from(i), Some(3.0), None).await;
+                tokio::time::sleep(Duration::from_millis(250)).await;
+            }
+            Ok::<_, ToolError>(ToolResult::text("stream done"))
+        },
+    );
+    let server = Server::builder("deadline", "1")
+        .tool(slow)
+        .tool(stream)
+        .build()
+        .unwrap();
+    let cfg = HttpConfig::new(loopback()).header_timeout(deadline);
+    let s = serve(server, cfg).await;
+    let post = |name: &str, meta: Value| {
+        let mut m = json!({
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": {}
+        });
+        m.as_object_mut()
+            .unwrap()
+            .extend(meta.as_object().unwrap().clone());
+        let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/call",
+            "params":{"name":name,"arguments":{},"_meta":m}})
+        .to_string();
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: {MODERN}\r\n\
+             Mcp-Method: tools/call\r\nMcp-Name: {name}\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    // Read until `done` holds for what came so far (or the server closes).
+    async fn read_until(c: &mut tokio::net::TcpStream, done: impl Fn(&str) -> bool) -> String {
+        let mut got = Vec::new();
+        let mut buf = [0u8; 4096];
+        loop {
+            let n = tokio::time::timeout(Duration::from_secs(5), c.read(&mut buf))
+                .await
+                .expect("the server answers")
+                .unwrap();
+            got.extend_from_slice(&buf[..n]);
+            let text = String::from_utf8_lossy(&got).into_owned();
+            if n == 0 || done(&text) {
+                return text;
+            }
+        }
+    }
+    let mut c = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+    // A handler that runs past the deadline: answered.
+    c.write_all(post("slow", json!({})).as_bytes())
+        .await
+        .unwrap();
+    let r = read_until(&mut c, |t| t.contains("slow done") && t.ends_with('}')).await;
+    assert!(r.starts_with("HTTP/1.1 200"), "{r}");
+    assert!(r.contains("slow done"), "{r}");
+    // An SSE response streaming past the deadline, on the same connection: served whole.
+    c.write_all(post("stream", json!({"progressToken": "p"})).as_bytes())
+        .await
+        .unwrap();
+    let r = read_until(&mut c, |t| t.ends_with("0\r\n\r\n")).await;
+    assert!(r.starts_with("HTTP/1.1 200"), "{r}");
+    assert!(r.contains("text/event-stream"), "{r}");
+    assert_eq!(r.matches("notifications/progress").count(), 3, "{r}");
+    assert!(r.contains("stream done"), "{r}");
+    // Then idle: closed once the deadline passes, and not before.
+    let idle = std::time::Instant::now();
+    let mut rest = Vec::new();
+    let n = tokio::time::timeout(Duration::from_secs(5), c.read_to_end(&mut rest))
+        .await
+        .expect("the idle connection is closed");
+    assert!(n.is_ok());
+    assert!(rest.is_empty(), "{}", String::from_utf8_lossy(&rest));
+    let waited = idle.elapsed();
+    assert!(
+        waited >= deadline - Duration::from_millis(50),
+        "closed after {waited:?}, before the {deadline:?} deadline"
+    );
+}
