@@ -53,6 +53,22 @@ pub struct HttpRequestInfo {
     pub peer: Option<SocketAddr>,
 }
 
+/// The request's header map, emptied, carries the response's headers when nothing kept the
+/// request (no handler holds its `Context`). hyper keeps each response's map to parse the
+/// connection's next request into; the map a response is built with holds one or two headers,
+/// so hyper grew it for every request, an allocation over glibc's per-thread cache that also
+/// made glibc consolidate its free lists (`malloc_consolidate`, every request). A map already
+/// sized for a request's headers is grown by no one.
+fn recycle_headers(info: Arc<HttpRequestInfo>, mut resp: HttpResponse) -> HttpResponse {
+    if let Ok(info) = Arc::try_unwrap(info) {
+        let mut headers = info.headers;
+        headers.clear();
+        headers.extend(std::mem::take(&mut resp.headers));
+        resp.headers = headers;
+    }
+    resp
+}
+
 /// A response body: complete, or a stream of SSE chunks (dropping the receiver cancels the
 /// request, as a client disconnect does).
 pub enum ResponseBody {
@@ -627,7 +643,8 @@ impl HttpHandler {
                         }
                     }
                 }
-                self.run(id, method, params, env).await
+                let resp = self.run(id, method, params, env).await;
+                recycle_headers(info, resp)
             }
         }
     }

@@ -365,3 +365,52 @@ async fn header_deadline_spares_slow_requests_and_closes_idle_keep_alive() {
         "closed after {waited:?}, before the {deadline:?} deadline"
     );
 }
+
+/// A response carries its own headers and none of its request's (the request's header map is
+/// reused for the response when nothing kept the request: transport/http.rs, recycle_headers).
+#[tokio::test]
+async fn responses_carry_none_of_the_request_headers() {
+    let _serial = serial();
+    let s = serve(
+        demo_server(ServerOptions::default()),
+        HttpConfig::new(loopback()),
+    )
+    .await;
+    let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{
+        "name":"echo","arguments":{},"_meta":{
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": {}}}})
+    .to_string();
+    for _ in 0..3 {
+        let r = request(
+            s.addr,
+            "POST",
+            "/mcp",
+            &[
+                ("content-type", "application/json"),
+                ("accept", "application/json, text/event-stream"),
+                ("mcp-protocol-version", MODERN),
+                ("mcp-method", "tools/call"),
+                ("mcp-name", "echo"),
+                ("x-request-secret", "s3cret"),
+                ("cookie", "session=abc"),
+            ],
+            body.clone().into_bytes(),
+        )
+        .await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        assert!(r.body.contains("echo for -"), "{}", r.body);
+        let names: Vec<&str> = r.headers.keys().map(|k| k.as_str()).collect();
+        assert_eq!(r.header("content-type"), "application/json");
+        for leaked in [
+            "x-request-secret",
+            "cookie",
+            "mcp-method",
+            "mcp-name",
+            "accept",
+            "host",
+        ] {
+            assert!(!names.contains(&leaked), "{leaked} in {names:?}");
+        }
+    }
+}
