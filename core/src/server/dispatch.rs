@@ -354,9 +354,8 @@ impl Server {
         let started = tracing::enabled!(tracing::Level::DEBUG).then(Instant::now);
         let span = super::trace::request_span(&rq, &params, env);
         let outcome = {
-            // Boxed on its own: with it inline the request's future (boxed by the HTTP layer)
-            // was 1,776 bytes, over glibc's per-thread cache limit (1,032), so every request
-            // took the slow allocator path and a `malloc_consolidate`; split, both fit.
+            // Boxed on its own: inline, the request's future (boxed by the HTTP layer) was
+            // 1,776 bytes, over glibc's per-thread cache limit (1,032); split, both fit.
             let mut call = Box::pin(tracing::Instrument::instrument(
                 self.intercepted(&rq, params, env),
                 span,

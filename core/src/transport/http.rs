@@ -54,11 +54,8 @@ pub struct HttpRequestInfo {
 }
 
 /// The request's header map, emptied, carries the response's headers when nothing kept the
-/// request (no handler holds its `Context`). hyper keeps each response's map to parse the
-/// connection's next request into; the map a response is built with holds one or two headers,
-/// so hyper grew it for every request, an allocation over glibc's per-thread cache that also
-/// made glibc consolidate its free lists (`malloc_consolidate`, every request). A map already
-/// sized for a request's headers is grown by no one.
+/// request (no handler holds its `Context`): hyper parses the connection's next request into
+/// the response's map, and a map built for one or two headers was grown on every request.
 fn recycle_headers(info: Arc<HttpRequestInfo>, mut resp: HttpResponse) -> HttpResponse {
     if let Ok(info) = Arc::try_unwrap(info) {
         let mut headers = info.headers;

@@ -80,13 +80,13 @@ pub(crate) async fn request(
     }
 }
 
-/// A modern request with correct headers, and a bearer token when given.
-pub(crate) async fn call(
-    addr: SocketAddr,
+/// A modern request's body and headers as a 2026-07-28 client sends them (`_meta` filled in,
+/// `Mcp-Name` from `name` or `uri`), with a bearer token when given.
+pub(crate) fn modern_request(
     token: Option<&str>,
     method: &str,
     mut params: Value,
-) -> Resp {
+) -> (String, Vec<(String, String)>) {
     let meta = params
         .as_object_mut()
         .unwrap()
@@ -100,19 +100,45 @@ pub(crate) async fn call(
         .and_then(Value::as_str)
         .map(str::to_string);
     let body = json!({"jsonrpc":"2.0","id":1,"method":method,"params":params}).to_string();
-    let auth = token.map(|t| format!("Bearer {t}"));
-    let mut h = vec![
+    let mut h: Vec<(String, String)> = [
         ("content-type", "application/json"),
         ("accept", "application/json, text/event-stream"),
         ("mcp-protocol-version", MODERN),
         ("mcp-method", method),
-    ];
-    if let Some(n) = name.as_deref() {
-        h.push(("mcp-name", n));
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    if let Some(n) = name {
+        h.push(("mcp-name".into(), n));
     }
-    if let Some(a) = auth.as_deref() {
-        h.push(("authorization", a));
+    if let Some(t) = token {
+        h.push(("authorization".into(), format!("Bearer {t}")));
     }
+    (body, h)
+}
+
+/// A modern request with correct headers, and a bearer token when given.
+pub(crate) async fn call(
+    addr: SocketAddr,
+    token: Option<&str>,
+    method: &str,
+    params: Value,
+) -> Resp {
+    call_with(addr, token, method, params, &[]).await
+}
+
+/// [`call`] with more request headers.
+pub(crate) async fn call_with(
+    addr: SocketAddr,
+    token: Option<&str>,
+    method: &str,
+    params: Value,
+    extra: &[(&str, &str)],
+) -> Resp {
+    let (body, h) = modern_request(token, method, params);
+    let mut h: Vec<(&str, &str)> = h.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    h.extend_from_slice(extra);
     request(addr, "POST", "/mcp", &h, body.into_bytes()).await
 }
 

@@ -300,21 +300,16 @@ async fn header_deadline_spares_slow_requests_and_closes_idle_keep_alive() {
         .unwrap();
     let cfg = HttpConfig::new(loopback()).header_timeout(deadline);
     let s = serve(server, cfg).await;
+    // The raw HTTP/1.1 text of a modern tools/call, for one keep-alive connection.
     let post = |name: &str, meta: Value| {
-        let mut m = json!({
-            "io.modelcontextprotocol/protocolVersion": MODERN,
-            "io.modelcontextprotocol/clientCapabilities": {}
-        });
-        m.as_object_mut()
-            .unwrap()
-            .extend(meta.as_object().unwrap().clone());
-        let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/call",
-            "params":{"name":name,"arguments":{},"_meta":m}})
-        .to_string();
+        let (body, h) = modern_request(
+            None,
+            "tools/call",
+            json!({"name": name, "arguments": {}, "_meta": meta}),
+        );
+        let head: String = h.iter().map(|(k, v)| format!("{k}: {v}\r\n")).collect();
         format!(
-            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
-             Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: {MODERN}\r\n\
-             Mcp-Method: tools/call\r\nMcp-Name: {name}\r\nContent-Length: {}\r\n\r\n{body}",
+            "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\n{head}content-length: {}\r\n\r\n{body}",
             body.len()
         )
     };
@@ -376,26 +371,13 @@ async fn responses_carry_none_of_the_request_headers() {
         HttpConfig::new(loopback()),
     )
     .await;
-    let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{
-        "name":"echo","arguments":{},"_meta":{
-            "io.modelcontextprotocol/protocolVersion": MODERN,
-            "io.modelcontextprotocol/clientCapabilities": {}}}})
-    .to_string();
     for _ in 0..3 {
-        let r = request(
+        let r = call_with(
             s.addr,
-            "POST",
-            "/mcp",
-            &[
-                ("content-type", "application/json"),
-                ("accept", "application/json, text/event-stream"),
-                ("mcp-protocol-version", MODERN),
-                ("mcp-method", "tools/call"),
-                ("mcp-name", "echo"),
-                ("x-request-secret", "s3cret"),
-                ("cookie", "session=abc"),
-            ],
-            body.clone().into_bytes(),
+            None,
+            "tools/call",
+            json!({"name": "echo", "arguments": {}}),
+            &[("x-request-secret", "s3cret"), ("cookie", "session=abc")],
         )
         .await;
         assert_eq!(r.status, 200, "{}", r.body);
