@@ -122,7 +122,7 @@ pub(crate) struct ContextInner {
     pub(crate) client_capabilities: Value,
     pub(crate) caller: Option<Caller>,
     pub(crate) http: Option<Arc<crate::transport::http::HttpRequestInfo>>,
-    pub(crate) meta: Arc<Map<String, Value>>,
+    pub(crate) meta: Arc<crate::protocol::RequestMeta>,
     pub(crate) cancel: CancellationToken,
     pub(crate) progress_token: Option<Value>,
     pub(crate) log: LogFilter,
@@ -201,7 +201,7 @@ impl Context {
     }
     /// The request's `_meta` object.
     pub fn meta(&self) -> &Map<String, Value> {
-        &self.inner.meta
+        self.inner.meta.whole()
     }
     pub fn traceparent(&self) -> Option<&str> {
         self.inner.meta.get("traceparent").and_then(Value::as_str)

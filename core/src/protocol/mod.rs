@@ -2,7 +2,9 @@
 //! JSON objects built once at registration; results that handlers produce are typed.
 
 mod content;
+mod meta;
 pub use content::*;
+pub(crate) use meta::{MetaVersion, RequestMeta};
 
 use serde_json::Value;
 

@@ -34,7 +34,7 @@ pub(crate) struct RequestInfo {
     pub(crate) caps: Value,
     pub(crate) client_info: Option<Value>,
     /// Shared with the handler's `Context`, not copied for it.
-    pub(crate) meta: Arc<Map<String, Value>>,
+    pub(crate) meta: Arc<RequestMeta>,
     pub(crate) log: LogFilter,
 }
 
@@ -123,10 +123,8 @@ pub(super) fn str_param<'a>(p: &'a Map<String, Value>, k: &str) -> Result<&'a st
 /// The era of a request — the one rule every transport uses. Modern when `_meta` names a
 /// protocol version; otherwise legacy for `initialize` and on a connection that speaks a legacy
 /// revision ([`Env::legacy_version`]); otherwise modern (and `_meta` is then required).
-pub(crate) fn era_of(method: &str, params: &Map<String, Value>, env: &Env) -> Era {
-    let modern = params
-        .get("_meta")
-        .is_some_and(|m| m.get(META_PROTOCOL_VERSION).is_some());
+pub(crate) fn era_of(method: &str, meta: Option<&RequestMeta>, env: &Env) -> Era {
+    let modern = meta.is_some_and(RequestMeta::has_version);
     if !modern && (method == "initialize" || env.legacy_version().is_some()) {
         Era::Legacy
     } else {
@@ -136,19 +134,15 @@ pub(crate) fn era_of(method: &str, params: &Map<String, Value>, env: &Env) -> Er
 
 /// Validate a modern request's `_meta`. Errors carry HTTP 400 (spec MUST).
 pub(crate) fn modern_meta(
-    params: &Map<String, Value>,
+    meta: Option<&RequestMeta>,
 ) -> Result<(Cow<'static, str>, Value, Option<Value>, Option<LogLevel>), McpError> {
     let bad = |m: &str| McpError::invalid_params(m.to_string()).with_status(400);
-    let meta = params
-        .get("_meta")
-        .and_then(Value::as_object)
-        .ok_or_else(|| bad("Missing _meta"))?;
+    let meta = meta.ok_or_else(|| bad("Missing _meta"))?;
     let version = meta
-        .get(META_PROTOCOL_VERSION)
-        .and_then(Value::as_str)
+        .version()
         .ok_or_else(|| bad("Missing _meta io.modelcontextprotocol/protocolVersion"))?;
     check_version(version)?;
-    let caps = match meta.get(META_CLIENT_CAPABILITIES) {
+    let caps = match meta.caps() {
         Some(c @ Value::Object(_)) => c.clone(),
         _ => {
             return Err(bad(
@@ -165,7 +159,7 @@ pub(crate) fn modern_meta(
         ),
     };
     Ok((
-        version_cow(version),
+        version.clone(),
         caps,
         meta.get(META_CLIENT_INFO).cloned(),
         level,
@@ -219,9 +213,7 @@ impl Server {
                 }
                 None
             }
-            Ok(Message::Request { id, method, params }) => {
-                self.request(id, method, params, env).await
-            }
+            Ok(Message::Request(rq)) => self.request(rq, env).await,
         }
     }
 
@@ -298,14 +290,8 @@ impl Server {
     }
 
     /// Serve one request; `None` when nothing must be sent (it was cancelled).
-    pub(crate) async fn request(
-        &self,
-        id: Value,
-        method: Cow<'static, str>,
-        params: Option<Value>,
-        env: &Env,
-    ) -> Option<Value> {
-        self.request_with_status(id, method, params, env)
+    pub(crate) async fn request(&self, rq: jsonrpc::Request, env: &Env) -> Option<Value> {
+        self.request_with_status(rq, env)
             .await
             .map(|(r, _)| r.into_value())
     }
@@ -313,11 +299,15 @@ impl Server {
     /// As [`Server::request`], plus the HTTP status the response travels with.
     pub(crate) async fn request_with_status(
         &self,
-        id: Value,
-        method: Cow<'static, str>,
-        params: Option<Value>,
+        rq: jsonrpc::Request,
         env: &Env,
     ) -> Option<(Reply, u16)> {
+        let jsonrpc::Request {
+            id,
+            method,
+            params,
+            meta,
+        } = rq;
         let mut params = match params {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(m)) => m,
@@ -327,10 +317,14 @@ impl Server {
             }
         };
         let tracked = env.cancel_table().map(|t| t.track(&id, &env.cancel));
-        let rq = if era_of(&method, &params, env) == Era::Legacy {
-            self.legacy_rq(&id, method, &params, env)
+        let rq = if era_of(&method, meta.as_ref(), env) == Era::Legacy {
+            // A legacy request's params keep their `_meta`, as the client sent them.
+            if let Some(m) = &meta {
+                params.insert("_meta".into(), Value::Object(m.to_map()));
+            }
+            self.legacy_rq(&id, method, meta, env)
         } else {
-            match modern_meta(&params) {
+            match modern_meta(meta.as_ref()) {
                 Ok((version, caps, client_info, level)) => RequestInfo {
                     id: id.clone(),
                     method,
@@ -338,10 +332,7 @@ impl Server {
                     version,
                     caps,
                     client_info,
-                    meta: Arc::new(match params.remove("_meta") {
-                        Some(Value::Object(m)) => m,
-                        _ => Map::new(),
-                    }),
+                    meta: Arc::new(meta.unwrap_or_default()),
                     log: LogFilter::Request(level),
                 },
                 Err(e) => {
@@ -392,16 +383,10 @@ impl Server {
         &self,
         id: &Value,
         method: Cow<'static, str>,
-        params: &Map<String, Value>,
+        meta: Option<RequestMeta>,
         env: &Env,
     ) -> RequestInfo {
-        let meta = Arc::new(
-            params
-                .get("_meta")
-                .and_then(Value::as_object)
-                .cloned()
-                .unwrap_or_default(),
-        );
+        let meta = Arc::new(meta.unwrap_or_default());
         match &env.session {
             Some(s) => RequestInfo {
                 id: id.clone(),

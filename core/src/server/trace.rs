@@ -175,14 +175,14 @@ mod otel {
     use tracing_opentelemetry::OpenTelemetrySpanExt;
 
     /// `_meta` as a W3C trace-context carrier (string members only).
-    struct Meta<'a>(&'a Map<String, Value>);
+    struct Meta<'a>(&'a crate::protocol::RequestMeta);
 
     impl Extractor for Meta<'_> {
         fn get(&self, key: &str) -> Option<&str> {
             self.0.get(key).and_then(Value::as_str)
         }
         fn keys(&self) -> Vec<&str> {
-            self.0.keys().map(String::as_str).collect()
+            self.0.whole().keys().map(String::as_str).collect()
         }
     }
 

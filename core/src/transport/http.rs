@@ -607,7 +607,7 @@ impl HttpHandler {
                     Err(e) => unavailable(e),
                 }
             }
-            Message::Request { id, method, params } => {
+            Message::Request(rq) => {
                 // The connection's session and version header move into the request's Env
                 // (`conn` clones them, for a batch's several).
                 let mut env = Env::with_cancel(Transport::Http, self.server.request_token())
@@ -615,14 +615,12 @@ impl HttpHandler {
                     .protocol_header(header_version)
                     .http(info.clone())
                     .caller(caller);
-                let empty = serde_json::Map::new();
-                let p = params.as_ref().and_then(Value::as_object).unwrap_or(&empty);
-                match era_of(&method, p, &env) {
+                match era_of(&rq.method, rq.meta.as_ref(), &env) {
                     Era::Legacy => {
                         // A legacy request on a connection whose header names a modern revision.
                         if let Some(v) = env.protocol_header.as_deref() {
-                            if method != "initialize" && !is_legacy_version(v) {
-                                return self.unsupported(id, v);
+                            if rq.method != "initialize" && !is_legacy_version(v) {
+                                return self.unsupported(rq.id, v);
                             }
                         }
                     }
@@ -632,15 +630,14 @@ impl HttpHandler {
                         if let Err((status, e)) = self.check_modern_headers(
                             h,
                             env.protocol_header.as_deref(),
-                            &method,
-                            params.as_ref(),
+                            &rq,
                             env.caller.as_ref(),
                         ) {
-                            return HttpResponse::error(status, id, e);
+                            return HttpResponse::error(status, rq.id, e);
                         }
                     }
                 }
-                let resp = self.run(id, method, params, env).await;
+                let resp = self.run(rq, env).await;
                 recycle_headers(info, resp)
             }
         }
@@ -648,19 +645,13 @@ impl HttpHandler {
 
     /// Run one request: a plain JSON response unless the handler emits a message before its
     /// result, in which case the response becomes an SSE stream from that message on.
-    async fn run(
-        &self,
-        id: Value,
-        method: std::borrow::Cow<'static, str>,
-        params: Option<Value>,
-        env: Env,
-    ) -> HttpResponse {
+    async fn run(&self, rq: jsonrpc::Request, env: Env) -> HttpResponse {
         let sink = Arc::new(LazySink::default());
         let cancel = env.cancel.clone();
         let env = env.sink(Sink::Lazy(sink.clone()));
         let server = self.server.clone();
         let work: Work = Box::pin(async move {
-            let r = server.request_with_status(id, method, params, &env).await;
+            let r = server.request_with_status(rq, &env).await;
             let created = env.take_created_session();
             (r, created)
         });

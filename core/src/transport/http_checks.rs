@@ -4,7 +4,7 @@
 use super::headers;
 use super::http::*;
 use crate::error::{ErrorCode, McpError};
-use crate::protocol::{META_PROTOCOL_VERSION, SUPPORTED_VERSIONS};
+use crate::protocol::SUPPORTED_VERSIONS;
 use crate::server::dispatch::check_version;
 use http::{HeaderMap, StatusCode};
 use serde_json::{json, Value};
@@ -24,20 +24,17 @@ impl HttpHandler {
         &self,
         h: &HeaderMap,
         header_version: Option<&str>,
-        method: &str,
-        params: Option<&Value>,
+        rq: &crate::jsonrpc::Request,
         caller: Option<&crate::identity::Caller>,
     ) -> Result<(), (StatusCode, McpError)> {
+        let (method, params) = (&*rq.method, rq.params.as_ref());
         let mismatch = |m: String| {
             (
                 StatusCode::BAD_REQUEST,
                 McpError::new(ErrorCode::HEADER_MISMATCH, m),
             )
         };
-        let meta_version = params
-            .and_then(|p| p.get("_meta"))
-            .and_then(|m| m.get(META_PROTOCOL_VERSION))
-            .and_then(Value::as_str);
+        let meta_version = rq.meta.as_ref().and_then(|m| m.version()).map(|v| &**v);
         let Some(hv) = header_version else {
             return Err(mismatch(
                 "Header mismatch: missing MCP-Protocol-Version header".into(),

@@ -396,3 +396,86 @@ async fn responses_carry_none_of_the_request_headers() {
         }
     }
 }
+
+/// A request's `_meta` is read apart from its params (jsonrpc/read.rs): the handler still sees
+/// the object the client sent, member for member, and a malformed `_meta` is refused as any
+/// malformed params are, the server serving on.
+#[tokio::test]
+async fn handlers_see_meta_as_sent_and_bad_meta_is_refused() {
+    let _serial = serial();
+    let echo_meta = Tool::new("meta", json!({"type":"object"})).handler(
+        |_a: Map<String, Value>, c: Context| async move {
+            let seen = json!({"meta": c.meta(), "progress": c.progress_token()});
+            Ok::<_, ToolError>(ToolResult::structured(seen))
+        },
+    );
+    let server = Server::builder("meta", "1")
+        .tool(echo_meta)
+        .build()
+        .unwrap();
+    let s = serve(server, HttpConfig::new(loopback())).await;
+    let sent = json!({"progressToken": "p1", "x.example/own": [1, {"a": "\u{e9}"}],
+                      "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"});
+    let r = call(
+        s.addr,
+        None,
+        "tools/call",
+        json!({"name": "meta", "_meta": sent}),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let seen = &r.json()["result"]["structuredContent"];
+    let mut want = sent.clone();
+    want["io.modelcontextprotocol/protocolVersion"] = json!(MODERN);
+    want["io.modelcontextprotocol/clientCapabilities"] = json!({});
+    assert_eq!(seen["meta"], want);
+    assert_eq!(seen["progress"], "p1");
+
+    // The raw body, for what a JSON library will not write (a key twice) or a modern client
+    // would not send (a version that is not a string).
+    let post = |meta: &str| {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"meta","_meta":{meta}}}}}"#
+        );
+        let (_, h) = modern_request(None, "tools/call", json!({"name": "meta"}));
+        async move {
+            let h: Vec<(&str, &str)> = h.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            request(s.addr, "POST", "/mcp", &h, body.into_bytes()).await
+        }
+    };
+    let caps = r#""io.modelcontextprotocol/clientCapabilities":{}"#;
+    for (meta, status, code) in [
+        (
+            format!(r#"{{"io.modelcontextprotocol/protocolVersion":7,{caps}}}"#),
+            400,
+            -32602,
+        ),
+        (
+            format!(
+                r#"{{"io.modelcontextprotocol/protocolVersion":"{MODERN}","io.modelcontextprotocol/protocolVersion":"{MODERN}",{caps}}}"#
+            ),
+            400,
+            -32700,
+        ),
+        (
+            format!(r#"{{"io.modelcontextprotocol/protocolVersion":"{MODERN}",{caps},{caps}}}"#),
+            400,
+            -32700,
+        ),
+        (
+            format!(r#"{{"io.modelcontextprotocol/protocolVersion":"{MODERN}"}}"#),
+            400,
+            -32602,
+        ),
+    ] {
+        let r = post(&meta).await;
+        assert_eq!(r.status, status, "{meta}: {}", r.body);
+        assert_eq!(r.json()["error"]["code"], code, "{meta}: {}", r.body);
+    }
+    let ok = post(&format!(
+        r#"{{"io.modelcontextprotocol/protocolVersion":"{MODERN}",{caps}}}"#
+    ))
+    .await;
+    assert_eq!(ok.status, 200, "{}", ok.body);
+    assert_eq!(ok.json()["id"], 7);
+}

@@ -1,0 +1,223 @@
+//! JSON-RPC 2.0 envelopes: classifying an incoming message, building responses. How the bytes
+//! are read (with the checks every transport applies) is `read.rs`.
+
+mod read;
+#[cfg(test)]
+mod tests;
+
+pub(crate) use read::{parse, parse_incoming, ParseError};
+
+use crate::error::McpError;
+use crate::protocol::RequestMeta;
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+
+/// One incoming JSON-RPC message.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Message {
+    Request(Request),
+    Notification {
+        method: Cow<'static, str>,
+        params: Option<Value>,
+    },
+    /// A client's answer to a server→client request (legacy only).
+    Response(Value),
+}
+
+/// One request as read.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Request {
+    pub(crate) id: Value,
+    pub(crate) method: Cow<'static, str>,
+    /// Without its `_meta` object, which is `meta`.
+    pub(crate) params: Option<Value>,
+    pub(crate) meta: Option<RequestMeta>,
+}
+
+/// What a transport reads first: a batch, or one message's members. A message object's
+/// envelope is matched member by member as it is parsed, so no map is built for it (a map of
+/// four owned keys per request, only to be taken apart again by [`Envelope::classify`]).
+pub(crate) enum Incoming {
+    Batch(Vec<Value>),
+    One(Envelope),
+}
+
+/// The members of one incoming message: the four of JSON-RPC, and the others (a client
+/// response's `result` or `error`, or unknown ones). `object` is false when the message is
+/// not an object at all. An object `params._meta` is read apart, into `meta`.
+#[derive(Debug, Default)]
+pub(crate) struct Envelope {
+    object: bool,
+    jsonrpc: Option<Version>,
+    id: Option<Value>,
+    method: Option<Member>,
+    params: Option<Value>,
+    meta: Option<RequestMeta>,
+    rest: Map<String, Value>,
+}
+
+/// The `jsonrpc` member: only whether it is the string "2.0" matters, so nothing is kept.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Version {
+    V2,
+    Other,
+}
+
+/// The `method` member: a string (a method we route is kept as its `'static` name, not copied),
+/// or any other JSON, which the JSON-RPC rules refuse.
+#[derive(Debug)]
+enum Member {
+    Str(Cow<'static, str>),
+    Other,
+}
+
+impl Version {
+    fn of(s: Option<&str>) -> Self {
+        match s {
+            Some("2.0") => Version::V2,
+            _ => Version::Other,
+        }
+    }
+}
+
+impl Member {
+    /// A method string, kept as its `'static` name when it is one we route.
+    fn of(s: Cow<'_, str>) -> Self {
+        Member::Str(crate::server::dispatch::method_cow(s))
+    }
+}
+
+impl Envelope {
+    fn from_value(v: Value) -> Self {
+        let Value::Object(mut m) = v else {
+            return Envelope::default();
+        };
+        let (params, meta) = match m.remove("params") {
+            Some(Value::Object(mut p)) => {
+                let meta = match p.remove("_meta") {
+                    Some(Value::Object(meta)) => Some(RequestMeta::from_map(meta)),
+                    Some(other) => {
+                        p.insert("_meta".into(), other);
+                        None
+                    }
+                    None => None,
+                };
+                (Some(Value::Object(p)), meta)
+            }
+            other => (other, None),
+        };
+        Envelope {
+            object: true,
+            jsonrpc: m.remove("jsonrpc").map(|v| Version::of(v.as_str())),
+            id: m.remove("id"),
+            method: m.remove("method").map(|v| match v {
+                Value::String(s) => Member::of(Cow::Owned(s)),
+                _ => Member::Other,
+            }),
+            params,
+            meta,
+            rest: m,
+        }
+    }
+
+    /// A 2026-07-28 request or notification: a method, and the protocol version in `_meta`.
+    pub(crate) fn is_modern(&self) -> bool {
+        self.method.is_some() && self.meta.as_ref().is_some_and(RequestMeta::has_version)
+    }
+
+    /// The JSON-RPC rules; an invalid message yields the id (if readable) and a -32600 error.
+    pub(crate) fn classify(self) -> Result<Message, (Value, McpError)> {
+        if !self.object {
+            return Err((
+                Value::Null,
+                McpError::invalid_request("A JSON-RPC message must be an object"),
+            ));
+        }
+        let id_for_error = match &self.id {
+            Some(i @ (Value::String(_) | Value::Number(_))) => i.clone(),
+            _ => Value::Null,
+        };
+        if self.jsonrpc != Some(Version::V2) {
+            return Err((
+                id_for_error,
+                McpError::invalid_request("jsonrpc must be \"2.0\""),
+            ));
+        }
+        let (id, params, meta) = (self.id, self.params, self.meta);
+        match self.method {
+            Some(Member::Str(method)) => match id {
+                None => Ok(Message::Notification {
+                    method,
+                    params: rejoin(params, meta),
+                }),
+                Some(id @ Value::String(_)) => Ok(Message::Request(Request {
+                    id,
+                    method,
+                    params,
+                    meta,
+                })),
+                Some(Value::Number(n)) if n.is_i64() || n.is_u64() => {
+                    Ok(Message::Request(Request {
+                        id: Value::Number(n),
+                        method,
+                        params,
+                        meta,
+                    }))
+                }
+                Some(_) => Err((
+                    Value::Null,
+                    McpError::invalid_request("id must be a string or an integer"),
+                )),
+            },
+            Some(Member::Other) => Err((
+                id_for_error,
+                McpError::invalid_request("method must be a string"),
+            )),
+            None if id.is_some()
+                && (self.rest.contains_key("result") || self.rest.contains_key("error")) =>
+            {
+                let mut m = self.rest;
+                m.insert("jsonrpc".into(), Value::String("2.0".into()));
+                m.extend(id.map(|i| ("id".to_string(), i)));
+                m.extend(rejoin(params, meta).map(|p| ("params".to_string(), p)));
+                Ok(Message::Response(Value::Object(m)))
+            }
+            None => Err((id_for_error, McpError::invalid_request("missing method"))),
+        }
+    }
+}
+
+/// `params` with its `_meta` back in it, for the messages that are not requests.
+fn rejoin(params: Option<Value>, meta: Option<RequestMeta>) -> Option<Value> {
+    match (params, meta) {
+        (Some(Value::Object(mut p)), Some(m)) => {
+            p.insert("_meta".into(), Value::Object(m.to_map()));
+            Some(Value::Object(p))
+        }
+        (p, _) => p,
+    }
+}
+
+/// Classify a parsed message (stdio and batches: the message is a value already).
+pub(crate) fn classify(v: Value) -> Result<Message, (Value, McpError)> {
+    Envelope::from_value(v).classify()
+}
+
+pub(crate) fn ok(id: Value, result: Value) -> Value {
+    let mut m = Map::with_capacity(3);
+    m.insert("jsonrpc".into(), Value::String("2.0".into()));
+    m.insert("id".into(), id);
+    m.insert("result".into(), result);
+    Value::Object(m)
+}
+
+/// An error response. `id` is `Null` only when the request id could not be read.
+pub(crate) fn error(id: Value, e: &McpError) -> Value {
+    let mut m = Map::with_capacity(3);
+    m.insert("jsonrpc".into(), Value::String("2.0".into()));
+    if !id.is_null() {
+        m.insert("id".into(), id);
+    }
+    m.insert("error".into(), e.to_json());
+    Value::Object(m)
+}
