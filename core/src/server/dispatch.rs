@@ -318,9 +318,10 @@ impl Server {
         };
         let tracked = env.cancel_table().map(|t| t.track(&id, &env.cancel));
         let rq = if era_of(&method, meta.as_ref(), env) == Era::Legacy {
-            // A legacy request's params keep their `_meta`, as the client sent them.
+            // A legacy request's params keep their `_meta`, as the client sent them. Built through
+            // `whole`, so the handler's `Context::meta()` reuses it rather than building it again.
             if let Some(m) = &meta {
-                params.insert("_meta".into(), Value::Object(m.to_map()));
+                params.insert("_meta".into(), Value::Object(m.whole().clone()));
             }
             self.legacy_rq(&id, method, meta, env)
         } else {
