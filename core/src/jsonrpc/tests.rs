@@ -36,7 +36,26 @@ fn parse_refuses_duplicate_keys_long_strings_and_junk() {
         Err(ParseError::StringTooLong { len: 10, .. })
     ));
     assert!(parse(br#""\u0041\u0041""#, 2).is_ok());
-    for junk in [&b"{"[..], b"{\"a\":1} x", b"\xff", b"", b"[1,]", b"NaN"] {
+    assert_eq!(
+        parse("{\"é\":\"日本\"}".as_bytes(), 100).unwrap(),
+        serde_json::json!({"é": "日本"})
+    );
+    // Invalid UTF-8 anywhere (in a key, a value, between tokens, a lone continuation byte, an
+    // overlong or surrogate encoding) is a syntax error, as serde_json's per-string check had it.
+    for junk in [
+        &b"{"[..],
+        b"{\"a\":1} x",
+        b"\xff",
+        b"",
+        b"[1,]",
+        b"NaN",
+        b"{\"a\xff\":1}",
+        b"{\"a\":\"\xc3\"}",
+        b"{\"a\":\"\xed\xa0\x80\"}",
+        b"{\"a\":\"\xc0\xaf\"}",
+        b"{\"a\":1}\x80",
+        b"\xef\xbb\xbf{\"a\":1}",
+    ] {
         assert!(
             matches!(parse(junk, 100), Err(ParseError::Syntax(_))),
             "{junk:?}"
