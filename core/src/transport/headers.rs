@@ -58,7 +58,17 @@ pub(crate) fn matches_value(decoded: &str, body: &Value) -> bool {
 /// Whether an `Accept` header admits `mime` (exactly, as `type/*` or as `*/*`; parameters such
 /// as `q` ignored). Without the header: no.
 pub(crate) fn accepts(h: &HeaderMap, mime: &str) -> bool {
-    let Some(a) = h.get(http::header::ACCEPT).and_then(|v| v.to_str().ok()) else {
+    let Some(v) = h.get(http::header::ACCEPT) else {
+        return false;
+    };
+    // What the official SDKs' clients send on every POST: answered by one comparison, not a
+    // scan of its ranges (every request asks).
+    if v.as_bytes() == b"application/json, text/event-stream"
+        && matches!(mime, "application/json" | "text/event-stream")
+    {
+        return true;
+    }
+    let Ok(a) = v.to_str() else {
         return false;
     };
     // Every POST asks this: a byte scan, compared in place (no "type/*" built per call).
@@ -111,5 +121,10 @@ mod tests {
         assert!(!accepts(&with("application/json-seq, text/plain"), json));
         assert!(accepts(&with("text/*"), "text/event-stream"));
         assert!(!accepts(&HeaderMap::new(), json));
+        // The SDKs' exact value, taken by the short path, answers as the scan would.
+        let sdk = with("application/json, text/event-stream");
+        assert!(accepts(&sdk, "text/event-stream"));
+        assert!(!accepts(&sdk, "text/plain"));
+        assert!(!accepts(&sdk, "application/jso"));
     }
 }

@@ -496,17 +496,18 @@ impl HttpHandler {
             peer,
         });
         let (h, body) = (&info.headers, &body);
-        let ct = h
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("");
-        if !ct
-            .split(';')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .eq_ignore_ascii_case("application/json")
-        {
+        let json_body = h.get(header::CONTENT_TYPE).is_some_and(|v| {
+            // The usual value needs no parsing; parameters (`; charset=utf-8`) and case do.
+            v.as_bytes() == b"application/json"
+                || v.to_str().is_ok_and(|ct| {
+                    ct.split(';')
+                        .next()
+                        .unwrap_or("")
+                        .trim()
+                        .eq_ignore_ascii_case("application/json")
+                })
+        });
+        if !json_body {
             return HttpResponse::error(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 Value::Null,
