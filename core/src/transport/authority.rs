@@ -60,6 +60,20 @@ impl Authority {
         Some(Self { host, port })
     }
 
+    /// Whether `host[:port]` parses to a loopback authority: `parse(s).is_some_and(is_loopback)`,
+    /// with the two spellings a local client sends (`127.0.0.1`, `localhost`, each with an
+    /// optional port) answered without building an `Authority` (every request asks).
+    pub fn is_loopback_str(s: &str) -> bool {
+        let rest = s
+            .strip_prefix("127.0.0.1")
+            .or_else(|| s.strip_prefix("localhost"));
+        match rest {
+            Some("") => true,
+            Some(r) if r.starts_with(':') => port_of_digits(&r[1..]).is_some(),
+            _ => Self::parse(s).is_some_and(|a| a.is_loopback()),
+        }
+    }
+
     /// An IP address that is loopback (IPv4-mapped IPv6 included), or exactly `localhost`.
     pub fn is_loopback(&self) -> bool {
         match &self.host {
@@ -122,6 +136,38 @@ fn port_of_digits(p: &str) -> Option<Option<u16>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_short_loopback_check_answers_as_parse_does() {
+        for s in [
+            "localhost",
+            "LOCALHOST:8080",
+            "127.0.0.1",
+            "127.0.0.1:3000",
+            "127.0.0.1:",
+            "127.0.0.1:65535",
+            "127.0.0.1:65536",
+            "127.0.0.1:123456",
+            "127.0.0.1:80x",
+            "127.0.0.1:+80",
+            "127.0.0.1x",
+            "127.0.0.10",
+            "127.0.0.1.attacker.example",
+            "localhost:",
+            "localhost:0",
+            "localhost.attacker.example",
+            "localhostx:80",
+            "[::1]:80",
+            "10.0.0.1",
+            "",
+        ] {
+            assert_eq!(
+                Authority::is_loopback_str(s),
+                Authority::parse(s).is_some_and(|a| a.is_loopback()),
+                "{s}"
+            );
+        }
+    }
 
     #[test]
     fn loopback_is_an_address_or_exactly_localhost() {

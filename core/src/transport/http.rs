@@ -232,14 +232,14 @@ impl HttpHandler {
             .get(header::HOST)
             .and_then(|v| v.to_str().ok())
             .unwrap_or("");
-        let host = Authority::parse(raw_host);
+        // Parsed only where an allow-list or an `Origin` needs it.
+        let host = || Authority::parse(raw_host);
         let loopback_only = self.config.allowed_hosts.is_empty() && !self.config.allow_any_host;
         let host_ok = if !self.config.allowed_hosts.is_empty() {
-            host.as_ref()
-                .is_some_and(|a| self.config.allowed_hosts.iter().any(|e| a.matches_entry(e)))
+            host().is_some_and(|a| self.config.allowed_hosts.iter().any(|e| a.matches_entry(e)))
         } else if loopback_only {
             // HTTP/1.0 without a Host header cannot have been rebound.
-            raw_host.is_empty() || host.as_ref().is_some_and(Authority::is_loopback)
+            raw_host.is_empty() || Authority::is_loopback_str(raw_host)
         } else {
             true
         };
@@ -253,7 +253,7 @@ impl HttpHandler {
                 a.trim_end_matches('/')
                     .eq_ignore_ascii_case(o.trim_end_matches('/'))
             }) || parsed.as_ref().is_some_and(|p| {
-                host.as_ref().is_some_and(|h| p.authority == *h)
+                host().is_some_and(|h| p.authority == h)
                     || (loopback_only && p.authority.is_loopback())
             });
             if !ok {
