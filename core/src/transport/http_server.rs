@@ -7,7 +7,7 @@ use crate::error::McpError;
 use crate::jsonrpc;
 use crate::server::Server;
 use bytes::Bytes;
-use http_body_util::{combinators::UnsyncBoxBody, BodyExt, Full, Limited, StreamBody};
+use http_body_util::{BodyExt, Limited};
 use hyper::body::{Frame, Incoming};
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
@@ -22,7 +22,42 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::time::Instant;
 
-type Body = UnsyncBoxBody<Bytes, Infallible>;
+/// A response body as hyper writes it: whole, or the SSE stream a channel feeds. An enum, not a
+/// boxed body: no allocation and no dynamic call per response.
+enum Body {
+    /// `None` once written (or when empty).
+    Full(Option<Bytes>),
+    Sse(tokio::sync::mpsc::Receiver<Bytes>),
+}
+
+impl Body {
+    fn full(b: Bytes) -> Self {
+        Self::Full((!b.is_empty()).then_some(b))
+    }
+}
+
+impl hyper::body::Body for Body {
+    type Data = Bytes;
+    type Error = Infallible;
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        match self.get_mut() {
+            Self::Full(b) => Poll::Ready(b.take().map(|b| Ok(Frame::data(b)))),
+            Self::Sse(rx) => rx.poll_recv(cx).map(|m| m.map(|b| Ok(Frame::data(b)))),
+        }
+    }
+    fn is_end_stream(&self) -> bool {
+        matches!(self, Self::Full(None))
+    }
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        match self {
+            Self::Full(b) => hyper::body::SizeHint::with_exact(b.as_ref().map_or(0, |b| b.len() as u64)),
+            Self::Sse(_) => hyper::body::SizeHint::default(),
+        }
+    }
+}
 
 /// Whether a connection waits for a request's head, and since when: the header-read (and idle)
 /// deadline, `HttpConfig::header_timeout`.
@@ -110,17 +145,10 @@ impl hyper::body::Body for Tracked {
 }
 
 fn to_hyper(r: HttpResponse) -> hyper::Response<Body> {
-    let body: Body = match r.body {
-        ResponseBody::Empty => Full::new(Bytes::new()).boxed_unsync(),
-        ResponseBody::Full(b) => Full::new(b).boxed_unsync(),
-        ResponseBody::Sse(rx) => {
-            let stream = futures::stream::unfold(rx, |mut rx| async move {
-                rx.recv()
-                    .await
-                    .map(|b| (Ok::<_, Infallible>(Frame::data(b)), rx))
-            });
-            StreamBody::new(stream).boxed_unsync()
-        }
+    let body = match r.body {
+        ResponseBody::Empty => Body::Full(None),
+        ResponseBody::Full(b) => Body::full(b),
+        ResponseBody::Sse(rx) => Body::Sse(rx),
     };
     let mut resp = hyper::Response::new(body);
     *resp.status_mut() = r.status;
