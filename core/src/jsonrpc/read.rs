@@ -60,9 +60,8 @@ where
     // JSON text is UTF-8 (RFC 8259 §8.1). Checking the whole body once (core's check runs a
     // word at a time over ASCII) lets serde_json borrow each string without checking it again:
     // a `tools/call` has 10–15 strings, and their one-by-one checks cost more than this one.
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        ParseError::Syntax(format!("invalid UTF-8 at byte {}", e.valid_up_to()))
-    })?;
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| ParseError::Syntax(format!("invalid UTF-8 at byte {}", e.valid_up_to())))?;
     let mut de = serde_json::Deserializer::from_str(text);
     match seed.deserialize(&mut de).and_then(|v| de.end().map(|()| v)) {
         Ok(v) => Ok(v),

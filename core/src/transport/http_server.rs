@@ -22,8 +22,8 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::time::Instant;
 
-/// A response body as hyper writes it: whole, or the SSE stream a channel feeds. An enum, not a
-/// boxed body: no allocation and no dynamic call per response.
+/// A response body as hyper writes it ([`Tracked`]): whole, or the SSE stream a channel feeds.
+/// An enum, not a boxed body: no allocation and no dynamic call per response.
 enum Body {
     /// `None` once written (or when empty).
     Full(Option<Bytes>),
@@ -33,29 +33,6 @@ enum Body {
 impl Body {
     fn full(b: Bytes) -> Self {
         Self::Full((!b.is_empty()).then_some(b))
-    }
-}
-
-impl hyper::body::Body for Body {
-    type Data = Bytes;
-    type Error = Infallible;
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        match self.get_mut() {
-            Self::Full(b) => Poll::Ready(b.take().map(|b| Ok(Frame::data(b)))),
-            Self::Sse(rx) => rx.poll_recv(cx).map(|m| m.map(|b| Ok(Frame::data(b)))),
-        }
-    }
-    fn is_end_stream(&self) -> bool {
-        matches!(self, Self::Full(None))
-    }
-    fn size_hint(&self) -> hyper::body::SizeHint {
-        match self {
-            Self::Full(b) => hyper::body::SizeHint::with_exact(b.as_ref().map_or(0, |b| b.len() as u64)),
-            Self::Sse(_) => hyper::body::SizeHint::default(),
-        }
     }
 }
 
@@ -134,13 +111,21 @@ impl hyper::body::Body for Tracked {
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        Pin::new(&mut self.get_mut().body).poll_frame(cx)
+        match &mut self.get_mut().body {
+            Body::Full(b) => Poll::Ready(b.take().map(|b| Ok(Frame::data(b)))),
+            Body::Sse(rx) => rx.poll_recv(cx).map(|m| m.map(|b| Ok(Frame::data(b)))),
+        }
     }
     fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
+        matches!(self.body, Body::Full(None))
     }
     fn size_hint(&self) -> hyper::body::SizeHint {
-        self.body.size_hint()
+        match &self.body {
+            Body::Full(b) => {
+                hyper::body::SizeHint::with_exact(b.as_ref().map_or(0, |b| b.len() as u64))
+            }
+            Body::Sse(_) => hyper::body::SizeHint::default(),
+        }
     }
 }
 
