@@ -224,8 +224,13 @@ impl HttpHandler {
             .get(header::HOST)
             .and_then(|v| v.to_str().ok())
             .unwrap_or("");
-        // Parsed only where an allow-list or an `Origin` needs it.
-        let host = || Authority::parse(raw_host);
+        // Parsed only where an allow-list or an `Origin` needs it, and then once.
+        let parsed_host = std::cell::OnceCell::new();
+        let host = || {
+            parsed_host
+                .get_or_init(|| Authority::parse(raw_host))
+                .as_ref()
+        };
         let loopback_only = self.config.allowed_hosts.is_empty() && !self.config.allow_any_host;
         let host_ok = if !self.config.allowed_hosts.is_empty() {
             host().is_some_and(|a| self.config.allowed_hosts.iter().any(|e| a.matches_entry(e)))
@@ -245,7 +250,7 @@ impl HttpHandler {
                 a.trim_end_matches('/')
                     .eq_ignore_ascii_case(o.trim_end_matches('/'))
             }) || parsed.as_ref().is_some_and(|p| {
-                host().is_some_and(|h| p.authority == h)
+                host().is_some_and(|h| p.authority == *h)
                     || (loopback_only && p.authority.is_loopback())
             });
             if !ok {

@@ -22,20 +22,6 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::time::Instant;
 
-/// A response body as hyper writes it ([`Tracked`]): whole, or the SSE stream a channel feeds.
-/// An enum, not a boxed body: no allocation and no dynamic call per response.
-enum Body {
-    /// `None` once written (or when empty).
-    Full(Option<Bytes>),
-    Sse(tokio::sync::mpsc::Receiver<Bytes>),
-}
-
-impl Body {
-    fn full(b: Bytes) -> Self {
-        Self::Full((!b.is_empty()).then_some(b))
-    }
-}
-
 /// Whether a connection waits for a request's head, and since when: the header-read (and idle)
 /// deadline, `HttpConfig::header_timeout`.
 ///
@@ -94,7 +80,9 @@ async fn watch(clock: &ConnClock, timeout: Duration) {
 /// A response body that marks its connection idle when hyper is done with it (written whole,
 /// or dropped with the connection).
 struct Tracked {
-    body: Body,
+    /// Written as hyper asks: whole, or the SSE stream its channel feeds (no boxed body, so no
+    /// allocation and no dynamic call per response).
+    body: ResponseBody,
     clock: Arc<ConnClock>,
 }
 
@@ -111,31 +99,33 @@ impl hyper::body::Body for Tracked {
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        match &mut self.get_mut().body {
-            Body::Full(b) => Poll::Ready(b.take().map(|b| Ok(Frame::data(b)))),
-            Body::Sse(rx) => rx.poll_recv(cx).map(|m| m.map(|b| Ok(Frame::data(b)))),
+        let body = &mut self.get_mut().body;
+        match body {
+            ResponseBody::Sse(rx) => rx.poll_recv(cx).map(|m| m.map(|b| Ok(Frame::data(b)))),
+            _ => match std::mem::replace(body, ResponseBody::Empty) {
+                ResponseBody::Full(b) if !b.is_empty() => Poll::Ready(Some(Ok(Frame::data(b)))),
+                _ => Poll::Ready(None),
+            },
         }
     }
     fn is_end_stream(&self) -> bool {
-        matches!(self.body, Body::Full(None))
+        match &self.body {
+            ResponseBody::Empty => true,
+            ResponseBody::Full(b) => b.is_empty(),
+            ResponseBody::Sse(_) => false,
+        }
     }
     fn size_hint(&self) -> hyper::body::SizeHint {
         match &self.body {
-            Body::Full(b) => {
-                hyper::body::SizeHint::with_exact(b.as_ref().map_or(0, |b| b.len() as u64))
-            }
-            Body::Sse(_) => hyper::body::SizeHint::default(),
+            ResponseBody::Empty => hyper::body::SizeHint::with_exact(0),
+            ResponseBody::Full(b) => hyper::body::SizeHint::with_exact(b.len() as u64),
+            ResponseBody::Sse(_) => hyper::body::SizeHint::default(),
         }
     }
 }
 
-fn to_hyper(r: HttpResponse) -> hyper::Response<Body> {
-    let body = match r.body {
-        ResponseBody::Empty => Body::Full(None),
-        ResponseBody::Full(b) => Body::full(b),
-        ResponseBody::Sse(rx) => Body::Sse(rx),
-    };
-    let mut resp = hyper::Response::new(body);
+fn to_hyper(r: HttpResponse) -> hyper::Response<ResponseBody> {
+    let mut resp = hyper::Response::new(r.body);
     *resp.status_mut() = r.status;
     *resp.headers_mut() = r.headers;
     resp
@@ -163,7 +153,7 @@ async fn serve_one(
 async fn read_request(
     config: &HttpConfig,
     req: hyper::Request<Incoming>,
-) -> Result<(HttpRequest, String), hyper::Response<Body>> {
+) -> Result<(HttpRequest, String), hyper::Response<ResponseBody>> {
     let (parts, body) = req.into_parts();
     let max = config.max_body;
     let too_large = || {
