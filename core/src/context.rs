@@ -106,7 +106,7 @@ pub(crate) struct InputState {
     /// The handler's own state (`set_request_state`).
     pub(crate) user_state: Option<Value>,
     /// The digest of the call's arguments a sealed state is bound to (issue 11, finding 10).
-    pub(crate) args_digest: [u8; 32],
+    pub(crate) args_digest: crate::server::mrtr::ArgsDigest,
 }
 
 pub(crate) struct ContextInner {
@@ -426,12 +426,13 @@ impl Context {
 
     /// Take the outstanding input requests (for the dispatcher's `input_required` result).
     /// The digest of this call's arguments (what its MRTR state is bound to).
-    pub(crate) fn args_digest(&self) -> [u8; 32] {
+    pub(crate) fn args_digest(&self) -> crate::server::mrtr::ArgsDigest {
         self.inner
             .input
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .args_digest
+            .clone()
     }
 
     pub(crate) fn take_pending(&self) -> (Vec<(String, Value)>, Map<String, Value>, Option<Value>) {

@@ -35,7 +35,7 @@ async function exercise(callTool, listTools, readResource, caller) {
   await assert.rejects(callTool('boom', {}), (e) => e.code === -32603 && /Internal error in middleware/.test(e.message) && !/exploded/.test(e.message));
   // ... and the server keeps serving.
   assert.equal(text(await callTool('add', { a: 5, b: 0 })), '105!');
-  assert.equal((await listTools()).tools.length, 6);
+  assert.equal((await listTools()).tools.length, 7);
   assert.equal((await readResource('note://one')).contents[0].text, 'A NOTE');
 }
 
@@ -102,6 +102,17 @@ test('server.use over HTTP: the official client (legacy) and 2026-07-28 requests
     // A short-circuit on a modern request is shaped as the core's own answers are.
     const denied = await callTool('secret', {});
     assert.equal(denied.resultType, 'complete');
+    // An MRTR round through a middleware that changes the arguments: the state is bound to the
+    // arguments the client sent, so the retry opens it and other arguments do not (the same case
+    // as core/tests/security/mrtr.rs and tests/python/test_middleware.py).
+    const caps = { ...auth, metaExtra: { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } } };
+    const r1 = (await post(srv.url, 'tools/call', { name: 'ask', arguments: { a: 1 } }, caps)).response.result;
+    assert.equal(r1.resultType, 'input_required', JSON.stringify(r1));
+    const retry = { name: 'ask', arguments: { a: 1 }, inputResponses: { k: { action: 'accept', content: {} } }, requestState: r1.requestState };
+    const r2 = (await post(srv.url, 'tools/call', retry, { ...caps, id: 2 })).response;
+    assert.deepEqual([r2.result?.resultType, r2.result?.content[0].text], ['complete', '2 accept'], JSON.stringify(r2));
+    const r3 = (await post(srv.url, 'tools/call', { ...retry, arguments: { a: 2 } }, { ...caps, id: 3 })).response;
+    assert.equal(r3.error?.code, -32602, JSON.stringify(r3));
   } finally {
     srv.kill();
   }

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import textwrap
+import urllib.error
+import urllib.request
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from oxmcp import Client, McpError, Server
 from oxmcp.server.middleware import Middleware, MiddlewareContext, hooked_methods
+from procs import start_python_http, stop
 
 
 class Counting(Middleware):
@@ -97,3 +103,63 @@ async def test_plain_callable_middleware_sees_every_method_in_order() -> None:
     async with Client(s) as c:
         await c.list_tools()
     assert order == ["first:tools/list", "second:tools/list"]
+
+
+MRTR_SERVER = textwrap.dedent("""
+    from typing import Any
+    from oxmcp import Context, Server
+    from oxmcp.server.middleware import Middleware, MiddlewareContext
+
+    server = Server("mw-mrtr")
+
+    @server.tool
+    async def ask(a: int, ctx: Context) -> str:
+        answer = await ctx.elicit("k", "ok?", {"type": "object", "properties": {}})
+        return f"{a} {answer.action}"
+
+    class Double(Middleware):
+        async def on_call_tool(self, context: MiddlewareContext, call_next: Any) -> Any:
+            context.message["arguments"] = {**context.message.arguments, "a": context.message.arguments["a"] * 2}
+            return await call_next(context)
+
+    server.add_middleware(Double())
+
+    if __name__ == "__main__":
+        server.main()
+""")
+
+
+def test_an_mrtr_round_through_a_middleware_that_changes_the_arguments(tmp_path: Path) -> None:
+    """The `requestState` is bound to the arguments the client sent, not to those a middleware
+    passed on: the retry with the same arguments opens it, other arguments do not (the same
+    case as core/tests/security/mrtr.rs and tests/node/middleware-use.test.mjs), over HTTP."""
+    script = tmp_path / "server.py"
+    script.write_text(MRTR_SERVER)
+    proc, port = start_python_http(script)
+
+    def ask(id_: int, args: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+        meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+        body = json.dumps({"jsonrpc": "2.0", "id": id_, "method": "tools/call",
+                           "params": {"name": "ask", "arguments": args, **extra, "_meta": meta}}).encode()
+        req = urllib.request.Request(f"http://127.0.0.1:{port}/mcp", data=body, method="POST", headers={
+            "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "ask"})
+        try:
+            with urllib.request.urlopen(req, timeout=30) as r:
+                answer: dict[str, Any] = json.loads(r.read())
+        except urllib.error.HTTPError as e:
+            answer = json.loads(e.read())
+        return answer
+
+    try:
+        r1 = ask(1, {"a": 1}, {})["result"]
+        assert r1["resultType"] == "input_required", r1
+        retry = {"inputResponses": {"k": {"action": "accept", "content": {}}}, "requestState": r1["requestState"]}
+        r2 = ask(2, {"a": 1}, retry)
+        assert r2["result"]["resultType"] == "complete", r2
+        assert r2["result"]["content"][0]["text"] == "2 accept", r2
+        r3 = ask(3, {"a": 2}, retry)
+        assert r3["error"]["code"] == -32602 and r3["error"]["message"] == "Invalid or expired requestState", r3
+    finally:
+        assert stop(proc) == 0

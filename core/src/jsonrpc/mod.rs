@@ -120,6 +120,11 @@ impl Envelope {
         }
     }
 
+    /// The message's `params`, without an object `_meta`.
+    pub(crate) fn params(&self) -> Option<&Value> {
+        self.params.as_ref()
+    }
+
     /// A 2026-07-28 request or notification: a method, and the protocol version in `_meta`.
     pub(crate) fn is_modern(&self) -> bool {
         self.method.is_some() && self.meta.as_ref().is_some_and(RequestMeta::has_version)

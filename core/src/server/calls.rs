@@ -4,6 +4,7 @@
 
 use super::dispatch::*;
 use super::env::Env;
+use super::mrtr::ArgsDigest;
 use super::pipeline::{Done, Invoke, Kind, Prepared, RunError};
 use super::Server;
 use crate::context::{Context, InputState};
@@ -19,14 +20,14 @@ pub(crate) const MAX_COMPLETION_VALUES: usize = 100;
 
 impl Server {
     /// Stage 1 for the request's method. `Err`: the answer, without running anything.
+    /// `digest`: of the arguments the client sent, which an MRTR state is bound to.
     pub(super) fn prepare(
         &self,
         rq: &RequestInfo,
         params: Map<String, Value>,
         env: &Env,
+        digest: &ArgsDigest,
     ) -> Result<Prepared, Outcome> {
-        // Before the stage takes the arguments: the MRTR state is bound to them.
-        let digest = super::mrtr::binding_digest(rq.era, params.get("arguments"));
         let (mut p, rest) = match &*rq.method {
             "tools/call" => self.prepare_tool(rq, params, env)?,
             "resources/read" => self.prepare_resource(rq, params, env)?,
@@ -35,7 +36,7 @@ impl Server {
             m => return Err(McpError::method_not_found(m).into()),
         };
         // Last: the sealed MRTR state is bound to the primitive, known only now.
-        p.input = self.mrtr_input(rq, &p.name, &rest, env, digest)?;
+        p.input = self.mrtr_input(rq, &p.name, &rest, env, digest.clone())?;
         Ok(p)
     }
 

@@ -414,11 +414,14 @@ impl Server {
         }
     }
 
+    /// `digest`: of the arguments the client sent (a middleware may have changed `params`),
+    /// which an MRTR state is bound to at every step.
     pub(super) async fn route(
         &self,
         rq: &RequestInfo,
         params: Map<String, Value>,
         env: &Env,
+        digest: &super::mrtr::ArgsDigest,
     ) -> Outcome {
         let reg = self.snapshot();
         // Cheap checks on the hot path; the capabilities object is built only where it is sent.
@@ -452,7 +455,7 @@ impl Server {
                     self.list(rq, &params, v, |t| t.descriptor(modern), "tools")
                 })
             }
-            "tools/call" if has("tools") => self.call(rq, params, env).await,
+            "tools/call" if has("tools") => self.call(rq, params, env, digest).await,
             "resources/list" if has("resources") => {
                 self.rendered(rq, &params, env, &reg, Rk::Resources, || {
                     let v = reg
@@ -473,7 +476,7 @@ impl Server {
                     self.list(rq, &params, v, Value::clone, "resourceTemplates")
                 })
             }
-            "resources/read" if has("resources") => self.call(rq, params, env).await,
+            "resources/read" if has("resources") => self.call(rq, params, env, digest).await,
             "prompts/list" if has("prompts") => {
                 self.rendered(rq, &params, env, &reg, Rk::Prompts, || {
                     let v = reg
@@ -484,8 +487,8 @@ impl Server {
                     self.list(rq, &params, v, Value::clone, "prompts")
                 })
             }
-            "prompts/get" if has("prompts") => self.call(rq, params, env).await,
-            "completion/complete" if has("completions") => self.call(rq, params, env).await,
+            "prompts/get" if has("prompts") => self.call(rq, params, env, digest).await,
+            "completion/complete" if has("completions") => self.call(rq, params, env, digest).await,
             "tasks/get" | "tasks/update" | "tasks/cancel" => {
                 Box::pin(self.task_method(rq, &params, env)).await
             }
@@ -669,7 +672,7 @@ impl Server {
         name: &str,
         params: &Map<String, Value>,
         env: &Env,
-        args_digest: [u8; 32],
+        args_digest: super::mrtr::ArgsDigest,
     ) -> Result<InputState, McpError> {
         let mut st = InputState {
             args_digest,
@@ -678,18 +681,19 @@ impl Server {
         if rq.era != Era::Modern {
             return Ok(st);
         }
-        let caller = env.caller.as_ref().map(|c| c.key());
-        let binding = super::mrtr::Binding {
-            method: &rq.method,
-            name,
-            caller: caller.as_deref(),
-            args: &args_digest,
-        };
         // The keys the sealing round asked for; `None` without a state (a first round).
         let mut asked: Option<Vec<String>> = None;
         match params.get("requestState") {
             None | Some(Value::Null) => {}
             Some(Value::String(tok)) => {
+                let caller = env.caller.as_ref().map(|c| c.key());
+                let digest = st.args_digest.get()?;
+                let binding = super::mrtr::Binding {
+                    method: &rq.method,
+                    name,
+                    caller: caller.as_deref(),
+                    args: &digest,
+                };
                 let (p, keys) = self.inner.sealer.open(tok, &binding)?;
                 if let Some(Value::Object(a)) = p.get("a") {
                     st.answers = a.clone();
@@ -723,11 +727,14 @@ impl Server {
         ctx: &Context,
         env: &Env,
     ) -> Outcome {
-        let digest = ctx.args_digest();
         let (pending, answers, user_state) = ctx.take_pending();
         if rq.era != Era::Modern || pending.is_empty() {
             return McpError::internal("handler asked for input outside an input request").into();
         }
+        let digest = match ctx.args_digest().get() {
+            Ok(d) => d,
+            Err(e) => return e.into(),
+        };
         let caller = env.caller.as_ref().map(|c| c.key());
         let asked: Vec<&str> = pending.iter().map(|(k, _)| k.as_str()).collect();
         let state = self.inner.sealer.seal(

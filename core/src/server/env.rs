@@ -31,6 +31,9 @@ pub struct Env {
     pub(crate) caller: Option<Caller>,
     /// HTTP: the request that carried the message (`Context::http_request`).
     pub(crate) http: Option<Arc<crate::transport::http::HttpRequestInfo>>,
+    /// HTTP: that request's body is this one message (not a batch), so what the message says
+    /// can be read from it again ([`crate::server::mrtr::ArgsDigest`]).
+    pub(crate) body_is_message: bool,
     pub(crate) cancel: CancellationToken,
     pub(crate) sink: Option<Sink>,
     /// Set by `initialize`: the legacy session it created.
@@ -54,6 +57,7 @@ impl Env {
             cancellable: None,
             caller: None,
             http: None,
+            body_is_message: false,
             cancel,
             sink: None,
             created_session: Mutex::new(None),
@@ -92,6 +96,10 @@ impl Env {
     pub(crate) fn cancellable(mut self, c: Arc<Cancellable>) -> Self {
         self.cancellable = Some(c);
         self
+    }
+    /// The HTTP request whose body is this message alone, if it came so.
+    pub(crate) fn message_body(&self) -> Option<&Arc<crate::transport::http::HttpRequestInfo>> {
+        self.http.as_ref().filter(|_| self.body_is_message)
     }
     pub(super) fn cancel_table(&self) -> Option<&Cancellable> {
         self.cancellable

@@ -100,8 +100,12 @@ impl Server {
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .clone();
+        // The client's arguments, before any middleware changes them: an MRTR state is bound
+        // to those wherever it is sealed or opened (by a middleware's context or the handler's).
+        let body = env.message_body();
+        let digest = super::mrtr::ArgsDigest::of(rq.era, params.get("arguments"), body);
         if chain.is_empty() {
-            return self.route(rq, params, env).await;
+            return self.route(rq, params, env, &digest).await;
         }
         let hooked: Vec<Arc<dyn Middleware>> = chain
             .iter()
@@ -109,9 +113,9 @@ impl Server {
             .cloned()
             .collect();
         if hooked.is_empty() {
-            return self.route(rq, params, env).await;
+            return self.route(rq, params, env, &digest).await;
         }
-        self.drive(&hooked, rq, params, env).await
+        self.drive(&hooked, rq, params, env, &digest).await
     }
 
     fn drive<'a>(
@@ -120,14 +124,14 @@ impl Server {
         rq: &'a RequestInfo,
         params: Map<String, Value>,
         env: &'a Env,
+        digest: &'a super::mrtr::ArgsDigest,
     ) -> BoxFutureRef<'a, Outcome> {
         Box::pin(async move {
             let Some((first, rest)) = chain.split_first() else {
-                return self.route(rq, params, env).await;
+                return self.route(rq, params, env, digest).await;
             };
             let name = primitive_name(&params);
-            let digest = super::mrtr::binding_digest(rq.era, params.get("arguments"));
-            let input: InputState = match self.mrtr_input(rq, &name, &params, env, digest) {
+            let input: InputState = match self.mrtr_input(rq, &name, &params, env, digest.clone()) {
                 Ok(i) => i,
                 Err(e) => return Outcome::Error(e),
             };
@@ -143,7 +147,7 @@ impl Server {
                 tokio::select! {
                     r = &mut fut => break r,
                     Some((p, reply)) = rx.recv() => {
-                        let out = match self.drive(rest, rq, p, env).await {
+                        let out = match self.drive(rest, rq, p, env, digest).await {
                             Outcome::Result(v) => Ok(v),
                             Outcome::Tool(a) => Ok(a.into_value()),
                             Outcome::Rendered(r) => Ok(r.value()),

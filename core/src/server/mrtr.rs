@@ -12,6 +12,8 @@
 //! idempotent, e.g. keyed by a value it put in its own state.
 
 use crate::error::McpError;
+use crate::protocol::Era;
+use crate::transport::http::HttpRequestInfo;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine;
 use chacha20poly1305::aead::{Aead, KeyInit, Payload};
@@ -19,6 +21,7 @@ use chacha20poly1305::{XChaCha20Poly1305, XNonce};
 use hmac::{Hmac, Mac};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 type HmacSha256 = Hmac<Sha256>;
@@ -48,12 +51,49 @@ pub(crate) fn args_digest(args: Option<&Value>) -> [u8; 32] {
     h.finalize().into()
 }
 
-/// [`args_digest`] where a state can be sealed or opened: modern requests only. A legacy request
-/// asks its client directly and never carries a `requestState`, so it is not hashed (zeros).
-pub(crate) fn binding_digest(era: crate::protocol::Era, args: Option<&Value>) -> [u8; 32] {
-    match era {
-        crate::protocol::Era::Modern => args_digest(args),
-        crate::protocol::Era::Legacy => [0; 32],
+/// The [`args_digest`] a call's state is bound to, as far as it is known yet. Only a call that
+/// seals a state (its handler asked for input) or opens one (a retry) needs it, and few calls
+/// do; computing it for every call (a canonical walk and a SHA-256) cost about 0.4 µs of a
+/// `tools/call`'s CPU on a busy server (issue 16). So a request whose HTTP body is that message
+/// alone keeps the body (it is in the request's `HttpRequestInfo` already), and the digest is
+/// taken from it when it is needed.
+#[derive(Clone)]
+pub(crate) enum ArgsDigest {
+    Known([u8; 32]),
+    /// Of the `params.arguments` of the one JSON-RPC message this HTTP body holds.
+    InBody(Arc<HttpRequestInfo>),
+}
+
+impl Default for ArgsDigest {
+    fn default() -> Self {
+        Self::Known([0; 32])
+    }
+}
+
+impl ArgsDigest {
+    /// A legacy request asks its client directly and never seals nor opens a state: zeros.
+    /// A modern one reads its arguments again from `body` when there is one, which must hold
+    /// the arguments `args` are (the client's own: no middleware changed them); else the
+    /// digest is taken now.
+    pub(crate) fn of(era: Era, args: Option<&Value>, body: Option<&Arc<HttpRequestInfo>>) -> Self {
+        match (era, body) {
+            (Era::Legacy, _) => Self::Known([0; 32]),
+            (Era::Modern, Some(info)) => Self::InBody(info.clone()),
+            (Era::Modern, None) => Self::Known(args_digest(args)),
+        }
+    }
+
+    pub(crate) fn get(&self) -> Result<[u8; 32], McpError> {
+        match self {
+            Self::Known(d) => Ok(*d),
+            // The body was read once already, within the limits; no limit is applied again.
+            Self::InBody(info) => match crate::jsonrpc::parse_incoming(&info.body, usize::MAX) {
+                Ok(crate::jsonrpc::Incoming::One(e)) => {
+                    Ok(args_digest(e.params().and_then(|p| p.get("arguments"))))
+                }
+                _ => Err(McpError::internal("the request's body could not be read again")),
+            },
+        }
     }
 }
 

@@ -18,6 +18,7 @@
 
 use super::dispatch::*;
 use super::env::Env;
+use super::mrtr::ArgsDigest;
 use super::Server;
 use crate::context::{Context, InputState};
 use crate::error::{ErrorCode, HandlerError, McpError};
@@ -107,6 +108,7 @@ impl Server {
         rq: &RequestInfo,
         params: Map<String, Value>,
         env: &Env,
+        digest: &ArgsDigest,
     ) -> Outcome {
         // The name is read only for the audit record: no copy of it when no one records.
         let name = if audit_enabled() {
@@ -119,7 +121,7 @@ impl Server {
         // as its argument, once while awaiting it), and this future is moved, whole, into the
         // request's box on every call.
         let started = audit_enabled().then(Instant::now);
-        let outcome = self.stages(rq, params, env).await;
+        let outcome = self.stages(rq, params, env, digest).await;
         self.audit(rq, env, &name, started, &outcome);
         outcome
     }
@@ -131,8 +133,9 @@ impl Server {
         rq: &'a RequestInfo,
         params: Map<String, Value>,
         env: &'a Env,
+        digest: &ArgsDigest,
     ) -> Either<impl std::future::Future<Output = Outcome> + Send + 'a, Other<'a>> {
-        let p = match self.prepare(rq, params, env) {
+        let p = match self.prepare(rq, params, env, digest) {
             Ok(p) => p,
             Err(o) => return Either::Right(Either::Right(ready(o))),
         };

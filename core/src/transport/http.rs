@@ -51,6 +51,8 @@ pub struct HttpRequestInfo {
     pub headers: HeaderMap,
     /// The client's address, when the host knows it.
     pub peer: Option<SocketAddr>,
+    /// The body as it came: a retry's MRTR digest is read from it (`server::mrtr::ArgsDigest`).
+    pub(crate) body: Bytes,
 }
 
 /// A response body: complete, or a stream of SSE chunks (dropping the receiver cancels the
@@ -491,8 +493,9 @@ impl HttpHandler {
             query: query.to_string(),
             headers,
             peer,
+            body,
         });
-        let (h, body) = (&info.headers, &body);
+        let (h, body) = (&info.headers, &info.body);
         let json_body = h.get(header::CONTENT_TYPE).is_some_and(|v| {
             // The usual value needs no parsing; parameters (`; charset=utf-8`) and case do.
             v.as_bytes() == b"application/json"
@@ -608,11 +611,13 @@ impl HttpHandler {
             Message::Request(rq) => {
                 // The connection's session and version header move into the request's Env
                 // (`conn` clones them, for a batch's several).
-                let mut env = Env::with_cancel(Transport::Http, self.server.request_token())
-                    .session(session)
-                    .protocol_header(header_version)
-                    .http(info.clone())
-                    .caller(caller);
+                // Set field by field: each builder step would copy the whole `Env`.
+                let mut env = Env::with_cancel(Transport::Http, self.server.request_token());
+                env.session = session;
+                env.protocol_header = header_version;
+                env.http = Some(info.clone());
+                env.caller = caller;
+                env.body_is_message = true;
                 match era_of(&rq.method, rq.meta.as_ref(), &env) {
                     Era::Legacy => {
                         // A legacy request on a connection whose header names a modern revision.
@@ -642,21 +647,34 @@ impl HttpHandler {
 
     /// Run one request: a plain JSON response unless the handler emits a message before its
     /// result, in which case the response becomes an SSE stream from that message on.
-    async fn run(&self, rq: jsonrpc::Request, env: Env) -> HttpResponse {
+    ///
+    /// Not an `async fn`: one would keep the request and its `Env` (416 bytes) in its future
+    /// beside the work they move into, and that future is copied into the caller's.
+    fn run(
+        &self,
+        rq: jsonrpc::Request,
+        mut env: Env,
+    ) -> impl Future<Output = HttpResponse> + Send + '_ {
         let sink = Arc::new(LazySink::default());
         let cancel = env.cancel.clone();
-        let env = env.sink(Sink::Lazy(sink.clone()));
+        env.sink = Some(Sink::Lazy(sink.clone()));
         let server = self.server.clone();
         let work: Work = Box::pin(async move {
             let r = server.request_with_status(rq, &env).await;
             let created = env.take_created_session();
             (r, created)
         });
-        let mut inflight = InFlight {
+        let inflight = InFlight {
             work: Some(work),
-            cancel: cancel.clone(),
-            sink: sink.clone(),
+            cancel,
+            sink,
         };
+        self.respond(inflight)
+    }
+
+    /// [`Self::run`]'s answer: the work's result as JSON, or the SSE stream it opened.
+    async fn respond(&self, mut inflight: InFlight) -> HttpResponse {
+        let sink = inflight.sink.clone();
         let first = {
             let work = inflight
                 .work

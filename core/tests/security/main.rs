@@ -7,6 +7,7 @@ mod common;
 #[cfg(feature = "tls")]
 mod jwks_https;
 mod limits;
+mod mrtr;
 mod oauth;
 mod telemetry;
 mod tokens;
