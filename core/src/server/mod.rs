@@ -38,6 +38,10 @@ use session::SessionTable;
 use std::sync::{Arc, RwLock};
 use tokio_util::sync::CancellationToken;
 
+/// How many children `abort` keeps for good (`Inner::_abort_ballast`): its list of children then
+/// stays at least this long, and tokio-util shrinks it only below a quarter of its capacity.
+const ABORT_BALLAST: usize = 16;
+
 pub(crate) struct Inner {
     /// Shared with every modern answer that carries it in `_meta`.
     pub(crate) info: Arc<answer::ServerInfo>,
@@ -56,6 +60,11 @@ pub(crate) struct Inner {
     pub(crate) shutdown: CancellationToken,
     /// Parent of every request's cancellation token: fired when the drain deadline passes.
     pub(crate) abort: CancellationToken,
+    /// Children of `abort` that live as long as the server, so that its list of children is
+    /// never empty. tokio-util shrinks that list once it is three-quarters empty, so with few
+    /// requests in flight every request's token freed it and the next one allocated it again:
+    /// one `malloc`/`free` pair per request on the shared parent's lock (issue 16).
+    _abort_ballast: Vec<CancellationToken>,
     pub(crate) listeners: std::sync::atomic::AtomicUsize,
     /// Open listener streams per authenticated caller (identity key), under
     /// `ServerOptions::max_listeners_per_caller`.
@@ -751,6 +760,7 @@ impl ServerBuilder {
         let (bus, tasks) = (self.bus, self.tasks);
         let bus = bus.unwrap_or_else(|| Arc::new(InMemoryBus::default()));
         let tasks = Arc::new(crate::tasks::engine::TaskEngine::new(tasks, bus.clone()));
+        let abort = CancellationToken::new();
         Ok(Server {
             inner: Arc::new(Inner {
                 info: Arc::new(answer::ServerInfo::new(Value::Object(self.info))),
@@ -763,7 +773,8 @@ impl ServerBuilder {
                 sessions,
                 client_requests: Arc::new(ClientRequests::default()),
                 shutdown: CancellationToken::new(),
-                abort: CancellationToken::new(),
+                abort: abort.clone(),
+                _abort_ballast: (0..ABORT_BALLAST).map(|_| abort.child_token()).collect(),
                 listeners: std::sync::atomic::AtomicUsize::new(0),
                 listeners_by_caller: Default::default(),
                 declared: self.declared,

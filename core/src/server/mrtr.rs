@@ -91,7 +91,9 @@ impl ArgsDigest {
                 Ok(crate::jsonrpc::Incoming::One(e)) => {
                     Ok(args_digest(e.params().and_then(|p| p.get("arguments"))))
                 }
-                _ => Err(McpError::internal("the request's body could not be read again")),
+                _ => Err(McpError::internal(
+                    "the request's body could not be read again",
+                )),
             },
         }
     }

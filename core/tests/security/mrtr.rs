@@ -72,7 +72,9 @@ fn state_of(r: &Value) -> String {
 }
 
 fn retry(state: &str) -> String {
-    format!(r#","inputResponses":{{"k":{{"action":"accept","content":{{}}}}}},"requestState":"{state}""#)
+    format!(
+        r#","inputResponses":{{"k":{{"action":"accept","content":{{}}}}}},"requestState":"{state}""#
+    )
 }
 
 #[tokio::test]
@@ -80,9 +82,13 @@ async fn a_state_opens_for_the_same_arguments_in_any_order_and_for_no_others() {
     let _g = serial();
     let s = serve(ask_server(), HttpConfig::new(loopback())).await;
     let state = state_of(&ask(s.addr, 1, r#"{"a":1,"b":2}"#, "").await);
-    for (i, same) in [r#"{"a":1,"b":2}"#, r#"{"b":2,"a":1}"#, r#"{ "b" : 2 , "a" : 1 }"#]
-        .into_iter()
-        .enumerate()
+    for (i, same) in [
+        r#"{"a":1,"b":2}"#,
+        r#"{"b":2,"a":1}"#,
+        r#"{ "b" : 2 , "a" : 1 }"#,
+    ]
+    .into_iter()
+    .enumerate()
     {
         let r = ask(s.addr, 2 + i as u32, same, &retry(&state)).await;
         assert_eq!(r["result"]["resultType"], "complete", "{same}: {r}");
