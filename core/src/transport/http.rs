@@ -214,7 +214,12 @@ impl HttpHandler {
     /// Both are parsed ([`Authority`]): loopback means an IP address that `is_loopback()` or the
     /// exact name `localhost`. Without `allowed_hosts` only loopback names pass, wherever the
     /// server is bound, unless `allow_any_host` opts out of the check explicitly.
-    fn guard(&self, h: &HeaderMap) -> Result<(), HttpResponse> {
+    /// `host_header` and `origin_header`: the first value of each, if sent.
+    fn guard(
+        &self,
+        host_header: Option<&HeaderValue>,
+        origin_header: Option<&HeaderValue>,
+    ) -> Result<(), HttpResponse> {
         let forbidden = |m: &str| {
             Err(HttpResponse::error(
                 StatusCode::FORBIDDEN,
@@ -222,10 +227,7 @@ impl HttpHandler {
                 McpError::invalid_request(m.to_string()),
             ))
         };
-        let raw_host = h
-            .get(header::HOST)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("");
+        let raw_host = host_header.and_then(|v| v.to_str().ok()).unwrap_or("");
         // Parsed only where an allow-list or an `Origin` needs it, and then once.
         let parsed_host = std::cell::OnceCell::new();
         let host = || {
@@ -245,7 +247,7 @@ impl HttpHandler {
         if !host_ok {
             return forbidden("Forbidden: Host not allowed");
         }
-        if let Some(origin) = h.get(header::ORIGIN) {
+        if let Some(origin) = origin_header {
             let o = origin.to_str().unwrap_or("");
             let parsed = Origin::parse(o);
             let ok = self.config.allowed_origins.iter().any(|a| {
@@ -287,14 +289,17 @@ impl HttpHandler {
         query: &str,
     ) -> HttpResponse {
         let peer = peer_addr.map(|a| a.ip());
-        if req.headers.len() > self.config.max_headers
-            || req
-                .headers
-                .iter()
-                .map(|(k, v)| k.as_str().len() + v.len())
-                .sum::<usize>()
-                > self.config.max_header_bytes
-        {
+        // One pass: the headers' size, and the two the guard reads (no lookup per name).
+        let (mut size, mut host, mut origin) = (0, None, None);
+        for (k, v) in &req.headers {
+            size += k.as_str().len() + v.len();
+            if k == header::HOST {
+                host.get_or_insert(v);
+            } else if k == header::ORIGIN {
+                origin.get_or_insert(v);
+            }
+        }
+        if req.headers.len() > self.config.max_headers || size > self.config.max_header_bytes {
             return HttpResponse::error(
                 StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
                 Value::Null,
@@ -319,7 +324,7 @@ impl HttpHandler {
         if req.path != self.config.path {
             return HttpResponse::new(StatusCode::NOT_FOUND);
         }
-        if let Err(r) = self.guard(&req.headers) {
+        if let Err(r) = self.guard(host, origin) {
             return r;
         }
         let failures = self.auth_failures.as_deref().zip(peer);
@@ -496,7 +501,8 @@ impl HttpHandler {
             body,
         });
         let (h, body) = (&info.headers, &info.body);
-        let json_body = h.get(header::CONTENT_TYPE).is_some_and(|v| {
+        let seen = headers::PostHeaders::of(h);
+        let json_body = seen.content_type.first().is_some_and(|v| {
             // The usual value needs no parsing; parameters (`; charset=utf-8`) and case do.
             v.as_bytes() == b"application/json"
                 || v.to_str().is_ok_and(|ct| {
@@ -514,7 +520,7 @@ impl HttpHandler {
                 McpError::invalid_request("Content-Type must be application/json"),
             );
         }
-        if !headers::accepts(h, "application/json") {
+        if !headers::accepts_value(seen.accept.first(), "application/json") {
             return HttpResponse::error(
                 StatusCode::NOT_ACCEPTABLE,
                 Value::Null,
@@ -551,7 +557,7 @@ impl HttpHandler {
                 Err(r) => return r,
             }
         };
-        let header_version = match headers::get(h, headers::MCP_PROTOCOL_VERSION) {
+        let header_version = match seen.protocol_version.value() {
             None => None,
             Some(Ok(v)) => Some(crate::protocol::version_cow(v)),
             Some(Err(())) => {
@@ -632,6 +638,7 @@ impl HttpHandler {
                         env.session = None;
                         if let Err((status, e)) = self.check_modern_headers(
                             h,
+                            &seen,
                             env.protocol_header.as_deref(),
                             &rq,
                             env.caller.as_ref(),

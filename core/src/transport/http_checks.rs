@@ -23,6 +23,7 @@ impl HttpHandler {
     pub(super) fn check_modern_headers(
         &self,
         h: &HeaderMap,
+        seen: &headers::PostHeaders<'_>,
         header_version: Option<&str>,
         rq: &crate::jsonrpc::Request,
         caller: Option<&crate::identity::Caller>,
@@ -50,7 +51,7 @@ impl HttpHandler {
             return Err(mismatch(format!("Header mismatch: MCP-Protocol-Version header value '{hv}' does not match body value '{mv}'")));
         }
         check_version(mv).map_err(|e| (StatusCode::BAD_REQUEST, e))?;
-        match headers::get(h, headers::MCP_METHOD) {
+        match seen.method.value() {
             Some(Ok(m)) if m == method => {}
             Some(Ok(m)) => return Err(mismatch(format!("Header mismatch: Mcp-Method header value '{m}' does not match body value '{method}'"))),
             _ => return Err(mismatch("Header mismatch: missing or invalid Mcp-Method header".into())),
@@ -64,7 +65,7 @@ impl HttpHandler {
         };
         if let Some(k) = name_key {
             if let Some(body) = params.and_then(|p| p.get(k)).and_then(Value::as_str) {
-                match headers::get(h, headers::MCP_NAME).map(|r| r.and_then(headers::decode)) {
+                match seen.name.value().map(|r| r.and_then(headers::decode)) {
                     Some(Ok(n)) if n == body => {}
                     Some(Ok(n)) => {
                         return Err(mismatch(format!("Header mismatch: Mcp-Name header value '{n}' does not match body value '{body}'")))

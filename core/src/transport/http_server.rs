@@ -163,12 +163,9 @@ async fn read_request(
             &jsonrpc::error(serde_json::Value::Null, &e),
         ))
     };
-    let declared = parts
-        .headers
-        .get(http::header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<usize>().ok());
-    if declared.is_some_and(|n| n > max) {
+    // The declared `Content-Length`, as hyper read it (no header lookup).
+    let declared = hyper::body::Body::size_hint(&body).exact();
+    if declared.is_some_and(|n| n > max as u64) {
         return Err(too_large());
     }
     // Slow-body (slowloris) protection: the whole body within `body_timeout`.
