@@ -31,7 +31,9 @@ pub(crate) struct Request {
     pub(crate) method: Cow<'static, str>,
     /// Without its `_meta` object, which is `meta`.
     pub(crate) params: Option<Value>,
-    pub(crate) meta: Option<RequestMeta>,
+    /// Shared with the request's `RequestInfo` and its handler's `Context` as it is: and a
+    /// request moved whole (it is, several times, and kept in its boxed future) stays small.
+    pub(crate) meta: Option<std::sync::Arc<RequestMeta>>,
 }
 
 /// What a transport reads first: a batch, or one message's members. A message object's
@@ -159,14 +161,14 @@ impl Envelope {
                     id,
                     method,
                     params,
-                    meta,
+                    meta: meta.map(std::sync::Arc::new),
                 })),
                 Some(Value::Number(n)) if n.is_i64() || n.is_u64() => {
                     Ok(Message::Request(Request {
                         id: Value::Number(n),
                         method,
                         params,
-                        meta,
+                        meta: meta.map(std::sync::Arc::new),
                     }))
                 }
                 Some(_) => Err((

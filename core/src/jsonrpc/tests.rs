@@ -213,7 +213,7 @@ fn only_a_request_reads_meta_apart() {
             let Value::Object(want) = meta.clone() else {
                 unreachable!()
             };
-            assert_eq!(m, Some(RequestMeta::from_map(want)));
+            assert_eq!(m, Some(std::sync::Arc::new(RequestMeta::from_map(want))));
         }
         other => panic!("{other:?}"),
     }

@@ -317,7 +317,7 @@ impl Server {
             }
         };
         let tracked = env.cancel_table().map(|t| t.track(&id, &env.cancel));
-        let rq = if era_of(&method, meta.as_ref(), env) == Era::Legacy {
+        let rq = if era_of(&method, meta.as_deref(), env) == Era::Legacy {
             // A legacy request's params keep their `_meta`, as the client sent them. Built through
             // `whole`, so the handler's `Context::meta()` reuses it rather than building it again.
             if let Some(m) = &meta {
@@ -325,7 +325,7 @@ impl Server {
             }
             self.legacy_rq(&id, method, meta, env)
         } else {
-            match modern_meta(meta.as_ref()) {
+            match modern_meta(meta.as_deref()) {
                 Ok((version, caps, client_info, level)) => RequestInfo {
                     id: id.clone(),
                     method,
@@ -333,7 +333,7 @@ impl Server {
                     version,
                     caps,
                     client_info,
-                    meta: Arc::new(meta.unwrap_or_default()),
+                    meta: meta.unwrap_or_default(),
                     log: LogFilter::Request(level),
                 },
                 Err(e) => {
@@ -384,10 +384,10 @@ impl Server {
         &self,
         id: &Value,
         method: Cow<'static, str>,
-        meta: Option<RequestMeta>,
+        meta: Option<Arc<RequestMeta>>,
         env: &Env,
     ) -> RequestInfo {
-        let meta = Arc::new(meta.unwrap_or_default());
+        let meta = meta.unwrap_or_default();
         match &env.session {
             Some(s) => RequestInfo {
                 id: id.clone(),
@@ -421,7 +421,7 @@ impl Server {
         rq: &RequestInfo,
         params: Map<String, Value>,
         env: &Env,
-        digest: &super::mrtr::ArgsDigest,
+        digest: super::mrtr::ArgsDigest,
     ) -> Outcome {
         let reg = self.snapshot();
         // Cheap checks on the hot path; the capabilities object is built only where it is sent.
@@ -455,7 +455,7 @@ impl Server {
                     self.list(rq, &params, v, |t| t.descriptor(modern), "tools")
                 })
             }
-            "tools/call" if has("tools") => self.call(rq, params, env, digest).await,
+            "tools/call" if has("tools") => self.call(rq, params, env, &digest).await,
             "resources/list" if has("resources") => {
                 self.rendered(rq, &params, env, &reg, Rk::Resources, || {
                     let v = reg
@@ -476,7 +476,7 @@ impl Server {
                     self.list(rq, &params, v, Value::clone, "resourceTemplates")
                 })
             }
-            "resources/read" if has("resources") => self.call(rq, params, env, digest).await,
+            "resources/read" if has("resources") => self.call(rq, params, env, &digest).await,
             "prompts/list" if has("prompts") => {
                 self.rendered(rq, &params, env, &reg, Rk::Prompts, || {
                     let v = reg
@@ -487,8 +487,10 @@ impl Server {
                     self.list(rq, &params, v, Value::clone, "prompts")
                 })
             }
-            "prompts/get" if has("prompts") => self.call(rq, params, env, digest).await,
-            "completion/complete" if has("completions") => self.call(rq, params, env, digest).await,
+            "prompts/get" if has("prompts") => self.call(rq, params, env, &digest).await,
+            "completion/complete" if has("completions") => {
+                self.call(rq, params, env, &digest).await
+            }
             "tasks/get" | "tasks/update" | "tasks/cancel" => {
                 Box::pin(self.task_method(rq, &params, env)).await
             }

@@ -20,7 +20,9 @@ use crate::context::{Context, InputState};
 use crate::error::{HandlerError, McpError};
 use crate::handler::BoxFuture;
 use crate::protocol::Era;
+use futures::future::Either;
 use serde_json::{json, Map, Value};
+use std::future::Future;
 use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 
@@ -87,13 +89,15 @@ impl Server {
         *chain = Arc::new(next);
     }
 
-    /// [`Server::route`] through the middleware that hook this method.
-    pub(super) async fn intercepted(
-        &self,
-        rq: &RequestInfo,
+    /// [`Server::route`] through the middleware that hook this method. Not an `async fn`: what
+    /// it decides needs no await, and the future it returns (boxed per request, and glibc's
+    /// per-thread cache takes blocks up to 1,032 bytes only) is then the route's alone.
+    pub(super) fn intercepted<'a>(
+        &'a self,
+        rq: &'a RequestInfo,
         params: Map<String, Value>,
-        env: &Env,
-    ) -> Outcome {
+        env: &'a Env,
+    ) -> Either<impl Future<Output = Outcome> + Send + 'a, BoxFutureRef<'a, Outcome>> {
         let chain = self
             .inner
             .middleware
@@ -105,7 +109,7 @@ impl Server {
         let body = env.message_body();
         let digest = super::mrtr::ArgsDigest::of(rq.era, params.get("arguments"), body);
         if chain.is_empty() {
-            return self.route(rq, params, env, &digest).await;
+            return Either::Left(self.route(rq, params, env, digest));
         }
         let hooked: Vec<Arc<dyn Middleware>> = chain
             .iter()
@@ -113,9 +117,11 @@ impl Server {
             .cloned()
             .collect();
         if hooked.is_empty() {
-            return self.route(rq, params, env, &digest).await;
+            return Either::Left(self.route(rq, params, env, digest));
         }
-        self.drive(&hooked, rq, params, env, &digest).await
+        Either::Right(Box::pin(async move {
+            self.drive(&hooked, rq, params, env, &digest).await
+        }))
     }
 
     fn drive<'a>(
@@ -128,7 +134,7 @@ impl Server {
     ) -> BoxFutureRef<'a, Outcome> {
         Box::pin(async move {
             let Some((first, rest)) = chain.split_first() else {
-                return self.route(rq, params, env, digest).await;
+                return self.route(rq, params, env, digest.clone()).await;
             };
             let name = primitive_name(&params);
             let input: InputState = match self.mrtr_input(rq, &name, &params, env, digest.clone()) {

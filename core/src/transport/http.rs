@@ -624,7 +624,7 @@ impl HttpHandler {
                 env.http = Some(info.clone());
                 env.caller = caller;
                 env.body_is_message = true;
-                match era_of(&rq.method, rq.meta.as_ref(), &env) {
+                match era_of(&rq.method, rq.meta.as_deref(), &env) {
                     Era::Legacy => {
                         // A legacy request on a connection whose header names a modern revision.
                         if let Some(v) = env.protocol_header.as_deref() {
