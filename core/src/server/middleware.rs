@@ -107,7 +107,7 @@ impl Server {
         // The client's arguments, before any middleware changes them: an MRTR state is bound
         // to those wherever it is sealed or opened (by a middleware's context or the handler's).
         let body = env.message_body();
-        let digest = super::mrtr::ArgsDigest::of(rq.era, params.get("arguments"), body);
+        let digest = super::mrtr::ArgsDigest::of(rq.era, &params, body);
         if chain.is_empty() {
             return Either::Left(self.route(rq, params, env, digest));
         }

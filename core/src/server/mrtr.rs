@@ -19,7 +19,7 @@ use base64::Engine;
 use chacha20poly1305::aead::{Aead, KeyInit, Payload};
 use chacha20poly1305::{XChaCha20Poly1305, XNonce};
 use hmac::{Hmac, Mac};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -71,15 +71,21 @@ impl Default for ArgsDigest {
 }
 
 impl ArgsDigest {
-    /// A legacy request asks its client directly and never seals nor opens a state: zeros.
-    /// A modern one reads its arguments again from `body` when there is one, which must hold
-    /// the arguments `args` are (the client's own: no middleware changed them); else the
-    /// digest is taken now.
-    pub(crate) fn of(era: Era, args: Option<&Value>, body: Option<&Arc<HttpRequestInfo>>) -> Self {
+    /// For a request's `params` as the client sent them (`body`, when given, holds that one
+    /// message). A legacy request asks its client directly and never seals nor opens a state:
+    /// zeros. A retry (it carries a `requestState`) opens its state at every step that reads
+    /// answers, so its digest is taken now, once. A first round is read from `body` only if
+    /// its handler asks for input; without a body it is taken now.
+    pub(crate) fn of(
+        era: Era,
+        params: &Map<String, Value>,
+        body: Option<&Arc<HttpRequestInfo>>,
+    ) -> Self {
+        let retry = params.get("requestState").is_some_and(|s| !s.is_null());
         match (era, body) {
             (Era::Legacy, _) => Self::Known([0; 32]),
-            (Era::Modern, Some(info)) => Self::InBody(info.clone()),
-            (Era::Modern, None) => Self::Known(args_digest(args)),
+            (Era::Modern, Some(info)) if !retry => Self::InBody(info.clone()),
+            (Era::Modern, _) => Self::Known(args_digest(params.get("arguments"))),
         }
     }
 

@@ -16,12 +16,11 @@ pub(crate) const MCP_SESSION_ID: HeaderName = HeaderName::from_static("mcp-sessi
 /// A header value, trimmed; `None` when absent; `Err` when not visible ASCII or repeated (two
 /// `Mcp-Name`s could let an intermediary and this server each read a different one).
 pub(crate) fn get<'a>(h: &'a HeaderMap, name: impl AsHeaderName) -> Option<Result<&'a str, ()>> {
-    let mut all = h.get_all(name).iter();
-    let first = all.next()?;
-    if all.next().is_some() {
-        return Some(Err(()));
+    let mut slot = Slot::default();
+    for v in h.get_all(name).iter().take(2) {
+        slot.see(v);
     }
-    Some(first.to_str().map(str::trim).map_err(|_| ()))
+    slot.value()
 }
 
 /// One header's value as [`HeaderMap::get`] gives it (the first), and whether it was repeated.

@@ -51,7 +51,8 @@ pub struct HttpRequestInfo {
     pub headers: HeaderMap,
     /// The client's address, when the host knows it.
     pub peer: Option<SocketAddr>,
-    /// The body as it came: a retry's MRTR digest is read from it (`server::mrtr::ArgsDigest`).
+    /// The body as it came: a first round's MRTR digest is read from it if its handler asks for
+    /// input (`server::mrtr::ArgsDigest`).
     pub(crate) body: Bytes,
 }
 
