@@ -1,12 +1,14 @@
-//! The 2026-07-28 header rules checked before dispatch: `MCP-Protocol-Version` against `_meta`,
-//! `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` (x-mcp-header), each a 400 with -32020/-32022/-32602.
+//! The checks a request passes before dispatch: the DNS-rebinding guard (`Host`, `Origin`:
+//! 403), and the 2026-07-28 header rules, `MCP-Protocol-Version` against `_meta`, `Mcp-Method`,
+//! `Mcp-Name` and `Mcp-Param-*` (x-mcp-header), each a 400 with -32020/-32022/-32602.
 
+use super::authority::{Authority, Origin};
 use super::headers;
 use super::http::*;
 use crate::error::{ErrorCode, McpError};
 use crate::protocol::SUPPORTED_VERSIONS;
 use crate::server::dispatch::check_version;
-use http::{HeaderMap, StatusCode};
+use http::{HeaderMap, HeaderValue, StatusCode};
 use serde_json::{json, Value};
 
 impl HttpHandler {
@@ -128,6 +130,62 @@ impl HttpHandler {
                         ))
                     }
                 },
+            }
+        }
+        Ok(())
+    }
+}
+
+impl HttpHandler {
+    /// DNS-rebinding protection: `Host` must be allowed; `Origin`, when present, must be too.
+    /// Both are parsed ([`Authority`]): loopback means an IP address that `is_loopback()` or the
+    /// exact name `localhost`. Without `allowed_hosts` only loopback names pass, wherever the
+    /// server is bound, unless `allow_any_host` opts out of the check explicitly.
+    /// `host_header` and `origin_header`: the first value of each, if sent.
+    pub(super) fn guard(
+        &self,
+        host_header: Option<&HeaderValue>,
+        origin_header: Option<&HeaderValue>,
+    ) -> Result<(), HttpResponse> {
+        let forbidden = |m: &str| {
+            Err(HttpResponse::error(
+                StatusCode::FORBIDDEN,
+                Value::Null,
+                McpError::invalid_request(m.to_string()),
+            ))
+        };
+        let raw_host = host_header.and_then(|v| v.to_str().ok()).unwrap_or("");
+        // Parsed only where an allow-list or an `Origin` needs it, and then once.
+        let parsed_host = std::cell::OnceCell::new();
+        let host = || {
+            parsed_host
+                .get_or_init(|| Authority::parse(raw_host))
+                .as_ref()
+        };
+        let loopback_only = self.config.allowed_hosts.is_empty() && !self.config.allow_any_host;
+        let host_ok = if !self.config.allowed_hosts.is_empty() {
+            host().is_some_and(|a| self.config.allowed_hosts.iter().any(|e| a.matches_entry(e)))
+        } else if loopback_only {
+            // HTTP/1.0 without a Host header cannot have been rebound.
+            raw_host.is_empty() || Authority::is_loopback_str(raw_host)
+        } else {
+            true
+        };
+        if !host_ok {
+            return forbidden("Forbidden: Host not allowed");
+        }
+        if let Some(origin) = origin_header {
+            let o = origin.to_str().unwrap_or("");
+            let parsed = Origin::parse(o);
+            let ok = self.config.allowed_origins.iter().any(|a| {
+                a.trim_end_matches('/')
+                    .eq_ignore_ascii_case(o.trim_end_matches('/'))
+            }) || parsed.as_ref().is_some_and(|p| {
+                host().is_some_and(|h| p.authority == *h)
+                    || (loopback_only && p.authority.is_loopback())
+            });
+            if !ok {
+                return forbidden("Forbidden: Origin not allowed");
             }
         }
         Ok(())

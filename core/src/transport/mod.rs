@@ -1,7 +1,7 @@
 //! Transports. `http` is transport-neutral (bytes + headers in, status + body out) so the hyper
 //! server, the bindings' ASGI/fetch/Express mounts and tests all share it; `http_server` is the
 //! hyper adapter; `stdio` frames newline-delimited JSON-RPC on stdin/stdout. `http_checks` holds
-//! the 2026-07-28 header rules and `http_legacy` the legacy session plumbing of the HTTP handler.
+//! the Host/Origin guard and the 2026-07-28 header rules, and `http_legacy` the legacy session plumbing of the HTTP handler.
 
 // Host and Origin values, parsed.
 pub mod authority;
