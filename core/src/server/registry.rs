@@ -87,8 +87,10 @@ impl Clone for Rendered {
 /// A persistent map from name to entry that iterates in registration order. Replacing an entry
 /// keeps its place (as `IndexMap::insert` does); removing one keeps the order of the others.
 pub(crate) struct Table<T> {
-    /// name → position key in `order`.
-    index: HashTrieMapSync<Arc<str>, u64>,
+    /// name → position key in `order`. Hashed with foldhash, not the default SipHash: a lookup
+    /// per call hashes the client's name, and SipHash's flood resistance guards inserts, which
+    /// here are the server's own names (a client's name is only ever looked up).
+    index: HashTrieMapSync<Arc<str>, u64, foldhash::fast::RandomState>,
     /// position key → (name, entry); keys only grow, so iteration is registration order.
     order: RedBlackTreeMapSync<u64, (Arc<str>, Arc<T>)>,
     next: u64,
@@ -107,7 +109,7 @@ impl<T> Clone for Table<T> {
 impl<T> Default for Table<T> {
     fn default() -> Self {
         Self {
-            index: HashTrieMapSync::new_sync(),
+            index: HashTrieMapSync::new_with_hasher_and_ptr_kind(Default::default()),
             order: RedBlackTreeMapSync::new_sync(),
             next: 0,
         }
