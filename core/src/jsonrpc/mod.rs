@@ -1,10 +1,12 @@
 //! JSON-RPC 2.0 envelopes: classifying an incoming message, building responses. How the bytes
 //! are read (with the checks every transport applies) is `read.rs`.
 
+mod params;
 mod read;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use params::{Params, ParamsIn};
 pub(crate) use read::{parse, parse_incoming, ParseError};
 
 use crate::error::McpError;
@@ -30,7 +32,7 @@ pub(crate) struct Request {
     pub(crate) id: Value,
     pub(crate) method: Cow<'static, str>,
     /// Without its `_meta` object, which is `meta`.
-    pub(crate) params: Option<Value>,
+    pub(crate) params: Option<ParamsIn>,
     /// Shared with the request's `RequestInfo` and its handler's `Context` as it is: and a
     /// request moved whole (it is, several times, and kept in its boxed future) stays small.
     pub(crate) meta: Option<std::sync::Arc<RequestMeta>>,
@@ -53,7 +55,7 @@ pub(crate) struct Envelope {
     jsonrpc: Option<Version>,
     id: Option<Value>,
     method: Option<Member>,
-    params: Option<Value>,
+    params: Option<ParamsIn>,
     meta: Option<RequestMeta>,
     rest: Map<String, Value>,
 }
@@ -104,9 +106,9 @@ impl Envelope {
                     }
                     None => None,
                 };
-                (Some(Value::Object(p)), meta)
+                (Some(ParamsIn::Object(Params::from_map(p))), meta)
             }
-            other => (other, None),
+            other => (other.map(ParamsIn::Other), None),
         };
         Envelope {
             object: true,
@@ -123,7 +125,7 @@ impl Envelope {
     }
 
     /// The message's `params`, without an object `_meta`.
-    pub(crate) fn params(&self) -> Option<&Value> {
+    pub(crate) fn params(&self) -> Option<&ParamsIn> {
         self.params.as_ref()
     }
 
@@ -195,13 +197,14 @@ impl Envelope {
 }
 
 /// `params` with its `_meta` back in it, for the messages that are not requests.
-fn rejoin(params: Option<Value>, meta: Option<RequestMeta>) -> Option<Value> {
+fn rejoin(params: Option<ParamsIn>, meta: Option<RequestMeta>) -> Option<Value> {
     match (params, meta) {
-        (Some(Value::Object(mut p)), Some(m)) => {
+        (Some(ParamsIn::Object(p)), Some(m)) => {
+            let mut p = p.into_map();
             p.insert("_meta".into(), Value::Object(m.to_map()));
             Some(Value::Object(p))
         }
-        (p, _) => p,
+        (p, _) => p.map(ParamsIn::into_value),
     }
 }
 

@@ -2,7 +2,7 @@
 //! applies (duplicate keys, over-long strings), in one pass; a message object's envelope, and a
 //! request's `params._meta`, are read member by member (no map for what is taken apart anyway).
 
-use super::{Envelope, Incoming, Member, Version};
+use super::{Envelope, Incoming, Member, Params, ParamsIn, Version};
 use crate::error::{ErrorCode, McpError};
 use crate::protocol::{MetaVersion, RequestMeta, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
@@ -271,7 +271,7 @@ impl<'de> Visitor<'de> for Top<'_> {
                     if env.params.is_some() {
                         return Err(strict.refuse(ParseError::DuplicateKey(k.into_owned())));
                     }
-                    let (params, meta) = map.next_value_seed(Params(strict))?;
+                    let (params, meta) = map.next_value_seed(ParamsSeed(strict))?;
                     (env.params, env.meta) = (Some(params), meta);
                     continue;
                 }
@@ -402,36 +402,44 @@ macro_rules! as_strict {
     };
 }
 
-/// A request's `params`, with an object `_meta` read apart into a [`RequestMeta`] (no map, no
-/// copied keys for the members every modern request carries). Anything else as `Strict` reads it.
-struct Params<'a>(Strict<'a>);
+/// A request's `params`: an object as [`Params`] (`name` and `arguments` in their slots, no key
+/// copied for them), with an object `_meta` read apart into a [`RequestMeta`] (no map, no copied
+/// keys for the members every modern request carries). Anything else as `Strict` reads it.
+struct ParamsSeed<'a>(Strict<'a>);
 
-impl<'de> DeserializeSeed<'de> for Params<'_> {
-    type Value = (Value, Option<RequestMeta>);
+impl<'de> DeserializeSeed<'de> for ParamsSeed<'_> {
+    type Value = (ParamsIn, Option<RequestMeta>);
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for Params<'_> {
-    type Value = (Value, Option<RequestMeta>);
+impl<'de> Visitor<'de> for ParamsSeed<'_> {
+    type Value = (ParamsIn, Option<RequestMeta>);
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON value")
     }
-    as_strict!(|v| (v, None), strings);
+    as_strict!(|v| (ParamsIn::Other(v), None), strings);
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let strict = self.0;
-        let (mut out, mut meta) = (Map::new(), None);
+        let (mut out, mut meta) = (Params::default(), None);
         let mut first = true;
         while let Some(k) = map.next_key_seed(Key)? {
             strict.check::<A::Error>(&k)?;
             if std::mem::take(&mut first) && k == ARBITRARY_PRECISION_NUMBER {
-                return precise_number(&mut map).map(|n| (n, None));
+                return precise_number(&mut map).map(|n| (ParamsIn::Other(n), None));
+            }
+            if let Some(slot) = out.own_slot(&k) {
+                if slot.is_some() {
+                    return Err(strict.refuse(ParseError::DuplicateKey(k.into_owned())));
+                }
+                *slot = Some(map.next_value_seed(strict)?);
+                continue;
             }
             if k == "_meta" && meta.is_some() {
                 return Err(strict.refuse(ParseError::DuplicateKey(k.into_owned())));
             }
-            let v = if k == "_meta" && !out.contains_key("_meta") {
+            let v = if k == "_meta" && !out.rest_mut().contains_key("_meta") {
                 match map.next_value_seed(MetaObject(strict))? {
                     Ok(m) => {
                         meta = Some(m);
@@ -442,9 +450,9 @@ impl<'de> Visitor<'de> for Params<'_> {
             } else {
                 map.next_value_seed(strict)?
             };
-            strict.insert(&mut out, k.into_owned(), v)?;
+            strict.insert(out.rest_mut(), k.into_owned(), v)?;
         }
-        Ok((Value::Object(out), meta))
+        Ok((ParamsIn::Object(out), meta))
     }
 }
 

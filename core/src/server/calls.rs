@@ -9,6 +9,7 @@ use super::pipeline::{Done, Invoke, Kind, Prepared, RunError};
 use super::Server;
 use crate::context::{Context, InputState};
 use crate::error::{ErrorCode, HandlerError, McpError};
+use crate::jsonrpc::Params;
 use crate::protocol::*;
 use crate::schema::{coerce_scalars, violations_json};
 use crate::server::options::ValidationMode;
@@ -24,7 +25,7 @@ impl Server {
     pub(super) fn prepare(
         &self,
         rq: &RequestInfo,
-        params: Map<String, Value>,
+        params: Params,
         env: &Env,
         digest: &ArgsDigest,
     ) -> Result<Prepared, Outcome> {
@@ -43,9 +44,9 @@ impl Server {
     fn prepare_tool(
         &self,
         rq: &RequestInfo,
-        mut params: Map<String, Value>,
+        mut params: Params,
         env: &Env,
-    ) -> Result<(Prepared, Map<String, Value>), Outcome> {
+    ) -> Result<(Prepared, Params), Outcome> {
         let name = take_str_param(&mut params, "name")?;
         let Some(tool) = self.snapshot().tools.get(&name).cloned() else {
             return Err(McpError::invalid_params(format!("Unknown tool: {name}")).into());
@@ -145,9 +146,9 @@ impl Server {
     fn prepare_resource(
         &self,
         rq: &RequestInfo,
-        params: Map<String, Value>,
+        params: Params,
         env: &Env,
-    ) -> Result<(Prepared, Map<String, Value>), Outcome> {
+    ) -> Result<(Prepared, Params), Outcome> {
         let uri = str_param(&params, "uri")?.to_string();
         self.check_uri_len(&uri)?;
         let reg = self.snapshot();
@@ -188,11 +189,7 @@ impl Server {
         Ok((p, params))
     }
 
-    fn prepare_prompt(
-        &self,
-        mut params: Map<String, Value>,
-        env: &Env,
-    ) -> Result<(Prepared, Map<String, Value>), Outcome> {
+    fn prepare_prompt(&self, mut params: Params, env: &Env) -> Result<(Prepared, Params), Outcome> {
         let name = take_str_param(&mut params, "name")?;
         let Some(prompt) = self.snapshot().prompts.get(&name).cloned() else {
             return Err(McpError::invalid_params(format!("Unknown prompt: {name}")).into());
@@ -232,11 +229,7 @@ impl Server {
 
     /// Completions carry no MRTR state. A resource without a completion handler answers an
     /// empty completion without running anything.
-    fn prepare_completion(
-        &self,
-        params: Map<String, Value>,
-        env: &Env,
-    ) -> Result<Prepared, Outcome> {
+    fn prepare_completion(&self, params: Params, env: &Env) -> Result<Prepared, Outcome> {
         let reg = self.snapshot();
         let Some(r) = params.get("ref").and_then(Value::as_object) else {
             return Err(McpError::invalid_params("Missing ref").into());

@@ -9,7 +9,7 @@ use super::registry::RenderedKind as Rk;
 use super::{Registry, Server};
 use crate::context::{Context, ContextInner, InputState, LogFilter};
 use crate::error::{ErrorCode, McpError};
-use crate::jsonrpc::{self, Message};
+use crate::jsonrpc::{self, Message, Params, ParamsIn};
 use crate::protocol::*;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine;
@@ -105,7 +105,7 @@ impl From<McpError> for Outcome {
 }
 
 /// A string member taken out of the params (no copy of it), with `str_param`'s error.
-pub(super) fn take_str_param(p: &mut Map<String, Value>, k: &str) -> Result<String, McpError> {
+pub(super) fn take_str_param(p: &mut Params, k: &str) -> Result<String, McpError> {
     match p.remove(k) {
         Some(Value::String(s)) => Ok(s),
         _ => Err(McpError::invalid_params(format!(
@@ -114,7 +114,7 @@ pub(super) fn take_str_param(p: &mut Map<String, Value>, k: &str) -> Result<Stri
     }
 }
 
-pub(super) fn str_param<'a>(p: &'a Map<String, Value>, k: &str) -> Result<&'a str, McpError> {
+pub(super) fn str_param<'a>(p: &'a Params, k: &str) -> Result<&'a str, McpError> {
     p.get(k)
         .and_then(Value::as_str)
         .ok_or_else(|| McpError::invalid_params(format!("Missing or invalid '{k}'")))
@@ -297,11 +297,73 @@ impl Server {
     }
 
     /// As [`Server::request`], plus the HTTP status the response travels with.
-    pub(crate) async fn request_with_status(
+    ///
+    /// An `async` block rather than an `async fn`, and what comes before the routing in a plain
+    /// fn of its own ([`Self::begin`]): an `async fn` keeps its arguments twice, and the request's
+    /// parts and their conversions would stay in this future (boxed per request by the HTTP
+    /// layer) beside the routing they move into.
+    #[allow(clippy::manual_async_fn)] // on purpose: see above
+    pub(crate) fn request_with_status<'a>(
+        &'a self,
+        rq: jsonrpc::Request,
+        env: &'a Env,
+    ) -> impl std::future::Future<Output = Option<(Reply, u16)>> + Send + 'a {
+        async move {
+            let (info, params) = match self.begin(rq, env) {
+                Ok(b) => b,
+                Err(r) => return Some(r),
+            };
+            let tracked = env.cancel_table().map(|t| t.track(&info.id, &env.cancel));
+            // Read the clock only for the debug record that reports the duration.
+            let started = tracing::enabled!(tracing::Level::DEBUG).then(Instant::now);
+            let span = super::trace::request_span(&info, &params, env);
+            let outcome = {
+                // Boxed on its own: inline, the request's future (boxed by the HTTP layer) was
+                // 1,776 bytes, over glibc's per-thread cache limit (1,032); split, both fit.
+                let mut call = Box::pin(tracing::Instrument::instrument(
+                    self.intercepted(&info, params, env),
+                    span,
+                ));
+                let outcome = call.as_mut().await;
+                super::trace::finish(call.span(), &outcome);
+                outcome
+            };
+            if let Some(started) = started {
+                let outcome_s = match &outcome {
+                    Outcome::Result(_) | Outcome::Tool(_) | Outcome::Rendered(_) => {
+                        "ok".to_string()
+                    }
+                    Outcome::Error(e) => e.code.0.to_string(),
+                    Outcome::Nothing => "cancelled".to_string(),
+                };
+                tracing::debug!(method = %info.method, era = ?info.era, duration_us = started.elapsed().as_micros() as u64, outcome = %outcome_s, "request");
+            }
+            if tracked.is_some_and(|t| t.cancelled_by_client()) {
+                // The spec: no response to a cancelled request.
+                return None;
+            }
+            let RequestInfo { id, era, .. } = info;
+            match outcome {
+                Outcome::Result(result) => Some((Reply::Ok { id, result }, 200)),
+                Outcome::Tool(answer) => Some((Reply::Tool { id, answer }, 200)),
+                Outcome::Rendered(result) => Some((Reply::Rendered { id, result }, 200)),
+                Outcome::Error(e) => {
+                    let status = e.http_status(era);
+                    Some((Reply::Value(jsonrpc::error(id, &e)), status))
+                }
+                Outcome::Nothing => None,
+            }
+        }
+    }
+
+    /// A request's era decided and its `_meta` checked: what the dispatcher and its handlers
+    /// know of it, and its params as an object. `Err`: the answer (params that are not an
+    /// object, an invalid modern `_meta`).
+    fn begin(
         &self,
         rq: jsonrpc::Request,
         env: &Env,
-    ) -> Option<(Reply, u16)> {
+    ) -> Result<(RequestInfo, Params), (Reply, u16)> {
         let jsonrpc::Request {
             id,
             method,
@@ -309,25 +371,25 @@ impl Server {
             meta,
         } = rq;
         let mut params = match params {
-            None | Some(Value::Null) => Map::new(),
-            Some(Value::Object(m)) => m,
-            Some(_) => {
+            None | Some(ParamsIn::Other(Value::Null)) => Params::default(),
+            Some(ParamsIn::Object(p)) => p,
+            Some(ParamsIn::Other(_)) => {
                 let e = McpError::invalid_params("params must be an object");
-                return Some((Reply::Value(jsonrpc::error(id, &e)), 400));
+                return Err((Reply::Value(jsonrpc::error(id, &e)), 400));
             }
         };
-        let tracked = env.cancel_table().map(|t| t.track(&id, &env.cancel));
-        let rq = if era_of(&method, meta.as_deref(), env) == Era::Legacy {
+        if era_of(&method, meta.as_deref(), env) == Era::Legacy {
             // A legacy request's params keep their `_meta`, as the client sent them. Built through
             // `whole`, so the handler's `Context::meta()` reuses it rather than building it again.
             if let Some(m) = &meta {
                 params.insert("_meta".into(), Value::Object(m.whole().clone()));
             }
-            self.legacy_rq(&id, method, meta, env)
-        } else {
-            match modern_meta(meta.as_deref()) {
-                Ok((version, caps, client_info, level)) => RequestInfo {
-                    id: id.clone(),
+            return Ok((self.legacy_rq(id, method, meta, env), params));
+        }
+        match modern_meta(meta.as_deref()) {
+            Ok((version, caps, client_info, level)) => Ok((
+                RequestInfo {
+                    id,
                     method,
                     era: Era::Modern,
                     version,
@@ -336,53 +398,18 @@ impl Server {
                     meta: meta.unwrap_or_default(),
                     log: LogFilter::Request(level),
                 },
-                Err(e) => {
-                    let status = e.http_status(Era::Modern);
-                    return Some((Reply::Value(jsonrpc::error(id, &e)), status));
-                }
+                params,
+            )),
+            Err(e) => {
+                let status = e.http_status(Era::Modern);
+                Err((Reply::Value(jsonrpc::error(id, &e)), status))
             }
-        };
-        // Read the clock only for the debug record that reports the duration.
-        let started = tracing::enabled!(tracing::Level::DEBUG).then(Instant::now);
-        let span = super::trace::request_span(&rq, &params, env);
-        let outcome = {
-            // Boxed on its own: inline, the request's future (boxed by the HTTP layer) was
-            // 1,776 bytes, over glibc's per-thread cache limit (1,032); split, both fit.
-            let mut call = Box::pin(tracing::Instrument::instrument(
-                self.intercepted(&rq, params, env),
-                span,
-            ));
-            let outcome = call.as_mut().await;
-            super::trace::finish(call.span(), &outcome);
-            outcome
-        };
-        if let Some(started) = started {
-            let outcome_s = match &outcome {
-                Outcome::Result(_) | Outcome::Tool(_) | Outcome::Rendered(_) => "ok".to_string(),
-                Outcome::Error(e) => e.code.0.to_string(),
-                Outcome::Nothing => "cancelled".to_string(),
-            };
-            tracing::debug!(method = %rq.method, era = ?rq.era, duration_us = started.elapsed().as_micros() as u64, outcome = %outcome_s, "request");
-        }
-        if tracked.is_some_and(|t| t.cancelled_by_client()) {
-            // The spec: no response to a cancelled request.
-            return None;
-        }
-        match outcome {
-            Outcome::Result(result) => Some((Reply::Ok { id, result }, 200)),
-            Outcome::Tool(answer) => Some((Reply::Tool { id, answer }, 200)),
-            Outcome::Rendered(result) => Some((Reply::Rendered { id, result }, 200)),
-            Outcome::Error(e) => {
-                let status = e.http_status(rq.era);
-                Some((Reply::Value(jsonrpc::error(id, &e)), status))
-            }
-            Outcome::Nothing => None,
         }
     }
 
     pub(super) fn legacy_rq(
         &self,
-        id: &Value,
+        id: Value,
         method: Cow<'static, str>,
         meta: Option<Arc<RequestMeta>>,
         env: &Env,
@@ -390,7 +417,7 @@ impl Server {
         let meta = meta.unwrap_or_default();
         match &env.session {
             Some(s) => RequestInfo {
-                id: id.clone(),
+                id,
                 method,
                 era: Era::Legacy,
                 version: version_cow(&s.version),
@@ -400,7 +427,7 @@ impl Server {
                 log: LogFilter::Session(s.log_level.clone()),
             },
             None => RequestInfo {
-                id: id.clone(),
+                id,
                 method,
                 era: Era::Legacy,
                 version: env
@@ -416,85 +443,95 @@ impl Server {
 
     /// `digest`: of the arguments the client sent (a middleware may have changed `params`),
     /// which an MRTR state is bound to at every step.
-    pub(super) async fn route(
-        &self,
-        rq: &RequestInfo,
-        params: Map<String, Value>,
-        env: &Env,
+    ///
+    /// An `async` block rather than an `async fn`: an `async fn` copies its arguments into its
+    /// body, and would keep `params` and `digest` twice in a future boxed per request.
+    #[allow(clippy::manual_async_fn)] // on purpose: see above
+    pub(super) fn route<'a>(
+        &'a self,
+        rq: &'a RequestInfo,
+        params: Params,
+        env: &'a Env,
         digest: super::mrtr::ArgsDigest,
-    ) -> Outcome {
-        let reg = self.snapshot();
-        // Cheap checks on the hot path; the capabilities object is built only where it is sent.
-        let has = |k: &str| self.has_capability(&reg, k);
-        let modern = rq.era == Era::Modern;
-        // Methods other than the calls are awaited boxed, so this future stays the size of a
-        // call's (see `HttpHandler::handle_full`).
-        match &*rq.method {
-            "initialize" if !modern => {
-                Box::pin(self.initialize(&params, env, &self.capabilities(&reg))).await
+    ) -> impl std::future::Future<Output = Outcome> + Send + 'a {
+        async move {
+            let reg = self.snapshot();
+            // Cheap checks on the hot path; the capabilities object is built only where it is sent.
+            let has = |k: &str| self.has_capability(&reg, k);
+            let modern = rq.era == Era::Modern;
+            // Methods other than the calls are awaited boxed, so this future stays the size of a
+            // call's (see `HttpHandler::handle_full`).
+            match &*rq.method {
+                "initialize" if !modern => {
+                    Box::pin(self.initialize(&params, env, &self.capabilities(&reg))).await
+                }
+                "ping" if !modern => Outcome::Result(json!({})),
+                "logging/setLevel" if !modern => Box::pin(self.set_level(&params, env)).await,
+                "resources/subscribe" | "resources/unsubscribe" if !modern && has("resources") => {
+                    Box::pin(self.subscribe(rq, &params, env)).await
+                }
+                "server/discover" if modern => {
+                    self.rendered(rq, &params, env, &reg, Rk::Discover, || {
+                        Outcome::Result(self.finish(
+                            rq,
+                            self.discover(&self.capabilities(&reg)),
+                            true,
+                        ))
+                    })
+                }
+                "subscriptions/listen" if modern => {
+                    Box::pin(self.listen(rq, &params, env, &self.capabilities(&reg))).await
+                }
+                "tools/list" if has("tools") => {
+                    self.rendered(rq, &params, env, &reg, Rk::Tools, || {
+                        let v = reg
+                            .tools
+                            .values()
+                            .filter(|t| self.may_use(env, "tool", &t.name));
+                        self.list(rq, &params, v, |t| t.descriptor(modern), "tools")
+                    })
+                }
+                "tools/call" if has("tools") => self.call(rq, params, env, &digest).await,
+                "resources/list" if has("resources") => {
+                    self.rendered(rq, &params, env, &reg, Rk::Resources, || {
+                        let v = reg
+                            .resources
+                            .iter()
+                            .filter(|(k, _)| self.may_use(env, "resource", k))
+                            .map(|(_, r)| &r.def);
+                        self.list(rq, &params, v, Value::clone, "resources")
+                    })
+                }
+                "resources/templates/list" if has("resources") => {
+                    self.rendered(rq, &params, env, &reg, Rk::Templates, || {
+                        let v = reg
+                            .templates
+                            .iter()
+                            .filter(|(k, _)| self.may_use(env, "resource", k))
+                            .map(|(_, t)| &t.def);
+                        self.list(rq, &params, v, Value::clone, "resourceTemplates")
+                    })
+                }
+                "resources/read" if has("resources") => self.call(rq, params, env, &digest).await,
+                "prompts/list" if has("prompts") => {
+                    self.rendered(rq, &params, env, &reg, Rk::Prompts, || {
+                        let v = reg
+                            .prompts
+                            .iter()
+                            .filter(|(k, _)| self.may_use(env, "prompt", k))
+                            .map(|(_, p)| &p.def);
+                        self.list(rq, &params, v, Value::clone, "prompts")
+                    })
+                }
+                "prompts/get" if has("prompts") => self.call(rq, params, env, &digest).await,
+                "completion/complete" if has("completions") => {
+                    self.call(rq, params, env, &digest).await
+                }
+                "tasks/get" | "tasks/update" | "tasks/cancel" => {
+                    Box::pin(self.task_method(rq, &params, env)).await
+                }
+                m => McpError::method_not_found(m).into(),
             }
-            "ping" if !modern => Outcome::Result(json!({})),
-            "logging/setLevel" if !modern => Box::pin(self.set_level(&params, env)).await,
-            "resources/subscribe" | "resources/unsubscribe" if !modern && has("resources") => {
-                Box::pin(self.subscribe(rq, &params, env)).await
-            }
-            "server/discover" if modern => {
-                self.rendered(rq, &params, env, &reg, Rk::Discover, || {
-                    Outcome::Result(self.finish(rq, self.discover(&self.capabilities(&reg)), true))
-                })
-            }
-            "subscriptions/listen" if modern => {
-                Box::pin(self.listen(rq, &params, env, &self.capabilities(&reg))).await
-            }
-            "tools/list" if has("tools") => {
-                self.rendered(rq, &params, env, &reg, Rk::Tools, || {
-                    let v = reg
-                        .tools
-                        .values()
-                        .filter(|t| self.may_use(env, "tool", &t.name));
-                    self.list(rq, &params, v, |t| t.descriptor(modern), "tools")
-                })
-            }
-            "tools/call" if has("tools") => self.call(rq, params, env, &digest).await,
-            "resources/list" if has("resources") => {
-                self.rendered(rq, &params, env, &reg, Rk::Resources, || {
-                    let v = reg
-                        .resources
-                        .iter()
-                        .filter(|(k, _)| self.may_use(env, "resource", k))
-                        .map(|(_, r)| &r.def);
-                    self.list(rq, &params, v, Value::clone, "resources")
-                })
-            }
-            "resources/templates/list" if has("resources") => {
-                self.rendered(rq, &params, env, &reg, Rk::Templates, || {
-                    let v = reg
-                        .templates
-                        .iter()
-                        .filter(|(k, _)| self.may_use(env, "resource", k))
-                        .map(|(_, t)| &t.def);
-                    self.list(rq, &params, v, Value::clone, "resourceTemplates")
-                })
-            }
-            "resources/read" if has("resources") => self.call(rq, params, env, &digest).await,
-            "prompts/list" if has("prompts") => {
-                self.rendered(rq, &params, env, &reg, Rk::Prompts, || {
-                    let v = reg
-                        .prompts
-                        .iter()
-                        .filter(|(k, _)| self.may_use(env, "prompt", k))
-                        .map(|(_, p)| &p.def);
-                    self.list(rq, &params, v, Value::clone, "prompts")
-                })
-            }
-            "prompts/get" if has("prompts") => self.call(rq, params, env, &digest).await,
-            "completion/complete" if has("completions") => {
-                self.call(rq, params, env, &digest).await
-            }
-            "tasks/get" | "tasks/update" | "tasks/cancel" => {
-                Box::pin(self.task_method(rq, &params, env)).await
-            }
-            m => McpError::method_not_found(m).into(),
         }
     }
 
@@ -504,7 +541,7 @@ impl Server {
     fn rendered(
         &self,
         rq: &RequestInfo,
-        params: &Map<String, Value>,
+        params: &Params,
         env: &Env,
         reg: &Registry,
         kind: Rk,
@@ -597,7 +634,7 @@ impl Server {
     pub(super) fn list<T>(
         &self,
         rq: &RequestInfo,
-        params: &Map<String, Value>,
+        params: &Params,
         items: impl Iterator<Item = T>,
         render: impl Fn(T) -> Value,
         key: &str,
@@ -672,7 +709,7 @@ impl Server {
         &self,
         rq: &RequestInfo,
         name: &str,
-        params: &Map<String, Value>,
+        params: &Params,
         env: &Env,
         args_digest: super::mrtr::ArgsDigest,
     ) -> Result<InputState, McpError> {

@@ -6,17 +6,13 @@ use super::session::LegacySession;
 use super::session_store::SessionChange;
 use super::Server;
 use crate::error::McpError;
+use crate::jsonrpc::Params;
 use crate::protocol::*;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
 
 impl Server {
-    pub(super) async fn initialize(
-        &self,
-        params: &Map<String, Value>,
-        env: &Env,
-        caps: &Value,
-    ) -> Outcome {
+    pub(super) async fn initialize(&self, params: &Params, env: &Env, caps: &Value) -> Outcome {
         let requested = match str_param(params, "protocolVersion") {
             Ok(v) => v,
             Err(e) => return e.into(),
@@ -67,7 +63,7 @@ impl Server {
         Outcome::Result(Value::Object(r))
     }
 
-    pub(super) async fn set_level(&self, params: &Map<String, Value>, env: &Env) -> Outcome {
+    pub(super) async fn set_level(&self, params: &Params, env: &Env) -> Outcome {
         let Some(level) = params
             .get("level")
             .and_then(Value::as_str)
@@ -87,12 +83,7 @@ impl Server {
         Outcome::Result(json!({}))
     }
 
-    pub(super) async fn subscribe(
-        &self,
-        rq: &RequestInfo,
-        params: &Map<String, Value>,
-        env: &Env,
-    ) -> Outcome {
+    pub(super) async fn subscribe(&self, rq: &RequestInfo, params: &Params, env: &Env) -> Outcome {
         let uri = match str_param(params, "uri") {
             Ok(u) => u.to_string(),
             Err(e) => return e.into(),
@@ -116,7 +107,11 @@ impl Server {
                 }
             }
             // The host's session listener hears who subscribed to what (initiated.rs).
-            self.session_notification(s, &rq.method, Some(&Value::Object(params.clone())));
+            self.session_notification(
+                s,
+                &rq.method,
+                Some(&Value::Object(params.clone().into_map())),
+            );
         }
         Outcome::Result(json!({}))
     }

@@ -8,6 +8,7 @@ use super::env::Env;
 use super::session::LegacySession;
 use super::Server;
 use crate::error::McpError;
+use crate::jsonrpc::Params;
 use crate::protocol::*;
 use crate::server::bus::Event;
 use futures::stream::BoxStream;
@@ -203,7 +204,7 @@ impl Server {
     pub(super) async fn listen(
         &self,
         rq: &RequestInfo,
-        params: &Map<String, Value>,
+        params: &Params,
         env: &Env,
         caps: &Value,
     ) -> Outcome {

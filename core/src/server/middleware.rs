@@ -19,6 +19,7 @@ use super::Server;
 use crate::context::{Context, InputState};
 use crate::error::{HandlerError, McpError};
 use crate::handler::BoxFuture;
+use crate::jsonrpc::Params;
 use crate::protocol::Era;
 use futures::future::Either;
 use serde_json::{json, Map, Value};
@@ -67,7 +68,7 @@ pub trait Middleware: Send + Sync + 'static {
 }
 
 /// The name that binds MRTR state to one primitive (as the call pipeline does).
-fn primitive_name(params: &Map<String, Value>) -> String {
+fn primitive_name(params: &Params) -> String {
     params
         .get("name")
         .or_else(|| params.get("uri"))
@@ -95,7 +96,7 @@ impl Server {
     pub(super) fn intercepted<'a>(
         &'a self,
         rq: &'a RequestInfo,
-        params: Map<String, Value>,
+        params: Params,
         env: &'a Env,
     ) -> Either<impl Future<Output = Outcome> + Send + 'a, BoxFutureRef<'a, Outcome>> {
         let chain = self
@@ -128,7 +129,7 @@ impl Server {
         &'a self,
         chain: &'a [Arc<dyn Middleware>],
         rq: &'a RequestInfo,
-        params: Map<String, Value>,
+        params: Params,
         env: &'a Env,
         digest: &'a super::mrtr::ArgsDigest,
     ) -> BoxFutureRef<'a, Outcome> {
@@ -145,7 +146,7 @@ impl Server {
             let (tx, mut rx) = mpsc::channel::<Call>(1);
             let request = MiddlewareRequest {
                 method: rq.method.to_string(),
-                params,
+                params: params.into_map(),
                 ctx: ctx.clone(),
             };
             let mut fut = first.handle(request, Next { tx });
@@ -153,7 +154,7 @@ impl Server {
                 tokio::select! {
                     r = &mut fut => break r,
                     Some((p, reply)) = rx.recv() => {
-                        let out = match self.drive(rest, rq, p, env, digest).await {
+                        let out = match self.drive(rest, rq, Params::from_map(p), env, digest).await {
                             Outcome::Result(v) => Ok(v),
                             Outcome::Tool(a) => Ok(a.into_value()),
                             Outcome::Rendered(r) => Ok(r.value()),

@@ -12,6 +12,7 @@
 //! idempotent, e.g. keyed by a value it put in its own state.
 
 use crate::error::McpError;
+use crate::jsonrpc::Params;
 use crate::protocol::Era;
 use crate::transport::http::HttpRequestInfo;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
@@ -19,7 +20,7 @@ use base64::Engine;
 use chacha20poly1305::aead::{Aead, KeyInit, Payload};
 use chacha20poly1305::{XChaCha20Poly1305, XNonce};
 use hmac::{Hmac, Mac};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -76,11 +77,7 @@ impl ArgsDigest {
     /// zeros. A retry (it carries a `requestState`) opens its state at every step that reads
     /// answers, so its digest is taken now, once. A first round is read from `body` only if
     /// its handler asks for input; without a body it is taken now.
-    pub(crate) fn of(
-        era: Era,
-        params: &Map<String, Value>,
-        body: Option<&Arc<HttpRequestInfo>>,
-    ) -> Self {
+    pub(crate) fn of(era: Era, params: &Params, body: Option<&Arc<HttpRequestInfo>>) -> Self {
         let retry = params.get("requestState").is_some_and(|s| !s.is_null());
         match (era, body) {
             (Era::Legacy, _) => Self::Known([0; 32]),

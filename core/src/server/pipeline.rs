@@ -23,6 +23,7 @@ use super::Server;
 use crate::context::{Context, InputState};
 use crate::error::{ErrorCode, HandlerError, McpError};
 use crate::handler::{BoxFuture, ToolHandler};
+use crate::jsonrpc::Params;
 use crate::protocol::{Completion, PromptResult, ResourceContents, ToolResult};
 use crate::tool::ToolEntry;
 use futures::future::{ready, Either, Ready};
@@ -103,27 +104,31 @@ type Other<'a> = Either<
 
 impl Server {
     /// All four stages under one audit record (refusals included).
-    pub(super) async fn call(
-        &self,
-        rq: &RequestInfo,
-        params: Map<String, Value>,
-        env: &Env,
+    ///
+    /// Not an `async fn`: stage 1 (`prepare`) needs no await, and an `async fn` would keep
+    /// `params` in its future twice (as its argument and as its body's copy) beside the stages'
+    /// future it moves into; this future is moved, whole, into the request's box on every call.
+    pub(super) fn call<'a>(
+        &'a self,
+        rq: &'a RequestInfo,
+        params: Params,
+        env: &'a Env,
         digest: &ArgsDigest,
-    ) -> Outcome {
+    ) -> impl std::future::Future<Output = Outcome> + Send + 'a {
         // The name is read only for the audit record: no copy of it when no one records.
         let name = if audit_enabled() {
             audit_name(&rq.method, &params)
         } else {
             String::new()
         };
-        // The audit record's clock and record around the stages, written out here rather than as
-        // an `async fn` taking the stages' future: such a function stores that future twice (once
-        // as its argument, once while awaiting it), and this future is moved, whole, into the
-        // request's box on every call.
+        // The audit record's clock and record around the stages, as a `map` of the stages' future
+        // rather than an `async` block awaiting it: such a block stores that future twice (once
+        // captured, once while awaiting it).
         let started = audit_enabled().then(Instant::now);
-        let outcome = self.stages(rq, params, env, digest).await;
-        self.audit(rq, env, &name, started, &outcome);
-        outcome
+        self.stages(rq, params, env, digest).map(move |outcome| {
+            self.audit(rq, env, &name, started, &outcome);
+            outcome
+        })
     }
 
     /// Stage 1 now, and the future of the rest. Not an `async fn`: one would keep stage 1's
@@ -131,7 +136,7 @@ impl Server {
     fn stages<'a>(
         &'a self,
         rq: &'a RequestInfo,
-        params: Map<String, Value>,
+        params: Params,
         env: &'a Env,
         digest: &ArgsDigest,
     ) -> Either<impl std::future::Future<Output = Outcome> + Send + 'a, Other<'a>> {
@@ -325,7 +330,7 @@ fn audit_enabled() -> bool {
 }
 
 /// The primitive's name (or URI) for the audit record, even when the request is malformed.
-fn audit_name(method: &str, params: &Map<String, Value>) -> String {
+fn audit_name(method: &str, params: &Params) -> String {
     let s = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or_default().to_string();
     match method {
         "resources/read" => s(params.get("uri")),

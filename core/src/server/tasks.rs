@@ -8,6 +8,7 @@ use super::pipeline::{Done, Kind, Prepared, RunError};
 use super::Server;
 use crate::context::Context;
 use crate::error::{HandlerError, McpError};
+use crate::jsonrpc::Params;
 use crate::protocol::*;
 use crate::tasks::{self, TaskLink, TaskSlot, TaskStatus, TaskSupport};
 use serde_json::{Map, Value};
@@ -207,7 +208,7 @@ impl Server {
     pub(super) async fn task_method(
         &self,
         rq: &RequestInfo,
-        params: &Map<String, Value>,
+        params: &Params,
         env: &Env,
     ) -> Outcome {
         if !tasks::declared_in(&rq.caps) {

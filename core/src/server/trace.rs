@@ -8,7 +8,9 @@
 
 use super::dispatch::{Outcome, RequestInfo};
 use super::env::Env;
-use serde_json::{Map, Value};
+use crate::jsonrpc::Params;
+#[cfg(not(feature = "otel"))]
+use serde_json::Value;
 
 /// A parsed `traceparent` (version 00 layout; future versions read the same leading fields).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -69,11 +71,7 @@ pub fn new_span_id() -> String {
 
 /// The span for one request: `mcp.request` on target `oxmcp::request`.
 #[cfg(not(feature = "otel"))]
-pub(super) fn request_span(
-    rq: &RequestInfo,
-    _params: &Map<String, Value>,
-    env: &Env,
-) -> tracing::Span {
+pub(super) fn request_span(rq: &RequestInfo, _params: &Params, env: &Env) -> tracing::Span {
     let span = tracing::info_span!(
         target: "oxmcp::request",
         "mcp.request",
@@ -117,11 +115,7 @@ pub(super) fn finish(_span: &tracing::Span, _outcome: &Outcome) {}
 /// The span for one request: `mcp.request` on target `oxmcp::request`, with the OpenTelemetry
 /// fields of the MCP semantic conventions (an MCP server span).
 #[cfg(feature = "otel")]
-pub(super) fn request_span(
-    rq: &RequestInfo,
-    params: &Map<String, Value>,
-    env: &Env,
-) -> tracing::Span {
+pub(super) fn request_span(rq: &RequestInfo, params: &Params, env: &Env) -> tracing::Span {
     use tracing::field::Empty;
     let span = tracing::info_span!(
         target: "oxmcp::request",
@@ -168,10 +162,11 @@ mod otel {
     use super::super::dispatch::{Outcome, RequestInfo};
     use super::super::env::{Env, Transport};
     use crate::error::ErrorCode;
+    use crate::jsonrpc::Params;
     use opentelemetry::propagation::{Extractor, TextMapPropagator};
     use opentelemetry::trace::TraceContextExt;
     use opentelemetry_sdk::propagation::TraceContextPropagator;
-    use serde_json::{Map, Value};
+    use serde_json::Value;
     use tracing_opentelemetry::OpenTelemetrySpanExt;
 
     /// `_meta` as a W3C trace-context carrier (string members only).
@@ -186,12 +181,7 @@ mod otel {
         }
     }
 
-    pub(super) fn start(
-        span: &tracing::Span,
-        rq: &RequestInfo,
-        params: &Map<String, Value>,
-        env: &Env,
-    ) {
+    pub(super) fn start(span: &tracing::Span, rq: &RequestInfo, params: &Params, env: &Env) {
         let method = &*rq.method;
         let param = |k: &str| params.get(k).and_then(Value::as_str);
         let target = match method {

@@ -86,7 +86,7 @@ impl HttpHandler {
     pub(super) fn check_param_headers(
         &self,
         h: &HeaderMap,
-        params: Option<&Value>,
+        params: Option<&crate::jsonrpc::ParamsIn>,
         caller: Option<&crate::identity::Caller>,
     ) -> Result<(), String> {
         let Some(name) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
