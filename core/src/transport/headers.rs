@@ -42,13 +42,15 @@ impl<'a> Slot<'a> {
     pub(crate) fn first(self) -> Option<&'a HeaderValue> {
         self.first
     }
-    /// As [`get`]: trimmed; `Err` when not visible ASCII or repeated.
+    /// As [`get`]: trimmed; `Err` when not visible ASCII or repeated. `to_str` admits only
+    /// visible ASCII, space and tab, so the ASCII trim is the whole trim (without `str::trim`'s
+    /// char decoding, on three headers of every modern call).
     pub(crate) fn value(self) -> Option<Result<&'a str, ()>> {
         let first = self.first?;
         if self.repeated {
             return Some(Err(()));
         }
-        Some(first.to_str().map(str::trim).map_err(|_| ()))
+        Some(first.to_str().map(str::trim_ascii).map_err(|_| ()))
     }
 }
 
