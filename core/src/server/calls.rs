@@ -7,7 +7,7 @@ use super::env::Env;
 use super::mrtr::ArgsDigest;
 use super::pipeline::{Done, Invoke, Kind, Prepared, RunError};
 use super::Server;
-use crate::context::{Context, InputState};
+use crate::context::Context;
 use crate::error::{ErrorCode, HandlerError, McpError};
 use crate::jsonrpc::Params;
 use crate::protocol::*;
@@ -37,7 +37,7 @@ impl Server {
             m => return Err(McpError::method_not_found(m).into()),
         };
         // Last: the sealed MRTR state is bound to the primitive, known only now.
-        p.input = self.mrtr_input(rq, &p.name, &rest, env, digest.clone())?;
+        p.input = Some(self.mrtr_input(rq, &p.name, &rest, env, digest.clone())?);
         Ok(p)
     }
 
@@ -81,7 +81,7 @@ impl Server {
         };
         let p = Prepared {
             name,
-            input: InputState::default(),
+            input: None,
             slots: tool.slots.clone(),
             timeout: tool.timeout.or(self.inner.options.tool_timeout),
             invoke: Invoke::Tool(tool.handler.clone(), args),
@@ -176,7 +176,7 @@ impl Server {
         let p = Prepared {
             kind: Kind::Resource,
             name: uri,
-            input: InputState::default(),
+            input: None,
             slots: None,
             timeout: self.inner.options.tool_timeout,
             invoke: Invoke::Other(Box::new(move |ctx| {
@@ -217,7 +217,7 @@ impl Server {
         let p = Prepared {
             kind: Kind::Prompt,
             name,
-            input: InputState::default(),
+            input: None,
             slots: None,
             timeout: self.inner.options.tool_timeout,
             invoke: Invoke::Other(Box::new(move |ctx| {
@@ -299,7 +299,7 @@ impl Server {
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .into(),
-            input: InputState::default(),
+            input: None,
             slots: None,
             timeout: self.inner.options.tool_timeout,
             invoke,

@@ -74,8 +74,10 @@ pub(crate) struct Prepared {
     /// The tool or prompt name, the resource URI, the completed argument: MRTR state is bound
     /// to it, logs name it.
     pub(crate) name: String,
-    /// MRTR answers and handler state carried by a modern retry.
-    pub(crate) input: InputState,
+    /// MRTR answers and handler state carried by a modern retry; `None` until stage 1 binds
+    /// them to the primitive (so no empty state is built only to be written over), and for a
+    /// completion, which has none.
+    pub(crate) input: Option<InputState>,
     /// The primitive's own concurrency cap (`Tool::max_concurrency`).
     pub(crate) slots: Option<Arc<Semaphore>>,
     pub(crate) timeout: Option<Duration>,
@@ -179,7 +181,7 @@ impl Server {
             } else {
                 env.cancel.clone()
             };
-            let ctx = self.context(rq, env, p.input, cancel);
+            let ctx = self.context(rq, env, p.input.unwrap_or_default(), cancel);
             let r = match p.invoke {
                 Invoke::Tool(handler, args) => {
                     let fut = handler.call(args, ctx.clone());

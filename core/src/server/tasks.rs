@@ -69,7 +69,7 @@ impl Server {
         // still reaches it.
         let cancel = self.inner.abort.child_token();
         let slot = Arc::new(TaskSlot::default());
-        let mut ctx = self.context(rq, env, p.input, cancel.clone());
+        let mut ctx = self.context(rq, env, p.input.unwrap_or_default(), cancel.clone());
         if let Some(inner) = Arc::get_mut(&mut ctx.inner) {
             inner.task = Some(slot.clone());
         }
