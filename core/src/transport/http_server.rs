@@ -62,7 +62,7 @@ impl ConnClock {
 
 /// Resolves once the connection has waited `timeout` for a request's head (a slowloris head, or
 /// an idle keep-alive connection); the connection is then closed, as hyper closes it.
-async fn watch(clock: &ConnClock, timeout: Duration) {
+async fn watch(clock: Arc<ConnClock>, timeout: Duration) {
     let sleep = tokio::time::sleep_until(clock.born + timeout);
     tokio::pin!(sleep);
     loop {
@@ -74,6 +74,107 @@ async fn watch(clock: &ConnClock, timeout: Duration) {
             None => now + timeout,
         };
         sleep.as_mut().reset(next);
+    }
+}
+
+/// One connection's task: hyper's connection, ended early by the server's shutdown (gracefully:
+/// the request in hand is answered, then the connection closes) or by the header-read deadline
+/// (closed at once, as hyper closes it).
+///
+/// Why not `tokio::select!` over the connection and the two watchers, with hyper-util's
+/// `GracefulShutdown::watch` around the connection: both poll every watcher whenever the task
+/// wakes, and it wakes at least twice per request (the head readable, the answer written). Those
+/// polls (a timer's, a `Notified`'s, select's own) were 877 of a `tools/call`'s 35,300
+/// instructions (issue 16). Here the watchers have a waker of their own and are polled only
+/// after it fired; the connection is polled as before.
+struct ConnTask<C> {
+    conn: C,
+    /// The server's shutdown, until it came.
+    shutdown: Option<Pin<Box<tokio_util::sync::WaitForCancellationFutureOwned>>>,
+    /// The header-read deadline ([`watch`]).
+    head: Pin<Box<dyn Future<Output = ()> + Send>>,
+    /// Set by the watchers' waker; wakes the task.
+    woke: Arc<Woke>,
+    /// The waker the watchers are polled with (made once: an `Arc` of `woke`).
+    watchers_waker: std::task::Waker,
+    peer: SocketAddr,
+}
+
+/// The watchers' waker: marks that one of them has something to say, then wakes the task.
+struct Woke {
+    fired: std::sync::atomic::AtomicBool,
+    task: futures::task::AtomicWaker,
+}
+
+impl std::task::Wake for Woke {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.fired.store(true, Ordering::Release);
+        self.task.wake();
+    }
+}
+
+impl<C> ConnTask<C> {
+    fn new(
+        conn: C,
+        shutdown: tokio_util::sync::CancellationToken,
+        clock: Arc<ConnClock>,
+        header_timeout: Duration,
+        peer: SocketAddr,
+    ) -> Self {
+        // Fired at first, so the first poll registers the watchers.
+        let woke = Arc::new(Woke {
+            fired: std::sync::atomic::AtomicBool::new(true),
+            task: futures::task::AtomicWaker::new(),
+        });
+        Self {
+            conn,
+            shutdown: Some(Box::pin(shutdown.cancelled_owned())),
+            head: Box::pin(watch(clock, header_timeout)),
+            watchers_waker: std::task::Waker::from(woke.clone()),
+            woke,
+            peer,
+        }
+    }
+}
+
+type Http1Conn<S> = hyper::server::conn::http1::Connection<TokioIo<tokio::net::TcpStream>, S>;
+
+impl<S, B> Future for ConnTask<Http1Conn<S>>
+where
+    S: hyper::service::HttpService<Incoming, ResBody = B>,
+    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    B: hyper::body::Body + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = &mut *self;
+        this.woke.task.register(cx.waker());
+        if this.woke.fired.swap(false, Ordering::AcqRel) {
+            let mut wcx = Context::from_waker(&this.watchers_waker);
+            if let Some(s) = &mut this.shutdown {
+                if s.as_mut().poll(&mut wcx).is_ready() {
+                    this.shutdown = None;
+                    Pin::new(&mut this.conn).graceful_shutdown();
+                }
+            }
+            if this.head.as_mut().poll(&mut wcx).is_ready() {
+                tracing::debug!(peer = %this.peer, "no request head within header_timeout: connection closed");
+                return Poll::Ready(());
+            }
+        }
+        match Pin::new(&mut this.conn).poll(cx) {
+            Poll::Ready(Err(e)) => {
+                tracing::debug!(error = %e, "connection ended with an error");
+                Poll::Ready(())
+            }
+            Poll::Ready(Ok(())) => Poll::Ready(()),
+            Poll::Pending => Poll::Pending,
+        }
     }
 }
 
@@ -251,7 +352,9 @@ impl HttpServer {
     /// Serve until `shutdown` resolves; then stop accepting, end listen streams and sessions,
     /// and let in-flight requests finish within the drain deadline.
     pub async fn serve(self, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
-        let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+        // The connections' shutdown signal, and the tracker that waits for them to end.
+        let stop = tokio_util::sync::CancellationToken::new();
+        let connections = tokio_util::task::TaskTracker::new();
         let header_timeout = self.handler.config().header_timeout;
         let (max_headers, max_header_bytes) = (
             self.handler.config().max_headers,
@@ -286,21 +389,19 @@ impl HttpServer {
                 .max_header_size(max_header_bytes + 4096)
                 .keep_alive(true)
                 .serve_connection(TokioIo::new(stream), svc);
-            let conn = graceful.watch(conn);
-            tokio::spawn(async move {
-                tokio::select! {
-                    r = conn => if let Err(e) = r {
-                        tracing::debug!(error = %e, "connection ended with an error");
-                    },
-                    () = watch(&clock, header_timeout) => {
-                        tracing::debug!(peer = %peer, "no request head within header_timeout: connection closed");
-                    }
-                }
-            });
+            connections.spawn(ConnTask::new(
+                conn,
+                stop.clone(),
+                clock,
+                header_timeout,
+                peer,
+            ));
         }
         self.handler.server().shutdown();
+        stop.cancel();
+        connections.close();
         tokio::select! {
-            _ = graceful.shutdown() => {}
+            () = connections.wait() => {}
             _ = tokio::time::sleep(drain) => {
                 tracing::warn!("drain deadline reached; cancelling the requests still running");
                 self.handler.server().abort_in_flight();

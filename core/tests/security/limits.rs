@@ -479,3 +479,63 @@ async fn handlers_see_meta_as_sent_and_bad_meta_is_refused() {
     assert_eq!(ok.status, 200, "{}", ok.body);
     assert_eq!(ok.json()["id"], 7);
 }
+
+/// Shutdown: the request in hand is answered in full, a connection with nothing in hand is
+/// closed, no new request is served, and `serve` returns once the last connection ended, not at
+/// the drain deadline.
+#[tokio::test]
+async fn shutdown_answers_the_request_in_hand_and_closes_the_rest() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let _serial = serial();
+    let slow = Tool::new("slow", json!({"type": "object"})).handler(
+        |_a: Map<String, Value>, _c: Context| async {
+            tokio::time::sleep(Duration::from_millis(400)).await;
+            Ok::<_, ToolError>(ToolResult::text("slow done"))
+        },
+    );
+    let server = Server::builder("shutdown", "1").tool(slow).build().unwrap();
+    let mut cfg = HttpConfig::new(loopback());
+    cfg.drain_timeout = Duration::from_secs(20);
+    let http = HttpServer::bind(server, cfg).await.unwrap();
+    let addr = http.local_addr();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let served = tokio::spawn(http.serve(async move {
+        let _ = stopped.await;
+    }));
+    let (body, h) = modern_request(None, "tools/call", json!({"name": "slow", "arguments": {}}));
+    let head: String = h.iter().map(|(k, v)| format!("{k}: {v}\r\n")).collect();
+    let raw = format!(
+        "POST /mcp HTTP/1.1\r\nhost: {addr}\r\n{head}content-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    // Read what the server sends until it closes the connection (or 5 s pass).
+    async fn read_to_close(c: &mut tokio::net::TcpStream) -> String {
+        let mut got = Vec::new();
+        tokio::time::timeout(Duration::from_secs(5), c.read_to_end(&mut got))
+            .await
+            .expect("the server closes the connection")
+            .unwrap();
+        String::from_utf8_lossy(&got).into_owned()
+    }
+    let mut idle = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut busy = tokio::net::TcpStream::connect(addr).await.unwrap();
+    busy.write_all(raw.as_bytes()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(150)).await; // the handler is running
+    let t0 = std::time::Instant::now();
+    stop.send(()).unwrap();
+    assert_eq!(read_to_close(&mut idle).await, "", "nothing in hand: closed");
+    let answer = read_to_close(&mut busy).await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains("slow done"), "{answer}");
+    tokio::time::timeout(Duration::from_secs(5), served)
+        .await
+        .expect("serve returns once the connections ended")
+        .unwrap()
+        .unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+    // The listener is gone: a new connection is refused, or closed without an answer.
+    if let Ok(mut late) = tokio::net::TcpStream::connect(addr).await {
+        let _ = late.write_all(raw.as_bytes()).await;
+        assert_eq!(read_to_close(&mut late).await, "");
+    }
+}
