@@ -118,8 +118,10 @@ pub(crate) struct ContextInner {
     pub(crate) method: std::borrow::Cow<'static, str>,
     pub(crate) era: Era,
     pub(crate) protocol_version: std::borrow::Cow<'static, str>,
+    /// A legacy request's (its session's); `None` for a modern one, read from `meta`.
     pub(crate) client_info: Option<Value>,
-    pub(crate) client_capabilities: Value,
+    /// A legacy request's (its session's); `None` for a modern one, read from `meta`.
+    pub(crate) client_capabilities: Option<Value>,
     pub(crate) caller: Option<Caller>,
     pub(crate) http: Option<Arc<crate::transport::http::HttpRequestInfo>>,
     pub(crate) meta: Arc<crate::protocol::RequestMeta>,
@@ -183,13 +185,15 @@ impl Context {
     }
     /// Self-reported by the client: never base security decisions on it.
     pub fn client_info(&self) -> Option<&Value> {
-        self.inner.client_info.as_ref()
+        let i = &self.inner;
+        crate::server::dispatch::client_info(i.client_info.as_ref(), i.era, &i.meta)
     }
     pub fn client_capabilities(&self) -> &Value {
-        &self.inner.client_capabilities
+        let i = &self.inner;
+        crate::server::dispatch::client_caps(i.client_capabilities.as_ref(), i.era, &i.meta)
     }
     pub fn supports(&self, cap: ClientCapability) -> bool {
-        cap.declared_in(&self.inner.client_capabilities)
+        cap.declared_in(self.client_capabilities())
     }
     pub fn caller(&self) -> Option<&Caller> {
         self.inner.caller.as_ref()

@@ -31,11 +31,51 @@ pub(crate) struct RequestInfo {
     pub(crate) method: Cow<'static, str>,
     pub(crate) era: Era,
     pub(crate) version: Cow<'static, str>,
-    pub(crate) caps: Value,
+    /// The client's capabilities and info when they are not in `meta` (a legacy request's, from
+    /// its session); `None` for a modern request, whose `_meta` carries them: read from there
+    /// ([`Self::caps`], [`Self::client_info`]), not copied per request.
+    pub(crate) caps: Option<Value>,
     pub(crate) client_info: Option<Value>,
     /// Shared with the handler's `Context`, not copied for it.
     pub(crate) meta: Arc<RequestMeta>,
     pub(crate) log: LogFilter,
+}
+
+impl RequestInfo {
+    /// The client's capabilities: the session's, or a modern request's `_meta` (checked to be
+    /// an object by `modern_meta`).
+    pub(crate) fn caps(&self) -> &Value {
+        client_caps(self.caps.as_ref(), self.era, &self.meta)
+    }
+}
+
+/// The client's capabilities as a request or its `Context` keeps them: `own` (legacy), or from
+/// a modern request's `_meta`.
+pub(crate) fn client_caps<'a>(
+    own: Option<&'a Value>,
+    era: Era,
+    meta: &'a RequestMeta,
+) -> &'a Value {
+    static NONE: Value = Value::Null;
+    match (own, era) {
+        (Some(c), _) => c,
+        (None, Era::Modern) => meta.caps().unwrap_or(&NONE),
+        (None, Era::Legacy) => &NONE,
+    }
+}
+
+/// The client's info as a request or its `Context` keeps it: `own` (legacy), or from a modern
+/// request's `_meta`.
+pub(crate) fn client_info<'a>(
+    own: Option<&'a Value>,
+    era: Era,
+    meta: &'a RequestMeta,
+) -> Option<&'a Value> {
+    match (own, era) {
+        (Some(i), _) => Some(i),
+        (None, Era::Modern) => meta.get(META_CLIENT_INFO),
+        (None, Era::Legacy) => None,
+    }
 }
 
 /// How a request ends.
@@ -135,21 +175,19 @@ pub(crate) fn era_of(method: &str, meta: Option<&RequestMeta>, env: &Env) -> Era
 /// Validate a modern request's `_meta`. Errors carry HTTP 400 (spec MUST).
 pub(crate) fn modern_meta(
     meta: Option<&RequestMeta>,
-) -> Result<(Cow<'static, str>, Value, Option<Value>, Option<LogLevel>), McpError> {
+) -> Result<(Cow<'static, str>, Option<LogLevel>), McpError> {
     let bad = |m: &str| McpError::invalid_params(m.to_string()).with_status(400);
     let meta = meta.ok_or_else(|| bad("Missing _meta"))?;
     let version = meta
         .version()
         .ok_or_else(|| bad("Missing _meta io.modelcontextprotocol/protocolVersion"))?;
     check_version(version)?;
-    let caps = match meta.caps() {
-        Some(c @ Value::Object(_)) => c.clone(),
-        _ => {
-            return Err(bad(
-                "Missing _meta io.modelcontextprotocol/clientCapabilities",
-            ))
-        }
-    };
+    // Checked here, read from `_meta` where needed (`RequestInfo::caps`): not copied.
+    if !matches!(meta.caps(), Some(Value::Object(_))) {
+        return Err(bad(
+            "Missing _meta io.modelcontextprotocol/clientCapabilities",
+        ));
+    }
     let level = match meta.get(META_LOG_LEVEL) {
         None => None,
         Some(l) => Some(
@@ -158,12 +196,7 @@ pub(crate) fn modern_meta(
                 .ok_or_else(|| bad("Invalid io.modelcontextprotocol/logLevel"))?,
         ),
     };
-    Ok((
-        version.clone(),
-        caps,
-        meta.get(META_CLIENT_INFO).cloned(),
-        level,
-    ))
+    Ok((version.clone(), level))
 }
 
 /// -32022 unless `version` is the modern revision.
@@ -387,14 +420,14 @@ impl Server {
             return Ok((self.legacy_rq(id, method, meta, env), params));
         }
         match modern_meta(meta.as_deref()) {
-            Ok((version, caps, client_info, level)) => Ok((
+            Ok((version, level)) => Ok((
                 RequestInfo {
                     id,
                     method,
                     era: Era::Modern,
                     version,
-                    caps,
-                    client_info,
+                    caps: None,
+                    client_info: None,
                     meta: meta.unwrap_or_default(),
                     log: LogFilter::Request(level),
                 },
@@ -421,7 +454,7 @@ impl Server {
                 method,
                 era: Era::Legacy,
                 version: version_cow(&s.version),
-                caps: s.client_capabilities.clone(),
+                caps: Some(s.client_capabilities.clone()),
                 client_info: s.client_info.clone(),
                 meta,
                 log: LogFilter::Session(s.log_level.clone()),
@@ -433,7 +466,7 @@ impl Server {
                 version: env
                     .legacy_version()
                     .map_or(Cow::Borrowed(LEGACY_VERSIONS[0]), |v| version_cow(&v)),
-                caps: json!({}),
+                caps: Some(json!({})),
                 client_info: None,
                 meta,
                 log: LogFilter::Session(Arc::new(Mutex::new(None))),

@@ -241,7 +241,7 @@ impl Server {
                 return McpError::invalid_params("taskIds must be an array of task ids").into()
             }
         };
-        if !task_ids.is_empty() && !crate::tasks::declared_in(&rq.caps) {
+        if !task_ids.is_empty() && !crate::tasks::declared_in(rq.caps()) {
             return McpError::missing_capability(crate::tasks::required_json()).into();
         }
         // Only the caller's own tasks: another caller's look unknown, and are left out.

@@ -39,7 +39,7 @@ impl Server {
         if tool.task == TaskSupport::Forbidden {
             return Ok(None);
         }
-        if !tasks::declared_in(&rq.caps) {
+        if !tasks::declared_in(rq.caps()) {
             return match tool.task {
                 TaskSupport::Required => Err(McpError::missing_capability(tasks::required_json())),
                 _ => Ok(None),
@@ -211,7 +211,7 @@ impl Server {
         params: &Params,
         env: &Env,
     ) -> Outcome {
-        if !tasks::declared_in(&rq.caps) {
+        if !tasks::declared_in(rq.caps()) {
             return McpError::missing_capability(tasks::required_json()).into();
         }
         let id = match str_param(params, "taskId") {

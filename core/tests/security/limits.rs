@@ -523,7 +523,11 @@ async fn shutdown_answers_the_request_in_hand_and_closes_the_rest() {
     tokio::time::sleep(Duration::from_millis(150)).await; // the handler is running
     let t0 = std::time::Instant::now();
     stop.send(()).unwrap();
-    assert_eq!(read_to_close(&mut idle).await, "", "nothing in hand: closed");
+    assert_eq!(
+        read_to_close(&mut idle).await,
+        "",
+        "nothing in hand: closed"
+    );
     let answer = read_to_close(&mut busy).await;
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     assert!(answer.contains("slow done"), "{answer}");
