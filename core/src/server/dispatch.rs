@@ -1,14 +1,15 @@
 //! The one dispatch path. Every transport hands each JSON-RPC message to [`Server::dispatch`]
 //! (or, after its own framing checks, to `Server::request`), with an [`Env`] saying where the
-//! message came from. Era selection, `_meta` validation, routing, MRTR, result shaping and
-//! error mapping all happen here, once. The methods that run user handlers live in `calls.rs`,
+//! message came from. Era selection and `_meta` validation (by the rule in `era.rs`), routing,
+//! MRTR, result shaping and error mapping all happen here, once. The methods that run user handlers live in `calls.rs`,
 //! `subscriptions/listen` in `listen.rs`, and the legacy-only methods in `legacy.rs`.
 
 use super::env::{Env, Transport};
+use super::era::{client_caps, era_of, modern_meta};
 use super::registry::RenderedKind as Rk;
 use super::{Registry, Server};
 use crate::context::{Context, ContextInner, InputState, LogFilter};
-use crate::error::{ErrorCode, McpError};
+use crate::error::McpError;
 use crate::jsonrpc::{self, Message, Params, ParamsIn};
 use crate::protocol::*;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
@@ -46,35 +47,6 @@ impl RequestInfo {
     /// an object by `modern_meta`).
     pub(crate) fn caps(&self) -> &Value {
         client_caps(self.caps.as_ref(), self.era, &self.meta)
-    }
-}
-
-/// The client's capabilities as a request or its `Context` keeps them: `own` (legacy), or from
-/// a modern request's `_meta`.
-pub(crate) fn client_caps<'a>(
-    own: Option<&'a Value>,
-    era: Era,
-    meta: &'a RequestMeta,
-) -> &'a Value {
-    static NONE: Value = Value::Null;
-    match (own, era) {
-        (Some(c), _) => c,
-        (None, Era::Modern) => meta.caps().unwrap_or(&NONE),
-        (None, Era::Legacy) => &NONE,
-    }
-}
-
-/// The client's info as a request or its `Context` keeps it: `own` (legacy), or from a modern
-/// request's `_meta`.
-pub(crate) fn client_info<'a>(
-    own: Option<&'a Value>,
-    era: Era,
-    meta: &'a RequestMeta,
-) -> Option<&'a Value> {
-    match (own, era) {
-        (Some(i), _) => Some(i),
-        (None, Era::Modern) => meta.get(META_CLIENT_INFO),
-        (None, Era::Legacy) => None,
     }
 }
 
@@ -158,62 +130,6 @@ pub(super) fn str_param<'a>(p: &'a Params, k: &str) -> Result<&'a str, McpError>
     p.get(k)
         .and_then(Value::as_str)
         .ok_or_else(|| McpError::invalid_params(format!("Missing or invalid '{k}'")))
-}
-
-/// The era of a request — the one rule every transport uses. Modern when `_meta` names a
-/// protocol version; otherwise legacy for `initialize` and on a connection that speaks a legacy
-/// revision ([`Env::legacy_version`]); otherwise modern (and `_meta` is then required).
-pub(crate) fn era_of(method: &str, meta: Option<&RequestMeta>, env: &Env) -> Era {
-    let modern = meta.is_some_and(RequestMeta::has_version);
-    if !modern && (method == "initialize" || env.legacy_version().is_some()) {
-        Era::Legacy
-    } else {
-        Era::Modern
-    }
-}
-
-/// Validate a modern request's `_meta`. Errors carry HTTP 400 (spec MUST).
-pub(crate) fn modern_meta(
-    meta: Option<&RequestMeta>,
-) -> Result<(Cow<'static, str>, Option<LogLevel>), McpError> {
-    let bad = |m: &str| McpError::invalid_params(m.to_string()).with_status(400);
-    let meta = meta.ok_or_else(|| bad("Missing _meta"))?;
-    let version = meta
-        .version()
-        .ok_or_else(|| bad("Missing _meta io.modelcontextprotocol/protocolVersion"))?;
-    check_version(version)?;
-    // Checked here, read from `_meta` where needed (`RequestInfo::caps`): not copied.
-    if !matches!(meta.caps(), Some(Value::Object(_))) {
-        return Err(bad(
-            "Missing _meta io.modelcontextprotocol/clientCapabilities",
-        ));
-    }
-    let level = match meta.get(META_LOG_LEVEL) {
-        None => None,
-        Some(l) => Some(
-            l.as_str()
-                .and_then(LogLevel::parse)
-                .ok_or_else(|| bad("Invalid io.modelcontextprotocol/logLevel"))?,
-        ),
-    };
-    Ok((version.clone(), level))
-}
-
-/// -32022 unless `version` is the modern revision.
-pub(crate) fn check_version(version: &str) -> Result<(), McpError> {
-    if version == MODERN_VERSION {
-        return Ok(());
-    }
-    let msg = if is_legacy_version(version) {
-        format!(
-            "Unsupported protocol version {version} in _meta: legacy versions require initialize"
-        )
-    } else {
-        format!("Unsupported protocol version: {version}")
-    };
-    Err(McpError::new(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION, msg)
-        .with_data(json!({"supported": SUPPORTED_VERSIONS, "requested": version}))
-        .with_status(400))
 }
 
 fn encode_cursor(offset: usize) -> String {

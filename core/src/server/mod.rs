@@ -5,6 +5,7 @@ pub mod bus;
 mod calls;
 pub(crate) mod dispatch;
 mod env;
+pub(crate) mod era;
 mod initiated;
 mod legacy;
 mod listen;

@@ -12,7 +12,8 @@ use crate::error::{ErrorCode, McpError};
 use crate::identity::Caller;
 use crate::jsonrpc::{self, Incoming, Message, ParseError};
 use crate::protocol::{is_legacy_version, Era};
-use crate::server::dispatch::{era_of, Reply};
+use crate::server::dispatch::Reply;
+use crate::server::era::era_of;
 use crate::server::session::LegacySession;
 use crate::server::{Env, Server, Transport};
 use bytes::Bytes;
@@ -517,7 +518,7 @@ impl HttpHandler {
                 )
             }
         };
-        // What this connection is, for the server's era rule (`server::dispatch::era_of`).
+        // What this connection is, for the server's era rule (`server::era::era_of`).
         let conn = || {
             Env::new(Transport::Http)
                 .session(session.clone())

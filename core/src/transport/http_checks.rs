@@ -7,7 +7,7 @@ use super::headers;
 use super::http::*;
 use crate::error::{ErrorCode, McpError};
 use crate::protocol::SUPPORTED_VERSIONS;
-use crate::server::dispatch::check_version;
+use crate::server::era::check_version;
 use http::{HeaderMap, HeaderValue, StatusCode};
 use serde_json::{json, Value};
 
