@@ -1,8 +1,9 @@
 //! The one dispatch path. Every transport hands each JSON-RPC message to [`Server::dispatch`]
 //! (or, after its own framing checks, to `Server::request`), with an [`Env`] saying where the
 //! message came from. Era selection and `_meta` validation (by the rule in `era.rs`), routing,
-//! MRTR, result shaping and error mapping all happen here, once. The methods that run user handlers live in `calls.rs`,
-//! `subscriptions/listen` in `listen.rs`, and the legacy-only methods in `legacy.rs`.
+//! MRTR, result shaping and error mapping all happen here, once. The methods that run user
+//! handlers live in `calls.rs`, `subscriptions/listen` in `listen.rs`, and the legacy-only
+//! methods in `legacy.rs`.
 
 use super::env::{Env, Transport};
 use super::era::{client_caps, era_of, modern_meta};
