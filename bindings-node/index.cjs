@@ -12,7 +12,10 @@ const { InMemoryClient } = require('./lib/client.cjs');
 const { parseServeArgs, runFromArgs } = require('./lib/cli.cjs');
 const { registerAppTool, registerAppResource, RESOURCE_MIME_TYPE } = require('./lib/apps.cjs');
 const sdk = require('./lib/sdk/mcp.cjs');
-const { createMcpHandler } = require('./lib/sdk/v2.cjs');
+/** The TS SDK v2's `createMcpHandler` (lib/sdk/v2.cjs, loaded by the first call). */
+function createMcpHandler(factory, options) {
+  return require('./lib/sdk/v2.cjs').createMcpHandler(factory, options);
+}
 
 const v2Names = require('./lib/sdk/v2-names.cjs');
 

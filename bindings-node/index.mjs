@@ -1,6 +1,8 @@
 // ESM entry: re-exports the CommonJS build so ESM and CJS users share one
 // `Server` class (no dual-package hazard) and one native module instance.
-import cjs from './index.cjs';
+import { createRequire } from 'node:module';
+
+const cjs = createRequire(import.meta.url)('./index.cjs');
 
 export const {
   Server,

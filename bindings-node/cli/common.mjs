@@ -15,7 +15,7 @@ export class CliError extends Error {
   }
 }
 
-/** `path/app.py:server` → [path, attr]; a Windows drive letter is not an attr separator. */
+/** `path/app.py:server` -> [path, attr]; a Windows drive letter is not an attr separator. */
 export function splitSpec(spec) {
   const i = spec.lastIndexOf(':');
   if (i > 1) {

@@ -1,7 +1,7 @@
 'use strict';
 /**
- * The shared example command line: no arguments → stdio; `--http HOST:PORT`
- * → Streamable HTTP at /mcp (`--path` changes it).
+ * The shared example command line: no arguments -> stdio; `--http HOST:PORT`
+ * -> Streamable HTTP at /mcp (`--path` changes it).
  */
 
 /** @returns {{ mode: 'stdio' } | { mode: 'http', host: string, port: number, path: string }} */

@@ -145,7 +145,7 @@ class Context {
    * ends the call with `input_required` and re-runs the handler with the
    * answer; on a legacy session it sends a real request and awaits it.
    * `ctx.elicit(params)` or `ctx.elicit(key, params)`; keys must be stable
-   * across rounds (the default numbers the calls: "elicit-1", "elicit-2", …).
+   * across rounds (the default numbers the calls: "elicit-1", "elicit-2", ...).
    */
   async elicit(keyOrParams, params) {
     const [key, p] = this.#keyed('elicit', keyOrParams, params);

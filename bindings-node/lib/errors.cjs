@@ -1,7 +1,7 @@
 'use strict';
 /**
  * Errors that carry a kind. JS code sees `err.code`; the Rust core maps each
- * kind to the wire exactly once (ToolError → `isError` result, McpError →
+ * kind to the wire exactly once (ToolError -> `isError` result, McpError ->
  * JSON-RPC error).
  */
 

@@ -9,13 +9,13 @@
  *
  * Each `use` is one link of the core's chain, hooked only on its methods: a request that no
  * middleware hooks never calls into JS (the core skips it before any threadsafe call). The
- * hooks object follows the Python `Middleware` class (`oxmcp.server.middleware`): `onCallTool` →
+ * hooks object follows the Python `Middleware` class (`oxmcp.server.middleware`): `onCallTool` ->
  * `tools/call`, ...; `onRequest` / `onMessage` see every request.
  */
 const { Context } = require('./context.cjs');
 const { fromNative } = require('./errors.cjs');
 
-/** Hook name → method (the Python Middleware's `on_*` hooks, camelCased). */
+/** Hook name -> method (the Python Middleware's `on_*` hooks, camelCased). */
 const HOOKS = Object.freeze({
   onInitialize: 'initialize',
   onCallTool: 'tools/call',
@@ -68,7 +68,7 @@ function parseUse(a, b) {
   throw new TypeError('use(fn), use(method | methods, fn) or use({ onCallTool, onListTools, ... })');
 }
 
-/** A hooks object → one middleware that runs the hook for the request's method (then onRequest, onMessage). */
+/** A hooks object -> one middleware that runs the hook for the request's method (then onRequest, onMessage). */
 function fromHooks(obj) {
   const has = (k) => typeof obj[k] === 'function';
   const known = new Set([...Object.keys(HOOKS), ...EVERY]);

@@ -9,17 +9,18 @@
  */
 const path = require('node:path');
 const fs = require('node:fs');
-const { PLATFORMS, SCOPE, platformKey, detectLibc } = require('./platforms.cjs');
 
 let cached;
 
 /**
- * Where to look, in order. A generator: the platform key (libc detection reads the process
- * report, ~6 ms of CPU at start) is worked out only when no module was found before it.
+ * Where to look, in order. A generator: the platform table and key (libc detection reads the
+ * process report, ~6 ms of CPU at start) are loaded and worked out only when no module was found
+ * before them.
  */
 function* candidates() {
   if (process.env.OXMCP_NATIVE) yield { file: process.env.OXMCP_NATIVE };
   yield { file: path.join(__dirname, '..', 'oxmcp.node') };
+  const { PLATFORMS, SCOPE, platformKey } = require('./platforms.cjs');
   const key = platformKey();
   yield { file: path.join(__dirname, '..', `oxmcp.${key}.node`) };
   if (PLATFORMS[key]) yield { pkg: `${SCOPE}/${key}` };
@@ -65,6 +66,7 @@ function loadNative() {
 }
 
 function notFound(looked, errors) {
+  const { PLATFORMS, SCOPE, platformKey, detectLibc } = require('./platforms.cjs');
   const key = platformKey();
   const libc = detectLibc();
   const where = `${process.platform}/${process.arch}${libc ? `/${libc}` : ''}`;

@@ -1,6 +1,6 @@
 'use strict';
 /**
- * Result normalisation: what a JS handler returns → a spec-shaped result the
+ * Result normalisation: what a JS handler returns -> a spec-shaped result the
  * core can parse (`ToolResult::from_value` and friends). Policy lives here, in
  * the host-language layer; the core only sees spec shapes.
  */
@@ -76,14 +76,14 @@ function isFullToolResult(v) {
 
 /**
  * Normalise a tool handler's return value into a CallToolResult.
- *   undefined/null       → no content
- *   string               → one text block
- *   content block        → that block
- *   array                → content blocks when every item is a string or a block; any other
- *                          array (numbers, objects, empty): its JSON as one text block — the
+ *   undefined/null       -> no content
+ *   string               -> one text block
+ *   content block        -> that block
+ *   array                -> content blocks when every item is a string or a block; any other
+ *                          array (numbers, objects, empty): its JSON as one text block - the
  *                          same rule as the Python binding (tests/node/tools.test.mjs, test_results.py)
- *   { content: [...] }   → a full result, passed through
- *   other value          → with an outputSchema: structuredContent plus its JSON as text;
+ *   { content: [...] }   -> a full result, passed through
+ *   other value          -> with an outputSchema: structuredContent plus its JSON as text;
  *                          without: its JSON as text
  */
 function normalizeToolResult(value, { hasOutputSchema = false } = {}) {
@@ -119,7 +119,7 @@ function structured(value) {
   return { content: [text(jsonText(value))], structuredContent: value };
 }
 
-/** ToolError → isError result. */
+/** ToolError -> isError result. */
 function toolErrorResult(err) {
   const content = Array.isArray(err.content) && err.content.length ? err.content.map(toBlock) : [text(err.message)];
   const out = { content, isError: true };

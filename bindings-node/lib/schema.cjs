@@ -69,9 +69,9 @@ function resolveSchema(schema, io, what, target) {
 }
 
 /**
- * A tool's input schema. Like `resolveSchema`, and for a *plain* zod object — fields that are
+ * A tool's input schema. Like `resolveSchema`, and for a *plain* zod object - fields that are
  * `z.number()` / `z.int()` / `z.number().int()` / `z.string()` / `z.boolean()`, bare, `.optional()`
- * or `.default(primitive)`, with at most a description — also `plain`: `[name, i]` per field (`i`:
+ * or `.default(primitive)`, with at most a description - also `plain`: `[name, i]` per field (`i`:
  * the field's index in `defaults`, -1 without a default; shared by the tools of that shape) and
  * `defaults`: the tool's own default getters. Parsing such a shape after the core has validated the arguments against its JSON Schema
  * only drops unknown keys and fills defaults, which `plainArgs` does without zod; so the zod
@@ -148,8 +148,8 @@ function plainObject(s) {
 }
 
 /**
- * Whether a zod raw shape is plain (see `resolveToolInput`): `{ key, defaults }` — a structural
- * key, equal for shapes that give the same JSON Schema, and the default getters in field order —
+ * Whether a zod raw shape is plain (see `resolveToolInput`): `{ key, defaults }` - a structural
+ * key, equal for shapes that give the same JSON Schema, and the default getters in field order -
  * or null. One pass over the fields, a string key and no array per field: this runs for every
  * tool of a server that registers thousands. With `fields`, also pushes each field's
  * `[name, type, int, wrapper, default, description]` (on the first tool of a shape).

@@ -13,7 +13,6 @@ const {
 } = require('./schema.cjs');
 const results = require('./results.cjs');
 const { Context, Calls } = require('./context.cjs');
-const http = require('./http.cjs');
 const middleware = require('./middleware.cjs');
 
 const COMPLETERS = new WeakMap();
@@ -418,7 +417,7 @@ class Server {
     return this.#failure(`tool ${JSON.stringify(entry.name)}`, err);
   }
 
-  /** Map a throw that is not a ToolError: McpError → JSON-RPC error; else the core's internal-error text, stack to the log. */
+  /** Map a throw that is not a ToolError: McpError -> JSON-RPC error; else the core's internal-error text, stack to the log. */
   #failure(what, err) {
     if (err instanceof McpError) return { error: { code: err.code, message: err.message, data: err.data } };
     if (err && (err.code === INPUT_REQUIRED || err.code === CANCELLED)) return { control: err.code };
@@ -442,8 +441,8 @@ class Server {
    * `ctx` is the call's context plus `method` and `params`; `await next()` (or `next(params)`)
    * runs the rest of the chain and resolves to its result (rejects with its `McpError`); the
    * middleware's return value is the answer (`ctx.result`, what `next` gave, when it returns
-   * nothing). A throw: `McpError` → that JSON-RPC error, `ToolError` on tools/call → an isError
-   * result, anything else → the server's rule for unexpected errors.
+   * nothing). A throw: `McpError` -> that JSON-RPC error, `ToolError` on tools/call -> an isError
+   * result, anything else -> the server's rule for unexpected errors.
    * @returns {this}
    */
   use(methodsOrFn, fn) {
@@ -754,7 +753,7 @@ class Server {
 
   /** WHATWG fetch handler: mount in Hono, Workers-style hosts, or anything that speaks Request/Response. */
   fetch(request) {
-    return http.fetchHandler(this.#native, request);
+    return require('./http.cjs').fetchHandler(this.#native, request);
   }
 
   /**
@@ -762,7 +761,7 @@ class Server {
    * or `app.all('/mcp', server.nodeHandler())`.
    */
   nodeHandler(options) {
-    return http.nodeHandler(this.#native, options);
+    return require('./http.cjs').nodeHandler(this.#native, options);
   }
 
   /** An in-memory client for tests: requests go through the same HTTP handler as `fetch`. */

@@ -1,6 +1,6 @@
 'use strict';
 // `oxmcp/experimental` and `oxmcp/experimental/tasks` for require(): the TS SDK v1 paths
-// `@modelcontextprotocol/sdk/experimental(/tasks)` — the task store, `ExperimentalMcpServerTasks`
+// `@modelcontextprotocol/sdk/experimental(/tasks)` - the task store, `ExperimentalMcpServerTasks`
 // and the task schemas (lib/sdk/tasks.cjs says how tasks map onto the core's Tasks extension).
 const tasks = require('./tasks.cjs');
 const types = require('./types.cjs');

@@ -9,6 +9,7 @@
 const { AsyncLocalStorage } = require('node:async_hooks');
 const { McpError, ErrorCode, fromNative } = require('../errors.cjs');
 const { SESSIONLESS } = require('./extra.cjs');
+const { mergeCapabilities: mergeCaps } = require('./protocol.cjs');
 
 /** The legacy session whose notification is being handled (oninitialized, notification handlers). */
 const sessionScope = new AsyncLocalStorage();
@@ -30,14 +31,6 @@ const CORE_METHODS = new Set([
 ]);
 /** The core answers these itself (it records subscriptions and the log level per session); a handler is kept, not called. */
 const ACCEPTED_METHODS = new Set(['resources/subscribe', 'resources/unsubscribe', 'logging/setLevel']);
-
-function mergeCaps(a, b) {
-  const out = { ...a };
-  for (const [k, v] of Object.entries(b ?? {})) {
-    out[k] = v && typeof v === 'object' && !Array.isArray(v) && a?.[k] && typeof a[k] === 'object' ? mergeCaps(a[k], v) : v;
-  }
-  return out;
-}
 
 class LowLevelFacade {
   #owner;

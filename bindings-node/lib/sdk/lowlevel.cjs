@@ -30,7 +30,7 @@ function isThenable(v) {
   return v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function';
 }
 
-/** A throw → the envelope the core answers with: the SDK's Protocol makes every throw a JSON-RPC error. */
+/** A throw -> the envelope the core answers with: the SDK's Protocol makes every throw a JSON-RPC error. */
 function failure(err) {
   if (err && (err.code === 'INPUT_REQUIRED' || err.code === 'CANCELLED')) return { control: err.code };
   if (err && err.name === 'AbortError') return { control: 'CANCELLED' };

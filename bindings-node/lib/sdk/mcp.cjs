@@ -8,9 +8,10 @@
 const { AsyncLocalStorage } = require('node:async_hooks');
 const { Server, ResourceTemplate: BaseTemplate, SDK_SHAPES } = require('../server.cjs');
 const { RequestHandlerExtra, SESSIONLESS } = require('./extra.cjs');
-const { LowLevelFacade } = require('./facade.cjs');
 const { isZodSchema } = require('../schema.cjs');
-const { ExperimentalMcpServerTasks, InMemoryTaskStore } = require('./tasks.cjs');
+// lib/sdk/facade.cjs and lib/sdk/tasks.cjs are loaded by the first McpServer and the first use of
+// `experimental`: `import { Server } from 'oxmcp'` alone does not build them (lib/sdk/protocol.cjs
+// says why that matters).
 
 /** oxmcp's package version: `serverInfo.version` of a ported server that gives none. */
 
@@ -63,12 +64,14 @@ class McpServer extends Server {
     // The SDK's task options are this layer's (see lib/sdk/tasks.cjs), not the core's.
     const { taskStore, taskMessageQueue, ...rest } = options ?? {};
     super(withVersion(serverInfo), { errorMessages: 'message', [SDK_SHAPES]: new.target.sdkShapes, ...rest });
+    const { LowLevelFacade } = require('./facade.cjs');
     this.#facade = new LowLevelFacade(this, current, options?.capabilities);
     this.#taskStore = taskStore;
   }
 
   /** `server.experimental.tasks.registerToolTask(...)` (the SDK's experimental tasks API). */
   get experimental() {
+    const { ExperimentalMcpServerTasks, InMemoryTaskStore } = require('./tasks.cjs');
     this.#experimental ??= {
       tasks: new ExperimentalMcpServerTasks(this, (n, c, f) => this.registerTool(n, c, f), () => (this.#taskStore ??= new InMemoryTaskStore()),
         () => this.#facade.getCapabilities(), () => this[SESSIONLESS] === true),
@@ -210,7 +213,7 @@ class McpServer extends Server {
   sendPromptListChanged() { this.#facade.sendPromptListChanged(); }
 }
 
-/** `oxmcp/server/mcp.js`: the v1 SDK's listing — zod as draft-07, `execution.taskSupport: 'forbidden'` on every plain tool. */
+/** `oxmcp/server/mcp.js`: the v1 SDK's listing - zod as draft-07, `execution.taskSupport: 'forbidden'` on every plain tool. */
 class McpServerV1 extends McpServer {
   static sdkShapes = Object.freeze({ schemaTarget: 'draft-7', taskSupport: true });
 }

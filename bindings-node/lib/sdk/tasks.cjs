@@ -11,7 +11,7 @@
  * a terminal status, answering with its stored result. So the core decides what the client sees:
  * a 2026-07-28 request whose client declares the tasks extension gets `resultType: "task"` at once
  * and polls `tasks/get`; any other call (a legacy session, a client without the extension) gets the
- * result when the work ends — the SDK's own behaviour for `taskSupport: 'optional'` without task
+ * result when the work ends - the SDK's own behaviour for `taskSupport: 'optional'` without task
  * augmentation. `tasks/cancel` aborts the wait and marks the store's task cancelled.
  *
  * The SDK's own 2025-11-25 task protocol (a `tools/call` with `params.task`, `tasks/get`,
@@ -235,7 +235,7 @@ class ExperimentalMcpServerTasks {
   #store;
   #capabilities;
   #sessionless;
-  /** name → { handler, hasInput, zod } of each task tool, for the legacy task requests. */
+  /** name -> { handler, hasInput, zod } of each task tool, for the legacy task requests. */
   #taskTools = new Map();
   #installed = false;
 

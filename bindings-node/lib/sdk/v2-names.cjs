@@ -5,8 +5,7 @@
  * by the `oxmcp` root so that a v2 server's imports resolve.
  */
 const { McpError } = require('../errors.cjs');
-const types = require('./types.cjs');
-const { mergeCaps } = require('./facade.cjs');
+const protocol = require('./protocol.cjs');
 
 const ProtocolErrorCode = {};
 for (const [k, v] of Object.entries({
@@ -56,7 +55,7 @@ module.exports = {
   SUBSCRIPTION_ID_META_KEY: 'io.modelcontextprotocol/subscriptionId',
   TRACEPARENT_META_KEY: 'traceparent',
   TRACESTATE_META_KEY: 'tracestate',
-  RELATED_TASK_META_KEY: types.RELATED_TASK_META_KEY,
+  RELATED_TASK_META_KEY: protocol.RELATED_TASK_META_KEY,
   DEFAULT_MAX_REQUEST_BODY_SIZE: 4 * 1024 * 1024,
   DEFAULT_REQUEST_TIMEOUT_MSEC: 60000,
   STDIO_DEFAULT_MAX_BUFFER_SIZE: 10 * 1024 * 1024,
@@ -65,25 +64,25 @@ module.exports = {
   METHOD_NOT_FOUND: -32601,
   INVALID_PARAMS: -32602,
   INTERNAL_ERROR: -32603,
-  JSONRPC_VERSION: types.JSONRPC_VERSION,
-  LATEST_PROTOCOL_VERSION: types.LATEST_PROTOCOL_VERSION,
-  DEFAULT_NEGOTIATED_PROTOCOL_VERSION: types.DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
-  SUPPORTED_PROTOCOL_VERSIONS: types.SUPPORTED_PROTOCOL_VERSIONS,
+  JSONRPC_VERSION: protocol.JSONRPC_VERSION,
+  LATEST_PROTOCOL_VERSION: protocol.LATEST_PROTOCOL_VERSION,
+  DEFAULT_NEGOTIATED_PROTOCOL_VERSION: protocol.DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS: protocol.SUPPORTED_PROTOCOL_VERSIONS,
   ProtocolError,
   ProtocolErrorCode,
   ResourceNotFoundError,
-  UrlElicitationRequiredError: types.UrlElicitationRequiredError,
-  isInitializeRequest: types.isInitializeRequest,
-  isInitializedNotification: types.isInitializedNotification,
-  isJSONRPCRequest: types.isJSONRPCRequest,
-  isJSONRPCNotification: types.isJSONRPCNotification,
-  isJSONRPCResponse: types.isJSONRPCResponse,
-  isJSONRPCResultResponse: types.isJSONRPCResultResponse,
-  isJSONRPCErrorResponse: types.isJSONRPCErrorResponse,
-  isTaskAugmentedRequestParams: types.isTaskAugmentedRequestParams,
-  assertCompleteRequestPrompt: types.assertCompleteRequestPrompt,
-  assertCompleteRequestResourceTemplate: types.assertCompleteRequestResourceTemplate,
+  UrlElicitationRequiredError: protocol.UrlElicitationRequiredError,
+  isInitializeRequest: protocol.isInitializeRequest,
+  isInitializedNotification: protocol.isInitializedNotification,
+  isJSONRPCRequest: protocol.isJSONRPCRequest,
+  isJSONRPCNotification: protocol.isJSONRPCNotification,
+  isJSONRPCResponse: protocol.isJSONRPCResponse,
+  isJSONRPCResultResponse: protocol.isJSONRPCResultResponse,
+  isJSONRPCErrorResponse: protocol.isJSONRPCErrorResponse,
+  isTaskAugmentedRequestParams: protocol.isTaskAugmentedRequestParams,
+  assertCompleteRequestPrompt: protocol.assertCompleteRequestPrompt,
+  assertCompleteRequestResourceTemplate: protocol.assertCompleteRequestResourceTemplate,
   getDisplayName,
   isCallToolResult,
-  mergeCapabilities: mergeCaps,
+  mergeCapabilities: protocol.mergeCapabilities,
 };

@@ -35,7 +35,7 @@ function serveStdio(factory, options = {}) {
 }
 
 /**
- * `createMcpHandler(factory, { legacy: 'stateless' | 'reject' })` → `{ fetch, close, notify }`.
+ * `createMcpHandler(factory, { legacy: 'stateless' | 'reject' })` -> `{ fetch, close, notify }`.
  * Legacy traffic is served statelessly by default, as in the SDK (no `Mcp-Session-Id`); GET and
  * DELETE of a legacy session answer 405.
  */
@@ -71,7 +71,7 @@ function createMcpHandler(factory, options = {}) {
   };
 }
 
-/** Node `IncomingMessage` (+ an optional parsed body) → WHATWG `Request`. */
+/** Node `IncomingMessage` (+ an optional parsed body) -> WHATWG `Request`. */
 async function toWebRequest(req, parsedBody) {
   const host = req.headers.host ?? 'localhost';
   const url = new URL(req.originalUrl ?? req.url ?? '/', `http://${host}`);
