@@ -6,8 +6,7 @@
 const { Server, ResourceTemplate, completable } = require('./lib/server.cjs');
 const { ToolError, McpError, ErrorCode, RegistrationError } = require('./lib/errors.cjs');
 const { text, image, audio, resource, resourceLink } = require('./lib/results.cjs');
-const { Context } = require('./lib/context.cjs');
-const { MiddlewareContext } = require('./lib/middleware.cjs');
+const { Context, MiddlewareContext } = require('./lib/context.cjs');
 const { InMemoryClient } = require('./lib/client.cjs');
 const { parseServeArgs, runFromArgs } = require('./lib/cli.cjs');
 const { registerAppTool, registerAppResource, RESOURCE_MIME_TYPE } = require('./lib/apps.cjs');

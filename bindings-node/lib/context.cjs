@@ -196,4 +196,27 @@ class Context {
   }
 }
 
-module.exports = { Context, Calls, LOG_LEVELS };
+/**
+ * The request as a middleware sees it: the call's `ctx` (era, caller, requestId, clientInfo,
+ * meta, sessionId, signal, log, progress, ...) plus `method` and `params` (which `next()` passes
+ * on: change them in place, or give `next(params)`), and `result` once `next()` has answered.
+ */
+class MiddlewareContext extends Context {
+  constructor(calls, id, method, params) {
+    super(calls, id);
+    /** The JSON-RPC method, e.g. "tools/call". */
+    this.method = method;
+    /** The request's params (`name`, `arguments`, `uri`, `_meta`, ...). */
+    this.params = params;
+    /** What the rest of the chain answered (set by `next()`). */
+    this.result = undefined;
+  }
+  /** `params.name` of a tools/call or prompts/get. */
+  get name() { return this.params?.name; }
+  /** `params.arguments` of a tools/call or prompts/get. */
+  get arguments() { return this.params?.arguments; }
+  /** `params.uri` of a resources/read. */
+  get uri() { return this.params?.uri; }
+}
+
+module.exports = { Context, Calls, LOG_LEVELS, MiddlewareContext };

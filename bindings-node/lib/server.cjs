@@ -13,7 +13,6 @@ const {
 } = require('./schema.cjs');
 const results = require('./results.cjs');
 const { Context, Calls } = require('./context.cjs');
-const middleware = require('./middleware.cjs');
 
 const COMPLETERS = new WeakMap();
 
@@ -24,6 +23,12 @@ const COMPLETERS = new WeakMap();
  * into read results (the SDK returns what the callback returned).
  */
 const SDK_SHAPES = Symbol('oxmcp.sdkShapes');
+/**
+ * Set by the SDK layer (lib/sdk/) on a server that serves without sessions as the SDK sees it (a
+ * stateless StreamableHTTPServerTransport, `createMcpHandler`): its handlers get
+ * `extra.sessionId` undefined even where the core keeps an internal session for a legacy request.
+ */
+const SESSIONLESS = Symbol('oxmcp.sessionless');
 
 /**
  * Mark a zod schema (a prompt argument or template variable) as completable,
@@ -446,6 +451,7 @@ class Server {
    * @returns {this}
    */
   use(methodsOrFn, fn) {
+    const middleware = require('./middleware.cjs');
     const mw = middleware.parseUse(methodsOrFn, fn);
     try {
       middleware.install(this.#native, this.#calls, mw, (err, method) => this.#middlewareFailure(err, method));
@@ -810,4 +816,4 @@ function promptArguments(name, config) {
   return { args, zod, complete };
 }
 
-module.exports = { Server, ResourceTemplate, completable, SDK_SHAPES };
+module.exports = { Server, ResourceTemplate, completable, SDK_SHAPES, SESSIONLESS };

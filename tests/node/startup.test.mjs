@@ -21,9 +21,11 @@ process.stdout.write(JSON.stringify(Object.keys(cache)));`;
   return JSON.parse(out).filter((f) => f.startsWith(NODE_DIR)).map((f) => path.relative(NODE_DIR, f));
 }
 
-// Loaded on first use only: the v1 schema table, the low-level facade and the task layer (the
-// first McpServer, `experimental`), createMcpHandler's module and the HTTP mounts.
-const LAZY = ['lib/sdk/types.cjs', 'lib/sdk/facade.cjs', 'lib/sdk/tasks.cjs', 'lib/sdk/v2.cjs', 'lib/http.cjs'];
+// Loaded on first use only: the v1 schema table, the low-level facade, the task layer and the
+// handlers' `extra` (the first McpServer, `experimental`, the first call), createMcpHandler's
+// module, the HTTP mounts and `use()`'s middleware chain.
+const LAZY = ['lib/sdk/types.cjs', 'lib/sdk/facade.cjs', 'lib/sdk/tasks.cjs', 'lib/sdk/extra.cjs', 'lib/sdk/v2.cjs', 'lib/http.cjs',
+  'lib/middleware.cjs'];
 
 test('the root import and a Server with a tool load none of the first-use modules', () => {
   const loaded = loadedAfter(`import { Server } from 'oxmcp';
@@ -38,10 +40,16 @@ test('each first-use module loads when its name is used, and works', () => {
   const loaded = loadedAfter(`import { McpServer, createMcpHandler } from 'oxmcp';
 import { CallToolRequestSchema } from 'oxmcp/types.js';
 const s = new McpServer({ name: 'startup', version: '1' });
+s.registerTool('who', {}, (extra) => ({ content: [{ type: 'text', text: typeof extra.sendNotification }] }));
+const r = await s.client().request('tools/call', { name: 'who', arguments: {} });
+if (r.content[0].text !== 'function') throw new Error('extra: ' + JSON.stringify(r));
 if (typeof s.experimental.tasks.registerToolTask !== 'function') throw new Error('no registerToolTask');
 if (CallToolRequestSchema.method !== 'tools/call') throw new Error('schema without its method');
 if (typeof createMcpHandler(() => new McpServer({ name: 'h', version: '1' })).fetch !== 'function') throw new Error('no fetch');
-if (typeof s.nodeHandler() !== 'function') throw new Error('no nodeHandler');`);
+if (typeof s.nodeHandler() !== 'function') throw new Error('no nodeHandler');
+s.use('tools/call', async (ctx, next) => next());
+const r2 = await s.client().request('tools/call', { name: 'who', arguments: {} });
+if (r2.content[0].text !== 'function') throw new Error('after use: ' + JSON.stringify(r2));`);
   for (const f of LAZY) assert.ok(loaded.includes(f), `${f} not loaded: ${JSON.stringify(loaded)}`);
 });
 

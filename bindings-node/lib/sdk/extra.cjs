@@ -6,13 +6,7 @@
  * itself stays reachable as `extra.ctx` for oxmcp's own calls (`ctx.elicit`, `ctx.inputs`, ...).
  */
 const { McpError, ErrorCode } = require('../errors.cjs');
-
-/**
- * Set on a server that serves without sessions as the SDK sees it (a stateless
- * StreamableHTTPServerTransport, `createMcpHandler`): its handlers get `extra.sessionId`
- * undefined even where the core keeps an internal session for a legacy request.
- */
-const SESSIONLESS = Symbol('oxmcp.sessionless');
+const { SESSIONLESS } = require('../server.cjs');
 
 class RequestHandlerExtra {
   #ctx;

@@ -6,12 +6,12 @@
  * send* notifications, over oxmcp's `Server`. The core still validates, dispatches and serves.
  */
 const { AsyncLocalStorage } = require('node:async_hooks');
-const { Server, ResourceTemplate: BaseTemplate, SDK_SHAPES } = require('../server.cjs');
-const { RequestHandlerExtra, SESSIONLESS } = require('./extra.cjs');
+const { Server, ResourceTemplate: BaseTemplate, SDK_SHAPES, SESSIONLESS } = require('../server.cjs');
 const { isZodSchema } = require('../schema.cjs');
-// lib/sdk/facade.cjs and lib/sdk/tasks.cjs are loaded by the first McpServer and the first use of
-// `experimental`: `import { Server } from 'oxmcp'` alone does not build them (lib/sdk/protocol.cjs
-// says why that matters).
+// lib/sdk/facade.cjs, lib/sdk/tasks.cjs and lib/sdk/extra.cjs are loaded by the first McpServer,
+// the first use of `experimental` and the first handler call: `import { Server } from 'oxmcp'`
+// alone does not build them (lib/sdk/protocol.cjs says why that matters).
+let extraModule;
 
 /** oxmcp's package version: `serverInfo.version` of a ported server that gives none. */
 
@@ -108,6 +108,7 @@ class McpServer extends Server {
   }
 
   #extra(ctx, method) {
+    const { RequestHandlerExtra } = (extraModule ??= require('./extra.cjs'));
     return new RequestHandlerExtra(ctx, undefined, method, this[SESSIONLESS] === true);
   }
 
