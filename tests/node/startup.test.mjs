@@ -23,9 +23,10 @@ process.stdout.write(JSON.stringify(Object.keys(cache)));`;
 
 // Loaded on first use only: the v1 schema table, the low-level facade, the task layer and the
 // handlers' `extra` (the first McpServer, `experimental`, the first call), createMcpHandler's
-// module, the HTTP mounts and `use()`'s middleware chain.
+// module, the HTTP mounts, `use()`'s middleware chain and the plain zod shapes (the first zod
+// schema).
 const LAZY = ['lib/sdk/types.cjs', 'lib/sdk/facade.cjs', 'lib/sdk/tasks.cjs', 'lib/sdk/extra.cjs', 'lib/sdk/v2.cjs', 'lib/http.cjs',
-  'lib/middleware.cjs'];
+  'lib/middleware.cjs', 'lib/plain-shape.cjs'];
 
 test('the root import and a Server with a tool load none of the first-use modules', () => {
   const loaded = loadedAfter(`import { Server } from 'oxmcp';
@@ -39,10 +40,14 @@ s.registerTool('add', { inputSchema: { type: 'object', properties: { a: { type: 
 test('each first-use module loads when its name is used, and works', () => {
   const loaded = loadedAfter(`import { McpServer, createMcpHandler } from 'oxmcp';
 import { CallToolRequestSchema } from 'oxmcp/types.js';
+import { z } from 'zod';
 const s = new McpServer({ name: 'startup', version: '1' });
 s.registerTool('who', {}, (extra) => ({ content: [{ type: 'text', text: typeof extra.sendNotification }] }));
 const r = await s.client().request('tools/call', { name: 'who', arguments: {} });
 if (r.content[0].text !== 'function') throw new Error('extra: ' + JSON.stringify(r));
+s.registerTool('inc', { inputSchema: { n: z.number().default(41) } }, ({ n }) => ({ content: [{ type: 'text', text: String(n + 1) }] }));
+const r3 = await s.client().request('tools/call', { name: 'inc', arguments: {} });
+if (r3.content[0].text !== '42') throw new Error('plain shape: ' + JSON.stringify(r3));
 if (typeof s.experimental.tasks.registerToolTask !== 'function') throw new Error('no registerToolTask');
 if (CallToolRequestSchema.method !== 'tools/call') throw new Error('schema without its method');
 if (typeof createMcpHandler(() => new McpServer({ name: 'h', version: '1' })).fetch !== 'function') throw new Error('no fetch');
