@@ -12,10 +12,11 @@ const { isZodSchema, resolveSchema } = require('./schema.cjs');
  * `z.number()` / `z.int()` / `z.number().int()` / `z.string()` / `z.boolean()`, bare, `.optional()`
  * or `.default(primitive)`, with at most a description - also `plain`: `[name, i]` per field (`i`:
  * the field's index in `defaults`, -1 without a default; shared by the tools of that shape) and
- * `defaults`: the tool's own default getters. Parsing such a shape after the core has validated the arguments against its JSON Schema
- * only drops unknown keys and fills defaults, which `plainArgs` does without zod; so the zod
- * object is not kept (a zod schema is several KB of objects per tool: most of what a server with
- * thousands of generated tools held) and equal shapes share one JSON Schema, made once per shape.
+ * `defaults`: the tool's own default getters. Parsing such a shape after the core has validated
+ * the arguments against its JSON Schema only drops unknown keys and fills defaults, which
+ * `plainArgs` does without zod; so the zod object is not kept (a zod schema is several KB of
+ * objects per tool: most of what a server with thousands of generated tools held) and equal
+ * shapes share one JSON Schema, made once per shape.
  * @returns {{ json: unknown, text?: string, zod: unknown, plain: Array<[string, number]>|undefined, defaults: Array<function>|undefined }}
  */
 function resolveToolInput(schema, what, target) {

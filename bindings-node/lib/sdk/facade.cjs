@@ -9,7 +9,7 @@
 const { AsyncLocalStorage } = require('node:async_hooks');
 const { McpError, ErrorCode, fromNative } = require('../errors.cjs');
 const { SESSIONLESS } = require('./extra.cjs');
-const { mergeCapabilities: mergeCaps } = require('./protocol.cjs');
+const { mergeCapabilities } = require('./protocol.cjs');
 
 /** The legacy session whose notification is being handled (oninitialized, notification handlers). */
 const sessionScope = new AsyncLocalStorage();
@@ -67,7 +67,7 @@ class LowLevelFacade {
   close() { return this.#owner.close(); }
 
   registerCapabilities(capabilities) {
-    this.#capabilities = mergeCaps(this.#capabilities, capabilities);
+    this.#capabilities = mergeCapabilities(this.#capabilities, capabilities);
   }
   getCapabilities() { return this.#capabilities; }
 
@@ -206,4 +206,4 @@ class LowLevelFacade {
   }
 }
 
-module.exports = { LowLevelFacade, methodOf, mergeCaps };
+module.exports = { LowLevelFacade, methodOf };

@@ -14,7 +14,8 @@
 const { loadNative } = require('../native.cjs');
 const { McpError, fromNative } = require('../errors.cjs');
 const { Context, Calls } = require('../context.cjs');
-const { LowLevelFacade, methodOf, mergeCaps } = require('./facade.cjs');
+const { LowLevelFacade, methodOf } = require('./facade.cjs');
+const { mergeCapabilities } = require('./protocol.cjs');
 const { RequestHandlerExtra, SESSIONLESS } = require('./extra.cjs');
 const { current, withVersion } = require('./mcp.cjs');
 const http = require('../http.cjs');
@@ -247,4 +248,4 @@ class Server extends LowLevelFacade {
   }
 }
 
-module.exports = { Server, mergeCapabilities: mergeCaps };
+module.exports = { Server, mergeCapabilities };

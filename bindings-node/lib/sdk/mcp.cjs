@@ -71,11 +71,13 @@ class McpServer extends Server {
 
   /** `server.experimental.tasks.registerToolTask(...)` (the SDK's experimental tasks API). */
   get experimental() {
-    const { ExperimentalMcpServerTasks, InMemoryTaskStore } = require('./tasks.cjs');
-    this.#experimental ??= {
-      tasks: new ExperimentalMcpServerTasks(this, (n, c, f) => this.registerTool(n, c, f), () => (this.#taskStore ??= new InMemoryTaskStore()),
-        () => this.#facade.getCapabilities(), () => this[SESSIONLESS] === true),
-    };
+    if (this.#experimental === undefined) {
+      const { ExperimentalMcpServerTasks, InMemoryTaskStore } = require('./tasks.cjs');
+      this.#experimental = {
+        tasks: new ExperimentalMcpServerTasks(this, (n, c, f) => this.registerTool(n, c, f), () => (this.#taskStore ??= new InMemoryTaskStore()),
+          () => this.#facade.getCapabilities(), () => this[SESSIONLESS] === true),
+      };
+    }
     return this.#experimental;
   }
 
