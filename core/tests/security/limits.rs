@@ -362,7 +362,8 @@ async fn header_deadline_spares_slow_requests_and_closes_idle_keep_alive() {
 }
 
 /// A response carries its own headers and none of its request's (the request's header map is
-/// reused for the response when nothing kept the request: transport/http.rs, recycle_headers).
+/// emptied and reused for the response when nothing kept the request: transport/http.rs,
+/// `HttpResponse::json_bytes_in`).
 #[tokio::test]
 async fn responses_carry_none_of_the_request_headers() {
     let _serial = serial();
