@@ -233,7 +233,7 @@ fn to_hyper(r: HttpResponse) -> hyper::Response<ResponseBody> {
 }
 
 async fn serve_one(
-    handler: HttpHandler,
+    handler: Arc<HttpHandler>,
     req: hyper::Request<Incoming>,
     peer: std::net::SocketAddr,
     clock: Arc<ConnClock>,
@@ -376,7 +376,9 @@ impl HttpServer {
                 _ = &mut shutdown => break,
             };
             let _ = stream.set_nodelay(true);
-            let handler = self.handler.clone();
+            // One `Arc` per connection: a request clones it (one count) rather than the handler
+            // (a count for each of its parts).
+            let handler = Arc::new(self.handler.clone());
             let clock = Arc::new(ConnClock::new());
             let svc = {
                 let clock = clock.clone();
