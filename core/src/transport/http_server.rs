@@ -97,13 +97,21 @@ struct ConnTask<C> {
     woke: Arc<Woke>,
     /// The waker the watchers are polled with (made once: an `Arc` of `woke`).
     watchers_waker: std::task::Waker,
+    /// The task's waker as last given to `woke`: replaced only when a poll brings one that
+    /// would wake another task (a task keeps its waker).
+    registered: Option<std::task::Waker>,
     peer: SocketAddr,
 }
 
 /// The watchers' waker: marks that one of them has something to say, then wakes the task.
+///
+/// The task's waker is kept (woken by reference, not taken as `AtomicWaker::wake` takes it), so
+/// the task registers it once rather than on every poll: registering cost two atomic
+/// read-modify-writes a poll, and a request is about two polls, while the watchers fire about
+/// once per `header_timeout` (issue 16).
 struct Woke {
     fired: std::sync::atomic::AtomicBool,
-    task: futures::task::AtomicWaker,
+    task: std::sync::Mutex<Option<std::task::Waker>>,
 }
 
 impl std::task::Wake for Woke {
@@ -112,7 +120,10 @@ impl std::task::Wake for Woke {
     }
     fn wake_by_ref(self: &Arc<Self>) {
         self.fired.store(true, Ordering::Release);
-        self.task.wake();
+        let task = self.task.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(w) = task.as_ref() {
+            w.wake_by_ref();
+        }
     }
 }
 
@@ -127,7 +138,7 @@ impl<C> ConnTask<C> {
         // Fired at first, so the first poll registers the watchers.
         let woke = Arc::new(Woke {
             fired: std::sync::atomic::AtomicBool::new(true),
-            task: futures::task::AtomicWaker::new(),
+            task: std::sync::Mutex::new(None),
         });
         Self {
             conn,
@@ -135,6 +146,7 @@ impl<C> ConnTask<C> {
             head: Box::pin(watch(clock, header_timeout)),
             watchers_waker: std::task::Waker::from(woke.clone()),
             woke,
+            registered: None,
             peer,
         }
     }
@@ -153,8 +165,19 @@ where
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let this = &mut *self;
-        this.woke.task.register(cx.waker());
-        if this.woke.fired.swap(false, Ordering::AcqRel) {
+        if !this
+            .registered
+            .as_ref()
+            .is_some_and(|w| w.will_wake(cx.waker()))
+        {
+            let w = cx.waker().clone();
+            *this.woke.task.lock().unwrap_or_else(|e| e.into_inner()) = Some(w.clone());
+            this.registered = Some(w);
+        }
+        // After the registration, so a watcher that fired before it is seen here. A load first:
+        // the swap (a read-modify-write) only when one did fire.
+        if this.woke.fired.load(Ordering::Acquire) && this.woke.fired.swap(false, Ordering::AcqRel)
+        {
             let mut wcx = Context::from_waker(&this.watchers_waker);
             if let Some(s) = &mut this.shutdown {
                 if s.as_mut().poll(&mut wcx).is_ready() {
