@@ -99,25 +99,28 @@ impl HttpResponse {
     /// every request (issue 16). A request's own answer reuses the request's map instead
     /// ([`Self::json_bytes_in`]).
     pub(crate) fn json_bytes(status: StatusCode, body: Vec<u8>) -> Self {
-        Self::json_bytes_in(status, body, HeaderMap::with_capacity(12))
+        Self::json_with(status, body, HeaderMap::with_capacity(12))
     }
     /// [`Self::json_bytes`] with the header map to fill, emptied first: the request's own map,
     /// when nothing else holds the request any more. Its entries (1,248 bytes for twelve, over
     /// glibc's per-thread cache limit, so each such block takes malloc's slower path) then serve
     /// the response, and hyper parses the connection's next request into them: no map is made
-    /// and none freed per request (issue 16, s25: two allocations fewer). The eighteenth
-    /// session's `recycle_headers` moved a new response map's header into the emptied request
-    /// map, so it made the map all the same.
+    /// and none freed per request (issue 16).
     pub(crate) fn json_bytes_in(status: StatusCode, body: Vec<u8>, mut headers: HeaderMap) -> Self {
         headers.clear();
-        let mut r = Self::new(status);
-        r.headers = headers;
-        r.headers.insert(
+        Self::json_with(status, body, headers)
+    }
+    /// A JSON response whose (empty) header map is `headers`.
+    fn json_with(status: StatusCode, body: Vec<u8>, mut headers: HeaderMap) -> Self {
+        headers.insert(
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/json"),
         );
-        r.body = ResponseBody::Full(Bytes::from(body));
-        r
+        Self {
+            status,
+            headers,
+            body: ResponseBody::Full(Bytes::from(body)),
+        }
     }
     pub(super) fn error(status: StatusCode, id: Value, e: McpError) -> Self {
         Self::json(status, &jsonrpc::error(id, &e))
