@@ -18,6 +18,11 @@
 //! flight 5 s after that is abandoned (hard stop), and so is any request slower
 //! than `--timeout`.
 //!
+//! `LOADGEN_TRACE=FILE` also writes every measured answer to FILE, one line each: the
+//! connection, when it was sent (ns after the measured window opened) and its latency (ns), after
+//! a first line `# <the window's start, ns on CLOCK_MONOTONIC>` (bench/timeline.py lines it up
+//! with the server's schedule).
+//!
 //! Prints one JSON object on stdout:
 //!   {"rps":..,"ok":..,"errors":..,"p50_us":..,"p90_us":..,"p99_us":..,"max_us":..,...}
 //!
@@ -74,6 +79,9 @@ struct Tally {
     lat_ns: Vec<u64>,
     /// Open loop: how late each measured request was sent after it was due.
     lag_ns: Vec<u64>,
+    /// `LOADGEN_TRACE`: every measured answer as (connection, sent after the window opened,
+    /// latency), in ns.
+    trace: Option<Vec<(usize, u64, u64)>>,
 }
 
 impl Tally {
@@ -308,6 +316,9 @@ async fn worker(cfg: Rc<Cfg>, tally: Rc<RefCell<Tally>>, i: usize, t_start: Inst
             Outcome::Ok => {
                 t.ok += 1;
                 t.lat_ns.push(ns);
+                if let Some(tr) = t.trace.as_mut() {
+                    tr.push((i, sent.saturating_duration_since(t_measure).as_nanos() as u64, ns));
+                }
             }
             Outcome::BadStatus(e) => {
                 t.bad_status += 1;
@@ -331,6 +342,21 @@ async fn worker(cfg: Rc<Cfg>, tally: Rc<RefCell<Tally>>, i: usize, t_start: Inst
     }
 }
 
+/// An `Instant` as ns on CLOCK_MONOTONIC, read from its Debug form (`Instant { tv_sec: S,
+/// tv_nsec: N }` on Linux; std offers no accessor, and this crate has no libc): 0 if that form
+/// ever changes, which only unhooks bench/timeline.py's two clocks.
+fn monotonic_ns(i: Instant) -> u64 {
+    let dbg = format!("{i:?}");
+    let field = |k: &str| -> Option<u64> {
+        let rest = dbg.split(k).nth(1)?.trim_start_matches([':', ' ']);
+        rest.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+    };
+    match (field("tv_sec"), field("tv_nsec")) {
+        (Some(s), Some(n)) => s * 1_000_000_000 + n,
+        _ => 0,
+    }
+}
+
 fn json_str(s: &str) -> String {
     let mut o = String::with_capacity(s.len() + 2);
     o.push('"');
@@ -351,7 +377,11 @@ fn main() {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("tokio runtime");
     let local = tokio::task::LocalSet::new();
     let cap = (cfg.max_requests as usize).min(20_000_000);
-    let tally = Rc::new(RefCell::new(Tally { lat_ns: Vec::with_capacity(cap.min(1 << 20)), ..Default::default() }));
+    let tally = Rc::new(RefCell::new(Tally {
+        lat_ns: Vec::with_capacity(cap.min(1 << 20)),
+        trace: std::env::var_os("LOADGEN_TRACE").map(|_| Vec::with_capacity(cap.min(1 << 20))),
+        ..Default::default()
+    }));
     let t_start = Instant::now();
     let t_measure = t_start + cfg.warmup;
     let t_end = t_measure + cfg.duration;
@@ -372,6 +402,14 @@ fn main() {
         (Instant::now(), hard)
     });
     let mut t = tally.borrow_mut();
+    if let (Some(tr), Some(path)) = (t.trace.as_ref(), std::env::var_os("LOADGEN_TRACE")) {
+        let text: String = std::iter::once(format!("# {}\n", monotonic_ns(t_measure)))
+            .chain(tr.iter().map(|(i, s, l)| format!("{i} {s} {l}\n")))
+            .collect();
+        if let Err(e) = std::fs::write(&path, text) {
+            eprintln!("loadgen: cannot write LOADGEN_TRACE {}: {e}", path.to_string_lossy());
+        }
+    }
     let abandoned = t.in_flight;
     t.abandoned = abandoned;
     if abandoned > 0 {
