@@ -14,11 +14,13 @@
 //! When the process may use one CPU only (`taskset`, a one-CPU cgroup quota), the JS thread cannot
 //! run beside the worker: waking it while the worker still has work only preempts the worker (a
 //! context switch each way per batch, and batches of ~3.5 calls at 16 connections). There the
-//! batch is asked for when a worker is about to park (`runtime.rs` hooks `on_thread_park`): the
-//! worker has read, routed and answered everything it could, so the batch holds every call that
-//! is waiting, and the JS thread runs on a core the worker has left. A timer bounds the wait for
-//! a worker that does not park (1 ms). With more CPUs the JS thread runs beside the worker and
-//! the batch is asked for after one yield, as before.
+//! batch is asked for once a poll of the sockets brings no new call: the worker has read, routed
+//! and answered everything it could, and looked once more for requests that came in meanwhile,
+//! so the batch holds every call that is waiting. (Asking when the worker was about to park left
+//! out the requests that came in while it read the others: they waited a whole batch more.) The
+//! wait is bounded (1 ms) for requests that never stop coming. With more CPUs the JS thread runs
+//! beside the worker and the batch is asked for after one yield, as before. The Python binding
+//! hands its sync calls over by the same rule (`bindings-python/src/engine.rs`).
 
 use crate::calls::Calls;
 use crate::js_handler::JsReturn;
@@ -26,9 +28,8 @@ use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{
     ThreadsafeCallContext, ThreadsafeFunction, ThreadsafeFunctionCallMode,
 };
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot};
 
 /// A JS handler's return value for one call, or why it could not be read.
@@ -54,37 +55,17 @@ struct Waiting {
 #[derive(Default)]
 struct Inbox {
     calls: Vec<Waiting>,
-    /// Something will ask for these calls (a park, a timer or a yielding task): later calls
-    /// only join them.
+    /// A task will ask for these calls: later calls only join them.
     armed: bool,
     /// The threadsafe-function call for them is queued and has not taken them yet.
     asked: bool,
-    /// How many batches JS has taken (a timer asks only for the batch it was started for).
-    taken: u64,
+    /// Calls made since the start: compared across a poll of the sockets (one CPU).
+    added: u64,
 }
 
-/// The batchers whose calls wait for the next park of a worker (one CPU only).
-static AT_PARK: Mutex<Vec<Arc<Batcher>>> = Mutex::new(Vec::new());
-/// `AT_PARK` is not empty (read at every park without taking the lock).
-static PARK_PENDING: AtomicBool = AtomicBool::new(false);
-
-/// How long calls wait for a worker to park before they are handed over anyway.
-const PARK_BOUND: Duration = Duration::from_millis(1);
-
-/// On a worker about to park (`runtime.rs`): hand every waiting batch to the JS thread.
-pub(crate) fn before_park() {
-    if !PARK_PENDING.load(Ordering::Acquire) {
-        return;
-    }
-    let due = {
-        let mut list = lock(&AT_PARK);
-        PARK_PENDING.store(false, Ordering::Release);
-        std::mem::take(&mut *list)
-    };
-    for b in due {
-        b.ask();
-    }
-}
+/// How long calls wait for the worker to run out of new requests before they are handed over
+/// anyway (one CPU).
+const HOLD_BOUND: Duration = Duration::from_millis(1);
 
 /// Whether the JS thread can run beside the runtime's workers: false when this process may use
 /// one CPU only. Read once.
@@ -98,9 +79,6 @@ pub(crate) struct Batcher {
     tsfn: BatchTsfn,
     /// To the task that hands the answers to their calls.
     answers: mpsc::UnboundedSender<Vec<(oneshot::Sender<Returned>, Returned)>>,
-    /// How many batches that task has answered: a batch's timer stops when its batch is answered
-    /// (else, after a batch of one at one connection, it woke the parked worker for nothing).
-    answered: Arc<tokio::sync::watch::Sender<u64>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -122,7 +100,6 @@ impl Batcher {
                     let mut ib = lock(&taken);
                     ib.armed = false;
                     ib.asked = false;
-                    ib.taken += 1;
                     std::mem::take(&mut ib.calls)
                 };
                 let n = calls.len();
@@ -149,22 +126,18 @@ impl Batcher {
             })?;
         let (answers, mut rx) =
             mpsc::unbounded_channel::<Vec<(oneshot::Sender<Returned>, Returned)>>();
-        let answered = Arc::new(tokio::sync::watch::Sender::new(0u64));
-        let count = answered.clone();
         napi::bindgen_prelude::spawn(async move {
             // On the runtime: waking the calls from here puts them on this worker's queue.
             while let Some(batch) = rx.recv().await {
                 for (tx, r) in batch {
                     let _ = tx.send(r);
                 }
-                count.send_modify(|n| *n += 1);
             }
         });
         Ok(Arc::new(Self {
             inbox,
             tsfn,
             answers,
-            answered,
         }))
     }
 
@@ -179,10 +152,11 @@ impl Batcher {
                 name,
                 reply,
             });
-            (!std::mem::replace(&mut ib.armed, true)).then_some(ib.taken)
+            ib.added += 1;
+            !std::mem::replace(&mut ib.armed, true)
         };
-        if let Some(batch) = first {
-            self.arm(batch);
+        if first {
+            self.arm();
         }
         rx.await.unwrap_or_else(|_| {
             Err(napi::Error::new(
@@ -193,34 +167,31 @@ impl Batcher {
     }
 
     /// Make sure the calls in the inbox will be asked for (the first call of a batch).
-    fn arm(self: &Arc<Self>, batch: u64) {
+    fn arm(self: &Arc<Self>) {
         let Ok(rt) = tokio::runtime::Handle::try_current() else {
             return self.ask();
         };
         let me = self.clone();
-        if parallel() || !crate::runtime::parks_hooked() {
-            rt.spawn(async move {
+        rt.spawn(async move {
+            if parallel() {
                 // After the worker's other ready tasks (and an I/O poll): the calls they start
                 // join this batch.
                 tokio::task::yield_now().await;
-                me.ask();
-            });
-            return;
-        }
-        lock(&AT_PARK).push(me.clone());
-        PARK_PENDING.store(true, Ordering::Release);
-        let mut answered = self.answered.subscribe();
-        rt.spawn(async move {
-            tokio::select! {
-                // A worker that stays busy: do not let the calls wait for its park.
-                _ = tokio::time::sleep(PARK_BOUND) => {
-                    if lock(&me.inbox).taken == batch {
-                        me.ask();
+            } else {
+                let since = Instant::now();
+                loop {
+                    let seen = lock(&me.inbox).added;
+                    // A yielded task waits for the worker's next poll of the sockets, and is then
+                    // woken ahead of the tasks that poll woke (the worker's LIFO slot): the second
+                    // yield lets those tasks run, and polls once more.
+                    tokio::task::yield_now().await;
+                    tokio::task::yield_now().await;
+                    if lock(&me.inbox).added == seen || since.elapsed() >= HOLD_BOUND {
+                        break;
                     }
                 }
-                // Batches are taken and answered in order: `batch` were taken before this one.
-                _ = answered.wait_for(|n| *n > batch) => {}
             }
+            me.ask();
         });
     }
 

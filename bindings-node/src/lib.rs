@@ -12,7 +12,6 @@ mod errors;
 mod http;
 mod js_handler;
 mod options;
-mod runtime;
 mod server;
 mod sessions;
 mod telemetry;

@@ -16,9 +16,10 @@
 //! **One CPU.** When the process may use one CPU only (`taskset`, a one-CPU cgroup quota), a pool
 //! thread cannot run beside the tokio worker that made the call: sending each call at once woke
 //! a pool thread that preempted the worker, ran one call and handed the GIL on, per call. There
-//! a sync call is held until a worker is about to park (`on_thread_park`; or [`PARK_BOUND`] at
-//! most), and the calls held together go to one pool thread as a [`Batch`], run one after
-//! another under one GIL hold. The same rule as the Node binding's dispatcher
+//! a sync call is held until the workers have read every request that came in (a poll of the
+//! sockets finds none new; or [`HOLD_BOUND`] at most), and the calls held together are queued at
+//! once. One pool thread runs every queued call, in the order the calls were made, under one GIL
+//! hold (see [`Queue`]). The same rule as the Node binding's dispatcher
 //! (`bindings-node/src/batch.rs`).
 //!
 //! **One process.** The pool, the dispatcher and the tokio runtime belong to the process that
@@ -35,13 +36,6 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 pub(crate) type Job = Box<dyn FnOnce(Python<'_>) + Send + 'static>;
-
-/// What a pool thread takes from its queue.
-enum Work {
-    One(Job),
-    /// Calls held together on one CPU: run one after another under one GIL hold.
-    Batch(Arc<Batch>),
-}
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -89,13 +83,13 @@ pub(crate) fn attach<R>(f: impl FnOnce(Python<'_>) -> R) -> Option<R> {
     Some(Python::attach(f))
 }
 
-/// A pool worker's next job, waited for without the GIL; `None` when the server is gone. The
+/// A pool worker's next turn, waited for without the GIL; false when the server is gone. The
 /// worker is inside again when this returns: once the gate is closed it never returns (it parks
 /// for the rest of the process rather than take the GIL back from a finalizing interpreter).
-fn next_job(rx: &Mutex<mpsc::Receiver<Work>>) -> (Option<Work>, Leave) {
-    let job = lock(rx).recv().ok();
+fn next_turn(queue: &Queue) -> (bool, Leave) {
+    let turn = queue.wait_turn();
     match enter() {
-        Some(inside) => (job, inside),
+        Some(inside) => (turn, inside),
         None => loop {
             thread::park();
         },
@@ -153,34 +147,35 @@ pub(crate) fn runtime() -> &'static tokio::runtime::Runtime {
     }
     let mut b = tokio::runtime::Builder::new_multi_thread();
     b.enable_all().thread_name("oxmcp-io");
+    // Two workers, or one on one CPU: there a second worker only takes turns with the first,
+    // and splits the requests that came in together between two hand-overs.
     let n = std::env::var("OXMCP_IO_THREADS")
         .ok()
         .and_then(|v| v.parse::<usize>().ok())
-        .unwrap_or(2);
+        .unwrap_or(if parallel() { 2 } else { 1 });
     b.worker_threads(n.max(1));
     // One hold per runtime (not a static): a forked child's runtime starts with its own.
     let hold = (!parallel()).then(|| Arc::new(Hold::default()));
     if let Some(h) = &hold {
-        let (mine, park) = (h.clone(), h.clone());
+        let mine = h.clone();
         b.on_thread_start(move || WORKER_HOLD.with(|w| drop(w.set(mine.clone()))));
-        b.on_thread_park(move || park.before_park());
     }
     // Leaked on purpose: a runtime lives as long as its process, and in a forked child the old
     // one must never be dropped (dropping joins threads that are not there).
     let rt: &'static tokio::runtime::Runtime =
         Box::leak(Box::new(b.build().expect("cannot start the tokio runtime")));
     if let Some(h) = hold {
-        rt.spawn(h.bound());
+        rt.spawn(h.hand_overs());
     }
     *slot = Some((generation, rt));
     rt
 }
 
-// ---- one CPU: calls held until a worker parks --------------------------------------------------
+// ---- one CPU: calls held until the workers have nothing new ------------------------------------
 
-/// How long held calls wait for a worker to park before they are handed over anyway (a worker
-/// that always has other work).
-const PARK_BOUND: Duration = Duration::from_millis(1);
+/// How long held calls wait for the workers to run out of new requests before they are handed
+/// over anyway (requests that never stop coming).
+const HOLD_BOUND: Duration = Duration::from_millis(1);
 
 /// Whether pool threads can run beside the runtime's workers: false when this process may use
 /// one CPU only. Read once.
@@ -195,21 +190,28 @@ thread_local! {
 }
 
 /// Sync calls made on the runtime's workers, in order, with the pool each goes to.
+///
+/// They are handed over once a poll of the sockets (the runtime's driver) finds no new call: a
+/// worker that ran out of tasks first looks again, so the requests that came in while it read
+/// the others join the same turn instead of waiting a whole turn more. (Handing over when a
+/// worker was about to park split each round of requests in two: those read before the last
+/// poll, and those that came in while they were read.)
 #[derive(Default)]
 struct Hold {
-    calls: Mutex<Vec<(u64, mpsc::Sender<Work>, Job)>>,
+    calls: Mutex<Vec<(Arc<Queue>, Job)>>,
+    /// Calls held since the start: compared across a driver poll.
+    count: AtomicU64,
     holding: AtomicBool,
-    /// A first call was held: the bound starts.
+    /// A first call was held.
     started: tokio::sync::Notify,
-    /// The calls were handed over at a park: the bound stops.
-    handed: tokio::sync::Notify,
 }
 
 impl Hold {
-    fn hold(&self, pool: u64, tx: mpsc::Sender<Work>, job: Job) {
+    fn hold(&self, queue: Arc<Queue>, job: Job) {
         let first = {
             let mut c = lock(&self.calls);
-            c.push((pool, tx, job));
+            c.push((queue, job));
+            self.count.fetch_add(1, Ordering::AcqRel);
             !self.holding.swap(true, Ordering::AcqRel)
         };
         if first {
@@ -217,91 +219,174 @@ impl Hold {
         }
     }
 
-    fn before_park(&self) {
-        if self.holding.load(Ordering::Acquire) && self.hand_over() {
-            self.handed.notify_one();
-        }
-    }
-
-    /// Send what is held, each pool's consecutive calls as one batch; false if nothing was.
-    fn hand_over(&self) -> bool {
+    /// Queue what is held, each pool's consecutive calls at once.
+    fn hand_over(&self) {
         let calls = {
             let mut c = lock(&self.calls);
             self.holding.store(false, Ordering::Release);
             std::mem::take(&mut *c)
         };
-        if calls.is_empty() {
+        let mut calls = calls.into_iter().peekable();
+        while let Some((queue, job)) = calls.next() {
+            let mut jobs = vec![job];
+            while let Some((_, j)) = calls.next_if(|(q, _)| Arc::ptr_eq(q, &queue)) {
+                jobs.push(j);
+            }
+            queue.push(jobs);
+        }
+    }
+
+    /// The runtime's hand-over task: from a first held call, hand over when a driver poll brought
+    /// no new call, or [`HOLD_BOUND`] after it.
+    async fn hand_overs(self: Arc<Self>) {
+        loop {
+            self.started.notified().await;
+            let since = Instant::now();
+            loop {
+                let seen = self.count.load(Ordering::Acquire);
+                // A yielded task waits for the worker's next driver poll, and is then woken
+                // ahead of the tasks that poll woke (the worker's LIFO slot): the second yield
+                // lets those tasks run, and polls once more.
+                tokio::task::yield_now().await;
+                tokio::task::yield_now().await;
+                if self.count.load(Ordering::Acquire) == seen || since.elapsed() >= HOLD_BOUND {
+                    break;
+                }
+            }
+            self.hand_over();
+        }
+    }
+}
+
+/// A pool's sync calls, in the order they were made, and its threads waiting for a turn.
+///
+/// With more than one CPU each call is a turn of its own: a pool thread takes the GIL for one
+/// call. On one CPU a turn runs every call queued, front first, under one GIL hold, so calls run
+/// in the order they were made whichever thread runs them.
+///
+/// So that a call that blocks (its GIL released) does not hold up the calls behind it, a thread
+/// taking a call with more left behind it calls one more thread. That one waits for the GIL and
+/// goes on with the rest as soon as the first lets it go. Blocked calls so still run side by side
+/// up to the pool size.
+struct Queue {
+    state: Mutex<QueueState>,
+    turn: Condvar,
+    /// One CPU: a turn runs every queued call.
+    drain: bool,
+}
+
+struct QueueState {
+    jobs: VecDeque<Job>,
+    /// Turns given and not yet taken by a thread: one per call, or on one CPU one at most.
+    turns: usize,
+    /// One CPU: threads that took a turn and wait for the GIL (one at most). While one waits, no
+    /// other is called: it goes on with whatever is queued once it has the GIL.
+    waiting: usize,
+    /// The pool is gone: its threads end.
+    closed: bool,
+}
+
+impl Queue {
+    fn new(drain: bool) -> Self {
+        Self {
+            state: Mutex::new(QueueState {
+                jobs: VecDeque::new(),
+                turns: 0,
+                waiting: 0,
+                closed: false,
+            }),
+            turn: Condvar::new(),
+            drain,
+        }
+    }
+
+    /// Queue calls; false (the calls dropped, which answers them) once the pool is gone.
+    fn push(&self, jobs: impl IntoIterator<Item = Job>) -> bool {
+        let mut s = lock(&self.state);
+        if s.closed {
+            drop(s);
+            drop(jobs.into_iter());
             return false;
         }
-        let mut calls = calls.into_iter().peekable();
-        while let Some((pool, tx, job)) = calls.next() {
-            let mut rest = VecDeque::new();
-            while let Some((_, _, j)) = calls.next_if(|(p, _, _)| *p == pool) {
-                rest.push_back(j);
-            }
-            let work = if rest.is_empty() {
-                Work::One(job)
-            } else {
-                rest.push_front(job);
-                Work::Batch(Arc::new(Batch {
-                    jobs: Mutex::new(rest),
-                    called: AtomicBool::new(false),
-                    tx: tx.clone(),
-                }))
-            };
-            let _ = tx.send(work);
+        let before = s.jobs.len();
+        s.jobs.extend(jobs);
+        let calls = s.jobs.len() - before;
+        let turns = if self.drain {
+            usize::from(s.turns == 0 && s.waiting == 0)
+        } else {
+            calls
+        };
+        s.turns += turns;
+        drop(s);
+        for _ in 0..turns {
+            self.turn.notify_one();
         }
         true
     }
 
-    /// Held calls go at the latest [`PARK_BOUND`] after the first of them.
-    async fn bound(self: Arc<Self>) {
+    /// Wait (GIL released) for a turn; false once the pool is gone.
+    fn wait_turn(&self) -> bool {
+        let mut s = lock(&self.state);
         loop {
-            self.started.notified().await;
-            while self.holding.load(Ordering::Acquire) {
-                tokio::select! {
-                    () = tokio::time::sleep(PARK_BOUND) => {
-                        self.hand_over();
-                    }
-                    () = self.handed.notified() => {}
-                }
+            if s.closed {
+                return false;
             }
+            if s.turns > 0 {
+                s.turns -= 1;
+                if self.drain {
+                    s.waiting += 1;
+                }
+                return true;
+            }
+            s = self.turn.wait(s).unwrap_or_else(|e| e.into_inner());
         }
     }
-}
 
-/// Calls handed over together. The pool thread that takes the batch runs them in order under one
-/// GIL hold. So that a call that blocks (its GIL released) does not hold up the ones behind it,
-/// a thread taking a call with more left behind it calls one more pool thread to the same batch:
-/// that one waits for the GIL and goes on with the rest as soon as the first lets it go.
-struct Batch {
-    jobs: Mutex<VecDeque<Job>>,
-    /// A pool thread has been called to this batch and has not started on it yet.
-    called: AtomicBool,
-    tx: mpsc::Sender<Work>,
-}
-
-impl Batch {
-    fn run(self: Arc<Self>, py: Python<'_>) {
-        self.called.store(false, Ordering::Release);
+    /// A turn, with the GIL: one call, or on one CPU every call queued.
+    fn run_turn(&self, py: Python<'_>) {
+        if !self.drain {
+            if let Some(job) = self.next() {
+                job(py);
+            }
+            return;
+        }
+        {
+            let mut s = lock(&self.state);
+            s.waiting = s.waiting.saturating_sub(1);
+        }
         while let Some(job) = self.next() {
             job(py);
         }
     }
 
-    fn next(self: &Arc<Self>) -> Option<Job> {
+    fn next(&self) -> Option<Job> {
         if lock(&GATE).closed {
-            return None; // the interpreter is shutting down: the rest are dropped (answered)
+            // The interpreter is shutting down: what is queued is dropped (answered).
+            let left = std::mem::take(&mut lock(&self.state).jobs);
+            drop(left);
+            return None;
         }
-        let (job, more) = {
-            let mut q = lock(&self.jobs);
-            let job = q.pop_front()?;
-            (job, !q.is_empty())
-        };
-        if more && !self.called.swap(true, Ordering::AcqRel) {
-            let _ = self.tx.send(Work::Batch(self.clone()));
+        let mut s = lock(&self.state);
+        let job = s.jobs.pop_front()?;
+        let call = self.drain && s.turns == 0 && s.waiting == 0 && !s.jobs.is_empty();
+        if call {
+            s.turns = 1;
+        }
+        drop(s);
+        if call {
+            self.turn.notify_one();
         }
         Some(job)
+    }
+
+    fn close(&self) {
+        let left = {
+            let mut s = lock(&self.state);
+            s.closed = true;
+            std::mem::take(&mut s.jobs)
+        };
+        self.turn.notify_all();
+        drop(left);
     }
 }
 
@@ -309,39 +394,40 @@ impl Batch {
 
 struct Pool {
     generation: u64,
-    /// Tells one pool's calls from another's in a hold (one per server).
-    id: u64,
-    sync_tx: mpsc::Sender<Work>,
+    sync: Arc<Queue>,
     async_tx: mpsc::Sender<Job>,
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        self.sync.close();
+    }
 }
 
 impl Pool {
     fn start(workers: usize, generation: u64) -> Self {
-        static IDS: AtomicU64 = AtomicU64::new(0);
-        let (sync_tx, srx) = mpsc::channel::<Work>();
+        let sync = Arc::new(Queue::new(!parallel()));
         let (async_tx, arx) = mpsc::channel::<Job>();
-        let srx = Arc::new(Mutex::new(srx));
         for i in 0..workers {
-            let rx = srx.clone();
+            let queue = sync.clone();
             let _ = thread::Builder::new()
                 .name(format!("oxmcp-py-{i}"))
                 .spawn(move || {
                     // One Python thread state for the worker's life: `Python::attach` per job
                     // (PyGILState_Ensure/Release) created and destroyed a thread state each
                     // time, a large part of a small call. Between jobs the worker waits
-                    // detached (GIL released) and does not count as inside (`next_job`).
+                    // detached (GIL released) and does not count as inside (`next_turn`).
                     let Some(inside) = enter() else { return };
                     let last = Python::attach(move |py| {
                         let mut inside = inside;
                         loop {
                             drop(inside);
-                            let (job, now) = py.detach(|| next_job(&rx));
+                            let (turn, now) = py.detach(|| next_turn(&queue));
                             inside = now;
-                            match job {
-                                Some(Work::One(job)) => job(py),
-                                Some(Work::Batch(b)) => b.run(py),
-                                None => return inside, // the server is gone
+                            if !turn {
+                                return inside; // the server is gone
                             }
+                            queue.run_turn(py);
                         }
                     });
                     drop(last); // after the thread state is released
@@ -365,8 +451,7 @@ impl Pool {
             });
         Self {
             generation,
-            id: IDS.fetch_add(1, Ordering::Relaxed),
-            sync_tx,
+            sync,
             async_tx,
         }
     }
@@ -394,7 +479,9 @@ impl Engine {
         let generation = GENERATION.load(Ordering::Acquire);
         let mut pool = lock(&self.pool);
         if pool.as_ref().is_some_and(|p| p.generation != generation) {
-            *pool = None; // the parent's, whose threads are not in this process
+            // The parent's, whose threads are not in this process: leaked, not dropped (its
+            // queue's lock may have been held by one of them at the fork).
+            std::mem::forget(pool.take());
         }
         f(pool.get_or_insert_with(|| Pool::start(self.workers, generation)))
     }
@@ -403,11 +490,10 @@ impl Engine {
     pub(crate) fn run_sync(&self, job: Job) -> bool {
         WORKER_HOLD.with(|h| match h.get() {
             Some(hold) => {
-                let (id, tx) = self.with_pool(|p| (p.id, p.sync_tx.clone()));
-                hold.hold(id, tx, job);
+                hold.hold(self.with_pool(|p| p.sync.clone()), job);
                 true
             }
-            None => self.with_pool(|p| p.sync_tx.send(Work::One(job)).is_ok()),
+            None => self.with_pool(|p| p.sync.push(std::iter::once(job))),
         })
     }
 

@@ -1,6 +1,6 @@
 // The tool dispatcher's batches when the server may use one CPU only (bindings-node/src/batch.rs:
-// there a batch is handed to the JS thread when a tokio worker is about to park, or after 1 ms
-// when none parks): the fixture server runs under `taskset -c 0`, over real HTTP on 127.0.0.1.
+// there a batch is handed to the JS thread once a poll of the sockets brings no new call, or after
+// 1 ms when requests never stop coming): the fixture server runs under `taskset -c 0`, over real HTTP on 127.0.0.1.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHttp, callTool, exited, mixedCalls, FIXTURE } from './helpers.mjs';
@@ -40,7 +40,7 @@ test('async handlers that settle in one turn each get their own answer (NativeCa
   await Promise.all(calls);
 });
 
-test('one CPU: calls one at a time are answered (a batch of one, handed over at the park)', async () => {
+test('one CPU: calls one at a time are answered (a batch of one each)', async () => {
   for (let i = 0; i < 30; i++) {
     assert.equal((await result('add_json', { a: i, b: 1 })).content[0].text, String(i + 1));
   }
@@ -53,4 +53,21 @@ test('one CPU: a call that never settles still times out, and the others go on',
   const r = await slow;
   assert.ok(r.response.error || r.response.result.isError, r.body);
   assert.match(JSON.stringify(r.response), /time/i);
+});
+
+test('one CPU: a call that waits does not hold back the answer of the call before it', async () => {
+  // `block_js` keeps the JS thread while an `add_json` and then a `slow` call come in behind it,
+  // so the two share the next batch in that order; the quick answer must not wait for the slow
+  // one (tests/python/test_one_cpu.py has the same case).
+  const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+  const hog = callTool(srv.url, 'block_js', { ms: 300, tag: 'hold-back' });
+  await pause(50);
+  const quick = result('add_json', { a: 2, b: 3 });
+  await pause(50);
+  let slowDone = false;
+  const slow = result('slow', { ms: 1500 }).then((r) => { slowDone = true; return r; });
+  assert.equal((await quick).content[0].text, '5');
+  assert.equal(slowDone, false);
+  assert.equal((await slow).content[0].text, 'slept 1500');
+  assert.equal((await hog).status, 200);
 });

@@ -1,7 +1,8 @@
 """The sync-call hand-over when the server may use one CPU only (bindings-python/src/engine.rs:
-there sync calls are held until a tokio worker is about to park, or 1 ms at most, and go to one
-pool thread as a batch). The server runs under `taskset -c 0`, over real HTTP on 127.0.0.1; the
-same cases as tests/node/one-cpu.test.mjs, and the pool's own rule (blocked calls side by side).
+there sync calls are held until the tokio worker has read every request that came in, or 1 ms at
+most, and one pool thread runs every call queued, in order, under one GIL hold). The server runs
+under `taskset -c 0`, over real HTTP on 127.0.0.1; the same cases as tests/node/one-cpu.test.mjs,
+and the pool's own rule (blocked calls side by side, and not holding back answers before them).
 """
 
 from __future__ import annotations
@@ -85,3 +86,22 @@ def test_a_call_past_its_timeout_does_not_hold_up_the_others(port: int) -> None:
     assert quick == [str(2 * i) for i in range(8)]
     assert took < 2.5, took  # not behind the stuck call's 3 s sleep
     assert r["isError"] is True and "time" in text(r).lower(), r
+
+
+def test_a_call_that_blocks_does_not_hold_back_the_answers_before_it(port: int) -> None:
+    # Calls queued together run in one turn; a call that blocks after another in the same turn
+    # must not hold back that one's answer. `hog` keeps the GIL while an `add` and then a call
+    # that blocks until `release` come in behind it, so the two share the next turn in that order.
+    # The blocked call is released only once the `add` is answered, and gives up after 10 s
+    # ("never released"). (It fails when a thread keeps the answers of its turn until the turn
+    # ends.)
+    with ThreadPoolExecutor(3) as ex:
+        hogged = ex.submit(call, port, "hog")
+        time.sleep(0.05)
+        quick = ex.submit(call, port, "add", a=2, b=3)
+        time.sleep(0.05)
+        blocked = ex.submit(call, port, "wait_released")
+        assert text(quick.result(timeout=8)) == "5"
+        assert text(call(port, "release")) == "ok"
+        assert text(blocked.result(timeout=15)) == "released"
+        assert text(hogged.result(timeout=15)) == "1000000"

@@ -2,12 +2,15 @@
 
     python one_cpu.py --http HOST:PORT
 
-On one CPU the binding holds sync calls until a tokio worker parks and hands them to one pool
-thread as a batch (bindings-python/src/engine.rs); these tools check that every call still gets
-its own answer, that blocked calls still run side by side up to the pool size, and that a call
-that blocks past its timeout does not hold up the others.
+On one CPU the binding holds sync calls until the tokio worker has read every request that came
+in, and one pool thread runs every call queued, in order, under one GIL hold
+(bindings-python/src/engine.rs); these tools check that every call still gets its own answer,
+that blocked calls still run side by side up to the pool size, that a call that blocks past its
+timeout does not hold up the others, and that one that blocks does not hold back the answers of
+the calls run before it.
 """
 
+import random
 import threading
 import time
 
@@ -15,6 +18,10 @@ from oxmcp import Server, ToolError
 
 server = Server("one-cpu", max_workers=4)
 meeting = threading.Barrier(4, timeout=5)
+released = threading.Event()
+# Sorting these holds the GIL for a while in one C call (no bytecode, so no switch to another
+# thread): the calls that come in meanwhile queue up behind it, in the order they came.
+UNSORTED = [random.random() for _ in range(1_000_000)]
 
 
 @server.tool
@@ -43,6 +50,23 @@ def meet() -> str:
 def stuck() -> str:
     time.sleep(3)  # the GIL is released while it sleeps
     return "too late"
+
+
+@server.tool
+def wait_released() -> str:
+    """Blocks (GIL released) until `release` is called, 10 s at most."""
+    return "released" if released.wait(10) else "never released"
+
+
+@server.tool
+def hog() -> int:
+    return len(sorted(UNSORTED))
+
+
+@server.tool
+def release() -> str:
+    released.set()
+    return "ok"
 
 
 if __name__ == "__main__":
