@@ -26,23 +26,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 import run  # noqa: E402  (run.py's /proc helpers)
-from onecall import OneServer  # noqa: E402
+from onecall import OneServer, server_args  # noqa: E402
 
-BENCH = Path(__file__).parent
 EVENTS = ["raw_syscalls:sys_enter", "context-switches", "task-clock"]
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--cmd", required=True, help="server command; {port} is replaced")
-    ap.add_argument("--env", action="append", default=[], help="K=V for the server (repeatable)")
-    ap.add_argument("--kind", choices=["add", "list"], default="add")
+    server_args(ap)
     ap.add_argument("-n", "--calls", type=int, default=20000, help="calls counted per repetition")
-    ap.add_argument("-c", "--conns", type=int, default=16)
     ap.add_argument("--warm", type=int, default=5000, help="calls before counting")
     ap.add_argument("--reps", type=int, default=2)
     ap.add_argument("--per-thread", action="store_true")
-    ap.add_argument("--loadgen", default=str(BENCH / "loadgen/target/release/loadgen"))
     a = ap.parse_args()
 
     with OneServer(a.cmd, a.kind, a.env, prefix=["taskset", "-c", "0"]) as srv:

@@ -1,14 +1,17 @@
-"""What bench/percall.py, hopstat.py and callgrind.py share: one server on a free port, waited
-for until it answers `tools/call add` (or `tools/list`), and bench/loadgen's command for it."""
+"""What bench/percall.py, hopstat.py, timeline.py and callgrind.py share: one server on a free
+port, waited for until it answers `tools/call add` (or `tools/list`), bench/loadgen's command for
+it, and their common options."""
 
 from __future__ import annotations
 
+import argparse
 import http.client
 import os
 import shlex
 import subprocess
 import tempfile
 import time
+from pathlib import Path
 
 import run
 
@@ -81,3 +84,17 @@ class OneServer:
         for n in run.NEEDLES[self.kind]:
             argv += ["--expect", n]
         return argv
+
+
+def server_args(ap: argparse.ArgumentParser, *, duration: float | None = None) -> None:
+    """The options of every one-server tool (percall.py, timeline.py, hopstat.py): the server and
+    its environment, the message, the connections, the load generator, and with `duration` the
+    measured window (`-d`, `-w`)."""
+    ap.add_argument("--cmd", required=True, help="server command; {port} is replaced")
+    ap.add_argument("--env", action="append", default=[], help="K=V for the server (repeatable)")
+    ap.add_argument("--kind", choices=["add", "list"], default="add")
+    ap.add_argument("-c", "--conns", type=int, default=16)
+    if duration is not None:
+        ap.add_argument("-d", "--duration", type=float, default=duration, help="measured seconds")
+        ap.add_argument("-w", "--warmup", type=float, default=1)
+    ap.add_argument("--loadgen", default=str(Path(__file__).parent / "loadgen/target/release/loadgen"))

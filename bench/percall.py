@@ -26,22 +26,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 import run  # noqa: E402  (run.py's /proc helpers)
-from onecall import OneServer  # noqa: E402
-
-BENCH = Path(__file__).parent
+from onecall import OneServer, server_args  # noqa: E402
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--cmd", required=True, help="server command; {port} is replaced")
-    ap.add_argument("--env", action="append", default=[], help="K=V for the server (repeatable)")
-    ap.add_argument("--kind", choices=["add", "list"], default="add")
-    ap.add_argument("-c", "--conns", type=int, default=16)
-    ap.add_argument("-d", "--duration", type=float, default=5)
-    ap.add_argument("-w", "--warmup", type=float, default=1)
+    server_args(ap, duration=5)
     ap.add_argument("--perf", help="perf record -g the server into this file during the measured window")
     ap.add_argument("--perf-freq", type=int, default=999)
-    ap.add_argument("--loadgen", default=str(BENCH / "loadgen/target/release/loadgen"))
     a = ap.parse_args()
 
     with OneServer(a.cmd, a.kind, a.env, prefix=["taskset", "-c", "0"]) as srv:

@@ -36,9 +36,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from onecall import OneServer  # noqa: E402
+from onecall import OneServer, server_args  # noqa: E402
 
-BENCH = Path(__file__).parent
 SYSCALLS = {0: "read", 1: "write", 7: "poll", 20: "writev", 44: "sendto", 45: "recvfrom", 202: "futex",
             232: "epoll_wait", 281: "epoll_pwait", 228: "clock_gettime", 24: "sched_yield"}
 EVENT = re.compile(r"(\d+\.\d+): +(\w+):(\w+): (.*)")
@@ -62,17 +61,11 @@ def strip(rows: list[tuple[int, int, int]], p50: float) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--cmd", required=True, help="server command; {port} is replaced")
-    ap.add_argument("--env", action="append", default=[], help="K=V for the server (repeatable)")
-    ap.add_argument("--kind", choices=["add", "list"], default="add")
-    ap.add_argument("-c", "--conns", type=int, default=16)
-    ap.add_argument("-d", "--duration", type=float, default=4, help="measured seconds")
-    ap.add_argument("-w", "--warmup", type=float, default=1)
+    server_args(ap, duration=4)
     ap.add_argument("--perf-at", type=float, default=1.5, help="seconds into the measured window")
     ap.add_argument("--perf-window", type=float, default=0.05, help="seconds under perf")
     ap.add_argument("--turns", help="FROM,TO thread-name prefixes: answers per hand-over")
     ap.add_argument("--show", type=float, default=0, help="microseconds of the perf window to print")
-    ap.add_argument("--loadgen", default=str(BENCH / "loadgen/target/release/loadgen"))
     a = ap.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
