@@ -196,7 +196,7 @@ impl Batcher {
     }
 
     /// One threadsafe-function call for every call in the inbox, unless one is queued already or
-    /// there is nothing to take (a park or the timer came after the calls were taken).
+    /// there is nothing to take.
     fn ask(&self) {
         {
             let mut ib = lock(&self.inbox);

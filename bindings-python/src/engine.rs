@@ -486,7 +486,8 @@ impl Engine {
         f(pool.get_or_insert_with(|| Pool::start(self.workers, generation)))
     }
 
-    /// Run a sync handler on the bounded pool: at once, or on one CPU when a worker parks.
+    /// Run a sync handler on the bounded pool: at once, or on one CPU once the worker has read the
+    /// requests that came in with it ([`Hold`]).
     pub(crate) fn run_sync(&self, job: Job) -> bool {
         WORKER_HOLD.with(|h| match h.get() {
             Some(hold) => {
