@@ -329,6 +329,9 @@ impl Server {
             }
         };
         if era_of(&method, meta.as_deref(), env) == Era::Legacy {
+            if let Some(e) = self.session_required(&method, env) {
+                return Err((Reply::Value(jsonrpc::error(id, &e)), 400));
+            }
             // A legacy request's params keep their `_meta`, as the client sent them. Built through
             // `whole`, so the handler's `Context::meta()` reuses it rather than building it again.
             if let Some(m) = &meta {
@@ -747,11 +750,6 @@ impl Server {
         Outcome::Result(Value::Object(r))
     }
 
-    /// May this caller see and use this primitive? Without auth (no caller) everything is
-    /// visible; with it, the caller's allow-list decides. Refused ones look unknown.
-    pub(crate) fn may_use(&self, env: &Env, kind: &str, name: &str) -> bool {
-        env.caller.as_ref().is_none_or(|c| c.may_use(kind, name))
-    }
 }
 
 #[cfg(test)]

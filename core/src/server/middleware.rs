@@ -120,8 +120,14 @@ impl Server {
         if hooked.is_empty() {
             return Either::Left(self.route(rq, params, env, digest));
         }
+        // A middleware may answer without the registry: the caller's allow-list is applied
+        // around it (access.rs), to what the request names and to the list it gets back.
         Either::Right(Box::pin(async move {
-            self.drive(&hooked, rq, params, env, &digest).await
+            if let Err(refused) = self.admit(rq, &params, env) {
+                return refused;
+            }
+            let outcome = self.drive(&hooked, rq, params, env, &digest).await;
+            self.only_visible(rq, outcome, env)
         }))
     }
 

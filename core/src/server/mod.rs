@@ -1,5 +1,6 @@
 //! The server: registry of primitives, options, and the dispatcher every transport calls.
 
+mod access;
 mod answer;
 pub mod bus;
 mod calls;

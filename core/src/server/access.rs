@@ -1,0 +1,244 @@
+//! Who may see and use which primitive: the one place where a caller's allow-list is applied,
+//! whoever answers the request.
+//!
+//! The registry answers most requests, and asks [`Server::may_use`] and [`Server::may_read`] as
+//! it finds a primitive. A request that a middleware may answer (a host's low-level server, a
+//! compatibility layer's own store, a user's interceptor) is checked twice more around the
+//! chain: before it, the primitive the request names must be one the caller may use
+//! ([`Server::admit`]); after it, a list keeps only what the caller may see
+//! ([`Server::only_visible`]). So a middleware can neither reach a hidden primitive nor show
+//! one, whatever it does.
+//!
+//! A hidden primitive is answered exactly as an unknown one, so a caller cannot learn that it
+//! exists.
+
+use super::dispatch::{Outcome, RequestInfo};
+use super::env::{Env, Transport};
+use super::Server;
+use crate::error::McpError;
+use crate::jsonrpc::Params;
+use serde_json::Value;
+
+/// The list results that carry primitives: the member holding them, the primitive kind an
+/// allow-list names, and the member of each entry that the allow-list matches.
+fn listed(method: &str) -> Option<(&'static str, &'static str, &'static str)> {
+    Some(match method {
+        "tools/list" => ("tools", "tool", "name"),
+        "prompts/list" => ("prompts", "prompt", "name"),
+        "resources/list" => ("resources", "resource", "uri"),
+        "resources/templates/list" => ("resourceTemplates", "resource", "uriTemplate"),
+        _ => return None,
+    })
+}
+
+impl Server {
+    /// May this caller see and use this primitive? Without auth (no caller) everything is
+    /// visible; with it, the caller's allow-list decides. Refused ones look unknown.
+    pub(crate) fn may_use(&self, env: &Env, kind: &str, name: &str) -> bool {
+        env.caller.as_ref().is_none_or(|c| c.may_use(kind, name))
+    }
+
+    /// May this caller read `uri`? Allowed the URI itself, or a registered template that matches
+    /// it: an allow-list may name either.
+    pub(crate) fn may_read(&self, env: &Env, uri: &str) -> bool {
+        self.may_use(env, "resource", uri)
+            || self.snapshot().templates.iter().any(|(k, t)| {
+                self.may_use(env, "resource", k) && t.template.matches(uri).is_some()
+            })
+    }
+
+    /// A legacy request on a stateful HTTP server belongs to the session that `initialize`
+    /// created: without its `Mcp-Session-Id` it has no owner, and anything bound to a session
+    /// (tasks, subscriptions, server-to-client requests) would be reachable from outside it. So
+    /// it is refused, with 400 as the spec recommends and the SDKs answer.
+    pub(super) fn session_required(&self, method: &str, env: &Env) -> Option<McpError> {
+        let stateful = env.transport == Transport::Http && !self.inner.options.legacy_stateless;
+        (stateful && env.session.is_none() && method != "initialize").then(|| {
+            McpError::invalid_request("Bad Request: Mcp-Session-Id header is required")
+        })
+    }
+
+    /// Whether the caller's requests need checking around a middleware at all: only an
+    /// allow-list hides anything.
+    fn restricted(env: &Env) -> bool {
+        env.caller.as_ref().is_some_and(|c| c.allow.is_some())
+    }
+
+    /// Before the middleware chain: a request that names a primitive the caller may not use is
+    /// answered as the registry answers an unknown one.
+    pub(super) fn admit(&self, rq: &RequestInfo, params: &Params, env: &Env) -> Result<(), Outcome> {
+        if !Self::restricted(env) {
+            return Ok(());
+        }
+        let text = |key: &str| params.get(key).and_then(Value::as_str).unwrap_or_default();
+        let refused: Option<Outcome> = match &*rq.method {
+            "tools/call" => (!self.may_use(env, "tool", text("name")))
+                .then(|| McpError::invalid_params(format!("Unknown tool: {}", text("name"))).into()),
+            "prompts/get" => (!self.may_use(env, "prompt", text("name"))).then(|| {
+                McpError::invalid_params(format!("Unknown prompt: {}", text("name"))).into()
+            }),
+            "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+                (!self.may_read(env, text("uri"))).then(|| self.not_found(rq, text("uri")))
+            }
+            "completion/complete" => {
+                let r = params.get("ref");
+                let field = |k: &str| r.and_then(|r| r.get(k)).and_then(Value::as_str);
+                match field("type") {
+                    Some("ref/prompt") => {
+                        let name = field("name").unwrap_or_default();
+                        (!self.may_use(env, "prompt", name)).then(|| {
+                            McpError::invalid_params(format!("Unknown prompt: {name}")).into()
+                        })
+                    }
+                    Some("ref/resource") => {
+                        let uri = field("uri").unwrap_or_default();
+                        (!self.may_use(env, "resource", uri)).then(|| {
+                            McpError::invalid_params(format!("Unknown resource: {uri}")).into()
+                        })
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        match refused {
+            Some(answer) => {
+                env.note("denied");
+                Err(answer)
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// After the middleware chain: a list result keeps only the entries the caller may see,
+    /// whoever made it.
+    pub(super) fn only_visible(&self, rq: &RequestInfo, outcome: Outcome, env: &Env) -> Outcome {
+        let Some((member, kind, key)) = listed(&rq.method) else {
+            return outcome;
+        };
+        if !Self::restricted(env) {
+            return outcome;
+        }
+        match outcome {
+            Outcome::Result(mut v) => {
+                if let Some(Value::Array(items)) = v.get_mut(member) {
+                    items.retain(|item| {
+                        item.get(key)
+                            .and_then(Value::as_str)
+                            .is_some_and(|name| self.may_use(env, kind, name))
+                    });
+                }
+                Outcome::Result(v)
+            }
+            // The registry's own lists (rendered or not) were filtered as they were made.
+            other => other,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::identity::{Allow, Caller};
+    use crate::server::middleware::{Middleware, MiddlewareRequest, MiddlewareResult, Next};
+    use crate::handler::BoxFuture;
+    use serde_json::json;
+    use std::sync::Arc;
+
+    /// A host's low-level server: answers every tool, prompt, resource and completion request
+    /// itself, knowing two of each, without the registry.
+    struct LowLevel;
+    impl Middleware for LowLevel {
+        fn hooks(&self, m: &str) -> bool {
+            ["tools/", "prompts/", "resources/", "completion/"]
+                .iter()
+                .any(|p| m.starts_with(p))
+        }
+        fn handle(&self, req: MiddlewareRequest, _next: Next) -> BoxFuture<MiddlewareResult> {
+            Box::pin(async move {
+                Ok(match req.method.as_str() {
+                    "tools/list" => json!({"tools": [{"name": "open"}, {"name": "secret"}]}),
+                    "prompts/list" => json!({"prompts": [{"name": "open"}, {"name": "secret"}]}),
+                    "resources/list" => json!({"resources": [
+                        {"uri": "mem://open", "name": "o"}, {"uri": "mem://secret", "name": "s"}]}),
+                    "resources/templates/list" => json!({"resourceTemplates": [
+                        {"uriTemplate": "mem://open/{x}", "name": "o"},
+                        {"uriTemplate": "mem://secret/{x}", "name": "s"}]}),
+                    "resources/read" => json!({"contents": [{"uri": req.params["uri"], "text": "x"}]}),
+                    "prompts/get" => json!({"messages": []}),
+                    _ => json!({"content": [{"type": "text", "text": "ran"}]}),
+                })
+            })
+        }
+    }
+
+    fn request(method: &str, params: Value) -> Value {
+        let mut p = params;
+        p["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                            "io.modelcontextprotocol/clientCapabilities": {}});
+        json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": p})
+    }
+
+    async fn ask(s: &Server, caller: Option<Caller>, method: &str, params: Value) -> Value {
+        let env = Env::new(Transport::Stdio).caller(caller);
+        s.dispatch(request(method, params), &env).await.unwrap()
+    }
+
+    fn names(r: &Value, member: &str, key: &str) -> Vec<String> {
+        r["result"][member]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e[key].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn a_middleware_answer_gets_the_callers_allow_list() {
+        let s = Server::builder("ll", "1").build().unwrap();
+        s.add_middleware(Arc::new(LowLevel));
+        let only = Caller::new("one").with_allow(
+            Allow::none()
+                .tools(["open"])
+                .prompts(["open"])
+                .resources(["mem://open*"]),
+        );
+        let c = || Some(only.clone());
+        let r = ask(&s, c(), "tools/list", json!({})).await;
+        assert_eq!(names(&r, "tools", "name"), ["open"]);
+        let r = ask(&s, c(), "prompts/list", json!({})).await;
+        assert_eq!(names(&r, "prompts", "name"), ["open"]);
+        let r = ask(&s, c(), "resources/list", json!({})).await;
+        assert_eq!(names(&r, "resources", "uri"), ["mem://open"]);
+        let r = ask(&s, c(), "resources/templates/list", json!({})).await;
+        assert_eq!(names(&r, "resourceTemplates", "uriTemplate"), ["mem://open/{x}"]);
+
+        let r = ask(&s, c(), "tools/call", json!({"name": "secret"})).await;
+        assert_eq!(r["error"]["code"], -32602, "{r}");
+        assert_eq!(r["error"]["message"], "Unknown tool: secret");
+        let r = ask(&s, c(), "tools/call", json!({"name": "open"})).await;
+        assert_eq!(r["result"]["content"][0]["text"], "ran", "{r}");
+        let r = ask(&s, c(), "prompts/get", json!({"name": "secret"})).await;
+        assert_eq!(r["error"]["message"], "Unknown prompt: secret");
+        let r = ask(&s, c(), "resources/read", json!({"uri": "mem://secret"})).await;
+        assert_eq!(r["error"]["message"], "Resource not found", "{r}");
+        let r = ask(&s, c(), "resources/read", json!({"uri": "mem://open/1"})).await;
+        assert!(r["result"]["contents"].is_array(), "{r}");
+        let r = ask(
+            &s,
+            c(),
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "secret"},
+                   "argument": {"name": "a", "value": ""}}),
+        )
+        .await;
+        assert_eq!(r["error"]["message"], "Unknown prompt: secret");
+
+        // No allow-list (no auth, or a caller with every primitive): the middleware's answer
+        // goes out as it made it.
+        let r = ask(&s, None, "tools/list", json!({})).await;
+        assert_eq!(names(&r, "tools", "name"), ["open", "secret"]);
+        let r = ask(&s, Some(Caller::new("all")), "tools/call", json!({"name": "secret"})).await;
+        assert_eq!(r["result"]["content"][0]["text"], "ran", "{r}");
+    }
+}
