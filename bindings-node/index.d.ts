@@ -155,7 +155,9 @@ export type InputRequestSpec =
   | { method: 'sampling/createMessage'; params: CreateMessageParams }
   | { method: 'roots/list'; params?: undefined };
 
-export interface Caller { name: string; scopes: string[]; claims?: unknown }
+/** The authenticated caller. `key` is its identity (the name, qualified by a JWT's issuer): what
+ *  tasks, sessions and rate buckets are bound to. */
+export interface Caller { name: string; key: string; scopes: string[]; claims?: unknown }
 
 /** The second argument of every handler. */
 export declare class Context {
@@ -319,6 +321,10 @@ export interface ServerOptions extends ListenOptions {
   exposeInternalErrors?: boolean;
   /** Longest URI `resources/read` accepts, in bytes (default 8 KiB; -32602 beyond). */
   maxUriLen?: number;
+  /** Most resources one legacy session may subscribe to (default 1000; -32602 beyond). */
+  maxSubscriptions?: number;
+  /** Most bytes (as JSON) of a legacy `initialize`'s `clientInfo` and `capabilities` (default 64 KiB; -32602 beyond). */
+  maxClientInfoBytes?: number;
   /** Tasks: how long a task and its result are kept (default 3600000), and the polling interval suggested to clients (default 500). */
   taskTtlMs?: number;
   taskPollIntervalMs?: number;

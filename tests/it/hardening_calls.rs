@@ -246,9 +246,14 @@ async fn subscriptions_never_deliver_hidden_resources() {
 /// Finding 5: a batch is charged one rate-limit token per element, and its length is capped.
 #[tokio::test]
 async fn batches_are_charged_per_element_and_capped() {
-    let s = HttpServer::start_with("everything", &[("OXMCP_RATE_LIMIT", "2")]).await;
+    let s = HttpServer::start_with(
+        "everything",
+        &[("OXMCP_RATE_LIMIT", "2"), ("OXMCP_LEGACY_STATELESS", "true")],
+    )
+    .await;
     let call = |i: usize| json!({"jsonrpc":"2.0","id":i,"method":"tools/call","params":{"name":"test_simple_text","arguments":{}}});
-    // No version header: served as 2025-03-26, where batches exist.
+    // No version header and no session (the server keeps none): served as 2025-03-26, where
+    // batches exist.
     let batch: Vec<Value> = (0..20).map(call).collect();
     let r = s.post(&[], &Value::Array(batch).to_string()).await;
     assert_eq!(r.status, 429, "20 calls against a 2/s limit: {}", r.body);

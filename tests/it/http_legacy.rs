@@ -226,8 +226,10 @@ async fn batches_in_2025_03_26() {
         .await;
     assert_eq!(r.status, 202);
     assert!(r.body.is_empty());
-    // A stateless 2025-03-26 client (no session, no version header) may batch too.
-    let r = s
+    // A 2025-03-26 client (no version header) of a server without sessions may batch too.
+    let stateless =
+        HttpServer::start_with("everything", &[("OXMCP_LEGACY_STATELESS", "true")]).await;
+    let r = stateless
         .post(
             &[],
             &json!([{"jsonrpc":"2.0","id":1,"method":"ping"}]).to_string(),
@@ -253,9 +255,32 @@ async fn batches_are_refused_after_2025_03_26() {
     }
 }
 
+/// On a server that keeps sessions, a legacy request belongs to one: without `Mcp-Session-Id`
+/// (and not `initialize`) it is refused with 400, with or without a version header, alone or
+/// in a batch.
+#[tokio::test]
+async fn legacy_requests_without_a_session_are_refused() {
+    let s = HttpServer::start("everything").await;
+    let ping = json!({"jsonrpc":"2.0","id":2,"method":"ping"}).to_string();
+    for headers in [vec![], vec![("MCP-Protocol-Version", "2025-11-25")]] {
+        let r = s.post(&headers, &ping).await;
+        assert_eq!(r.status, 400, "{headers:?}: {}", r.body);
+        assert_eq!(r.error_code(), -32600);
+        assert!(r.body.contains("Mcp-Session-Id header is required"), "{}", r.body);
+    }
+    let r = s
+        .post(&[], &json!([{"jsonrpc":"2.0","id":1,"method":"ping"}]).to_string())
+        .await;
+    assert!(r.body.contains("Mcp-Session-Id header is required"), "{}", r.body);
+    // The server keeps serving: a client that initializes is served as before.
+    let l = s.initialize("2025-11-25", json!({})).await;
+    let r = l.post(&json!({"jsonrpc":"2.0","id":3,"method":"ping"})).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+}
+
 #[tokio::test]
 async fn stateless_legacy_clients() {
-    let s = HttpServer::start("everything").await;
+    let s = HttpServer::start_with("everything", &[("OXMCP_LEGACY_STATELESS", "true")]).await;
     // No header at all: served as 2025-03-26.
     let r = s.post(&[], &json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_simple_text"}}).to_string()).await;
     assert_eq!(r.status, 200);
@@ -350,5 +375,60 @@ async fn the_session_table_is_capped() {
     assert_eq!(a.send("DELETE").await.status, 200);
     let r = s.post(&[], &body.to_string()).await;
     assert_eq!(r.status, 200);
+    assert!(r.headers.get("mcp-session-id").is_some());
+}
+
+/// What a legacy session subscribes to is bounded: `max_subscriptions` resources, each URI at
+/// most `max_uri_len`; beyond either, -32602 and nothing stored, and the session keeps working.
+#[tokio::test]
+async fn subscriptions_are_bounded_per_session() {
+    let s = HttpServer::start_with("everything", &[("OXMCP_MAX_SUBSCRIPTIONS", "3")]).await;
+    let l = s.initialize("2025-11-25", json!({})).await;
+    let sub = |method: &str, uri: &str| {
+        json!({"jsonrpc":"2.0","id":1,"method":method,"params":{"uri":uri}})
+    };
+    for i in 0..3 {
+        let r = l.post(&sub("resources/subscribe", &format!("test://r/{i}"))).await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        assert!(r.json().get("result").is_some(), "{}", r.body);
+    }
+    let r = l.post(&sub("resources/subscribe", "test://r/3")).await;
+    assert_eq!(r.error_code(), -32602, "{}", r.body);
+    assert!(r.body.contains("Too many subscriptions"), "{}", r.body);
+    // Subscribing again to one it holds is no new subscription; freeing one makes room.
+    let r = l.post(&sub("resources/subscribe", "test://r/0")).await;
+    assert!(r.json().get("result").is_some(), "{}", r.body);
+    let r = l.post(&sub("resources/unsubscribe", "test://r/0")).await;
+    assert!(r.json().get("result").is_some(), "{}", r.body);
+    let r = l.post(&sub("resources/subscribe", "test://r/3")).await;
+    assert!(r.json().get("result").is_some(), "{}", r.body);
+    // A URI over max_uri_len (8 KiB) is refused before it is stored.
+    let long = format!("test://{}", "x".repeat(9 * 1024));
+    let r = l.post(&sub("resources/subscribe", &long)).await;
+    assert_eq!(r.error_code(), -32602, "{}", &r.body[..200.min(r.body.len())]);
+    assert!(r.body.contains("URI too long"));
+    let r = l.post(&json!({"jsonrpc":"2.0","id":2,"method":"ping"})).await;
+    assert_eq!(r.status, 200);
+}
+
+/// `initialize`'s `clientInfo` and `capabilities`, kept for the session's life, are bounded
+/// together by `max_client_info_bytes` (64 KiB): beyond it -32602 and no session is made.
+#[tokio::test]
+async fn client_info_is_bounded() {
+    let s = HttpServer::start("everything").await;
+    let init = |caps: Value| {
+        json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
+            "protocolVersion":"2025-11-25","capabilities":caps,
+            "clientInfo":{"name":"t","version":"0"}}})
+        .to_string()
+    };
+    let big = json!({"experimental": {"pad": "x".repeat(65 * 1024)}});
+    let r = s.post(&[], &init(big)).await;
+    assert_eq!(r.error_code(), -32602, "{}", &r.body[..r.body.len().min(300)]);
+    assert!(r.body.contains("too large"), "{}", r.body);
+    assert!(r.headers.get("mcp-session-id").is_none());
+    let fits = json!({"experimental": {"pad": "x".repeat(60 * 1024)}});
+    let r = s.post(&[], &init(fits)).await;
+    assert_eq!(r.status, 200, "{}", &r.body[..r.body.len().min(300)]);
     assert!(r.headers.get("mcp-session-id").is_some());
 }

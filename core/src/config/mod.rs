@@ -178,6 +178,12 @@ pub struct ServerConfig {
     /// Longest URI `resources/read` accepts, in bytes.
     #[serde(alias = "maxUriLen")]
     pub max_uri_len: Option<usize>,
+    /// Most resources one legacy session may subscribe to.
+    #[serde(alias = "maxSubscriptions")]
+    pub max_subscriptions: Option<usize>,
+    /// Most bytes of `clientInfo` and `capabilities` a legacy `initialize` may send.
+    #[serde(alias = "maxClientInfoBytes")]
+    pub max_client_info_bytes: Option<usize>,
     /// Open listen / legacy GET streams per authenticated caller.
     #[serde(alias = "maxListenersPerCaller")]
     pub max_listeners_per_caller: Option<usize>,

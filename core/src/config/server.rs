@@ -169,6 +169,12 @@ impl ServerConfig {
         if let Some(n) = self.max_uri_len {
             o.max_uri_len = n;
         }
+        if let Some(n) = self.max_subscriptions {
+            o.max_subscriptions = n;
+        }
+        if let Some(n) = self.max_client_info_bytes {
+            o.max_client_info_bytes = n;
+        }
         if let Some(n) = self.max_listeners_per_caller {
             o.max_listeners_per_caller = n;
         }

@@ -28,6 +28,14 @@ impl Server {
             .cloned()
             .unwrap_or_else(|| json!({}));
         let client_info = params.get("clientInfo").cloned();
+        let max = self.inner.options.max_client_info_bytes;
+        let size = |v: &Value| serde_json::to_vec(v).map_or(usize::MAX, |b| b.len());
+        if size(&client_caps).saturating_add(client_info.as_ref().map_or(0, size)) > max {
+            return McpError::invalid_params(format!(
+                "clientInfo and capabilities are too large (the limit is {max} bytes)"
+            ))
+            .into();
+        }
         let session = if env.transport == Transport::Http && !self.inner.options.legacy_stateless {
             self.start_session_signals();
             match self
@@ -88,12 +96,26 @@ impl Server {
             Ok(u) => u.to_string(),
             Err(e) => return e.into(),
         };
+        if let Err(e) = self.check_uri_len(&uri) {
+            return e.into();
+        }
         if let Some(s) = &env.session {
             // A URI the caller may not read is answered like any other (subscribing to an
             // unknown URI is allowed too) but never stored: nothing about it is delivered.
             let change = if rq.method != "resources/subscribe" {
                 Some(SessionChange::Unsubscribe(uri))
             } else if self.may_use(env, "resource", &uri) {
+                let max = self.inner.options.max_subscriptions;
+                let full = {
+                    let subs = s.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
+                    subs.len() >= max && !subs.contains(&uri)
+                };
+                if full {
+                    return McpError::invalid_params(format!(
+                        "Too many subscriptions: a session may subscribe to {max} resources"
+                    ))
+                    .into();
+                }
                 Some(SessionChange::Subscribe(uri))
             } else {
                 None

@@ -79,6 +79,15 @@ pub struct ServerOptions {
     /// ones are refused with -32602 before any template is tried. 8 KiB by default: longer than
     /// any URI a browser or proxy passes on, short enough that matching stays microseconds.
     pub max_uri_len: usize,
+    /// Most resources one legacy session may subscribe to (`resources/subscribe`; -32602 beyond).
+    /// A session's subscriptions are kept for its life (and copied to and from Redis on every
+    /// request of it when replicas share sessions), so they are bounded like everything a caller
+    /// can make the server hold. 1,000 by default; each URI is also at most `max_uri_len`.
+    pub max_subscriptions: usize,
+    /// Most bytes (as JSON) of the `clientInfo` and `capabilities` a legacy `initialize` sends,
+    /// together (-32602 beyond). A session keeps them for its life, and a shared store copies
+    /// them on every request of it. 64 KiB by default: real clients send a few hundred bytes.
+    pub max_client_info_bytes: usize,
     /// Most messages in a 2025-03-26 JSON-RPC batch (400 + -32600 above it). 100 by default: a
     /// batch is that many requests at once, each charged to the caller's rate limit.
     pub max_batch_len: usize,
@@ -107,6 +116,8 @@ impl Default for ServerOptions {
             force_private_cache: false,
             max_in_flight: None,
             max_uri_len: DEFAULT_MAX_URI_LEN,
+            max_subscriptions: 1000,
+            max_client_info_bytes: 64 * 1024,
             max_batch_len: 100,
             max_listeners_per_caller: 32,
         }
