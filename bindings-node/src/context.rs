@@ -312,6 +312,7 @@ impl NativeCalls {
         Ok(self.ctx(id)?.caller().map(|c| {
             let mut m = Map::new();
             m.insert("name".into(), Value::String(c.name.clone()));
+            m.insert("key".into(), Value::String(c.key().into_owned()));
             m.insert("scopes".into(), json!(c.scopes));
             if let Some(claims) = &c.claims {
                 m.insert("claims".into(), claims.clone());

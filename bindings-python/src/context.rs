@@ -74,7 +74,7 @@ impl NativeContext {
         let v = self
             .ctx
             .caller()
-            .map(|c| serde_json::json!({"name": c.name, "scopes": c.scopes, "claims": c.claims}));
+            .map(|c| serde_json::json!({"name": c.name, "key": c.key(), "scopes": c.scopes, "claims": c.claims}));
         opt_to_py(py, v.as_ref())
     }
     /// The HTTP request that carried the message: `{method, path, query, headers: [[name, value]],

@@ -38,9 +38,21 @@ const LEGACY_METHODS = ['initialize', 'tools/call', 'tasks/get', 'tasks/result',
 const WATCH = Symbol('oxmcp.taskStoreWatch');
 
 /**
- * The SDK's `TaskStore` interface, in memory: tasks keyed by a random id, bound to the session
- * that made them (another session's lookup finds nothing), dropped `ttl` ms after they are made or
- * last changed.
+ * Who owns the tasks a request makes or reads, passed where the SDK's `TaskStore` takes its
+ * `sessionId`: the authenticated caller's identity (the core's `Caller::key`), with the legacy
+ * session when there is one, so that neither another caller nor another session of the same
+ * caller reaches them. Without auth, the session alone, as in the SDK. `undefined` only when there
+ * is neither (stdio, or no auth and no session): then there is one client.
+ */
+function ownerOf(caller, sessionId) {
+  if (caller && typeof caller.key === 'string') return JSON.stringify([caller.key, sessionId ?? null]);
+  return sessionId;
+}
+
+/**
+ * The SDK's `TaskStore` interface, in memory: tasks keyed by a random id, bound to the owner that
+ * made them (`ownerOf`: the caller and its session; another owner's lookup finds nothing), dropped
+ * `ttl` ms after they are made or last changed.
  */
 class InMemoryTaskStore {
   #tasks = new Map();
@@ -271,7 +283,7 @@ class ExperimentalMcpServerTasks {
     const hasInput = config.inputSchema !== undefined && config.inputSchema !== null;
     const run = async (args, extra) => {
       const store = this.#store();
-      const sessionId = extra.sessionId;
+      const sessionId = ownerOf(extra.caller, extra.sessionId);
       const request = { id: extra.requestId, method: 'tools/call', params: { name, arguments: args } };
       const taskStore = requestTaskStore(store, request, sessionId);
       Object.defineProperties(extra, {
@@ -311,7 +323,7 @@ class ExperimentalMcpServerTasks {
 
   async #legacy(ctx, next) {
     const p = ctx.params ?? {};
-    const sid = this.#sessionless() ? undefined : ctx.sessionId;
+    const sid = ownerOf(ctx.caller, this.#sessionless() ? undefined : ctx.sessionId);
     const store = this.#store();
     const found = async (taskId, what = 'Task not found') => {
       const t = await store.getTask(taskId, sid);
