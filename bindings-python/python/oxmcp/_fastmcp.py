@@ -32,8 +32,8 @@ _log = logging.getLogger("oxmcp")
 _NOOP_INIT = {
     "dependencies", "on_duplicate", "dereference_schemas", "strict_input_validation", "resource_security",
     "request_state_security", "tasks", "client_log_level", "experimental_capabilities", "warn_on_duplicate_tools",
-    "warn_on_duplicate_resources", "warn_on_duplicate_prompts", "log_level", "providers", "transforms",
-    "include_tags", "exclude_tags", "extensions", "subscriptions", "session_state_store", "tool_serializer",
+    "warn_on_duplicate_resources", "warn_on_duplicate_prompts", "log_level",
+    "extensions", "subscriptions", "session_state_store", "tool_serializer",
     "include_fastmcp_meta", "sse_path", "message_path", "mount_path", "event_store", "retry_interval",
     "warn_on_duplicate", "cache_hints",
 }
@@ -42,10 +42,19 @@ _REFUSED_INIT = {
     "auth": "pass tokens=/oauth= (oxmcp's auth options, see docs/OPTIONS.md) instead of an auth provider object",
     "auth_server_provider": "oxmcp does not host an OAuth authorization server; use oauth= to verify tokens",
     "token_verifier": "use tokens= or oauth= (see docs/OPTIONS.md)",
+    # Providers add components and transforms rename, hide or guard them: left out, the server would
+    # serve something else than was written.
+    "providers": "register the components on the server (tool/resource/prompt, mount)",
+    "transforms": "register the components as they should be served",
 }
+# What a component's auth= check decides (who may see and call it) is the core's, per caller: a
+# check that oxmcp would not run must stop the server from starting, not leave the component open.
+_AUTH_REFUSED = ("auth= is not supported by oxmcp: the core does not run per-component auth checks; "
+                 "restrict callers with the tokens= allow-lists (tools, resources, prompts per caller) "
+                 "or required_scopes= on a tool (docs/SECURITY.md)")
 # HTTP keywords of run()/http_app() that oxmcp accepts and ignores.
 _NOOP_RUN = {
-    "show_banner", "log_level", "uvicorn_config", "middleware", "event_store", "retry_interval", "sockets",
+    "show_banner", "log_level", "uvicorn_config", "event_store", "retry_interval", "sockets",
     "session_idle_timeout", "transport_security", "host_origin_protection", "max_sessions", "sse_path",
     "message_path", "mount_path",
 }
@@ -86,9 +95,15 @@ class FastMCP(Server):
                  json_response: bool | None = None, stateless_http: bool | None = None,
                  **kwargs: Any) -> None:
         for key, why in _REFUSED_INIT.items():
-            if kwargs.get(key) is not None:
+            if kwargs.get(key):
                 raise TypeError(f"{type(self).__name__}(): {key}= is not supported by oxmcp: {why}")
             kwargs.pop(key, None)
+        # FastMCP 2.x's tag filters: a component they hide is never registered, so every caller
+        # finds it unknown (FastMCP answers it as not found too).
+        include_tags = kwargs.pop("include_tags", None)
+        exclude_tags = kwargs.pop("exclude_tags", None)
+        self._include_tags = None if include_tags is None else frozenset(include_tags)
+        self._exclude_tags = frozenset(exclude_tags or ())
         names = frozenset().union(*option_names())
         options = {k: v for k, v in kwargs.items() if k in names}
         unknown = sorted(set(kwargs) - set(options) - _NOOP_INIT)
@@ -133,32 +148,59 @@ class FastMCP(Server):
 
     # -- registration: FastMCP's extra decorator keywords ---------------------------------------
     def tool(self, fn: Any = None, **kwargs: Any) -> Any:  # type: ignore[override]
-        kwargs = _tool_kwargs(kwargs)
-        if kwargs.pop("_disabled", False):
+        kwargs = self._component_kwargs("tool", kwargs, _TOOL_EXTRAS)
+        if kwargs.pop("_hidden", False):
             return fn if fn is not None and not isinstance(fn, str) else (lambda f: f)
         return super().tool(fn, **kwargs)
 
     def add_tool(self, fn: Any, **kwargs: Any) -> Any:  # type: ignore[override]
-        return super().add_tool(getattr(fn, "fn", fn), **_tool_kwargs(kwargs))
+        if getattr(fn, "fn", None) is not None:
+            kwargs["_component"] = fn
+        kwargs = self._component_kwargs("tool", kwargs, _TOOL_EXTRAS)
+        if kwargs.pop("_hidden", False):
+            return None
+        return super().add_tool(getattr(fn, "fn", fn), **kwargs)
 
     def _prepare_tool(self, fn: Any, kwargs: dict[str, Any]) -> tuple[Any, dict[str, Any]] | None:
-        # add_tools items take FastMCP's keywords too; enabled=False skips the item, as tool() does.
-        kwargs = _tool_kwargs(kwargs)
-        if kwargs.pop("_disabled", False):
+        # add_tools items take FastMCP's keywords too; a hidden item is skipped, as tool() does.
+        kwargs = self._component_kwargs("tool", kwargs, _TOOL_EXTRAS)
+        if kwargs.pop("_hidden", False):
             return None
         return getattr(fn, "fn", fn), kwargs
 
     def resource(self, uri: str, **kwargs: Any) -> Callable[[Any], Any]:  # type: ignore[override]
-        for k in ("tags", "enabled", "version", "auth", "task"):
-            kwargs.pop(k, None)
+        kwargs = self._component_kwargs("resource", kwargs, _OTHER_EXTRAS)
+        if kwargs.pop("_hidden", False):
+            return lambda f: f
         if kwargs.get("mime_type") is None:
             kwargs["mime_type"] = "text/plain"  # FastMCP's default for every resource and template
         return super().resource(uri, **kwargs)
 
     def prompt(self, fn: Any = None, **kwargs: Any) -> Any:  # type: ignore[override]
-        for k in ("tags", "enabled", "version", "auth", "task"):
-            kwargs.pop(k, None)
+        kwargs = self._component_kwargs("prompt", kwargs, _OTHER_EXTRAS)
+        if kwargs.pop("_hidden", False):
+            return fn if fn is not None and not isinstance(fn, str) else (lambda f: f)
         return super().prompt(fn, **kwargs)
+
+    def _component_kwargs(self, kind: str, kwargs: dict[str, Any], extras: tuple[str, ...]) -> dict[str, Any]:
+        """FastMCP's registration keywords in oxmcp's terms. ``auth=`` is refused (``_AUTH_REFUSED``);
+        ``enabled=False`` and the server's tag filters hide the component: it is not registered."""
+        kwargs = dict(kwargs)
+        component = kwargs.pop("_component", None)
+        if component is not None:  # a FastMCP Tool/Resource/Prompt object: its own settings count too
+            for k in ("auth", "tags", "enabled"):
+                if getattr(component, k, None) is not None:
+                    kwargs.setdefault(k, getattr(component, k))
+        if kwargs.pop("auth", None) is not None:
+            raise TypeError(f"{kind}(): {_AUTH_REFUSED}")
+        tags = frozenset(kwargs.get("tags") or ())
+        hidden = kwargs.pop("enabled", True) is False or bool(tags & self._exclude_tags) \
+            or (self._include_tags is not None and not tags & self._include_tags)
+        for k in extras:
+            kwargs.pop(k, None)
+        if hidden:
+            kwargs["_hidden"] = True
+        return kwargs
 
     # -- composition ----------------------------------------------------------------------------
     def mount(self, server: Server, prefix: str | None = None, *, namespace: str | None = None,
@@ -325,6 +367,8 @@ class FastMCP(Server):
             path = kwargs.pop("path", None) or kwargs.pop("streamable_http_path", None) \
                 or self._http_defaults.get("path") or "/mcp"
             stateless = kwargs.pop("stateless_http", None) or kwargs.pop("stateless", None)
+            # Starlette middleware, as FastMCP applies it: the app is then served by uvicorn.
+            middleware = kwargs.pop("middleware", None)
             kwargs.pop("json_response", None)
             kwargs.pop("max_request_body_size", None) if "max_body_bytes" in kwargs else None
             if "max_request_body_size" in kwargs:
@@ -335,18 +379,20 @@ class FastMCP(Server):
                     kwargs.pop(k)
             if stateless:
                 self.options["legacy_stateless"] = True
-            if self._custom_routes:
-                await self._run_uvicorn(host, int(port), path, kwargs)
+            if self._custom_routes or middleware:
+                await self._run_uvicorn(host, int(port), path, kwargs, middleware)
             else:
                 await super().run_async("http", host=host, port=int(port), path=path, _signals=_signals, **kwargs)
 
-    async def _run_uvicorn(self, host: str, port: int, path: str, http_options: dict[str, Any]) -> None:
+    async def _run_uvicorn(self, host: str, port: int, path: str, http_options: dict[str, Any],
+                           middleware: list[Any] | None = None) -> None:
         import uvicorn
 
         if http_options:
-            raise TypeError(f"{', '.join(sorted(http_options))}: with custom routes the server runs under uvicorn; "
-                            "give these as server options instead")
-        config = uvicorn.Config(self.http_app(path=path), host=host, port=port, log_level="warning",
+            raise TypeError(f"{', '.join(sorted(http_options))}: with custom routes or middleware the server runs "
+                            "under uvicorn; give these as server options instead")
+        config = uvicorn.Config(self.http_app(path=path, middleware=middleware), host=host, port=port,
+                                log_level="warning",
                                 lifespan="on")
         server = uvicorn.Server(config)
         # The lifespan is already entered by run_async; http_app's enters it again (counted).
@@ -424,13 +470,9 @@ def prefix_uri(uri: str, prefix: str | None) -> str:
     return f"{scheme}://{prefix}/{rest}"
 
 
-def _tool_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
-    kwargs = dict(kwargs)
-    if kwargs.pop("enabled", True) is False:
-        kwargs["_disabled"] = True
-    for k in ("tags", "exclude_args", "serializer", "version", "auth", "task", "app"):
-        kwargs.pop(k, None)
-    return kwargs
+# FastMCP's registration keywords that change nothing a client sees on oxmcp.
+_TOOL_EXTRAS = ("tags", "exclude_args", "serializer", "version", "task", "app")
+_OTHER_EXTRAS = ("tags", "version", "task")
 
 
 def _check_http_kwargs(kwargs: dict[str, Any]) -> None:
