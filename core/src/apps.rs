@@ -153,7 +153,7 @@ fn is_app_mime(m: &str) -> bool {
 
 /// The registration MUSTs for a resource (or template) descriptor.
 pub(crate) fn check_resource(uri: &str, def: &Map<String, Value>) -> Result<(), String> {
-    let ui_scheme = uri.len() >= 5 && uri[..5].eq_ignore_ascii_case("ui://");
+    let ui_scheme = uri.get(..5).is_some_and(|s| s.eq_ignore_ascii_case("ui://"));
     let mime = def.get("mimeType").and_then(Value::as_str);
     let app_mime = mime.is_some_and(is_app_mime);
     if ui_scheme && !app_mime {
@@ -193,7 +193,7 @@ pub(crate) fn check_tool(def: &Map<String, Value>) -> Result<(), String> {
     if let Some(u) = ui.get("resourceUri") {
         let ok = u
             .as_str()
-            .is_some_and(|u| u.len() > 5 && u[..5].eq_ignore_ascii_case("ui://"));
+            .is_some_and(|u| u.len() > 5 && u.get(..5).is_some_and(|s| s.eq_ignore_ascii_case("ui://")));
         if !ok {
             return Err("_meta.ui.resourceUri must be a ui:// URI".into());
         }
@@ -226,6 +226,14 @@ mod tests {
         assert!(check_resource("ui://a/b.html", &d("text/html")).is_err());
         assert!(check_resource("file:///b.html", &d(MIME_TYPE)).is_err());
         assert!(check_resource("file:///b.html", &d("text/html")).is_ok());
+        // A URI whose fifth byte falls inside a character is checked, not a panic.
+        assert!(check_resource("uiéé://x", &d("text/html")).is_ok());
+        assert!(check_tool(&{
+            let mut x = Map::new();
+            x.insert("_meta".into(), json!({"ui": {"resourceUri": "uiéé://x/y"}}));
+            x
+        })
+        .is_err());
         let t = |ui: Value| {
             let mut x = Map::new();
             x.insert("_meta".into(), json!({ "ui": ui }));

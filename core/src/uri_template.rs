@@ -127,10 +127,9 @@ impl UriTemplate {
                 for pair in chunk.into_iter().flat_map(|c| c.split(['&', ';'])) {
                     if let Some((key, v)) = pair.split_once('=') {
                         if vars.iter().any(|x| x == key) {
-                            let value = decode(v);
-                            if !safe_value(*op, &value) {
+                            let Some(value) = decode(v).filter(|v| safe_value(*op, v)) else {
                                 return (None, steps);
-                            }
+                            };
                             out.insert(key.to_string(), Value::String(value));
                         }
                     }
@@ -140,10 +139,9 @@ impl UriTemplate {
             for var in vars {
                 let raw = span(k).unwrap_or("");
                 k += 1;
-                let value = decode(raw);
-                if !safe_value(*op, &value) {
+                let Some(value) = decode(raw).filter(|v| safe_value(*op, v)) else {
                     return (None, steps);
-                }
+                };
                 out.insert(var.clone(), Value::String(value));
             }
         }
@@ -433,7 +431,8 @@ impl UriTemplate {
                     for pair in r[..end].split(['&', ';']) {
                         if let Some((k, v)) = pair.split_once('=') {
                             if vars.iter().any(|x| x == k) {
-                                out.insert(k.to_string(), Value::String(decode(v)));
+                                let Some(v) = decode(v) else { return false };
+                                out.insert(k.to_string(), Value::String(v));
                             }
                         }
                     }
@@ -456,8 +455,11 @@ impl UriTemplate {
                     if vals.len() != vars.len() {
                         continue;
                     }
-                    for (k, v) in vars.iter().zip(vals) {
-                        trial.insert(k.clone(), Value::String(decode(v)));
+                    let Some(decoded) = vals.into_iter().map(decode).collect::<Option<Vec<_>>>() else {
+                        continue;
+                    };
+                    for (k, v) in vars.iter().zip(decoded) {
+                        trial.insert(k.clone(), Value::String(v));
                     }
                     if self.match_from(i + 1, &r[e..], &mut trial) {
                         *out = trial;
@@ -470,7 +472,10 @@ impl UriTemplate {
     }
 }
 
-fn decode(s: &str) -> String {
+/// Percent-decoded `s`; `None` when the bytes it decodes to are not UTF-8. Such a value matches
+/// no template: kept encoded, it would hide a `../` from the traversal check (`safe_value`), and
+/// the handler would get it still encoded.
+fn decode(s: &str) -> Option<String> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -488,7 +493,7 @@ fn decode(s: &str) -> String {
         out.push(b[i]);
         i += 1;
     }
-    String::from_utf8(out).unwrap_or_else(|_| s.to_string())
+    String::from_utf8(out).ok()
 }
 
 #[cfg(test)]
@@ -533,7 +538,15 @@ mod tests {
             t.matches("test://template/a%20b/data").unwrap()["id"],
             "a b"
         );
+        // A value that does not decode to UTF-8 matches nothing: kept encoded, its `%2F..` would
+        // pass the traversal check and reach the handler still encoded.
+        for bad in ["test://template/..%2F..%2Fetc%2Fpasswd%FF/data", "test://template/%C3/data"] {
+            assert!(t.matches(bad).is_none(), "{bad}");
+        }
         let t = UriTemplate::parse("file:///{+path}").unwrap();
+        assert!(t.matches("file:///..%2F..%2Fetc%2Fpasswd%FF").is_none());
+        let q = UriTemplate::parse("user://{id}/profile{?path}").unwrap();
+        assert!(q.matches("user://42/profile?path=..%2Fx%FF").is_none());
         assert!(t.matches("file:///a/../../etc/passwd").is_none());
         assert!(t.matches("file:///a/%2E%2E/b").is_none());
         assert!(t.matches("file:///a\\..\\b").is_none());
