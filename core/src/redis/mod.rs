@@ -119,16 +119,32 @@ fn replica_id() -> String {
 
 /// `redis://:secret@host/` → `redis://:***@host/`.
 fn redact(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(s), Some(at)) if at > s + 3 => {
-            let creds = &url[s + 3..at];
-            match creds.split_once(':') {
-                Some((user, _)) => format!("{}{user}:***{}", &url[..s + 3], &url[at..]),
-                None => url.to_string(),
-            }
-        }
-        _ => url.to_string(),
+    // `unix:///path?pass=...` carries the password in the query, as redis-rs reads it there.
+    let (head, query) = match url.split_once('?') {
+        Some((h, q)) => (h, Some(q)),
+        None => (url, None),
+    };
+    let mut out = match (head.find("://"), head.rfind('@')) {
+        (Some(s), Some(at)) if at > s + 3 => match head[s + 3..at].split_once(':') {
+            Some((user, _)) => format!("{}{user}:***{}", &head[..s + 3], &head[at..]),
+            None => head.to_string(),
+        },
+        _ => head.to_string(),
+    };
+    if let Some(q) = query {
+        let pairs: Vec<String> = q
+            .split('&')
+            .map(|pair| match pair.split_once('=') {
+                Some((k, _)) if k.eq_ignore_ascii_case("pass") || k.eq_ignore_ascii_case("password") => {
+                    format!("{k}=***")
+                }
+                _ => pair.to_string(),
+            })
+            .collect();
+        out.push('?');
+        out.push_str(&pairs.join("&"));
     }
+    out
 }
 
 impl Redis {

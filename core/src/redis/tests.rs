@@ -105,6 +105,14 @@ fn passwords_stay_out_of_logs() {
     );
     assert_eq!(redact("redis://user:pw@h/"), "redis://user:***@h/");
     assert_eq!(redact("redis://127.0.0.1:6379/"), "redis://127.0.0.1:6379/");
+    assert_eq!(
+        redact("unix:///run/redis.sock?db=2&pass=s3cret&user=app"),
+        "unix:///run/redis.sock?db=2&pass=***&user=app"
+    );
+    assert_eq!(
+        redact("redis://u:pw@h/?password=x"),
+        "redis://u:***@h/?password=***"
+    );
 }
 
 // ---- RedisBus ---------------------------------------------------------------------------------

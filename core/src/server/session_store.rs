@@ -31,11 +31,14 @@ impl std::fmt::Display for SessionStoreError {
 }
 impl std::error::Error for SessionStoreError {}
 
+/// The client's answer says only that sessions are unavailable: what failed (a Redis error kind,
+/// a script digest, an OS error) is the operator's to read, in the log, not a caller's.
 impl From<SessionStoreError> for crate::error::McpError {
     fn from(e: SessionStoreError) -> Self {
+        tracing::warn!(error = %e, "legacy sessions are unavailable");
         crate::error::McpError::new(
             crate::error::ErrorCode::SERVER_BUSY,
-            format!("Legacy sessions are unavailable right now ({e}); retry later"),
+            "Legacy sessions are unavailable right now; retry later",
         )
         .with_status(503)
     }
