@@ -9,9 +9,9 @@ import { InMemoryTaskStore } from 'oxmcp/experimental/tasks/stores/in-memory.js'
 
 const TOKENS = { alice: { tokens: ['alice-tok'] }, bob: { tokens: ['bob-tok'] } };
 
-function server() {
+function server(options = {}) {
   const taskStore = new InMemoryTaskStore();
-  const s = new McpServer({ name: 'owners', version: '1.0.0' }, { capabilities: { tasks: { requests: { tools: { call: {} } } } }, taskStore });
+  const s = new McpServer({ name: 'owners', version: '1.0.0' }, { capabilities: { tasks: { requests: { tools: { call: {} } } } }, taskStore, ...options });
   s.experimental.tasks.registerToolTask('job', { execution: { taskSupport: 'optional' } }, {
     async createTask({ taskStore: store }) {
       const task = await store.createTask({ ttl: 60_000, pollInterval: 20 });
@@ -73,8 +73,8 @@ test('a caller without Mcp-Session-Id on a stateful server is refused, and canno
 });
 
 test('on a server without sessions, tasks are still the caller\'s own', async () => {
-  const s = server();
-  const { url } = await s.listen({ host: '127.0.0.1', port: 0, tokens: TOKENS, legacyStateless: true });
+  const s = server({ legacyStateless: true });
+  const { url } = await s.listen({ host: '127.0.0.1', port: 0, tokens: TOKENS });
   try {
     const { alice, taskId } = await madeByAlice(url);
     const mine = await alice.send('tasks/list');

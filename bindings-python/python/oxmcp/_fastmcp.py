@@ -147,13 +147,8 @@ class FastMCP(Server):
         return __version__
 
     # -- registration: FastMCP's extra decorator keywords ---------------------------------------
-    def tool(self, fn: Any = None, **kwargs: Any) -> Any:  # type: ignore[override]
-        kwargs = self._component_kwargs("tool", kwargs, _TOOL_EXTRAS)
-        if kwargs.pop("_hidden", False):
-            return fn if fn is not None and not isinstance(fn, str) else (lambda f: f)
-        return super().tool(fn, **kwargs)
-
     def add_tool(self, fn: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        # tool() comes here too (Server.tool calls add_tool): the keywords are read once, here.
         if getattr(fn, "fn", None) is not None:
             kwargs["_component"] = fn
         kwargs = self._component_kwargs("tool", kwargs, _TOOL_EXTRAS)
