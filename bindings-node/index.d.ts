@@ -353,6 +353,8 @@ export interface HttpOptions extends HttpSecurityOptions {
   allowedHosts?: string[];
   /** Skip the Host check (a proxy in front checks it); a non-loopback bind needs this or `allowedHosts`. */
   allowAnyHost?: boolean;
+  /** This endpoint keeps no legacy sessions (the server-wide `legacyStateless`, per endpoint). */
+  sessionless?: boolean;
   maxBodyBytes?: number;
   /** Longest JSON string (key or value) in a request, in bytes (default 1 MiB; 413 above it). */
   maxStringBytes?: number;

@@ -79,7 +79,9 @@ class StreamableHTTPServerTransport {
     this.#server = server;
     if (this.#stateless) server[SESSIONLESS] = true;
     const o = this.#opts;
-    const mount = {};
+    // The core keeps no sessions for this endpoint (it decides, and refuses a sessionless legacy
+    // request where it keeps them).
+    const mount = this.#stateless ? { sessionless: true } : {};
     if (Array.isArray(o.allowedHosts)) mount.allowedHosts = o.allowedHosts;
     if (Array.isArray(o.allowedOrigins)) mount.allowedOrigins = o.allowedOrigins;
     if (Object.keys(mount).length) server.configureHttp(mount);

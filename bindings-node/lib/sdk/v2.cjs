@@ -43,10 +43,16 @@ function createMcpHandler(factory, options = {}) {
   const get = once(factory);
   const legacy = options.legacy ?? 'stateless';
   if (legacy !== 'stateless' && legacy !== 'reject') throw new TypeError("createMcpHandler: legacy must be 'stateless' or 'reject'");
+  let mounted = false;
   const fetch = async (request, opts = {}) => {
     const server = await get();
-    // No sessions, as in the SDK: modern requests have none, legacy ones are served statelessly.
+    // No sessions, as in the SDK: modern requests have none, legacy ones are served statelessly
+    // (the core's endpoint keeps none).
     server[SESSIONLESS] = true;
+    if (!mounted && legacy === 'stateless') {
+      server.configureHttp({ sessionless: true });
+      mounted = true;
+    }
     if (legacy === 'stateless' && (request.method === 'GET' || request.method === 'DELETE') &&
         !request.headers.get('mcp-protocol-version')?.startsWith('2026')) {
       return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null }), {

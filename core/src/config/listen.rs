@@ -83,6 +83,9 @@ impl ListenOptions {
         if let Some(b) = self.allow_any_host {
             c.allow_any_host = b;
         }
+        if let Some(b) = self.sessionless {
+            c.sessionless = b;
+        }
         if let Some(n) = self.max_body_bytes {
             c.max_body = n;
         }

@@ -216,6 +216,8 @@ pub struct ServerConfig {
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct ListenOptions {
+    /// This endpoint keeps no legacy sessions (the server-wide `legacy_stateless`, per endpoint).
+    pub sessionless: Option<bool>,
     pub host: Option<String>,
     pub port: Option<u16>,
     pub path: Option<String>,

@@ -52,7 +52,9 @@ impl Server {
     /// (tasks, subscriptions, server-to-client requests) would be reachable from outside it. So
     /// it is refused, with 400 as the spec recommends and the SDKs answer.
     pub(super) fn session_required(&self, method: &str, env: &Env) -> Option<McpError> {
-        let stateful = env.transport == Transport::Http && !self.inner.options.legacy_stateless;
+        let stateful = env.transport == Transport::Http
+            && !self.inner.options.legacy_stateless
+            && !env.sessionless;
         (stateful && env.session.is_none() && method != "initialize").then(|| {
             McpError::invalid_request("Bad Request: Mcp-Session-Id header is required")
         })

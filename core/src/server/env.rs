@@ -34,6 +34,8 @@ pub struct Env {
     /// HTTP: that request's body is this one message (not a batch), so what the message says
     /// can be read from it again ([`crate::server::mrtr::ArgsDigest`]).
     pub(crate) body_is_message: bool,
+    /// HTTP: the endpoint keeps no legacy sessions ([`crate::transport::http_config::HttpConfig::sessionless`]).
+    pub(crate) sessionless: bool,
     pub(crate) cancel: CancellationToken,
     pub(crate) sink: Option<Sink>,
     /// Set by `initialize`: the legacy session it created.
@@ -58,6 +60,7 @@ impl Env {
             caller: None,
             http: None,
             body_is_message: false,
+            sessionless: false,
             cancel,
             sink: None,
             created_session: Mutex::new(None),

@@ -542,10 +542,12 @@ impl HttpHandler {
         };
         // What this connection is, for the server's era rule (`server::era::era_of`).
         let conn = || {
-            Env::new(Transport::Http)
+            let mut env = Env::new(Transport::Http)
                 .session(session.clone())
                 .protocol_header(header_version.clone())
-                .http(info.clone())
+                .http(info.clone());
+            env.sessionless = self.config.sessionless;
+            env
         };
         let envelope = match incoming {
             Incoming::Batch(batch) => {
@@ -592,6 +594,7 @@ impl HttpHandler {
                 env.protocol_header = header_version;
                 env.caller = caller;
                 env.body_is_message = true;
+                env.sessionless = self.config.sessionless;
                 match era_of(&rq.method, rq.meta.as_deref(), &env) {
                     Era::Legacy => {
                         // A legacy request on a connection whose header names a modern revision.

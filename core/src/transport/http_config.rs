@@ -49,6 +49,10 @@ pub struct HttpConfig {
     pub max_header_bytes: usize,
     /// Slow-body protection: the whole body must arrive within this (408 otherwise).
     pub body_timeout: Duration,
+    /// This endpoint keeps no legacy sessions (as a server with `legacy_stateless` does): a
+    /// host framework's stateless transport (the TS SDK's `sessionIdGenerator: undefined`) mounts
+    /// one beside stateful ones of the same server.
+    pub sessionless: bool,
 }
 
 impl HttpConfig {
@@ -76,6 +80,7 @@ impl HttpConfig {
             max_headers: 100,
             max_header_bytes: 16 * 1024,
             body_timeout: Duration::from_secs(30),
+            sessionless: false,
         }
     }
     pub fn path(mut self, p: impl Into<String>) -> Self {
