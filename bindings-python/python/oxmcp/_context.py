@@ -142,7 +142,9 @@ class Context:
         """``"stdio"`` or ``"streamable-http"`` (None outside a request)."""
         if self._native is None:
             return None
-        t = getattr(self._native, "transport", None)
+        t: str | None = getattr(self._native, "transport", None)
+        if t is None:
+            return None
         return {"http": "streamable-http", "stdio": "stdio"}.get(t, t)
 
     # -- state (FastMCP 4's scope: the legacy session, or this one request on modern) ----------------

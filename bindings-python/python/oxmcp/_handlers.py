@@ -328,7 +328,7 @@ class PromptEntry(_Entry):
         values: dict[str, Any] = {}
         for key, value in raw.items():
             field = self.info.arg_model.model_fields.get(key)
-            if field is not None and isinstance(value, str) and field.annotation is not str:
+            if field is not None and field.annotation is not None and isinstance(value, str) and field.annotation is not str:
                 # Prompt arguments travel as strings: accept JSON for structured parameters.
                 try:
                     values[key] = json.loads(value)
@@ -386,7 +386,7 @@ class CompletionEntry(_Entry):
         args: list[Any] = [payload.get("value", "")]
         if self._arity >= 2:
             args.append(dict(payload.get("context") or {}))
-        kwargs = {self._ctx_name: Context(native_ctx, self.server)} if self._ctx_name else {}
+        kwargs: dict[str, Any] = {self._ctx_name: Context(native_ctx, self.server)} if self._ctx_name else {}
         return self.fn(*args, **kwargs)
 
     def call_sync(self, payload: Any, native_ctx: Any = None) -> Outcome:
@@ -427,7 +427,7 @@ def _completion(value: Any) -> dict[str, Any]:
     on values sent (100, with ``total`` and ``hasMore``) is the core's rule, the same in every
     language."""
     if isinstance(value, dict):
-        out = {"values": [str(v) for v in value.get("values", [])]}
+        out: dict[str, Any] = {"values": [str(v) for v in value.get("values", [])]}
         if "total" in value:
             out["total"] = value["total"]
         if "hasMore" in value:

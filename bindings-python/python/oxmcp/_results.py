@@ -260,7 +260,7 @@ def content_list(value: Any) -> list[dict[str, Any]]:
 
 
 def normalize_tool_result(value: Any, *, output_schema: dict[str, Any] | None, wrap: bool,
-                          adapter: pydantic.TypeAdapter[Any] | None = None) -> dict[str, Any]:
+                          adapter: pydantic.TypeAdapter[Any] | None = None) -> dict[str, Any] | CoreList:
     """What a tool returned → ``CallToolResult`` dict (``content``, ``structuredContent``, ``isError``)."""
     if isinstance(value, ToolResult):
         return value.to_dict()

@@ -485,7 +485,8 @@ def _pydantic_typeddict(tp: Any) -> Any:
             fields[key] = typing_extensions.Required[hint]
         else:
             fields[key] = typing_extensions.NotRequired[hint]
-    rebuilt = typing_extensions.TypedDict(tp.__name__, fields)  # type: ignore[operator]
+    # A TypedDict built at run time from another's hints: mypy checks only literal TypedDict calls.
+    rebuilt = typing_extensions.TypedDict(tp.__name__, fields)  # type: ignore[misc]
     rebuilt.__doc__ = tp.__doc__
     return rebuilt
 

@@ -284,7 +284,9 @@ class Server:
                                 **options)
         if description is not None:
             self._core.info["description"] = description
-        self._core._declare = []
+        # Capabilities answered from Python with nothing registered in the core (see _set_handler).
+        self._declared: list[str] = []
+        self._core._declare = self._declared
         from .._lowlevel_link import LowLevelLink
 
         self._link = LowLevelLink(self)
@@ -305,8 +307,8 @@ class Server:
         self.request_handlers[method] = func
         kind = method.split("/", 1)[0]
         # The core keeps what it owns for these (resources/subscribe's table) only for a declared capability.
-        if kind in ("resources", "prompts") and kind not in self._core._declare:
-            self._core._declare.append(kind)
+        if kind in ("resources", "prompts") and kind not in self._declared:
+            self._declared.append(kind)
 
     def list_tools(self) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         return self._register("tools/list")
