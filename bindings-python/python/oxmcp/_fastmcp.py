@@ -18,7 +18,8 @@ import copy
 import logging
 import secrets
 import sys
-from typing import Any, AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any
 
 from ._errors import DefinitionError
 from ._server import Server, option_names

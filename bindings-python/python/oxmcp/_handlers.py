@@ -21,7 +21,8 @@ import logging
 import re
 import traceback
 import typing
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pydantic
 
@@ -81,7 +82,7 @@ class _Entry:
             return ("input_required", exc.args[0] if exc.args else None)
         except RequestCancelled:
             return ("cancelled", None)
-        except BaseException as exc:  # noqa: BLE001  every failure becomes a result or an error
+        except BaseException as exc:  # every failure becomes a result or an error
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
             return self._failed(exc)

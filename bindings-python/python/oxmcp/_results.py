@@ -5,8 +5,9 @@ from __future__ import annotations
 import base64
 import json
 import mimetypes
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import pydantic
 from pydantic import BaseModel

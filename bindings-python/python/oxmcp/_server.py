@@ -7,11 +7,11 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterable
-from typing import Any, Callable, TypeVar, overload
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar, overload
 
-from ._handlers import CompletionEntry, PromptEntry, ResourceEntry, ToolEntry, _Entry
 from ._errors import DefinitionError
+from ._handlers import CompletionEntry, PromptEntry, ResourceEntry, ToolEntry, _Entry
 
 F = TypeVar("F", bound=Callable[..., Any])
 
