@@ -176,7 +176,7 @@ impl NativeResourceDef {
 
 /// A resource's `size` as JSON: an integer when it is one (JS numbers are doubles).
 fn size(n: f64) -> Option<Value> {
-    if n.fract() == 0.0 && n >= 0.0 && n < 9_007_199_254_740_992.0 {
+    if n.fract() == 0.0 && (0.0..9_007_199_254_740_992.0).contains(&n) {
         Some(Value::from(n as u64))
     } else {
         serde_json::Number::from_f64(n).map(Value::Number)

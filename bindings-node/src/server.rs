@@ -512,7 +512,7 @@ impl NativeServer {
 
 impl NativeServer {
     /// One core `Tool` from `addTool`'s arguments (`callee` None: the dispatcher).
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments)] // addTool's options, one by one as JS passes them
     fn tool(
         &self,
         def: NativeToolDef,

@@ -89,7 +89,7 @@ impl NativeServer {
     }
 
     /// One core `Tool` from `add_tool`'s arguments.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments)] // add_tool's keyword arguments, one by one
     fn tool(
         &self,
         spec: &Bound<'_, PyAny>,
@@ -216,7 +216,7 @@ impl NativeServer {
     /// `timeout_ms`, `required_scopes`, `max_concurrency`: the core's per-tool limits;
     /// `task_after_ms`: the Tasks extension's time budget (`execution.taskSupport` is in `spec`).
     #[pyo3(signature = (spec, entry, is_async, timeout_ms=None, required_scopes=None, max_concurrency=None, task_after_ms=None))]
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments)] // the Python signature above: keyword arguments
     fn add_tool(
         &self,
         spec: &Bound<'_, PyAny>,
@@ -243,7 +243,7 @@ impl NativeServer {
     /// `(spec, entry, is_async, timeout_ms, required_scopes, max_concurrency, task_after_ms)`.
     /// All or none: a bad or duplicate one is an error naming it and nothing is added; one
     /// registry version and at most one `notifications/tools/list_changed` for the batch.
-    #[allow(clippy::type_complexity)]
+    #[allow(clippy::type_complexity)] // add_tool's arguments as the tuple Python passes
     fn add_tools(
         &self,
         items: Vec<(
@@ -458,7 +458,7 @@ impl NativeServer {
     /// `query` (without `?`) and `client` (`(host, port)`, as ASGI's scope has them) are what
     /// handlers see of the request (`ctx.get_http_request()`).
     #[pyo3(signature = (method, path, headers, body, query=None, client=None))]
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments)] // the Python signature above: the ASGI request's parts
     fn handle_http<'py>(
         &self,
         py: Python<'py>,

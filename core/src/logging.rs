@@ -196,6 +196,8 @@ fn otlp_from_env(
         .unwrap_or_else(|| default_service_name.to_string());
     match crate::otel::Otlp::new(name).provider() {
         Ok(p) => Some(p),
+        // Called before the subscriber is installed: stderr is the only place this can be said.
+        #[allow(clippy::print_stderr)]
         Err(e) => {
             eprintln!("oxmcp: OpenTelemetry export is off: {e}");
             None

@@ -313,7 +313,7 @@ impl Program {
                     }
                     Inst::Class { stops, comma } => {
                         if let Some(&c) = input.get(pos) {
-                            if !stops.contains(&c) && !(*comma && c == b',') {
+                            if !(stops.contains(&c) || *comma && c == b',') {
                                 self.add(
                                     &mut nlist,
                                     &mut mark,
@@ -339,7 +339,7 @@ impl Program {
 
     /// Follow the epsilon instructions from `pc` at `pos`, queueing the consuming ones (and a
     /// `Match` at the end) in priority order; each instruction at most once per position.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments)] // the VM's state, passed down the recursion by reference
     fn add(
         &self,
         list: &mut Vec<(usize, Vec<usize>)>,

@@ -236,7 +236,7 @@ impl StateSealer {
             )
             .map_err(|_| rejected())?;
         let mut v: Value = serde_json::from_slice(&plain).map_err(|_| rejected())?;
-        if !v["x"].as_u64().is_some_and(|x| x >= now_secs()) {
+        if v["x"].as_u64().is_none_or(|x| x < now_secs()) {
             return Err(rejected());
         }
         let asked = v["k"]

@@ -15,7 +15,7 @@ pub(crate) const MCP_SESSION_ID: HeaderName = HeaderName::from_static("mcp-sessi
 
 /// A header value, trimmed; `None` when absent; `Err` when not visible ASCII or repeated (two
 /// `Mcp-Name`s could let an intermediary and this server each read a different one).
-pub(crate) fn get<'a>(h: &'a HeaderMap, name: impl AsHeaderName) -> Option<Result<&'a str, ()>> {
+pub(crate) fn get(h: &HeaderMap, name: impl AsHeaderName) -> Option<Result<&str, ()>> {
     let mut slot = Slot::default();
     for v in h.get_all(name).iter().take(2) {
         slot.see(v);

@@ -142,6 +142,9 @@ impl HttpHandler {
     /// exact name `localhost`. Without `allowed_hosts` only loopback names pass, wherever the
     /// server is bound, unless `allow_any_host` opts out of the check explicitly.
     /// `host_header` and `origin_header`: the first value of each, if sent.
+    // The refusal is the response itself, built once per refused request: a Box would only move
+    // it to the heap.
+    #[allow(clippy::result_large_err)]
     pub(super) fn guard(
         &self,
         host_header: Option<&HeaderValue>,
