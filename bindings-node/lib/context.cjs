@@ -120,7 +120,7 @@ class Context {
 
   /**
    * Send `notifications/progress` (a no-op when the request carried no progressToken).
-   * @param {number} progress
+   * @param {number | { progress: number, total?: number, message?: string }} progress
    * @param {number} [total]
    * @param {string} [message]
    */

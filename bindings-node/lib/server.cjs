@@ -14,6 +14,7 @@ const {
 const results = require('./results.cjs');
 const { Context, Calls } = require('./context.cjs');
 
+/** @type {WeakMap<object, Function>} */
 const COMPLETERS = new WeakMap();
 
 /**
@@ -33,7 +34,7 @@ const SESSIONLESS = Symbol('oxmcp.sessionless');
 /**
  * Mark a zod schema (a prompt argument or template variable) as completable,
  * as the TS SDK's `completable()` does.
- * @template S
+ * @template {object} S
  * @param {S} schema
  * @param {(value: string, context: { arguments: Record<string, string> }) => string[] | Promise<string[]>} complete
  * @returns {S}
@@ -301,9 +302,10 @@ class Server {
     const target = this.#opts.sdk?.schemaTarget;
     const z = emptyShape && this.#opts.sdk ? loadZod() : undefined;
     const input = emptyShape
-      ? { json: z ? resolveSchema(z.object({}), 'input', `tool ${name}: inputSchema`, target).json : EMPTY_INPUT_SCHEMA, zod: undefined, plain: undefined, defaults: undefined }
+      ? { json: z ? resolveSchema(z.object({}), 'input', `tool ${name}: inputSchema`, target).json : EMPTY_INPUT_SCHEMA, text: undefined, zod: undefined, plain: undefined, defaults: undefined }
       : resolveToolInput(config.inputSchema, `tool ${name}: inputSchema`, target);
     const output = config.outputSchema == null ? NO_SCHEMA : resolveSchema(config.outputSchema, 'output', `tool ${name}: outputSchema`, target);
+    /** @type {Record<string, any>} */
     const spec = {
       name,
       ...pick(config, TOOL_LISTED),
@@ -482,6 +484,7 @@ class Server {
     const timeoutMs = metadata.timeoutMs ?? this.#opts.toolTimeoutMs;
     if (uriOrTemplate instanceof ResourceTemplate || (typeof uriOrTemplate === 'string' && /\{[^}]+\}/.test(uriOrTemplate))) {
       const tpl = uriOrTemplate instanceof ResourceTemplate ? uriOrTemplate : new ResourceTemplate(uriOrTemplate);
+      /** @type {Record<string, unknown>} */
       const def = { uriTemplate: tpl.uriTemplate, name, ...meta };
       delete def.size;
       const native = nativeDef('template', def);
@@ -566,6 +569,7 @@ class Server {
     if (typeof handler !== 'function') throw new TypeError(`registerPrompt(${name}): handler must be a function`);
     config = config ?? {};
     const { args, zod, complete } = promptArguments(name, config);
+    /** @type {Record<string, unknown>} */
     const def = { name, ...pick(config, ['title', 'description', 'icons', '_meta']) };
     if (args.length) def.arguments = args;
     const entry = { name, def, handler, zod, hasArgs: args.length > 0 };

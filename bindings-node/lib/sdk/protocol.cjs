@@ -43,7 +43,7 @@ class UrlElicitationRequiredError extends McpError {
   constructor(elicitations, message = `URL elicitation${elicitations.length > 1 ? 's' : ''} required`) {
     super(ErrorCode.UrlElicitationRequired, message, { elicitations });
   }
-  get elicitations() { return this.data?.elicitations ?? []; }
+  get elicitations() { return /** @type {{ elicitations?: unknown[] } | undefined} */ (this.data)?.elicitations ?? []; }
 }
 
 const LATEST_PROTOCOL_VERSION = '2025-11-25';
