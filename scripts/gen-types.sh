@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Generate oxmcp.types (bindings-python/python/oxmcp/types/_generated.py) from the spec's schema.json
 # with datamodel-code-generator (pinned in scripts/setup.sh), on a base (types/_base.py) that also
-# takes mcp 2.x's snake_case field names. tests/python/test_types.py checks that
+# takes mcp 2.x's snake_case field names. tests/python/test_lowlevel.py checks that
 # running this again changes nothing.
 #   bash scripts/gen-types.sh [OUT]
 set -euo pipefail
