@@ -63,7 +63,7 @@ class ResourceTemplate {
 
 /**
  * What crosses napi for an envelope: a `{result}`'s result as JSON text (one string, parsed once
- * in Rust, instead of an object read property by property across napi: issue 16), any other
+ * in Rust, instead of an object read property by property across napi), any other
  * envelope as it is. A result `JSON.stringify` refuses (a BigInt, a cycle) stays an object, and
  * the native side reports why.
  */
@@ -121,7 +121,7 @@ const NO_SCHEMA = Object.freeze({ json: undefined, zod: undefined });
 /**
  * What `registerTool` returns: the tool's `name`, `remove()` and `update(changes)`. One object
  * per tool with its methods on the prototype, not two closures and their context: a server
- * registering thousands of tools makes them all (issue 18).
+ * registering thousands of tools makes them all.
  */
 class RegisteredTool {
   #server;
@@ -254,7 +254,7 @@ class Server {
   }
 
   /**
-   * Register many tools as one change (issue 18): each item is `{ name, handler, ...config }`
+   * Register many tools as one change: each item is `{ name, handler, ...config }`
    * with `registerTool`'s config keys. All or none: a bad definition, a name already registered
    * or a name twice in the batch throws an error naming the tool, and none of the batch is
    * registered. One registry change: clients get at most one `notifications/tools/list_changed`.

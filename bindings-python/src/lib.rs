@@ -239,7 +239,7 @@ impl NativeServer {
         self.server.add_tool(tool).map_err(build_err)
     }
 
-    /// Add many tools as one change (issue 18): each item is the argument tuple of `add_tool`
+    /// Add many tools as one change: each item is the argument tuple of `add_tool`
     /// `(spec, entry, is_async, timeout_ms, required_scopes, max_concurrency, task_after_ms)`.
     /// All or none: a bad or duplicate one is an error naming it and nothing is added; one
     /// registry version and at most one `notifications/tools/list_changed` for the batch.

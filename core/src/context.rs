@@ -109,7 +109,7 @@ pub(crate) struct InputState {
     pub(crate) pending: Vec<(String, Value)>,
     /// The handler's own state (`set_request_state`).
     pub(crate) user_state: Option<Value>,
-    /// The digest of the call's arguments a sealed state is bound to (issue 11, finding 10).
+    /// The digest of the call's arguments a sealed state is bound to.
     pub(crate) args_digest: crate::server::mrtr::ArgsDigest,
 }
 

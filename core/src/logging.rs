@@ -61,7 +61,7 @@ impl Drop for Telemetry {
 /// raw by `tracing_subscriber`'s default field formatter, so a request that carries CR/LF in a
 /// tool name could append a forged line (`oxmcp::audit: auth caller="admin" outcome="ok"`) to
 /// the log operators trust. Escaping here, once, for every field of every event and span, covers
-/// each field that comes from a request whoever logs it (issue 11, finding 6).
+/// each field that comes from a request whoever logs it.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct EscapedFields;
 

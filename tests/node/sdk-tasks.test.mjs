@@ -1,5 +1,5 @@
-// Issue 17 (Node): the TS SDK v1's `server.experimental.tasks.registerToolTask` on the core's Tasks
-// extension, `extra.sessionId` in every handler (issue 12) and `serverInfo.version` without one,
+// The TS SDK v1's `server.experimental.tasks.registerToolTask` on the core's Tasks
+// extension, `extra.sessionId` in every handler and `serverInfo.version` without one,
 // over real HTTP and stdio with the official v1 SDK client (from .cache/peers-node) on legacy
 // sessions and raw 2026-07-28 requests (the task handle, sessionless calls).
 import { test } from 'node:test';

@@ -433,7 +433,7 @@ class Server:
 
             # `_declare`: capabilities a subclass answers from Python with nothing registered (low-level Server).
             native = _oxmcp.NativeServer(self.info, self.options, self.max_workers, self._declare)
-            # One registry version for every tool registered before serving (issue 18).
+            # One registry version for every tool registered before serving.
             native.add_tools([(t.spec, t, t.is_async, *t.limits) for t in self._tools.values()])
             for r in self._resources.values():
                 native.add_resource(r.spec, r, r.is_async, r.is_template)

@@ -56,7 +56,7 @@ impl<'a> Slot<'a> {
 
 /// The headers a POST's checks read, found in one pass over the request's few headers: a
 /// `HeaderMap` lookup hashes the name and probes, and a modern call made five of them here
-/// (with the guard's two, about 0.5 µs of a call's CPU on a busy server, issue 16).
+/// (with the guard's two, about 0.5 µs of a call's CPU on a busy server).
 #[derive(Clone, Copy, Default)]
 pub(crate) struct PostHeaders<'a> {
     pub(crate) content_type: Slot<'a>,

@@ -92,7 +92,7 @@ impl HttpHandler {
         let Some(name) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
             return Ok(());
         };
-        // The allow-list first (issue 11, finding 9): a tool hidden from the caller is unknown
+        // The allow-list first: a tool hidden from the caller is unknown
         // here too, so its header rules are not checked and a -32020 cannot reveal it; dispatch
         // then answers "Unknown tool" as for any missing one.
         if caller.is_some_and(|c| !c.may_use("tool", name)) {

@@ -1,5 +1,5 @@
-//! Issue 11, finding 10, with the arguments' digest read from the request's body when a state
-//! is sealed or opened (issue 16): a `requestState` opens for the same arguments whatever their
+//! MRTR state bound to the call's arguments, with the arguments' digest read from the request's
+//! body when a state is sealed or opened: a `requestState` opens for the same arguments whatever their
 //! key order or spacing, and for no others; a middleware that changes the arguments on their
 //! way keeps its rounds working.
 

@@ -280,7 +280,8 @@ async fn inline_jwks_and_opaque_verifier() {
     );
 }
 
-/// Issue 11, finding 15: while the JWKS cannot be refetched the cached keys keep working, but
+/// While the JWKS cannot be refetched the cached keys keep working (a revoked key cannot be
+/// learned of then), but
 /// only up to `max_stale` after the last good fetch; then no token verifies until a fetch works.
 #[tokio::test]
 async fn stale_jwks_keys_have_a_hard_limit() {
@@ -318,7 +319,7 @@ async fn stale_jwks_keys_have_a_hard_limit() {
     assert_eq!(tool_call(s.addr, Some(&good), "whoami").await.status, 200);
 }
 
-/// Issue 11, finding 15: JWT callers are told apart by issuer as well as subject, so the same
+/// JWT callers are told apart by issuer as well as subject, so the same
 /// `sub` from two accepted issuers does not share a rate bucket (nor MRTR state).
 #[tokio::test]
 async fn the_same_subject_from_two_issuers_is_two_callers() {
