@@ -29,7 +29,7 @@ use std::sync::{Arc, Mutex};
 
 /// The allocator for this extension module's Rust side: every request allocates some fifty
 /// small blocks, which mimalloc serves in far fewer instructions than the system allocator
-/// (bench/RESULTS.md, sixth session). Host objects stay with the host's own allocator.
+/// (bench/RESULTS.md). Host objects stay with the host's own allocator.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
