@@ -15,7 +15,7 @@
 # OXMCP_STAGES when it is set (the others are left out of the summary):
 #   setup               scripts/setup.sh (skip with OXMCP_SKIP_SETUP=1)
 #   lint                rustfmt, clippy (-D warnings, bindings included), ruff and mypy on the
-#                       Python package, tsc --checkJs on bindings-node/lib, shellcheck on every
+#                       Python package, tsc --checkJs on the Node JS layer, shellcheck on every
 #                       tracked *.sh, cargo-deny (licenses, bans, sources); one check each, a check
 #                       with any finding failed (CONTRIBUTING.md; .pre-commit-config.yaml runs the same)
 #   rust                cargo test over the workspace, minus the binding crates
