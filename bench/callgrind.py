@@ -1,6 +1,6 @@
 """Instructions per request of one server, counted by callgrind: repeatable on a busy machine.
 
-The companion of percall.py (issue 16). CPU time per call moves with the machine's load and
+The companion of percall.py. CPU time per call moves with the machine's load and
 clock; instruction counts do not (the same binary and inputs give the same count within
 ~0.5 %), so a before/after of one change, or of two commits, is read here:
 

@@ -1,6 +1,6 @@
 """Syscalls, context switches and CPU per call of one server over a fixed number of calls, by thread.
 
-The companion of percall.py for the cost of a thread hop (issue 16): `perf stat` of the server's
+The companion of percall.py for the cost of a thread hop: `perf stat` of the server's
 threads (software counters: they work on a VM without a PMU, where `-e instructions` does not,
 and valgrind would serialise the threads whose turn-taking is being measured) around
 `loadgen --max-requests N` after a warm-up run. Server on CPU 0, loadgen on CPU 1 (`-c 16`).

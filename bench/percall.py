@@ -1,6 +1,6 @@
 """CPU per call of one server under a short bounded load, optionally under `perf record`.
 
-The development companion of run.py (issue 16): on a busy machine req/s is noise, but the
+The development companion of run.py: on a busy machine req/s is noise, but the
 server's CPU time per completed request, and a profile, are not. One server, one phase:
 
     python3 bench/percall.py --cmd 'target/release/bench-server --http 127.0.0.1:{port}' --kind add

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Scale-out benchmark (issue 13): what Redis costs, measured inside one run.
+"""Scale-out benchmark: what Redis costs, measured inside one run.
 
     python3 bench/scaleout.py --rounds 3 --duration 5
 

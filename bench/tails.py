@@ -1,6 +1,6 @@
 """Where the tail comes from: p99 / p50 of `tools/call add` at 16 connections, closed and open loop.
 
-Issue 16 asks for p99 ≤ 2× p50 at c=16. run.py's closed loop sends each connection's next
+The target is p99 ≤ 2× p50 at c=16 (bench/RESULTS.md). run.py's closed loop sends each connection's next
 request the moment its answer arrives, so 16 requests always wait on one server core: a request's
 latency is mostly its place in that queue, and the bare hyper server's own p99/p50 is ~3× there.
 That ratio describes the load generator's loop, not the server. This runner measures both:

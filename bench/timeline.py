@@ -1,6 +1,6 @@
 """Where a closed loop's tail comes from: each request's latency, next to the server's CPU schedule.
 
-The companion of percall.py for p99/p50 (issue 16). One server under `taskset -c 0`, bench/loadgen
+The companion of percall.py for p99/p50. One server under `taskset -c 0`, bench/loadgen
 on CPU 1 (`-c 16`), `add` by default. The load generator writes every measured answer
 (`LOADGEN_TRACE`: connection, send time, latency), and `perf record -k CLOCK_MONOTONIC` takes the
 scheduler's switches and wake-ups and the system calls on CPU 0 for a short window, on the same

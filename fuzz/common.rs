@@ -387,9 +387,9 @@ pub fn seeds() -> Vec<Vec<u8>> {
     out
 }
 
-/// The URI-template matcher (issue 11, finding 2): the input is a template and a URI separated
+/// The URI-template matcher: the input is a template and a URI separated
 /// by the first NUL byte. Matching must never panic, must take steps linear in the URI's length,
-/// and a match's simple values never carry a separator or a dot segment (finding 12).
+/// and a match's simple values never carry a separator or a dot segment.
 pub fn uri_template_input(data: &[u8]) {
     let Ok(s) = std::str::from_utf8(data) else {
         return;
@@ -418,7 +418,7 @@ pub fn uri_template_input(data: &[u8]) {
     }
 }
 
-/// The Host/Origin parser behind the DNS-rebinding guard (issue 11, finding 1): never panics,
+/// The Host/Origin parser behind the DNS-rebinding guard: never panics,
 /// and only an IP address that is loopback or the exact name `localhost` counts as loopback.
 pub fn authority_input(data: &[u8]) {
     use oxmcp::transport::authority::{Authority, Host, Origin};

@@ -17,7 +17,7 @@
 # LeakSanitizer reports that live thread's TLS-destructor record (64 bytes in glibc) as a leak.
 # A crash leaves its input in fuzz/artifacts/TARGET/ (replay: cargo fuzz run TARGET FILE).
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 secs="${1:-60}"
 export PATH="$PWD/.cache/cargo-tools/bin:$PATH"
 if ! cargo fuzz --version >/dev/null 2>&1; then
@@ -29,7 +29,7 @@ sanitizer="${OXMCP_FUZZ_SANITIZER:-none}"
 toolchain=()
 [[ $sanitizer == none ]] || toolchain=(+nightly)
 
-cd fuzz
+cd fuzz || exit 2
 passed=0 failed=0
 for t in http_handle stdio_framer uri_template host_origin; do
   leaks=1; [[ $t == stdio_framer ]] && leaks=0

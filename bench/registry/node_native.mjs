@@ -1,4 +1,4 @@
-// What the native layer alone costs per registered tool (issue 18), in-process, no zod, no oxmcp JS:
+// What the native layer alone costs per registered tool, in-process, no zod, no oxmcp JS:
 //
 //   OXMCP_NATIVE=path/to/oxmcp.node node --expose-gc bench/registry/node_native.mjs N
 //

@@ -1,4 +1,4 @@
-// Where a Node server's start and memory go with N generated zod tools (issue 18), in-process:
+// Where a Node server's start and memory go with N generated zod tools, in-process:
 //
 //   node --expose-gc bench/registry/node_phases.mjs N register   # oxmcp registerTool per tool
 //   node --expose-gc bench/registry/node_phases.mjs N zod-only   # build the same zod shapes, register nothing

@@ -1,4 +1,4 @@
-"""Where a Python server's memory goes with N generated tools (issue 18), in-process:
+"""Where a Python server's memory goes with N generated tools, in-process:
 
     python bench/registry/py_phases.py N
 

@@ -7,8 +7,8 @@
 // one POST route, JSON.parse of the body, add/echo/tools/list/server/discover dispatched by hand,
 // the same result shapes written with JSON.stringify. No schema validation, no sessions, no
 // headers checked. Its RSS and CPU are the part of a Node MCP server that no MCP library can
-// remove (issue 16: the Node RSS targets are ratios against the TS SDK, and this row shows how
-// much of the budget Node alone takes). Not an MCP server: a measuring stick.
+// remove (the Node RSS targets are ratios against the TS SDK, and this row shows how much of
+// the budget Node alone takes). Not an MCP server: a measuring stick.
 import http from 'node:http';
 import readline from 'node:readline';
 

@@ -26,8 +26,8 @@ function checkReachable(url) {
   return new Promise((resolve, reject) => {
     const s = net.connect({ host, port });
     s.setTimeout(5000, () => { s.destroy(); reject(new CliError(`cannot connect to ${url}: timed out`)); });
-    s.once('connect', () => { s.destroy(); resolve(); });
-    s.once('error', (e) => reject(new CliError(`cannot connect to ${url}: ${e.code === 'ECONNREFUSED' ? 'connection refused' : e.message}`)));
+    s.once('connect', () => { s.destroy(); resolve(undefined); });
+    s.once('error', (/** @type {NodeJS.ErrnoException} */ e) => reject(new CliError(`cannot connect to ${url}: ${e.code === 'ECONNREFUSED' ? 'connection refused' : e.message}`)));
   });
 }
 

@@ -27,9 +27,9 @@ export function snapshot(root) {
 
 function stop(child) {
   return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    if (child.exitCode !== null || child.signalCode !== null) return resolve(undefined);
     const t = setTimeout(() => child.kill('SIGKILL'), 5000);
-    child.once('exit', () => { clearTimeout(t); resolve(); });
+    child.once('exit', () => { clearTimeout(t); resolve(undefined); });
     child.kill('SIGTERM');
   });
 }

@@ -13,7 +13,10 @@ function appData() {
   return process.env.XDG_CONFIG_HOME || path.join(home, '.config');
 }
 
-/** [file, the key holding the servers, whether entries carry "type": "stdio"]. */
+/**
+ * [file, the key holding the servers, whether entries carry "type": "stdio"].
+ * @returns {[string, string, boolean]}
+ */
 export function configLocation(client) {
   const home = os.homedir();
   switch (client) {

@@ -32,11 +32,13 @@ FLAGS.dev = FLAGS.run;
 const CLIENTS = ['claude-code', 'claude-desktop', 'cursor', 'vscode'];
 const TRANSPORTS = ['stdio', 'http', 'streamable-http'];
 
+/** @returns {never} */
 function usageError(message) {
   process.stderr.write(`${USAGE.split('\n')[0]}\noxmcp: error: ${message}\n`);
   process.exit(2);
 }
 
+/** @returns {never} */
 function fail(message, detail) {
   process.stderr.write(`oxmcp: error: ${message}\n`);
   if (detail) process.stderr.write(`${detail.replace(/\n+$/, '')}\n`);
@@ -74,7 +76,10 @@ async function main(argv) {
   } catch (e) {
     usageError(e.message);
   }
-  const { values: o, positionals: pos } = parsed;
+  // The flags differ per command (FLAGS[verb]): their values are read by name.
+  /** @type {Record<string, any>} */
+  const o = parsed.values;
+  const pos = parsed.positionals;
   const timeout = o.timeout !== undefined ? Number(o.timeout) : 30;
   if (!(timeout > 0)) usageError(`argument --timeout: invalid float value: '${o.timeout}'`);
   if (o.transport !== undefined && !TRANSPORTS.includes(o.transport)) {

@@ -46,7 +46,7 @@ export async function run(target, transport, http, urlPath) {
     // A Python app: the Python CLI serves it.
     const flags = mode === 'stdio' ? [] : ['--http', http || '127.0.0.1:8000', '--path', urlPath];
     const r = spawnSync(python(), ['-m', 'oxmcp', 'run', target, ...flags], { stdio: 'inherit' });
-    if (r.error) throw new CliError(`${target} is a Python app and ${python()} cannot be started: ${r.error.code}`);
+    if (r.error) throw new CliError(`${target} is a Python app and ${python()} cannot be started: ${/** @type {NodeJS.ErrnoException} */ (r.error).code}`);
     process.exit(r.status ?? 1);
   }
   const server = await loadServer(target);

@@ -81,10 +81,10 @@ class InMemoryClient {
     for (const n of notifications) options.onNotification?.(n);
     if (!reply) throw new Error(`no response to ${method} (HTTP ${res.status}): ${text.slice(0, 200)}`);
     if (reply.error) {
-      const e = new McpError(reply.error.code, reply.error.message, reply.error.data);
-      e.status = res.status;
-      e.notifications = notifications;
-      throw e;
+      throw Object.assign(new McpError(reply.error.code, reply.error.message, reply.error.data), {
+        status: res.status,
+        notifications,
+      });
     }
     return { result: reply.result, notifications, status: res.status };
   }

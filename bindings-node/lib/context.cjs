@@ -27,7 +27,7 @@ class Calls {
   /**
    * The answer of call `id` whose handler returned a Promise (`wire`d; null: it failed). The
    * answers settled in one turn cross napi together (`settleMany`, after the microtasks queued
-   * so far): one native call and one wakeup of the runtime for all of them (issue 16).
+   * so far): one native call and one wakeup of the runtime for all of them.
    */
   settle(id, answer) {
     if (this.#ids.length === 0) queueMicrotask(this.#flush);
@@ -120,7 +120,7 @@ class Context {
 
   /**
    * Send `notifications/progress` (a no-op when the request carried no progressToken).
-   * @param {number} progress
+   * @param {number | { progress: number, total?: number, message?: string }} progress
    * @param {number} [total]
    * @param {string} [message]
    */

@@ -3,7 +3,7 @@
  * The native layer's definition structs (`NativeToolDef`, `NativeResourceDef`,
  * `NativeResourceTemplateDef`, `NativePromptDef` in bindings-node/src/defs.rs) from spec-shaped
  * objects. A tool's schemas cross as JSON text: one napi string instead of napi walking the
- * object key by key (issue 18). A member the struct types as a string (or a number) but given as
+ * object key by key. A member the struct types as a string (or a number) but given as
  * something else, and a member the struct does not name, go in `extraJson`, verbatim, so what a
  * definition lists is what it was given.
  */

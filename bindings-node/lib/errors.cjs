@@ -65,10 +65,12 @@ class RegistrationError extends Error {
  * Rethrow a native (napi) error with a JS class. Native errors already carry their kind as
  * `err.code`, set natively by napi from the Rust error's typed status (`src/errors.rs`); this
  * only gives a few codes their JS class, by that code.
+ * @param {any} err whatever a native call threw
  */
 function fromNative(err) {
-  if (!(err instanceof Error) || typeof err.code !== 'string') return err;
-  switch (err.code) {
+  const code = err instanceof Error ? /** @type {{ code?: unknown }} */ (err).code : undefined;
+  if (typeof code !== 'string') return err;
+  switch (code) {
     case 'MCP_ERROR': {
       // The message of an MCP_ERROR is the JSON-RPC error object.
       let e;
@@ -83,7 +85,7 @@ function fromNative(err) {
     case 'DUPLICATE_NAME':
     case 'BAD_URI_TEMPLATE':
     case 'INVALID_DEFINITION':
-      return new RegistrationError(err.message, err.code, err);
+      return new RegistrationError(err.message, code, err);
     default:
       return err;
   }

@@ -94,10 +94,8 @@ function readBody(req, limit) {
     req.on('data', (c) => {
       size += c.length;
       if (size > limit) {
-        const e = new Error('request body too large');
-        e.statusCode = 413;
         req.destroy();
-        reject(e);
+        reject(Object.assign(new Error('request body too large'), { statusCode: 413 }));
         return;
       }
       chunks.push(c);
@@ -195,7 +193,7 @@ async function handleNode(native, req, res, limit, opts = {}) {
         const done = () => {
           res.off('drain', done);
           res.off('close', done);
-          resolve();
+          resolve(undefined);
         };
         res.on('drain', done);
         res.on('close', done);

@@ -52,8 +52,7 @@ function loadNative() {
     if (typeof native.initTelemetry !== 'function') {
       // A module built from older sources: say so rather than fall back to another file.
       const e = new Error(`oxmcp: ${file} is older than this JS layer; rebuild it (\`npm run build:native\`)`);
-      e.code = 'NATIVE_OUTDATED';
-      throw e;
+      throw Object.assign(e, { code: 'NATIVE_OUTDATED' });
     }
     // OXMCP_LOG / OXMCP_LOG_FORMAT and the OTEL_* variables (see docs/SECURITY.md); spans still
     // queued for export are sent before the process exits.
@@ -79,9 +78,7 @@ function notFound(looked, errors) {
     : `oxmcp: no prebuilt native module for this platform (${key}, ${where}); prebuilt: ${supported}. ` +
       'Build it from an oxmcp checkout with `npm install` (needs a Rust toolchain).';
   const e = new Error(`${message}\nlooked for: ${looked.join(', ')}${errors.length ? `\n${errors.join('\n')}` : ''}`);
-  e.code = 'NATIVE_NOT_BUILT';
-  e.platform = key;
-  return e;
+  return Object.assign(e, { code: 'NATIVE_NOT_BUILT', platform: key });
 }
 
 module.exports = { loadNative };

@@ -17,7 +17,7 @@ const { isZodSchema, resolveSchema } = require('./schema.cjs');
  * `plainArgs` does without zod; so the zod object is not kept (a zod schema is several KB of
  * objects per tool: most of what a server with thousands of generated tools held) and equal
  * shapes share one JSON Schema, made once per shape.
- * @returns {{ json: unknown, text?: string, zod: unknown, plain: Array<[string, number]>|undefined, defaults: Array<function>|undefined }}
+ * @returns {{ json: unknown, text?: string, zod: unknown, plain: Array<[string, number]>|undefined, defaults: ReadonlyArray<function>|undefined }}
  */
 function resolveToolInput(schema, what, target) {
   const shape = isZodSchema(schema) ? (plainObject(schema) ? schema._zod.def.shape : undefined) : schema;
@@ -53,6 +53,7 @@ function plainJsonSchema(fields, target = 'draft-2020-12') {
   const required = [];
   for (const [name, type, int, wrapper, dflt, description] of fields) {
     const base = int ? { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER } : { type };
+    /** @type {Record<string, unknown>} */
     let p;
     if (wrapper === '') {
       p = description === undefined ? base : { ...base, description };
@@ -69,6 +70,7 @@ function plainJsonSchema(fields, target = 'draft-2020-12') {
   return out;
 }
 
+/** @type {ReadonlyArray<Function>} */
 const NO_DEFAULTS = Object.freeze([]);
 
 /**

@@ -21,7 +21,8 @@ const SCOPE = '@oxmcp';
 function detectLibc() {
   if (process.platform !== 'linux') return undefined;
   try {
-    const header = process.report.getReport().header;
+    const report = /** @type {{ header: { glibcVersionRuntime?: string } }} */ (process.report.getReport());
+    const header = report.header;
     return header.glibcVersionRuntime ? 'glibc' : 'musl';
   } catch {
     return 'glibc';

@@ -72,7 +72,7 @@ function resolveSchema(schema, io, what, target) {
  * A tool's input schema: `resolveSchema`'s `{ json, zod }`, and for a *plain* zod shape also
  * `text`, `plain` and `defaults` (lib/plain-shape.cjs, loaded by the first zod schema: a server of
  * JSON Schema tools never builds it).
- * @returns {{ json: unknown, text?: string, zod: unknown, plain: Array<[string, number]>|undefined, defaults: Array<function>|undefined }}
+ * @returns {{ json: unknown, text?: string, zod: unknown, plain: Array<[string, number]>|undefined, defaults: ReadonlyArray<function>|undefined }}
  */
 function resolveToolInput(schema, what, target) {
   if (isZodSchema(schema) || isZodRawShape(schema)) return require('./plain-shape.cjs').resolveToolInput(schema, what, target);

@@ -14,6 +14,7 @@ const {
 const results = require('./results.cjs');
 const { Context, Calls } = require('./context.cjs');
 
+/** @type {WeakMap<object, Function>} */
 const COMPLETERS = new WeakMap();
 
 /**
@@ -33,7 +34,7 @@ const SESSIONLESS = Symbol('oxmcp.sessionless');
 /**
  * Mark a zod schema (a prompt argument or template variable) as completable,
  * as the TS SDK's `completable()` does.
- * @template S
+ * @template {object} S
  * @param {S} schema
  * @param {(value: string, context: { arguments: Record<string, string> }) => string[] | Promise<string[]>} complete
  * @returns {S}
@@ -62,7 +63,7 @@ class ResourceTemplate {
 
 /**
  * What crosses napi for an envelope: a `{result}`'s result as JSON text (one string, parsed once
- * in Rust, instead of an object read property by property across napi: issue 16), any other
+ * in Rust, instead of an object read property by property across napi), any other
  * envelope as it is. A result `JSON.stringify` refuses (a BigInt, a cycle) stays an object, and
  * the native side reports why.
  */
@@ -120,7 +121,7 @@ const NO_SCHEMA = Object.freeze({ json: undefined, zod: undefined });
 /**
  * What `registerTool` returns: the tool's `name`, `remove()` and `update(changes)`. One object
  * per tool with its methods on the prototype, not two closures and their context: a server
- * registering thousands of tools makes them all (issue 18).
+ * registering thousands of tools makes them all.
  */
 class RegisteredTool {
   #server;
@@ -253,7 +254,7 @@ class Server {
   }
 
   /**
-   * Register many tools as one change (issue 18): each item is `{ name, handler, ...config }`
+   * Register many tools as one change: each item is `{ name, handler, ...config }`
    * with `registerTool`'s config keys. All or none: a bad definition, a name already registered
    * or a name twice in the batch throws an error naming the tool, and none of the batch is
    * registered. One registry change: clients get at most one `notifications/tools/list_changed`.
@@ -301,9 +302,10 @@ class Server {
     const target = this.#opts.sdk?.schemaTarget;
     const z = emptyShape && this.#opts.sdk ? loadZod() : undefined;
     const input = emptyShape
-      ? { json: z ? resolveSchema(z.object({}), 'input', `tool ${name}: inputSchema`, target).json : EMPTY_INPUT_SCHEMA, zod: undefined, plain: undefined, defaults: undefined }
+      ? { json: z ? resolveSchema(z.object({}), 'input', `tool ${name}: inputSchema`, target).json : EMPTY_INPUT_SCHEMA, text: undefined, zod: undefined, plain: undefined, defaults: undefined }
       : resolveToolInput(config.inputSchema, `tool ${name}: inputSchema`, target);
     const output = config.outputSchema == null ? NO_SCHEMA : resolveSchema(config.outputSchema, 'output', `tool ${name}: outputSchema`, target);
+    /** @type {Record<string, any>} */
     const spec = {
       name,
       ...pick(config, TOOL_LISTED),
@@ -482,6 +484,7 @@ class Server {
     const timeoutMs = metadata.timeoutMs ?? this.#opts.toolTimeoutMs;
     if (uriOrTemplate instanceof ResourceTemplate || (typeof uriOrTemplate === 'string' && /\{[^}]+\}/.test(uriOrTemplate))) {
       const tpl = uriOrTemplate instanceof ResourceTemplate ? uriOrTemplate : new ResourceTemplate(uriOrTemplate);
+      /** @type {Record<string, unknown>} */
       const def = { uriTemplate: tpl.uriTemplate, name, ...meta };
       delete def.size;
       const native = nativeDef('template', def);
@@ -566,6 +569,7 @@ class Server {
     if (typeof handler !== 'function') throw new TypeError(`registerPrompt(${name}): handler must be a function`);
     config = config ?? {};
     const { args, zod, complete } = promptArguments(name, config);
+    /** @type {Record<string, unknown>} */
     const def = { name, ...pick(config, ['title', 'description', 'icons', '_meta']) };
     if (args.length) def.arguments = args;
     const entry = { name, def, handler, zod, hasArgs: args.length > 0 };

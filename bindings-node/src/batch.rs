@@ -1,4 +1,4 @@
-//! The tool dispatcher's hop, batched (issue 16). With one threadsafe-function call per tool
+//! The tool dispatcher's hop, batched. With one threadsafe-function call per tool
 //! call, the server's two busy threads took turns once per call: the tokio worker's
 //! `uv_async_send` woke the JS thread, which (having slept) preempted the worker at once on a
 //! shared core and ran that one call; its answer woke the worker, which preempted the JS thread in

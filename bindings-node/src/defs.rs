@@ -5,7 +5,7 @@
 //! whose shape the spec leaves open (a JSON Schema, `_meta`, annotations) are JSON: a schema
 //! crosses as JSON text (`JSON.stringify` in JS, one napi string), not as a JS object that napi
 //! walks key by key (`napi_get_property_names` + `napi_get_property` per member, most of what
-//! one `addTool` cost: issue 18). `extraJson`: members the struct does not name, kept verbatim
+//! one `addTool` cost). `extraJson`: members the struct does not name, kept verbatim
 //! (a low-level server's list handler may return any).
 
 use crate::errors::{coded, Code, Result};
@@ -176,7 +176,7 @@ impl NativeResourceDef {
 
 /// A resource's `size` as JSON: an integer when it is one (JS numbers are doubles).
 fn size(n: f64) -> Option<Value> {
-    if n.fract() == 0.0 && n >= 0.0 && n < 9_007_199_254_740_992.0 {
+    if n.fract() == 0.0 && (0.0..9_007_199_254_740_992.0).contains(&n) {
         Some(Value::from(n as u64))
     } else {
         serde_json::Number::from_f64(n).map(Value::Number)

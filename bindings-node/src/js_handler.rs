@@ -56,7 +56,7 @@ type CallId = i64;
 
 pub(crate) struct ToolCall {
     /// The arguments as JSON text: one string across napi and one `JSON.parse` in JS, instead
-    /// of an object built property by property with napi calls (issue 16).
+    /// of an object built property by property with napi calls.
     args: String,
     id: CallId,
     name: Arc<str>,

@@ -17,8 +17,8 @@ mod sessions;
 mod telemetry;
 
 /// The allocator for this addon's Rust side: every request allocates some fifty small blocks,
-/// which mimalloc serves in far fewer instructions than the system allocator (bench/RESULTS.md,
-/// sixth session). Host objects stay with the host's own allocator.
+/// which mimalloc serves in far fewer instructions than the system allocator (bench/RESULTS.md).
+/// Host objects stay with the host's own allocator.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -212,7 +212,7 @@ impl NativeServer {
         self.server.add_tool(tool).map_err(errors::build)
     }
 
-    /// Add many tools as one change (issue 18), all handled by the dispatcher
+    /// Add many tools as one change, all handled by the dispatcher
     /// (`setToolDispatcher`): each item is `{ def, timeoutMs?, requiredScopes?,
     /// maxConcurrency?, taskAfterMs? }` as for `addTool(def, null, ..)`. All or none: a bad or
     /// duplicate one is an error naming it and nothing is added; one registry version and at
@@ -512,7 +512,7 @@ impl NativeServer {
 
 impl NativeServer {
     /// One core `Tool` from `addTool`'s arguments (`callee` None: the dispatcher).
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments)] // addTool's options, one by one as JS passes them
     fn tool(
         &self,
         def: NativeToolDef,

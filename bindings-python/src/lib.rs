@@ -29,7 +29,7 @@ use std::sync::{Arc, Mutex};
 
 /// The allocator for this extension module's Rust side: every request allocates some fifty
 /// small blocks, which mimalloc serves in far fewer instructions than the system allocator
-/// (bench/RESULTS.md, sixth session). Host objects stay with the host's own allocator.
+/// (bench/RESULTS.md). Host objects stay with the host's own allocator.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -89,7 +89,7 @@ impl NativeServer {
     }
 
     /// One core `Tool` from `add_tool`'s arguments.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments)] // add_tool's keyword arguments, one by one
     fn tool(
         &self,
         spec: &Bound<'_, PyAny>,
@@ -216,7 +216,7 @@ impl NativeServer {
     /// `timeout_ms`, `required_scopes`, `max_concurrency`: the core's per-tool limits;
     /// `task_after_ms`: the Tasks extension's time budget (`execution.taskSupport` is in `spec`).
     #[pyo3(signature = (spec, entry, is_async, timeout_ms=None, required_scopes=None, max_concurrency=None, task_after_ms=None))]
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments)] // the Python signature above: keyword arguments
     fn add_tool(
         &self,
         spec: &Bound<'_, PyAny>,
@@ -239,11 +239,11 @@ impl NativeServer {
         self.server.add_tool(tool).map_err(build_err)
     }
 
-    /// Add many tools as one change (issue 18): each item is the argument tuple of `add_tool`
+    /// Add many tools as one change: each item is the argument tuple of `add_tool`
     /// `(spec, entry, is_async, timeout_ms, required_scopes, max_concurrency, task_after_ms)`.
     /// All or none: a bad or duplicate one is an error naming it and nothing is added; one
     /// registry version and at most one `notifications/tools/list_changed` for the batch.
-    #[allow(clippy::type_complexity)]
+    #[allow(clippy::type_complexity)] // add_tool's arguments as the tuple Python passes
     fn add_tools(
         &self,
         items: Vec<(
@@ -458,7 +458,7 @@ impl NativeServer {
     /// `query` (without `?`) and `client` (`(host, port)`, as ASGI's scope has them) are what
     /// handlers see of the request (`ctx.get_http_request()`).
     #[pyo3(signature = (method, path, headers, body, query=None, client=None))]
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments)] // the Python signature above: the ASGI request's parts
     fn handle_http<'py>(
         &self,
         py: Python<'py>,

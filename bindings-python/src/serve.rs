@@ -182,7 +182,7 @@ impl BodyStream {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments)] // the ASGI request's parts, as Python passes them
 pub(crate) fn handle<'py>(
     py: Python<'py>,
     handler: HttpHandler,

@@ -96,6 +96,10 @@ pub(crate) enum LogFilter {
     Session(Arc<Mutex<Option<LogLevel>>>),
 }
 
+/// What [`Context::take_pending`] hands over when a call stops for input: the [`InputState`]'s
+/// `pending` requests (taken), its `answers` and its `user_state`.
+pub(crate) type PendingInput = (Vec<(String, Value)>, Map<String, Value>, Option<Value>);
+
 /// Input-request bookkeeping for one call (MRTR on modern requests).
 #[derive(Default)]
 pub(crate) struct InputState {
@@ -105,7 +109,7 @@ pub(crate) struct InputState {
     pub(crate) pending: Vec<(String, Value)>,
     /// The handler's own state (`set_request_state`).
     pub(crate) user_state: Option<Value>,
-    /// The digest of the call's arguments a sealed state is bound to (issue 11, finding 10).
+    /// The digest of the call's arguments a sealed state is bound to.
     pub(crate) args_digest: crate::server::mrtr::ArgsDigest,
 }
 
@@ -439,7 +443,7 @@ impl Context {
             .clone()
     }
 
-    pub(crate) fn take_pending(&self) -> (Vec<(String, Value)>, Map<String, Value>, Option<Value>) {
+    pub(crate) fn take_pending(&self) -> PendingInput {
         let mut st = self.inner.input.lock().unwrap_or_else(|e| e.into_inner());
         (
             std::mem::take(&mut st.pending),

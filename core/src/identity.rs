@@ -22,7 +22,7 @@ impl Caller {
     /// The caller's identity key: what MRTR state and rate-limit buckets are bound to. The
     /// name, qualified by the token's issuer when the caller came from a JWT (`iss` claim), so
     /// the same `sub` from two issuers, or a JWT subject named like a named-token caller, are
-    /// two callers (issue 11, finding 15). Allow-lists and per-caller limits stay keyed by name.
+    /// two callers. Allow-lists and per-caller limits stay keyed by name.
     pub fn key(&self) -> std::borrow::Cow<'_, str> {
         match self
             .claims

@@ -82,7 +82,7 @@ impl RateLimiter {
     /// Take `n` tokens from the bucket `bucket`, under the limit configured for the caller named
     /// `name` (the two differ for JWT callers: the bucket is keyed by issuer and subject, the
     /// per-caller limit by name). All or nothing: `Err(retry_after)` when fewer than `n` are
-    /// left (a batch of `n` calls costs `n`; issue 11, finding 5).
+    /// left (a batch of `n` calls costs `n`).
     pub fn check_keyed(&self, bucket: &str, name: &str, n: u32) -> Result<(), Duration> {
         let limit = self.limit_for(name);
         let need = f64::from(n.max(1));
@@ -117,7 +117,7 @@ impl RateLimiter {
 
 /// Failed authentications allowed per client address by default: bursts of 10, then one every
 /// 6 s (10 a minute). Enough for a client whose token expired to notice; far too slow to guess a
-/// token (issue 11, finding 11).
+/// token.
 pub const DEFAULT_AUTH_FAILURES: RateLimit = RateLimit {
     rate: 1.0 / 6.0,
     burst: 10,

@@ -61,7 +61,7 @@ impl Drop for Telemetry {
 /// raw by `tracing_subscriber`'s default field formatter, so a request that carries CR/LF in a
 /// tool name could append a forged line (`oxmcp::audit: auth caller="admin" outcome="ok"`) to
 /// the log operators trust. Escaping here, once, for every field of every event and span, covers
-/// each field that comes from a request whoever logs it (issue 11, finding 6).
+/// each field that comes from a request whoever logs it.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct EscapedFields;
 
@@ -196,6 +196,8 @@ fn otlp_from_env(
         .unwrap_or_else(|| default_service_name.to_string());
     match crate::otel::Otlp::new(name).provider() {
         Ok(p) => Some(p),
+        // Called before the subscriber is installed: stderr is the only place this can be said.
+        #[allow(clippy::print_stderr)]
         Err(e) => {
             eprintln!("oxmcp: OpenTelemetry export is off: {e}");
             None

@@ -228,7 +228,7 @@ pub(crate) struct ToolEntry {
     pub(crate) name: String,
     /// The `Tool` object minus `inputSchema` and `outputSchema`, as JSON text: ~100 bytes where
     /// the `Value` kept ~0.8 KB (a `BTreeMap` node is ~630 B even for two keys), for each of
-    /// thousands of tools (issue 18). Parsed again only to render a list page.
+    /// thousands of tools. Parsed again only to render a list page.
     pub(crate) def: Box<serde_json::value::RawValue>,
     pub(crate) input: Arc<CompiledSchema>,
     pub(crate) output: Option<Arc<CompiledSchema>>,

@@ -2,7 +2,7 @@
 //! Supports the simple (`{x}`), reserved (`{+x}`), fragment (`{#x}`), label (`{.x}`),
 //! path (`{/x}`) and query (`{?x,y}`, `{&x}`) operators.
 //!
-//! Matching is linear in the URI's length (issue 11, finding 2). Each template compiles once to
+//! Matching is linear in the URI's length. Each template compiles once to
 //! a small NFA program (literals anchored byte by byte; an expression is a greedy run of bytes
 //! outside its operator's stop set; a query part is taken whole when its prefix is there) that a
 //! Pike VM runs over the URI: every (position, instruction) pair is visited at most once, in
@@ -10,7 +10,7 @@
 //! value first) without its quadratic retries and per-try map clones.
 //!
 //! Values are percent-decoded, and a value that would walk out of the template is refused
-//! (finding 12): a simple, label or path expansion (`{x}`, `{.x}`, `{/x}`) never holds a `/`
+//! (a handler may build a path from it): a simple, label or path expansion (`{x}`, `{.x}`, `{/x}`) never holds a `/`
 //! or `\\` after decoding, nor is it `.` or `..` (RFC 6570 level 1 encodes separators, so a
 //! client never sends them there); a reserved, fragment or query value (`{+x}`, `{#x}`,
 //! `{?x}`, `{&x}`, `{;x}`) holds no `..` segment (a handler may join a query value into a path
@@ -149,7 +149,7 @@ impl UriTemplate {
     }
 }
 
-/// Finding 12: may this decoded value stand in for a variable of this operator?
+/// May this decoded value stand in for a variable of this operator?
 fn safe_value(op: Option<char>, v: &str) -> bool {
     match op {
         None | Some('.' | '/') => !v.contains(['/', '\\']) && v != "." && v != "..",
@@ -311,7 +311,7 @@ impl Program {
                     }
                     Inst::Class { stops, comma } => {
                         if let Some(&c) = input.get(pos) {
-                            if !stops.contains(&c) && !(*comma && c == b',') {
+                            if !(stops.contains(&c) || *comma && c == b',') {
                                 self.add(
                                     &mut nlist,
                                     &mut mark,
@@ -337,7 +337,7 @@ impl Program {
 
     /// Follow the epsilon instructions from `pc` at `pos`, queueing the consuming ones (and a
     /// `Match` at the end) in priority order; each instruction at most once per position.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments)] // the VM's state, passed down the recursion by reference
     fn add(
         &self,
         list: &mut Vec<(usize, Vec<usize>)>,
@@ -587,7 +587,7 @@ mod tests {
         );
     }
 
-    /// Is every value of this match acceptable under finding 12 (what the VM adds to the old
+    /// Is every value of this match one [`safe_value`] accepts (what the VM adds to the old
     /// matcher's answer)?
     fn all_safe(t: &UriTemplate, m: &Map<String, Value>) -> bool {
         t.parts.iter().all(|p| match p {
@@ -630,7 +630,7 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
 
-        /// The VM answers what the backtracking matcher answered (minus finding 12's refusals),
+        /// The VM answers what the backtracking matcher answered (minus [`safe_value`]'s refusals),
         /// on URIs built from the pieces templates are made of.
         #[test]
         fn vm_agrees_with_the_backtracking_matcher(t in template_strategy(), uri in uri_strategy()) {

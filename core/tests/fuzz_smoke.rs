@@ -7,11 +7,13 @@ mod common;
 
 use std::time::{Duration, Instant};
 
+// The count and the seed are printed so that a failing run can be replayed (OXMCP_FUZZ_SEED).
+#[allow(clippy::print_stderr)]
 fn run(name: &str, harness: fn(&[u8]), budget: usize, time: Duration) {
     let seed: u64 = std::env::var("OXMCP_FUZZ_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(0x6f78_6d63_70);
+        .unwrap_or(0x6f_78_6d_63_70);
     let mut m = common::Mutator::new(seed);
     let seeds = common::seeds();
     let started = Instant::now();
@@ -40,7 +42,7 @@ fn harnesses_survive_random_inputs() {
     );
     run(
         "stdio_framer",
-        |d| common::stdio_input(d),
+        common::stdio_input,
         400,
         Duration::from_secs(8),
     );

@@ -1,4 +1,4 @@
-//! Lists and `server/discover` over HTTP are serialised once per registry version (issue 16):
+//! Lists and `server/discover` over HTTP are serialised once per registry version:
 //! the kept answer must be the one the core renders afresh (stdio does not keep answers), carry
 //! each request's own id, and change with the registry.
 

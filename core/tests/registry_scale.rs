@@ -1,4 +1,4 @@
-//! Registering many tools does linear work and keeps a few KB per tool (issue 18).
+//! Registering many tools does linear work and keeps a few KB per tool.
 //!
 //! Counted, not timed: a counting global allocator tallies the allocations (and net bytes) made
 //! while the code under test runs, so the machine's load does not enter the figures.

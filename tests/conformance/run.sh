@@ -186,7 +186,7 @@ fi
 
 for rev in $revisions; do
   [[ -f "$SUITE_PKG/requirements/$rev.yaml" ]] ||
-    die "no requirement set '$rev' (the suite has: $(cd "$SUITE_PKG/requirements" && ls -- *.yaml 2>/dev/null | sed 's/\.yaml$//' | tr '\n' ' '))"
+    die "no requirement set '$rev' (the suite has: $(for f in "$SUITE_PKG"/requirements/*.yaml; do [[ -f "$f" ]] && basename "$f" .yaml; done | tr '\n' ' '))"
 done
 
 # ---- output folder -----------------------------------------------------------

@@ -1,4 +1,4 @@
-//! Issue 11 (the security review): one test per finding that is not a plain corpus case (those
+//! The security rules: one test per rule that is not a plain corpus case (those
 //! are in tests/hostile/corpus.json), against the real `everything` server over HTTP.
 
 use crate::harness::*;
@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
 
-/// Finding 2: a URI over the 8 KiB cap is refused with -32602 at once (no template tried), an
+/// A URI over the 8 KiB cap is refused with -32602 at once (no template tried), an
 /// adversarial one under the cap costs microseconds, and a `ping` sent while several clients
 /// keep sending 512 KiB URIs is answered promptly.
 #[tokio::test]
@@ -74,7 +74,7 @@ async fn long_uris_are_refused_at_once_and_ping_stays_prompt() {
     assert!(r.result()["contents"][0].is_object(), "{}", r.body);
 }
 
-/// Finding 12: a template variable that decodes to a path separator or a dot segment matches no
+/// A template variable that decodes to a path separator or a dot segment matches no
 /// template, so no handler sees `../../etc/passwd`; an ordinary encoded value still works.
 #[tokio::test]
 async fn template_values_cannot_walk_out_of_the_template() {
@@ -108,7 +108,7 @@ async fn template_values_cannot_walk_out_of_the_template() {
     assert!(r.body.contains("a b"), "{}", r.body);
 }
 
-/// Finding 6: CR/LF in a request-derived field (here the tool name of an unauthenticated call,
+/// CR/LF in a request-derived field (here the tool name of an unauthenticated call,
 /// which the audit record carries) stays inside that field's text, so no forged line appears.
 #[tokio::test]
 async fn forged_log_lines_stay_inside_their_field() {
@@ -153,7 +153,7 @@ async fn forged_log_lines_stay_inside_their_field() {
     }
 }
 
-/// Finding 13: bound to a non-loopback address without `allowed_hosts`, the server refuses to
+/// Bound to a non-loopback address without `allowed_hosts`, the server refuses to
 /// start and names the option; with `allowed_hosts` it serves those names only; with the explicit
 /// opt-out it starts.
 #[tokio::test]
@@ -255,7 +255,7 @@ async fn post_from(from: &str, addr: &str, token: Option<&str>) -> (u16, String)
     (status, out)
 }
 
-/// Finding 11: refused tokens are limited per client address (10, then 429 + Retry-After before
+/// Refused tokens are limited per client address (10, then 429 + Retry-After before
 /// any token is checked, the right one included); another address is unaffected; requests
 /// without a token do not count.
 #[tokio::test]
@@ -291,7 +291,7 @@ async fn failed_authentications_are_limited_per_client_address() {
     assert_eq!(post_from("127.0.0.2", &s.addr, Some("wrong")).await.0, 401);
 }
 
-/// Finding 15: a plain-http JWKS URL to a non-loopback host is warned about at start-up; a
+/// A plain-http JWKS URL to a non-loopback host is warned about at start-up; a
 /// loopback one is not.
 #[tokio::test]
 async fn plain_http_jwks_off_loopback_is_warned_about() {

@@ -1,4 +1,4 @@
-//! Issue 11, the findings in the call pipeline (allow-lists, subscriptions, batches, listen
+//! The security rules of the call pipeline (allow-lists, subscriptions, batches, listen
 //! caps, session binding, MRTR state), against the real Rust `everything` server over HTTP with
 //! named tokens: alice has allow-lists, bob sees everything.
 
@@ -109,7 +109,7 @@ fn shape(r: &Resp, name: &str) -> (u16, i64, String) {
     (r.status, r.error_code(), msg)
 }
 
-/// Finding 3: `completion/complete` on a hidden resource template is refused exactly as an
+/// `completion/complete` on a hidden resource template is refused exactly as an
 /// unknown one, and its completer does not run; a caller who may see it gets completions.
 #[tokio::test]
 async fn completion_of_a_hidden_resource_template_is_an_unknown_resource() {
@@ -156,7 +156,7 @@ async fn completion_of_a_hidden_resource_template_is_an_unknown_resource() {
     assert!(b.result()["completion"]["values"].is_array(), "{}", b.body);
 }
 
-/// Finding 4: resource-update subscriptions go through the allow-list, on subscribe and on
+/// Resource-update subscriptions go through the allow-list, on subscribe and on
 /// every event: an exact hidden URI and a prefix (`test:`) deliver nothing hidden.
 #[tokio::test]
 async fn subscriptions_never_deliver_hidden_resources() {
@@ -243,7 +243,7 @@ async fn subscriptions_never_deliver_hidden_resources() {
     );
 }
 
-/// Finding 5: a batch is charged one rate-limit token per element, and its length is capped.
+/// A batch is charged one rate-limit token per element, and its length is capped.
 #[tokio::test]
 async fn batches_are_charged_per_element_and_capped() {
     let s = HttpServer::start_with(
@@ -275,7 +275,7 @@ async fn batches_are_charged_per_element_and_capped() {
     assert!(r.body.contains("100"), "{}", r.body);
 }
 
-/// Finding 7: one caller cannot take every listen slot; another caller still gets one.
+/// One caller cannot take every listen slot; another caller still gets one.
 #[tokio::test]
 async fn listen_slots_are_capped_per_caller() {
     let s = start(&[("OXMCP_MAX_LISTENERS_PER_CALLER", "2")]).await;
@@ -294,7 +294,7 @@ async fn listen_slots_are_capped_per_caller() {
     other.expect().await;
 }
 
-/// Finding 8: a legacy session belongs to the caller who created it: another valid token gets
+/// A legacy session belongs to the caller who created it: another valid token gets
 /// 404 on POST, GET and DELETE, as for an unknown session, and the session lives on.
 #[tokio::test]
 async fn a_session_is_bound_to_its_creator() {
@@ -318,7 +318,7 @@ async fn a_session_is_bound_to_its_creator() {
     assert_eq!(r.status, 200, "alice's session survived: {}", r.body);
 }
 
-/// Finding 9: the `Mcp-Param-*` checks of a tool the caller may not see are not run: the
+/// The `Mcp-Param-*` checks of a tool the caller may not see are not run: the
 /// refusal is the one for an unknown tool, not a -32020 that reveals the tool.
 #[tokio::test]
 async fn param_headers_of_a_hidden_tool_reveal_nothing() {
@@ -360,7 +360,7 @@ async fn param_headers_of_a_hidden_tool_reveal_nothing() {
     assert_eq!(b.error_code(), -32020, "{}", b.body);
 }
 
-/// Finding 10: an MRTR `requestState` is bound to the call's arguments and the keys asked
+/// An MRTR `requestState` is bound to the call's arguments and the keys asked
 /// for, and its content is not readable.
 #[tokio::test]
 async fn mrtr_state_is_bound_to_the_arguments_and_unreadable() {

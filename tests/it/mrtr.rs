@@ -169,7 +169,7 @@ async fn tampered_expired_and_replayed_elsewhere_state_is_rejected() {
         b[at] = if b[at] == b'A' { b'B' } else { b'A' };
         String::from_utf8(b).unwrap()
     };
-    // The state is encrypted (issue 11, finding 10): nothing in it is readable, so there is no
+    // The state is encrypted: nothing in it is readable, so there is no
     // body to forge; any changed byte (nonce, ciphertext or tag) fails authentication.
     use base64::Engine;
     let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;

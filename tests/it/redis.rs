@@ -1,4 +1,4 @@
-//! Scale-out on Redis (issue 13) with real processes: a real `redis-server` of the test's own on
+//! Scale-out on Redis with real processes: a real `redis-server` of the test's own on
 //! a free loopback port, and two everything servers sharing it as replicas. What is held here:
 //! a 2026-07-28 stateless call needs no Redis at all (it works with Redis stopped, or never
 //! started); tasks created on one replica are read, answered and cancelled on the other;

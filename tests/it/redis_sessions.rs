@@ -1,4 +1,4 @@
-//! Legacy sessions across replicas (issue 13): three everything servers share one real
+//! Legacy sessions across replicas: three everything servers share one real
 //! `redis-server` (the test's own, on a free loopback port) and one state key, and one
 //! 2025-11-25 session is driven across them with raw HTTP: initialize on A, calls on B, the
 //! elicitation answer POSTed to C, a cancel on another replica than the call (also one that

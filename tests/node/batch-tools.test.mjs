@@ -1,4 +1,4 @@
-// Batch registration (issue 18): Server.addTools over real stdio (tests/node/fixtures/batch.mjs).
+// Batch registration: Server.addTools over real stdio (tests/node/fixtures/batch.mjs).
 // The same cases as tests/python/test_batch_tools.py: N tools in one batch are all listed
 // (paginated), the batch gives one notifications/tools/list_changed, and a bad item refuses the
 // whole batch with an error naming it.

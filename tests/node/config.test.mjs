@@ -54,8 +54,8 @@ test('listener options given to the constructor are the defaults of listen()', a
   }
 });
 
-// Item 6 of issue 10: the native layer throws errors whose `code` napi sets from the Rust error's
-// typed status; nothing in JS parses a "CODE: message" text.
+// The native layer throws errors whose `code` napi sets from the Rust error's typed status, so
+// nothing in JS parses a "CODE: message" text (which a message could forge).
 test('native errors carry err.code natively, synchronous and from a rejected Promise', async () => {
   const { createRequire } = await import('node:module');
   const { loadNative } = createRequire(import.meta.url)(path.join(ROOT, 'bindings-node', 'lib', 'native.cjs'));

@@ -1,4 +1,4 @@
-// Issue 10: protocol rules decided once, in the core. The invalid-arguments text is the core's. Arguments that pass the input schema but fail
+// Protocol rules decided once, in the core. The invalid-arguments text is the core's. Arguments that pass the input schema but fail
 // zod (a refinement JSON Schema cannot express) go to the core as {path, message}; the core renders
 // the same text as for a schema violation, and as the Python binding gives
 // (tests/python/test_core_rules.py): an isError result or -32602 as `validation` says. A list a

@@ -1,5 +1,5 @@
-// Issue 11 (the security review) against the Node everything server over real HTTP: the findings
-// that are not plain corpus cases (those are in tests/hostile/corpus.json). The same checks run
+// The security rules against the Node everything server over real HTTP: those that are not
+// plain corpus cases (those are in tests/hostile/corpus.json). The same checks run
 // against the Rust server (tests/it/hardening.rs) and the Python one (tests/python/test_hardening.py).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -44,7 +44,7 @@ function startWith(env) {
   return { child, url, stderr: () => stderr };
 }
 
-test('finding 2: long URIs are refused at once (-32602) and ping stays prompt', async (t) => {
+test('long URIs are refused at once (-32602) and ping stays prompt', async (t) => {
   const srv = await startHttp(EVERYTHING);
   t.after(() => srv.kill());
   const h = await legacySession(srv.url);
@@ -73,7 +73,7 @@ test('finding 2: long URIs are refused at once (-32602) and ping stays prompt', 
   assert.ok(ok.json.result.contents.length > 0);
 });
 
-test('finding 12: template values cannot walk out of the template', async (t) => {
+test('template values cannot walk out of the template', async (t) => {
   const srv = await startHttp(EVERYTHING);
   t.after(() => srv.kill());
   for (const uri of ['test://template/..%2F..%2Fetc%2Fpasswd/data', 'test://template/%2E%2E/data',
@@ -87,7 +87,7 @@ test('finding 12: template values cannot walk out of the template', async (t) =>
   assert.match(ok.body, /a b/);
 });
 
-test('finding 6: a forged log line stays inside its field (text and JSON)', async (t) => {
+test('a forged log line stays inside its field (text and JSON)', async (t) => {
   const forged = 'nope\r\nFORGED oxmcp::audit: auth caller="admin" outcome="ok"';
   for (const format of ['text', 'json']) {
     const srv = startWith({ OXMCP_LOG: 'warn,oxmcp::audit=info', OXMCP_LOG_FORMAT: format });
@@ -110,7 +110,7 @@ test('finding 6: a forged log line stays inside its field (text and JSON)', asyn
   }
 });
 
-test('finding 13: a non-loopback bind without allowed_hosts refuses to start', async () => {
+test('a non-loopback bind without allowed_hosts refuses to start', async () => {
   const env = { ...process.env };
   delete env.OXMCP_ALLOWED_HOSTS;
   delete env.OXMCP_ALLOW_ANY_HOST;
@@ -126,7 +126,7 @@ test('finding 13: a non-loopback bind without allowed_hosts refuses to start', a
   assert.doesNotMatch(stderr, /listening on/);
 });
 
-test('finding 11: failed authentications are limited per client address (429 + Retry-After)', async (t) => {
+test('failed authentications are limited per client address (429 + Retry-After)', async (t) => {
   const http = await import('node:http');
   const { Server } = await import('oxmcp');
   const s = new Server({ name: 'sec', version: '1', handleSignals: false });
@@ -156,7 +156,7 @@ test('finding 11: failed authentications are limited per client address (429 + R
   assert.equal((await toolsList('127.0.0.2', 'alice-tok')).status, 200);
 });
 
-test('findings 5 and 8: batches are charged per element; a session is bound to its creator', async (t) => {
+test('batches are charged per element; a session is bound to its creator', async (t) => {
   const { Server } = await import('oxmcp');
   const s = new Server({ name: 'sec', version: '1', handleSignals: false });
   s.registerTool('search', { description: 'x' }, () => 'ok');
@@ -182,7 +182,8 @@ test('findings 5 and 8: batches are charged per element; a session is bound to i
   assert.equal((await rpc(url, { jsonrpc: '2.0', id: 2, method: 'ping' }, bob)).status, 200);
 });
 
-// ---- the call-pipeline findings (3, 4, 7, 9, 10) and 15's warning, replayed from the Rust server's
+// ---- the call pipeline's rules (hidden templates, subscriptions, listen slots, Mcp-Param-*
+// headers, MRTR state) and the plain-http JWKS warning, replayed from the Rust server's
 // tests (tests/it/hardening_calls.rs, tests/it/hardening.rs) against the Node everything server:
 // alice has allow-lists, bob sees everything.
 
@@ -263,7 +264,7 @@ async function triggerUpdate(url) {
   assert.ok(r.response.result, r.body);
 }
 
-test('finding 3: completion of a hidden resource template is refused as an unknown resource', async (t) => {
+test('completion of a hidden resource template is refused as an unknown resource', async (t) => {
   const url = await startWithTokens(t);
   const complete = (token, uri) => post(url, 'completion/complete',
     { ref: { type: 'ref/resource', uri }, argument: { name: 'id', value: '1' } }, asCaller(token));
@@ -278,7 +279,7 @@ test('finding 3: completion of a hidden resource template is refused as an unkno
   assert.ok(Array.isArray(b.response.result.completion.values), b.body);
 });
 
-test('finding 4: subscriptions never deliver hidden resources (listen and legacy GET)', async (t) => {
+test('subscriptions never deliver hidden resources (listen and legacy GET)', async (t) => {
   const url = await startWithTokens(t);
   const streams = [];
   t.after(() => streams.forEach((s) => s.close()));
@@ -308,7 +309,7 @@ test('finding 4: subscriptions never deliver hidden resources (listen and legacy
   assert.equal(await get.next(QUIET), undefined, 'the GET stream got a hidden update');
 });
 
-test('finding 7: listen slots are capped per caller', async (t) => {
+test('listen slots are capped per caller', async (t) => {
   const url = await startWithTokens(t, { OXMCP_MAX_LISTENERS_PER_CALLER: '2' });
   const streams = [];
   t.after(() => streams.forEach((s) => s.close()));
@@ -327,7 +328,7 @@ test('finding 7: listen slots are capped per caller', async (t) => {
   assert.ok(await other.next());
 });
 
-test('finding 9: Mcp-Param-* headers of a hidden tool reveal nothing', async (t) => {
+test('Mcp-Param-* headers of a hidden tool reveal nothing', async (t) => {
   const url = await startWithTokens(t);
   const call = (token, name) => post(url, 'tools/call', { name, arguments: { region: 'eu' } }, asCaller(token, { 'mcp-param-region': 'us' }));
   const hidden = await call('alice-tok', 'test_custom_header');
@@ -338,7 +339,7 @@ test('finding 9: Mcp-Param-* headers of a hidden tool reveal nothing', async (t)
   assert.equal(b.response.error.code, -32020, b.body);
 });
 
-test('finding 10: MRTR requestState is bound to the arguments and unreadable', async (t) => {
+test('MRTR requestState is bound to the arguments and unreadable', async (t) => {
   const srv = startWith({});
   t.after(() => { if (srv.child.exitCode === null) srv.child.kill('SIGKILL'); });
   const url = await srv.url;
@@ -366,7 +367,7 @@ test('finding 10: MRTR requestState is bound to the arguments and unreadable', a
   assert.ok(text.includes('Ada') && !text.includes('Eve'), text);
 });
 
-test('finding 15: a plain-http JWKS URL off loopback is warned about at start-up', async () => {
+test('a plain-http JWKS URL off loopback is warned about at start-up', async () => {
   const script = `
     const { Server } = await import('oxmcp');
     const s = new Server({ name: 'jwks', version: '1', handleSignals: false });

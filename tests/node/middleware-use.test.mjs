@@ -1,4 +1,4 @@
-// `server.use(...)` (issue 12) over the real transports, with the official TS client
+// `server.use(...)` over the real transports, with the official TS client
 // (@modelcontextprotocol/client) on legacy sessions and raw 2026-07-28 requests over HTTP: the
 // same cases as tests/python/test_middleware.py — logging (method, params, era, caller), an auth
 // check that short-circuits, result rewriting, a throw that becomes a clean error while the server

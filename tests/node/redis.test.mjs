@@ -1,4 +1,4 @@
-// The Node everything server with a Redis (issue 13), one replica: a 2026-07-28 stateless
+// The Node everything server with a Redis, one replica: a 2026-07-28 stateless
 // tools/call needs no Redis (it works with Redis stopped), /readyz says so and stays ready, and a
 // Redis without a state key is refused naming it. The same core rules as tests/it/redis.rs and
 // tests/python/test_redis.py; a missing redis-server fails (scripts/setup.sh installs it).

@@ -1,4 +1,4 @@
-// Registry scale (issue 18): a plain zod shape is converted once per shape and not kept, its
+// Registry scale: a plain zod shape is converted once per shape and not kept, its
 // arguments shaped as zod would; registering many tools costs the JS heap linearly, a few hundred
 // bytes each. Counted (heap after GC), not timed. The native registry: core/tests/registry_scale.rs.
 import { test } from 'node:test';
@@ -97,9 +97,9 @@ test('registering N zod tools is linear and keeps neither the zod objects nor mu
   const [a, b, c] = [300, 1000, 3000].map((n) => cost(n, 'zod'));
   assert.equal(c.tools, 3000);
   assert.deepEqual(c.zodKept, [false, false, false], "the user's zod field objects (and a default's inner schema) were collected");
-  // What one more tool keeps (the fixed cost of zod's first conversion cancels out). Before
-  // issue 18 a zod tool kept ~13 KB of JS heap: its zod objects and a JSON Schema of its own;
-  // then 1.9 KB, the def of its `.default()` field (with the inner schema); now ~0.8-1 KB.
+  // What one more tool keeps (the fixed cost of zod's first conversion cancels out): ~0.8-1 KB.
+  // The user's zod objects and a JSON Schema of each tool's own would be ~13 KB, the def of a
+  // `.default()` field (with the inner schema) 1.9 KB: the bound below holds neither.
   const late = (c.heap - b.heap) / 2000;
   const early = (b.heap - a.heap) / 700;
   assert.ok(late < 1536, `${late} B of JS heap per tool`);

@@ -1,5 +1,5 @@
-// Issue 17 (Node): the TS SDK v1's `server.experimental.tasks.registerToolTask` on the core's Tasks
-// extension, `extra.sessionId` in every handler (issue 12) and `serverInfo.version` without one,
+// The TS SDK v1's `server.experimental.tasks.registerToolTask` on the core's Tasks
+// extension, `extra.sessionId` in every handler and `serverInfo.version` without one,
 // over real HTTP and stdio with the official v1 SDK client (from .cache/peers-node) on legacy
 // sessions and raw 2026-07-28 requests (the task handle, sessionless calls).
 import { test } from 'node:test';
@@ -112,6 +112,10 @@ test('registerToolTask: the v1 client\'s experimental tasks API (2025-11-25 task
         assert.ok(sum.final._meta['io.modelcontextprotocol/related-task'].taskId);
         assert.equal(text((await stream('batch_export', { rows: 2 })).final), 'exported 2', 'a required task tool runs');
         assert.equal((await stream('flaky_job', {})).final.code, -32603, 'a failed task is an error, as the SDK client reports it');
+        const refused = await client.request({ method: 'tools/call', params: { name: 'slow_sum', arguments: { a: 'x', b: 1 }, task: { ttl: 30_000 } } },
+          (await import(pathToFileURL(createRequire(path.join(PEERS, 'package.json')).resolve('@modelcontextprotocol/sdk/types.js')).href)).CallToolResultSchema);
+        assert.equal(refused.isError, true, 'arguments zod refuses: an error result, no task');
+        assert.match(text(refused), /^Input validation error: a: /);
 
         // Create, list, cancel: the store's task is cancelled and the background work sees it.
         const created = await client.request({ method: 'tools/call', params: { name: 'long_job', arguments: { tag: 'legacy' }, task: { ttl: 30_000 } } },

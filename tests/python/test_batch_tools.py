@@ -1,4 +1,4 @@
-"""Batch registration (issue 18): ``Server.add_tools`` over real stdio (tests/python/apps/batch.py).
+"""Batch registration: ``Server.add_tools`` over real stdio (tests/python/apps/batch.py).
 The same cases as tests/node/batch-tools.test.mjs: N tools in one batch are all listed (paginated),
 the batch gives one ``notifications/tools/list_changed``, and a bad item refuses the whole batch
 with an error naming it."""

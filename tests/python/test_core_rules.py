@@ -1,4 +1,4 @@
-"""Issue 10: protocol rules decided once, in the core. The invalid-arguments text is the core's. Arguments that pass the input schema but
+"""Protocol rules decided once, in the core. The invalid-arguments text is the core's. Arguments that pass the input schema but
 fail pydantic are handed to the core as `{path, message}`; the core renders the same text as for a
 schema violation (and as the Node binding gives, tests/node/invalid-arguments.test.mjs), an
 `isError` result or -32602 as the `validation` option says. A list a tool returns with no

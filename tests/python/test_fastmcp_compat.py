@@ -1,4 +1,4 @@
-"""Unit tests of the FastMCP / MCPServer names (issue 12): each API in-process, through the core."""
+"""Unit tests of the FastMCP / MCPServer names: each API in-process, through the core."""
 
 from __future__ import annotations
 
@@ -210,7 +210,7 @@ def test_http_app_serves_custom_routes_and_mcp() -> None:
 
 
 async def test_add_tools_follows_the_compat_classes_add_tool_rules() -> None:
-    """``add_tools`` items get what ``add_tool`` gives on FastMCP/MCPServer (issue 18): FastMCP's
+    """``add_tools`` items get what ``add_tool`` gives on FastMCP/MCPServer: FastMCP's
     keywords (``tags``; ``enabled=False`` skips the item), MCPServer's ``description: ""`` for an
     undocumented tool, also for one added while serving (it was set after the core had it)."""
 

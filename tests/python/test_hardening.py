@@ -1,5 +1,5 @@
-"""Issue 11 (the security review) against the Python everything server over real HTTP: the
-findings that are not plain corpus cases (those are in tests/hostile/corpus.json). The same
+"""The security rules against the Python everything server over real HTTP: those that are not
+plain corpus cases (those are in tests/hostile/corpus.json). The same
 checks run against the Rust server (tests/it/hardening.rs) and the Node one
 (tests/node/hardening.test.mjs).
 """
@@ -55,7 +55,7 @@ def legacy_session(port: int) -> dict[str, str]:
 
 
 def test_long_uris_are_refused_at_once_and_ping_stays_prompt() -> None:
-    """Finding 2: over the 8 KiB cap, -32602 before any template is tried; ping stays prompt."""
+    """Over the 8 KiB cap, -32602 before any template is tried; ping stays prompt."""
     proc, port = start_python_http(EVERYTHING)
     try:
         session = legacy_session(port)
@@ -96,7 +96,7 @@ def test_long_uris_are_refused_at_once_and_ping_stays_prompt() -> None:
 
 
 def test_template_values_cannot_walk_out_of_the_template() -> None:
-    """Finding 12: `%2F`, `%5C` and dot segments in a {var} match no template."""
+    """`%2F`, `%5C` and dot segments in a {var} match no template."""
     proc, port = start_python_http(EVERYTHING)
     try:
         for uri in ["test://template/..%2F..%2Fetc%2Fpasswd/data", "test://template/%2E%2E/data",
@@ -111,7 +111,7 @@ def test_template_values_cannot_walk_out_of_the_template() -> None:
 
 
 def test_forged_log_lines_stay_inside_their_field() -> None:
-    """Finding 6: CR/LF in a request-derived field never starts a new log line (text and JSON)."""
+    """CR/LF in a request-derived field never starts a new log line (text and JSON)."""
     forged = 'nope\r\nFORGED oxmcp::audit: auth caller="admin" outcome="ok"'
     for fmt in ["text", "json"]:
         proc, port = start_python_http(EVERYTHING, {"OXMCP_LOG": "warn,oxmcp::audit=info", "OXMCP_LOG_FORMAT": fmt})
@@ -134,7 +134,7 @@ def test_forged_log_lines_stay_inside_their_field() -> None:
 
 
 def test_non_loopback_bind_needs_allowed_hosts() -> None:
-    """Finding 13: a non-loopback bind without allowed_hosts refuses to start, naming the option."""
+    """A non-loopback bind without allowed_hosts refuses to start, naming the option."""
     proc = subprocess.run([sys.executable, str(EVERYTHING), "--http", f"0.0.0.0:{free_port()}"],
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=30,
                           env={k: v for k, v in os.environ.items() if not k.startswith("OXMCP_ALLOW")})
@@ -144,7 +144,7 @@ def test_non_loopback_bind_needs_allowed_hosts() -> None:
 
 
 def test_failed_authentications_are_limited_per_client_address() -> None:
-    """Finding 11: 10 refused tokens per address, then 429 + Retry-After before any token is
+    """10 refused tokens per address, then 429 + Retry-After before any token is
     checked (the right one too); another address (127.0.0.2) is still served."""
     port = free_port()
     proc = subprocess.Popen([sys.executable, str(ROOT / "tests/python/apps/secure.py"), "--http", f"127.0.0.1:{port}"],
@@ -192,7 +192,7 @@ def start_secure() -> tuple[subprocess.Popen[bytes], int]:
 
 
 def test_batches_are_charged_per_element() -> None:
-    """Finding 5: a 2025-03-26 batch costs one rate-limit token per element (carol: 0.05/s, burst 3)."""
+    """A 2025-03-26 batch costs one rate-limit token per element (carol: 0.05/s, burst 3)."""
     proc, port = start_secure()
     try:
         batch = [{"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}}
@@ -208,7 +208,7 @@ def test_batches_are_charged_per_element() -> None:
 
 
 def test_a_session_is_bound_to_its_creator() -> None:
-    """Finding 8: another valid token using alice's session gets 404 (POST, GET, DELETE)."""
+    """Another valid token using alice's session gets 404 (POST, GET, DELETE)."""
     proc, port = start_secure()
     try:
         status, h, body = post(port, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
@@ -232,7 +232,8 @@ def test_a_session_is_bound_to_its_creator() -> None:
         stop(proc)
 
 
-# -- the call-pipeline findings (3, 4, 7, 9, 10) and 15's warning, replayed from the Rust server's
+# -- the call pipeline's rules (hidden templates, subscriptions, listen slots, Mcp-Param-*
+# headers, MRTR state) and the plain-http JWKS warning, replayed from the Rust server's
 # tests (tests/it/hardening_calls.rs, tests/it/hardening.rs) against the Python everything server:
 # alice has allow-lists, bob sees everything.
 
@@ -322,7 +323,7 @@ def trigger_update(port: int) -> None:
 
 
 def test_completion_of_a_hidden_resource_template_is_an_unknown_resource() -> None:
-    """Finding 3: completion/complete on a hidden template is refused exactly as an unknown one."""
+    """Completion/complete on a hidden template is refused exactly as an unknown one."""
     proc, port = start_with_tokens()
     try:
         def complete(token: str, uri: str) -> tuple[int, Any]:
@@ -339,7 +340,7 @@ def test_completion_of_a_hidden_resource_template_is_an_unknown_resource() -> No
 
 
 def test_subscriptions_never_deliver_hidden_resources() -> None:
-    """Finding 4: listen (exact URI and a `test:` prefix) and legacy subscribe + GET deliver
+    """Listen (exact URI and a `test:` prefix) and legacy subscribe + GET deliver
     nothing hidden; bob, who may see the resource, gets the update."""
     proc, port = start_with_tokens()
     streams: list[Stream] = []
@@ -376,7 +377,7 @@ def test_subscriptions_never_deliver_hidden_resources() -> None:
 
 
 def test_listen_slots_are_capped_per_caller() -> None:
-    """Finding 7: one caller cannot take every listen slot; another caller still gets one."""
+    """One caller cannot take every listen slot; another caller still gets one."""
     proc, port = start_with_tokens({"OXMCP_MAX_LISTENERS_PER_CALLER": "2"})
     streams: list[Stream] = []
     try:
@@ -399,7 +400,7 @@ def test_listen_slots_are_capped_per_caller() -> None:
 
 
 def test_param_headers_of_a_hidden_tool_reveal_nothing() -> None:
-    """Finding 9: the Mcp-Param-* checks of a hidden tool are not run: the refusal is the one for
+    """The Mcp-Param-* checks of a hidden tool are not run: the refusal is the one for
     an unknown tool, not a -32020; bob, who sees the tool, gets the -32020."""
     proc, port = start_with_tokens()
     try:
@@ -416,7 +417,7 @@ def test_param_headers_of_a_hidden_tool_reveal_nothing() -> None:
 
 
 def test_mrtr_state_is_bound_to_the_arguments_and_unreadable() -> None:
-    """Finding 10: requestState is bound to the call's arguments and the keys asked for, and
+    """RequestState is bound to the call's arguments and the keys asked for, and
     the answers sealed in it are not readable."""
     import base64
     proc, port = start_python_http(EVERYTHING)
@@ -454,7 +455,7 @@ def test_mrtr_state_is_bound_to_the_arguments_and_unreadable() -> None:
 
 
 def test_plain_http_jwks_off_loopback_is_warned_about() -> None:
-    """Finding 15: a plain-http JWKS URL to a non-loopback host is warned about at start-up; a
+    """A plain-http JWKS URL to a non-loopback host is warned about at start-up; a
     loopback one is not."""
     script = (
         "import sys\nfrom oxmcp import Server\n"

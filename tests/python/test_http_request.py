@@ -1,4 +1,4 @@
-"""Issue 12, Python: ``ctx.get_http_request()`` / ``get_http_request()`` / ``get_http_headers()`` and
+"""``ctx.get_http_request()`` / ``get_http_request()`` / ``get_http_headers()`` and
 ``get_access_token()`` with named bearer tokens, over real HTTP (the native listener and the ASGI
 mount under uvicorn) with the official ``mcp`` client; on stdio they raise / are empty as in FastMCP.
 tests/parity/fm_http_request compares the same against FastMCP 4."""

@@ -1,4 +1,4 @@
-"""Issue 17, Python: the SDK's low-level Server, oxmcp.types, McpError(ErrorData), stdio_server, and the
+"""The SDK's low-level Server, oxmcp.types, McpError(ErrorData), stdio_server, and the
 introspection-name clash. Over the wire, tests/parity/ll_* run the same servers on mcp 1.x and oxmcp."""
 
 from __future__ import annotations

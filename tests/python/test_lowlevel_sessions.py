@@ -1,4 +1,4 @@
-"""Issue 17, Python: client notifications reach low-level handlers (mcp 1.x ``notification_handlers`` /
+"""Client notifications reach low-level handlers (mcp 1.x ``notification_handlers`` /
 ``@server.progress_notification()``, mcp 2.x ``on_roots_list_changed=`` / ``on_progress=``), the 2.x
 constructor and snake_case types, and serverInfo.version defaults — each over real stdio or HTTP
 with the official ``mcp`` client. tests/parity/ll_notifications and ll2_server compare the same

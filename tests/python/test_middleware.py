@@ -1,4 +1,4 @@
-"""The core's middleware chain from Python: FastMCP-shaped Middleware classes (issue 12)."""
+"""The core's middleware chain from Python: FastMCP-shaped Middleware classes."""
 
 from __future__ import annotations
 

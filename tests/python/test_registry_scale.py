@@ -1,4 +1,4 @@
-"""Registry scale (issue 18): a plain-typed tool costs no pydantic model, and registering many
+"""Registry scale: a plain-typed tool costs no pydantic model, and registering many
 tools does linear work in a few KB each. Counted (tracemalloc), not timed."""
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ def test_registering_n_tools_is_linear_and_light() -> None:
     assert len(s2.list_tools()) == 3000 and len(s1.list_tools()) == 300
     per_small, per_large = small / 300, large / 3000
     # Python objects per tool (the entry, its FunctionInfo, descriptions); the native registry is
-    # counted in core/tests/registry_scale.rs. Before issue 18 a tool kept ~18 KB here (a model).
+    # counted in core/tests/registry_scale.rs. A pydantic model per tool would be ~18 KB here.
     assert per_large < 4096, f"{per_large:.0f} B of Python heap per tool"
     assert per_large < per_small * 1.5, f"per-tool cost grows with N: {per_small:.0f} -> {per_large:.0f} B"
 

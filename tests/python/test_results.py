@@ -249,7 +249,7 @@ def test_a_list_with_no_output_schema_goes_to_the_core_as_json() -> None:
     (str, ["", "x", "é \"q\" \n"]),
 ])
 def test_plain_returns_built_directly_match_the_normalisation(ret: Any, values: list[Any]) -> None:
-    """The fast path of ``ToolEntry._finish`` (issue 16) gives what ``normalize_tool_result`` gives."""
+    """The fast path of ``ToolEntry._finish`` gives what ``normalize_tool_result`` gives."""
     from oxmcp._results import normalize_tool_result
 
     s = Server("t")

@@ -1,4 +1,4 @@
-"""Issue 12, Python: ``ctx.sample()`` (FastMCP 2–3's spelling, which oxmcp keeps) answered by the official
+"""``ctx.sample()`` (FastMCP 2–3's spelling, which oxmcp keeps) answered by the official
 ``mcp`` client's sampling callback, in both eras (a server→client request on a legacy session, an
 MRTR round on 2026-07-28 requests). tests/parity/mcp1_sampling and mcp2_sampling compare the SDKs'
 ``ctx.session.create_message`` against mcp 1.30 and mcp 2.3."""

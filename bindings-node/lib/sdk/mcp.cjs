@@ -50,6 +50,7 @@ function isRawShape(v) {
 
 class McpServer extends Server {
   /** v2 (`@modelcontextprotocol/server`): zod converted to 2020-12, no `execution` unless given. */
+  /** @type {Readonly<{ schemaTarget: string, taskSupport: boolean }>} */
   static sdkShapes = Object.freeze({ schemaTarget: 'draft-2020-12', taskSupport: false });
   #facade;
   #transports = new Set();
@@ -116,6 +117,7 @@ class McpServer extends Server {
 
   // ---------------------------------------------------------------- registration, SDK signatures
 
+  // @ts-expect-error the SDK's handle (enabled, enable, disable, update, remove), not the base's RegisteredTool
   registerTool(name, config, cb) {
     config = config ?? {};
     const hasInput = config.inputSchema !== undefined && config.inputSchema !== null;
@@ -127,6 +129,7 @@ class McpServer extends Server {
    * v1: `tool(name, cb)`, `tool(name, description, cb)`, `tool(name, paramsShape, cb)`,
    * `tool(name, annotations, cb)`, `tool(name, description, paramsShape, annotations, cb)`, ...
    */
+  // @ts-expect-error the SDK's handle, as registerTool
   tool(name, ...rest) {
     const cb = rest.pop();
     const config = {};

@@ -5,7 +5,7 @@
  * `mergeCapabilities`. Apart from lib/sdk/types.cjs's schema table, so that `import ... from
  * 'oxmcp'` does not build that table: whatever a process allocates while it starts and still
  * holds at V8's first scavenges counts towards growing the young generation, and a grown young
- * generation is resident memory for the life of the process (bench/RESULTS.md, issue 16).
+ * generation is resident memory for the life of the process (bench/RESULTS.md).
  */
 const { McpError: BaseMcpError, ErrorCode: OxErrorCode } = require('../errors.cjs');
 
@@ -43,7 +43,7 @@ class UrlElicitationRequiredError extends McpError {
   constructor(elicitations, message = `URL elicitation${elicitations.length > 1 ? 's' : ''} required`) {
     super(ErrorCode.UrlElicitationRequired, message, { elicitations });
   }
-  get elicitations() { return this.data?.elicitations ?? []; }
+  get elicitations() { return /** @type {{ elicitations?: unknown[] } | undefined} */ (this.data)?.elicitations ?? []; }
 }
 
 const LATEST_PROTOCOL_VERSION = '2025-11-25';

@@ -22,10 +22,21 @@
 // node:crypto is loaded on the first task, not at import: ~5 ms of every server's start.
 const randomBytes = (n) => require('node:crypto').randomBytes(n);
 const { McpError, ErrorCode } = require('../errors.cjs');
-const { isZodRawShape, isZodSchema, loadZod, zodIssues } = require('../schema.cjs');
+const { isZodRawShape, isZodSchema, loadZod } = require('../schema.cjs');
 const { RequestHandlerExtra } = require('./extra.cjs');
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+/**
+ * zod's refusal of a 2025-11-25 task call's arguments, as the SDK's `Input validation error`
+ * result says it. That call is answered from the store by the middleware below, so the core's
+ * own invalid-arguments text is not used for it.
+ */
+function zodIssues(err) {
+  const issues = Array.isArray(err?.issues) ? err.issues : [];
+  if (!issues.length) return String(err?.message ?? err);
+  return issues.slice(0, 10).map((i) => `${(i.path ?? []).join('.') || '(root)'}: ${i.message}`).join('; ');
+}
+
 /** Whether a task status is final. */
 function isTerminal(status) { return TERMINAL.has(status); }
 

@@ -172,4 +172,5 @@ export const {
   UnsubscribeRequestSchema,
   UntitledMultiSelectEnumSchemaSchema,
   UntitledSingleSelectEnumSchemaSchema,
-} = cjs;
+  // The schemas are getters defined by name (Object.defineProperty), which the checker cannot follow.
+} = /** @type {typeof cjs & Record<string, any>} */ (cjs);

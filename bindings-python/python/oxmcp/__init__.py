@@ -28,6 +28,7 @@ from ._errors import (
     ResourceError,
     ToolError,
 )
+from ._fastmcp import FastMCP, MCPServer
 from ._results import (
     Audio,
     EmbeddedResource,
@@ -39,16 +40,36 @@ from ._results import (
     Text,
     ToolResult,
 )
-from ._fastmcp import FastMCP, MCPServer
 from ._server import Server
 
 if TYPE_CHECKING:
     from ._client import Client
 
 __all__ = [
-    "Audio", "Client", "Context", "DefinitionError", "ElicitResult", "EmbeddedResource", "FastMCP", "File", "Image",
-    "InputRequired", "MCPServer", "McpError", "Message", "OxmcpError", "PromptError", "RequestCancelled", "ResourceContents",
-    "ResourceError", "ResourceLink", "RESOURCE_MIME_TYPE", "Server", "Text", "ToolError", "ToolResult",
+    "RESOURCE_MIME_TYPE",
+    "Audio",
+    "Client",
+    "Context",
+    "DefinitionError",
+    "ElicitResult",
+    "EmbeddedResource",
+    "FastMCP",
+    "File",
+    "Image",
+    "InputRequired",
+    "MCPServer",
+    "McpError",
+    "Message",
+    "OxmcpError",
+    "PromptError",
+    "RequestCancelled",
+    "ResourceContents",
+    "ResourceError",
+    "ResourceLink",
+    "Server",
+    "Text",
+    "ToolError",
+    "ToolResult",
 ]
 
 __version__ = "0.1.0"

@@ -7,6 +7,8 @@ import itertools
 import json
 from typing import Any
 
+from typing_extensions import Self
+
 from ._errors import McpError
 
 PROTOCOL_VERSION = "2026-07-28"
@@ -35,12 +37,12 @@ class Client:
         self._ids = itertools.count(1)
         self._native: Any = None
 
-    async def __aenter__(self) -> Client:
+    async def __aenter__(self) -> Self:
         self._native = self.server._build_native()
         self._native.set_loop(asyncio.get_running_loop())
         return self
 
-    async def __aexit__(self, *exc: Any) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         self._native = None
 
     # -- raw -----------------------------------------------------------------------------------

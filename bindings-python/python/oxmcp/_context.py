@@ -6,7 +6,8 @@ import asyncio
 import logging
 import time
 from collections import OrderedDict
-from typing import Any, Generator, Mapping
+from collections.abc import Generator, Mapping
+from typing import Any
 
 from ._errors import InputRequired, McpError, RequestCancelled
 
@@ -36,12 +37,12 @@ _STDIO_SESSION = __import__("uuid").uuid4().hex
 # Session state (ctx.set_state) per legacy session id, least recently used first. Bounded: sessions
 # end without telling Python, so the oldest stores are dropped past this many sessions, and a
 # session's state is dropped after a day unused (FastMCP 4 keeps it for a day too).
-_SESSION_STORES: "OrderedDict[str, tuple[float, dict[str, Any]]]" = OrderedDict()
+_SESSION_STORES: OrderedDict[str, tuple[float, dict[str, Any]]] = OrderedDict()
 _MAX_SESSION_STORES = 10_000
 _SESSION_STATE_TTL_S = 86_400.0
 
 
-def _session_store(ctx: "Context") -> dict[str, Any]:
+def _session_store(ctx: Context) -> dict[str, Any]:
     sid = ctx.session_id or ""
     store = ctx._request_state.get("_oxmcp_store") if ctx.era != "legacy" else None
     if ctx.era != "legacy":
@@ -142,7 +143,9 @@ class Context:
         """``"stdio"`` or ``"streamable-http"`` (None outside a request)."""
         if self._native is None:
             return None
-        t = getattr(self._native, "transport", None)
+        t: str | None = getattr(self._native, "transport", None)
+        if t is None:
+            return None
         return {"http": "streamable-http", "stdio": "stdio"}.get(t, t)
 
     # -- state (FastMCP 4's scope: the legacy session, or this one request on modern) ----------------

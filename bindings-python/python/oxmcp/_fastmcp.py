@@ -18,7 +18,8 @@ import copy
 import logging
 import secrets
 import sys
-from typing import Any, AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any
 
 from ._errors import DefinitionError
 from ._server import Server, option_names
@@ -129,7 +130,7 @@ class FastMCP(Server):
         self._mounted: list[tuple[Server, str | None]] = []
         self._state: dict[str, Any] = {}
         # mcp 1.x FastMCP took the HTTP settings in the constructor; run() uses them.
-        self._http_defaults = {k: v for k, v in (("host", host), ("port", port), ("path", streamable_http_path),
+        self._http_defaults: dict[str, Any] = {k: v for k, v in (("host", host), ("port", port), ("path", streamable_http_path),
                                                  ("json_response", json_response)) if v is not None}
         for fn in tools or ():
             self.add_tool(fn)
@@ -224,14 +225,14 @@ class FastMCP(Server):
             e = copy.copy(entry)
             e.name = f"{prefix}_{name}" if prefix else name
             self._adopt("tool", e.name, e, self._tools)
-        for uri, entry in list(server._resources.items()):
-            e = copy.copy(entry)
-            e.uri = prefix_uri(uri, prefix) if prefix else uri
-            self._adopt("resource", e.uri, e, self._resources)
-        for name, entry in list(server._prompts.items()):
-            e = copy.copy(entry)
-            e.name = f"{prefix}_{name}" if prefix else name
-            self._adopt("prompt", e.name, e, self._prompts)
+        for uri, res_entry in list(server._resources.items()):
+            r = copy.copy(res_entry)
+            r.uri = prefix_uri(uri, prefix) if prefix else uri
+            self._adopt("resource", r.uri, r, self._resources)
+        for name, prompt_entry in list(server._prompts.items()):
+            p = copy.copy(prompt_entry)
+            p.name = f"{prefix}_{name}" if prefix else name
+            self._adopt("prompt", p.name, p, self._prompts)
         for (ref_type, ref), router in server._completions.items():
             new_ref = (f"{prefix}_{ref}" if ref_type == "ref/prompt" else prefix_uri(ref, prefix)) if prefix else ref
             self._completions[(ref_type, new_ref)] = router

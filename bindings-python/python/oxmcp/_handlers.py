@@ -21,7 +21,8 @@ import logging
 import re
 import traceback
 import typing
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pydantic
 
@@ -81,7 +82,7 @@ class _Entry:
             return ("input_required", exc.args[0] if exc.args else None)
         except RequestCancelled:
             return ("cancelled", None)
-        except BaseException as exc:  # noqa: BLE001  every failure becomes a result or an error
+        except BaseException as exc:  # every failure becomes a result or an error
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
             return self._failed(exc)
@@ -328,7 +329,7 @@ class PromptEntry(_Entry):
         values: dict[str, Any] = {}
         for key, value in raw.items():
             field = self.info.arg_model.model_fields.get(key)
-            if field is not None and isinstance(value, str) and field.annotation is not str:
+            if field is not None and field.annotation is not None and isinstance(value, str) and field.annotation is not str:
                 # Prompt arguments travel as strings: accept JSON for structured parameters.
                 try:
                     values[key] = json.loads(value)
@@ -386,7 +387,7 @@ class CompletionEntry(_Entry):
         args: list[Any] = [payload.get("value", "")]
         if self._arity >= 2:
             args.append(dict(payload.get("context") or {}))
-        kwargs = {self._ctx_name: Context(native_ctx, self.server)} if self._ctx_name else {}
+        kwargs: dict[str, Any] = {self._ctx_name: Context(native_ctx, self.server)} if self._ctx_name else {}
         return self.fn(*args, **kwargs)
 
     def call_sync(self, payload: Any, native_ctx: Any = None) -> Outcome:
@@ -427,7 +428,7 @@ def _completion(value: Any) -> dict[str, Any]:
     on values sent (100, with ``total`` and ``hasMore``) is the core's rule, the same in every
     language."""
     if isinstance(value, dict):
-        out = {"values": [str(v) for v in value.get("values", [])]}
+        out: dict[str, Any] = {"values": [str(v) for v in value.get("values", [])]}
         if "total" in value:
             out["total"] = value["total"]
         if "hasMore" in value:

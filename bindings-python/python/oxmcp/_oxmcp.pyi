@@ -1,6 +1,7 @@
 """The private native module: the oxmcp core as the Python layer sees it. Not a public API."""
 
-from typing import Any, Awaitable, Callable, final
+from collections.abc import Awaitable, Callable
+from typing import Any, final
 
 __version__: str
 def check_options(options: dict[str, Any]) -> None: ...

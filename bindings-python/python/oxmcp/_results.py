@@ -5,8 +5,9 @@ from __future__ import annotations
 import base64
 import json
 import mimetypes
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import pydantic
 from pydantic import BaseModel
@@ -260,7 +261,7 @@ def content_list(value: Any) -> list[dict[str, Any]]:
 
 
 def normalize_tool_result(value: Any, *, output_schema: dict[str, Any] | None, wrap: bool,
-                          adapter: pydantic.TypeAdapter[Any] | None = None) -> dict[str, Any]:
+                          adapter: pydantic.TypeAdapter[Any] | None = None) -> dict[str, Any] | CoreList:
     """What a tool returned → ``CallToolResult`` dict (``content``, ``structuredContent``, ``isError``)."""
     if isinstance(value, ToolResult):
         return value.to_dict()

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 _log = logging.getLogger("oxmcp")
 
@@ -16,7 +17,7 @@ _log = logging.getLogger("oxmcp")
 class Job:
     """Handle for one scheduled handler; ``cancel()`` is thread-safe."""
 
-    __slots__ = ("loop", "task", "cancelled")
+    __slots__ = ("cancelled", "loop", "task")
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
@@ -64,13 +65,13 @@ def _outcome(task: asyncio.Task[Any]) -> Any:
     return task.result()
 
 
-def settle(fut: "asyncio.Future[Any]", value: Any) -> None:
+def settle(fut: asyncio.Future[Any], value: Any) -> None:
     """Set a future's result unless it was cancelled meanwhile (runs on the loop thread)."""
     if not fut.done():
         fut.set_result(value)
 
 
-def _settle_either(fut: "asyncio.Future[Any]", ok: bool, value: Any) -> None:
+def _settle_either(fut: asyncio.Future[Any], ok: bool, value: Any) -> None:
     if not fut.done():
         if ok:
             fut.set_result(value)
@@ -78,7 +79,7 @@ def _settle_either(fut: "asyncio.Future[Any]", ok: bool, value: Any) -> None:
             fut.set_exception(value)
 
 
-def deliver(loop: asyncio.AbstractEventLoop, fut: "asyncio.Future[Any]", ok: bool, value: Any) -> None:
+def deliver(loop: asyncio.AbstractEventLoop, fut: asyncio.Future[Any], ok: bool, value: Any) -> None:
     """From a native thread: settle ``fut`` on its loop with a result (``ok``) or an exception."""
     try:
         loop.call_soon_threadsafe(_settle_either, fut, ok, value)

@@ -12,8 +12,9 @@ import functools
 import inspect
 import sys
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -29,7 +30,7 @@ __all__ = ["FunctionInfo", "analyze_function", "inline_defs", "schema_for_type"]
 class _Generator(GenerateJsonSchema):
     """pydantic's generator without the auto-generated field titles ("A", "B", ...)."""
 
-    def field_title_should_be_set(self, schema: Any) -> bool:  # noqa: D401
+    def field_title_should_be_set(self, schema: Any) -> bool:
         return False
 
 
@@ -346,7 +347,7 @@ def analyze_function(
     if not callable(fn):
         raise DefinitionError(f"{fn!r} is not callable")
     target = fn
-    is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
+    is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(type(fn).__call__)
     try:
         hints = _plain_hints(target)
         if hints is None:
@@ -447,7 +448,7 @@ def analyze_function(
     if adapter is None and ret not in (inspect.Signature.empty,) and out_schema is not None:
         try:
             adapter = TypeAdapter(ret)
-        except Exception:
+        except Exception:  # noqa: BLE001  a type pydantic cannot adapt: the result is converted without it
             adapter = None
     return FunctionInfo(
         fn=fn,
@@ -485,7 +486,8 @@ def _pydantic_typeddict(tp: Any) -> Any:
             fields[key] = typing_extensions.Required[hint]
         else:
             fields[key] = typing_extensions.NotRequired[hint]
-    rebuilt = typing_extensions.TypedDict(tp.__name__, fields)  # type: ignore[operator]
+    # A TypedDict built at run time from another's hints: mypy checks only literal TypedDict calls.
+    rebuilt = typing_extensions.TypedDict(tp.__name__, fields)  # type: ignore[misc]
     rebuilt.__doc__ = tp.__doc__
     return rebuilt
 

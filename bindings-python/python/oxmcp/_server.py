@@ -7,11 +7,11 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterable
-from typing import Any, Callable, TypeVar, overload
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar, overload
 
-from ._handlers import CompletionEntry, PromptEntry, ResourceEntry, ToolEntry, _Entry
 from ._errors import DefinitionError
+from ._handlers import CompletionEntry, PromptEntry, ResourceEntry, ToolEntry, _Entry
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -108,6 +108,8 @@ class Server:
         self.debug = debug
         self.max_workers = max_workers or min(32, (os.cpu_count() or 1) + 4)
         self.options: dict[str, Any] = options
+        # Capabilities a subclass answers from Python with nothing registered (the low-level Server).
+        self._declare: list[str] | None = None
         self._tools: dict[str, ToolEntry] = {}
         self._resources: dict[str, ResourceEntry] = {}
         self._prompts: dict[str, PromptEntry] = {}
@@ -430,8 +432,8 @@ class Server:
             from . import _oxmcp
 
             # `_declare`: capabilities a subclass answers from Python with nothing registered (low-level Server).
-            native = _oxmcp.NativeServer(self.info, self.options, self.max_workers, getattr(self, "_declare", None))
-            # One registry version for every tool registered before serving (issue 18).
+            native = _oxmcp.NativeServer(self.info, self.options, self.max_workers, self._declare)
+            # One registry version for every tool registered before serving.
             native.add_tools([(t.spec, t, t.is_async, *t.limits) for t in self._tools.values()])
             for r in self._resources.values():
                 native.add_resource(r.spec, r, r.is_async, r.is_template)
@@ -476,7 +478,7 @@ class Server:
         native = self._build_native()
         loop = asyncio.get_running_loop()
         stop = asyncio.Event()
-        installed: list[int] = []
+        installed: list[signal.Signals] = []
         # Handlers first: a signal that arrives as soon as the port is open must stop us cleanly.
         if _signals and threading.current_thread() is threading.main_thread() and sys.platform != "win32":
             for sig in (signal.SIGINT, signal.SIGTERM):

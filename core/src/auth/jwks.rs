@@ -2,7 +2,7 @@
 //! `kid` (key rotation) at most once per `min_refresh`, and after `max_age` in any case. When
 //! refetching fails the cached keys stay in use, but never longer than `max_stale` after the
 //! last good fetch: a key the issuer revoked (and can no longer tell us about, because its JWKS
-//! endpoint is down or blocked) must not verify tokens forever (issue 11, finding 15).
+//! endpoint is down or blocked) must not verify tokens forever.
 
 use super::AuthFuture;
 use bytes::Bytes;

@@ -324,23 +324,37 @@ impl Auth {
     }
 }
 
-/// The token of an `Authorization: Bearer <token>` header (RFC 6750 §2.1).
-/// `Err(())`: several Authorization headers or a malformed one.
-pub fn bearer_token(headers: &HeaderMap) -> Result<Option<&str>, ()> {
+/// Several `Authorization` headers, or one that is not `<scheme> <credentials>` in visible
+/// ASCII, or a bearer token outside RFC 6750's `b64token` characters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct MalformedAuthorization;
+
+impl std::fmt::Display for MalformedAuthorization {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("malformed Authorization header")
+    }
+}
+
+impl std::error::Error for MalformedAuthorization {}
+
+/// The token of an `Authorization: Bearer <token>` header (RFC 6750 §2.1); `Ok(None)` when
+/// there is no such header or it names another scheme.
+pub fn bearer_token(headers: &HeaderMap) -> Result<Option<&str>, MalformedAuthorization> {
     let mut all = headers.get_all(header::AUTHORIZATION).iter();
     let Some(v) = all.next() else { return Ok(None) };
     if all.next().is_some() {
-        return Err(());
+        return Err(MalformedAuthorization);
     }
-    let v = v.to_str().map_err(|_| ())?;
-    let (scheme, token) = v.trim().split_once(' ').ok_or(())?;
+    let v = v.to_str().map_err(|_| MalformedAuthorization)?;
+    let (scheme, token) = v.trim().split_once(' ').ok_or(MalformedAuthorization)?;
     if !scheme.eq_ignore_ascii_case("bearer") {
         return Ok(None);
     }
     let token = token.trim();
     let b64token = |c: char| c.is_ascii_alphanumeric() || "-._~+/=".contains(c);
     if token.is_empty() || !token.chars().all(b64token) {
-        return Err(());
+        return Err(MalformedAuthorization);
     }
     Ok(Some(token))
 }
@@ -357,7 +371,7 @@ impl Authenticator for Auth {
                     tracing::info!(target: "oxmcp::audit", outcome = "unauthorized", reason = "no bearer token", "auth");
                     return Err(self.unauthorized(None, "Missing bearer token"));
                 }
-                Err(()) => {
+                Err(MalformedAuthorization) => {
                     tracing::info!(target: "oxmcp::audit", outcome = "unauthorized", reason = "malformed Authorization header", "auth");
                     return Err(
                         self.unauthorized(Some("invalid_token"), "Malformed Authorization header")

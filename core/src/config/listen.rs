@@ -211,10 +211,11 @@ impl ListenOptions {
         if let Some(per) = &o.allow {
             for (caller, a) in per {
                 let list = |s: &Option<Strings>| s.as_ref().map(|s| s.0.clone());
-                let mut allow = Allow::default();
-                allow.tools = list(&a.tools);
-                allow.resources = list(&a.resources);
-                allow.prompts = list(&a.prompts);
+                let allow = Allow {
+                    tools: list(&a.tools),
+                    resources: list(&a.resources),
+                    prompts: list(&a.prompts),
+                };
                 auth = auth.allow(caller.clone(), allow);
             }
         }

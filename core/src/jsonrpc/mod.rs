@@ -41,6 +41,9 @@ pub(crate) struct Request {
 /// What a transport reads first: a batch, or one message's members. A message object's
 /// envelope is matched member by member as it is parsed, so no map is built for it (a map of
 /// four owned keys per request, only to be taken apart again by [`Envelope::classify`]).
+// Read and taken apart at once, never stored: boxing the envelope would add an allocation to
+// every request to save stack space for a moment.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Incoming {
     Batch(Vec<Value>),
     One(Envelope),

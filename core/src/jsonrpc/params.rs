@@ -4,7 +4,7 @@
 //! and `arguments`, which the pipeline takes out of the params at once. As map entries they cost
 //! two owned keys, a B-tree node (allocated per request for these two alone), two inserts when
 //! read and two removals when taken: three allocations and about 1,500 instructions of a
-//! ~37,000 instruction `tools/call` (issue 16). Kept in their own slots (one small box), the
+//! ~37,000 instruction `tools/call`. Kept in their own slots (one small box), the
 //! reader fills them without a key and the pipeline takes them without a search. Everything
 //! else (`uri`, `cursor`, `requestState`, `task`, ...) stays in the map.
 //!

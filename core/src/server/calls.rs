@@ -159,7 +159,7 @@ impl Server {
             }
             (r.handler.clone(), Map::new())
         } else if let Some((t, vars)) = {
-            // The allow-list first (issue 11, finding 2): a caller allowed the URI may read it
+            // The allow-list first: a caller allowed the URI may read it
             // through any template; otherwise only the templates it may use are even tried, so
             // a caller costs no matching work on templates hidden from it.
             let uri_ok = self.may_use(env, "resource", &uri);
@@ -262,8 +262,8 @@ impl Server {
             Some("ref/resource") => {
                 let uri = r.get("uri").and_then(Value::as_str).unwrap_or_default();
                 self.check_uri_len(uri)?;
-                // A template or resource hidden from the caller is unknown to it (finding 3):
-                // same answer, and its completer does not run.
+                // A template or resource hidden from the caller is unknown to it: the same answer
+                // (so a refusal cannot reveal it), and its completer does not run.
                 let visible = self.may_use(env, "resource", uri);
                 match reg.templates.get(uri).filter(|_| visible) {
                     Some(t) => t.completion.clone(),
@@ -499,7 +499,7 @@ impl Server {
         }))
     }
 
-    /// The URI length cap (issue 11, finding 2): -32602 before any per-template work.
+    /// The URI length cap: -32602 before any per-template work.
     pub(super) fn check_uri_len(&self, uri: &str) -> Result<(), McpError> {
         let max = self.inner.options.max_uri_len;
         if uri.len() > max {

@@ -182,7 +182,7 @@ impl Server {
                 "JSON-RPC batches are not supported in this protocol version",
             ));
         }
-        // A batch is that many requests at once (issue 11, finding 5): capped.
+        // A batch is that many requests at once: capped.
         let max = self.inner.options.max_batch_len;
         if batch.len() > max {
             return Err(McpError::invalid_request(format!(

@@ -27,7 +27,7 @@ pub(crate) struct EventFilter {
     meta: Option<Value>,
     /// `taskIds` (the Tasks extension): the caller's own tasks whose status changes it gets.
     tasks: Option<(String, Vec<String>)>,
-    /// Whose allow-list every resource update goes through (issue 11, finding 4): an exact
+    /// Whose allow-list every resource update goes through: an exact
     /// URI or a prefix subscription never delivers a resource the caller may not read.
     caller: Option<crate::identity::Caller>,
 }
@@ -139,7 +139,7 @@ impl Drop for ListenerSlot {
 }
 
 /// A place under the global cap and, for an authenticated caller, under the per-caller cap
-/// (issue 11, finding 7: one caller cannot take every slot).
+/// (one caller cannot take every slot).
 fn take_slot(
     inner: &Arc<super::Inner>,
     caller: Option<&crate::identity::Caller>,

@@ -65,7 +65,7 @@ pub(crate) struct Inner {
     /// Children of `abort` that live as long as the server, so that its list of children is
     /// never empty. tokio-util shrinks that list once it is three-quarters empty, so with few
     /// requests in flight every request's token freed it and the next one allocated it again:
-    /// one `malloc`/`free` pair per request on the shared parent's lock (issue 16).
+    /// one `malloc`/`free` pair per request on the shared parent's lock.
     _abort_ballast: Vec<CancellationToken>,
     pub(crate) listeners: std::sync::atomic::AtomicUsize,
     /// Open listener streams per authenticated caller (identity key), under
@@ -518,7 +518,7 @@ impl Server {
 /// Tools to add as one change ([`Server::tool_batch`]). Each tool is compiled as it is pushed,
 /// and its definition's schemas are shared with the equal ones already compiled, so a batch of
 /// thousands holds one descriptor per tool, not every tool's schema JSON until the end (which
-/// glibc keeps as RSS after it is freed: 7.9 KB per tool in a Python server of 5,000, issue 18).
+/// glibc keeps as RSS after it is freed: 7.9 KB per tool in a Python server of 5,000).
 /// Dropped without [`ToolBatch::commit`]: nothing is added.
 pub struct ToolBatch {
     server: Server,

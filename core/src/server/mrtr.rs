@@ -2,7 +2,7 @@
 //! method, the primitive's name, the caller, a hash of the call's arguments and the input keys
 //! the server asked for, and expiring. The client only echoes it: it can neither read it (the
 //! answers it carries from earlier rounds may be a user's private input) nor change it, nor
-//! move it to another call, tool, caller or set of arguments (issue 11, finding 10).
+//! move it to another call, tool, caller or set of arguments.
 //!
 //! Replay: a state stays valid until it expires (`ServerOptions::state_ttl`, 10 min by
 //! default), and the server keeps no record of states it has seen (so that any replica can
@@ -55,7 +55,7 @@ pub(crate) fn args_digest(args: Option<&Value>) -> [u8; 32] {
 /// The [`args_digest`] a call's state is bound to, as far as it is known yet. Only a call that
 /// seals a state (its handler asked for input) or opens one (a retry) needs it, and few calls
 /// do; computing it for every call (a canonical walk and a SHA-256) cost about 0.4 µs of a
-/// `tools/call`'s CPU on a busy server (issue 16). So a request whose HTTP body is that message
+/// `tools/call`'s CPU on a busy server. So a request whose HTTP body is that message
 /// alone keeps the body (it is in the request's `HttpRequestInfo` already), and the digest is
 /// taken from it when it is needed.
 #[derive(Clone)]
@@ -236,7 +236,7 @@ impl StateSealer {
             )
             .map_err(|_| rejected())?;
         let mut v: Value = serde_json::from_slice(&plain).map_err(|_| rejected())?;
-        if !v["x"].as_u64().is_some_and(|x| x >= now_secs()) {
+        if v["x"].as_u64().is_none_or(|x| x < now_secs()) {
             return Err(rejected());
         }
         let asked = v["k"]

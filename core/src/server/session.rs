@@ -29,10 +29,9 @@ pub(crate) struct LegacySession {
     /// This session's requests, for `notifications/cancelled` sent on another POST.
     pub(crate) in_flight: Arc<Cancellable>,
     /// The caller that created the session (`initialize`), or on another replica the caller
-    /// that loaded it (same identity key); its allow-list filters the session's events
-    /// (issue 11, finding 4).
+    /// that loaded it (same identity key); its allow-list filters the session's events.
     pub(crate) owner: Option<crate::identity::Caller>,
-    /// `Caller::key()` of the creator: only it may use the session (issue 11, finding 8).
+    /// `Caller::key()` of the creator: only it may use the session.
     pub(crate) owner_key: Option<String>,
     /// Where messages the server starts outside a request go: stdout on stdio, the open GET
     /// stream on HTTP (none while no stream is open). See `initiated.rs`.

@@ -151,7 +151,7 @@ impl Server {
         Outcome::Result(Value::Object(m))
     }
 
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments)] // the finished call and where it came from, each read once
     async fn settle_task(
         &self,
         rq: &RequestInfo,

@@ -2,7 +2,7 @@
 //! what a value *is* (an IP address, or a registered name) rather than on how it starts. A name
 //! such as `127.attacker.example` is a name that an attacker's DNS can point anywhere, so only an
 //! address that parses as an IP and `is_loopback()`, or the exact name `localhost`, counts as
-//! loopback (issue 11, finding 1).
+//! loopback.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 

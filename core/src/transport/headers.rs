@@ -15,7 +15,7 @@ pub(crate) const MCP_SESSION_ID: HeaderName = HeaderName::from_static("mcp-sessi
 
 /// A header value, trimmed; `None` when absent; `Err` when not visible ASCII or repeated (two
 /// `Mcp-Name`s could let an intermediary and this server each read a different one).
-pub(crate) fn get<'a>(h: &'a HeaderMap, name: impl AsHeaderName) -> Option<Result<&'a str, ()>> {
+pub(crate) fn get(h: &HeaderMap, name: impl AsHeaderName) -> Option<Result<&str, ()>> {
     let mut slot = Slot::default();
     for v in h.get_all(name).iter().take(2) {
         slot.see(v);
@@ -56,7 +56,7 @@ impl<'a> Slot<'a> {
 
 /// The headers a POST's checks read, found in one pass over the request's few headers: a
 /// `HeaderMap` lookup hashes the name and probes, and a modern call made five of them here
-/// (with the guard's two, about 0.5 µs of a call's CPU on a busy server, issue 16).
+/// (with the guard's two, about 0.5 µs of a call's CPU on a busy server).
 #[derive(Clone, Copy, Default)]
 pub(crate) struct PostHeaders<'a> {
     pub(crate) content_type: Slot<'a>,

@@ -96,7 +96,7 @@ impl HttpResponse {
     ///
     /// Its new header map is sized for a request's headers: hyper parses the connection's next
     /// request into the map of the response it wrote, and a map built for one header grew on
-    /// every request (issue 16). A request's own answer reuses the request's map instead
+    /// every request. A request's own answer reuses the request's map instead
     /// ([`Self::json_bytes_in`]).
     pub(crate) fn json_bytes(status: StatusCode, body: Vec<u8>) -> Self {
         Self::json_with(status, body, HeaderMap::with_capacity(12))
@@ -105,7 +105,7 @@ impl HttpResponse {
     /// when nothing else holds the request any more. Its entries (1,248 bytes for twelve, over
     /// glibc's per-thread cache limit, so each such block takes malloc's slower path) then serve
     /// the response, and hyper parses the connection's next request into them: no map is made
-    /// and none freed per request (issue 16).
+    /// and none freed per request.
     pub(crate) fn json_bytes_in(status: StatusCode, body: Vec<u8>, mut headers: HeaderMap) -> Self {
         headers.clear();
         Self::json_with(status, body, headers)
@@ -368,7 +368,7 @@ impl HttpHandler {
     }
 
     /// Take `n` rate-limit tokens for `caller` (each request costs one; a batch one per
-    /// element, issue 11 finding 5), or the 429 to answer. Buckets are keyed by the caller's
+    /// element), or the 429 to answer. Buckets are keyed by the caller's
     /// identity key (issuer + subject for JWTs), per-caller limits by name.
     pub(super) async fn charge(&self, caller: Option<&Caller>, n: u32) -> Result<(), HttpResponse> {
         let Some(limiter) = self.config.rate_limit.as_ref().filter(|_| n > 0) else {

@@ -92,7 +92,7 @@ impl HttpHandler {
         let Some(name) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
             return Ok(());
         };
-        // The allow-list first (issue 11, finding 9): a tool hidden from the caller is unknown
+        // The allow-list first: a tool hidden from the caller is unknown
         // here too, so its header rules are not checked and a -32020 cannot reveal it; dispatch
         // then answers "Unknown tool" as for any missing one.
         if caller.is_some_and(|c| !c.may_use("tool", name)) {
@@ -142,6 +142,9 @@ impl HttpHandler {
     /// exact name `localhost`. Without `allowed_hosts` only loopback names pass, wherever the
     /// server is bound, unless `allow_any_host` opts out of the check explicitly.
     /// `host_header` and `origin_header`: the first value of each, if sent.
+    // The refusal is the response itself, built once per refused request: a Box would only move
+    // it to the heap.
+    #[allow(clippy::result_large_err)]
     pub(super) fn guard(
         &self,
         host_header: Option<&HeaderValue>,

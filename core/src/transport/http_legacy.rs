@@ -119,7 +119,7 @@ impl HttpHandler {
     }
 
     /// A legacy (2025-03-26) JSON-RPC batch; the server decides what a batch may hold.
-    /// A batch is as many requests as it has elements (issue 11, finding 5): it is charged one
+    /// A batch is as many requests as it has elements: it is charged one
     /// rate-limit token per element (the POST itself paid for the first; the server caps the
     /// length).
     pub(super) async fn batch(&self, batch: Vec<Value>, env: impl Fn() -> Env) -> HttpResponse {

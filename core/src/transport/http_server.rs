@@ -27,7 +27,7 @@ use tokio::time::Instant;
 ///
 /// Why not hyper's own `header_read_timeout`: it boxes a timer, enters it in tokio's timer wheel
 /// and takes it out again on every request, about 1 µs a call on the bare hyper server (8 % of
-/// its CPU per `tools/call`, issue 16). Here a request costs two stores and one clock read, and
+/// its CPU per `tools/call`). Here a request costs two stores and one clock read, and
 /// one timer per connection ([`watch`]) wakes at most once per `header_timeout` to check.
 struct ConnClock {
     born: Instant,
@@ -85,7 +85,7 @@ async fn watch(clock: Arc<ConnClock>, timeout: Duration) {
 /// `GracefulShutdown::watch` around the connection: both poll every watcher whenever the task
 /// wakes, and it wakes at least twice per request (the head readable, the answer written). Those
 /// polls (a timer's, a `Notified`'s, select's own) were 877 of a `tools/call`'s 35,300
-/// instructions (issue 16). Here the watchers have a waker of their own and are polled only
+/// instructions. Here the watchers have a waker of their own and are polled only
 /// after it fired; the connection is polled as before.
 struct ConnTask<C> {
     conn: C,
@@ -108,7 +108,7 @@ struct ConnTask<C> {
 /// The task's waker is kept (woken by reference, not taken as `AtomicWaker::wake` takes it), so
 /// the task registers it once rather than on every poll: registering cost two atomic
 /// read-modify-writes a poll, and a request is about two polls, while the watchers fire about
-/// once per `header_timeout` (issue 16).
+/// once per `header_timeout`.
 struct Woke {
     fired: std::sync::atomic::AtomicBool,
     task: std::sync::Mutex<Option<std::task::Waker>>,
@@ -326,7 +326,7 @@ async fn read_request(
     Ok((req, query))
 }
 
-/// The start-up rule for a server reachable from other machines (issue 11, finding 13).
+/// The start-up rule for a server reachable from other machines.
 pub(crate) fn check_exposure(config: &HttpConfig) -> std::io::Result<()> {
     if config.addr.ip().to_canonical().is_loopback() {
         return Ok(());

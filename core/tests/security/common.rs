@@ -21,9 +21,10 @@ pub(crate) const MODERN: &str = "2026-07-28";
 /// The tests run one at a time: several capture the audit record with a thread-scoped
 /// subscriber, and tracing's callsite-interest cache can miss an event when another thread
 /// registers the same callsite at that moment.
-pub(crate) fn serial() -> std::sync::MutexGuard<'static, ()> {
-    static SERIAL: Mutex<()> = Mutex::new(());
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+/// A tokio mutex, as the guard is held across the test's awaits (and no panic poisons it).
+pub(crate) async fn serial() -> tokio::sync::MutexGuard<'static, ()> {
+    static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    SERIAL.lock().await
 }
 
 // ---- a tiny client ---------------------------------------------------------------------

@@ -49,7 +49,7 @@ async fn https_jwks(name: &str, keys: Arc<Mutex<Value>>, fetches: Arc<AtomicUsiz
 
 #[tokio::test]
 async fn jwks_over_https_trusts_ssl_cert_file_and_checks_the_name() {
-    let _serial = serial();
+    let _serial = serial().await;
     // The client's trust store is built once per process, at its first https request.
     std::env::set_var("SSL_CERT_FILE", tls_file("ca.pem"));
     let keys = Arc::new(Mutex::new(json!({"keys": [jwk("k1", K1_X)]})));

@@ -4,7 +4,7 @@ use super::common::*;
 
 #[tokio::test]
 async fn rate_limit_per_caller() {
-    let _serial = serial();
+    let _serial = serial().await;
     let cfg = HttpConfig::new(loopback())
         .auth(Arc::new(Auth::new().tokens(tokens())))
         .rate_limit(RateLimit::per_second(0.5, 2));
@@ -46,7 +46,7 @@ fn blocking_tool(
 
 #[tokio::test]
 async fn concurrency_caps() {
-    let _serial = serial();
+    let _serial = serial().await;
     let (started, release) = (
         Arc::new(tokio::sync::Notify::new()),
         Arc::new(tokio::sync::Notify::new()),
@@ -106,7 +106,7 @@ async fn concurrency_caps() {
 /// answer, not the 503, because preparing comes before the guard.
 #[tokio::test]
 async fn every_handler_kind_takes_the_in_flight_permit_after_prepare() {
-    let _serial = serial();
+    let _serial = serial().await;
     let (started, release) = (
         Arc::new(tokio::sync::Notify::new()),
         Arc::new(tokio::sync::Notify::new()),
@@ -160,7 +160,7 @@ impl Drop for SetOnDrop {
 
 #[tokio::test]
 async fn timed_out_call_answers_is_error_and_cancels_the_handler() {
-    let _serial = serial();
+    let _serial = serial().await;
     let cap = Capture::default();
     let _g = tracing::subscriber::set_default(cap.subscriber());
     let dropped = Arc::new(AtomicBool::new(false));
@@ -210,7 +210,7 @@ async fn timed_out_call_answers_is_error_and_cancels_the_handler() {
 
 #[tokio::test]
 async fn header_caps_and_slow_requests() {
-    let _serial = serial();
+    let _serial = serial().await;
     let cfg = HttpConfig::new(loopback())
         .max_headers(20)
         .header_timeout(Duration::from_millis(300))
@@ -276,7 +276,7 @@ async fn header_caps_and_slow_requests() {
 #[tokio::test]
 async fn header_deadline_spares_slow_requests_and_closes_idle_keep_alive() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let _serial = serial();
+    let _serial = serial().await;
     let deadline = Duration::from_millis(300);
     let slow = Tool::new("slow", json!({"type":"object"})).handler(
         |_a: Map<String, Value>, _c: Context| async {
@@ -366,7 +366,7 @@ async fn header_deadline_spares_slow_requests_and_closes_idle_keep_alive() {
 /// `HttpResponse::json_bytes_in`).
 #[tokio::test]
 async fn responses_carry_none_of_the_request_headers() {
-    let _serial = serial();
+    let _serial = serial().await;
     let s = serve(
         demo_server(ServerOptions::default()),
         HttpConfig::new(loopback()),
@@ -403,7 +403,7 @@ async fn responses_carry_none_of_the_request_headers() {
 /// malformed params are, the server serving on.
 #[tokio::test]
 async fn handlers_see_meta_as_sent_and_bad_meta_is_refused() {
-    let _serial = serial();
+    let _serial = serial().await;
     let echo_meta = Tool::new("meta", json!({"type":"object"})).handler(
         |_a: Map<String, Value>, c: Context| async move {
             let seen = json!({"meta": c.meta(), "progress": c.progress_token()});
@@ -487,7 +487,7 @@ async fn handlers_see_meta_as_sent_and_bad_meta_is_refused() {
 #[tokio::test]
 async fn shutdown_answers_the_request_in_hand_and_closes_the_rest() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let _serial = serial();
+    let _serial = serial().await;
     let slow = Tool::new("slow", json!({"type": "object"})).handler(
         |_a: Map<String, Value>, _c: Context| async {
             tokio::time::sleep(Duration::from_millis(400)).await;

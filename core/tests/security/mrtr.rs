@@ -1,5 +1,5 @@
-//! Issue 11, finding 10, with the arguments' digest read from the request's body when a state
-//! is sealed or opened (issue 16): a `requestState` opens for the same arguments whatever their
+//! MRTR state bound to the call's arguments, with the arguments' digest read from the request's
+//! body when a state is sealed or opened: a `requestState` opens for the same arguments whatever their
 //! key order or spacing, and for no others; a middleware that changes the arguments on their
 //! way keeps its rounds working.
 
@@ -79,7 +79,7 @@ fn retry(state: &str) -> String {
 
 #[tokio::test]
 async fn a_state_opens_for_the_same_arguments_in_any_order_and_for_no_others() {
-    let _g = serial();
+    let _g = serial().await;
     let s = serve(ask_server(), HttpConfig::new(loopback())).await;
     let state = state_of(&ask(s.addr, 1, r#"{"a":1,"b":2}"#, "").await);
     for (i, same) in [
@@ -103,7 +103,7 @@ async fn a_state_opens_for_the_same_arguments_in_any_order_and_for_no_others() {
 
 #[tokio::test]
 async fn a_middleware_that_changes_the_arguments_keeps_its_rounds_working() {
-    let _g = serial();
+    let _g = serial().await;
     let server = ask_server();
     server.add_middleware(Arc::new(Double));
     let s = serve(server, HttpConfig::new(loopback())).await;

@@ -15,7 +15,7 @@ pub(crate) fn protected() -> ProtectedResource {
 
 #[tokio::test]
 async fn rfc9728_document_and_challenges() {
-    let _serial = serial();
+    let _serial = serial().await;
     let auth = Auth::new().tokens(tokens()).resource(protected());
     let s = serve(
         demo_server(ServerOptions::default()),
@@ -153,7 +153,7 @@ where
 
 #[tokio::test]
 async fn jwt_validation_against_a_served_jwks() {
-    let _serial = serial();
+    let _serial = serial().await;
     let keys = Arc::new(Mutex::new(json!({"keys": [jwk("k1", K1_X)]})));
     let fetches = Arc::new(AtomicUsize::new(0));
     let jwks = jwks_server(keys.clone(), fetches.clone()).await;
@@ -251,7 +251,7 @@ async fn jwt_validation_against_a_served_jwks() {
 
 #[tokio::test]
 async fn inline_jwks_and_opaque_verifier() {
-    let _serial = serial();
+    let _serial = serial().await;
     let jwks = json!({"keys": [jwk("k1", K1_X)]});
     let auth = Auth::new()
         .jwt(JwtValidator::with_jwks(ISSUER, RESOURCE, &jwks).unwrap())
@@ -280,11 +280,12 @@ async fn inline_jwks_and_opaque_verifier() {
     );
 }
 
-/// Issue 11, finding 15: while the JWKS cannot be refetched the cached keys keep working, but
+/// While the JWKS cannot be refetched the cached keys keep working (a revoked key cannot be
+/// learned of then), but
 /// only up to `max_stale` after the last good fetch; then no token verifies until a fetch works.
 #[tokio::test]
 async fn stale_jwks_keys_have_a_hard_limit() {
-    let _serial = serial();
+    let _serial = serial().await;
     let keys = Arc::new(Mutex::new(json!({"keys": [jwk("k1", K1_X)]})));
     let fetches = Arc::new(AtomicUsize::new(0));
     let jwks = jwks_server(keys.clone(), fetches.clone()).await;
@@ -318,11 +319,11 @@ async fn stale_jwks_keys_have_a_hard_limit() {
     assert_eq!(tool_call(s.addr, Some(&good), "whoami").await.status, 200);
 }
 
-/// Issue 11, finding 15: JWT callers are told apart by issuer as well as subject, so the same
+/// JWT callers are told apart by issuer as well as subject, so the same
 /// `sub` from two accepted issuers does not share a rate bucket (nor MRTR state).
 #[tokio::test]
 async fn the_same_subject_from_two_issuers_is_two_callers() {
-    let _serial = serial();
+    let _serial = serial().await;
     const OTHER: &str = "https://other-idp.example.com";
     let jwks = json!({"keys": [jwk("k1", K1_X)]});
     let validator = JwtValidator::with_jwks(ISSUER, RESOURCE, &jwks)

@@ -4,7 +4,7 @@ use super::common::*;
 
 #[tokio::test]
 async fn traceparent_from_meta_continues_the_trace() {
-    let _serial = serial();
+    let _serial = serial().await;
     let cap = Capture::default();
     let _g = tracing::subscriber::set_default(cap.subscriber());
     let s = serve(
@@ -43,7 +43,7 @@ async fn traceparent_from_meta_continues_the_trace() {
 
 #[tokio::test]
 async fn auth_forces_private_cache_hints() {
-    let _serial = serial();
+    let _serial = serial().await;
     let mut o = ServerOptions::default();
     o.cache_default = oxmcp::CacheHint {
         ttl_ms: 1000,

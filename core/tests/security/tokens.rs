@@ -4,7 +4,7 @@ use super::common::*;
 
 #[tokio::test]
 async fn tokens_accepted_refused_and_rotated() {
-    let _serial = serial();
+    let _serial = serial().await;
     let auth = Arc::new(Auth::new().tokens(tokens()));
     let s = serve(
         demo_server(ServerOptions::default()),
@@ -69,7 +69,7 @@ async fn tokens_accepted_refused_and_rotated() {
 
 #[tokio::test]
 async fn allow_lists_filter_lists_and_refuse_like_unknown() {
-    let _serial = serial();
+    let _serial = serial().await;
     let s = serve(
         demo_server(ServerOptions::default()),
         HttpConfig::new(loopback()).auth(Arc::new(Auth::new().tokens(tokens()))),
@@ -154,7 +154,7 @@ async fn allow_lists_filter_lists_and_refuse_like_unknown() {
 
 #[tokio::test]
 async fn caller_reaches_handler_and_audit_record() {
-    let _serial = serial();
+    let _serial = serial().await;
     let cap = Capture::default();
     let _g = tracing::subscriber::set_default(cap.subscriber());
     let s = serve(

@@ -1,4 +1,4 @@
-"""A server for the batch registration tests (issue 18): ``add_tools`` before serving and, through
+"""A server for the batch registration tests: ``add_tools`` before serving and, through
 the ``add_batch`` tool, while serving. Pages of 50 tools.
 
     python batch.py            (stdio)

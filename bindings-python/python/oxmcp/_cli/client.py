@@ -269,7 +269,7 @@ def call_cmd(target: Target, tool: str, pairs: list[str], args_json: str | None,
         result = _run(go())
     except CliError:
         raise
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001  whatever failed, the CLI reports it as its own error
         err = getattr(e, "error", None)
         msg = getattr(err, "message", None) or str(e)
         raise CliError(f"tools/call {tool} failed: {msg}") from None

@@ -86,7 +86,7 @@ def install(client: str, target: str, name: str | None, env_pairs: list[str], pr
         if text.strip():
             try:
                 data = json.loads(text)
-            except json.JSONDecodeError as e:
+            except json.JSONDecodeError:
                 raise CliError(f"{path} is not valid JSON; not touching it") from None
         if not isinstance(data, dict):
             raise CliError(f"{path} does not hold a JSON object; not touching it")

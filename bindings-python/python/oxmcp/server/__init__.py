@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["FastMCP", "MCPServer", "Server", "ServerRequestContext", "NotificationOptions", "InitializationOptions"]
+__all__ = ["FastMCP", "InitializationOptions", "MCPServer", "NotificationOptions", "Server", "ServerRequestContext"]
 
 
 def __getattr__(name: str) -> Any:

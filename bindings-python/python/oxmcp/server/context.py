@@ -1,9 +1,12 @@
 """``fastmcp.server.context`` / ``mcp.server.mcpserver.context``: the handler ``Context``; and
 ``mcp.server.context.ServerRequestContext`` (mcp 2.x), what a low-level handler gets as ``ctx``."""
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._context import Context
+
+if TYPE_CHECKING:
+    from .lowlevel.server import _LLRequestContext as ServerRequestContext
 
 __all__ = ["Context", "ServerRequestContext"]
 

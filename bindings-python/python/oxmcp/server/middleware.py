@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from .._compat_ctx import AttrDict
 from .._context import Context
@@ -65,7 +66,7 @@ class MiddlewareContext:
     type: str = "request"
     timestamp: float = field(default_factory=time.time)
 
-    def copy(self, **kwargs: Any) -> "MiddlewareContext":
+    def copy(self, **kwargs: Any) -> MiddlewareContext:
         return replace(self, **kwargs)
 
 
@@ -217,7 +218,7 @@ class MiddlewareEntry:
             return ("mcp_error", (-32603, str(exc), None))
         except McpError as exc:
             return ("mcp_error", (exc.code, exc.message, exc.data))
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             import logging
 
             logging.getLogger("oxmcp").error("middleware %r raised", self.middleware, exc_info=exc)

@@ -7,7 +7,8 @@ tokens: ``await server.run(read, write, options)`` with them serves stdio native
 from __future__ import annotations
 
 import contextlib
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 __all__ = ["StdioStream", "stdio_server"]
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from .._errors import McpError as _OxmcpMcpError
-from ..types import ElicitRequestURLParams, ErrorData  # noqa: F401  (the SDK module re-exports them)
+from ..types import ElicitRequestURLParams, ErrorData  # the SDK module re-exports them
 
-__all__ = ["ElicitRequestURLParams", "ErrorData", "McpError", "MCPError", "UrlElicitationRequiredError"]
+__all__ = ["ElicitRequestURLParams", "ErrorData", "MCPError", "McpError", "UrlElicitationRequiredError"]
 
 
 class McpError(_OxmcpMcpError):

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ._generated import *  # noqa: F403
+from ._generated import *
 from ._generated import (
     ClientCapabilities,
     CompleteRequestParams,

@@ -7,7 +7,7 @@ from enum import Enum
 from typing import Any, Dict, Literal
 
 from oxmcp.types._base import SpecModel
-from pydantic import AnyUrl, Base64Str, ConfigDict, Field, RootModel, confloat
+from pydantic import AnyUrl, Base64Str, ConfigDict, Field, RootModel
 
 
 class Model(RootModel[Any]):
@@ -473,21 +473,27 @@ class ModelPreferences(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    costPriority: confloat(ge=0.0, le=1.0) | None = Field(
+    costPriority: float | None = Field(
         None,
         description='How much to prioritize cost when selecting a model. A value of 0 means cost\nis not important, while a value of 1 means cost is the most important\nfactor.',
+        ge=0.0,
+        le=1.0,
     )
     hints: list[ModelHint] | None = Field(
         None,
         description='Optional hints to use for model selection.\n\nIf multiple hints are specified, the client MUST evaluate them in order\n(such that the first match is taken).\n\nThe client SHOULD prioritize these hints over the numeric priorities, but\nMAY still use the priorities to select from ambiguous matches.',
     )
-    intelligencePriority: confloat(ge=0.0, le=1.0) | None = Field(
+    intelligencePriority: float | None = Field(
         None,
         description='How much to prioritize intelligence and capabilities when selecting a\nmodel. A value of 0 means intelligence is not important, while a value of 1\nmeans intelligence is the most important factor.',
+        ge=0.0,
+        le=1.0,
     )
-    speedPriority: confloat(ge=0.0, le=1.0) | None = Field(
+    speedPriority: float | None = Field(
         None,
         description='How much to prioritize sampling speed (latency) when selecting a model. A\nvalue of 0 means speed is not important, while a value of 1 means speed is\nthe most important factor.',
+        ge=0.0,
+        le=1.0,
     )
 
 
@@ -1217,9 +1223,11 @@ class Annotations(SpecModel):
         None,
         description='The moment the resource was last modified, as an ISO 8601 formatted string.\n\nShould be an ISO 8601 formatted string (e.g., "2025-01-12T15:00:58Z").\n\nExamples: last activity timestamp in an open file, timestamp when the resource\nwas attached, etc.',
     )
-    priority: confloat(ge=0.0, le=1.0) | None = Field(
+    priority: float | None = Field(
         None,
         description='Describes how important this data is for operating the server.\n\nA value of 1 means "most important," and indicates that the data is\neffectively required, while 0 means "least important," and indicates that\nthe data is entirely optional.',
+        ge=0.0,
+        le=1.0,
     )
 
 

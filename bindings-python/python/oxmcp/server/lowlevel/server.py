@@ -28,7 +28,8 @@ import base64
 import contextlib
 import contextvars
 import json
-from typing import Any, AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
+from typing import Any, ClassVar
 
 from ..._compat_ctx import RequestContext
 from ..._context import Context
@@ -138,7 +139,7 @@ class _NativeSessionAdapter:
                 body[_camel(k)] = _dump(v)
         return types.CreateMessageResult.model_validate(await self._request("sampling/createMessage", body))
 
-    async def elicit(self, message: str, requestedSchema: dict[str, Any], related_request_id: Any = None) -> Any:  # noqa: N803
+    async def elicit(self, message: str, requestedSchema: dict[str, Any], related_request_id: Any = None) -> Any:
         from ... import types
 
         raw = await self._request("elicitation/create", {"mode": "form", "message": message,
@@ -242,10 +243,9 @@ def _params_model(method: str, params: Any) -> Any:
     cls = _PARAMS_TYPES.get(method)
     data = params if isinstance(params, dict) else {}
     if cls is not None:
-        try:
+        # A shape the generated model refuses is handed over as the dict.
+        with contextlib.suppress(Exception):
             return cls.model_validate(data)
-        except Exception:  # noqa: BLE001  a shape the generated model refuses: hand over the dict
-            pass
     return AttrDict(data)
 
 
@@ -253,7 +253,7 @@ class Server:
     """``Server(name, version=None, instructions=None, lifespan=...)`` with the SDK's decorators."""
 
     def __init__(self, name: str, version: str | None = None, instructions: str | None = None,
-                 lifespan: Callable[["Server"], Any] = lifespan, *, website_url: str | None = None,
+                 lifespan: Callable[[Server], Any] = lifespan, *, website_url: str | None = None,
                  icons: list[Any] | None = None, title: str | None = None, description: str | None = None,
                  cache_hints: Any = None, get_tool_input_schema: Any = None, **options: Any) -> None:
         from ..._server import Server as CoreServer
@@ -284,7 +284,9 @@ class Server:
                                 **options)
         if description is not None:
             self._core.info["description"] = description
-        self._core._declare = []
+        # Capabilities answered from Python with nothing registered in the core (see _set_handler).
+        self._declared: list[str] = []
+        self._core._declare = self._declared
         from .._lowlevel_link import LowLevelLink
 
         self._link = LowLevelLink(self)
@@ -305,8 +307,8 @@ class Server:
         self.request_handlers[method] = func
         kind = method.split("/", 1)[0]
         # The core keeps what it owns for these (resources/subscribe's table) only for a declared capability.
-        if kind in ("resources", "prompts") and kind not in self._core._declare:
-            self._core._declare.append(kind)
+        if kind in ("resources", "prompts") and kind not in self._declared:
+            self._declared.append(kind)
 
     def list_tools(self) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         return self._register("tools/list")
@@ -355,7 +357,7 @@ class Server:
         return decorator
 
     # -- mcp 2.x: handlers given to the constructor, or added by method ------------------------------------
-    _V2_METHODS: dict[str, str] = {
+    _V2_METHODS: ClassVar[dict[str, str]] = {
         "on_list_tools": "tools/list", "on_call_tool": "tools/call", "on_list_resources": "resources/list",
         "on_list_resource_templates": "resources/templates/list", "on_read_resource": "resources/read",
         "on_subscribe_resource": "resources/subscribe", "on_unsubscribe_resource": "resources/unsubscribe",
@@ -516,8 +518,6 @@ class Server:
 
     async def _run_notification(self, found: tuple[Callable[..., Any], Any], session: Any, method: str,
                                 params: Any) -> None:
-        from ... import types
-
         handler, key = found
         params = params if isinstance(params, dict) else {}
         try:
@@ -530,7 +530,7 @@ class Server:
                 if params:
                     body["params"] = params
                 await handler(cls.model_validate(body) if cls is not None else _attr(body))
-        except Exception as exc:  # noqa: BLE001  as the SDK: logged, never sent
+        except Exception as exc:  # as the SDK: logged, never sent
             import logging
 
             logging.getLogger("oxmcp").error("notification handler for %s raised", method, exc_info=exc)
