@@ -11,6 +11,7 @@
 
 pub mod apps;
 pub mod auth;
+pub mod bus;
 mod client_requests;
 pub mod config;
 pub mod context;
@@ -38,6 +39,7 @@ pub mod tool;
 pub mod transport;
 pub mod uri_template;
 
+pub use bus::{Event, EventBus, InMemoryBus};
 pub use context::{Context, InputRequest};
 pub use error::{BuildError, ErrorCode, HandlerError, McpError, ToolError};
 pub use handler::{
@@ -50,7 +52,6 @@ pub use protocol::{
     ResourceContents, ToolResult,
 };
 pub use resource::{Resource, ResourceTemplate};
-pub use server::bus::{Event, EventBus, InMemoryBus};
 pub use server::middleware::{Middleware, MiddlewareRequest, MiddlewareResult, Next};
 pub use server::options::{CacheHint, CacheScope, ServerOptions, ValidationMode};
 pub use server::{
