@@ -38,9 +38,9 @@ from collections import defaultdict
 LAYERS: list[tuple[str, list[str]]] = [
     # Spec types and parsed values: nothing of the crate below them.
     ("vocabulary", ["protocol", "schema", "identity", "uri_template"]),
-    # Errors, the JSON-RPC envelope, requests to the client, and the change events the server,
-    # the tasks and Redis publish and hear.
-    ("wire", ["error", "jsonrpc", "client_requests", "bus"]),
+    # Errors, the JSON-RPC envelope, what a request carries besides its message, requests to
+    # the client, and the change events the server, the tasks and Redis publish and hear.
+    ("wire", ["error", "jsonrpc", "request", "client_requests", "bus"]),
     # What a handler sees and what primitives are built from; tasks sit under the Context that
     # links a call to its task.
     ("handlers", ["apps", "tasks", "context", "handler", "tool", "resource", "prompt"]),

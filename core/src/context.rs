@@ -112,7 +112,7 @@ pub(crate) struct InputState {
 pub(crate) struct ContextInner {
     pub(crate) request_id: Value,
     /// The transport the request arrived on.
-    pub(crate) transport: crate::server::Transport,
+    pub(crate) transport: crate::request::Transport,
     /// The legacy session's id (`Mcp-Session-Id`); None on stdio, modern requests and stateless HTTP.
     pub(crate) session_id: Option<String>,
     pub(crate) method: std::borrow::Cow<'static, str>,
@@ -123,7 +123,7 @@ pub(crate) struct ContextInner {
     /// A legacy request's (its session's); `None` for a modern one, read from `meta`.
     pub(crate) client_capabilities: Option<Value>,
     pub(crate) caller: Option<Caller>,
-    pub(crate) http: Option<Arc<crate::transport::http::HttpRequestInfo>>,
+    pub(crate) http: Option<Arc<crate::request::HttpRequestInfo>>,
     pub(crate) meta: Arc<crate::protocol::RequestMeta>,
     pub(crate) cancel: CancellationToken,
     pub(crate) progress_token: Option<Value>,
@@ -173,7 +173,7 @@ impl Context {
         self.inner.era
     }
     /// The transport the request arrived on (compat layers report it, e.g. FastMCP's `ctx.transport`).
-    pub fn transport(&self) -> crate::server::Transport {
+    pub fn transport(&self) -> crate::request::Transport {
         self.inner.transport
     }
     /// The legacy HTTP session's id; None on stdio (one implicit session), modern and stateless requests.
@@ -200,7 +200,7 @@ impl Context {
     }
     /// The HTTP request that carried this message (method, path, query, headers, peer); `None`
     /// on stdio and in-process. What FastMCP's `get_http_request()` reads.
-    pub fn http_request(&self) -> Option<&crate::transport::http::HttpRequestInfo> {
+    pub fn http_request(&self) -> Option<&crate::request::HttpRequestInfo> {
         self.inner.http.as_deref()
     }
     /// The request's `_meta` object.

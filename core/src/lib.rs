@@ -31,6 +31,7 @@ pub mod prompt;
 pub mod protocol;
 #[cfg(feature = "redis")]
 pub mod redis;
+mod request;
 pub mod resource;
 pub mod schema;
 pub mod server;

@@ -14,7 +14,7 @@
 use crate::error::McpError;
 use crate::jsonrpc::Params;
 use crate::protocol::Era;
-use crate::transport::http::HttpRequestInfo;
+use crate::request::HttpRequestInfo;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine;
 use chacha20poly1305::aead::{Aead, KeyInit, Payload};
