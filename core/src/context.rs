@@ -106,7 +106,7 @@ pub(crate) struct InputState {
     /// The handler's own state (`set_request_state`).
     pub(crate) user_state: Option<Value>,
     /// The digest of the call's arguments a sealed state is bound to (issue 11, finding 10).
-    pub(crate) args_digest: crate::server::mrtr::ArgsDigest,
+    pub(crate) args_digest: crate::request::ArgsDigest,
 }
 
 pub(crate) struct ContextInner {
@@ -430,7 +430,7 @@ impl Context {
 
     /// Take the outstanding input requests (for the dispatcher's `input_required` result).
     /// The digest of this call's arguments (what its MRTR state is bound to).
-    pub(crate) fn args_digest(&self) -> crate::server::mrtr::ArgsDigest {
+    pub(crate) fn args_digest(&self) -> crate::request::ArgsDigest {
         self.inner
             .input
             .lock()

@@ -25,7 +25,7 @@ pub struct Env {
     /// HTTP: the request that carried the message (`Context::http_request`).
     pub(crate) http: Option<Arc<crate::request::HttpRequestInfo>>,
     /// HTTP: that request's body is this one message (not a batch), so what the message says
-    /// can be read from it again ([`crate::server::mrtr::ArgsDigest`]).
+    /// can be read from it again ([`crate::request::ArgsDigest`]).
     pub(crate) body_is_message: bool,
     pub(crate) cancel: CancellationToken,
     pub(crate) sink: Option<Sink>,
