@@ -186,11 +186,11 @@ impl Context {
     /// Self-reported by the client: never base security decisions on it.
     pub fn client_info(&self) -> Option<&Value> {
         let i = &self.inner;
-        crate::server::era::client_info(i.client_info.as_ref(), i.era, &i.meta)
+        crate::request::client_info(i.client_info.as_ref(), i.era, &i.meta)
     }
     pub fn client_capabilities(&self) -> &Value {
         let i = &self.inner;
-        crate::server::era::client_caps(i.client_capabilities.as_ref(), i.era, &i.meta)
+        crate::request::client_caps(i.client_capabilities.as_ref(), i.era, &i.meta)
     }
     pub fn supports(&self, cap: ClientCapability) -> bool {
         cap.declared_in(self.client_capabilities())

@@ -1,12 +1,12 @@
 //! What the server knows about a request besides its message, shared by the transport that
 //! builds the request's `Env`, the dispatcher and the handler's `Context`: the transport it
-//! arrived on, the HTTP request that carried it, and the digest of its arguments that an MRTR
-//! state is bound to. It imports nothing of the server or the transports, so the `Context`
-//! below them can hold it.
+//! arrived on, the HTTP request that carried it, the digest of its arguments that an MRTR
+//! state is bound to, and where its client's capabilities and info are read per era. It
+//! imports nothing of the server or the transports, so the `Context` below them can hold it.
 
 use crate::error::McpError;
 use crate::jsonrpc::Params;
-use crate::protocol::Era;
+use crate::protocol::{Era, RequestMeta, META_CLIENT_INFO};
 use bytes::Bytes;
 use http::{HeaderMap, Method};
 use serde_json::Value;
@@ -140,6 +140,35 @@ fn entry(i: usize, k: &str, v: &Value, out: &mut Sha256) {
     serde_json::to_writer(&mut *out, k).unwrap_or_default();
     out.update(b":");
     canonical(v, out);
+}
+
+/// The client's capabilities as a request or its `Context` keeps them: `own` (legacy), or from
+/// a modern request's `_meta`.
+pub(crate) fn client_caps<'a>(
+    own: Option<&'a Value>,
+    era: Era,
+    meta: &'a RequestMeta,
+) -> &'a Value {
+    static NONE: Value = Value::Null;
+    match (own, era) {
+        (Some(c), _) => c,
+        (None, Era::Modern) => meta.caps().unwrap_or(&NONE),
+        (None, Era::Legacy) => &NONE,
+    }
+}
+
+/// The client's info as a request or its `Context` keeps it: `own` (legacy), or from a modern
+/// request's `_meta`.
+pub(crate) fn client_info<'a>(
+    own: Option<&'a Value>,
+    era: Era,
+    meta: &'a RequestMeta,
+) -> Option<&'a Value> {
+    match (own, era) {
+        (Some(i), _) => Some(i),
+        (None, Era::Modern) => meta.get(META_CLIENT_INFO),
+        (None, Era::Legacy) => None,
+    }
 }
 
 #[cfg(test)]
