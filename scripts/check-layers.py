@@ -37,7 +37,7 @@ from collections import defaultdict
 # module is placed here when it is added (the check fails until it is).
 LAYERS: list[tuple[str, list[str]]] = [
     # Spec types and parsed values: nothing of the crate below them.
-    ("vocabulary", ["protocol", "schema", "identity", "uri_template"]),
+    ("vocabulary", ["protocol", "schema", "identity", "uri_template", "authority"]),
     # Errors, the JSON-RPC envelope, what a request carries besides its message, requests to
     # the client, and the change events the server, the tasks and Redis publish and hear.
     ("wire", ["error", "jsonrpc", "request", "client_requests", "bus"]),

@@ -11,6 +11,7 @@
 
 pub mod apps;
 pub mod auth;
+pub mod authority;
 pub mod bus;
 mod client_requests;
 pub mod config;
