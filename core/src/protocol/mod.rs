@@ -2,8 +2,10 @@
 //! JSON objects built once at registration; results that handlers produce are typed.
 
 mod content;
+mod input;
 mod meta;
 pub use content::*;
+pub use input::InputRequest;
 pub(crate) use meta::{MetaVersion, RequestMeta};
 
 use serde_json::Value;

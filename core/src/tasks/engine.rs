@@ -9,8 +9,8 @@
 use super::record::{now_ms, TaskRecord, TaskStatus};
 use super::TaskConfig;
 use crate::bus::{Event, EventBus};
-use crate::context::InputRequest;
 use crate::error::{HandlerError, McpError};
+use crate::protocol::InputRequest;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
