@@ -45,7 +45,7 @@ pub use bus::{Event, EventBus, InMemoryBus};
 pub use context::{Context, InputRequest};
 pub use error::{BuildError, ErrorCode, HandlerError, McpError, ToolError};
 pub use handler::{
-    BoxFuture, CompletionHandler, IntoToolResult, Json, PromptHandler, ResourceHandler, ToolHandler,
+    CompletionHandler, IntoToolResult, Json, PromptHandler, ResourceHandler, ToolHandler,
 };
 pub use identity::{Allow, Caller};
 pub use prompt::Prompt;
@@ -63,6 +63,10 @@ pub use tool::{Args, Tool};
 
 pub use serde_json;
 pub use tokio_util::sync::CancellationToken;
+
+/// The future a handler, a task store or a session store returns. Defined at the root, not in
+/// `handler`, because the task store sits below the handlers (`scripts/check-layers.py`).
+pub type BoxFuture<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'static>>;
 
 /// The repository README's Rust examples, compiled by `cargo test --doc -p oxmcp` (the crate's own
 /// README above is its documentation, so its examples are doctests already).
