@@ -12,6 +12,8 @@
 # Stages, each run only when its pieces exist (otherwise reported as
 # "not present", which counts as neither passed nor failed):
 #   setup               scripts/setup.sh (skip with OXMCP_SKIP_SETUP=1)
+#   layers              scripts/check-layers.py: no import cycle among the core's top-level
+#                       modules, none against the layer order it declares
 #   rust                cargo test over the workspace, minus the binding crates
 #                       (oxmcp-python, oxmcp-node), which need a host runtime, with
 #                       the core's otel, logging and tls features
@@ -86,6 +88,23 @@ else
     record setup ok 0 0 0
   else
     record setup FAILED 0 1 0 "see $LOGS/setup.log; later stages may fail for it"
+  fi
+fi
+
+# ---- layers ----------------------------------------------------------------------
+# The core's module graph: three checks (no cycle, no upward import, every module placed).
+if [[ ! -f scripts/check-layers.py ]]; then
+  record layers "not present" 0 0 0 "no scripts/check-layers.py"
+else
+  banner "layers: scripts/check-layers.py"
+  run "$LOGS/layers.log" 120 python3 scripts/check-layers.py
+  rc=$?
+  read -r p f < <(sed -nE 's/^([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$LOGS/layers.log" | tail -1)
+  if [[ $rc -eq 0 && -n "${p:-}" ]]; then
+    record layers ok "$p" "$f" 0
+  else
+    [[ "${f:-0}" -gt 0 ]] || f=1
+    record layers FAILED "${p:-0}" "$f" 0 "see $LOGS/layers.log"
   fi
 fi
 
