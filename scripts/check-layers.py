@@ -10,9 +10,10 @@ is not a dependency. Test code (`#[cfg(test)]` modules, tests.rs files) counts l
 Rust lets a unit test reach anywhere, but a test that needs a higher layer belongs higher up.
 
 It fails (exit 1) when
+  - the reader misreads one of the forms in SELF_CHECKS below,
   - two or more modules import each other in a cycle (a strongly connected component of more
-    than one module), or
-  - a module imports a module of a higher layer in LAYERS below (the file and line are named),
+    than one module),
+  - a module imports a module of a higher layer in LAYERS below (the file and line are named), or
   - a top-level module is missing from LAYERS, or LAYERS names one that does not exist.
 Modules of the same layer may use each other (they must still form no cycle).
 
@@ -20,8 +21,8 @@ Modules of the same layer may use each other (they must still form no cycle).
   python3 scripts/check-layers.py --graph    # also every edge, with its first file:line
   python3 scripts/check-layers.py --no-layers  # only the cycle check
 
-Standard library only. The last line is "N passed, M failed" over the checks (cycles, layer
-order, every module placed).
+Standard library only. The last line is "N passed, M failed" over the four checks (the reader,
+cycles, layer order, every module placed).
 """
 
 from __future__ import annotations
@@ -164,11 +165,12 @@ def parse_use(toks, i):
                 continue
             if t == "{":
                 i += 1
-                while toks[i][0] != "}":
-                    i = tree(i, segs)
-                    if toks[i][0] == ",":
-                        i += 1
-                return i + 1
+                while i < len(toks) and toks[i][0] not in ("}", ";"):
+                    j = tree(i, segs)
+                    if j < len(toks) and toks[j][0] == ",":
+                        j += 1
+                    i = max(j, i + 1)  # malformed input still moves on
+                return i + 1 if i < len(toks) and toks[i][0] == "}" else i
             if t == "*":
                 out.append((segs + ["*"], None, line))
                 return i + 1
@@ -178,17 +180,20 @@ def parse_use(toks, i):
                 out.append((segs, None, line))
                 return i
             if t == "as":
-                alias = toks[i + 1][0]
+                alias = toks[i + 1][0] if i + 1 < len(toks) else None
                 if segs and segs[-1] == "self":
                     segs = segs[:-1]
                 out.append((segs, alias, line))
                 return i + 2
             segs.append(t)
             i += 1
+        if len(segs) > len(prefix):
+            out.append((segs, None, line))
         return i
 
+    i = tree(i, [])
     while i < len(toks) and toks[i][0] != ";":
-        i = tree(i, [])
+        i += 1
     return out, i
 
 
@@ -213,6 +218,65 @@ def resolve(segs: list[str], here: list[str]) -> list[str] | None:
     return None
 
 
+def file_uses(text: str, base: list[str], tops: set[str], reexports: dict[str, str]):
+    """The top-level modules a file of module `base` names: [(module, line)], and the paths
+    that name the crate root as a whole (`use super::*` in a top-level module): [(line, path)]."""
+    found: list[tuple[str, int]] = []
+    unknown: list[tuple[int, str]] = []
+    toks = list(tokens(strip(text)))
+    # Inline modules (`mod tests { ... }`): the stack of (name, brace depth at its `{`).
+    inline: list[tuple[str, int]] = []
+    depth = 0
+    i = 0
+
+    def add(segs, line, here):
+        p = resolve(segs, here)
+        if p is None:
+            return
+        if not p or p[0] == "*":
+            unknown.append((line, "::".join(segs)))
+            return
+        top = p[0] if p[0] in tops else reexports.get(p[0])
+        if top is not None:  # None: an item of lib.rs itself, or an extern crate it re-exports
+            found.append((top, line))
+
+    while i < len(toks):
+        t, line = toks[i]
+        here = base + [name for name, _ in inline]
+        if t == "{":
+            depth += 1
+        elif t == "}":
+            if inline and inline[-1][1] == depth:
+                inline.pop()
+            depth -= 1
+        elif t == "mod" and i + 2 < len(toks) and toks[i + 2][0] == "{":
+            inline.append((toks[i + 1][0], depth + 1))
+            i += 2
+            continue
+        elif t == "use" and (i == 0 or toks[i - 1][0] != "::"):
+            paths, j = parse_use(toks, i + 1)
+            for segs, _alias, l in paths:
+                add(segs, l, here)
+            i = j + 1
+            continue
+        elif t in ("crate", "$crate", "super", "self") and i + 1 < len(toks) and toks[i + 1][0] == "::":
+            if i > 0 and toks[i - 1][0] == "::":
+                i += 1
+                continue
+            segs = [t]
+            j = i + 1
+            while j + 1 < len(toks) and toks[j][0] == "::" and re.match(r"[A-Za-z_]", toks[j + 1][0]):
+                segs.append(toks[j + 1][0])
+                j += 2
+            # `pub(in crate::x)` is visibility, not use (`pub(crate)`, `pub(super)` have no `::`).
+            if not (i >= 2 and toks[i - 1][0] == "in" and toks[i - 2][0] == "("):
+                add(segs, line, here)
+            i = j
+            continue
+        i += 1
+    return found, unknown
+
+
 def scan(tops: set[str], reexports: dict[str, str]):
     """{(from, to): [(file, line), ...]} over every file of core/src."""
     edges: dict[tuple[str, str], list[tuple[str, int]]] = defaultdict(list)
@@ -226,60 +290,43 @@ def scan(tops: set[str], reexports: dict[str, str]):
             if rel == "lib.rs":
                 continue
             base = module_path(rel)
-            toks = list(tokens(strip(open(path, encoding="utf-8").read())))
-            # Inline modules (`mod tests { ... }`): the stack of (name, brace depth at its `{`).
-            inline: list[tuple[str, int]] = []
-            depth = 0
-            i = 0
-
-            def add(segs, line, here):
-                p = resolve(segs, here)
-                if p is None:
-                    return
-                if not p or p[0] == "*":
-                    unknown.append((rel, line, "::".join(segs)))
-                    return
-                top = p[0] if p[0] in tops else reexports.get(p[0])
-                if top is None:
-                    return  # an item of lib.rs itself or an extern crate it re-exports
+            found, odd = file_uses(open(path, encoding="utf-8").read(), base, tops, reexports)
+            for top, line in found:
                 if top != base[0]:
                     edges[(base[0], top)].append((rel, line))
-
-            while i < len(toks):
-                t, line = toks[i]
-                here = base + [name for name, _ in inline]
-                if t == "{":
-                    depth += 1
-                elif t == "}":
-                    if inline and inline[-1][1] == depth:
-                        inline.pop()
-                    depth -= 1
-                elif t == "mod" and i + 2 < len(toks) and toks[i + 2][0] == "{":
-                    inline.append((toks[i + 1][0], depth + 1))
-                    i += 2
-                    continue
-                elif t == "use" and (i == 0 or toks[i - 1][0] != "::"):
-                    paths, j = parse_use(toks, i + 1)
-                    for segs, _alias, l in paths:
-                        add(segs, l, here)
-                    i = j + 1
-                    continue
-                elif t in ("crate", "$crate", "super", "self") and i + 1 < len(toks) and toks[i + 1][0] == "::":
-                    if i > 0 and toks[i - 1][0] == "::":
-                        i += 1
-                        continue
-                    segs = [t]
-                    j = i + 1
-                    while j + 1 < len(toks) and toks[j][0] == "::" and re.match(r"[A-Za-z_]", toks[j + 1][0]):
-                        segs.append(toks[j + 1][0])
-                        j += 2
-                    # `pub(in crate::x)`, `pub(crate)` and `pub(super)` are visibility, not use.
-                    if not (i >= 2 and toks[i - 1][0] == "in" and toks[i - 2][0] == "("):
-                        add(segs, line, here)
-                    i = j
-                    continue
-                i += 1
+            unknown += [(rel, line, p) for line, p in odd]
     return edges, unknown
+
+
+# The forms the reader must follow, each with the modules it must find: a wrong answer here
+# means the graph above cannot be trusted, so it fails the run.
+SELF_CHECKS: list[tuple[list[str], str, list[str]]] = [
+    (["x"], "use crate::{a, b::c};", ["a", "b"]),
+    (["x"], "use crate::a::{self as m, T};", ["a"]),
+    (["x", "y", "z"], "use super::super::super::a::T;", ["a"]),
+    (["x", "y"], "use super::w::T; use self::v::U; use super::super::a::T;", ["a"]),
+    (["x"], "fn f() { crate::a::g(); let _: crate::b::T; }", ["a", "b"]),
+    (["x"], "pub use crate::a::{b::{C, D}, e};", ["a"]),
+    (["x"], "// crate::a::T\n/* crate::b /* nested */ crate::c */ let s = \"crate::d\";", []),
+    (["x"], "let s = r#\"crate::a \"q\"\"#; let c = '\"'; crate::b::f();", ["b"]),
+    (["x"], "fn f<'a>(s: &'a str) -> char { 'x' } fn g() { crate::a::h() }", ["a"]),
+    (["x"], "mod tests { use super::*; use super::super::a::T; }", ["a"]),
+    (["x"], "pub(in crate::a) fn f() {} pub(crate) fn g() {}", []),
+    (["x"], "fn f() -> crate::Ctx { todo!() }", ["c"]),
+    (["x"], "use ::a::T; use a::U; let v = std::a::f();", []),
+    (["x"], "use crate::{a, ; use crate::b::{c, d}}}; use crate::c", ["a", "b", "c"]),
+]
+
+
+def self_check() -> list[str]:
+    tops = {"a", "b", "c", "d", "x"}
+    problems = []
+    for base, text, want in SELF_CHECKS:
+        found, _ = file_uses(text, base, tops, {"Ctx": "c"})
+        got = sorted({m for m, _ in found if m != base[0]})
+        if got != sorted(want):
+            problems.append(f"{'::'.join(base)}: {text!r} read as {got}, not {sorted(want)}")
+    return problems
 
 
 def sccs(nodes: list[str], adj: dict[str, set[str]]) -> list[list[str]]:
@@ -325,6 +372,17 @@ def main() -> int:
     ap.add_argument("--no-layers", action="store_true", help="check only for cycles")
     args = ap.parse_args()
 
+    passed = failed = 0
+    problems = self_check()
+    if problems:
+        failed += 1
+        print("check-layers: FAIL: the reader misreads forms it must follow:")
+        for p in problems:
+            print(f"    {p}")
+    else:
+        passed += 1
+        print(f"check-layers: ok: the reader follows the {len(SELF_CHECKS)} forms of its self-check")
+
     tops_list = top_modules()
     tops = set(tops_list)
     edges, unknown = scan(tops, root_reexports(tops))
@@ -332,7 +390,6 @@ def main() -> int:
     for a, b in edges:
         adj[a].add(b)
 
-    passed = failed = 0
     print(f"check-layers: {len(tops)} top-level modules in core/src, {len(edges)} edges between them")
     if args.graph:
         for (a, b), at in sorted(edges.items()):

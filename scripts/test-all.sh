@@ -92,7 +92,8 @@ else
 fi
 
 # ---- layers ----------------------------------------------------------------------
-# The core's module graph: three checks (no cycle, no upward import, every module placed).
+# The core's module graph: four checks (the reader's self-check, no cycle, no upward import,
+# every module placed).
 if [[ ! -f scripts/check-layers.py ]]; then
   record layers "not present" 0 0 0 "no scripts/check-layers.py"
 else
