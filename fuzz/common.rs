@@ -421,7 +421,7 @@ pub fn uri_template_input(data: &[u8]) {
 /// The Host/Origin parser behind the DNS-rebinding guard: never panics,
 /// and only an IP address that is loopback or the exact name `localhost` counts as loopback.
 pub fn authority_input(data: &[u8]) {
-    use oxmcp::transport::authority::{Authority, Host, Origin};
+    use oxmcp::authority::{Authority, Host, Origin};
     let Ok(s) = std::str::from_utf8(data) else {
         return;
     };

@@ -18,6 +18,8 @@
 #                       Python package, tsc --checkJs on the Node JS layer, shellcheck on every
 #                       tracked *.sh, cargo-deny (licenses, bans, sources); one check each, a check
 #                       with any finding failed (CONTRIBUTING.md; .pre-commit-config.yaml runs the same)
+#   layers              scripts/check-layers.py: no import cycle among the core's top-level
+#                       modules, none against the layer order it declares
 #   rust                cargo test over the workspace, minus the binding crates
 #                       (oxmcp-python, oxmcp-node), which need a host runtime, with
 #                       the core's otel, logging and tls features
@@ -170,6 +172,26 @@ if wanted lint; then
     record lint ok "$lint_pass" 0 0 "$((SECONDS - t_lint)) s"
   else
     record lint FAILED "$lint_pass" "$lint_fail" 0 "failed: ${lint_failed[*]}; $((SECONDS - t_lint)) s"
+  fi
+fi
+
+# ---- layers ----------------------------------------------------------------------
+# The core's module graph: four checks (the reader's self-check, no cycle, no upward import,
+# every module placed).
+if ! wanted layers; then
+  :
+elif [[ ! -f scripts/check-layers.py ]]; then
+  record layers "not present" 0 0 0 "no scripts/check-layers.py"
+else
+  banner "layers: scripts/check-layers.py"
+  run "$LOGS/layers.log" 120 python3 scripts/check-layers.py
+  rc=$?
+  read -r p f < <(sed -nE 's/^([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$LOGS/layers.log" | tail -1)
+  if [[ $rc -eq 0 && -n "${p:-}" ]]; then
+    record layers ok "$p" "$f" 0
+  else
+    [[ "${f:-0}" -gt 0 ]] || f=1
+    record layers FAILED "${p:-0}" "$f" 0 "see $LOGS/layers.log"
   fi
 fi
 

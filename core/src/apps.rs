@@ -9,9 +9,6 @@
 //! - the tool: `_meta.ui.resourceUri` (a `ui://` URI) and `visibility` (`["model", "app"]`);
 //! - `capabilities.extensions["io.modelcontextprotocol/ui"]` once a UI resource is registered.
 
-use crate::protocol::ResourceContents;
-use crate::resource::Resource;
-use crate::tool::Tool;
 use serde_json::{json, Map, Value};
 
 /// The extension's identifier.
@@ -97,49 +94,6 @@ impl UiResourceMeta {
             ui.insert("prefersBorder".into(), Value::Bool(b));
         }
         Value::Object(ui)
-    }
-}
-
-impl Resource {
-    /// An MCP App's UI: fixed HTML at a `ui://` URI, MIME type `text/html;profile=mcp-app`,
-    /// `_meta.ui` on the listing and on the contents (where hosts read the CSP).
-    pub fn app(
-        uri: impl Into<String>,
-        name: impl Into<String>,
-        html: impl Into<String>,
-        ui: UiResourceMeta,
-    ) -> Self {
-        let (html, ui) = (html.into(), ui.to_json());
-        let mut meta = Map::new();
-        meta.insert("ui".into(), ui);
-        let item_meta = meta.clone();
-        Self::new(uri, name)
-            .mime_type(MIME_TYPE)
-            .meta(meta)
-            .handler(move |uri: String, _v: Map<String, Value>, _c| {
-                let c = ResourceContents::Text {
-                    uri,
-                    mime_type: Some(MIME_TYPE.into()),
-                    text: html.clone(),
-                    meta: Some(item_meta.clone()),
-                };
-                async move { Ok::<_, crate::HandlerError>(vec![c]) }
-            })
-    }
-}
-
-impl Tool {
-    /// Link this tool to an MCP App: `_meta.ui.resourceUri` (a `ui://` URI) and who may call
-    /// it (`visibility`: `"model"`, `"app"`; both by default).
-    pub fn app(self, resource_uri: impl Into<String>, visibility: &[&str]) -> Self {
-        let mut ui = Map::new();
-        ui.insert("resourceUri".into(), Value::String(resource_uri.into()));
-        if !visibility.is_empty() {
-            ui.insert("visibility".into(), json!(visibility));
-        }
-        let mut meta = self.meta_map();
-        meta.insert("ui".into(), Value::Object(ui));
-        self.meta(meta)
     }
 }
 

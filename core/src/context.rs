@@ -5,87 +5,11 @@
 pub(crate) use crate::client_requests::{ClientRequests, Sink};
 use crate::error::{HandlerError, InputRequired, McpError};
 pub use crate::identity::Caller;
+pub use crate::protocol::InputRequest;
 use crate::protocol::{ClientCapability, Era, LogLevel};
 use serde_json::{json, Map, Value};
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
-
-/// One input a handler asks the client for.
-#[derive(Clone, Debug, PartialEq)]
-pub enum InputRequest {
-    /// `elicitation/create` with these params (`mode`, `message`, `requestedSchema` or `url`).
-    Elicit(Value),
-    /// `sampling/createMessage` with these params.
-    Sample(Value),
-    /// `roots/list`.
-    ListRoots,
-}
-
-impl InputRequest {
-    pub fn method(&self) -> &'static str {
-        match self {
-            Self::Elicit(_) => "elicitation/create",
-            Self::Sample(_) => "sampling/createMessage",
-            Self::ListRoots => "roots/list",
-        }
-    }
-    fn capability(&self) -> ClientCapability {
-        match self {
-            Self::Elicit(p) if p.get("mode").and_then(Value::as_str) == Some("url") => {
-                ClientCapability::ElicitationUrl
-            }
-            Self::Elicit(_) => ClientCapability::Elicitation,
-            Self::Sample(p) if p.get("tools").is_some() => ClientCapability::SamplingTools,
-            Self::Sample(_) => ClientCapability::Sampling,
-            Self::ListRoots => ClientCapability::Roots,
-        }
-    }
-    fn params(&self) -> Option<Value> {
-        match self {
-            Self::Elicit(p) => {
-                let mut p = p.clone();
-                if p.get("mode").is_none() && p.get("url").is_none() {
-                    p["mode"] = json!("form");
-                }
-                Some(p)
-            }
-            Self::Sample(p) => Some(p.clone()),
-            Self::ListRoots => None,
-        }
-    }
-    /// The `{method, params}` object of an `inputRequests` entry (no `jsonrpc`/`id`).
-    pub(crate) fn to_json(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("method".into(), json!(self.method()));
-        if let Some(p) = self.params() {
-            m.insert("params".into(), p);
-        }
-        Value::Object(m)
-    }
-    /// The request an `inputRequests` entry (`to_json`'s shape) stands for.
-    pub(crate) fn from_json(v: &Value) -> Option<Self> {
-        let params = || v.get("params").cloned().unwrap_or_else(|| json!({}));
-        match v.get("method")?.as_str()? {
-            "elicitation/create" => Some(Self::Elicit(params())),
-            "sampling/createMessage" => Some(Self::Sample(params())),
-            "roots/list" => Some(Self::ListRoots),
-            _ => None,
-        }
-    }
-    /// Whether `answer` has the shape of this request's result.
-    pub(crate) fn accepts(&self, answer: &Value) -> bool {
-        match self {
-            Self::Elicit(_) => {
-                matches!(
-                    answer.get("action").and_then(Value::as_str),
-                    Some("accept" | "decline" | "cancel")
-                ) && answer.get("content").is_none_or(Value::is_object)
-            }
-            Self::Sample(_) => answer.get("role").is_some() && answer.get("content").is_some(),
-            Self::ListRoots => answer.get("roots").is_some_and(Value::is_array),
-        }
-    }
-}
 
 /// How log notifications are filtered for this request.
 #[derive(Clone)]
@@ -110,13 +34,13 @@ pub(crate) struct InputState {
     /// The handler's own state (`set_request_state`).
     pub(crate) user_state: Option<Value>,
     /// The digest of the call's arguments a sealed state is bound to.
-    pub(crate) args_digest: crate::server::mrtr::ArgsDigest,
+    pub(crate) args_digest: crate::request::ArgsDigest,
 }
 
 pub(crate) struct ContextInner {
     pub(crate) request_id: Value,
     /// The transport the request arrived on.
-    pub(crate) transport: crate::server::Transport,
+    pub(crate) transport: crate::request::Transport,
     /// The legacy session's id (`Mcp-Session-Id`); None on stdio, modern requests and stateless HTTP.
     pub(crate) session_id: Option<String>,
     pub(crate) method: std::borrow::Cow<'static, str>,
@@ -127,7 +51,7 @@ pub(crate) struct ContextInner {
     /// A legacy request's (its session's); `None` for a modern one, read from `meta`.
     pub(crate) client_capabilities: Option<Value>,
     pub(crate) caller: Option<Caller>,
-    pub(crate) http: Option<Arc<crate::transport::http::HttpRequestInfo>>,
+    pub(crate) http: Option<Arc<crate::request::HttpRequestInfo>>,
     pub(crate) meta: Arc<crate::protocol::RequestMeta>,
     pub(crate) cancel: CancellationToken,
     pub(crate) progress_token: Option<Value>,
@@ -177,7 +101,7 @@ impl Context {
         self.inner.era
     }
     /// The transport the request arrived on (compat layers report it, e.g. FastMCP's `ctx.transport`).
-    pub fn transport(&self) -> crate::server::Transport {
+    pub fn transport(&self) -> crate::request::Transport {
         self.inner.transport
     }
     /// The legacy HTTP session's id; None on stdio (one implicit session), modern and stateless requests.
@@ -190,11 +114,11 @@ impl Context {
     /// Self-reported by the client: never base security decisions on it.
     pub fn client_info(&self) -> Option<&Value> {
         let i = &self.inner;
-        crate::server::era::client_info(i.client_info.as_ref(), i.era, &i.meta)
+        crate::request::client_info(i.client_info.as_ref(), i.era, &i.meta)
     }
     pub fn client_capabilities(&self) -> &Value {
         let i = &self.inner;
-        crate::server::era::client_caps(i.client_capabilities.as_ref(), i.era, &i.meta)
+        crate::request::client_caps(i.client_capabilities.as_ref(), i.era, &i.meta)
     }
     pub fn supports(&self, cap: ClientCapability) -> bool {
         cap.declared_in(self.client_capabilities())
@@ -204,7 +128,7 @@ impl Context {
     }
     /// The HTTP request that carried this message (method, path, query, headers, peer); `None`
     /// on stdio and in-process. What FastMCP's `get_http_request()` reads.
-    pub fn http_request(&self) -> Option<&crate::transport::http::HttpRequestInfo> {
+    pub fn http_request(&self) -> Option<&crate::request::HttpRequestInfo> {
         self.inner.http.as_deref()
     }
     /// The request's `_meta` object.
@@ -434,7 +358,7 @@ impl Context {
 
     /// Take the outstanding input requests (for the dispatcher's `input_required` result).
     /// The digest of this call's arguments (what its MRTR state is bound to).
-    pub(crate) fn args_digest(&self) -> crate::server::mrtr::ArgsDigest {
+    pub(crate) fn args_digest(&self) -> crate::request::ArgsDigest {
         self.inner
             .input
             .lock()

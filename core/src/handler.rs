@@ -6,9 +6,8 @@ use crate::error::HandlerError;
 use crate::protocol::{Completion, Content, PromptResult, ResourceContents, ToolResult};
 use serde_json::{Map, Value};
 use std::future::Future;
-use std::pin::Pin;
 
-pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+pub use crate::BoxFuture;
 
 /// Serves `tools/call`. `args` were already validated against the tool's input schema.
 pub trait ToolHandler: Send + Sync + 'static {

@@ -11,6 +11,8 @@
 
 pub mod apps;
 pub mod auth;
+pub mod authority;
+pub mod bus;
 mod client_requests;
 pub mod config;
 pub mod context;
@@ -30,6 +32,7 @@ pub mod prompt;
 pub mod protocol;
 #[cfg(feature = "redis")]
 pub mod redis;
+mod request;
 pub mod resource;
 pub mod schema;
 pub mod server;
@@ -38,10 +41,11 @@ pub mod tool;
 pub mod transport;
 pub mod uri_template;
 
+pub use bus::{Event, EventBus, InMemoryBus};
 pub use context::{Context, InputRequest};
 pub use error::{BuildError, ErrorCode, HandlerError, McpError, ToolError};
 pub use handler::{
-    BoxFuture, CompletionHandler, IntoToolResult, Json, PromptHandler, ResourceHandler, ToolHandler,
+    CompletionHandler, IntoToolResult, Json, PromptHandler, ResourceHandler, ToolHandler,
 };
 pub use identity::{Allow, Caller};
 pub use prompt::Prompt;
@@ -50,7 +54,6 @@ pub use protocol::{
     ResourceContents, ToolResult,
 };
 pub use resource::{Resource, ResourceTemplate};
-pub use server::bus::{Event, EventBus, InMemoryBus};
 pub use server::middleware::{Middleware, MiddlewareRequest, MiddlewareResult, Next};
 pub use server::options::{CacheHint, CacheScope, ServerOptions, ValidationMode};
 pub use server::{
@@ -60,6 +63,10 @@ pub use tool::{Args, Tool};
 
 pub use serde_json;
 pub use tokio_util::sync::CancellationToken;
+
+/// The future a handler, a task store or a session store returns. Defined at the root, not in
+/// `handler`, because the task store sits below the handlers (`scripts/check-layers.py`).
+pub type BoxFuture<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'static>>;
 
 /// The repository README's Rust examples, compiled by `cargo test --doc -p oxmcp` (the crate's own
 /// README above is its documentation, so its examples are doctests already).

@@ -1,5 +1,6 @@
 //! Resources (static URIs) and resource templates (RFC 6570).
 
+use crate::apps::{UiResourceMeta, MIME_TYPE};
 use crate::error::BuildError;
 use crate::handler::{CompletionHandler, ResourceHandler};
 use crate::protocol::ResourceContents;
@@ -103,6 +104,31 @@ impl Resource {
     pub fn handler_arc(mut self, h: Arc<dyn ResourceHandler>) -> Self {
         self.handler = Some(h);
         self
+    }
+    /// An MCP App's UI: fixed HTML at a `ui://` URI, MIME type `text/html;profile=mcp-app`,
+    /// `_meta.ui` on the listing and on the contents (where hosts read the CSP).
+    pub fn app(
+        uri: impl Into<String>,
+        name: impl Into<String>,
+        html: impl Into<String>,
+        ui: UiResourceMeta,
+    ) -> Self {
+        let (html, ui) = (html.into(), ui.to_json());
+        let mut meta = Map::new();
+        meta.insert("ui".into(), ui);
+        let item_meta = meta.clone();
+        Self::new(uri, name)
+            .mime_type(MIME_TYPE)
+            .meta(meta)
+            .handler(move |uri: String, _v: Map<String, Value>, _c| {
+                let c = ResourceContents::Text {
+                    uri,
+                    mime_type: Some(MIME_TYPE.into()),
+                    text: html.clone(),
+                    meta: Some(item_meta.clone()),
+                };
+                async move { Ok::<_, crate::HandlerError>(vec![c]) }
+            })
     }
 }
 

@@ -167,6 +167,18 @@ impl Tool {
         self.max_concurrency = Some(n.max(1));
         self
     }
+    /// Link this tool to an MCP App: `_meta.ui.resourceUri` (a `ui://` URI) and who may call
+    /// it (`visibility`: `"model"`, `"app"`; both by default).
+    pub fn app(self, resource_uri: impl Into<String>, visibility: &[&str]) -> Self {
+        let mut ui = Map::new();
+        ui.insert("resourceUri".into(), Value::String(resource_uri.into()));
+        if !visibility.is_empty() {
+            ui.insert("visibility".into(), json!(visibility));
+        }
+        let mut meta = self.meta_map();
+        meta.insert("ui".into(), Value::Object(ui));
+        self.meta(meta)
+    }
 }
 
 /// Typed arguments, deserialized from the validated `arguments` object.

@@ -120,7 +120,7 @@ pub(crate) fn plain_http_off_loopback(url: &str) -> bool {
     }
     let rest = &url[7..];
     let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
-    !crate::transport::authority::Authority::parse(authority).is_some_and(|a| a.is_loopback())
+    !crate::authority::Authority::parse(authority).is_some_and(|a| a.is_loopback())
 }
 
 impl Jwks {

@@ -90,7 +90,7 @@ impl Version {
 impl Member {
     /// A method string, kept as its `'static` name when it is one we route.
     fn of(s: Cow<'_, str>) -> Self {
-        Member::Str(crate::server::dispatch::method_cow(s))
+        Member::Str(crate::protocol::method_cow(s))
     }
 }
 

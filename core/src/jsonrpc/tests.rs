@@ -68,26 +68,6 @@ fn parse_refuses_duplicate_keys_long_strings_and_junk() {
     ));
 }
 
-#[test]
-fn a_success_is_written_as_its_envelope_would_serialise() {
-    use crate::server::dispatch::Reply;
-    for (id, result) in [
-        (
-            json!(7),
-            json!({"content": [{"type": "text", "text": "3"}], "isError": false}),
-        ),
-        (json!("a\"b"), json!({})),
-    ] {
-        let want = serde_json::to_vec(&ok(id.clone(), result.clone())).unwrap();
-        let mut got = Vec::new();
-        Reply::Ok { id, result }.write_to(&mut got);
-        assert_eq!(
-            String::from_utf8(got).unwrap(),
-            String::from_utf8(want).unwrap()
-        );
-    }
-}
-
 /// `parse_incoming` is `parse` then `classify`, message for message: the same answers,
 /// the same refusals, the same era test as reading `params._meta` of the parsed value.
 #[test]

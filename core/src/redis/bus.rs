@@ -1,7 +1,7 @@
 //! [`RedisBus`]: the [`EventBus`] of a deployment of replicas, on Redis pub/sub.
 
 use super::{Incoming, Redis};
-use crate::server::bus::{Event, EventBus, InMemoryBus};
+use crate::bus::{Event, EventBus, InMemoryBus};
 use futures::stream::BoxStream;
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, OnceLock};

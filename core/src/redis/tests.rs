@@ -117,7 +117,7 @@ fn passwords_stay_out_of_logs() {
 
 // ---- RedisBus ---------------------------------------------------------------------------------
 
-use crate::server::bus::{Event, EventBus};
+use crate::bus::{Event, EventBus};
 use futures::stream::BoxStream;
 use futures::StreamExt;
 

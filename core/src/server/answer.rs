@@ -293,4 +293,23 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn a_success_is_written_as_its_envelope_would_serialise() {
+        for (id, result) in [
+            (
+                json!(7),
+                json!({"content": [{"type": "text", "text": "3"}], "isError": false}),
+            ),
+            (json!("a\"b"), json!({})),
+        ] {
+            let want = serde_json::to_vec(&jsonrpc::ok(id.clone(), result.clone())).unwrap();
+            let mut got = Vec::new();
+            Reply::Ok { id, result }.write_to(&mut got);
+            assert_eq!(
+                String::from_utf8(got).unwrap(),
+                String::from_utf8(want).unwrap()
+            );
+        }
+    }
 }

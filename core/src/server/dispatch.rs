@@ -64,40 +64,6 @@ pub(crate) enum Outcome {
     Nothing,
 }
 
-/// The request methods the dispatcher routes, as `'static` strings: a request keeps its method
-/// without a copy for its handler's `Context` (an unknown method is answered -32601 and kept as
-/// it came).
-const METHODS: [&str; 18] = [
-    "tools/call",
-    "tools/list",
-    "resources/read",
-    "resources/list",
-    "resources/templates/list",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "prompts/get",
-    "prompts/list",
-    "completion/complete",
-    "server/discover",
-    "subscriptions/listen",
-    "initialize",
-    "ping",
-    "logging/setLevel",
-    "tasks/get",
-    "tasks/update",
-    "tasks/cancel",
-];
-
-/// A method as the request names it: one we route is kept as its `'static` name (no copy per
-/// request, from the parse on: `jsonrpc::Envelope`), any other as it came.
-pub(crate) fn method_cow<'a>(m: impl Into<Cow<'a, str>>) -> Cow<'static, str> {
-    let m = m.into();
-    match METHODS.iter().find(|k| **k == m) {
-        Some(k) => Cow::Borrowed(k),
-        None => Cow::Owned(m.into_owned()),
-    }
-}
-
 /// A result serialised before, as a value again (for those who look inside).
 pub(crate) trait RenderedValue {
     fn value(&self) -> Value;
@@ -750,23 +716,4 @@ impl Server {
         Outcome::Result(Value::Object(r))
     }
 
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Known methods and revisions are kept as `'static` strings (no copy per request, none for
-    /// the handler's `Context`); anything else is kept as it came.
-    #[test]
-    fn known_methods_and_versions_are_borrowed_others_kept() {
-        for m in METHODS {
-            assert!(matches!(method_cow(m), Cow::Borrowed(b) if b == m));
-        }
-        for v in SUPPORTED_VERSIONS {
-            assert!(matches!(version_cow(v), Cow::Borrowed(b) if b == v));
-        }
-        assert!(matches!(method_cow("x/tools/call"), Cow::Owned(o) if o == "x/tools/call"));
-        assert!(matches!(version_cow("2099-01-01"), Cow::Owned(o) if o == "2099-01-01"));
-    }
 }

@@ -6,18 +6,11 @@ use super::session::{Cancellable, LegacySession};
 use crate::context::Sink;
 use crate::identity::Caller;
 use crate::protocol::is_legacy_version;
+pub use crate::request::Transport;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
-
-/// Which transport a message arrived on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Transport {
-    Http,
-    Stdio,
-}
 
 /// Where a message came from and where its notifications go. Built by transports.
 pub struct Env {
@@ -30,9 +23,9 @@ pub struct Env {
     pub(crate) cancellable: Option<Arc<Cancellable>>,
     pub(crate) caller: Option<Caller>,
     /// HTTP: the request that carried the message (`Context::http_request`).
-    pub(crate) http: Option<Arc<crate::transport::http::HttpRequestInfo>>,
+    pub(crate) http: Option<Arc<crate::request::HttpRequestInfo>>,
     /// HTTP: that request's body is this one message (not a batch), so what the message says
-    /// can be read from it again ([`crate::server::mrtr::ArgsDigest`]).
+    /// can be read from it again ([`crate::request::ArgsDigest`]).
     pub(crate) body_is_message: bool,
     /// HTTP: the endpoint keeps no legacy sessions ([`crate::transport::http_config::HttpConfig::sessionless`]).
     pub(crate) sessionless: bool,
@@ -72,7 +65,7 @@ impl Env {
         self
     }
     /// The HTTP request that carried the message, for handlers (`Context::http_request`).
-    pub fn http(mut self, r: Arc<crate::transport::http::HttpRequestInfo>) -> Self {
+    pub fn http(mut self, r: Arc<crate::request::HttpRequestInfo>) -> Self {
         self.http = Some(r);
         self
     }
@@ -101,7 +94,7 @@ impl Env {
         self
     }
     /// The HTTP request whose body is this message alone, if it came so.
-    pub(crate) fn message_body(&self) -> Option<&Arc<crate::transport::http::HttpRequestInfo>> {
+    pub(crate) fn message_body(&self) -> Option<&Arc<crate::request::HttpRequestInfo>> {
         self.http.as_ref().filter(|_| self.body_is_message)
     }
     pub(super) fn cancel_table(&self) -> Option<&Cancellable> {

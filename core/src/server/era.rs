@@ -1,11 +1,12 @@
 //! The era rule, and what it decides about a request before it is routed: whether a request is
-//! modern (2026-07-28) or legacy, a modern request's `_meta` checks, and where its client's
-//! capabilities and info are read (a modern request's `_meta`, or a legacy one's session).
+//! modern (2026-07-28) or legacy, and a modern request's `_meta` checks (where its client's
+//! capabilities and info are read is in `crate::request`, which the `Context` uses too).
 //! Every transport and the dispatcher use these, once each per request.
 
 use super::env::Env;
 use crate::error::{ErrorCode, McpError};
 use crate::protocol::*;
+pub(crate) use crate::request::client_caps;
 use serde_json::{json, Value};
 use std::borrow::Cow;
 
@@ -63,33 +64,4 @@ pub(crate) fn check_version(version: &str) -> Result<(), McpError> {
     Err(McpError::new(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION, msg)
         .with_data(json!({"supported": SUPPORTED_VERSIONS, "requested": version}))
         .with_status(400))
-}
-
-/// The client's capabilities as a request or its `Context` keeps them: `own` (legacy), or from
-/// a modern request's `_meta`.
-pub(crate) fn client_caps<'a>(
-    own: Option<&'a Value>,
-    era: Era,
-    meta: &'a RequestMeta,
-) -> &'a Value {
-    static NONE: Value = Value::Null;
-    match (own, era) {
-        (Some(c), _) => c,
-        (None, Era::Modern) => meta.caps().unwrap_or(&NONE),
-        (None, Era::Legacy) => &NONE,
-    }
-}
-
-/// The client's info as a request or its `Context` keeps it: `own` (legacy), or from a modern
-/// request's `_meta`.
-pub(crate) fn client_info<'a>(
-    own: Option<&'a Value>,
-    era: Era,
-    meta: &'a RequestMeta,
-) -> Option<&'a Value> {
-    match (own, era) {
-        (Some(i), _) => Some(i),
-        (None, Era::Modern) => meta.get(META_CLIENT_INFO),
-        (None, Era::Legacy) => None,
-    }
 }

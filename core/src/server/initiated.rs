@@ -12,9 +12,9 @@
 //! client's roots with the request (MRTR, `ctx.list_roots()`), and a server that confines itself
 //! to the roots checks them per request.
 
-use super::bus::Event;
 use super::session::LegacySession;
 use super::Server;
+use crate::bus::Event;
 use crate::error::{HandlerError, McpError};
 use crate::protocol::LogLevel;
 use serde_json::{json, Map, Value};

@@ -2,7 +2,6 @@
 
 mod access;
 mod answer;
-pub mod bus;
 mod calls;
 pub(crate) mod dispatch;
 mod env;
@@ -25,13 +24,13 @@ pub mod trace;
 pub use env::{Env, Transport};
 pub use initiated::{SessionHandle, SessionListener};
 
+use crate::bus::{Event, EventBus, InMemoryBus};
 use crate::client_requests::ClientRequests;
 use crate::error::BuildError;
 use crate::prompt::{Prompt, PromptEntry};
 use crate::resource::{Resource, ResourceEntry, ResourceTemplate, TemplateEntry};
 use crate::schema::SchemaCache;
 use crate::tool::{Tool, ToolEntry};
-use bus::{Event, EventBus, InMemoryBus};
 use options::ServerOptions;
 pub(crate) use registry::Registry;
 use registry::Table;

@@ -12,17 +12,14 @@
 //! idempotent, e.g. keyed by a value it put in its own state.
 
 use crate::error::McpError;
-use crate::jsonrpc::Params;
-use crate::protocol::Era;
-use crate::transport::http::HttpRequestInfo;
+pub(crate) use crate::request::ArgsDigest;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine;
 use chacha20poly1305::aead::{Aead, KeyInit, Payload};
 use chacha20poly1305::{XChaCha20Poly1305, XNonce};
 use hmac::{Hmac, Mac};
 use serde_json::{json, Value};
-use sha2::{Digest, Sha256};
-use std::sync::Arc;
+use sha2::Sha256;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 type HmacSha256 = Hmac<Sha256>;
@@ -39,67 +36,8 @@ pub(crate) struct Binding<'a> {
     pub(crate) name: &'a str,
     /// The caller's identity key (`None` without auth).
     pub(crate) caller: Option<&'a str>,
-    /// [`args_digest`] of the call's `arguments`.
+    /// [`args_digest`](crate::request::args_digest) of the call's `arguments`.
     pub(crate) args: &'a [u8; 32],
-}
-
-/// SHA-256 of the canonical JSON of a call's `arguments` (`None`: no arguments).
-pub(crate) fn args_digest(args: Option<&Value>) -> [u8; 32] {
-    // Streamed into the hasher: no buffer, and no allocation at all for the usual arguments
-    // (every tools/call pays this before its handler runs).
-    let mut h = Sha256::new();
-    canonical(args.unwrap_or(&Value::Null), &mut h);
-    h.finalize().into()
-}
-
-/// The [`args_digest`] a call's state is bound to, as far as it is known yet. Only a call that
-/// seals a state (its handler asked for input) or opens one (a retry) needs it, and few calls
-/// do; computing it for every call (a canonical walk and a SHA-256) cost about 0.4 µs of a
-/// `tools/call`'s CPU on a busy server. So a request whose HTTP body is that message
-/// alone keeps the body (it is in the request's `HttpRequestInfo` already), and the digest is
-/// taken from it when it is needed.
-#[derive(Clone)]
-pub(crate) enum ArgsDigest {
-    Known([u8; 32]),
-    /// Of the `params.arguments` of the one JSON-RPC message this HTTP body holds.
-    InBody(Arc<HttpRequestInfo>),
-}
-
-impl Default for ArgsDigest {
-    fn default() -> Self {
-        Self::Known([0; 32])
-    }
-}
-
-impl ArgsDigest {
-    /// For a request's `params` as the client sent them (`body`, when given, holds that one
-    /// message). A legacy request asks its client directly and never seals nor opens a state:
-    /// zeros. A retry (it carries a `requestState`) opens its state at every step that reads
-    /// answers, so its digest is taken now, once. A first round is read from `body` only if
-    /// its handler asks for input; without a body it is taken now.
-    pub(crate) fn of(era: Era, params: &Params, body: Option<&Arc<HttpRequestInfo>>) -> Self {
-        let retry = params.get("requestState").is_some_and(|s| !s.is_null());
-        match (era, body) {
-            (Era::Legacy, _) => Self::Known([0; 32]),
-            (Era::Modern, Some(info)) if !retry => Self::InBody(info.clone()),
-            (Era::Modern, _) => Self::Known(args_digest(params.get("arguments"))),
-        }
-    }
-
-    pub(crate) fn get(&self) -> Result<[u8; 32], McpError> {
-        match self {
-            Self::Known(d) => Ok(*d),
-            // The body was read once already, within the limits; no limit is applied again.
-            Self::InBody(info) => match crate::jsonrpc::parse_incoming(&info.body, usize::MAX) {
-                Ok(crate::jsonrpc::Incoming::One(e)) => {
-                    Ok(args_digest(e.params().and_then(|p| p.get("arguments"))))
-                }
-                _ => Err(McpError::internal(
-                    "the request's body could not be read again",
-                )),
-            },
-        }
-    }
 }
 
 fn now_secs() -> u64 {
@@ -112,50 +50,6 @@ fn now_secs() -> u64 {
 fn rejected() -> McpError {
     // One generic message: do not reveal which check failed.
     McpError::invalid_params("Invalid or expired requestState")
-}
-
-/// JSON with object keys sorted at every level: the same arguments hash the same whatever
-/// order the client sends their keys in.
-fn canonical(v: &Value, out: &mut Sha256) {
-    match v {
-        Value::Object(m) => {
-            out.update(b"{");
-            // serde_json's map is sorted already unless a crate in the build turns on its
-            // `preserve_order` feature (features unify): sort only then.
-            if m.keys().zip(m.keys().skip(1)).all(|(a, b)| a < b) {
-                for (i, (k, x)) in m.iter().enumerate() {
-                    entry(i, k, x, out);
-                }
-            } else {
-                let mut keys: Vec<&String> = m.keys().collect();
-                keys.sort();
-                for (i, k) in keys.into_iter().enumerate() {
-                    entry(i, k, &m[k], out);
-                }
-            }
-            out.update(b"}");
-        }
-        Value::Array(a) => {
-            out.update(b"[");
-            for (i, x) in a.iter().enumerate() {
-                if i > 0 {
-                    out.update(b",");
-                }
-                canonical(x, out);
-            }
-            out.update(b"]");
-        }
-        other => serde_json::to_writer(&mut *out, other).unwrap_or_default(),
-    }
-}
-
-fn entry(i: usize, k: &str, v: &Value, out: &mut Sha256) {
-    if i > 0 {
-        out.update(b",");
-    }
-    serde_json::to_writer(&mut *out, k).unwrap_or_default();
-    out.update(b":");
-    canonical(v, out);
 }
 
 impl Binding<'_> {
@@ -255,6 +149,7 @@ impl StateSealer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::request::args_digest;
 
     fn b<'a>(name: &'a str, caller: Option<&'a str>, args: Option<&Value>) -> Binding<'a> {
         let digest: &'static [u8; 32] = Box::leak(Box::new(args_digest(args)));
@@ -264,16 +159,6 @@ mod tests {
             caller,
             args: digest,
         }
-    }
-
-    #[test]
-    fn the_args_digest_is_of_the_sorted_json_text() {
-        // The hashed text is fixed: states sealed by an earlier build still open.
-        let want: [u8; 32] = Sha256::digest(br#"{"a":[{"x":"s\n","y":2}],"b":null}"#).into();
-        let args = json!({"b": null, "a": [{"y": 2, "x": "s\n"}]});
-        assert_eq!(args_digest(Some(&args)), want);
-        let none: [u8; 32] = Sha256::digest(b"null").into();
-        assert_eq!(args_digest(None), none);
     }
 
     #[test]

@@ -8,9 +8,9 @@
 
 use super::record::{now_ms, TaskRecord, TaskStatus};
 use super::TaskConfig;
-use crate::context::InputRequest;
+use crate::bus::{Event, EventBus};
 use crate::error::{HandlerError, McpError};
-use crate::server::bus::{Event, EventBus};
+use crate::protocol::InputRequest;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -121,7 +121,7 @@ pub(crate) struct TaskLink {
 impl TaskLink {
     pub(crate) async fn ask(
         &self,
-        reqs: Vec<(String, crate::context::InputRequest)>,
+        reqs: Vec<(String, crate::protocol::InputRequest)>,
         cancel: &tokio_util::sync::CancellationToken,
     ) -> Result<Vec<Value>, crate::error::HandlerError> {
         self.engine.ask(&self.id, reqs, cancel).await

@@ -4,7 +4,7 @@
 //! (its handler future, the channels that wake it) is per-process; the record is not.
 
 use super::record::TaskRecord;
-use crate::handler::BoxFuture;
+use crate::BoxFuture;
 use std::collections::HashMap;
 use std::sync::Mutex;
 

@@ -29,6 +29,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use super::http_config::HttpConfig;
 pub use crate::auth::{AuthRejection, Authenticator};
+pub use crate::request::HttpRequestInfo;
 
 /// A request as any HTTP framework hands it over.
 #[derive(Debug, Clone)]
@@ -37,23 +38,6 @@ pub struct HttpRequest {
     pub path: String,
     pub headers: HeaderMap,
     pub body: Bytes,
-}
-
-/// The HTTP request that carried a message, as its handler may see it
-/// ([`crate::Context::http_request`]): what FastMCP's `get_http_request()` gives Python code.
-/// The headers are all of them, `Authorization` included: they are the server's own request.
-#[derive(Debug)]
-pub struct HttpRequestInfo {
-    pub method: Method,
-    pub path: String,
-    /// The query string, without the `?` (empty when there is none).
-    pub query: String,
-    pub headers: HeaderMap,
-    /// The client's address, when the host knows it.
-    pub peer: Option<SocketAddr>,
-    /// The body as it came: a first round's MRTR digest is read from it if its handler asks for
-    /// input (`server::mrtr::ArgsDigest`).
-    pub(crate) body: Bytes,
 }
 
 /// A response body: complete, or a stream of SSE chunks (dropping the receiver cancels the

@@ -2,9 +2,9 @@
 //! 403), and the 2026-07-28 header rules, `MCP-Protocol-Version` against `_meta`, `Mcp-Method`,
 //! `Mcp-Name` and `Mcp-Param-*` (x-mcp-header), each a 400 with -32020/-32022/-32602.
 
-use super::authority::{Authority, Origin};
 use super::headers;
 use super::http::*;
+use crate::authority::{Authority, Origin};
 use crate::error::{ErrorCode, McpError};
 use crate::protocol::SUPPORTED_VERSIONS;
 use crate::server::era::check_version;

@@ -3,8 +3,6 @@
 //! hyper adapter; `stdio` frames newline-delimited JSON-RPC on stdin/stdout. `http_checks` holds
 //! the Host/Origin guard and the 2026-07-28 header rules, and `http_legacy` the legacy session plumbing of the HTTP handler.
 
-// Host and Origin values, parsed.
-pub mod authority;
 pub mod headers;
 pub mod http;
 mod http_checks;
