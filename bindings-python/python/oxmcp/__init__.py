@@ -54,10 +54,17 @@ __all__ = [
 __version__ = "0.1.0"
 
 
+_SUBMODULES = frozenset(("types", "server", "shared", "client", "exceptions", "prompts", "tools", "utilities"))
+
+
 def __getattr__(name: str) -> Any:
     # The in-memory client needs the native module; import it on first use only.
     if name == "Client":
         from ._client import Client
 
         return Client
+    if name in _SUBMODULES:  # `import mcp` then `mcp.types.X` (under `oxmcp run`, `mcp` is this package)
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'oxmcp' has no attribute {name!r}")
