@@ -95,10 +95,14 @@ FASTMCP4 = """\
 LOWLEVEL = """\
     import asyncio
 
+    import mcp
     import mcp.server.stdio
     import mcp.types as types
+    from mcp import stdio_server
     from mcp.server.lowlevel import NotificationOptions, Server
     from mcp.server.models import InitializationOptions
+
+    assert stdio_server is mcp.server.stdio.stdio_server and mcp.types is types
 
     server = Server("echo-server")
 

@@ -75,7 +75,9 @@ def _main_blocks(path: Path) -> list[ast.stmt]:
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     body: list[ast.stmt] = []
     for node in tree.body:
-        test = node.test if isinstance(node, ast.If) else None
+        if not isinstance(node, ast.If):
+            continue
+        test = node.test
         if (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
                 and {ast.dump(test.left), ast.dump(test.comparators[0])}
                 == {ast.dump(ast.Name("__name__", ast.Load())), ast.dump(ast.Constant("__main__"))}):
@@ -112,7 +114,7 @@ def run(target: str, transport: str | None, http: str | None, path: str) -> None
     server = _find_server(module, spec, attr)
     if server is None:
         blocks = _main_blocks(file) if file is not None else []
-        if not blocks:
+        if file is None or not blocks:
             raise CliError(f"{spec}: found 0 oxmcp.Server objects; name one with {spec}:NAME")
         # A script that serves itself (a low-level server's `asyncio.run(main())`): run it as a script.
         if mode != "stdio":

@@ -20,7 +20,7 @@ class Message(_Message):
         if isinstance(content, str):
             from ....types import TextContent
 
-            content = TextContent(type="text", text=content)
+            content = TextContent.model_validate({"type": "text", "text": content})
         super().__init__(content, role)
 
     def __eq__(self, other: object) -> bool:
