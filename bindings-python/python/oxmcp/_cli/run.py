@@ -108,7 +108,10 @@ def run(target: str, transport: str | None, http: str | None, path: str) -> None
     # Zero-change mode: `mcp` and `fastmcp` are oxmcp's mirrors in the served process.
     from .._dropin import install
 
-    install()
+    try:
+        install()
+    except RuntimeError as e:
+        raise CliError(str(e)) from None
     spec, attr = split_spec(target)
     module = _import_app(target)
     server = _find_server(module, spec, attr)
