@@ -243,11 +243,9 @@ pub(crate) fn coerce_scalars(schema: &Value, value: &mut Value) -> bool {
                 .or_else(|| b.then(|| lax_bool(s)).flatten().map(Value::Bool))
         }
         Value::Number(x) if wants("boolean") && !wants("number") && !wants("integer") => {
-            match x.as_f64() {
-                Some(f) if f == 0.0 => Some(Value::Bool(false)),
-                Some(f) if f == 1.0 => Some(Value::Bool(true)),
-                _ => None,
-            }
+            // 0 and 1 only (pydantic refuses 2 or 0.5 for a bool).
+            let f = x.as_f64();
+            (f == Some(0.0) || f == Some(1.0)).then(|| Value::Bool(f == Some(1.0)))
         }
         Value::Bool(b) if !wants("boolean") && (wants("integer") || wants("number")) => {
             Some(Value::from(i64::from(*b)))
