@@ -38,16 +38,16 @@ def _write(tmp_path: Path, name: str, source: str) -> Path:
     return path
 
 
-async def _session(python: str, args: list[str], steps: Any) -> Any:
+async def _session(python: str, args: list[str], steps: Any, cwd: Path | None = None) -> Any:
     from mcp import Client, StdioServerParameters
 
-    params = StdioServerParameters(command=python, args=args, env=_env())
+    params = StdioServerParameters(command=python, args=args, env=_env(), cwd=cwd)
     async with Client(params, mode="legacy", read_timeout_seconds=30) as client:
         return await steps(client)
 
 
-def _drive(python: str, args: list[str], steps: Any) -> Any:
-    return asyncio.run(asyncio.wait_for(_session(python, args, steps), 60))
+def _drive(python: str, args: list[str], steps: Any, cwd: Path | None = None) -> Any:
+    return asyncio.run(asyncio.wait_for(_session(python, args, steps, cwd), 60))
 
 
 def _info(client: Any) -> dict[str, Any]:
@@ -188,6 +188,57 @@ def test_lowlevel_initialization_options_name_and_version_as_the_sdk(tmp_path: P
     original = _drive(str(PEER_V1), [str(server)], steps)
     ported = _drive(str(PEER_V1), ["-m", "oxmcp", "run", str(server)], steps)
     assert ported == original == {"name": "echo", "version": "2.5.1"}
+
+
+def test_a_packaged_server_runs_as_python_m_would(tmp_path: Path) -> None:
+    """The layout of the SDK's published reference servers: a package whose ``main()`` builds a
+    low-level ``Server`` inside ``serve()`` and whose ``__main__`` calls it. ``oxmcp run package``
+    runs it as ``python -m package`` does, and initialize reports the same as on the SDK."""
+    assert PEER_V1.exists(), f"{PEER_V1} missing: run scripts/setup.sh"
+    pkg = tmp_path / "echo_server"
+    pkg.mkdir()
+    _write(pkg, "__init__.py", """\
+        import asyncio
+
+        from .server import serve
+
+
+        def main() -> None:
+            asyncio.run(serve())
+    """)
+    _write(pkg, "__main__.py", "from echo_server import main\n\nmain()\n")
+    _write(pkg, "server.py", """\
+        from mcp.server import Server
+        from mcp.server.stdio import stdio_server
+        from mcp.types import TextContent, Tool
+
+
+        async def serve() -> None:
+            server = Server("mcp-echo")
+
+            @server.list_tools()
+            async def list_tools() -> list[Tool]:
+                return [Tool(name="echo", description="Echo", inputSchema={
+                    "type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})]
+
+            @server.call_tool()
+            async def call_tool(name: str, arguments: dict) -> list[TextContent]:
+                return [TextContent(type="text", text=arguments["text"].upper())]
+
+            options = server.create_initialization_options()
+            async with stdio_server() as (read_stream, write_stream):
+                await server.run(read_stream, write_stream, options, raise_exceptions=True)
+    """)
+
+    async def steps(client: Any) -> Any:
+        return _info(client), (await client.call_tool("echo", {"text": "hi"})).content[0].text
+
+    original = _drive(str(PEER_V1), ["-m", "echo_server"], steps, cwd=tmp_path)
+    ported = _drive(str(PEER_V1), ["-m", "oxmcp", "run", "echo_server"], steps, cwd=tmp_path)
+    assert ported == original
+    assert original[1] == "HI" and original[0]["name"] == "mcp-echo" and original[0]["version"].startswith("1.")
+    on_main_venv = _drive(sys.executable, ["-m", "oxmcp", "run", "echo_server"], steps, cwd=tmp_path)
+    assert on_main_venv[1] == "HI"
 
 
 @pytest.mark.parametrize(("peer", "source"), [(PEER_V1, FASTMCP1), (PEER_V2, FASTMCP4)], ids=["mcp1", "fastmcp4"])

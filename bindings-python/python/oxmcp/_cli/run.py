@@ -6,6 +6,7 @@ import ast
 import importlib
 import importlib.util
 import os
+import runpy
 import subprocess
 import sys
 import traceback
@@ -85,6 +86,14 @@ def _main_blocks(path: Path) -> list[ast.stmt]:
     return body
 
 
+def _has_main_module(name: str) -> bool:
+    """Whether ``python -m name`` would run something: a package with a ``__main__`` module."""
+    try:
+        return importlib.util.find_spec(f"{name}.__main__") is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def _run_main_blocks(module: ModuleType, path: Path, blocks: list[ast.stmt]) -> None:
     """Run the script's ``__main__`` blocks in its (already executed) module, as ``python file.py`` would."""
     code = compile(ast.Module(body=blocks, type_ignores=[]), str(path), "exec")
@@ -116,14 +125,21 @@ def run(target: str, transport: str | None, http: str | None, path: str) -> None
     module = _import_app(target)
     server = _find_server(module, spec, attr)
     if server is None:
+        # A script or package that serves itself (a low-level server's `asyncio.run(main())`): run it
+        # as `python file.py` / `python -m package` would.
         blocks = _main_blocks(file) if file is not None else []
-        if file is None or not blocks:
+        package_main = file is None and not attr and _has_main_module(spec)
+        if not blocks and not package_main:
             raise CliError(f"{spec}: found 0 oxmcp.Server objects; name one with {spec}:NAME")
-        # A script that serves itself (a low-level server's `asyncio.run(main())`): run it as a script.
         if mode != "stdio":
-            raise CliError(f"{spec} has no server object to serve over HTTP: it serves itself from its "
-                           "`if __name__ == \"__main__\":` block; run it without --http/--transport")
-        _run_main_blocks(module, file, blocks)
+            where = 'its `if __name__ == "__main__":` block' if blocks else "its __main__ module"
+            raise CliError(f"{spec} has no server object to serve over HTTP: it serves itself from {where}; "
+                           "run it without --http/--transport")
+        if file is not None:
+            _run_main_blocks(module, file, blocks)
+        else:
+            sys.argv = [spec]
+            runpy.run_module(spec, run_name="__main__", alter_sys=True)
         return
     if mode == "stdio":
         server.run()
