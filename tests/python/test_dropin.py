@@ -56,11 +56,18 @@ def _info(client: Any) -> dict[str, Any]:
 
 
 FASTMCP1 = """\
+    from typing import Any
+
     from mcp.server.fastmcp import FastMCP, Context
     from mcp.server.fastmcp.prompts.base import AssistantMessage, Message, UserMessage
+    from mcp.server.fastmcp.utilities.logging import get_logger
+    from mcp.server.session import ServerSession
+    from mcp.shared.context import RequestContext
     from mcp.types import TextContent
 
+    log = get_logger(__name__)
     mcp = FastMCP("weather")
+    Request = RequestContext[ServerSession, Any, Any]
 
     @mcp.tool()
     def forecast(city: str, days: int = 1) -> str:
@@ -79,7 +86,9 @@ FASTMCP4 = """\
     from fastmcp import FastMCP, Context
     from fastmcp.exceptions import ToolError
     from fastmcp.tools import ToolResult
+    from fastmcp.utilities.logging import get_logger
 
+    log = get_logger(__name__)
     mcp = FastMCP("notes")
 
     @mcp.tool

@@ -31,6 +31,7 @@ MIRRORS: dict[str, str] = {
     "mcp.client": "oxmcp.client",
     "mcp.shared": "oxmcp.shared",
     "mcp.shared.exceptions": "oxmcp.shared.exceptions",
+    "mcp.shared.context": "oxmcp.shared.context",
     "mcp.server": "oxmcp.server",
     "mcp.server.context": "oxmcp.server.context",
     "mcp.server.models": "oxmcp.server.models",
@@ -48,6 +49,7 @@ MIRRORS: dict[str, str] = {
     "mcp.server.fastmcp.prompts.base": "oxmcp.server.fastmcp.prompts.base",
     "mcp.server.fastmcp.utilities": "oxmcp.utilities",
     "mcp.server.fastmcp.utilities.types": "oxmcp.utilities.types",
+    "mcp.server.fastmcp.utilities.logging": "oxmcp.utilities.logging",
     # mcp 2.x's MCPServer
     "mcp.server.mcpserver": "oxmcp.server.mcpserver",
     "mcp.server.mcpserver.server": "oxmcp.server.mcpserver",
@@ -57,6 +59,7 @@ MIRRORS: dict[str, str] = {
     "mcp.server.mcpserver.prompts.base": "oxmcp.server.fastmcp.prompts.base",
     "mcp.server.mcpserver.utilities": "oxmcp.utilities",
     "mcp.server.mcpserver.utilities.types": "oxmcp.utilities.types",
+    "mcp.server.mcpserver.utilities.logging": "oxmcp.utilities.logging",
     # FastMCP (2.x to 4.x)
     "fastmcp": "oxmcp",
     "fastmcp.client": "oxmcp.client",
@@ -71,6 +74,7 @@ MIRRORS: dict[str, str] = {
     "fastmcp.server.middleware": "oxmcp.server.middleware",
     "fastmcp.utilities": "oxmcp.utilities",
     "fastmcp.utilities.types": "oxmcp.utilities.types",
+    "fastmcp.utilities.logging": "oxmcp.utilities.logging",
 }
 
 
