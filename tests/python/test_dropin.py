@@ -314,6 +314,16 @@ def test_a_self_serving_script_refuses_http_flags(tmp_path: Path) -> None:
     assert "serves itself" in r.stderr, r.stderr
 
 
+def test_every_mirror_in_the_table_imports() -> None:
+    import importlib
+
+    from oxmcp._dropin import MIRRORS, PACKAGES
+
+    for upstream, target in MIRRORS.items():
+        assert upstream.partition(".")[0] in PACKAGES
+        assert importlib.import_module(target).__name__ == target, upstream
+
+
 def test_mcp_client_mirror_returns_the_sdk_models() -> None:
     """``from mcp.client import Client`` in a server's self-test: an in-process client with model results."""
     from oxmcp.client import Client

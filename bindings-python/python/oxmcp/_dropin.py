@@ -1,6 +1,6 @@
 """The import hook of ``oxmcp run``: ``mcp``, ``mcp.*``, ``fastmcp`` and ``fastmcp.*`` are oxmcp's mirrors.
 
-With it installed (``oxmcp.run`` does, for the process it serves), a server written for FastMCP or
+With it installed (``oxmcp run`` installs it in the process it serves), a server written for FastMCP or
 the ``mcp`` SDK runs on oxmcp unmodified: ``import mcp.server.stdio`` binds ``mcp`` to oxmcp's
 package and ``mcp.server.stdio`` to ``oxmcp.server.stdio``, so module-qualified calls work too.
 
@@ -83,12 +83,12 @@ class _AliasLoader(importlib.abc.Loader):
 
     def __init__(self, target: str) -> None:
         self.target = target
-        self._module: ModuleType | None = None
+        self._own_spec: importlib.machinery.ModuleSpec | None = None
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
-        self._module = importlib.import_module(self.target)
-        self._own_spec = self._module.__spec__
-        return self._module
+        module = importlib.import_module(self.target)
+        self._own_spec = module.__spec__
+        return module
 
     def exec_module(self, module: ModuleType) -> None:
         # The import system set the alias's spec on the shared module; the module keeps its own
