@@ -201,37 +201,63 @@ impl SchemaCache {
     }
 }
 
-/// Lenient mode: turn numeric and boolean strings into numbers and booleans where the schema asks
-/// for them (following `properties` and `items`). Returns whether anything changed.
+/// Lenient mode: scalars of the wrong JSON type become the type the schema asks for, by the rules
+/// of pydantic's lax mode (what FastMCP and the `mcp` SDK's FastMCP apply to tool arguments):
+///
+/// - boolean: the strings `true false yes no on off t f y n 1 0` (any case), the numbers 0 and 1;
+/// - integer: a decimal string (surrounding spaces, `_` between digits, a zero fraction `"3.0"`),
+///   `true`/`false` (1/0);
+/// - number: a decimal or exponent string, `true`/`false`.
+///
+/// It follows `properties`, `items` and the branches of `anyOf`/`oneOf` (a value one branch
+/// already accepts is left alone, so `str | int` keeps `"3"` a string); a string never becomes
+/// anything where the schema allows a string. Returns whether anything changed.
 pub(crate) fn coerce_scalars(schema: &Value, value: &mut Value) -> bool {
+    if let Some(Value::Array(branches)) = schema.get("anyOf").or_else(|| schema.get("oneOf")) {
+        if !matches!(value, Value::Object(_) | Value::Array(_)) {
+            if branches.iter().any(|b| accepts_as_is(b, value)) {
+                return false;
+            }
+            for b in branches {
+                let mut v = value.clone();
+                if coerce_scalars(b, &mut v) {
+                    *value = v;
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+    let types: Vec<&str> = match schema.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    let wants = |t: &str| types.contains(&t);
+    let coerced = match value {
+        Value::String(_) if wants("string") => None,
+        Value::String(s) => {
+            let (b, i, n) = (wants("boolean"), wants("integer"), wants("number"));
+            let int = i.then(|| lax_int(s)).flatten().map(Value::from);
+            int.or_else(|| n.then(|| lax_number(s)).flatten().map(Value::Number))
+                .or_else(|| b.then(|| lax_bool(s)).flatten().map(Value::Bool))
+        }
+        Value::Number(x) if wants("boolean") && !wants("number") && !wants("integer") => {
+            // 0 and 1 only (pydantic refuses 2 or 0.5 for a bool).
+            let f = x.as_f64();
+            (f == Some(0.0) || f == Some(1.0)).then(|| Value::Bool(f == Some(1.0)))
+        }
+        Value::Bool(b) if !wants("boolean") && (wants("integer") || wants("number")) => {
+            Some(Value::from(i64::from(*b)))
+        }
+        _ => None,
+    };
+    if let Some(v) = coerced {
+        *value = v;
+        return true;
+    }
     let mut changed = false;
     match value {
-        Value::String(s) => {
-            let wants = |t: &str| match schema.get("type") {
-                Some(Value::String(x)) => x == t,
-                Some(Value::Array(xs)) => {
-                    xs.iter().any(|x| x == t) && !xs.iter().any(|x| x == "string")
-                }
-                _ => false,
-            };
-            let t = s.trim();
-            if wants("integer") {
-                if let Ok(i) = t.parse::<i64>() {
-                    *value = Value::from(i);
-                    return true;
-                }
-            }
-            if wants("number") {
-                if let Some(n) = t.parse::<f64>().ok().and_then(serde_json::Number::from_f64) {
-                    *value = Value::Number(n);
-                    return true;
-                }
-            }
-            if wants("boolean") && (t == "true" || t == "false") {
-                *value = Value::Bool(t == "true");
-                return true;
-            }
-        }
         Value::Object(map) => {
             if let Some(Value::Object(props)) = schema.get("properties") {
                 for (k, sub) in props {
@@ -251,6 +277,71 @@ pub(crate) fn coerce_scalars(schema: &Value, value: &mut Value) -> bool {
         _ => {}
     }
     changed
+}
+
+/// Whether a branch's `type` takes the scalar as it is (no `type`: any value).
+fn accepts_as_is(schema: &Value, value: &Value) -> bool {
+    let ok = |t: &str| match value {
+        Value::String(_) => t == "string",
+        Value::Bool(_) => t == "boolean",
+        Value::Null => t == "null",
+        Value::Number(n) => {
+            t == "number" || (t == "integer" && n.as_f64().is_some_and(|f| f.fract() == 0.0))
+        }
+        _ => false,
+    };
+    match schema.get("type") {
+        Some(Value::String(t)) => ok(t),
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).any(ok),
+        _ => schema
+            .get("anyOf")
+            .or_else(|| schema.get("oneOf"))
+            .is_none(),
+    }
+}
+
+fn lax_bool(s: &str) -> Option<bool> {
+    match s.to_ascii_lowercase().as_str() {
+        "true" | "yes" | "on" | "t" | "y" | "1" => Some(true),
+        "false" | "no" | "off" | "f" | "n" | "0" => Some(false),
+        _ => None,
+    }
+}
+
+/// Digits with `_` only between digits, as Python's numeric literals allow.
+fn without_underscores(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    for (i, c) in b.iter().enumerate() {
+        if *c == b'_'
+            && !(i > 0 && i + 1 < b.len() && b[i - 1].is_ascii_digit() && b[i + 1].is_ascii_digit())
+        {
+            return None;
+        }
+    }
+    Some(s.replace('_', ""))
+}
+
+fn lax_int(s: &str) -> Option<i64> {
+    let t = without_underscores(s.trim())?;
+    if let Ok(i) = t.parse::<i64>() {
+        return Some(i);
+    }
+    // "3.0": a decimal with a zero fraction (not an exponent: pydantic refuses "1e3" for an int).
+    let (whole, frac) = t.split_once('.')?;
+    if !frac.is_empty() && frac.bytes().all(|c| c == b'0') {
+        whole.parse::<i64>().ok()
+    } else {
+        None
+    }
+}
+
+fn lax_number(s: &str) -> Option<serde_json::Number> {
+    let t = without_underscores(s.trim())?;
+    let lower = t.to_ascii_lowercase();
+    if lower.contains("inf") || lower.contains("nan") {
+        return None; // not representable in JSON
+    }
+    t.parse::<f64>().ok().and_then(serde_json::Number::from_f64)
 }
 
 /// Check `x-mcp-header` annotations per the tools page: only reachable through `properties`,
@@ -385,5 +476,57 @@ mod tests {
         let mut v = json!({"n":"42","f":"1.5","b":"true","s":"7"});
         assert!(coerce_scalars(&schema, &mut v));
         assert_eq!(v, json!({"n":42,"f":1.5,"b":true,"s":"7"}));
+    }
+
+    #[test]
+    fn lenient_mode_follows_pydantic_lax_scalars() {
+        let schema = json!({"type":"object","properties":{
+            "b":{"type":"boolean"},"i":{"type":"integer"},"f":{"type":"number"},
+            "ob":{"anyOf":[{"type":"boolean"},{"type":"null"}]},
+            "si":{"anyOf":[{"type":"string"},{"type":"integer"}]},
+            "bs":{"type":"array","items":{"type":"boolean"}}}});
+        for (word, want) in [
+            ("yes", true),
+            ("No", false),
+            ("ON", true),
+            ("off", false),
+            ("t", true),
+            ("f", false),
+            ("y", true),
+            ("n", false),
+            ("1", true),
+            ("0", false),
+        ] {
+            let mut v = json!({"b": word});
+            assert!(coerce_scalars(&schema, &mut v), "{word}");
+            assert_eq!(v, json!({"b": want}));
+        }
+        let mut v =
+            json!({"b": 1, "i": " 1_000 ", "f": "1e3", "ob": "yes", "si": "3", "bs": ["on", 0]});
+        assert!(coerce_scalars(&schema, &mut v));
+        assert_eq!(
+            v,
+            json!({"b": true, "i": 1000, "f": 1000.0, "ob": true, "si": "3", "bs": [true, false]})
+        );
+        let mut v = json!({"i": "3.0"});
+        assert!(coerce_scalars(&schema, &mut v));
+        assert_eq!(v, json!({"i": 3}));
+        let mut v = json!({"i": true});
+        assert!(coerce_scalars(&schema, &mut v));
+        assert_eq!(v, json!({"i": 1}));
+        // What pydantic refuses stays as it is (and then fails the schema).
+        for bad in [
+            json!({"b": "maybe"}),
+            json!({"b": 2}),
+            json!({"i": "3.5"}),
+            json!({"i": "1e3"}),
+            json!({"i": "1__0"}),
+            json!({"f": "inf"}),
+            json!({"si": 3.5}),
+        ] {
+            let mut v = bad.clone();
+            assert!(!coerce_scalars(&schema, &mut v), "{bad}");
+            assert_eq!(v, bad);
+        }
     }
 }

@@ -75,10 +75,25 @@ __all__ = [
 __version__ = "0.1.0"
 
 
+_SDK_CLIENT_NAMES = frozenset(("ClientSession", "ClientSessionGroup", "StdioServerParameters", "stdio_client"))
+_SUBMODULES = frozenset(("types", "server", "shared", "client", "exceptions", "prompts", "tools", "utilities"))
+
+
 def __getattr__(name: str) -> Any:
     # The in-memory client needs the native module; import it on first use only.
     if name == "Client":
         from ._client import Client
 
         return Client
+    if name in _SUBMODULES:  # `import mcp` then `mcp.types.X` (under `oxmcp run`, `mcp` is this package)
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    if name == "stdio_server":  # `from mcp import stdio_server`
+        from .server.stdio import stdio_server
+
+        return stdio_server
+    if name in _SDK_CLIENT_NAMES:
+        raise ImportError(f"oxmcp has no {name}: oxmcp is a server. Test a server in process with "
+                          "oxmcp.client.Client(server), or drive it over stdio/HTTP with the official mcp client")
     raise AttributeError(f"module 'oxmcp' has no attribute {name!r}")

@@ -212,6 +212,9 @@ class Session:
 class RequestContext:
     """The SDK's ``RequestContext``: ``request_id``, ``meta``, ``session``, ``lifespan_context``."""
 
+    def __class_getitem__(cls, _params: Any) -> type:
+        return cls  # the SDK's class is generic: `RequestContext[ServerSession, Any, Any]` in annotations
+
     def __init__(self, ctx: Any) -> None:
         self._ctx = ctx
 

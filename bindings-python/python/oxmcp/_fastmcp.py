@@ -85,6 +85,9 @@ class FastMCP(Server):
     _fastmcp_log_data = True
     _str_request_id = True
     _resource_error_code = -32603
+    #: FastMCP (1.x to 4.x), mcp 1.x's FastMCP and mcp 2.x's MCPServer declare resources and prompts
+    #: with none registered, and answer their lists empty (not -32601).
+    _declare = ("resources", "prompts")
 
     def __init__(self, name: str | None = None, instructions: str | None = None, *, version: Any = None,
                  title: str | None = None, description: str | None = None, website_url: str | None = None,
@@ -120,6 +123,9 @@ class FastMCP(Server):
             options.setdefault("cache_scope", cache_scope)
         if stateless_http:
             options.setdefault("legacy_stateless", True)
+        # FastMCP and the SDK's FastMCP/MCPServer validate tool arguments in pydantic's lax mode
+        # ("yes" for a bool, "3" for an int); the core's lenient coercion follows the same rules.
+        options.setdefault("lenient_coercion", not kwargs.get("strict_input_validation"))
         super().__init__(name if name else self.generate_name(), _coerce_version(version) or self._default_version(),
                          title=title, instructions=instructions, website_url=website_url, description=description,
                          icons=[_dump(i) for i in icons] if icons else None, debug=debug, **options)
@@ -143,9 +149,9 @@ class FastMCP(Server):
 
     @staticmethod
     def _default_version() -> str:
-        from . import __version__
+        from ._versions import framework_version
 
-        return __version__
+        return framework_version("fastmcp")
 
     # -- registration: FastMCP's extra decorator keywords ---------------------------------------
     def add_tool(self, fn: Any, **kwargs: Any) -> Any:  # type: ignore[override]
@@ -450,10 +456,10 @@ class LegacyFastMCP(MCPServer):
 
     @staticmethod
     def _default_version() -> str:
-        # mcp 1.x's FastMCP takes no version and reports its framework's (the `mcp` package's); here oxmcp's.
-        from . import __version__
+        # mcp 1.x's FastMCP takes no version and reports its framework's (the `mcp` package's).
+        from ._versions import framework_version
 
-        return __version__
+        return framework_version("mcp", major="1")
 
 
 def prefix_uri(uri: str, prefix: str | None) -> str:

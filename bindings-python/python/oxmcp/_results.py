@@ -246,6 +246,8 @@ def content_block(item: Any) -> dict[str, Any]:
         return {"type": "text", "text": item}
     if isinstance(item, dict) and item.get("type") in _BLOCK_TYPES:
         return item
+    if isinstance(item, BaseModel) and getattr(item, "type", None) in _BLOCK_TYPES:
+        return item.model_dump(mode="json", by_alias=True, exclude_none=True)  # an SDK content model
     if isinstance(item, bytes):
         return {"type": "resource", "resource": {"uri": "data:application/octet-stream",
                                                  "mimeType": "application/octet-stream", "blob": _b64(item)}}

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import ast
 import importlib
 import importlib.util
 import os
+import runpy
 import subprocess
 import sys
 import traceback
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from .._server import Server
@@ -17,6 +21,15 @@ from ._common import JS_SUFFIXES, CliError, app_file, parse_host_port, split_spe
 def load_server(target: str) -> Server:
     """Import ``file.py`` (or a module name) and find the server: ``:name``, else ``server``/``mcp``/``app``, else the only one."""
     spec, attr = split_spec(target)
+    module = _import_app(target)
+    found = _find_server(module, spec, attr)
+    if found is None:
+        raise CliError(f"{spec}: found 0 oxmcp.Server objects; name one with {spec}:NAME")
+    return found
+
+
+def _import_app(target: str) -> ModuleType:
+    spec, _ = split_spec(target)
     path = app_file(target)
     try:
         if path is not None:
@@ -36,6 +49,11 @@ def load_server(target: str) -> Server:
     except BaseException as e:  # the app's own import-time error: one line, then its traceback
         tb = "".join(traceback.format_exception(type(e), e, e.__traceback__))
         raise CliError(f"cannot import {spec}: {type(e).__name__}: {e}", tb if os.environ.get("OXMCP_TRACEBACK") else None) from e
+    return module
+
+
+def _find_server(module: ModuleType, spec: str, attr: str | None) -> Server | None:
+    """The server ``attr`` names, else ``server``/``mcp``/``app``, else the only one; None when there is none."""
     if attr:
         obj: Any = getattr(module, attr, None)
         if callable(obj) and not isinstance(obj, Server):
@@ -48,9 +66,40 @@ def load_server(target: str) -> Server:
         if isinstance(obj, Server):
             return obj
     found = [v for v in vars(module).values() if isinstance(v, Server)]
-    if len(found) != 1:
+    if len(found) > 1:
         raise CliError(f"{spec}: found {len(found)} oxmcp.Server objects; name one with {spec}:NAME")
-    return found[0]
+    return found[0] if found else None
+
+
+def _main_blocks(path: Path) -> list[ast.stmt]:
+    """The bodies of the file's top-level ``if __name__ == "__main__":`` blocks."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    body: list[ast.stmt] = []
+    for node in tree.body:
+        if not isinstance(node, ast.If):
+            continue
+        test = node.test
+        if (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
+                and {ast.dump(test.left), ast.dump(test.comparators[0])}
+                == {ast.dump(ast.Name("__name__", ast.Load())), ast.dump(ast.Constant("__main__"))}):
+            body.extend(node.body)
+    return body
+
+
+def _has_main_module(name: str) -> bool:
+    """Whether ``python -m name`` would run something: a package with a ``__main__`` module."""
+    try:
+        return importlib.util.find_spec(f"{name}.__main__") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _run_main_blocks(module: ModuleType, path: Path, blocks: list[ast.stmt]) -> None:
+    """Run the script's ``__main__`` blocks in its (already executed) module, as ``python file.py`` would."""
+    code = compile(ast.Module(body=blocks, type_ignores=[]), str(path), "exec")
+    module.__dict__["__name__"] = "__main__"
+    sys.argv = [str(path)]
+    exec(code, module.__dict__)
 
 
 def run(target: str, transport: str | None, http: str | None, path: str) -> None:
@@ -65,7 +114,33 @@ def run(target: str, transport: str | None, http: str | None, path: str) -> None
             sys.exit(subprocess.call(["node", str(file), *flags]))
         except FileNotFoundError:
             raise CliError(f"{file.name} is a Node app and node is not on PATH") from None
-    server = load_server(target)
+    # Zero-change mode: `mcp` and `fastmcp` are oxmcp's mirrors in the served process.
+    from .._dropin import install
+
+    try:
+        install()
+    except RuntimeError as e:
+        raise CliError(str(e)) from None
+    spec, attr = split_spec(target)
+    module = _import_app(target)
+    server = _find_server(module, spec, attr)
+    if server is None:
+        # A script or package that serves itself (a low-level server's `asyncio.run(main())`): run it
+        # as `python file.py` / `python -m package` would.
+        blocks = _main_blocks(file) if file is not None else []
+        package_main = file is None and not attr and _has_main_module(spec)
+        if not blocks and not package_main:
+            raise CliError(f"{spec}: found 0 oxmcp.Server objects; name one with {spec}:NAME")
+        if mode != "stdio":
+            where = 'its `if __name__ == "__main__":` block' if blocks else "its __main__ module"
+            raise CliError(f"{spec} has no server object to serve over HTTP: it serves itself from {where}; "
+                           "run it without --http/--transport")
+        if file is not None:
+            _run_main_blocks(module, file, blocks)
+        else:
+            sys.argv = [spec]
+            runpy.run_module(spec, run_name="__main__", alter_sys=True)
+        return
     if mode == "stdio":
         server.run()
     else:

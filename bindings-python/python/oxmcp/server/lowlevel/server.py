@@ -273,11 +273,11 @@ class Server:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         # serverInfo.version when none is given, as the SDKs do: mcp 1.x reports its own package's
-        # version (here: oxmcp's); mcp 2.x's constructor-style Server reports "" (it never substitutes).
-        from ... import __version__
+        # version (see oxmcp._versions); mcp 2.x's constructor-style Server reports "" (it never substitutes).
+        from ..._versions import framework_version
 
         if version is None:
-            version = "" if handlers_v2 else __version__
+            version = "" if handlers_v2 else framework_version("mcp", major="1")
         self.version = version
         self._core = CoreServer(name, version, instructions=instructions, title=title,
                                 website_url=website_url, icons=[_dump(i) for i in icons] if icons else None,
@@ -460,8 +460,17 @@ class Server:
             raise TypeError("Server.run(read, write, ...): oxmcp serves the streams of "
                             "oxmcp.server.stdio.stdio_server(); for HTTP use "
                             "oxmcp.server.streamable_http_manager.StreamableHTTPSessionManager")
-        if initialization_options is not None and getattr(initialization_options, "instructions", None):
-            self._core.instructions = initialization_options.instructions
+        if initialization_options is not None:
+            # As the SDK: the options given to run() are what initialize reports.
+            o = initialization_options
+            self._core.name = getattr(o, "server_name", None) or self._core.name
+            if getattr(o, "server_version", None) is not None:
+                self._core.version = o.server_version
+            for key, attr in (("instructions", "instructions"), ("website_url", "website_url")):
+                if getattr(o, key, None):
+                    setattr(self._core, attr, getattr(o, key))
+            if getattr(o, "icons", None):
+                self._core.icons = [_dump(i) for i in o.icons]
         self._link.capabilities = _dump(getattr(initialization_options, "capabilities", None)
                                         or self.get_capabilities())
         async with self._running():

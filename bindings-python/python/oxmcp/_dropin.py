@@ -1,0 +1,135 @@
+"""The import hook of ``oxmcp run``: ``mcp``, ``mcp.*``, ``fastmcp`` and ``fastmcp.*`` are oxmcp's mirrors.
+
+With it installed (``oxmcp run`` installs it in the process it serves), a server written for FastMCP or
+the ``mcp`` SDK runs on oxmcp unmodified: ``import mcp.server.stdio`` binds ``mcp`` to oxmcp's
+package and ``mcp.server.stdio`` to ``oxmcp.server.stdio``, so module-qualified calls work too.
+
+Only the modules in ``MIRRORS`` resolve. Any other module of those packages raises an
+``ImportError`` that names it: the real package is never imported behind the server's back, since
+half a server on oxmcp and half on the SDK would not work (and would not say why).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import sys
+from types import ModuleType
+from typing import Sequence
+
+__all__ = ["MIRRORS", "DropInFinder", "install", "installed"]
+
+#: The packages the hook takes over.
+PACKAGES = ("mcp", "fastmcp")
+
+#: Each upstream module oxmcp mirrors, and the oxmcp module that stands for it.
+MIRRORS: dict[str, str] = {
+    # mcp (1.x and 2.x)
+    "mcp": "oxmcp",
+    "mcp.types": "oxmcp.types",
+    "mcp.client": "oxmcp.client",
+    "mcp.shared": "oxmcp.shared",
+    "mcp.shared.exceptions": "oxmcp.shared.exceptions",
+    "mcp.shared.context": "oxmcp.shared.context",
+    "mcp.server": "oxmcp.server",
+    "mcp.server.context": "oxmcp.server.context",
+    "mcp.server.models": "oxmcp.server.models",
+    "mcp.server.session": "oxmcp.server.session",
+    "mcp.server.stdio": "oxmcp.server.stdio",
+    "mcp.server.streamable_http_manager": "oxmcp.server.streamable_http_manager",
+    "mcp.server.lowlevel": "oxmcp.server.lowlevel",
+    "mcp.server.lowlevel.server": "oxmcp.server.lowlevel.server",
+    "mcp.server.lowlevel.helper_types": "oxmcp.server.lowlevel.helper_types",
+    # mcp 1.x's FastMCP
+    "mcp.server.fastmcp": "oxmcp.server.fastmcp",
+    "mcp.server.fastmcp.server": "oxmcp.server.fastmcp",
+    "mcp.server.fastmcp.exceptions": "oxmcp.exceptions",
+    "mcp.server.fastmcp.prompts": "oxmcp.server.fastmcp.prompts",
+    "mcp.server.fastmcp.prompts.base": "oxmcp.server.fastmcp.prompts.base",
+    "mcp.server.fastmcp.utilities": "oxmcp.utilities",
+    "mcp.server.fastmcp.utilities.types": "oxmcp.utilities.types",
+    "mcp.server.fastmcp.utilities.logging": "oxmcp.utilities.logging",
+    # mcp 2.x's MCPServer
+    "mcp.server.mcpserver": "oxmcp.server.mcpserver",
+    "mcp.server.mcpserver.server": "oxmcp.server.mcpserver",
+    "mcp.server.mcpserver.context": "oxmcp.server.context",
+    "mcp.server.mcpserver.exceptions": "oxmcp.exceptions",
+    "mcp.server.mcpserver.prompts": "oxmcp.server.fastmcp.prompts",
+    "mcp.server.mcpserver.prompts.base": "oxmcp.server.fastmcp.prompts.base",
+    "mcp.server.mcpserver.utilities": "oxmcp.utilities",
+    "mcp.server.mcpserver.utilities.types": "oxmcp.utilities.types",
+    "mcp.server.mcpserver.utilities.logging": "oxmcp.utilities.logging",
+    # FastMCP (2.x to 4.x)
+    "fastmcp": "oxmcp",
+    "fastmcp.client": "oxmcp.client",
+    "fastmcp.exceptions": "oxmcp.exceptions",
+    "fastmcp.prompts": "oxmcp.prompts",
+    "fastmcp.prompts.prompt": "oxmcp.prompts",
+    "fastmcp.tools": "oxmcp.tools",
+    "fastmcp.tools.tool": "oxmcp.tools.tool",
+    "fastmcp.server": "oxmcp.server",
+    "fastmcp.server.context": "oxmcp.server.context",
+    "fastmcp.server.dependencies": "oxmcp.server.dependencies",
+    "fastmcp.server.middleware": "oxmcp.server.middleware",
+    "fastmcp.utilities": "oxmcp.utilities",
+    "fastmcp.utilities.types": "oxmcp.utilities.types",
+    "fastmcp.utilities.logging": "oxmcp.utilities.logging",
+}
+
+
+class _AliasLoader(importlib.abc.Loader):
+    """Loads an upstream name as the already-imported oxmcp module (one module object, two names)."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self._own_spec: importlib.machinery.ModuleSpec | None = None
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        module = importlib.import_module(self.target)
+        self._own_spec = module.__spec__
+        return module
+
+    def exec_module(self, module: ModuleType) -> None:
+        # The import system set the alias's spec on the shared module; the module keeps its own
+        # (its relative imports, reloads and pickling go by it).
+        module.__spec__ = self._own_spec
+
+
+class DropInFinder(importlib.abc.MetaPathFinder):
+    """A ``sys.meta_path`` finder for ``mcp`` / ``fastmcp`` and their submodules."""
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None = None,
+                  target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+        top = fullname.partition(".")[0]
+        if top not in PACKAGES:
+            return None
+        mirror = MIRRORS.get(fullname)
+        if mirror is None:
+            raise ModuleNotFoundError(
+                f"No module named {fullname!r}: oxmcp does not provide it. Under `oxmcp run`, the "
+                f"{top!r} package is oxmcp's mirror of it, and this module is not mirrored "
+                "(docs/COMPATIBILITY.md lists the modules that are)", name=fullname)
+        return importlib.machinery.ModuleSpec(fullname, _AliasLoader(mirror))
+
+
+_FINDER = DropInFinder()
+
+
+def install() -> None:
+    """Resolve ``mcp`` and ``fastmcp`` to oxmcp in this process (idempotent).
+
+    Modules of those packages already imported by then are the real ones, and a mix cannot work:
+    that is an error naming them.
+    """
+    if _FINDER in sys.meta_path:
+        return
+    loaded = sorted(m for m in sys.modules if m.partition(".")[0] in PACKAGES)
+    if loaded:
+        raise RuntimeError(f"oxmcp's import hook must be installed before {', '.join(loaded[:3])} "
+                           "is imported")
+    sys.meta_path.insert(0, _FINDER)
+
+
+def installed() -> bool:
+    return _FINDER in sys.meta_path

@@ -1,0 +1,69 @@
+"""``mcp.client``: ``Client``, the SDK's in-process client, as servers use it in their own tests.
+
+``async with Client(server) as client:`` talks to a server object in the same process (through the
+core's dispatch, as stdio and HTTP do) and returns the SDK's result models (``oxmcp.types``), so
+``result.content[0].text``, ``result.structured_content`` and ``(await client.list_tools()).tools``
+read as with mcp 2.x. ``ClientSession`` (a client over a transport's streams) is not provided:
+oxmcp is a server, so drive a server over stdio or HTTP with the official client instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import types
+from ._client import Client as _Client
+
+__all__ = ["Client"]
+
+
+class Client(_Client):
+    """``Client(server)``: a server object in this process; results as ``oxmcp.types`` models."""
+
+    def __init__(self, server: Any, **kwargs: Any) -> None:
+        core = getattr(server, "_core", server)  # the low-level Server serves through its core Server
+        if not hasattr(core, "_build_native"):
+            raise TypeError("oxmcp.client.Client(server): give a server object (FastMCP, MCPServer, Server); "
+                            "oxmcp has no client for URLs or transports")
+        for key in ("raise_exceptions", "read_timeout_seconds", "mode", "cache", "logging_callback",
+                    "message_handler", "sampling_callback", "elicitation_callback", "list_roots_callback"):
+            kwargs.pop(key, None)  # the SDK's options for a remote session; nothing to do in process
+        super().__init__(core, **kwargs)
+
+    async def list_tools(self, cursor: str | None = None) -> Any:  # type: ignore[override]
+        return types.ListToolsResult.model_validate(await self.request("tools/list", _cursor(cursor)))
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None,  # type: ignore[override]
+                        *args: Any, **kwargs: Any) -> Any:
+        params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
+        return types.CallToolResult.model_validate(await self.request("tools/call", params))
+
+    async def list_resources(self, cursor: str | None = None) -> Any:  # type: ignore[override]
+        return types.ListResourcesResult.model_validate(await self.request("resources/list", _cursor(cursor)))
+
+    async def list_resource_templates(self, cursor: str | None = None) -> Any:  # type: ignore[override]
+        return types.ListResourceTemplatesResult.model_validate(
+            await self.request("resources/templates/list", _cursor(cursor)))
+
+    async def read_resource(self, uri: Any) -> Any:  # type: ignore[override]
+        return types.ReadResourceResult.model_validate(await self.request("resources/read", {"uri": str(uri)}))
+
+    async def list_prompts(self, cursor: str | None = None) -> Any:  # type: ignore[override]
+        return types.ListPromptsResult.model_validate(await self.request("prompts/list", _cursor(cursor)))
+
+    async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> Any:  # type: ignore[override]
+        params: dict[str, Any] = {"name": name}
+        if arguments is not None:
+            params["arguments"] = arguments
+        return types.GetPromptResult.model_validate(await self.request("prompts/get", params))
+
+
+def _cursor(cursor: str | None) -> dict[str, Any]:
+    return {} if cursor is None else {"cursor": cursor}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "ClientSession":
+        raise ImportError("oxmcp.client has no ClientSession: oxmcp is a server. Test the server in process "
+                          "with oxmcp.client.Client(server), or drive it over stdio/HTTP with the official mcp client")
+    raise AttributeError(f"module 'oxmcp.client' has no attribute {name!r}")

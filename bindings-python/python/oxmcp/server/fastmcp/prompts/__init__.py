@@ -1,0 +1,5 @@
+"""``mcp.server.fastmcp.prompts`` (and mcp 2.x's ``mcp.server.mcpserver.prompts``): prompt messages."""
+
+from .base import AssistantMessage, Message, UserMessage
+
+__all__ = ["AssistantMessage", "Message", "UserMessage"]
