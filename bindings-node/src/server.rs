@@ -17,6 +17,7 @@ use napi_derive::napi;
 use oxmcp::config::Config;
 use oxmcp::transport::http::{HttpConfig, HttpHandler};
 use oxmcp::transport::http_server::HttpServer;
+use oxmcp::transport::stdio;
 use oxmcp::{CompletionHandler, Prompt, Resource, ResourceTemplate, Server, Tool};
 use serde_json::Value;
 use std::net::SocketAddr;
@@ -417,14 +418,14 @@ impl NativeServer {
         let config = self.config.listen.stdio_config();
         let (tx, rx) = tokio::sync::oneshot::channel();
         let task = napi::bindgen_prelude::spawn(async move {
-            let r = oxmcp::transport::stdio::serve_io(
-                server,
-                std::io::stdin(),
-                std::io::stdout(),
-                config,
-                shutdown.cancelled_owned(),
-            )
-            .await;
+            // The core's stdin/stdout readers, not std's: Node puts fd 0 and 1 in non-blocking
+            // mode once anything touches `process.stdin` / `process.stdout`.
+            let r = match (stdio::stdin(), stdio::stdout()) {
+                (Ok(input), Ok(output)) => {
+                    stdio::serve_io(server, input, output, config, shutdown.cancelled_owned()).await
+                }
+                (Err(e), _) | (_, Err(e)) => Err(e),
+            };
             let _ = tx.send(r);
         });
         self.tasks

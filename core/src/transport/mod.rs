@@ -12,3 +12,5 @@ mod http_config;
 mod http_legacy;
 pub mod http_server;
 pub mod stdio;
+#[cfg(unix)]
+mod stdio_fd;
