@@ -86,16 +86,32 @@ impl NativeServer {
     /// `options`: `{ name, version, title?, instructions?, ... }`: the server's options and the
     /// defaults of every listener and mount, in the core's schema (`oxmcp::config`).
     // The options' type is the hand-written one of index.d.ts (the core's schema, in camelCase).
-    #[napi(constructor, ts_args_type = "options: import('./index').ServerOptions")]
-    pub fn new(options: Value) -> Result<Self> {
+    /// `declare`: capabilities to declare before anything of that kind is registered
+    /// (`"resources"`, `"prompts"`; tools are always declared), as a server whose lists come
+    /// from handlers must.
+    #[napi(
+        constructor,
+        ts_args_type = "options: import('./index').ServerOptions, declare?: Array<'tools' | 'resources' | 'prompts'>"
+    )]
+    pub fn new(options: Value, declare: Option<Vec<String>>) -> Result<Self> {
         let config = Config::from_json(options).map_err(options::error)?;
-        let server = config
+        let mut builder = config
             .server
             .builder()
             .map_err(options::error)?
-            .declare_tools()
-            .build()
-            .map_err(errors::build)?;
+            .declare_tools();
+        for kind in declare.unwrap_or_default() {
+            builder = match kind.as_str() {
+                "resources" => builder.declare_resources(),
+                "prompts" => builder.declare_prompts(),
+                "tools" => builder,
+                other => {
+                    let msg = format!("declare: unknown capability {other:?}");
+                    return Err(coded(Code::InvalidOption, msg));
+                }
+            };
+        }
+        let server = builder.build().map_err(errors::build)?;
         let mount = config
             .listen
             .apply(HttpConfig::mount())
