@@ -8,9 +8,9 @@
  * prompt the list handlers return is registered natively with the matching call/read/get handler
  * behind it. The list handlers run on every list request, as in the SDK (a link of the core's
  * middleware chain applies what they return to the registry, then the core answers from it, with
- * its allow-lists and pagination), and before a call, read or get of a name or URI that is not
- * registered (one created since the last list); also at `connect(transport)` and on
- * `sendToolListChanged()` and its siblings. Session traffic
+ * its allow-lists and pagination), and before a read of a URI that is not a registered resource
+ * (one created since the last list); also at `connect(transport)` and on `sendToolListChanged()`
+ * and its siblings. Session traffic
  * (oninitialized, notification handlers, listRoots/createMessage/elicitInput outside a call,
  * sendLoggingMessage) is the same as `McpServer.server`'s (facade.cjs).
  */
@@ -29,11 +29,8 @@ const { nativeDef } = require('../defs.cjs');
 const DEFAULT_TIMEOUT_MS = 300_000;
 /** Methods this Server answers through the core from the handlers set for them. */
 const SPEC = new Set(['tools/list', 'tools/call', 'resources/list', 'resources/templates/list', 'resources/read', 'prompts/list', 'prompts/get', 'completion/complete']);
-/** A request of these methods runs the list handler named (`null`: only for a name or URI not registered yet). */
-const LISTED_BY = Object.freeze({
-  'tools/list': 'tools/list', 'resources/list': 'resources/list', 'resources/templates/list': 'resources/templates/list', 'prompts/list': 'prompts/list',
-});
-const CALLED_BY = Object.freeze({ 'tools/call': 'tools/list', 'resources/read': 'resources/list', 'prompts/get': 'prompts/list' });
+/** The list requests whose handler runs per request. */
+const LISTS = ['tools/list', 'resources/list', 'resources/templates/list', 'prompts/list'];
 /** Which registered kind a method's resync applies. */
 const KIND_OF = Object.freeze({
   'tools/list': 'tools', 'tools/call': 'tools', 'resources/list': 'resources', 'resources/read': 'resources',
@@ -112,23 +109,21 @@ class Server extends LowLevelFacade {
 
   /**
    * The list handlers per request: a list request runs its handler (with the request's `extra`)
-   * and applies the result to the registry before the core answers; a call, read or get of
-   * something not registered runs the list handler first, so what a tool created is there.
+   * and applies the result to the registry before the core answers; a `resources/read` of a URI
+   * that is not a registered resource runs the resources (and templates) list handlers first, so
+   * a resource a tool created is readable before anyone lists it. `tools/call` and `prompts/get`
+   * are not hooked (a client calls what it listed), so they cost no hop through JS.
    */
   #hookLists() {
     if (this.#listsHooked) return;
     this.#listsHooked = true;
-    const registered = (method, params) => (method === 'resources/read'
-      ? this.#registered.resources.has(params?.uri)
-      : this.#registered[method === 'tools/call' ? 'tools' : 'prompts'].has(params?.name));
     this.#install({
-      methods: [...Object.keys(LISTED_BY), ...Object.keys(CALLED_BY)],
+      methods: [...LISTS, 'resources/read'],
       fn: async (ctx, next) => {
-        const list = LISTED_BY[ctx.method];
-        if (list !== undefined) {
-          if (this.#handlers.has(list)) await this.#resync(list, ctx);
-        } else if (this.#handlers.has(CALLED_BY[ctx.method]) && !registered(ctx.method, ctx.params)) {
-          await this.#resync(ctx.method, ctx);
+        if (ctx.method !== 'resources/read') {
+          if (this.#handlers.has(ctx.method)) await this.#resync(ctx.method, ctx);
+        } else if (this.#handlers.has('resources/list') && !this.#registered.resources.has(ctx.params?.uri)) {
+          await this.#resync('resources/read', ctx);
         }
         return next();
       },
