@@ -15,17 +15,28 @@ export type JsonSchema = { [key: string]: unknown } | boolean;
 export interface ZodLike<Output = unknown, Input = unknown> {
   _zod: { output: Output; input: Input };
 }
-export type ZodRawShapeLike = { [key: string]: ZodLike };
+/** Structural view of a zod 3 schema (3.25+, as the TS SDK 1.x takes them). */
+export interface Zod3Like<Output = unknown, Input = unknown> {
+  _output: Output;
+  _input: Input;
+  _def: unknown;
+}
+export type ZodRawShapeLike = { [key: string]: ZodLike | Zod3Like };
 
-/** A schema option: JSON Schema, a zod v4 schema, or a zod raw shape (`{ a: z.number() }`). */
-export type SchemaInput = JsonSchema | ZodLike | ZodRawShapeLike;
+/** A schema option: JSON Schema, a zod 4 or zod 3 schema, or a zod raw shape (`{ a: z.number() }`). */
+export type SchemaInput = JsonSchema | ZodLike | Zod3Like | ZodRawShapeLike;
+
+/** What a zod schema of either version gives. */
+type ZodOutput<S> = S extends ZodLike<infer O> ? O : S extends Zod3Like<infer O> ? O : unknown;
 
 /** The arguments a handler receives for an input schema. */
 export type InferArgs<S> = S extends ZodLike<infer O>
   ? O
-  : S extends ZodRawShapeLike
-    ? { [K in keyof S]: S[K] extends ZodLike<infer O> ? O : unknown }
-    : { [key: string]: any };
+  : S extends Zod3Like<infer O>
+    ? O
+    : S extends ZodRawShapeLike
+      ? { [K in keyof S]: ZodOutput<S[K]> }
+      : { [key: string]: any };
 
 // ------------------------------------------------------------------ content and results
 

@@ -5,21 +5,47 @@
  * `toJSONSchema` and kept so that arguments the core already validated are
  * also parsed by zod (defaults, transforms, refinements). A *plain* zod shape
  * (primitive fields, see `resolveToolInput`) is written here, as zod writes it,
- * once per distinct shape, and not kept.
+ * once per distinct shape, and not kept. zod 3 schemas (3.25+, what servers
+ * written for the TS SDK 1.x may use) are converted as the SDK 1.x converts them
+ * (`zod-to-json-schema`, draft-07) and kept the same way.
  */
 const { RegistrationError } = require('./errors.cjs');
 
 let zodModule; // loaded lazily from the user's project: zod is an optional peer dependency
+let zod4Module;
+let zod3Module;
+let zodToJsonSchemaModule;
 
-function loadZod() {
-  if (zodModule === undefined) {
-    try {
-      zodModule = require('zod');
-    } catch (e) {
-      zodModule = null;
-    }
+function tryRequire(id) {
+  try {
+    return require(id);
+  } catch {
+    return null;
   }
+}
+
+/** The project's `zod` (3 or 4), or null. */
+function loadZod() {
+  if (zodModule === undefined) zodModule = tryRequire('zod');
   return zodModule;
+}
+
+/** zod 4's API: the project's `zod` when it is zod 4, else `zod/v4` (zod 3.25+ ships it), or null. */
+function loadZod4() {
+  if (zod4Module === undefined) {
+    const z = loadZod();
+    zod4Module = z && typeof z.toJSONSchema === 'function' ? z : tryRequire('zod/v4');
+  }
+  return zod4Module;
+}
+
+/** zod 3's API: `zod/v3` (zod 3.25+ and zod 4 ship it), else the project's `zod` when it is zod 3, or null. */
+function loadZod3() {
+  if (zod3Module === undefined) {
+    const z = loadZod();
+    zod3Module = tryRequire('zod/v3') ?? (z && typeof z.toJSONSchema !== 'function' && typeof z.object === 'function' ? z : null);
+  }
+  return zod3Module;
 }
 
 /** A zod v4 schema (classic or mini): it carries `_zod`. */
@@ -27,15 +53,52 @@ function isZodSchema(v) {
   return v !== null && typeof v === 'object' && typeof v._zod === 'object' && v._zod !== null;
 }
 
-/** A zod "raw shape" `{ a: z.number(), b: z.string() }` as the TS SDK v1 accepts. */
+/** A zod 3 schema: a `_def` with zod 3's `typeName`, and no `_zod`. */
+function isZod3Schema(v) {
+  return v !== null && typeof v === 'object' && !isZodSchema(v) && typeof v._def === 'object' && v._def !== null
+    && typeof v._def.typeName === 'string' && typeof v.safeParse === 'function';
+}
+
+/** A zod schema of either major version. */
+function isAnyZodSchema(v) {
+  return isZodSchema(v) || isZod3Schema(v);
+}
+
+/** A zod v4 "raw shape" `{ a: z.number(), b: z.string() }` as the TS SDK v1 accepts. */
 function isZodRawShape(v) {
-  if (v === null || typeof v !== 'object' || Array.isArray(v) || isZodSchema(v)) return false;
-  const values = Object.values(v);
-  return values.length > 0 && values.every(isZodSchema);
+  return zodShapeVersion(v) === 4;
+}
+
+/**
+ * Which zod a raw shape's fields are: 4, 3, 'mixed' (the SDK refuses that too), or null when `v`
+ * is no raw shape (not a plain object, a schema itself, empty, or a field that is no zod schema).
+ */
+function zodShapeVersion(v) {
+  if (v === null || typeof v !== 'object' || Array.isArray(v) || isAnyZodSchema(v)) return null;
+  let v4 = 0;
+  let v3 = 0;
+  for (const k in v) {
+    if (!Object.hasOwn(v, k)) continue;
+    if (isZodSchema(v[k])) v4++;
+    else if (isZod3Schema(v[k])) v3++;
+    else return null;
+  }
+  if (v4 && v3) return 'mixed';
+  return v4 ? 4 : v3 ? 3 : null;
+}
+
+/** `z.object(shape)` in the shape's own zod major version. */
+function zodObject(shape, what) {
+  const version = zodShapeVersion(shape);
+  if (version === 'mixed') throw new RegistrationError(`${what}: the shape mixes zod 3 and zod 4 schemas`, 'INVALID_SCHEMA');
+  const z = version === 3 ? loadZod3() : loadZod4();
+  if (!z) throw new RegistrationError(`${what} is a zod ${version} shape but zod ${version} could not be loaded (npm install zod)`, 'INVALID_SCHEMA');
+  return z.object(shape);
 }
 
 function toJsonSchema(zodSchema, io, what, target = 'draft-2020-12') {
-  const z = loadZod();
+  if (isZod3Schema(zodSchema)) return zod3ToJsonSchema(zodSchema, io, what);
+  const z = loadZod4();
   if (!z || typeof z.toJSONSchema !== 'function') {
     throw new RegistrationError(`${what} is a zod schema but zod v4 could not be loaded (npm install zod@4)`, 'INVALID_SCHEMA');
   }
@@ -49,6 +112,23 @@ function toJsonSchema(zodSchema, io, what, target = 'draft-2020-12') {
 }
 
 /**
+ * A zod 3 schema as the TS SDK 1.x lists it: `zod-to-json-schema` (a dependency of oxmcp, loaded
+ * by the first zod 3 schema), draft-07, strict unions, the input or output side of pipes.
+ */
+function zod3ToJsonSchema(schema, io, what) {
+  if (zodToJsonSchemaModule === undefined) zodToJsonSchemaModule = tryRequire('zod-to-json-schema');
+  const convert = zodToJsonSchemaModule?.zodToJsonSchema;
+  if (typeof convert !== 'function') {
+    throw new RegistrationError(`${what} is a zod 3 schema; converting it needs zod-to-json-schema (npm install zod-to-json-schema)`, 'INVALID_SCHEMA');
+  }
+  try {
+    return convert(schema, { strictUnions: true, pipeStrategy: io });
+  } catch (e) {
+    throw new RegistrationError(`${what}: zod-to-json-schema could not convert the schema: ${e.message}`, 'INVALID_SCHEMA', e);
+  }
+}
+
+/**
  * Resolve a schema option. Returns `{ json, zod }` where `json` is what the
  * core registers and `zod` (maybe undefined) parses validated values.
  * @param {unknown} schema JSON Schema object, zod schema or zod raw shape
@@ -57,15 +137,11 @@ function toJsonSchema(zodSchema, io, what, target = 'draft-2020-12') {
  */
 function resolveSchema(schema, io, what, target) {
   if (schema === undefined || schema === null) return { json: undefined, zod: undefined };
-  if (isZodRawShape(schema)) {
-    const z = loadZod();
-    if (!z) throw new RegistrationError(`${what} is a zod shape but zod v4 could not be loaded`, 'INVALID_SCHEMA');
-    schema = z.object(schema);
-  }
-  if (isZodSchema(schema)) return { json: toJsonSchema(schema, io, what, target), zod: schema };
+  if (zodShapeVersion(schema) !== null) schema = zodObject(schema, what);
+  if (isAnyZodSchema(schema)) return { json: toJsonSchema(schema, io, what, target), zod: schema };
   if (typeof schema === 'object' && !Array.isArray(schema)) return { json: schema, zod: undefined };
   if (typeof schema === 'boolean') return { json: schema, zod: undefined };
-  throw new RegistrationError(`${what} must be a JSON Schema object or a zod v4 schema`, 'INVALID_SCHEMA');
+  throw new RegistrationError(`${what} must be a JSON Schema object or a zod schema`, 'INVALID_SCHEMA');
 }
 
 /**
@@ -106,5 +182,6 @@ function invalidArguments(err) {
 }
 
 module.exports = {
-  isZodSchema, isZodRawShape, resolveSchema, resolveToolInput, plainArgs, EMPTY_INPUT_SCHEMA, invalidArguments, loadZod,
+  isZodSchema, isZod3Schema, isAnyZodSchema, isZodRawShape, zodShapeVersion, zodObject, resolveSchema, resolveToolInput,
+  plainArgs, EMPTY_INPUT_SCHEMA, invalidArguments, loadZod, loadZod4,
 };

@@ -9,7 +9,7 @@ const { loadNative } = require('./native.cjs');
 const { ToolError, McpError, RegistrationError, fromNative } = require('./errors.cjs');
 const { nativeDef } = require('./defs.cjs');
 const {
-  resolveSchema, resolveToolInput, plainArgs, EMPTY_INPUT_SCHEMA, invalidArguments, isZodSchema, isZodRawShape, loadZod,
+  resolveSchema, resolveToolInput, plainArgs, EMPTY_INPUT_SCHEMA, invalidArguments, isAnyZodSchema, zodShapeVersion, zodObject, loadZod4,
 } = require('./schema.cjs');
 const results = require('./results.cjs');
 const { Context, Calls } = require('./context.cjs');
@@ -300,7 +300,7 @@ class Server {
     // `inputSchema: {}` is the TS SDK's empty zod shape: a tool that takes no arguments.
     const emptyShape = isEmptyShape(config.inputSchema);
     const target = this.#opts.sdk?.schemaTarget;
-    const z = emptyShape && this.#opts.sdk ? loadZod() : undefined;
+    const z = emptyShape && this.#opts.sdk ? loadZod4() : undefined;
     const input = emptyShape
       ? { json: z ? resolveSchema(z.object({}), 'input', `tool ${name}: inputSchema`, target).json : EMPTY_INPUT_SCHEMA, text: undefined, zod: undefined, plain: undefined, defaults: undefined }
       : resolveToolInput(config.inputSchema, `tool ${name}: inputSchema`, target);
@@ -788,12 +788,10 @@ function promptArguments(name, config) {
   if (schema === undefined || schema === null) return { args: [], zod: undefined, complete };
   let zod;
   let shape;
-  if (isZodRawShape(schema)) {
+  if (zodShapeVersion(schema) !== null) {
     shape = schema;
-    const z = loadZod();
-    if (!z) throw new RegistrationError(`prompt ${name}: argsSchema is a zod shape but zod v4 could not be loaded`, 'INVALID_SCHEMA');
-    zod = z.object(schema);
-  } else if (isZodSchema(schema)) {
+    zod = zodObject(schema, `prompt ${name}: argsSchema`);
+  } else if (isAnyZodSchema(schema)) {
     zod = schema;
     shape = schema.shape ?? schema._zod?.def?.shape;
   }

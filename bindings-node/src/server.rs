@@ -17,6 +17,7 @@ use napi_derive::napi;
 use oxmcp::config::Config;
 use oxmcp::transport::http::{HttpConfig, HttpHandler};
 use oxmcp::transport::http_server::HttpServer;
+use oxmcp::transport::stdio;
 use oxmcp::{CompletionHandler, Prompt, Resource, ResourceTemplate, Server, Tool};
 use serde_json::Value;
 use std::net::SocketAddr;
@@ -85,16 +86,32 @@ impl NativeServer {
     /// `options`: `{ name, version, title?, instructions?, ... }`: the server's options and the
     /// defaults of every listener and mount, in the core's schema (`oxmcp::config`).
     // The options' type is the hand-written one of index.d.ts (the core's schema, in camelCase).
-    #[napi(constructor, ts_args_type = "options: import('./index').ServerOptions")]
-    pub fn new(options: Value) -> Result<Self> {
+    /// `declare`: capabilities to declare before anything of that kind is registered
+    /// (`"resources"`, `"prompts"`; tools are always declared), as a server whose lists come
+    /// from handlers must.
+    #[napi(
+        constructor,
+        ts_args_type = "options: import('./index').ServerOptions, declare?: Array<'tools' | 'resources' | 'prompts'>"
+    )]
+    pub fn new(options: Value, declare: Option<Vec<String>>) -> Result<Self> {
         let config = Config::from_json(options).map_err(options::error)?;
-        let server = config
+        let mut builder = config
             .server
             .builder()
             .map_err(options::error)?
-            .declare_tools()
-            .build()
-            .map_err(errors::build)?;
+            .declare_tools();
+        for kind in declare.unwrap_or_default() {
+            builder = match kind.as_str() {
+                "resources" => builder.declare_resources(),
+                "prompts" => builder.declare_prompts(),
+                "tools" => builder,
+                other => {
+                    let msg = format!("declare: unknown capability {other:?}");
+                    return Err(coded(Code::InvalidOption, msg));
+                }
+            };
+        }
+        let server = builder.build().map_err(errors::build)?;
         let mount = config
             .listen
             .apply(HttpConfig::mount())
@@ -417,14 +434,14 @@ impl NativeServer {
         let config = self.config.listen.stdio_config();
         let (tx, rx) = tokio::sync::oneshot::channel();
         let task = napi::bindgen_prelude::spawn(async move {
-            let r = oxmcp::transport::stdio::serve_io(
-                server,
-                std::io::stdin(),
-                std::io::stdout(),
-                config,
-                shutdown.cancelled_owned(),
-            )
-            .await;
+            // The core's stdin/stdout readers, not std's: Node puts fd 0 and 1 in non-blocking
+            // mode once anything touches `process.stdin` / `process.stdout`.
+            let r = match (stdio::stdin(), stdio::stdout()) {
+                (Ok(input), Ok(output)) => {
+                    stdio::serve_io(server, input, output, config, shutdown.cancelled_owned()).await
+                }
+                (Err(e), _) | (_, Err(e)) => Err(e),
+            };
             let _ = tx.send(r);
         });
         self.tasks

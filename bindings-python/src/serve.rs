@@ -9,6 +9,7 @@ use bytes::Bytes;
 use http::{HeaderMap, HeaderName, HeaderValue, Method};
 use oxmcp::transport::http::{HttpHandler, HttpRequest, ResponseBody};
 use oxmcp::transport::http_server::HttpServer;
+use oxmcp::transport::stdio;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -94,14 +95,14 @@ pub(crate) fn stdio(ns: &NativeServer) -> PyResult<ServeHandle> {
     let _guard = runtime().enter();
     Ok(spawn(None, drain, move |stop| async move {
         let shutdown = async move { stop.cancelled().await };
-        let r = oxmcp::transport::stdio::serve_io(
-            server.clone(),
-            std::io::stdin(),
-            std::io::stdout(),
-            cfg,
-            shutdown,
-        )
-        .await;
+        // The core's stdin/stdout readers, not std's: asyncio's pipes put fd 0 and 1 in
+        // non-blocking mode.
+        let r = match (stdio::stdin(), stdio::stdout()) {
+            (Ok(input), Ok(output)) => {
+                stdio::serve_io(server.clone(), input, output, cfg, shutdown).await
+            }
+            (Err(e), _) | (_, Err(e)) => Err(e),
+        };
         server.shutdown();
         r.map_err(|e| e.to_string())
     }))

@@ -39,14 +39,8 @@ pub(crate) async fn run(server: Server) -> Result<(), Box<dyn std::error::Error>
         None => {
             // The line limit (4 MiB by default); the tests set a small one (OXMCP_MAX_LINE_BYTES).
             let config = listen.stdio_config();
-            oxmcp::transport::stdio::serve_io(
-                server,
-                std::io::stdin(),
-                std::io::stdout(),
-                config,
-                shutdown,
-            )
-            .await?
+            use oxmcp::transport::stdio;
+            stdio::serve_io(server, stdio::stdin()?, stdio::stdout()?, config, shutdown).await?
         }
     }
     Ok(())

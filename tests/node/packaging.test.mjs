@@ -61,3 +61,40 @@ test('pack.cjs: a root package with no binary, optionalDependencies on every pla
     fs.rmSync(out, { recursive: true, force: true });
   }
 });
+
+// zod is an optional peer, with the TS SDK 1.x's range: a project on zod 3 (3.25+) or zod 4 installs
+// the packed tarballs as they are (npm refuses a peer range that excludes the project's zod with
+// ERESOLVE) and loads oxmcp with its own zod. The platform package holds a stand-in binary: the
+// JS layer loads the native module on first use, not on require.
+test('the packed root installs into projects on zod 3 and on zod 4', { timeout: 180_000 }, () => {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'oxmcp-peer-'));
+  const npm = (cwd, ...args) => {
+    const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...args], { cwd, encoding: 'utf8', shell: process.platform === 'win32' });
+    assert.equal(r.status, 0, `npm install ${args.join(' ')} in ${cwd}:\n${r.stderr}`);
+  };
+  try {
+    let r = spawnSync(process.execPath, [PACK, 'root', '--out', out], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    const rootTgz = r.stdout.trim();
+    const fake = path.join(out, 'fake.node');
+    fs.writeFileSync(fake, 'not really a binary');
+    r = spawnSync(process.execPath, [PACK, 'platform', platformKey(), fake, '--out', out], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    const platformTgz = r.stdout.trim();
+    for (const [major, range] of [[3, '~3.25.0'], [4, '^4.0.0']]) {
+      const home = path.join(out, `zod${major}`);
+      fs.mkdirSync(home);
+      fs.writeFileSync(path.join(home, 'package.json'), JSON.stringify({ name: `zod${major}-project`, version: '0.0.0', private: true, dependencies: { zod: range } }));
+      npm(home);
+      npm(home, rootTgz, platformTgz);
+      r = spawnSync(process.execPath, ['-e', "const o = require('oxmcp'); require('oxmcp/server/mcp.js'); console.log(typeof o.McpServer, require('zod/package.json').version)"], { cwd: home, encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(r.stdout, new RegExp(`^function ${major}\\.`));
+    }
+    // The TS SDK 1.x's range, optional (a server of JSON Schema tools needs no zod).
+    assert.equal(tarJson(rootTgz).peerDependencies.zod, '^3.25 || ^4.0');
+    assert.deepEqual(tarJson(rootTgz).peerDependenciesMeta.zod, { optional: true });
+  } finally {
+    fs.rmSync(out, { recursive: true, force: true });
+  }
+});

@@ -17,6 +17,7 @@ export const MODULES = [
   ['@modelcontextprotocol/sdk/server/stdio.js', 'oxmcp/server/stdio.js'],
   ['@modelcontextprotocol/sdk/server/streamableHttp.js', 'oxmcp/server/streamableHttp.js'],
   ['@modelcontextprotocol/sdk/server/completable.js', 'oxmcp/server/completable.js'],
+  ['@modelcontextprotocol/sdk/server/express.js', 'oxmcp/server/express.js'],
   ['@modelcontextprotocol/sdk/experimental/tasks', 'oxmcp/experimental/tasks'],
   ['@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js', 'oxmcp/experimental/tasks/stores/in-memory.js'],
   ['@modelcontextprotocol/server', 'oxmcp'],

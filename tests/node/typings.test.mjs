@@ -28,7 +28,7 @@ test('index.d.mts and index.d.cts are generated from index.d.ts by the build', (
 
 test('the native typings give the options their types, not any', () => {
   const native = read('native.d.ts');
-  assert.match(native, /constructor\(options: import\('\.\/index'\)\.ServerOptions\)/);
+  assert.match(native, /constructor\(options: import\('\.\/index'\)\.ServerOptions, declare\?: Array<'tools' \| 'resources' \| 'prompts'>\)/);
   assert.match(native, /listenHttp\(options: import\('\.\/index'\)\.ListenOptions\)/);
   assert.match(native, /configureMount\(options: import\('\.\/index'\)\.HttpOptions\)/);
   // Definitions are #[napi(object)] structs (bindings-node/src/defs.rs): every member typed, none `any`.

@@ -14,13 +14,18 @@ const { mergeCapabilities } = require('./protocol.cjs');
 /** The legacy session whose notification is being handled (oninitialized, notification handlers). */
 const sessionScope = new AsyncLocalStorage();
 
-/** The JSON-RPC method a request/notification schema stands for: a zod `{ method: z.literal(m) }` or an oxmcp types.js schema. */
+/**
+ * The JSON-RPC method a request/notification handler is set for: the method itself (v2:
+ * `setRequestHandler('resources/subscribe', fn)`), or v1's schema, a zod
+ * `{ method: z.literal(m) }` or an oxmcp types.js schema.
+ */
 function methodOf(schema) {
+  if (typeof schema === 'string' && schema) return schema;
   if (schema && typeof schema.method === 'string') return schema.method;
   const shape = schema?.shape ?? schema?._zod?.def?.shape;
   const m = shape?.method;
   const v = m?.value ?? m?._zod?.def?.values?.[0] ?? m?._def?.value;
-  if (typeof v !== 'string') throw new TypeError('setRequestHandler(schema, handler): schema must be a request schema with a literal `method`');
+  if (typeof v !== 'string') throw new TypeError('setRequestHandler(method, handler): method must be a method name or a request schema with a literal `method`');
   return v;
 }
 

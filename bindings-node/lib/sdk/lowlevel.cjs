@@ -4,10 +4,13 @@
  * methods by hand (`setRequestHandler(ListToolsRequestSchema, ...)`, `CallToolRequestSchema`,
  * resources, prompts, completion) instead of registering through McpServer.
  *
- * The core still owns the wire, validation and dispatch: on `connect(transport)` the list
- * handlers are asked once for what exists, each tool / resource / template / prompt is
- * registered natively with the matching call/read/get handler behind it, and
- * `sendToolListChanged()` (and siblings) asks again and applies the difference. Session traffic
+ * The core still owns the wire, validation and dispatch: each tool / resource / template /
+ * prompt the list handlers return is registered natively with the matching call/read/get handler
+ * behind it. The list handlers run on every list request, as in the SDK (a link of the core's
+ * middleware chain applies what they return to the registry, then the core answers from it, with
+ * its allow-lists and pagination), and before a read of a URI that is not a registered resource
+ * (one created since the last list); also at `connect(transport)` and on `sendToolListChanged()`
+ * and its siblings. Session traffic
  * (oninitialized, notification handlers, listRoots/createMessage/elicitInput outside a call,
  * sendLoggingMessage) is the same as `McpServer.server`'s (facade.cjs).
  */
@@ -26,6 +29,13 @@ const { nativeDef } = require('../defs.cjs');
 const DEFAULT_TIMEOUT_MS = 300_000;
 /** Methods this Server answers through the core from the handlers set for them. */
 const SPEC = new Set(['tools/list', 'tools/call', 'resources/list', 'resources/templates/list', 'resources/read', 'prompts/list', 'prompts/get', 'completion/complete']);
+/** The list requests whose handler runs per request. */
+const LISTS = ['tools/list', 'resources/list', 'resources/templates/list', 'prompts/list'];
+/** Which registered kind a method's resync applies. */
+const KIND_OF = Object.freeze({
+  'tools/list': 'tools', 'tools/call': 'tools', 'resources/list': 'resources', 'resources/read': 'resources',
+  'resources/templates/list': 'templates', 'prompts/list': 'prompts', 'prompts/get': 'prompts', 'completion/complete': 'prompts',
+});
 
 function isThenable(v) {
   return v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function';
@@ -46,6 +56,11 @@ class Server extends LowLevelFacade {
   #registered = { tools: new Set(), resources: new Set(), templates: new Set(), prompts: new Set() };
   #running = new Set();
   #connected = false;
+  #listsHooked = false;
+  /** The JSON text of each registered definition, to re-register only what a list handler changed. */
+  #defs = new Map();
+  /** One resync at a time per list: concurrent list requests must not interleave removes and adds. */
+  #resyncs = new Map();
 
   /**
    * @param {{ name: string, version: string, title?: string }} serverInfo
@@ -58,8 +73,10 @@ class Server extends LowLevelFacade {
     }
     const { NativeServer } = loadNative();
     let native;
+    // Declared from the start: the list handlers may return nothing yet.
+    const declare = ['resources', 'prompts'].filter((k) => options.capabilities?.[k]);
     try {
-      native = new NativeServer({ ...serverInfo, ...(options.instructions ? { instructions: options.instructions } : {}), toolTimeoutMs: DEFAULT_TIMEOUT_MS });
+      native = new NativeServer({ ...serverInfo, ...(options.instructions ? { instructions: options.instructions } : {}), toolTimeoutMs: DEFAULT_TIMEOUT_MS }, declare);
     } catch (e) {
       throw fromNative(e);
     }
@@ -75,7 +92,11 @@ class Server extends LowLevelFacade {
 
   /** oxmcp's middleware (`lib/middleware.cjs`), as on every oxmcp server class; a throw maps as a handler's does. */
   use(methodsOrFn, fn) {
-    const mw = middleware.parseUse(methodsOrFn, fn);
+    this.#install(middleware.parseUse(methodsOrFn, fn));
+    return this;
+  }
+
+  #install(mw) {
     const onThrow = (err, method) => (err instanceof ToolError && method === 'tools/call'
       ? { result: { content: [{ type: 'text', text: err.message }], isError: true } }
       : failure(err));
@@ -84,7 +105,29 @@ class Server extends LowLevelFacade {
     } catch (e) {
       throw fromNative(e);
     }
-    return this;
+  }
+
+  /**
+   * The list handlers per request: a list request runs its handler (with the request's `extra`)
+   * and applies the result to the registry before the core answers; a `resources/read` of a URI
+   * that is not a registered resource runs the resources (and templates) list handlers first, so
+   * a resource a tool created is readable before anyone lists it. `tools/call` and `prompts/get`
+   * are not hooked (a client calls what it listed), so they cost no hop through JS.
+   */
+  #hookLists() {
+    if (this.#listsHooked) return;
+    this.#listsHooked = true;
+    this.#install({
+      methods: [...LISTS, 'resources/read'],
+      fn: async (ctx, next) => {
+        if (ctx.method !== 'resources/read') {
+          if (this.#handlers.has(ctx.method)) await this.#resync(ctx.method, ctx);
+        } else if (this.#handlers.has('resources/list') && !this.#registered.resources.has(ctx.params?.uri)) {
+          await this.#resync('resources/read', ctx);
+        }
+        return next();
+      },
+    });
   }
 
   setRequestHandler(schema, handler) {
@@ -109,6 +152,7 @@ class Server extends LowLevelFacade {
       throw new TypeError('connect(transport): pass a transport from oxmcp/server/stdio.js or oxmcp/server/streamableHttp.js');
     }
     await this.#syncAll();
+    this.#hookLists();
     this.#connected = true;
     await transport._oxmcpAttach(this);
     this._connected(transport);
@@ -121,6 +165,7 @@ class Server extends LowLevelFacade {
   }
   async serveStdio() {
     await this.#syncAll();
+    this.#hookLists();
     let done;
     try { done = this.#native.serveStdio(); } catch (e) { throw fromNative(e); }
     const p = Promise.resolve(done).catch((e) => { throw fromNative(e); }).finally(() => this.#running.delete(p));
@@ -128,7 +173,10 @@ class Server extends LowLevelFacade {
     return p;
   }
   fetch(request) {
-    return this.#syncAll().then(() => http.fetchHandler(this.#native, request));
+    return this.#syncAll().then(() => {
+      this.#hookLists();
+      return http.fetchHandler(this.#native, request);
+    });
   }
   async close() {
     try { await this.#native.close(); } catch (e) { throw fromNative(e); }
@@ -149,14 +197,22 @@ class Server extends LowLevelFacade {
     })());
   }
 
-  /** Ask a list handler for everything (following nextCursor). */
-  async #list(method, key) {
+  /**
+   * Ask a list handler for everything (following nextCursor); `ctx`: the request it runs for (a
+   * middleware context), or none at registration.
+   */
+  async #list(method, key, ctx) {
     const h = this.#handlers.get(method);
     if (!h) return [];
+    const extra = ctx
+      ? new RequestHandlerExtra(ctx, undefined, method, this[SESSIONLESS] === true)
+      : { signal: new AbortController().signal, sendNotification: async () => {}, sendRequest: async () => { throw new McpError(-32600, 'no client at registration'); } };
     const out = [];
     let cursor;
     for (let page = 0; page < 1000; page++) {
-      const r = await h({ method, params: cursor === undefined ? {} : { cursor } }, { signal: new AbortController().signal, sendNotification: async () => {}, sendRequest: async () => { throw new McpError(-32600, 'no client at registration'); } });
+      const params = cursor === undefined ? {} : { cursor };
+      if (ctx?.meta) params._meta = ctx.meta;
+      const r = await (ctx ? current.run(ctx, () => h({ method, params }, extra)) : h({ method, params }, extra));
       for (const item of r?.[key] ?? []) out.push(item);
       cursor = r?.nextCursor;
       if (!cursor) break;
@@ -164,56 +220,73 @@ class Server extends LowLevelFacade {
     return out;
   }
 
-  async #resync(method) {
+  /** Apply what a list handler returns to the registry; one at a time per kind of list. */
+  #resync(method, ctx) {
+    const kind = KIND_OF[method];
+    const run = (this.#resyncs.get(kind) ?? Promise.resolve()).catch(() => {}).then(() => this.#apply(method, ctx));
+    this.#resyncs.set(kind, run);
+    return run;
+  }
+
+  async #apply(method, ctx) {
     const native = this.#native;
-    if (method === 'tools/list' || method === 'tools/call') {
-      const tools = await this.#list('tools/list', 'tools');
-      const seen = new Set();
-      for (const def of tools) {
-        seen.add(def.name);
-        if (this.#registered.tools.has(def.name)) native.removeTool(def.name);
+    const reg = (fn) => { try { fn(); } catch (e) { throw fromNative(e); } };
+    const kind = KIND_OF[method];
+    if (kind === 'tools') {
+      this.#sync('tools', await this.#list('tools/list', 'tools', ctx), (d) => d.name, (def) => {
         const invoke = (argsJson, id) => this.#run(id, 'tools/call', { name: def.name, arguments: JSON.parse(argsJson) }, (r) => r);
-        try { native.addTool(nativeDef('tool', def), invoke, DEFAULT_TIMEOUT_MS); } catch (e) { throw fromNative(e); }
-        this.#registered.tools.add(def.name);
-      }
-      for (const n of [...this.#registered.tools]) if (!seen.has(n)) { native.removeTool(n); this.#registered.tools.delete(n); }
-    } else if (method === 'resources/list' || method === 'resources/read') {
-      const resources = await this.#list('resources/list', 'resources');
-      const seen = new Set();
-      for (const def of resources) {
-        seen.add(def.uri);
-        if (this.#registered.resources.has(def.uri)) native.removeResource(def.uri);
+        reg(() => native.addTool(nativeDef('tool', def), invoke, DEFAULT_TIMEOUT_MS));
+      }, (n) => native.removeTool(n));
+    } else if (kind === 'resources') {
+      this.#sync('resources', await this.#list('resources/list', 'resources', ctx), (d) => d.uri, (def) => {
         const invoke = (uri, _vars, id) => this.#run(id, 'resources/read', { uri }, (r) => r?.contents ?? []);
-        try { native.addResource(nativeDef('resource', def), invoke, DEFAULT_TIMEOUT_MS); } catch (e) { throw fromNative(e); }
-        this.#registered.resources.add(def.uri);
-      }
-      for (const u of [...this.#registered.resources]) if (!seen.has(u)) { native.removeResource(u); this.#registered.resources.delete(u); }
-      if (method === 'resources/read') await this.#resync('resources/templates/list');
-    } else if (method === 'resources/templates/list') {
-      const templates = await this.#list('resources/templates/list', 'resourceTemplates');
-      const seen = new Set();
-      for (const def of templates) {
-        seen.add(def.uriTemplate);
-        if (this.#registered.templates.has(def.uriTemplate)) native.removeResourceTemplate(def.uriTemplate);
+        reg(() => native.addResource(nativeDef('resource', def), invoke, DEFAULT_TIMEOUT_MS));
+      }, (u) => native.removeResource(u));
+      if (method === 'resources/read') await this.#resync('resources/templates/list', ctx);
+    } else if (kind === 'templates') {
+      this.#sync('templates', await this.#list('resources/templates/list', 'resourceTemplates', ctx), (d) => d.uriTemplate, (def) => {
         const invoke = (uri, _vars, id) => this.#run(id, 'resources/read', { uri }, (r) => r?.contents ?? []);
         const completer = this.#completer({ type: 'ref/resource', uri: def.uriTemplate });
-        try { native.addResourceTemplate(nativeDef('template', def), invoke, completer, DEFAULT_TIMEOUT_MS); } catch (e) { throw fromNative(e); }
-        this.#registered.templates.add(def.uriTemplate);
-      }
-      for (const t of [...this.#registered.templates]) if (!seen.has(t)) { native.removeResourceTemplate(t); this.#registered.templates.delete(t); }
-    } else if (method === 'prompts/list' || method === 'prompts/get' || method === 'completion/complete') {
-      const prompts = await this.#list('prompts/list', 'prompts');
-      const seen = new Set();
-      for (const def of prompts) {
-        seen.add(def.name);
-        if (this.#registered.prompts.has(def.name)) native.removePrompt(def.name);
+        reg(() => native.addResourceTemplate(nativeDef('template', def), invoke, completer, DEFAULT_TIMEOUT_MS));
+      }, (t) => native.removeResourceTemplate(t));
+    } else if (kind === 'prompts') {
+      this.#sync('prompts', await this.#list('prompts/list', 'prompts', ctx), (d) => d.name, (def) => {
         const invoke = (args, id) => this.#run(id, 'prompts/get', { name: def.name, arguments: args ?? {} }, (r) => r);
         const completer = this.#completer({ type: 'ref/prompt', name: def.name });
-        try { native.addPrompt(nativeDef('prompt', def), invoke, completer, DEFAULT_TIMEOUT_MS); } catch (e) { throw fromNative(e); }
-        this.#registered.prompts.add(def.name);
+        reg(() => native.addPrompt(nativeDef('prompt', def), invoke, completer, DEFAULT_TIMEOUT_MS));
+      }, (n) => native.removePrompt(n));
+      if (method === 'completion/complete') await this.#resync('resources/templates/list', ctx);
+    }
+  }
+
+  /**
+   * Make the registry's `kind` what a list handler returned: add what is new, re-register what
+   * changed (or whose completer came or went), remove what is gone; what is unchanged stays as it
+   * is, so the calls in flight and the clients see no change for it.
+   */
+  #sync(kind, items, keyOf, add, remove) {
+    const registered = this.#registered[kind];
+    const completes = kind !== 'tools' && kind !== 'resources' && this.#handlers.has('completion/complete');
+    const seen = new Set();
+    for (const def of items) {
+      const key = keyOf(def);
+      seen.add(key);
+      const text = `${completes ? 'c' : '-'}${JSON.stringify(def)}`;
+      const id = `${kind}\0${key}`;
+      if (registered.has(key)) {
+        if (this.#defs.get(id) === text) continue;
+        remove(key);
+        registered.delete(key);
       }
-      for (const n of [...this.#registered.prompts]) if (!seen.has(n)) { native.removePrompt(n); this.#registered.prompts.delete(n); }
-      if (method === 'completion/complete') await this.#resync('resources/templates/list');
+      add(def);
+      registered.add(key);
+      this.#defs.set(id, text);
+    }
+    for (const key of [...registered]) {
+      if (seen.has(key)) continue;
+      remove(key);
+      registered.delete(key);
+      this.#defs.delete(`${kind}\0${key}`);
     }
   }
 

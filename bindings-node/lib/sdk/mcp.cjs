@@ -7,7 +7,7 @@
  */
 const { AsyncLocalStorage } = require('node:async_hooks');
 const { Server, ResourceTemplate: BaseTemplate, SDK_SHAPES, SESSIONLESS } = require('../server.cjs');
-const { isZodSchema } = require('../schema.cjs');
+const { isAnyZodSchema } = require('../schema.cjs');
 // lib/sdk/facade.cjs, lib/sdk/tasks.cjs and lib/sdk/extra.cjs are loaded by the first McpServer,
 // the first use of `experimental` and the first handler call: `import { Server } from 'oxmcp'`
 // alone does not build them (lib/sdk/protocol.cjs says why that matters).
@@ -41,11 +41,11 @@ class ResourceTemplate extends BaseTemplate {
   completeCallback(variable) { return this.complete[variable]; }
 }
 
-/** v1 counts `{}` and any object with a zod value as a raw shape (`isZodRawShapeCompat`). */
+/** v1 counts `{}` and any object with a zod value (zod 3 or 4) as a raw shape (`isZodRawShapeCompat`). */
 function isRawShape(v) {
-  if (v === null || typeof v !== 'object' || Array.isArray(v) || isZodSchema(v)) return false;
+  if (v === null || typeof v !== 'object' || Array.isArray(v) || isAnyZodSchema(v)) return false;
   const values = Object.values(v);
-  return values.length === 0 || values.some(isZodSchema);
+  return values.length === 0 || values.some(isAnyZodSchema);
 }
 
 class McpServer extends Server {

@@ -8,6 +8,9 @@
 const http = require('../http.cjs');
 const { SESSIONLESS } = require('./extra.cjs');
 
+/** On an app from `createMcpExpressApp` (server-express.cjs): the Host rule the SDK's app would apply. */
+const EXPRESS_HOSTS = Symbol('oxmcp.expressHosts');
+
 class StdioServerTransport {
   #server;
   #done;
@@ -62,6 +65,7 @@ class StreamableHTTPServerTransport {
   #server;
   #opts;
   #stateless;
+  #appHosts;
 
   constructor(options = {}) {
     this.#opts = options ?? {};
@@ -78,13 +82,29 @@ class StreamableHTTPServerTransport {
     if (this.#server) throw new Error('Transport already started');
     this.#server = server;
     if (this.#stateless) server[SESSIONLESS] = true;
+    const mount = this.#mount();
+    if (Object.keys(mount).length) server.configureHttp(mount);
+  }
+
+  /** The mount options this transport was given (they win over an Express app's). */
+  #mount() {
     const o = this.#opts;
     // The core keeps no sessions for this endpoint (it decides, and refuses a sessionless legacy
     // request where it keeps them).
     const mount = this.#stateless ? { sessionless: true } : {};
     if (Array.isArray(o.allowedHosts)) mount.allowedHosts = o.allowedHosts;
     if (Array.isArray(o.allowedOrigins)) mount.allowedOrigins = o.allowedOrigins;
-    if (Object.keys(mount).length) server.configureHttp(mount);
+    return mount;
+  }
+
+  /** A request of a `createMcpExpressApp` app: the core's mount takes that app's Host rule. */
+  #useAppHosts(req) {
+    const hosts = req.app?.[EXPRESS_HOSTS];
+    if (hosts === undefined || hosts === this.#appHosts) return;
+    this.#appHosts = hosts;
+    const own = this.#mount();
+    const mount = own.allowedHosts ? { ...own } : { ...hosts, ...own };
+    this.#server.configureHttp(mount);
   }
 
   _oxmcpDetached() {
@@ -99,6 +119,7 @@ class StreamableHTTPServerTransport {
    */
   async handleRequest(req, res, parsedBody) {
     if (!this.#server) throw new Error('handleRequest before server.connect(transport)');
+    this.#useAppHosts(req);
     const isDelete = req.method === 'DELETE';
     const sid = req.headers?.['mcp-session-id'];
     try {
@@ -139,4 +160,4 @@ class StreamableHTTPServerTransport {
   }
 }
 
-module.exports = { StdioServerTransport, StreamableHTTPServerTransport };
+module.exports = { StdioServerTransport, StreamableHTTPServerTransport, EXPRESS_HOSTS };

@@ -10,3 +10,5 @@ mod http_config;
 mod http_legacy;
 pub mod http_server;
 pub mod stdio;
+#[cfg(unix)]
+mod stdio_fd;

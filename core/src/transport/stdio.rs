@@ -15,6 +15,21 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+#[cfg(unix)]
+pub use super::stdio_fd::{stdin, stdout, StdioFd};
+
+/// This process's stdin, for [`serve_io`].
+#[cfg(not(unix))]
+pub fn stdin() -> std::io::Result<std::io::Stdin> {
+    Ok(std::io::stdin())
+}
+
+/// This process's stdout, for [`serve_io`].
+#[cfg(not(unix))]
+pub fn stdout() -> std::io::Result<std::io::Stdout> {
+    Ok(std::io::stdout())
+}
+
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct StdioConfig {
@@ -108,15 +123,17 @@ fn write_lines(output: impl Write, mut rx: mpsc::UnboundedReceiver<Value>) {
 pub async fn serve(server: Server, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
     serve_io(
         server,
-        std::io::stdin(),
-        std::io::stdout(),
+        stdin()?,
+        stdout()?,
         StdioConfig::default(),
         shutdown,
     )
     .await
 }
 
-/// Serve newline-delimited JSON-RPC on any byte streams (pipes, sockets, tests).
+/// Serve newline-delimited JSON-RPC on any byte streams (pipes, sockets, tests). For this
+/// process's own, pass [`stdin()`] and [`stdout()`] (not `std::io::stdin()`): they keep working
+/// when the host puts fd 0 or 1 in non-blocking mode.
 pub async fn serve_io<R, W>(
     server: Server,
     input: R,

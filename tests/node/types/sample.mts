@@ -1,6 +1,7 @@
 // Compiled with `tsc --noEmit` by typings.test.mjs: the public typings must accept TS-SDK-style code.
 import { Server, McpServer, ToolError, McpError, ErrorCode, ResourceTemplate, completable, text, image, resource, type Context, type CallToolResult, type RegisteredItem } from 'oxmcp';
 import { z } from 'zod';
+import { z as z3 } from 'zod/v3';
 
 const server = new Server({ name: 'typed', version: '1.0.0', instructions: 'hi', validation: 'toolError', cacheTtlMs: 1000, toolTimeoutMs: 5000 });
 
@@ -78,6 +79,11 @@ void main;
 
 // @ts-expect-error a zod-typed handler cannot treat a number as a string
 server.registerTool('wrong', { inputSchema: z.object({ n: z.number() }) }, ({ n }) => n.toUpperCase());
+// zod 3 schemas (zod/v3 here: zod 4 ships zod 3's API) are typed the same way.
+server.registerTool('z3', { inputSchema: { s: z3.string(), n: z3.number().optional() } }, ({ s, n }) => s.toUpperCase() + (n ?? 0).toFixed(1));
+server.registerTool('z3object', { inputSchema: z3.object({ s: z3.string() }) }, ({ s }) => s.toUpperCase());
+// @ts-expect-error a zod 3-typed handler cannot treat a number as a string
+server.registerTool('z3wrong', { inputSchema: { n: z3.number() } }, ({ n }) => n.toUpperCase());
 
 // Middleware (server.use): the context and next are typed.
 server.use(async (ctx, next) => {
