@@ -107,7 +107,9 @@ fn is_app_mime(m: &str) -> bool {
 
 /// The registration MUSTs for a resource (or template) descriptor.
 pub(crate) fn check_resource(uri: &str, def: &Map<String, Value>) -> Result<(), String> {
-    let ui_scheme = uri.get(..5).is_some_and(|s| s.eq_ignore_ascii_case("ui://"));
+    let ui_scheme = uri
+        .get(..5)
+        .is_some_and(|s| s.eq_ignore_ascii_case("ui://"));
     let mime = def.get("mimeType").and_then(Value::as_str);
     let app_mime = mime.is_some_and(is_app_mime);
     if ui_scheme && !app_mime {
@@ -145,9 +147,9 @@ pub(crate) fn check_tool(def: &Map<String, Value>) -> Result<(), String> {
         return Err("_meta.ui must be an object".into());
     };
     if let Some(u) = ui.get("resourceUri") {
-        let ok = u
-            .as_str()
-            .is_some_and(|u| u.len() > 5 && u.get(..5).is_some_and(|s| s.eq_ignore_ascii_case("ui://")));
+        let ok = u.as_str().is_some_and(|u| {
+            u.len() > 5 && u.get(..5).is_some_and(|s| s.eq_ignore_ascii_case("ui://"))
+        });
         if !ok {
             return Err("_meta.ui.resourceUri must be a ui:// URI".into());
         }

@@ -455,7 +455,8 @@ impl UriTemplate {
                     if vals.len() != vars.len() {
                         continue;
                     }
-                    let Some(decoded) = vals.into_iter().map(decode).collect::<Option<Vec<_>>>() else {
+                    let Some(decoded) = vals.into_iter().map(decode).collect::<Option<Vec<_>>>()
+                    else {
                         continue;
                     };
                     for (k, v) in vars.iter().zip(decoded) {
@@ -540,7 +541,10 @@ mod tests {
         );
         // A value that does not decode to UTF-8 matches nothing: kept encoded, its `%2F..` would
         // pass the traversal check and reach the handler still encoded.
-        for bad in ["test://template/..%2F..%2Fetc%2Fpasswd%FF/data", "test://template/%C3/data"] {
+        for bad in [
+            "test://template/..%2F..%2Fetc%2Fpasswd%FF/data",
+            "test://template/%C3/data",
+        ] {
             assert!(t.matches(bad).is_none(), "{bad}");
         }
         let t = UriTemplate::parse("file:///{+path}").unwrap();

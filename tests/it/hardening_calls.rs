@@ -248,7 +248,10 @@ async fn subscriptions_never_deliver_hidden_resources() {
 async fn batches_are_charged_per_element_and_capped() {
     let s = HttpServer::start_with(
         "everything",
-        &[("OXMCP_RATE_LIMIT", "2"), ("OXMCP_LEGACY_STATELESS", "true")],
+        &[
+            ("OXMCP_RATE_LIMIT", "2"),
+            ("OXMCP_LEGACY_STATELESS", "true"),
+        ],
     )
     .await;
     let call = |i: usize| json!({"jsonrpc":"2.0","id":i,"method":"tools/call","params":{"name":"test_simple_text","arguments":{}}});

@@ -266,15 +266,28 @@ async fn legacy_requests_without_a_session_are_refused() {
         let r = s.post(&headers, &ping).await;
         assert_eq!(r.status, 400, "{headers:?}: {}", r.body);
         assert_eq!(r.error_code(), -32600);
-        assert!(r.body.contains("Mcp-Session-Id header is required"), "{}", r.body);
+        assert!(
+            r.body.contains("Mcp-Session-Id header is required"),
+            "{}",
+            r.body
+        );
     }
     let r = s
-        .post(&[], &json!([{"jsonrpc":"2.0","id":1,"method":"ping"}]).to_string())
+        .post(
+            &[],
+            &json!([{"jsonrpc":"2.0","id":1,"method":"ping"}]).to_string(),
+        )
         .await;
-    assert!(r.body.contains("Mcp-Session-Id header is required"), "{}", r.body);
+    assert!(
+        r.body.contains("Mcp-Session-Id header is required"),
+        "{}",
+        r.body
+    );
     // The server keeps serving: a client that initializes is served as before.
     let l = s.initialize("2025-11-25", json!({})).await;
-    let r = l.post(&json!({"jsonrpc":"2.0","id":3,"method":"ping"})).await;
+    let r = l
+        .post(&json!({"jsonrpc":"2.0","id":3,"method":"ping"}))
+        .await;
     assert_eq!(r.status, 200, "{}", r.body);
 }
 
@@ -384,11 +397,11 @@ async fn the_session_table_is_capped() {
 async fn subscriptions_are_bounded_per_session() {
     let s = HttpServer::start_with("everything", &[("OXMCP_MAX_SUBSCRIPTIONS", "3")]).await;
     let l = s.initialize("2025-11-25", json!({})).await;
-    let sub = |method: &str, uri: &str| {
-        json!({"jsonrpc":"2.0","id":1,"method":method,"params":{"uri":uri}})
-    };
+    let sub = |method: &str, uri: &str| json!({"jsonrpc":"2.0","id":1,"method":method,"params":{"uri":uri}});
     for i in 0..3 {
-        let r = l.post(&sub("resources/subscribe", &format!("test://r/{i}"))).await;
+        let r = l
+            .post(&sub("resources/subscribe", &format!("test://r/{i}")))
+            .await;
         assert_eq!(r.status, 200, "{}", r.body);
         assert!(r.json().get("result").is_some(), "{}", r.body);
     }
@@ -405,9 +418,16 @@ async fn subscriptions_are_bounded_per_session() {
     // A URI over max_uri_len (8 KiB) is refused before it is stored.
     let long = format!("test://{}", "x".repeat(9 * 1024));
     let r = l.post(&sub("resources/subscribe", &long)).await;
-    assert_eq!(r.error_code(), -32602, "{}", &r.body[..200.min(r.body.len())]);
+    assert_eq!(
+        r.error_code(),
+        -32602,
+        "{}",
+        &r.body[..200.min(r.body.len())]
+    );
     assert!(r.body.contains("URI too long"));
-    let r = l.post(&json!({"jsonrpc":"2.0","id":2,"method":"ping"})).await;
+    let r = l
+        .post(&json!({"jsonrpc":"2.0","id":2,"method":"ping"}))
+        .await;
     assert_eq!(r.status, 200);
 }
 
@@ -424,7 +444,12 @@ async fn client_info_is_bounded() {
     };
     let big = json!({"experimental": {"pad": "x".repeat(65 * 1024)}});
     let r = s.post(&[], &init(big)).await;
-    assert_eq!(r.error_code(), -32602, "{}", &r.body[..r.body.len().min(300)]);
+    assert_eq!(
+        r.error_code(),
+        -32602,
+        "{}",
+        &r.body[..r.body.len().min(300)]
+    );
     assert!(r.body.contains("too large"), "{}", r.body);
     assert!(r.headers.get("mcp-session-id").is_none());
     let fits = json!({"experimental": {"pad": "x".repeat(60 * 1024)}});

@@ -135,7 +135,9 @@ fn redact(url: &str) -> String {
         let pairs: Vec<String> = q
             .split('&')
             .map(|pair| match pair.split_once('=') {
-                Some((k, _)) if k.eq_ignore_ascii_case("pass") || k.eq_ignore_ascii_case("password") => {
+                Some((k, _))
+                    if k.eq_ignore_ascii_case("pass") || k.eq_ignore_ascii_case("password") =>
+                {
                     format!("{k}=***")
                 }
                 _ => pair.to_string(),

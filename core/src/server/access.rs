@@ -42,9 +42,11 @@ impl Server {
     /// it: an allow-list may name either.
     pub(crate) fn may_read(&self, env: &Env, uri: &str) -> bool {
         self.may_use(env, "resource", uri)
-            || self.snapshot().templates.iter().any(|(k, t)| {
-                self.may_use(env, "resource", k) && t.template.matches(uri).is_some()
-            })
+            || self
+                .snapshot()
+                .templates
+                .iter()
+                .any(|(k, t)| self.may_use(env, "resource", k) && t.template.matches(uri).is_some())
     }
 
     /// A legacy request on a stateful HTTP server belongs to the session that `initialize`
@@ -55,9 +57,8 @@ impl Server {
         let stateful = env.transport == Transport::Http
             && !self.inner.options.legacy_stateless
             && !env.sessionless;
-        (stateful && env.session.is_none() && method != "initialize").then(|| {
-            McpError::invalid_request("Bad Request: Mcp-Session-Id header is required")
-        })
+        (stateful && env.session.is_none() && method != "initialize")
+            .then(|| McpError::invalid_request("Bad Request: Mcp-Session-Id header is required"))
     }
 
     /// Whether the caller's requests need checking around a middleware at all: only an
@@ -68,14 +69,20 @@ impl Server {
 
     /// Before the middleware chain: a request that names a primitive the caller may not use is
     /// answered as the registry answers an unknown one.
-    pub(super) fn admit(&self, rq: &RequestInfo, params: &Params, env: &Env) -> Result<(), Outcome> {
+    pub(super) fn admit(
+        &self,
+        rq: &RequestInfo,
+        params: &Params,
+        env: &Env,
+    ) -> Result<(), Outcome> {
         if !Self::restricted(env) {
             return Ok(());
         }
         let text = |key: &str| params.get(key).and_then(Value::as_str).unwrap_or_default();
         let refused: Option<Outcome> = match &*rq.method {
-            "tools/call" => (!self.may_use(env, "tool", text("name")))
-                .then(|| McpError::invalid_params(format!("Unknown tool: {}", text("name"))).into()),
+            "tools/call" => (!self.may_use(env, "tool", text("name"))).then(|| {
+                McpError::invalid_params(format!("Unknown tool: {}", text("name"))).into()
+            }),
             "prompts/get" => (!self.may_use(env, "prompt", text("name"))).then(|| {
                 McpError::invalid_params(format!("Unknown prompt: {}", text("name"))).into()
             }),
@@ -141,9 +148,9 @@ impl Server {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::handler::BoxFuture;
     use crate::identity::{Allow, Caller};
     use crate::server::middleware::{Middleware, MiddlewareRequest, MiddlewareResult, Next};
-    use crate::handler::BoxFuture;
     use serde_json::json;
     use std::sync::Arc;
 
@@ -166,7 +173,9 @@ mod tests {
                     "resources/templates/list" => json!({"resourceTemplates": [
                         {"uriTemplate": "mem://open/{x}", "name": "o"},
                         {"uriTemplate": "mem://secret/{x}", "name": "s"}]}),
-                    "resources/read" => json!({"contents": [{"uri": req.params["uri"], "text": "x"}]}),
+                    "resources/read" => {
+                        json!({"contents": [{"uri": req.params["uri"], "text": "x"}]})
+                    }
                     "prompts/get" => json!({"messages": []}),
                     _ => json!({"content": [{"type": "text", "text": "ran"}]}),
                 })
@@ -213,7 +222,10 @@ mod tests {
         let r = ask(&s, c(), "resources/list", json!({})).await;
         assert_eq!(names(&r, "resources", "uri"), ["mem://open"]);
         let r = ask(&s, c(), "resources/templates/list", json!({})).await;
-        assert_eq!(names(&r, "resourceTemplates", "uriTemplate"), ["mem://open/{x}"]);
+        assert_eq!(
+            names(&r, "resourceTemplates", "uriTemplate"),
+            ["mem://open/{x}"]
+        );
 
         let r = ask(&s, c(), "tools/call", json!({"name": "secret"})).await;
         assert_eq!(r["error"]["code"], -32602, "{r}");
@@ -240,7 +252,13 @@ mod tests {
         // goes out as it made it.
         let r = ask(&s, None, "tools/list", json!({})).await;
         assert_eq!(names(&r, "tools", "name"), ["open", "secret"]);
-        let r = ask(&s, Some(Caller::new("all")), "tools/call", json!({"name": "secret"})).await;
+        let r = ask(
+            &s,
+            Some(Caller::new("all")),
+            "tools/call",
+            json!({"name": "secret"}),
+        )
+        .await;
         assert_eq!(r["result"]["content"][0]["text"], "ran", "{r}");
     }
 }

@@ -715,5 +715,4 @@ impl Server {
         self.add_server_info(&mut r);
         Outcome::Result(Value::Object(r))
     }
-
 }

@@ -36,8 +36,9 @@ impl Server {
             ))
             .into();
         }
-        let keeps_sessions =
-            env.transport == Transport::Http && !self.inner.options.legacy_stateless && !env.sessionless;
+        let keeps_sessions = env.transport == Transport::Http
+            && !self.inner.options.legacy_stateless
+            && !env.sessionless;
         let session = if keeps_sessions {
             self.start_session_signals();
             match self
