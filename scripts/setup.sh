@@ -17,7 +17,10 @@
 #   .cache/peers-py/    venvs with FastMCP 4 / mcp 2.x and mcp 1.x, for the parity
 #                       corpus (tests/parity/, tests/python/test_parity.py)
 #   .cache/cargo-tools/ cargo-fuzz (pinned), for scripts/fuzz.sh; cargo-deny (pinned), for the
-#                       lint stage of scripts/test-all.sh
+#                       lint stage of scripts/test-all.sh. Both build from source (minutes on
+#                       two cores), so in a fresh checkout this is a link to a per-machine cache
+#                       ($OXMCP_TOOLS_CACHE, default ~/.cache/oxmcp/cargo-tools) that later
+#                       checkouts on the machine reuse; the pinned versions are checked either way
 #   redis-server, nginx Debian packages (apt-get, as root), for the scale-out stage
 #                       (tests/scaleout/), never started as services; and Debian's
 #                       ShellCheck, for the lint stage
@@ -198,8 +201,15 @@ if [[ -f tests/parity/peers-node.json ]]; then
   fi
 fi
 
+# ---- the per-machine cache of cargo-built tools ------------------------------------
+TOOLS_CACHE="${OXMCP_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/oxmcp/cargo-tools}"
+if [[ ! -e .cache/cargo-tools ]]; then
+  mkdir -p "$TOOLS_CACHE" .cache
+  ln -s "$TOOLS_CACHE" .cache/cargo-tools
+fi
+
 # ---- cargo-fuzz (scripts/fuzz.sh, the fuzz stage of scripts/test-all.sh) ----------
-# Pinned and kept in the checkout; it builds the fuzz targets with the stable toolchain.
+# Pinned, in .cache/cargo-tools; it builds the fuzz targets with the stable toolchain.
 CARGO_FUZZ_VERSION=0.13.2
 if [[ "$(.cache/cargo-tools/bin/cargo-fuzz --version 2>/dev/null)" == "cargo-fuzz $CARGO_FUZZ_VERSION" ]]; then
   step "cargo-fuzz $CARGO_FUZZ_VERSION already installed"
@@ -210,7 +220,7 @@ else
 fi
 
 # ---- cargo-deny (the lint stage of scripts/test-all.sh; deny.toml) ----------------
-# Pinned and kept in the checkout like cargo-fuzz. Built from source (crates.io is the only
+# Pinned, in .cache/cargo-tools like cargo-fuzz. Built from source (crates.io is the only
 # source reachable here): about four minutes on two cores, once per fresh checkout.
 CARGO_DENY_VERSION=0.20.2
 if [[ "$(.cache/cargo-tools/bin/cargo-deny --version 2>/dev/null)" == "cargo-deny $CARGO_DENY_VERSION" ]]; then

@@ -22,7 +22,7 @@
 // node:crypto is loaded on the first task, not at import: ~5 ms of every server's start.
 const randomBytes = (n) => require('node:crypto').randomBytes(n);
 const { McpError, ErrorCode } = require('../errors.cjs');
-const { isZodRawShape, isZodSchema, loadZod } = require('../schema.cjs');
+const { zodShapeVersion, isAnyZodSchema, zodObject } = require('../schema.cjs');
 const { RequestHandlerExtra } = require('./extra.cjs');
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
@@ -320,7 +320,8 @@ class ExperimentalMcpServerTasks {
     const cb = hasInput ? (args, extra) => run(args, extra) : (extra) => run(undefined, extra);
     const handle = this.#register(name, { ...config, execution }, cb);
     const shape = config.inputSchema;
-    const zod = isZodRawShape(shape) ? loadZod()?.object(shape) : isZodSchema(shape) ? shape : undefined;
+    // zod 3 or zod 4, as the server wrote it: its own zod checks the arguments, as in the SDK.
+    const zod = zodShapeVersion(shape) !== null ? zodObject(shape, `tool ${name}`) : isAnyZodSchema(shape) ? shape : undefined;
     this.#taskTools.set(name, { handler, hasInput, zod });
     return handle;
   }
