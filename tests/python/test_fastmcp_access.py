@@ -151,3 +151,32 @@ def test_run_middleware_runs_in_front_of_the_endpoint(tmp_path: Any) -> None:
             assert b'"hello"' in r.read()
     finally:
         stop(proc)
+
+
+TOOLS_ONLY = """
+import sys
+from oxmcp import {cls}
+mcp = {cls}("only-tools")
+
+@mcp.tool()
+def hello() -> str:
+    return "hi"
+
+mcp.run(transport="streamable-http", host="127.0.0.1", port=int(sys.argv[1]))
+"""
+
+
+@pytest.mark.parametrize("cls", ["FastMCP", "MCPServer"])
+def test_a_server_with_tools_only_answers_empty_resource_and_prompt_lists(tmp_path: Any, cls: str) -> None:
+    proc, port = serve(tmp_path, TOOLS_ONLY.format(cls=cls))
+    try:
+        for modern in (True, False):
+            c = Http(port, "")
+            if not modern:
+                c.initialize()
+            for method, member in (("resources/list", "resources"), ("prompts/list", "prompts"),
+                                   ("resources/templates/list", "resourceTemplates")):
+                r = c.post(method, {}, modern=modern)
+                assert r.get("result", {}).get(member) == [], (method, modern, r)
+    finally:
+        stop(proc)

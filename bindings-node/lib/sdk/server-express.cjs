@@ -15,6 +15,7 @@ const LOOPBACK = ['127.0.0.1', 'localhost', '::1'];
 
 function loadExpress() {
   try {
+    // @ts-ignore express is an optional peer dependency: absent here, its types too.
     return require('express');
   } catch (e) {
     throw new Error('createMcpExpressApp needs express (npm install express)', { cause: e });

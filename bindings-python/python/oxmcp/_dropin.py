@@ -15,8 +15,8 @@ import importlib
 import importlib.abc
 import importlib.machinery
 import sys
+from collections.abc import Sequence
 from types import ModuleType
-from typing import Sequence
 
 __all__ = ["MIRRORS", "DropInFinder", "install", "installed"]
 

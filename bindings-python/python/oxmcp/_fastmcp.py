@@ -85,9 +85,6 @@ class FastMCP(Server):
     _fastmcp_log_data = True
     _str_request_id = True
     _resource_error_code = -32603
-    #: FastMCP (1.x to 4.x), mcp 1.x's FastMCP and mcp 2.x's MCPServer declare resources and prompts
-    #: with none registered, and answer their lists empty (not -32601).
-    _declare = ("resources", "prompts")
 
     def __init__(self, name: str | None = None, instructions: str | None = None, *, version: Any = None,
                  title: str | None = None, description: str | None = None, website_url: str | None = None,
@@ -129,6 +126,9 @@ class FastMCP(Server):
         super().__init__(name if name else self.generate_name(), _coerce_version(version) or self._default_version(),
                          title=title, instructions=instructions, website_url=website_url, description=description,
                          icons=[_dump(i) for i in icons] if icons else None, debug=debug, **options)
+        # FastMCP (1.x to 4.x), mcp 1.x's FastMCP and mcp 2.x's MCPServer declare resources and prompts
+        # with none registered, and answer their lists empty (not -32601).
+        self._declare = ["resources", "prompts"]
         self.mask_error_details = self._default_mask if mask_error_details is None else bool(mask_error_details)
         self._lifespan_fn = lifespan
         self._lifespan = _LifespanState()

@@ -99,7 +99,7 @@ def _run_main_blocks(module: ModuleType, path: Path, blocks: list[ast.stmt]) -> 
     code = compile(ast.Module(body=blocks, type_ignores=[]), str(path), "exec")
     module.__dict__["__name__"] = "__main__"
     sys.argv = [str(path)]
-    exec(code, module.__dict__)
+    exec(code, module.__dict__)  # noqa: S102  the user's own script, as `python file.py` runs it
 
 
 def run(target: str, transport: str | None, http: str | None, path: str) -> None:
