@@ -95,22 +95,10 @@ impl NativeServer {
     )]
     pub fn new(options: Value, declare: Option<Vec<String>>) -> Result<Self> {
         let config = Config::from_json(options).map_err(options::error)?;
-        let mut builder = config
+        let builder = config
             .server
-            .builder()
-            .map_err(options::error)?
-            .declare_tools();
-        for kind in declare.unwrap_or_default() {
-            builder = match kind.as_str() {
-                "resources" => builder.declare_resources(),
-                "prompts" => builder.declare_prompts(),
-                "tools" => builder,
-                other => {
-                    let msg = format!("declare: unknown capability {other:?}");
-                    return Err(coded(Code::InvalidOption, msg));
-                }
-            };
-        }
+            .host_builder(&declare.unwrap_or_default())
+            .map_err(options::error)?;
         let server = builder.build().map_err(errors::build)?;
         let mount = config
             .listen

@@ -181,23 +181,10 @@ impl NativeServer {
         let mut all = options::to_json(Some(options))?;
         all.extend(as_object(from_py(info)?, "info")?);
         let config = options::config(all)?;
-        let mut builder = config
+        let builder = config
             .server
-            .builder()
-            .map_err(options::error)?
-            .declare_tools();
-        for kind in declare.unwrap_or_default() {
-            builder = match kind.as_str() {
-                "resources" => builder.declare_resources(),
-                "prompts" => builder.declare_prompts(),
-                "tools" => builder,
-                other => {
-                    return Err(PyValueError::new_err(format!(
-                        "declare: unknown capability {other:?} (tools, resources or prompts)"
-                    )))
-                }
-            };
-        }
+            .host_builder(&declare.unwrap_or_default())
+            .map_err(options::error)?;
         let server = builder.build().map_err(build_err)?;
         let submit = py.import("oxmcp._runtime")?.getattr("submit")?.unbind();
         Ok(Self {

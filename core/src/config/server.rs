@@ -228,6 +228,26 @@ impl ServerConfig {
         Ok(b)
     }
 
+    /// [`Self::builder`] for a host server: the tools capability always declared (tools come
+    /// and go at runtime), and each of `declared` (`tools`, `resources`, `prompts`) even with
+    /// nothing registered, for a host layer that answers those lists itself or fills them later.
+    pub fn host_builder<S: AsRef<str>>(&self, declared: &[S]) -> Result<ServerBuilder> {
+        let mut b = self.builder()?.declare_tools();
+        for kind in declared {
+            b = match kind.as_ref() {
+                "tools" => b,
+                "resources" => b.declare_resources(),
+                "prompts" => b.declare_prompts(),
+                other => {
+                    return Err(invalid(format!(
+                        "declare: unknown capability {other:?} (tools, resources or prompts)"
+                    )))
+                }
+            };
+        }
+        Ok(b)
+    }
+
     /// A builder with this identity and these options (`name` and `version` are required).
     pub fn builder(&self) -> Result<ServerBuilder> {
         let name = self

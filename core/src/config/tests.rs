@@ -278,3 +278,17 @@ fn the_auth_failure_limit() {
     let h = ListenOptions::default().apply(HttpConfig::mount()).unwrap();
     assert!(h.auth_failure_limit.is_some());
 }
+
+#[test]
+fn a_host_builder_declares_by_name_and_refuses_an_unknown_capability() {
+    let c = Config::from_json(json!({"name": "h", "version": "1"})).unwrap();
+    let s = c.server.host_builder(&["prompts"]).unwrap().build().unwrap();
+    let caps = s.capabilities(&s.snapshot());
+    assert!(caps.get("tools").is_some() && caps.get("prompts").is_some(), "{caps}");
+    assert!(caps.get("resources").is_none(), "{caps}");
+    let e = c.server.host_builder(&["sampling"]).err().unwrap();
+    assert_eq!(
+        e.message,
+        "declare: unknown capability \"sampling\" (tools, resources or prompts)"
+    );
+}
