@@ -19,6 +19,18 @@ use crate::error::McpError;
 use crate::jsonrpc::Params;
 use serde_json::Value;
 
+/// Who owns what a request makes (a task) and may later read it: the authenticated caller's
+/// `Caller::key()` (issuer + name for JWT callers, so the same `sub` from two issuers, or a JWT
+/// subject named like a named-token caller, are two owners), or "" without auth (then the
+/// unguessable id is the only bearer of access, as in the spec's security section). Every
+/// ownership check compares this one key: the task methods and `subscriptions/listen` alike.
+pub(crate) fn owner_key(env: &Env) -> String {
+    env.caller
+        .as_ref()
+        .map(|c| c.key().into_owned())
+        .unwrap_or_default()
+}
+
 /// The list results that carry primitives: the member holding them, the primitive kind an
 /// allow-list names, and the member of each entry that the allow-list matches.
 fn listed(method: &str) -> Option<(&'static str, &'static str, &'static str)> {

@@ -245,11 +245,7 @@ impl Server {
             return McpError::missing_capability(crate::tasks::required_json()).into();
         }
         // Only the caller's own tasks: another caller's look unknown, and are left out.
-        let owner = env
-            .caller
-            .as_ref()
-            .map(|c| c.name.clone())
-            .unwrap_or_default();
+        let owner = super::access::owner_key(env);
         let mut own_tasks = Vec::new();
         for id in task_ids {
             if self.inner.tasks.get(&id, &owner).await.is_ok() {

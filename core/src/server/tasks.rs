@@ -15,15 +15,6 @@ use serde_json::{Map, Value};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// A task's owner key: the authenticated caller's `Caller::key()` (issuer + name for JWT
-/// callers, so the same `sub` from two issuers is two owners), or "" without auth (then the
-/// unguessable id is the only bearer of access, as in the spec's security section).
-fn owner(env: &Env) -> String {
-    env.caller
-        .as_ref()
-        .map(|c| c.key().into_owned())
-        .unwrap_or_default()
-}
 
 impl Server {
     /// `Some(budget)`: run this call as a task (after `budget` of plain running). `None`: a
@@ -64,7 +55,7 @@ impl Server {
             Err(o) => return o,
         };
         let engine = self.inner.tasks.clone();
-        let owner = owner(env);
+        let owner = super::access::owner_key(env);
         // Not a child of the request's token: the task outlives the request. Server abort
         // still reaches it.
         let cancel = self.inner.abort.child_token();
@@ -218,7 +209,7 @@ impl Server {
             Ok(i) => i,
             Err(e) => return e.into(),
         };
-        let owner = owner(env);
+        let owner = super::access::owner_key(env);
         let engine = &self.inner.tasks;
         let mut out = match &*rq.method {
             "tasks/get" => match engine.get(id, &owner).await {
