@@ -289,3 +289,32 @@ async fn legacy_sessions_answer_503_while_redis_is_down_and_modern_calls_go_on()
     let r = a.post(&h, &body).await;
     assert_eq!(r.status, 200, "{}", r.body);
 }
+
+/// A client-chosen `Mcp-Session-Id` never becomes part of a store key: one that is not of the
+/// form the server gives out is an unknown session (404), even when it starts with a real one
+/// (with Redis, `<id>:cx` named another key of another type, and answered 503).
+#[tokio::test]
+async fn a_session_id_of_another_form_is_unknown_without_asking_the_store() {
+    let redis = RedisServer::start();
+    let a = replica(&redis.url()).await;
+    let l = a.initialize("2025-11-25", json!({})).await;
+    let sid = l.session.clone().unwrap();
+    for forged in [
+        format!("{sid}:cx"),
+        sid.to_uppercase(),
+        format!("{sid}0"),
+        "x".repeat(32),
+    ] {
+        let r = a
+            .post(
+                &[
+                    ("Mcp-Session-Id", forged.as_str()),
+                    ("MCP-Protocol-Version", "2025-11-25"),
+                ],
+                &json!({"jsonrpc":"2.0","id":1,"method":"ping"}).to_string(),
+            )
+            .await;
+        assert_eq!(r.status, 404, "{forged}: {}", r.body);
+    }
+    assert_eq!(l.call(json!(2), "ping", json!({})).await.status, 200);
+}

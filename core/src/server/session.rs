@@ -12,6 +12,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
+/// Whether `id` is of the form this table gives out (`random_token(16)`: 32 lowercase hex
+/// digits). Any other `Mcp-Session-Id` is unknown without asking the store: a client-chosen
+/// value never becomes part of a store key (with Redis, `<id>:cx` named another key type).
+fn is_session_id(id: &str) -> bool {
+    id.len() == 32 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
 /// One legacy session in this process: a cache of its [`SessionRecord`] (what `initialize`
 /// negotiated, the owner, the log level and subscriptions, kept current from the store and from
 /// other replicas' signals) plus what only this process has: the tokens of the requests it runs,
@@ -331,6 +338,9 @@ impl SessionTable {
         id: &str,
         caller: Option<&crate::identity::Caller>,
     ) -> Result<Option<Arc<LegacySession>>, McpError> {
+        if !is_session_id(id) {
+            return Ok(None);
+        }
         if !self.store.is_shared() {
             if let Some(s) = self.cached(id) {
                 if !self.store.keep_alive(id, self.idle).await? {
@@ -385,6 +395,9 @@ impl SessionTable {
 
     /// End session `id` everywhere (DELETE).
     pub(crate) async fn remove(&self, id: &str) -> Result<bool, McpError> {
+        if !is_session_id(id) {
+            return Ok(false);
+        }
         let removed = self.store.remove(id).await?;
         if self.store.is_shared() {
             self.store
