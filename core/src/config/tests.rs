@@ -282,9 +282,17 @@ fn the_auth_failure_limit() {
 #[test]
 fn a_host_builder_declares_by_name_and_refuses_an_unknown_capability() {
     let c = Config::from_json(json!({"name": "h", "version": "1"})).unwrap();
-    let s = c.server.host_builder(&["prompts"]).unwrap().build().unwrap();
+    let s = c
+        .server
+        .host_builder(&["prompts"])
+        .unwrap()
+        .build()
+        .unwrap();
     let caps = s.capabilities(&s.snapshot());
-    assert!(caps.get("tools").is_some() && caps.get("prompts").is_some(), "{caps}");
+    assert!(
+        caps.get("tools").is_some() && caps.get("prompts").is_some(),
+        "{caps}"
+    );
     assert!(caps.get("resources").is_none(), "{caps}");
     let e = c.server.host_builder(&["sampling"]).err().unwrap();
     assert_eq!(

@@ -15,7 +15,6 @@ use serde_json::{Map, Value};
 use std::sync::Arc;
 use std::time::Duration;
 
-
 impl Server {
     /// `Some(budget)`: run this call as a task (after `budget` of plain running). `None`: a
     /// plain call. A `required` tool and a client without the extension: -32021.
