@@ -105,11 +105,11 @@ def write_config(path: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".oxmcp-tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            if mode is not None:
-                os.fchmod(f.fileno(), mode)
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)  # by name: os.fchmod is missing on Windows before Python 3.13
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
