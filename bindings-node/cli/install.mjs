@@ -1,6 +1,7 @@
 // `oxmcp install CLIENT app.mjs`: add a stdio entry to an MCP client's configuration file.
 // The files and shapes are each client's documented ones; the Python CLI
 // (bindings-python/python/oxmcp/_cli/install.py) lists them and writes the same.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -50,6 +51,50 @@ export function parseEnv(pairs) {
   return env;
 }
 
+// What the kernel allows (ELOOP): a longer chain is a loop, refused rather than followed forever.
+const MAX_LINKS = 40;
+
+/** The file a symlinked config points at, even when that file does not exist yet: the write goes
+ * there, so a config kept in a dotfiles repository stays a link. */
+export function resolveLink(file) {
+  for (let i = 0; i < MAX_LINKS; i++) {
+    let link;
+    try { link = fs.readlinkSync(file); } catch (e) {
+      if (e.code === 'EINVAL' || e.code === 'ENOENT') return file;
+      throw e;
+    }
+    file = path.resolve(path.dirname(file), link);
+  }
+  throw new CliError(`${file}: too many levels of symbolic links`);
+}
+
+/** Replace `file` atomically. Client configs hold secrets in "env", so a new file is 0600 and an
+ * existing one keeps its mode. The temp file is created O_EXCL with a random name beside the
+ * target (same filesystem, so the rename is atomic; no predictable path another user could
+ * plant), and removed if anything fails before the rename. */
+export function writeConfig(file, text) {
+  file = resolveLink(file);
+  const dir = path.dirname(file);
+  fs.mkdirSync(dir, { recursive: true });
+  let mode = null;
+  try { mode = fs.statSync(file).mode & 0o7777; } catch (e) { if (e.code !== 'ENOENT') throw e; }
+  const tmp = path.join(dir, `.${path.basename(file)}.${crypto.randomBytes(8).toString('hex')}.oxmcp-tmp`);
+  const fd = fs.openSync(tmp, 'wx', 0o600);
+  try {
+    try {
+      if (mode !== null) fs.fchmodSync(fd, mode);
+      fs.writeFileSync(fd, text);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(tmp, file);
+  } catch (e) {
+    fs.rmSync(tmp, { force: true });
+    throw e;
+  }
+}
+
 export function install(client, target, name, envPairs, printOnly) {
   const [file, key, typed] = configLocation(client);
   const entry = entryFor(target, parseEnv(envPairs), typed);
@@ -71,9 +116,6 @@ export function install(client, target, name, envPairs, printOnly) {
   if (!servers || typeof servers !== 'object' || Array.isArray(servers)) throw new CliError(`${file}: '${key}' is not an object; not touching it`);
   const verb = Object.hasOwn(servers, name) ? 'updated' : 'added';
   servers[name] = entry;
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = `${file}.oxmcp-tmp`;
-  fs.writeFileSync(tmp, `${JSON.stringify(data, null, 2)}\n`);
-  fs.renameSync(tmp, file);
+  writeConfig(file, `${JSON.stringify(data, null, 2)}\n`);
   process.stdout.write(`${verb} '${name}' in ${client} config: ${file}\n`);
 }

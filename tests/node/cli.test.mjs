@@ -234,3 +234,68 @@ test('install --print writes nothing; a file that is not JSON is left alone', ()
   assert.equal(fs.readFileSync(file, 'utf8'), '{not json');
   fs.rmSync(home, { recursive: true, force: true });
 });
+
+test("install keeps the file's mode and a symlink, and leaves no temp files", () => {
+  // Client configs hold API keys in "env": a new one is private to its owner, an existing one
+  // keeps the mode its owner gave it, and a symlinked one (dotfiles) stays a link to its target.
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'oxmcp-home-'));
+  const env = { HOME: home };
+  const cursor = path.join(home, '.cursor');
+  const file = path.join(cursor, 'mcp.json');
+  const mode = (p) => fs.statSync(p).mode & 0o7777;
+  const names = (p) => JSON.parse(fs.readFileSync(p, 'utf8')).mcpServers;
+  assert.equal(oxmcp(['install', 'cursor', QUICKSTART], { env }).code, 0);
+  assert.equal(mode(file), 0o600);
+  assert.equal(oxmcp(['install', 'cursor', QUICKSTART, '--name', 'b'], { env }).code, 0);
+  assert.equal(mode(file), 0o600);
+  fs.chmodSync(file, 0o640);
+  assert.equal(oxmcp(['install', 'cursor', QUICKSTART, '--name', 'c'], { env }).code, 0);
+  assert.equal(mode(file), 0o640);
+  assert.deepEqual(Object.keys(names(file)).sort(), ['b', 'c', 'quickstart']);
+  assert.deepEqual(fs.readdirSync(cursor), ['mcp.json']);
+
+  const dotfiles = path.join(home, 'dotfiles');
+  fs.mkdirSync(dotfiles);
+  const target = path.join(dotfiles, 'cursor-mcp.json');
+  fs.renameSync(file, target);
+  fs.chmodSync(target, 0o600);
+  const rel = path.join('..', 'dotfiles', 'cursor-mcp.json');
+  fs.symlinkSync(rel, file);
+  const r = oxmcp(['install', 'cursor', QUICKSTART, '--name', 'd'], { env });
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(fs.lstatSync(file).isSymbolicLink());
+  assert.equal(fs.readlinkSync(file), rel);
+  assert.deepEqual(Object.keys(names(target)).sort(), ['b', 'c', 'd', 'quickstart']);
+  assert.equal(mode(target), 0o600);
+  assert.deepEqual(fs.readdirSync(cursor), ['mcp.json']);
+  assert.deepEqual(fs.readdirSync(dotfiles), ['cursor-mcp.json']);
+  // A link whose target does not exist yet: the target is created, the link kept.
+  fs.unlinkSync(file);
+  fs.symlinkSync(path.join(dotfiles, 'new.json'), file);
+  assert.equal(oxmcp(['install', 'cursor', QUICKSTART], { env }).code, 0);
+  assert.ok(fs.lstatSync(file).isSymbolicLink());
+  assert.ok(Object.hasOwn(names(path.join(dotfiles, 'new.json')), 'quickstart'));
+  assert.equal(mode(path.join(dotfiles, 'new.json')), 0o600);
+  assert.deepEqual(fs.readdirSync(dotfiles).sort(), ['cursor-mcp.json', 'new.json']);
+  fs.rmSync(home, { recursive: true, force: true });
+});
+
+test('install removes its temp file when the write fails', async () => {
+  const { install } = await import('../../bindings-node/cli/install.mjs');
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'oxmcp-home-'));
+  const file = path.join(home, '.cursor', 'mcp.json');
+  fs.mkdirSync(path.dirname(file));
+  fs.writeFileSync(file, '{"mcpServers": {}}');
+  const saved = { home: process.env.HOME, rename: fs.renameSync };
+  process.env.HOME = home;
+  fs.renameSync = () => { throw new Error('disk full'); };
+  try {
+    assert.throws(() => install('cursor', QUICKSTART, undefined, [], false), /disk full/);
+  } finally {
+    fs.renameSync = saved.rename;
+    process.env.HOME = saved.home;
+  }
+  assert.deepEqual(fs.readdirSync(path.dirname(file)), ['mcp.json']);
+  assert.equal(fs.readFileSync(file, 'utf8'), '{"mcpServers": {}}');
+  fs.rmSync(home, { recursive: true, force: true });
+});

@@ -244,3 +244,59 @@ def test_install_print_writes_nothing_and_bad_json_is_left_alone(tmp_path: Path)
     assert r.returncode == 1
     assert r.stderr == f"oxmcp: error: {tmp_path / '.cursor' / 'mcp.json'} is not valid JSON; not touching it\n"
     assert (tmp_path / ".cursor" / "mcp.json").read_text() == "{not json"
+
+
+def test_install_keeps_the_files_mode_and_a_symlink_and_leaves_no_temp_files(tmp_path: Path) -> None:
+    # Client configs hold API keys in "env": a new one is private to its owner, an existing one
+    # keeps the mode its owner gave it, and a symlinked one (dotfiles) stays a link to its target.
+    env = {"HOME": str(tmp_path)}
+    cursor = tmp_path / ".cursor"
+    path = cursor / "mcp.json"
+    assert oxmcp("install", "cursor", str(QUICKSTART), env=env).returncode == 0
+    assert path.stat().st_mode & 0o7777 == 0o600
+    assert oxmcp("install", "cursor", str(QUICKSTART), "--name", "b", env=env).returncode == 0
+    assert path.stat().st_mode & 0o7777 == 0o600
+    path.chmod(0o640)
+    assert oxmcp("install", "cursor", str(QUICKSTART), "--name", "c", env=env).returncode == 0
+    assert path.stat().st_mode & 0o7777 == 0o640
+    assert sorted(json.loads(path.read_text())["mcpServers"]) == ["b", "c", "quickstart"]
+    assert os.listdir(cursor) == ["mcp.json"]
+
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    target = dotfiles / "cursor-mcp.json"
+    path.rename(target)
+    target.chmod(0o600)
+    path.symlink_to(Path("..") / "dotfiles" / "cursor-mcp.json")
+    r = oxmcp("install", "cursor", str(QUICKSTART), "--name", "d", env=env)
+    assert r.returncode == 0, r.stderr
+    assert path.is_symlink() and os.readlink(path) == str(Path("..") / "dotfiles" / "cursor-mcp.json")
+    assert sorted(json.loads(target.read_text())["mcpServers"]) == ["b", "c", "d", "quickstart"]
+    assert target.stat().st_mode & 0o7777 == 0o600
+    assert os.listdir(cursor) == ["mcp.json"] and os.listdir(dotfiles) == ["cursor-mcp.json"]
+    # A link whose target does not exist yet: the target is created, the link kept.
+    path.unlink()
+    path.symlink_to(dotfiles / "new.json")
+    assert oxmcp("install", "cursor", str(QUICKSTART), env=env).returncode == 0
+    assert path.is_symlink() and "quickstart" in json.loads((dotfiles / "new.json").read_text())["mcpServers"]
+    assert (dotfiles / "new.json").stat().st_mode & 0o7777 == 0o600
+    assert sorted(os.listdir(dotfiles)) == ["cursor-mcp.json", "new.json"]
+
+
+def test_install_removes_its_temp_file_when_the_write_fails(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from oxmcp._cli import install as install_mod
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    path = tmp_path / ".cursor" / "mcp.json"
+    path.parent.mkdir()
+    path.write_text('{"mcpServers": {}}')
+
+    def fail(*_: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(install_mod.os, "replace", fail)
+    with pytest.raises(OSError, match="disk full"):
+        install_mod.install("cursor", str(QUICKSTART), None, [], False)
+    assert os.listdir(path.parent) == ["mcp.json"]
+    assert path.read_text() == '{"mcpServers": {}}'

@@ -4,10 +4,12 @@ Every process is our own: Redis on a free port with no persistence, the replicas
 (`--http 127.0.0.1:PORT`), nginx with its config, pid, logs and temp files inside a temp dir
 (`nginx -p TMP -c TMP/nginx.conf`, `daemon off;`). The nginx config is rendered from
 deploy/nginx/oxmcp.conf (the file deploy/ ships): only the replica `server` lines and the
-`listen` port are replaced, so the balancer the tests use is the one that is deployed.
+`listen` port are replaced, and one test-only header added, so the balancer the tests use is the
+one that is deployed.
 
-nginx adds `X-Upstream: 127.0.0.1:PORT` to every answer: `Cluster.replica_of(header)` names the
-replica (0..N-1) that served a request, which is how the tests prove where a call landed.
+The test-only header: `X-Upstream: 127.0.0.1:PORT` on every proxied answer (the shipped file
+names no replica to clients). `Cluster.replica_of(header)` names the replica (0..N-1) that served
+a request, which is how the tests prove where a call landed.
 """
 
 from __future__ import annotations
@@ -83,9 +85,13 @@ def stop_proc(proc: subprocess.Popen[bytes] | None, sig: int = signal.SIGTERM, t
         proc.wait(5)
 
 
+# Which replica answered, for the tests only (see the module docstring).
+UPSTREAM_HEADER = "        add_header X-Upstream $upstream_addr always;"
+
+
 def render_nginx(template: str, listen: int, upstreams: list[int]) -> str:
     """deploy/nginx/oxmcp.conf with our replicas and port: the text between the markers and the
-    `listen` line change, nothing else."""
+    `listen` line change, and `X-Upstream` is added after `proxy_pass`; nothing else."""
     servers = "".join(f"    server 127.0.0.1:{p} max_fails=1 fail_timeout=5s;\n" for p in upstreams)
     out, n = re.subn(r"(    # replicas: begin\n).*?(    # replicas: end\n)", lambda m: m[1] + servers + m[2],
                      template, flags=re.S)
@@ -94,6 +100,9 @@ def render_nginx(template: str, listen: int, upstreams: list[int]) -> str:
     out, n = re.subn(r"^    listen \d+;$", f"    listen 127.0.0.1:{listen};", out, flags=re.M)
     if n != 1:
         raise RuntimeError(f"{NGINX_TEMPLATE}: no 'listen PORT;' line")
+    out, n = re.subn(r"^(        proxy_pass http://oxmcp_replicas;\n)", rf"\1{UPSTREAM_HEADER}\n", out, flags=re.MULTILINE)
+    if n != 1:
+        raise RuntimeError(f"{NGINX_TEMPLATE}: no 'proxy_pass http://oxmcp_replicas;' line")
     return out
 
 

@@ -4,15 +4,18 @@ config the scale-out tests run says."""
 
 from __future__ import annotations
 
+import json
 import re
+import signal
 import subprocess
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from cluster import NGINX_TEMPLATE, ROOT, SERVERS, free_port, render_nginx, stop_proc, wait_port
+from cluster import NGINX_TEMPLATE, ROOT, SERVERS, UPSTREAM_HEADER, free_port, render_nginx, stop_proc, wait_port
 
 DEPLOY = ROOT / "deploy"
 COMPOSE = DEPLOY / "docker-compose.yml"
@@ -66,7 +69,7 @@ def test_nginx_upstreams_match_compose_and_ingress_matches_nginx() -> None:
     upstreams = re.findall(r"^\s+server (\S+):(\d+) ", conf, flags=re.M)
     assert sorted(h for h, _ in upstreams) == sorted(s for s in compose["services"] if s.startswith("replica-"))
     assert {p for _, p in upstreams} == {"8000"} and "0.0.0.0:8000" in (DEPLOY / "Dockerfile").read_text()
-    assert "8080:8080" in compose["services"]["nginx"]["ports"] and re.search(r"^\s+listen 8080;", conf, re.M)
+    assert "127.0.0.1:8080:8080" in compose["services"]["nginx"]["ports"] and re.search(r"^\s+listen 8080;", conf, re.M)
     for forbidden in ("ip_hash", "hash ", "sticky", "non_idempotent"):
         assert forbidden not in re.sub(r"#.*", "", conf), forbidden
     ingress = next(d for d in k8s_docs() if d["kind"] == "Ingress")
@@ -91,9 +94,10 @@ def test_rendered_nginx_config_is_valid(tmp_path: Path) -> None:
     p = subprocess.run([which("nginx", "/usr/sbin/nginx"), "-t", "-p", str(tmp_path), "-c", str(conf)],
                        capture_output=True, text=True, timeout=30)
     assert p.returncode == 0, p.stderr
-    # Only the replica lines and the port differ from the deployed file.
+    # Only the replica lines, the port and the tests' own X-Upstream differ from the deployed file.
     changed = set(site.read_text().splitlines()) ^ set(NGINX_TEMPLATE.read_text().splitlines())
-    assert all("server " in x or "listen " in x for x in changed), changed
+    assert UPSTREAM_HEADER in changed
+    assert all("server " in x or "listen " in x or x == UPSTREAM_HEADER for x in changed), changed
 
 
 def test_probe_paths_answer_on_a_real_server(tmp_path: Path) -> None:
@@ -121,3 +125,199 @@ def test_probe_paths_answer_on_a_real_server(tmp_path: Path) -> None:
                 assert r.status == 200, (path, r.status)
     finally:
         stop_proc(proc)
+
+
+# ---- what deploy/ must secure: auth, loopback, Redis, the balancer's answers ------------------
+
+PLACEHOLDER = "REPLACE-ME"
+COMPOSE_ENV = DEPLOY / "oxmcp.env"
+
+
+def env_file(path: Path) -> dict[str, str]:
+    """KEY=VALUE lines (the format of compose's --env-file and kustomize's `envs`)."""
+    out = {}
+    for line in path.read_text().splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            key, sep, value = line.partition("=")
+            assert sep, f"{path}: not KEY=VALUE: {line!r}"
+            out[key.strip()] = value.strip()
+    return out
+
+
+def k8s_doc(kind: str, name: str) -> dict[str, Any]:
+    return next(d for d in k8s_docs() if d["kind"] == kind and d["metadata"]["name"] == name)
+
+
+def container(deployment: dict[str, Any]) -> dict[str, Any]:
+    (c,) = deployment["spec"]["template"]["spec"]["containers"]
+    return dict(c)
+
+
+def labels(deployment: dict[str, Any]) -> dict[str, str]:
+    return dict(deployment["spec"]["template"]["metadata"]["labels"])
+
+
+def test_compose_takes_tokens_and_secrets_from_its_env_file_and_binds_loopback() -> None:
+    compose = yaml.safe_load(COMPOSE.read_text())
+    env = compose["x-replica"]["environment"]
+    # Every secret is interpolated from the env file (compose stops when one is unset).
+    for var in ("OXMCP_TOKENS", "OXMCP_STATE_KEY"):
+        assert re.fullmatch(rf"\$\{{{var}:\?[^}}]+\}}", env[var]), env[var]
+    assert re.fullmatch(r"redis://:\$\{REDIS_PASSWORD:\?[^}]+\}@redis:6379", env["OXMCP_REDIS_URL"])
+    assert "OXMCP_TOKENS_FILE" not in env
+    assert f"--env-file {COMPOSE_ENV.relative_to(ROOT)}" in COMPOSE.read_text()
+    assert env_file(COMPOSE_ENV) == {"OXMCP_TOKENS": PLACEHOLDER, "OXMCP_STATE_KEY": PLACEHOLDER,
+                                     "REDIS_PASSWORD": PLACEHOLDER}
+    # Published on loopback only: a TLS-terminating proxy of the host's own goes in front.
+    for name, service in compose["services"].items():
+        for port in service.get("ports", []):
+            assert str(port).startswith("127.0.0.1:"), (name, port)
+    assert compose["services"]["nginx"]["ports"] == ["127.0.0.1:8080:8080"]
+    assert "ports" not in compose["services"]["redis"]
+
+
+def test_compose_redis_has_a_password_and_keeps_its_data() -> None:
+    compose = yaml.safe_load(COMPOSE.read_text())
+    redis = compose["services"]["redis"]
+    cmd = redis["command"]
+    assert cmd[0] == "redis-server"
+    password = re.fullmatch(r"redis://:(.+)@redis:6379", compose["x-replica"]["environment"]["OXMCP_REDIS_URL"])
+    assert password and cmd[cmd.index("--requirepass") + 1] == password[1]
+    assert cmd[cmd.index("--appendonly") + 1] == "yes"
+    volume, mount = redis["volumes"][0].split(":")
+    assert mount == "/data" and volume in compose["volumes"]
+    assert "REDISCLI_AUTH" in redis["environment"] and "redis-cli" in redis["healthcheck"]["test"]
+
+
+def test_the_shipped_placeholders_stop_the_server() -> None:
+    """An operator who forgets to fill deploy/oxmcp.env gets a server that refuses to start,
+    not one that serves without a token or with a guessable one."""
+    placeholders = env_file(COMPOSE_ENV)
+    for var, refusal in (("OXMCP_TOKENS", "tokens: expected NAME=TOKEN entries"),
+                         ("OXMCP_STATE_KEY", "state_key must be at least 16 bytes")):
+        env = {"PATH": "/usr/bin:/bin", "OXMCP_TOKENS": "alice=" + "a" * 32,
+               "OXMCP_REDIS_URL": "redis://:pw@127.0.0.1:9", "OXMCP_STATE_KEY": "k" * 32,
+               var: placeholders[var]}
+        p = subprocess.run([*SERVERS["rust"], "--http", f"127.0.0.1:{free_port()}"], env=env, cwd=ROOT,
+                           check=False, capture_output=True, text=True, timeout=30)
+        assert p.returncode != 0 and refusal in p.stderr, (var, p.returncode, p.stderr)
+
+
+def test_k8s_takes_every_secret_from_the_generated_secret() -> None:
+    kust = yaml.safe_load((K8S / "kustomization.yaml").read_text())
+    (gen,) = kust["secretGenerator"]
+    keys = env_file(K8S / gen["envs"][0])
+    assert keys == {"tokens": PLACEHOLDER, "state-key": PLACEHOLDER, "redis-password": PLACEHOLDER}
+    refs = {}
+    for d in k8s_docs():
+        for c in d.get("spec", {}).get("template", {}).get("spec", {}).get("containers", []):
+            for e in c.get("env", []):
+                if "valueFrom" in e:
+                    ref = e["valueFrom"]["secretKeyRef"]
+                    assert ref["name"] == gen["name"], e
+                    refs[(d["metadata"]["name"], e["name"])] = ref["key"]
+    assert refs == {("oxmcp", "OXMCP_TOKENS"): "tokens", ("oxmcp", "OXMCP_STATE_KEY"): "state-key",
+                    ("oxmcp", "REDIS_PASSWORD"): "redis-password",
+                    ("oxmcp-redis", "REDIS_PASSWORD"): "redis-password"}
+    env = [e["name"] for e in container(k8s_doc("Deployment", "oxmcp"))["env"]]
+    url = next(e["value"] for e in container(k8s_doc("Deployment", "oxmcp"))["env"] if e["name"] == "OXMCP_REDIS_URL")
+    # $(VAR) expands only from a variable defined before it.
+    assert url == "redis://:$(REDIS_PASSWORD)@oxmcp-redis:6379"
+    assert env.index("REDIS_PASSWORD") < env.index("OXMCP_REDIS_URL")
+    # No secret written into a manifest.
+    for d in k8s_docs():
+        assert d["kind"] != "Secret", d["metadata"]["name"]
+
+
+def test_k8s_redis_has_a_password_keeps_its_data_and_admits_only_oxmcp() -> None:
+    redis = k8s_doc("Deployment", "oxmcp-redis")
+    c = container(redis)
+    args = c["args"]
+    assert args[0] == "redis-server" and "command" not in c  # the image's entrypoint drops root
+    assert args[args.index("--requirepass") + 1] == "$(REDIS_PASSWORD)"
+    assert args[args.index("--appendonly") + 1] == "yes"
+    assert {"name": "REDISCLI_AUTH", "value": "$(REDIS_PASSWORD)"} in c["env"]
+    assert redis["spec"]["strategy"]["type"] == "Recreate"  # one ReadWriteOnce volume
+    (mount,) = c["volumeMounts"]
+    assert mount["mountPath"] == "/data"
+    (vol,) = redis["spec"]["template"]["spec"]["volumes"]
+    assert vol["name"] == mount["name"]
+    pvc = k8s_doc("PersistentVolumeClaim", vol["persistentVolumeClaim"]["claimName"])
+    assert pvc["spec"]["accessModes"] == ["ReadWriteOnce"]
+
+    oxmcp = k8s_doc("Deployment", "oxmcp")
+    policies = [d for d in k8s_docs() if d["kind"] == "NetworkPolicy"]
+    to_redis = [p for p in policies if p["spec"]["podSelector"]["matchLabels"].items() <= labels(redis).items()]
+    (p,) = to_redis
+    assert p["spec"]["policyTypes"] == ["Ingress"]
+    (rule,) = p["spec"]["ingress"]
+    assert rule["from"] == [{"podSelector": {"matchLabels": labels(oxmcp)}}]
+    assert rule["ports"] == [{"protocol": "TCP", "port": 6379}]
+    to_oxmcp = [p for p in policies if p["spec"]["podSelector"]["matchLabels"].items() <= labels(oxmcp).items()]
+    (p,) = to_oxmcp
+    assert p["spec"]["policyTypes"] == ["Ingress"]
+    (rule,) = p["spec"]["ingress"]
+    (peer,) = rule["from"]
+    assert set(peer) == {"namespaceSelector", "podSelector"}, peer  # the controller's pods only
+    assert rule["ports"] == [{"protocol": "TCP", "port": 8000}]
+
+
+def test_k8s_ingress_serves_tls_only() -> None:
+    ingress = k8s_doc("Ingress", "oxmcp")
+    hosts = [r["host"] for r in ingress["spec"]["rules"]]
+    (tls,) = ingress["spec"]["tls"]
+    assert tls["hosts"] == hosts and tls["secretName"]
+    assert ingress["metadata"]["annotations"]["nginx.ingress.kubernetes.io/force-ssl-redirect"] == "true"
+
+
+def nginx_directives() -> str:
+    return re.sub(r"#.*", "", NGINX_TEMPLATE.read_text())
+
+
+def test_nginx_names_no_replica_and_answers_its_own_errors_in_json_rpc() -> None:
+    conf = nginx_directives()
+    assert "x-upstream" not in conf.lower() and "$upstream_addr" not in conf
+    # A replica's own 503 (a legacy session with Redis down) is already JSON-RPC: let it through.
+    assert "proxy_intercept_errors" not in conf
+    (codes, target) = re.findall(r"^\s+error_page ([\d ]+) (@\w+);", conf, re.MULTILINE)[0]
+    assert codes.split() == ["502", "503", "504"]
+    block = re.search(rf"location {target} \{{(.*?)\n    \}}", conf, re.DOTALL)
+    assert block, target
+    assert re.search(r"^\s+default_type application/json;", block[1], re.MULTILINE)
+    ret = re.search(r"^\s+return (\d+) '([^']+)';", block[1], re.MULTILINE)
+    assert ret and ret[1] in ("502", "503", "504")
+    body = ret[2]
+    msg = json.loads(body)
+    assert msg["jsonrpc"] == "2.0" and msg["id"] is None and msg["error"]["code"] == -32603
+    assert msg["error"]["message"]
+
+
+def test_nginx_answers_json_rpc_when_no_replica_answers(tmp_path: Path) -> None:
+    """The shipped config on loopback with every replica down: the client gets JSON-RPC, not HTML."""
+    from cluster import nginx_main_conf, which
+
+    port = free_port()
+    site = tmp_path / "oxmcp.conf"
+    site.write_text(render_nginx(NGINX_TEMPLATE.read_text(), port, [free_port(), free_port()]))
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(nginx_main_conf(tmp_path, site))
+    log = tmp_path / "nginx.stderr"
+    with open(log, "wb") as err:
+        proc = subprocess.Popen([which("nginx", "/usr/sbin/nginx"), "-p", str(tmp_path), "-c", str(conf)],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+    try:
+        wait_port(port, proc, "nginx", log, 20)
+        for method in ("POST", "GET", "DELETE"):
+            rq = urllib.request.Request(f"http://127.0.0.1:{port}/mcp", method=method,
+                                        data=b'{"jsonrpc":"2.0","id":1,"method":"ping"}' if method == "POST" else None,
+                                        headers={"Content-Type": "application/json"})
+            try:
+                urllib.request.urlopen(rq, timeout=10)
+                raise AssertionError("no replica is up, yet nginx answered 2xx")
+            except urllib.error.HTTPError as e:
+                assert e.code == 502, (method, e.code)
+                assert e.headers["Content-Type"] == "application/json", e.headers
+                msg = json.loads(e.read())
+                assert msg["error"]["code"] == -32603 and msg["id"] is None, msg
+    finally:
+        stop_proc(proc, signal.SIGQUIT)

@@ -10,14 +10,18 @@ Each client's documented file and shape (read from their docs):
   vscode          the user profile's mcp.json (~/Library/Application Support/Code/User,
                   %APPDATA%\\Code\\User, $XDG_CONFIG_HOME/Code/User); "servers" entries
                   {"type": "stdio", "command", "args", "env"}
-The file is read, the one entry set, every other key kept, and the result written atomically.
+The file is read, the one entry set, every other key kept, and the result written atomically
+(see write_config for the file's mode, symlinks and the temp file).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import stat
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +77,46 @@ def parse_env(pairs: list[str]) -> dict[str, str]:
     return env
 
 
+# What the kernel allows (ELOOP): a longer chain is a loop, refused rather than followed forever.
+MAX_LINKS = 40
+
+
+def resolve_link(path: Path) -> Path:
+    """The file a symlinked config points at, even when that file does not exist yet: the write
+    goes there, so a config kept in a dotfiles repository stays a link."""
+    for _ in range(MAX_LINKS):
+        if not path.is_symlink():
+            return path
+        path = path.parent / os.readlink(path)
+    raise CliError(f"{path}: too many levels of symbolic links")
+
+
+def write_config(path: Path, text: str) -> None:
+    """Replace `path` atomically. Client configs hold secrets in "env", so a new file is 0600 and
+    an existing one keeps its mode. The temp file is created O_EXCL with a random name beside the
+    target (same filesystem, so the rename is atomic; no predictable path another user could
+    plant), and removed if anything fails before the rename."""
+    path = resolve_link(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode: int | None = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        mode = None
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".oxmcp-tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)  # by name: os.fchmod is missing on Windows before Python 3.13
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
 def install(client: str, target: str, name: str | None, env_pairs: list[str], print_only: bool) -> None:
     path, key, typed = config_location(client)
     entry = entry_for(target, parse_env(env_pairs), typed)
@@ -95,8 +139,5 @@ def install(client: str, target: str, name: str | None, env_pairs: list[str], pr
         raise CliError(f"{path}: {key!r} is not an object; not touching it")
     verb = "updated" if name in servers else "added"
     servers[name] = entry
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".oxmcp-tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    write_config(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     print(f"{verb} {name!r} in {client} config: {path}")
