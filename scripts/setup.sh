@@ -135,31 +135,28 @@ else
   step "no package.json: skipping npm install"
 fi
 
-# ---- Chromium for the MCP Apps browser test (tests/node/apps-browser.test.mjs) --------
-# Debian's chromium, driven by playwright-core (a devDependency) with executablePath
-# /usr/bin/chromium. Installed only when missing, and only as root (CI is root).
-if [[ -x /usr/bin/chromium ]]; then
-  step "chromium already installed"
-elif [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
-  step "apt-get install chromium (the MCP Apps browser test)"
-  apt-get update -qq || die "apt-get update failed"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium \
-    || die "apt-get install chromium failed"
-else
-  step "chromium missing and not root: install Debian's chromium for tests/node/apps-browser.test.mjs"
-fi
-
-# ---- shellcheck for the lint stage of scripts/test-all.sh -----------------------------------
-if command -v shellcheck >/dev/null; then
-  step "shellcheck already installed"
-elif [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
-  step "apt-get install shellcheck (the lint stage)"
-  apt-get update -qq || die "apt-get update failed"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends shellcheck \
-    || die "apt-get install shellcheck failed"
-else
-  step "shellcheck missing and not root: install Debian's shellcheck for the lint stage"
-fi
+# ---- Debian packages the tests use (as root; CI is root) ---------------------------------
+# apt_tool PROBE PACKAGE PURPOSE: install PACKAGE when PROBE (a command or a path) is missing.
+apt_updated=0
+apt_tool() {
+  local probe="$1" pkg="$2" why="$3"
+  if command -v "$probe" >/dev/null || [[ -x "$probe" ]]; then
+    step "$pkg already installed"
+  elif [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
+    step "apt-get install $pkg ($why)"
+    if [[ $apt_updated == 0 ]]; then
+      apt-get update -qq || die "apt-get update failed"
+      apt_updated=1
+    fi
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$pkg" \
+      || die "apt-get install $pkg failed"
+  else
+    step "$pkg missing and not root: install Debian's $pkg ($why)"
+  fi
+}
+# Chromium, driven by playwright-core (a devDependency) with executablePath /usr/bin/chromium.
+apt_tool /usr/bin/chromium chromium "tests/node/apps-browser.test.mjs"
+apt_tool shellcheck shellcheck "the lint stage of scripts/test-all.sh"
 
 # ---- Redis and nginx for the scale-out stage (tests/scaleout/) ------------------------------
 # Debian's redis-server and nginx. Not run as system services: the tests start their own
