@@ -51,7 +51,7 @@ pub(crate) fn args_digest(args: Option<&Value>) -> [u8; 32] {
 /// The [`args_digest`] a call's state is bound to, as far as it is known yet. Only a call that
 /// seals a state (its handler asked for input) or opens one (a retry) needs it, and few calls
 /// do; computing it for every call (a canonical walk and a SHA-256) cost about 0.4 µs of a
-/// `tools/call`'s CPU on a busy server (issue 16). So a request whose HTTP body is that message
+/// `tools/call`'s CPU on a busy server. So a request whose HTTP body is that message
 /// alone keeps the body (it is in the request's `HttpRequestInfo` already), and the digest is
 /// taken from it when it is needed.
 #[derive(Clone)]
