@@ -336,6 +336,8 @@ export interface ServerOptions extends ListenOptions {
   maxSubscriptions?: number;
   /** Most bytes (as JSON) of a legacy `initialize`'s `clientInfo` and `capabilities` (default 64 KiB; -32602 beyond). */
   maxClientInfoBytes?: number;
+  /** Most `taskIds` one `subscriptions/listen` may name (default 100; -32602 beyond). */
+  maxListenTaskIds?: number;
   /** Tasks: how long a task and its result are kept (default 3600000), and the polling interval suggested to clients (default 500). */
   taskTtlMs?: number;
   taskPollIntervalMs?: number;

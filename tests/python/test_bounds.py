@@ -44,3 +44,51 @@ def test_subscriptions_are_bounded_per_session(tmp_path: Any) -> None:
         assert "result" in c.post("ping", {}, modern=False)
     finally:
         stop(proc)
+
+
+TASKS_SERVER = """
+import sys
+from oxmcp import Server
+mcp = Server("listen-bounds", max_listen_task_ids=3)
+
+@mcp.tool(task=True)
+async def job() -> str:
+    return "done"
+
+mcp.run("http", host="127.0.0.1", port=int(sys.argv[1]))
+"""
+
+
+def test_task_ids_per_listen_are_bounded(tmp_path: Any) -> None:
+    import http.client
+    import json
+
+    script = tmp_path / "server.py"
+    script.write_text(TASKS_SERVER)
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, str(script), str(port)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    try:
+        wait_listening(port, proc)
+        meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}}
+
+        def listen(n: int) -> tuple[int, str]:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            body = {"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen",
+                    "params": {"notifications": {"taskIds": [f"t{i}" for i in range(n)]}, "_meta": meta}}
+            conn.request("POST", "/mcp", json.dumps(body), {
+                "content-type": "application/json", "accept": "application/json, text/event-stream",
+                "mcp-protocol-version": "2026-07-28", "mcp-method": "subscriptions/listen"})
+            r = conn.getresponse()
+            first = r.readline().decode() if r.getheader("content-type", "").startswith("text/event-stream") \
+                else r.read().decode()
+            conn.close()
+            return r.status, first
+
+        status, text = listen(4)
+        assert '"code":-32602' in text.replace(" ", "") and "Too many taskIds" in text, (status, text)
+        status, text = listen(3)
+        assert status == 200 and "error" not in text, text
+    finally:
+        stop(proc)

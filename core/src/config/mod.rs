@@ -184,6 +184,9 @@ pub struct ServerConfig {
     /// Most bytes of `clientInfo` and `capabilities` a legacy `initialize` may send.
     #[serde(alias = "maxClientInfoBytes")]
     pub max_client_info_bytes: Option<usize>,
+    /// Most `taskIds` one `subscriptions/listen` may name.
+    #[serde(alias = "maxListenTaskIds")]
+    pub max_listen_task_ids: Option<usize>,
     /// Open listen / legacy GET streams per authenticated caller.
     #[serde(alias = "maxListenersPerCaller")]
     pub max_listeners_per_caller: Option<usize>,

@@ -175,6 +175,9 @@ impl ServerConfig {
         if let Some(n) = self.max_client_info_bytes {
             o.max_client_info_bytes = n;
         }
+        if let Some(n) = self.max_listen_task_ids {
+            o.max_listen_task_ids = n;
+        }
         if let Some(n) = self.max_listeners_per_caller {
             o.max_listeners_per_caller = n;
         }

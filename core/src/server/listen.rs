@@ -241,6 +241,13 @@ impl Server {
                 return McpError::invalid_params("taskIds must be an array of task ids").into()
             }
         };
+        let max = self.inner.options.max_listen_task_ids;
+        if task_ids.len() > max {
+            return McpError::invalid_params(format!(
+                "Too many taskIds: a listen may name {max} tasks"
+            ))
+            .into();
+        }
         if !task_ids.is_empty() && !crate::tasks::declared_in(rq.caps()) {
             return McpError::missing_capability(crate::tasks::required_json()).into();
         }

@@ -88,6 +88,9 @@ pub struct ServerOptions {
     /// together (-32602 beyond). A session keeps them for its life, and a shared store copies
     /// them on every request of it. 64 KiB by default: real clients send a few hundred bytes.
     pub max_client_info_bytes: usize,
+    /// Most `taskIds` one `subscriptions/listen` may name (-32602 beyond): each is looked up in
+    /// the task store (a Redis read with scale-out) when the stream opens. 100 by default.
+    pub max_listen_task_ids: usize,
     /// Most messages in a 2025-03-26 JSON-RPC batch (400 + -32600 above it). 100 by default: a
     /// batch is that many requests at once, each charged to the caller's rate limit.
     pub max_batch_len: usize,
@@ -118,6 +121,7 @@ impl Default for ServerOptions {
             max_uri_len: DEFAULT_MAX_URI_LEN,
             max_subscriptions: 1000,
             max_client_info_bytes: 64 * 1024,
+            max_listen_task_ids: 100,
             max_batch_len: 100,
             max_listeners_per_caller: 32,
         }
