@@ -205,28 +205,23 @@ if [[ ! -e .cache/cargo-tools ]]; then
   ln -s "$TOOLS_CACHE" .cache/cargo-tools
 fi
 
-# ---- cargo-fuzz (scripts/fuzz.sh, the fuzz stage of scripts/test-all.sh) ----------
-# Pinned, in .cache/cargo-tools; it builds the fuzz targets with the stable toolchain.
-CARGO_FUZZ_VERSION=0.13.2
-if [[ "$(.cache/cargo-tools/bin/cargo-fuzz --version 2>/dev/null)" == "cargo-fuzz $CARGO_FUZZ_VERSION" ]]; then
-  step "cargo-fuzz $CARGO_FUZZ_VERSION already installed"
-else
-  step "installing cargo-fuzz $CARGO_FUZZ_VERSION into .cache/cargo-tools"
-  cargo install -q cargo-fuzz --version "$CARGO_FUZZ_VERSION" --locked --root .cache/cargo-tools \
-    || die "cargo install cargo-fuzz failed"
-fi
-
-# ---- cargo-deny (the lint stage of scripts/test-all.sh; deny.toml) ----------------
-# Pinned, in .cache/cargo-tools like cargo-fuzz. Built from source (crates.io is the only
-# source reachable here): about four minutes on two cores, once per fresh checkout.
-CARGO_DENY_VERSION=0.20.2
-if [[ "$(.cache/cargo-tools/bin/cargo-deny --version 2>/dev/null)" == "cargo-deny $CARGO_DENY_VERSION" ]]; then
-  step "cargo-deny $CARGO_DENY_VERSION already installed"
-else
-  step "installing cargo-deny $CARGO_DENY_VERSION into .cache/cargo-tools"
-  cargo install -q cargo-deny --version "$CARGO_DENY_VERSION" --locked --root .cache/cargo-tools \
-    || die "cargo install cargo-deny failed"
-fi
+# ---- cargo-built tools, pinned, in .cache/cargo-tools -----------------------------------
+# cargo_tool NAME VERSION: install NAME at VERSION unless that version is there. Built from source
+# (crates.io is the only source reachable here): minutes on two cores, once per machine.
+cargo_tool() {
+  local name="$1" version="$2"
+  if [[ "$(".cache/cargo-tools/bin/$name" --version 2>/dev/null)" == "$name $version" ]]; then
+    step "$name $version already installed"
+  else
+    step "installing $name $version into .cache/cargo-tools"
+    cargo install -q "$name" --version "$version" --locked --root .cache/cargo-tools \
+      || die "cargo install $name failed"
+  fi
+}
+# cargo-fuzz: scripts/fuzz.sh, the fuzz stage (it builds the fuzz targets with the stable toolchain).
+cargo_tool cargo-fuzz 0.13.2
+# cargo-deny: the lint stage (deny.toml).
+cargo_tool cargo-deny 0.20.2
 
 # ---- conformance tooling (Node 22 if needed, the pinned suite) -------------------
 step "conformance tooling"

@@ -48,6 +48,18 @@ def start_python_http(script: Path, env: dict[str, str] | None = None) -> tuple[
     return proc, port
 
 
+def start_script(tmp_path: Path, source: str, *args: str) -> tuple[subprocess.Popen[bytes], int]:
+    """Write `source` to a server script in `tmp_path` and run `python SCRIPT PORT ARGS...` once it
+    listens on the free loopback PORT (stderr piped)."""
+    script = tmp_path / "server.py"
+    script.write_text(source)
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, str(script), str(port), *args], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    wait_listening(port, proc)
+    return proc, port
+
+
 def stop(proc: subprocess.Popen[bytes], timeout: float = 10) -> int | None:
     """SIGTERM, then SIGKILL after `timeout`; the exit status (None if it had to be killed)."""
     if proc.poll() is not None:

@@ -3,11 +3,9 @@ and error as in Rust (tests/it/http_legacy.rs) and Node (tests/node/bounds.test.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from typing import Any
 
-from procs import free_port, stop, wait_listening
+from procs import start_script, stop
 from test_access_everywhere import Http
 
 SERVER = """
@@ -24,13 +22,8 @@ mcp.run("http", host="127.0.0.1", port=int(sys.argv[1]))
 
 
 def test_subscriptions_are_bounded_per_session(tmp_path: Any) -> None:
-    script = tmp_path / "server.py"
-    script.write_text(SERVER)
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, str(script), str(port)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
+    proc, port = start_script(tmp_path, SERVER)
     try:
-        wait_listening(port, proc)
         c = Http(port, "")
         c.initialize()
         for i in range(2):
@@ -63,13 +56,8 @@ def test_task_ids_per_listen_are_bounded(tmp_path: Any) -> None:
     import http.client
     import json
 
-    script = tmp_path / "server.py"
-    script.write_text(TASKS_SERVER)
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, str(script), str(port)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
+    proc, port = start_script(tmp_path, TASKS_SERVER)
     try:
-        wait_listening(port, proc)
         meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                 "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}}
 

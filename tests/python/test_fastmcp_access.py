@@ -4,8 +4,6 @@ and a component ``auth=`` check (which oxmcp does not run) stops the server from
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import urllib.error
 import urllib.request
 from typing import Any
@@ -13,7 +11,7 @@ from typing import Any
 import pytest
 
 from oxmcp import FastMCP
-from procs import free_port, stop, wait_listening
+from procs import start_script, stop
 from test_access_everywhere import Http
 
 
@@ -70,23 +68,13 @@ mcp.run(transport="http", host="127.0.0.1", port=int(sys.argv[1]))
 """
 
 
-def serve(tmp_path: Any, source: str) -> tuple[subprocess.Popen[bytes], int]:
-    script = tmp_path / "server.py"
-    script.write_text(source)
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, str(script), str(port)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
-    wait_listening(port, proc)
-    return proc, port
-
-
 @pytest.mark.parametrize(("options", "visible"), [
     ('exclude_tags={"admin"}', ["listed", "untagged"]),
     ('include_tags={"public"}, exclude_tags={"admin"}', ["listed"]),
     ('include_tags={"public"}', ["admin_only", "listed"]),
 ])
 def test_tag_filters_hide_components_from_every_caller(tmp_path: Any, options: str, visible: list[str]) -> None:
-    proc, port = serve(tmp_path, TAGGED.format(options=options))
+    proc, port = start_script(tmp_path, TAGGED.format(options=options))
     try:
         c = Http(port, "")
         listed = c.post("tools/list", {}, modern=True)["result"]["tools"]
@@ -134,7 +122,7 @@ mcp.run(transport="http", host="127.0.0.1", port=int(sys.argv[1]), middleware=[M
 
 
 def test_run_middleware_runs_in_front_of_the_endpoint(tmp_path: Any) -> None:
-    proc, port = serve(tmp_path, MIDDLEWARE)
+    proc, port = start_script(tmp_path, MIDDLEWARE)
     try:
         body = b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":' \
                b'{"io.modelcontextprotocol/protocolVersion":"2026-07-28",' \
@@ -168,7 +156,7 @@ mcp.run(transport="streamable-http", host="127.0.0.1", port=int(sys.argv[1]))
 
 @pytest.mark.parametrize("cls", ["FastMCP", "MCPServer"])
 def test_a_server_with_tools_only_answers_empty_resource_and_prompt_lists(tmp_path: Any, cls: str) -> None:
-    proc, port = serve(tmp_path, TOOLS_ONLY.format(cls=cls))
+    proc, port = start_script(tmp_path, TOOLS_ONLY.format(cls=cls))
     try:
         for modern in (True, False):
             c = Http(port, "")

@@ -5,14 +5,12 @@ task on a listen stream; another subject gets nothing, over real HTTP."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
 from typing import Any
 
 import pytest
 
-from procs import free_port, stop, wait_listening
+from procs import start_script, stop
 from test_hardening import Stream
 
 SERVER = """
@@ -43,14 +41,9 @@ def test_a_jwt_caller_hears_its_own_task_and_nobody_else_does(tmp_path: Any) -> 
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(key.public_key()))
     jwk.update(kid="k1", alg="RS256", use="sig")
-    script = tmp_path / "server.py"
-    script.write_text(SERVER)
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, str(script), str(port), json.dumps({"keys": [jwk]})],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc, port = start_script(tmp_path, SERVER, json.dumps({"keys": [jwk]}))
     streams: list[Stream] = []
     try:
-        wait_listening(port, proc)
 
         def token(sub: str) -> str:
             now = int(time.time())
