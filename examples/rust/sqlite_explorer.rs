@@ -125,7 +125,10 @@ fn query(c: &Connection, sql: &str, limit: usize) -> Result<Value, String> {
     c.progress_handler(0, None::<fn() -> bool>);
     out.map_err(|e| {
         if Instant::now() > deadline {
-            format!("The query ran longer than {} s and was stopped", QUERY_TIME.as_secs())
+            format!(
+                "The query ran longer than {} s and was stopped",
+                QUERY_TIME.as_secs()
+            )
         } else {
             e
         }
