@@ -30,6 +30,8 @@ const SDK_SHAPES = Symbol('oxmcp.sdkShapes');
  * `extra.sessionId` undefined even where the core keeps an internal session for a legacy request.
  */
 const SESSIONLESS = Symbol('oxmcp.sessionless');
+/** The `authInfo` a v2 factory instance was built for (createMcpHandler's pass-through), shown to its handlers. */
+const PASSED_AUTH = Symbol('oxmcp.passedAuthInfo');
 
 /**
  * Mark a zod schema (a prompt argument or template variable) as completable,
@@ -818,4 +820,4 @@ function promptArguments(name, config) {
   return { args, zod, complete };
 }
 
-module.exports = { Server, ResourceTemplate, completable, SDK_SHAPES, SESSIONLESS };
+module.exports = { Server, ResourceTemplate, completable, SDK_SHAPES, SESSIONLESS, PASSED_AUTH };
