@@ -20,7 +20,7 @@ const { Context, Calls } = require('../context.cjs');
 const { LowLevelFacade, methodOf } = require('./facade.cjs');
 const { mergeCapabilities } = require('./protocol.cjs');
 const { RequestHandlerExtra, SESSIONLESS } = require('./extra.cjs');
-const { PASSED_AUTH } = require('../server.cjs');
+const { PASSED_AUTH, markServing } = require('../server.cjs');
 const { current, withVersion } = require('./mcp.cjs');
 const http = require('../http.cjs');
 const middleware = require('../middleware.cjs');
@@ -169,6 +169,7 @@ class Server extends LowLevelFacade {
     this.#hookLists();
     let done;
     try { done = this.#native.serveStdio(); } catch (e) { throw fromNative(e); }
+    markServing();
     const p = Promise.resolve(done).catch((e) => { throw fromNative(e); }).finally(() => this.#running.delete(p));
     this.#running.add(p);
     return p;
