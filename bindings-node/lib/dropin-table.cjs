@@ -26,10 +26,13 @@ const MIRRORS = {
   '@modelcontextprotocol/server': 'oxmcp',
   '@modelcontextprotocol/server/stdio': 'oxmcp/stdio',
   '@modelcontextprotocol/node': 'oxmcp/node',
+  // createMcpExpressApp only: its auth and validation middleware are not mirrored, so a server that
+  // imports them fails at start-up (ESM: no such export) rather than serving without them.
+  '@modelcontextprotocol/express': 'oxmcp/server/express.js',
 };
 
 /** The packages the mode takes over. */
-const PACKAGES = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/server', '@modelcontextprotocol/node'];
+const PACKAGES = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/server', '@modelcontextprotocol/node', '@modelcontextprotocol/express'];
 
 /**
  * The oxmcp module for `specifier`; undefined for a module of another package; throws for a module

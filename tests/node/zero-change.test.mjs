@@ -124,3 +124,15 @@ test('oxmcp run refuses --http for a script that serves itself over stdio', asyn
   assert.notEqual(code, 0);
   assert.match(stderr, /serves itself when it runs; run it without --http/);
 });
+
+test('@modelcontextprotocol/express: createMcpExpressApp is mirrored, its auth middleware is not, so a server that uses it does not start', async (t) => {
+  const file = project(t, 'server.mjs', "import { requireBearerAuth } from '@modelcontextprotocol/express';\nconsole.log(typeof requireBearerAuth);\n");
+  const child = spawn(process.execPath, ['--import', 'oxmcp/register', file], { cwd: path.dirname(file), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  let stdout = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  child.stdout.on('data', (d) => { stdout += d; });
+  const { code } = await exited(child);
+  assert.notEqual(code, 0, stdout);
+  assert.match(stderr, /requireBearerAuth/);
+});
