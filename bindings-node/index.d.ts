@@ -324,6 +324,8 @@ export interface ServerOptions extends ListenOptions {
   sessionIdleMs?: number;
   maxSessions?: number;
   legacyStateless?: boolean;
+  /** Serve the 2026-07-28 revision (default true; false for the 1.x shapes unless given). */
+  modern?: boolean;
   /** Force `cacheScope: "private"` on every cacheable result. */
   forcePrivateCache?: boolean;
   /** Global cap on handler runs in flight; beyond it requests are refused (HTTP 503). */

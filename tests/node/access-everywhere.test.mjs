@@ -25,7 +25,8 @@ const STYLES = {
     return s;
   },
   'sdk-v1': () => {
-    const s = new McpServerV1({ name: 's', version: '1' });
+    // Opts in to 2026-07-28 (the 1.x shape is served in the initialize-era revisions by default).
+    const s = new McpServerV1({ name: 's', version: '1' }, { modern: true });
     for (const n of ['open', 'secret']) {
       s.tool(n, async () => ({ content: [{ type: 'text', text: `${n} ran` }] }));
       s.prompt(n, async () => ({ messages: [{ role: 'user', content: { type: 'text', text: n } }] }));

@@ -201,7 +201,8 @@ test('use(): a request no middleware hooks never calls JS; order, next(params), 
   await assert.rejects(new InMemoryClient(t).listTools(), (e) => e.code === -32603 && e.message === 'not today');
 
   // The low-level Server has it too.
-  const ll = new LowLevelServer({ name: 'mw-ll', version: '1.0.0' }, { capabilities: { tools: {} } });
+  // Opts in: the 1.x low-level shape is served in the initialize-era revisions only by default.
+  const ll = new LowLevelServer({ name: 'mw-ll', version: '1.0.0' }, { capabilities: { tools: {} }, modern: true });
   ll.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: 'echo', inputSchema: { type: 'object' } }] }));
   ll.setRequestHandler(CallToolRequestSchema, async (req) => ({ content: [{ type: 'text', text: `echo ${req.params.name}` }] }));
   ll.use('tools/call', async (ctx, next) => { await next(); ctx.result.content[0].text += ' (seen)'; });

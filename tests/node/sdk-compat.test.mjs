@@ -15,6 +15,9 @@ import {
 } from 'oxmcp/types.js';
 
 const info = { name: 't', version: '1.0.0', handleSignals: false };
+// The 1.x shapes speak only the initialize-era revisions unless they opt in; these tests also
+// send 2026-07-28 requests (InMemoryClient, fetch), so their 1.x servers opt in.
+const BOTH_ERAS = { modern: true };
 const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } };
 
 async function post(url, body, headers = {}) {
@@ -58,7 +61,7 @@ test("Server: errorMessages 'message' puts a throw's message in the isError text
 });
 
 test('McpServer (v1 path): listing with draft-07 zod and taskSupport, SDK error rules, positional forms', async () => {
-  const s = new McpServer(info);
+  const s = new McpServer(info, BOTH_ERAS);
   s.tool('add', 'Add', { a: z.number() }, { readOnlyHint: true }, ({ a }, extra) => ({ content: [{ type: 'text', text: `${a} ${typeof extra.sendNotification}` }] }));
   s.tool('annotated', { idempotentHint: true }, () => ({ content: [{ type: 'text', text: 'ok' }] }));
   s.registerTool('mcp', { inputSchema: {} }, () => { throw new McpError(ErrorCode.InvalidParams, 'bad'); });
@@ -89,7 +92,7 @@ test('McpServer (v2 root): 2020-12 zod, no execution added; extra carries ctx.mc
 });
 
 test('McpServer: handles disable, enable and update registrations', async () => {
-  const s = new McpServer(info);
+  const s = new McpServer(info, BOTH_ERAS);
   const h = s.registerTool('a', {}, () => ({ content: [{ type: 'text', text: 'a' }] }));
   const names = async () => (await s.client().listTools()).tools.map((t) => t.name);
   h.disable();
@@ -103,7 +106,7 @@ test('McpServer: handles disable, enable and update registrations', async () => 
 });
 
 test('McpServer.server: setRequestHandler refuses the methods McpServer answers and custom methods, keeps subscribe', () => {
-  const s = new McpServer(info);
+  const s = new McpServer(info, BOTH_ERAS);
   assert.throws(() => s.server.setRequestHandler(CallToolRequestSchema, () => ({})), /already exists/);
   assert.throws(() => s.server.setRequestHandler(z.object({ method: z.literal('x/custom') }), () => ({})), (e) => e.code === -32601);
   s.server.setRequestHandler(SubscribeRequestSchema, async () => ({}));
@@ -116,7 +119,7 @@ test('McpServer.server: setRequestHandler refuses the methods McpServer answers 
 
 test('ResourceTemplate (v1) needs its callbacks object; a read returns what the callback returned', async () => {
   assert.throws(() => new ResourceTemplate('x://{id}'), /callbacks/);
-  const s = new McpServer(info);
+  const s = new McpServer(info, BOTH_ERAS);
   s.registerResource('x', new ResourceTemplate('x://{id}', { list: undefined }), { mimeType: 'text/plain' }, (uri, { id }) => ({ contents: [{ uri: uri.href, text: id }] }));
   assert.deepEqual((await s.client().readResource('x://7')).contents, [{ uri: 'x://7', text: '7' }]);
 });
@@ -132,13 +135,13 @@ test('StreamableHTTPServerTransport: stateless has no session id; sessionful rep
   let seen;
   const servers = [];
   const stateless = await listen(async (req, res) => {
-    const s = new McpServer(info);
+    const s = new McpServer(info, BOTH_ERAS);
     servers.push(s);
     const t = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     await s.connect(t);
     await t.handleRequest(req, res);
   });
-  const s2 = new McpServer(info);
+  const s2 = new McpServer(info, BOTH_ERAS);
   s2.registerTool('hi', {}, () => ({ content: [{ type: 'text', text: 'hi' }] }));
   const t2 = new StreamableHTTPServerTransport({ sessionIdGenerator: () => 'ignored', onsessioninitialized: (id) => { seen = id; } });
   await s2.connect(t2);
@@ -231,7 +234,7 @@ test('low-level Server (oxmcp/server/index.js): hand-written list/call handlers,
   const { Server: LowLevel } = await import('oxmcp/server/index.js');
   const { ListToolsRequestSchema } = await import('oxmcp/types.js');
   const { InMemoryClient } = await import('oxmcp');
-  const s = new LowLevel({ name: 'll', version: '1.0.0' }, { capabilities: { tools: {} } });
+  const s = new LowLevel({ name: 'll', version: '1.0.0' }, { capabilities: { tools: {} }, modern: true });
   const tools = [{ name: 'a', inputSchema: { type: 'object', properties: {} } }];
   s.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
   s.setRequestHandler(CallToolRequestSchema, async (req, extra) => {

@@ -239,14 +239,15 @@ test('the experimental subpaths, the store, and serverInfo.version defaults', as
   assert.equal((await store.listTasks(undefined, 'sess-a')).tasks.length, 1);
   store.cleanup();
 
-  const s = new McpServer({ name: 'x', version: '1' });
+  // Opts in: the 1.x shape is served in the initialize-era revisions only by default.
+  const s = new McpServer({ name: 'x', version: '1' }, { modern: true });
   assert.throws(() => s.experimental.tasks.registerToolTask('f', { execution: { taskSupport: 'forbidden' } }, { createTask() {} }), /forbidden/);
   assert.throws(() => s.experimental.tasks.registerToolTask('g', {}, {}), /createTask/);
 
   // No version: accepted by McpServer (v1 and v2) and the low-level Server, as in the SDKs.
   assert.doesNotThrow(() => new LowLevelServer({ name: 'nv' }, { capabilities: {} }));
   for (const Cls of [McpServer, McpServerV2]) {
-    const d = await new Cls({ name: 'nv' }).client().discover();
+    const d = await new Cls({ name: 'nv' }, { modern: true }).client().discover();
     assert.deepEqual(d._meta['io.modelcontextprotocol/serverInfo'], { name: 'nv', version: OXMCP_VERSION });
   }
 });

@@ -11,7 +11,7 @@ const TOKENS = { alice: { tokens: ['alice-tok'] }, bob: { tokens: ['bob-tok'] } 
 
 function server(options = {}) {
   const taskStore = new InMemoryTaskStore();
-  const s = new McpServer({ name: 'owners', version: '1.0.0' }, { capabilities: { tasks: { requests: { tools: { call: {} } } } }, taskStore, ...options });
+  const s = new McpServer({ name: 'owners', version: '1.0.0' }, { capabilities: { tasks: { requests: { tools: { call: {} } } } }, taskStore, modern: true, ...options });
   s.experimental.tasks.registerToolTask('job', { execution: { taskSupport: 'optional' } }, {
     async createTask({ taskStore: store }) {
       const task = await store.createTask({ ttl: 60_000, pollInterval: 20 });

@@ -71,7 +71,8 @@ mcp.run(transport="streamable-http", host="127.0.0.1", port=PORT)
 """,
     "fastmcp1": HEAD + """
 from oxmcp.server.fastmcp import FastMCP
-mcp = FastMCP("s", tokens=TOKENS)
+# Opts in to 2026-07-28 (mcp 1.x's FastMCP is served in the initialize-era revisions by default).
+mcp = FastMCP("s", tokens=TOKENS, modern=True)
 """ + DECORATED + """
 mcp.run(transport="streamable-http", host="127.0.0.1", port=PORT)
 """,

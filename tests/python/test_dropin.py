@@ -327,9 +327,10 @@ def test_every_mirror_in_the_table_imports() -> None:
 def test_mcp_client_mirror_returns_the_sdk_models() -> None:
     """``from mcp.client import Client`` in a server's self-test: an in-process client with model results."""
     from oxmcp.client import Client
-    from oxmcp.server.fastmcp import FastMCP
+    from oxmcp.server.mcpserver import MCPServer
 
-    server = FastMCP("selftest")
+    # mcp 2.x's pair (mcp 1.x has no mcp.client.Client): the in-process client speaks 2026-07-28.
+    server = MCPServer("selftest")
 
     @server.tool()
     def add(a: int, b: int) -> int:

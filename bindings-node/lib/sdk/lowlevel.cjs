@@ -65,7 +65,7 @@ class Server extends LowLevelFacade {
 
   /**
    * @param {{ name: string, version: string, title?: string }} serverInfo
-   * @param {{ capabilities?: object, instructions?: string }} [options]
+   * @param {{ capabilities?: object, instructions?: string, modern?: boolean }} [options]
    */
   constructor(serverInfo, options = {}) {
     serverInfo = withVersion(serverInfo);
@@ -77,7 +77,10 @@ class Server extends LowLevelFacade {
     // Declared from the start: the list handlers may return nothing yet.
     const declare = ['resources', 'prompts'].filter((k) => options.capabilities?.[k]);
     try {
-      native = new NativeServer({ ...serverInfo, ...(options.instructions ? { instructions: options.instructions } : {}), toolTimeoutMs: DEFAULT_TIMEOUT_MS }, declare);
+      // The SDK 1.x path: served in the `initialize`-era revisions it speaks, unless the server
+      // opts in to 2026-07-28 (`modern: true`), since its hooks (oninitialized, roots read at
+      // start) were written for that era.
+      native = new NativeServer({ ...serverInfo, ...(options.instructions ? { instructions: options.instructions } : {}), toolTimeoutMs: DEFAULT_TIMEOUT_MS, modern: options.modern === true }, declare);
     } catch (e) {
       throw fromNative(e);
     }

@@ -51,6 +51,10 @@ function isRawShape(v) {
 class McpServer extends Server {
   /** v2 (`@modelcontextprotocol/server`): zod converted to 2020-12, no `execution` unless given. */
   /** @type {Readonly<{ schemaTarget: string, taskSupport: boolean }>} */
+  /** Whether the SDK generation speaks only the `initialize`-era revisions (the 1.x class says so). */
+  /** @type {boolean} */
+  static handshakeOnly = false;
+  /** @type {Readonly<{ schemaTarget: 'draft-2020-12' | 'draft-7', taskSupport: boolean }>} */
   static sdkShapes = Object.freeze({ schemaTarget: 'draft-2020-12', taskSupport: false });
   #facade;
   #transports = new Set();
@@ -64,7 +68,10 @@ class McpServer extends Server {
   constructor(serverInfo, options = {}) {
     // The SDK's task options are this layer's (see lib/sdk/tasks.cjs), not the core's.
     const { taskStore, taskMessageQueue, ...rest } = options ?? {};
-    super(withVersion(serverInfo), { errorMessages: 'message', [SDK_SHAPES]: new.target.sdkShapes, ...rest });
+    // An SDK generation that speaks only the handshake era is served in it unless the server opts
+    // in to 2026-07-28 (`modern: true`): its lifecycle hooks were written for that era.
+    const eras = new.target.handshakeOnly ? { modern: false } : {};
+    super(withVersion(serverInfo), { errorMessages: 'message', [SDK_SHAPES]: new.target.sdkShapes, ...eras, ...rest });
     const { LowLevelFacade } = require('./facade.cjs');
     this.#facade = new LowLevelFacade(this, current, options?.capabilities);
     this.#taskStore = taskStore;
@@ -222,6 +229,8 @@ class McpServer extends Server {
 /** `oxmcp/server/mcp.js`: the v1 SDK's listing - zod as draft-07, `execution.taskSupport: 'forbidden'` on every plain tool. */
 class McpServerV1 extends McpServer {
   static sdkShapes = Object.freeze({ schemaTarget: 'draft-7', taskSupport: true });
+  /** The SDK 1.x speaks only the `initialize`-era revisions. */
+  static handshakeOnly = true;
 }
 Object.defineProperty(McpServerV1, 'name', { value: 'McpServer' });
 

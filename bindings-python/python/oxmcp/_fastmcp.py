@@ -81,6 +81,8 @@ class FastMCP(Server):
     #: How an unexpected exception in a tool reads, unmasked / masked.
     _error_prefix = "Error calling tool {name!r}"
     _default_mask = False
+    #: The SDK generation speaks only the `initialize`-era revisions (mcp 1.x).
+    _handshake_only = False
     _str_returns_are_data = True
     _fastmcp_log_data = True
     _str_request_id = True
@@ -123,6 +125,10 @@ class FastMCP(Server):
         # FastMCP and the SDK's FastMCP/MCPServer validate tool arguments in pydantic's lax mode
         # ("yes" for a bool, "3" for an int); the core's lenient coercion follows the same rules.
         options.setdefault("lenient_coercion", not kwargs.get("strict_input_validation"))
+        if self._handshake_only:
+            # An SDK generation that speaks only the `initialize`-era revisions is served in them
+            # unless the server opts in (`modern=True`): its lifecycle hooks were written for them.
+            options.setdefault("modern", False)
         super().__init__(name if name else self.generate_name(), _coerce_version(version) or self._default_version(),
                          title=title, instructions=instructions, website_url=website_url, description=description,
                          icons=[_dump(i) for i in icons] if icons else None, debug=debug, **options)
@@ -449,6 +455,7 @@ class LegacyFastMCP(MCPServer):
     rules, with 1.x's unmasked tool errors and its constructor-held HTTP settings."""
 
     _default_mask = False
+    _handshake_only = True
 
     @classmethod
     def generate_name(cls, name: str | None = None) -> str:

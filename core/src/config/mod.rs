@@ -169,6 +169,8 @@ pub struct ServerConfig {
     pub max_sessions: Option<usize>,
     #[serde(alias = "legacyStateless")]
     pub legacy_stateless: Option<bool>,
+    /// Serve the 2026-07-28 revision (default true); false: the `initialize`-era ones only.
+    pub modern: Option<bool>,
     #[serde(alias = "exposeInternalErrors")]
     pub expose_internal_errors: Option<bool>,
     #[serde(alias = "forcePrivateCache")]

@@ -159,6 +159,9 @@ impl ServerConfig {
         if let Some(b) = self.legacy_stateless {
             o.legacy_stateless = b;
         }
+        if let Some(b) = self.modern {
+            o.modern = b;
+        }
         if let Some(b) = self.expose_internal_errors {
             o.expose_internal_errors = b;
         }

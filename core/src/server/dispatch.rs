@@ -305,7 +305,12 @@ impl Server {
             }
             return Ok((self.legacy_rq(id, method, meta, env), params));
         }
-        match modern_meta(meta.as_deref()) {
+        let checked = if self.inner.options.modern {
+            modern_meta(meta.as_deref())
+        } else {
+            Err(super::era::modern_not_served(meta.as_deref()))
+        };
+        match checked {
             Ok((version, level)) => Ok((
                 RequestInfo {
                     id,

@@ -49,6 +49,21 @@ pub(crate) fn modern_meta(
     Ok((version.clone(), level))
 }
 
+/// -32022 for a modern request to a server that serves only the `initialize`-era revisions
+/// (`ServerOptions::modern` off): it lists only those, so a dual-era client falls back to
+/// `initialize`, as it does with a server of an SDK that predates 2026-07-28.
+pub(crate) fn modern_not_served(meta: Option<&RequestMeta>) -> McpError {
+    let requested = meta
+        .and_then(RequestMeta::version)
+        .map_or(MODERN_VERSION, |v| &**v);
+    McpError::new(
+        ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+        format!("Unsupported protocol version: {requested}: this server speaks the initialize-era revisions only"),
+    )
+    .with_data(json!({"supported": LEGACY_VERSIONS, "requested": requested}))
+    .with_status(400)
+}
+
 /// -32022 unless `version` is the modern revision.
 pub(crate) fn check_version(version: &str) -> Result<(), McpError> {
     if version == MODERN_VERSION {

@@ -67,6 +67,11 @@ pub struct ServerOptions {
     pub max_sessions: usize,
     /// Serve legacy HTTP without issuing `Mcp-Session-Id`.
     pub legacy_stateless: bool,
+    /// Serve the 2026-07-28 revision. Off, a modern request gets -32022 naming only the
+    /// `initialize`-era revisions, so a dual-era client falls back to `initialize`: how a server
+    /// written for an SDK that predates 2026-07-28 stays in the eras its lifecycle hooks
+    /// (`oninitialized`, roots read at start) were written for.
+    pub modern: bool,
     /// Show handler panics/exception text to clients (debug only).
     pub expose_internal_errors: bool,
     /// Force `cacheScope: "private"` on every cacheable result (also implied when an HTTP
@@ -115,6 +120,7 @@ impl Default for ServerOptions {
             session_idle: Duration::from_secs(30 * 60),
             max_sessions: 10_000,
             legacy_stateless: false,
+            modern: true,
             expose_internal_errors: false,
             force_private_cache: false,
             max_in_flight: None,
