@@ -40,7 +40,12 @@ pub(crate) fn budget_key(env: &Env) -> String {
     if let Some(c) = &env.caller {
         return c.key().into_owned();
     }
-    match env.http.as_ref().and_then(|h| h.peer).map(|a| a.ip().to_canonical()) {
+    match env
+        .http
+        .as_ref()
+        .and_then(|h| h.peer)
+        .map(|a| a.ip().to_canonical())
+    {
         Some(std::net::IpAddr::V6(ip)) => {
             let s = ip.segments();
             format!("\0{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])

@@ -328,7 +328,8 @@ impl SessionTable {
         budget: String,
     ) -> Result<Arc<LegacySession>, McpError> {
         let id = random_token(16);
-        let mut s = LegacySession::new(Some(id.clone()), version, client_info, caps).owned_by(owner);
+        let mut s =
+            LegacySession::new(Some(id.clone()), version, client_info, caps).owned_by(owner);
         s.budget = Some(budget);
         let s = Arc::new(s);
         {

@@ -309,7 +309,9 @@ impl RunningTask {
             }
             return Err(McpError::new(
                 ErrorCode::RATE_LIMITED,
-                format!("Too many running tasks: a caller may run {max} at once; retry when one ends"),
+                format!(
+                    "Too many running tasks: a caller may run {max} at once; retry when one ends"
+                ),
             )
             .with_status(429));
         }

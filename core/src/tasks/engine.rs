@@ -200,7 +200,10 @@ impl TaskEngine {
         Ok(ids
             .into_iter()
             .zip(recs)
-            .filter(|(_, r)| r.as_ref().is_some_and(|r| r.owner == owner && !r.is_expired(now)))
+            .filter(|(_, r)| {
+                r.as_ref()
+                    .is_some_and(|r| r.owner == owner && !r.is_expired(now))
+            })
             .map(|(id, _)| id)
             .collect())
     }

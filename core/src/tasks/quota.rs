@@ -88,10 +88,19 @@ mod tests {
         assert!(q.take("a", "1", Some(100), 2, 0).await.unwrap());
         assert!(q.take("a", "2", None, 2, 0).await.unwrap());
         assert!(!q.take("a", "3", None, 2, 0).await.unwrap(), "at the cap");
-        assert!(q.take("b", "4", None, 2, 0).await.unwrap(), "another caller");
-        assert!(q.take("a", "3", None, 2, 100).await.unwrap(), "task 1 expired");
+        assert!(
+            q.take("b", "4", None, 2, 0).await.unwrap(),
+            "another caller"
+        );
+        assert!(
+            q.take("a", "3", None, 2, 100).await.unwrap(),
+            "task 1 expired"
+        );
         assert!(!q.take("a", "5", None, 2, 100).await.unwrap());
         q.release("a", "2").await.unwrap();
-        assert!(q.take("a", "5", None, 2, 100).await.unwrap(), "task 2 released");
+        assert!(
+            q.take("a", "5", None, 2, 100).await.unwrap(),
+            "task 2 released"
+        );
     }
 }
