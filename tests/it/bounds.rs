@@ -319,7 +319,10 @@ async fn a_listen_reads_its_task_ids_from_redis_in_one_mget() {
     .await;
     let mut ids = Vec::new();
     for _ in 0..3 {
-        ids.push(task(&s, "", 0.0, "t").await.expect("a task"));
+        let id = task(&s, "", 0.0, "t").await.expect("a task");
+        // Settled before counting: settling reads the record too.
+        settled(&s, "", &id).await;
+        ids.push(id);
     }
     let port: u16 = url
         .trim_end_matches('/')
