@@ -210,8 +210,8 @@ test('one caller at every bound leaves another unaffected', async () => {
     maxTasksPerCaller: 3, maxRunningTasksPerCaller: 2, maxListenTaskIds: 2,
   });
   try {
-    // Alice holds everything she may: a session with its subscription, two running tasks and a
-    // finished one.
+    // Alice holds everything she may: a session with its subscription, two running tasks, then
+    // three tasks (one running, two finished).
     assert.equal((await alice.initialize()).status, 200);
     assert.ok((await alice.post('resources/subscribe', { uri: 'test://r/0' }, { modern: false })).body.result);
     refused(await alice.post('resources/subscribe', { uri: 'test://r/1' }, { modern: false }), 200, -32602, 'Too many subscriptions');
@@ -219,8 +219,8 @@ test('one caller at every bound leaves another unaffected', async () => {
     refused(await alice.task(30), 429, -31429, 'Too many running tasks');
     await alice.post('tasks/cancel', { taskId: running[0] });
     await alice.settled(running[0]);
-    running[0] = await alice.taskId(30);
-    refused(await alice.task(0), 429, -31429, 'Too many tasks');
+    await alice.settled(await alice.taskId(0));
+    refused(await alice.task(30), 429, -31429, 'Too many tasks');
     refused(await alice.initialize(), 503, -32603, 'too many sessions');
     // Bob gets all of it.
     assert.equal((await bob.initialize()).status, 200);

@@ -130,6 +130,8 @@ class Caller:
             headers.update({"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method})
             if method == "tools/call":
                 headers["Mcp-Name"] = params["name"]
+            elif "taskId" in params:
+                headers["Mcp-Name"] = params["taskId"]
         else:
             headers["MCP-Protocol-Version"] = "2025-11-25"
             if self.session:
@@ -282,8 +284,8 @@ def test_one_caller_at_every_bound_leaves_another_unaffected(tmp_path: Any) -> N
                                      max_subscription_bytes=64, max_tasks_per_caller=3,
                                      max_running_tasks_per_caller=2, max_listen_task_ids=2)
     try:
-        # Alice holds everything she may: a session with its subscription, two running tasks and
-        # a finished one.
+        # Alice holds everything she may: a session with its subscription, two running tasks, then
+        # three tasks (one running, two finished).
         assert alice.initialize()[0] == 200
         assert "result" in alice.post("resources/subscribe", {"uri": "test://r/0"}, modern=False)[1]
         refused(alice.post("resources/subscribe", {"uri": "test://r/1"}, modern=False), 200, -32602,
@@ -292,8 +294,8 @@ def test_one_caller_at_every_bound_leaves_another_unaffected(tmp_path: Any) -> N
         refused(alice.task(30), 429, -31429, "Too many running tasks")
         alice.post("tasks/cancel", {"taskId": running[0]})
         alice.settled(running[0])
-        running[0] = alice.task(30)[1]["result"]["taskId"]
-        refused(alice.task(0), 429, -31429, "Too many tasks")
+        alice.settled(alice.task(0)[1]["result"]["taskId"])
+        refused(alice.task(30), 429, -31429, "Too many tasks")
         refused(alice.initialize(), 503, -32603, "too many sessions")
         # Bob gets all of it.
         assert bob.initialize()[0] == 200 and bob.session
