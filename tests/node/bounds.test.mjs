@@ -71,6 +71,7 @@ function caller(url, token) {
         params = { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { extensions: TASKS } } };
         Object.assign(headers, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': method });
         if (method === 'tools/call') headers['mcp-name'] = params.name;
+        else if (params.taskId) headers['mcp-name'] = params.taskId;
       } else {
         headers['mcp-protocol-version'] = '2025-11-25';
         if (c.session) headers['mcp-session-id'] = c.session;
