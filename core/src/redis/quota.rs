@@ -80,3 +80,45 @@ impl TaskQuota for RedisTaskQuota {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::RedisServer;
+    use super::*;
+    use crate::tasks::record::now_ms;
+
+    #[tokio::test]
+    async fn two_replicas_count_one_callers_tasks_together() {
+        let srv = RedisServer::start();
+        let a = RedisTaskQuota::new(Redis::open(&srv.url(), "quota1:").unwrap());
+        let b = RedisTaskQuota::new(Redis::open(&srv.url(), "quota1:").unwrap());
+        let now = now_ms();
+        assert!(a.take("alice", "1", Some(now + 300), 3, now).await.unwrap());
+        assert!(b.take("alice", "2", None, 3, now).await.unwrap());
+        assert!(a
+            .take("alice", "3", Some(now + 60_000), 3, now)
+            .await
+            .unwrap());
+        assert!(
+            !b.take("alice", "4", None, 3, now).await.unwrap(),
+            "at the cap, on either replica"
+        );
+        assert!(
+            b.take("bob", "5", None, 3, now).await.unwrap(),
+            "another caller"
+        );
+        // Task 1 expires; task 2 is released.
+        let later = now + 300;
+        assert!(b.take("alice", "4", None, 3, later).await.unwrap());
+        assert!(!a.take("alice", "6", None, 3, later).await.unwrap());
+        a.release("alice", "2").await.unwrap();
+        assert!(a
+            .take("alice", "6", Some(later + 60_000), 3, later)
+            .await
+            .unwrap());
+        // The set carries no expiry while a task without one is in it.
+        let mut ttl = ::redis::cmd("PTTL");
+        ttl.arg(a.key("alice"));
+        assert_eq!(a.redis.query::<i64>(ttl).await.unwrap(), -1);
+    }
+}

@@ -33,26 +33,23 @@ pub(crate) fn owner_key(env: &Env) -> String {
 
 /// Who a per-caller bound counts against (sessions, tasks, running tasks): the authenticated
 /// caller's `Caller::key()`; without auth, the client's address (an IPv6 address by its /64,
-/// which one client usually holds whole), so anonymous clients do not share one budget; ""
-/// when the transport knows no address (stdio: its one client). Address keys start with a NUL,
-/// which no caller name has, so they never meet a caller's key.
-pub(crate) fn budget_key(env: &Env) -> String {
+/// which one client usually holds whole), so anonymous clients do not share one budget.
+/// `None` when an anonymous request comes with no address (stdio, whose one client owns the
+/// process; a mount that passes none): one budget for every such client would let one of them
+/// exhaust it for all, so only the global bounds apply. Address keys start with a NUL, which
+/// no caller name has, so they never meet a caller's key.
+pub(crate) fn budget_key(env: &Env) -> Option<String> {
     if let Some(c) = &env.caller {
-        return c.key().into_owned();
+        return Some(c.key().into_owned());
     }
-    match env
-        .http
-        .as_ref()
-        .and_then(|h| h.peer)
-        .map(|a| a.ip().to_canonical())
-    {
-        Some(std::net::IpAddr::V6(ip)) => {
+    let ip = env.http.as_ref()?.peer?.ip().to_canonical();
+    Some(match ip {
+        std::net::IpAddr::V6(ip) => {
             let s = ip.segments();
             format!("\0{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
         }
-        Some(ip) => format!("\0{ip}"),
-        None => String::new(),
-    }
+        ip => format!("\0{ip}"),
+    })
 }
 
 /// The list results that carry primitives: the member holding them, the primitive kind an

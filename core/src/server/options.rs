@@ -67,7 +67,7 @@ pub struct ServerOptions {
     pub max_sessions: usize,
     /// Legacy HTTP sessions one caller may hold in this process at once (503 beyond, as at
     /// `max_sessions`), so that one caller cannot take every slot. Callers are told apart by
-    /// [`Caller::key`](crate::identity::Caller::key), anonymous ones by client address. 100 by
+    /// [`Caller::key`](crate::identity::Caller::key), anonymous ones by client address (see `access::budget_key`). 100 by
     /// default.
     pub max_sessions_per_caller: usize,
     /// Serve legacy HTTP without issuing `Mcp-Session-Id`.

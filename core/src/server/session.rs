@@ -318,19 +318,20 @@ impl SessionTable {
     }
 
     /// Mint a session id (visible ASCII, 128 random bits) and store the session. `budget`:
-    /// whose `max_sessions_per_caller` it counts against (`access::budget_key`).
+    /// whose `max_sessions_per_caller` it counts against (`access::budget_key`; `None`: only
+    /// `max_sessions` applies).
     pub(crate) async fn create(
         &self,
         version: String,
         client_info: Option<Value>,
         caps: Value,
         owner: Option<crate::identity::Caller>,
-        budget: String,
+        budget: Option<String>,
     ) -> Result<Arc<LegacySession>, McpError> {
         let id = random_token(16);
         let mut s =
             LegacySession::new(Some(id.clone()), version, client_info, caps).owned_by(owner);
-        s.budget = Some(budget);
+        s.budget = budget;
         let s = Arc::new(s);
         {
             // The session holds its places from here on, so that concurrent initializes of one
@@ -340,8 +341,11 @@ impl SessionTable {
             if map.len() >= self.cap {
                 return Err(McpError::internal("too many sessions").with_status(503));
             }
-            let mine = map.values().filter(|o| o.budget == s.budget).count();
-            if mine >= self.per_caller {
+            let mine = match &s.budget {
+                Some(_) => map.values().filter(|o| o.budget == s.budget).count(),
+                None => 0,
+            };
+            if s.budget.is_some() && mine >= self.per_caller {
                 return Err(McpError::internal(format!(
                     "too many sessions: a caller may hold {} at once",
                     self.per_caller

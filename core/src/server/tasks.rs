@@ -69,10 +69,13 @@ impl Server {
         let mut running = None;
         if budget.is_zero() {
             running = match RunningTask::take(self, &who) {
-                Ok(r) => Some(r),
+                Ok(r) => r,
                 Err(e) => return e.into(),
             };
-            match engine.create(&owner, &who, max_tasks, cancel.clone()).await {
+            match engine
+                .create(&owner, who.as_deref(), max_tasks, cancel.clone())
+                .await
+            {
                 Ok(rec) => {
                     slot.escalate(TaskLink {
                         engine: engine.clone(),
@@ -108,9 +111,12 @@ impl Server {
             // more; otherwise it goes on as the plain request it is (holding its request's
             // place), which the client is waiting on anyway.
             let rec = match RunningTask::take(self, &who) {
-                Ok(r) => match engine.create(&owner, &who, max_tasks, cancel.clone()).await {
+                Ok(r) => match engine
+                    .create(&owner, who.as_deref(), max_tasks, cancel.clone())
+                    .await
+                {
                     Ok(rec) => {
-                        running = Some(r);
+                        running = r;
                         Some(rec)
                     }
                     Err(_) => None,
@@ -133,7 +139,7 @@ impl Server {
             };
             if !slot.escalate(link) {
                 // The handler answered with an MRTR round just now: that is the answer.
-                engine.discard(&rec.id, &who).await;
+                engine.discard(&rec.id, who.as_deref()).await;
                 let r = (&mut rx).await.unwrap_or_else(|_| lost());
                 return self.map(rq, env, &p.kind, &p.name, &ctx, r);
             }
@@ -294,8 +300,10 @@ struct RunningTask(Server, String);
 
 impl RunningTask {
     /// A place for one more running task of `who` (`access::budget_key`), or the refusal:
-    /// 429, as the caller alone is over its share (others are served).
-    fn take(server: &Server, who: &str) -> Result<Self, McpError> {
+    /// 429, as the caller alone is over its share (others are served). `None`: there is no
+    /// budget to count against (see `budget_key`).
+    fn take(server: &Server, who: &Option<String>) -> Result<Option<Self>, McpError> {
+        let Some(who) = who else { return Ok(None) };
         let max = server.inner.options.max_running_tasks_per_caller;
         let mut m = server
             .inner
@@ -316,7 +324,7 @@ impl RunningTask {
             .with_status(429));
         }
         *n += 1;
-        Ok(Self(server.clone(), who.to_string()))
+        Ok(Some(Self(server.clone(), who.to_string())))
     }
 }
 

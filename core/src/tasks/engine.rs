@@ -106,11 +106,11 @@ impl TaskEngine {
 
     /// Create a `working` task owned by `owner`, durably, with `cancel` stopping its handler.
     /// It counts against `budget`'s `max` tasks (`ServerOptions::max_tasks_per_caller`) until
-    /// it expires: 429 when that caller holds `max` already.
+    /// it expires: 429 when that caller holds `max` already (`None`: counted against no one).
     pub(crate) async fn create(
         self: &Arc<Self>,
         owner: &str,
-        budget: &str,
+        budget: Option<&str>,
         max: usize,
         cancel: CancellationToken,
     ) -> Result<TaskRecord, McpError> {
@@ -135,10 +135,13 @@ impl TaskEngine {
             Some(self.config.poll_interval.as_millis().max(1) as u64),
         );
         let quota = &self.config.quota;
-        let counted = quota
-            .take(budget, &rec.id, rec.expires_at_ms(), max, now)
-            .await
-            .map_err(store_err)?;
+        let counted = match budget {
+            Some(b) => quota
+                .take(b, &rec.id, rec.expires_at_ms(), max, now)
+                .await
+                .map_err(store_err)?,
+            None => true,
+        };
         if !counted {
             return Err(McpError::new(
                 ErrorCode::RATE_LIMITED,
@@ -158,7 +161,9 @@ impl TaskEngine {
         );
         if let Err(e) = self.config.store.insert(rec.clone()).await {
             self.live().remove(&rec.id);
-            let _ = quota.release(budget, &rec.id).await;
+            if let Some(b) = budget {
+                let _ = quota.release(b, &rec.id).await;
+            }
             return Err(store_err(e));
         }
         Ok(rec)
@@ -166,10 +171,12 @@ impl TaskEngine {
 
     /// Drop a task that was created but never handed out (the call finished first); it no
     /// longer counts against `budget`.
-    pub(crate) async fn discard(&self, id: &str, budget: &str) {
+    pub(crate) async fn discard(&self, id: &str, budget: Option<&str>) {
         self.live().remove(id);
         let _ = self.config.store.remove(id).await;
-        let _ = self.config.quota.release(budget, id).await;
+        if let Some(b) = budget {
+            let _ = self.config.quota.release(b, id).await;
+        }
     }
 
     /// The caller's task: another caller's, an unknown and an expired one are all -32602.

@@ -27,15 +27,17 @@ pub trait TaskQuota: Send + Sync + 'static {
     fn release(&self, key: &str, id: &str) -> BoxFuture<Result<(), StoreError>>;
 }
 
+/// One caller's tasks: each one's id and expiry.
+type Held = Vec<(String, Option<u64>)>;
+
 /// The default: counts in this process.
 #[derive(Default)]
 pub struct InMemoryTaskQuota {
-    /// Per key: each task's id and expiry.
-    map: Mutex<HashMap<String, Vec<(String, Option<u64>)>>>,
+    map: Mutex<HashMap<String, Held>>,
 }
 
 impl InMemoryTaskQuota {
-    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Vec<(String, Option<u64>)>>> {
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Held>> {
         self.map.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
