@@ -323,6 +323,8 @@ export interface ServerOptions extends ListenOptions {
   maxListeners?: number;
   sessionIdleMs?: number;
   maxSessions?: number;
+  /** Legacy sessions one caller may hold at once (default 100; 503 beyond). */
+  maxSessionsPerCaller?: number;
   legacyStateless?: boolean;
   /** Serve the 2026-07-28 revision (default true; false for the 1.x shapes unless given). */
   modern?: boolean;
@@ -336,6 +338,8 @@ export interface ServerOptions extends ListenOptions {
   maxUriLen?: number;
   /** Most resources one legacy session may subscribe to (default 1000; -32602 beyond). */
   maxSubscriptions?: number;
+  /** Most bytes of the URIs one legacy session subscribes to, together (default 256 KiB; -32602 beyond). */
+  maxSubscriptionBytes?: number;
   /** Most bytes (as JSON) of a legacy `initialize`'s `clientInfo` and `capabilities` (default 64 KiB; -32602 beyond). */
   maxClientInfoBytes?: number;
   /** Most `taskIds` one `subscriptions/listen` may name (default 100; -32602 beyond). */
@@ -343,6 +347,12 @@ export interface ServerOptions extends ListenOptions {
   /** Tasks: how long a task and its result are kept (default 3600000), and the polling interval suggested to clients (default 500). */
   taskTtlMs?: number;
   taskPollIntervalMs?: number;
+  /** Tasks one caller may hold, running or kept (default 100; 429 beyond). */
+  maxTasksPerCaller?: number;
+  /** Tasks one caller may have running at once (default 16; 429 beyond). */
+  maxRunningTasksPerCaller?: number;
+  /** Largest task result kept, in bytes as JSON (default 1 MiB; a larger one fails the task). */
+  maxTaskResultBytes?: number;
   /** Scale-out: the Redis the replicas share (`redis://host:port/db`; env `OXMCP_REDIS_URL`). Needs `stateKey`. */
   redisUrl?: string;
   /** Prefix of every Redis key and channel (default `oxmcp:`). */

@@ -4,6 +4,7 @@
 #![allow(unreachable_pub)] // helpers shared by the test modules
 mod apps;
 mod auth_env;
+mod bounds;
 mod hardening;
 mod hardening_calls;
 mod harness;

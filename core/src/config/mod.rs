@@ -167,6 +167,9 @@ pub struct ServerConfig {
     pub session_idle_ms: Option<u64>,
     #[serde(alias = "maxSessions")]
     pub max_sessions: Option<usize>,
+    /// Legacy HTTP sessions one caller may hold at once.
+    #[serde(alias = "maxSessionsPerCaller")]
+    pub max_sessions_per_caller: Option<usize>,
     #[serde(alias = "legacyStateless")]
     pub legacy_stateless: Option<bool>,
     /// Serve the 2026-07-28 revision (default true); false: the `initialize`-era ones only.
@@ -183,6 +186,9 @@ pub struct ServerConfig {
     /// Most resources one legacy session may subscribe to.
     #[serde(alias = "maxSubscriptions")]
     pub max_subscriptions: Option<usize>,
+    /// Most bytes of the URIs one legacy session subscribes to, together.
+    #[serde(alias = "maxSubscriptionBytes")]
+    pub max_subscription_bytes: Option<usize>,
     /// Most bytes of `clientInfo` and `capabilities` a legacy `initialize` may send.
     #[serde(alias = "maxClientInfoBytes")]
     pub max_client_info_bytes: Option<usize>,
@@ -201,6 +207,15 @@ pub struct ServerConfig {
     /// Tasks: the polling interval suggested to clients.
     #[serde(alias = "taskPollIntervalMs")]
     pub task_poll_interval_ms: Option<u64>,
+    /// Tasks one caller may have at once, running or kept.
+    #[serde(alias = "maxTasksPerCaller")]
+    pub max_tasks_per_caller: Option<usize>,
+    /// Largest task result kept, in bytes as JSON.
+    #[serde(alias = "maxTaskResultBytes")]
+    pub max_task_result_bytes: Option<usize>,
+    /// Tasks one caller may have running at once.
+    #[serde(alias = "maxRunningTasksPerCaller")]
+    pub max_running_tasks_per_caller: Option<usize>,
     /// Scale-out (feature `redis`): the Redis the replicas share (`redis://host:port/db`).
     #[serde(alias = "redisUrl")]
     pub redis_url: Option<String>,

@@ -187,6 +187,21 @@ impl ServerConfig {
         if let Some(n) = self.max_batch_len {
             o.max_batch_len = n;
         }
+        let counts = [
+            (self.max_sessions_per_caller, &mut o.max_sessions_per_caller),
+            (self.max_subscription_bytes, &mut o.max_subscription_bytes),
+            (self.max_tasks_per_caller, &mut o.max_tasks_per_caller),
+            (self.max_task_result_bytes, &mut o.max_task_result_bytes),
+            (
+                self.max_running_tasks_per_caller,
+                &mut o.max_running_tasks_per_caller,
+            ),
+        ];
+        for (given, field) in counts {
+            if let Some(n) = given {
+                *field = n;
+            }
+        }
         Ok(o)
     }
 

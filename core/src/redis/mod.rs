@@ -16,10 +16,12 @@
 //! reconnects with backoff and subscribes again to every channel it had.
 
 mod bus;
+mod quota;
 mod rate;
 mod tasks;
 
 pub use bus::RedisBus;
+pub use quota::RedisTaskQuota;
 pub(crate) use rate::SharedRateLimit;
 pub use tasks::RedisTaskStore;
 

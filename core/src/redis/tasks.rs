@@ -99,4 +99,27 @@ impl TaskStore for RedisTaskStore {
         // Redis expires the keys itself (PXAT at insert).
         Box::pin(async { Ok(0) })
     }
+
+    fn get_many(&self, ids: &[String]) -> BoxFuture<Result<Vec<Option<TaskRecord>>, StoreError>> {
+        let redis = self.redis.clone();
+        let keys: Vec<String> = ids.iter().map(|id| self.key(id)).collect();
+        Box::pin(async move {
+            if keys.is_empty() {
+                return Ok(Vec::new());
+            }
+            let mut cmd = ::redis::cmd("MGET");
+            cmd.arg(&keys);
+            let found: Vec<Option<String>> = redis.query(cmd).await.map_err(err)?;
+            found
+                .into_iter()
+                .map(|j| {
+                    j.map(|j| {
+                        serde_json::from_str(&j)
+                            .map_err(|e| StoreError(format!("a stored task: {e}")))
+                    })
+                    .transpose()
+                })
+                .collect()
+        })
+    }
 }

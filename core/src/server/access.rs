@@ -31,6 +31,27 @@ pub(crate) fn owner_key(env: &Env) -> String {
         .unwrap_or_default()
 }
 
+/// Who a per-caller bound counts against (sessions, tasks, running tasks): the authenticated
+/// caller's `Caller::key()`; without auth, the client's address (an IPv6 address by its /64,
+/// which one client usually holds whole), so anonymous clients do not share one budget.
+/// `None` when an anonymous request comes with no address (stdio, whose one client owns the
+/// process; a mount that passes none): one budget for every such client would let one of them
+/// exhaust it for all, so only the global bounds apply. Address keys start with a NUL, which
+/// no caller name has, so they never meet a caller's key.
+pub(crate) fn budget_key(env: &Env) -> Option<String> {
+    if let Some(c) = &env.caller {
+        return Some(c.key().into_owned());
+    }
+    let ip = env.http.as_ref()?.peer?.ip().to_canonical();
+    Some(match ip {
+        std::net::IpAddr::V6(ip) => {
+            let s = ip.segments();
+            format!("\0{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+        }
+        ip => format!("\0{ip}"),
+    })
+}
+
 /// The list results that carry primitives: the member holding them, the primitive kind an
 /// allow-list names, and the member of each entry that the allow-list matches.
 fn listed(method: &str) -> Option<(&'static str, &'static str, &'static str)> {

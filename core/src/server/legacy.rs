@@ -49,6 +49,7 @@ impl Server {
                     client_info,
                     client_caps,
                     env.caller.clone(),
+                    super::access::budget_key(env),
                 )
                 .await
             {
@@ -108,14 +109,27 @@ impl Server {
             let change = if rq.method != "resources/subscribe" {
                 Some(SessionChange::Unsubscribe(uri))
             } else if self.may_use(env, "resource", &uri) {
-                let max = self.inner.options.max_subscriptions;
-                let full = {
+                let o = &self.inner.options;
+                let (count, bytes) = {
                     let subs = s.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
-                    subs.len() >= max && !subs.contains(&uri)
+                    if subs.contains(&uri) {
+                        (0, 0)
+                    } else {
+                        let held: usize = subs.iter().map(String::len).sum();
+                        (subs.len() + 1, held + uri.len())
+                    }
                 };
-                if full {
+                if count > o.max_subscriptions {
+                    let max = o.max_subscriptions;
                     return McpError::invalid_params(format!(
                         "Too many subscriptions: a session may subscribe to {max} resources"
+                    ))
+                    .into();
+                }
+                if bytes > o.max_subscription_bytes {
+                    let max = o.max_subscription_bytes;
+                    return McpError::invalid_params(format!(
+                        "Too many subscriptions: a session's subscribed URIs may total {max} bytes"
                     ))
                     .into();
                 }

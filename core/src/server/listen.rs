@@ -253,12 +253,10 @@ impl Server {
         }
         // Only the caller's own tasks: another caller's look unknown, and are left out.
         let owner = super::access::owner_key(env);
-        let mut own_tasks = Vec::new();
-        for id in task_ids {
-            if self.inner.tasks.get(&id, &owner).await.is_ok() {
-                own_tasks.push(id);
-            }
-        }
+        let own_tasks = match self.inner.tasks.own(task_ids, &owner).await {
+            Ok(t) => t,
+            Err(e) => return e.into(),
+        };
         let Some(_slot) = self.listener_slot(env.caller.as_ref()) else {
             return McpError::internal("Too many open subscriptions")
                 .with_status(503)

@@ -70,6 +70,9 @@ pub(crate) struct Inner {
     /// Open listener streams per authenticated caller (identity key), under
     /// `ServerOptions::max_listeners_per_caller`.
     pub(crate) listeners_by_caller: std::sync::Mutex<std::collections::HashMap<String, usize>>,
+    /// Tasks running in this process per caller (`access::budget_key`), under
+    /// `ServerOptions::max_running_tasks_per_caller`.
+    pub(crate) running_tasks: std::sync::Mutex<std::collections::HashMap<String, usize>>,
     /// Capabilities declared even when nothing of that kind is registered yet.
     pub(crate) declared: Declared,
     /// `ServerOptions::max_in_flight` as a semaphore.
@@ -732,8 +735,12 @@ impl ServerBuilder {
             )),
             None => Arc::new(session_store::InMemorySessionStore::new()),
         };
-        let sessions =
-            SessionTable::new(store, self.options.session_idle, self.options.max_sessions);
+        let sessions = SessionTable::new(
+            store,
+            self.options.session_idle,
+            self.options.max_sessions,
+            self.options.max_sessions_per_caller,
+        );
         let in_flight = self
             .options
             .max_in_flight
@@ -753,6 +760,9 @@ impl ServerBuilder {
                 if !tasks.custom_store {
                     tasks.store = Arc::new(crate::redis::RedisTaskStore::new(r.clone()));
                 }
+                // The count of each caller's tasks is shared even beside a custom store: the
+                // bound is the replicas' together.
+                tasks.quota = Arc::new(crate::redis::RedisTaskQuota::new(r.clone()));
                 (bus, tasks)
             }
             None => (self.bus, self.tasks),
@@ -778,6 +788,7 @@ impl ServerBuilder {
                 _abort_ballast: (0..ABORT_BALLAST).map(|_| abort.child_token()).collect(),
                 listeners: std::sync::atomic::AtomicUsize::new(0),
                 listeners_by_caller: Default::default(),
+                running_tasks: Default::default(),
                 declared: self.declared,
                 in_flight,
                 auth_on: std::sync::atomic::AtomicBool::new(false),

@@ -65,6 +65,11 @@ pub struct ServerOptions {
     /// Legacy HTTP sessions: idle expiry and cap.
     pub session_idle: Duration,
     pub max_sessions: usize,
+    /// Legacy HTTP sessions one caller may hold in this process at once (503 beyond, as at
+    /// `max_sessions`), so that one caller cannot take every slot. Callers are told apart by
+    /// [`Caller::key`](crate::identity::Caller::key), anonymous ones by client address (see `access::budget_key`). 100 by
+    /// default.
+    pub max_sessions_per_caller: usize,
     /// Serve legacy HTTP without issuing `Mcp-Session-Id`.
     pub legacy_stateless: bool,
     /// Serve the 2026-07-28 revision. Off, a modern request gets -32022 naming only the
@@ -89,6 +94,10 @@ pub struct ServerOptions {
     /// request of it when replicas share sessions), so they are bounded like everything a caller
     /// can make the server hold. 1,000 by default; each URI is also at most `max_uri_len`.
     pub max_subscriptions: usize,
+    /// Most bytes of the URIs one legacy session subscribes to, together (-32602 beyond): the
+    /// count alone would still let a session hold `max_subscriptions` × `max_uri_len`. 256 KiB by
+    /// default (1,000 URIs of 256 bytes).
+    pub max_subscription_bytes: usize,
     /// Most bytes (as JSON) of the `clientInfo` and `capabilities` a legacy `initialize` sends,
     /// together (-32602 beyond). A session keeps them for its life, and a shared store copies
     /// them on every request of it. 64 KiB by default: real clients send a few hundred bytes.
@@ -102,6 +111,17 @@ pub struct ServerOptions {
     /// Open `subscriptions/listen` and legacy GET streams per authenticated caller (beside the
     /// global `max_listeners`), so one caller cannot take every slot. 32 by default.
     pub max_listeners_per_caller: usize,
+    /// Tasks one caller may have at once, running or finished and kept for their TTL (503
+    /// beyond): every task record is held until it expires. 100 by default.
+    pub max_tasks_per_caller: usize,
+    /// Largest task result kept, in bytes as JSON: a handler whose result is larger ends its
+    /// task `failed` with an error that says so, and nothing of the result is stored. 1 MiB by
+    /// default.
+    pub max_task_result_bytes: usize,
+    /// Tasks one caller may have running at once (503 beyond). A running task holds no place
+    /// among `max_in_flight` once its request is answered, so without this budget one caller's
+    /// long tasks would take every place and others would get "Server busy". 16 by default.
+    pub max_running_tasks_per_caller: usize,
 }
 
 impl Default for ServerOptions {
@@ -119,6 +139,7 @@ impl Default for ServerOptions {
             max_listeners: 1024,
             session_idle: Duration::from_secs(30 * 60),
             max_sessions: 10_000,
+            max_sessions_per_caller: 100,
             legacy_stateless: false,
             modern: true,
             expose_internal_errors: false,
@@ -126,10 +147,14 @@ impl Default for ServerOptions {
             max_in_flight: None,
             max_uri_len: DEFAULT_MAX_URI_LEN,
             max_subscriptions: 1000,
+            max_subscription_bytes: 256 * 1024,
             max_client_info_bytes: 64 * 1024,
             max_listen_task_ids: 100,
             max_batch_len: 100,
             max_listeners_per_caller: 32,
+            max_tasks_per_caller: 100,
+            max_task_result_bytes: 1024 * 1024,
+            max_running_tasks_per_caller: 16,
         }
     }
 }

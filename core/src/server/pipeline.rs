@@ -90,6 +90,16 @@ pub(crate) struct Guard {
     _slot: Option<OwnedSemaphorePermit>,
 }
 
+impl Guard {
+    /// The call's request is answered and its handler runs on as a task: its place among
+    /// `max_in_flight` (which bounds requests being answered) is given back, and the task
+    /// counts against its caller's `max_running_tasks_per_caller` instead. The primitive's own
+    /// slot stays until the handler ends: it bounds how many runs of that handler there are.
+    pub(crate) fn answered(&mut self) {
+        self._permit = None;
+    }
+}
+
 /// Why a handler run ended without a value.
 pub(super) enum RunError {
     Handler(HandlerError),

@@ -40,6 +40,10 @@ pub(crate) struct LegacySession {
     pub(crate) owner: Option<crate::identity::Caller>,
     /// `Caller::key()` of the creator: only it may use the session.
     pub(crate) owner_key: Option<String>,
+    /// Whose budget of `max_sessions_per_caller` this session counts against
+    /// (`access::budget_key`); `None` for a copy loaded from a shared store, which counts on
+    /// the replica that created it.
+    pub(crate) budget: Option<String>,
     /// Where messages the server starts outside a request go: stdout on stdio, the open GET
     /// stream on HTTP (none while no stream is open). See `initiated.rs`.
     outbound: Mutex<Option<Sink>>,
@@ -152,6 +156,7 @@ impl LegacySession {
             in_flight: Arc::default(),
             owner: None,
             owner_key: None,
+            budget: None,
             outbound: Mutex::new(None),
             outbound_set: tokio::sync::Notify::new(),
         }
@@ -289,15 +294,22 @@ pub(crate) struct SessionTable {
     pub(crate) store: Arc<dyn SessionStore>,
     idle: Duration,
     cap: usize,
+    per_caller: usize,
 }
 
 impl SessionTable {
-    pub(crate) fn new(store: Arc<dyn SessionStore>, idle: Duration, cap: usize) -> Self {
+    pub(crate) fn new(
+        store: Arc<dyn SessionStore>,
+        idle: Duration,
+        cap: usize,
+        per_caller: usize,
+    ) -> Self {
         Self {
             map: Mutex::new(HashMap::new()),
             store,
             idle,
             cap,
+            per_caller,
         }
     }
 
@@ -305,27 +317,47 @@ impl SessionTable {
         self.map.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Mint a session id (visible ASCII, 128 random bits) and store the session.
+    /// Mint a session id (visible ASCII, 128 random bits) and store the session. `budget`:
+    /// whose `max_sessions_per_caller` it counts against (`access::budget_key`; `None`: only
+    /// `max_sessions` applies).
     pub(crate) async fn create(
         &self,
         version: String,
         client_info: Option<Value>,
         caps: Value,
         owner: Option<crate::identity::Caller>,
+        budget: Option<String>,
     ) -> Result<Arc<LegacySession>, McpError> {
+        let id = random_token(16);
+        let mut s =
+            LegacySession::new(Some(id.clone()), version, client_info, caps).owned_by(owner);
+        s.budget = budget;
+        let s = Arc::new(s);
         {
+            // The session holds its places from here on, so that concurrent initializes of one
+            // caller cannot all pass the check before any of them is counted.
             let mut map = self.map();
             Self::sweep(&mut map, self.idle, self.store.is_shared());
             if map.len() >= self.cap {
                 return Err(McpError::internal("too many sessions").with_status(503));
             }
+            let mine = match &s.budget {
+                Some(_) => map.values().filter(|o| o.budget == s.budget).count(),
+                None => 0,
+            };
+            if s.budget.is_some() && mine >= self.per_caller {
+                return Err(McpError::internal(format!(
+                    "too many sessions: a caller may hold {} at once",
+                    self.per_caller
+                ))
+                .with_status(503));
+            }
+            map.insert(id.clone(), s.clone());
         }
-        let id = random_token(16);
-        let s = Arc::new(
-            LegacySession::new(Some(id.clone()), version, client_info, caps).owned_by(owner),
-        );
-        self.store.create(s.record(), self.idle).await?;
-        self.map().insert(id, s.clone());
+        if let Err(e) = self.store.create(s.record(), self.idle).await {
+            self.map().remove(&id);
+            return Err(e.into());
+        }
         Ok(s)
     }
 

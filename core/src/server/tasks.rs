@@ -7,7 +7,7 @@ use super::env::Env;
 use super::pipeline::{Done, Kind, Prepared, RunError};
 use super::Server;
 use crate::context::Context;
-use crate::error::{HandlerError, McpError};
+use crate::error::{ErrorCode, HandlerError, McpError};
 use crate::jsonrpc::Params;
 use crate::protocol::*;
 use crate::tasks::{self, TaskLink, TaskSlot, TaskStatus, TaskSupport};
@@ -49,12 +49,14 @@ impl Server {
         p: Prepared,
         budget: Duration,
     ) -> Outcome {
-        let guard = match self.guard(rq, env, &p) {
+        let mut guard = match self.guard(rq, env, &p) {
             Ok(g) => g,
             Err(o) => return o,
         };
         let engine = self.inner.tasks.clone();
         let owner = super::access::owner_key(env);
+        let who = super::access::budget_key(env);
+        let max_tasks = self.inner.options.max_tasks_per_caller;
         // Not a child of the request's token: the task outlives the request. Server abort
         // still reaches it.
         let cancel = self.inner.abort.child_token();
@@ -64,8 +66,16 @@ impl Server {
             inner.task = Some(slot.clone());
         }
         let mut created = None;
+        let mut running = None;
         if budget.is_zero() {
-            match engine.create(&owner, cancel.clone()).await {
+            running = match RunningTask::take(self, &who) {
+                Ok(r) => r,
+                Err(e) => return e.into(),
+            };
+            match engine
+                .create(&owner, who.as_deref(), max_tasks, cancel.clone())
+                .await
+            {
                 Ok(rec) => {
                     slot.escalate(TaskLink {
                         engine: engine.clone(),
@@ -97,12 +107,31 @@ impl Server {
                     return Outcome::Nothing;
                 }
             }
-            let rec = match engine.create(&owner, cancel.clone()).await {
-                Ok(rec) => rec,
-                Err(e) => {
-                    cancel.cancel();
-                    return e.into();
-                }
+            // Past its budget the call becomes a task only if the caller may run and hold one
+            // more; otherwise it goes on as the plain request it is (holding its request's
+            // place), which the client is waiting on anyway.
+            let rec = match RunningTask::take(self, &who) {
+                Ok(r) => match engine
+                    .create(&owner, who.as_deref(), max_tasks, cancel.clone())
+                    .await
+                {
+                    Ok(rec) => {
+                        running = r;
+                        Some(rec)
+                    }
+                    Err(_) => None,
+                },
+                Err(_) => None,
+            };
+            let Some(rec) = rec else {
+                let r = tokio::select! {
+                    r = &mut rx => r.unwrap_or_else(|_| lost()),
+                    _ = env.cancel.cancelled() => {
+                        cancel.cancel();
+                        return Outcome::Nothing;
+                    }
+                };
+                return self.map(rq, env, &p.kind, &p.name, &ctx, r);
             };
             let link = TaskLink {
                 engine: engine.clone(),
@@ -110,7 +139,7 @@ impl Server {
             };
             if !slot.escalate(link) {
                 // The handler answered with an MRTR round just now: that is the answer.
-                engine.discard(&rec.id).await;
+                engine.discard(&rec.id, who.as_deref()).await;
                 let r = (&mut rx).await.unwrap_or_else(|_| lost());
                 return self.map(rq, env, &p.kind, &p.name, &ctx, r);
             }
@@ -119,8 +148,9 @@ impl Server {
         let Some(rec) = created else {
             unreachable!("set above")
         };
-        // Settle the task when the handler ends, on its own tokio task (holding the call's
-        // in-flight permit and concurrency slot until then).
+        // The request is answered now: the task holds its caller's running place, and the
+        // primitive's slot, until the handler ends, settled on a tokio task of its own.
+        guard.answered();
         {
             let server = self.clone();
             let rq = rq.clone();
@@ -128,7 +158,7 @@ impl Server {
             let id = rec.id.clone();
             let (kind, name) = (p.kind, p.name);
             tokio::spawn(async move {
-                let _guard = guard;
+                let _held = (guard, running);
                 let r = rx.await.unwrap_or_else(|_| lost());
                 server
                     .settle_task(&rq, &env2, &kind, &name, &ctx, &id, r)
@@ -180,9 +210,9 @@ impl Server {
                     let e = McpError::internal("the handler asked for input outside the task");
                     (TaskStatus::Failed, None, Some(e.to_json()), Some(e.message))
                 }
-                Outcome::Result(v) => (TaskStatus::Completed, Some(v), None, None),
-                Outcome::Tool(a) => (TaskStatus::Completed, Some(a.into_value()), None, None),
-                Outcome::Rendered(r) => (TaskStatus::Completed, Some(r.value()), None, None),
+                Outcome::Result(v) => self.kept_result(name, id, v),
+                Outcome::Tool(a) => self.kept_result(name, id, a.into_value()),
+                Outcome::Rendered(r) => self.kept_result(name, id, r.value()),
                 Outcome::Error(e) => {
                     let m = e.message.clone();
                     (TaskStatus::Failed, None, Some(e.to_json()), Some(m))
@@ -210,6 +240,23 @@ impl Server {
             );
         }
         engine.finish(id, status, result, error, message).await;
+    }
+
+    /// A task's result as it is settled: kept when it is at most `max_task_result_bytes` as
+    /// JSON; a larger one is not stored (it would be held for the task's TTL) and the task
+    /// fails with an error that says so.
+    fn kept_result(&self, name: &str, id: &str, v: Value) -> Settled {
+        let max = self.inner.options.max_task_result_bytes;
+        let size = serde_json::to_vec(&v).map_or(usize::MAX, |b| b.len());
+        if size <= max {
+            return (TaskStatus::Completed, Some(v), None, None);
+        }
+        tracing::warn!(tool = %name, task = %id, size, max, "task result too large to keep");
+        let e = McpError::internal(format!(
+            "Task result too large: {size} bytes, more than the {max} bytes a task may keep"
+        ));
+        let m = e.message.clone();
+        (TaskStatus::Failed, None, Some(e.to_json()), Some(m))
     }
 
     /// [`Self::task_method`] under one audit record: who read, answered or cancelled which task,
@@ -278,5 +325,59 @@ impl Server {
             self.add_server_info(&mut out);
         }
         Outcome::Result(Value::Object(out))
+    }
+}
+
+/// How a task ends: its status, result, error and status message.
+type Settled = (TaskStatus, Option<Value>, Option<Value>, Option<String>);
+
+/// A task running in this process, counted against its caller's
+/// `ServerOptions::max_running_tasks_per_caller` until dropped (when its handler ends).
+struct RunningTask(Server, String);
+
+impl RunningTask {
+    /// A place for one more running task of `who` (`access::budget_key`), or the refusal:
+    /// 429, as the caller alone is over its share (others are served). `None`: there is no
+    /// budget to count against (see `budget_key`).
+    fn take(server: &Server, who: &Option<String>) -> Result<Option<Self>, McpError> {
+        let Some(who) = who else { return Ok(None) };
+        let max = server.inner.options.max_running_tasks_per_caller;
+        let mut m = server
+            .inner
+            .running_tasks
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let n = m.entry(who.to_string()).or_insert(0);
+        if *n >= max {
+            if *n == 0 {
+                m.remove(who);
+            }
+            return Err(McpError::new(
+                ErrorCode::RATE_LIMITED,
+                format!(
+                    "Too many running tasks: a caller may run {max} at once; retry when one ends"
+                ),
+            )
+            .with_status(429));
+        }
+        *n += 1;
+        Ok(Some(Self(server.clone(), who.to_string())))
+    }
+}
+
+impl Drop for RunningTask {
+    fn drop(&mut self) {
+        let mut m = self
+            .0
+            .inner
+            .running_tasks
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = m.get_mut(&self.1) {
+            *n -= 1;
+            if *n == 0 {
+                m.remove(&self.1);
+            }
+        }
     }
 }

@@ -9,7 +9,7 @@
 use super::record::{now_ms, TaskRecord, TaskStatus};
 use super::TaskConfig;
 use crate::bus::{Event, EventBus};
-use crate::error::{HandlerError, McpError};
+use crate::error::{ErrorCode, HandlerError, McpError};
 use crate::protocol::InputRequest;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -105,9 +105,13 @@ impl TaskEngine {
     }
 
     /// Create a `working` task owned by `owner`, durably, with `cancel` stopping its handler.
+    /// It counts against `budget`'s `max` tasks (`ServerOptions::max_tasks_per_caller`) until
+    /// it expires: 429 when that caller holds `max` already (`None`: counted against no one).
     pub(crate) async fn create(
         self: &Arc<Self>,
         owner: &str,
+        budget: Option<&str>,
+        max: usize,
         cancel: CancellationToken,
     ) -> Result<TaskRecord, McpError> {
         let now = now_ms();
@@ -130,6 +134,23 @@ impl TaskEngine {
             self.config.ttl.map(|t| t.as_millis() as u64),
             Some(self.config.poll_interval.as_millis().max(1) as u64),
         );
+        let quota = &self.config.quota;
+        let counted = match budget {
+            Some(b) => quota
+                .take(b, &rec.id, rec.expires_at_ms(), max, now)
+                .await
+                .map_err(store_err)?,
+            None => true,
+        };
+        if !counted {
+            return Err(McpError::new(
+                ErrorCode::RATE_LIMITED,
+                format!(
+                    "Too many tasks: a caller may hold {max} at once (a finished task counts until it expires)"
+                ),
+            )
+            .with_status(429));
+        }
         self.live().insert(
             rec.id.clone(),
             Live {
@@ -140,15 +161,22 @@ impl TaskEngine {
         );
         if let Err(e) = self.config.store.insert(rec.clone()).await {
             self.live().remove(&rec.id);
+            if let Some(b) = budget {
+                let _ = quota.release(b, &rec.id).await;
+            }
             return Err(store_err(e));
         }
         Ok(rec)
     }
 
-    /// Drop a task that was created but never handed out (the call finished first).
-    pub(crate) async fn discard(&self, id: &str) {
+    /// Drop a task that was created but never handed out (the call finished first); it no
+    /// longer counts against `budget`.
+    pub(crate) async fn discard(&self, id: &str, budget: Option<&str>) {
         self.live().remove(id);
         let _ = self.config.store.remove(id).await;
+        if let Some(b) = budget {
+            let _ = self.config.quota.release(b, id).await;
+        }
     }
 
     /// The caller's task: another caller's, an unknown and an expired one are all -32602.
@@ -168,6 +196,23 @@ impl TaskEngine {
             ));
         }
         Ok(rec)
+    }
+
+    /// Which of `ids` are the caller's own unexpired tasks, read in one store round trip
+    /// (`subscriptions/listen`'s `taskIds`). Another caller's, unknown and expired ones are
+    /// left out, as `get` would refuse them.
+    pub(crate) async fn own(&self, ids: Vec<String>, owner: &str) -> Result<Vec<String>, McpError> {
+        let recs = self.config.store.get_many(&ids).await.map_err(store_err)?;
+        let now = now_ms();
+        Ok(ids
+            .into_iter()
+            .zip(recs)
+            .filter(|(_, r)| {
+                r.as_ref()
+                    .is_some_and(|r| r.owner == owner && !r.is_expired(now))
+            })
+            .map(|(id, _)| id)
+            .collect())
     }
 
     async fn expire(&self, id: &str) {

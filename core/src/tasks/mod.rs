@@ -13,9 +13,11 @@
 //! `server/tasks.rs`.
 
 pub(crate) mod engine;
+pub mod quota;
 pub mod record;
 pub mod store;
 
+pub use quota::{InMemoryTaskQuota, TaskQuota};
 pub use record::{TaskRecord, TaskStatus};
 pub use store::{InMemoryTaskStore, StoreError, TaskStore};
 
@@ -67,6 +69,9 @@ pub struct TaskConfig {
     pub poll_interval: Duration,
     /// Where records live.
     pub store: Arc<dyn TaskStore>,
+    /// How many tasks each caller holds (`ServerOptions::max_tasks_per_caller`): in this
+    /// process, or with Redis in Redis.
+    pub(crate) quota: Arc<dyn TaskQuota>,
     /// Set by [`TaskConfig::store`]: a `ServerBuilder::redis` server keeps this store instead
     /// of its Redis one.
     pub(crate) custom_store: bool,
@@ -78,6 +83,7 @@ impl Default for TaskConfig {
             ttl: Some(Duration::from_secs(3600)),
             poll_interval: Duration::from_millis(500),
             store: Arc::new(InMemoryTaskStore::new()),
+            quota: Arc::new(InMemoryTaskQuota::default()),
             custom_store: false,
         }
     }

@@ -25,6 +25,18 @@ pub trait TaskStore: Send + Sync + 'static {
     /// the server answers `CreateTaskResult` only after that (spec: durable create).
     fn insert(&self, rec: TaskRecord) -> BoxFuture<Result<(), StoreError>>;
     fn get(&self, id: &str) -> BoxFuture<Result<Option<TaskRecord>, StoreError>>;
+    /// The records of `ids`, in order (`None` for each that is gone). A remote store reads
+    /// them in one round trip (Redis `MGET`); this default reads them one by one.
+    fn get_many(&self, ids: &[String]) -> BoxFuture<Result<Vec<Option<TaskRecord>>, StoreError>> {
+        let gets: Vec<_> = ids.iter().map(|id| self.get(id)).collect();
+        Box::pin(async move {
+            let mut out = Vec::with_capacity(gets.len());
+            for g in gets {
+                out.push(g.await?);
+            }
+            Ok(out)
+        })
+    }
     /// Replace the record if its stored `version` is still `expected`; `Ok(false)` when someone
     /// else changed it first (the caller re-reads and retries).
     fn replace(&self, rec: TaskRecord, expected: u64) -> BoxFuture<Result<bool, StoreError>>;
