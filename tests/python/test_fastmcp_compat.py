@@ -237,3 +237,23 @@ async def test_add_tools_follows_the_compat_classes_add_tool_rules() -> None:
     f.add_tools([{"fn": undocumented, "tags": {"t"}}, {"fn": hidden, "enabled": False}])
     async with Client(f) as c:
         assert [t["name"] for t in await c.list_tools()] == ["undocumented"]
+
+
+async def test_unknown_arguments_follow_each_framework() -> None:
+    """FastMCP (4.2.3: `additionalProperties: false`, pydantic's unexpected_keyword_argument) refuses an
+    argument the function does not take; mcp 2.x's MCPServer lists no such rule and ignores it."""
+    for cls, refused in ((FastMCP, True), (MCPServer, False)):
+        s = cls("args")
+
+        @s.tool()
+        def add(a: int, b: int = 2) -> int:
+            return a + b
+
+        async with Client(s) as c:
+            schema = (await c.list_tools())[0]["inputSchema"]
+            assert schema.get("additionalProperties") is (False if refused else None), (cls, schema)
+            r = await c.call_tool("add", {"a": 1, "zzz": 3})
+            if refused:
+                assert r.get("isError") is True and "zzz" in r["content"][0]["text"], r
+            else:
+                assert r["structuredContent"] == {"result": 3}, r

@@ -159,6 +159,15 @@ class FastMCP(Server):
 
         return framework_version("fastmcp")
 
+    def _adapt_tool(self, entry: Any) -> None:
+        # FastMCP (2.x to 4.x) lists a function tool's schema with additionalProperties: false and
+        # refuses an argument the function does not take (pydantic's unexpected_keyword_argument);
+        # the core validates against the listed schema, so listing it refuses it too. An explicit
+        # input_schema is the author's, as given. A new dict: the built schema may be shared (cached).
+        schema = entry.info.input_schema
+        if not entry.info.raw_arguments and schema.get("type") == "object" and "additionalProperties" not in schema:
+            entry.info.input_schema = {**schema, "additionalProperties": False}
+
     # -- registration: FastMCP's extra decorator keywords ---------------------------------------
     def add_tool(self, fn: Any, **kwargs: Any) -> Any:  # type: ignore[override]
         # tool() comes here too (Server.tool calls add_tool): the keywords are read once, here.
