@@ -1,5 +1,5 @@
 """Where a server's CPU time per call goes, by layer, from a `perf record --call-graph dwarf` of
-its core (bench/RESULTS.md shows what it found).
+its core (docs/PERFORMANCE.md and bench/RESULTS.md show what it found).
 
 Record the server's core while bench/loadgen drives it (server on CPU 0, load on CPU 1), then
 turn the samples into microseconds per call:

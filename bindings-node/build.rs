@@ -6,7 +6,7 @@ fn main() {
 /// With OXMCP_HOT_CODE=1 on x86_64 Linux (glibc), link with `hot-code.ld`, which places the
 /// functions that start-up and the calls run next to each other (`.text.hot`). The kernel maps
 /// code in 64 KB windows around each first touch, so spread-out hot code keeps most of the file
-/// resident; together it takes a fraction of that (bench/RESULTS.md, "Node idle RSS"). Opt-in,
+/// resident; together it takes a fraction of that (docs/PERFORMANCE.md, "Hot code together"). Opt-in,
 /// because it needs a GNU-compatible linker (lld, which Rust uses there by default, or GNU ld):
 /// build-native.cjs (by default), scripts/setup.sh, the release scripts and the workflow set it.
 /// The script only orders sections, so a stale one costs memory, not correctness;

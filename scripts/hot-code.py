@@ -4,7 +4,7 @@
 Why: a server that has started and answered its first calls runs about 1.1 MB of the native
 module's 9 MB of code, but that code is spread across the whole file, and every first touch of a
 page maps the kernel's 64 KB fault-around window (more, for a large page-cache folio). So about
-5 MiB of the text ends up resident at idle (bench/RESULTS.md, "Node idle RSS"). Placing the
+5 MiB of the text ends up resident at idle (docs/PERFORMANCE.md, "Hot code together"). Placing the
 functions that start-up and the calls run next to each other makes those touches land in few
 windows.
 

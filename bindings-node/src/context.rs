@@ -35,7 +35,7 @@ pub(crate) struct CallState {
     /// must not keep the request's notification sink (and so the transport) alive.
     ctx: Mutex<Option<Context>>,
     cancel: CancellationToken,
-    /// A middleware call's rest of the chain (`NativeServer.callNext`).
+    /// A middleware call's rest of the chain (`NativeCalls.callNext`).
     pub(crate) next: Mutex<Option<oxmcp::Next>>,
 }
 

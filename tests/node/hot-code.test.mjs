@@ -1,7 +1,7 @@
 // The addon's hot code: on x86_64 Linux (glibc), build-native.cjs links the addon with
 // bindings-node/hot-code.ld (bindings-node/build.rs, OXMCP_HOT_CODE=1), which puts the functions
 // that start-up and the calls run together in `.text.hot`, so that a server maps few of the
-// file's code pages (bench/RESULTS.md, "Node idle RSS"). Every other test here runs on that
+// file's code pages (docs/PERFORMANCE.md, "Hot code together"). Every other test here runs on that
 // addon; this one checks the placement itself, and that the script still names today's code.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,7 +1,7 @@
 // What `import ... from 'oxmcp'` costs V8 while a server starts. What the process allocates then
 // and still holds counts, copied then promoted, towards the 1 MiB of survivors after which V8
-// doubles its young generation for good (2 MiB more resident: bench/RESULTS.md, twenty-fourth
-// session). So the root entry loads only what its own names need, and the sources are ASCII.
+// doubles its young generation for good (2 MiB more resident: docs/PERFORMANCE.md, "Node start-up
+// kept light"). So the root entry loads only what its own names need, and the sources are ASCII.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';

@@ -1,7 +1,7 @@
 """The extension's hot code: on x86_64 Linux (glibc), scripts/setup.sh and the release builds link
 `_oxmcp` with bindings-python/hot-code.ld (bindings-python/build.rs, OXMCP_HOT_CODE=1), which puts
 the functions that start-up and the calls run together in `.text.hot`, so that a server maps few
-of the file's code pages (bench/RESULTS.md). Every other test here runs on that extension; this
+of the file's code pages (docs/PERFORMANCE.md, "Hot code together"). Every other test here runs on that extension; this
 one checks the placement itself, and that the script still names today's code. The Node addon's
 twin is tests/node/hot-code.test.mjs."""
 from __future__ import annotations

@@ -5,7 +5,7 @@
  * `mergeCapabilities`. Apart from lib/sdk/types.cjs's schema table, so that `import ... from
  * 'oxmcp'` does not build that table: whatever a process allocates while it starts and still
  * holds at V8's first scavenges counts towards growing the young generation, and a grown young
- * generation is resident memory for the life of the process (bench/RESULTS.md).
+ * generation is resident memory for the life of the process (docs/PERFORMANCE.md, "Node start-up kept light").
  */
 const { McpError: BaseMcpError, ErrorCode: OxErrorCode } = require('../errors.cjs');
 
