@@ -140,7 +140,8 @@ impl JwtValidator {
         self.jwks.max_stale = d;
         self
     }
-    /// Claims tried, in order, for the caller's name (default `sub`, `client_id`, `azp`).
+    /// Claims tried, in order, for the caller's name (default `sub`, then `client_id` and `azp`,
+    /// which name the client of a client-credentials token). A token with none is refused (401).
     pub fn name_claims<S: Into<String>>(mut self, claims: impl IntoIterator<Item = S>) -> Self {
         self.name_claims = claims.into_iter().map(Into::into).collect();
         self
@@ -172,7 +173,7 @@ impl JwtValidator {
             .filter(|k| k.alg.is_none_or(|a| a == header.alg))
         {
             match jsonwebtoken::decode::<Value>(token, &k.key, &v) {
-                Ok(data) => return Ok(self.caller(data.claims)),
+                Ok(data) => return self.caller(data.claims),
                 Err(e) => {
                     use jsonwebtoken::errors::ErrorKind as K;
                     let fatal = !matches!(
@@ -189,15 +190,20 @@ impl JwtValidator {
         Err(last)
     }
 
-    fn caller(&self, claims: Value) -> Caller {
+    fn caller(&self, claims: Value) -> Result<Caller, TokenRejected> {
         let name = self
             .name_claims
             .iter()
-            .find_map(|c| claims.get(c).and_then(Value::as_str))
-            .unwrap_or("-")
+            .find_map(|c| {
+                claims
+                    .get(c)
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.is_empty())
+            })
+            .ok_or_else(|| TokenRejected::no_identity(&self.name_claims))?
             .to_string();
         let scopes = scopes_of(&claims);
-        Caller::new(name).with_scopes(scopes).with_claims(claims)
+        Ok(Caller::new(name).with_scopes(scopes).with_claims(claims))
     }
 }
 

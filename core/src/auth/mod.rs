@@ -124,6 +124,32 @@ impl std::fmt::Display for TokenRejected {
 }
 impl std::error::Error for TokenRejected {}
 
+impl TokenRejected {
+    /// The start of [`Self::no_identity`]'s text: a refusal a client may read in full, since it
+    /// says only what the token lacks.
+    const NO_IDENTITY: &'static str = "The access token names no caller";
+
+    /// A valid token with none of the claims that name its caller. It is refused rather than
+    /// given a shared anonymous name: callers with one name share tasks, sessions and limits.
+    pub fn no_identity(claims: &[String]) -> Self {
+        Self(format!(
+            "{} (no {} claim)",
+            Self::NO_IDENTITY,
+            claims.join(", ")
+        ))
+    }
+
+    /// The `error_description` a client gets: this text when it is safe to show, else the
+    /// generic one (why a signature or a key failed stays in the server's log).
+    fn public_description(&self) -> &str {
+        if self.0.starts_with(Self::NO_IDENTITY) {
+            &self.0
+        } else {
+            "The access token is invalid or expired"
+        }
+    }
+}
+
 /// Verifies tokens the built-in checks do not know (opaque tokens via RFC 7662 introspection,
 /// a database of API keys, ...). `Ok(None)`: not mine, try the next; `Err`: refused.
 pub trait TokenVerifier: Send + Sync + 'static {
@@ -382,10 +408,7 @@ impl Authenticator for Auth {
                 Ok(c) => Ok(Some(c)),
                 Err(e) => {
                     tracing::info!(target: "oxmcp::audit", outcome = "unauthorized", reason = %e, "auth");
-                    Err(self.unauthorized(
-                        Some("invalid_token"),
-                        "The access token is invalid or expired",
-                    ))
+                    Err(self.unauthorized(Some("invalid_token"), e.public_description()))
                 }
             }
         })

@@ -205,7 +205,22 @@ impl ListenOptions {
                         n("resource")
                     ))
                 })?;
-            auth = self.jwt(auth, issuer, audience, jwks, o.jwks_url.clone(), &what)?;
+            let claims = o.name_claims.clone().map(|c| c.0);
+            if claims.as_ref().is_some_and(Vec::is_empty) {
+                return Err(invalid(format!(
+                    "{} must name at least one claim",
+                    n("name_claims")
+                )));
+            }
+            auth = self.jwt(
+                auth,
+                issuer,
+                audience,
+                jwks,
+                o.jwks_url.clone(),
+                claims,
+                &what,
+            )?;
             on = true;
         }
         if let Some(per) = &o.allow {
@@ -239,15 +254,19 @@ impl ListenOptions {
         audience: String,
         jwks: Option<&Value>,
         url: Option<String>,
+        name_claims: Option<Vec<String>>,
         what: &str,
     ) -> Result<Auth> {
         use crate::auth::JwtValidator;
-        let v = match (jwks, url) {
+        let mut v = match (jwks, url) {
             (Some(k), _) => JwtValidator::with_jwks(issuer, audience, k)
                 .map_err(|e| invalid(format!("{what}: {}", e.0)))?,
             (None, Some(url)) => JwtValidator::with_jwks_url(issuer, audience, url),
             (None, None) => return Ok(auth),
         };
+        if let Some(c) = name_claims {
+            v = v.name_claims(c);
+        }
         Ok(auth.jwt(v))
     }
 
@@ -259,6 +278,7 @@ impl ListenOptions {
         _: String,
         _: Option<&Value>,
         _: Option<String>,
+        _: Option<Vec<String>>,
         what: &str,
     ) -> Result<Auth> {
         Err(invalid(format!(

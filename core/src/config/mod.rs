@@ -299,6 +299,10 @@ pub struct OAuthConfig {
     #[serde(alias = "resourceName")]
     pub resource_name: Option<String>,
     pub documentation: Option<String>,
+    /// The claims that name a JWT's caller, tried in order (default `sub`, `client_id`, `azp`);
+    /// a token with none of them is refused.
+    #[serde(alias = "nameClaims")]
+    pub name_claims: Option<Strings>,
     /// Allow-lists for callers that come from a JWT, keyed by caller name.
     pub allow: Option<BTreeMap<String, AllowConfig>>,
 }

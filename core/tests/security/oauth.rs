@@ -348,3 +348,41 @@ async fn the_same_subject_from_two_issuers_is_two_callers() {
     );
     assert_eq!(tool_call(s.addr, Some(&ours), "whoami").await.status, 429);
 }
+
+/// A valid JWT with none of the claims that name a caller is refused with a description that says
+/// so, rather than sharing one anonymous name (and its tasks, sessions and limits) with every other
+/// such token. The claims are configurable: through the host options, `oauth.name_claims`.
+#[tokio::test]
+async fn a_token_that_names_no_caller_is_refused() {
+    let _serial = serial().await;
+    let jwks = json!({"keys": [jwk("k1", K1_X)]});
+    let config = oxmcp::config::Config::from_json(json!({
+        "oauth": {"resource": RESOURCE, "issuer": ISSUER, "jwks": jwks, "name_claims": ["email", "sub"]},
+    }))
+    .unwrap();
+    let http = config.listen.http_config(loopback()).unwrap();
+    let s = serve(demo_server(ServerOptions::default()), http).await;
+    let mut nameless = claims(json!({}));
+    nameless.as_object_mut().unwrap().remove("sub");
+    let r = tool_call(s.addr, Some(&sign(K1_DER, "k1", nameless)), "whoami").await;
+    assert_eq!(r.status, 401);
+    assert_eq!(
+        r.json()["error_description"],
+        "The access token names no caller (no email, sub claim)"
+    );
+    assert!(r.header("www-authenticate").contains("invalid_token"));
+    let named = sign(K1_DER, "k1", claims(json!({"email": "dana@example.com"})));
+    assert_eq!(
+        tool_call(s.addr, Some(&named), "whoami").await.json()["result"]["content"][0]["text"],
+        "whoami for dana@example.com",
+        "the first configured claim names the caller"
+    );
+    let bad = oxmcp::config::Config::from_json(json!({
+        "oauth": {"resource": RESOURCE, "issuer": ISSUER, "jwks": {"keys": []}, "name_claims": []},
+    }))
+    .and_then(|c| c.listen.http_config(loopback()).map(|_| ()));
+    assert!(bad
+        .unwrap_err()
+        .message
+        .contains("name_claims must name at least one claim"));
+}
