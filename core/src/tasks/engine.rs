@@ -335,38 +335,55 @@ impl TaskEngine {
     /// `rec` as read, unless it is still running by its record while the lease of the process
     /// running it lapsed: that process stopped, and nothing else would ever settle the task, so
     /// it ends `failed` now (first terminal state wins, as everywhere). Any read of a task
-    /// passes through here. A store failure leaves the record as read.
+    /// passes through here (or [`Self::settle_orphans`]). A store failure leaves the record as
+    /// read.
     pub(crate) async fn unless_orphaned(&self, rec: TaskRecord) -> TaskRecord {
-        if rec.status.is_terminal() || rec.lease_ms.is_none() || self.holds(&rec.id) {
-            return rec;
+        let mut out = self.settle_orphans(vec![rec]).await;
+        out.pop().expect("one record in, one out")
+    }
+
+    /// [`Self::unless_orphaned`] for several records, with one store round trip for their
+    /// leases (`subscriptions/listen` reads many tasks at once).
+    pub(crate) async fn settle_orphans(&self, mut recs: Vec<TaskRecord>) -> Vec<TaskRecord> {
+        let running: Vec<String> = recs
+            .iter()
+            .filter(|r| !r.status.is_terminal() && r.lease_ms.is_some() && !self.holds(&r.id))
+            .map(|r| r.id.clone())
+            .collect();
+        if running.is_empty() {
+            return recs;
         }
-        match self.config.store.lapsed(vec![rec.id.clone()]).await {
-            Ok(l) if !l.is_empty() => {}
-            _ => return rec,
-        }
+        let Ok(lapsed) = self.config.store.lapsed(running).await else {
+            return recs;
+        };
         let error = McpError::internal(STOPPED).to_json();
-        let r = self
-            .mutate(&rec.id, |r| {
-                if r.status.is_terminal() {
-                    return false;
-                }
-                r.status = TaskStatus::Failed;
-                r.result = None;
-                r.error = Some(error.clone());
-                r.status_message = Some(STOPPED.to_string());
-                r.input_requests.clear();
-                true
-            })
-            .await;
-        match r {
-            Ok(Some(now)) => {
-                if now.status == TaskStatus::Failed {
+        for rec in recs.iter_mut().filter(|r| lapsed.contains(&r.id)) {
+            let mut failed_here = false;
+            let r = self
+                .mutate(&rec.id, |r| {
+                    failed_here = false;
+                    if r.status.is_terminal() {
+                        return false;
+                    }
+                    r.status = TaskStatus::Failed;
+                    r.result = None;
+                    r.error = Some(error.clone());
+                    r.status_message = Some(STOPPED.to_string());
+                    r.input_requests.clear();
+                    failed_here = true;
+                    true
+                })
+                .await;
+            if let Ok(Some(now)) = r {
+                if failed_here {
                     tracing::warn!(task = %now.id, "the lease of a running task lapsed (the server running it stopped): the task is failed");
+                    // Its end, for the audit log: the replica that ran it could not record it.
+                    tracing::info!(target: "oxmcp::audit", owner = %now.owner, task = %now.id, outcome = "failed", error_class = STOPPED, "task");
                 }
-                now
+                *rec = now;
             }
-            _ => rec,
         }
+        recs
     }
 
     async fn expire(&self, id: &str) {
