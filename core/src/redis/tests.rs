@@ -351,3 +351,34 @@ async fn a_task_lease_lapses_unless_renewed() {
         "removed with its record"
     );
 }
+
+/// The command timeout is the handle's option: against a Redis that accepts connections and
+/// never answers (a partition), a command fails within twice the timeout, not the default's.
+#[tokio::test]
+async fn the_command_timeout_bounds_a_silent_redis() {
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = silent.local_addr().unwrap();
+    let r = Redis::open(&format!("redis://{addr}/"), "t:").unwrap();
+    assert_eq!(r.timeout(), COMMAND_TIMEOUT);
+    r.set_timeout(Duration::from_millis(150));
+    assert_eq!(r.timeout(), Duration::from_millis(150));
+    let t0 = std::time::Instant::now();
+    assert!(!r.ping().await, "a silent Redis does not answer");
+    let took = t0.elapsed();
+    assert!(
+        took < Duration::from_millis(800),
+        "took {took:?}: not bounded by the 150 ms timeout"
+    );
+    drop(silent);
+}
+
+#[test]
+fn the_config_sets_the_command_timeout() {
+    let c = crate::config::Config::from_json(serde_json::json!({
+        "name": "n", "version": "1", "redis_url": "redis://127.0.0.1:1/",
+        "state_key": "0123456789abcdef", "redisTimeoutMs": 250
+    }))
+    .unwrap();
+    let r = c.server.redis().unwrap().expect("a handle");
+    assert_eq!(r.timeout(), Duration::from_millis(250));
+}
