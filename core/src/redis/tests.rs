@@ -371,14 +371,3 @@ async fn the_command_timeout_bounds_a_silent_redis() {
     );
     drop(silent);
 }
-
-#[test]
-fn the_config_sets_the_command_timeout() {
-    let c = crate::config::Config::from_json(serde_json::json!({
-        "name": "n", "version": "1", "redis_url": "redis://127.0.0.1:1/",
-        "state_key": "0123456789abcdef", "redisTimeoutMs": 250
-    }))
-    .unwrap();
-    let r = c.server.redis().unwrap().expect("a handle");
-    assert_eq!(r.timeout(), Duration::from_millis(250));
-}
