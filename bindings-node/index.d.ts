@@ -353,10 +353,14 @@ export interface ServerOptions extends ListenOptions {
   maxRunningTasksPerCaller?: number;
   /** Largest task result kept, in bytes as JSON (default 1 MiB; a larger one fails the task). */
   maxTaskResultBytes?: number;
+  /** Tasks: how long a running task's lease lasts (default 30000, at least 100); its replica renews it every third, and a task whose lease lapsed is failed by the replica that reads it. */
+  taskLeaseMs?: number;
   /** Scale-out: the Redis the replicas share (`redis://host:port/db`; env `OXMCP_REDIS_URL`). Needs `stateKey`. */
   redisUrl?: string;
   /** Prefix of every Redis key and channel (default `oxmcp:`). */
   redisPrefix?: string;
+  /** How long one Redis command or connection attempt may take (default 1000, 1 to 60000; env `OXMCP_REDIS_TIMEOUT_MS`). */
+  redisTimeoutMs?: number;
   /** Where HTTP rate-limit buckets live: `"memory"` (per replica, default) or `"redis"` (shared). */
   rateLimitStore?: 'memory' | 'redis';
   /** Include a thrown Error's message in the `isError` text of a tool (default false: a safe generic message). */

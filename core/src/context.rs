@@ -168,7 +168,7 @@ impl Context {
                 (None, Some(t)) => format!("{}/{}", num(progress), num(t)),
                 (None, None) => num(progress).to_string(),
             };
-            task.set_message(text).await;
+            task.set_message(text);
             return;
         }
         let Some(token) = &self.inner.progress_token else {

@@ -33,6 +33,9 @@ function envOptions() {
   // hardening tests replay the Rust server's allow-list checks against this one.
   if (env('OXMCP_TOKENS')) out.tokens = env('OXMCP_TOKENS').startsWith('{') ? JSON.parse(env('OXMCP_TOKENS')) : env('OXMCP_TOKENS');
   if (env('OXMCP_MAX_LISTENERS_PER_CALLER')) out.maxListenersPerCaller = Number(env('OXMCP_MAX_LISTENERS_PER_CALLER'));
+  // The task lease and the Redis timeout, so the scale-out fault tests can use short ones.
+  if (env('OXMCP_TASK_LEASE_MS')) out.taskLeaseMs = Number(env('OXMCP_TASK_LEASE_MS'));
+  if (env('OXMCP_REDIS_TIMEOUT_MS')) out.redisTimeoutMs = Number(env('OXMCP_REDIS_TIMEOUT_MS'));
   return out;
 }
 

@@ -318,3 +318,84 @@ async fn a_session_id_of_another_form_is_unknown_without_asking_the_store() {
     }
     assert_eq!(l.call(json!(2), "ping", json!({})).await.status, 200);
 }
+
+/// A session is its creator's on every replica, decided from the stored owner before anything
+/// changes: another caller's requests with the valid session id get 404 from a replica that has
+/// never served the session, and do not keep it alive (its idle TTL runs out while they keep
+/// trying); the owner's requests do keep it alive.
+#[tokio::test]
+async fn another_callers_requests_neither_get_a_session_nor_keep_it_alive() {
+    let redis = RedisServer::start();
+    let url = redis.url();
+    let tokens = json!({"alice": "alice-1", "bob": "bob-1"}).to_string();
+    let env = [
+        ("OXMCP_REDIS_URL", url.as_str()),
+        ("OXMCP_STATE_KEY", STATE_KEY),
+        ("OXMCP_TOKENS", tokens.as_str()),
+        ("OXMCP_SESSION_IDLE_MS", "1500"),
+    ];
+    let a = HttpServer::start_with("everything", &env).await;
+    let b = HttpServer::start_with("everything", &env).await;
+    let as_user = |s: &HttpServer,
+                   token: &'static str,
+                   sid: Option<String>,
+                   id: u64,
+                   method: &'static str| {
+        let addr = s.addr.clone();
+        async move {
+            let bearer = format!("Bearer {token}");
+            let mut h = vec![
+                ("MCP-Protocol-Version", "2025-11-25".to_string()),
+                ("authorization", bearer),
+            ];
+            if let Some(sid) = sid {
+                h.push(("Mcp-Session-Id", sid));
+            }
+            let params = if method == "initialize" {
+                json!({"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"it","version":"0"}})
+            } else {
+                json!({})
+            };
+            let h: Vec<(&str, &str)> = h.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            let body = json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}).to_string();
+            request(&addr, "POST", "/mcp", &h, body.into_bytes()).await
+        }
+    };
+    let r = as_user(&a, "alice-1", None, 1, "initialize").await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let sid = r.headers["mcp-session-id"].to_str().unwrap().to_string();
+
+    // Bob, on B (which has never served the session), for longer than its idle TTL.
+    let t0 = Instant::now();
+    let mut n = 2;
+    while t0.elapsed() < Duration::from_millis(2200) {
+        let r = as_user(&b, "bob-1", Some(sid.clone()), n, "ping").await;
+        assert_eq!(r.status, 404, "another caller: {}", r.body);
+        n += 1;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // Bob's tries kept nothing alive: the session is gone, for its owner too, on both replicas.
+    let r = as_user(&b, "alice-1", Some(sid.clone()), n, "ping").await;
+    assert_eq!(
+        r.status, 404,
+        "the session outlived its idle TTL: {}",
+        r.body
+    );
+    let r = as_user(&a, "alice-1", Some(sid.clone()), n + 1, "ping").await;
+    assert_eq!(r.status, 404, "{}", r.body);
+
+    // The owner's own use keeps a session alive, through the replica Bob tried first.
+    let r = as_user(&a, "alice-1", None, n + 2, "initialize").await;
+    let sid = r.headers["mcp-session-id"].to_str().unwrap().to_string();
+    let r = as_user(&b, "bob-1", Some(sid.clone()), n + 3, "ping").await;
+    assert_eq!(r.status, 404, "{}", r.body);
+    for i in 0..8 {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let r = as_user(&b, "alice-1", Some(sid.clone()), n + 4 + i, "ping").await;
+        assert_eq!(
+            r.status, 200,
+            "the owner, after another caller loaded it first: {}",
+            r.body
+        );
+    }
+}

@@ -1,6 +1,6 @@
 """A scale-out deployment on loopback: one Redis, N replicas of an everything server, nginx in front.
 
-Every process is our own: Redis on a free port with no persistence, the replicas on free ports
+Every process is our own: Redis on a free port with no persistence (AOF with `redis_persist`), the replicas on free ports
 (`--http 127.0.0.1:PORT`), nginx with its config, pid, logs and temp files inside a temp dir
 (`nginx -p TMP -c TMP/nginx.conf`, `daemon off;`). The nginx config is rendered from
 deploy/nginx/oxmcp.conf (the file deploy/ ships): only the replica `server` lines and the
@@ -133,6 +133,7 @@ class Cluster:
     replicas: int = 3
     redis: bool = True
     redis_url: bool = True  # hand OXMCP_REDIS_URL to the replicas
+    redis_persist: bool = False  # Redis with AOF persistence (appendonly yes, fsync always), as deploy/ runs it
     env: dict[str, str] = field(default_factory=dict)
 
     redis_port: int = 0
@@ -183,8 +184,9 @@ class Cluster:
         log = self.tmp / "redis.log"
         d = self.tmp / "redis"
         d.mkdir(exist_ok=True)
+        aof = ["--appendonly", "yes", "--appendfsync", "always"] if self.redis_persist else ["--appendonly", "no"]
         self.redis_proc = subprocess.Popen(
-            [exe, "--port", str(self.redis_port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+            [exe, "--port", str(self.redis_port), "--bind", "127.0.0.1", "--save", "", *aof,
              "--dir", str(d), "--logfile", str(log)],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
         wait_port(self.redis_port, self.redis_proc, "redis-server", log, 20)

@@ -216,12 +216,19 @@ pub struct ServerConfig {
     /// Tasks one caller may have running at once.
     #[serde(alias = "maxRunningTasksPerCaller")]
     pub max_running_tasks_per_caller: Option<usize>,
+    /// Tasks: how long a running task's lease lasts without renewal (its replica renews it every
+    /// third of this); a task whose lease lapsed is failed by the first replica that reads it.
+    #[serde(alias = "taskLeaseMs")]
+    pub task_lease_ms: Option<u64>,
     /// Scale-out (feature `redis`): the Redis the replicas share (`redis://host:port/db`).
     #[serde(alias = "redisUrl")]
     pub redis_url: Option<String>,
     /// Every Redis key and channel starts with it (default `oxmcp:`).
     #[serde(alias = "redisPrefix")]
     pub redis_prefix: Option<String>,
+    /// How long one Redis command (or connection attempt) may take before it counts as failed.
+    #[serde(alias = "redisTimeoutMs")]
+    pub redis_timeout_ms: Option<u64>,
     /// Where HTTP rate-limit buckets live: `memory` (per replica, the default) or `redis`.
     #[serde(alias = "rateLimitStore")]
     pub rate_limit_store: Option<RateLimitStore>,

@@ -40,6 +40,14 @@ impl ServerConfig {
                 )));
             }
         }
+        if let Some(t) = self.redis_timeout_ms {
+            if !(1..=60_000).contains(&t) {
+                return Err(invalid(format!(
+                    "{} must be 1 to 60000 (milliseconds)",
+                    self.name("redis_timeout_ms")
+                )));
+            }
+        }
         let Some(url) = self.redis_url.as_deref().filter(|u| !u.trim().is_empty()) else {
             if let Some(RateLimitStore::Redis) = self.rate_limit_store {
                 let store = self.name("rate_limit_store");
@@ -77,12 +85,16 @@ impl ServerConfig {
             .redis_prefix
             .clone()
             .unwrap_or_else(|| crate::redis::DEFAULT_PREFIX.to_string());
-        crate::redis::Redis::open(url.trim(), prefix).map_err(|e| {
+        let r = crate::redis::Redis::open(url.trim(), prefix).map_err(|e| {
             invalid(format!(
                 "{} is not a Redis URL: {e}",
                 self.name("redis_url")
             ))
-        })
+        })?;
+        if let Some(t) = ms(self.redis_timeout_ms) {
+            r.set_timeout(t);
+        }
+        Ok(r)
     }
 
     /// The deployment's Redis handle when `redis_url` is set (a new handle: nothing connects yet).
@@ -202,6 +214,12 @@ impl ServerConfig {
                 *field = n;
             }
         }
+        if self.task_lease_ms.is_some_and(|t| t < 100) {
+            return Err(invalid(format!(
+                "{} must be at least 100 (milliseconds)",
+                self.name("task_lease_ms")
+            )));
+        }
         Ok(o)
     }
 
@@ -230,8 +248,14 @@ impl ServerConfig {
     /// These options (not the identity) on `b`: [`ServerOptions`] and the task settings.
     pub fn apply_to(&self, b: ServerBuilder) -> Result<ServerBuilder> {
         let mut b = b.options(self.server_options()?);
-        if self.task_ttl_ms.is_some() || self.task_poll_interval_ms.is_some() {
+        if self.task_ttl_ms.is_some()
+            || self.task_poll_interval_ms.is_some()
+            || self.task_lease_ms.is_some()
+        {
             let mut t = crate::tasks::TaskConfig::default();
+            if let Some(d) = ms(self.task_lease_ms) {
+                t = t.lease(d);
+            }
             if let Some(d) = ms(self.task_ttl_ms) {
                 t = t.ttl(Some(d));
             }

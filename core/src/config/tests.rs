@@ -300,3 +300,15 @@ fn a_host_builder_declares_by_name_and_refuses_an_unknown_capability() {
         "declare: unknown capability \"sampling\" (tools, resources or prompts)"
     );
 }
+
+#[cfg(feature = "redis")]
+#[test]
+fn the_config_sets_the_command_timeout() {
+    let c = Config::from_json(serde_json::json!({
+        "name": "n", "version": "1", "redis_url": "redis://127.0.0.1:1/",
+        "state_key": "0123456789abcdef", "redisTimeoutMs": 250
+    }))
+    .unwrap();
+    let r = c.server.redis().unwrap().expect("a handle");
+    assert_eq!(r.timeout(), Duration::from_millis(250));
+}

@@ -38,8 +38,9 @@ pub use ::redis::RedisError;
 /// The key prefix by default: every key and channel of oxmcp starts with it.
 pub const DEFAULT_PREFIX: &str = "oxmcp:";
 
-/// How long one command (or a connection attempt) may take before it counts as a failure: a
-/// replica whose Redis is slow answers with its fallback instead of hanging its clients.
+/// How long one command (or a connection attempt) may take before it counts as a failure, by
+/// default: a replica whose Redis is slow answers with its fallback instead of hanging its
+/// clients. [`Redis::set_timeout`] changes it (a Redis further away than one round trip in this).
 pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// Longest wait between two reconnection attempts of the subscriber.
@@ -84,6 +85,8 @@ struct Shared {
     unpublished: std::sync::atomic::AtomicU64,
     warned_ms: std::sync::atomic::AtomicU64,
     epoch: std::time::Instant,
+    /// The command timeout, in ms (see [`COMMAND_TIMEOUT`]).
+    timeout_ms: std::sync::atomic::AtomicU64,
 }
 
 #[derive(Clone)]
@@ -170,8 +173,26 @@ impl Redis {
                 unpublished: Default::default(),
                 warned_ms: Default::default(),
                 epoch: std::time::Instant::now(),
+                timeout_ms: (COMMAND_TIMEOUT.as_millis() as u64).into(),
             }),
         })
+    }
+
+    /// How long one command or connection attempt may take (by default [`COMMAND_TIMEOUT`]).
+    /// Set it before the first command: the connection is configured when it starts.
+    pub fn set_timeout(&self, t: Duration) {
+        let ms = (t.as_millis() as u64).max(1);
+        self.shared
+            .timeout_ms
+            .store(ms, std::sync::atomic::Ordering::Relaxed);
+    }
+    /// The command timeout.
+    pub fn timeout(&self) -> Duration {
+        Duration::from_millis(
+            self.shared
+                .timeout_ms
+                .load(std::sync::atomic::Ordering::Relaxed),
+        )
     }
 
     /// The URL, its password hidden.
@@ -219,9 +240,10 @@ impl Redis {
             })
             .expect("the oxmcp-redis thread");
         let rt = hrx.recv().expect("the oxmcp-redis runtime handle");
+        let timeout = self.timeout();
         let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(COMMAND_TIMEOUT))
-            .set_response_timeout(Some(COMMAND_TIMEOUT))
+            .set_connection_timeout(Some(timeout))
+            .set_response_timeout(Some(timeout))
             .set_number_of_retries(2)
             .set_max_delay(Duration::from_millis(500));
         let conn = {
@@ -234,6 +256,7 @@ impl Redis {
             self.shared.client.clone(),
             self.shared.prefix.clone(),
             self.shared.shown.clone(),
+            timeout,
             Arc::downgrade(&self.shared.channels),
             srx,
         ));
@@ -249,8 +272,8 @@ impl Redis {
         }
     }
 
-    /// Run `f` with the command connection on the Redis runtime; fails after
-    /// [`COMMAND_TIMEOUT`] (the manager reconnects by itself after an I/O error).
+    /// Run `f` with the command connection on the Redis runtime; fails after twice the command
+    /// timeout (the manager retries once within it, and reconnects by itself after an I/O error).
     pub async fn run<T, F>(&self, f: F) -> Result<T, RedisError>
     where
         T: Send + 'static,
@@ -258,9 +281,10 @@ impl Redis {
     {
         let io = self.io();
         let fut = f(io.conn.clone());
+        let limit = self.timeout() * 2;
         let task = io
             .rt
-            .spawn(async move { tokio::time::timeout(COMMAND_TIMEOUT * 2, fut).await });
+            .spawn(async move { tokio::time::timeout(limit, fut).await });
         match task.await {
             Ok(Ok(r)) => r,
             Ok(Err(_)) => Err(timeout_error()),
@@ -285,7 +309,7 @@ impl Redis {
             .await
     }
 
-    /// Whether Redis answers a PING within [`COMMAND_TIMEOUT`].
+    /// Whether Redis answers a PING within the command timeout.
     pub async fn ping(&self) -> bool {
         self.query::<String>(::redis::cmd("PING")).await.is_ok()
     }
@@ -394,6 +418,7 @@ async fn subscriber(
     client: ::redis::Client,
     prefix: String,
     shown: String,
+    timeout: Duration,
     channels: Weak<Channels>,
     mut new: mpsc::UnboundedReceiver<String>,
 ) {
@@ -416,7 +441,7 @@ async fn subscriber(
             }
             Ok::<_, RedisError>((sink, stream))
         };
-        match tokio::time::timeout(COMMAND_TIMEOUT, attempt).await {
+        match tokio::time::timeout(timeout, attempt).await {
             Ok(Ok((mut sink, mut stream))) => {
                 if failing || connected_once {
                     tracing::info!(url = %shown, "redis: subscriber connected again");
@@ -444,14 +469,14 @@ async fn subscriber(
                         },
                         n = new.recv() => match n {
                             Some(n) => {
-                                if tokio::time::timeout(COMMAND_TIMEOUT, sink.subscribe(&n)).await.map_or(true, |r| r.is_err()) {
+                                if tokio::time::timeout(timeout, sink.subscribe(&n)).await.map_or(true, |r| r.is_err()) {
                                     break;
                                 }
                             }
                             None => return,
                         },
                         _ = ping.tick() => {
-                            let ok = tokio::time::timeout(COMMAND_TIMEOUT, sink.ping::<::redis::Value>()).await;
+                            let ok = tokio::time::timeout(timeout, sink.ping::<::redis::Value>()).await;
                             if !matches!(ok, Ok(Ok(_))) {
                                 break;
                             }

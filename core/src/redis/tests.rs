@@ -319,3 +319,55 @@ async fn two_replicas_share_one_bucket_and_fall_back_when_redis_is_down() {
     assert!(a.check_keyed("alice", "alice", 2).await.is_ok());
     assert!(a.check_keyed("alice", "alice", 1).await.is_err());
 }
+
+#[tokio::test]
+async fn a_task_lease_lapses_unless_renewed() {
+    use crate::tasks::{TaskRecord, TaskStore};
+    let server = RedisServer::start();
+    let store = crate::redis::RedisTaskStore::new(Redis::open(&server.url(), "t:").unwrap());
+    let mut rec = TaskRecord::new("t1".into(), String::new(), Some(60_000), None);
+    rec.lease_ms = Some(300);
+    store.insert(rec.clone()).await.unwrap();
+    let mut other = TaskRecord::new("t2".into(), String::new(), Some(60_000), None);
+    other.lease_ms = Some(300);
+    store.insert(other).await.unwrap();
+    let ids = || vec!["t1".to_string(), "t2".to_string()];
+    assert!(
+        store.lapsed(ids()).await.unwrap().is_empty(),
+        "held from insert on"
+    );
+    for _ in 0..4 {
+        tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+        store
+            .renew_leases(vec!["t1".into()], std::time::Duration::from_millis(300))
+            .await
+            .unwrap();
+    }
+    assert_eq!(store.lapsed(ids()).await.unwrap(), vec!["t2".to_string()]);
+    store.remove("t1").await.unwrap();
+    assert_eq!(
+        store.lapsed(ids()).await.unwrap(),
+        ids(),
+        "removed with its record"
+    );
+}
+
+/// The command timeout is the handle's option: against a Redis that accepts connections and
+/// never answers (a partition), a command fails within twice the timeout, not the default's.
+#[tokio::test]
+async fn the_command_timeout_bounds_a_silent_redis() {
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = silent.local_addr().unwrap();
+    let r = Redis::open(&format!("redis://{addr}/"), "t:").unwrap();
+    assert_eq!(r.timeout(), COMMAND_TIMEOUT);
+    r.set_timeout(Duration::from_millis(150));
+    assert_eq!(r.timeout(), Duration::from_millis(150));
+    let t0 = std::time::Instant::now();
+    assert!(!r.ping().await, "a silent Redis does not answer");
+    let took = t0.elapsed();
+    assert!(
+        took < Duration::from_millis(800),
+        "took {took:?}: not bounded by the 150 ms timeout"
+    );
+    drop(silent);
+}

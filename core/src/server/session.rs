@@ -169,8 +169,8 @@ impl LegacySession {
         self
     }
 
-    /// This process's copy of a stored session, loaded for `caller` (who becomes the owner
-    /// seen by event filters when it is the owner).
+    /// This process's copy of a stored session, loaded for `caller`, who passed the owner check
+    /// on the stored record (so the owner seen by event filters is the record's).
     fn from_record(rec: &SessionRecord, caller: Option<&crate::identity::Caller>) -> Self {
         let mut s = Self::new(
             Some(rec.id.clone()),
@@ -373,8 +373,14 @@ impl SessionTable {
         if !is_session_id(id) {
             return Ok(None);
         }
+        // The owner check comes first, from the stored owner: another caller's request neither
+        // gets the session nor keeps it alive, nor makes this process load a copy of it.
+        let user = caller.map(|c| c.key());
         if !self.store.is_shared() {
             if let Some(s) = self.cached(id) {
+                if !s.usable_by(caller) {
+                    return Ok(None);
+                }
                 if !self.store.keep_alive(id, self.idle).await? {
                     self.evict(id);
                     return Ok(None);
@@ -383,11 +389,14 @@ impl SessionTable {
                 return Ok(Some(s));
             }
         }
-        let rec = self.store.touch(id, self.idle).await?;
+        let rec = self.store.touch(id, self.idle, user.as_deref()).await?;
         let Some(rec) = rec else {
             self.evict(id);
             return Ok(None);
         };
+        if !rec.usable_by(user.as_deref()) {
+            return Ok(None);
+        }
         let s = {
             let mut map = self.map();
             match map.get(id) {

@@ -2,7 +2,9 @@
 //! `redis`), on the server's [`Redis`] handle.
 //!
 //! Keys (under the prefix): `session:<id>`, a hash — `rec` (the record's fixed part as JSON:
-//! version, client info and capabilities, owner key), `level` (the `logging/setLevel` level),
+//! version, client info and capabilities, owner key), `owner` (`=` and the owner key, absent for
+//! a session anyone may use: what `touch` checks before it restarts the TTL), `level` (the
+//! `logging/setLevel` level),
 //! one `s:<uri>` field per subscription — and `session:<id>:cx`, a list of the last
 //! [`MAX_CANCELLED`] cancelled request ids. Both expire together after the session's idle TTL,
 //! restarted by every use (`touch`). Every operation is one Lua script, so a change never
@@ -26,6 +28,7 @@ static CREATE: Lua = Lua::new(
     r#"
 redis.call('DEL', KEYS[1], KEYS[2])
 redis.call('HSET', KEYS[1], 'rec', ARGV[1])
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'owner', ARGV[3]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 "#,
@@ -35,8 +38,11 @@ static TOUCH: Lua = Lua::new(
     r#"
 local rec = redis.call('HGET', KEYS[1], 'rec')
 if not rec then return false end
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
-redis.call('PEXPIRE', KEYS[2], ARGV[1])
+local owner = redis.call('HGET', KEYS[1], 'owner')
+if (not owner) or owner == ARGV[2] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  redis.call('PEXPIRE', KEYS[2], ARGV[1])
+end
 local level = redis.call('HGET', KEYS[1], 'level') or ''
 local subs = {}
 for _, f in ipairs(redis.call('HKEYS', KEYS[1])) do
@@ -102,6 +108,11 @@ fn err(e: crate::redis::RedisError) -> SessionStoreError {
     SessionStoreError(format!("redis: {e}"))
 }
 
+/// The `owner` field for an owner key: `=` first, so that an empty key is still an owner.
+fn owner_field(key: &str) -> String {
+    format!("={key}")
+}
+
 fn ms(d: Duration) -> String {
     d.as_millis().max(1).to_string()
 }
@@ -114,6 +125,7 @@ impl SessionStore for RedisSessionStore {
     ) -> BoxFuture<Result<(), SessionStoreError>> {
         let redis = self.redis.clone();
         let keys = self.keys(&rec.id);
+        let owner = rec.owner.as_deref().map(owner_field).unwrap_or_default();
         let fixed = Fixed {
             version: rec.version,
             client_info: rec.client_info,
@@ -124,7 +136,7 @@ impl SessionStore for RedisSessionStore {
             let json =
                 serde_json::to_string(&fixed).map_err(|e| SessionStoreError(e.to_string()))?;
             redis
-                .eval::<i64>(&CREATE, keys, vec![json, ms(ttl)])
+                .eval::<i64>(&CREATE, keys, vec![json, ms(ttl), owner])
                 .await
                 .map(|_| ())
                 .map_err(err)
@@ -135,13 +147,18 @@ impl SessionStore for RedisSessionStore {
         &self,
         id: &str,
         ttl: Duration,
+        user: Option<&str>,
     ) -> BoxFuture<Result<Option<SessionRecord>, SessionStoreError>> {
         let redis = self.redis.clone();
         let keys = self.keys(id);
         let id = id.to_string();
+        // Never equal to a stored owner field when there is no user (those start with `=`).
+        let user = user.map(owner_field).unwrap_or_default();
         Box::pin(async move {
-            let got: Option<(String, String, Vec<String>, Vec<String>)> =
-                redis.eval(&TOUCH, keys, vec![ms(ttl)]).await.map_err(err)?;
+            let got: Option<(String, String, Vec<String>, Vec<String>)> = redis
+                .eval(&TOUCH, keys, vec![ms(ttl), user])
+                .await
+                .map_err(err)?;
             let Some((rec, level, subscriptions, cancelled)) = got else {
                 return Ok(None);
             };
@@ -260,7 +277,7 @@ mod tests {
         let ttl = Duration::from_millis(400);
         a.create(rec("s1"), ttl).await.unwrap();
         let got = b
-            .touch("s1", ttl)
+            .touch("s1", ttl, Some("alice"))
             .await
             .unwrap()
             .expect("B sees A's session");
@@ -287,7 +304,7 @@ mod tests {
                 .await
                 .unwrap());
         }
-        let got = b.touch("s1", ttl).await.unwrap().unwrap();
+        let got = b.touch("s1", ttl, Some("alice")).await.unwrap().unwrap();
         assert_eq!(got.log_level, Some(LogLevel::Error));
         assert_eq!(got.subscriptions, vec!["file:///a b".to_string()]);
         assert_eq!(got.cancelled.len(), MAX_CANCELLED);
@@ -295,17 +312,17 @@ mod tests {
         // Use keeps it alive past its TTL; disuse ends it.
         for _ in 0..3 {
             tokio::time::sleep(Duration::from_millis(250)).await;
-            assert!(a.touch("s1", ttl).await.unwrap().is_some());
+            assert!(a.touch("s1", ttl, Some("alice")).await.unwrap().is_some());
         }
         tokio::time::sleep(Duration::from_millis(600)).await;
-        assert_eq!(b.touch("s1", ttl).await.unwrap(), None);
+        assert_eq!(b.touch("s1", ttl, Some("alice")).await.unwrap(), None);
         assert!(
             !a.update("s1", SessionChange::Subscribe("x".into()))
                 .await
                 .unwrap(),
             "no resurrection"
         );
-        assert_eq!(b.touch("s1", ttl).await.unwrap(), None);
+        assert_eq!(b.touch("s1", ttl, Some("alice")).await.unwrap(), None);
         // DELETE.
         a.create(rec("s2"), ttl).await.unwrap();
         assert!(b.remove("s2").await.unwrap());
@@ -331,7 +348,10 @@ mod tests {
         let a = RedisSessionStore::new(Redis::open(&server.url(), "t:").unwrap());
         a.create(rec("s1"), Duration::from_secs(60)).await.unwrap();
         server.stop();
-        assert!(a.touch("s1", Duration::from_secs(60)).await.is_err());
+        assert!(a
+            .touch("s1", Duration::from_secs(60), Some("alice"))
+            .await
+            .is_err());
         assert!(a
             .signal(SessionSignal::Ended {
                 session: "s1".into()

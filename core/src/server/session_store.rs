@@ -117,19 +117,23 @@ pub trait SessionStore: Send + Sync + 'static {
     /// Store a new session, alive for `ttl` unless used.
     fn create(&self, rec: SessionRecord, ttl: Duration)
         -> BoxFuture<Result<(), SessionStoreError>>;
-    /// A use of the session: its record, with its TTL restarted; `None` when it is gone
+    /// A use of the session by `user` (a caller's identity key; `None` without auth): its
+    /// record, with its TTL restarted only when `user` may use it (the record's owner, or a
+    /// session with no owner), decided from the stored owner before anything changes (the
+    /// server then answers another caller as if there were no session); `None` when it is gone
     /// (deleted, expired, never existed).
     fn touch(
         &self,
         id: &str,
         ttl: Duration,
+        user: Option<&str>,
     ) -> BoxFuture<Result<Option<SessionRecord>, SessionStoreError>>;
-    /// [`touch`](Self::touch) without reading the record back: `Ok(false)` when the session is
-    /// gone. A store that is not shared has nothing newer than this process's own copy, so the
-    /// server uses this for every request of a session it already holds (no record clone on
-    /// the legacy hot path).
+    /// [`touch`](Self::touch) by the owner, without reading the record back: `Ok(false)` when
+    /// the session is gone. A store that is not shared has nothing newer than this process's
+    /// own copy, so the server uses this for every request of a session it already holds, once
+    /// its owner check passed (no record clone on the legacy hot path).
     fn keep_alive(&self, id: &str, ttl: Duration) -> BoxFuture<Result<bool, SessionStoreError>> {
-        let touched = self.touch(id, ttl);
+        let touched = self.touch(id, ttl, None);
         Box::pin(async move { touched.await.map(|r| r.is_some()) })
     }
     /// Apply one change; `Ok(false)` when the session is gone.
@@ -195,6 +199,7 @@ impl SessionStore for InMemorySessionStore {
         &self,
         id: &str,
         ttl: Duration,
+        user: Option<&str>,
     ) -> BoxFuture<Result<Option<SessionRecord>, SessionStoreError>> {
         let now = Instant::now();
         let mut map = self.map();
@@ -204,7 +209,9 @@ impl SessionStore for InMemorySessionStore {
                 None
             }
             Some((rec, deadline)) => {
-                *deadline = now + ttl;
+                if rec.usable_by(user) {
+                    *deadline = now + ttl;
+                }
                 Some(rec.clone())
             }
             None => None,
@@ -248,6 +255,15 @@ impl SessionStore for InMemorySessionStore {
 }
 
 impl SessionRecord {
+    /// May the caller with identity key `user` use this session? Its owner only; a session
+    /// created without auth is anyone's.
+    pub fn usable_by(&self, user: Option<&str>) -> bool {
+        match &self.owner {
+            None => true,
+            Some(o) => user == Some(o.as_str()),
+        }
+    }
+
     /// Apply `change`; cancellations are kept only when `keep_cancels` (a shared store).
     pub fn apply(&mut self, change: &SessionChange, keep_cancels: bool) {
         match change {
@@ -298,7 +314,7 @@ pub(crate) mod tests {
         for _ in 0..3 {
             tokio::time::sleep(Duration::from_millis(80)).await;
             assert!(
-                s.touch("a", ttl).await.unwrap().is_some(),
+                s.touch("a", ttl, Some("alice")).await.unwrap().is_some(),
                 "use restarts the TTL"
             );
         }
@@ -314,7 +330,7 @@ pub(crate) mod tests {
             .update("a", SessionChange::Cancelled("7".into()))
             .await
             .unwrap());
-        let r = s.touch("a", ttl).await.unwrap().unwrap();
+        let r = s.touch("a", ttl, Some("alice")).await.unwrap().unwrap();
         assert_eq!(r.log_level, Some(LogLevel::Error));
         assert_eq!(r.subscriptions, vec!["file:///x".to_string()]);
         assert!(
@@ -322,7 +338,11 @@ pub(crate) mod tests {
             "one process needs no stored cancels"
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
-        assert_eq!(s.touch("a", ttl).await.unwrap(), None, "expired");
+        assert_eq!(
+            s.touch("a", ttl, Some("alice")).await.unwrap(),
+            None,
+            "expired"
+        );
         assert!(!s
             .update("a", SessionChange::Unsubscribe("x".into()))
             .await

@@ -5,6 +5,15 @@
 //! Every change to a record goes through [`TaskEngine::mutate`]: read, change, compare-and-set
 //! on the version, retry; a change that happened publishes the new `DetailedTask` on the event
 //! bus (`notifications/tasks` for `subscriptions/listen` streams).
+//!
+//! Tasks that always end, on a shared store:
+//! - a running task holds a lease (`TaskConfig::lease`) that the keeper task of this process
+//!   renews every third of it; a task whose lease lapsed (the process running it died) is failed
+//!   by whichever replica next reads it ([`TaskEngine::unless_orphaned`]);
+//! - a task's end that the store does not accept (unreachable) waits in a bounded outbox, written
+//!   again by the keeper until the store takes it, its lease renewed meanwhile;
+//! - progress messages never wait on the store: the latest one is written, earlier ones are
+//!   skipped while a write is under way.
 
 use super::record::{now_ms, TaskRecord, TaskStatus};
 use super::TaskConfig;
@@ -15,6 +24,7 @@ use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
@@ -30,6 +40,58 @@ struct Live {
     /// Answers already delivered: a handler that asks the same key again gets the same answer
     /// (the key is never reused for a different request, as the spec requires).
     answered: HashMap<String, Value>,
+    /// The latest progress message not written yet, and whether a writer is under way.
+    progress: Option<String>,
+    writing: bool,
+}
+
+impl Live {
+    fn new(cancel: CancellationToken) -> Self {
+        Self {
+            cancel,
+            waiting: HashMap::new(),
+            answered: HashMap::new(),
+            progress: None,
+            writing: false,
+        }
+    }
+}
+
+/// A task's end, as `TaskEngine::finish` writes it.
+#[derive(Clone)]
+struct End {
+    status: TaskStatus,
+    result: Option<Value>,
+    error: Option<Value>,
+    message: Option<String>,
+    /// Its size as JSON, counted against [`OUTBOX_MAX_BYTES`].
+    bytes: usize,
+}
+
+/// Most task ends one process holds while the store is unreachable, and their bytes: an end past
+/// either is dropped with a warning (its task then fails when its lease lapses).
+pub(crate) const OUTBOX_MAX: usize = 10_000;
+pub(crate) const OUTBOX_MAX_BYTES: usize = 64 << 20;
+
+/// The ends the store has not accepted yet, by task id.
+#[derive(Default)]
+struct Outbox {
+    ends: HashMap<String, End>,
+    bytes: usize,
+}
+
+/// How often the keeper retries the outbox at most (and at least every lease third).
+const RETRY_EVERY: Duration = Duration::from_millis(500);
+
+/// What a task failed by a lapsed lease says.
+pub(crate) const STOPPED: &str = "The server running this task stopped";
+
+/// Why a change was not made.
+enum Fault {
+    /// The store failed (unreachable, say).
+    Store(super::StoreError),
+    /// The record kept changing under the compare-and-set.
+    Busy,
 }
 
 pub(crate) struct TaskEngine {
@@ -39,6 +101,9 @@ pub(crate) struct TaskEngine {
     last_purge_ms: AtomicU64,
     /// Set once this engine hears the bus for `Event::TaskControl` (from its first task on).
     watching: std::sync::OnceLock<()>,
+    /// Set once the keeper (lease renewal, outbox) runs, on this runtime (from the first task).
+    keeper: std::sync::OnceLock<tokio::runtime::Handle>,
+    outbox: Mutex<Outbox>,
 }
 
 fn not_found() -> McpError {
@@ -66,7 +131,109 @@ impl TaskEngine {
             live: Mutex::new(HashMap::new()),
             last_purge_ms: AtomicU64::new(0),
             watching: std::sync::OnceLock::new(),
+            keeper: std::sync::OnceLock::new(),
+            outbox: Mutex::new(Outbox::default()),
         }
+    }
+
+    fn outbox(&self) -> std::sync::MutexGuard<'_, Outbox> {
+        self.outbox.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether this process is running task `id` or holds its end (its lease is renewed here).
+    fn holds(&self, id: &str) -> bool {
+        self.live().contains_key(id) || self.outbox().ends.contains_key(id)
+    }
+
+    /// Start the keeper: every [`RETRY_EVERY`] (or lease third, if shorter) it writes the held
+    /// ends the store accepts now, and every lease third it renews the leases of the tasks held
+    /// here. Ends with the engine.
+    fn keep(self: &Arc<Self>) {
+        self.keeper.get_or_init(|| {
+            let me = Arc::downgrade(self);
+            let every = (self.config.lease / 3).max(Duration::from_millis(10));
+            let tick = every.min(RETRY_EVERY);
+            tokio::spawn(async move {
+                let mut renewed: Option<tokio::time::Instant> = None;
+                loop {
+                    tokio::time::sleep(tick).await;
+                    let Some(engine) = me.upgrade() else { return };
+                    engine.flush().await;
+                    if renewed.is_some_and(|t| t.elapsed() + tick < every) {
+                        continue;
+                    }
+                    let ids: Vec<String> = {
+                        let mut ids: Vec<String> = engine.live().keys().cloned().collect();
+                        ids.extend(engine.outbox().ends.keys().cloned());
+                        ids
+                    };
+                    if ids.is_empty() {
+                        renewed = Some(tokio::time::Instant::now());
+                        continue;
+                    }
+                    match engine
+                        .config
+                        .store
+                        .renew_leases(ids, engine.config.lease)
+                        .await
+                    {
+                        Ok(()) => renewed = Some(tokio::time::Instant::now()),
+                        // Retried next tick; a partition longer than the lease lets other
+                        // replicas fail these tasks.
+                        Err(e) => tracing::debug!(error = %e, "task leases not renewed"),
+                    }
+                }
+            });
+            tokio::runtime::Handle::current()
+        });
+    }
+
+    /// Write the held ends the store accepts now; stops at the first store failure.
+    async fn flush(&self) {
+        let ids: Vec<String> = self.outbox().ends.keys().cloned().collect();
+        let mut written = 0usize;
+        for id in ids {
+            let Some(end) = self.outbox().ends.get(&id).cloned() else {
+                continue;
+            };
+            match self.write_end(&id, &end).await {
+                Err(Fault::Store(_)) => break,
+                r => {
+                    let mut ob = self.outbox();
+                    if let Some(e) = ob.ends.remove(&id) {
+                        ob.bytes -= e.bytes;
+                    }
+                    drop(ob);
+                    match r {
+                        Ok(()) => written += 1,
+                        _ => tracing::error!(task = %id, "could not record the end of a task"),
+                    }
+                }
+            }
+        }
+        if written > 0 {
+            let left = self.outbox().ends.len();
+            tracing::info!(
+                written,
+                left,
+                "task store reachable again: held task ends written"
+            );
+        }
+    }
+
+    /// Hold the end of task `id` until the store accepts it (see [`Self::flush`]).
+    fn hold(&self, id: &str, end: End, error: &super::StoreError) {
+        let mut ob = self.outbox();
+        let old = ob.ends.get(id).map_or(0, |e| e.bytes);
+        if ob.ends.len() >= OUTBOX_MAX || ob.bytes - old + end.bytes > OUTBOX_MAX_BYTES {
+            tracing::warn!(task = %id, held = ob.ends.len(), bytes = ob.bytes, max = OUTBOX_MAX, max_bytes = OUTBOX_MAX_BYTES,
+                "task outbox full: the end of this task is dropped (it fails once its lease lapses)");
+            return;
+        }
+        ob.bytes = ob.bytes - old + end.bytes;
+        ob.ends.insert(id.to_string(), end);
+        tracing::warn!(task = %id, error = %error, held = ob.ends.len(),
+            "task store unreachable: the end of this task is held and written once the store accepts it");
     }
 
     /// Hear the cancels and input answers that other processes sharing the bus received for
@@ -128,7 +295,8 @@ impl TaskEngine {
             live.retain(|_, l| !l.cancel.is_cancelled());
         }
         self.watch();
-        let rec = TaskRecord::new(
+        self.keep();
+        let mut rec = TaskRecord::new(
             new_id(),
             owner.to_string(),
             self.config.ttl.map(|t| t.as_millis() as u64),
@@ -151,14 +319,8 @@ impl TaskEngine {
             )
             .with_status(429));
         }
-        self.live().insert(
-            rec.id.clone(),
-            Live {
-                cancel,
-                waiting: HashMap::new(),
-                answered: HashMap::new(),
-            },
-        );
+        rec.lease_ms = Some(self.config.lease.as_millis().max(1) as u64);
+        self.live().insert(rec.id.clone(), Live::new(cancel));
         if let Err(e) = self.config.store.insert(rec.clone()).await {
             self.live().remove(&rec.id);
             if let Some(b) = budget {
@@ -195,7 +357,61 @@ impl TaskEngine {
                 "Failed to retrieve task: Task has expired",
             ));
         }
-        Ok(rec)
+        Ok(self.unless_orphaned(rec).await)
+    }
+
+    /// `rec` as read, unless it is still running by its record while the lease of the process
+    /// running it lapsed: that process stopped, and nothing else would ever settle the task, so
+    /// it ends `failed` now (first terminal state wins, as everywhere). Any read of a task
+    /// passes through here (or [`Self::settle_orphans`]). A store failure leaves the record as
+    /// read.
+    pub(crate) async fn unless_orphaned(&self, rec: TaskRecord) -> TaskRecord {
+        let mut out = self.settle_orphans(vec![rec]).await;
+        out.pop().expect("one record in, one out")
+    }
+
+    /// [`Self::unless_orphaned`] for several records, with one store round trip for their
+    /// leases (`subscriptions/listen` reads many tasks at once).
+    pub(crate) async fn settle_orphans(&self, mut recs: Vec<TaskRecord>) -> Vec<TaskRecord> {
+        let running: Vec<String> = recs
+            .iter()
+            .filter(|r| !r.status.is_terminal() && r.lease_ms.is_some() && !self.holds(&r.id))
+            .map(|r| r.id.clone())
+            .collect();
+        if running.is_empty() {
+            return recs;
+        }
+        let Ok(lapsed) = self.config.store.lapsed(running).await else {
+            return recs;
+        };
+        let error = McpError::internal(STOPPED).to_json();
+        for rec in recs.iter_mut().filter(|r| lapsed.contains(&r.id)) {
+            let mut failed_here = false;
+            let r = self
+                .mutate(&rec.id, |r| {
+                    failed_here = false;
+                    if r.status.is_terminal() {
+                        return false;
+                    }
+                    r.status = TaskStatus::Failed;
+                    r.result = None;
+                    r.error = Some(error.clone());
+                    r.status_message = Some(STOPPED.to_string());
+                    r.input_requests.clear();
+                    failed_here = true;
+                    true
+                })
+                .await;
+            if let Ok(Some(now)) = r {
+                if failed_here {
+                    tracing::warn!(task = %now.id, "the lease of a running task lapsed (the server running it stopped): the task is failed");
+                    // Its end, for the audit log: the replica that ran it could not record it.
+                    tracing::info!(target: "oxmcp::audit", owner = %now.owner, task = %now.id, outcome = "failed", error_class = STOPPED, "task");
+                }
+                *rec = now;
+            }
+        }
+        recs
     }
 
     /// Which of `ids` are the caller's own unexpired tasks, read in one store round trip
@@ -204,15 +420,14 @@ impl TaskEngine {
     pub(crate) async fn own(&self, ids: Vec<String>, owner: &str) -> Result<Vec<String>, McpError> {
         let recs = self.config.store.get_many(&ids).await.map_err(store_err)?;
         let now = now_ms();
-        Ok(ids
+        let owned: Vec<TaskRecord> = recs
             .into_iter()
-            .zip(recs)
-            .filter(|(_, r)| {
-                r.as_ref()
-                    .is_some_and(|r| r.owner == owner && !r.is_expired(now))
-            })
-            .map(|(id, _)| id)
-            .collect())
+            .flatten()
+            .filter(|r| r.owner == owner && !r.is_expired(now))
+            .collect();
+        // A read like any other: a task whose process stopped ends failed here (one round trip).
+        let owned = self.settle_orphans(owned).await;
+        Ok(owned.into_iter().map(|r| r.id).collect())
     }
 
     async fn expire(&self, id: &str) {
@@ -227,10 +442,22 @@ impl TaskEngine {
     async fn mutate(
         &self,
         id: &str,
-        mut f: impl FnMut(&mut TaskRecord) -> bool,
+        f: impl FnMut(&mut TaskRecord) -> bool,
     ) -> Result<Option<TaskRecord>, McpError> {
+        self.try_mutate(id, f).await.map_err(|e| match e {
+            Fault::Store(e) => store_err(e),
+            Fault::Busy => McpError::internal("Task changed too often to update"),
+        })
+    }
+
+    /// [`Self::mutate`], its failure kept apart (a store failure may be retried later).
+    async fn try_mutate(
+        &self,
+        id: &str,
+        mut f: impl FnMut(&mut TaskRecord) -> bool,
+    ) -> Result<Option<TaskRecord>, Fault> {
         for _ in 0..64 {
-            let Some(mut rec) = self.config.store.get(id).await.map_err(store_err)? else {
+            let Some(mut rec) = self.config.store.get(id).await.map_err(Fault::Store)? else {
                 return Ok(None);
             };
             let expected = rec.version;
@@ -244,7 +471,7 @@ impl TaskEngine {
                 .store
                 .replace(rec.clone(), expected)
                 .await
-                .map_err(store_err)?
+                .map_err(Fault::Store)?
             {
                 self.bus.publish(Event::TaskStatus {
                     owner: rec.owner.clone(),
@@ -253,10 +480,11 @@ impl TaskEngine {
                 return Ok(Some(rec));
             }
         }
-        Err(McpError::internal("Task changed too often to update"))
+        Err(Fault::Busy)
     }
 
-    /// Settle a task (first terminal state wins: a cancelled task stays cancelled).
+    /// Settle a task (first terminal state wins: a cancelled task stays cancelled). When the
+    /// store is unreachable the end is held and written later (see the module docs).
     pub(crate) async fn finish(
         &self,
         id: &str,
@@ -265,25 +493,44 @@ impl TaskEngine {
         error: Option<Value>,
         message: Option<String>,
     ) {
-        let r = self
-            .mutate(id, |rec| {
-                if rec.status.is_terminal() {
-                    return false;
-                }
-                rec.status = status;
-                rec.result = result.clone();
-                rec.error = error.clone();
-                rec.input_requests.clear();
-                if message.is_some() {
-                    rec.status_message = message.clone();
-                }
-                true
-            })
-            .await;
-        if let Err(e) = r {
-            tracing::error!(task = %id, error = %e.message, "could not record the end of a task");
+        let size = |v: &Option<Value>| {
+            v.as_ref()
+                .map_or(0, |v| serde_json::to_vec(v).map_or(0, |b| b.len()))
+        };
+        let bytes = size(&result) + size(&error) + message.as_ref().map_or(0, String::len) + 64;
+        let end = End {
+            status,
+            result,
+            error,
+            message,
+            bytes,
+        };
+        match self.write_end(id, &end).await {
+            Ok(()) => {}
+            Err(Fault::Store(e)) => self.hold(id, end, &e),
+            Err(Fault::Busy) => {
+                tracing::error!(task = %id, "could not record the end of a task (it kept changing)")
+            }
         }
         self.live().remove(id);
+    }
+
+    async fn write_end(&self, id: &str, end: &End) -> Result<(), Fault> {
+        self.try_mutate(id, |rec| {
+            if rec.status.is_terminal() {
+                return false;
+            }
+            rec.status = end.status;
+            rec.result = end.result.clone();
+            rec.error = end.error.clone();
+            rec.input_requests.clear();
+            if end.message.is_some() {
+                rec.status_message = end.message.clone();
+            }
+            true
+        })
+        .await
+        .map(|_| ())
     }
 
     /// `tasks/cancel`: cooperative. The record turns `cancelled` at once and the handler's
@@ -479,18 +726,189 @@ impl TaskEngine {
     }
 
     /// The handler's progress, as the task's `statusMessage` (progress notifications are not
-    /// sent for tasks; the spec leaves them out).
-    pub(crate) async fn set_message(&self, id: &str, message: String) {
-        let _ = self
-            .mutate(id, |rec| {
-                if rec.status != TaskStatus::Working
-                    || rec.status_message.as_deref() == Some(message.as_str())
-                {
-                    return false;
-                }
-                rec.status_message = Some(message.clone());
-                true
-            })
+    /// sent for tasks; the spec leaves them out). Never waits on the store: one writer per task
+    /// writes the latest message, and messages given while it writes replace each other (with
+    /// the store slow or unreachable, a handler reporting progress runs at its own pace).
+    pub(crate) fn set_message(self: &Arc<Self>, id: &str, message: String) {
+        {
+            let mut live = self.live();
+            let Some(l) = live.get_mut(id) else { return };
+            l.progress = Some(message);
+            if l.writing {
+                return;
+            }
+            l.writing = true;
+        }
+        let Some(rt) = self.keeper.get() else { return };
+        let (me, id) = (self.clone(), id.to_string());
+        rt.spawn(async move {
+            loop {
+                let message = {
+                    let mut live = me.live();
+                    let Some(l) = live.get_mut(&id) else { return };
+                    match l.progress.take() {
+                        Some(m) => m,
+                        None => {
+                            l.writing = false;
+                            return;
+                        }
+                    }
+                };
+                let _ = me
+                    .try_mutate(&id, |rec| {
+                        if rec.status != TaskStatus::Working
+                            || rec.status_message.as_deref() == Some(message.as_str())
+                        {
+                            return false;
+                        }
+                        rec.status_message = Some(message.clone());
+                        true
+                    })
+                    .await;
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tasks::store::{InMemoryTaskStore, StoreError, TaskStore};
+    use crate::BoxFuture;
+    use std::sync::atomic::AtomicBool;
+
+    /// The in-memory store, unreachable while `down` is set.
+    #[derive(Default)]
+    struct Flaky {
+        inner: InMemoryTaskStore,
+        down: AtomicBool,
+        gets: AtomicU64,
+    }
+
+    impl Flaky {
+        fn check(&self) -> Result<(), StoreError> {
+            match self.down.load(Ordering::SeqCst) {
+                true => Err(StoreError("unreachable".into())),
+                false => Ok(()),
+            }
+        }
+    }
+
+    impl TaskStore for Flaky {
+        fn insert(&self, rec: TaskRecord) -> BoxFuture<Result<(), StoreError>> {
+            match self.check() {
+                Ok(()) => self.inner.insert(rec),
+                Err(e) => Box::pin(async move { Err(e) }),
+            }
+        }
+        fn get(&self, id: &str) -> BoxFuture<Result<Option<TaskRecord>, StoreError>> {
+            self.gets.fetch_add(1, Ordering::SeqCst);
+            match self.check() {
+                Ok(()) => self.inner.get(id),
+                Err(e) => Box::pin(async move { Err(e) }),
+            }
+        }
+        fn replace(&self, rec: TaskRecord, expected: u64) -> BoxFuture<Result<bool, StoreError>> {
+            match self.check() {
+                Ok(()) => self.inner.replace(rec, expected),
+                Err(e) => Box::pin(async move { Err(e) }),
+            }
+        }
+        fn remove(&self, id: &str) -> BoxFuture<Result<(), StoreError>> {
+            self.inner.remove(id)
+        }
+        fn purge_expired(&self, now_ms: u64) -> BoxFuture<Result<usize, StoreError>> {
+            self.inner.purge_expired(now_ms)
+        }
+    }
+
+    fn engine(store: Arc<Flaky>, lease: Duration) -> Arc<TaskEngine> {
+        let config = TaskConfig::default().store(store).lease(lease);
+        Arc::new(TaskEngine::new(
+            config,
+            Arc::new(crate::bus::InMemoryBus::new(64)),
+        ))
+    }
+
+    #[tokio::test]
+    async fn an_end_the_store_refuses_is_held_and_written_once_it_is_back() {
+        let store = Arc::new(Flaky::default());
+        let e = engine(store.clone(), Duration::from_millis(300));
+        let rec = e.create("", CancellationToken::new()).await.unwrap();
+        store.down.store(true, Ordering::SeqCst);
+        let result = serde_json::json!({"content": [{"type": "text", "text": "done"}]});
+        e.finish(
+            &rec.id,
+            TaskStatus::Completed,
+            Some(result.clone()),
+            None,
+            None,
+        )
+        .await;
+        assert!(e.holds(&rec.id), "held while the store is down");
+        assert_eq!(e.outbox().ends.len(), 1);
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        store.down.store(false, Ordering::SeqCst);
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
+        loop {
+            let now = store.inner.get(&rec.id).await.unwrap().unwrap();
+            if now.status == TaskStatus::Completed {
+                assert_eq!(now.result, Some(result));
+                break;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "never written: {now:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(!e.holds(&rec.id) && e.outbox().bytes == 0);
+    }
+
+    #[tokio::test]
+    async fn the_outbox_is_bounded_in_bytes() {
+        let store = Arc::new(Flaky::default());
+        let e = engine(store.clone(), Duration::from_secs(30));
+        let a = e.create("", CancellationToken::new()).await.unwrap();
+        let b = e.create("", CancellationToken::new()).await.unwrap();
+        store.down.store(true, Ordering::SeqCst);
+        let big = Value::String("x".repeat(OUTBOX_MAX_BYTES / 2 + 1));
+        e.finish(&a.id, TaskStatus::Completed, Some(big.clone()), None, None)
             .await;
+        e.finish(&b.id, TaskStatus::Completed, Some(big), None, None)
+            .await;
+        assert!(e.holds(&a.id), "the first fits");
+        assert!(
+            !e.holds(&b.id),
+            "the second is past the bytes bound: dropped"
+        );
+        assert!(e.outbox().bytes <= OUTBOX_MAX_BYTES);
+    }
+
+    #[tokio::test]
+    async fn progress_never_waits_on_the_store_and_only_the_latest_is_written() {
+        let store = Arc::new(Flaky::default());
+        let e = engine(store.clone(), Duration::from_secs(30));
+        let rec = e.create("", CancellationToken::new()).await.unwrap();
+        store.down.store(true, Ordering::SeqCst);
+        let t0 = std::time::Instant::now();
+        for i in 0..1000 {
+            e.set_message(&rec.id, format!("step {i}"));
+        }
+        assert!(t0.elapsed() < Duration::from_millis(500), "progress waited");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        store.down.store(false, Ordering::SeqCst);
+        e.set_message(&rec.id, "latest".into());
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
+        loop {
+            let now = store.inner.get(&rec.id).await.unwrap().unwrap();
+            if now.status_message.as_deref() == Some("latest") {
+                break;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "{now:?}");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        // Coalesced: far fewer store reads than messages.
+        assert!(store.gets.load(Ordering::SeqCst) < 100);
     }
 }

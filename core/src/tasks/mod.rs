@@ -28,6 +28,9 @@ use std::time::Duration;
 /// The extension's identifier (capability key, `requiredCapabilities` key).
 pub const EXTENSION_ID: &str = "io.modelcontextprotocol/tasks";
 
+/// The lease of a running task by default ([`TaskConfig::lease`]).
+pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
+
 /// Whether a tool's calls may become tasks (`execution.taskSupport` in `tools/list`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -67,6 +70,10 @@ pub struct TaskConfig {
     pub ttl: Option<Duration>,
     /// The polling interval suggested to clients.
     pub poll_interval: Duration,
+    /// How long a running task's lease lasts: the process running its handler renews it every
+    /// third of this, and a task whose lease lapsed (that process died) is failed by whichever
+    /// replica next reads it. Only a shared store keeps leases.
+    pub lease: Duration,
     /// Where records live.
     pub store: Arc<dyn TaskStore>,
     /// How many tasks each caller holds (`ServerOptions::max_tasks_per_caller`): in this
@@ -82,6 +89,7 @@ impl Default for TaskConfig {
         Self {
             ttl: Some(Duration::from_secs(3600)),
             poll_interval: Duration::from_millis(500),
+            lease: DEFAULT_LEASE,
             store: Arc::new(InMemoryTaskStore::new()),
             quota: Arc::new(InMemoryTaskQuota::default()),
             custom_store: false,
@@ -96,6 +104,11 @@ impl TaskConfig {
     }
     pub fn poll_interval(mut self, p: Duration) -> Self {
         self.poll_interval = p;
+        self
+    }
+    /// At least 100 ms (a shorter one is raised to it: its renewals would outrun Redis).
+    pub fn lease(mut self, lease: Duration) -> Self {
+        self.lease = lease.max(Duration::from_millis(100));
         self
     }
     pub fn store(mut self, s: Arc<dyn TaskStore>) -> Self {
@@ -132,8 +145,9 @@ impl TaskLink {
     ) -> Result<Vec<Value>, crate::error::HandlerError> {
         self.engine.ask(&self.id, reqs, cancel).await
     }
-    pub(crate) async fn set_message(&self, m: String) {
-        self.engine.set_message(&self.id, m).await
+    /// Never waits on the store: see `TaskEngine::set_message`.
+    pub(crate) fn set_message(&self, m: String) {
+        self.engine.set_message(&self.id, m)
     }
 }
 

@@ -57,6 +57,10 @@ pub struct TaskRecord {
     pub error: Option<Value>,
     /// Bumped by every change: the compare-and-set token of [`super::TaskStore::replace`].
     pub version: u64,
+    /// The lease the running process holds on the task, in ms (renewed every third of it); a
+    /// shared store keeps the lease beside the record, created with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease_ms: Option<u64>,
 }
 
 impl TaskRecord {
@@ -80,6 +84,7 @@ impl TaskRecord {
             result: None,
             error: None,
             version: 0,
+            lease_ms: None,
         }
     }
 

@@ -44,6 +44,23 @@ pub trait TaskStore: Send + Sync + 'static {
     /// Drop records past their TTL; returns how many. A store with native expiry (Redis
     /// `PEXPIREAT`) can make this a no-op.
     fn purge_expired(&self, now_ms: u64) -> BoxFuture<Result<usize, StoreError>>;
+    /// Renew for `lease` the leases of these tasks, whose handlers run (or whose ends wait to be
+    /// written) in this process. A store that only this process reads keeps no leases: the
+    /// default does nothing.
+    fn renew_leases(
+        &self,
+        ids: Vec<String>,
+        lease: std::time::Duration,
+    ) -> BoxFuture<Result<(), StoreError>> {
+        let _ = (ids, lease);
+        Box::pin(async { Ok(()) })
+    }
+    /// Which of these tasks (each stored with a `lease_ms`) have no lease any more: the process
+    /// running them stopped renewing it. The default (no leases kept): none.
+    fn lapsed(&self, ids: Vec<String>) -> BoxFuture<Result<Vec<String>, StoreError>> {
+        let _ = ids;
+        Box::pin(async { Ok(Vec::new()) })
+    }
 }
 
 /// The default: a map in this process (lost on restart).
