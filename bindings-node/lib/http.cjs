@@ -23,6 +23,8 @@ function pathOf(url) {
 /**
  * @param {any} native NativeServer
  * @param {Request} request
+ * @param {{ parsedBody?: unknown, stateless?: boolean, peer?: string }} [opts] `peer`: the
+ *   client's address, when the host knows it (the failed-authentication limit's key).
  * @returns {Promise<Response>}
  */
 async function fetchHandler(native, request, opts = {}) {
@@ -38,6 +40,7 @@ async function fetchHandler(native, request, opts = {}) {
     path: pathOf(request.url),
     headers: pairs,
     body,
+    peer: typeof opts.peer === 'string' ? opts.peer : undefined,
   });
   const onAbort = () => exchange.cancel();
   const signal = request.signal;
@@ -159,6 +162,9 @@ async function handleNode(native, req, res, limit, opts = {}) {
     path: req.originalUrl ?? req.url,
     headers,
     body,
+    // The socket's address: the core keys the failed-authentication limit by it (or, from a
+    // trusted proxy, by the client the proxy forwards).
+    peer: req.socket?.remoteAddress,
   });
   let finished = false;
   res.on('close', () => {

@@ -19,9 +19,18 @@ pub struct NativeHttpRequest {
     /// `[name, value]` pairs (repeated names allowed).
     pub headers: Vec<Vec<String>>,
     pub body: Buffer,
+    /// The client's address as the host's socket gives it (`req.socket.remoteAddress`), for the
+    /// failed-authentication limit and trusted proxies; absent when the host does not know it.
+    pub peer: Option<String>,
 }
 
-pub(crate) fn to_core(req: NativeHttpRequest) -> Result<HttpRequest> {
+/// The request, and its client's address (an unparsable one is unknown).
+pub(crate) fn to_core(req: NativeHttpRequest) -> Result<(HttpRequest, Option<std::net::SocketAddr>)> {
+    let peer = req
+        .peer
+        .as_deref()
+        .and_then(|p| p.trim_start_matches('[').trim_end_matches(']').parse().ok())
+        .map(|ip| std::net::SocketAddr::new(ip, 0));
     let method = http::Method::from_bytes(req.method.as_bytes()).map_err(|_| {
         coded(
             Code::Napi(Status::InvalidArg),
@@ -39,12 +48,13 @@ pub(crate) fn to_core(req: NativeHttpRequest) -> Result<HttpRequest> {
             }
         }
     }
-    Ok(HttpRequest {
+    let req = HttpRequest {
         method,
         path: req.path,
         headers,
         body: bytes::Bytes::copy_from_slice(&req.body),
-    })
+    };
+    Ok((req, peer))
 }
 
 /// One in-flight request through `handle`.
@@ -56,13 +66,17 @@ pub struct NativeHttpExchange {
 
 impl NativeHttpExchange {
     /// Start `req` on the runtime; it runs until it answers or `cancel()` drops it.
-    pub(crate) fn start(handler: HttpHandler, req: HttpRequest) -> Self {
+    pub(crate) fn start(
+        handler: HttpHandler,
+        req: HttpRequest,
+        peer: Option<std::net::SocketAddr>,
+    ) -> Self {
         let (tx, rx) = oneshot::channel();
         let cancel = CancellationToken::new();
         let c = cancel.clone();
         napi::bindgen_prelude::spawn(async move {
             tokio::select! {
-                r = handler.handle(req) => { let _ = tx.send(r); }
+                r = handler.handle_full(req, peer, "") => { let _ = tx.send(r); }
                 _ = c.cancelled() => {}
             }
         });

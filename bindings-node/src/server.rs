@@ -467,11 +467,11 @@ impl NativeServer {
     #[napi]
     pub fn handle_http(&self, request: NativeHttpRequest) -> Result<NativeHttpExchange> {
         let handler = self.mount.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        let mut req = to_core(request)?;
+        let (mut req, peer) = to_core(request)?;
         if req.path != "/healthz" {
             req.path = handler.config().path.clone();
         }
-        Ok(NativeHttpExchange::start(handler, req))
+        Ok(NativeHttpExchange::start(handler, req, peer))
     }
 
     /// Stop every transport started from this object and wait for them to finish.

@@ -59,7 +59,7 @@ function createMcpHandler(factory, options = {}) {
         status: 405, headers: { 'content-type': 'application/json', allow: 'POST' },
       });
     }
-    return http.fetchHandler(server.native, request, { stateless: legacy === 'stateless', parsedBody: opts.parsedBody });
+    return http.fetchHandler(server.native, request, { stateless: legacy === 'stateless', parsedBody: opts.parsedBody, peer: opts.peer });
   };
   const notify = {
     toolsChanged: () => get().then((s) => s.sendToolListChanged()),
@@ -109,7 +109,7 @@ function toNodeHandler(handler, _opts) {
     let response;
     try {
       const request = await toWebRequest(req, parsedBody);
-      response = await handler.fetch(request, { parsedBody });
+      response = await handler.fetch(request, { parsedBody, peer: req.socket?.remoteAddress });
     } catch (e) {
       if (!res.headersSent) {
         res.statusCode = e.statusCode ?? 500;
