@@ -101,14 +101,31 @@ async fn stalled_uploads_without_a_token_get_401_before_their_body() {
     assert_eq!(status, 200, "{out}");
 }
 
-/// Idle connections (no request yet) from `from`, held open.
+/// `n` keep-alive connections from `from`, each of which the server has served (a `/healthz`
+/// answered 200), held open. A connection refused (503: the server has not yet let go of one
+/// the test closed) is retried, for at most 5 s.
 async fn hold(from: &str, addr: &str, n: usize) -> Vec<TcpStream> {
+    let deadline = Instant::now() + Duration::from_secs(5);
     let mut held = Vec::new();
-    for _ in 0..n {
-        held.push(connect_from(from, addr).await);
+    while held.len() < n {
+        let mut c = connect_from(from, addr).await;
+        let head = format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\n\r\n");
+        c.write_all(head.as_bytes()).await.unwrap();
+        let mut out = Vec::new();
+        let mut buf = [0u8; 4096];
+        while !out.ends_with(b"}") {
+            match tokio::time::timeout(Duration::from_secs(10), c.read(&mut buf)).await {
+                Ok(Ok(0)) | Ok(Err(_)) | Err(_) => break,
+                Ok(Ok(k)) => out.extend_from_slice(&buf[..k]),
+            }
+        }
+        if out.starts_with(b"HTTP/1.1 200") {
+            held.push(c);
+        } else {
+            assert!(Instant::now() < deadline, "{}", String::from_utf8_lossy(&out));
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
     }
-    // The server counts a connection once it accepted it.
-    tokio::time::sleep(Duration::from_millis(200)).await;
     held
 }
 

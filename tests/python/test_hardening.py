@@ -182,6 +182,70 @@ def test_failed_authentications_are_limited_per_client_address() -> None:
         stop(proc)
 
 
+def tools_list_from(port: int, source: str, token: str | None,
+                    extra: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    """A modern tools/list POST from the source address `source` (any 127.x is this machine)."""
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=(source, 0))
+    try:
+        h = {"content-type": "application/json", "accept": "application/json, text/event-stream",
+             "mcp-protocol-version": MODERN, "mcp-method": "tools/list", **(extra or {})}
+        if token:
+            h["authorization"] = f"Bearer {token}"
+        c.request("POST", "/mcp", json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {
+            "_meta": {"io.modelcontextprotocol/protocolVersion": MODERN,
+                      "io.modelcontextprotocol/clientCapabilities": {}}}}).encode(), h)
+        r = c.getresponse()
+        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
+    finally:
+        c.close()
+
+
+def start_secure_with(env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, str(ROOT / "tests/python/apps/secure.py"), "--http", f"127.0.0.1:{port}"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **env})
+    from procs import wait_listening
+    wait_listening(port, proc)
+    return proc, port
+
+
+def test_behind_a_trusted_proxy_each_forwarded_client_has_its_own_failed_authentication_limit() -> None:
+    """trusted_proxies: a forwarded client that guessed 10 tokens waits; another one behind the
+    same proxy is served. An untrusted peer's X-Forwarded-For is ignored."""
+    proc, port = start_secure_with({"OXMCP_TEST_TRUSTED_PROXIES": '["127.0.0.1"]'})
+    try:
+        def fwd(ip: str) -> dict[str, str]:
+            return {"x-forwarded-for": ip}
+        for i in range(10):
+            assert tools_list_from(port, "127.0.0.1", f"g{i}", fwd("203.0.113.5"))[0] == 401
+        assert tools_list_from(port, "127.0.0.1", "alice-token", fwd("203.0.113.5"))[0] == 429
+        assert tools_list_from(port, "127.0.0.1", "alice-token", fwd("203.0.113.6"))[0] == 200
+        for i in range(10):
+            assert tools_list_from(port, "127.0.0.2", f"g{i}", fwd(f"198.51.100.{i}"))[0] == 401
+        status, _, body = tools_list_from(port, "127.0.0.2", "alice-token", fwd("198.51.100.99"))
+        assert status == 429 and json.loads(body)["error"]["code"] == -31429
+    finally:
+        stop(proc)
+
+
+def test_connections_past_the_per_client_cap_are_refused_while_another_client_is_served() -> None:
+    import socket
+    proc, port = start_secure_with({"OXMCP_TEST_MAX_CONNECTIONS_PER_CLIENT": "2"})
+    held = []
+    try:
+        for _ in range(2):
+            held.append(socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.1", 0)))
+        time.sleep(0.2)
+        status, headers, body = tools_list_from(port, "127.0.0.1", "alice-token")
+        assert status == 429, body
+        assert json.loads(body)["error"]["code"] == -31429 and "retry-after" in headers
+        assert tools_list_from(port, "127.0.0.2", "alice-token")[0] == 200
+    finally:
+        for c in held:
+            c.close()
+        stop(proc)
+
+
 def start_secure() -> tuple[subprocess.Popen[bytes], int]:
     port = free_port()
     proc = subprocess.Popen([sys.executable, str(ROOT / "tests/python/apps/secure.py"), "--http", f"127.0.0.1:{port}"],

@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 /// Connections the built-in HTTP server holds at once, by default.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 /// Connections one client address holds at once, by default (IPv6 by its /64).
-pub const DEFAULT_MAX_CONNECTIONS_PER_CLIENT: usize = 128;
+pub const DEFAULT_MAX_CONNECTIONS_PER_CLIENT: usize = 256;
 /// How long a DELETE of a session that was just ended still answers success.
 pub const ENDED_SESSION_MEMORY: Duration = Duration::from_secs(60);
 /// Most recently ended session ids remembered at once.

@@ -614,86 +614,96 @@ impl HttpHandler {
             }
         };
         match first {
-            Err((r, created, request)) => {
+            Err(done) => {
                 drop(inflight.work.take());
-                let mut pending = Vec::new();
-                if let Some(Some(mut rx)) = sink.take() {
-                    while let Ok(m) = rx.try_recv() {
-                        pending.push(m);
-                    }
-                }
-                let mut resp = match (r, pending.is_empty()) {
-                    (None, _) => HttpResponse::new(StatusCode::ACCEPTED),
-                    (Some((reply, status)), true) => {
-                        let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
-                        let mut body = Vec::with_capacity(reply.size_hint());
-                        reply.write_to(&mut body);
-                        // The request's header map, if the request is no longer held (a handler
-                        // may keep its `Context`, and with it the request, past its answer).
-                        let resp = match request.and_then(Arc::into_inner) {
-                            Some(request) => {
-                                HttpResponse::json_bytes_in(status, body, request.headers)
-                            }
-                            None => HttpResponse::json_bytes(status, body),
-                        };
-                        match reply.as_value() {
-                            Some(v) => self.error_headers(resp, v),
-                            None => resp,
-                        }
-                    }
-                    (Some((reply, _)), false) => {
-                        let (btx, brx) = mpsc::channel::<Bytes>(pending.len() + 1);
-                        for m in &pending {
-                            let _ = btx.try_send(sse_event(m));
-                        }
-                        let _ = btx.try_send(sse_event(&reply.into_value()));
-                        sse_response(brx)
-                    }
-                };
-                if let Some(id) = created.and_then(|s| s.id.clone()) {
-                    resp = resp.header(headers::MCP_SESSION_ID, &id);
-                }
-                resp
+                self.answer(done, &sink)
             }
-            Ok(mut rx) => {
-                // Switch to SSE: the rest of the request is driven by a task feeding the body.
-                // Dropping the body (client gone) ends that task, which cancels the request.
-                let (btx, brx) = mpsc::channel::<Bytes>(64);
-                let keep_alive = self.config.keep_alive;
-                tokio::spawn(async move {
-                    // The message that opened the channel is waiting in it: the loop's first
-                    // (biased) branch sends it before anything else.
-                    let mut tick = tokio::time::interval(keep_alive);
-                    tick.tick().await;
-                    loop {
-                        let Some(work) = inflight.work.as_mut() else {
-                            return;
-                        };
-                        tokio::select! {
-                            biased;
-                            Some(m) = rx.recv() => {
-                                if btx.send(sse_event(&m)).await.is_err() { return; }
-                            }
-                            (r, _, _) = work => {
-                                drop(inflight.work.take());
-                                while let Ok(m) = rx.try_recv() {
-                                    if btx.send(sse_event(&m)).await.is_err() { return; }
-                                }
-                                if let Some((reply, _)) = r {
-                                    let _ = btx.send(sse_event(&reply.into_value())).await;
-                                }
-                                return;
-                            }
-                            _ = tick.tick() => {
-                                if btx.send(Bytes::from_static(b": keep-alive\n\n")).await.is_err() { return; }
-                            }
-                            _ = btx.closed() => return,
-                        }
-                    }
-                });
-                sse_response(brx)
+            Ok(rx) => self.stream(inflight, rx),
+        }
+    }
+
+    /// The work's result: JSON, or an SSE body when it sent messages meanwhile (they go
+    /// first); the session it created named in `Mcp-Session-Id`.
+    fn answer(&self, (r, created, request): WorkDone, sink: &LazySink) -> HttpResponse {
+        let mut pending = Vec::new();
+        if let Some(Some(mut rx)) = sink.take() {
+            while let Ok(m) = rx.try_recv() {
+                pending.push(m);
             }
         }
+        let mut resp = match (r, pending.is_empty()) {
+            (None, _) => HttpResponse::new(StatusCode::ACCEPTED),
+            (Some((reply, status)), true) => {
+                let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+                let mut body = Vec::with_capacity(reply.size_hint());
+                reply.write_to(&mut body);
+                // The request's header map, if the request is no longer held (a handler may
+                // keep its `Context`, and with it the request, past its answer).
+                let resp = match request.and_then(Arc::into_inner) {
+                    Some(request) => HttpResponse::json_bytes_in(status, body, request.headers),
+                    None => HttpResponse::json_bytes(status, body),
+                };
+                match reply.as_value() {
+                    Some(v) => self.error_headers(resp, v),
+                    None => resp,
+                }
+            }
+            (Some((reply, _)), false) => {
+                let (btx, brx) = mpsc::channel::<Bytes>(pending.len() + 1);
+                for m in &pending {
+                    let _ = btx.try_send(sse_event(m));
+                }
+                let _ = btx.try_send(sse_event(&reply.into_value()));
+                sse_response(brx)
+            }
+        };
+        if let Some(id) = created.and_then(|s| s.id.clone()) {
+            resp = resp.header(headers::MCP_SESSION_ID, &id);
+        }
+        resp
+    }
+
+    /// Switch to SSE: the rest of the request is driven by a task feeding the body. Dropping
+    /// the body (client gone) ends that task, which cancels the request.
+    fn stream(
+        &self,
+        mut inflight: InFlight,
+        mut rx: mpsc::UnboundedReceiver<Value>,
+    ) -> HttpResponse {
+        let (btx, brx) = mpsc::channel::<Bytes>(64);
+        let keep_alive = self.config.keep_alive;
+        tokio::spawn(async move {
+            // The message that opened the channel is waiting in it: the loop's first (biased)
+            // branch sends it before anything else.
+            let mut tick = tokio::time::interval(keep_alive);
+            tick.tick().await;
+            loop {
+                let Some(work) = inflight.work.as_mut() else {
+                    return;
+                };
+                tokio::select! {
+                    biased;
+                    Some(m) = rx.recv() => {
+                        if btx.send(sse_event(&m)).await.is_err() { return; }
+                    }
+                    (r, _, _) = work => {
+                        drop(inflight.work.take());
+                        while let Ok(m) = rx.try_recv() {
+                            if btx.send(sse_event(&m)).await.is_err() { return; }
+                        }
+                        if let Some((reply, _)) = r {
+                            let _ = btx.send(sse_event(&reply.into_value())).await;
+                        }
+                        return;
+                    }
+                    _ = tick.tick() => {
+                        if btx.send(Bytes::from_static(b": keep-alive\n\n")).await.is_err() { return; }
+                    }
+                    _ = btx.closed() => return,
+                }
+            }
+        });
+        sse_response(brx)
     }
 }
 
