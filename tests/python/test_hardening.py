@@ -231,11 +231,26 @@ def test_behind_a_trusted_proxy_each_forwarded_client_has_its_own_failed_authent
 def test_connections_past_the_per_client_cap_are_refused_while_another_client_is_served() -> None:
     import socket
     proc, port = start_secure_with({"OXMCP_TEST_MAX_CONNECTIONS_PER_CLIENT": "2"})
-    held = []
+    held: list[socket.socket] = []
     try:
-        for _ in range(2):
-            held.append(socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.1", 0)))
-        time.sleep(0.2)
+        # Two connections the server has served (a keep-alive /healthz answered 200), held open;
+        # one refused because the server has not yet let go of the start-up probe's is retried.
+        deadline = time.monotonic() + 5
+        while len(held) < 2:
+            c = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.1", 0))
+            c.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            out = b""
+            while not out.endswith(b"}"):
+                chunk = c.recv(4096)
+                if not chunk:
+                    break
+                out += chunk
+            if out.startswith(b"HTTP/1.1 200"):
+                held.append(c)
+            else:
+                c.close()
+                assert time.monotonic() < deadline, out
+                time.sleep(0.05)
         status, headers, body = tools_list_from(port, "127.0.0.1", "alice-token")
         assert status == 429, body
         assert json.loads(body)["error"]["code"] == -31429 and "retry-after" in headers
