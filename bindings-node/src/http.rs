@@ -25,7 +25,9 @@ pub struct NativeHttpRequest {
 }
 
 /// The request, and its client's address (an unparsable one is unknown).
-pub(crate) fn to_core(req: NativeHttpRequest) -> Result<(HttpRequest, Option<std::net::SocketAddr>)> {
+pub(crate) fn to_core(
+    req: NativeHttpRequest,
+) -> Result<(HttpRequest, Option<std::net::SocketAddr>)> {
     let peer = req
         .peer
         .as_deref()

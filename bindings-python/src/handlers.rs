@@ -72,7 +72,14 @@ impl PyHandler {
         let sent = if let Some(job) = job.clone() {
             engine.dispatch(Box::new(move |py| {
                 if !token.is_cancelled() {
-                    let call = AsyncCall { entry, submit, payload, nctx, tx, tool };
+                    let call = AsyncCall {
+                        entry,
+                        submit,
+                        payload,
+                        nctx,
+                        tx,
+                        tool,
+                    };
                     call.start(py, &job, &token);
                 }
             }))

@@ -29,7 +29,11 @@ async fn post_from(
         "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
         body.len()
     );
-    for (k, v) in h.iter().map(|(k, v)| (*k, v.as_str())).chain(extra.iter().copied()) {
+    for (k, v) in h
+        .iter()
+        .map(|(k, v)| (*k, v.as_str()))
+        .chain(extra.iter().copied())
+    {
         req.push_str(&format!("{k}: {v}\r\n"));
     }
     if let Some(t) = token {
@@ -57,7 +61,11 @@ async fn read_answer(c: &mut TcpStream) -> (u16, String) {
     .await
     .expect("an answer, and the connection closed, within 10 s");
     let out = String::from_utf8_lossy(&out).into_owned();
-    let status = out.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let status = out
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
     (status, out)
 }
 
@@ -68,7 +76,10 @@ async fn read_answer(c: &mut TcpStream) -> (u16, String) {
 async fn stalled_uploads_without_a_token_get_401_before_their_body() {
     let s = HttpServer::start_with(
         "everything",
-        &[("OXMCP_TOKENS", "alice=s3cret"), ("OXMCP_BODY_TIMEOUT_MS", "30000")],
+        &[
+            ("OXMCP_TOKENS", "alice=s3cret"),
+            ("OXMCP_BODY_TIMEOUT_MS", "30000"),
+        ],
     )
     .await;
     let started = Instant::now();
@@ -89,8 +100,14 @@ async fn stalled_uploads_without_a_token_get_401_before_their_body() {
     for u in uploads {
         let (status, out) = u.await.unwrap();
         assert_eq!(status, 401, "{out}");
-        assert!(out.to_ascii_lowercase().contains("www-authenticate"), "{out}");
-        assert!(out.to_ascii_lowercase().contains("connection: close"), "{out}");
+        assert!(
+            out.to_ascii_lowercase().contains("www-authenticate"),
+            "{out}"
+        );
+        assert!(
+            out.to_ascii_lowercase().contains("connection: close"),
+            "{out}"
+        );
     }
     assert!(
         started.elapsed() < Duration::from_secs(10),
@@ -122,7 +139,11 @@ async fn hold(from: &str, addr: &str, n: usize) -> Vec<TcpStream> {
         if out.starts_with(b"HTTP/1.1 200") {
             held.push(c);
         } else {
-            assert!(Instant::now() < deadline, "{}", String::from_utf8_lossy(&out));
+            assert!(
+                Instant::now() < deadline,
+                "{}",
+                String::from_utf8_lossy(&out)
+            );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
@@ -162,7 +183,10 @@ async fn connections_past_each_cap_are_refused_while_others_are_served() {
         if status == 200 {
             break;
         }
-        assert!(Instant::now() < deadline, "still refused after a close: {out}");
+        assert!(
+            Instant::now() < deadline,
+            "still refused after a close: {out}"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     drop((held_a, held_b));
@@ -183,7 +207,13 @@ async fn the_failed_authentication_limit_keys_forwarded_clients_through_trusted_
     .await;
     let fwd = |ip: &'static str| [("X-Forwarded-For", ip)];
     for i in 0..10 {
-        let (st, out) = post_from("127.0.0.1", &s.addr, Some(&format!("g{i}")), &fwd("203.0.113.5")).await;
+        let (st, out) = post_from(
+            "127.0.0.1",
+            &s.addr,
+            Some(&format!("g{i}")),
+            &fwd("203.0.113.5"),
+        )
+        .await;
         assert_eq!(st, 401, "guess {i}: {out}");
     }
     let (st, out) = post_from("127.0.0.1", &s.addr, Some("s3cret"), &fwd("203.0.113.5")).await;
@@ -193,14 +223,24 @@ async fn the_failed_authentication_limit_keys_forwarded_clients_through_trusted_
     assert_eq!(st, 200, "{out}");
     let two_hops = [("X-Forwarded-For", "203.0.113.5, 203.0.113.7, 10.1.2.3")];
     let (st, out) = post_from("127.0.0.1", &s.addr, Some("s3cret"), &two_hops).await;
-    assert_eq!(st, 200, "the client is the first untrusted hop from the right: {out}");
+    assert_eq!(
+        st, 200,
+        "the client is the first untrusted hop from the right: {out}"
+    );
     let forwarded = [("Forwarded", "for=203.0.113.5")];
     let (st, out) = post_from("127.0.0.1", &s.addr, Some("s3cret"), &forwarded).await;
     assert_eq!(st, 429, "Forwarded names the same client: {out}");
 
     // An untrusted peer claiming to be a new client each time is still one client.
     for i in 0..10 {
-        let claim = [("X-Forwarded-For", if i % 2 == 0 { "198.51.100.1" } else { "198.51.100.2" })];
+        let claim = [(
+            "X-Forwarded-For",
+            if i % 2 == 0 {
+                "198.51.100.1"
+            } else {
+                "198.51.100.2"
+            },
+        )];
         let (st, out) = post_from("127.0.0.2", &s.addr, Some(&format!("g{i}")), &claim).await;
         assert_eq!(st, 401, "guess {i}: {out}");
     }
@@ -234,7 +274,8 @@ async fn a_repeated_delete_of_an_ended_session_succeeds() {
 /// gets the 404 it gets for any session not its own.
 #[tokio::test]
 async fn a_repeated_delete_succeeds_for_the_sessions_owner_only() {
-    let s = HttpServer::start_with("everything", &[("OXMCP_TOKENS", "alice=a-tok,bob=b-tok")]).await;
+    let s =
+        HttpServer::start_with("everything", &[("OXMCP_TOKENS", "alice=a-tok,bob=b-tok")]).await;
     let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}});
     let auth = |t: &'static str| ("Authorization", format!("Bearer {t}"));
     let (k, v) = auth("a-tok");

@@ -127,9 +127,9 @@ impl Gate {
             .map(AuthFailureLimiter::new);
         #[cfg(feature = "redis")]
         let shared_rate = match (&server.inner.redis, &c.rate_limit) {
-            (Some(r), Some(l)) if server.inner.shared_rate_limits => Some(
-                crate::redis::SharedRateLimit::new(r.clone(), l.clone()),
-            ),
+            (Some(r), Some(l)) if server.inner.shared_rate_limits => {
+                Some(crate::redis::SharedRateLimit::new(r.clone(), l.clone()))
+            }
             _ => None,
         };
         Self {
@@ -257,7 +257,11 @@ impl Gate {
     /// [`ENDED_SESSION_MEMORY`] ends again with success: a proxy that re-sends a DELETE whose
     /// answer it lost (to this replica or, with a shared store, another) gets the answer the
     /// first one had. `Ok(())` is 200; the refusal is 404, or 503 with the store unreachable.
-    pub(crate) async fn end(&self, id: Result<&str, ()>, caller: Option<&Caller>) -> Result<(), Refusal> {
+    pub(crate) async fn end(
+        &self,
+        id: Result<&str, ()>,
+        caller: Option<&Caller>,
+    ) -> Result<(), Refusal> {
         let Ok(id) = id else {
             return Err(Refusal::session_not_found());
         };
@@ -519,7 +523,10 @@ fn parse_hop(hop: &str) -> Option<IpAddr> {
     }
     if let Some(rest) = h.strip_prefix('[') {
         let end = rest.find(']')?;
-        return rest[..end].parse::<IpAddr>().ok().map(|ip| ip.to_canonical());
+        return rest[..end]
+            .parse::<IpAddr>()
+            .ok()
+            .map(|ip| ip.to_canonical());
     }
     let (a, _port) = h.rsplit_once(':')?;
     a.parse::<std::net::Ipv4Addr>().ok().map(IpAddr::V4)
@@ -528,11 +535,19 @@ fn parse_hop(hop: &str) -> Option<IpAddr> {
 fn in_net(ip: IpAddr, net: IpAddr, bits: u8) -> bool {
     match (ip, net) {
         (IpAddr::V4(a), IpAddr::V4(n)) => {
-            let mask = if bits == 0 { 0 } else { u32::MAX << (32 - u32::from(bits)) };
+            let mask = if bits == 0 {
+                0
+            } else {
+                u32::MAX << (32 - u32::from(bits))
+            };
             u32::from(a) & mask == u32::from(n) & mask
         }
         (IpAddr::V6(a), IpAddr::V6(n)) => {
-            let mask = if bits == 0 { 0 } else { u128::MAX << (128 - u32::from(bits)) };
+            let mask = if bits == 0 {
+                0
+            } else {
+                u128::MAX << (128 - u32::from(bits))
+            };
             u128::from(a) & mask == u128::from(n) & mask
         }
         _ => false,
@@ -546,7 +561,10 @@ mod tests {
     fn h(pairs: &[(&str, &str)]) -> HeaderMap {
         let mut m = HeaderMap::new();
         for (k, v) in pairs {
-            m.append(HeaderName::from_bytes(k.as_bytes()).unwrap(), v.parse().unwrap());
+            m.append(
+                HeaderName::from_bytes(k.as_bytes()).unwrap(),
+                v.parse().unwrap(),
+            );
         }
         m
     }
@@ -568,7 +586,10 @@ mod tests {
         let all = h(&[("x-forwarded-for", "10.9.9.9, 10.1.1.1")]);
         assert_eq!(t.client(ip("10.0.0.5"), &all), ip("10.9.9.9"));
         // Forwarded (RFC 7239), with ports and quoted IPv6.
-        let f = h(&[("forwarded", "for=7.7.7.7;proto=https, for=\"[2001:db8::1]:443\"")]);
+        let f = h(&[(
+            "forwarded",
+            "for=7.7.7.7;proto=https, for=\"[2001:db8::1]:443\"",
+        )]);
         assert_eq!(t.client(ip("10.0.0.5"), &f), ip("2001:db8::1"));
         // A hop that is no address stops at the trusted hop that reported it.
         let odd = h(&[("x-forwarded-for", "1.2.3.4, unknown")]);
@@ -581,8 +602,12 @@ mod tests {
 
     #[test]
     fn bad_cidrs_are_named() {
-        assert!(TrustedProxies::parse(&["10.0.0.0/33"]).unwrap_err().contains("10.0.0.0/33"));
-        assert!(TrustedProxies::parse(&["nginx"]).unwrap_err().contains("nginx"));
+        assert!(TrustedProxies::parse(&["10.0.0.0/33"])
+            .unwrap_err()
+            .contains("10.0.0.0/33"));
+        assert!(TrustedProxies::parse(&["nginx"])
+            .unwrap_err()
+            .contains("nginx"));
         assert!(TrustedProxies::parse(&["0.0.0.0/0", "::/0", "127.0.0.1"]).is_ok());
     }
 
@@ -596,9 +621,15 @@ mod tests {
         let a = Some(ip("1.1.1.1"));
         let p1 = c.open(a).unwrap();
         let _p2 = c.open(a).unwrap();
-        assert_eq!(c.open(a).err().unwrap().status, StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(
+            c.open(a).err().unwrap().status,
+            StatusCode::TOO_MANY_REQUESTS
+        );
         let _p3 = c.open(Some(ip("2.2.2.2"))).unwrap();
-        assert_eq!(c.open(None).err().unwrap().status, StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(
+            c.open(None).err().unwrap().status,
+            StatusCode::SERVICE_UNAVAILABLE
+        );
         drop(p1);
         let _p4 = c.open(a).unwrap();
     }

@@ -29,9 +29,9 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 pub use super::http_config::HttpConfig;
-pub use crate::server::gate::{Refusal, TrustedProxies};
 pub use crate::auth::{AuthRejection, Authenticator};
 pub use crate::request::HttpRequestInfo;
+pub use crate::server::gate::{Refusal, TrustedProxies};
 
 /// A request as any HTTP framework hands it over.
 #[derive(Debug, Clone)]
@@ -242,7 +242,10 @@ impl HttpHandler {
         peer_addr: Option<SocketAddr>,
         query: &str,
     ) -> HttpResponse {
-        match self.admit(&req.method, &req.path, &req.headers, peer_addr).await {
+        match self
+            .admit(&req.method, &req.path, &req.headers, peer_addr)
+            .await
+        {
             Ok(caller) => self.serve(req, caller, peer_addr, query).await,
             Err(r) => r,
         }

@@ -217,7 +217,11 @@ impl Connection {
     /// A message's `Env`, with the cancellation token it is given: a request's own from the
     /// start (`Env::with_cancel`); the rest a fresh one.
     fn env_with(&self) -> impl Fn(CancellationToken) -> Env + Clone + Send + 'static {
-        let current = self.session.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let current = self
+            .session
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
         let (cancellable, out) = (self.cancellable.clone(), self.out.clone());
         move |cancel| {
             Env::with_cancel(Transport::Stdio, cancel)
@@ -308,7 +312,12 @@ impl Connection {
             self.tasks.shutdown().await;
         }
         // The session's handle for server-initiated messages holds a sender too.
-        if let Some(s) = self.session.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        if let Some(s) = self
+            .session
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+        {
             s.set_outbound(None);
         }
     }
