@@ -64,6 +64,10 @@ pub(crate) fn to_core(
 pub struct NativeHttpExchange {
     head: Mutex<Option<oneshot::Receiver<HttpResponse>>>,
     cancel: CancellationToken,
+    /// Started from the head alone ([`Self::start_head`]): whether the core admitted the
+    /// request (then it waits for the body), and where the body goes.
+    admitted: Mutex<Option<oneshot::Receiver<bool>>>,
+    body: Mutex<Option<oneshot::Sender<bytes::Bytes>>>,
 }
 
 impl NativeHttpExchange {
@@ -85,6 +89,51 @@ impl NativeHttpExchange {
         Self {
             head: Mutex::new(Some(rx)),
             cancel,
+            admitted: Mutex::new(None),
+            body: Mutex::new(None),
+        }
+    }
+
+    /// Start `req` (its body not read yet) from its head: the core admits it first
+    /// (authentication, limits); only an admitted request waits for its body (`body()`), so
+    /// the host reads no body the core would refuse.
+    pub(crate) fn start_head(
+        handler: HttpHandler,
+        mut req: HttpRequest,
+        peer: Option<std::net::SocketAddr>,
+    ) -> Self {
+        let (tx, rx) = oneshot::channel();
+        let (admitted_tx, admitted) = oneshot::channel();
+        let (body, body_rx) = oneshot::channel::<bytes::Bytes>();
+        let cancel = CancellationToken::new();
+        let c = cancel.clone();
+        napi::bindgen_prelude::spawn(async move {
+            let work = async {
+                match handler
+                    .admit(&req.method, &req.path, &req.headers, peer)
+                    .await
+                {
+                    Err(refused) => {
+                        let _ = admitted_tx.send(false);
+                        Some(refused)
+                    }
+                    Ok(caller) => {
+                        let _ = admitted_tx.send(true);
+                        req.body = body_rx.await.ok()?;
+                        Some(handler.serve(req, caller, peer, "").await)
+                    }
+                }
+            };
+            tokio::select! {
+                r = work => if let Some(r) = r { let _ = tx.send(r); },
+                _ = c.cancelled() => {}
+            }
+        });
+        Self {
+            head: Mutex::new(Some(rx)),
+            cancel,
+            admitted: Mutex::new(Some(admitted)),
+            body: Mutex::new(Some(body)),
         }
     }
 }
@@ -113,6 +162,36 @@ impl NativeHttpExchange {
     #[napi]
     pub fn cancel(&self) {
         self.cancel.cancel();
+    }
+
+    /// Started from the head (`handleHttpHead`): `true` once the core admitted the request,
+    /// which then waits for `body()`; `false` when it refused it (`response()` is the refusal,
+    /// and the body need not be read).
+    #[napi(ts_return_type = "Promise<boolean>")]
+    pub fn admitted<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, bool>> {
+        let rx = self
+            .admitted
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .ok_or_else(|| {
+                coded(
+                    Code::Napi(Status::GenericFailure),
+                    "admitted() is for an exchange from handleHttpHead, once",
+                )
+            })?;
+        errors::spawn(env, async move {
+            rx.await
+                .map_err(|_| coded(Code::Cancelled, "the request was cancelled"))
+        })
+    }
+
+    /// The body of an admitted request.
+    #[napi]
+    pub fn body(&self, body: Buffer) {
+        if let Some(tx) = self.body.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            let _ = tx.send(bytes::Bytes::copy_from_slice(&body));
+        }
     }
 }
 

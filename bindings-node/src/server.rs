@@ -474,6 +474,18 @@ impl NativeServer {
         Ok(NativeHttpExchange::start(handler, req, peer))
     }
 
+    /// [`Self::handle_http`] from the request's head (its `body` ignored): the core admits it
+    /// before the host reads the body (`exchange.admitted()`, then `exchange.body(...)`).
+    #[napi]
+    pub fn handle_http_head(&self, request: NativeHttpRequest) -> Result<NativeHttpExchange> {
+        let handler = self.mount.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let (mut req, peer) = to_core(request)?;
+        if req.path != "/healthz" {
+            req.path = handler.config().path.clone();
+        }
+        Ok(NativeHttpExchange::start_head(handler, req, peer))
+    }
+
     /// Stop every transport started from this object and wait for them to finish.
     #[napi(ts_return_type = "Promise<void>")]
     pub fn close<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, ()>> {

@@ -191,6 +191,37 @@ test('nodeHandler() limits failed authentications per socket address', async (t)
   assert.equal((await toolsListFrom(port, '127.0.0.2', 'alice-tok')).status, 200, 'another client is served');
 });
 
+test('nodeHandler() answers an upload without a token from its head: 401, its body unread', async (t) => {
+  const net = await import('node:net');
+  const { Server } = await import('oxmcp');
+  const s = new Server({ name: 'sec', version: '1', handleSignals: false });
+  s.registerTool('search', { description: 'x' }, () => 'ok');
+  s.configureHttp({ tokens: { alice: { tokens: ['alice-tok'] } } });
+  const hs = http.createServer(s.nodeHandler());
+  await new Promise((r) => hs.listen(0, '127.0.0.1', r));
+  t.after(() => new Promise((r) => { hs.closeAllConnections?.(); hs.close(r); }));
+  const port = hs.address().port;
+  const started = Date.now();
+  // Announces 4 MiB, sends 64 KiB, then stalls: answered at once, and the connection closed.
+  const answers = await Promise.all(Array.from({ length: 10 }, () => new Promise((resolve, reject) => {
+    const c = net.connect({ host: '127.0.0.1', port });
+    let out = '';
+    c.on('data', (d) => { out += d; });
+    c.on('close', () => resolve(out));
+    c.on('error', () => resolve(out));
+    c.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\n` +
+      `accept: application/json, text/event-stream\r\ncontent-length: ${4 * 1024 * 1024}\r\n\r\n`);
+    c.write(Buffer.alloc(64 * 1024, 0x20));
+    setTimeout(() => reject(new Error(`no answer: ${out}`)), 10000).unref();
+  })));
+  for (const out of answers) {
+    assert.match(out, /^HTTP\/1\.1 401/, out);
+    assert.match(out, /connection: close/i, out);
+  }
+  assert.ok(Date.now() - started < 10000);
+  assert.equal((await toolsListFrom(port, '127.0.0.1', 'alice-tok')).status, 200, 'the right token is served, body and all');
+});
+
 test('behind a trusted proxy each forwarded client has its own failed-authentication limit', async (t) => {
   const { Server } = await import('oxmcp');
   const s = new Server({ name: 'sec', version: '1', handleSignals: false });
