@@ -13,7 +13,10 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from procs import ROOT, free_port, start_python_http, stop
 
@@ -552,3 +555,58 @@ def test_plain_http_jwks_off_loopback_is_warned_about() -> None:
         assert proc.stderr is not None
         err = proc.stderr.read().decode(errors="replace")
         assert ("JWKS URL is plain http" in err) == warned, (url, err)
+
+
+UPLOAD_SERVER = '''
+import sys
+from oxmcp import Server
+
+server = Server("upload", tokens={"alice": "alice-token"})
+
+@server.tool
+def add(a: int, b: int) -> int:
+    return a + b
+
+if __name__ == "__main__":
+    port = int(sys.argv[1])
+    if sys.argv[2] == "asgi":
+        import uvicorn
+        uvicorn.run(server.asgi_app(), host="127.0.0.1", port=port, log_level="warning")
+    else:
+        server.run("http", host="127.0.0.1", port=port)
+'''
+
+
+@pytest.mark.parametrize("mount", ["native", "asgi"])
+def test_uploads_without_a_token_get_401_from_their_head(tmp_path: Path, mount: str) -> None:
+    """Uploads that announce 4 MiB, send 64 KiB and stall, with no token: each is answered 401 at
+    once from its head, its body unread (the built-in listener and the ASGI mount under uvicorn);
+    the right token is then served."""
+    import socket
+
+    from procs import start_script
+
+    proc, port = start_script(tmp_path, UPLOAD_SERVER, mount)
+    try:
+        started = time.monotonic()
+        socks = []
+        for _ in range(10):
+            c = socket.create_connection(("127.0.0.1", port))
+            c.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+                      b"accept: application/json, text/event-stream\r\ncontent-length: 4194304\r\n\r\n")
+            c.sendall(b" " * 65536)
+            socks.append(c)
+        for c in socks:
+            c.settimeout(10)
+            out = b""
+            while b"\r\n\r\n" not in out:
+                chunk = c.recv(4096)
+                if not chunk:
+                    break
+                out += chunk
+            assert out.startswith(b"HTTP/1.1 401"), out
+            c.close()
+        assert time.monotonic() - started < 10
+        assert tools_list_from(port, "127.0.0.1", "alice-token")[0] == 200
+    finally:
+        stop(proc)
