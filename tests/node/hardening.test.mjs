@@ -222,6 +222,26 @@ test('nodeHandler() answers an upload without a token from its head: 401, its bo
   assert.equal((await toolsListFrom(port, '127.0.0.1', 'alice-tok')).status, 200, 'the right token is served, body and all');
 });
 
+test('fetch(request, { peer }) limits failed authentications per peer; without a peer there is no address to limit', async () => {
+  const { Server } = await import('oxmcp');
+  const s = new Server({ name: 'sec', version: '1', handleSignals: false });
+  s.registerTool('search', { description: 'x' }, () => 'ok');
+  s.configureHttp({ tokens: { alice: { tokens: ['alice-tok'] } } });
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } });
+  const call = async (token, peer) => {
+    const req = new Request('http://127.0.0.1/mcp', { method: 'POST', body, headers: {
+      'content-type': 'application/json', accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list', authorization: `Bearer ${token}` } });
+    return (await s.fetch(req, peer ? { peer } : undefined)).status;
+  };
+  for (let i = 0; i < 10; i++) assert.equal(await call(`g${i}`, '203.0.113.1'), 401);
+  assert.equal(await call('alice-tok', '203.0.113.1'), 429);
+  assert.equal(await call('alice-tok', '203.0.113.2'), 200);
+  for (let i = 0; i < 12; i++) assert.equal(await call(`g${i}`), 401);
+  assert.equal(await call('alice-tok'), 200);
+});
+
 test('behind a trusted proxy each forwarded client has its own failed-authentication limit', async (t) => {
   const { Server } = await import('oxmcp');
   const s = new Server({ name: 'sec', version: '1', handleSignals: false });
