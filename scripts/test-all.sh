@@ -16,7 +16,8 @@
 #   setup               scripts/setup.sh (skip with OXMCP_SKIP_SETUP=1)
 #   lint                rustfmt, clippy (-D warnings, bindings included), ruff and mypy on the
 #                       Python package, tsc --checkJs on the Node JS layer, shellcheck on every
-#                       tracked *.sh, cargo-deny (licenses, bans, sources); one check each, a check
+#                       tracked *.sh, scripts/check-workflows.py (actions pinned by commit, per-registry
+#                       publish jobs), cargo-deny (licenses, bans, sources); one check each, a check
 #                       with any finding failed (CONTRIBUTING.md; .pre-commit-config.yaml runs the same)
 #   layers              scripts/check-layers.py: no import cycle among the core's top-level
 #                       modules, none against the layer order it declares
@@ -160,6 +161,12 @@ if wanted lint; then
     lint_check shellcheck 300 shellcheck "${sh_files[@]}"
   else
     lint_missing shellcheck shellcheck
+  fi
+  if [[ -x .venv/bin/python ]]; then
+    # Actions pinned by commit, OIDC and secrets only in the per-registry publish jobs.
+    lint_check workflows 60 .venv/bin/python scripts/check-workflows.py
+  else
+    lint_missing workflows .venv/bin/python
   fi
   if [[ -x .cache/cargo-tools/bin/cargo-deny ]]; then
     # Advisories are not checked: deny.toml says why.

@@ -1,9 +1,13 @@
 // `oxmcp run app.mjs[:export]`: import the app, find its server, serve it.
 import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { CliError, appFile, isJs, parseHostPort, python, splitSpec } from './common.mjs';
 
 const CAPTURE = Symbol.for('oxmcp.cli.capture');
+const { servingStarted } = createRequire(import.meta.url)('../lib/server.cjs');
+/** What loadServer gives for a script that exports no server but started serving when imported. */
+const SERVES_ITSELF = Symbol('serves itself');
 const isServer = (v) => v && typeof v === 'object' && typeof v.serveStdio === 'function' && typeof v.listen === 'function';
 
 export async function loadServer(target) {
@@ -34,6 +38,9 @@ export async function loadServer(target) {
     if (isServer(v)) return v;
   }
   const found = [...new Set(Object.values(mod).filter(isServer))];
+  // A script that serves itself when imported (`await server.connect(new StdioServerTransport())`,
+  // or an HTTP app that listens): it runs as `node script.js` would.
+  if (found.length === 0 && (servingStarted() > 0 || process.getActiveResourcesInfo().includes('TCPServerWrap'))) return SERVES_ITSELF;
   if (found.length !== 1) throw new CliError(`${spec}: found ${found.length} oxmcp.Server objects; name one with ${spec}:NAME`);
   return found[0];
 }
@@ -49,7 +56,13 @@ export async function run(target, transport, http, urlPath) {
     if (r.error) throw new CliError(`${target} is a Python app and ${python()} cannot be started: ${/** @type {NodeJS.ErrnoException} */ (r.error).code}`);
     process.exit(r.status ?? 1);
   }
+  // Zero-change mode: the TypeScript SDK's modules are oxmcp's mirrors in this process.
+  await import('../lib/register.mjs');
   const server = await loadServer(target);
+  if (server === SERVES_ITSELF) {
+    if (transport || http) throw new CliError(`${target} serves itself when it runs; run it without --http/--transport`);
+    return;
+  }
   if (mode === 'stdio') {
     await server.serveStdio();
     return;

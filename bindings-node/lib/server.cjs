@@ -30,6 +30,14 @@ const SDK_SHAPES = Symbol('oxmcp.sdkShapes');
  * `extra.sessionId` undefined even where the core keeps an internal session for a legacy request.
  */
 const SESSIONLESS = Symbol('oxmcp.sessionless');
+/** The `authInfo` a v2 factory instance was built for (createMcpHandler's pass-through), shown to its handlers. */
+const PASSED_AUTH = Symbol('oxmcp.passedAuthInfo');
+
+/** How many times a server of this process started serving (stdio or its own HTTP listener). */
+let servingStarts = 0;
+/** `oxmcp run` asks this after importing a script that exports no server: did it serve itself? */
+const servingStarted = () => servingStarts;
+const markServing = () => { servingStarts += 1; };
 
 /**
  * Mark a zod schema (a prompt argument or template variable) as completable,
@@ -720,6 +728,7 @@ class Server {
   }
 
   #track(kind, done) {
+    markServing();
     const p = Promise.resolve(done).catch((e) => { throw fromNative(e); }).finally(() => {
       this.#running.delete(p);
       if (this.#running.size === 0) this.#uninstallSignals();
@@ -824,4 +833,4 @@ function promptArguments(name, config) {
   return { args, zod, complete };
 }
 
-module.exports = { Server, ResourceTemplate, completable, SDK_SHAPES, SESSIONLESS };
+module.exports = { Server, ResourceTemplate, completable, SDK_SHAPES, SESSIONLESS, PASSED_AUTH, servingStarted, markServing };

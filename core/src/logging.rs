@@ -62,6 +62,37 @@ impl Drop for Telemetry {
 /// tool name could append a forged line (`oxmcp::audit: auth caller="admin" outcome="ok"`) to
 /// the log operators trust. Escaping here, once, for every field of every event and span, covers
 /// each field that comes from a request whoever logs it.
+///
+/// A program that installs its own subscriber instead of [`init_from_env`] should use it on its
+/// text layer, or it logs request-borne values raw:
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use tracing_subscriber::prelude::*;
+///
+/// let log = Arc::new(Mutex::new(Vec::new()));
+/// let sink = log.clone();
+/// let layer = tracing_subscriber::fmt::layer()
+///     .fmt_fields(oxmcp::logging::EscapedFields)
+///     .with_writer(move || Sink(sink.clone()));
+/// tracing::subscriber::with_default(tracing_subscriber::registry().with(layer), || {
+///     tracing::warn!(tool = %"add\nforged line", "refused");
+/// });
+/// let text = String::from_utf8(log.lock().unwrap().clone()).unwrap();
+/// assert_eq!(text.lines().count(), 1, "{text}");
+/// assert!(text.contains(r"add\nforged line"), "{text}");
+///
+/// struct Sink(Arc<Mutex<Vec<u8>>>);
+/// impl std::io::Write for Sink {
+///     fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+///         self.0.lock().unwrap().extend_from_slice(b);
+///         Ok(b.len())
+///     }
+///     fn flush(&mut self) -> std::io::Result<()> {
+///         Ok(())
+///     }
+/// }
+/// ```
 #[derive(Debug, Default, Clone, Copy)]
 pub struct EscapedFields;
 

@@ -24,6 +24,9 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 function envOptions() {
   const out = {};
   const env = (name) => (process.env[name] ?? '').trim();
+  // Without OXMCP_STATE_KEY the core makes a random per-process key (and says so in a warning):
+  // a fixed fallback in a published example would be a key everyone knows.
+  if (env('OXMCP_STATE_KEY')) out.stateKey = env('OXMCP_STATE_KEY');
   if (env('OXMCP_REDIS_URL')) out.redisUrl = env('OXMCP_REDIS_URL');
   if (env('OXMCP_ALLOWED_HOSTS')) out.allowedHosts = env('OXMCP_ALLOWED_HOSTS').split(',').map((h) => h.trim()).filter(Boolean);
   // Named tokens (the core's JSON or "name=token,...") and the per-caller listen cap, so the
@@ -38,9 +41,6 @@ export function createServer(options = {}) {
     name: 'oxmcp-everything-node',
     version: '0.1.0',
     instructions: 'Conformance fixtures for oxmcp (Node binding).',
-    // A fixed key so that MRTR requestState survives across processes of this demo; a real
-    // server reads it from its secret store.
-    stateKey: process.env.OXMCP_STATE_KEY || 'everything-demo-state-key-0123456789',
     // Deployment settings from the environment, as the Rust everything server reads them
     // (docs/SCALE-OUT.md): Redis, shared by the replicas, and the Host names a proxy forwards.
     ...envOptions(),

@@ -8,11 +8,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fork } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
 import { Server, ResourceTemplate, ToolError, McpError, ErrorCode, runFromArgs, registerAppTool, registerAppResource, RESOURCE_MIME_TYPE } from 'oxmcp';
 
 const MAX_ROWS = 500;
+const QUERY_MS = 2000;
 // The MCP App: a query result as a sortable table and a chart (examples/apps/sqlite-app.html).
 const APP_URI = 'ui://sqlite-explorer/query.html';
 const APP_HTML = new URL('../apps/sqlite-app.html', import.meta.url);
@@ -44,7 +46,52 @@ function dbPath(argv) {
   return file;
 }
 
+// Statements run one at a time in a child process (sqlite-query-process.mjs). One that runs longer
+// than QUERY_MS is stopped by killing that process; the next query starts a new one.
+function queryRunner(file) {
+  let child = null;
+  let seq = 0;
+  const pending = new Map();
+  const stop = (c, why) => {
+    if (child === c) child = null;
+    for (const [id, p] of pending) {
+      if (p.child !== c) continue;
+      pending.delete(id);
+      clearTimeout(p.timer);
+      p.resolve({ error: why(id) });
+    }
+    c.kill('SIGKILL');
+  };
+  const start = () => {
+    const script = new URL('./sqlite-query-process.mjs', import.meta.url);
+    const c = fork(script, [file, String(MAX_ROWS)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    c.on('message', ({ id, ...result }) => {
+      const p = pending.get(id);
+      if (!p) return;
+      pending.delete(id);
+      clearTimeout(p.timer);
+      p.resolve(result);
+    });
+    c.on('exit', () => stop(c, () => 'The query process ended'));
+    // The process never keeps the server alive: stdin's end ends the server, and the child with it.
+    c.unref();
+    c.channel?.unref();
+    return c;
+  };
+  return (sql, params) => new Promise((resolve) => {
+    child ??= start();
+    const c = child;
+    const id = ++seq;
+    const timer = setTimeout(() => stop(c, (other) => (other === id
+      ? `The query ran longer than ${QUERY_MS / 1000} s and was stopped`
+      : 'The query was stopped with the one before it, which ran too long')), QUERY_MS);
+    pending.set(id, { resolve, timer, child: c });
+    c.send({ id, sql, params });
+  });
+}
+
 export function createServer(file) {
+  const runQuery = queryRunner(file);
   // readonly: SQLite refuses every write on this connection.
   const db = new Database(file, { readonly: true, fileMustExist: true });
   const tables = () => db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all().map((r) => r.name);
@@ -84,24 +131,10 @@ export function createServer(file) {
       params: z.array(z.union([z.string(), z.number(), z.null()])).default([]).describe('positional parameters'),
     }),
     annotations: { readOnlyHint: true, idempotentHint: true },
-  }, ({ sql, params }) => {
-    let stmt;
-    try {
-      stmt = db.prepare(sql);
-    } catch (e) {
-      throw new ToolError(`SQL error: ${e.message}`);
-    }
-    if (!stmt.reader) throw new ToolError('Only statements that return rows (SELECT, WITH, PRAGMA) are allowed; the database is read-only');
-    const rows = [];
-    let truncated = false;
-    try {
-      for (const row of stmt.iterate(...params)) {
-        if (rows.length === MAX_ROWS) { truncated = true; break; }
-        rows.push(row);
-      }
-    } catch (e) {
-      throw new ToolError(`SQL error: ${e.message}`);
-    }
+  }, async ({ sql, params }) => {
+    const r = await runQuery(sql, params);
+    if (r.error) throw new ToolError(r.error);
+    const { rows, truncated } = r;
     return { content: [{ type: 'text', text: JSON.stringify({ rows, truncated }) }], structuredContent: { rows, truncated } };
   });
 

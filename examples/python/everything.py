@@ -37,7 +37,9 @@ WAV = _wav()
 # (docs/SCALE-OUT.md): the MRTR key every replica shares, Redis, and the Host names a proxy forwards.
 # Named tokens (OXMCP_TOKENS: the core's JSON or "name=token,...") and the per-caller listen cap
 # let the hardening tests replay the Rust server's allow-list checks against this one.
-_ENV_OPTIONS = {"OXMCP_REDIS_URL": "redis_url", "OXMCP_ALLOWED_HOSTS": "allowed_hosts",
+# Without OXMCP_STATE_KEY the core makes a random per-process key (and says so in a warning):
+# a fixed fallback in a published example would be a key everyone knows.
+_ENV_OPTIONS = {"OXMCP_STATE_KEY": "state_key", "OXMCP_REDIS_URL": "redis_url", "OXMCP_ALLOWED_HOSTS": "allowed_hosts",
                 "OXMCP_TOKENS": "tokens", "OXMCP_MAX_LISTENERS_PER_CALLER": "max_listeners_per_caller"}
 _env: dict[str, Any] = {opt: os.environ[var].strip() for var, opt in _ENV_OPTIONS.items()
                         if os.environ.get(var, "").strip()}
@@ -50,7 +52,6 @@ if "max_listeners_per_caller" in _env:
 
 server = Server("oxmcp-python-everything", version="0.1.0",
                 instructions="Conformance fixtures for the oxmcp Python binding.",
-                state_key=os.environ.get("OXMCP_STATE_KEY") or "everything-example-state-key-not-secret",
                 **_env)
 
 

@@ -1,7 +1,9 @@
 """A read-only SQL explorer over an embedded SQLite database.
 
 The database is opened read-only (``file:...?mode=ro``), so `query` cannot change it even if a
-statement tries. Without ``--db`` a small demo database is created in a temporary directory.
+statement tries. A statement may not ATTACH another file (that would read any SQLite file the
+process can), and one that runs longer than QUERY_SECONDS (a recursive CTE that never ends) is
+stopped. Without ``--db`` a small demo database is created in a temporary directory.
 
     python examples/python/sqlite_explorer.py [--db PATH]                  # stdio
     python examples/python/sqlite_explorer.py --http 127.0.0.1:8000        # Streamable HTTP at /mcp
@@ -13,6 +15,7 @@ import os
 import sqlite3
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -21,6 +24,7 @@ from pydantic import Field
 from oxmcp import ResourceError, Server, ToolError
 
 MAX_ROWS = 500
+QUERY_SECONDS = 2.0
 
 
 def demo_database(path: Path) -> None:
@@ -59,7 +63,12 @@ def connect() -> sqlite3.Connection:
     # mode=ro: SQLite refuses every write on this connection.
     db = sqlite3.connect(f"{DB_PATH.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
     db.row_factory = sqlite3.Row
+    db.set_authorizer(_no_attach)
     return db
+
+
+def _no_attach(action: int, *_: object) -> int:
+    return sqlite3.SQLITE_DENY if action in (sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH) else sqlite3.SQLITE_OK
 
 
 def _tables(db: sqlite3.Connection) -> list[str]:
@@ -112,13 +121,18 @@ def query(sql: str, limit: Annotated[int, Field(ge=1, le=MAX_ROWS)] = 100) -> di
         limit: maximum rows to return
     """
     with connect() as db:
+        deadline = time.monotonic() + QUERY_SECONDS
+        # SQLite calls this every 10,000 VM steps; a non-zero answer interrupts the statement.
+        db.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
         try:
             cur = db.execute(sql)
+            columns = [d[0] for d in cur.description or []]
+            rows = [list(r) for r in cur.fetchmany(limit)]
+            truncated = cur.fetchone() is not None
         except sqlite3.Error as exc:
+            if time.monotonic() > deadline:
+                raise ToolError(f"The query ran longer than {QUERY_SECONDS:g} s and was stopped") from exc
             raise ToolError(f"SQL error: {exc}") from exc
-        columns = [d[0] for d in cur.description or []]
-        rows = [list(r) for r in cur.fetchmany(limit)]
-        truncated = cur.fetchone() is not None
     return {"columns": columns, "rows": rows, "truncated": truncated}
 
 

@@ -1,6 +1,9 @@
 //! The demo: a read-only SQL explorer over an embedded SQLite database. Read-only is enforced by
 //! SQLite itself (the connection is opened with `SQLITE_OPEN_READ_ONLY` and `query_only`), not
-//! by inspecting the SQL text.
+//! by inspecting the SQL text. A statement may not ATTACH another file (that would read any
+//! SQLite file the process can: the attached-database limit is 0), and one that runs longer than
+//! `QUERY_TIME` (a recursive CTE that never ends) is interrupted, so no query holds the
+//! connection's lock for longer.
 //!
 //! `sqlite-explorer [--db PATH] [--http HOST:PORT]` — without `--db`, a small sample music
 //! database is created in a temporary folder.
@@ -13,15 +16,17 @@ use oxmcp::{
     Completion, Content, Context, HandlerError, Prompt, PromptMessage, PromptResult, Resource,
     ResourceContents, ResourceTemplate, Server, Tool, ToolError, ToolResult,
 };
-use rusqlite::{types::ValueRef, Connection, OpenFlags};
+use rusqlite::{limits::Limit, types::ValueRef, Connection, OpenFlags};
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 type Args = Map<String, Value>;
 type Db = Arc<Mutex<Connection>>;
 
 const MAX_ROWS: usize = 500;
+const QUERY_TIME: Duration = Duration::from_secs(2);
 /// The MCP App: a query result as a sortable table and a chart.
 const APP_URI: &str = "ui://sqlite-explorer/query.html";
 const APP_HTML: &str = include_str!("../apps/sqlite-app.html");
@@ -46,6 +51,7 @@ fn open_read_only(path: &Path) -> rusqlite::Result<Connection> {
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
     c.pragma_update(None, "query_only", true)?;
+    c.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0);
     Ok(c)
 }
 
@@ -112,6 +118,24 @@ fn describe(c: &Connection, table: &str) -> Result<Value, String> {
 }
 
 fn query(c: &Connection, sql: &str, limit: usize) -> Result<Value, String> {
+    let deadline = Instant::now() + QUERY_TIME;
+    // SQLite calls this every 10,000 VM steps; `true` interrupts the statement.
+    c.progress_handler(10_000, Some(move || Instant::now() > deadline));
+    let out = run_query(c, sql, limit);
+    c.progress_handler(0, None::<fn() -> bool>);
+    out.map_err(|e| {
+        if Instant::now() > deadline {
+            format!(
+                "The query ran longer than {} s and was stopped",
+                QUERY_TIME.as_secs()
+            )
+        } else {
+            e
+        }
+    })
+}
+
+fn run_query(c: &Connection, sql: &str, limit: usize) -> Result<Value, String> {
     let mut st = c.prepare(sql).map_err(|e| e.to_string())?;
     let columns: Vec<String> = st.column_names().iter().map(|s| s.to_string()).collect();
     let mut rows = st.query([]).map_err(|e| e.to_string())?;

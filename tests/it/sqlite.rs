@@ -130,6 +130,34 @@ async fn explorer_over_http() {
         .unwrap()
         .contains("/limit"));
 
+    // No ATTACH of another file; a statement that never ends (every row filtered out, so no
+    // row limit stops it) is interrupted after the demo's time limit.
+    let res = s
+        .modern(
+            json!(81),
+            "tools/call",
+            json!({"name":"query","arguments":{"sql":"ATTACH DATABASE '/tmp/x.db' AS other"}}),
+        )
+        .await
+        .result();
+    assert_eq!(res["isError"], true, "{res}");
+    let res = s
+        .modern(
+            json!(82),
+            "tools/call",
+            json!({"name":"query","arguments":{"sql":"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c WHERE x < 0"}}),
+        )
+        .await
+        .result();
+    assert_eq!(res["isError"], true, "{res}");
+    assert!(
+        res["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("longer than 2 s"),
+        "{res}"
+    );
+
     // schema://{table}
     let t = s
         .modern(json!(9), "resources/templates/list", json!({}))

@@ -21,6 +21,12 @@ test('sqlite-explorer: list_tables, describe_table, query, schema://{table}, pro
   assert.equal(write.result.isError, true);
   const sneaky = await peer.request('tools/call', { name: 'query', arguments: { sql: 'WITH x AS (SELECT 1) DELETE FROM albums' } });
   assert.equal(sneaky.result.isError, true);
+  const attach = await peer.request('tools/call', { name: 'query', arguments: { sql: `ATTACH DATABASE '${path.join(os.tmpdir(), 'x.db')}' AS other` } });
+  assert.equal(attach.result.isError, true);
+  // Filters out every row, so no row limit stops it: only the demo's time limit does.
+  const endless = await peer.request('tools/call', { name: 'query', arguments: { sql: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c WHERE x < 0' } });
+  assert.equal(endless.result.isError, true);
+  assert.match(endless.result.content[0].text, /longer than 2 s/);
   const count = await peer.request('tools/call', { name: 'query', arguments: { sql: 'SELECT count(*) AS n FROM albums' } });
   assert.deepEqual(count.result.structuredContent.rows, [{ n: 5 }], 'nothing was deleted');
   const schema = await peer.request('resources/read', { uri: 'schema://artists' });

@@ -513,3 +513,16 @@ test('a plain-http JWKS URL off loopback is warned about at start-up', async () 
     assert.equal(/JWKS URL is plain http/.test(stderr), warned, `${url}: ${stderr}`);
   }
 });
+
+test('the everything example has no fixed MRTR state key: without OXMCP_STATE_KEY the core makes a random one', async () => {
+  const run = (env) => new Promise((resolve) => {
+    const child = spawn(process.execPath, [EVERYTHING], { env, stdio: ['pipe', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.on('exit', () => resolve(stderr));
+    child.stdin.end();
+  });
+  const { OXMCP_STATE_KEY: _, ...env } = process.env;
+  assert.match(await run(env), /no MRTR state key configured/);
+  assert.doesNotMatch(await run({ ...env, OXMCP_STATE_KEY: 'k'.repeat(32) }), /no MRTR state key configured/);
+});

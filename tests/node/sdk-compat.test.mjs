@@ -181,6 +181,48 @@ test('createMcpHandler + toNodeHandler: one factory call, stateless legacy, 405 
   }
 });
 
+test('createMcpHandler: a factory that reads its context gets { era, authInfo } per distinct context, and handlers see authInfo', async () => {
+  const built = [];
+  const handler = createMcpHandler((ctx) => {
+    built.push({ era: ctx.era, clientId: ctx.authInfo?.clientId });
+    const s = new McpServerV2(info);
+    // No input schema: the SDK calls the handler with its context only; v2 puts authInfo under ctx.http.
+    s.registerTool('whoami', {}, (c) => ({ content: [{ type: 'text', text: c.http?.authInfo?.clientId ?? 'anonymous' }] }));
+    if (ctx.authInfo?.scopes?.includes('admin')) s.registerTool('drop_all', {}, () => ({ content: [{ type: 'text', text: 'dropped' }] }));
+    return s;
+  });
+  const rpc = async (method, params, authInfo) => {
+    const request = new Request('http://127.0.0.1/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+    const text = await (await handler.fetch(request, { authInfo })).text();
+    return JSON.parse(text.startsWith('{') ? text : text.split('\n').find((l) => l.startsWith('data:')).slice(5));
+  };
+  const admin = { token: 't-admin', clientId: 'alice', scopes: ['admin'] };
+  const reader = { token: 't-reader', clientId: 'bob', scopes: ['read'] };
+  try {
+    const names = async (auth) => (await rpc('tools/list', {}, auth)).result.tools.map((t) => t.name).sort();
+    assert.deepEqual(await names(admin), ['drop_all', 'whoami']);
+    assert.deepEqual(await names(reader), ['whoami']);
+    assert.deepEqual(await names(undefined), ['whoami']);
+    assert.equal((await rpc('tools/call', { name: 'drop_all', arguments: {} }, reader)).error.code, -32602);
+    assert.equal((await rpc('tools/call', { name: 'whoami', arguments: {} }, reader)).result.content[0].text, 'bob');
+    assert.equal((await rpc('tools/call', { name: 'whoami', arguments: {} }, admin)).result.content[0].text, 'alice');
+    assert.equal((await rpc('tools/call', { name: 'whoami', arguments: {} }, undefined)).result.content[0].text, 'anonymous');
+    // One instance per distinct (era, authInfo), reused by later requests with the same context.
+    assert.deepEqual(built, [{ era: 'legacy', clientId: 'alice' }, { era: 'legacy', clientId: 'bob' }, { era: 'legacy', clientId: undefined }]);
+    // At most 64 instances are kept: 64 more contexts push alice's out, and her next request builds anew.
+    for (let i = 0; i < 64; i += 1) await rpc('tools/list', {}, { token: `t${i}`, clientId: `c${i}`, scopes: [] });
+    const before = built.length;
+    await rpc('tools/list', {}, admin);
+    assert.equal(built.length, before + 1);
+  } finally {
+    await handler.close();
+  }
+});
+
 test('StdioServerTransport refuses streams other than the process stdio', () => {
   assert.throws(() => new StdioServerTransport({}, {}), /stdin\/stdout/);
 });

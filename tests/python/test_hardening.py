@@ -557,6 +557,18 @@ def test_plain_http_jwks_off_loopback_is_warned_about() -> None:
         assert ("JWKS URL is plain http" in err) == warned, (url, err)
 
 
+def test_the_everything_example_has_no_fixed_state_key() -> None:
+    """Without OXMCP_STATE_KEY the core makes a random per-process MRTR key and warns; a fixed
+    fallback in the example would be a key everyone knows."""
+    script = str(ROOT / "examples" / "python" / "everything.py")
+    env = {k: v for k, v in os.environ.items() if k != "OXMCP_STATE_KEY"}
+    bare = subprocess.run([sys.executable, script], env=env, input=b"", capture_output=True, timeout=30)
+    assert b"no MRTR state key configured" in bare.stderr
+    keyed = subprocess.run([sys.executable, script], env={**env, "OXMCP_STATE_KEY": "k" * 32}, input=b"",
+                           capture_output=True, timeout=30)
+    assert b"no MRTR state key configured" not in keyed.stderr
+
+
 UPLOAD_SERVER = '''
 import sys
 from oxmcp import Server

@@ -157,6 +157,10 @@ def test_stdio_signal_exits_zero(sig: int) -> None:
             proc.wait(5)
 
 
+# Filters out every row, so no row limit stops it: only the demo's time limit does.
+NEVER_ENDING_CTE = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c WHERE x < 0"
+
+
 def test_sqlite_explorer_is_read_only(tmp_path: Path) -> None:
     env = {**os.environ, "OXMCP_SQLITE_DB": str(tmp_path / "db.sqlite")}
     import sqlite3
@@ -166,7 +170,9 @@ def test_sqlite_explorer_is_read_only(tmp_path: Path) -> None:
         db.execute("INSERT INTO t VALUES (1), (2)")
     msgs = [{"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": n, "arguments": a, "_meta": META}}
             for i, (n, a) in enumerate([("list_tables", {}), ("query", {"sql": "SELECT sum(x) AS s FROM t"}),
-                                        ("query", {"sql": "DELETE FROM t"}), ("describe_table", {"table": "t"})], 1)]
+                                        ("query", {"sql": "DELETE FROM t"}), ("describe_table", {"table": "t"}),
+                                        ("query", {"sql": f"ATTACH DATABASE '{tmp_path / 'db.sqlite'}' AS other"}),
+                                        ("query", {"sql": NEVER_ENDING_CTE})], 1)]
     msgs.append({"jsonrpc": "2.0", "id": 9, "method": "resources/read", "params": {"uri": "schema://t", "_meta": META}})
     out = {m["id"]: m["result"] for m in stdio_exchange([str(EXAMPLES / "sqlite_explorer.py")], msgs, env)}
     assert out[1]["structuredContent"] == {"result": ["t"]}
@@ -174,3 +180,5 @@ def test_sqlite_explorer_is_read_only(tmp_path: Path) -> None:
     assert out[3]["isError"] is True and "readonly" in out[3]["content"][0]["text"].lower()
     assert out[4]["structuredContent"]["result"][0]["name"] == "x"
     assert "CREATE TABLE t" in out[9]["contents"][0]["text"]
+    assert out[5]["isError"] is True and "not authorized" in out[5]["content"][0]["text"]
+    assert out[6]["isError"] is True and "longer than" in out[6]["content"][0]["text"]

@@ -18,12 +18,18 @@ class RequestHandlerExtra {
    */
   #method;
   #sessionless;
+  #passedAuth;
 
-  constructor(ctx, sessionId, method, sessionless = false) {
+  /**
+   * @param {unknown} [passedAuth] the `authInfo` the server instance was built for by
+   *   createMcpHandler's `fetch(request, { authInfo })`, shown when the core authenticated no caller
+   */
+  constructor(ctx, sessionId, method, sessionless = false, passedAuth = undefined) {
     this.#ctx = ctx;
     this.#sessionId = sessionId;
     this.#method = method;
     this.#sessionless = sessionless;
+    this.#passedAuth = passedAuth;
   }
 
   /** The oxmcp context of this call. */
@@ -57,7 +63,7 @@ class RequestHandlerExtra {
   /** `{ token, clientId, scopes, extra }` as the SDK's bearer-auth middleware fills it, or undefined. */
   get authInfo() {
     const c = this.#ctx.caller;
-    if (!c) return undefined;
+    if (!c) return this.#passedAuth;
     return { token: '', clientId: c.name, scopes: c.scopes ?? [], extra: c.claims ? { claims: c.claims } : {} };
   }
   /** Request information (headers) is not exposed to handlers by oxmcp. */

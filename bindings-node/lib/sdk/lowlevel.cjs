@@ -20,6 +20,7 @@ const { Context, Calls } = require('../context.cjs');
 const { LowLevelFacade, methodOf } = require('./facade.cjs');
 const { mergeCapabilities } = require('./protocol.cjs');
 const { RequestHandlerExtra, SESSIONLESS } = require('./extra.cjs');
+const { PASSED_AUTH, markServing } = require('../server.cjs');
 const { current, withVersion } = require('./mcp.cjs');
 const http = require('../http.cjs');
 const middleware = require('../middleware.cjs');
@@ -168,6 +169,7 @@ class Server extends LowLevelFacade {
     this.#hookLists();
     let done;
     try { done = this.#native.serveStdio(); } catch (e) { throw fromNative(e); }
+    markServing();
     const p = Promise.resolve(done).catch((e) => { throw fromNative(e); }).finally(() => this.#running.delete(p));
     this.#running.add(p);
     return p;
@@ -205,7 +207,7 @@ class Server extends LowLevelFacade {
     const h = this.#handlers.get(method);
     if (!h) return [];
     const extra = ctx
-      ? new RequestHandlerExtra(ctx, undefined, method, this[SESSIONLESS] === true)
+      ? new RequestHandlerExtra(ctx, undefined, method, this[SESSIONLESS] === true, this[PASSED_AUTH])
       : { signal: new AbortController().signal, sendNotification: async () => {}, sendRequest: async () => { throw new McpError(-32600, 'no client at registration'); } };
     const out = [];
     let cursor;
@@ -303,7 +305,7 @@ class Server extends LowLevelFacade {
     if (!this.#calls.native.claim(id)) return undefined;
     const handler = this.#handlers.get(method);
     const ctx = new Context(this.#calls, id);
-    const extra = new RequestHandlerExtra(ctx, undefined, method, this[SESSIONLESS] === true);
+    const extra = new RequestHandlerExtra(ctx, undefined, method, this[SESSIONLESS] === true, this[PASSED_AUTH]);
     const ok = (v) => ({ result: pick(v) });
     let out;
     try {

@@ -6,7 +6,7 @@
  * send* notifications, over oxmcp's `Server`. The core still validates, dispatches and serves.
  */
 const { AsyncLocalStorage } = require('node:async_hooks');
-const { Server, ResourceTemplate: BaseTemplate, SDK_SHAPES, SESSIONLESS } = require('../server.cjs');
+const { Server, ResourceTemplate: BaseTemplate, SDK_SHAPES, SESSIONLESS, PASSED_AUTH } = require('../server.cjs');
 const { isAnyZodSchema } = require('../schema.cjs');
 // lib/sdk/facade.cjs, lib/sdk/tasks.cjs and lib/sdk/extra.cjs are loaded by the first McpServer,
 // the first use of `experimental` and the first handler call: `import { Server } from 'oxmcp'`
@@ -112,7 +112,7 @@ class McpServer extends Server {
 
   #extra(ctx, method) {
     const { RequestHandlerExtra } = (extraModule ??= require('./extra.cjs'));
-    return new RequestHandlerExtra(ctx, undefined, method, this[SESSIONLESS] === true);
+    return new RequestHandlerExtra(ctx, undefined, method, this[SESSIONLESS] === true, this[PASSED_AUTH]);
   }
 
   // ---------------------------------------------------------------- registration, SDK signatures

@@ -4,12 +4,17 @@
  * `serveStdio(factory)`, `createMcpHandler(factory)` and `toNodeHandler(handler)`.
  *
  * The SDK builds a fresh server from the factory per HTTP request (and per stdio connection). oxmcp's
- * core serves both eras from one registry, so the factory runs once per entry, on first use, and that
- * one instance serves every request (see docs/COMPATIBILITY.md: a factory that varies its surface by
- * `authInfo` or `era` sees `{ era: 'modern' }` once).
+ * core serves both eras from one registry, so a factory that takes no argument runs once per entry,
+ * on first use, and that one instance serves every request. A factory that reads its context
+ * (`(ctx) => ...`: it may vary its surface by `era` or `authInfo`) gets exactly the context the SDK
+ * gives it, and its instance serves every later request with the same context: instances are kept
+ * per (era, authInfo), at most MAX_INSTANCES of them, least recently used first out.
  */
 const http = require('../http.cjs');
-const { SESSIONLESS } = require('./extra.cjs');
+const { SESSIONLESS, PASSED_AUTH } = require('../server.cjs');
+
+/** Instances of a context-reading factory kept at once, each for one (era, authInfo). */
+const MAX_INSTANCES = 64;
 
 function once(factory) {
   if (typeof factory !== 'function') throw new TypeError('expected a server factory: () => McpServer');
@@ -34,46 +39,88 @@ function serveStdio(factory, options = {}) {
   };
 }
 
+/** The era a request is served in: a modern (2026) request names its revision in the header. */
+function eraOf(request) {
+  return request.headers.get('mcp-protocol-version')?.startsWith('2026') ? 'modern' : 'legacy';
+}
+
+/**
+ * The instances createMcpHandler serves from: one for a factory that takes no argument; one per
+ * (era, authInfo) for a factory that reads its context, the least recently used dropped (and
+ * closed once its requests have had a minute to finish) past MAX_INSTANCES.
+ * @returns {{ get(ctx: object): Promise<any>, all(): Promise<any[]> }}
+ */
+function instances(factory, prepare) {
+  if (typeof factory !== 'function') throw new TypeError('expected a server factory: () => McpServer');
+  const cache = new Map();
+  const build = (ctx) => Promise.resolve().then(() => factory(ctx)).then((s) => {
+    if (!s || typeof s.fetch !== 'function' || !s.native) throw new TypeError('the factory must return an oxmcp McpServer');
+    s[PASSED_AUTH] = ctx.authInfo;
+    prepare(s);
+    return s;
+  });
+  const perContext = factory.length > 0;
+  return {
+    get(ctx) {
+      const key = perContext ? JSON.stringify([ctx.era, ctx.authInfo ?? null]) : '';
+      let p = cache.get(key);
+      if (p) {
+        cache.delete(key);
+      } else {
+        p = build(perContext ? ctx : { era: 'modern' });
+        p.catch(() => cache.delete(key));
+      }
+      cache.set(key, p);
+      if (cache.size > MAX_INSTANCES) {
+        const oldest = cache.keys().next().value;
+        const dropped = cache.get(oldest);
+        cache.delete(oldest);
+        dropped.then((s) => setTimeout(() => s.close().catch(() => {}), 60_000).unref(), () => {});
+      }
+      return p;
+    },
+    all: () => Promise.allSettled([...cache.values()])
+      .then((rs) => rs.filter((r) => r.status === 'fulfilled').map((r) => r.value)),
+  };
+}
+
 /**
  * `createMcpHandler(factory, { legacy: 'stateless' | 'reject' })` -> `{ fetch, close, notify }`.
  * Legacy traffic is served statelessly by default, as in the SDK (no `Mcp-Session-Id`); GET and
- * DELETE of a legacy session answer 405.
+ * DELETE of a legacy session answer 405. `fetch(request, { authInfo })` passes `authInfo` to the
+ * factory and to the handlers' `extra.authInfo`, unverified, as the SDK does; the core's own
+ * authentication (tokens, OAuth), when configured, names the caller instead.
  */
 function createMcpHandler(factory, options = {}) {
-  const get = once(factory);
   const legacy = options.legacy ?? 'stateless';
   if (legacy !== 'stateless' && legacy !== 'reject') throw new TypeError("createMcpHandler: legacy must be 'stateless' or 'reject'");
-  let mounted = false;
+  // No sessions, as in the SDK: modern requests have none, legacy ones are served statelessly
+  // (the core's endpoint keeps none).
+  const servers = instances(factory, (s) => {
+    s[SESSIONLESS] = true;
+    if (legacy === 'stateless') s.configureHttp({ sessionless: true });
+  });
   const fetch = async (request, opts = {}) => {
-    const server = await get();
-    // No sessions, as in the SDK: modern requests have none, legacy ones are served statelessly
-    // (the core's endpoint keeps none).
-    server[SESSIONLESS] = true;
-    if (!mounted && legacy === 'stateless') {
-      server.configureHttp({ sessionless: true });
-      mounted = true;
-    }
-    if (legacy === 'stateless' && (request.method === 'GET' || request.method === 'DELETE') &&
-        !request.headers.get('mcp-protocol-version')?.startsWith('2026')) {
+    const era = eraOf(request);
+    if (legacy === 'stateless' && (request.method === 'GET' || request.method === 'DELETE') && era === 'legacy') {
       return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null }), {
         status: 405, headers: { 'content-type': 'application/json', allow: 'POST' },
       });
     }
+    const server = await servers.get({ era, authInfo: opts.authInfo, requestInfo: request });
     return http.fetchHandler(server.native, request, { stateless: legacy === 'stateless', parsedBody: opts.parsedBody, peer: opts.peer });
   };
+  const each = (f) => servers.all().then((list) => Promise.all(list.map(f))).then(() => undefined);
   const notify = {
-    toolsChanged: () => get().then((s) => s.sendToolListChanged()),
-    promptsChanged: () => get().then((s) => s.sendPromptListChanged()),
-    resourcesChanged: () => get().then((s) => s.sendResourceListChanged()),
-    resourceUpdated: (uri) => get().then((s) => s.notifyResourceUpdated(uri)),
+    toolsChanged: () => each((s) => s.sendToolListChanged()),
+    promptsChanged: () => each((s) => s.sendPromptListChanged()),
+    resourcesChanged: () => each((s) => s.sendResourceListChanged()),
+    resourceUpdated: (uri) => each((s) => s.notifyResourceUpdated(uri)),
   };
   return {
     fetch,
     notify,
-    async close() {
-      const s = await get();
-      await s.close();
-    },
+    close: () => each((s) => s.close()),
   };
 }
 

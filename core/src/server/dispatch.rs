@@ -447,7 +447,7 @@ impl Server {
                     self.call(rq, params, env, &digest).await
                 }
                 "tasks/get" | "tasks/update" | "tasks/cancel" => {
-                    Box::pin(self.task_method(rq, &params, env)).await
+                    Box::pin(self.audited_task_method(rq, &params, env)).await
                 }
                 m => McpError::method_not_found(m).into(),
             }

@@ -274,7 +274,7 @@ impl Server {
             return;
         }
         let note = *env.audit_note.lock().unwrap_or_else(|e| e.into_inner());
-        // outcome: ok | is_error | input_required | error | timeout | cancelled
+        // outcome: ok | is_error | input_required | task | error | timeout | cancelled
         // error_class: why, when not ok (a JSON-RPC code's name, or what the note says).
         let (outcome, class, code, size) = match outcome {
             Outcome::Result(v) => {
@@ -284,6 +284,8 @@ impl Server {
                     (_, Some("timeout")) => ("timeout", "timeout", None, size),
                     (_, Some(n)) => ("is_error", n, None, size),
                     (Some("input_required"), _) => ("input_required", "", None, size),
+                    // Made a task: its outcome gets a record of its own when it ends.
+                    (Some("task"), _) => ("task", "", None, size),
                     _ if is_error => ("is_error", "tool_error", None, size),
                     _ => ("ok", "", None, size),
                 }

@@ -190,7 +190,44 @@ impl Server {
                 Outcome::Nothing => (TaskStatus::Cancelled, None, None, None),
             },
         };
+        if tracing::enabled!(target: "oxmcp::audit", tracing::Level::INFO) {
+            // The call that made the task was recorded when it was answered ("task"); this is its
+            // outcome, under the same caller.
+            tracing::info!(
+                target: "oxmcp::audit",
+                caller = env.caller.as_ref().map(|c| c.name.as_str()).unwrap_or("-"),
+                transport = ?env.transport,
+                method = %rq.method,
+                name = %name,
+                task = %id,
+                outcome = if result.as_ref().and_then(|r| r.get("isError")).and_then(serde_json::Value::as_bool) == Some(true) {
+                    "is_error"
+                } else {
+                    status.as_str()
+                },
+                error_class = message.as_deref().unwrap_or(""),
+                "task"
+            );
+        }
         engine.finish(id, status, result, error, message).await;
+    }
+
+    /// [`Self::task_method`] under one audit record: who read, answered or cancelled which task,
+    /// and who was refused (another caller's task is answered as an unknown one, and recorded so).
+    pub(super) async fn audited_task_method(
+        &self,
+        rq: &RequestInfo,
+        params: &Params,
+        env: &Env,
+    ) -> Outcome {
+        let started = std::time::Instant::now();
+        let out = self.task_method(rq, params, env).await;
+        let id = params
+            .get("taskId")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        self.audit(rq, env, id, Some(started), &out);
+        out
     }
 
     /// `tasks/get`, `tasks/update`, `tasks/cancel`: only for a client that declares the

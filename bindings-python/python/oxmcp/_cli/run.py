@@ -108,10 +108,12 @@ def run(target: str, transport: str | None, http: str | None, path: str) -> None
     if mode == "stdio" and http:
         raise CliError("--transport stdio and --http contradict each other")
     if file is not None and file.suffix in JS_SUFFIXES:
-        # A Node app: the Node CLI serves it; without it, the app serves itself with the same flags.
+        # A Node app serves itself with the same flags, in the zero-change mode of oxmcp's npm package
+        # (`--import oxmcp/register`: the TypeScript SDK's modules are oxmcp's mirrors), as
+        # `npx oxmcp run` would serve it.
         flags = [] if mode == "stdio" else ["--http", http or "127.0.0.1:8000", "--path", path]
         try:
-            sys.exit(subprocess.call(["node", str(file), *flags]))
+            sys.exit(subprocess.call(["node", "--import", "oxmcp/register", str(file), *flags]))
         except FileNotFoundError:
             raise CliError(f"{file.name} is a Node app and node is not on PATH") from None
     # Zero-change mode: `mcp` and `fastmcp` are oxmcp's mirrors in the served process.
