@@ -543,8 +543,8 @@ export declare class Server {
   serveStdio(): Promise<void>;
   /** Stop every transport; in-flight requests are cancelled after the drain deadline. */
   close(): Promise<void>;
-  /** A WHATWG fetch handler (Hono, Workers-style hosts). */
-  fetch(request: Request): Promise<Response>;
+  /** A WHATWG fetch handler (Hono, Workers-style hosts). `peer`: the client's address, if the host knows it. */
+  fetch(request: Request, options?: { peer?: string }): Promise<Response>;
   /** A Node `http` / Express handler. */
   nodeHandler(options?: { maxBodyBytes?: number }): (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse, next?: (err?: unknown) => void) => void;
   /** An in-memory client for tests (modern requests through `fetch`). */

@@ -23,6 +23,8 @@ function pathOf(url) {
 /**
  * @param {any} native NativeServer
  * @param {Request} request
+ * @param {{ parsedBody?: unknown, stateless?: boolean, peer?: string }} [opts] `peer`: the
+ *   client's address, when the host knows it (the failed-authentication limit's key).
  * @returns {Promise<Response>}
  */
 async function fetchHandler(native, request, opts = {}) {
@@ -38,6 +40,7 @@ async function fetchHandler(native, request, opts = {}) {
     path: pathOf(request.url),
     headers: pairs,
     body,
+    peer: typeof opts.peer === 'string' ? opts.peer : undefined,
   });
   const onAbort = () => exchange.cancel();
   const signal = request.signal;
@@ -148,18 +151,46 @@ async function handleNode(native, req, res, limit, opts = {}) {
     body = Buffer.isBuffer(req.body) ? req.body : Buffer.from(typeof req.body === 'string' ? req.body : JSON.stringify(req.body));
   } else if (req.method === 'GET' || req.method === 'HEAD') {
     body = Buffer.alloc(0);
-  } else {
-    body = await readBody(req, limit);
   }
   // Express mounts strip the mount path from req.url; originalUrl keeps it.
   let headers = rawHeaderPairs(req);
   if (opts.stateless) headers = headers.filter(([k]) => k.toLowerCase() !== 'mcp-session-id');
-  const exchange = native.handleHttp({
+  const head = {
     method: req.method,
     path: req.originalUrl ?? req.url,
     headers,
-    body,
-  });
+    body: body ?? Buffer.alloc(0),
+    // The socket's address: the core keys the failed-authentication limit by it (or, from a
+    // trusted proxy, by the client the proxy forwards).
+    peer: req.socket?.remoteAddress,
+  };
+  let exchange;
+  if (body !== undefined) {
+    exchange = native.handleHttp(head);
+  } else {
+    // The body still unread: the core admits the request from its head first, so a request it
+    // refuses (no or a wrong token) is answered without reading its body, and the connection
+    // closed rather than drained.
+    exchange = native.handleHttpHead(head);
+    let admitted;
+    try {
+      admitted = await exchange.admitted();
+    } catch (e) {
+      throw fromNative(e);
+    }
+    if (admitted) {
+      let b;
+      try {
+        b = await readBody(req, limit);
+      } catch (e) {
+        exchange.cancel();
+        throw e;
+      }
+      exchange.body(b);
+    } else {
+      res.setHeader('connection', 'close');
+    }
+  }
   let finished = false;
   res.on('close', () => {
     if (!finished) exchange.cancel();

@@ -770,9 +770,15 @@ class Server {
     return this.#closing;
   }
 
-  /** WHATWG fetch handler: mount in Hono, Workers-style hosts, or anything that speaks Request/Response. */
-  fetch(request) {
-    return require('./http.cjs').fetchHandler(this.#native, request);
+  /**
+   * WHATWG fetch handler: mount in Hono, Workers-style hosts, or anything that speaks Request/Response.
+   * `options.peer`: the client's address, when the host knows it (Deno's `info.remoteAddr.hostname`,
+   * Bun's `server.requestIP(req).address`); it keys the failed-authentication limit.
+   * @param {Request} request
+   * @param {{ peer?: string }} [options]
+   */
+  fetch(request, options) {
+    return require('./http.cjs').fetchHandler(this.#native, request, { peer: options?.peer });
   }
 
   /**

@@ -19,9 +19,20 @@ pub struct NativeHttpRequest {
     /// `[name, value]` pairs (repeated names allowed).
     pub headers: Vec<Vec<String>>,
     pub body: Buffer,
+    /// The client's address as the host's socket gives it (`req.socket.remoteAddress`), for the
+    /// failed-authentication limit and trusted proxies; absent when the host does not know it.
+    pub peer: Option<String>,
 }
 
-pub(crate) fn to_core(req: NativeHttpRequest) -> Result<HttpRequest> {
+/// The request, and its client's address (an unparsable one is unknown).
+pub(crate) fn to_core(
+    req: NativeHttpRequest,
+) -> Result<(HttpRequest, Option<std::net::SocketAddr>)> {
+    let peer = req
+        .peer
+        .as_deref()
+        .and_then(|p| p.trim_start_matches('[').trim_end_matches(']').parse().ok())
+        .map(|ip| std::net::SocketAddr::new(ip, 0));
     let method = http::Method::from_bytes(req.method.as_bytes()).map_err(|_| {
         coded(
             Code::Napi(Status::InvalidArg),
@@ -39,12 +50,13 @@ pub(crate) fn to_core(req: NativeHttpRequest) -> Result<HttpRequest> {
             }
         }
     }
-    Ok(HttpRequest {
+    let req = HttpRequest {
         method,
         path: req.path,
         headers,
         body: bytes::Bytes::copy_from_slice(&req.body),
-    })
+    };
+    Ok((req, peer))
 }
 
 /// One in-flight request through `handle`.
@@ -52,23 +64,76 @@ pub(crate) fn to_core(req: NativeHttpRequest) -> Result<HttpRequest> {
 pub struct NativeHttpExchange {
     head: Mutex<Option<oneshot::Receiver<HttpResponse>>>,
     cancel: CancellationToken,
+    /// Started from the head alone ([`Self::start_head`]): whether the core admitted the
+    /// request (then it waits for the body), and where the body goes.
+    admitted: Mutex<Option<oneshot::Receiver<bool>>>,
+    body: Mutex<Option<oneshot::Sender<bytes::Bytes>>>,
 }
 
 impl NativeHttpExchange {
     /// Start `req` on the runtime; it runs until it answers or `cancel()` drops it.
-    pub(crate) fn start(handler: HttpHandler, req: HttpRequest) -> Self {
+    pub(crate) fn start(
+        handler: HttpHandler,
+        req: HttpRequest,
+        peer: Option<std::net::SocketAddr>,
+    ) -> Self {
         let (tx, rx) = oneshot::channel();
         let cancel = CancellationToken::new();
         let c = cancel.clone();
         napi::bindgen_prelude::spawn(async move {
             tokio::select! {
-                r = handler.handle(req) => { let _ = tx.send(r); }
+                r = handler.handle_full(req, peer, "") => { let _ = tx.send(r); }
                 _ = c.cancelled() => {}
             }
         });
         Self {
             head: Mutex::new(Some(rx)),
             cancel,
+            admitted: Mutex::new(None),
+            body: Mutex::new(None),
+        }
+    }
+
+    /// Start `req` (its body not read yet) from its head: the core admits it first
+    /// (authentication, limits); only an admitted request waits for its body (`body()`), so
+    /// the host reads no body the core would refuse.
+    pub(crate) fn start_head(
+        handler: HttpHandler,
+        mut req: HttpRequest,
+        peer: Option<std::net::SocketAddr>,
+    ) -> Self {
+        let (tx, rx) = oneshot::channel();
+        let (admitted_tx, admitted) = oneshot::channel();
+        let (body, body_rx) = oneshot::channel::<bytes::Bytes>();
+        let cancel = CancellationToken::new();
+        let c = cancel.clone();
+        napi::bindgen_prelude::spawn(async move {
+            let work = async {
+                match handler
+                    .admit(&req.method, &req.path, &req.headers, peer)
+                    .await
+                {
+                    Err(refused) => {
+                        let _ = admitted_tx.send(false);
+                        Some(refused)
+                    }
+                    Ok(caller) => {
+                        let _ = admitted_tx.send(true);
+                        req.body = body_rx.await.ok()?;
+                        Some(handler.serve(req, caller, peer, "").await)
+                    }
+                }
+            };
+            tokio::select! {
+                r = work => if let Some(r) = r { let _ = tx.send(r); },
+                _ = c.cancelled() => {}
+            }
+        });
+        Self {
+            head: Mutex::new(Some(rx)),
+            cancel,
+            admitted: Mutex::new(Some(admitted)),
+            body: Mutex::new(Some(body)),
         }
     }
 }
@@ -97,6 +162,36 @@ impl NativeHttpExchange {
     #[napi]
     pub fn cancel(&self) {
         self.cancel.cancel();
+    }
+
+    /// Started from the head (`handleHttpHead`): `true` once the core admitted the request,
+    /// which then waits for `body()`; `false` when it refused it (`response()` is the refusal,
+    /// and the body need not be read).
+    #[napi(ts_return_type = "Promise<boolean>")]
+    pub fn admitted<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, bool>> {
+        let rx = self
+            .admitted
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .ok_or_else(|| {
+                coded(
+                    Code::Napi(Status::GenericFailure),
+                    "admitted() is for an exchange from handleHttpHead, once",
+                )
+            })?;
+        errors::spawn(env, async move {
+            rx.await
+                .map_err(|_| coded(Code::Cancelled, "the request was cancelled"))
+        })
+    }
+
+    /// The body of an admitted request.
+    #[napi]
+    pub fn body(&self, body: Buffer) {
+        if let Some(tx) = self.body.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            let _ = tx.send(bytes::Bytes::copy_from_slice(&body));
+        }
     }
 }
 

@@ -467,11 +467,23 @@ impl NativeServer {
     #[napi]
     pub fn handle_http(&self, request: NativeHttpRequest) -> Result<NativeHttpExchange> {
         let handler = self.mount.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        let mut req = to_core(request)?;
+        let (mut req, peer) = to_core(request)?;
         if req.path != "/healthz" {
             req.path = handler.config().path.clone();
         }
-        Ok(NativeHttpExchange::start(handler, req))
+        Ok(NativeHttpExchange::start(handler, req, peer))
+    }
+
+    /// [`Self::handle_http`] from the request's head (its `body` ignored): the core admits it
+    /// before the host reads the body (`exchange.admitted()`, then `exchange.body(...)`).
+    #[napi]
+    pub fn handle_http_head(&self, request: NativeHttpRequest) -> Result<NativeHttpExchange> {
+        let handler = self.mount.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let (mut req, peer) = to_core(request)?;
+        if req.path != "/healthz" {
+            req.path = handler.config().path.clone();
+        }
+        Ok(NativeHttpExchange::start_head(handler, req, peer))
     }
 
     /// Stop every transport started from this object and wait for them to finish.

@@ -14,6 +14,7 @@ use pyo3::types::PyCFunction;
 use serde_json::{Map, Value};
 use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
 
 pub(crate) struct PyHandler {
     pub(crate) entry: Arc<Py<PyAny>>,
@@ -70,54 +71,16 @@ impl PyHandler {
         let token = ctx.cancellation().clone();
         let sent = if let Some(job) = job.clone() {
             engine.dispatch(Box::new(move |py| {
-                if token.is_cancelled() {
-                    return;
-                }
-                let Some(lp) = engine_loop(&nctx.engine, py) else {
-                    let _ = tx.send(Outcome::Err(
-                        McpError::internal("no asyncio loop is serving this server").into(),
-                    ));
-                    return;
-                };
-                let tx = Mutex::new(Some(tx));
-                let done = PyCFunction::new_closure(
-                    py,
-                    None,
-                    None,
-                    move |args: &Bound<'_, pyo3::types::PyTuple>, _kw| -> PyResult<()> {
-                        let o = outcome(&args.get_item(0)?, tool);
-                        if let Some(tx) = tx.lock().unwrap_or_else(|e| e.into_inner()).take() {
-                            let _ = tx.send(o);
-                        }
-                        Ok(())
-                    },
-                );
-                let r = (|| -> PyResult<Py<PyAny>> {
-                    let done = done?;
-                    let fn_ = entry.bind(py).getattr(intern!(py, "call_async"))?;
-                    let payload = to_py(py, &payload)?;
-                    let nctx = Bound::new(py, nctx)?;
-                    Ok(submit
-                        .bind(py)
-                        .call1((lp, fn_, payload, nctx, done))?
-                        .unbind())
-                })();
-                match r {
-                    Ok(handle) => {
-                        // A cancellation that came while `submit` ran found no handle to cancel,
-                        // and the task may have started already: cancel it here. (The token is
-                        // set before the awaiting side takes the lock to look for the handle.)
-                        let mut slot = job.lock().unwrap_or_else(|e| e.into_inner());
-                        if token.is_cancelled() {
-                            drop(slot);
-                            if let Err(e) = handle.call_method0(py, "cancel") {
-                                e.print(py);
-                            }
-                        } else {
-                            *slot = Some(handle);
-                        }
-                    }
-                    Err(e) => e.print(py),
+                if !token.is_cancelled() {
+                    let call = AsyncCall {
+                        entry,
+                        submit,
+                        payload,
+                        nctx,
+                        tx,
+                        tool,
+                    };
+                    call.start(py, &job, &token);
                 }
             }))
         } else {
@@ -160,20 +123,90 @@ impl PyHandler {
                     return Err(HandlerError::Cancelled);
                 }
             };
-            match o {
-                Outcome::Ok(v) => Ok(Reply::Value(v)),
-                Outcome::Tool(t) => Ok(Reply::Tool(t)),
-                Outcome::Err(e) => Err(e),
-                Outcome::InputRequired => Err(slot
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .take()
-                    .unwrap_or_else(|| {
-                        McpError::internal("InputRequired raised outside a Context input call")
-                            .into()
-                    })),
-            }
+            reply(o, &slot)
         })
+    }
+}
+
+/// The handler's outcome as the core's reply; `InputRequired` takes the input request the
+/// `Context` left in `slot`.
+fn reply(o: Outcome, slot: &Slot) -> Result<Reply, HandlerError> {
+    match o {
+        Outcome::Ok(v) => Ok(Reply::Value(v)),
+        Outcome::Tool(t) => Ok(Reply::Tool(t)),
+        Outcome::Err(e) => Err(e),
+        Outcome::InputRequired => Err(slot
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .unwrap_or_else(|| {
+                McpError::internal("InputRequired raised outside a Context input call").into()
+            })),
+    }
+}
+
+/// An async handler's call, submitted to the engine's asyncio loop as a task whose done
+/// callback sends the outcome.
+struct AsyncCall {
+    entry: Arc<Py<PyAny>>,
+    submit: Arc<Py<PyAny>>,
+    payload: Value,
+    nctx: NativeContext,
+    tx: oneshot::Sender<Outcome>,
+    tool: bool,
+}
+
+impl AsyncCall {
+    /// Submit the call (on the thread that holds the GIL), keeping its task's handle in `job`
+    /// so that a cancellation can cancel it.
+    fn start(self, py: Python<'_>, job: &Mutex<Option<Py<PyAny>>>, token: &CancellationToken) {
+        let Some(lp) = engine_loop(&self.nctx.engine, py) else {
+            let _ = self.tx.send(Outcome::Err(
+                McpError::internal("no asyncio loop is serving this server").into(),
+            ));
+            return;
+        };
+        let (tool, tx) = (self.tool, Mutex::new(Some(self.tx)));
+        let done = PyCFunction::new_closure(
+            py,
+            None,
+            None,
+            move |args: &Bound<'_, pyo3::types::PyTuple>, _kw| -> PyResult<()> {
+                let o = outcome(&args.get_item(0)?, tool);
+                if let Some(tx) = tx.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                    let _ = tx.send(o);
+                }
+                Ok(())
+            },
+        );
+        let (entry, submit, payload, nctx) = (self.entry, self.submit, self.payload, self.nctx);
+        let r = (|| -> PyResult<Py<PyAny>> {
+            let done = done?;
+            let fn_ = entry.bind(py).getattr(intern!(py, "call_async"))?;
+            let payload = to_py(py, &payload)?;
+            let nctx = Bound::new(py, nctx)?;
+            Ok(submit
+                .bind(py)
+                .call1((lp, fn_, payload, nctx, done))?
+                .unbind())
+        })();
+        match r {
+            Ok(handle) => {
+                // A cancellation that came while `submit` ran found no handle to cancel, and the
+                // task may have started already: cancel it here. (The token is set before the
+                // awaiting side takes the lock to look for the handle.)
+                let mut slot = job.lock().unwrap_or_else(|e| e.into_inner());
+                if token.is_cancelled() {
+                    drop(slot);
+                    if let Err(e) = handle.call_method0(py, "cancel") {
+                        e.print(py);
+                    }
+                } else {
+                    *slot = Some(handle);
+                }
+            }
+            Err(e) => e.print(py),
+        }
     }
 }
 

@@ -461,6 +461,41 @@ impl NativeServer {
         let client = client.and_then(|(h, p)| Some(std::net::SocketAddr::new(h.parse().ok()?, p)));
         serve::handle(py, handler, method, path, headers, body, query, client)
     }
+
+    /// Admit a request from its head, before its body is read (the ASGI mount): an awaitable of
+    /// an `HttpAdmission` for `handle_admitted`, or of the refusal as `handle_http` answers.
+    #[pyo3(signature = (method, headers, client=None))]
+    fn admit_http<'py>(
+        &self,
+        py: Python<'py>,
+        method: String,
+        headers: Vec<(String, String)>,
+        client: Option<(String, u16)>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let handler = self.http_handler()?;
+        let client = client.and_then(|(h, p)| Some(std::net::SocketAddr::new(h.parse().ok()?, p)));
+        serve::admit(py, handler, method, headers, client)
+    }
+
+    /// `handle_http` for a request `admit_http` admitted, now with its body.
+    #[pyo3(signature = (admission, method, headers, body, query=None, client=None))]
+    #[allow(clippy::too_many_arguments)] // the Python signature above: the ASGI request's parts
+    fn handle_admitted<'py>(
+        &self,
+        py: Python<'py>,
+        admission: &Bound<'py, serve::HttpAdmission>,
+        method: String,
+        headers: Vec<(String, String)>,
+        body: Vec<u8>,
+        query: Option<String>,
+        client: Option<(String, u16)>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let handler = self.http_handler()?;
+        let query = query.unwrap_or_default();
+        let client = client.and_then(|(h, p)| Some(std::net::SocketAddr::new(h.parse().ok()?, p)));
+        let admission = admission.get();
+        serve::handle_admitted(py, handler, admission, method, headers, body, query, client)
+    }
 }
 
 #[pymodule(gil_used = false)]
@@ -470,6 +505,7 @@ fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<sessions::NativeSession>()?;
     m.add_class::<serve::ServeHandle>()?;
     m.add_class::<serve::BodyStream>()?;
+    m.add_class::<serve::HttpAdmission>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(options::check_options, m)?)?;
     m.add_function(wrap_pyfunction!(options::option_names, m)?)?;

@@ -183,6 +183,89 @@ impl BodyStream {
     }
 }
 
+/// The ASGI request's headers as a map (names or values that are not valid HTTP are left out).
+fn header_map(headers: Vec<(String, String)>) -> HeaderMap {
+    let mut map = HeaderMap::with_capacity(headers.len());
+    for (k, v) in headers {
+        let (Ok(k), Ok(v)) = (
+            HeaderName::from_bytes(k.as_bytes()),
+            HeaderValue::from_str(&v),
+        ) else {
+            continue;
+        };
+        map.append(k, v);
+    }
+    map
+}
+
+/// A request the core admitted from its head ([`admit`]): its caller, until
+/// [`handle_admitted`] serves it.
+#[pyclass(module = "oxmcp._oxmcp", name = "HttpAdmission", frozen)]
+pub(crate) struct HttpAdmission {
+    caller: std::sync::Mutex<Option<Option<oxmcp::Caller>>>,
+}
+
+/// Admit a request from its head (before the ASGI mount reads its body): an awaitable of an
+/// [`HttpAdmission`], or of the refusal as `(status, headers, body, None)`.
+pub(crate) fn admit<'py>(
+    py: Python<'py>,
+    handler: HttpHandler,
+    method: String,
+    headers: Vec<(String, String)>,
+    client: Option<std::net::SocketAddr>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let method =
+        Method::from_bytes(method.as_bytes()).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let map = header_map(headers);
+    awaitable::spawn(py, async move {
+        let path = handler.config().path.clone();
+        match handler.admit(&method, &path, &map, client).await {
+            Ok(caller) => {
+                let c: Convert = Box::new(move |py| {
+                    let a = HttpAdmission {
+                        caller: std::sync::Mutex::new(Some(caller)),
+                    };
+                    Ok(Py::new(py, a)?.into_any())
+                });
+                Ok(c)
+            }
+            Err(resp) => Ok(response(resp)),
+        }
+    })
+}
+
+/// Serve a request [`admit`] admitted, now with its body.
+#[allow(clippy::too_many_arguments)] // the ASGI request's parts, as Python passes them
+pub(crate) fn handle_admitted<'py>(
+    py: Python<'py>,
+    handler: HttpHandler,
+    admission: &HttpAdmission,
+    method: String,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+    query: String,
+    client: Option<std::net::SocketAddr>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let caller = admission
+        .caller
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take()
+        .ok_or_else(|| PyValueError::new_err("this admission was served already"))?;
+    let method =
+        Method::from_bytes(method.as_bytes()).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let map = header_map(headers);
+    awaitable::spawn(py, async move {
+        let req = HttpRequest {
+            method,
+            path: handler.config().path.clone(),
+            headers: map,
+            body: Bytes::from(body),
+        };
+        Ok(response(handler.serve(req, caller, client, &query).await))
+    })
+}
+
 #[allow(clippy::too_many_arguments)] // the ASGI request's parts, as Python passes them
 pub(crate) fn handle<'py>(
     py: Python<'py>,
@@ -196,16 +279,7 @@ pub(crate) fn handle<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let method =
         Method::from_bytes(method.as_bytes()).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let mut map = HeaderMap::with_capacity(headers.len());
-    for (k, v) in headers {
-        let (Ok(k), Ok(v)) = (
-            HeaderName::from_bytes(k.as_bytes()),
-            HeaderValue::from_str(&v),
-        ) else {
-            continue;
-        };
-        map.append(k, v);
-    }
+    let map = header_map(headers);
     // Cancelling the awaitable (client gone) aborts the Rust task, which drops the core's
     // request future: the core's in-flight guard then cancels the handler.
     awaitable::spawn(py, async move {
@@ -215,39 +289,43 @@ pub(crate) fn handle<'py>(
             headers: map,
             body: Bytes::from(body),
         };
-        let resp = handler.handle_full(req, client, &query).await;
-        let status = resp.status.as_u16();
-        let headers: Vec<(String, String)> = resp
-            .headers
-            .iter()
-            .filter_map(|(k, v)| {
-                v.to_str()
-                    .ok()
-                    .map(|v| (k.as_str().to_string(), v.to_string()))
-            })
-            .collect();
-        let c: Convert = Box::new(move |py| {
-            let (body, stream): (Option<Py<PyAny>>, Option<Py<PyAny>>) = match resp.body {
-                ResponseBody::Empty => (Some(PyBytes::new(py, b"").unbind().into_any()), None),
-                ResponseBody::Full(b) => (Some(PyBytes::new(py, &b).unbind().into_any()), None),
-                ResponseBody::Sse(rx) => (
-                    None,
-                    Some(
-                        Py::new(
-                            py,
-                            BodyStream {
-                                rx: Arc::new(tokio::sync::Mutex::new(Some(rx))),
-                            },
-                        )?
-                        .into_any(),
-                    ),
-                ),
-            };
-            Ok((status, headers, body, stream)
-                .into_pyobject(py)?
-                .into_any()
-                .unbind())
-        });
-        Ok(c)
+        Ok(response(handler.handle_full(req, client, &query).await))
     })
+}
+
+/// A core response as Python gets it: `(status, headers, body, stream)`.
+fn response(resp: oxmcp::transport::http::HttpResponse) -> Convert {
+    let status = resp.status.as_u16();
+    let headers: Vec<(String, String)> = resp
+        .headers
+        .iter()
+        .filter_map(|(k, v)| {
+            v.to_str()
+                .ok()
+                .map(|v| (k.as_str().to_string(), v.to_string()))
+        })
+        .collect();
+    let c: Convert = Box::new(move |py| {
+        let (body, stream): (Option<Py<PyAny>>, Option<Py<PyAny>>) = match resp.body {
+            ResponseBody::Empty => (Some(PyBytes::new(py, b"").unbind().into_any()), None),
+            ResponseBody::Full(b) => (Some(PyBytes::new(py, &b).unbind().into_any()), None),
+            ResponseBody::Sse(rx) => (
+                None,
+                Some(
+                    Py::new(
+                        py,
+                        BodyStream {
+                            rx: Arc::new(tokio::sync::Mutex::new(Some(rx))),
+                        },
+                    )?
+                    .into_any(),
+                ),
+            ),
+        };
+        Ok((status, headers, body, stream)
+            .into_pyobject(py)?
+            .into_any()
+            .unbind())
+    });
+    c
 }

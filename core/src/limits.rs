@@ -126,6 +126,18 @@ pub const DEFAULT_AUTH_FAILURES: RateLimit = RateLimit {
 /// Most client addresses [`AuthFailureLimiter`] tracks at once.
 pub const MAX_AUTH_FAILURE_ADDRS: usize = 4096;
 
+/// The key a client address is counted under: IPv4 as it is (an IPv4-mapped IPv6 address as
+/// its IPv4 one), IPv6 by its /64, which one client usually owns whole.
+pub(crate) fn client_key(ip: std::net::IpAddr) -> std::net::IpAddr {
+    match ip.to_canonical() {
+        std::net::IpAddr::V6(v6) => {
+            let s = v6.segments();
+            std::net::IpAddr::V6(std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
+        }
+        v4 => v4,
+    }
+}
+
 /// Failed authentications per client address: a token bucket per address (IPv6 by its /64, which
 /// one client usually owns whole), spent by each refused token. While an address's bucket is
 /// empty, its requests are refused before their token is even checked (429 + `Retry-After`), so
@@ -152,16 +164,6 @@ impl AuthFailureLimiter {
         }
     }
 
-    fn key(ip: std::net::IpAddr) -> std::net::IpAddr {
-        match ip.to_canonical() {
-            std::net::IpAddr::V6(v6) => {
-                let s = v6.segments();
-                std::net::IpAddr::V6(std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
-            }
-            v4 => v4,
-        }
-    }
-
     fn refill(&self, b: &mut Bucket, now: Instant) {
         b.tokens = (b.tokens + now.duration_since(b.at).as_secs_f64() * self.limit.rate)
             .min(f64::from(self.limit.burst));
@@ -172,7 +174,7 @@ impl AuthFailureLimiter {
     pub fn check(&self, ip: std::net::IpAddr) -> Result<(), Duration> {
         let now = Instant::now();
         let mut t = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(b) = t.get_mut(&Self::key(ip)) else {
+        let Some(b) = t.get_mut(&client_key(ip)) else {
             return Ok(());
         };
         self.refill(b, now);
@@ -185,7 +187,7 @@ impl AuthFailureLimiter {
 
     /// Spend one failure for `ip`.
     pub fn failed(&self, ip: std::net::IpAddr) {
-        let key = Self::key(ip);
+        let key = client_key(ip);
         let now = Instant::now();
         let mut t = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
         if t.len() >= MAX_AUTH_FAILURE_ADDRS && !t.contains_key(&key) {

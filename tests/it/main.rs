@@ -2,6 +2,7 @@
 //! Run with `cargo test -p oxmcp-examples --test it`.
 
 #![allow(unreachable_pub)] // helpers shared by the test modules
+mod admission;
 mod apps;
 mod auth_env;
 mod bounds;

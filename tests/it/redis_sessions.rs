@@ -3,7 +3,8 @@
 //! 2025-11-25 session is driven across them with raw HTTP: initialize on A, calls on B, the
 //! elicitation answer POSTed to C, a cancel on another replica than the call (also one that
 //! overtakes its request), a subscription made on A delivering an update triggered on C to B's
-//! GET stream, a log level set on one replica holding on another, DELETE on B ending it on A.
+//! GET stream, a log level set on one replica holding on another, DELETE on B ending it on A
+//! (and the same DELETE re-sent to C succeeding).
 //! And with Redis down: legacy session operations answer 503 (-31503), modern calls go on.
 //! Missing `redis-server` fails these tests: `bash scripts/setup.sh` installs it.
 
@@ -235,7 +236,11 @@ async fn one_legacy_session_is_served_by_every_replica() {
     );
     let r = la.call(json!(9), "ping", json!({})).await;
     assert_eq!(r.status, 404, "{}", r.body);
+    // A DELETE re-sent to another replica (a proxy whose first try lost its answer) succeeds
+    // there too: C heard that the session ended.
     let r = lc.send("DELETE").await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let r = lc.call(json!(10), "ping", json!({})).await;
     assert_eq!(r.status, 404, "{}", r.body);
 }
 

@@ -156,6 +156,131 @@ test('failed authentications are limited per client address (429 + Retry-After)'
   assert.equal((await toolsList('127.0.0.2', 'alice-tok')).status, 200);
 });
 
+/** A modern tools/list POST from `localAddress` with a token and extra headers: its status. */
+function toolsListFrom(port, localAddress, token, extra = {}) {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } });
+  return new Promise((resolve, reject) => {
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list', connection: 'close', ...extra };
+    if (token) headers.authorization = `Bearer ${token}`;
+    const req = http.request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', localAddress, headers }, (res) => {
+      let text = '';
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => resolve({ status: res.statusCode, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+test('nodeHandler() limits failed authentications per socket address', async (t) => {
+  const { Server } = await import('oxmcp');
+  const s = new Server({ name: 'sec', version: '1', handleSignals: false });
+  s.registerTool('search', { description: 'x' }, () => 'ok');
+  s.configureHttp({ tokens: { alice: { tokens: ['alice-tok'] } } });
+  const hs = http.createServer(s.nodeHandler());
+  await new Promise((r) => hs.listen(0, '127.0.0.1', r));
+  t.after(() => new Promise((r) => hs.close(r)));
+  const port = hs.address().port;
+  for (let i = 0; i < 10; i++) assert.equal((await toolsListFrom(port, '127.0.0.1', `guess${i}`)).status, 401);
+  const r = await toolsListFrom(port, '127.0.0.1', 'guess-more');
+  assert.equal(r.status, 429, r.text);
+  assert.equal(JSON.parse(r.text).error.code, -31429);
+  assert.equal((await toolsListFrom(port, '127.0.0.1', 'alice-tok')).status, 429);
+  assert.equal((await toolsListFrom(port, '127.0.0.2', 'alice-tok')).status, 200, 'another client is served');
+});
+
+test('nodeHandler() answers an upload without a token from its head: 401, its body unread', async (t) => {
+  const net = await import('node:net');
+  const { Server } = await import('oxmcp');
+  const s = new Server({ name: 'sec', version: '1', handleSignals: false });
+  s.registerTool('search', { description: 'x' }, () => 'ok');
+  s.configureHttp({ tokens: { alice: { tokens: ['alice-tok'] } } });
+  const hs = http.createServer(s.nodeHandler());
+  await new Promise((r) => hs.listen(0, '127.0.0.1', r));
+  t.after(() => new Promise((r) => { hs.closeAllConnections?.(); hs.close(r); }));
+  const port = hs.address().port;
+  const started = Date.now();
+  // Announces 4 MiB, sends 64 KiB, then stalls: answered at once, and the connection closed.
+  const answers = await Promise.all(Array.from({ length: 10 }, () => new Promise((resolve, reject) => {
+    const c = net.connect({ host: '127.0.0.1', port });
+    let out = '';
+    c.on('data', (d) => { out += d; });
+    c.on('close', () => resolve(out));
+    c.on('error', () => resolve(out));
+    c.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\n` +
+      `accept: application/json, text/event-stream\r\ncontent-length: ${4 * 1024 * 1024}\r\n\r\n`);
+    c.write(Buffer.alloc(64 * 1024, 0x20));
+    setTimeout(() => reject(new Error(`no answer: ${out}`)), 10000).unref();
+  })));
+  for (const out of answers) {
+    assert.match(out, /^HTTP\/1\.1 401/, out);
+    assert.match(out, /connection: close/i, out);
+  }
+  assert.ok(Date.now() - started < 10000);
+  assert.equal((await toolsListFrom(port, '127.0.0.1', 'alice-tok')).status, 200, 'the right token is served, body and all');
+});
+
+test('fetch(request, { peer }) limits failed authentications per peer; without a peer there is no address to limit', async () => {
+  const { Server } = await import('oxmcp');
+  const s = new Server({ name: 'sec', version: '1', handleSignals: false });
+  s.registerTool('search', { description: 'x' }, () => 'ok');
+  s.configureHttp({ tokens: { alice: { tokens: ['alice-tok'] } } });
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } });
+  const call = async (token, peer) => {
+    const req = new Request('http://127.0.0.1/mcp', { method: 'POST', body, headers: {
+      'content-type': 'application/json', accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list', authorization: `Bearer ${token}` } });
+    return (await s.fetch(req, peer ? { peer } : undefined)).status;
+  };
+  for (let i = 0; i < 10; i++) assert.equal(await call(`g${i}`, '203.0.113.1'), 401);
+  assert.equal(await call('alice-tok', '203.0.113.1'), 429);
+  assert.equal(await call('alice-tok', '203.0.113.2'), 200);
+  for (let i = 0; i < 12; i++) assert.equal(await call(`g${i}`), 401);
+  assert.equal(await call('alice-tok'), 200);
+});
+
+test('behind a trusted proxy each forwarded client has its own failed-authentication limit', async (t) => {
+  const { Server } = await import('oxmcp');
+  const s = new Server({ name: 'sec', version: '1', handleSignals: false });
+  s.registerTool('search', { description: 'x' }, () => 'ok');
+  const { url } = await s.listen({ host: '127.0.0.1', port: 0, tokens: { alice: { tokens: ['alice-tok'] } },
+    trustedProxies: ['127.0.0.1'] });
+  t.after(() => s.close());
+  const port = new URL(url).port;
+  const as = (ip) => ({ 'x-forwarded-for': ip });
+  for (let i = 0; i < 10; i++) assert.equal((await toolsListFrom(port, '127.0.0.1', `g${i}`, as('203.0.113.5'))).status, 401);
+  assert.equal((await toolsListFrom(port, '127.0.0.1', 'alice-tok', as('203.0.113.5'))).status, 429);
+  assert.equal((await toolsListFrom(port, '127.0.0.1', 'alice-tok', as('203.0.113.6'))).status, 200, 'another forwarded client');
+  // An untrusted peer's X-Forwarded-For is ignored: its guesses count against its own address.
+  for (let i = 0; i < 10; i++) assert.equal((await toolsListFrom(port, '127.0.0.2', `g${i}`, as(`198.51.100.${i}`))).status, 401);
+  assert.equal((await toolsListFrom(port, '127.0.0.2', 'alice-tok', as('198.51.100.99'))).status, 429);
+});
+
+test('connections past max_connections_per_client are refused (429) while another client is served', async (t) => {
+  const net = await import('node:net');
+  const { Server } = await import('oxmcp');
+  const s = new Server({ name: 'sec', version: '1', handleSignals: false });
+  s.registerTool('search', { description: 'x' }, () => 'ok');
+  const { url } = await s.listen({ host: '127.0.0.1', port: 0, maxConnectionsPerClient: 2 });
+  t.after(() => s.close());
+  const port = Number(new URL(url).port);
+  const held = [];
+  for (let i = 0; i < 2; i++) {
+    const c = net.connect({ host: '127.0.0.1', port, localAddress: '127.0.0.1' });
+    await new Promise((r) => c.once('connect', r));
+    held.push(c);
+  }
+  t.after(() => held.forEach((c) => c.destroy()));
+  await new Promise((r) => setTimeout(r, 200));
+  const r = await toolsListFrom(port, '127.0.0.1');
+  assert.equal(r.status, 429, r.text);
+  assert.equal(JSON.parse(r.text).error.code, -31429);
+  assert.equal((await toolsListFrom(port, '127.0.0.2')).status, 200);
+});
+
 test('batches are charged per element; a session is bound to its creator', async (t) => {
   const { Server } = await import('oxmcp');
   const s = new Server({ name: 'sec', version: '1', handleSignals: false });

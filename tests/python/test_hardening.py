@@ -13,7 +13,10 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from procs import ROOT, free_port, start_python_http, stop
 
@@ -179,6 +182,85 @@ def test_failed_authentications_are_limited_per_client_address() -> None:
         assert tools_list("127.0.0.1", "alice-token")[0] == 429
         assert tools_list("127.0.0.2", "alice-token")[0] == 200
     finally:
+        stop(proc)
+
+
+def tools_list_from(port: int, source: str, token: str | None,
+                    extra: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    """A modern tools/list POST from the source address `source` (any 127.x is this machine)."""
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=(source, 0))
+    try:
+        h = {"content-type": "application/json", "accept": "application/json, text/event-stream",
+             "mcp-protocol-version": MODERN, "mcp-method": "tools/list", **(extra or {})}
+        if token:
+            h["authorization"] = f"Bearer {token}"
+        c.request("POST", "/mcp", json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {
+            "_meta": {"io.modelcontextprotocol/protocolVersion": MODERN,
+                      "io.modelcontextprotocol/clientCapabilities": {}}}}).encode(), h)
+        r = c.getresponse()
+        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
+    finally:
+        c.close()
+
+
+def start_secure_with(env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, str(ROOT / "tests/python/apps/secure.py"), "--http", f"127.0.0.1:{port}"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **env})
+    from procs import wait_listening
+    wait_listening(port, proc)
+    return proc, port
+
+
+def test_behind_a_trusted_proxy_each_forwarded_client_has_its_own_failed_authentication_limit() -> None:
+    """trusted_proxies: a forwarded client that guessed 10 tokens waits; another one behind the
+    same proxy is served. An untrusted peer's X-Forwarded-For is ignored."""
+    proc, port = start_secure_with({"OXMCP_TEST_TRUSTED_PROXIES": '["127.0.0.1"]'})
+    try:
+        def fwd(ip: str) -> dict[str, str]:
+            return {"x-forwarded-for": ip}
+        for i in range(10):
+            assert tools_list_from(port, "127.0.0.1", f"g{i}", fwd("203.0.113.5"))[0] == 401
+        assert tools_list_from(port, "127.0.0.1", "alice-token", fwd("203.0.113.5"))[0] == 429
+        assert tools_list_from(port, "127.0.0.1", "alice-token", fwd("203.0.113.6"))[0] == 200
+        for i in range(10):
+            assert tools_list_from(port, "127.0.0.2", f"g{i}", fwd(f"198.51.100.{i}"))[0] == 401
+        status, _, body = tools_list_from(port, "127.0.0.2", "alice-token", fwd("198.51.100.99"))
+        assert status == 429 and json.loads(body)["error"]["code"] == -31429
+    finally:
+        stop(proc)
+
+
+def test_connections_past_the_per_client_cap_are_refused_while_another_client_is_served() -> None:
+    import socket
+    proc, port = start_secure_with({"OXMCP_TEST_MAX_CONNECTIONS_PER_CLIENT": "2"})
+    held: list[socket.socket] = []
+    try:
+        # Two connections the server has served (a keep-alive /healthz answered 200), held open;
+        # one refused because the server has not yet let go of the start-up probe's is retried.
+        deadline = time.monotonic() + 5
+        while len(held) < 2:
+            c = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.1", 0))
+            c.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            out = b""
+            while not out.endswith(b"}"):
+                chunk = c.recv(4096)
+                if not chunk:
+                    break
+                out += chunk
+            if out.startswith(b"HTTP/1.1 200"):
+                held.append(c)
+            else:
+                c.close()
+                assert time.monotonic() < deadline, out
+                time.sleep(0.05)
+        status, headers, body = tools_list_from(port, "127.0.0.1", "alice-token")
+        assert status == 429, body
+        assert json.loads(body)["error"]["code"] == -31429 and "retry-after" in headers
+        assert tools_list_from(port, "127.0.0.2", "alice-token")[0] == 200
+    finally:
+        for c in held:
+            c.close()
         stop(proc)
 
 
@@ -485,3 +567,58 @@ def test_the_everything_example_has_no_fixed_state_key() -> None:
     keyed = subprocess.run([sys.executable, script], env={**env, "OXMCP_STATE_KEY": "k" * 32}, input=b"",
                            capture_output=True, timeout=30)
     assert b"no MRTR state key configured" not in keyed.stderr
+
+
+UPLOAD_SERVER = '''
+import sys
+from oxmcp import Server
+
+server = Server("upload", tokens={"alice": "alice-token"})
+
+@server.tool
+def add(a: int, b: int) -> int:
+    return a + b
+
+if __name__ == "__main__":
+    port = int(sys.argv[1])
+    if sys.argv[2] == "asgi":
+        import uvicorn
+        uvicorn.run(server.asgi_app(), host="127.0.0.1", port=port, log_level="warning")
+    else:
+        server.run("http", host="127.0.0.1", port=port)
+'''
+
+
+@pytest.mark.parametrize("mount", ["native", "asgi"])
+def test_uploads_without_a_token_get_401_from_their_head(tmp_path: Path, mount: str) -> None:
+    """Uploads that announce 4 MiB, send 64 KiB and stall, with no token: each is answered 401 at
+    once from its head, its body unread (the built-in listener and the ASGI mount under uvicorn);
+    the right token is then served."""
+    import socket
+
+    from procs import start_script
+
+    proc, port = start_script(tmp_path, UPLOAD_SERVER, mount)
+    try:
+        started = time.monotonic()
+        socks = []
+        for _ in range(10):
+            c = socket.create_connection(("127.0.0.1", port))
+            c.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+                      b"accept: application/json, text/event-stream\r\ncontent-length: 4194304\r\n\r\n")
+            c.sendall(b" " * 65536)
+            socks.append(c)
+        for c in socks:
+            c.settimeout(10)
+            out = b""
+            while b"\r\n\r\n" not in out:
+                chunk = c.recv(4096)
+                if not chunk:
+                    break
+                out += chunk
+            assert out.startswith(b"HTTP/1.1 401"), out
+            c.close()
+        assert time.monotonic() - started < 10
+        assert tools_list_from(port, "127.0.0.1", "alice-token")[0] == 200
+    finally:
+        stop(proc)

@@ -189,6 +189,36 @@ def test_compose_redis_has_a_password_and_keeps_its_data() -> None:
     assert "REDISCLI_AUTH" in redis["environment"] and "redis-cli" in redis["healthcheck"]["test"]
 
 
+def test_replicas_trust_only_their_proxy_and_keep_the_failed_authentication_limit() -> None:
+    """The replicas read the client address from the proxy's X-Forwarded-For (trusted_proxies),
+    so the failed-authentication limit stays on, per client: no deploy file turns it off."""
+    import ipaddress
+
+    compose = yaml.safe_load(COMPOSE.read_text())
+    env = compose["x-replica"]["environment"]
+    assert "OXMCP_AUTH_FAILURE_LIMIT" not in env
+    nginx_ip = compose["services"]["nginx"]["networks"]["default"]["ipv4_address"]
+    (subnet,) = [c["subnet"] for c in compose["networks"]["default"]["ipam"]["config"]]
+    assert ipaddress.ip_address(nginx_ip) in ipaddress.ip_network(subnet)
+    # nginx, exactly: not the subnet, whose other members (replicas, Redis) are no proxies.
+    assert env["OXMCP_TRUSTED_PROXIES"] == nginx_ip
+    k8s_env = {e["name"]: e for e in container(k8s_doc("Deployment", "oxmcp"))["env"]}
+    assert "OXMCP_AUTH_FAILURE_LIMIT" not in k8s_env
+    nets = [ipaddress.ip_network(n) for n in k8s_env["OXMCP_TRUSTED_PROXIES"]["value"].split(",")]
+    assert nets and all(n.is_private for n in nets), nets
+    # Trusting those is trusting the ingress controller only because the NetworkPolicy admits
+    # nothing else to the oxmcp pods.
+    policies = [d for d in k8s_docs() if d["kind"] == "NetworkPolicy"
+                and d["spec"]["podSelector"].get("matchLabels", {}).get("app.kubernetes.io/name") == "oxmcp"]
+    assert policies, "a NetworkPolicy for the oxmcp pods"
+    for p in policies:
+        for rule in p["spec"]["ingress"]:
+            for peer in rule["from"]:
+                assert peer.get("podSelector", {}).get("matchLabels", {}).get("app.kubernetes.io/name") == "ingress-nginx", peer
+    # The proxy appends to X-Forwarded-For (the walk reads it right to left).
+    assert "proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;" in (DEPLOY / "nginx" / "oxmcp.conf").read_text()
+
+
 def test_the_shipped_placeholders_stop_the_server() -> None:
     """An operator who forgets to fill deploy/oxmcp.env gets a server that refuses to start,
     not one that serves without a token or with a guessable one."""

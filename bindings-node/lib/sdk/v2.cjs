@@ -108,7 +108,7 @@ function createMcpHandler(factory, options = {}) {
       });
     }
     const server = await servers.get({ era, authInfo: opts.authInfo, requestInfo: request });
-    return http.fetchHandler(server.native, request, { stateless: legacy === 'stateless', parsedBody: opts.parsedBody });
+    return http.fetchHandler(server.native, request, { stateless: legacy === 'stateless', parsedBody: opts.parsedBody, peer: opts.peer });
   };
   const each = (f) => servers.all().then((list) => Promise.all(list.map(f))).then(() => undefined);
   const notify = {
@@ -156,7 +156,7 @@ function toNodeHandler(handler, _opts) {
     let response;
     try {
       const request = await toWebRequest(req, parsedBody);
-      response = await handler.fetch(request, { parsedBody });
+      response = await handler.fetch(request, { parsedBody, peer: req.socket?.remoteAddress });
     } catch (e) {
       if (!res.headersSent) {
         res.statusCode = e.statusCode ?? 500;

@@ -39,6 +39,19 @@ class AsgiApp:
         if scope["type"] != "http":
             return
         native = self._native()
+        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope.get("headers", [])]
+        client = scope.get("client")
+        peer = (str(client[0]), int(client[1])) if client else None
+        # The core admits the request from its head (auth, limits) before its body is read: a
+        # request it refuses is answered without reading the body, and the connection closed.
+        admission = await native.admit_http(scope["method"], headers, peer)
+        if isinstance(admission, tuple):
+            status, out_headers, out_body, _ = admission
+            await send({"type": "http.response.start", "status": status,
+                        "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in out_headers]
+                        + [(b"connection", b"close")]})
+            await send({"type": "http.response.body", "body": out_body or b""})
+            return
         body = bytearray()
         more = True
         while more:
@@ -50,11 +63,8 @@ class AsgiApp:
             if len(body) > self.max_body:
                 await _plain(send, 413, b"request body too large")
                 return
-        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope.get("headers", [])]
-        client = scope.get("client")
-        status, out_headers, out_body, stream = await native.handle_http(
-            scope["method"], "/mcp", headers, bytes(body), scope.get("query_string", b"").decode("latin-1"),
-            (str(client[0]), int(client[1])) if client else None)
+        status, out_headers, out_body, stream = await native.handle_admitted(
+            admission, scope["method"], headers, bytes(body), scope.get("query_string", b"").decode("latin-1"), peer)
         await send({"type": "http.response.start", "status": status,
                     "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in out_headers]})
         if stream is None:

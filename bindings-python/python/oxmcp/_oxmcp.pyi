@@ -54,6 +54,22 @@ class NativeServer:
         query: str | None = None,
         client: tuple[str, int] | None = None,
     ) -> Awaitable[tuple[int, list[tuple[str, str]], bytes | None, BodyStream | None]]: ...
+    def admit_http(
+        self, method: str, headers: list[tuple[str, str]], client: tuple[str, int] | None = None
+    ) -> Awaitable[HttpAdmission | tuple[int, list[tuple[str, str]], bytes | None, BodyStream | None]]: ...
+    def handle_admitted(
+        self,
+        admission: HttpAdmission,
+        method: str,
+        headers: list[tuple[str, str]],
+        body: bytes,
+        query: str | None = None,
+        client: tuple[str, int] | None = None,
+    ) -> Awaitable[tuple[int, list[tuple[str, str]], bytes | None, BodyStream | None]]: ...
+
+@final
+class HttpAdmission:
+    """A request the core admitted from its head; `handle_admitted` serves it once."""
 
 @final
 class NativeContext:

@@ -5,6 +5,7 @@ use super::names::{fields, knows, ms, object, parse, spelled};
 use super::{invalid, unknown, ListenOptions, RateLimitConfig, Result, ServerConfig, Strings};
 use crate::auth::{Allow, Auth, NamedTokens, ProtectedResource};
 use crate::limits::{RateLimit, RateLimiter};
+use crate::server::gate::TrustedProxies;
 use crate::transport::http::HttpConfig;
 use crate::transport::stdio::StdioConfig;
 use serde::Deserialize;
@@ -118,6 +119,16 @@ impl ListenOptions {
         }
         if let Some(v) = &self.auth_failure_limit {
             c.auth_failure_limit = self.auth_failure_limit(v)?;
+        }
+        if let Some(list) = &self.trusted_proxies {
+            c.trusted_proxies = TrustedProxies::parse(&list.0)
+                .map_err(|e| invalid(format!("{}: {e}", self.name("trusted_proxies"))))?;
+        }
+        if let Some(n) = self.max_connections {
+            c.max_connections = n;
+        }
+        if let Some(n) = self.max_connections_per_client {
+            c.max_connections_per_client = n;
         }
         Ok(c)
     }

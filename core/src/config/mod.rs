@@ -285,6 +285,15 @@ pub struct ListenOptions {
     /// `false` for no limit. Default: bursts of 10, then one every 6 s.
     #[serde(alias = "authFailureLimit")]
     pub auth_failure_limit: Option<Value>,
+    /// Proxies (CIDRs or addresses) whose `X-Forwarded-For` / `Forwarded` names the client.
+    #[serde(alias = "trustedProxies")]
+    pub trusted_proxies: Option<Strings>,
+    /// Most connections the built-in server holds at once (0: no cap).
+    #[serde(alias = "maxConnections")]
+    pub max_connections: Option<usize>,
+    /// Most connections one client address holds at once (0: no cap).
+    #[serde(alias = "maxConnectionsPerClient")]
+    pub max_connections_per_client: Option<usize>,
     #[serde(skip)]
     raw: Map<String, Value>,
 }

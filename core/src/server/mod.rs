@@ -6,6 +6,7 @@ mod calls;
 pub(crate) mod dispatch;
 mod env;
 pub(crate) mod era;
+pub mod gate;
 mod initiated;
 mod legacy;
 mod listen;
@@ -57,6 +58,9 @@ pub(crate) struct Inner {
     pub(crate) bus: Arc<dyn EventBus>,
     pub(crate) sealer: mrtr::StateSealer,
     pub(crate) sessions: SessionTable,
+    /// Legacy sessions ended lately, here or (heard as a signal) on another replica: a DELETE
+    /// repeated by a proxy still answers success (`gate::Gate::end`).
+    pub(crate) ended_sessions: gate::EndedSessions,
     pub(crate) client_requests: Arc<ClientRequests>,
     pub(crate) shutdown: CancellationToken,
     /// Parent of every request's cancellation token: fired when the drain deadline passes.
@@ -437,6 +441,9 @@ impl Server {
         let sessions = &self.inner.sessions;
         match sig {
             S::Ended { session } => {
+                // Its owner is not in the signal: any caller's repeated DELETE of it succeeds,
+                // which tells nothing about a session id only its client knows.
+                self.inner.ended_sessions.record(&session, None);
                 sessions.evict(&session);
             }
             S::Changed { session, change } => {
@@ -782,6 +789,7 @@ impl ServerBuilder {
                 bus,
                 sealer,
                 sessions,
+                ended_sessions: Default::default(),
                 client_requests: Arc::new(ClientRequests::default()),
                 shutdown: CancellationToken::new(),
                 abort: abort.clone(),

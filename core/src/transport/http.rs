@@ -7,6 +7,7 @@
 //! modern header checks (-32020 / -32022 / -32602) before dispatch.
 
 use super::headers;
+use super::http_checks::unsupported;
 use crate::client_requests::{LazySink, Sink};
 use crate::error::{ErrorCode, McpError};
 use crate::identity::Caller;
@@ -14,6 +15,7 @@ use crate::jsonrpc::{self, Incoming, Message, ParseError};
 use crate::protocol::{is_legacy_version, Era};
 use crate::server::dispatch::Reply;
 use crate::server::era::era_of;
+use crate::server::gate::{Gate, GateConfig};
 use crate::server::session::LegacySession;
 use crate::server::{Env, Server, Transport};
 use bytes::Bytes;
@@ -23,13 +25,13 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 pub use super::http_config::HttpConfig;
 pub use crate::auth::{AuthRejection, Authenticator};
 pub use crate::request::HttpRequestInfo;
+pub use crate::server::gate::{Refusal, TrustedProxies};
 
 /// A request as any HTTP framework hands it over.
 #[derive(Debug, Clone)]
@@ -175,39 +177,34 @@ impl Drop for InFlight {
 }
 
 /// The transport-neutral Streamable HTTP handler. Cheap to clone.
+///
+/// It frames: it reads the head and the body, and writes JSON or SSE. What a request must pass
+/// before dispatch (authentication, limits, the client address, the legacy session it names) is
+/// decided by its [`Gate`].
 #[derive(Clone)]
 pub struct HttpHandler {
     pub(super) server: Server,
     pub(super) config: Arc<HttpConfig>,
-    auth_failures: Option<Arc<crate::limits::AuthFailureLimiter>>,
-    /// `rate_limit` counted in Redis (`rate_limit_store = "redis"`).
-    #[cfg(feature = "redis")]
-    shared_rate: Option<Arc<crate::redis::SharedRateLimit>>,
+    pub(super) gate: Arc<Gate>,
 }
 
 impl HttpHandler {
     pub fn new(server: Server, config: HttpConfig) -> Self {
-        if config.auth.is_some() {
-            // Lists and results may differ per caller: never let a shared cache keep them.
-            server.mark_authenticated();
-        }
-        let auth_failures = config
-            .auth_failure_limit
-            .filter(|_| config.auth.is_some())
-            .map(|l| Arc::new(crate::limits::AuthFailureLimiter::new(l)));
-        #[cfg(feature = "redis")]
-        let shared_rate = match (&server.inner.redis, &config.rate_limit) {
-            (Some(r), Some(l)) if server.inner.shared_rate_limits => Some(Arc::new(
-                crate::redis::SharedRateLimit::new(r.clone(), l.clone()),
-            )),
-            _ => None,
-        };
+        let gate = Gate::new(
+            server.clone(),
+            GateConfig {
+                auth: config.auth.clone(),
+                rate_limit: config.rate_limit.clone(),
+                auth_failure_limit: config.auth_failure_limit,
+                trusted_proxies: config.trusted_proxies.clone(),
+                max_connections: config.max_connections,
+                max_connections_per_client: config.max_connections_per_client,
+            },
+        );
         Self {
             server,
             config: Arc::new(config),
-            auth_failures,
-            #[cfg(feature = "redis")]
-            shared_rate,
+            gate: Arc::new(gate),
         }
     }
     pub fn server(&self) -> &Server {
@@ -215,6 +212,10 @@ impl HttpHandler {
     }
     pub fn config(&self) -> &HttpConfig {
         &self.config
+    }
+    /// The admission decisions this endpoint's requests pass.
+    pub fn gate(&self) -> &Gate {
+        &self.gate
     }
 
     /// Serve one HTTP request (client address unknown: no failed-authentication limit).
@@ -241,10 +242,32 @@ impl HttpHandler {
         peer_addr: Option<SocketAddr>,
         query: &str,
     ) -> HttpResponse {
-        let peer = peer_addr.map(|a| a.ip());
+        match self
+            .admit(&req.method, &req.path, &req.headers, peer_addr)
+            .await
+        {
+            Ok(caller) => self.serve(req, caller, peer_addr, query).await,
+            Err(r) => r,
+        }
+    }
+
+    /// Everything a request's head decides, before its body is read: header caps, the probes
+    /// and the metadata document (answered here), the path, the Host/Origin guard, then the
+    /// [`Gate`] (failed-authentication limit, authentication, rate limit). `Ok(caller)` when the
+    /// request goes on to [`Self::serve`]; `Err` is the answer.
+    ///
+    /// The built-in server calls it before it reads the body, so an unauthenticated client
+    /// cannot make it hold one.
+    pub async fn admit(
+        &self,
+        method: &Method,
+        path: &str,
+        headers: &HeaderMap,
+        peer_addr: Option<SocketAddr>,
+    ) -> Result<Option<Caller>, HttpResponse> {
         // One pass: the headers' size, and the two the guard reads (no lookup per name).
         let (mut size, mut host, mut origin) = (0, None, None);
-        for (k, v) in &req.headers {
+        for (k, v) in headers {
             size += k.as_str().len() + v.len();
             if k == header::HOST {
                 host.get_or_insert(v);
@@ -252,65 +275,46 @@ impl HttpHandler {
                 origin.get_or_insert(v);
             }
         }
-        if req.headers.len() > self.config.max_headers || size > self.config.max_header_bytes {
-            return HttpResponse::error(
+        if headers.len() > self.config.max_headers || size > self.config.max_header_bytes {
+            return Err(HttpResponse::error(
                 StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
                 Value::Null,
                 McpError::invalid_request("Request headers too large"),
-            );
+            ));
         }
-        if req.path == "/healthz" {
-            return HttpResponse::json(StatusCode::OK, &json!({"status":"ok"}));
+        if path != self.config.path {
+            // The paths a `tools/call` does not take are awaited boxed: an `async fn`'s future
+            // is as large as its largest `.await`, and this one is moved whole on every request.
+            return Err(Box::pin(self.off_endpoint(method, path)).await);
         }
-        // The paths a `tools/call` does not take are awaited boxed: an `async fn`'s future is as
-        // large as its largest `.await`, and this one is moved whole on every request (hyper
-        // places it per request), so the rare branches stay out of it.
-        if req.path == "/readyz" {
-            return Box::pin(self.readiness()).await;
-        }
-        if req
-            .path
-            .starts_with("/.well-known/oauth-protected-resource")
-        {
-            return self.resource_metadata(&req);
-        }
-        if req.path != self.config.path {
-            return HttpResponse::new(StatusCode::NOT_FOUND);
-        }
-        if let Err(r) = self.guard(host, origin) {
-            return r;
-        }
-        let failures = self.auth_failures.as_deref().zip(peer);
-        if let Some((limiter, ip)) = failures {
-            if let Err(wait) = limiter.check(ip) {
-                tracing::info!(target: "oxmcp::audit", peer = %ip, outcome = "auth_rate_limited", "auth");
-                let e = McpError::new(
-                    ErrorCode::RATE_LIMITED,
-                    "Too many failed authentications; retry later",
-                );
-                return HttpResponse::error(StatusCode::TOO_MANY_REQUESTS, Value::Null, e)
-                    .header(header::RETRY_AFTER, &retry_secs(wait).to_string());
+        self.guard(host, origin)?;
+        let client = self.gate.client_addr(peer_addr.map(|a| a.ip()), headers);
+        self.gate.admit(headers, client).await.map_err(refused)
+    }
+
+    /// A request for another path than the endpoint's: the probes, RFC 9728 metadata, or 404.
+    async fn off_endpoint(&self, method: &Method, path: &str) -> HttpResponse {
+        match path {
+            "/healthz" => HttpResponse::json(StatusCode::OK, &json!({"status":"ok"})),
+            "/readyz" => {
+                let (status, body) = self.gate.readiness().await;
+                HttpResponse::json(status, &body)
             }
+            p if p.starts_with("/.well-known/oauth-protected-resource") => {
+                self.resource_metadata(method, p)
+            }
+            _ => HttpResponse::new(StatusCode::NOT_FOUND),
         }
-        let caller = match &self.config.auth {
-            Some(a) => match Box::pin(a.authenticate(&req.headers)).await {
-                Ok(c) => c,
-                Err(r) => {
-                    // A presented token that was refused spends one failure; a request without
-                    // one (a client discovering that auth is needed) does not.
-                    if let Some((limiter, ip)) = failures {
-                        if r.status == 401 && req.headers.contains_key(header::AUTHORIZATION) {
-                            limiter.failed(ip);
-                        }
-                    }
-                    return rejected(r);
-                }
-            },
-            None => None,
-        };
-        if let Err(r) = self.charge(caller.as_ref(), 1).await {
-            return r;
-        }
+    }
+
+    /// An admitted request (see [`Self::admit`]), by method.
+    pub async fn serve(
+        &self,
+        req: HttpRequest,
+        caller: Option<Caller>,
+        peer_addr: Option<SocketAddr>,
+        query: &str,
+    ) -> HttpResponse {
         match req.method {
             Method::POST => self.post(req, caller, peer_addr, query).await,
             Method::GET => Box::pin(self.get(&req.headers, caller.as_ref())).await,
@@ -320,71 +324,17 @@ impl HttpHandler {
         }
     }
 
-    /// `GET /readyz`, the readiness probe (`GET /healthz` is liveness). 200 while the server
-    /// takes requests, 503 once it is shutting down (so a load balancer stops sending it new
-    /// ones); the body says whether the deployment's Redis answers a PING (`"up"`, `"down"`, or
-    /// `"off"` without one).
-    ///
-    /// Why Redis down is still 200: every replica shares that Redis, so a readiness that
-    /// followed it would take every replica out of the Service at once, while 2026-07-28
-    /// stateless calls (which never touch Redis) could still be served. Alerting on Redis is
-    /// the body's (or Redis' own) job, not the load balancer's.
-    ///
-    /// Like `/healthz`, it answers before the Host/Origin check and before auth: a kubelet
-    /// probes with the pod's IP as `Host` and no credentials. It reveals nothing a caller could
-    /// use (no URL, no names, no counts).
-    async fn readiness(&self) -> HttpResponse {
-        if self.server.is_shut_down() {
-            return HttpResponse::json(
-                StatusCode::SERVICE_UNAVAILABLE,
-                &json!({"status": "shutting_down"}),
-            );
-        }
-        #[cfg(feature = "redis")]
-        let redis = match &self.server.inner.redis {
-            Some(r) if r.ping().await => "up",
-            Some(_) => "down",
-            None => "off",
-        };
-        #[cfg(not(feature = "redis"))]
-        let redis = "off";
-        HttpResponse::json(StatusCode::OK, &json!({"status": "ok", "redis": redis}))
-    }
-
-    /// Take `n` rate-limit tokens for `caller` (each request costs one; a batch one per
-    /// element), or the 429 to answer. Buckets are keyed by the caller's
-    /// identity key (issuer + subject for JWTs), per-caller limits by name.
+    /// Take `n` rate-limit tokens for `caller` ([`Gate::charge`]), or the 429 to answer.
     pub(super) async fn charge(&self, caller: Option<&Caller>, n: u32) -> Result<(), HttpResponse> {
-        let Some(limiter) = self.config.rate_limit.as_ref().filter(|_| n > 0) else {
-            return Ok(());
-        };
-        let (key, name) = match caller {
-            Some(c) => (c.key(), c.name.as_str()),
-            None => (std::borrow::Cow::Borrowed(""), ""),
-        };
-        #[cfg(feature = "redis")]
-        let checked = match &self.shared_rate {
-            // Boxed: the Redis round trip's future would otherwise size every request's.
-            Some(shared) => Box::pin(shared.check_keyed(&key, name, n)).await,
-            None => limiter.check_keyed(&key, name, n),
-        };
-        #[cfg(not(feature = "redis"))]
-        let checked = limiter.check_keyed(&key, name, n);
-        checked.map_err(|wait| {
-            tracing::info!(target: "oxmcp::audit", caller = caller.map_or("-", |c| c.name.as_str()), outcome = "rate_limited", cost = n, "request");
-            let e = McpError::new(ErrorCode::RATE_LIMITED, "Too many requests; retry later");
-            HttpResponse::error(StatusCode::TOO_MANY_REQUESTS, Value::Null, e)
-                .header(header::RETRY_AFTER, &retry_secs(wait).to_string())
-        })
+        self.gate.charge(caller, n).await.map_err(refused)
     }
 
     /// RFC 9728: the protected-resource document, public and readable cross-origin.
-    fn resource_metadata(&self, req: &HttpRequest) -> HttpResponse {
+    fn resource_metadata(&self, method: &Method, path: &str) -> HttpResponse {
         let Some(doc) = self
-            .config
-            .auth
-            .as_ref()
-            .and_then(|a| a.protected_resource_metadata(&req.path))
+            .gate
+            .auth()
+            .and_then(|a| a.protected_resource_metadata(path))
         else {
             return HttpResponse::new(StatusCode::NOT_FOUND);
         };
@@ -392,7 +342,7 @@ impl HttpHandler {
             r.header(header::ACCESS_CONTROL_ALLOW_ORIGIN, "*")
                 .header(header::ACCESS_CONTROL_ALLOW_METHODS, "GET, OPTIONS")
         };
-        match req.method {
+        match *method {
             Method::GET | Method::HEAD => cors(HttpResponse::json(StatusCode::OK, &doc))
                 .header(header::CACHE_CONTROL, "max-age=3600"),
             Method::OPTIONS => cors(HttpResponse::new(StatusCode::NO_CONTENT)),
@@ -419,7 +369,7 @@ impl HttpHandler {
                         .collect()
                 })
                 .unwrap_or_default();
-            let challenge = match &self.config.auth {
+            let challenge = match self.gate.auth() {
                 Some(a) => a.insufficient_scope(&scopes),
                 None => crate::auth::BearerChallenge::insufficient_scope(scopes).to_string(),
             };
@@ -431,6 +381,7 @@ impl HttpHandler {
         resp
     }
 
+    /// A POST: its own headers, the body parsed, the legacy session it names, then the message.
     async fn post(
         &self,
         req: HttpRequest,
@@ -453,43 +404,11 @@ impl HttpHandler {
             peer,
             body,
         });
-        let (h, body) = (&info.headers, &info.body);
-        let seen = headers::PostHeaders::of(h);
-        let json_body = seen.content_type.first().is_some_and(|v| {
-            // The usual value needs no parsing; parameters (`; charset=utf-8`) and case do.
-            v.as_bytes() == b"application/json"
-                || v.to_str().is_ok_and(|ct| {
-                    ct.split(';')
-                        .next()
-                        .unwrap_or("")
-                        .trim()
-                        .eq_ignore_ascii_case("application/json")
-                })
-        });
-        if !json_body {
-            return HttpResponse::error(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                Value::Null,
-                McpError::invalid_request("Content-Type must be application/json"),
-            );
+        let seen = headers::PostHeaders::of(&info.headers);
+        if let Err(r) = self.check_post(&seen, info.body.len()) {
+            return r;
         }
-        if !headers::accepts_value(seen.accept.first(), "application/json") {
-            return HttpResponse::error(
-                StatusCode::NOT_ACCEPTABLE,
-                Value::Null,
-                McpError::invalid_request(
-                    "Accept must include application/json and text/event-stream",
-                ),
-            );
-        }
-        if body.len() > self.config.max_body {
-            return HttpResponse::error(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                Value::Null,
-                McpError::invalid_request("Request body too large"),
-            );
-        }
-        let incoming = match jsonrpc::parse_incoming(body, self.config.max_string) {
+        let incoming = match jsonrpc::parse_incoming(&info.body, self.config.max_string) {
             Ok(m) => m,
             Err(e) => {
                 let status = match e {
@@ -505,50 +424,97 @@ impl HttpHandler {
         let session = if modern {
             None
         } else {
-            match Box::pin(self.session_of(h, caller.as_ref())).await {
+            let id = headers::get(&info.headers, headers::MCP_SESSION_ID);
+            match Box::pin(self.gate.session(id, caller.as_ref())).await {
                 Ok(s) => s,
-                Err(r) => return r,
+                Err(r) => return refused(r),
             }
         };
-        let header_version = match seen.protocol_version.value() {
-            None => None,
-            Some(Ok(v)) => Some(crate::protocol::version_cow(v)),
-            Some(Err(())) => {
-                return HttpResponse::error(
-                    StatusCode::BAD_REQUEST,
-                    Value::Null,
-                    McpError::new(
-                        ErrorCode::HEADER_MISMATCH,
-                        "Invalid MCP-Protocol-Version header",
-                    ),
-                )
-            }
+        let header_version = match header_version(&seen) {
+            Ok(v) => v,
+            Err(r) => return r,
         };
-        // What this connection is, for the server's era rule (`server::era::era_of`).
-        let conn = || {
-            let mut env = Env::new(Transport::Http)
-                .session(session.clone())
-                .protocol_header(header_version.clone())
-                .http(info.clone());
-            env.sessionless = self.config.sessionless;
-            env
+        let conn = Connection {
+            session,
+            header_version,
+            caller,
         };
         let envelope = match incoming {
             Incoming::Batch(batch) => {
-                return Box::pin(self.batch(batch, || conn().caller(caller.clone()))).await
+                return Box::pin(self.batch(batch, || conn.env(self.config.sessionless, &info)))
+                    .await
             }
             Incoming::One(e) => e,
         };
-        let message = match envelope.classify() {
-            Ok(m) => m,
-            Err((id, e)) => return HttpResponse::error(StatusCode::BAD_REQUEST, id, e),
+        match envelope.classify() {
+            Ok(Message::Request(rq)) => match self.request_env(&rq, conn, &seen, &info.headers) {
+                Ok(mut env) => {
+                    // Moved, not cloned: the request's answer can then take the request's
+                    // header map back when the work is done with it (`respond`).
+                    env.http = Some(info);
+                    self.run(rq, env).await
+                }
+                Err((status, e)) => HttpResponse::error(status, rq.id, e),
+            },
+            Ok(m) => Box::pin(self.client_message(m, conn, &info)).await,
+            Err((id, e)) => HttpResponse::error(StatusCode::BAD_REQUEST, id, e),
+        }
+    }
+
+    /// A POST's own header rules: JSON content type (415), Accept (406), body size (413).
+    // The refusal is the response itself, built once per refused request.
+    #[allow(clippy::result_large_err)]
+    fn check_post(&self, seen: &headers::PostHeaders<'_>, len: usize) -> Result<(), HttpResponse> {
+        let json_body = seen.content_type.first().is_some_and(|v| {
+            // The usual value needs no parsing; parameters (`; charset=utf-8`) and case do.
+            v.as_bytes() == b"application/json"
+                || v.to_str().is_ok_and(|ct| {
+                    ct.split(';')
+                        .next()
+                        .unwrap_or("")
+                        .trim()
+                        .eq_ignore_ascii_case("application/json")
+                })
+        });
+        let refuse = |status, m: &str| {
+            Err(HttpResponse::error(
+                status,
+                Value::Null,
+                McpError::invalid_request(m.to_string()),
+            ))
         };
-        match message {
+        if !json_body {
+            return refuse(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "Content-Type must be application/json",
+            );
+        }
+        if !headers::accepts_value(seen.accept.first(), "application/json") {
+            return refuse(
+                StatusCode::NOT_ACCEPTABLE,
+                "Accept must include application/json and text/event-stream",
+            );
+        }
+        if len > self.config.max_body {
+            return refuse(StatusCode::PAYLOAD_TOO_LARGE, "Request body too large");
+        }
+        Ok(())
+    }
+
+    /// A client's response or notification (202, or 503 with the session store unreachable).
+    async fn client_message(
+        &self,
+        message: Message,
+        conn: Connection,
+        info: &Arc<HttpRequestInfo>,
+    ) -> HttpResponse {
+        let env = conn.env(self.config.sessionless, info);
+        let done = match message {
             Message::Response(v) => {
                 // In the 2026-07-28 era a client never answers the server (MRTR replaced
                 // server-to-client requests): a response there is a malformed message. Only a
                 // legacy client (a session, a legacy or no version header) may POST one.
-                if conn().legacy_version().is_none() {
+                if env.legacy_version().is_none() {
                     return HttpResponse::error(
                         StatusCode::BAD_REQUEST,
                         Value::Null,
@@ -557,57 +523,56 @@ impl HttpHandler {
                         ),
                     );
                 }
-                let sid = session.as_ref().and_then(|s| s.id.as_deref());
-                match Box::pin(self.server.client_response(&v, sid)).await {
-                    Ok(_) => HttpResponse::new(StatusCode::ACCEPTED),
-                    Err(e) => unavailable(e),
-                }
+                let sid = env.session.as_ref().and_then(|s| s.id.as_deref());
+                self.server.client_response(&v, sid).await.map(|_| ())
             }
             Message::Notification { method, params } => {
-                match Box::pin(self.server.notification(&method, params.as_ref(), &conn())).await {
-                    Ok(()) => HttpResponse::new(StatusCode::ACCEPTED),
-                    Err(e) => unavailable(e),
+                self.server
+                    .notification(&method, params.as_ref(), &env)
+                    .await
+            }
+            Message::Request(_) => unreachable!("requests go to HttpHandler::request_env"),
+        };
+        match done {
+            Ok(()) => HttpResponse::new(StatusCode::ACCEPTED),
+            Err(e) => unavailable(e),
+        }
+    }
+
+    /// A request's `Env`: its era decided, and a modern one's header rules checked (the
+    /// refusal's status and error otherwise, answered with the request's id).
+    fn request_env(
+        &self,
+        rq: &jsonrpc::Request,
+        conn: Connection,
+        seen: &headers::PostHeaders<'_>,
+        h: &HeaderMap,
+    ) -> Result<Env, (StatusCode, McpError)> {
+        // The connection's session and version header move into the request's Env.
+        // Set field by field: each builder step would copy the whole `Env`.
+        let mut env = Env::with_cancel(Transport::Http, self.server.request_token());
+        env.session = conn.session;
+        env.protocol_header = conn.header_version;
+        env.caller = conn.caller;
+        env.body_is_message = true;
+        env.sessionless = self.config.sessionless;
+        match era_of(&rq.method, rq.meta.as_deref(), &env) {
+            Era::Legacy => {
+                // A legacy request on a connection whose header names a modern revision.
+                if let Some(v) = env.protocol_header.as_deref() {
+                    if rq.method != "initialize" && !is_legacy_version(v) {
+                        return Err((StatusCode::BAD_REQUEST, unsupported(v)));
+                    }
                 }
             }
-            Message::Request(rq) => {
-                // The connection's session and version header move into the request's Env
-                // (`conn` clones them, for a batch's several).
-                // Set field by field: each builder step would copy the whole `Env`.
-                let mut env = Env::with_cancel(Transport::Http, self.server.request_token());
-                env.session = session;
-                env.protocol_header = header_version;
-                env.caller = caller;
-                env.body_is_message = true;
-                env.sessionless = self.config.sessionless;
-                match era_of(&rq.method, rq.meta.as_deref(), &env) {
-                    Era::Legacy => {
-                        // A legacy request on a connection whose header names a modern revision.
-                        if let Some(v) = env.protocol_header.as_deref() {
-                            if rq.method != "initialize" && !is_legacy_version(v) {
-                                return self.unsupported(rq.id, v);
-                            }
-                        }
-                    }
-                    Era::Modern => {
-                        // Modern requests stand alone: a session header means nothing to them.
-                        env.session = None;
-                        if let Err((status, e)) = self.check_modern_headers(
-                            h,
-                            &seen,
-                            env.protocol_header.as_deref(),
-                            &rq,
-                            env.caller.as_ref(),
-                        ) {
-                            return HttpResponse::error(status, rq.id, e);
-                        }
-                    }
-                }
-                // Moved, not cloned: the request's answer can then take the request's header map
-                // back when the work is done with it (`respond`).
-                env.http = Some(info);
-                self.run(rq, env).await
+            Era::Modern => {
+                // Modern requests stand alone: a session header means nothing to them.
+                env.session = None;
+                let header = env.protocol_header.as_deref();
+                self.check_modern_headers(h, seen, header, rq, env.caller.as_ref())?;
             }
         }
+        Ok(env)
     }
 
     /// Run one request: a plain JSON response unless the handler emits a message before its
@@ -652,98 +617,151 @@ impl HttpHandler {
             }
         };
         match first {
-            Err((r, created, request)) => {
+            Err(done) => {
                 drop(inflight.work.take());
-                let mut pending = Vec::new();
-                if let Some(Some(mut rx)) = sink.take() {
-                    while let Ok(m) = rx.try_recv() {
-                        pending.push(m);
-                    }
-                }
-                let mut resp = match (r, pending.is_empty()) {
-                    (None, _) => HttpResponse::new(StatusCode::ACCEPTED),
-                    (Some((reply, status)), true) => {
-                        let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
-                        let mut body = Vec::with_capacity(reply.size_hint());
-                        reply.write_to(&mut body);
-                        // The request's header map, if the request is no longer held (a handler
-                        // may keep its `Context`, and with it the request, past its answer).
-                        let resp = match request.and_then(Arc::into_inner) {
-                            Some(request) => {
-                                HttpResponse::json_bytes_in(status, body, request.headers)
-                            }
-                            None => HttpResponse::json_bytes(status, body),
-                        };
-                        match reply.as_value() {
-                            Some(v) => self.error_headers(resp, v),
-                            None => resp,
-                        }
-                    }
-                    (Some((reply, _)), false) => {
-                        let (btx, brx) = mpsc::channel::<Bytes>(pending.len() + 1);
-                        for m in &pending {
-                            let _ = btx.try_send(sse_event(m));
-                        }
-                        let _ = btx.try_send(sse_event(&reply.into_value()));
-                        sse_response(brx)
-                    }
-                };
-                if let Some(id) = created.and_then(|s| s.id.clone()) {
-                    resp = resp.header(headers::MCP_SESSION_ID, &id);
-                }
-                resp
+                self.answer(done, &sink)
             }
-            Ok(mut rx) => {
-                // Switch to SSE: the rest of the request is driven by a task feeding the body.
-                // Dropping the body (client gone) ends that task, which cancels the request.
-                let (btx, brx) = mpsc::channel::<Bytes>(64);
-                let keep_alive = self.config.keep_alive;
-                tokio::spawn(async move {
-                    // The message that opened the channel is waiting in it: the loop's first
-                    // (biased) branch sends it before anything else.
-                    let mut tick = tokio::time::interval(keep_alive);
-                    tick.tick().await;
-                    loop {
-                        let Some(work) = inflight.work.as_mut() else {
-                            return;
-                        };
-                        tokio::select! {
-                            biased;
-                            Some(m) = rx.recv() => {
-                                if btx.send(sse_event(&m)).await.is_err() { return; }
-                            }
-                            (r, _, _) = work => {
-                                drop(inflight.work.take());
-                                while let Ok(m) = rx.try_recv() {
-                                    if btx.send(sse_event(&m)).await.is_err() { return; }
-                                }
-                                if let Some((reply, _)) = r {
-                                    let _ = btx.send(sse_event(&reply.into_value())).await;
-                                }
-                                return;
-                            }
-                            _ = tick.tick() => {
-                                if btx.send(Bytes::from_static(b": keep-alive\n\n")).await.is_err() { return; }
-                            }
-                            _ = btx.closed() => return,
-                        }
-                    }
-                });
-                sse_response(brx)
+            Ok(rx) => self.stream(inflight, rx),
+        }
+    }
+
+    /// The work's result: JSON, or an SSE body when it sent messages meanwhile (they go
+    /// first); the session it created named in `Mcp-Session-Id`.
+    fn answer(&self, (r, created, request): WorkDone, sink: &LazySink) -> HttpResponse {
+        let mut pending = Vec::new();
+        if let Some(Some(mut rx)) = sink.take() {
+            while let Ok(m) = rx.try_recv() {
+                pending.push(m);
             }
         }
+        let mut resp = match (r, pending.is_empty()) {
+            (None, _) => HttpResponse::new(StatusCode::ACCEPTED),
+            (Some((reply, status)), true) => {
+                let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+                let mut body = Vec::with_capacity(reply.size_hint());
+                reply.write_to(&mut body);
+                // The request's header map, if the request is no longer held (a handler may
+                // keep its `Context`, and with it the request, past its answer).
+                let resp = match request.and_then(Arc::into_inner) {
+                    Some(request) => HttpResponse::json_bytes_in(status, body, request.headers),
+                    None => HttpResponse::json_bytes(status, body),
+                };
+                match reply.as_value() {
+                    Some(v) => self.error_headers(resp, v),
+                    None => resp,
+                }
+            }
+            (Some((reply, _)), false) => {
+                let (btx, brx) = mpsc::channel::<Bytes>(pending.len() + 1);
+                for m in &pending {
+                    let _ = btx.try_send(sse_event(m));
+                }
+                let _ = btx.try_send(sse_event(&reply.into_value()));
+                sse_response(brx)
+            }
+        };
+        if let Some(id) = created.and_then(|s| s.id.clone()) {
+            resp = resp.header(headers::MCP_SESSION_ID, &id);
+        }
+        resp
+    }
+
+    /// Switch to SSE: the rest of the request is driven by a task feeding the body. Dropping
+    /// the body (client gone) ends that task, which cancels the request.
+    fn stream(
+        &self,
+        mut inflight: InFlight,
+        mut rx: mpsc::UnboundedReceiver<Value>,
+    ) -> HttpResponse {
+        let (btx, brx) = mpsc::channel::<Bytes>(64);
+        let keep_alive = self.config.keep_alive;
+        tokio::spawn(async move {
+            // The message that opened the channel is waiting in it: the loop's first (biased)
+            // branch sends it before anything else.
+            let mut tick = tokio::time::interval(keep_alive);
+            tick.tick().await;
+            loop {
+                let Some(work) = inflight.work.as_mut() else {
+                    return;
+                };
+                tokio::select! {
+                    biased;
+                    Some(m) = rx.recv() => {
+                        if btx.send(sse_event(&m)).await.is_err() { return; }
+                    }
+                    (r, _, _) = work => {
+                        drop(inflight.work.take());
+                        while let Ok(m) = rx.try_recv() {
+                            if btx.send(sse_event(&m)).await.is_err() { return; }
+                        }
+                        if let Some((reply, _)) = r {
+                            let _ = btx.send(sse_event(&reply.into_value())).await;
+                        }
+                        return;
+                    }
+                    _ = tick.tick() => {
+                        if btx.send(Bytes::from_static(b": keep-alive\n\n")).await.is_err() { return; }
+                    }
+                    _ = btx.closed() => return,
+                }
+            }
+        });
+        sse_response(brx)
     }
 }
 
 /// 503 with the JSON-RPC error (the session store cannot be reached): retry shortly.
 pub(super) fn unavailable(e: McpError) -> HttpResponse {
-    HttpResponse::error(StatusCode::SERVICE_UNAVAILABLE, Value::Null, e)
-        .header(header::RETRY_AFTER, "1")
+    refused(Refusal::unavailable(e))
 }
 
-/// Whole seconds for `Retry-After`, rounded up, at least 1.
-fn retry_secs(wait: Duration) -> u64 {
-    (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1)
+/// A [`Gate`]'s refusal, as it is.
+pub(crate) fn refused(r: Refusal) -> HttpResponse {
+    let mut resp = HttpResponse::json(r.status, &r.body);
+    for (k, v) in r.headers {
+        resp = resp.header(k, &v);
+    }
+    resp
+}
+
+/// The session, version header and caller a POST came with, which its message's `Env` takes.
+pub(super) struct Connection {
+    session: Option<Arc<LegacySession>>,
+    header_version: Option<std::borrow::Cow<'static, str>>,
+    caller: Option<Caller>,
+}
+
+impl Connection {
+    /// What this connection is, for the server's era rule (`server::era::era_of`); cloned, for
+    /// a batch's several messages.
+    fn env(&self, sessionless: bool, info: &Arc<HttpRequestInfo>) -> Env {
+        let mut env = Env::new(Transport::Http)
+            .session(self.session.clone())
+            .protocol_header(self.header_version.clone())
+            .http(info.clone())
+            .caller(self.caller.clone());
+        env.sessionless = sessionless;
+        env
+    }
+}
+
+/// The `MCP-Protocol-Version` header's revision, or the 400 for a malformed one.
+#[allow(clippy::result_large_err)] // the refusal is the response itself
+fn header_version(
+    seen: &headers::PostHeaders<'_>,
+) -> Result<Option<std::borrow::Cow<'static, str>>, HttpResponse> {
+    match seen.protocol_version.value() {
+        None => Ok(None),
+        Some(Ok(v)) => Ok(Some(crate::protocol::version_cow(v))),
+        Some(Err(())) => Err(HttpResponse::error(
+            StatusCode::BAD_REQUEST,
+            Value::Null,
+            McpError::new(
+                ErrorCode::HEADER_MISMATCH,
+                "Invalid MCP-Protocol-Version header",
+            ),
+        )),
+    }
 }
 
 pub(super) fn sse_response(rx: mpsc::Receiver<Bytes>) -> HttpResponse {
@@ -765,14 +783,4 @@ pub(super) fn sse_response(rx: mpsc::Receiver<Bytes>) -> HttpResponse {
 /// HTTP status for a dispatch error in the given era (exposed for the bindings' mounts).
 pub fn error_status(e: &McpError, era: Era) -> u16 {
     e.http_status(era)
-}
-
-/// The response for a request the [`Authenticator`] refused.
-fn rejected(r: AuthRejection) -> HttpResponse {
-    let status = StatusCode::from_u16(r.status).unwrap_or(StatusCode::UNAUTHORIZED);
-    let resp = HttpResponse::json(status, &r.body());
-    match &r.challenge {
-        Some(c) => resp.header(header::WWW_AUTHENTICATE, c),
-        None => resp,
-    }
 }

@@ -11,16 +11,16 @@ use crate::server::era::check_version;
 use http::{HeaderMap, HeaderValue, StatusCode};
 use serde_json::{json, Value};
 
-impl HttpHandler {
-    pub(super) fn unsupported(&self, id: Value, v: &str) -> HttpResponse {
-        let e = McpError::new(
-            ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
-            format!("Unsupported protocol version: {v}"),
-        )
-        .with_data(json!({"supported": SUPPORTED_VERSIONS, "requested": v}));
-        HttpResponse::error(StatusCode::BAD_REQUEST, id, e)
-    }
+/// The error for a revision this server does not speak (400).
+pub(super) fn unsupported(v: &str) -> McpError {
+    McpError::new(
+        ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+        format!("Unsupported protocol version: {v}"),
+    )
+    .with_data(json!({"supported": SUPPORTED_VERSIONS, "requested": v}))
+}
 
+impl HttpHandler {
     /// The 2026-07-28 header rules (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`).
     pub(super) fn check_modern_headers(
         &self,

@@ -4,6 +4,8 @@
 //! that they are the same in all three.
 
 use crate::auth::Authenticator;
+use crate::server::gate::TrustedProxies;
+use crate::server::gate::{DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS_PER_CLIENT};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -53,6 +55,15 @@ pub struct HttpConfig {
     /// host framework's stateless transport (the TS SDK's `sessionIdGenerator: undefined`) mounts
     /// one beside stateful ones of the same server.
     pub sessionless: bool,
+    /// Proxies (CIDRs) whose `X-Forwarded-For` / `Forwarded` is believed: the client address
+    /// (the failed-authentication limit's key) is then the first untrusted hop from the right.
+    /// Empty (the default): the TCP peer is the client.
+    pub trusted_proxies: TrustedProxies,
+    /// Most connections the built-in server holds at once (503 + -31503 past it); 0: no cap.
+    pub max_connections: usize,
+    /// Most connections one client address holds at once (429 + -31429 past it; IPv6 by its
+    /// /64; a trusted proxy is capped by `max_connections` only); 0: no cap.
+    pub max_connections_per_client: usize,
 }
 
 impl HttpConfig {
@@ -81,6 +92,9 @@ impl HttpConfig {
             max_header_bytes: 16 * 1024,
             body_timeout: Duration::from_secs(30),
             sessionless: false,
+            trusted_proxies: TrustedProxies::default(),
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_connections_per_client: DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
         }
     }
     pub fn path(mut self, p: impl Into<String>) -> Self {
@@ -136,6 +150,17 @@ impl HttpConfig {
     }
     pub fn max_headers(mut self, n: usize) -> Self {
         self.max_headers = n;
+        self
+    }
+    /// See [`HttpConfig::trusted_proxies`].
+    pub fn trusted_proxies(mut self, t: TrustedProxies) -> Self {
+        self.trusted_proxies = t;
+        self
+    }
+    /// See [`HttpConfig::max_connections`] and [`HttpConfig::max_connections_per_client`].
+    pub fn max_connections(mut self, total: usize, per_client: usize) -> Self {
+        self.max_connections = total;
+        self.max_connections_per_client = per_client;
         self
     }
     pub fn max_header_bytes(mut self, n: usize) -> Self {

@@ -1,4 +1,4 @@
-//! Legacy Streamable HTTP (≤ 2025-11-25): session lookup, the GET notification stream, DELETE,
+//! Legacy Streamable HTTP (≤ 2025-11-25): the GET notification stream, DELETE,
 //! and 2025-03-26 JSON-RPC batches.
 
 use super::headers;
@@ -15,54 +15,24 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 
 impl HttpHandler {
-    /// The session named by `Mcp-Session-Id`, if `caller` may use it: a session belongs to the
-    /// caller that created it, and is "not found" (404) for anyone else. A session this replica
-    /// has not served yet is loaded from the session store; the store unreachable is a 503.
+    /// The session named by `Mcp-Session-Id`, if `caller` may use it ([`crate::server::gate::Gate::session`]).
     pub(super) async fn session_of(
         &self,
         h: &HeaderMap,
         caller: Option<&Caller>,
     ) -> Result<Option<Arc<LegacySession>>, HttpResponse> {
-        match headers::get(h, headers::MCP_SESSION_ID) {
-            None => Ok(None),
-            Some(Ok(id)) => match self.server.legacy_session(id, caller).await {
-                Ok(Some(s)) if s.usable_by(caller) => Ok(Some(s)),
-                Err(e) => Err(unavailable(e)),
-                _ => Err(HttpResponse::error(
-                    StatusCode::NOT_FOUND,
-                    Value::Null,
-                    McpError::invalid_request("Session not found"),
-                )),
-            },
-            Some(Err(())) => Err(HttpResponse::error(
-                StatusCode::BAD_REQUEST,
-                Value::Null,
-                McpError::invalid_request("Invalid Mcp-Session-Id"),
-            )),
-        }
+        let id = headers::get(h, headers::MCP_SESSION_ID);
+        self.gate.session(id, caller).await.map_err(refused)
     }
 
-    /// DELETE ends a legacy session, on every replica.
+    /// DELETE ends a legacy session, on every replica ([`crate::server::gate::Gate::end`]).
     pub(super) async fn delete(&self, h: &HeaderMap, caller: Option<&Caller>) -> HttpResponse {
-        let id = match headers::get(h, headers::MCP_SESSION_ID) {
-            None => {
-                return HttpResponse::new(StatusCode::METHOD_NOT_ALLOWED)
-                    .header(header::ALLOW, "POST")
-            }
-            Some(Err(())) => return not_found(),
-            Some(Ok(id)) => id,
+        let Some(id) = headers::get(h, headers::MCP_SESSION_ID) else {
+            return HttpResponse::new(StatusCode::METHOD_NOT_ALLOWED).header(header::ALLOW, "POST");
         };
-        let session = match self.session_of(h, caller).await {
-            Ok(s) => s,
-            Err(r) => return r,
-        };
-        match session {
-            Some(_) => match self.server.end_session(id).await {
-                Ok(true) => HttpResponse::new(StatusCode::OK),
-                Ok(false) => not_found(),
-                Err(e) => unavailable(e),
-            },
-            _ => not_found(),
+        match self.gate.end(id, caller).await {
+            Ok(()) => HttpResponse::new(StatusCode::OK),
+            Err(r) => refused(r),
         }
     }
 
@@ -137,12 +107,4 @@ impl HttpHandler {
             Ok(out) => HttpResponse::json(StatusCode::OK, &Value::Array(out)),
         }
     }
-}
-
-fn not_found() -> HttpResponse {
-    HttpResponse::error(
-        StatusCode::NOT_FOUND,
-        Value::Null,
-        McpError::invalid_request("Session not found"),
-    )
 }

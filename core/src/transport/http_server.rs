@@ -262,12 +262,32 @@ async fn serve_one(
     clock: Arc<ConnClock>,
 ) -> Result<hyper::Response<Tracked>, Infallible> {
     clock.busy();
+    // Admitted from its head first: a request that is refused (no or a wrong token, a client
+    // past its failed-authentication limit) is answered before a byte of its body is read,
+    // and its connection closed rather than drained.
+    let (parts, body) = req.into_parts();
+    let admitted = handler
+        .admit(&parts.method, parts.uri.path(), &parts.headers, Some(peer))
+        .await;
     // Two steps, so that nothing of the reading step (the hyper request's parts, the body
     // collector) is kept beside the handler's future while it runs: hyper moves this future
     // into place on every request, and a smaller one is copied faster.
-    let resp = match read_request(handler.config(), req).await {
-        Ok((req, query)) => to_hyper(handler.handle_full(req, Some(peer), &query).await),
-        Err(refused) => refused,
+    let resp = match admitted {
+        Ok(caller) => match read_request(handler.config(), parts, body).await {
+            Ok((req, query)) => to_hyper(handler.serve(req, caller, Some(peer), &query).await),
+            Err(refused) => refused,
+        },
+        Err(r) => {
+            let unread = !hyper::body::Body::is_end_stream(&body);
+            let mut r = to_hyper(r);
+            if unread {
+                r.headers_mut().insert(
+                    http::header::CONNECTION,
+                    http::HeaderValue::from_static("close"),
+                );
+            }
+            r
+        }
     };
     Ok(resp.map(|body| Tracked { body, clock }))
 }
@@ -276,9 +296,9 @@ async fn serve_one(
 /// or the answer that refuses it.
 async fn read_request(
     config: &HttpConfig,
-    req: hyper::Request<Incoming>,
+    parts: http::request::Parts,
+    body: Incoming,
 ) -> Result<(HttpRequest, String), hyper::Response<ResponseBody>> {
-    let (parts, body) = req.into_parts();
     let max = config.max_body;
     let too_large = || {
         let e = McpError::invalid_request("Request body too large");
@@ -324,6 +344,41 @@ async fn read_request(
         body,
     };
     Ok((req, query))
+}
+
+/// A connection past a cap ([`crate::server::gate::Gate::connect`]): its first request is
+/// answered with the refusal (503 or 429, a JSON-RPC error body, `Retry-After`) and the
+/// connection closed, its body unread. A client that sends no head within `header_timeout` is
+/// closed without an answer.
+async fn refuse_connection(
+    stream: tokio::net::TcpStream,
+    refusal: crate::server::gate::Refusal,
+    header_timeout: Duration,
+) {
+    let answer = std::sync::Mutex::new(Some(refusal));
+    let svc = service_fn(move |_req: hyper::Request<Incoming>| {
+        let r = answer.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let r = match r {
+            Some(r) => super::http::refused(r),
+            None => HttpResponse::new(http::StatusCode::SERVICE_UNAVAILABLE),
+        };
+        let body = match r.body {
+            ResponseBody::Full(b) => b,
+            _ => Bytes::new(),
+        };
+        let mut resp = hyper::Response::new(http_body_util::Full::new(body));
+        *resp.status_mut() = r.status;
+        *resp.headers_mut() = r.headers;
+        resp.headers_mut().insert(
+            http::header::CONNECTION,
+            http::HeaderValue::from_static("close"),
+        );
+        async move { Ok::<_, Infallible>(resp) }
+    });
+    let conn = hyper::server::conn::http1::Builder::new()
+        .keep_alive(false)
+        .serve_connection(TokioIo::new(stream), svc);
+    let _ = tokio::time::timeout(header_timeout, conn).await;
 }
 
 /// The start-up rule for a server reachable from other machines.
@@ -399,6 +454,13 @@ impl HttpServer {
                 _ = &mut shutdown => break,
             };
             let _ = stream.set_nodelay(true);
+            let permit = match self.handler.gate().connect(peer.ip()) {
+                Ok(p) => p,
+                Err(refusal) => {
+                    connections.spawn(refuse_connection(stream, refusal, header_timeout));
+                    continue;
+                }
+            };
             // One `Arc` per connection: a request clones it (one count) rather than the handler
             // (a count for each of its parts).
             let handler = Arc::new(self.handler.clone());
@@ -414,13 +476,11 @@ impl HttpServer {
                 .max_header_size(max_header_bytes + 4096)
                 .keep_alive(true)
                 .serve_connection(TokioIo::new(stream), svc);
-            connections.spawn(ConnTask::new(
-                conn,
-                stop.clone(),
-                clock,
-                header_timeout,
-                peer,
-            ));
+            let task = ConnTask::new(conn, stop.clone(), clock, header_timeout, peer);
+            connections.spawn(async move {
+                task.await;
+                drop(permit);
+            });
         }
         self.handler.server().shutdown();
         stop.cancel();

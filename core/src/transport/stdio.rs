@@ -147,7 +147,6 @@ where
 {
     let (line_tx, mut lines) = mpsc::channel::<Line>(64);
     let max = config.max_line;
-    let max_string = config.max_string;
     std::thread::Builder::new()
         .name("oxmcp-stdin".into())
         .spawn(move || read_lines(input, max, line_tx))?;
@@ -155,55 +154,93 @@ where
     let writer = std::thread::Builder::new()
         .name("oxmcp-stdout".into())
         .spawn(move || write_lines(output, out_rx))?;
-
-    // One connection: its requests, for `notifications/cancelled`, and (after `initialize`)
-    // its legacy session. The server decides what both mean.
-    let cancellable: Arc<Cancellable> = Arc::default();
-    let session: Arc<Mutex<Option<Arc<LegacySession>>>> = Arc::default();
-    let mut tasks = tokio::task::JoinSet::new();
-    let stop = server.request_token();
+    let mut conn = Connection {
+        stop: server.request_token(),
+        server,
+        out,
+        cancellable: Arc::default(),
+        session: Arc::default(),
+        tasks: tokio::task::JoinSet::new(),
+        config,
+    };
     tokio::pin!(shutdown);
-
     loop {
         let line = tokio::select! {
             l = lines.recv() => match l { Some(l) => l, None => break },
             _ = &mut shutdown => break,
         };
-        while tasks.try_join_next().is_some() {}
+        while conn.tasks.try_join_next().is_some() {}
+        if let Some(msg) = conn.parse(line) {
+            conn.serve(msg).await;
+        }
+    }
+    conn.finish().await;
+    let _ = tokio::task::spawn_blocking(move || writer.join()).await;
+    Ok(())
+}
+
+/// One stdio connection: its requests (for `notifications/cancelled`) and, after `initialize`,
+/// its legacy session. The server decides what both mean.
+struct Connection {
+    server: Server,
+    out: mpsc::UnboundedSender<Value>,
+    cancellable: Arc<Cancellable>,
+    session: Arc<Mutex<Option<Arc<LegacySession>>>>,
+    tasks: tokio::task::JoinSet<()>,
+    /// The parent of every request's cancellation token (cancelled past the drain deadline).
+    stop: CancellationToken,
+    config: StdioConfig,
+}
+
+impl Connection {
+    /// A line's message, or `None` once a line that is none was answered.
+    fn parse(&self, line: Line) -> Option<Value> {
         let bytes = match line {
             Line::TooLong => {
+                let max = self.config.max_line;
                 let e =
                     McpError::invalid_request(format!("Message exceeds the {max}-byte line limit"));
-                let _ = out.send(jsonrpc::error(Value::Null, &e));
-                continue;
+                let _ = self.out.send(jsonrpc::error(Value::Null, &e));
+                return None;
             }
             Line::Data(b) => b,
         };
-        let msg: Value = match jsonrpc::parse(&bytes, max_string) {
-            Ok(v) => v,
+        match jsonrpc::parse(&bytes, self.config.max_string) {
+            Ok(v) => Some(v),
             Err(e) => {
-                let _ = out.send(jsonrpc::error(Value::Null, &e.to_mcp()));
-                continue;
+                let _ = self.out.send(jsonrpc::error(Value::Null, &e.to_mcp()));
+                None
             }
-        };
-        let current = session.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        // A request gets its token from the start (`Env::with_cancel`); the rest a fresh one.
-        let env_with = {
-            let (current, cancellable, out) = (current.clone(), cancellable.clone(), out.clone());
-            move |cancel| {
-                Env::with_cancel(Transport::Stdio, cancel)
-                    .session(current.clone())
-                    .cancellable(cancellable.clone())
-                    .notifications(out.clone())
-            }
-        };
-        let env = {
-            let env_with = env_with.clone();
-            move || env_with(CancellationToken::new())
-        };
+        }
+    }
+
+    /// A message's `Env`, with the cancellation token it is given: a request's own from the
+    /// start (`Env::with_cancel`); the rest a fresh one.
+    fn env_with(&self) -> impl Fn(CancellationToken) -> Env + Clone + Send + 'static {
+        let current = self
+            .session
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let (cancellable, out) = (self.cancellable.clone(), self.out.clone());
+        move |cancel| {
+            Env::with_cancel(Transport::Stdio, cancel)
+                .session(current.clone())
+                .cancellable(cancellable.clone())
+                .notifications(out.clone())
+        }
+    }
+
+    /// One message: a batch and a request run on their own task; a notification or a response
+    /// is quick, and served in order (a cancellation must not be overtaken by anything after
+    /// it); `initialize` is served before the next line is read: it decides the era of every
+    /// message after it, so nothing may overtake it.
+    async fn serve(&mut self, msg: Value) {
+        let env_with = self.env_with();
         if let Value::Array(batch) = msg {
-            let (server, out) = (server.clone(), out.clone());
-            tasks.spawn(async move {
+            let (server, out) = (self.server.clone(), self.out.clone());
+            let env = move || env_with(CancellationToken::new());
+            self.tasks.spawn(async move {
                 let reply = match server.dispatch_batch(batch, env).await {
                     Err(e) => jsonrpc::error(Value::Null, &e),
                     Ok(r) if r.is_empty() => return,
@@ -211,23 +248,39 @@ where
                 };
                 let _ = out.send(reply);
             });
-            continue;
+            return;
         }
         let method = msg.get("method").and_then(Value::as_str);
         if msg.get("id").is_none() || method.is_none() {
-            // A notification or a response: quick, and served in order (a cancellation must not
-            // be overtaken by anything after it).
-            if let Some(r) = server.dispatch(msg, &env()).await {
-                let _ = out.send(r);
+            if let Some(r) = self
+                .server
+                .dispatch(msg, &env_with(CancellationToken::new()))
+                .await
+            {
+                let _ = self.out.send(r);
             }
-            continue;
+            return;
         }
-        // `initialize` is served before the next line is read: it decides the era of every
-        // message after it, so nothing may overtake it.
         let is_initialize = method == Some("initialize");
-        let (server, out, session) = (server.clone(), out.clone(), session.clone());
-        let token = stop.child_token();
-        let handle = tasks.spawn(async move {
+        let handle = self.spawn_request(msg, env_with);
+        if is_initialize {
+            while !handle.is_finished() {
+                if self.tasks.join_next().await.is_none() {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Run a request on its own task; the answer goes to stdout when it is ready.
+    fn spawn_request(
+        &mut self,
+        msg: Value,
+        env_with: impl Fn(CancellationToken) -> Env + Send + 'static,
+    ) -> tokio::task::AbortHandle {
+        let (server, out, session) = (self.server.clone(), self.out.clone(), self.session.clone());
+        let token = self.stop.child_token();
+        self.tasks.spawn(async move {
             let env = env_with(token);
             let resp = server.dispatch(msg, &env).await;
             if let Some(s) = env.take_created_session() {
@@ -240,35 +293,34 @@ where
             if let Some(r) = resp {
                 let _ = out.send(r);
             }
-        });
-        if is_initialize {
-            while !handle.is_finished() {
-                if tasks.join_next().await.is_none() {
-                    break;
-                }
-            }
-        }
+        })
     }
 
-    // EOF or shutdown: end listen streams, let in-flight requests finish, then stop.
-    server.shutdown();
-    let drained = tokio::time::timeout(config.drain_timeout, async {
-        while tasks.join_next().await.is_some() {}
-    })
-    .await;
-    if drained.is_err() {
-        server.abort_in_flight();
-        stop.cancel();
-        tasks.shutdown().await;
+    /// EOF or shutdown: end listen streams, let in-flight requests finish within the drain
+    /// deadline (then cancel them), and let go of every sender of stdout's channel, so that the
+    /// writer thread sees it close.
+    async fn finish(mut self) {
+        self.server.shutdown();
+        let tasks = &mut self.tasks;
+        let drained = tokio::time::timeout(self.config.drain_timeout, async {
+            while tasks.join_next().await.is_some() {}
+        })
+        .await;
+        if drained.is_err() {
+            self.server.abort_in_flight();
+            self.stop.cancel();
+            self.tasks.shutdown().await;
+        }
+        // The session's handle for server-initiated messages holds a sender too.
+        if let Some(s) = self
+            .session
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+        {
+            s.set_outbound(None);
+        }
     }
-    // The session's handle for server-initiated messages holds a sender too: let it go, so
-    // that the writer thread sees the channel close.
-    if let Some(s) = session.lock().unwrap_or_else(|e| e.into_inner()).take() {
-        s.set_outbound(None);
-    }
-    drop(out);
-    let _ = tokio::task::spawn_blocking(move || writer.join()).await;
-    Ok(())
 }
 
 /// Legacy stdio: list changes and subscribed resource updates go to stdout.

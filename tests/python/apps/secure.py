@@ -21,8 +21,13 @@ TOKENS = {
 }
 
 jwks = os.environ.get("OXMCP_TEST_JWKS")
+# Admission options under test, as keywords (only when set: the defaults stay the core's).
+admission = {k: json.loads(v) for k, v in (
+    ("trusted_proxies", os.environ.get("OXMCP_TEST_TRUSTED_PROXIES")),
+    ("max_connections_per_client", os.environ.get("OXMCP_TEST_MAX_CONNECTIONS_PER_CLIENT")),
+) if v}
 server = Server("secure", tokens=None if jwks else TOKENS, rate_limit={"rate": 0.05, "burst": 3, "per_caller": {"alice": 1000, "root": 1000, "bob": 1000, "jwt-user": 1000}},
-                max_in_flight=int(os.environ.get("OXMCP_TEST_MAX_IN_FLIGHT", "64")), max_string_bytes=4096)
+                max_in_flight=int(os.environ.get("OXMCP_TEST_MAX_IN_FLIGHT", "64")), max_string_bytes=4096, **admission)
 
 
 @server.tool
