@@ -58,6 +58,38 @@ pub fn load_dir(root: impl AsRef<Path>) -> Result<Vec<Skill>, BuildError> {
     Ok(skills)
 }
 
+/// One skill from its own directory `dir`, served at `skill_path` (default: the directory's name,
+/// which must then be the skill's name), under the loader's rules.
+pub fn load_skill(dir: impl AsRef<Path>, skill_path: Option<&str>) -> Result<Skill, BuildError> {
+    let dir = dir.as_ref();
+    let shown = dir.display().to_string();
+    let meta = fs::symlink_metadata(dir)
+        .map_err(|e| err(shown.clone(), format!("cannot be read: {e}")))?;
+    if meta.file_type().is_symlink() || !meta.is_dir() {
+        return Err(err(
+            shown,
+            "a skill directory must be a directory, not a symlink",
+        ));
+    }
+    let mut files = Vec::new();
+    walk(dir, "", 0, &mut files)?;
+    let mut own = Vec::with_capacity(files.len());
+    for f in files {
+        let bytes =
+            fs::read(dir.join(&f)).map_err(|e| err(f.clone(), format!("cannot be read: {e}")))?;
+        own.push((f, bytes));
+    }
+    let path = match skill_path {
+        Some(p) => p.to_string(),
+        None => dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .ok_or_else(|| err(shown.clone(), "the directory has no UTF-8 name"))?
+            .to_string(),
+    };
+    Skill::from_files(path, own)
+}
+
 /// The regular files below `dir` (relative to the root), refusing what may not be served.
 fn walk(dir: &Path, rel: &str, depth: usize, out: &mut Vec<String>) -> Result<(), BuildError> {
     let shown = |name: &str| {

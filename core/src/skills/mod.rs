@@ -19,7 +19,7 @@
 mod frontmatter;
 mod loader;
 
-pub use loader::load_dir;
+pub use loader::{load_dir, load_skill};
 
 use crate::error::BuildError;
 use crate::handler::ResourceHandler;
@@ -333,6 +333,33 @@ impl Skill {
             frontmatter,
             files: out,
         })
+    }
+
+    /// A skill served at its own name (`skill://<name>/`), read from its `SKILL.md`.
+    pub fn from_files_named<P, B>(
+        files: impl IntoIterator<Item = (P, B)>,
+    ) -> Result<Skill, BuildError>
+    where
+        P: Into<String>,
+        B: Into<Vec<u8>>,
+    {
+        let files: Vec<(String, Vec<u8>)> = files
+            .into_iter()
+            .map(|(p, b)| (p.into(), b.into()))
+            .collect();
+        let md = files
+            .iter()
+            .find(|(p, _)| p == SKILL_MD)
+            .ok_or_else(|| err(SKILL_MD, "a skill must contain SKILL.md"))?;
+        let text =
+            std::str::from_utf8(&md.1).map_err(|_| err(SKILL_MD, "SKILL.md is not valid UTF-8"))?;
+        let fm = frontmatter::parse(text).map_err(|m| err(SKILL_MD, m))?;
+        let name = match fm.get("name") {
+            Some(Value::String(n)) if valid_name(n) => n.clone(),
+            Some(Value::String(n)) => return Err(err(SKILL_MD, format!("name {n:?} must be 1-64 lowercase letters, digits and single hyphens, not starting or ending with '-'"))),
+            _ => return Err(err(SKILL_MD, "the frontmatter must have a string 'name'")),
+        };
+        Skill::from_files(name, files)
     }
 
     /// The skill path (`ops/deploy`): where it is served, `skill://<path>/`.
