@@ -31,28 +31,40 @@ pub fn load_dir(root: impl AsRef<Path>) -> Result<Vec<Skill>, BuildError> {
             "the skills root is not a directory",
         ));
     }
-    let mut files: Vec<String> = Vec::new();
-    walk(root, "", 0, &mut files)?;
-    if files.iter().any(|f| f == SKILL_MD) {
+    let mut paths: Vec<String> = Vec::new();
+    walk(root, "", 0, &mut paths)?;
+    let mut files = Vec::with_capacity(paths.len());
+    for f in paths {
+        let bytes =
+            fs::read(root.join(&f)).map_err(|e| err(f.clone(), format!("cannot be read: {e}")))?;
+        files.push((f, bytes));
+    }
+    from_tree(files)
+}
+
+/// Every skill in a tree of files (path relative to the root → bytes), by the loader's rule:
+/// each directory holding a `SKILL.md` is a skill, served at its path; a nested skill's files
+/// are the enclosing skill's too. For storage other than a directory (memory, an archive).
+pub fn from_tree(mut files: Vec<(String, Vec<u8>)>) -> Result<Vec<Skill>, BuildError> {
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    if files.iter().any(|(f, _)| f == SKILL_MD) {
         return Err(err(
             SKILL_MD,
             "a SKILL.md at the root has no skill path; point the loader at its parent directory",
         ));
     }
-    let mut dirs: Vec<&str> = files
+    let suffix = format!("/{SKILL_MD}");
+    let dirs: Vec<&str> = files
         .iter()
-        .filter_map(|f| f.strip_suffix(&format!("/{SKILL_MD}")))
+        .filter_map(|(f, _)| f.strip_suffix(&suffix))
         .collect();
-    dirs.sort_unstable();
     let mut skills = Vec::with_capacity(dirs.len());
     for dir in dirs {
         let prefix = format!("{dir}/");
-        let mut own = Vec::new();
-        for f in files.iter().filter(|f| f.starts_with(&prefix)) {
-            let bytes = fs::read(root.join(f))
-                .map_err(|e| err(f.clone(), format!("cannot be read: {e}")))?;
-            own.push((f[prefix.len()..].to_string(), bytes));
-        }
+        let own = files
+            .iter()
+            .filter(|(f, _)| f.starts_with(&prefix))
+            .map(|(f, b)| (f[prefix.len()..].to_string(), b.clone()));
         skills.push(Skill::from_files(dir, own)?);
     }
     Ok(skills)

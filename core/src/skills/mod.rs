@@ -19,7 +19,7 @@
 mod frontmatter;
 mod loader;
 
-pub use loader::{load_dir, load_skill};
+pub use loader::{from_tree, load_dir, load_skill};
 
 use crate::error::BuildError;
 use crate::handler::ResourceHandler;
