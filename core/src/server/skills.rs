@@ -54,7 +54,14 @@ pub(super) fn compile(slot: SkillSlot) -> Result<Compiled, BuildError> {
             for f in s.files() {
                 let uri = s.file_uri(&f.path);
                 let mime = skills::mime_type(&f.path);
-                let mut r = Resource::new(uri.clone(), format!("{}/{}", s.path(), f.path))
+                // A skill's SKILL.md is listed under the skill's name and description (the
+                // extension's SHOULD); its other files under their path.
+                let name = if f.path == SKILL_MD {
+                    s.name().to_string()
+                } else {
+                    format!("{}/{}", s.path(), f.path)
+                };
+                let mut r = Resource::new(uri.clone(), name)
                     .mime_type(mime)
                     .size(f.bytes.len() as u64);
                 if f.path == SKILL_MD {
