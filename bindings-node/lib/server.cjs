@@ -576,6 +576,9 @@ class Server {
    * A skill whose files are generated per read (its entry says `"resources": "dynamic"`):
    * `read(file, ctx)` gets the path under the skill's folder (`SKILL.md` first) and returns its
    * text, bytes, or `{ text | bytes, mimeType }`.
+   * @param {string} path
+   * @param {{ description?: string, frontmatter?: Record<string, unknown>, mimeType?: string }} options
+   * @param {(file: string, ctx: unknown) => unknown} read
    */
   dynamicSkill(path, { description, frontmatter = {}, mimeType } = {}, read) {
     if (typeof read !== 'function') throw new TypeError('dynamicSkill(path, options, read): read must be a function');

@@ -50,8 +50,12 @@ function memorySkillFiles(files) {
       const parts = key.split('/').filter((s) => s !== '' && s !== '.');
       let dir = '';
       parts.forEach((name, i) => {
-        if (!dirs.has(dir)) dirs.set(dir, new Map());
-        dirs.get(dir).set(name, { name, kind: i < parts.length - 1 ? 'directory' : 'file' });
+        let children = dirs.get(dir);
+        if (children === undefined) {
+          children = new Map();
+          dirs.set(dir, children);
+        }
+        children.set(name, { name, kind: i < parts.length - 1 ? 'directory' : 'file' });
         dir = dir === '' ? name : `${dir}/${name}`;
       });
     }
