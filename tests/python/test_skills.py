@@ -322,3 +322,35 @@ def test_fastmcp_and_oxmcp_serve_the_same_manifest_for_one_directory(peer: Path,
         assert theirs["result"]["skills"] == static
     finally:
         stop(proc)
+
+
+FASTMCP_SKILLS_SERVER = """
+from pathlib import Path
+from fastmcp import FastMCP
+from fastmcp.skills import Skill
+from fastmcp.skills.provider import SkillCatalogProvider, SkillsDirectoryProvider
+
+mcp = FastMCP("skills", providers=[SkillsDirectoryProvider(Path({root!r}))])
+mcp.add_provider(SkillCatalogProvider([Skill(name="hello", description="Say hello.", instructions="# Hello\\n",
+                                             files={{"greeting.txt": "hi"}})]))
+
+if __name__ == "__main__":
+    mcp.run()
+"""
+
+
+def test_a_fastmcp_skills_server_ports_unchanged_under_oxmcp_run(tmp_path: Path, everything: int) -> None:
+    server = tmp_path / "skills_server.py"
+    server.write_text(FASTMCP_SKILLS_SERVER.format(root=str(SKILLS)))
+    lines = [{"jsonrpc": "2.0", "id": 1, "method": "skills/list", "params": {"_meta": META}},
+             {"jsonrpc": "2.0", "id": 2, "method": "resources/read",
+              "params": {"uri": "skill://hello/greeting.txt", "_meta": META}}]
+    proc = subprocess.run([sys.executable, "-m", "oxmcp", "run", str(server)], check=False, capture_output=True,
+                          text=True, timeout=60, input="".join(json.dumps(m) + "\n" for m in lines))
+    answers = {a["id"]: a for a in map(json.loads, proc.stdout.splitlines()) if "id" in a}
+    assert 1 in answers, proc.stderr[-2000:]
+    listing = answers[1]["result"]["skills"]
+    assert [s["uri"] for s in listing] == [ALL[0], "skill://hello/SKILL.md", ALL[2]]
+    ours = {s["uri"]: s for s in modern(everything, "skills/list")["result"]["skills"]}
+    assert listing[0] == ours[ALL[0]] and listing[2] == ours[ALL[2]]
+    assert content_bytes(answers[2]) == b"hi"
