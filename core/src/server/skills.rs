@@ -355,3 +355,86 @@ impl ServerBuilder {
         self
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::env::{Env, Transport};
+    use serde_json::json;
+
+    fn md(name: &str) -> Vec<u8> {
+        format!("---\nname: {name}\ndescription: Does {name}.\n---\n").into_bytes()
+    }
+
+    async fn ask(s: &Server, method: &str, params: Value) -> Value {
+        let mut p = params;
+        p["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                            "io.modelcontextprotocol/clientCapabilities": {}});
+        let msg = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": p});
+        s.dispatch(msg, &Env::new(Transport::Stdio)).await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_nested_skill_is_a_skill_and_files_of_the_enclosing_one() {
+        let tree = vec![
+            ("outer/SKILL.md".to_string(), md("outer")),
+            ("outer/inner/SKILL.md".to_string(), md("inner")),
+            ("outer/inner/x.txt".to_string(), b"x".to_vec()),
+        ];
+        let skills = skills::from_tree(tree).unwrap();
+        assert_eq!(skills.len(), 2);
+        let s = Server::builder("t", "1").skills(skills).build().unwrap();
+        let list = ask(&s, "skills/list", json!({})).await;
+        let entries = list["result"]["skills"].as_array().unwrap();
+        assert_eq!(entries[0]["uri"], "skill://outer/SKILL.md");
+        assert_eq!(entries[1]["uri"], "skill://outer/inner/SKILL.md");
+        let outer: Vec<&str> = entries[0]["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["uri"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            outer,
+            [
+                "skill://outer/SKILL.md",
+                "skill://outer/inner/SKILL.md",
+                "skill://outer/inner/x.txt"
+            ]
+        );
+        let read = ask(
+            &s,
+            "resources/read",
+            json!({"uri": "skill://outer/inner/x.txt"}),
+        )
+        .await;
+        assert_eq!(read["result"]["contents"][0]["text"], "x");
+        // The outer directory lists the inner skill's directory.
+        let dir = ask(
+            &s,
+            "resources/directory/read",
+            json!({"uri": "skill://outer"}),
+        )
+        .await;
+        assert_eq!(dir["result"]["resources"][1]["mimeType"], "inode/directory");
+    }
+
+    #[tokio::test]
+    async fn one_uri_with_two_contents_is_refused_and_nothing_changes() {
+        let a =
+            Skill::from_files("a", [("SKILL.md", md("a")), ("b/x.txt", b"1".to_vec())]).unwrap();
+        let b =
+            Skill::from_files("a/b", [("SKILL.md", md("b")), ("x.txt", b"2".to_vec())]).unwrap();
+        let s = Server::builder("t", "1").build().unwrap();
+        let e = s.add_skills([a, b]).unwrap_err().to_string();
+        assert!(
+            e.contains("skill://a/b/x.txt") && e.contains("different bytes"),
+            "{e}"
+        );
+        assert!(s.skill_uris().is_empty());
+        let dup = Skill::from_files("c", [("SKILL.md", md("c"))]).unwrap();
+        s.add_skills([dup.clone()]).unwrap();
+        let e = s.add_skills([dup]).unwrap_err().to_string();
+        assert!(e.contains("duplicate skill"), "{e}");
+    }
+}
