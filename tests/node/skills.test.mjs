@@ -11,7 +11,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
-import { Server } from 'oxmcp';
+import { Server, McpServer } from 'oxmcp';
 import { SkillsExtension, SkillCatalog, SkillCatalogError, memorySkillFiles, skillEntry, SKILLS_EXTENSION_ID } from 'oxmcp/ext/skills';
 import { loadSkills, nodeSkillFiles } from 'oxmcp/ext/skills/node';
 import { ROOT, startHttp, post, exited, withTimeout, StdioPeer } from './helpers.mjs';
@@ -207,6 +207,19 @@ test('the TS SDK spellings: a memory catalog and loadSkills attached to McpServe
   const dir = await loadSkills(SKILLS);
   assert.deepEqual(dir.entries.map((e) => e.uri), [ALL[0], ALL[2]]);
   assert.deepEqual((await SkillsExtension.load(nodeSkillFiles(SKILLS))).entries, dir.entries);
+
+  // attach(mcp) serves the catalog on an oxmcp McpServer: skills/list answers its entries.
+  const mcp = new McpServer({ name: 'ported', version: '1.0.0' });
+  catalog.attach(mcp);
+  catalog.attach(mcp); // again for the same server: nothing
+  assert.throws(() => dir.attach(mcp), /one per server/);
+  const res = await mcp.fetch(new Request('http://127.0.0.1/mcp', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'skills/list' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'skills/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+  }));
+  const body = await res.json();
+  assert.deepEqual(body.result.skills, [...catalog.entries]);
 });
 
 /** `cmd --http 127.0.0.1:PORT` (any language's server), once its port accepts connections. */
