@@ -354,3 +354,17 @@ def test_a_fastmcp_skills_server_ports_unchanged_under_oxmcp_run(tmp_path: Path,
     ours = {s["uri"]: s for s in modern(everything, "skills/list")["result"]["skills"]}
     assert listing[0] == ours[ALL[0]] and listing[2] == ours[ALL[2]]
     assert content_bytes(answers[2]) == b"hi"
+
+
+def test_skill_objects_carry_their_manifest() -> None:
+    from oxmcp.skills import Skill, SkillFile
+
+    s = Skill(name="hello", description="Say hello.", instructions="# Hello\n", files={"ref/a.txt": b"\x00\xff"})
+    assert set(s.files) == {"SKILL.md", "ref/a.txt"}
+    assert s.manifest.files["ref/a.txt"] == SkillFile(sha(b"\x00\xff"), 2)
+    assert s.manifest.files["SKILL.md"].digest == sha(s.files["SKILL.md"])
+    assert s.frontmatter == {"name": "hello", "description": "Say hello."}
+    assert Skill.from_files(dict(s.files)) == s
+    assert s.to_mcp_skill("team/hello")["uri"] == "skill://team/hello/SKILL.md"
+    with pytest.raises(AttributeError):
+        s.name = "other"  # type: ignore[misc]

@@ -19,10 +19,11 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["SKILLS_EXTENSION_ID", "Skill", "SkillsClientExtension", "SkillsExtension"]
+__all__ = ["SKILLS_EXTENSION_ID", "Skill", "SkillFile", "SkillManifest", "SkillsClientExtension", "SkillsExtension"]
 
 SKILLS_EXTENSION_ID = "io.modelcontextprotocol/skills"
 
@@ -32,6 +33,22 @@ def _render_skill_md(frontmatter: Mapping[str, Any], instructions: str) -> bytes
     # as exactly these values in every SDK.
     lines = "".join(f"{key}: {json.dumps(value, ensure_ascii=False)}\n" for key, value in frontmatter.items())
     return f"---\n{lines}---\n{instructions}".encode()
+
+
+@dataclass(frozen=True)
+class SkillFile:
+    """One file of a skill, described by its digest (``sha256:<hex>``) and size."""
+
+    digest: str
+    size: int
+
+
+@dataclass(frozen=True)
+class SkillManifest:
+    """A skill's frontmatter and its files (relative path → ``SkillFile``), without their bytes."""
+
+    frontmatter: dict[str, Any]
+    files: dict[str, SkillFile] = field(default_factory=dict)
 
 
 class Skill:
@@ -102,6 +119,13 @@ class Skill:
     def frontmatter(self) -> dict[str, Any]:
         """A copy of the parsed frontmatter."""
         return json.loads(json.dumps(self._entry["frontmatter"]))
+
+    @property
+    def manifest(self) -> SkillManifest:
+        """The frontmatter and every file's digest and size (a copy)."""
+        root = self._entry["uri"][: -len("SKILL.md")]
+        files = {r["uri"][len(root):]: SkillFile(r["digest"], r["size"]) for r in self._entry["resources"]}
+        return SkillManifest(self.frontmatter, files)
 
     @property
     def files(self) -> Mapping[str, bytes]:
