@@ -325,7 +325,7 @@ fi
 conformance() {
   local lang="$1"; shift
   local name="conformance-$lang"
-  local args=(--require-unscored --require-tasks --label "$lang everything server"
+  local args=(--require-unscored --require-tasks --require-skills --label "$lang everything server"
     --out "$LOGS/$name" --summary-json "$LOGS/$name.json" --timeout 300)
   local expect_file="tests/conformance/expected-failures/$lang.txt"
   if [[ -f "$expect_file" ]]; then args+=(--expect-file "$expect_file"); fi

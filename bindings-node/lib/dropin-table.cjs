@@ -25,6 +25,8 @@ const MIRRORS = {
   // @modelcontextprotocol/server and @modelcontextprotocol/node (2.x)
   '@modelcontextprotocol/server': 'oxmcp',
   '@modelcontextprotocol/server/stdio': 'oxmcp/stdio',
+  '@modelcontextprotocol/server/ext/skills': 'oxmcp/ext/skills',
+  '@modelcontextprotocol/server/ext/skills/node': 'oxmcp/ext/skills/node',
   '@modelcontextprotocol/node': 'oxmcp/node',
   // createMcpExpressApp only: its auth and validation middleware are not mirrored, so a server that
   // imports them fails at start-up (ESM: no such export) rather than serving without them.

@@ -537,6 +537,76 @@ class Server {
     return this.#native.removeResourceTemplate(uriTemplate);
   }
 
+  // ---------------------------------------------------------------- skills
+
+  /**
+   * Serve every folder below `root` that holds a `SKILL.md`, at its path relative to `root`
+   * (`skill://<path>/…`; `options.prefix` puts them below an organisational path). Read once, now:
+   * a malformed skill, a symlink or a non-UTF-8 `SKILL.md` throws, naming the file and the rule.
+   * @returns {string[]} the `SKILL.md` URIs
+   */
+  addSkillsDir(root, options = {}) {
+    const skills = require('./skills.cjs');
+    return this.addNativeSkills(skills.loadDir(root, options.prefix));
+  }
+
+  /**
+   * Serve one skill at `skill://<path>/` from its files (`{ 'SKILL.md': '---\nname: …', … }`); the
+   * last segment of `path` is its name.
+   * @returns {string} its `SKILL.md` URI
+   */
+  addSkill(path, files) {
+    const skills = require('./skills.cjs');
+    return this.addNativeSkills([skills.skillOf(path, files)])[0];
+  }
+
+  /**
+   * Serve the one skill in the folder `dir` (it holds the SKILL.md) at `skill://<path>/`
+   * (default: the folder's name), under the loader's rules.
+   * @returns {string} its `SKILL.md` URI
+   */
+  addSkillDir(dir, path) {
+    const skills = require('./skills.cjs');
+    return this.addNativeSkills([skills.loadOne(dir, path)])[0];
+  }
+
+  /** @internal skills the core already checked (`lib/skills.cjs`). */
+  addNativeSkills(list) {
+    try {
+      this.#native.addSkills(list);
+    } catch (e) {
+      throw fromNative(e);
+    }
+    return list.map((s) => `skill://${s.path}/SKILL.md`);
+  }
+
+  /**
+   * A skill whose files are generated per read (its entry says `"resources": "dynamic"`):
+   * `read(file, ctx)` gets the path under the skill's folder (`SKILL.md` first) and returns its
+   * text, bytes, or `{ text | bytes, mimeType }`.
+   * @param {string} path
+   * @param {{ description?: string, frontmatter?: Record<string, unknown>, mimeType?: string }} options
+   * @param {(file: string, ctx: unknown) => unknown} read
+   */
+  dynamicSkill(path, { description, frontmatter = {}, mimeType } = {}, read) {
+    if (typeof read !== 'function') throw new TypeError('dynamicSkill(path, options, read): read must be a function');
+    const { toContents } = require('./skills.cjs');
+    const name = String(path).replace(/^\/+|\/+$/g, '').split('/').pop();
+    const fm = { name, description, ...frontmatter };
+    const def = { uriTemplate: `skill://${path}/{+file}`, name: String(path) };
+    const entry = {
+      name: String(path), def, mimeType, template: true, complete: {},
+      read: async (uri, vars, ctx) => toContents(uri.href, await read(vars.file, ctx), mimeType),
+    };
+    const invoke = (uri, vars, id) => this.#run(id, () => this.#runRead(entry, uri, vars, id));
+    try {
+      this.#native.addDynamicSkill(String(path), JSON.stringify(fm), invoke, this.#opts.toolTimeoutMs);
+    } catch (e) {
+      throw fromNative(e);
+    }
+    return `skill://${path}/SKILL.md`;
+  }
+
   /** Tell subscribers that a resource changed (`notifications/resources/updated`). */
   notifyResourceUpdated(uri) {
     this.#native.notifyResourceUpdated(uri);

@@ -14,6 +14,7 @@ mod js_handler;
 mod options;
 mod server;
 mod sessions;
+mod skills;
 mod telemetry;
 
 /// The allocator for this addon's Rust side: every request allocates some fifty small blocks,
@@ -29,4 +30,5 @@ pub use errors::{Code, Coded};
 pub use http::{NativeHttpExchange, NativeHttpResponse};
 pub use server::NativeServer;
 pub use sessions::NativeSession;
+pub use skills::{skill_load_one, skill_of, skills_from_tree, skills_load_dir};
 pub use telemetry::{flush_telemetry, init_telemetry};

@@ -502,7 +502,7 @@ impl NativeServer {
 }
 
 impl NativeServer {
-    fn callee<T: 'static, A: napi::bindgen_prelude::JsValuesTupleIntoVec + 'static>(
+    pub(crate) fn callee<T: 'static, A: napi::bindgen_prelude::JsValuesTupleIntoVec + 'static>(
         &self,
         tsfn: js_handler::Tsfn<T, A>,
     ) -> Arc<JsCallee<T, A>> {

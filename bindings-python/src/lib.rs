@@ -11,6 +11,7 @@ mod handlers;
 mod options;
 mod serve;
 mod sessions;
+mod skills;
 mod telemetry;
 
 use convert::from_py;
@@ -298,6 +299,25 @@ impl NativeServer {
         }
     }
 
+    /// Serve skills, each `(path, [(file, bytes)])`: all or none.
+    fn add_skills(&self, skills: Vec<(String, skills::Files)>) -> PyResult<()> {
+        self.add_skills_native(skills)
+    }
+
+    /// Serve a skill whose files `entry` generates per read (its template variable is `file`).
+    fn add_dynamic_skill(
+        &self,
+        path: String,
+        frontmatter: &Bound<'_, PyAny>,
+        entry: Py<PyAny>,
+        is_async: bool,
+    ) -> PyResult<()> {
+        let fm = as_object(from_py(frontmatter)?, "frontmatter")?;
+        let handler: Arc<dyn ResourceHandler> = Arc::new(PyResource(self.handler(entry, is_async)));
+        let d = oxmcp::DynamicSkill::new(path, fm, handler).map_err(build_err)?;
+        self.server.add_dynamic_skill(d).map_err(build_err)
+    }
+
     fn remove_resource(&self, uri: &str, is_template: bool) -> bool {
         if is_template {
             self.templates
@@ -508,6 +528,9 @@ fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<serve::HttpAdmission>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(options::check_options, m)?)?;
+    m.add_function(wrap_pyfunction!(skills::skill_entry, m)?)?;
+    m.add_function(wrap_pyfunction!(skills::skills_load_dir, m)?)?;
+    m.add_function(wrap_pyfunction!(skills::skills_load_one, m)?)?;
     m.add_function(wrap_pyfunction!(options::option_names, m)?)?;
     m.add_function(wrap_pyfunction!(engine::quiesce, m)?)?;
     m.add_function(wrap_pyfunction!(engine::after_fork, m)?)?;

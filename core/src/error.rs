@@ -268,6 +268,11 @@ pub enum BuildError {
         name: String,
         message: String,
     },
+    /// A skill that breaks a rule of the Skills extension: the file (or directory) and the rule.
+    Skill {
+        file: String,
+        message: String,
+    },
 }
 
 impl fmt::Display for BuildError {
@@ -285,6 +290,7 @@ impl fmt::Display for BuildError {
                 name,
                 message,
             } => write!(f, "invalid {kind} name '{name}': {message}"),
+            Self::Skill { file, message } => write!(f, "invalid skill file '{file}': {message}"),
         }
     }
 }

@@ -36,6 +36,7 @@ mod request;
 pub mod resource;
 pub mod schema;
 pub mod server;
+pub mod skills;
 pub mod tasks;
 pub mod tool;
 pub mod transport;
@@ -59,6 +60,7 @@ pub use server::options::{CacheHint, CacheScope, ServerOptions, ValidationMode};
 pub use server::{
     Env, Server, ServerBuilder, SessionHandle, SessionListener, ToolBatch, Transport,
 };
+pub use skills::{DynamicSkill, Skill};
 pub use tool::{Args, Tool};
 
 pub use serde_json;

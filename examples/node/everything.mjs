@@ -359,6 +359,16 @@ export function createServer(options = {}) {
     return `Hello, ${r.content?.name ?? 'stranger'}! (finished as a task)`;
   });
 
+  // The Skills extension: every skill below examples/skills (OXMCP_SKILLS_DIR moves it), and one
+  // whose SKILL.md is written per request.
+  server.addSkillsDir(process.env.OXMCP_SKILLS_DIR || new URL('../skills', import.meta.url).pathname);
+  const clock = "Tell the server's time. Use when asked what time it is on the server.";
+  server.dynamicSkill('live/clock', { description: clock, mimeType: 'text/markdown' }, (file) => {
+    if (file !== 'SKILL.md') throw new McpError(-32602, `no such file: ${file}`);
+    const secs = Math.floor(Date.now() / 1000);
+    return `---\nname: clock\ndescription: ${clock}\n---\nThe server's clock reads ${secs} seconds since the Unix epoch.\n`;
+  });
+
   return server;
 }
 

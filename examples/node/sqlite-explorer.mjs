@@ -159,6 +159,9 @@ export function createServer(file) {
     complete: { table: (value) => tables().filter((t) => t.startsWith(value)) },
   }, ({ table }) => `Use describe_table on ${JSON.stringify(table)}, then query a few rows with LIMIT 5, and summarise what the table holds.`);
 
+  // The workflow these tools serve, as a skill (examples/skills/explore-database).
+  server.addSkillDir(new URL('../skills/explore-database', import.meta.url).pathname);
+
   return server;
 }
 

@@ -478,5 +478,23 @@ async def test_tool_with_task(ctx: Context) -> str:
     return f"Hello, {(answer.content or {}).get('name', 'stranger')}! (finished as a task)"
 
 
+# -- skills (the Skills extension) -------------------------------------------------------------------
+# Every skill below examples/skills (OXMCP_SKILLS_DIR moves it), and one written per request.
+SKILLS_DIR = os.environ.get("OXMCP_SKILLS_DIR") or os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                                  "..", "skills")
+server.add_skills_dir(SKILLS_DIR)
+CLOCK = "Tell the server's time. Use when asked what time it is on the server."
+
+
+@server.dynamic_skill("live/clock", description=CLOCK, mime_type="text/markdown")
+def clock_skill(file: str) -> str:
+    """Tell the server's time."""
+    if file != "SKILL.md":
+        raise McpError(-32602, f"no such file: {file}")
+    import time
+    return (f"---\nname: clock\ndescription: {CLOCK}\n---\n"
+            f"The server's clock reads {int(time.time())} seconds since the Unix epoch.\n")
+
+
 if __name__ == "__main__":
     server.main()

@@ -21,7 +21,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from oxmcp import ResourceError, Server, ToolError
+from oxmcp import ResourceError, Server, Skill, ToolError
 
 MAX_ROWS = 500
 QUERY_SECONDS = 2.0
@@ -57,6 +57,8 @@ def _db_path() -> Path:
 DB_PATH = _db_path()
 server = Server("sqlite-explorer", version="0.1.0",
                 instructions="Explore a read-only SQLite database: list_tables, describe_table, then query.")
+# The workflow these tools serve, as a skill (examples/skills/explore-database).
+server.add_skill(Skill.from_directory(Path(__file__).resolve().parent.parent / "skills" / "explore-database"))
 
 
 def connect() -> sqlite3.Connection:

@@ -396,6 +396,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     for t in templates {
         b = b.resource_template(t);
     }
+    // The Skills extension: every skill below examples/skills (OXMCP_SKILLS_DIR moves it), and
+    // one whose SKILL.md is written per request.
+    let dir = std::env::var("OXMCP_SKILLS_DIR")
+        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/skills").to_string());
+    b = b.skills_dir(dir).dynamic_skill(clock_skill()?);
     if std::env::var("OXMCP_EXTRA_FIXTURES").as_deref() == Ok("1") {
         // Not a conformance fixture: a tool that breaks its own outputSchema (tests/it).
         b = b.tool(
@@ -410,6 +415,31 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let server = b.build()?;
     install_triggers(&server)?;
     cli::run(server).await
+}
+
+/// A dynamic skill (`"resources": "dynamic"`): its SKILL.md is generated on every read.
+fn clock_skill() -> Result<oxmcp::DynamicSkill, oxmcp::BuildError> {
+    const DESCRIPTION: &str =
+        "Tell the server's time. Use when asked what time it is on the server.";
+    let mut fm = Map::new();
+    fm.insert("name".into(), json!("clock"));
+    fm.insert("description".into(), json!(DESCRIPTION));
+    let read = |uri: String, vars: Map<String, Value>, _: Context| async move {
+        if vars.get("file").and_then(Value::as_str) != Some("SKILL.md") {
+            return Err(HandlerError::from(oxmcp::McpError::invalid_params(
+                format!("no such file: {uri}"),
+            )));
+        }
+        let secs = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or_default();
+        let text = format!(
+            "---\nname: clock\ndescription: {DESCRIPTION}\n---\nThe server's clock reads {secs} seconds since the Unix epoch.\n"
+        );
+        Ok(vec![ResourceContents::text(uri, "text/markdown", text)])
+    };
+    oxmcp::DynamicSkill::new("live/clock", fm, std::sync::Arc::new(read))
 }
 
 /// The trigger tools need the server itself: replace them with versions that change its lists.

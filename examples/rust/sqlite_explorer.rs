@@ -269,7 +269,17 @@ fn build(db: Db) -> Result<Server, oxmcp::BuildError> {
         )
         .resource_template(schema)
         .prompt(explore)
+        .skills(explore_skill()?)
         .build()
+}
+
+/// The `explore-database` skill of examples/skills, the workflow this server's tools serve.
+fn explore_skill() -> Result<Vec<oxmcp::Skill>, oxmcp::BuildError> {
+    let all = oxmcp::skills::load_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/skills"))?;
+    Ok(all
+        .into_iter()
+        .filter(|s| s.name() == "explore-database")
+        .collect())
 }
 
 #[tokio::main]

@@ -12,8 +12,12 @@
 // closing line; they only decide the exit status (1 only for failures that
 // were not expected).
 //
-// Inputs come from the environment: OUT, SUITE_PKG, REVISIONS, EXPECT and
-// REQUIRE (newline-separated), LABEL, SUMMARY_JSON (optional output path),
+// Extension scenarios (EXTENSIONS), which no requirement set holds, are run
+// one by one into OUT/extensions/ and counted under the row label
+// `extension`.
+//
+// Inputs come from the environment: OUT, SUITE_PKG, REVISIONS, EXPECT,
+// REQUIRE and EXTENSIONS (newline-separated), LABEL, SUMMARY_JSON (optional output path),
 // SERVER_NOTE (optional).
 import { readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,6 +30,7 @@ const SUITE_PKG = env.SUITE_PKG;
 const revisions = list(env.REVISIONS);
 const expectEntries = [...new Set(list(env.EXPECT))];
 const requireNames = new Set(list(env.REQUIRE));
+const extensionNames = [...new Set(list(env.EXTENSIONS))];
 
 // The suite's own YAML parser, resolved from the installed package.
 const { parse } = createRequire(join(SUITE_PKG, 'package.json'))('yaml');
@@ -67,12 +72,15 @@ const xpass = [];
 const failures = [];
 const perRev = {};
 
-for (const rev of revisions) {
-  const req = parse(readFileSync(join(SUITE_PKG, 'requirements', `${rev}.yaml`), 'utf8'));
+const sets = [...revisions, ...(extensionNames.length ? ['extensions'] : [])];
+for (const rev of sets) {
+  const req = rev === 'extensions'
+    ? { server: extensionNames }
+    : parse(readFileSync(join(SUITE_PKG, 'requirements', `${rev}.yaml`), 'utf8'));
   const scored = req.server ?? [];
   const unscored = (req.not_scored ?? []).filter((e) => e.leg === 'server');
   const rows = [
-    ...scored.map((name) => ({ name, counted: true, scoring: 'scored' })),
+    ...scored.map((name) => ({ name, counted: true, scoring: rev === 'extensions' ? 'extension (required by us)' : 'scored' })),
     ...unscored.map((e) => ({
       name: e.scenario,
       counted: requireNames.has(e.scenario),

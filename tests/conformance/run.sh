@@ -34,6 +34,11 @@
 #                            http-header-validation,server-session-lifecycle
 #   --require-tasks          shorthand for --require with the 10 tasks-*
 #                            scenarios of the Tasks extension (2026-07-28)
+#   --extensions LIST        extension scenarios to run and count too (they
+#                            belong to no requirement set), e.g. the Skills
+#                            extension's sep-2640-skills-* ones
+#   --require-skills         shorthand for --extensions with the 3
+#                            sep-2640-skills-* scenarios (SEP-2640)
 #   --url URL                test a server that is already running (loopback
 #                            http:// only) instead of starting SERVER_CMD
 #   -o, --out DIR            keep raw results there (default: a new /tmp folder)
@@ -64,6 +69,7 @@ SUITE_BEFORE="2026-10-02T00:00:00Z"   # the suite's dependency tree as of its re
 NODE22_VERSION="22.23.5"
 ALL_REVISIONS="2025-11-25,2026-07-28"
 UNSCORED_WE_REQUIRE="json-schema-2020-12,http-header-validation,server-session-lifecycle"
+SKILLS_SCENARIOS="sep-2640-skills-enumeration,sep-2640-skills-manifest,sep-2640-skills-directory"
 TASKS_SCENARIOS="tasks-lifecycle,tasks-capability-negotiation,tasks-wire-fields,tasks-request-state-removal,tasks-mrtr-input,tasks-request-headers,tasks-dispatch-and-envelope,tasks-status-notifications,tasks-required-task-error,tasks-mrtr-composition"
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -80,7 +86,7 @@ split_list() { printf '%s\n' "$*" | tr -s ', \t' '\n' | sed '/^$/d'; }
 revisions="${OXMCP_CONFORMANCE_REVISIONS:-$ALL_REVISIONS}"
 expect="$(split_list "${OXMCP_CONFORMANCE_EXPECT:-}")"
 require="$(split_list "${OXMCP_CONFORMANCE_REQUIRE:-}")"
-url="" out="" label="" summary_json="" install_only=0
+url="" out="" label="" summary_json="" install_only=0 extensions=""
 run_timeout="${OXMCP_CONFORMANCE_TIMEOUT:-300}"
 scenario_ms=15000
 start_timeout=60
@@ -100,6 +106,8 @@ while [[ $# -gt 0 ]]; do
     --require) need_arg "$@"; require+=$'\n'"$(split_list "$2")"; shift 2 ;;
     --require-unscored) require+=$'\n'"$(split_list "$UNSCORED_WE_REQUIRE")"; shift ;;
     --require-tasks) require+=$'\n'"$(split_list "$TASKS_SCENARIOS")"; shift ;;
+    --extensions) need_arg "$@"; extensions+=$'\n'"$(split_list "$2")"; shift 2 ;;
+    --require-skills) extensions+=$'\n'"$(split_list "$SKILLS_SCENARIOS")"; shift ;;
     --url) need_arg "$@"; url="$2"; shift 2 ;;
     -o | --out) need_arg "$@"; out="$2"; shift 2 ;;
     --timeout) need_arg "$@"; run_timeout="$2"; shift 2 ;;
@@ -268,6 +276,20 @@ for rev in $revisions; do
   echo "$rc" >"$out/$rev.rc"
 done
 
+# ---- extension scenarios: each run on its own (no requirement set holds them) -----
+if [[ -n "${extensions//$'\n'/}" ]]; then
+  rm -rf "${out:?}/extensions"
+  mkdir -p "$out/extensions"
+  rc=0
+  for sc in $extensions; do
+    say "extension scenario $sc against $url"
+    timeout --kill-after=10 "$run_timeout" \
+      "$NODE" "$SUITE_CLI" server --url "$url" --scenario "$sc" \
+      --timeout "$scenario_ms" -o "$out/extensions" >>"$out/extensions.log" 2>&1 || rc=$?
+  done
+  echo "$rc" >"$out/extensions.rc"
+fi
+
 server_note=""
 if [[ -n "$server_pid" ]] && ! kill -0 "$server_pid" 2>/dev/null; then
   server_note="the server exited during the run; see $out/server.log"
@@ -277,7 +299,7 @@ stop_server
 
 # ---- report ----------------------------------------------------------------------
 rc=0
-REVISIONS="$revisions" OUT="$out" SUITE_PKG="$SUITE_PKG" EXPECT="$expect" REQUIRE="$require" \
+REVISIONS="$revisions" OUT="$out" SUITE_PKG="$SUITE_PKG" EXPECT="$expect" REQUIRE="$require" EXTENSIONS="$extensions" \
   LABEL="$label" SUMMARY_JSON="$summary_json" SERVER_NOTE="$server_note" \
   "$NODE" "$HERE/report.mjs" || rc=$?
 exit "$rc"

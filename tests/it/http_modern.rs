@@ -74,7 +74,8 @@ async fn discover_lists_every_version_and_carries_cache_hints() {
         res["capabilities"],
         json!({"logging":{},"tools":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},
                "prompts":{"listChanged":true},"completions":{},
-               "extensions":{"io.modelcontextprotocol/tasks":{}}})
+               "extensions":{"io.modelcontextprotocol/skills":{"directoryRead":true},
+                             "io.modelcontextprotocol/tasks":{}}})
     );
     assert_eq!(
         res["_meta"]["io.modelcontextprotocol/serverInfo"]["title"],
@@ -238,6 +239,8 @@ async fn resources_list_templates_and_read() {
         .unwrap()
         .iter()
         .map(|r| r["uri"].as_str().unwrap())
+        // The skills' files (tests/it/skills.rs) are resources too, listed after these.
+        .filter(|u| !u.starts_with("skill://"))
         .collect();
     assert_eq!(
         uris,
@@ -260,7 +263,10 @@ async fn resources_list_templates_and_read() {
     assert_cacheable(&res);
     assert_eq!(
         res["resourceTemplates"],
-        json!([{"uriTemplate":"test://template/{id}/data","name":"Template Resource","mimeType":"application/json","description":"Data for an id"}])
+        json!([{"uriTemplate":"test://template/{id}/data","name":"Template Resource","mimeType":"application/json","description":"Data for an id"},
+               // The dynamic skill's files (tests/it/skills.rs).
+               {"uriTemplate":"skill://live/clock/{+file}","name":"live/clock",
+                "description":"Tell the server's time. Use when asked what time it is on the server."}])
     );
 
     let res = s

@@ -19,6 +19,7 @@ mod listen;
 mod mrtr;
 mod redis;
 mod redis_sessions;
+mod skills;
 mod sqlite;
 mod stdio;
 mod tasks;

@@ -41,6 +41,7 @@ from ._results import (
     ToolResult,
 )
 from ._server import Server
+from .skills import Skill
 
 if TYPE_CHECKING:
     from ._client import Client
@@ -67,6 +68,7 @@ __all__ = [
     "ResourceError",
     "ResourceLink",
     "Server",
+    "Skill",
     "Text",
     "ToolError",
     "ToolResult",

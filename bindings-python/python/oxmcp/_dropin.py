@@ -75,6 +75,12 @@ MIRRORS: dict[str, str] = {
     "fastmcp.utilities": "oxmcp.utilities",
     "fastmcp.utilities.types": "oxmcp.utilities.types",
     "fastmcp.utilities.logging": "oxmcp.utilities.logging",
+    "fastmcp.skills": "oxmcp.skills",
+    "fastmcp.skills.provider": "oxmcp.skills.provider",
+    "fastmcp.skills.extension": "oxmcp.skills.extension",
+    "fastmcp.skills.client": "oxmcp.skills.client",
+    "fastmcp.server.providers": "oxmcp.server.providers",
+    "fastmcp.server.providers.skills": "oxmcp.skills.provider",
 }
 
 

@@ -43,9 +43,8 @@ _REFUSED_INIT = {
     "auth": "pass tokens=/oauth= (oxmcp's auth options, see docs/OPTIONS.md) instead of an auth provider object",
     "auth_server_provider": "oxmcp does not host an OAuth authorization server; use oauth= to verify tokens",
     "token_verifier": "use tokens= or oauth= (see docs/OPTIONS.md)",
-    # Providers add components and transforms rename, hide or guard them: left out, the server would
-    # serve something else than was written.
-    "providers": "register the components on the server (tool/resource/prompt, mount)",
+    # Transforms rename, hide or guard components: left out, the server would serve something else
+    # than was written. (Skill providers are accepted: `providers=` below.)
     "transforms": "register the components as they should be served",
 }
 # What a component's auth= check decides (who may see and call it) is the core's, per caller: a
@@ -97,6 +96,7 @@ class FastMCP(Server):
                  host: str | None = None, port: int | None = None, streamable_http_path: str | None = None,
                  json_response: bool | None = None, stateless_http: bool | None = None,
                  **kwargs: Any) -> None:
+        providers = kwargs.pop("providers", None) or ()
         for key, why in _REFUSED_INIT.items():
             if kwargs.get(key):
                 raise TypeError(f"{type(self).__name__}(): {key}= is not supported by oxmcp: {why}")
@@ -135,6 +135,8 @@ class FastMCP(Server):
         # FastMCP (1.x to 4.x), mcp 1.x's FastMCP and mcp 2.x's MCPServer declare resources and prompts
         # with none registered, and answer their lists empty (not -32601).
         self._declare = ["resources", "prompts"]
+        for provider in providers:
+            self.add_provider(provider)
         self.mask_error_details = self._default_mask if mask_error_details is None else bool(mask_error_details)
         self._lifespan_fn = lifespan
         self._lifespan = _LifespanState()

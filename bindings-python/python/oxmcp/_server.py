@@ -116,6 +116,8 @@ class Server:
         self._completions: dict[tuple[str, str], CompletionRouter] = {}
         self._native: Any = None
         self._middleware: list[Any] = []
+        self._skills: list[tuple[str, list[tuple[str, bytes]]]] = []
+        self._dynamic_skills: list[tuple[str, dict[str, Any], Any]] = []
         self._lock = threading.RLock()
 
     # -- identity ---------------------------------------------------------------------------------
@@ -423,6 +425,65 @@ class Server:
     def get_tool(self, name: str) -> ToolEntry:
         return self._tools[name]
 
+    # -- skills (the Skills extension) -------------------------------------------------------------------
+    def _add_skill_wire(self, wire: list[tuple[str, list[tuple[str, bytes]]]]) -> None:
+        with self._lock:
+            if self._native is not None:
+                self._native.add_skills(wire)
+            self._skills.extend(wire)
+
+    def add_skill(self, skill: Any, path: str | None = None) -> str:
+        """Serve an ``oxmcp.skills.Skill`` at ``skill://{path}/`` (default: its name); returns its
+        ``SKILL.md`` URI. Its files become resources; ``skills/list`` lists it."""
+        wire = skill._wire(path)
+        self._add_skill_wire([wire])
+        return f"skill://{wire[0]}/SKILL.md"
+
+    def add_skills_dir(self, root: str | os.PathLike[str]) -> list[str]:
+        """Serve every folder below ``root`` that holds a ``SKILL.md``, at its path relative to
+        ``root``. Read once, now; a malformed skill, a symlink or a non-UTF-8 ``SKILL.md`` raises
+        ``ValueError`` naming the file and the rule. Returns the ``SKILL.md`` URIs."""
+        from . import _oxmcp
+
+        wire = _oxmcp.skills_load_dir(os.fspath(root))
+        self._add_skill_wire(wire)
+        return [f"skill://{path}/SKILL.md" for path, _ in wire]
+
+    def dynamic_skill(self, path: str, *, description: str, frontmatter: dict[str, Any] | None = None,
+                      mime_type: str | None = None) -> Callable[[F], F]:
+        """A skill whose files are generated per read: the function takes ``file`` (the path under
+        the skill's folder, ``SKILL.md`` first) and returns its text or bytes. Its entry says
+        ``"resources": "dynamic"``; the last segment of ``path`` is its name."""
+        def deco(f: F) -> F:
+            name = path.strip("/").rsplit("/", 1)[-1]
+            fm = {"name": name, "description": description, **(frontmatter or {})}
+            entry = ResourceEntry(f, f"skill://{path.strip('/')}/{{+file}}", self, description=description,
+                                  mime_type=mime_type)
+            with self._lock:
+                if self._native is not None:
+                    self._native.add_dynamic_skill(path, fm, entry, entry.is_async)
+                self._dynamic_skills.append((path, fm, entry))
+            return f
+        return deco
+
+    def add_provider(self, provider: Any) -> None:
+        """Register a skill provider (``SkillsDirectoryProvider``, ``SkillCatalogProvider``: FastMCP's
+        spellings). Other providers are refused: oxmcp registers components on the server itself."""
+        from .skills.provider import SkillCatalogProvider
+
+        if not isinstance(provider, SkillCatalogProvider):
+            raise TypeError(f"add_provider({type(provider).__name__}): oxmcp accepts skill providers only; "
+                            "register other components on the server (tool/resource/prompt, mount)")
+        self._add_skill_wire(provider._wire())
+
+    def add_extension(self, extension: Any) -> None:
+        """Register a server extension. ``SkillsExtension`` is declared whenever a skill is served."""
+        from .skills import SkillsExtension
+
+        if not isinstance(extension, SkillsExtension):
+            raise TypeError(f"add_extension({type(extension).__name__}): oxmcp serves the Skills extension "
+                            "(and Tasks, Apps through their own options) only")
+
     # -- the native core --------------------------------------------------------------------------------
     def _build_native(self) -> Any:
         """Create (once) the core server holding every registered definition."""
@@ -441,6 +502,10 @@ class Server:
                 native.add_prompt(p.spec, p, p.is_async)
             for (ref_type, ref), router in self._completions.items():
                 native.set_completion(ref_type, ref, router, router.is_async)
+            if self._skills:
+                native.add_skills(self._skills)
+            for path, frontmatter, entry in self._dynamic_skills:
+                native.add_dynamic_skill(path, frontmatter, entry, entry.is_async)
             if self._middleware:
                 from .server.middleware import hooked_methods
 

@@ -122,6 +122,8 @@ impl Server {
             "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
                 (!self.may_read(env, text("uri"))).then(|| self.not_found(rq, text("uri")))
             }
+            "skills/get" => (!self.may_read(env, text("uri")))
+                .then(|| super::skills::unknown_skill(text("uri")).into()),
             "completion/complete" => {
                 let r = params.get("ref");
                 let field = |k: &str| r.and_then(|r| r.get(k)).and_then(Value::as_str);

@@ -451,6 +451,11 @@ impl Server {
                 "completion/complete" if has("completions") => {
                     self.call(rq, params, env, &digest).await
                 }
+                "skills/list" if has("skills") => self.skills_list(rq, &params, env, &reg),
+                "skills/get" if has("skills") => self.skills_get(rq, &params, env, &reg),
+                "resources/directory/read" if has("skills") => {
+                    self.directory_read(rq, &params, env, &reg)
+                }
                 "tasks/get" | "tasks/update" | "tasks/cancel" => {
                     Box::pin(self.audited_task_method(rq, &params, env)).await
                 }

@@ -19,6 +19,7 @@ pub(crate) mod session;
 #[cfg(feature = "redis")]
 pub mod session_redis;
 pub mod session_store;
+mod skills;
 mod tasks;
 pub mod trace;
 
@@ -134,6 +135,7 @@ pub struct ServerBuilder {
     resources: Vec<Resource>,
     templates: Vec<ResourceTemplate>,
     prompts: Vec<Prompt>,
+    skills: Vec<crate::skills::SkillSlot>,
     options: ServerOptions,
     bus: Option<Arc<dyn EventBus>>,
     declared: Declared,
@@ -159,6 +161,7 @@ impl Server {
             resources: Vec::new(),
             templates: Vec::new(),
             prompts: Vec::new(),
+            skills: Vec::new(),
             options: ServerOptions::default(),
             bus: None,
             declared: Declared::default(),
@@ -480,6 +483,7 @@ impl Server {
             "logging" => true,
             "tools" => d.tools || !reg.tools.is_empty(),
             "resources" => d.resources || !reg.resources.is_empty() || !reg.templates.is_empty(),
+            "skills" => self.has_skills(reg),
             "prompts" => d.prompts || !reg.prompts.is_empty(),
             "completions" => !reg.prompts.is_empty() || !reg.templates.is_empty(),
             _ => false,
@@ -516,6 +520,9 @@ impl Server {
                 crate::apps::EXTENSION_ID.into(),
                 json!({"mimeTypes": [crate::apps::MIME_TYPE]}),
             );
+        }
+        if self.has_skills(reg) {
+            ext.insert(crate::skills::EXTENSION_ID.into(), self.skills_capability());
         }
         if !ext.is_empty() {
             caps.insert("extensions".into(), Value::Object(ext));
@@ -724,6 +731,9 @@ impl ServerBuilder {
         for p in self.prompts {
             let (k, e) = PromptEntry::compile(p)?;
             insert_unique(&mut reg.prompts, "prompt", k, Arc::new(e))?;
+        }
+        for s in self.skills {
+            skills::install(&mut reg, s)?;
         }
         if self.options.state_key.is_none() {
             tracing::warn!(

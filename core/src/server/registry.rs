@@ -22,6 +22,11 @@ pub(crate) struct Registry {
     pub(crate) resources: Table<ResourceEntry>,
     pub(crate) templates: Table<TemplateEntry>,
     pub(crate) prompts: Table<PromptEntry>,
+    /// The skills served, by `SKILL.md` URI (so `skills/list` is in URI order).
+    pub(crate) skills: RedBlackTreeMapSync<String, crate::skills::SkillSlot>,
+    /// Every skill file's URI → its digest: a nested skill's files are the enclosing skill's
+    /// too, registered once, and must be the same bytes.
+    pub(crate) skill_files: HashTrieMapSync<String, String>,
     /// Answers rendered from this version, made on first use (see [`Rendered`]).
     pub(crate) rendered: Rendered,
 }
