@@ -9,5 +9,6 @@ mod jwks_https;
 mod limits;
 mod mrtr;
 mod oauth;
+mod request_table;
 mod telemetry;
 mod tokens;
