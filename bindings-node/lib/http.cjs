@@ -7,8 +7,6 @@
  */
 const { fromNative } = require('./errors.cjs');
 
-const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
-
 function headerPairs(headers) {
   const out = [];
   headers.forEach((value, name) => out.push([name, value]));
@@ -90,19 +88,24 @@ async function fetchHandler(native, request, opts = {}) {
   return new Response(stream, { status: res.status, headers });
 }
 
+/**
+ * The request's body, or its first `limit + 1` bytes when it is longer: the core, which holds
+ * the cap, answers those with its 413, and the rest is never read (nor held).
+ */
 function readBody(req, limit) {
   return new Promise((resolve, reject) => {
     const chunks = [];
     let size = 0;
-    req.on('data', (c) => {
+    const onData = (c) => {
+      chunks.push(c);
       size += c.length;
       if (size > limit) {
-        req.destroy();
-        reject(Object.assign(new Error('request body too large'), { statusCode: 413 }));
-        return;
+        req.off('data', onData);
+        req.pause();
+        resolve(Buffer.concat(chunks, size).subarray(0, limit + 1));
       }
-      chunks.push(c);
-    });
+    };
+    req.on('data', onData);
     req.on('end', () => resolve(Buffer.concat(chunks, size)));
     req.on('error', reject);
   });
@@ -119,12 +122,10 @@ function rawHeaderPairs(req) {
  * `(req, res, next?) => void` for `http.createServer` and Express. If Express
  * already parsed the body (`req.body` is an object), it is re-serialised.
  * @param {any} native NativeServer
- * @param {{ maxBodyBytes?: number }} [options]
  */
-function nodeHandler(native, options = {}) {
-  const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+function nodeHandler(native) {
   return function oxmcpNodeHandler(req, res, next) {
-    handleNode(native, req, res, limit).catch((err) => {
+    handleNode(native, req, res).catch((err) => {
       if (typeof next === 'function') return next(err);
       if (!res.headersSent) {
         res.statusCode = err.statusCode ?? 500;
@@ -142,7 +143,7 @@ function nodeHandler(native, options = {}) {
  * `opts.stateless`: drop `Mcp-Session-Id` both ways (the TS SDK's `sessionIdGenerator: undefined`);
  * `opts.onResponse(headers, status)`: called with the response head before it is written.
  */
-async function handleNode(native, req, res, limit, opts = {}) {
+async function handleNode(native, req, res, opts = {}) {
   let body;
   if (opts.parsedBody !== undefined) {
     const b = opts.parsedBody;
@@ -181,7 +182,9 @@ async function handleNode(native, req, res, limit, opts = {}) {
     if (admitted) {
       let b;
       try {
-        b = await readBody(req, limit);
+        b = await readBody(req, exchange.maxBodyBytes);
+        // Over the cap: the core answers 413, and the rest of the body is never read.
+        if (b.length > exchange.maxBodyBytes) res.setHeader('connection', 'close');
       } catch (e) {
         exchange.cancel();
         throw e;
@@ -235,4 +238,4 @@ async function handleNode(native, req, res, limit, opts = {}) {
   res.end();
 }
 
-module.exports = { fetchHandler, nodeHandler, handleNode, DEFAULT_MAX_BODY };
+module.exports = { fetchHandler, nodeHandler, handleNode };

@@ -235,7 +235,11 @@ class Server {
     } catch (e) {
       throw fromNative(e);
     }
+    this.#mountOptions = { ...(options ?? {}) };
   }
+
+  /** The options of the last configureHttp(), which nodeHandler({ maxBodyBytes }) adds to. */
+  #mountOptions = {};
 
   /** The generated native server (for advanced use and tests). */
   get native() { return this.#native; }
@@ -856,7 +860,9 @@ class Server {
    * or `app.all('/mcp', server.nodeHandler())`.
    */
   nodeHandler(options) {
-    return require('./http.cjs').nodeHandler(this.#native, options);
+    // The body cap is the core's, as on every other mount: given here, it configures the mount.
+    if (options?.maxBodyBytes !== undefined) this.configureHttp({ ...this.#mountOptions, maxBodyBytes: options.maxBodyBytes });
+    return require('./http.cjs').nodeHandler(this.#native);
   }
 
   /** An in-memory client for tests: requests go through the same HTTP handler as `fetch`. */

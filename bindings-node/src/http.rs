@@ -68,6 +68,9 @@ pub struct NativeHttpExchange {
     /// request (then it waits for the body), and where the body goes.
     admitted: Mutex<Option<oneshot::Receiver<bool>>>,
     body: Mutex<Option<oneshot::Sender<bytes::Bytes>>>,
+    /// The core's body cap for this endpoint (`max_body_bytes`): the host reads at most one byte
+    /// more before it hands the body over, and the core answers its 413.
+    max_body: usize,
 }
 
 impl NativeHttpExchange {
@@ -80,6 +83,7 @@ impl NativeHttpExchange {
         let (tx, rx) = oneshot::channel();
         let cancel = CancellationToken::new();
         let c = cancel.clone();
+        let max_body = handler.config().max_body;
         napi::bindgen_prelude::spawn(async move {
             tokio::select! {
                 r = handler.handle_full(req, peer, "") => { let _ = tx.send(r); }
@@ -91,6 +95,7 @@ impl NativeHttpExchange {
             cancel,
             admitted: Mutex::new(None),
             body: Mutex::new(None),
+            max_body,
         }
     }
 
@@ -107,6 +112,7 @@ impl NativeHttpExchange {
         let (body, body_rx) = oneshot::channel::<bytes::Bytes>();
         let cancel = CancellationToken::new();
         let c = cancel.clone();
+        let max_body = handler.config().max_body;
         napi::bindgen_prelude::spawn(async move {
             let work = async {
                 match handler
@@ -134,6 +140,7 @@ impl NativeHttpExchange {
             cancel,
             admitted: Mutex::new(Some(admitted)),
             body: Mutex::new(Some(body)),
+            max_body,
         }
     }
 }
@@ -184,6 +191,12 @@ impl NativeHttpExchange {
             rx.await
                 .map_err(|_| coded(Code::Cancelled, "the request was cancelled"))
         })
+    }
+
+    /// The core's body cap for this request's endpoint, in bytes.
+    #[napi(getter)]
+    pub fn max_body_bytes(&self) -> f64 {
+        self.max_body as f64
     }
 
     /// The body of an admitted request.

@@ -203,6 +203,10 @@ fn header_map(headers: Vec<(String, String)>) -> HeaderMap {
 #[pyclass(module = "oxmcp._oxmcp", name = "HttpAdmission", frozen)]
 pub(crate) struct HttpAdmission {
     caller: std::sync::Mutex<Option<Option<oxmcp::Caller>>>,
+    /// The core's body cap for this endpoint (`max_body_bytes`): the mount reads at most one
+    /// byte more before it hands the body over, and the core answers its 413.
+    #[pyo3(get)]
+    max_body_bytes: usize,
 }
 
 /// Admit a request from its head (before the ASGI mount reads its body): an awaitable of an
@@ -217,6 +221,7 @@ pub(crate) fn admit<'py>(
     let method =
         Method::from_bytes(method.as_bytes()).map_err(|e| PyValueError::new_err(e.to_string()))?;
     let map = header_map(headers);
+    let max_body_bytes = handler.config().max_body;
     awaitable::spawn(py, async move {
         let path = handler.config().path.clone();
         match handler.admit(&method, &path, &map, client).await {
@@ -224,6 +229,7 @@ pub(crate) fn admit<'py>(
                 let c: Convert = Box::new(move |py| {
                     let a = HttpAdmission {
                         caller: std::sync::Mutex::new(Some(caller)),
+                        max_body_bytes,
                     };
                     Ok(Py::new(py, a)?.into_any())
                 });

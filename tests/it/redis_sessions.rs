@@ -404,3 +404,24 @@ async fn another_callers_requests_neither_get_a_session_nor_keep_it_alive() {
         );
     }
 }
+
+/// A DELETE re-sent to a replica that never served a legacy session (so never listened for the
+/// others' end signals) succeeds too: the end is remembered in Redis for a minute.
+#[tokio::test]
+async fn a_delete_re_sent_to_a_replica_that_never_served_a_session_succeeds() {
+    let redis = RedisServer::start();
+    let url = redis.url();
+    let (a, b) = (replica(&url).await, replica(&url).await);
+    let la = a.initialize("2025-11-25", json!({})).await;
+    let r = la.send("DELETE").await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let lb = on(&la, &b);
+    let r = lb.send("DELETE").await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let r = lb.call(json!(2), "ping", json!({})).await;
+    assert_eq!(r.status, 404, "{}", r.body);
+    // A session id that never existed is still unknown there.
+    let mut other = lb.clone();
+    other.session = Some("0123456789abcdef0123456789abcdef".into());
+    assert_eq!(other.send("DELETE").await.status, 404);
+}

@@ -123,7 +123,7 @@ class StreamableHTTPServerTransport {
     const isDelete = req.method === 'DELETE';
     const sid = req.headers?.['mcp-session-id'];
     try {
-      await http.handleNode(this.#server.native, req, res, http.DEFAULT_MAX_BODY, {
+      await http.handleNode(this.#server.native, req, res, {
         parsedBody,
         stateless: this.#stateless,
         onResponse: (headers, status) => {

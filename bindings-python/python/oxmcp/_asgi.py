@@ -10,16 +10,14 @@ Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
-MAX_BODY = 4 * 1024 * 1024
 
 
 class AsgiApp:
     """``server.asgi_app()``: mount at a route of Starlette/FastAPI (``Mount("/mcp", app=...)``)."""
 
-    def __init__(self, server: Any, path: str = "/mcp", max_body_bytes: int | None = None) -> None:
+    def __init__(self, server: Any, path: str = "/mcp") -> None:
         self.server = server
         self.path = path
-        self.max_body = max_body_bytes or int(server.options.get("max_body_bytes", MAX_BODY))
 
     def _native(self) -> Any:
         native = self.server._build_native()
@@ -52,19 +50,23 @@ class AsgiApp:
                         + [(b"connection", b"close")]})
             await send({"type": "http.response.body", "body": out_body or b""})
             return
+        # The body, or its first cap + 1 bytes: the core, which holds the cap, answers those with
+        # its 413, and the rest is never read.
+        limit = admission.max_body_bytes
         body = bytearray()
         more = True
-        while more:
+        while more and len(body) <= limit:
             message = await receive()
             if message["type"] == "http.disconnect":
                 return
             body += message.get("body", b"")
             more = message.get("more_body", False)
-            if len(body) > self.max_body:
-                await _plain(send, 413, b"request body too large")
-                return
+        truncated = len(body) > limit
+        del body[limit + 1:]
         status, out_headers, out_body, stream = await native.handle_admitted(
             admission, scope["method"], headers, bytes(body), scope.get("query_string", b"").decode("latin-1"), peer)
+        if truncated:  # the rest of the body is never read: the connection cannot be reused
+            out_headers = [*out_headers, ("connection", "close")]
         await send({"type": "http.response.start", "status": status,
                     "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in out_headers]})
         if stream is None:
@@ -93,8 +95,3 @@ async def _wait_disconnect(receive: Receive) -> None:
         message = await receive()
         if message["type"] == "http.disconnect":
             return
-
-
-async def _plain(send: Send, status: int, text: bytes) -> None:
-    await send({"type": "http.response.start", "status": status, "headers": [(b"content-type", b"text/plain")]})
-    await send({"type": "http.response.body", "body": text})

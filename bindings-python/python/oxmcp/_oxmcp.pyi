@@ -77,6 +77,10 @@ class NativeServer:
 class HttpAdmission:
     """A request the core admitted from its head; `handle_admitted` serves it once."""
 
+    @property
+    def max_body_bytes(self) -> int:
+        """The core's body cap for this endpoint: a mount reads at most one byte more."""
+
 @final
 class NativeContext:
     @property

@@ -269,17 +269,28 @@ impl Gate {
         if ended.ended_by(id, caller) {
             return Ok(());
         }
+        let store = &self.server.inner.sessions.store;
         match self.session(Some(Ok(id)), caller).await {
             Ok(Some(s)) => match self.server.end_session(id).await {
                 Ok(true) => {
                     ended.record(id, s.owner_key.clone());
+                    // Best effort: without it a re-sent DELETE on another replica gets a 404.
+                    let _ = store
+                        .mark_ended(id, s.owner_key.as_deref(), ENDED_SESSION_MEMORY)
+                        .await;
                     Ok(())
                 }
                 Ok(false) => Err(Refusal::session_not_found()),
                 Err(e) => Err(Refusal::unavailable(e)),
             },
             Ok(None) => Err(Refusal::session_not_found()),
-            Err(r) if r.status == StatusCode::NOT_FOUND && ended.ended_by(id, caller) => Ok(()),
+            Err(r) if r.status == StatusCode::NOT_FOUND => {
+                // Ended lately by another replica (whose signal this one may not have heard).
+                match store.ended(id).await {
+                    Ok(Some(owner)) if EndedSessions::owned_by(owner.as_deref(), caller) => Ok(()),
+                    _ => Err(r),
+                }
+            }
             Err(r) => Err(r),
         }
     }
@@ -413,11 +424,16 @@ impl EndedSessions {
         q.iter().any(|(i, owner, at)| {
             i == id
                 && now.duration_since(*at) <= ENDED_SESSION_MEMORY
-                && match owner {
-                    None => true,
-                    Some(o) => caller.is_some_and(|c| *c.key() == **o),
-                }
+                && Self::owned_by(owner.as_deref(), caller)
         })
+    }
+
+    /// Whether `caller` may end a session of `owner` (`None`: a session without one).
+    fn owned_by(owner: Option<&str>, caller: Option<&Caller>) -> bool {
+        match owner {
+            None => true,
+            Some(o) => caller.is_some_and(|c| *c.key() == *o),
+        }
     }
 }
 

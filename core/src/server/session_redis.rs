@@ -218,6 +218,35 @@ impl SessionStore for RedisSessionStore {
         true
     }
 
+    fn mark_ended(
+        &self,
+        id: &str,
+        owner: Option<&str>,
+        ttl: Duration,
+    ) -> BoxFuture<Result<(), SessionStoreError>> {
+        let redis = self.redis.clone();
+        let key = self.redis.key(&format!("session:{id}:ended"));
+        // The owner's key, or "" for a session without one (no auth).
+        let owner = owner.unwrap_or_default().to_string();
+        let ms = ttl.as_millis().max(1) as u64;
+        Box::pin(async move {
+            let mut cmd = ::redis::cmd("SET");
+            cmd.arg(&key).arg(owner).arg("PX").arg(ms);
+            redis.query::<()>(cmd).await.map_err(err)
+        })
+    }
+
+    fn ended(&self, id: &str) -> BoxFuture<Result<Option<Option<String>>, SessionStoreError>> {
+        let redis = self.redis.clone();
+        let key = self.redis.key(&format!("session:{id}:ended"));
+        Box::pin(async move {
+            let mut cmd = ::redis::cmd("GET");
+            cmd.arg(&key);
+            let owner: Option<String> = redis.query(cmd).await.map_err(err)?;
+            Ok(owner.map(|o| (!o.is_empty()).then_some(o)))
+        })
+    }
+
     fn signal(&self, sig: SessionSignal) -> BoxFuture<Result<(), SessionStoreError>> {
         let redis = self.redis.clone();
         let wire = Wire {

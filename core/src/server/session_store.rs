@@ -156,6 +156,21 @@ pub trait SessionStore: Send + Sync + 'static {
     fn signals(&self) -> Option<BoxStream<'static, SessionSignal>> {
         None
     }
+    /// Remember for `ttl` that session `id` (of `owner`, a caller's identity key) was just ended,
+    /// where every replica can read it: a DELETE a proxy re-sends to another replica then gets
+    /// the first one's success. A store that is not shared keeps nothing (the process does).
+    fn mark_ended(
+        &self,
+        _id: &str,
+        _owner: Option<&str>,
+        _ttl: Duration,
+    ) -> BoxFuture<Result<(), SessionStoreError>> {
+        Box::pin(async { Ok(()) })
+    }
+    /// What [`Self::mark_ended`] remembers of `id`: `Some(owner)` while it lasts.
+    fn ended(&self, _id: &str) -> BoxFuture<Result<Option<Option<String>>, SessionStoreError>> {
+        Box::pin(async { Ok(None) })
+    }
 }
 
 /// The default: records in this process's memory (one replica; lost on restart).
