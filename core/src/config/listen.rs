@@ -258,6 +258,7 @@ impl ListenOptions {
     }
 
     #[cfg(feature = "auth-jwt")]
+    #[allow(clippy::too_many_arguments)] // the oauth options the validator is built from, each read once
     fn jwt(
         &self,
         auth: Auth,

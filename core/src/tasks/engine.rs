@@ -834,7 +834,10 @@ mod tests {
     async fn an_end_the_store_refuses_is_held_and_written_once_it_is_back() {
         let store = Arc::new(Flaky::default());
         let e = engine(store.clone(), Duration::from_millis(300));
-        let rec = e.create("", CancellationToken::new()).await.unwrap();
+        let rec = e
+            .create("", None, 0, CancellationToken::new())
+            .await
+            .unwrap();
         store.down.store(true, Ordering::SeqCst);
         let result = serde_json::json!({"content": [{"type": "text", "text": "done"}]});
         e.finish(
@@ -869,8 +872,14 @@ mod tests {
     async fn the_outbox_is_bounded_in_bytes() {
         let store = Arc::new(Flaky::default());
         let e = engine(store.clone(), Duration::from_secs(30));
-        let a = e.create("", CancellationToken::new()).await.unwrap();
-        let b = e.create("", CancellationToken::new()).await.unwrap();
+        let a = e
+            .create("", None, 0, CancellationToken::new())
+            .await
+            .unwrap();
+        let b = e
+            .create("", None, 0, CancellationToken::new())
+            .await
+            .unwrap();
         store.down.store(true, Ordering::SeqCst);
         let big = Value::String("x".repeat(OUTBOX_MAX_BYTES / 2 + 1));
         e.finish(&a.id, TaskStatus::Completed, Some(big.clone()), None, None)
@@ -889,7 +898,10 @@ mod tests {
     async fn progress_never_waits_on_the_store_and_only_the_latest_is_written() {
         let store = Arc::new(Flaky::default());
         let e = engine(store.clone(), Duration::from_secs(30));
-        let rec = e.create("", CancellationToken::new()).await.unwrap();
+        let rec = e
+            .create("", None, 0, CancellationToken::new())
+            .await
+            .unwrap();
         store.down.store(true, Ordering::SeqCst);
         let t0 = std::time::Instant::now();
         for i in 0..1000 {
