@@ -35,9 +35,11 @@ fn bytes_of(contents: &[ResourceContents], uri: &str) -> Result<Vec<u8>, String>
     };
     match one {
         ResourceContents::TextResourceContents { text, .. } => Ok(text.clone().into_bytes()),
-        ResourceContents::BlobResourceContents { blob, .. } => base64::engine::general_purpose::STANDARD
-            .decode(blob)
-            .map_err(|e| format!("{uri}: bad base64: {e}")),
+        ResourceContents::BlobResourceContents { blob, .. } => {
+            base64::engine::general_purpose::STANDARD
+                .decode(blob)
+                .map_err(|e| format!("{uri}: bad base64: {e}"))
+        }
         other => Err(format!("{uri}: unexpected contents {other:?}")),
     }
 }
@@ -48,9 +50,17 @@ async fn run(modern: bool, server: &[String]) -> Result<Value, String> {
     let transport = TokioChildProcess::new(cmd).map_err(|e| format!("spawn: {e}"))?;
     let (version, lifecycle) = if modern {
         let v = ProtocolVersion::V_2026_07_28;
-        (v.clone(), ClientLifecycleMode::Discover { preferred_versions: vec![v] })
+        (
+            v.clone(),
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![v],
+            },
+        )
     } else {
-        (ProtocolVersion::V_2025_11_25, ClientLifecycleMode::Initialize)
+        (
+            ProtocolVersion::V_2025_11_25,
+            ClientLifecycleMode::Initialize,
+        )
     };
     let client = Client(version)
         .serve_with_lifecycle(transport, lifecycle)
@@ -60,7 +70,10 @@ async fn run(modern: bool, server: &[String]) -> Result<Value, String> {
     let protocol = info.protocol_version.to_string();
     let directory_read = info.capabilities.supports_directory_read();
 
-    let skills = client.list_all_skills().await.map_err(|e| format!("skills/list: {e}"))?;
+    let skills = client
+        .list_all_skills()
+        .await
+        .map_err(|e| format!("skills/list: {e}"))?;
     let mut summary = Vec::new();
     let mut files = 0usize;
     for listed in &skills {
@@ -70,7 +83,10 @@ async fn run(modern: bool, server: &[String]) -> Result<Value, String> {
             .map_err(|e| format!("skills/get {}: {e}", listed.uri))?
             .skill;
         if got != *listed {
-            return Err(format!("skills/get {} differs from skills/list: {got:?}", listed.uri));
+            return Err(format!(
+                "skills/get {} differs from skills/list: {got:?}",
+                listed.uri
+            ));
         }
         got.validate().map_err(|e| format!("{}: {e}", got.uri))?;
         let entry = match &got.resources {
@@ -105,8 +121,10 @@ async fn run(modern: bool, server: &[String]) -> Result<Value, String> {
         summary.push(entry);
     }
     client.cancel().await.map_err(|e| format!("close: {e}"))?;
-    Ok(json!({"protocol": protocol, "directoryRead": directory_read, "skills": summary,
-              "files": files, "ok": true}))
+    Ok(
+        json!({"protocol": protocol, "directoryRead": directory_read, "skills": summary,
+              "files": files, "ok": true}),
+    )
 }
 
 #[tokio::main(flavor = "current_thread")]
