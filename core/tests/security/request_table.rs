@@ -79,31 +79,6 @@ fn request_of(c: &Value, addr: SocketAddr) -> (Vec<(String, String)>, Vec<u8>) {
     (headers, body)
 }
 
-async fn send(addr: SocketAddr, headers: &[(String, String)], body: Vec<u8>) -> Resp {
-    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (mut sender, conn) =
-        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
-            .await
-            .unwrap();
-    tokio::spawn(conn);
-    let mut b = hyper::Request::builder().method("POST").uri("/mcp");
-    for (k, v) in headers {
-        b = b.header(k.as_str(), v.as_str());
-    }
-    let resp = sender
-        .send_request(b.body(Full::new(Bytes::from(body))).unwrap())
-        .await
-        .unwrap();
-    let status = resp.status().as_u16();
-    let headers = resp.headers().clone();
-    let body = resp.into_body().collect().await.unwrap().to_bytes();
-    Resp {
-        status,
-        headers,
-        body: String::from_utf8_lossy(&body).into_owned(),
-    }
-}
-
 /// The parts of an answer a row's `expect` names.
 fn outcome(c: &Value, r: &Resp) -> Value {
     let messages: Vec<Value> = if r.body.starts_with('{') {
@@ -165,7 +140,11 @@ async fn every_row_gets_the_shared_answer() {
                 continue;
             }
             let (headers, body) = request_of(c, running.addr);
-            let r = send(running.addr, &headers, body).await;
+            let headers: Vec<(&str, &str)> = headers
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect();
+            let r = request(running.addr, "POST", "/mcp", &headers, body).await;
             let got = outcome(c, &r);
             if got != c["expect"] {
                 differ.push(format!(
