@@ -545,7 +545,7 @@ class Server {
 
   /**
    * Serve every folder below `root` that holds a `SKILL.md`, at its path relative to `root`
-   * (`skill://<path>/…`; `options.prefix` puts them below an organisational path). Read once, now:
+   * (`skill://<path>/...`; `options.prefix` puts them below an organisational path). Read once, now:
    * a malformed skill, a symlink or a non-UTF-8 `SKILL.md` throws, naming the file and the rule.
    * @returns {string[]} the `SKILL.md` URIs
    */
@@ -555,7 +555,7 @@ class Server {
   }
 
   /**
-   * Serve one skill at `skill://<path>/` from its files (`{ 'SKILL.md': '---\nname: …', … }`); the
+   * Serve one skill at `skill://<path>/` from its files (`{ 'SKILL.md': '---\nname: ...', ... }`); the
    * last segment of `path` is its name.
    * @returns {string} its `SKILL.md` URI
    */

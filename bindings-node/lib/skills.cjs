@@ -10,9 +10,9 @@ const { fromNative } = require('./errors.cjs');
 
 const SKILLS_EXTENSION_ID = 'io.modelcontextprotocol/skills';
 
-/** `{ 'SKILL.md': text, 'ref/a.md': bytes }` → the native file list. */
+/** `{ 'SKILL.md': text, 'ref/a.md': bytes }` -> the native file list. */
 function fileList(files) {
-  if (files === null || typeof files !== 'object') throw new TypeError('skill files must be an object of path → string | Uint8Array');
+  if (files === null || typeof files !== 'object') throw new TypeError('skill files must be an object of path -> string | Uint8Array');
   return Object.entries(files).map(([path, content]) => {
     if (typeof content === 'string') return { path, bytes: Buffer.from(content, 'utf8') };
     if (content instanceof Uint8Array) return { path, bytes: Buffer.from(content.buffer, content.byteOffset, content.byteLength) };
@@ -38,7 +38,7 @@ function loadOne(dir, path) {
   return native((n) => n.skillLoadOne(String(dir), path));
 }
 
-/** Every skill in a tree of files (relative path → content). */
+/** Every skill in a tree of files (relative path -> content). */
 function fromTree(files, prefix) {
   return native((n) => n.skillsFromTree(fileList(files), prefix));
 }

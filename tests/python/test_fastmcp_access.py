@@ -31,10 +31,11 @@ def test_a_component_auth_check_is_refused_at_registration(kind: str) -> None:
     assert not mcp._tools and not mcp._resources and not mcp._prompts
 
 
-def test_providers_and_transforms_are_refused() -> None:
+def test_transforms_and_other_than_skill_providers_are_refused() -> None:
     with pytest.raises(TypeError, match="transforms= is not supported"):
         FastMCP("a", transforms=[object()])
-    with pytest.raises(TypeError, match="providers= is not supported"):
+    # Skill providers are served (docs/SKILLS.md); any other provider is refused.
+    with pytest.raises(TypeError, match="oxmcp accepts skill providers only"):
         FastMCP("a", providers=[object()])
     FastMCP("a", transforms=[], providers=None)  # nothing asked, nothing refused
 

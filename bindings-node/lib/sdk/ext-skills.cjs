@@ -8,8 +8,8 @@
  *
  * What differs from the SDK, on purpose (docs/SKILLS.md): a broken skill always throws (the SDK's
  * `strict: true`), since the core never serves a skill a host would reject; a catalog is read once
- * (`reload()` rejects: restart to serve changed files); and `new SkillsExtension({ source })` — a
- * per-request `SkillSource` — is refused, as the core answers the skills methods itself.
+ * (`reload()` rejects: restart to serve changed files); and `new SkillsExtension({ source })` - a
+ * per-request `SkillSource` - is refused, as the core answers the skills methods itself.
  */
 const skills = require('../skills.cjs');
 const { RegistrationError } = require('../errors.cjs');
