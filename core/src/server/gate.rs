@@ -7,7 +7,7 @@
 //! - the client address itself, through trusted proxies only ([`TrustedProxies`]);
 //! - the failed-authentication limit, authentication, and the per-caller rate limit
 //!   ([`Gate::admit`], [`Gate::charge`]);
-//! - the legacy session a request names, and ending it ([`Gate::session`], [`Gate::end`]);
+//! - the legacy session a request names, and ending it (`Gate::session`, `Gate::end`);
 //! - readiness ([`Gate::readiness`]).
 //!
 //! A refusal is a [`Refusal`]: the status, the JSON body (a JSON-RPC error, or the OAuth error an
