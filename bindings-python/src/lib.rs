@@ -478,7 +478,7 @@ impl NativeServer {
     ) -> PyResult<Bound<'py, PyAny>> {
         let handler = self.http_handler()?;
         let query = query.unwrap_or_default();
-        let client = client.and_then(|(h, p)| Some(std::net::SocketAddr::new(h.parse().ok()?, p)));
+        let client = peer(client);
         serve::handle(py, handler, method, path, headers, body, query, client)
     }
 
@@ -493,7 +493,7 @@ impl NativeServer {
         client: Option<(String, u16)>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let handler = self.http_handler()?;
-        let client = client.and_then(|(h, p)| Some(std::net::SocketAddr::new(h.parse().ok()?, p)));
+        let client = peer(client);
         serve::admit(py, handler, method, headers, client)
     }
 
@@ -512,7 +512,7 @@ impl NativeServer {
     ) -> PyResult<Bound<'py, PyAny>> {
         let handler = self.http_handler()?;
         let query = query.unwrap_or_default();
-        let client = client.and_then(|(h, p)| Some(std::net::SocketAddr::new(h.parse().ok()?, p)));
+        let client = peer(client);
         let admission = admission.get();
         serve::handle_admitted(py, handler, admission, method, headers, body, query, client)
     }
@@ -541,4 +541,9 @@ fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
         .import("oxmcp._runtime")?
         .call_method0("install_process_hooks")?;
     Ok(())
+}
+
+/// ASGI's `(host, port)` client as a socket address; an unparsable host is no address.
+fn peer(client: Option<(String, u16)>) -> Option<std::net::SocketAddr> {
+    client.and_then(|(h, p)| Some(std::net::SocketAddr::new(h.parse().ok()?, p)))
 }
