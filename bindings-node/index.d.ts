@@ -515,16 +515,20 @@ export declare class Server {
   removeResource(uri: string): boolean;
   removeResourceTemplate(uriTemplate: string): boolean;
   notifyResourceUpdated(uri: string): void;
-  /** Serve every folder below `root` holding a SKILL.md (the Skills extension); returns the SKILL.md URIs. */
-  addSkillsDir(root: string, options?: { prefix?: string }): string[];
+  /**
+   * Serve every folder below `root` holding a SKILL.md (the Skills extension); returns the SKILL.md URIs.
+   * `listed: false` (here and below) leaves the skills and their files out of `skills/list` and
+   * `resources/list`; `skills/get` and reads by URI still serve them.
+   */
+  addSkillsDir(root: string, options?: { prefix?: string; listed?: boolean }): string[];
   /** Serve the one skill in the folder `dir` at `skill://<path>/` (default: the folder's name). */
-  addSkillDir(dir: string, path?: string): string;
+  addSkillDir(dir: string, path?: string, options?: { listed?: boolean }): string;
   /** Serve one skill at `skill://<path>/` from its files; returns its SKILL.md URI. */
-  addSkill(path: string, files: Record<string, string | Uint8Array>): string;
+  addSkill(path: string, files: Record<string, string | Uint8Array>, options?: { listed?: boolean }): string;
   /** A skill whose files are generated per read (`"resources": "dynamic"`). */
   dynamicSkill(
     path: string,
-    options: { description: string; frontmatter?: Record<string, unknown>; mimeType?: string },
+    options: { description: string; frontmatter?: Record<string, unknown>; mimeType?: string; listed?: boolean },
     read: (file: string, ctx: Context) => string | Uint8Array | { text: string; mimeType?: string } | { bytes: Uint8Array; mimeType?: string } | Promise<string | Uint8Array | { text: string; mimeType?: string } | { bytes: Uint8Array; mimeType?: string }>,
   ): string;
 

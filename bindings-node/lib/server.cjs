@@ -547,21 +547,24 @@ class Server {
    * Serve every folder below `root` that holds a `SKILL.md`, at its path relative to `root`
    * (`skill://<path>/...`; `options.prefix` puts them below an organisational path). Read once, now:
    * a malformed skill, a symlink or a non-UTF-8 `SKILL.md` throws, naming the file and the rule.
+   * `options.listed: false` leaves them out of the listings (below).
    * @returns {string[]} the `SKILL.md` URIs
    */
   addSkillsDir(root, options = {}) {
     const skills = require('./skills.cjs');
-    return this.addNativeSkills(skills.loadDir(root, options.prefix));
+    return this.addNativeSkills(skills.loadDir(root, options.prefix), options.listed);
   }
 
   /**
    * Serve one skill at `skill://<path>/` from its files (`{ 'SKILL.md': '---\nname: ...', ... }`); the
-   * last segment of `path` is its name.
+   * last segment of `path` is its name. `options.listed: false` leaves it and its files out of
+   * `skills/list` and `resources/list`: a host that holds its URI still gets it with `skills/get`
+   * and reads its files.
    * @returns {string} its `SKILL.md` URI
    */
-  addSkill(path, files) {
+  addSkill(path, files, options = {}) {
     const skills = require('./skills.cjs');
-    return this.addNativeSkills([skills.skillOf(path, files)])[0];
+    return this.addNativeSkills([skills.skillOf(path, files)], options.listed)[0];
   }
 
   /**
@@ -569,15 +572,15 @@ class Server {
    * (default: the folder's name), under the loader's rules.
    * @returns {string} its `SKILL.md` URI
    */
-  addSkillDir(dir, path) {
+  addSkillDir(dir, path, options = {}) {
     const skills = require('./skills.cjs');
-    return this.addNativeSkills([skills.loadOne(dir, path)])[0];
+    return this.addNativeSkills([skills.loadOne(dir, path)], options.listed)[0];
   }
 
   /** @internal skills the core already checked (`lib/skills.cjs`). */
-  addNativeSkills(list) {
+  addNativeSkills(list, listed) {
     try {
-      this.#native.addSkills(list);
+      this.#native.addSkills(list, listed === undefined ? undefined : listed !== false);
     } catch (e) {
       throw fromNative(e);
     }
@@ -589,10 +592,10 @@ class Server {
    * `read(file, ctx)` gets the path under the skill's folder (`SKILL.md` first) and returns its
    * text, bytes, or `{ text | bytes, mimeType }`.
    * @param {string} path
-   * @param {{ description?: string, frontmatter?: Record<string, unknown>, mimeType?: string }} options
+   * @param {{ description?: string, frontmatter?: Record<string, unknown>, mimeType?: string, listed?: boolean }} options
    * @param {(file: string, ctx: unknown) => unknown} read
    */
-  dynamicSkill(path, { description, frontmatter = {}, mimeType } = {}, read) {
+  dynamicSkill(path, { description, frontmatter = {}, mimeType, listed } = {}, read) {
     if (typeof read !== 'function') throw new TypeError('dynamicSkill(path, options, read): read must be a function');
     const { toContents } = require('./skills.cjs');
     const name = String(path).replace(/^\/+|\/+$/g, '').split('/').pop();
@@ -604,7 +607,8 @@ class Server {
     };
     const invoke = (uri, vars, id) => this.#run(id, () => this.#runRead(entry, uri, vars, id));
     try {
-      this.#native.addDynamicSkill(String(path), JSON.stringify(fm), invoke, this.#opts.toolTimeoutMs);
+      this.#native.addDynamicSkill(String(path), JSON.stringify(fm), invoke, this.#opts.toolTimeoutMs,
+        listed === undefined ? undefined : listed !== false);
     } catch (e) {
       throw fromNative(e);
     }

@@ -96,12 +96,16 @@ pub fn skill_of(path: String, files: Vec<NativeSkillFile>) -> Result<NativeSkill
 
 #[napi]
 impl NativeServer {
-    /// Serve skills (all or none).
+    /// Serve skills (all or none); `listed: false` leaves them out of the listings.
     #[napi]
-    pub fn add_skills(&self, skills: Vec<NativeSkill>) -> Result<()> {
+    pub fn add_skills(&self, skills: Vec<NativeSkill>, listed: Option<bool>) -> Result<()> {
+        let listed = listed.unwrap_or(true);
         let built = skills
             .into_iter()
-            .map(|s| Skill::from_files(s.path, raw(s.files)))
+            .map(|s| {
+                Skill::from_files(s.path, raw(s.files))
+                    .map(|s| if listed { s } else { s.unlisted() })
+            })
             .collect::<std::result::Result<Vec<_>, _>>()
             .map_err(errors::build)?;
         self.server.add_skills(built).map_err(errors::build)
@@ -115,6 +119,7 @@ impl NativeServer {
         frontmatter_json: String,
         handler: ReadFn<'_>,
         timeout_ms: Option<f64>,
+        listed: Option<bool>,
     ) -> Result<()> {
         let fm: serde_json::Map<String, serde_json::Value> =
             serde_json::from_str(&frontmatter_json).map_err(|e| {
@@ -131,6 +136,11 @@ impl NativeServer {
                 .map(|m| std::time::Duration::from_millis(m as u64)),
         });
         let d = oxmcp::DynamicSkill::new(path, fm, read).map_err(errors::build)?;
+        let d = if listed.unwrap_or(true) {
+            d
+        } else {
+            d.unlisted()
+        };
         self.server.add_dynamic_skill(d).map_err(errors::build)
     }
 }

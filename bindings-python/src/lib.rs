@@ -299,8 +299,8 @@ impl NativeServer {
         }
     }
 
-    /// Serve skills, each `(path, [(file, bytes)])`: all or none.
-    fn add_skills(&self, skills: Vec<(String, skills::Files)>) -> PyResult<()> {
+    /// Serve skills, each `(path, [(file, bytes)], listed)`: all or none.
+    fn add_skills(&self, skills: Vec<(String, skills::Files, bool)>) -> PyResult<()> {
         self.add_skills_native(skills)
     }
 
@@ -311,10 +311,12 @@ impl NativeServer {
         frontmatter: &Bound<'_, PyAny>,
         entry: Py<PyAny>,
         is_async: bool,
+        listed: bool,
     ) -> PyResult<()> {
         let fm = as_object(from_py(frontmatter)?, "frontmatter")?;
         let handler: Arc<dyn ResourceHandler> = Arc::new(PyResource(self.handler(entry, is_async)));
         let d = oxmcp::DynamicSkill::new(path, fm, handler).map_err(build_err)?;
+        let d = if listed { d } else { d.unlisted() };
         self.server.add_dynamic_skill(d).map_err(build_err)
     }
 

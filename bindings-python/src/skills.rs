@@ -62,10 +62,12 @@ pub(crate) fn skills_load_one(
 }
 
 impl NativeServer {
-    pub(crate) fn add_skills_native(&self, skills: Vec<(String, Files)>) -> PyResult<()> {
+    pub(crate) fn add_skills_native(&self, skills: Vec<(String, Files, bool)>) -> PyResult<()> {
         let built = skills
             .into_iter()
-            .map(|(p, f)| Skill::from_files(p, f))
+            .map(|(p, f, listed)| {
+                Skill::from_files(p, f).map(|s| if listed { s } else { s.unlisted() })
+            })
             .collect::<Result<Vec<_>, _>>()
             .map_err(build_err)?;
         self.server.add_skills(built).map_err(build_err)

@@ -191,6 +191,9 @@ impl ResourceTemplate {
 pub(crate) struct ResourceEntry {
     pub(crate) def: Value,
     pub(crate) handler: Arc<dyn ResourceHandler>,
+    /// Whether `resources/list` shows it. Only the files of an unlisted skill are readable
+    /// without being listed: a host reaches them through the skill's URI it was given.
+    pub(crate) listed: bool,
 }
 
 pub(crate) struct TemplateEntry {
@@ -198,6 +201,8 @@ pub(crate) struct TemplateEntry {
     pub(crate) def: Value,
     pub(crate) handler: Arc<dyn ResourceHandler>,
     pub(crate) completion: Option<Arc<dyn CompletionHandler>>,
+    /// Whether `resources/templates/list` shows it (see [`ResourceEntry::listed`]).
+    pub(crate) listed: bool,
 }
 
 impl ResourceEntry {
@@ -226,6 +231,7 @@ impl ResourceEntry {
             Self {
                 def: Value::Object(r.def),
                 handler,
+                listed: true,
             },
         ))
     }
@@ -255,6 +261,7 @@ impl TemplateEntry {
                 def: Value::Object(t.def),
                 handler,
                 completion: t.completion,
+                listed: true,
             },
         ))
     }

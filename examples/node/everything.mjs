@@ -359,9 +359,10 @@ export function createServer(options = {}) {
     return `Hello, ${r.content?.name ?? 'stranger'}! (finished as a task)`;
   });
 
-  // The Skills extension: every skill below examples/skills (OXMCP_SKILLS_DIR moves it), and one
-  // whose SKILL.md is written per request.
+  // The Skills extension: every skill below examples/skills (OXMCP_SKILLS_DIR moves it), one whose
+  // SKILL.md is written per request, and one served unlisted (reached by its URI only).
   server.addSkillsDir(process.env.OXMCP_SKILLS_DIR || new URL('../skills', import.meta.url).pathname);
+  server.addSkillsDir(new URL('../unlisted-skills', import.meta.url).pathname, { listed: false });
   const clock = "Tell the server's time. Use when asked what time it is on the server.";
   server.dynamicSkill('live/clock', { description: clock, mimeType: 'text/markdown' }, (file) => {
     if (file !== 'SKILL.md') throw new McpError(-32602, `no such file: ${file}`);

@@ -479,10 +479,12 @@ async def test_tool_with_task(ctx: Context) -> str:
 
 
 # -- skills (the Skills extension) -------------------------------------------------------------------
-# Every skill below examples/skills (OXMCP_SKILLS_DIR moves it), and one written per request.
+# Every skill below examples/skills (OXMCP_SKILLS_DIR moves it), one written per request, and one
+# served unlisted (reached by its URI only).
 SKILLS_DIR = os.environ.get("OXMCP_SKILLS_DIR") or os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                                   "..", "skills")
 server.add_skills_dir(SKILLS_DIR)
+server.add_skills_dir(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "unlisted-skills"), listed=False)
 CLOCK = "Tell the server's time. Use when asked what time it is on the server."
 
 

@@ -396,11 +396,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     for t in templates {
         b = b.resource_template(t);
     }
-    // The Skills extension: every skill below examples/skills (OXMCP_SKILLS_DIR moves it), and
-    // one whose SKILL.md is written per request.
+    // The Skills extension: every skill below examples/skills (OXMCP_SKILLS_DIR moves it), one
+    // whose SKILL.md is written per request, and one served unlisted (reached by its URI only).
     let dir = std::env::var("OXMCP_SKILLS_DIR")
         .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/skills").to_string());
-    b = b.skills_dir(dir).dynamic_skill(clock_skill()?);
+    let unlisted =
+        oxmcp::skills::load_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/unlisted-skills"))?;
+    b = b
+        .skills_dir(dir)
+        .dynamic_skill(clock_skill()?)
+        .skills(unlisted.into_iter().map(oxmcp::Skill::unlisted));
     if std::env::var("OXMCP_EXTRA_FIXTURES").as_deref() == Ok("1") {
         // Not a conformance fixture: a tool that breaks its own outputSchema (tests/it).
         b = b.tool(

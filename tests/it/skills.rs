@@ -319,6 +319,7 @@ async fn hidden_skills_are_answered_like_unknown_ones() {
     for (method, params) in [
         ("skills/get", json!({"uri": ALL[2]})),
         ("skills/get", json!({"uri": ALL[1]})),
+        ("skills/get", json!({"uri": UNLISTED})),
         (
             "resources/directory/read",
             json!({"uri": "skill://ops/release-notes"}),
@@ -330,7 +331,8 @@ async fn hidden_skills_are_answered_like_unknown_ones() {
             .as_str()
             .unwrap()
             .replace("release-notes", "nope")
-            .replace("clock", "nope"));
+            .replace("clock", "nope")
+            .replace("handover", "nope"));
         let none = ask("bob-tok", method, unknown.clone()).await;
         assert_eq!(hidden.error_code(), -32602, "{method}: {}", hidden.body);
         assert_eq!(
@@ -338,7 +340,8 @@ async fn hidden_skills_are_answered_like_unknown_ones() {
                 .as_str()
                 .unwrap()
                 .replace("release-notes", "nope")
-                .replace("clock", "nope"),
+                .replace("clock", "nope")
+                .replace("handover", "nope"),
             none.json()["error"]["message"],
             "{method}: hidden and unknown answer alike"
         );
@@ -370,6 +373,87 @@ async fn hidden_skills_are_answered_like_unknown_ones() {
                 .all(|u| u.starts_with("skill://explore-database/")),
         "{listed:?}"
     );
+}
+
+/// Served by every everything-server with `listed: false` (examples/unlisted-skills).
+const UNLISTED: &str = "skill://internal/handover/SKILL.md";
+
+/// Every URI `method` lists, page after page.
+async fn all_listed(s: &HttpServer, method: &str, key: &str) -> Vec<String> {
+    let (mut out, mut cursor) = (Vec::new(), None::<String>);
+    for _ in 0..100 {
+        let params = cursor.map_or(json!({}), |c| json!({ "cursor": c }));
+        let page = s.modern(json!(1), method, params).await.result();
+        for r in page[key].as_array().unwrap() {
+            let u = r.get("uri").or(r.get("uriTemplate")).unwrap();
+            out.push(u.as_str().unwrap().to_string());
+        }
+        cursor = page["nextCursor"].as_str().map(str::to_string);
+        if cursor.is_none() {
+            return out;
+        }
+    }
+    panic!("{method} did not end");
+}
+
+#[tokio::test]
+async fn an_unlisted_skill_is_served_by_its_uri_only() {
+    let s = HttpServer::start("everything").await;
+    assert_eq!(
+        uris(&s.modern(json!(1), "skills/list", json!({})).await.result()),
+        ALL
+    );
+    for (method, key) in [
+        ("resources/list", "resources"),
+        ("resources/templates/list", "resourceTemplates"),
+    ] {
+        let all = all_listed(&s, method, key).await;
+        assert!(all.iter().any(|u| u.starts_with("skill://")), "{all:?}");
+        assert!(
+            !all.iter().any(|u| u.starts_with("skill://internal/")),
+            "{method}: {all:?}"
+        );
+    }
+    let entry = s
+        .modern(json!(2), "skills/get", json!({ "uri": UNLISTED }))
+        .await
+        .result()["skill"]
+        .clone();
+    assert_eq!(entry["frontmatter"]["name"], "handover");
+    let files = entry["resources"].as_array().unwrap();
+    assert_eq!(files.len(), 2, "{entry}");
+    for f in files {
+        let read = s
+            .modern(json!(3), "resources/read", json!({ "uri": f["uri"] }))
+            .await
+            .result();
+        assert_eq!(f["digest"], sha(&bytes_of(&read)), "{f}");
+    }
+    let dir = s
+        .modern(
+            json!(4),
+            "resources/directory/read",
+            json!({"uri": "skill://internal/handover"}),
+        )
+        .await
+        .result();
+    let names: Vec<&str> = dir["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["SKILL.md", "checklist.md"]);
+
+    // The initialize era: the same entry by URI, absent from the listing.
+    let l = s.initialize("2025-11-25", json!({})).await;
+    let legacy = l.call(json!(5), "skills/list", json!({})).await.result();
+    assert_eq!(uris(&legacy), ALL);
+    let got = l
+        .call(json!(6), "skills/get", json!({ "uri": UNLISTED }))
+        .await
+        .result();
+    assert_eq!(got["skill"], entry);
 }
 
 fn copy_dir(from: &Path, to: &Path) {

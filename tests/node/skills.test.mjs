@@ -140,6 +140,75 @@ test('hidden skills are answered like unknown ones', async () => {
   }
 });
 
+const UNLISTED = 'skill://internal/handover/SKILL.md'; // examples/unlisted-skills, served { listed: false }
+
+async function listedUris(url, method, key) {
+  const out = [];
+  let params = {};
+  for (let i = 0; i < 100; i += 1) {
+    const page = result(await post(url, method, params));
+    out.push(...page[key].map((r) => r.uri ?? r.uriTemplate));
+    if (page.nextCursor === undefined) return out;
+    params = { cursor: page.nextCursor };
+  }
+  throw new Error(`${method} did not end`);
+}
+
+async function legacySession(url) {
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
+  const send = async (method, params = {}, id = 2) => {
+    const r = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', ...(id === null ? {} : { id }), method, params }) });
+    if (r.headers.get('mcp-session-id')) headers['mcp-session-id'] = r.headers.get('mcp-session-id');
+    const text = await r.text();
+    return text ? JSON.parse(text.startsWith('event:') || text.startsWith('data:') ? text.split('\n').find((l) => l.startsWith('data:')).slice(5) : text) : {};
+  };
+  await send('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } }, 0);
+  await send('notifications/initialized', {}, null);
+  return send;
+}
+
+test('an unlisted skill is served by its URI only', async () => {
+  const srv = await startHttp(EVERYTHING);
+  try {
+    assert.deepEqual(result(await post(srv.url, 'skills/list')).skills.map((s) => s.uri), ALL);
+    for (const [method, key] of [['resources/list', 'resources'], ['resources/templates/list', 'resourceTemplates']]) {
+      const uris = await listedUris(srv.url, method, key);
+      assert.ok(uris.some((u) => u.startsWith('skill://')), method);
+      assert.ok(!uris.some((u) => u.startsWith('skill://internal/')), `${method}: ${uris}`);
+    }
+    const entry = result(await post(srv.url, 'skills/get', { uri: UNLISTED })).skill;
+    assert.equal(entry.frontmatter.name, 'handover');
+    assert.equal(entry.resources.length, 2);
+    assert.equal(await verifyAll({ skills: [entry] }, async (uri) => result(await post(srv.url, 'resources/read', { uri }))), 2);
+    const dir = result(await post(srv.url, 'resources/directory/read', { uri: 'skill://internal/handover' }));
+    assert.deepEqual(dir.resources.map((c) => c.name), ['SKILL.md', 'checklist.md']);
+    const legacy = await legacySession(srv.url);
+    assert.deepEqual((await legacy('skills/list')).result.skills.map((s) => s.uri), ALL);
+    assert.deepEqual((await legacy('skills/get', { uri: UNLISTED })).result.skill, entry);
+  } finally {
+    srv.kill();
+  }
+});
+
+test('skills built in code can be unlisted', async () => {
+  const s = new Server({ name: 'unlisted', version: '1.0.0', handleSignals: false });
+  s.addSkill('quiet', { 'SKILL.md': '---\nname: quiet\ndescription: Not advertised.\n---\nHush.\n' }, { listed: false });
+  s.addSkill('loud', { 'SKILL.md': '---\nname: loud\ndescription: Advertised.\n---\nHello.\n' });
+  s.dynamicSkill('gen/echo', { description: 'Generated, not advertised.', listed: false },
+    () => '---\nname: echo\ndescription: Generated, not advertised.\n---\nEcho.\n');
+  const { url } = await s.listen({ host: '127.0.0.1', port: 0 });
+  try {
+    assert.deepEqual(result(await post(url, 'skills/list')).skills.map((e) => e.uri), ['skill://loud/SKILL.md']);
+    assert.ok(!(await listedUris(url, 'resources/list', 'resources')).some((u) => u.includes('quiet')));
+    assert.deepEqual(await listedUris(url, 'resources/templates/list', 'resourceTemplates'), []);
+    assert.equal(result(await post(url, 'skills/get', { uri: 'skill://quiet/SKILL.md' })).skill.frontmatter.name, 'quiet');
+    assert.equal(result(await post(url, 'skills/get', { uri: 'skill://gen/echo/SKILL.md' })).skill.resources, 'dynamic');
+    assert.match(bytesOf(result(await post(url, 'resources/read', { uri: 'skill://gen/echo/SKILL.md' }))).toString(), /Echo\./);
+  } finally {
+    await s.close();
+  }
+});
+
 function scratch(tag) {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), `oxmcp-skills-${tag}-`));
   fs.cpSync(SKILLS, d, { recursive: true });

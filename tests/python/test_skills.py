@@ -132,6 +132,65 @@ def test_list_get_and_read_every_file_in_both_eras(everything: int) -> None:
     assert [f["hash"] for f in manifest["files"]] == [r["digest"] for r in listing["skills"][2]["resources"]]
 
 
+UNLISTED = "skill://internal/handover/SKILL.md"  # examples/unlisted-skills, served listed=False
+
+
+def listed_uris(port: int, method: str, key: str) -> list[str]:
+    out: list[str] = []
+    params: dict[str, Any] = {}
+    for _ in range(100):
+        page = modern(port, method, params)["result"]
+        out += [r.get("uri") or r["uriTemplate"] for r in page[key]]
+        if "nextCursor" not in page:
+            return out
+        params = {"cursor": page["nextCursor"]}
+    raise AssertionError(f"{method} did not end")
+
+
+def test_an_unlisted_skill_is_served_by_its_uri_only(everything: int) -> None:
+    port = everything
+    assert [s["uri"] for s in modern(port, "skills/list")["result"]["skills"]] == ALL
+    for method, key in (("resources/list", "resources"), ("resources/templates/list", "resourceTemplates")):
+        uris = listed_uris(port, method, key)
+        assert any(u.startswith("skill://") for u in uris) and not any(u.startswith("skill://internal/") for u in uris)
+    entry = modern(port, "skills/get", {"uri": UNLISTED})["result"]["skill"]
+    assert entry["frontmatter"]["name"] == "handover" and len(entry["resources"]) == 2
+    assert verify_every_file({"skills": [entry]}, lambda uri: modern(port, "resources/read", {"uri": uri})) == 2
+    d = modern(port, "resources/directory/read", {"uri": "skill://internal/handover"})["result"]
+    assert [c["name"] for c in d["resources"]] == ["SKILL.md", "checklist.md"]
+    legacy = Legacy(port)
+    assert [s["uri"] for s in legacy.call("skills/list")["result"]["skills"]] == ALL
+    assert legacy.call("skills/get", {"uri": UNLISTED})["result"]["skill"] == entry
+
+
+def test_skills_built_in_code_can_be_unlisted() -> None:
+    """``add_skill(..., listed=False)`` and ``dynamic_skill(..., listed=False)``, over stdio."""
+    source = """
+from oxmcp import Server
+from oxmcp.skills import Skill
+server = Server("t")
+server.add_skill(Skill(name="quiet", description="Not advertised.", instructions="Hush."), listed=False)
+server.add_skill(Skill(name="loud", description="Advertised.", instructions="Hello."))
+@server.dynamic_skill("gen/echo", description="Generated, not advertised.", listed=False)
+def echo(file: str) -> str:
+    return "---\\nname: echo\\ndescription: Generated, not advertised.\\n---\\nEcho.\\n"
+server.run()
+"""
+    lines = [{"jsonrpc": "2.0", "id": i, "method": m, "params": {**p, "_meta": META}} for i, (m, p) in enumerate([
+        ("skills/list", {}), ("resources/list", {}), ("resources/templates/list", {}),
+        ("skills/get", {"uri": "skill://quiet/SKILL.md"}), ("skills/get", {"uri": "skill://gen/echo/SKILL.md"}),
+        ("resources/read", {"uri": "skill://gen/echo/SKILL.md"})])]
+    proc = subprocess.run([sys.executable, "-c", source], input="".join(json.dumps(m) + "\n" for m in lines),
+                          check=False, capture_output=True, text=True, timeout=60)
+    out = sorted((json.loads(line) for line in proc.stdout.splitlines() if line.strip()), key=lambda a: a["id"])
+    assert [s["uri"] for s in out[0]["result"]["skills"]] == ["skill://loud/SKILL.md"], proc.stderr
+    assert not [r for r in out[1]["result"]["resources"] if "quiet" in r["uri"]]
+    assert out[2]["result"]["resourceTemplates"] == []
+    assert out[3]["result"]["skill"]["frontmatter"]["name"] == "quiet"
+    assert out[4]["result"]["skill"]["resources"] == "dynamic"
+    assert b"Echo." in content_bytes(out[5])
+
+
 def test_skills_over_stdio_in_both_eras() -> None:
     def session(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
         proc = subprocess.run([sys.executable, str(EVERYTHING)], input="".join(json.dumps(m) + "\n" for m in lines),

@@ -116,8 +116,8 @@ class Server:
         self._completions: dict[tuple[str, str], CompletionRouter] = {}
         self._native: Any = None
         self._middleware: list[Any] = []
-        self._skills: list[tuple[str, list[tuple[str, bytes]]]] = []
-        self._dynamic_skills: list[tuple[str, dict[str, Any], Any]] = []
+        self._skills: list[tuple[str, list[tuple[str, bytes]], bool]] = []
+        self._dynamic_skills: list[tuple[str, dict[str, Any], Any, bool]] = []
         self._lock = threading.RLock()
 
     # -- identity ---------------------------------------------------------------------------------
@@ -426,31 +426,34 @@ class Server:
         return self._tools[name]
 
     # -- skills (the Skills extension) -------------------------------------------------------------------
-    def _add_skill_wire(self, wire: list[tuple[str, list[tuple[str, bytes]]]]) -> None:
+    def _add_skill_wire(self, wire: list[tuple[str, list[tuple[str, bytes]]]], listed: bool = True) -> None:
+        marked = [(path, files, listed) for path, files in wire]
         with self._lock:
             if self._native is not None:
-                self._native.add_skills(wire)
-            self._skills.extend(wire)
+                self._native.add_skills(marked)
+            self._skills.extend(marked)
 
-    def add_skill(self, skill: Any, path: str | None = None) -> str:
+    def add_skill(self, skill: Any, path: str | None = None, *, listed: bool = True) -> str:
         """Serve an ``oxmcp.skills.Skill`` at ``skill://{path}/`` (default: its name); returns its
-        ``SKILL.md`` URI. Its files become resources; ``skills/list`` lists it."""
+        ``SKILL.md`` URI. Its files become resources; ``skills/list`` lists it. ``listed=False``
+        leaves it (and its files) out of the listings: a host that holds its URI still gets it with
+        ``skills/get`` and reads its files."""
         wire = skill._wire(path)
-        self._add_skill_wire([wire])
+        self._add_skill_wire([wire], listed)
         return f"skill://{wire[0]}/SKILL.md"
 
-    def add_skills_dir(self, root: str | os.PathLike[str]) -> list[str]:
+    def add_skills_dir(self, root: str | os.PathLike[str], *, listed: bool = True) -> list[str]:
         """Serve every folder below ``root`` that holds a ``SKILL.md``, at its path relative to
         ``root``. Read once, now; a malformed skill, a symlink or a non-UTF-8 ``SKILL.md`` raises
         ``ValueError`` naming the file and the rule. Returns the ``SKILL.md`` URIs."""
         from . import _oxmcp
 
         wire = _oxmcp.skills_load_dir(os.fspath(root))
-        self._add_skill_wire(wire)
+        self._add_skill_wire(wire, listed)
         return [f"skill://{path}/SKILL.md" for path, _ in wire]
 
     def dynamic_skill(self, path: str, *, description: str, frontmatter: dict[str, Any] | None = None,
-                      mime_type: str | None = None) -> Callable[[F], F]:
+                      mime_type: str | None = None, listed: bool = True) -> Callable[[F], F]:
         """A skill whose files are generated per read: the function takes ``file`` (the path under
         the skill's folder, ``SKILL.md`` first) and returns its text or bytes. Its entry says
         ``"resources": "dynamic"``; the last segment of ``path`` is its name."""
@@ -461,8 +464,8 @@ class Server:
                                   mime_type=mime_type)
             with self._lock:
                 if self._native is not None:
-                    self._native.add_dynamic_skill(path, fm, entry, entry.is_async)
-                self._dynamic_skills.append((path, fm, entry))
+                    self._native.add_dynamic_skill(path, fm, entry, entry.is_async, listed)
+                self._dynamic_skills.append((path, fm, entry, listed))
             return f
         return deco
 
@@ -504,8 +507,8 @@ class Server:
                 native.set_completion(ref_type, ref, router, router.is_async)
             if self._skills:
                 native.add_skills(self._skills)
-            for path, frontmatter, entry in self._dynamic_skills:
-                native.add_dynamic_skill(path, frontmatter, entry, entry.is_async)
+            for path, frontmatter, entry, listed in self._dynamic_skills:
+                native.add_dynamic_skill(path, frontmatter, entry, entry.is_async, listed)
             if self._middleware:
                 from .server.middleware import hooked_methods
 

@@ -421,7 +421,7 @@ impl Server {
                         let v = reg
                             .resources
                             .iter()
-                            .filter(|(k, _)| self.may_use(env, "resource", k))
+                            .filter(|(k, r)| r.listed && self.may_use(env, "resource", k))
                             .map(|(_, r)| &r.def);
                         self.list(rq, &params, v, Value::clone, "resources")
                     })
@@ -431,7 +431,7 @@ impl Server {
                         let v = reg
                             .templates
                             .iter()
-                            .filter(|(k, _)| self.may_use(env, "resource", k))
+                            .filter(|(k, t)| t.listed && self.may_use(env, "resource", k))
                             .map(|(_, t)| &t.def);
                         self.list(rq, &params, v, Value::clone, "resourceTemplates")
                     })

@@ -71,7 +71,9 @@ pub(super) fn compile(slot: SkillSlot) -> Result<Compiled, BuildError> {
                     mime,
                     bytes: f.bytes.clone(),
                 });
-                files.push((uri, f.digest.clone(), ResourceEntry::compile(r)?.1));
+                let mut e = ResourceEntry::compile(r)?.1;
+                e.listed = s.is_listed();
+                files.push((uri, f.digest.clone(), e));
             }
             let manifest = s.manifest_json();
             let muri = s.file_uri(MANIFEST_FILE);
@@ -82,11 +84,9 @@ pub(super) fn compile(slot: SkillSlot) -> Result<Compiled, BuildError> {
                 manifest.clone(),
             )
             .description(format!("File listing for {}", s.name()));
-            files.push((
-                muri,
-                skills::digest(manifest.as_bytes()),
-                ResourceEntry::compile(r)?.1,
-            ));
+            let mut e = ResourceEntry::compile(r)?.1;
+            e.listed = s.is_listed();
+            files.push((muri, skills::digest(manifest.as_bytes()), e));
             Ok(Compiled {
                 uri: s.uri(),
                 slot: SkillSlot::Static(s),
@@ -101,7 +101,9 @@ pub(super) fn compile(slot: SkillSlot) -> Result<Compiled, BuildError> {
             )
             .description(d.frontmatter["description"].as_str().unwrap_or_default())
             .handler_arc(d.handler.clone());
-            let template = Some(TemplateEntry::compile(t)?);
+            let (key, mut t) = TemplateEntry::compile(t)?;
+            t.listed = d.is_listed();
+            let template = Some((key, t));
             Ok(Compiled {
                 uri: d.uri(),
                 slot: SkillSlot::Dynamic(d),
@@ -154,6 +156,10 @@ fn apply(reg: &mut Registry, c: Compiled) {
     for (uri, digest, e) in c.files {
         if !reg.skill_files.contains_key(&uri) {
             reg.skill_files.insert_mut(uri.clone(), digest);
+            reg.resources.insert(uri, Arc::new(e));
+        } else if e.listed && reg.resources.get(&uri).is_some_and(|old| !old.listed) {
+            // A file shared by a listed skill and an unlisted one (nesting) is listed: the
+            // listed skill advertises it. Same bytes (checked), so either entry serves it.
             reg.resources.insert(uri, Arc::new(e));
         }
     }
@@ -243,7 +249,10 @@ impl Server {
         env: &Env,
         reg: &Registry,
     ) -> Outcome {
-        let v = reg.skills.values().filter(|s| self.skill_visible(env, s));
+        let v = reg
+            .skills
+            .values()
+            .filter(|s| s.is_listed() && self.skill_visible(env, s));
         self.list(rq, params, v, SkillSlot::entry, "skills")
     }
 
@@ -436,5 +445,48 @@ mod tests {
         s.add_skills([dup.clone()]).unwrap();
         let e = s.add_skills([dup]).unwrap_err().to_string();
         assert!(e.contains("duplicate skill"), "{e}");
+    }
+
+    /// A file shared by a listed skill and an unlisted nested one is listed, whichever was
+    /// added first; the unlisted skill's own entry stays out of `skills/list`.
+    #[tokio::test]
+    async fn a_file_of_a_listed_skill_stays_listed_when_an_unlisted_one_shares_it() {
+        let tree = || {
+            vec![
+                ("outer/SKILL.md".to_string(), md("outer")),
+                ("outer/inner/SKILL.md".to_string(), md("inner")),
+            ]
+        };
+        for inner_first in [false, true] {
+            let mut all = skills::from_tree(tree()).unwrap();
+            let inner = all.pop().unwrap().unlisted();
+            let outer = all.pop().unwrap();
+            assert_eq!(inner.path(), "outer/inner");
+            let s = Server::builder("t", "1").build().unwrap();
+            if inner_first {
+                s.add_skills([inner]).unwrap();
+                s.add_skills([outer]).unwrap();
+            } else {
+                s.add_skills([outer, inner]).unwrap();
+            }
+            let list = ask(&s, "skills/list", json!({})).await;
+            assert_eq!(list["result"]["skills"].as_array().unwrap().len(), 1);
+            let res = ask(&s, "resources/list", json!({})).await;
+            let uris: Vec<&str> = res["result"]["resources"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["uri"].as_str().unwrap())
+                .collect();
+            assert!(uris.contains(&"skill://outer/inner/SKILL.md"), "{uris:?}");
+            assert!(!uris.contains(&"skill://outer/inner/_manifest"), "{uris:?}");
+            let got = ask(
+                &s,
+                "skills/get",
+                json!({"uri": "skill://outer/inner/SKILL.md"}),
+            )
+            .await;
+            assert_eq!(got["result"]["skill"]["frontmatter"]["name"], "inner");
+        }
     }
 }

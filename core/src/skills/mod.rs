@@ -241,6 +241,7 @@ pub struct Skill {
     frontmatter: Map<String, Value>,
     /// Sorted by path (so by URI: every URI of a skill shares its prefix).
     files: Vec<SkillFile>,
+    listed: bool,
 }
 
 impl Skill {
@@ -332,6 +333,7 @@ impl Skill {
             name,
             frontmatter,
             files: out,
+            listed: true,
         })
     }
 
@@ -360,6 +362,18 @@ impl Skill {
             _ => return Err(err(SKILL_MD, "the frontmatter must have a string 'name'")),
         };
         Skill::from_files(name, files)
+    }
+
+    /// The skill left out of `skills/list` and its files out of `resources/list`: served to a
+    /// host that already holds its URI (`skills/get`, `resources/read`, directory reads), as
+    /// the extension allows, for skills handed out by reference rather than advertised.
+    pub fn unlisted(mut self) -> Skill {
+        self.listed = false;
+        self
+    }
+    /// Whether `skills/list` carries it.
+    pub fn is_listed(&self) -> bool {
+        self.listed
     }
 
     /// The skill path (`ops/deploy`): where it is served, `skill://<path>/`.
@@ -481,6 +495,7 @@ pub struct DynamicSkill {
     pub(crate) name: String,
     pub(crate) frontmatter: Map<String, Value>,
     pub(crate) handler: Arc<dyn ResourceHandler>,
+    pub(crate) listed: bool,
 }
 
 impl DynamicSkill {
@@ -505,7 +520,17 @@ impl DynamicSkill {
             name,
             frontmatter,
             handler,
+            listed: true,
         })
+    }
+    /// Left out of `skills/list` and its template out of `resources/templates/list`
+    /// (see [`Skill::unlisted`]).
+    pub fn unlisted(mut self) -> DynamicSkill {
+        self.listed = false;
+        self
+    }
+    pub fn is_listed(&self) -> bool {
+        self.listed
     }
     pub fn path(&self) -> &str {
         &self.path
@@ -533,6 +558,12 @@ impl SkillSlot {
         match self {
             SkillSlot::Static(s) => s.entry(),
             SkillSlot::Dynamic(d) => d.entry(),
+        }
+    }
+    pub(crate) fn is_listed(&self) -> bool {
+        match self {
+            SkillSlot::Static(s) => s.is_listed(),
+            SkillSlot::Dynamic(d) => d.is_listed(),
         }
     }
 }
