@@ -71,6 +71,39 @@ impl Server {
         env.caller.as_ref().is_none_or(|c| c.may_use(kind, name))
     }
 
+    /// Does the caller hold `required`? Without a caller (no auth: stdio, or HTTP without
+    /// auth) there is no token to hold scopes, and nothing to step up: a scope is a check on a
+    /// token, as in the TS SDK and FastMCP, and the endpoint's auth decides who gets in.
+    pub(crate) fn has_scopes(env: &Env, required: &[String]) -> bool {
+        required.is_empty()
+            || env
+                .caller
+                .as_ref()
+                .is_none_or(|c| crate::auth::missing_scopes(&c.scopes, required).is_empty())
+    }
+
+    /// Whether a list shows a primitive that needs `required`: always, unless
+    /// `hide_out_of_scope` leaves out what the caller's scopes do not cover.
+    pub(crate) fn in_scope_listing(&self, env: &Env, required: &[String]) -> bool {
+        !self.inner.options.hide_out_of_scope || Self::has_scopes(env, required)
+    }
+
+    /// The refusal of a call on a primitive that needs scopes the caller lacks: JSON-RPC
+    /// -31403 with the scopes in `data`, which the HTTP layer answers as a 403 step-up
+    /// challenge naming every scope the primitive needs (as the TS SDK's `requireScopes`).
+    pub(crate) fn check_scopes(
+        &self,
+        env: &Env,
+        name: &str,
+        required: &[String],
+    ) -> Result<(), Outcome> {
+        if Self::has_scopes(env, required) {
+            return Ok(());
+        }
+        env.note("insufficient_scope");
+        Err(crate::auth::insufficient_scope_error(name, required).into())
+    }
+
     /// May this caller read `uri`? Allowed the URI itself, or a registered template that matches
     /// it: an allow-list may name either.
     pub(crate) fn may_read(&self, env: &Env, uri: &str) -> bool {
