@@ -141,10 +141,13 @@ impl Server {
         params: &Params,
         env: &Env,
     ) -> Result<(), Outcome> {
+        let text = |key: &str| params.get(key).and_then(Value::as_str).unwrap_or_default();
+        if env.caller.is_some() {
+            self.admit_scopes(&rq.method, text, env)?;
+        }
         if !Self::restricted(env) {
             return Ok(());
         }
-        let text = |key: &str| params.get(key).and_then(Value::as_str).unwrap_or_default();
         let refused: Option<Outcome> = match &*rq.method {
             "tools/call" => (!self.may_use(env, "tool", text("name"))).then(|| {
                 McpError::invalid_params(format!("Unknown tool: {}", text("name"))).into()
@@ -184,6 +187,43 @@ impl Server {
                 Err(answer)
             }
             None => Ok(()),
+        }
+    }
+
+    /// Before the middleware chain: a call on a registered primitive whose scopes the caller
+    /// lacks gets the step-up refusal, even when a middleware would answer it without the
+    /// registry.
+    fn admit_scopes<'p>(
+        &self,
+        method: &str,
+        text: impl Fn(&str) -> &'p str,
+        env: &Env,
+    ) -> Result<(), Outcome> {
+        let reg = self.snapshot();
+        match method {
+            "tools/call" => match reg.tools.get(text("name")) {
+                Some(t) => self.check_scopes(env, text("name"), &t.required_scopes),
+                None => Ok(()),
+            },
+            "prompts/get" => match reg.prompts.get(text("name")) {
+                Some(p) => self.check_scopes(env, text("name"), &p.required_scopes),
+                None => Ok(()),
+            },
+            "resources/read" => {
+                let uri = text("uri");
+                if let Some(r) = reg.resources.get(uri) {
+                    return self.check_scopes(env, uri, &r.required_scopes);
+                }
+                match reg
+                    .templates
+                    .values()
+                    .find(|t| t.template.matches(uri).is_some())
+                {
+                    Some(t) => self.check_scopes(env, uri, &t.required_scopes),
+                    None => Ok(()),
+                }
+            }
+            _ => Ok(()),
         }
     }
 
@@ -327,6 +367,34 @@ mod tests {
             json!({"name": "secret"}),
         )
         .await;
+        assert_eq!(r["result"]["content"][0]["text"], "ran", "{r}");
+    }
+
+    #[tokio::test]
+    async fn a_middleware_answer_does_not_skip_required_scopes() {
+        use crate::{Context, Tool, ToolError, ToolResult};
+        let s = Server::builder("ll", "1")
+            .tool(
+                Tool::new("secret", json!({"type": "object"}))
+                    .required_scopes(["admin"])
+                    .handler(|_a: serde_json::Map<String, Value>, _c: Context| async {
+                        Ok::<_, ToolError>(ToolResult::text("registry"))
+                    }),
+            )
+            .build()
+            .unwrap();
+        s.add_middleware(Arc::new(LowLevel));
+        let r = ask(
+            &s,
+            Some(Caller::new("one")),
+            "tools/call",
+            json!({"name": "secret"}),
+        )
+        .await;
+        assert_eq!(r["error"]["code"], -31403, "{r}");
+        assert_eq!(r["error"]["data"]["requiredScopes"], json!(["admin"]));
+        let admin = Caller::new("one").with_scopes(["admin"]);
+        let r = ask(&s, Some(admin), "tools/call", json!({"name": "secret"})).await;
         assert_eq!(r["result"]["content"][0]["text"], "ran", "{r}");
     }
 }
