@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from test_security import call, start, stop, tool
 
 jwt = pytest.importorskip("jwt")
@@ -163,12 +162,12 @@ async def test_the_official_clients_step_up(served: Any) -> None:
 
     provider = ClientCredentialsOAuthProvider(f"http://127.0.0.1:{port}/mcp", Memory(), "svc", "secret",
                                               scope="mcp:tools", issuer=auth.issuer)
-    async with httpx2.AsyncClient(auth=provider, timeout=20) as http:
-        async with streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                result = await session.call_tool("deploy", {})
-                assert result.content[0].text == "deployed"  # type: ignore[union-attr]
+    async with (httpx2.AsyncClient(auth=provider, timeout=20) as http,
+                streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http) as (read, write),
+                ClientSession(read, write) as session):
+        await session.initialize()
+        result = await session.call_tool("deploy", {})
+        assert result.content[0].text == "deployed"  # type: ignore[union-attr]
     # First the configured scope; on the challenge, its union with the scopes asked for.
     assert auth.granted[0] == "mcp:tools"
     assert set(auth.granted[-1].split()) == {"mcp:tools", "deploy:run", "deploy:read"}, auth.granted
