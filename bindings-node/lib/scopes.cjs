@@ -21,7 +21,9 @@ function requireScopes(...scopes) {
     }
   });
   const required = [...scopes];
-  const resolve = ({ authInfo } = {}) => {
+  /** @param {{ authInfo?: { scopes: string[] } }} context */
+  const resolve = (context) => {
+    const authInfo = context?.authInfo;
     if (authInfo === undefined) return undefined;
     const held = new Set(authInfo.scopes);
     return required.every((s) => held.has(s)) ? undefined : { scopes: required };

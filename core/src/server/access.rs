@@ -1,5 +1,7 @@
-//! Who may see and use which primitive: the one place where a caller's allow-list is applied,
-//! whoever answers the request.
+//! Who may see and use which primitive: the one place where a caller's allow-list and a
+//! primitive's required scopes are applied, whoever answers the request. A missing scope is not
+//! hidden: the call gets the step-up refusal ([`Server::check_scopes`]), and lists show the
+//! primitive unless `hide_out_of_scope` is set ([`Server::in_scope_listing`]).
 //!
 //! The registry answers most requests, and asks [`Server::may_use`] and [`Server::may_read`] as
 //! it finds a primitive. A request that a middleware may answer (a host's low-level server, a
