@@ -11,6 +11,7 @@ const { InMemoryClient } = require('./lib/client.cjs');
 const { parseServeArgs, runFromArgs } = require('./lib/cli.cjs');
 const { registerAppTool, registerAppResource, RESOURCE_MIME_TYPE } = require('./lib/apps.cjs');
 const sdk = require('./lib/sdk/mcp.cjs');
+const { requireScopes } = require('./lib/scopes.cjs');
 /** The TS SDK v2's `createMcpHandler` (lib/sdk/v2.cjs, loaded by the first call). */
 function createMcpHandler(factory, options) {
   return require('./lib/sdk/v2.cjs').createMcpHandler(factory, options);
@@ -27,6 +28,7 @@ module.exports = {
   createMcpHandler,
   ResourceTemplate,
   completable,
+  requireScopes,
   ToolError,
   McpError,
   ErrorCode,

@@ -330,6 +330,8 @@ export interface ServerOptions extends ListenOptions {
   modern?: boolean;
   /** Force `cacheScope: "private"` on every cacheable result. */
   forcePrivateCache?: boolean;
+  /** Leave out of lists what the caller's scopes do not cover (`requiredScopes`); calls get the 403 step-up challenge either way. Default false. */
+  hideOutOfScope?: boolean;
   /** Global cap on handler runs in flight; beyond it requests are refused (HTTP 503). */
   maxInFlight?: number;
   /** Show internal error text to clients (core and JS handlers); debugging only. */
@@ -415,8 +417,10 @@ export interface ToolConfig<I extends SchemaInput | undefined = undefined, O ext
   taskAfterMs?: number;
   /** Bound on one call; a handler that never settles ends with a timeout error and `ctx.signal` aborts. */
   timeoutMs?: number;
-  /** Scopes the caller must hold (enforced by the core when HTTP auth is configured). */
+  /** Scopes the caller must hold (enforced by the core when HTTP auth is configured; 403 step-up challenge otherwise). */
   requiredScopes?: string[];
+  /** The TS SDK's spelling: `requireScopes(...)`, enforced as `requiredScopes`. Another resolver is refused. */
+  scopeChallenge?: ScopeChallengeResolver;
   /** Cap on concurrent runs of this tool. */
   maxConcurrency?: number;
 }
@@ -443,6 +447,10 @@ export interface ResourceMetadata {
   annotations?: Annotations;
   _meta?: JsonObject;
   timeoutMs?: number;
+  /** Scopes the caller must hold (enforced by the core when HTTP auth is configured; 403 step-up challenge otherwise). */
+  requiredScopes?: string[];
+  /** The TS SDK's spelling: `requireScopes(...)`, enforced as `requiredScopes`. Another resolver is refused. */
+  scopeChallenge?: ScopeChallengeResolver;
 }
 
 export type CompleteCallback = (value: string, context: { arguments: { [key: string]: string }; ctx: Context }) => Awaitable<CompletionReturn>;
@@ -462,6 +470,10 @@ export interface PromptConfig<A extends SchemaInput | undefined = undefined> {
   _meta?: JsonObject;
   complete?: { [argument: string]: CompleteCallback };
   timeoutMs?: number;
+  /** Scopes the caller must hold (enforced by the core when HTTP auth is configured; 403 step-up challenge otherwise). */
+  requiredScopes?: string[];
+  /** The TS SDK's spelling: `requireScopes(...)`, enforced as `requiredScopes`. Another resolver is refused. */
+  scopeChallenge?: ScopeChallengeResolver;
 }
 
 /** One item of `Server.addTools`: `registerTool(name, config, handler)` as one object. */
@@ -475,6 +487,10 @@ export type PromptHandler<A extends SchemaInput | undefined> = [A] extends [unde
   ? (ctx: Context) => Awaitable<PromptReturn>
   : (args: InferArgs<A>, ctx: Context) => Awaitable<PromptReturn>;
 
+/** A scope challenge resolver (the TS SDK's shape): made by {@link requireScopes}. */
+export type ScopeChallengeResolver = (context: { authInfo?: { scopes: string[] } }) => { scopes: string[]; errorDescription?: string } | undefined;
+/** The TS SDK's `requireScopes(...scopes)`: a registration needs every one of `scopes`. */
+export declare function requireScopes(...scopes: string[]): ScopeChallengeResolver;
 export declare function completable<S>(schema: S, complete: (value: string, context: { arguments: { [key: string]: string } }) => Awaitable<CompletionReturn>): S;
 
 export interface Listening { host: string; port: number; url: string }

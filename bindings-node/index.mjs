@@ -10,6 +10,7 @@ export const {
   createMcpHandler,
   ResourceTemplate,
   completable,
+  requireScopes,
   ToolError,
   McpError,
   ErrorCode,

@@ -5,6 +5,7 @@
  * user-facing error messages) lives here; the Rust core validates, dispatches
  * and serves every transport.
  */
+const { scopesOf } = require('./scopes.cjs');
 const { loadNative } = require('./native.cjs');
 const { ToolError, McpError, RegistrationError, fromNative } = require('./errors.cjs');
 const { nativeDef } = require('./defs.cjs');
@@ -257,7 +258,7 @@ class Server {
     // No handler of its own: the server's dispatcher finds `entry` by name. (A closure made
     // here would also share this scope's V8 context, and with it `config` and its zod objects.)
     try {
-      this.#native.addTool(def, null, timeoutMs, config.requiredScopes, config.maxConcurrency, config.taskAfterMs);
+      this.#native.addTool(def, null, timeoutMs, scopesOf(`registerTool(${name})`, config), config.maxConcurrency, config.taskAfterMs);
     } catch (e) {
       throw fromNative(e);
     }
@@ -288,7 +289,7 @@ class Server {
       this.#native.addTools(prepared.map(({ def, timeoutMs, config }) => ({
         def,
         timeoutMs,
-        requiredScopes: config.requiredScopes,
+        requiredScopes: scopesOf('addTools', config),
         maxConcurrency: config.maxConcurrency,
         taskAfterMs: config.taskAfterMs,
       })));
@@ -494,6 +495,7 @@ class Server {
     metadata = metadata ?? {};
     const meta = pick(metadata, ['title', 'description', 'mimeType', 'size', 'icons', 'annotations', '_meta']);
     const timeoutMs = metadata.timeoutMs ?? this.#opts.toolTimeoutMs;
+    const scopes = scopesOf(`registerResource(${name})`, metadata);
     if (uriOrTemplate instanceof ResourceTemplate || (typeof uriOrTemplate === 'string' && /\{[^}]+\}/.test(uriOrTemplate))) {
       const tpl = uriOrTemplate instanceof ResourceTemplate ? uriOrTemplate : new ResourceTemplate(uriOrTemplate);
       /** @type {Record<string, unknown>} */
@@ -504,7 +506,7 @@ class Server {
       const invoke = (uri, vars, id) => this.#run(id, () => this.#runRead(entry, uri, vars, id));
       const completer = Object.keys(tpl.complete).length ? this.#completer(tpl.complete) : undefined;
       try {
-        this.#native.addResourceTemplate(native, invoke, completer, timeoutMs);
+        this.#native.addResourceTemplate(native, invoke, completer, timeoutMs, scopes);
       } catch (e) {
         throw fromNative(e);
       }
@@ -517,7 +519,7 @@ class Server {
     const invoke = (uri, vars, id) => this.#run(id, () => this.#runRead(entry, uri, vars, id));
     const native = nativeDef('resource', def);
     try {
-      this.#native.addResource(native, invoke, timeoutMs);
+      this.#native.addResource(native, invoke, timeoutMs, scopes);
     } catch (e) {
       throw fromNative(e);
     }
@@ -664,7 +666,7 @@ class Server {
     const completer = Object.keys(complete).length ? this.#completer(complete) : undefined;
     const native = nativeDef('prompt', def);
     try {
-      this.#native.addPrompt(native, invoke, completer, timeoutMs);
+      this.#native.addPrompt(native, invoke, completer, timeoutMs, scopesOf(`registerPrompt(${name})`, config));
     } catch (e) {
       throw fromNative(e);
     }

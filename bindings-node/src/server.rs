@@ -256,6 +256,7 @@ impl NativeServer {
         def: NativeResourceDef,
         handler: ReadFn<'_>,
         timeout_ms: Option<f64>,
+        required_scopes: Option<Vec<String>>,
     ) -> Result<()> {
         let def = def.into_map()?;
         let what = format!(
@@ -265,6 +266,7 @@ impl NativeServer {
         let callee = self.callee(js_handler::read_tsfn(&handler)?);
         let r = Resource::from_definition(def)
             .map_err(errors::build)?
+            .required_scopes(required_scopes.unwrap_or_default())
             .handler_arc(Arc::new(JsResource {
                 what,
                 callee,
@@ -285,6 +287,7 @@ impl NativeServer {
         handler: ReadFn<'_>,
         complete: Option<CompleteFn<'_>>,
         timeout_ms: Option<f64>,
+        required_scopes: Option<Vec<String>>,
     ) -> Result<()> {
         let def = def.into_map()?;
         let label = def
@@ -295,6 +298,7 @@ impl NativeServer {
         let callee = self.callee(js_handler::read_tsfn(&handler)?);
         let mut t = ResourceTemplate::from_definition(def)
             .map_err(errors::build)?
+            .required_scopes(required_scopes.unwrap_or_default())
             .handler_arc(Arc::new(JsResource {
                 what: format!("resource template {label:?}"),
                 callee,
@@ -322,6 +326,7 @@ impl NativeServer {
         handler: ToolFn<'_>,
         complete: Option<CompleteFn<'_>>,
         timeout_ms: Option<f64>,
+        required_scopes: Option<Vec<String>>,
     ) -> Result<()> {
         let def = def.into_map()?;
         let name = def
@@ -332,6 +337,7 @@ impl NativeServer {
         let callee = self.callee(js_handler::prompt_tsfn(&handler)?);
         let mut p = Prompt::from_definition(def)
             .map_err(errors::build)?
+            .required_scopes(required_scopes.unwrap_or_default())
             .handler_arc(Arc::new(JsPrompt {
                 what: format!("prompt {name:?}"),
                 callee,

@@ -49,12 +49,14 @@ fn as_object(v: Value, what: &str) -> PyResult<Map<String, Value>> {
 struct PromptReg {
     def: Map<String, Value>,
     handler: Arc<dyn PromptHandler>,
+    required_scopes: Vec<String>,
 }
 
 #[derive(Clone)]
 struct TemplateReg {
     def: Map<String, Value>,
     handler: Arc<dyn ResourceHandler>,
+    required_scopes: Vec<String>,
 }
 
 /// The core server plus the Python engine that runs its handlers.
@@ -132,6 +134,7 @@ impl NativeServer {
     fn register_prompt(&self, name: &str, reg: &PromptReg) -> PyResult<()> {
         let mut p = Prompt::from_definition(reg.def.clone())
             .map_err(build_err)?
+            .required_scopes(reg.required_scopes.clone())
             .handler_arc(reg.handler.clone());
         if let Some(c) = self
             .completions
@@ -148,6 +151,7 @@ impl NativeServer {
     fn register_template(&self, uri: &str, reg: &TemplateReg) -> PyResult<()> {
         let mut t = ResourceTemplate::from_definition(reg.def.clone())
             .map_err(build_err)?
+            .required_scopes(reg.required_scopes.clone())
             .handler_arc(reg.handler.clone());
         if let Some(c) = self
             .completions
@@ -269,13 +273,17 @@ impl NativeServer {
         self.server.remove_tool(name)
     }
 
+    /// `required_scopes`: OAuth scopes a caller must hold to read it (403 step-up otherwise).
+    #[pyo3(signature = (spec, entry, is_async, is_template, required_scopes=None))]
     fn add_resource(
         &self,
         spec: &Bound<'_, PyAny>,
         entry: Py<PyAny>,
         is_async: bool,
         is_template: bool,
+        required_scopes: Option<Vec<String>>,
     ) -> PyResult<()> {
+        let required_scopes = required_scopes.unwrap_or_default();
         let def = as_object(from_py(spec)?, "resource spec")?;
         let handler: Arc<dyn ResourceHandler> = Arc::new(PyResource(self.handler(entry, is_async)));
         if is_template {
@@ -284,7 +292,11 @@ impl NativeServer {
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_string();
-            let reg = TemplateReg { def, handler };
+            let reg = TemplateReg {
+                def,
+                handler,
+                required_scopes,
+            };
             self.register_template(&uri, &reg)?;
             self.templates
                 .lock()
@@ -294,6 +306,7 @@ impl NativeServer {
         } else {
             let r = Resource::from_definition(def)
                 .map_err(build_err)?
+                .required_scopes(required_scopes)
                 .handler_arc(handler);
             self.server.add_resource(r).map_err(build_err)
         }
@@ -332,11 +345,14 @@ impl NativeServer {
         }
     }
 
+    /// `required_scopes`: OAuth scopes a caller must hold to get it (403 step-up otherwise).
+    #[pyo3(signature = (spec, entry, is_async, required_scopes=None))]
     fn add_prompt(
         &self,
         spec: &Bound<'_, PyAny>,
         entry: Py<PyAny>,
         is_async: bool,
+        required_scopes: Option<Vec<String>>,
     ) -> PyResult<()> {
         let def = as_object(from_py(spec)?, "prompt spec")?;
         let name = def
@@ -347,6 +363,7 @@ impl NativeServer {
         let reg = PromptReg {
             def,
             handler: Arc::new(PyPrompt(self.handler(entry, is_async))),
+            required_scopes: required_scopes.unwrap_or_default(),
         };
         self.register_prompt(&name, &reg)?;
         self.prompts

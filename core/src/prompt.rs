@@ -11,6 +11,7 @@ pub struct Prompt {
     pub(crate) def: Map<String, Value>,
     pub(crate) handler: Option<Arc<dyn PromptHandler>>,
     pub(crate) completion: Option<Arc<dyn CompletionHandler>>,
+    pub(crate) required_scopes: Vec<String>,
 }
 
 impl Prompt {
@@ -23,6 +24,7 @@ impl Prompt {
             def,
             handler: None,
             completion: None,
+            required_scopes: Vec::new(),
         }
     }
     pub fn from_definition(def: Map<String, Value>) -> Result<Self, BuildError> {
@@ -40,6 +42,7 @@ impl Prompt {
             def,
             handler: None,
             completion: None,
+            required_scopes: Vec::new(),
         })
     }
     fn set(mut self, k: &str, v: Value) -> Self {
@@ -71,6 +74,12 @@ impl Prompt {
         }
         self
     }
+    /// OAuth scopes a caller must hold to get this prompt (when auth is on); see
+    /// [`Tool::required_scopes`](crate::Tool::required_scopes).
+    pub fn required_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.required_scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
     pub fn handler(mut self, h: impl PromptHandler) -> Self {
         self.handler = Some(Arc::new(h));
         self
@@ -95,6 +104,7 @@ pub(crate) struct PromptEntry {
     pub(crate) required: Vec<String>,
     pub(crate) handler: Arc<dyn PromptHandler>,
     pub(crate) completion: Option<Arc<dyn CompletionHandler>>,
+    pub(crate) required_scopes: Vec<String>,
 }
 
 impl PromptEntry {
@@ -122,6 +132,7 @@ impl PromptEntry {
                 required,
                 handler,
                 completion: p.completion,
+                required_scopes: p.required_scopes,
             },
         ))
     }

@@ -14,6 +14,7 @@ pub struct Resource {
     pub(crate) uri: String,
     pub(crate) def: Map<String, Value>,
     pub(crate) handler: Option<Arc<dyn ResourceHandler>>,
+    pub(crate) required_scopes: Vec<String>,
 }
 
 fn base_def(key: &str, uri: &str, name: &str) -> Map<String, Value> {
@@ -47,6 +48,15 @@ macro_rules! descriptor_setters {
         pub fn meta(self, m: Map<String, Value>) -> Self {
             self.set("_meta", Value::Object(m))
         }
+        /// OAuth scopes a caller must hold to read this (when auth is on); see
+        /// [`Tool::required_scopes`](crate::Tool::required_scopes).
+        pub fn required_scopes<S: Into<String>>(
+            mut self,
+            scopes: impl IntoIterator<Item = S>,
+        ) -> Self {
+            self.required_scopes = scopes.into_iter().map(Into::into).collect();
+            self
+        }
     };
 }
 
@@ -58,6 +68,7 @@ impl Resource {
             uri,
             def,
             handler: None,
+            required_scopes: Vec::new(),
         }
     }
     /// Build from a spec-shaped `Resource` object (what the bindings pass).
@@ -75,6 +86,7 @@ impl Resource {
             uri,
             def,
             handler: None,
+            required_scopes: Vec::new(),
         })
     }
     /// A resource whose content is fixed text.
@@ -139,6 +151,7 @@ pub struct ResourceTemplate {
     pub(crate) def: Map<String, Value>,
     pub(crate) handler: Option<Arc<dyn ResourceHandler>>,
     pub(crate) completion: Option<Arc<dyn CompletionHandler>>,
+    pub(crate) required_scopes: Vec<String>,
 }
 
 impl ResourceTemplate {
@@ -150,6 +163,7 @@ impl ResourceTemplate {
             def,
             handler: None,
             completion: None,
+            required_scopes: Vec::new(),
         }
     }
     pub fn from_definition(def: Map<String, Value>) -> Result<Self, BuildError> {
@@ -166,6 +180,7 @@ impl ResourceTemplate {
             def,
             handler: None,
             completion: None,
+            required_scopes: Vec::new(),
         })
     }
     descriptor_setters!();
@@ -194,6 +209,7 @@ pub(crate) struct ResourceEntry {
     /// Whether `resources/list` shows it. Only the files of an unlisted skill are readable
     /// without being listed: a host reaches them through the skill's URI it was given.
     pub(crate) listed: bool,
+    pub(crate) required_scopes: Vec<String>,
 }
 
 pub(crate) struct TemplateEntry {
@@ -203,6 +219,7 @@ pub(crate) struct TemplateEntry {
     pub(crate) completion: Option<Arc<dyn CompletionHandler>>,
     /// Whether `resources/templates/list` shows it (see [`ResourceEntry::listed`]).
     pub(crate) listed: bool,
+    pub(crate) required_scopes: Vec<String>,
 }
 
 impl ResourceEntry {
@@ -232,6 +249,7 @@ impl ResourceEntry {
                 def: Value::Object(r.def),
                 handler,
                 listed: true,
+                required_scopes: r.required_scopes,
             },
         ))
     }
@@ -262,6 +280,7 @@ impl TemplateEntry {
                 handler,
                 completion: t.completion,
                 listed: true,
+                required_scopes: t.required_scopes,
             },
         ))
     }

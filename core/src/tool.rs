@@ -141,7 +141,8 @@ impl Tool {
     }
     /// OAuth scopes a caller must hold to call this tool (when auth is on). A caller without
     /// them gets HTTP 403 with `WWW-Authenticate: Bearer error="insufficient_scope"` naming all
-    /// of them. The tool still shows in `tools/list` so the client can step up.
+    /// of them (JSON-RPC -31403 where there is no HTTP). The tool still shows in `tools/list`
+    /// so the client can step up, unless `ServerOptions::hide_out_of_scope` is set.
     pub fn required_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
         self.required_scopes = scopes.into_iter().map(Into::into).collect();
         self

@@ -15,20 +15,35 @@ from procs import start_script, stop
 from test_access_everywhere import Http
 
 
-def require_scopes(*scopes: str) -> Any:
-    """What ``fastmcp.server.auth.require_scopes`` returns: a check callable."""
+def custom_check(*scopes: str) -> Any:
+    """A check callable of the user's own, as FastMCP's ``auth=`` takes: code oxmcp would not run."""
     return lambda ctx: set(scopes) <= set(getattr(ctx.token, "scopes", ()))
 
 
 @pytest.mark.parametrize("kind", ["tool", "resource", "prompt"])
 def test_a_component_auth_check_is_refused_at_registration(kind: str) -> None:
     mcp = FastMCP("a")
-    with pytest.raises(TypeError, match="auth= is not supported"):
+    with pytest.raises(TypeError, match="auth= takes only require_scopes"):
         if kind == "resource":
-            mcp.resource("mem://x", auth=require_scopes("admin"))(lambda: "x")
+            mcp.resource("mem://x", auth=custom_check("admin"))(lambda: "x")
         else:
-            getattr(mcp, kind)(auth=require_scopes("admin"))(lambda: "x")
+            getattr(mcp, kind)(auth=custom_check("admin"))(lambda: "x")
     assert not mcp._tools and not mcp._resources and not mcp._prompts
+
+
+def test_a_scope_check_becomes_required_scopes() -> None:
+    """``require_scopes`` (oxmcp's, or FastMCP's ``_RequireScopes`` object) is what the core enforces."""
+    from oxmcp import require_scopes
+
+    class _RequireScopes:  # the shape of fastmcp.server.auth.require_scopes(...)
+        def __init__(self, *scopes: str) -> None:
+            self.required_scopes = frozenset(scopes)
+
+    mcp = FastMCP("a")
+    mcp.tool(auth=require_scopes("b", "a"))(lambda: "x")
+    mcp.resource("mem://x", auth=[_RequireScopes("r:2", "r:1"), require_scopes("r:0")])(lambda: "x")
+    assert mcp._tools["<lambda>"].required_scopes == ["b", "a"]
+    assert mcp._resources["mem://x"].required_scopes == ["r:1", "r:2", "r:0"]
 
 
 def test_transforms_and_other_than_skill_providers_are_refused() -> None:

@@ -28,9 +28,9 @@ META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontex
 
 
 
-def start(env: dict[str, str] | None = None) -> tuple[subprocess.Popen[bytes], int]:
+def start(env: dict[str, str] | None = None, app: Path = APP) -> tuple[subprocess.Popen[bytes], int]:
     port = free_port()
-    proc = subprocess.Popen([sys.executable, str(APP), "--http", f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen([sys.executable, str(app), "--http", f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, env={**os.environ, **(env or {})})
     deadline = time.monotonic() + 15
     while True:
@@ -71,8 +71,8 @@ def call(port: int, method: str, params: dict[str, Any] | None = None, token: st
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
     headers = {"content-type": "application/json", "accept": "application/json, text/event-stream",
                "mcp-protocol-version": "2026-07-28", "mcp-method": method}
-    if method == "tools/call":
-        headers["mcp-name"] = params["name"]
+    if method in ("tools/call", "prompts/get", "resources/read"):
+        headers["mcp-name"] = params.get("name") or params["uri"]
     if token is not None:
         headers["authorization"] = f"Bearer {token}"
     req = urllib.request.Request(f"http://127.0.0.1:{port}/mcp", data=body, headers=headers, method="POST")

@@ -28,7 +28,7 @@ from ._errors import (
     ResourceError,
     ToolError,
 )
-from ._fastmcp import FastMCP, MCPServer
+from ._fastmcp import FastMCP, MCPServer, require_scopes
 from ._results import (
     Audio,
     EmbeddedResource,
@@ -72,6 +72,7 @@ __all__ = [
     "Text",
     "ToolError",
     "ToolResult",
+    "require_scopes",
 ]
 
 __version__ = "0.1.0"

@@ -47,11 +47,49 @@ _REFUSED_INIT = {
     # than was written. (Skill providers are accepted: `providers=` below.)
     "transforms": "register the components as they should be served",
 }
-# What a component's auth= check decides (who may see and call it) is the core's, per caller: a
-# check that oxmcp would not run must stop the server from starting, not leave the component open.
-_AUTH_REFUSED = ("auth= is not supported by oxmcp: the core does not run per-component auth checks; "
-                 "restrict callers with the tokens= allow-lists (tools, resources, prompts per caller) "
-                 "or required_scopes= on a tool (docs/SECURITY.md)")
+# What a component's auth= check decides (who may see and call it) is the core's, per caller. A
+# scope check (``require_scopes(...)``, FastMCP's or oxmcp's) becomes the component's required
+# scopes, which the core enforces; any other check is one oxmcp would not run, so it must stop the
+# server from starting, not leave the component open.
+_AUTH_REFUSED = ("auth= takes only require_scopes(...) checks on oxmcp: the core does not run other "
+                 "per-component auth checks; restrict callers with the tokens= allow-lists (tools, "
+                 "resources, prompts per caller) or required_scopes= (docs/SECURITY.md)")
+
+
+class RequireScopes:
+    """A component auth check requiring every one of ``scopes`` (FastMCP's ``require_scopes``):
+    ``@mcp.tool(auth=require_scopes("files:write"))``. The core enforces it as the component's
+    required scopes: a caller without them gets the HTTP 403 ``insufficient_scope`` challenge."""
+
+    def __init__(self, scopes: tuple[str, ...]) -> None:
+        if not scopes:
+            raise TypeError("require_scopes() needs at least one scope")
+        self.required_scopes = tuple(scopes)
+
+    def __call__(self, ctx: Any) -> bool:
+        held = set(getattr(getattr(ctx, "token", None), "scopes", None) or ())
+        return set(self.required_scopes) <= held
+
+
+def require_scopes(*scopes: str) -> RequireScopes:
+    """Require all of the given OAuth scopes on a tool, resource, template or prompt (``auth=``)."""
+    return RequireScopes(scopes)
+
+
+def _auth_scopes(kind: str, auth: Any) -> list[str]:
+    """The scopes a FastMCP ``auth=`` value requires: one scope check or a list of them (FastMCP
+    runs every check of a list, so their scopes add up); anything else is refused."""
+    out: list[str] = []
+    for check in auth if isinstance(auth, (list, tuple)) else (auth,):
+        scopes = getattr(check, "required_scopes", None)
+        if type(check).__name__ not in ("RequireScopes", "_RequireScopes") or scopes is None:
+            raise TypeError(f"{kind}(): {_AUTH_REFUSED}")
+        for scope in sorted(scopes) if isinstance(scopes, (set, frozenset)) else scopes:
+            if scope not in out:
+                out.append(scope)
+    return out
+
+
 # HTTP keywords of run()/http_app() that oxmcp accepts and ignores.
 _NOOP_RUN = {
     "show_banner", "log_level", "uvicorn_config", "event_store", "retry_interval", "sockets",
@@ -202,7 +240,8 @@ class FastMCP(Server):
         return super().prompt(fn, **kwargs)
 
     def _component_kwargs(self, kind: str, kwargs: dict[str, Any], extras: tuple[str, ...]) -> dict[str, Any]:
-        """FastMCP's registration keywords in oxmcp's terms. ``auth=`` is refused (``_AUTH_REFUSED``);
+        """FastMCP's registration keywords in oxmcp's terms. ``auth=require_scopes(...)`` becomes the
+        component's required scopes, any other ``auth=`` is refused (``_AUTH_REFUSED``);
         ``enabled=False`` and the server's tag filters hide the component: it is not registered."""
         kwargs = dict(kwargs)
         component = kwargs.pop("_component", None)
@@ -210,8 +249,10 @@ class FastMCP(Server):
             for k in ("auth", "tags", "enabled"):
                 if getattr(component, k, None) is not None:
                     kwargs.setdefault(k, getattr(component, k))
-        if kwargs.pop("auth", None) is not None:
-            raise TypeError(f"{kind}(): {_AUTH_REFUSED}")
+        auth = kwargs.pop("auth", None)
+        if auth is not None:
+            scopes = _auth_scopes(kind, auth)
+            kwargs["required_scopes"] = [*(kwargs.get("required_scopes") or ()), *scopes]
         tags = frozenset(kwargs.get("tags") or ())
         hidden = kwargs.pop("enabled", True) is False or bool(tags & self._exclude_tags) \
             or (self._include_tags is not None and not tags & self._include_tags)
@@ -271,10 +312,11 @@ class FastMCP(Server):
                     self._native.add_tool(entry.spec, entry, entry.is_async, *entry.limits)
                 elif kind == "resource":
                     self._native.remove_resource(key, entry.is_template)
-                    self._native.add_resource(entry.spec, entry, entry.is_async, entry.is_template)
+                    self._native.add_resource(entry.spec, entry, entry.is_async, entry.is_template,
+                                          entry.required_scopes)
                 else:
                     self._native.remove_prompt(key)
-                    self._native.add_prompt(entry.spec, entry, entry.is_async)
+                    self._native.add_prompt(entry.spec, entry, entry.is_async, entry.required_scopes)
 
     def _build_native(self) -> Any:
         with self._lock:

@@ -249,9 +249,11 @@ class ResourceEntry(_Entry):
     def __init__(self, fn: Callable[..., Any], uri: str, server: Any = None, *, name: str | None = None,
                  title: str | None = None, description: str | None = None, mime_type: str | None = None,
                  size: int | None = None, icons: list[dict[str, Any]] | None = None,
-                 annotations: dict[str, Any] | None = None, meta: dict[str, Any] | None = None) -> None:
+                 annotations: dict[str, Any] | None = None, meta: dict[str, Any] | None = None,
+                 required_scopes: list[str] | None = None) -> None:
         self.server = server
         self.uri = uri
+        self.required_scopes = list(required_scopes) if required_scopes else None
         self.variables = template_variables(uri)
         self.is_template = bool(self.variables)
         self.info = analyze_function(fn, name=name, description=description, output_schema=False)
@@ -299,11 +301,13 @@ class ResourceEntry(_Entry):
 class PromptEntry(_Entry):
     def __init__(self, fn: Callable[..., Any], server: Any = None, *, name: str | None = None,
                  title: str | None = None, description: str | None = None,
-                 icons: list[dict[str, Any]] | None = None, meta: dict[str, Any] | None = None) -> None:
+                 icons: list[dict[str, Any]] | None = None, meta: dict[str, Any] | None = None,
+                 required_scopes: list[str] | None = None) -> None:
         self.server = server
         self.info = analyze_function(fn, name=name, description=description, output_schema=False)
         self.name = self.info.name
         self.title, self.icons, self.meta = title, icons, meta
+        self.required_scopes = list(required_scopes) if required_scopes else None
         required = set(self.info.input_schema.get("required", []))
         self.arguments: list[dict[str, Any]] = []
         for pname in self.info.param_names:

@@ -292,11 +292,16 @@ class Server:
                  description: str | None = None, mime_type: str | None = None, size: int | None = None,
                  icons: list[dict[str, Any]] | None = None, annotations: dict[str, Any] | None = None,
                  meta: dict[str, Any] | None = None,
-                 completions: dict[str, Callable[..., Any] | list[str]] | None = None) -> Callable[[F], F]:
-        """Register a resource (``"config://app"``) or a template (``"user://{id}/profile"``)."""
+                 completions: dict[str, Callable[..., Any] | list[str]] | None = None,
+                 required_scopes: list[str] | None = None) -> Callable[[F], F]:
+        """Register a resource (``"config://app"``) or a template (``"user://{id}/profile"``).
+
+        ``required_scopes``: OAuth scopes a caller must hold to read it (HTTP 403
+        ``insufficient_scope`` otherwise), as on a tool."""
         def deco(f: F) -> F:
             self.add_resource(f, uri, name=name, title=title, description=description, mime_type=mime_type,
-                              size=size, icons=icons, annotations=annotations, meta=meta, completions=completions)
+                              size=size, icons=icons, annotations=annotations, meta=meta, completions=completions,
+                              required_scopes=required_scopes)
             return f
         return deco
 
@@ -307,7 +312,8 @@ class Server:
             if uri in self._resources:
                 raise DefinitionError(f"a resource {uri!r} is already registered")
             if self._native is not None:
-                self._native.add_resource(entry.spec, entry, entry.is_async, entry.is_template)
+                self._native.add_resource(entry.spec, entry, entry.is_async, entry.is_template,
+                                          entry.required_scopes)
             self._resources[uri] = entry
         for argument, completer in (completions or {}).items():
             if argument not in entry.variables:
@@ -330,7 +336,8 @@ class Server:
     def prompt(self, fn: None = None, *, name: str | None = None, title: str | None = None,
                description: str | None = None, icons: list[dict[str, Any]] | None = None,
                meta: dict[str, Any] | None = None,
-               completions: dict[str, Callable[..., Any] | list[str]] | None = None) -> Callable[[F], F]: ...
+               completions: dict[str, Callable[..., Any] | list[str]] | None = None,
+               required_scopes: list[str] | None = None) -> Callable[[F], F]: ...
 
     def prompt(self, fn: Any = None, **kwargs: Any) -> Any:
         """Register a prompt: its parameters become the prompt's arguments."""
@@ -352,7 +359,7 @@ class Server:
             if entry.name in self._prompts:
                 raise DefinitionError(f"a prompt named {entry.name!r} is already registered")
             if self._native is not None:
-                self._native.add_prompt(entry.spec, entry, entry.is_async)
+                self._native.add_prompt(entry.spec, entry, entry.is_async, entry.required_scopes)
             self._prompts[entry.name] = entry
         for argument, completer in (completions or {}).items():
             if argument not in entry.info.param_names:
@@ -500,9 +507,9 @@ class Server:
             # One registry version for every tool registered before serving.
             native.add_tools([(t.spec, t, t.is_async, *t.limits) for t in self._tools.values()])
             for r in self._resources.values():
-                native.add_resource(r.spec, r, r.is_async, r.is_template)
+                native.add_resource(r.spec, r, r.is_async, r.is_template, r.required_scopes)
             for p in self._prompts.values():
-                native.add_prompt(p.spec, p, p.is_async)
+                native.add_prompt(p.spec, p, p.is_async, p.required_scopes)
             for (ref_type, ref), router in self._completions.items():
                 native.set_completion(ref_type, ref, router, router.is_async)
             if self._skills:

@@ -80,9 +80,10 @@ fn quoted(v: &str) -> String {
 }
 
 impl fmt::Display for BearerChallenge {
-    /// Parameter order follows the spec's examples: `error` first; for `insufficient_scope`
-    /// `scope` before `resource_metadata`, otherwise `resource_metadata` first; the
-    /// description last.
+    /// Parameter order: `error` first; for `insufficient_scope` then `error_description`,
+    /// `scope`, `resource_metadata` (the TS SDK's step-up challenge, which clients are tested
+    /// against); otherwise `resource_metadata`, `scope`, the description last (the spec's
+    /// examples).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut params: Vec<(&str, String)> = Vec::new();
         if let Some(r) = &self.realm {
@@ -96,15 +97,19 @@ impl fmt::Display for BearerChallenge {
             .resource_metadata
             .as_deref()
             .map(|u| ("resource_metadata", quoted(u)));
+        let description = self
+            .error_description
+            .as_deref()
+            .map(|d| ("error_description", quoted(d)));
         if self.error.as_deref() == Some("insufficient_scope") {
+            // The TS SDK's order, byte for byte, so a client that works against it works here.
+            params.extend(description);
             params.extend(scope);
             params.extend(rm);
         } else {
             params.extend(rm);
             params.extend(scope);
-        }
-        if let Some(d) = &self.error_description {
-            params.push(("error_description", quoted(d)));
+            params.extend(description);
         }
         f.write_str("Bearer")?;
         for (i, (k, v)) in params.iter().enumerate() {
@@ -125,7 +130,7 @@ mod tests {
             .error_description("File write permission required for this operation");
         assert_eq!(
             v.to_string(),
-            r#"Bearer error="insufficient_scope", scope="files:write", resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource", error_description="File write permission required for this operation""#
+            r#"Bearer error="insufficient_scope", error_description="File write permission required for this operation", scope="files:write", resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource""#
         );
         assert_eq!(BearerChallenge::new().to_string(), "Bearer");
     }

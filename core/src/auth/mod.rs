@@ -101,8 +101,21 @@ pub trait Authenticator: Send + Sync + 'static {
     }
     /// The `WWW-Authenticate` value of a 403 for a call that needs `required` scopes.
     fn insufficient_scope(&self, required: &[String]) -> String {
-        BearerChallenge::insufficient_scope(required.iter().cloned()).to_string()
+        BearerChallenge::insufficient_scope(required.iter().cloned())
+            .error_description(INSUFFICIENT_SCOPE_DESCRIPTION)
+            .to_string()
     }
+}
+
+/// The `error_description` of a step-up refusal, in its challenge and its body: the TS SDK's
+/// text. Which scopes are needed is in the challenge's `scope`, all of them (not only the
+/// missing ones: a client asks for what the challenge names, and keeps the scopes it has by
+/// asking for their union, as the TS and Python clients do).
+pub const INSUFFICIENT_SCOPE_DESCRIPTION: &str = "Insufficient scope";
+
+/// The RFC 6750 body of a step-up refusal (403 `insufficient_scope`), as the TS SDK sends it.
+pub fn insufficient_scope_body() -> Value {
+    json!({"error": "insufficient_scope", "error_description": INSUFFICIENT_SCOPE_DESCRIPTION})
 }
 
 /// The error a dispatch returns when the caller lacks scopes; the HTTP layer turns it into a
@@ -423,14 +436,11 @@ impl Authenticator for Auth {
     }
 
     fn insufficient_scope(&self, required: &[String]) -> String {
-        let mut c = BearerChallenge::insufficient_scope(required.iter().cloned());
+        let mut c = BearerChallenge::insufficient_scope(required.iter().cloned())
+            .error_description(INSUFFICIENT_SCOPE_DESCRIPTION);
         if let Some(r) = &self.resource {
             c = c.resource_metadata(r.metadata_url());
         }
-        c.error_description(format!(
-            "This operation needs the scope {}",
-            required.join(" ")
-        ))
-        .to_string()
+        c.to_string()
     }
 }

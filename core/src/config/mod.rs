@@ -178,6 +178,8 @@ pub struct ServerConfig {
     pub expose_internal_errors: Option<bool>,
     #[serde(alias = "forcePrivateCache")]
     pub force_private_cache: Option<bool>,
+    #[serde(alias = "hideOutOfScope")]
+    pub hide_out_of_scope: Option<bool>,
     #[serde(alias = "maxInFlight")]
     pub max_in_flight: Option<usize>,
     /// Longest URI `resources/read` accepts, in bytes.

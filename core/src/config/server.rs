@@ -180,6 +180,9 @@ impl ServerConfig {
         if let Some(b) = self.force_private_cache {
             o.force_private_cache = b;
         }
+        if let Some(b) = self.hide_out_of_scope {
+            o.hide_out_of_scope = b;
+        }
         o.max_in_flight = self.max_in_flight;
         if let Some(n) = self.max_uri_len {
             o.max_uri_len = n;

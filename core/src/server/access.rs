@@ -1,5 +1,7 @@
-//! Who may see and use which primitive: the one place where a caller's allow-list is applied,
-//! whoever answers the request.
+//! Who may see and use which primitive: the one place where a caller's allow-list and a
+//! primitive's required scopes are applied, whoever answers the request. A missing scope is not
+//! hidden: the call gets the step-up refusal ([`Server::check_scopes`]), and lists show the
+//! primitive unless `hide_out_of_scope` is set ([`Server::in_scope_listing`]).
 //!
 //! The registry answers most requests, and asks [`Server::may_use`] and [`Server::may_read`] as
 //! it finds a primitive. A request that a middleware may answer (a host's low-level server, a
@@ -71,6 +73,39 @@ impl Server {
         env.caller.as_ref().is_none_or(|c| c.may_use(kind, name))
     }
 
+    /// Does the caller hold `required`? Without a caller (no auth: stdio, or HTTP without
+    /// auth) there is no token to hold scopes, and nothing to step up: a scope is a check on a
+    /// token, as in the TS SDK and FastMCP, and the endpoint's auth decides who gets in.
+    pub(crate) fn has_scopes(env: &Env, required: &[String]) -> bool {
+        required.is_empty()
+            || env
+                .caller
+                .as_ref()
+                .is_none_or(|c| crate::auth::missing_scopes(&c.scopes, required).is_empty())
+    }
+
+    /// Whether a list shows a primitive that needs `required`: always, unless
+    /// `hide_out_of_scope` leaves out what the caller's scopes do not cover.
+    pub(crate) fn in_scope_listing(&self, env: &Env, required: &[String]) -> bool {
+        !self.inner.options.hide_out_of_scope || Self::has_scopes(env, required)
+    }
+
+    /// The refusal of a call on a primitive that needs scopes the caller lacks: JSON-RPC
+    /// -31403 with the scopes in `data`, which the HTTP layer answers as a 403 step-up
+    /// challenge naming every scope the primitive needs (as the TS SDK's `requireScopes`).
+    pub(crate) fn check_scopes(
+        &self,
+        env: &Env,
+        name: &str,
+        required: &[String],
+    ) -> Result<(), Outcome> {
+        if Self::has_scopes(env, required) {
+            return Ok(());
+        }
+        env.note("insufficient_scope");
+        Err(crate::auth::insufficient_scope_error(name, required).into())
+    }
+
     /// May this caller read `uri`? Allowed the URI itself, or a registered template that matches
     /// it: an allow-list may name either.
     pub(crate) fn may_read(&self, env: &Env, uri: &str) -> bool {
@@ -108,10 +143,13 @@ impl Server {
         params: &Params,
         env: &Env,
     ) -> Result<(), Outcome> {
+        let text = |key: &str| params.get(key).and_then(Value::as_str).unwrap_or_default();
+        if env.caller.is_some() {
+            self.admit_scopes(&rq.method, text, env)?;
+        }
         if !Self::restricted(env) {
             return Ok(());
         }
-        let text = |key: &str| params.get(key).and_then(Value::as_str).unwrap_or_default();
         let refused: Option<Outcome> = match &*rq.method {
             "tools/call" => (!self.may_use(env, "tool", text("name"))).then(|| {
                 McpError::invalid_params(format!("Unknown tool: {}", text("name"))).into()
@@ -151,6 +189,43 @@ impl Server {
                 Err(answer)
             }
             None => Ok(()),
+        }
+    }
+
+    /// Before the middleware chain: a call on a registered primitive whose scopes the caller
+    /// lacks gets the step-up refusal, even when a middleware would answer it without the
+    /// registry.
+    fn admit_scopes<'p>(
+        &self,
+        method: &str,
+        text: impl Fn(&str) -> &'p str,
+        env: &Env,
+    ) -> Result<(), Outcome> {
+        let reg = self.snapshot();
+        match method {
+            "tools/call" => match reg.tools.get(text("name")) {
+                Some(t) => self.check_scopes(env, text("name"), &t.required_scopes),
+                None => Ok(()),
+            },
+            "prompts/get" => match reg.prompts.get(text("name")) {
+                Some(p) => self.check_scopes(env, text("name"), &p.required_scopes),
+                None => Ok(()),
+            },
+            "resources/read" => {
+                let uri = text("uri");
+                if let Some(r) = reg.resources.get(uri) {
+                    return self.check_scopes(env, uri, &r.required_scopes);
+                }
+                match reg
+                    .templates
+                    .values()
+                    .find(|t| t.template.matches(uri).is_some())
+                {
+                    Some(t) => self.check_scopes(env, uri, &t.required_scopes),
+                    None => Ok(()),
+                }
+            }
+            _ => Ok(()),
         }
     }
 
@@ -294,6 +369,34 @@ mod tests {
             json!({"name": "secret"}),
         )
         .await;
+        assert_eq!(r["result"]["content"][0]["text"], "ran", "{r}");
+    }
+
+    #[tokio::test]
+    async fn a_middleware_answer_does_not_skip_required_scopes() {
+        use crate::{Context, Tool, ToolError, ToolResult};
+        let s = Server::builder("ll", "1")
+            .tool(
+                Tool::new("secret", json!({"type": "object"}))
+                    .required_scopes(["admin"])
+                    .handler(|_a: serde_json::Map<String, Value>, _c: Context| async {
+                        Ok::<_, ToolError>(ToolResult::text("registry"))
+                    }),
+            )
+            .build()
+            .unwrap();
+        s.add_middleware(Arc::new(LowLevel));
+        let r = ask(
+            &s,
+            Some(Caller::new("one")),
+            "tools/call",
+            json!({"name": "secret"}),
+        )
+        .await;
+        assert_eq!(r["error"]["code"], -31403, "{r}");
+        assert_eq!(r["error"]["data"]["requiredScopes"], json!(["admin"]));
+        let admin = Caller::new("one").with_scopes(["admin"]);
+        let r = ask(&s, Some(admin), "tools/call", json!({"name": "secret"})).await;
         assert_eq!(r["result"]["content"][0]["text"], "ran", "{r}");
     }
 }

@@ -55,14 +55,7 @@ impl Server {
             env.note("denied");
             return Err(McpError::invalid_params(format!("Unknown tool: {name}")).into());
         }
-        if let Some(c) = &env.caller {
-            if !crate::auth::missing_scopes(&c.scopes, &tool.required_scopes).is_empty() {
-                env.note("insufficient_scope");
-                return Err(
-                    crate::auth::insufficient_scope_error(&name, &tool.required_scopes).into(),
-                );
-            }
-        }
+        self.check_scopes(env, &name, &tool.required_scopes)?;
         let mut args = match params.remove("arguments") {
             None | Some(Value::Null) => Value::Object(Map::new()),
             Some(v @ Value::Object(_)) => v,
@@ -157,6 +150,7 @@ impl Server {
                 env.note("denied");
                 return Err(self.not_found(rq, &uri));
             }
+            self.check_scopes(env, &uri, &r.required_scopes)?;
             (r.handler.clone(), Map::new())
         } else if let Some((t, vars)) = {
             // The allow-list first: a caller allowed the URI may read it
@@ -168,6 +162,7 @@ impl Server {
                 .filter(|(k, _)| uri_ok || self.may_use(env, "resource", k))
                 .find_map(|(_, t)| t.template.matches(&uri).map(|v| (t, v)))
         } {
+            self.check_scopes(env, &uri, &t.required_scopes)?;
             (t.handler.clone(), vars)
         } else {
             return Err(self.not_found(rq, &uri));
@@ -198,6 +193,7 @@ impl Server {
             env.note("denied");
             return Err(McpError::invalid_params(format!("Unknown prompt: {name}")).into());
         }
+        self.check_scopes(env, &name, &prompt.required_scopes)?;
         let args = match params.get("arguments") {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(m)) if m.values().all(Value::is_string) => m.clone(),

@@ -408,10 +408,10 @@ impl Server {
                 }
                 "tools/list" if has("tools") => {
                     self.rendered(rq, &params, env, &reg, Rk::Tools, || {
-                        let v = reg
-                            .tools
-                            .values()
-                            .filter(|t| self.may_use(env, "tool", &t.name));
+                        let v = reg.tools.values().filter(|t| {
+                            self.may_use(env, "tool", &t.name)
+                                && self.in_scope_listing(env, &t.required_scopes)
+                        });
                         self.list(rq, &params, v, |t| t.descriptor(modern), "tools")
                     })
                 }
@@ -421,7 +421,11 @@ impl Server {
                         let v = reg
                             .resources
                             .iter()
-                            .filter(|(k, r)| r.listed && self.may_use(env, "resource", k))
+                            .filter(|(k, r)| {
+                                r.listed
+                                    && self.may_use(env, "resource", k)
+                                    && self.in_scope_listing(env, &r.required_scopes)
+                            })
                             .map(|(_, r)| &r.def);
                         self.list(rq, &params, v, Value::clone, "resources")
                     })
@@ -431,7 +435,11 @@ impl Server {
                         let v = reg
                             .templates
                             .iter()
-                            .filter(|(k, t)| t.listed && self.may_use(env, "resource", k))
+                            .filter(|(k, t)| {
+                                t.listed
+                                    && self.may_use(env, "resource", k)
+                                    && self.in_scope_listing(env, &t.required_scopes)
+                            })
                             .map(|(_, t)| &t.def);
                         self.list(rq, &params, v, Value::clone, "resourceTemplates")
                     })
@@ -442,7 +450,10 @@ impl Server {
                         let v = reg
                             .prompts
                             .iter()
-                            .filter(|(k, _)| self.may_use(env, "prompt", k))
+                            .filter(|(k, p)| {
+                                self.may_use(env, "prompt", k)
+                                    && self.in_scope_listing(env, &p.required_scopes)
+                            })
                             .map(|(_, p)| &p.def);
                         self.list(rq, &params, v, Value::clone, "prompts")
                     })

@@ -82,6 +82,11 @@ pub struct ServerOptions {
     /// Force `cacheScope: "private"` on every cacheable result (also implied when an HTTP
     /// endpoint with auth serves this server).
     pub force_private_cache: bool,
+    /// Leave out of `*/list` the tools, resources, templates and prompts whose required scopes
+    /// the caller lacks. Off by default: a call is refused with the step-up challenge either
+    /// way, and a client (or model) only asks for a scope it needs for something it can see.
+    /// Scopes are consent, not secrecy; an allow-list is what hides a primitive.
+    pub hide_out_of_scope: bool,
     /// Global cap on handler runs in flight (`tools/call`, `resources/read`, `prompts/get`);
     /// requests beyond it are refused at once (HTTP 503 + `Retry-After`). `None`: no cap.
     pub max_in_flight: Option<usize>,
@@ -144,6 +149,7 @@ impl Default for ServerOptions {
             modern: true,
             expose_internal_errors: false,
             force_private_cache: false,
+            hide_out_of_scope: false,
             max_in_flight: None,
             max_uri_len: DEFAULT_MAX_URI_LEN,
             max_subscriptions: 1000,

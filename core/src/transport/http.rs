@@ -351,7 +351,8 @@ impl HttpHandler {
         }
     }
 
-    /// Headers that go with an error status: the step-up challenge on 403, `Retry-After` on 503.
+    /// Headers that go with an error status: the step-up challenge (and its RFC 6750 body) on
+    /// 403, `Retry-After` on 503.
     fn error_headers(&self, mut resp: HttpResponse, v: &Value) -> HttpResponse {
         // `get` chains, not `Value::pointer`: a pointer allocates per token, on every answer.
         let error = v.get("error");
@@ -374,6 +375,11 @@ impl HttpHandler {
                 None => crate::auth::BearerChallenge::insufficient_scope(scopes).to_string(),
             };
             resp = resp.header(header::WWW_AUTHENTICATE, &challenge);
+            // The body a step-up client reads is RFC 6750's, as the TS SDK sends it; the
+            // JSON-RPC error (code -31403) is what a transport without HTTP gets.
+            resp.body = ResponseBody::Full(Bytes::from(
+                serde_json::to_vec(&crate::auth::insufficient_scope_body()).unwrap_or_default(),
+            ));
         }
         if resp.status == StatusCode::SERVICE_UNAVAILABLE {
             resp = resp.header(header::RETRY_AFTER, "1");
