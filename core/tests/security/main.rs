@@ -10,5 +10,6 @@ mod limits;
 mod mrtr;
 mod oauth;
 mod request_table;
+mod sse;
 mod telemetry;
 mod tokens;
