@@ -125,7 +125,7 @@ impl HttpHandler {
         };
         let stream_path = req.path == config.sse_path;
         match (stream_path, &req.method) {
-            (true, &Method::GET) => self.sse_open(caller, None),
+            (true, &Method::GET) => self.sse_open(caller, None, random_token(16)),
             (false, &Method::POST) => self.sse_post(req, caller, peer, query),
             (true, _) => {
                 HttpResponse::new(StatusCode::METHOD_NOT_ALLOWED).header(header::ALLOW, "GET")
@@ -136,10 +136,54 @@ impl HttpHandler {
         }
     }
 
+    /// A stream's id, for a host that names the stream before it opens it ([`Self::open_sse`]):
+    /// 128 random bits, as the ids of streams this handler opens itself.
+    pub fn new_sse_session_id() -> String {
+        random_token(16)
+    }
+
+    /// For a host framework that routes the HTTP+SSE transport itself (the TypeScript SDK's
+    /// `SSEServerTransport` shape): admit a `GET` from its `headers` as [`Self::admit`] does for
+    /// `sse_path`, then open stream `id` ([`Self::new_sse_session_id`]) whose endpoint event is
+    /// `endpoint` as given (the host's messages URL, naming `id`). 404 when `sse` is off.
+    pub async fn open_sse(
+        &self,
+        headers: &http::HeaderMap,
+        peer: Option<SocketAddr>,
+        id: String,
+        endpoint: &str,
+    ) -> HttpResponse {
+        let Some(path) = self.config.sse.as_ref().map(|c| c.sse_path.clone()) else {
+            return HttpResponse::new(StatusCode::NOT_FOUND);
+        };
+        if !(id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit())) {
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                McpError::invalid_request("a stream id is 32 hex digits (new_sse_session_id)"),
+            );
+        }
+        match self.admit(&Method::GET, &path, headers, peer).await {
+            Ok(caller) => self.sse_open(caller, Some(endpoint), id),
+            Err(r) => r,
+        }
+    }
+
+    /// For the same host: a message POSTed for stream `id`, admitted as [`Self::admit`] does for
+    /// `messages_path`, then answered as a POST there (202, or its refusal).
+    pub async fn post_sse(&self, req: HttpRequest, peer: Option<SocketAddr>, id: &str) -> HttpResponse {
+        let Some(path) = self.config.sse.as_ref().map(|c| c.messages_path.clone()) else {
+            return HttpResponse::new(StatusCode::NOT_FOUND);
+        };
+        match self.admit(&Method::POST, &path, &req.headers, peer).await {
+            Ok(caller) => self.sse_post_to(req, caller, peer, "", Some(id)),
+            Err(r) => r,
+        }
+    }
+
     /// Open a stream: its endpoint event first, then what its POSTs and its session send.
-    /// `endpoint` overrides where the client is told to POST (a host framework that routes the
-    /// messages itself); by default the configured `messages_path`.
-    pub(super) fn sse_open(&self, caller: Option<Caller>, endpoint: Option<&str>) -> HttpResponse {
+    /// `endpoint` replaces the event's text (a host framework that routes the messages itself);
+    /// by default it is the configured `messages_path` naming the stream.
+    fn sse_open(&self, caller: Option<Caller>, endpoint: Option<&str>, id: String) -> HttpResponse {
         let Some(config) = self.config.sse.as_ref() else {
             return HttpResponse::new(StatusCode::NOT_FOUND);
         };
@@ -149,7 +193,6 @@ impl HttpHandler {
                 McpError::internal("Too many open streams"),
             );
         };
-        let id = random_token(16);
         let (tx, mut rx) = mpsc::unbounded_channel::<Bytes>();
         let out = Arc::new(Out {
             tx,
@@ -163,11 +206,11 @@ impl HttpHandler {
             session: Mutex::new(None),
         });
         self.sse_streams.lock().insert(id.clone(), stream.clone());
-        let path = endpoint.unwrap_or(&config.messages_path);
-        let sep = if path.contains('?') { '&' } else { '?' };
-        out.push(Bytes::from(format!(
-            "event: endpoint\ndata: {path}{sep}session_id={id}\n\n"
-        )));
+        let data = match endpoint {
+            Some(e) => e.replace(['\r', '\n'], ""),
+            None => format!("{}?session_id={id}", config.messages_path),
+        };
+        out.push(Bytes::from(format!("event: endpoint\ndata: {data}\n\n")));
         // One chunk in flight to the body: what the client has not read stays counted in `out`.
         let (btx, brx) = mpsc::channel::<Bytes>(1);
         let keep_alive = self.config.keep_alive;
@@ -225,7 +268,19 @@ impl HttpHandler {
         peer: Option<SocketAddr>,
         query: &str,
     ) -> HttpResponse {
-        let Some(id) = session_param(query) else {
+        self.sse_post_to(req, caller, peer, query, None)
+    }
+
+    /// [`Self::sse_post`] for stream `id`, or the one its query names.
+    fn sse_post_to(
+        &self,
+        req: HttpRequest,
+        caller: Option<Caller>,
+        peer: Option<SocketAddr>,
+        query: &str,
+        id: Option<&str>,
+    ) -> HttpResponse {
+        let Some(id) = id.or_else(|| session_param(query)) else {
             return refuse(
                 StatusCode::BAD_REQUEST,
                 McpError::invalid_request("session_id is required"),
