@@ -15,7 +15,7 @@ function head(req, method) {
     method,
     path: req?.originalUrl ?? req?.url ?? '/',
     headers: req ? http.rawHeaderPairs(req) : [],
-    body: Buffer.alloc(0),
+    body: /** @type {Buffer} */ (Buffer.alloc(0)),
     peer: req?.socket?.remoteAddress,
   };
 }

@@ -322,7 +322,10 @@ fn the_sse_transport_is_opt_in_with_distinct_paths() {
         .apply(HttpConfig::mount())
         .unwrap();
     let sse = on.sse.unwrap();
-    assert_eq!((sse.sse_path.as_str(), sse.messages_path.as_str()), ("/sse", "/m"));
+    assert_eq!(
+        (sse.sse_path.as_str(), sse.messages_path.as_str()),
+        ("/sse", "/m")
+    );
     for bad in [
         json!({"sse_path": "/s"}),
         json!({"sse": true, "sse_path": "s"}),

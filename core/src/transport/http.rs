@@ -470,7 +470,11 @@ impl HttpHandler {
     /// A POST's own header rules: JSON content type (415), Accept (406), body size (413).
     // The refusal is the response itself, built once per refused request.
     #[allow(clippy::result_large_err)]
-    pub(super) fn check_post(&self, seen: &headers::PostHeaders<'_>, len: usize) -> Result<(), HttpResponse> {
+    pub(super) fn check_post(
+        &self,
+        seen: &headers::PostHeaders<'_>,
+        len: usize,
+    ) -> Result<(), HttpResponse> {
         let json_body = seen.content_type.first().is_some_and(|v| {
             // The usual value needs no parsing; parameters (`; charset=utf-8`) and case do.
             v.as_bytes() == b"application/json"

@@ -170,7 +170,12 @@ impl HttpHandler {
 
     /// For the same host: a message POSTed for stream `id`, admitted as [`Self::admit`] does for
     /// `messages_path`, then answered as a POST there (202, or its refusal).
-    pub async fn post_sse(&self, req: HttpRequest, peer: Option<SocketAddr>, id: &str) -> HttpResponse {
+    pub async fn post_sse(
+        &self,
+        req: HttpRequest,
+        peer: Option<SocketAddr>,
+        id: &str,
+    ) -> HttpResponse {
         let Some(path) = self.config.sse.as_ref().map(|c| c.messages_path.clone()) else {
             return HttpResponse::new(StatusCode::NOT_FOUND);
         };

@@ -124,7 +124,10 @@ async fn session(addr: SocketAddr, token: Option<&str>) -> (Events, String) {
     let (event, endpoint) = events.next().await;
     assert_eq!(event, "endpoint");
     let id = endpoint.strip_prefix("/messages?session_id=").unwrap();
-    assert!(id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit()), "{id}");
+    assert!(
+        id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{id}"
+    );
     let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
         "protocolVersion":"2024-11-05","capabilities":{"sampling":{}},
         "clientInfo":{"name":"t","version":"1"}}});
@@ -176,7 +179,10 @@ async fn a_session_over_sse() {
     );
     let unknown = format!("/messages?session_id={}", "0".repeat(32));
     let r = post(s.addr, &unknown, None, json!({})).await;
-    assert_eq!((r.status, r.json()["error"]["code"].clone()), (404, json!(-32600)));
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (404, json!(-32600))
+    );
     let bad = request(
         s.addr,
         "POST",
@@ -185,8 +191,14 @@ async fn a_session_over_sse() {
         b"{not json".to_vec(),
     )
     .await;
-    assert_eq!((bad.status, bad.json()["error"]["code"].clone()), (400, json!(-32700)));
-    assert_eq!(request(s.addr, "PUT", "/sse", &[], vec![]).await.status, 405);
+    assert_eq!(
+        (bad.status, bad.json()["error"]["code"].clone()),
+        (400, json!(-32700))
+    );
+    assert_eq!(
+        request(s.addr, "PUT", "/sse", &[], vec![]).await.status,
+        405
+    );
 
     // The stream's end ends the session: its POSTs are then unknown.
     drop(events);
@@ -221,13 +233,23 @@ async fn the_same_admission_rules() {
     // Another caller cannot use alice's stream: it looks unknown.
     let ping = json!({"jsonrpc":"2.0","id":2,"method":"ping"});
     assert_eq!(
-        post(s.addr, &endpoint, Some("bob-token"), ping.clone()).await.status,
+        post(s.addr, &endpoint, Some("bob-token"), ping.clone())
+            .await
+            .status,
         404
     );
-    assert_eq!(post(s.addr, &endpoint, None, ping.clone()).await.status, 401);
+    assert_eq!(
+        post(s.addr, &endpoint, None, ping.clone()).await.status,
+        401
+    );
     // Alice's allow-list applies to what she lists.
     let list = json!({"jsonrpc":"2.0","id":3,"method":"tools/list"});
-    assert_eq!(post(s.addr, &endpoint, Some("alice-old"), list).await.status, 202);
+    assert_eq!(
+        post(s.addr, &endpoint, Some("alice-old"), list)
+            .await
+            .status,
+        202
+    );
     let r = events.message().await;
     let names: Vec<&str> = r["result"]["tools"]
         .as_array()
@@ -235,13 +257,19 @@ async fn the_same_admission_rules() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert!(!names.contains(&"secret") && names.contains(&"echo"), "{names:?}");
+    assert!(
+        !names.contains(&"secret") && names.contains(&"echo"),
+        "{names:?}"
+    );
 }
 
 #[tokio::test]
 async fn off_by_default() {
     let s = serve(sse_server(), HttpConfig::new(loopback())).await;
-    assert_eq!(request(s.addr, "GET", "/sse", &[], vec![]).await.status, 404);
+    assert_eq!(
+        request(s.addr, "GET", "/sse", &[], vec![]).await.status,
+        404
+    );
     let r = post(s.addr, "/messages?session_id=x", None, json!({})).await;
     assert_eq!(r.status, 404);
 }
