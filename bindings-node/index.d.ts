@@ -395,6 +395,14 @@ export interface HttpOptions extends HttpSecurityOptions {
   drainTimeoutMs?: number;
   /** stdio: the longest line (default 4 MiB). */
   maxLineBytes?: number;
+  /** Serve the 2024-11-05 HTTP+SSE transport beside Streamable HTTP (default false; see docs/OPTIONS.md). */
+  sse?: boolean;
+  /** HTTP+SSE: where `GET` opens a stream (default "/sse"). */
+  ssePath?: string;
+  /** HTTP+SSE: where messages are POSTed (default "/messages"). */
+  messagesPath?: string;
+  /** HTTP+SSE: most unread bytes queued for one stream before it is closed (default 16 MiB). */
+  sseMaxQueuedBytes?: number;
 }
 
 export interface ListenOptions extends HttpOptions {

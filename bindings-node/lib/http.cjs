@@ -214,6 +214,12 @@ async function handleNode(native, req, res, opts = {}) {
     res.end(r.body ?? undefined);
     return;
   }
+  await pipeStream(exchange, r, res);
+  finished = true;
+}
+
+/** Write a streaming answer `r` of `exchange` to `res` until it ends or the client leaves. */
+async function pipeStream(exchange, r, res) {
   res.flushHeaders();
   for (;;) {
     if (res.destroyed) {
@@ -234,8 +240,7 @@ async function handleNode(native, req, res, opts = {}) {
       });
     }
   }
-  finished = true;
   res.end();
 }
 
-module.exports = { fetchHandler, nodeHandler, handleNode };
+module.exports = { fetchHandler, nodeHandler, handleNode, pipeStream, readBody, rawHeaderPairs };

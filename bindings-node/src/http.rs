@@ -99,6 +99,30 @@ impl NativeHttpExchange {
         }
     }
 
+    /// Start a response the core makes by other means than [`HttpHandler::handle_full`] (the
+    /// HTTP+SSE transport's stream and messages).
+    pub(crate) fn from_future(
+        handler: &HttpHandler,
+        work: impl std::future::Future<Output = HttpResponse> + Send + 'static,
+    ) -> Self {
+        let (tx, rx) = oneshot::channel();
+        let cancel = CancellationToken::new();
+        let c = cancel.clone();
+        napi::bindgen_prelude::spawn(async move {
+            tokio::select! {
+                r = work => { let _ = tx.send(r); }
+                _ = c.cancelled() => {}
+            }
+        });
+        Self {
+            head: Mutex::new(Some(rx)),
+            cancel,
+            admitted: Mutex::new(None),
+            body: Mutex::new(None),
+            max_body: handler.config().max_body,
+        }
+    }
+
     /// Start `req` (its body not read yet) from its head: the core admits it first
     /// (authentication, limits); only an admitted request waits for its body (`body()`), so
     /// the host reads no body the core would refuse.

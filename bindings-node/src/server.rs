@@ -41,6 +41,9 @@ pub struct NativeServer {
     pub(crate) tasks: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>>,
     /// The handler behind `server.fetch` / the Node `http` adapter (`configureMount`).
     pub(crate) mount: Mutex<HttpHandler>,
+    /// The HTTP+SSE transport's handler (`SSEServerTransport`): the mount's settings with `sse`
+    /// on, made at its first stream and kept, since it holds the open streams.
+    sse_mount: Mutex<Option<HttpHandler>>,
     /// The JS handler calls in flight (`calls()`).
     pub(crate) calls: Arc<Calls>,
     /// The one threadsafe function behind every tool added without a handler of its own
@@ -111,6 +114,7 @@ impl NativeServer {
             shutdown: CancellationToken::new(),
             tasks: Arc::new(Mutex::new(Vec::new())),
             mount,
+            sse_mount: Mutex::new(None),
             calls: Arc::default(),
             tool_dispatch: Mutex::new(None),
         })
@@ -466,6 +470,54 @@ impl NativeServer {
         *self.mount.lock().unwrap_or_else(|e| e.into_inner()) =
             HttpHandler::new(self.server.clone(), config);
         Ok(())
+    }
+
+    /// The HTTP+SSE handler ([`Self::sse_mount`]).
+    fn sse_handler(&self) -> HttpHandler {
+        let mut slot = self.sse_mount.lock().unwrap_or_else(|e| e.into_inner());
+        slot.get_or_insert_with(|| {
+            let mount = self.mount.lock().unwrap_or_else(|e| e.into_inner());
+            let mut config = mount.config().clone();
+            config.sse = Some(config.sse.clone().unwrap_or_default());
+            HttpHandler::new(self.server.clone(), config)
+        })
+        .clone()
+    }
+
+    /// The HTTP+SSE transport, routed by the host (the TS SDK v1 `SSEServerTransport`): open
+    /// stream `id` (from `sseSessionId()`) for the `GET` whose head is `request`, its endpoint
+    /// event saying `endpoint`.
+    #[napi]
+    pub fn sse_open(
+        &self,
+        request: NativeHttpRequest,
+        id: String,
+        endpoint: String,
+    ) -> Result<NativeHttpExchange> {
+        let handler = self.sse_handler();
+        let (req, peer) = to_core(request)?;
+        let h = handler.clone();
+        Ok(NativeHttpExchange::from_future(&handler, async move {
+            h.open_sse(&req.headers, peer, id, &endpoint).await
+        }))
+    }
+
+    /// A new stream id (128 random bits), which `sseOpen` takes: the transport has it from its
+    /// constructor on, before the stream opens.
+    #[napi]
+    pub fn sse_session_id() -> String {
+        HttpHandler::new_sse_session_id()
+    }
+
+    /// A message POSTed for stream `id` (`handlePostMessage`): 202, or its refusal.
+    #[napi]
+    pub fn sse_post(&self, request: NativeHttpRequest, id: String) -> Result<NativeHttpExchange> {
+        let handler = self.sse_handler();
+        let (req, peer) = to_core(request)?;
+        let h = handler.clone();
+        Ok(NativeHttpExchange::from_future(&handler, async move {
+            h.post_sse(req, peer, &id).await
+        }))
     }
 
     /// Start one HTTP exchange through the core's transport-neutral handler. The mount is

@@ -503,17 +503,20 @@ impl NativeServer {
 
     /// Admit a request from its head, before its body is read (the ASGI mount): an awaitable of
     /// an `HttpAdmission` for `handle_admitted`, or of the refusal as `handle_http` answers.
-    #[pyo3(signature = (method, headers, client=None))]
+    /// `path`: the request's path under the mount, for a mount that routes by it (the HTTP+SSE
+    /// app); by default the endpoint's own.
+    #[pyo3(signature = (method, headers, client=None, path=None))]
     fn admit_http<'py>(
         &self,
         py: Python<'py>,
         method: String,
         headers: Vec<(String, String)>,
         client: Option<(String, u16)>,
+        path: Option<String>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let handler = self.http_handler()?;
         let client = peer(client);
-        serve::admit(py, handler, method, headers, client)
+        serve::admit(py, handler, method, headers, client, path)
     }
 
     /// `handle_http` for a request `admit_http` admitted, now with its body.

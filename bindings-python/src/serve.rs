@@ -203,6 +203,8 @@ fn header_map(headers: Vec<(String, String)>) -> HeaderMap {
 #[pyclass(module = "oxmcp._oxmcp", name = "HttpAdmission", frozen)]
 pub(crate) struct HttpAdmission {
     caller: std::sync::Mutex<Option<Option<oxmcp::Caller>>>,
+    /// The path it was admitted for.
+    path: String,
     /// The core's body cap for this endpoint (`max_body_bytes`): the mount reads at most one
     /// byte more before it hands the body over, and the core answers its 413.
     #[pyo3(get)]
@@ -217,18 +219,20 @@ pub(crate) fn admit<'py>(
     method: String,
     headers: Vec<(String, String)>,
     client: Option<std::net::SocketAddr>,
+    path: Option<String>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let method =
         Method::from_bytes(method.as_bytes()).map_err(|e| PyValueError::new_err(e.to_string()))?;
     let map = header_map(headers);
     let max_body_bytes = handler.config().max_body;
     awaitable::spawn(py, async move {
-        let path = handler.config().path.clone();
+        let path = path.unwrap_or_else(|| handler.config().path.clone());
         match handler.admit(&method, &path, &map, client).await {
             Ok(caller) => {
                 let c: Convert = Box::new(move |py| {
                     let a = HttpAdmission {
                         caller: std::sync::Mutex::new(Some(caller)),
+                        path,
                         max_body_bytes,
                     };
                     Ok(Py::new(py, a)?.into_any())
@@ -261,10 +265,11 @@ pub(crate) fn handle_admitted<'py>(
     let method =
         Method::from_bytes(method.as_bytes()).map_err(|e| PyValueError::new_err(e.to_string()))?;
     let map = header_map(headers);
+    let path = admission.path.clone();
     awaitable::spawn(py, async move {
         let req = HttpRequest {
             method,
-            path: handler.config().path.clone(),
+            path,
             headers: map,
             body: Bytes::from(body),
         };

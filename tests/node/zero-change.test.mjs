@@ -45,7 +45,7 @@ serveStdio(() => {
 
 const UNMIRRORED = `
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import { mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
 `;
 
 /** A project with the server file and node_modules holding only zod and oxmcp (no SDK). */
@@ -112,7 +112,7 @@ test('a module oxmcp does not mirror is an error that names it, and the SDK is n
   child.stderr.on('data', (d) => { stderr += d; });
   const { code } = await exited(child);
   assert.notEqual(code, 0);
-  assert.match(stderr, /@modelcontextprotocol\/sdk\/server\/sse\.js has no oxmcp counterpart/);
+  assert.match(stderr, /@modelcontextprotocol\/sdk\/server\/auth\/router\.js has no oxmcp counterpart/);
 });
 
 test('oxmcp run refuses --http for a script that serves itself over stdio', async (t) => {

@@ -173,8 +173,8 @@ async def test_state_elicit_and_read_resource() -> None:
 
 def test_run_keywords() -> None:
     s = FastMCP("k")
-    with pytest.raises(ValueError, match="sse"):
-        s.run(transport="sse")
+    with pytest.raises(ValueError, match="Unknown transport"):
+        s.run(transport="websocket")
     with pytest.raises(TypeError, match="auth= is not supported"):
         FastMCP("a", auth=object())
     with pytest.raises(TypeError, match="unexpected keyword"):

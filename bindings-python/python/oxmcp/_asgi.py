@@ -15,9 +15,12 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 class AsgiApp:
     """``server.asgi_app()``: mount at a route of Starlette/FastAPI (``Mount("/mcp", app=...)``)."""
 
-    def __init__(self, server: Any, path: str = "/mcp") -> None:
+    def __init__(self, server: Any, path: str = "/mcp", routed: bool = False) -> None:
         self.server = server
         self.path = path
+        # Routed (the HTTP+SSE app): the core picks the stream or the messages path from the
+        # request's path under the mount; the endpoint event is then given the mount's prefix.
+        self.routed = routed
 
     def _native(self) -> Any:
         native = self.server._build_native()
@@ -42,7 +45,13 @@ class AsgiApp:
         peer = (str(client[0]), int(client[1])) if client else None
         # The core admits the request from its head (auth, limits) before its body is read: a
         # request it refuses is answered without reading the body, and the connection closed.
-        admission = await native.admit_http(scope["method"], headers, peer)
+        root = scope.get("root_path", "") if self.routed else ""
+        path = None
+        if self.routed:
+            path = scope.get("path", "")
+            if root and path.startswith(root):
+                path = path[len(root):]
+        admission = await native.admit_http(scope["method"], headers, peer, path)
         if isinstance(admission, tuple):
             status, out_headers, out_body, _ = admission
             await send({"type": "http.response.start", "status": status,
@@ -84,6 +93,8 @@ class AsgiApp:
                 chunk = nxt.result()
                 if chunk is None:
                     break
+                if root and chunk.startswith(b"event: endpoint\ndata: /"):
+                    chunk = chunk.replace(b"data: ", b"data: " + root.encode("latin-1"), 1)
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
             await send({"type": "http.response.body", "body": b""})
         finally:

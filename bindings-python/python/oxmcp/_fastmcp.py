@@ -135,6 +135,8 @@ class FastMCP(Server):
                  json_response: bool | None = None, stateless_http: bool | None = None,
                  **kwargs: Any) -> None:
         providers = kwargs.pop("providers", None) or ()
+        # mcp 1.x FastMCP's HTTP+SSE settings, which run("sse") and sse_app() use.
+        sse_defaults = {k: kwargs.pop(k) for k in ("sse_path", "message_path") if kwargs.get(k) is not None}
         for key, why in _REFUSED_INIT.items():
             if kwargs.get(key):
                 raise TypeError(f"{type(self).__name__}(): {key}= is not supported by oxmcp: {why}")
@@ -184,6 +186,7 @@ class FastMCP(Server):
         # mcp 1.x FastMCP took the HTTP settings in the constructor; run() uses them.
         self._http_defaults: dict[str, Any] = {k: v for k, v in (("host", host), ("port", port), ("path", streamable_http_path),
                                                  ("json_response", json_response)) if v is not None}
+        self._http_defaults.update(sse_defaults)
         for fn in tools or ():
             self.add_tool(fn)
         for mw in middleware or ():
@@ -375,7 +378,7 @@ class FastMCP(Server):
                  transport: str = "http", **kwargs: Any) -> Any:
         """A Starlette ASGI app: the MCP endpoint at ``path`` (default ``/mcp``), the custom routes, the lifespan."""
         if transport == "sse":
-            raise ValueError("transport='sse': oxmcp serves Streamable HTTP only (SSE transport is deprecated)")
+            return self.sse_app(path, middleware=middleware, **kwargs)
         _check_http_kwargs(kwargs)
         if stateless_http:
             self.options["legacy_stateless"] = True
@@ -402,6 +405,41 @@ class FastMCP(Server):
     def streamable_http_app(self, path: str | None = None, **kwargs: Any) -> Any:
         return self.http_app(path=path, **kwargs)
 
+    def sse_app(self, mount_path: str | None = None, *, middleware: list[Any] | None = None,
+                message_path: str | None = None, sse_path: str | None = None, **kwargs: Any) -> Any:
+        """A Starlette app serving the 2024-11-05 HTTP+SSE transport (``GET /sse``, ``POST /messages/``).
+
+        As the SDK's ``sse_app()``: run it under uvicorn or ``Mount`` it; the endpoint event names the
+        messages path under the mount. ``mount_path`` (the SDK's positional argument) is accepted: the
+        mount's own prefix is read from the request, as Starlette passes it.
+        """
+        from starlette.applications import Starlette
+        from starlette.routing import Route
+
+        from ._asgi import AsgiApp
+
+        sse_path = sse_path or self._http_defaults.get("sse_path") or "/sse"
+        message_path = message_path or self._http_defaults.get("message_path") or "/messages/"
+        kwargs.pop("path", None)
+        _check_http_kwargs(kwargs)
+        if kwargs:
+            raise TypeError(f"{', '.join(sorted(kwargs))}: give these as server options to serve them under sse_app()")
+        if self._native is not None:
+            raise RuntimeError("sse_app(): call it before the server starts serving")
+        self.options.update(sse=True, sse_path=sse_path, messages_path=message_path)
+        app = AsgiApp(self, sse_path, routed=True)
+        routes = [Route(p, endpoint=fn, methods=m, name=n) for p, m, fn, n in self._custom_routes]
+        routes += [Route(sse_path, endpoint=app, methods=["GET"]), Route(message_path, endpoint=app, methods=["POST"])]
+        server = self
+
+        @contextlib.asynccontextmanager
+        async def lifespan(app: Any) -> AsyncIterator[None]:
+            server._build_native().set_loop(asyncio.get_running_loop())
+            async with server._lifespan_running():
+                yield
+
+        return Starlette(routes=routes, middleware=middleware or None, lifespan=lifespan)
+
     # -- running -------------------------------------------------------------------------------------
     def run(self, transport: str | None = None, show_banner: bool | None = None,  # type: ignore[override]
             **kwargs: Any) -> None:
@@ -415,8 +453,16 @@ class FastMCP(Server):
                         _signals: bool = False, **kwargs: Any) -> None:
         transport = transport or ("http" if self._http_defaults.get("port") else "stdio")
         if transport == "sse":
-            raise ValueError("transport='sse': oxmcp serves Streamable HTTP only (SSE transport is deprecated); "
-                             "use transport='http'")
+            # HTTP+SSE beside Streamable HTTP on the same port: FastMCP's `path` (and the SDK's
+            # `sse_path`) is the stream's, `message_path` where messages are POSTed.
+            kwargs.pop("mount_path", None)
+            sse_path = kwargs.pop("path", None) or kwargs.pop("sse_path", None) \
+                or self._http_defaults.get("sse_path") or "/sse"
+            message_path = kwargs.pop("message_path", None) or self._http_defaults.get("message_path") \
+                or "/messages/"
+            kwargs.update(sse=True, sse_path=sse_path, messages_path=message_path,
+                          path=self._http_defaults.get("path") or "/mcp")
+            transport = "http"
         if transport not in ("stdio", "http", "streamable-http"):
             raise ValueError(f"Unknown transport: {transport}")
         async with self._lifespan_running():
@@ -436,7 +482,7 @@ class FastMCP(Server):
                 kwargs["max_body_bytes"] = kwargs.pop("max_request_body_size")
             _check_http_kwargs(kwargs)
             for k in list(kwargs):
-                if k in _NOOP_RUN:
+                if k in _NOOP_RUN and not (k == "sse_path" and kwargs.get("sse")):
                     kwargs.pop(k)
             if stateless:
                 self.options["legacy_stateless"] = True

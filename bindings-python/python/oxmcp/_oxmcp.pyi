@@ -62,7 +62,11 @@ class NativeServer:
         client: tuple[str, int] | None = None,
     ) -> Awaitable[tuple[int, list[tuple[str, str]], bytes | None, BodyStream | None]]: ...
     def admit_http(
-        self, method: str, headers: list[tuple[str, str]], client: tuple[str, int] | None = None
+        self,
+        method: str,
+        headers: list[tuple[str, str]],
+        client: tuple[str, int] | None = None,
+        path: str | None = None,
     ) -> Awaitable[HttpAdmission | tuple[int, list[tuple[str, str]], bytes | None, BodyStream | None]]: ...
     def handle_admitted(
         self,

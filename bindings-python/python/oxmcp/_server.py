@@ -544,7 +544,14 @@ class Server:
 
     async def run_async(self, transport: str = "stdio", *, host: str = "127.0.0.1", port: int = 8000,
                         path: str = "/mcp", _signals: bool = False, **http_options: Any) -> None:
-        """Serve on the running asyncio loop (async handlers run on it) until cancelled or the transport ends."""
+        """Serve on the running asyncio loop (async handlers run on it) until cancelled or the transport ends.
+
+        ``transport="sse"`` serves Streamable HTTP at ``path`` and the 2024-11-05 HTTP+SSE transport beside
+        it (``sse_path``, ``messages_path`` options; default ``/sse``, ``/messages``).
+        """
+        if transport == "sse":
+            transport = "http"
+            http_options["sse"] = True
         if transport not in ("stdio", "http", "streamable-http"):
             raise ValueError(f"unknown transport {transport!r}: 'stdio' or 'http'")
         if http_options and transport == "stdio":

@@ -6,7 +6,7 @@ use super::{invalid, unknown, ListenOptions, RateLimitConfig, Result, ServerConf
 use crate::auth::{Allow, Auth, NamedTokens, ProtectedResource};
 use crate::limits::{RateLimit, RateLimiter};
 use crate::server::gate::TrustedProxies;
-use crate::transport::http::HttpConfig;
+use crate::transport::http::{HttpConfig, SseConfig};
 use crate::transport::stdio::StdioConfig;
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -130,7 +130,57 @@ impl ListenOptions {
         if let Some(n) = self.max_connections_per_client {
             c.max_connections_per_client = n;
         }
+        let sse = self.sse_config(&c.path)?;
+        if self.sse.is_some() {
+            c.sse = sse;
+        }
         Ok(c)
+    }
+
+    /// The HTTP+SSE transport's settings when `sse` is on; its paths start with `/` and are
+    /// distinct from each other and from the Streamable HTTP `path`.
+    fn sse_config(&self, path: &str) -> Result<Option<SseConfig>> {
+        let paths = self.sse_path.is_some() || self.messages_path.is_some();
+        if self.sse != Some(true) {
+            if paths || self.sse_max_queued_bytes.is_some() {
+                return Err(invalid(format!(
+                    "{}, {} and {} need {}: true",
+                    self.name("sse_path"),
+                    self.name("messages_path"),
+                    self.name("sse_max_queued_bytes"),
+                    self.name("sse")
+                )));
+            }
+            return Ok(None);
+        }
+        let mut c = SseConfig::default();
+        for (field, value, slot) in [
+            ("sse_path", &self.sse_path, &mut c.sse_path),
+            ("messages_path", &self.messages_path, &mut c.messages_path),
+        ] {
+            if let Some(p) = value {
+                if !p.starts_with('/') {
+                    return Err(invalid(format!(
+                        "{} must start with /, got {p:?}",
+                        self.name(field)
+                    )));
+                }
+                *slot = p.clone();
+            }
+        }
+        if c.sse_path == c.messages_path || c.sse_path == path || c.messages_path == path {
+            return Err(invalid(format!(
+                "{} ({:?}), {} ({:?}) and path ({path:?}) must differ",
+                self.name("sse_path"),
+                c.sse_path,
+                self.name("messages_path"),
+                c.messages_path
+            )));
+        }
+        if let Some(n) = self.sse_max_queued_bytes {
+            c.max_queued_bytes = n;
+        }
+        Ok(Some(c))
     }
 
     /// The stdio transport's settings (`max_line_bytes`, `max_string_bytes`, `drain_timeout_ms`).

@@ -296,6 +296,17 @@ pub struct ListenOptions {
     /// Most connections one client address holds at once (0: no cap).
     #[serde(alias = "maxConnectionsPerClient")]
     pub max_connections_per_client: Option<usize>,
+    /// Serve the 2024-11-05 HTTP+SSE transport beside Streamable HTTP (off by default).
+    pub sse: Option<bool>,
+    /// HTTP+SSE: where `GET` opens a stream (default `/sse`).
+    #[serde(alias = "ssePath")]
+    pub sse_path: Option<String>,
+    /// HTTP+SSE: where clients POST their messages (default `/messages`).
+    #[serde(alias = "messagesPath")]
+    pub messages_path: Option<String>,
+    /// HTTP+SSE: most unread bytes queued for one stream before it is closed.
+    #[serde(alias = "sseMaxQueuedBytes")]
+    pub sse_max_queued_bytes: Option<usize>,
     #[serde(skip)]
     raw: Map<String, Value>,
 }

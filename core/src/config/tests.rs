@@ -312,3 +312,27 @@ fn the_config_sets_the_command_timeout() {
     let r = c.server.redis().unwrap().expect("a handle");
     assert_eq!(r.timeout(), Duration::from_millis(250));
 }
+
+#[test]
+fn the_sse_transport_is_opt_in_with_distinct_paths() {
+    let off = ListenOptions::default().apply(HttpConfig::mount()).unwrap();
+    assert!(off.sse.is_none());
+    let on = ListenOptions::from_json(json!({"sse": true, "messagesPath": "/m"}))
+        .unwrap()
+        .apply(HttpConfig::mount())
+        .unwrap();
+    let sse = on.sse.unwrap();
+    assert_eq!(
+        (sse.sse_path.as_str(), sse.messages_path.as_str()),
+        ("/sse", "/m")
+    );
+    for bad in [
+        json!({"sse_path": "/s"}),
+        json!({"sse": true, "sse_path": "s"}),
+        json!({"sse": true, "messages_path": "/mcp"}),
+        json!({"sse": true, "sse_path": "/x", "messages_path": "/x"}),
+    ] {
+        let e = ListenOptions::from_json(bad.clone()).err();
+        assert!(e.is_some(), "{bad}");
+    }
+}

@@ -28,7 +28,7 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-pub use super::http_config::HttpConfig;
+pub use super::http_config::{HttpConfig, SseConfig};
 pub use crate::auth::{AuthRejection, Authenticator};
 pub use crate::request::HttpRequestInfo;
 pub use crate::server::gate::{Refusal, TrustedProxies};
@@ -186,6 +186,8 @@ pub struct HttpHandler {
     pub(super) server: Server,
     pub(super) config: Arc<HttpConfig>,
     pub(super) gate: Arc<Gate>,
+    /// The open HTTP+SSE streams ([`HttpConfig::sse`]).
+    pub(super) sse_streams: Arc<super::sse::Streams>,
 }
 
 impl HttpHandler {
@@ -205,6 +207,7 @@ impl HttpHandler {
             server,
             config: Arc::new(config),
             gate: Arc::new(gate),
+            sse_streams: Arc::default(),
         }
     }
     pub fn server(&self) -> &Server {
@@ -282,7 +285,7 @@ impl HttpHandler {
                 McpError::invalid_request("Request headers too large"),
             ));
         }
-        if path != self.config.path {
+        if path != self.config.path && !self.is_sse_path(path) {
             // The paths a `tools/call` does not take are awaited boxed: an `async fn`'s future
             // is as large as its largest `.await`, and this one is moved whole on every request.
             return Err(Box::pin(self.off_endpoint(method, path)).await);
@@ -315,6 +318,9 @@ impl HttpHandler {
         peer_addr: Option<SocketAddr>,
         query: &str,
     ) -> HttpResponse {
+        if self.config.sse.is_some() && req.path != self.config.path {
+            return Box::pin(self.sse(req, caller, peer_addr, query)).await;
+        }
         match req.method {
             Method::POST => self.post(req, caller, peer_addr, query).await,
             Method::GET => Box::pin(self.get(&req.headers, caller.as_ref())).await,
@@ -388,7 +394,7 @@ impl HttpHandler {
     }
 
     /// A POST: its own headers, the body parsed, the legacy session it names, then the message.
-    async fn post(
+    pub(super) async fn post(
         &self,
         req: HttpRequest,
         caller: Option<Caller>,
@@ -470,7 +476,11 @@ impl HttpHandler {
     /// A POST's own header rules: JSON content type (415), Accept (406), body size (413).
     // The refusal is the response itself, built once per refused request.
     #[allow(clippy::result_large_err)]
-    fn check_post(&self, seen: &headers::PostHeaders<'_>, len: usize) -> Result<(), HttpResponse> {
+    pub(super) fn check_post(
+        &self,
+        seen: &headers::PostHeaders<'_>,
+        len: usize,
+    ) -> Result<(), HttpResponse> {
         let json_body = seen.content_type.first().is_some_and(|v| {
             // The usual value needs no parsing; parameters (`; charset=utf-8`) and case do.
             v.as_bytes() == b"application/json"

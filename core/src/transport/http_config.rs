@@ -64,6 +64,33 @@ pub struct HttpConfig {
     /// Most connections one client address holds at once (429 + -31429 past it; IPv6 by its
     /// /64; a trusted proxy is capped by `max_connections` only); 0: no cap.
     pub max_connections_per_client: usize,
+    /// The 2024-11-05 HTTP+SSE transport beside Streamable HTTP: `None` (the default) serves
+    /// none. Off unless asked for: it is a second way in, for clients that predate Streamable
+    /// HTTP, and holds a stream open per session.
+    pub sse: Option<SseConfig>,
+}
+
+/// The 2024-11-05 HTTP+SSE transport's paths and its per-stream bound.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct SseConfig {
+    /// `GET` here opens a session's event stream (default `/sse`).
+    pub sse_path: String,
+    /// Where the client POSTs its messages, `?session_id=` naming the stream (default `/messages`).
+    pub messages_path: String,
+    /// Most bytes queued for one stream that its client has not read yet; a reader that falls
+    /// further behind loses its stream (and its session) rather than make the server hold more.
+    pub max_queued_bytes: usize,
+}
+
+impl Default for SseConfig {
+    fn default() -> Self {
+        Self {
+            sse_path: "/sse".into(),
+            messages_path: "/messages".into(),
+            max_queued_bytes: 16 * 1024 * 1024,
+        }
+    }
 }
 
 impl HttpConfig {
@@ -95,6 +122,7 @@ impl HttpConfig {
             trusted_proxies: TrustedProxies::default(),
             max_connections: DEFAULT_MAX_CONNECTIONS,
             max_connections_per_client: DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
+            sse: None,
         }
     }
     pub fn path(mut self, p: impl Into<String>) -> Self {
@@ -161,6 +189,11 @@ impl HttpConfig {
     pub fn max_connections(mut self, total: usize, per_client: usize) -> Self {
         self.max_connections = total;
         self.max_connections_per_client = per_client;
+        self
+    }
+    /// Serve the 2024-11-05 HTTP+SSE transport too (see [`HttpConfig::sse`]).
+    pub fn sse(mut self, sse: Option<SseConfig>) -> Self {
+        self.sse = sse;
         self
     }
     pub fn max_header_bytes(mut self, n: usize) -> Self {

@@ -11,5 +11,6 @@ mod mrtr;
 mod oauth;
 mod request_table;
 mod scopes;
+mod sse;
 mod telemetry;
 mod tokens;
