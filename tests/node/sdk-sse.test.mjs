@@ -76,6 +76,33 @@ test('SSEServerTransport with the TS SDK v1 SSEClientTransport', { timeout: 30_0
   }
 });
 
+test("SSEServerTransport's allowedHosts become the core's Host rule", { timeout: 30_000 }, async () => {
+  const server = new McpServer({ name: 'sse-hosts', version: '1.0.0' });
+  const httpServer = http.createServer(async (req, res) => {
+    const t = new SSEServerTransport('/messages', res, { allowedHosts: ['mcp.example.test'], enableDnsRebindingProtection: true });
+    await server.connect(t).catch(() => {});
+  });
+  await new Promise((r) => httpServer.listen(0, '127.0.0.1', r));
+  const port = httpServer.address().port;
+  // Host is a forbidden header for fetch: a raw request sets it.
+  const get = (host) => new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: '/sse', headers: { host, accept: 'text/event-stream' } }, (res) => {
+      resolve(res.statusCode);
+      res.destroy();
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  try {
+    assert.equal(await get(`127.0.0.1:${port}`), 403, 'a host outside allowedHosts is refused, loopback included');
+    assert.equal(await get('mcp.example.test'), 200);
+  } finally {
+    httpServer.closeAllConnections();
+    await new Promise((r) => httpServer.close(r));
+    await server.close();
+  }
+});
+
 test('the zero-change table maps the v1 sse.js', () => {
   assert.equal(mirrorOf('@modelcontextprotocol/sdk/server/sse.js'), 'oxmcp/server/sse.js');
 });

@@ -25,14 +25,19 @@ class SSEServerTransport {
   #endpoint;
   #sessionId;
   #exchange;
+  #hosts;
 
   /**
    * `endpoint`: where the client POSTs (relative URL); `res`: the `GET`'s response. The SDK's
-   * (deprecated) `allowedHosts`/`allowedOrigins` options are not read: the core's Host/Origin
-   * guard applies as configured with `configureHttp`, loopback-only by default.
+   * `allowedHosts`/`allowedOrigins` options become the core's Host/Origin rule for this server
+   * (as `StreamableHTTPServerTransport`'s do); without them the core's rule applies as configured
+   * with `configureHttp`, loopback-only by default.
    */
   constructor(endpoint, res, options = undefined) {
     this.#endpoint = endpoint;
+    this.#hosts = {};
+    if (Array.isArray(options?.allowedHosts)) this.#hosts.allowedHosts = options.allowedHosts;
+    if (Array.isArray(options?.allowedOrigins)) this.#hosts.allowedOrigins = options.allowedOrigins;
     this.res = res;
     this.#sessionId = loadNative().NativeServer.sseSessionId();
     this.onclose = undefined;
@@ -48,6 +53,7 @@ class SSEServerTransport {
   async _oxmcpAttach(server) {
     if (this.#server) throw new Error('SSEServerTransport already started! If using Server class, note that connect() calls start() automatically.');
     this.#server = server;
+    if (Object.keys(this.#hosts).length) server.configureHttp(this.#hosts);
     // The endpoint event, as the SDK writes it: the URL relative to the origin, naming the session.
     const url = new URL(this.#endpoint, 'http://localhost');
     url.searchParams.set('sessionId', this.#sessionId);
