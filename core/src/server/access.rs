@@ -202,6 +202,9 @@ impl Server {
         env: &Env,
     ) -> Result<(), Outcome> {
         let reg = self.snapshot();
+        if !reg.any_required_scopes() {
+            return Ok(());
+        }
         match method {
             "tools/call" => match reg.tools.get(text("name")) {
                 Some(t) => self.check_scopes(env, text("name"), &t.required_scopes),

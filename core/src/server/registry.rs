@@ -42,6 +42,10 @@ pub(crate) struct Rendered {
     /// Whether any tool of this version declares `Mcp-Param-*` headers (`x-mcp-header`): when
     /// none does, the HTTP check of a modern `tools/call` need not look its tool up.
     param_headers: OnceLock<bool>,
+    /// Whether any tool, prompt, resource or template of this version declares required scopes:
+    /// when none does, admitting a call need not look its primitive up (a template read would
+    /// otherwise match the URI against every template twice).
+    scopes: OnceLock<bool>,
 }
 
 /// The answers [`Rendered`] keeps.
@@ -79,6 +83,18 @@ impl Rendered {
         *self
             .param_headers
             .get_or_init(|| tools.values().any(|t| !t.mcp_headers.is_empty()))
+    }
+}
+
+impl Registry {
+    /// Whether any primitive of this version declares required scopes; worked out once.
+    pub(crate) fn any_required_scopes(&self) -> bool {
+        *self.rendered.scopes.get_or_init(|| {
+            self.tools.values().any(|t| !t.required_scopes.is_empty())
+                || self.prompts.values().any(|p| !p.required_scopes.is_empty())
+                || self.resources.values().any(|r| !r.required_scopes.is_empty())
+                || self.templates.values().any(|t| !t.required_scopes.is_empty())
+        })
     }
 }
 
