@@ -92,8 +92,14 @@ impl Registry {
         *self.rendered.scopes.get_or_init(|| {
             self.tools.values().any(|t| !t.required_scopes.is_empty())
                 || self.prompts.values().any(|p| !p.required_scopes.is_empty())
-                || self.resources.values().any(|r| !r.required_scopes.is_empty())
-                || self.templates.values().any(|t| !t.required_scopes.is_empty())
+                || self
+                    .resources
+                    .values()
+                    .any(|r| !r.required_scopes.is_empty())
+                || self
+                    .templates
+                    .values()
+                    .any(|t| !t.required_scopes.is_empty())
         })
     }
 }
