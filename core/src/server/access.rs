@@ -67,7 +67,14 @@ fn listed(method: &str) -> Option<(&'static str, &'static str, &'static str)> {
 impl Server {
     /// May this caller see and use this primitive? Without auth (no caller) everything is
     /// visible; with it, the caller's allow-list decides. Refused ones look unknown.
+    ///
+    /// The tool-search tools are every caller's: they show and reach only what that caller may
+    /// (the index asks this function of each tool before ranking it, and the call proxy's
+    /// target is checked here as a direct call is).
     pub(crate) fn may_use(&self, env: &Env, kind: &str, name: &str) -> bool {
+        if kind == "tool" && self.is_search_tool(name) {
+            return true;
+        }
         env.caller.as_ref().is_none_or(|c| c.may_use(kind, name))
     }
 
@@ -113,9 +120,11 @@ impl Server {
         }
         let text = |key: &str| params.get(key).and_then(Value::as_str).unwrap_or_default();
         let refused: Option<Outcome> = match &*rq.method {
-            "tools/call" => (!self.may_use(env, "tool", text("name"))).then(|| {
-                McpError::invalid_params(format!("Unknown tool: {}", text("name"))).into()
-            }),
+            "tools/call" => {
+                let name = self.called_tool(params);
+                (!self.may_use(env, "tool", name))
+                    .then(|| McpError::invalid_params(format!("Unknown tool: {name}")).into())
+            }
             "prompts/get" => (!self.may_use(env, "prompt", text("name"))).then(|| {
                 McpError::invalid_params(format!("Unknown prompt: {}", text("name"))).into()
             }),

@@ -408,6 +408,9 @@ impl Server {
                 }
                 "tools/list" if has("tools") => {
                     self.rendered(rq, &params, env, &reg, Rk::Tools, || {
+                        if let Some(ts) = &self.inner.options.tool_search {
+                            return self.search_list(rq, &params, env, &reg, ts);
+                        }
                         let v = reg
                             .tools
                             .values()
@@ -415,7 +418,15 @@ impl Server {
                         self.list(rq, &params, v, |t| t.descriptor(modern), "tools")
                     })
                 }
-                "tools/call" if has("tools") => self.call(rq, params, env, &digest).await,
+                "tools/call" if has("tools") => match self.search_call(rq, params, env, &reg) {
+                    Ok(params) => self.call(rq, params, env, &digest).await,
+                    Err(answer) => answer,
+                },
+                super::tool_search::METHOD
+                    if self.inner.options.tool_search_method && has("tools") =>
+                {
+                    self.search_method(rq, &params, env, &reg)
+                }
                 "resources/list" if has("resources") => {
                     self.rendered(rq, &params, env, &reg, Rk::Resources, || {
                         let v = reg

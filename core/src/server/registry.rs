@@ -42,6 +42,8 @@ pub(crate) struct Rendered {
     /// Whether any tool of this version declares `Mcp-Param-*` headers (`x-mcp-header`): when
     /// none does, the HTTP check of a modern `tools/call` need not look its tool up.
     param_headers: OnceLock<bool>,
+    /// This version's tools indexed for search, built by the first search of the version.
+    search: OnceLock<Arc<super::search::SearchIndex>>,
 }
 
 /// The answers [`Rendered`] keeps.
@@ -72,6 +74,13 @@ impl Rendered {
         }
         let v = make()?;
         Some(slot.get_or_init(|| v).clone())
+    }
+
+    /// The search index of `tools` (this version's); built once.
+    pub(crate) fn search_index(&self, tools: &Table<ToolEntry>) -> Arc<super::search::SearchIndex> {
+        self.search
+            .get_or_init(|| Arc::new(super::search::SearchIndex::build(tools)))
+            .clone()
     }
 
     /// Whether any of `tools` (this version's) declares `Mcp-Param-*` headers; worked out once.
