@@ -12,3 +12,4 @@ mod oauth;
 mod request_table;
 mod telemetry;
 mod tokens;
+mod tool_search;
