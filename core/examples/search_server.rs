@@ -12,12 +12,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(1000);
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/config/tools-1000.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/config/tools-1000.json"
+    );
     let fixture: Value = serde_json::from_str(&std::fs::read_to_string(path)?)?;
     let defs = fixture["tools"].as_array().ok_or("no tools")?;
     let mut options = ServerOptions::default();
     options.tool_search_method = true;
-    let mut builder = Server::builder("oxmcp-search-bench", env!("CARGO_PKG_VERSION")).options(options);
+    let mut builder =
+        Server::builder("oxmcp-search-bench", env!("CARGO_PKG_VERSION")).options(options);
     for i in 0..n {
         let d = &defs[i % defs.len()];
         builder = builder.tool(
@@ -36,6 +40,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .worker_threads(1)
         .enable_all()
         .build()?;
-    rt.block_on(oxmcp::transport::stdio::serve(server, std::future::pending()))?;
+    rt.block_on(oxmcp::transport::stdio::serve(
+        server,
+        std::future::pending(),
+    ))?;
     Ok(())
 }

@@ -40,5 +40,5 @@ test('search_tools and oxmcp/tools/search answer from the core; hidden tools sta
 });
 
 test('a search option without toolSearch is refused, naming it as spelled', () => {
-  assert.throws(() => new Server({ name: 's', version: '1', toolSearchMaxResults: 3 }), { code: 'INVALID_OPTION', message: /toolSearchMaxResults needs toolSearch/ });
+  assert.throws(() => new Server({ name: 's', version: '1', toolSearchMaxResults: 3 }), { code: 'INVALID_OPTION', message: /toolSearchMaxResults needs tool_search \(bm25 or regex\)/ });
 });

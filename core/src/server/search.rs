@@ -234,12 +234,18 @@ impl SearchIndex {
         if limit == 0 || self.tools.is_empty() {
             return Vec::new();
         }
-        // Visibility is asked once per candidate document.
-        let mut seen: HashMap<u32, bool, foldhash::fast::RandomState> = HashMap::default();
+        // Visibility is asked once per candidate document: 0 not yet, 1 visible, 2 hidden.
+        let mut seen = vec![0u8; self.tools.len()];
         let mut ok = |d: u32| {
-            *seen
-                .entry(d)
-                .or_insert_with(|| visible(&self.tools[d as usize]))
+            let s = &mut seen[d as usize];
+            if *s == 0 {
+                *s = if visible(&self.tools[d as usize]) {
+                    1
+                } else {
+                    2
+                };
+            }
+            *s == 1
         };
         let mut terms: Vec<String> = Vec::new();
         tokens(q, |w| {
@@ -248,28 +254,37 @@ impl SearchIndex {
             }
         });
         let n = self.tools.len() as f32;
-        let mut scores: HashMap<u32, f32, foldhash::fast::RandomState> = HashMap::default();
+        // Dense: a query touches many documents of a large catalog, and a vector indexed by
+        // document id is cheaper to fill than a map (0 = not a candidate).
+        let mut scores = vec![0f32; self.tools.len()];
+        let mut touched: Vec<u32> = Vec::new();
         for w in &terms {
             let Some(post) = self.postings.get(w.as_str()) else {
                 continue;
             };
-            let live: Vec<&(u32, u32)> = post.iter().filter(|(d, _)| ok(*d)).collect();
+            let live: Vec<(u32, u32)> = post.iter().copied().filter(|(d, _)| ok(*d)).collect();
             let df = live.len() as f32;
             if df == 0.0 {
                 continue;
             }
             let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
-            for &&(d, tf) in &live {
+            let norm = K1 * (1.0 - B);
+            let per_len = K1 * B / self.avg_len;
+            for (d, tf) in live {
                 let tf = tf as f32;
                 let dl = self.lens[d as usize] as f32;
-                let s = idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * dl / self.avg_len));
-                *scores.entry(d).or_default() += s;
+                let s = &mut scores[d as usize];
+                if *s == 0.0 {
+                    touched.push(d);
+                }
+                *s += idf * tf * (K1 + 1.0) / (tf + norm + per_len * dl);
             }
         }
         // Names: the query as a whole (spaces as `_`), lower-cased, equal to a name ranks that
         // tool first; a name that starts with it ranks next.
         let key: String = q.trim().to_lowercase().replace(char::is_whitespace, "_");
-        let mut tier: HashMap<u32, u8, foldhash::fast::RandomState> = HashMap::default();
+        let mut hits: Vec<(u8, f32, u32)> = Vec::new();
+        let mut named: Vec<u32> = Vec::new();
         if key.len() >= 2 {
             let start = self
                 .by_name
@@ -280,16 +295,20 @@ impl SearchIndex {
             {
                 if ok(d) {
                     let exact = *self.lower_names[d as usize] == *key;
-                    tier.insert(d, if exact { 2 } else { 1 });
-                    scores.entry(d).or_default();
+                    hits.push((if exact { 2 } else { 1 }, scores[d as usize], d));
+                    named.push(d);
                 }
             }
         }
-        let mut hits: Vec<(u8, f32, u32)> = scores
-            .into_iter()
-            .filter(|(d, s)| *s > 0.0 || tier.contains_key(d))
-            .map(|(d, s)| (tier.get(&d).copied().unwrap_or(0), s, d))
-            .collect();
+        for &d in &named {
+            scores[d as usize] = 0.0;
+        }
+        hits.extend(
+            touched
+                .into_iter()
+                .filter(|d| scores[*d as usize] > 0.0)
+                .map(|d| (0, scores[d as usize], d)),
+        );
         let order = |a: &(u8, f32, u32), b: &(u8, f32, u32)| {
             b.0.cmp(&a.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2))
         };
