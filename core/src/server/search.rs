@@ -364,7 +364,10 @@ mod tests {
     use crate::{HandlerError, Tool, ToolResult};
     use serde_json::json;
 
-    fn table(defs: &[(&str, &str, &[(&str, &str)])]) -> Table<ToolEntry> {
+    /// A tool as the tests write it: name, description, `(parameter, description)`s.
+    type Def<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)]);
+
+    fn table(defs: &[Def<'_>]) -> Table<ToolEntry> {
         let cache = SchemaCache::default();
         let mut t = Table::default();
         for (name, desc, params) in defs {
