@@ -353,6 +353,14 @@ export interface ServerOptions extends ListenOptions {
   maxTasksPerCaller?: number;
   /** Tasks one caller may have running at once (default 16; 429 beyond). */
   maxRunningTasksPerCaller?: number;
+  /** `search_tools` + `call_tool` in place of the tool list (docs/SEARCH.md). */
+  toolSearch?: 'bm25' | 'regex';
+  toolSearchMaxResults?: number;
+  toolSearchAlwaysVisible?: string[];
+  searchToolName?: string;
+  callToolName?: string;
+  /** The experimental `oxmcp/tools/search` method. */
+  toolSearchMethod?: boolean;
   /** Largest task result kept, in bytes as JSON (default 1 MiB; a larger one fails the task). */
   maxTaskResultBytes?: number;
   /** Tasks: how long a running task's lease lasts (default 30000, at least 100); its replica renews it every third, and a task whose lease lapsed is failed by the replica that reads it. */

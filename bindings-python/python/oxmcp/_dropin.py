@@ -72,6 +72,8 @@ MIRRORS: dict[str, str] = {
     "fastmcp.server.context": "oxmcp.server.context",
     "fastmcp.server.dependencies": "oxmcp.server.dependencies",
     "fastmcp.server.middleware": "oxmcp.server.middleware",
+    "fastmcp.server.transforms": "oxmcp.server.transforms",
+    "fastmcp.server.transforms.search": "oxmcp.server.transforms.search",
     "fastmcp.utilities": "oxmcp.utilities",
     "fastmcp.utilities.types": "oxmcp.utilities.types",
     "fastmcp.utilities.logging": "oxmcp.utilities.logging",

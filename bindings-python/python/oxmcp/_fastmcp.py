@@ -45,7 +45,7 @@ _REFUSED_INIT = {
     "token_verifier": "use tokens= or oauth= (see docs/OPTIONS.md)",
     # Transforms rename, hide or guard components: left out, the server would serve something else
     # than was written. (Skill providers are accepted: `providers=` below.)
-    "transforms": "register the components as they should be served",
+    "transforms": "register the components as they should be served (FastMCP's search transforms are supported)",
 }
 # What a component's auth= check decides (who may see and call it) is the core's, per caller. A
 # scope check (``require_scopes(...)``, FastMCP's or oxmcp's) becomes the component's required
@@ -137,6 +137,12 @@ class FastMCP(Server):
         providers = kwargs.pop("providers", None) or ()
         # mcp 1.x FastMCP's HTTP+SSE settings, which run("sse") and sse_app() use.
         sse_defaults = {k: kwargs.pop(k) for k in ("sse_path", "message_path") if kwargs.get(k) is not None}
+        transforms = kwargs.pop("transforms", None) or ()
+        from .server.transforms.search import _SearchTransform
+
+        if any(not isinstance(t, _SearchTransform) for t in transforms):
+            raise TypeError(f"{type(self).__name__}(): transforms= is not supported by oxmcp: "
+                            f"{_REFUSED_INIT['transforms']}")
         for key, why in _REFUSED_INIT.items():
             if kwargs.get(key):
                 raise TypeError(f"{type(self).__name__}(): {key}= is not supported by oxmcp: {why}")
@@ -177,6 +183,8 @@ class FastMCP(Server):
         self._declare = ["resources", "prompts"]
         for provider in providers:
             self.add_provider(provider)
+        for transform in transforms:
+            self.add_transform(transform)
         self.mask_error_details = self._default_mask if mask_error_details is None else bool(mask_error_details)
         self._lifespan_fn = lifespan
         self._lifespan = _LifespanState()
@@ -191,6 +199,18 @@ class FastMCP(Server):
             self.add_tool(fn)
         for mw in middleware or ():
             self.add_middleware(mw)
+
+    def add_transform(self, transform: Any) -> None:
+        """FastMCP's search transforms (``BM25SearchTransform``, ``RegexSearchTransform``) set the
+        core's ``tool_search`` options; other transforms are refused, as in the constructor."""
+        from .server.transforms.search import _SearchTransform
+
+        if not isinstance(transform, _SearchTransform):
+            raise TypeError(f"add_transform({type(transform).__name__}): oxmcp supports FastMCP's search "
+                            f"transforms only; {_REFUSED_INIT['transforms']}")
+        if self._native is not None:
+            raise RuntimeError("add_transform() must come before the server starts serving")
+        self.options.update(transform._options())
 
     @classmethod
     def generate_name(cls, name: str | None = None) -> str:

@@ -102,6 +102,14 @@ pub enum RateLimitStore {
     Redis,
 }
 
+/// `tool_search`: how `search_tools` matches.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchModeConfig {
+    Bm25,
+    Regex,
+}
+
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Scope {
@@ -218,6 +226,24 @@ pub struct ServerConfig {
     /// Tasks one caller may have running at once.
     #[serde(alias = "maxRunningTasksPerCaller")]
     pub max_running_tasks_per_caller: Option<usize>,
+    /// `search_tools` + `call_tool` in place of the tool list: `bm25` or `regex` (off if unset).
+    #[serde(alias = "toolSearch")]
+    pub tool_search: Option<SearchModeConfig>,
+    /// Most tools one search returns (1..=50, default 5).
+    #[serde(alias = "toolSearchMaxResults")]
+    pub tool_search_max_results: Option<usize>,
+    /// Tools still listed beside the search tools.
+    #[serde(alias = "toolSearchAlwaysVisible")]
+    pub tool_search_always_visible: Option<Vec<String>>,
+    /// The search tool's name (default `search_tools`).
+    #[serde(alias = "searchToolName")]
+    pub search_tool_name: Option<String>,
+    /// The call proxy's name (default `call_tool`).
+    #[serde(alias = "callToolName")]
+    pub call_tool_name: Option<String>,
+    /// Serve the experimental `oxmcp/tools/search` method.
+    #[serde(alias = "toolSearchMethod")]
+    pub tool_search_method: Option<bool>,
     /// Tasks: how long a running task's lease lasts without renewal (its replica renews it every
     /// third of this); a task whose lease lapsed is failed by the first replica that reads it.
     #[serde(alias = "taskLeaseMs")]

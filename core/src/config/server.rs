@@ -217,6 +217,10 @@ impl ServerConfig {
                 *field = n;
             }
         }
+        o.tool_search = self.tool_search()?;
+        if let Some(b) = self.tool_search_method {
+            o.tool_search_method = b;
+        }
         if self.task_lease_ms.is_some_and(|t| t < 100) {
             return Err(invalid(format!(
                 "{} must be at least 100 (milliseconds)",
@@ -224,6 +228,81 @@ impl ServerConfig {
             )));
         }
         Ok(o)
+    }
+
+    /// The search tools, or `None`; their settings are refused without `tool_search`, so that
+    /// a server meant to hide its catalog behind search never lists it whole.
+    fn tool_search(&self) -> Result<Option<crate::server::options::ToolSearch>> {
+        use crate::server::options::{SearchMode, ToolSearch};
+        let Some(mode) = self.tool_search else {
+            let set = [
+                (
+                    "tool_search_max_results",
+                    self.tool_search_max_results.is_some(),
+                ),
+                (
+                    "tool_search_always_visible",
+                    self.tool_search_always_visible.is_some(),
+                ),
+                ("search_tool_name", self.search_tool_name.is_some()),
+                ("call_tool_name", self.call_tool_name.is_some()),
+            ];
+            if let Some((k, _)) = set.iter().find(|(_, s)| *s) {
+                return Err(invalid(format!(
+                    "{} needs {} (bm25 or regex)",
+                    self.name(k),
+                    self.name("tool_search")
+                )));
+            }
+            return Ok(None);
+        };
+        let mut t = ToolSearch::new(match mode {
+            super::SearchModeConfig::Bm25 => SearchMode::Bm25,
+            super::SearchModeConfig::Regex => SearchMode::Regex,
+        });
+        if let Some(n) = self.tool_search_max_results {
+            if !(1..=crate::server::search::MAX_RESULTS).contains(&n) {
+                return Err(invalid(format!(
+                    "{} must be 1 to {}",
+                    self.name("tool_search_max_results"),
+                    crate::server::search::MAX_RESULTS
+                )));
+            }
+            t.max_results = n;
+        }
+        if let Some(v) = &self.tool_search_always_visible {
+            t.always_visible = v.clone();
+        }
+        for (k, given, field) in [
+            (
+                "search_tool_name",
+                &self.search_tool_name,
+                &mut t.search_tool_name,
+            ),
+            (
+                "call_tool_name",
+                &self.call_tool_name,
+                &mut t.call_tool_name,
+            ),
+        ] {
+            if let Some(n) = given {
+                if !crate::tool::valid_name(n) {
+                    return Err(invalid(format!(
+                        "{} must be 1-128 characters of A-Z a-z 0-9 _ - .",
+                        self.name(k)
+                    )));
+                }
+                *field = n.clone();
+            }
+        }
+        if t.search_tool_name == t.call_tool_name {
+            return Err(invalid(format!(
+                "{} and {} must differ",
+                self.name("search_tool_name"),
+                self.name("call_tool_name")
+            )));
+        }
+        Ok(Some(t))
     }
 
     fn state_key_bytes(&self, k: &Value) -> Result<Option<Vec<u8>>> {

@@ -69,7 +69,14 @@ fn listed(method: &str) -> Option<(&'static str, &'static str, &'static str)> {
 impl Server {
     /// May this caller see and use this primitive? Without auth (no caller) everything is
     /// visible; with it, the caller's allow-list decides. Refused ones look unknown.
+    ///
+    /// The tool-search tools are every caller's: they show and reach only what that caller may
+    /// (the index asks this function of each tool before ranking it, and the call proxy's
+    /// target is checked here as a direct call is).
     pub(crate) fn may_use(&self, env: &Env, kind: &str, name: &str) -> bool {
+        if kind == "tool" && self.is_search_tool(name) {
+            return true;
+        }
         env.caller.as_ref().is_none_or(|c| c.may_use(kind, name))
     }
 
@@ -82,6 +89,12 @@ impl Server {
                 .caller
                 .as_ref()
                 .is_none_or(|c| crate::auth::missing_scopes(&c.scopes, required).is_empty())
+    }
+
+    /// Whether `tools/list` (and tool search) shows this tool to this caller: its allow-list,
+    /// then its scopes under `hide_out_of_scope`.
+    pub(crate) fn lists_tool(&self, env: &Env, t: &crate::tool::ToolEntry) -> bool {
+        self.may_use(env, "tool", &t.name) && self.in_scope_listing(env, &t.required_scopes)
     }
 
     /// Whether a list shows a primitive that needs `required`: always, unless
@@ -145,15 +158,17 @@ impl Server {
     ) -> Result<(), Outcome> {
         let text = |key: &str| params.get(key).and_then(Value::as_str).unwrap_or_default();
         if env.caller.is_some() {
-            self.admit_scopes(&rq.method, text, env)?;
+            self.admit_scopes(&rq.method, params, text, env)?;
         }
         if !Self::restricted(env) {
             return Ok(());
         }
         let refused: Option<Outcome> = match &*rq.method {
-            "tools/call" => (!self.may_use(env, "tool", text("name"))).then(|| {
-                McpError::invalid_params(format!("Unknown tool: {}", text("name"))).into()
-            }),
+            "tools/call" => {
+                let name = self.called_tool(params);
+                (!self.may_use(env, "tool", name))
+                    .then(|| McpError::invalid_params(format!("Unknown tool: {name}")).into())
+            }
             "prompts/get" => (!self.may_use(env, "prompt", text("name"))).then(|| {
                 McpError::invalid_params(format!("Unknown prompt: {}", text("name"))).into()
             }),
@@ -198,6 +213,7 @@ impl Server {
     fn admit_scopes<'p>(
         &self,
         method: &str,
+        params: &'p Params,
         text: impl Fn(&str) -> &'p str,
         env: &Env,
     ) -> Result<(), Outcome> {
@@ -206,10 +222,14 @@ impl Server {
             return Ok(());
         }
         match method {
-            "tools/call" => match reg.tools.get(text("name")) {
-                Some(t) => self.check_scopes(env, text("name"), &t.required_scopes),
-                None => Ok(()),
-            },
+            // The tool called, through the search proxy's `call_tool` too.
+            "tools/call" => {
+                let name = self.called_tool(params);
+                match reg.tools.get(name) {
+                    Some(t) => self.check_scopes(env, name, &t.required_scopes),
+                    None => Ok(()),
+                }
+            }
             "prompts/get" => match reg.prompts.get(text("name")) {
                 Some(p) => self.check_scopes(env, text("name"), &p.required_scopes),
                 None => Ok(()),

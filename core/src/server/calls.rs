@@ -88,7 +88,7 @@ impl Server {
     /// JSON-RPC error or an `isError` result, as `ServerOptions::validation` says; a prompt,
     /// resource or completion always -32602. The error's `data.violations` holds
     /// `{pointer, message}` for each.
-    fn invalid_arguments(
+    pub(super) fn invalid_arguments(
         &self,
         rq: &RequestInfo,
         name: &str,

@@ -408,14 +408,22 @@ impl Server {
                 }
                 "tools/list" if has("tools") => {
                     self.rendered(rq, &params, env, &reg, Rk::Tools, || {
-                        let v = reg.tools.values().filter(|t| {
-                            self.may_use(env, "tool", &t.name)
-                                && self.in_scope_listing(env, &t.required_scopes)
-                        });
+                        if let Some(ts) = &self.inner.options.tool_search {
+                            return self.search_list(rq, &params, env, &reg, ts);
+                        }
+                        let v = reg.tools.values().filter(|t| self.lists_tool(env, t));
                         self.list(rq, &params, v, |t| t.descriptor(modern), "tools")
                     })
                 }
-                "tools/call" if has("tools") => self.call(rq, params, env, &digest).await,
+                "tools/call" if has("tools") => match self.search_call(rq, params, env, &reg) {
+                    Ok(params) => self.call(rq, params, env, &digest).await,
+                    Err(answer) => answer,
+                },
+                super::tool_search::METHOD
+                    if self.inner.options.tool_search_method && has("tools") =>
+                {
+                    self.search_method(rq, &params, env, &reg)
+                }
                 "resources/list" if has("resources") => {
                     self.rendered(rq, &params, env, &reg, Rk::Resources, || {
                         let v = reg

@@ -15,12 +15,14 @@ pub(crate) mod mrtr;
 pub mod options;
 mod pipeline;
 pub(crate) mod registry;
+pub(crate) mod search;
 pub(crate) mod session;
 #[cfg(feature = "redis")]
 pub mod session_redis;
 pub mod session_store;
 mod skills;
 mod tasks;
+mod tool_search;
 pub mod trace;
 
 pub use env::{Env, Transport};
@@ -408,7 +410,7 @@ impl Server {
         let d = self.inner.declared;
         match k {
             "logging" => true,
-            "tools" => d.tools || !reg.tools.is_empty(),
+            "tools" => d.tools || !reg.tools.is_empty() || self.inner.options.tool_search.is_some(),
             "resources" => d.resources || !reg.resources.is_empty() || !reg.templates.is_empty(),
             "skills" => self.has_skills(reg),
             "prompts" => d.prompts || !reg.prompts.is_empty(),
@@ -453,6 +455,9 @@ impl Server {
         }
         if !ext.is_empty() {
             caps.insert("extensions".into(), Value::Object(ext));
+        }
+        if let Some((k, v)) = self.search_capability() {
+            caps.insert("experimental".into(), json!({ k: v }));
         }
         Value::Object(caps)
     }

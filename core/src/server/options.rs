@@ -37,6 +37,41 @@ pub struct CacheHint {
     pub scope: CacheScope,
 }
 
+/// How `search_tools` matches (`tool_search`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SearchMode {
+    /// Natural language, ranked by BM25 after exact and prefix name matches (`query`).
+    Bm25,
+    /// A case-insensitive regular expression, matches in registration order (`pattern`).
+    Regex,
+}
+
+/// The tool-search tools: `tools/list` shows the pinned tools, a search tool and a call proxy
+/// instead of the whole catalog (FastMCP's search transforms, under the same names).
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ToolSearch {
+    pub mode: SearchMode,
+    /// Most tools one search returns. 5 by default.
+    pub max_results: usize,
+    /// Tools still listed beside the two (and left out of search results).
+    pub always_visible: Vec<String>,
+    pub search_tool_name: String,
+    pub call_tool_name: String,
+}
+
+impl ToolSearch {
+    pub fn new(mode: SearchMode) -> Self {
+        Self {
+            mode,
+            max_results: 5,
+            always_visible: Vec::new(),
+            search_tool_name: "search_tools".into(),
+            call_tool_name: "call_tool".into(),
+        }
+    }
+}
+
 /// The default [`ServerOptions::max_uri_len`]: 8 KiB.
 pub const DEFAULT_MAX_URI_LEN: usize = 8 * 1024;
 
@@ -127,6 +162,11 @@ pub struct ServerOptions {
     /// among `max_in_flight` once its request is answered, so without this budget one caller's
     /// long tasks would take every place and others would get "Server busy". 16 by default.
     pub max_running_tasks_per_caller: usize,
+    /// `search_tools` + `call_tool` in place of the full tool list. `None`: off.
+    pub tool_search: Option<ToolSearch>,
+    /// Serve the experimental `oxmcp/tools/search` method (declared under
+    /// `capabilities.experimental`), which returns ranked tool definitions.
+    pub tool_search_method: bool,
 }
 
 impl Default for ServerOptions {
@@ -161,6 +201,8 @@ impl Default for ServerOptions {
             max_tasks_per_caller: 100,
             max_task_result_bytes: 1024 * 1024,
             max_running_tasks_per_caller: 16,
+            tool_search: None,
+            tool_search_method: false,
         }
     }
 }

@@ -46,6 +46,8 @@ pub(crate) struct Rendered {
     /// when none does, admitting a call need not look its primitive up (a template read would
     /// otherwise match the URI against every template twice).
     scopes: OnceLock<bool>,
+    /// This version's tools indexed for search, built by the first search of the version.
+    search: OnceLock<Arc<super::search::SearchIndex>>,
 }
 
 /// The answers [`Rendered`] keeps.
@@ -76,6 +78,13 @@ impl Rendered {
         }
         let v = make()?;
         Some(slot.get_or_init(|| v).clone())
+    }
+
+    /// The search index of `tools` (this version's); built once.
+    pub(crate) fn search_index(&self, tools: &Table<ToolEntry>) -> Arc<super::search::SearchIndex> {
+        self.search
+            .get_or_init(|| Arc::new(super::search::SearchIndex::build(tools)))
+            .clone()
     }
 
     /// Whether any of `tools` (this version's) declares `Mcp-Param-*` headers; worked out once.

@@ -14,3 +14,4 @@ mod scopes;
 mod sse;
 mod telemetry;
 mod tokens;
+mod tool_search;
