@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Run each cargo-fuzz target for a bounded time (default 60 s), stop at the first crash:
+# Run each cargo-fuzz target for a bounded time (default 60 s each, two at a time), stopping a
+# target at its first crash:
 #
 #   bash scripts/fuzz.sh [SECONDS]
 #
@@ -30,17 +31,42 @@ toolchain=()
 [[ $sanitizer == none ]] || toolchain=(+nightly)
 
 cd fuzz || exit 2
-passed=0 failed=0
-for t in http_handle stdio_framer uri_template host_origin; do
-  leaks=1; [[ $t == stdio_framer ]] && leaks=0
-  echo "fuzz: building $t (sanitizer: $sanitizer)"
-  if ! cargo "${toolchain[@]}" fuzz build -s "$sanitizer" -O --debug-assertions "$t"; then
-    echo "fuzz: $t: build failed"; failed=$((failed + 1)); continue
-  fi
-  log="$(mktemp)"
+targets=(http_handle stdio_framer uri_template host_origin)
+# Runs go two at a time (OXMCP_FUZZ_JOBS): each libFuzzer run is one process on one core, so on
+# two cores every target still gets its full SECONDS of one core.
+jobs="${OXMCP_FUZZ_JOBS:-2}"
+logs="$(mktemp -d)"
+trap 'rm -rf "$logs"' EXIT
+
+# run_one TARGET: fuzz it for SECONDS; its output goes to $logs/TARGET.log, its exit code to .rc.
+run_one() {
+  local t="$1" leaks=1
+  [[ $t == stdio_framer ]] && leaks=0
   cargo "${toolchain[@]}" fuzz run -s "$sanitizer" -O --debug-assertions "$t" -- \
-    -max_total_time="$secs" -timeout=10 -rss_limit_mb=4096 -detect_leaks=$leaks >"$log" 2>&1
-  rc=$?
+    -max_total_time="$secs" -timeout=10 -rss_limit_mb=4096 -detect_leaks=$leaks >"$logs/$t.log" 2>&1
+  echo $? >"$logs/$t.rc"
+}
+
+passed=0 failed=0 built=()
+for t in "${targets[@]}"; do
+  echo "fuzz: building $t (sanitizer: $sanitizer)"
+  if cargo "${toolchain[@]}" fuzz build -s "$sanitizer" -O --debug-assertions "$t"; then
+    built+=("$t")
+  else
+    echo "fuzz: $t: build failed"; failed=$((failed + 1))
+  fi
+done
+running=0
+for t in "${built[@]}"; do
+  echo "fuzz: running $t for $secs s"
+  run_one "$t" &
+  running=$((running + 1))
+  if [[ $running -ge $jobs ]]; then wait -n; running=$((running - 1)); fi
+done
+wait
+for t in "${built[@]}"; do
+  log="$logs/$t.log"
+  rc="$(cat "$logs/$t.rc" 2>/dev/null || echo 1)"
   done_line="$(sed -nE 's/^Done ([0-9]+) runs in ([0-9]+) second.*/\1 runs in \2 s/p' "$log" | tail -1)"
   if [[ $rc -eq 0 && -n $done_line ]]; then
     cov="$(sed -nE 's/^#[0-9]+[[:space:]]+DONE[[:space:]]+cov: ([0-9]+).*/\1/p' "$log" | tail -1)"
@@ -51,7 +77,6 @@ for t in http_handle stdio_framer uri_template host_origin; do
     echo "fuzz: $t: crashed or failed (exit $rc); see fuzz/artifacts/$t"
     failed=$((failed + 1))
   fi
-  rm -f "$log"
 done
 echo "fuzz: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

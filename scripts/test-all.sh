@@ -62,17 +62,26 @@ failed_stages=()
 
 banner() { printf '\n==== %s ====\n' "$*"; }
 
+# Test files run side by side in the Python and Node stages (OXMCP_TEST_JOBS, default 2: the
+# CI machine's cores).
+test_jobs="${OXMCP_TEST_JOBS:-2}"
+
 # wanted STAGE: whether OXMCP_STAGES (comma- or space-separated) is unset or names STAGE.
 wanted() { [[ -z "${OXMCP_STAGES:-}" || ",${OXMCP_STAGES// /,}," == *",$1,"* ]]; }
 
 # record NAME RESULT PASSED FAILED SKIPPED NOTE
+# The seconds column is the time since the previous record: stages run one after another, so it
+# is the stage's own time (the conformance stages, run side by side, share theirs).
+stage_t0=$SECONDS
 record() {
   local name="$1" result="$2" p="${3:-0}" f="${4:-0}" s="${5:-0}" note="${6:-}"
+  local secs=$((SECONDS - stage_t0))
+  stage_t0=$SECONDS
   total_pass=$((total_pass + p)); total_fail=$((total_fail + f)); total_skip=$((total_skip + s))
   if [[ "$result" == "not present" ]]; then
-    summary+=("$(printf '%-20s %-12s %7s %7s %7s  %s' "$name" "$result" - - - "$note")")
+    summary+=("$(printf '%-20s %-12s %7s %7s %7s %6s  %s' "$name" "$result" - - - - "$note")")
   else
-    summary+=("$(printf '%-20s %-12s %7d %7d %7d  %s' "$name" "$result" "$p" "$f" "$s" "$note")")
+    summary+=("$(printf '%-20s %-12s %7d %7d %7d %6d  %s' "$name" "$result" "$p" "$f" "$s" "$secs" "$note")")
   fi
   if [[ "$result" == FAILED ]]; then failed_stages+=("$name"); fi
 }
@@ -269,9 +278,15 @@ elif ! has_tests tests/python 'test_*.py' '*_test.py'; then
 elif [[ ! -x .venv/bin/python ]]; then
   record python FAILED 0 1 0 "no .venv (run scripts/setup.sh)"
 else
-  banner "python: pytest tests/python"
+  # Two workers (pytest-xdist), a test file per worker at a time: most tests wait on a server
+  # process they started, so two run in about the time of one. OXMCP_TEST_JOBS=1 runs them in turn.
+  py_jobs=()
+  if [[ "$test_jobs" -gt 1 ]] && .venv/bin/python -c 'import xdist' 2>/dev/null; then
+    py_jobs=(-n "$test_jobs" --dist loadfile)
+  fi
+  banner "python: pytest tests/python ${py_jobs[*]}"
   run "$LOGS/python.log" 1800 .venv/bin/python -m pytest tests/python -p no:cacheprovider \
-    --junitxml="$LOGS/python-junit.xml" -q
+    "${py_jobs[@]}" --junitxml="$LOGS/python-junit.xml" -q
   rc=$?
   read -r p f s < <(python3 - "$LOGS/python-junit.xml" <<'EOF'
 import sys, xml.etree.ElementTree as ET
@@ -303,8 +318,8 @@ if ! wanted node; then
 elif ! has_tests tests/node '*.test.mjs' '*.test.js' '*.test.cjs' '*.test.ts' 'test-*.mjs' 'test-*.js' '*_test.mjs' 'test.mjs'; then
   record node "not present" 0 0 0 "no tests/node/*.test.{mjs,js,cjs}"
 else
-  banner "node: node --test tests/node"
-  run "$LOGS/node.log" 900 node --test --test-concurrency=1 \
+  banner "node: node --test --test-concurrency=$test_jobs tests/node"
+  run "$LOGS/node.log" 900 node --test --test-concurrency="$test_jobs" \
     --test-reporter=spec --test-reporter-destination=stdout \
     --test-reporter=tap --test-reporter-destination="$LOGS/node.tap" tests/node/
   rc=$?
@@ -321,17 +336,28 @@ else
 fi
 
 # ---- conformance ----------------------------------------------------------------------
-# conformance LANG CMD... : run the suite against one everything-server.
-conformance() {
+# The three languages' runs go side by side: each mostly waits on its server and the suite's
+# client, so on two cores they take about as long together as the longest alone.
+# conformance_run LANG CMD... : run the suite against one everything-server, into its log.
+conformance_run() {
   local lang="$1"; shift
   local name="conformance-$lang"
   local args=(--require-unscored --require-tasks --require-skills --label "$lang everything server"
     --out "$LOGS/$name" --summary-json "$LOGS/$name.json" --timeout 300)
   local expect_file="tests/conformance/expected-failures/$lang.txt"
   if [[ -f "$expect_file" ]]; then args+=(--expect-file "$expect_file"); fi
-  banner "$name: tests/conformance/run.sh $* (expected failures: ${expect_file})"
-  run "$LOGS/$name.log" 900 bash tests/conformance/run.sh "${args[@]}" -- "$@"
-  local rc=$?
+  echo "tests/conformance/run.sh $* (expected failures: ${expect_file})" >"$LOGS/$name.log"
+  timeout --kill-after=15 900 bash tests/conformance/run.sh "${args[@]}" -- "$@" </dev/null >>"$LOGS/$name.log" 2>&1
+  echo $? >"$LOGS/$name.rc"
+}
+
+# conformance_record LANG: show a finished run's log and count it.
+conformance_record() {
+  local name="conformance-$1"
+  banner "$name"
+  cat "$LOGS/$name.log"
+  local rc
+  rc="$(cat "$LOGS/$name.rc" 2>/dev/null || echo 1)"
   if [[ ! -f "$LOGS/$name.json" ]]; then
     record "$name" FAILED 0 1 0 "the runner exited $rc before reporting (see $LOGS/$name.log)"
     return
@@ -352,12 +378,14 @@ print(d["passed"], d["failed"], d["expected_failures"], d["unexpected_failures"]
   fi
 }
 
+conformance_langs=()
 if ! wanted conformance-rust; then
   :
 elif has_bin oxmcp-examples everything; then
   banner "conformance-rust: cargo build -p oxmcp-examples --bin everything"
   if run "$LOGS/build-everything.log" 1200 cargo build -p oxmcp-examples --bin everything; then
-    conformance rust "$TARGET_DIR/debug/everything"
+    conformance_run rust "$TARGET_DIR/debug/everything" &
+    conformance_langs+=(rust)
   else
     record conformance-rust FAILED 0 1 0 "cargo build of the everything server failed"
   fi
@@ -369,7 +397,8 @@ if ! wanted conformance-python; then
   :
 elif [[ -f examples/python/everything.py ]]; then
   if [[ -x .venv/bin/python ]]; then
-    conformance python "$ROOT/.venv/bin/python" examples/python/everything.py
+    conformance_run python "$ROOT/.venv/bin/python" examples/python/everything.py &
+    conformance_langs+=(python)
   else
     record conformance-python FAILED 0 1 0 "no .venv (run scripts/setup.sh)"
   fi
@@ -380,9 +409,16 @@ fi
 if ! wanted conformance-node; then
   :
 elif [[ -f examples/node/everything.mjs ]]; then
-  conformance node node examples/node/everything.mjs
+  conformance_run node node examples/node/everything.mjs &
+  conformance_langs+=(node)
 else
   record conformance-node "not present" 0 0 0 "no examples/node/everything.mjs"
+fi
+
+if [[ ${#conformance_langs[@]} -gt 0 ]]; then
+  banner "conformance: ${conformance_langs[*]} side by side"
+  wait
+  for lang in "${conformance_langs[@]}"; do conformance_record "$lang"; done
 fi
 
 # junit_counts FILE: "passed failed skipped" from a pytest JUnit XML file.
@@ -480,7 +516,7 @@ fi
 
 # ---- summary ------------------------------------------------------------------------------
 banner "summary"
-printf '%-20s %-12s %7s %7s %7s  %s\n' stage result passed failed skipped notes
+printf '%-20s %-12s %7s %7s %7s %6s  %s\n' stage result passed failed skipped secs notes
 for line in "${summary[@]}"; do echo "$line"; done
 echo "logs: $LOGS"
 if [[ ${#failed_stages[@]} -gt 0 ]]; then echo "failed stages: ${failed_stages[*]}"; fi
