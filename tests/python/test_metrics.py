@@ -5,6 +5,7 @@ scripts/setup.sh) checks the scrape and the alert rules in deploy/prometheus/.""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import urllib.error
@@ -84,6 +85,13 @@ def test_a_scrape_counts_the_workload_exactly(tmp_path: Any) -> None:
     for absent in ("nope", "test://r/1", "oxmcp_redis_"):
         assert absent not in text
     assert len([s for s in samples if s.startswith("oxmcp_calls_total{")]) == 4, text
+    # Every series the dashboard and the alert rules query is one the server exports (Redis's
+    # only with Redis, which this server has not).
+    exported = {line.split()[2] for line in text.splitlines() if line.startswith("# TYPE ")}
+    for f in ("deploy/grafana/oxmcp-dashboard.json", "deploy/prometheus/oxmcp-alerts.yaml"):
+        for name in set(re.findall(r"\b(oxmcp_[a-z_]+)", (ROOT / f).read_text())) - {"oxmcp_redis_up"}:
+            family = re.sub(r"_(bucket|count|sum)$", "", name)
+            assert family in exported or family.startswith("oxmcp_redis_"), f"{f}: {name} is not exported"
     # Prometheus's own linter reads the scrape (names, suffixes, HELP and TYPE lines).
     lint = subprocess.run([promtool(), "check", "metrics"], input=text, capture_output=True, text=True, timeout=30)
     assert lint.returncode == 0, lint.stdout + lint.stderr
