@@ -334,6 +334,12 @@ export interface ServerOptions extends ListenOptions {
   hideOutOfScope?: boolean;
   /** Global cap on handler runs in flight; beyond it requests are refused (HTTP 503). */
   maxInFlight?: number;
+  /**
+   * Prometheus metrics: `true` serves them at `/metrics` on the server's HTTP listener;
+   * `{path, address, token}` at another path, on a listener of its own, or behind a bearer
+   * token (an `address` off loopback needs one). docs/OPERATIONS.md lists the metrics.
+   */
+  metrics?: boolean | { path?: string; address?: string; token?: string };
   /** Show internal error text to clients (core and JS handlers); debugging only. */
   exposeInternalErrors?: boolean;
   /** Longest URI `resources/read` accepts, in bytes (default 8 KiB; -32602 beyond). */

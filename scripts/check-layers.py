@@ -45,8 +45,8 @@ LAYERS: list[tuple[str, list[str]]] = [
     # What a handler sees and what primitives are built from; tasks sit under the Context that
     # links a call to its task.
     ("handlers", ["apps", "tasks", "context", "handler", "tool", "resource", "prompt", "skills"]),
-    # Services the server is built with: access, rate limits, Redis, telemetry.
-    ("services", ["auth", "limits", "redis", "http_client", "otel", "logging"]),
+    # Services the server is built with: access, rate limits, metrics, Redis, telemetry.
+    ("services", ["auth", "limits", "metrics", "redis", "http_client", "otel", "logging"]),
     # The dispatcher: one path for every transport.
     ("server", ["server"]),
     # Framing: stdio and Streamable HTTP call the server.

@@ -21,6 +21,8 @@
 #                       two cores), so in a fresh checkout this is a link to a per-machine cache
 #                       ($OXMCP_TOOLS_CACHE, default ~/.cache/oxmcp/cargo-tools) that later
 #                       checkouts on the machine reuse; the pinned versions are checked either way
+#   .cache/tools/promtool  Prometheus's checker, taken from Debian's prometheus package (the
+#                       metrics tests: a scrape, deploy/prometheus/ alert rules)
 #   redis-server, nginx Debian packages (apt-get, as root), for the scale-out stage
 #                       (tests/scaleout/), never started as services; and Debian's
 #                       ShellCheck, for the lint stage
@@ -157,6 +159,30 @@ apt_tool() {
 # Chromium, driven by playwright-core (a devDependency) with executablePath /usr/bin/chromium.
 apt_tool /usr/bin/chromium chromium "tests/node/apps-browser.test.mjs"
 apt_tool shellcheck shellcheck "the lint stage of scripts/test-all.sh"
+
+# ---- promtool, for the metrics tests (a scrape, the alert rules in deploy/prometheus/) --------
+# Debian's `prometheus` package carries promtool beside the server, its web assets, a service
+# and a system user (96 MB installed). Only promtool (48 MB, one static binary) is taken from
+# it, into .cache/tools/: `apt-get download` and `dpkg-deb` install nothing system-wide.
+promtool_bin=.cache/tools/promtool
+if command -v promtool >/dev/null || [[ -x $promtool_bin ]]; then
+  step "promtool already there"
+elif command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null; then
+  step "promtool from Debian's prometheus package (the metrics tests)"
+  if [[ "$(id -u)" == 0 && $apt_updated == 0 ]]; then
+    apt-get update -qq || die "apt-get update failed"
+    apt_updated=1
+  fi
+  promtool_tmp="$(mktemp -d)"
+  (cd "$promtool_tmp" && apt-get download -qq prometheus) || die "apt-get download prometheus failed"
+  mkdir -p .cache/tools
+  dpkg-deb --fsys-tarfile "$promtool_tmp"/prometheus_*.deb | tar -xO ./usr/bin/promtool >"$promtool_bin.part" \
+    || die "promtool not found in the prometheus package"
+  chmod +x "$promtool_bin.part" && mv "$promtool_bin.part" "$promtool_bin"
+  rm -rf "$promtool_tmp"
+else
+  step "promtool missing and no apt-get: install Prometheus's promtool (the metrics tests)"
+fi
 
 # ---- Redis and nginx for the scale-out stage (tests/scaleout/) ------------------------------
 # Debian's redis-server and nginx. Not run as system services: the tests start their own

@@ -26,6 +26,7 @@ mod jsonrpc;
 pub mod limits;
 #[cfg(feature = "logging")]
 pub mod logging;
+pub mod metrics;
 #[cfg(feature = "otel")]
 pub mod otel;
 pub mod prompt;

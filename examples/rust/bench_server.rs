@@ -2,6 +2,7 @@
 //!
 //! `OXMCP_BENCH_TOOLS=N` adds N generated tools `tool_i(a: int, b: int, note: str = "")`, each
 //! with a description: the registry-scale benchmark (`bench/registry.py`).
+//! `OXMCP_BENCH_METRICS=1` turns the Prometheus metrics on (`/metrics`): their cost per call.
 
 #![allow(clippy::print_stderr)]
 mod cli;
@@ -42,6 +43,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or(0);
     for i in 0..generated {
         builder = builder.tool(generated_tool(i));
+    }
+    if std::env::var("OXMCP_BENCH_METRICS").is_ok_and(|v| v == "1") {
+        builder.options_mut().metrics = Some(oxmcp::metrics::MetricsOptions::default());
     }
     let server = builder.build()?;
     cli::run(server).await

@@ -20,12 +20,14 @@ from cluster import NGINX_TEMPLATE, ROOT, SERVERS, UPSTREAM_HEADER, free_port, r
 DEPLOY = ROOT / "deploy"
 COMPOSE = DEPLOY / "docker-compose.yml"
 K8S = DEPLOY / "k8s"
+# kustomize's own files: the kustomization and the field specs it names under `configurations`.
+KUSTOMIZE = {"kustomization.yaml", "kustomizeconfig.yaml"}
 
 
 def k8s_docs() -> list[dict[str, Any]]:
     docs = []
     for f in sorted(K8S.glob("*.yaml")):
-        if f.name == "kustomization.yaml":
+        if f.name in KUSTOMIZE:
             continue
         docs += [d for d in yaml.safe_load_all(f.read_text()) if d]
     return docs
@@ -56,7 +58,8 @@ def test_deploy_files_parse_and_name_real_options() -> None:
     assert {("Deployment", "oxmcp"), ("Service", "oxmcp"), ("Deployment", "oxmcp-redis"),
             ("Service", "oxmcp-redis"), ("Ingress", "oxmcp")} <= kinds, kinds
     kust = yaml.safe_load((K8S / "kustomization.yaml").read_text())
-    assert sorted(kust["resources"]) == sorted(f.name for f in K8S.glob("*.yaml") if f.name != "kustomization.yaml")
+    assert sorted(kust["resources"]) == sorted(f.name for f in K8S.glob("*.yaml") if f.name not in KUSTOMIZE)
+    assert kust["configurations"] == ["kustomizeconfig.yaml"]
     used = deploy_env_names()
     assert {"OXMCP_REDIS_URL", "OXMCP_STATE_KEY"} <= used, used
     unknown = used - option_env_names()
@@ -207,14 +210,16 @@ def test_replicas_trust_only_their_proxy_and_keep_the_failed_authentication_limi
     nets = [ipaddress.ip_network(n) for n in k8s_env["OXMCP_TRUSTED_PROXIES"]["value"].split(",")]
     assert nets and all(n.is_private for n in nets), nets
     # Trusting those is trusting the ingress controller only because the NetworkPolicy admits
-    # nothing else to the oxmcp pods.
+    # nothing else to the oxmcp pods' MCP port (Prometheus reaches the metrics port, 9464, only).
     policies = [d for d in k8s_docs() if d["kind"] == "NetworkPolicy"
                 and d["spec"]["podSelector"].get("matchLabels", {}).get("app.kubernetes.io/name") == "oxmcp"]
     assert policies, "a NetworkPolicy for the oxmcp pods"
     for p in policies:
         for rule in p["spec"]["ingress"]:
+            ports = {port["port"] for port in rule["ports"]}
             for peer in rule["from"]:
-                assert peer.get("podSelector", {}).get("matchLabels", {}).get("app.kubernetes.io/name") == "ingress-nginx", peer
+                who = peer.get("podSelector", {}).get("matchLabels", {}).get("app.kubernetes.io/name")
+                assert who == "ingress-nginx" or (who == "prometheus" and ports == {9464}), (peer, ports)
     # The proxy appends to X-Forwarded-For (the walk reads it right to left).
     assert "proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;" in (DEPLOY / "nginx" / "oxmcp.conf").read_text()
 
@@ -237,7 +242,8 @@ def test_k8s_takes_every_secret_from_the_generated_secret() -> None:
     kust = yaml.safe_load((K8S / "kustomization.yaml").read_text())
     (gen,) = kust["secretGenerator"]
     keys = env_file(K8S / gen["envs"][0])
-    assert keys == {"tokens": PLACEHOLDER, "state-key": PLACEHOLDER, "redis-password": PLACEHOLDER}
+    assert keys == {"tokens": PLACEHOLDER, "state-key": PLACEHOLDER, "redis-password": PLACEHOLDER,
+                    "metrics-token": PLACEHOLDER}
     refs = {}
     for d in k8s_docs():
         for c in d.get("spec", {}).get("template", {}).get("spec", {}).get("containers", []):
@@ -248,12 +254,20 @@ def test_k8s_takes_every_secret_from_the_generated_secret() -> None:
                     refs[(d["metadata"]["name"], e["name"])] = ref["key"]
     assert refs == {("oxmcp", "OXMCP_TOKENS"): "tokens", ("oxmcp", "OXMCP_STATE_KEY"): "state-key",
                     ("oxmcp", "REDIS_PASSWORD"): "redis-password",
+                    ("oxmcp", "METRICS_TOKEN"): "metrics-token",
                     ("oxmcp-redis", "REDIS_PASSWORD"): "redis-password"}
+    # Prometheus scrapes with the same token, from the same generated Secret (kustomizeconfig.yaml
+    # has kustomize rewrite the name there too).
+    (endpoint,) = k8s_doc("ServiceMonitor", "oxmcp")["spec"]["endpoints"]
+    assert endpoint["authorization"]["credentials"] == {"name": gen["name"], "key": "metrics-token"}
+    metrics = next(e["value"] for e in container(k8s_doc("Deployment", "oxmcp"))["env"] if e["name"] == "OXMCP_METRICS")
+    assert json.loads(metrics)["token"] == "$(METRICS_TOKEN)"
     env = [e["name"] for e in container(k8s_doc("Deployment", "oxmcp"))["env"]]
     url = next(e["value"] for e in container(k8s_doc("Deployment", "oxmcp"))["env"] if e["name"] == "OXMCP_REDIS_URL")
     # $(VAR) expands only from a variable defined before it.
     assert url == "redis://:$(REDIS_PASSWORD)@oxmcp-redis:6379"
     assert env.index("REDIS_PASSWORD") < env.index("OXMCP_REDIS_URL")
+    assert env.index("METRICS_TOKEN") < env.index("OXMCP_METRICS")
     # No secret written into a manifest.
     for d in k8s_docs():
         assert d["kind"] != "Secret", d["metadata"]["name"]

@@ -190,6 +190,9 @@ pub struct ServerConfig {
     pub hide_out_of_scope: Option<bool>,
     #[serde(alias = "maxInFlight")]
     pub max_in_flight: Option<usize>,
+    /// Prometheus metrics: `true` (`/metrics` on the server's HTTP listener), or
+    /// `{path, address, token}` (see [`crate::metrics::MetricsOptions`]).
+    pub metrics: Option<Value>,
     /// Longest URI `resources/read` accepts, in bytes.
     #[serde(alias = "maxUriLen")]
     pub max_uri_len: Option<usize>,

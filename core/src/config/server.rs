@@ -184,6 +184,7 @@ impl ServerConfig {
             o.hide_out_of_scope = b;
         }
         o.max_in_flight = self.max_in_flight;
+        o.metrics = self.metrics_options()?;
         if let Some(n) = self.max_uri_len {
             o.max_uri_len = n;
         }
@@ -303,6 +304,51 @@ impl ServerConfig {
             )));
         }
         Ok(Some(t))
+    }
+
+    /// `metrics`: a boolean, or `{path, address, token}`.
+    fn metrics_options(&self) -> Result<Option<crate::metrics::MetricsOptions>> {
+        let name = self.name("metrics");
+        let table = match &self.metrics {
+            None | Some(Value::Null) | Some(Value::Bool(false)) => return Ok(None),
+            Some(Value::Bool(true)) => Map::new(),
+            Some(Value::Object(m)) => m.clone(),
+            Some(_) => {
+                return Err(invalid(format!(
+                    "{name} must be a boolean or {{path, address, token}}"
+                )))
+            }
+        };
+        let mut o = crate::metrics::MetricsOptions::default();
+        for (k, v) in table {
+            let s = v.as_str().map(str::to_string);
+            match (k.as_str(), s) {
+                ("path", Some(p)) if p.starts_with('/') && !p.contains(char::is_whitespace) => {
+                    o.path = p
+                }
+                ("address", Some(a)) => {
+                    o.address = Some(a.parse().map_err(|_| {
+                        invalid(format!("{name}.address must be host:port, e.g. 0.0.0.0:9464"))
+                    })?)
+                }
+                ("token", Some(t)) if !t.is_empty() => o.token = Some(t),
+                ("path" | "address" | "token", _) => {
+                    return Err(invalid(format!(
+                        "{name}.{k}: invalid value (path: a string starting with /; address: host:port; token: a non-empty string)"
+                    )))
+                }
+                _ => return Err(unknown(format!("unknown option `{name}.{k}`"))),
+            }
+        }
+        if o.address
+            .is_some_and(|a| !a.ip().to_canonical().is_loopback())
+            && o.token.is_none()
+        {
+            return Err(invalid(format!(
+                "{name}.address off loopback needs {name}.token: the metrics' own listener then skips the Host check, and the token is what keeps others out"
+            )));
+        }
+        Ok(Some(o))
     }
 
     fn state_key_bytes(&self, k: &Value) -> Result<Option<Vec<u8>>> {

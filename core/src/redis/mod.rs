@@ -87,6 +87,8 @@ struct Shared {
     epoch: std::time::Instant,
     /// The command timeout, in ms (see [`COMMAND_TIMEOUT`]).
     timeout_ms: std::sync::atomic::AtomicU64,
+    /// The server's Redis counters, when it keeps metrics (shared with the subscriber task).
+    metrics: Arc<OnceLock<crate::metrics::RedisMetrics>>,
 }
 
 #[derive(Clone)]
@@ -174,8 +176,14 @@ impl Redis {
                 warned_ms: Default::default(),
                 epoch: std::time::Instant::now(),
                 timeout_ms: (COMMAND_TIMEOUT.as_millis() as u64).into(),
+                metrics: Default::default(),
             }),
         })
+    }
+
+    /// Count round trips, errors and reconnects in `m` (the server's metrics; the first wins).
+    pub(crate) fn set_metrics(&self, m: crate::metrics::RedisMetrics) {
+        let _ = self.shared.metrics.set(m);
     }
 
     /// How long one command or connection attempt may take (by default [`COMMAND_TIMEOUT`]).
@@ -259,6 +267,7 @@ impl Redis {
             timeout,
             Arc::downgrade(&self.shared.channels),
             srx,
+            self.shared.metrics.clone(),
         ));
         // The channels subscribed before a fork are subscribed again in the child.
         for ch in self.shared.channels.map().keys() {
@@ -285,14 +294,21 @@ impl Redis {
         let task = io
             .rt
             .spawn(async move { tokio::time::timeout(limit, fut).await });
-        match task.await {
+        let r = match task.await {
             Ok(Ok(r)) => r,
             Ok(Err(_)) => Err(timeout_error()),
             Err(_) => Err(RedisError::from((
                 ::redis::ErrorKind::Io,
                 "the oxmcp-redis task stopped",
             ))),
+        };
+        if let Some(m) = self.shared.metrics.get() {
+            m.round_trips.inc();
+            if r.is_err() {
+                m.errors.inc();
+            }
         }
+        r
     }
 
     /// Run `f` on the Redis runtime (a task that lives as long as the process or until it ends).
@@ -421,6 +437,7 @@ async fn subscriber(
     timeout: Duration,
     channels: Weak<Channels>,
     mut new: mpsc::UnboundedReceiver<String>,
+    metrics: Arc<OnceLock<crate::metrics::RedisMetrics>>,
 ) {
     let mut backoff = Duration::from_millis(100);
     let mut connected_once = false;
@@ -445,6 +462,9 @@ async fn subscriber(
             Ok(Ok((mut sink, mut stream))) => {
                 if failing || connected_once {
                     tracing::info!(url = %shown, "redis: subscriber connected again");
+                    if let Some(m) = metrics.get() {
+                        m.reconnects.inc();
+                    }
                     if let Some(chans) = channels.upgrade() {
                         for tx in chans.map().values() {
                             let _ = tx.send(Incoming::Resubscribed);

@@ -244,6 +244,7 @@ impl Server {
                 super::trace::finish(call.span(), &outcome);
                 outcome
             };
+            self.count_request(&info, &outcome);
             if let Some(started) = started {
                 let outcome_s = match &outcome {
                     Outcome::Result(_) | Outcome::Tool(_) | Outcome::Rendered(_) => {

@@ -160,7 +160,14 @@ impl Gate {
     /// proxy carries many clients' requests, so only the total caps it.
     pub fn connect(&self, peer: IpAddr) -> Result<ConnPermit, Refusal> {
         let key = (!self.proxies.trusts(peer)).then(|| crate::limits::client_key(peer));
-        self.connections.open(key)
+        self.connections.open(key).inspect_err(|r| {
+            let reason = if r.status == StatusCode::TOO_MANY_REQUESTS {
+                "max_connections_per_client"
+            } else {
+                "max_connections"
+            };
+            self.server.count_rejection(r.status.as_u16(), reason);
+        })
     }
 
     /// Authenticate a request from its headers alone (before its body is read), under the
@@ -175,6 +182,7 @@ impl Gate {
         if let Some((limiter, ip)) = failures {
             if let Err(wait) = limiter.check(ip) {
                 tracing::info!(target: "oxmcp::audit", peer = %ip, outcome = "auth_rate_limited", "auth");
+                self.server.count_rejection(429, "auth_failure_limit");
                 let e = McpError::new(
                     ErrorCode::RATE_LIMITED,
                     "Too many failed authentications; retry later",
@@ -188,6 +196,9 @@ impl Gate {
             Some(a) => match Box::pin(a.authenticate(headers)).await {
                 Ok(c) => c,
                 Err(r) => {
+                    if r.status != 401 || headers.contains_key(header::AUTHORIZATION) {
+                        self.server.count_auth_failure();
+                    }
                     // A presented token that was refused spends one failure; a request without
                     // one (a client discovering that auth is needed) does not.
                     if let Some((limiter, ip)) = failures {
@@ -225,6 +236,7 @@ impl Gate {
         let checked = limiter.check_keyed(&key, name, n);
         checked.map_err(|wait| {
             tracing::info!(target: "oxmcp::audit", caller = caller.map_or("-", |c| c.name.as_str()), outcome = "rate_limited", cost = n, "request");
+            self.server.count_rejection(429, "rate_limit");
             let e = McpError::new(ErrorCode::RATE_LIMITED, "Too many requests; retry later");
             Refusal::error(StatusCode::TOO_MANY_REQUESTS, e).retry_after(wait)
         })

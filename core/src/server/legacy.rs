@@ -54,7 +54,13 @@ impl Server {
                 .await
             {
                 Ok(s) => s,
-                Err(e) => return e.into(),
+                Err(e) => {
+                    if e.http_status == Some(503) {
+                        // The session caps, or the session store out of reach.
+                        self.count_rejection(503, "max_sessions");
+                    }
+                    return e.into();
+                }
             }
         } else {
             Arc::new(

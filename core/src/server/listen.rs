@@ -175,7 +175,11 @@ impl Server {
         &self,
         caller: Option<&crate::identity::Caller>,
     ) -> Option<ListenerSlot> {
-        take_slot(&self.inner, caller)
+        let slot = take_slot(&self.inner, caller);
+        if slot.is_none() {
+            self.count_rejection(503, "max_listeners");
+        }
+        slot
     }
 
     /// A legacy session's notifications (list changes, subscribed updates), as JSON-RPC

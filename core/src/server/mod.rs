@@ -10,6 +10,7 @@ pub mod gate;
 mod initiated;
 mod legacy;
 mod listen;
+mod metered;
 pub mod middleware;
 pub(crate) mod mrtr;
 pub mod options;
@@ -82,6 +83,10 @@ pub(crate) struct Inner {
     pub(crate) running_tasks: std::sync::Mutex<std::collections::HashMap<String, usize>>,
     /// Capabilities declared even when nothing of that kind is registered yet.
     pub(crate) declared: Declared,
+    /// The Prometheus metrics (`ServerOptions::metrics`); `None` when off.
+    pub(crate) metrics: Option<Arc<crate::metrics::Metrics>>,
+    /// Whether an HTTP listener of this server bound the metrics' own address already.
+    pub(crate) metrics_bound: std::sync::atomic::AtomicBool,
     /// `ServerOptions::max_in_flight` as a semaphore.
     pub(crate) in_flight: Option<Arc<tokio::sync::Semaphore>>,
     /// Set when an HTTP endpoint with auth serves this server: results become `private`.
@@ -720,6 +725,20 @@ impl ServerBuilder {
         let (bus, tasks) = (self.bus, self.tasks);
         let bus = bus.unwrap_or_else(|| Arc::new(InMemoryBus::default()));
         let tasks = Arc::new(crate::tasks::engine::TaskEngine::new(tasks, bus.clone()));
+        #[cfg(feature = "redis")]
+        let with_redis = self.redis.is_some();
+        #[cfg(not(feature = "redis"))]
+        let with_redis = false;
+        let metrics = self.options.metrics.clone().map(|o| {
+            let m = Arc::new(crate::metrics::Metrics::new(o, with_redis));
+            let hook = m.clone();
+            tasks.on_status(Box::new(move |s| hook.task_status(s)));
+            #[cfg(feature = "redis")]
+            if let Some(r) = &self.redis {
+                r.set_metrics(m.redis().clone());
+            }
+            m
+        });
         let abort = CancellationToken::new();
         Ok(Server {
             inner: Arc::new(Inner {
@@ -740,6 +759,8 @@ impl ServerBuilder {
                 listeners_by_caller: Default::default(),
                 running_tasks: Default::default(),
                 declared: self.declared,
+                metrics,
+                metrics_bound: Default::default(),
                 in_flight,
                 auth_on: std::sync::atomic::AtomicBool::new(false),
                 session_listener: RwLock::new(None),

@@ -125,6 +125,8 @@ pub struct ServerOptions {
     /// Global cap on handler runs in flight (`tools/call`, `resources/read`, `prompts/get`);
     /// requests beyond it are refused at once (HTTP 503 + `Retry-After`). `None`: no cap.
     pub max_in_flight: Option<usize>,
+    /// Prometheus metrics (`crate::metrics`); `None`: none are kept, and none cost anything.
+    pub metrics: Option<crate::metrics::MetricsOptions>,
     /// Longest URI `resources/read` (and `ref/resource` completion) accepts, in bytes; longer
     /// ones are refused with -32602 before any template is tried. 8 KiB by default: longer than
     /// any URI a browser or proxy passes on, short enough that matching stays microseconds.
@@ -191,6 +193,7 @@ impl Default for ServerOptions {
             force_private_cache: false,
             hide_out_of_scope: false,
             max_in_flight: None,
+            metrics: None,
             max_uri_len: DEFAULT_MAX_URI_LEN,
             max_subscriptions: 1000,
             max_subscription_bytes: 256 * 1024,

@@ -137,8 +137,12 @@ impl Server {
         // rather than an `async` block awaiting it: such a block stores that future twice (once
         // captured, once while awaiting it).
         let started = audit_enabled().then(Instant::now);
+        let metered = self.metered(&rq.method, &params);
         self.stages(rq, params, env, digest).map(move |outcome| {
             self.audit(rq, env, &name, started, &outcome);
+            if let Some(m) = metered {
+                m.done(&outcome, env);
+            }
             outcome
         })
     }
@@ -216,6 +220,7 @@ impl Server {
             None => None,
             Some(s) => Some(s.clone().try_acquire_owned().map_err(|_| {
                 env.note("busy");
+                self.count_rejection(503, "max_in_flight");
                 Outcome::from(
                     McpError::new(
                         ErrorCode::SERVER_BUSY,
@@ -229,6 +234,13 @@ impl Server {
             None => None,
             Some(s) => Some(s.clone().try_acquire_owned().map_err(|_| {
                 env.note("busy");
+                // A tool answers it as an `isError` result (200), the other kinds with a 503.
+                let status = if matches!(p.kind, Kind::Tool(_)) {
+                    200
+                } else {
+                    503
+                };
+                self.count_rejection(status, "max_concurrency");
                 self.busy(rq, &p.kind, &p.name)
             })?),
         };

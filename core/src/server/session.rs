@@ -314,6 +314,11 @@ impl SessionTable {
         }
     }
 
+    /// Sessions held in this process now (the metrics' gauge).
+    pub(crate) fn open(&self) -> usize {
+        self.map().len()
+    }
+
     fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<LegacySession>>> {
         self.map.lock().unwrap_or_else(|e| e.into_inner())
     }

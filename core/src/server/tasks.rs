@@ -83,7 +83,12 @@ impl Server {
                     });
                     created = Some(rec);
                 }
-                Err(e) => return e.into(),
+                Err(e) => {
+                    if e.http_status == Some(429) {
+                        self.count_rejection(429, "max_tasks_per_caller");
+                    }
+                    return e.into();
+                }
             }
         }
         let fut = p.invoke.start(ctx.clone());
@@ -352,6 +357,7 @@ impl RunningTask {
             if *n == 0 {
                 m.remove(who);
             }
+            server.count_rejection(429, "max_running_tasks_per_caller");
             return Err(McpError::new(
                 ErrorCode::RATE_LIMITED,
                 format!(

@@ -104,7 +104,12 @@ pub(crate) struct TaskEngine {
     /// Set once the keeper (lease renewal, outbox) runs, on this runtime (from the first task).
     keeper: std::sync::OnceLock<tokio::runtime::Handle>,
     outbox: Mutex<Outbox>,
+    /// Told the status a task enters (the server's metrics), when set.
+    status_hook: std::sync::OnceLock<StatusHook>,
 }
+
+/// What [`TaskEngine::on_status`] calls.
+pub(crate) type StatusHook = Box<dyn Fn(&'static str) + Send + Sync>;
 
 fn not_found() -> McpError {
     McpError::invalid_params("Failed to retrieve task: Task not found")
@@ -129,6 +134,7 @@ impl TaskEngine {
             config,
             bus,
             live: Mutex::new(HashMap::new()),
+            status_hook: std::sync::OnceLock::new(),
             last_purge_ms: AtomicU64::new(0),
             watching: std::sync::OnceLock::new(),
             keeper: std::sync::OnceLock::new(),
@@ -267,6 +273,25 @@ impl TaskEngine {
         });
     }
 
+    /// Call `hook` with each status a task enters (from `working` at its creation on).
+    pub(crate) fn on_status(&self, hook: StatusHook) {
+        let _ = self.status_hook.set(hook);
+    }
+
+    fn status_changed(&self, status: TaskStatus) {
+        if let Some(h) = self.status_hook.get() {
+            h(status.as_str());
+        }
+    }
+
+    /// Tasks whose handler runs in this process.
+    pub(crate) fn live_count(&self) -> usize {
+        self.live()
+            .values()
+            .filter(|l| !l.cancel.is_cancelled())
+            .count()
+    }
+
     fn live(&self) -> std::sync::MutexGuard<'_, HashMap<String, Live>> {
         self.live.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -328,6 +353,7 @@ impl TaskEngine {
             }
             return Err(store_err(e));
         }
+        self.status_changed(rec.status);
         Ok(rec)
     }
 
@@ -461,6 +487,7 @@ impl TaskEngine {
                 return Ok(None);
             };
             let expected = rec.version;
+            let before = rec.status;
             if !f(&mut rec) {
                 return Ok(Some(rec));
             }
@@ -477,6 +504,9 @@ impl TaskEngine {
                     owner: rec.owner.clone(),
                     task: Value::Object(rec.detailed_json()),
                 });
+                if rec.status != before {
+                    self.status_changed(rec.status);
+                }
                 return Ok(Some(rec));
             }
         }

@@ -288,15 +288,19 @@ impl HttpHandler {
         if path != self.config.path && !self.is_sse_path(path) {
             // The paths a `tools/call` does not take are awaited boxed: an `async fn`'s future
             // is as large as its largest `.await`, and this one is moved whole on every request.
-            return Err(Box::pin(self.off_endpoint(method, path)).await);
+            return Err(Box::pin(self.off_endpoint(method, path, headers)).await);
         }
         self.guard(host, origin)?;
         let client = self.gate.client_addr(peer_addr.map(|a| a.ip()), headers);
         self.gate.admit(headers, client).await.map_err(refused)
     }
 
-    /// A request for another path than the endpoint's: the probes, RFC 9728 metadata, or 404.
-    async fn off_endpoint(&self, method: &Method, path: &str) -> HttpResponse {
+    /// A request for another path than the endpoint's: the metrics, the probes, RFC 9728
+    /// metadata, or 404.
+    async fn off_endpoint(&self, method: &Method, path: &str, headers: &HeaderMap) -> HttpResponse {
+        if let Some(r) = self.scrape(method, path, headers, None).await {
+            return r;
+        }
         match path {
             "/healthz" => HttpResponse::json(StatusCode::OK, &json!({"status":"ok"})),
             "/readyz" => {

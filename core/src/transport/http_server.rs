@@ -381,6 +381,53 @@ async fn refuse_connection(
     let _ = tokio::time::timeout(header_timeout, conn).await;
 }
 
+/// The metrics' own listener: one scrape per connection, nothing else, until `stop`.
+async fn serve_metrics(
+    listener: TcpListener,
+    handler: HttpHandler,
+    stop: tokio_util::sync::CancellationToken,
+) {
+    let own = listener.local_addr().ok();
+    let header_timeout = handler.config().header_timeout;
+    let handler = Arc::new(handler);
+    loop {
+        let stream = tokio::select! {
+            r = listener.accept() => match r {
+                Ok((s, _)) => s,
+                Err(_) => {
+                    tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+                    continue;
+                }
+            },
+            () = stop.cancelled() => return,
+        };
+        let handler = handler.clone();
+        let svc = service_fn(move |req: hyper::Request<Incoming>| {
+            let handler = handler.clone();
+            async move {
+                let r = handler
+                    .scrape(req.method(), req.uri().path(), req.headers(), own)
+                    .await
+                    .unwrap_or_else(|| HttpResponse::new(http::StatusCode::NOT_FOUND));
+                let body = match r.body {
+                    ResponseBody::Full(b) => b,
+                    _ => Bytes::new(),
+                };
+                let mut resp = hyper::Response::new(http_body_util::Full::new(body));
+                *resp.status_mut() = r.status;
+                *resp.headers_mut() = r.headers;
+                Ok::<_, Infallible>(resp)
+            }
+        });
+        tokio::spawn(async move {
+            let conn = hyper::server::conn::http1::Builder::new()
+                .keep_alive(false)
+                .serve_connection(TokioIo::new(stream), svc);
+            let _ = tokio::time::timeout(header_timeout.max(Duration::from_secs(10)), conn).await;
+        });
+    }
+}
+
 /// The start-up rule for a server reachable from other machines.
 pub(crate) fn check_exposure(config: &HttpConfig) -> std::io::Result<()> {
     if config.addr.ip().to_canonical().is_loopback() {
@@ -407,6 +454,9 @@ pub(crate) fn check_exposure(config: &HttpConfig) -> std::io::Result<()> {
 pub struct HttpServer {
     listener: TcpListener,
     handler: HttpHandler,
+    /// The metrics' own listener (`MetricsOptions::address`), bound by the server's first
+    /// HTTP listener.
+    metrics: Option<TcpListener>,
 }
 
 impl HttpServer {
@@ -417,10 +467,20 @@ impl HttpServer {
         check_exposure(&config)?;
         let listener = TcpListener::bind(config.addr).await?;
         config.addr = listener.local_addr()?;
+        let metrics = match server.metrics_options().and_then(|o| o.address) {
+            Some(addr) if server.take_metrics_listener() => Some(TcpListener::bind(addr).await?),
+            _ => None,
+        };
         Ok(Self {
             listener,
             handler: HttpHandler::new(server, config),
+            metrics,
         })
+    }
+
+    /// Where the metrics' own listener is bound, if this server bound it.
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.metrics.as_ref().and_then(|l| l.local_addr().ok())
     }
 
     pub fn local_addr(&self) -> SocketAddr {
@@ -441,6 +501,10 @@ impl HttpServer {
         let drain = self.handler.config().drain_timeout;
         tokio::pin!(shutdown);
         tracing::info!(addr = %self.local_addr(), path = %self.handler.config().path, "serving Streamable HTTP");
+        if let Some(l) = self.metrics {
+            tracing::info!(addr = ?l.local_addr().ok(), "serving metrics");
+            tokio::spawn(serve_metrics(l, self.handler.clone(), stop.clone()));
+        }
         loop {
             let (stream, peer) = tokio::select! {
                 r = self.listener.accept() => match r {

@@ -1,13 +1,16 @@
 //! Transports. `http` is transport-neutral (bytes + headers in, status + body out) so the hyper
 //! server, the bindings' ASGI/fetch/Express mounts and tests all share it; `http_server` is the
 //! hyper adapter; `stdio` frames newline-delimited JSON-RPC on stdin/stdout. `http_checks` holds
-//! the Host/Origin guard and the 2026-07-28 header rules, `http_legacy` the legacy session plumbing of the HTTP handler, and `sse` the 2024-11-05 HTTP+SSE framing beside it.
+//! the Host/Origin guard and the 2026-07-28 header rules, `http_legacy` the legacy session plumbing
+//! of the HTTP handler, `sse` the 2024-11-05 HTTP+SSE framing beside it, and `http_metrics` the
+//! Prometheus scrape.
 
 pub mod headers;
 pub mod http;
 mod http_checks;
 mod http_config;
 mod http_legacy;
+mod http_metrics;
 pub mod http_server;
 mod sse;
 pub mod stdio;
