@@ -32,6 +32,9 @@ class SSEServerTransport {
    * `allowedHosts`/`allowedOrigins` options become the core's Host/Origin rule for this server
    * (as `StreamableHTTPServerTransport`'s do); without them the core's rule applies as configured
    * with `configureHttp`, loopback-only by default.
+   * @param {string} endpoint
+   * @param {any} res
+   * @param {{ allowedHosts?: string[], allowedOrigins?: string[], enableDnsRebindingProtection?: boolean }} [options]
    */
   constructor(endpoint, res, options = undefined) {
     this.#endpoint = endpoint;
