@@ -130,6 +130,24 @@ impl ListenOptions {
         if let Some(n) = self.max_connections_per_client {
             c.max_connections_per_client = n;
         }
+        if let Some(b) = self.http2 {
+            c.http2 = b;
+        }
+        if let Some(n) = self.http2_max_concurrent_streams {
+            if n == 0 {
+                return Err(invalid(format!(
+                    "{} must be at least 1",
+                    self.name("http2_max_concurrent_streams")
+                )));
+            }
+            c.http2_max_concurrent_streams = n;
+        }
+        if let Some(n) = self.http2_max_pending_accept_reset_streams {
+            c.http2_max_pending_accept_reset_streams = n;
+        }
+        if let Some(n) = self.http2_max_local_error_reset_streams {
+            c.http2_max_local_error_reset_streams = n;
+        }
         Ok(c)
     }
 

@@ -294,6 +294,17 @@ pub struct ListenOptions {
     /// Most connections one client address holds at once (0: no cap).
     #[serde(alias = "maxConnectionsPerClient")]
     pub max_connections_per_client: Option<usize>,
+    /// HTTP/2 (h2c by prior knowledge, `h2` by ALPN under TLS) beside HTTP/1.1 on one port.
+    pub http2: Option<bool>,
+    /// HTTP/2: most concurrent streams per connection.
+    #[serde(alias = "http2MaxConcurrentStreams")]
+    pub http2_max_concurrent_streams: Option<u32>,
+    /// HTTP/2: client resets of not-yet-accepted streams per connection (rapid reset).
+    #[serde(alias = "http2MaxPendingAcceptResetStreams")]
+    pub http2_max_pending_accept_reset_streams: Option<usize>,
+    /// HTTP/2: streams reset for a client's protocol errors per connection.
+    #[serde(alias = "http2MaxLocalErrorResetStreams")]
+    pub http2_max_local_error_reset_streams: Option<usize>,
     #[serde(skip)]
     raw: Map<String, Value>,
 }

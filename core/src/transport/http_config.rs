@@ -64,7 +64,28 @@ pub struct HttpConfig {
     /// Most connections one client address holds at once (429 + -31429 past it; IPv6 by its
     /// /64; a trusted proxy is capped by `max_connections` only); 0: no cap.
     pub max_connections_per_client: usize,
+    /// HTTP/2 on the same port as HTTP/1.1 (h2c by prior knowledge: a connection that opens
+    /// with the HTTP/2 preface). Off: such a connection is answered as HTTP/1.1 would answer it.
+    pub http2: bool,
+    /// HTTP/2: most streams (requests) one connection runs at once; a client past it has its
+    /// new streams refused (`REFUSED_STREAM`) and retries them. The per-connection counterpart
+    /// of one HTTP/1.1 connection per request.
+    pub http2_max_concurrent_streams: u32,
+    /// HTTP/2: streams a client may open and reset before the server accepted them, per
+    /// connection, before the connection is closed (the "rapid reset" flood, CVE-2023-44487).
+    pub http2_max_pending_accept_reset_streams: usize,
+    /// HTTP/2: streams the server may reset for a client's protocol errors, per connection,
+    /// before the connection is closed (a flood of malformed requests).
+    pub http2_max_local_error_reset_streams: usize,
 }
+
+/// See [`HttpConfig::http2_max_concurrent_streams`]. 100, the floor RFC 9113 recommends: enough
+/// for a client's concurrent calls and listen streams, and a bounded amount of work per connection.
+pub(crate) const DEFAULT_HTTP2_MAX_CONCURRENT_STREAMS: u32 = 100;
+/// See [`HttpConfig::http2_max_pending_accept_reset_streams`] (hyper's own default).
+pub(crate) const DEFAULT_HTTP2_MAX_PENDING_ACCEPT_RESET_STREAMS: usize = 20;
+/// See [`HttpConfig::http2_max_local_error_reset_streams`]: a well-behaved client causes none.
+pub(crate) const DEFAULT_HTTP2_MAX_LOCAL_ERROR_RESET_STREAMS: usize = 100;
 
 impl HttpConfig {
     /// For mounting [`super::http::HttpHandler`] inside another HTTP server (ASGI, fetch, Express): no
@@ -95,6 +116,10 @@ impl HttpConfig {
             trusted_proxies: TrustedProxies::default(),
             max_connections: DEFAULT_MAX_CONNECTIONS,
             max_connections_per_client: DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
+            http2: true,
+            http2_max_concurrent_streams: DEFAULT_HTTP2_MAX_CONCURRENT_STREAMS,
+            http2_max_pending_accept_reset_streams: DEFAULT_HTTP2_MAX_PENDING_ACCEPT_RESET_STREAMS,
+            http2_max_local_error_reset_streams: DEFAULT_HTTP2_MAX_LOCAL_ERROR_RESET_STREAMS,
         }
     }
     pub fn path(mut self, p: impl Into<String>) -> Self {
@@ -165,6 +190,11 @@ impl HttpConfig {
     }
     pub fn max_header_bytes(mut self, n: usize) -> Self {
         self.max_header_bytes = n;
+        self
+    }
+    /// See [`HttpConfig::http2`].
+    pub fn http2(mut self, on: bool) -> Self {
+        self.http2 = on;
         self
     }
 }
