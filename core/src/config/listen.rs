@@ -148,6 +148,22 @@ impl ListenOptions {
         if let Some(n) = self.http2_max_local_error_reset_streams {
             c.http2_max_local_error_reset_streams = n;
         }
+        match (&self.tls_cert, &self.tls_key) {
+            (None, None) => {}
+            (Some(cert), Some(key)) => {
+                c.tls = Some(crate::transport::http::TlsFiles {
+                    cert: cert.into(),
+                    key: key.into(),
+                })
+            }
+            _ => {
+                return Err(invalid(format!(
+                    "{} and {} go together: the certificate and its private key",
+                    self.name("tls_cert"),
+                    self.name("tls_key")
+                )))
+            }
+        }
         Ok(c)
     }
 

@@ -223,6 +223,10 @@ pub struct ServerConfig {
     /// Scale-out (feature `redis`): the Redis the replicas share (`redis://host:port/db`).
     #[serde(alias = "redisUrl")]
     pub redis_url: Option<String>,
+    /// A `rediss://` server is checked against the CA certificates in this PEM file (a private
+    /// CA) instead of the system's roots.
+    #[serde(alias = "redisTlsCa")]
+    pub redis_tls_ca: Option<String>,
     /// Every Redis key and channel starts with it (default `oxmcp:`).
     #[serde(alias = "redisPrefix")]
     pub redis_prefix: Option<String>,
@@ -305,6 +309,12 @@ pub struct ListenOptions {
     /// HTTP/2: streams reset for a client's protocol errors per connection.
     #[serde(alias = "http2MaxLocalErrorResetStreams")]
     pub http2_max_local_error_reset_streams: Option<usize>,
+    /// TLS: the certificate chain (PEM file); with `tls_key`.
+    #[serde(alias = "tlsCert")]
+    pub tls_cert: Option<String>,
+    /// TLS: the certificate's private key (PEM file); with `tls_cert`.
+    #[serde(alias = "tlsKey")]
+    pub tls_key: Option<String>,
     #[serde(skip)]
     raw: Map<String, Value>,
 }

@@ -77,6 +77,16 @@ pub struct HttpConfig {
     /// HTTP/2: streams the server may reset for a client's protocol errors, per connection,
     /// before the connection is closed (a flood of malformed requests).
     pub http2_max_local_error_reset_streams: usize,
+    /// TLS: the certificate chain and its private key (PEM files), served with ALPN `h2` and
+    /// `http/1.1`, reloaded when the files change. Both or neither; needs the `tls` feature.
+    pub tls: Option<TlsFiles>,
+}
+
+/// The PEM files of [`HttpConfig::tls`].
+#[derive(Clone, Debug)]
+pub struct TlsFiles {
+    pub cert: std::path::PathBuf,
+    pub key: std::path::PathBuf,
 }
 
 /// See [`HttpConfig::http2_max_concurrent_streams`]. 100, the floor RFC 9113 recommends: enough
@@ -120,6 +130,7 @@ impl HttpConfig {
             http2_max_concurrent_streams: DEFAULT_HTTP2_MAX_CONCURRENT_STREAMS,
             http2_max_pending_accept_reset_streams: DEFAULT_HTTP2_MAX_PENDING_ACCEPT_RESET_STREAMS,
             http2_max_local_error_reset_streams: DEFAULT_HTTP2_MAX_LOCAL_ERROR_RESET_STREAMS,
+            tls: None,
         }
     }
     pub fn path(mut self, p: impl Into<String>) -> Self {

@@ -528,15 +528,42 @@ async fn sniff_h2(stream: &tokio::net::TcpStream, timeout: Duration) -> Option<b
     }
 }
 
-/// One accepted connection, in the protocol it speaks: HTTP/2 if it opens with the preface,
-/// HTTP/1.1 otherwise.
+/// One accepted connection, in the protocol it speaks: under TLS as ALPN chose (`h2` or
+/// HTTP/1.1), in plain text HTTP/2 if it opens with the preface, HTTP/1.1 otherwise.
 async fn serve_connection(
     stream: tokio::net::TcpStream,
     handler: Arc<HttpHandler>,
     peer: SocketAddr,
     stop: tokio_util::sync::CancellationToken,
     limits: ConnLimits,
+    tls: Option<Tls>,
 ) {
+    if let Some(acceptor) = tls {
+        #[cfg(feature = "tls")]
+        {
+            // The handshake within the header-read deadline, as a request head would be.
+            let accepted =
+                tokio::time::timeout(limits.header_timeout, acceptor.accept(stream)).await;
+            let s = match accepted {
+                Ok(Ok(s)) => s,
+                Ok(Err(e)) => {
+                    tracing::debug!(peer = %peer, error = %e, "TLS handshake failed");
+                    return;
+                }
+                Err(_) => return,
+            };
+            let h2 = s.get_ref().1.alpn_protocol() == Some(b"h2".as_slice());
+            let io = TokioIo::new(s);
+            if h2 {
+                serve_h2(io, handler, peer, stop, limits).await;
+            } else {
+                serve_h1(io, handler, peer, stop, limits).await;
+            }
+        }
+        #[cfg(not(feature = "tls"))]
+        match acceptor {}
+        return;
+    }
     let h2 = handler.config().http2
         && matches!(sniff_h2(&stream, limits.header_timeout).await, Some(true));
     let io = TokioIo::new(stream);
@@ -605,8 +632,32 @@ async fn serve_h2<I>(
 pub struct HttpServer {
     listener: TcpListener,
     handler: HttpHandler,
+    tls: Option<Tls>,
 }
 
+#[cfg(feature = "tls")]
+type Tls = tokio_rustls::TlsAcceptor;
+#[cfg(not(feature = "tls"))]
+type Tls = std::convert::Infallible;
+
+/// The TLS acceptor for `config.tls`, or why the server cannot start.
+fn tls_acceptor(config: &HttpConfig) -> std::io::Result<Option<Tls>> {
+    let Some(files) = &config.tls else {
+        return Ok(None);
+    };
+    #[cfg(feature = "tls")]
+    {
+        super::tls::acceptor(&files.cert, &files.key, config.http2).map(Some)
+    }
+    #[cfg(not(feature = "tls"))]
+    {
+        let _ = files;
+        Err(std::io::Error::new(
+            std::io::ErrorKind::Unsupported,
+            "tls_cert/tls_key: this build of oxmcp has no TLS (the `tls` feature)",
+        ))
+    }
+}
 
 impl HttpServer {
     /// Bind `config.addr`. A non-loopback address with no `allowed_hosts` is refused (any web
@@ -614,11 +665,14 @@ impl HttpServer {
     /// a non-loopback address without auth is served with a warning.
     pub async fn bind(server: Server, mut config: HttpConfig) -> std::io::Result<Self> {
         check_exposure(&config)?;
+        // Before binding: a wrong certificate or key stops the start, with the file named.
+        let tls = tls_acceptor(&config)?;
         let listener = TcpListener::bind(config.addr).await?;
         config.addr = listener.local_addr()?;
         Ok(Self {
             listener,
             handler: HttpHandler::new(server, config),
+            tls,
         })
     }
 
@@ -644,7 +698,7 @@ impl HttpServer {
             max_header_bytes,
         };
         tokio::pin!(shutdown);
-        tracing::info!(addr = %self.local_addr(), path = %self.handler.config().path, "serving Streamable HTTP");
+        tracing::info!(addr = %self.local_addr(), path = %self.handler.config().path, tls = self.tls.is_some(), "serving Streamable HTTP");
         loop {
             let (stream, peer) = tokio::select! {
                 r = self.listener.accept() => match r {
@@ -669,8 +723,9 @@ impl HttpServer {
             // (a count for each of its parts).
             let handler = Arc::new(self.handler.clone());
             let stop = stop.clone();
+            let tls = self.tls.clone();
             connections.spawn(async move {
-                serve_connection(stream, handler, peer, stop, limits).await;
+                serve_connection(stream, handler, peer, stop, limits, tls).await;
                 drop(permit);
             });
         }

@@ -7,6 +7,8 @@ pub mod headers;
 pub mod http;
 mod http_checks;
 mod http_config;
+#[cfg(feature = "tls")]
+mod tls;
 mod http_legacy;
 pub mod http_server;
 pub mod stdio;
