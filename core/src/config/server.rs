@@ -87,9 +87,10 @@ impl ServerConfig {
             .unwrap_or_else(|| crate::redis::DEFAULT_PREFIX.to_string());
         let ca = match &self.redis_tls_ca {
             None => None,
-            Some(path) => Some(std::fs::read(path).map_err(|e| {
-                invalid(format!("{} {path}: {e}", self.name("redis_tls_ca")))
-            })?),
+            Some(path) => Some(
+                std::fs::read(path)
+                    .map_err(|e| invalid(format!("{} {path}: {e}", self.name("redis_tls_ca"))))?,
+            ),
         };
         // The error names the option, never the URL: the URL may carry a password.
         let r = crate::redis::Redis::open_tls(url.trim(), prefix, ca).map_err(|e| {

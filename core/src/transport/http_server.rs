@@ -350,8 +350,8 @@ async fn serve_one(
         },
         Err(r) => {
             // HTTP/2 has no `Connection` header: a refused stream's body is simply not read.
-            let unread = parts.version != http::Version::HTTP_2
-                && !hyper::body::Body::is_end_stream(&body);
+            let unread =
+                parts.version != http::Version::HTTP_2 && !hyper::body::Body::is_end_stream(&body);
             let mut r = to_hyper(r);
             if unread {
                 r.headers_mut().insert(
@@ -614,9 +614,7 @@ async fn serve_h2<I>(
     let mut b = hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new());
     b.max_concurrent_streams(c.http2_max_concurrent_streams)
         // Pseudo-headers and all: the HTTP/1.1 head's bytes, with the same room.
-        .max_header_list_size(
-            u32::try_from(limits.max_header_bytes + 4096).unwrap_or(u32::MAX),
-        )
+        .max_header_list_size(u32::try_from(limits.max_header_bytes + 4096).unwrap_or(u32::MAX))
         .max_pending_accept_reset_streams(c.http2_max_pending_accept_reset_streams)
         .max_local_error_reset_streams(c.http2_max_local_error_reset_streams);
     let clock = Arc::new(ConnClock::new(true));

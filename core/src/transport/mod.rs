@@ -7,10 +7,10 @@ pub mod headers;
 pub mod http;
 mod http_checks;
 mod http_config;
-#[cfg(feature = "tls")]
-mod tls;
 mod http_legacy;
 pub mod http_server;
 pub mod stdio;
 #[cfg(unix)]
 mod stdio_fd;
+#[cfg(feature = "tls")]
+mod tls;
