@@ -42,7 +42,8 @@ WAV = _wav()
 # a fixed fallback in a published example would be a key everyone knows.
 _ENV_OPTIONS = {"OXMCP_STATE_KEY": "state_key", "OXMCP_REDIS_URL": "redis_url", "OXMCP_ALLOWED_HOSTS": "allowed_hosts",
                 "OXMCP_TOKENS": "tokens", "OXMCP_MAX_LISTENERS_PER_CALLER": "max_listeners_per_caller",
-                "OXMCP_TASK_LEASE_MS": "task_lease_ms", "OXMCP_REDIS_TIMEOUT_MS": "redis_timeout_ms"}
+                "OXMCP_TASK_LEASE_MS": "task_lease_ms", "OXMCP_REDIS_TIMEOUT_MS": "redis_timeout_ms",
+                "OXMCP_REDIS_TLS_CA": "redis_tls_ca"}
 _env: dict[str, Any] = {opt: os.environ[var].strip() for var, opt in _ENV_OPTIONS.items()
                         if os.environ.get(var, "").strip()}
 if "allowed_hosts" in _env:

@@ -134,6 +134,40 @@ impl ListenOptions {
         if self.sse.is_some() {
             c.sse = sse;
         }
+        if let Some(b) = self.http2 {
+            c.http2 = b;
+        }
+        if let Some(n) = self.http2_max_concurrent_streams {
+            if n == 0 {
+                return Err(invalid(format!(
+                    "{} must be at least 1",
+                    self.name("http2_max_concurrent_streams")
+                )));
+            }
+            c.http2_max_concurrent_streams = n;
+        }
+        if let Some(n) = self.http2_max_pending_accept_reset_streams {
+            c.http2_max_pending_accept_reset_streams = n;
+        }
+        if let Some(n) = self.http2_max_local_error_reset_streams {
+            c.http2_max_local_error_reset_streams = n;
+        }
+        match (&self.tls_cert, &self.tls_key) {
+            (None, None) => {}
+            (Some(cert), Some(key)) => {
+                c.tls = Some(crate::transport::http::TlsFiles {
+                    cert: cert.into(),
+                    key: key.into(),
+                })
+            }
+            _ => {
+                return Err(invalid(format!(
+                    "{} and {} go together: the certificate and its private key",
+                    self.name("tls_cert"),
+                    self.name("tls_key")
+                )))
+            }
+        }
         Ok(c)
     }
 

@@ -254,6 +254,10 @@ pub struct ServerConfig {
     /// Scale-out (feature `redis`): the Redis the replicas share (`redis://host:port/db`).
     #[serde(alias = "redisUrl")]
     pub redis_url: Option<String>,
+    /// A `rediss://` server is checked against the CA certificates in this PEM file (a private
+    /// CA) instead of the system's roots.
+    #[serde(alias = "redisTlsCa")]
+    pub redis_tls_ca: Option<String>,
     /// Every Redis key and channel starts with it (default `oxmcp:`).
     #[serde(alias = "redisPrefix")]
     pub redis_prefix: Option<String>,
@@ -336,6 +340,23 @@ pub struct ListenOptions {
     /// HTTP+SSE: most unread bytes queued for one stream before it is closed.
     #[serde(alias = "sseMaxQueuedBytes")]
     pub sse_max_queued_bytes: Option<usize>,
+    /// HTTP/2 (h2c by prior knowledge, `h2` by ALPN under TLS) beside HTTP/1.1 on one port.
+    pub http2: Option<bool>,
+    /// HTTP/2: most concurrent streams per connection.
+    #[serde(alias = "http2MaxConcurrentStreams")]
+    pub http2_max_concurrent_streams: Option<u32>,
+    /// HTTP/2: client resets of not-yet-accepted streams per connection (rapid reset).
+    #[serde(alias = "http2MaxPendingAcceptResetStreams")]
+    pub http2_max_pending_accept_reset_streams: Option<usize>,
+    /// HTTP/2: streams reset for a client's protocol errors per connection.
+    #[serde(alias = "http2MaxLocalErrorResetStreams")]
+    pub http2_max_local_error_reset_streams: Option<usize>,
+    /// TLS: the certificate chain (PEM file); with `tls_key`.
+    #[serde(alias = "tlsCert")]
+    pub tls_cert: Option<String>,
+    /// TLS: the certificate's private key (PEM file); with `tls_cert`.
+    #[serde(alias = "tlsKey")]
+    pub tls_key: Option<String>,
     #[serde(skip)]
     raw: Map<String, Value>,
 }

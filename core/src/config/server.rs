@@ -85,10 +85,19 @@ impl ServerConfig {
             .redis_prefix
             .clone()
             .unwrap_or_else(|| crate::redis::DEFAULT_PREFIX.to_string());
-        let r = crate::redis::Redis::open(url.trim(), prefix).map_err(|e| {
+        let ca = match &self.redis_tls_ca {
+            None => None,
+            Some(path) => Some(
+                std::fs::read(path)
+                    .map_err(|e| invalid(format!("{} {path}: {e}", self.name("redis_tls_ca"))))?,
+            ),
+        };
+        // The error names the option, never the URL: the URL may carry a password.
+        let r = crate::redis::Redis::open_tls(url.trim(), prefix, ca).map_err(|e| {
             invalid(format!(
-                "{} is not a Redis URL: {e}",
-                self.name("redis_url")
+                "{} is not a usable Redis URL: {}",
+                self.name("redis_url"),
+                crate::redis::scrub(&e.to_string(), url.trim())
             ))
         })?;
         if let Some(t) = ms(self.redis_timeout_ms) {

@@ -124,6 +124,49 @@ fn replica_id() -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
+/// `text` (an error about `url`) with the URL's password, as written and percent-decoded,
+/// replaced by `***`: an error text goes to logs and to whoever started the server.
+pub fn scrub(text: &str, url: &str) -> String {
+    let head = url.split_once('?').map_or(url, |(h, _)| h);
+    let password = match (head.find("://"), head.rfind('@')) {
+        (Some(s), Some(at)) if at > s + 3 => head[s + 3..at].split_once(':').map(|(_, p)| p),
+        _ => None,
+    };
+    let mut out = text.replace(url, &redact(url));
+    if let Some(p) = password.filter(|p| !p.is_empty()) {
+        out = out.replace(p, "***");
+        let decoded = percent_decode(p);
+        if !decoded.is_empty() {
+            out = out.replace(&decoded, "***");
+        }
+    }
+    out
+}
+
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        match (
+            b[i],
+            b.get(i + 1).copied().and_then(hex),
+            b.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'%', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (c, _, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// `redis://:secret@host/` → `redis://:***@host/`.
 fn redact(url: &str) -> String {
     // `unix:///path?pass=...` carries the password in the query, as redis-rs reads it there.
@@ -161,7 +204,34 @@ impl Redis {
     /// channel under `prefix`. Only parses: nothing connects until a command or a subscription
     /// needs it.
     pub fn open(url: &str, prefix: impl Into<String>) -> Result<Self, RedisError> {
-        let client = ::redis::Client::open(url)?;
+        Self::open_tls(url, prefix, None)
+    }
+
+    /// [`Redis::open`], a `rediss://` URL's server checked against the CA certificates in PEM
+    /// `ca` (a private CA) rather than the system's roots.
+    pub fn open_tls(
+        url: &str,
+        prefix: impl Into<String>,
+        ca: Option<Vec<u8>>,
+    ) -> Result<Self, RedisError> {
+        let client = match ca {
+            None => ::redis::Client::open(url)?,
+            #[cfg(not(feature = "tls"))]
+            Some(_) => {
+                return Err(RedisError::from((
+                    ::redis::ErrorKind::InvalidClientConfig,
+                    "redis_tls_ca needs oxmcp built with the `tls` feature",
+                )))
+            }
+            #[cfg(feature = "tls")]
+            Some(pem) => ::redis::Client::build_with_tls(
+                url,
+                ::redis::TlsCertificates {
+                    client_tls: None,
+                    root_cert: Some(pem),
+                },
+            )?,
+        };
         Ok(Self {
             shared: Arc::new(Shared {
                 client,

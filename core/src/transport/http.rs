@@ -28,7 +28,7 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-pub use super::http_config::{HttpConfig, SseConfig};
+pub use super::http_config::{HttpConfig, SseConfig, TlsFiles};
 pub use crate::auth::{AuthRejection, Authenticator};
 pub use crate::request::HttpRequestInfo;
 pub use crate::server::gate::{Refusal, TrustedProxies};

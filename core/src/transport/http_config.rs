@@ -68,6 +68,22 @@ pub struct HttpConfig {
     /// none. Off unless asked for: it is a second way in, for clients that predate Streamable
     /// HTTP, and holds a stream open per session.
     pub sse: Option<SseConfig>,
+    /// HTTP/2 on the same port as HTTP/1.1 (h2c by prior knowledge: a connection that opens
+    /// with the HTTP/2 preface). Off: such a connection is answered as HTTP/1.1 would answer it.
+    pub http2: bool,
+    /// HTTP/2: most streams (requests) one connection runs at once; a client past it has its
+    /// new streams refused (`REFUSED_STREAM`) and retries them. The per-connection counterpart
+    /// of one HTTP/1.1 connection per request.
+    pub http2_max_concurrent_streams: u32,
+    /// HTTP/2: streams a client may open and reset before the server accepted them, per
+    /// connection, before the connection is closed (the "rapid reset" flood, CVE-2023-44487).
+    pub http2_max_pending_accept_reset_streams: usize,
+    /// HTTP/2: streams the server may reset for a client's protocol errors, per connection,
+    /// before the connection is closed (a flood of malformed requests).
+    pub http2_max_local_error_reset_streams: usize,
+    /// TLS: the certificate chain and its private key (PEM files), served with ALPN `h2` and
+    /// `http/1.1`, reloaded when the files change. Both or neither; needs the `tls` feature.
+    pub tls: Option<TlsFiles>,
 }
 
 /// The 2024-11-05 HTTP+SSE transport's paths and its per-stream bound.
@@ -92,6 +108,21 @@ impl Default for SseConfig {
         }
     }
 }
+
+/// The PEM files of [`HttpConfig::tls`].
+#[derive(Clone, Debug)]
+pub struct TlsFiles {
+    pub cert: std::path::PathBuf,
+    pub key: std::path::PathBuf,
+}
+
+/// See [`HttpConfig::http2_max_concurrent_streams`]. 100, the floor RFC 9113 recommends: enough
+/// for a client's concurrent calls and listen streams, and a bounded amount of work per connection.
+pub(crate) const DEFAULT_HTTP2_MAX_CONCURRENT_STREAMS: u32 = 100;
+/// See [`HttpConfig::http2_max_pending_accept_reset_streams`] (hyper's own default).
+pub(crate) const DEFAULT_HTTP2_MAX_PENDING_ACCEPT_RESET_STREAMS: usize = 20;
+/// See [`HttpConfig::http2_max_local_error_reset_streams`]: a well-behaved client causes none.
+pub(crate) const DEFAULT_HTTP2_MAX_LOCAL_ERROR_RESET_STREAMS: usize = 100;
 
 impl HttpConfig {
     /// For mounting [`super::http::HttpHandler`] inside another HTTP server (ASGI, fetch, Express): no
@@ -123,6 +154,11 @@ impl HttpConfig {
             max_connections: DEFAULT_MAX_CONNECTIONS,
             max_connections_per_client: DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
             sse: None,
+            http2: true,
+            http2_max_concurrent_streams: DEFAULT_HTTP2_MAX_CONCURRENT_STREAMS,
+            http2_max_pending_accept_reset_streams: DEFAULT_HTTP2_MAX_PENDING_ACCEPT_RESET_STREAMS,
+            http2_max_local_error_reset_streams: DEFAULT_HTTP2_MAX_LOCAL_ERROR_RESET_STREAMS,
+            tls: None,
         }
     }
     pub fn path(mut self, p: impl Into<String>) -> Self {
@@ -198,6 +234,11 @@ impl HttpConfig {
     }
     pub fn max_header_bytes(mut self, n: usize) -> Self {
         self.max_header_bytes = n;
+        self
+    }
+    /// See [`HttpConfig::http2`].
+    pub fn http2(mut self, on: bool) -> Self {
+        self.http2 = on;
         self
     }
 }

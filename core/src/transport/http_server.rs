@@ -34,21 +34,43 @@ struct ConnClock {
     /// Nanoseconds after `born`, plus one, since the connection waits for a head; 0 while a
     /// request is served (its head is in, and its response not yet handed to hyper whole).
     waiting: AtomicU64,
+    /// HTTP/2 only: the streams being served. The connection waits for a head only when none
+    /// is; a lock (not two atomics) so that a stream ending and one starting cannot interleave
+    /// into "waiting" while one is served. HTTP/1.1 serves one request at a time and needs none.
+    streams: Option<std::sync::Mutex<usize>>,
 }
 
 impl ConnClock {
-    fn new() -> Self {
+    fn new(multiplexed: bool) -> Self {
         Self {
             born: Instant::now(),
             waiting: AtomicU64::new(1),
+            streams: multiplexed.then(|| std::sync::Mutex::new(0)),
         }
     }
     /// A head is in: no deadline while the request is served (the body has its own).
     fn busy(&self) {
+        if let Some(m) = &self.streams {
+            let mut n = m.lock().unwrap_or_else(|e| e.into_inner());
+            *n += 1;
+            self.waiting.store(0, Ordering::Relaxed);
+            return;
+        }
         self.waiting.store(0, Ordering::Relaxed);
     }
     /// The response is written (its body handed to hyper whole): the next head is awaited.
     fn idle(&self) {
+        if let Some(m) = &self.streams {
+            let mut n = m.lock().unwrap_or_else(|e| e.into_inner());
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                self.mark_waiting();
+            }
+            return;
+        }
+        self.mark_waiting();
+    }
+    fn mark_waiting(&self) {
         let n = u64::try_from(self.born.elapsed().as_nanos()).unwrap_or(u64::MAX - 1);
         self.waiting.store(n + 1, Ordering::Relaxed);
     }
@@ -152,15 +174,50 @@ impl<C> ConnTask<C> {
     }
 }
 
-type Http1Conn<S> = hyper::server::conn::http1::Connection<TokioIo<tokio::net::TcpStream>, S>;
+/// A hyper connection as [`ConnTask`] drives it: HTTP/1.1 (polled in place) or HTTP/2 (boxed:
+/// it is not `Unpin`, and is not the hot path).
+trait Served: Unpin {
+    fn poll_served(&mut self, cx: &mut Context<'_>) -> Poll<hyper::Result<()>>;
+    fn shutdown(&mut self);
+}
 
-impl<S, B> Future for ConnTask<Http1Conn<S>>
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+impl<I, S, B> Served for hyper::server::conn::http1::Connection<I, S>
 where
+    I: hyper::rt::Read + hyper::rt::Write + Unpin + 'static,
     S: hyper::service::HttpService<Incoming, ResBody = B>,
-    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    S::Error: Into<BoxError>,
     B: hyper::body::Body + 'static,
-    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    B::Error: Into<BoxError>,
+    Self: Unpin,
 {
+    fn poll_served(&mut self, cx: &mut Context<'_>) -> Poll<hyper::Result<()>> {
+        Pin::new(self).poll(cx)
+    }
+    fn shutdown(&mut self) {
+        Pin::new(self).graceful_shutdown();
+    }
+}
+
+impl<I, S, B, E> Served for Pin<Box<hyper::server::conn::http2::Connection<I, S, E>>>
+where
+    I: hyper::rt::Read + hyper::rt::Write + Unpin,
+    S: hyper::service::HttpService<Incoming, ResBody = B>,
+    S::Error: Into<BoxError>,
+    B: hyper::body::Body + 'static,
+    B::Error: Into<BoxError>,
+    E: hyper::rt::bounds::Http2ServerConnExec<S::Future, B>,
+{
+    fn poll_served(&mut self, cx: &mut Context<'_>) -> Poll<hyper::Result<()>> {
+        self.as_mut().poll(cx)
+    }
+    fn shutdown(&mut self) {
+        self.as_mut().graceful_shutdown();
+    }
+}
+
+impl<C: Served> Future for ConnTask<C> {
     type Output = ();
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
@@ -182,7 +239,7 @@ where
             if let Some(s) = &mut this.shutdown {
                 if s.as_mut().poll(&mut wcx).is_ready() {
                     this.shutdown = None;
-                    Pin::new(&mut this.conn).graceful_shutdown();
+                    this.conn.shutdown();
                 }
             }
             if this.head.as_mut().poll(&mut wcx).is_ready() {
@@ -190,7 +247,7 @@ where
                 return Poll::Ready(());
             }
         }
-        match Pin::new(&mut this.conn).poll(cx) {
+        match this.conn.poll_served(cx) {
             Poll::Ready(Err(e)) => {
                 tracing::debug!(error = %e, "connection ended with an error");
                 Poll::Ready(())
@@ -207,12 +264,23 @@ struct Tracked {
     /// Written as hyper asks: whole, or the SSE stream its channel feeds (no boxed body, so no
     /// allocation and no dynamic call per response).
     body: ResponseBody,
-    clock: Arc<ConnClock>,
+    _busy: Busy,
 }
 
-impl Drop for Tracked {
+/// A request being served: marks its connection idle when dropped, whether with its response
+/// body ([`Tracked`]) or before one (an HTTP/2 stream the client reset mid-call).
+struct Busy(Arc<ConnClock>);
+
+impl Busy {
+    fn start(clock: Arc<ConnClock>) -> Self {
+        clock.busy();
+        Self(clock)
+    }
+}
+
+impl Drop for Busy {
     fn drop(&mut self) {
-        self.clock.idle();
+        self.0.idle();
     }
 }
 
@@ -261,11 +329,14 @@ async fn serve_one(
     peer: std::net::SocketAddr,
     clock: Arc<ConnClock>,
 ) -> Result<hyper::Response<Tracked>, Infallible> {
-    clock.busy();
+    let busy = Busy::start(clock);
     // Admitted from its head first: a request that is refused (no or a wrong token, a client
     // past its failed-authentication limit) is answered before a byte of its body is read,
     // and its connection closed rather than drained.
-    let (parts, body) = req.into_parts();
+    let (mut parts, body) = req.into_parts();
+    if parts.version == http::Version::HTTP_2 {
+        authority_as_host(&mut parts);
+    }
     let admitted = handler
         .admit(&parts.method, parts.uri.path(), &parts.headers, Some(peer))
         .await;
@@ -278,7 +349,9 @@ async fn serve_one(
             Err(refused) => refused,
         },
         Err(r) => {
-            let unread = !hyper::body::Body::is_end_stream(&body);
+            // HTTP/2 has no `Connection` header: a refused stream's body is simply not read.
+            let unread =
+                parts.version != http::Version::HTTP_2 && !hyper::body::Body::is_end_stream(&body);
             let mut r = to_hyper(r);
             if unread {
                 r.headers_mut().insert(
@@ -289,7 +362,20 @@ async fn serve_one(
             r
         }
     };
-    Ok(resp.map(|body| Tracked { body, clock }))
+    Ok(resp.map(|body| Tracked { body, _busy: busy }))
+}
+
+/// An HTTP/2 request names its host in `:authority` (hyper puts it in the URI) and usually sends
+/// no `Host`. RFC 9113 §8.3.1 makes `:authority` the one to believe, so it becomes `Host` here
+/// and the DNS-rebinding guard checks it as it checks an HTTP/1.1 `Host`.
+fn authority_as_host(parts: &mut http::request::Parts) {
+    if let Some(v) = parts
+        .uri
+        .authority()
+        .and_then(|a| http::HeaderValue::from_str(a.as_str()).ok())
+    {
+        parts.headers.insert(http::header::HOST, v);
+    }
 }
 
 /// The request with its whole body (capped, and within `body_timeout`), and its query string;
@@ -450,6 +536,143 @@ pub(crate) fn check_exposure(config: &HttpConfig) -> std::io::Result<()> {
     Ok(())
 }
 
+/// What every connection is held to, whatever its protocol.
+#[derive(Clone, Copy)]
+struct ConnLimits {
+    header_timeout: Duration,
+    max_headers: usize,
+    max_header_bytes: usize,
+}
+
+/// The HTTP/2 connection preface (RFC 9113 §3.4): a client with prior knowledge opens with it.
+const H2_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// Whether the connection opens with the HTTP/2 preface, read without consuming it (`peek`), so
+/// that an HTTP/1.1 connection is handed to hyper untouched and its requests cost nothing more.
+/// `None`: closed, or nothing decisive within `timeout` (the header-read deadline).
+async fn sniff_h2(stream: &tokio::net::TcpStream, timeout: Duration) -> Option<bool> {
+    let deadline = Instant::now() + timeout;
+    let mut buf = [0u8; H2_PREFACE.len()];
+    loop {
+        let n = tokio::time::timeout_at(deadline, stream.peek(&mut buf))
+            .await
+            .ok()?
+            .ok()?;
+        if n == 0 {
+            return None;
+        }
+        if buf[..n] != H2_PREFACE[..n] {
+            return Some(false);
+        }
+        if n == H2_PREFACE.len() {
+            return Some(true);
+        }
+        // A prefix of the preface (both it and `POST` begin with `P`): the rest is on its way.
+        // `peek` would answer at once again, so wait a little, bounded by the deadline.
+        tokio::time::timeout_at(deadline, tokio::time::sleep(Duration::from_millis(2)))
+            .await
+            .ok()?;
+    }
+}
+
+/// One accepted connection, in the protocol it speaks: under TLS as ALPN chose (`h2` or
+/// HTTP/1.1), in plain text HTTP/2 if it opens with the preface, HTTP/1.1 otherwise.
+async fn serve_connection(
+    stream: tokio::net::TcpStream,
+    handler: Arc<HttpHandler>,
+    peer: SocketAddr,
+    stop: tokio_util::sync::CancellationToken,
+    limits: ConnLimits,
+    tls: Option<Tls>,
+) {
+    if let Some(acceptor) = tls {
+        #[cfg(feature = "tls")]
+        {
+            // The handshake within the header-read deadline, as a request head would be.
+            let accepted =
+                tokio::time::timeout(limits.header_timeout, acceptor.accept(stream)).await;
+            let s = match accepted {
+                Ok(Ok(s)) => s,
+                Ok(Err(e)) => {
+                    tracing::debug!(peer = %peer, error = %e, "TLS handshake failed");
+                    return;
+                }
+                Err(_) => return,
+            };
+            let h2 = s.get_ref().1.alpn_protocol() == Some(b"h2".as_slice());
+            let io = TokioIo::new(s);
+            if h2 {
+                serve_h2(io, handler, peer, stop, limits).await;
+            } else {
+                serve_h1(io, handler, peer, stop, limits).await;
+            }
+        }
+        #[cfg(not(feature = "tls"))]
+        match acceptor {}
+        return;
+    }
+    let h2 = handler.config().http2
+        && matches!(sniff_h2(&stream, limits.header_timeout).await, Some(true));
+    let io = TokioIo::new(stream);
+    if h2 {
+        serve_h2(io, handler, peer, stop, limits).await;
+    } else {
+        serve_h1(io, handler, peer, stop, limits).await;
+    }
+}
+
+/// One HTTP/1.1 connection, until it ends, the header-read deadline passes, or `stop`.
+async fn serve_h1<I>(
+    io: I,
+    handler: Arc<HttpHandler>,
+    peer: SocketAddr,
+    stop: tokio_util::sync::CancellationToken,
+    limits: ConnLimits,
+) where
+    I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
+{
+    let clock = Arc::new(ConnClock::new(false));
+    let svc = {
+        let clock = clock.clone();
+        service_fn(move |req| serve_one(handler.clone(), req, peer, clock.clone()))
+    };
+    // No hyper timer: the header-read deadline is the connection's clock (see ConnClock).
+    let conn = hyper::server::conn::http1::Builder::new()
+        // Header caps (431): count, and bytes with room for the request line.
+        .max_headers(limits.max_headers)
+        .max_header_size(limits.max_header_bytes + 4096)
+        .keep_alive(true)
+        .serve_connection(io, svc);
+    ConnTask::new(conn, stop, clock, limits.header_timeout, peer).await;
+}
+
+/// One HTTP/2 connection: its streams are served concurrently, each as an HTTP/1.1 request is
+/// (the same admission, handler and body caps), within the per-connection stream limits.
+async fn serve_h2<I>(
+    io: I,
+    handler: Arc<HttpHandler>,
+    peer: SocketAddr,
+    stop: tokio_util::sync::CancellationToken,
+    limits: ConnLimits,
+) where
+    I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
+{
+    let c = handler.config();
+    let mut b = hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new());
+    b.max_concurrent_streams(c.http2_max_concurrent_streams)
+        // Pseudo-headers and all: the HTTP/1.1 head's bytes, with the same room.
+        .max_header_list_size(u32::try_from(limits.max_header_bytes + 4096).unwrap_or(u32::MAX))
+        .max_pending_accept_reset_streams(c.http2_max_pending_accept_reset_streams)
+        .max_local_error_reset_streams(c.http2_max_local_error_reset_streams);
+    let clock = Arc::new(ConnClock::new(true));
+    let svc = {
+        let clock = clock.clone();
+        service_fn(move |req| serve_one(handler.clone(), req, peer, clock.clone()))
+    };
+    let conn = Box::pin(b.serve_connection(io, svc));
+    ConnTask::new(conn, stop, clock, limits.header_timeout, peer).await;
+}
+
 /// A bound Streamable HTTP server (bind first to learn the port, then serve).
 pub struct HttpServer {
     listener: TcpListener,
@@ -457,6 +680,31 @@ pub struct HttpServer {
     /// The metrics' own listener (`MetricsOptions::address`), bound by the server's first
     /// HTTP listener.
     metrics: Option<TcpListener>,
+    tls: Option<Tls>,
+}
+
+#[cfg(feature = "tls")]
+type Tls = tokio_rustls::TlsAcceptor;
+#[cfg(not(feature = "tls"))]
+type Tls = std::convert::Infallible;
+
+/// The TLS acceptor for `config.tls`, or why the server cannot start.
+fn tls_acceptor(config: &HttpConfig) -> std::io::Result<Option<Tls>> {
+    let Some(files) = &config.tls else {
+        return Ok(None);
+    };
+    #[cfg(feature = "tls")]
+    {
+        super::tls::acceptor(&files.cert, &files.key, config.http2).map(Some)
+    }
+    #[cfg(not(feature = "tls"))]
+    {
+        let _ = files;
+        Err(std::io::Error::new(
+            std::io::ErrorKind::Unsupported,
+            "tls_cert/tls_key: this build of oxmcp has no TLS (the `tls` feature)",
+        ))
+    }
 }
 
 impl HttpServer {
@@ -465,6 +713,8 @@ impl HttpServer {
     /// a non-loopback address without auth is served with a warning.
     pub async fn bind(server: Server, mut config: HttpConfig) -> std::io::Result<Self> {
         check_exposure(&config)?;
+        // Before binding: a wrong certificate or key stops the start, with the file named.
+        let tls = tls_acceptor(&config)?;
         let listener = TcpListener::bind(config.addr).await?;
         config.addr = listener.local_addr()?;
         let metrics = match server.metrics_options().and_then(|o| o.address) {
@@ -475,6 +725,7 @@ impl HttpServer {
             listener,
             handler: HttpHandler::new(server, config),
             metrics,
+            tls,
         })
     }
 
@@ -499,8 +750,13 @@ impl HttpServer {
             self.handler.config().max_header_bytes,
         );
         let drain = self.handler.config().drain_timeout;
+        let limits = ConnLimits {
+            header_timeout,
+            max_headers,
+            max_header_bytes,
+        };
         tokio::pin!(shutdown);
-        tracing::info!(addr = %self.local_addr(), path = %self.handler.config().path, "serving Streamable HTTP");
+        tracing::info!(addr = %self.local_addr(), path = %self.handler.config().path, tls = self.tls.is_some(), "serving Streamable HTTP");
         if let Some(l) = self.metrics {
             tracing::info!(addr = ?l.local_addr().ok(), "serving metrics");
             tokio::spawn(serve_metrics(l, self.handler.clone(), stop.clone()));
@@ -528,21 +784,10 @@ impl HttpServer {
             // One `Arc` per connection: a request clones it (one count) rather than the handler
             // (a count for each of its parts).
             let handler = Arc::new(self.handler.clone());
-            let clock = Arc::new(ConnClock::new());
-            let svc = {
-                let clock = clock.clone();
-                service_fn(move |req| serve_one(handler.clone(), req, peer, clock.clone()))
-            };
-            // No hyper timer: the header-read deadline is the connection's clock (see ConnClock).
-            let conn = hyper::server::conn::http1::Builder::new()
-                // Header caps (431): count, and bytes with room for the request line.
-                .max_headers(max_headers)
-                .max_header_size(max_header_bytes + 4096)
-                .keep_alive(true)
-                .serve_connection(TokioIo::new(stream), svc);
-            let task = ConnTask::new(conn, stop.clone(), clock, header_timeout, peer);
+            let stop = stop.clone();
+            let tls = self.tls.clone();
             connections.spawn(async move {
-                task.await;
+                serve_connection(stream, handler, peer, stop, limits, tls).await;
                 drop(permit);
             });
         }

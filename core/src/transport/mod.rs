@@ -16,3 +16,5 @@ mod sse;
 pub mod stdio;
 #[cfg(unix)]
 mod stdio_fd;
+#[cfg(feature = "tls")]
+mod tls;
