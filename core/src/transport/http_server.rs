@@ -588,9 +588,12 @@ async fn serve_connection(
     if let Some(acceptor) = tls {
         #[cfg(feature = "tls")]
         {
-            // The handshake within the header-read deadline, as a request head would be.
-            let accepted =
-                tokio::time::timeout(limits.header_timeout, acceptor.accept(stream)).await;
+            // The handshake within the header-read deadline, as a request head would be; a
+            // shutdown meanwhile closes it (nothing is in hand yet).
+            let accepted = tokio::select! {
+                a = tokio::time::timeout(limits.header_timeout, acceptor.accept(stream)) => a,
+                () = stop.cancelled() => return,
+            };
             let s = match accepted {
                 Ok(Ok(s)) => s,
                 Ok(Err(e)) => {
@@ -611,8 +614,12 @@ async fn serve_connection(
         match acceptor {}
         return;
     }
+    // A shutdown before the first bytes closes the connection: it has nothing in hand.
     let h2 = handler.config().http2
-        && matches!(sniff_h2(&stream, limits.header_timeout).await, Some(true));
+        && tokio::select! {
+            s = sniff_h2(&stream, limits.header_timeout) => matches!(s, Some(true)),
+            () = stop.cancelled() => return,
+        };
     let io = TokioIo::new(stream);
     if h2 {
         serve_h2(io, handler, peer, stop, limits).await;
