@@ -300,10 +300,15 @@ def test_k8s_redis_has_a_password_keeps_its_data_and_admits_only_oxmcp() -> None
     to_oxmcp = [p for p in policies if p["spec"]["podSelector"]["matchLabels"].items() <= labels(oxmcp).items()]
     (p,) = to_oxmcp
     assert p["spec"]["policyTypes"] == ["Ingress"]
-    (rule,) = p["spec"]["ingress"]
-    (peer,) = rule["from"]
-    assert set(peer) == {"namespaceSelector", "podSelector"}, peer  # the controller's pods only
-    assert rule["ports"] == [{"protocol": "TCP", "port": 8000}]
+    # Two ways in, each from one namespace's pods to one port: the ingress controller to the MCP
+    # port, Prometheus to the metrics port.
+    (mcp_rule, metrics_rule) = p["spec"]["ingress"]
+    for rule, port in ((mcp_rule, 8000), (metrics_rule, 9464)):
+        (peer,) = rule["from"]
+        assert set(peer) == {"namespaceSelector", "podSelector"}, peer
+        assert rule["ports"] == [{"protocol": "TCP", "port": port}]
+    assert mcp_rule["from"][0]["podSelector"]["matchLabels"] == {"app.kubernetes.io/name": "ingress-nginx"}
+    assert metrics_rule["from"][0]["podSelector"]["matchLabels"] == {"app.kubernetes.io/name": "prometheus"}
 
 
 def test_k8s_ingress_serves_tls_only() -> None:
