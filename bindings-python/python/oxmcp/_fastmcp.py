@@ -402,7 +402,6 @@ class FastMCP(Server):
         _check_http_kwargs(kwargs)
         if stateless_http:
             self.options["legacy_stateless"] = True
-        from starlette.applications import Starlette
         from starlette.routing import Route
 
         from ._asgi import AsgiApp
@@ -411,6 +410,12 @@ class FastMCP(Server):
         mcp_app = AsgiApp(self, path)
         routes = [Route(p, endpoint=fn, methods=m, name=n) for p, m, fn, n in self._custom_routes]
         routes.append(Route(path, endpoint=mcp_app, methods=["GET", "POST", "DELETE"]))
+        return self._starlette(routes, middleware)
+
+    def _starlette(self, routes: list[Any], middleware: list[Any] | None) -> Any:
+        """A Starlette app of ``routes`` whose lifespan starts the core on the app's loop and runs the
+        server's own lifespan."""
+        from starlette.applications import Starlette
 
         server = self
 
@@ -433,7 +438,6 @@ class FastMCP(Server):
         messages path under the mount. ``mount_path`` (the SDK's positional argument) is accepted: the
         mount's own prefix is read from the request, as Starlette passes it.
         """
-        from starlette.applications import Starlette
         from starlette.routing import Route
 
         from ._asgi import AsgiApp
@@ -450,15 +454,7 @@ class FastMCP(Server):
         app = AsgiApp(self, sse_path, routed=True)
         routes = [Route(p, endpoint=fn, methods=m, name=n) for p, m, fn, n in self._custom_routes]
         routes += [Route(sse_path, endpoint=app, methods=["GET"]), Route(message_path, endpoint=app, methods=["POST"])]
-        server = self
-
-        @contextlib.asynccontextmanager
-        async def lifespan(app: Any) -> AsyncIterator[None]:
-            server._build_native().set_loop(asyncio.get_running_loop())
-            async with server._lifespan_running():
-                yield
-
-        return Starlette(routes=routes, middleware=middleware or None, lifespan=lifespan)
+        return self._starlette(routes, middleware)
 
     # -- running -------------------------------------------------------------------------------------
     def run(self, transport: str | None = None, show_banner: bool | None = None,  # type: ignore[override]
