@@ -272,3 +272,18 @@ fn an_address_off_loopback_needs_a_token() {
         e.message
     );
 }
+
+/// Metrics on the MCP endpoint's own path would never be reached: the server refuses to start.
+#[tokio::test]
+async fn metrics_on_the_endpoint_path_stop_the_start() {
+    let local: SocketAddr = "127.0.0.1:0".parse().unwrap();
+    let e = HttpServer::bind(server(json!({"path": "/mcp"})), HttpConfig::new(local))
+        .await
+        .err()
+        .expect("refused");
+    assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
+    assert!(e.to_string().contains("metrics.path \"/mcp\""), "{e}");
+    // On a listener of their own, the path is theirs.
+    let own = server(json!({"path": "/mcp", "address": "127.0.0.1:0"}));
+    assert!(HttpServer::bind(own, HttpConfig::new(local)).await.is_ok());
+}

@@ -536,6 +536,28 @@ pub(crate) fn check_exposure(config: &HttpConfig) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Metrics served on the endpoint's own listener need a path of their own: on the MCP path (or
+/// an HTTP+SSE path) the scrape would never be reached, and the option would be silently
+/// unserved.
+fn check_metrics_path(server: &Server, config: &HttpConfig) -> std::io::Result<()> {
+    let Some(m) = server.metrics_options().filter(|m| m.address.is_none()) else {
+        return Ok(());
+    };
+    let sse = config.sse.as_ref();
+    let taken = m.path == config.path
+        || sse.is_some_and(|s| m.path == s.sse_path || m.path == s.messages_path);
+    if taken {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "metrics.path {:?} is a path the MCP endpoint serves: give the metrics another                  path, or an address of their own",
+                m.path
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// What every connection is held to, whatever its protocol.
 #[derive(Clone, Copy)]
 struct ConnLimits {
@@ -720,6 +742,7 @@ impl HttpServer {
     /// a non-loopback address without auth is served with a warning.
     pub async fn bind(server: Server, mut config: HttpConfig) -> std::io::Result<Self> {
         check_exposure(&config)?;
+        check_metrics_path(&server, &config)?;
         // Before binding: a wrong certificate or key stops the start, with the file named.
         let tls = tls_acceptor(&config)?;
         let listener = TcpListener::bind(config.addr).await?;
