@@ -115,3 +115,12 @@ def test_the_prometheus_rule_carries_the_same_alerts() -> None:
     assert "kind: PrometheusRule" in rule
     spec = rule[rule.index("\nspec:\n") + len("\nspec:\n"):]
     assert spec == "".join("  " + line if line.strip() else line for line in groups.splitlines(keepends=True))
+
+
+def test_metrics_on_the_endpoint_path_stop_the_start() -> None:
+    source = ('from oxmcp import Server\n'
+              'Server("m", metrics={"path": "/mcp"}).run("http", host="127.0.0.1", port=0)\n')
+    import sys
+    proc = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode != 0
+    assert 'metrics.path "/mcp" is a path the MCP endpoint serves' in proc.stderr, proc.stderr
