@@ -154,8 +154,33 @@ impl Server {
     }
 
     /// A `tools/call` with tool search on: the search tool is answered here; the call proxy
-    /// becomes the call of the tool it names (`Ok`: the params to call with).
+    /// becomes the call of the tool it names (`Ok`: the params to call with, and the call's
+    /// audit record is the pipeline's). An answer given here gets its audit record here, as a
+    /// call of the search tool (or of the proxy, when its arguments are refused).
     pub(super) fn search_call(
+        &self,
+        rq: &RequestInfo,
+        params: Params,
+        env: &Env,
+        reg: &Registry,
+    ) -> Result<Params, Outcome> {
+        if self.inner.options.tool_search.is_none() {
+            return Ok(params);
+        }
+        let started = std::time::Instant::now();
+        let name = params
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let r = self.search_answer(rq, params, env, reg);
+        if let Err(answer) = &r {
+            self.audit(rq, env, &name, Some(started), answer);
+        }
+        r
+    }
+
+    fn search_answer(
         &self,
         rq: &RequestInfo,
         mut params: Params,

@@ -185,6 +185,34 @@ async fn ranks_the_fixture_and_keeps_hidden_tools_hidden() {
     );
 }
 
+/// The search tool's own answers are audited as calls, as every other tool's are.
+#[tokio::test]
+async fn a_search_is_audited_as_a_call() {
+    let _serial = serial().await;
+    let cap = Capture::default();
+    let _g = tracing::subscriber::set_default(cap.subscriber());
+    let run = serve(
+        server(json!({"tool_search": "bm25"})),
+        HttpConfig::new(loopback()),
+    )
+    .await;
+    let r = call(
+        run.addr,
+        None,
+        "tools/call",
+        json!({"name": "search_tools", "arguments": {"query": "slack message"}}),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let audit = cap
+        .lines()
+        .into_iter()
+        .find(|l| l["fields"]["name"] == "search_tools")
+        .expect("an audit record for the search");
+    assert_eq!(audit["fields"]["method"], "tools/call", "{audit}");
+    assert_eq!(audit["fields"]["outcome"], "ok", "{audit}");
+}
+
 #[tokio::test]
 async fn the_index_follows_adds_and_removes() {
     let s = server(json!({"tool_search": "bm25", "tool_search_method": true}));
