@@ -9,6 +9,7 @@
 const http = require('../http.cjs');
 const { loadNative } = require('../native.cjs');
 const { fromNative } = require('../errors.cjs');
+const { detached, detachWhen } = require('./transports.cjs');
 
 function head(req, method) {
   return {
@@ -81,19 +82,11 @@ class SSEServerTransport {
       this._oxmcpDetached();
       return;
     }
-    http.pipeStream(exchange, r, res).then(
-      () => this._oxmcpDetached(),
-      (e) => {
-        try { this.onerror?.(e); } catch {}
-        this._oxmcpDetached();
-      },
-    );
+    detachWhen(this, http.pipeStream(exchange, r, res));
   }
 
   _oxmcpDetached() {
-    const cb = this.onclose;
-    this.onclose = undefined;
-    try { cb?.(); } catch {}
+    detached(this);
   }
 
   /** One POSTed message: answered 202 (its answer goes down the stream) or with its refusal. */

@@ -11,6 +11,24 @@ const { SESSIONLESS } = require('./extra.cjs');
 /** On an app from `createMcpExpressApp` (server-express.cjs): the Host rule the SDK's app would apply. */
 const EXPRESS_HOSTS = Symbol('oxmcp.expressHosts');
 
+/** The server let go of transport `t`: its `onclose` runs, once. */
+function detached(t) {
+  const cb = t.onclose;
+  t.onclose = undefined;
+  try { cb?.(); } catch {}
+}
+
+/** When `done` (what serves `t`) settles, `t` is detached; a failure goes to its `onerror` first. */
+function detachWhen(t, done) {
+  return done.then(
+    () => t._oxmcpDetached(),
+    (e) => {
+      try { t.onerror?.(e); } catch {}
+      t._oxmcpDetached();
+    },
+  );
+}
+
 class StdioServerTransport {
   #server;
   #done;
@@ -31,19 +49,11 @@ class StdioServerTransport {
   async _oxmcpAttach(server) {
     if (this.#server) throw new Error('StdioServerTransport already started');
     this.#server = server;
-    this.#done = server.serveStdio().then(
-      () => this._oxmcpDetached(),
-      (e) => {
-        try { this.onerror?.(e); } catch {}
-        this._oxmcpDetached();
-      },
-    );
+    this.#done = detachWhen(this, server.serveStdio());
   }
 
   _oxmcpDetached() {
-    const cb = this.onclose;
-    this.onclose = undefined;
-    try { cb?.(); } catch {}
+    detached(this);
   }
 
   async close() {
@@ -108,9 +118,7 @@ class StreamableHTTPServerTransport {
   }
 
   _oxmcpDetached() {
-    const cb = this.onclose;
-    this.onclose = undefined;
-    try { cb?.(); } catch {}
+    detached(this);
   }
 
   /**
@@ -160,4 +168,4 @@ class StreamableHTTPServerTransport {
   }
 }
 
-module.exports = { StdioServerTransport, StreamableHTTPServerTransport, EXPRESS_HOSTS };
+module.exports = { StdioServerTransport, StreamableHTTPServerTransport, EXPRESS_HOSTS, detached, detachWhen };
