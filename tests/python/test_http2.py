@@ -68,9 +68,9 @@ def test_a_call_over_h2c(port: int) -> None:
 
 def test_authority_is_checked_as_host(port: int) -> None:
     # curl sends a custom Host as `:authority` over HTTP/2: the DNS-rebinding guard must see it.
-    # A request with no body (the listen GET): the guard refuses from the head, and a refused POST
-    # whose body is still on its way is answered and then reset with NO_ERROR (RFC 9113 §8.1),
-    # which curl 7.88 reports as a framing error.
+    # A request with no body (the listen GET): the guard refuses from the head. A refused POST whose
+    # body is still on its way may be reset once answered (RFC 9113 §8.1 allows it), which curl
+    # 7.88 can report as a framing error instead of the 403.
     r = subprocess.run(["curl", "-sS", "--http2-prior-knowledge", "-H", "accept: text/event-stream",
                         "-H", "host: evil.example", "-w", "\nstatus=%{http_code}", f"http://127.0.0.1:{port}/mcp"],
                        capture_output=True, text=True, timeout=60)
