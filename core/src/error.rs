@@ -45,6 +45,10 @@ impl ErrorCode {
             -32021 => "missing_client_capability",
             -32022 => "unsupported_protocol_version",
             -32002 => "resource_not_found",
+            -32042 => "url_elicitation_required",
+            -31403 => "insufficient_scope",
+            -31429 => "rate_limited",
+            -31503 => "server_busy",
             _ => "application_error",
         }
     }
@@ -295,3 +299,19 @@ impl fmt::Display for BuildError {
     }
 }
 impl std::error::Error for BuildError {}
+
+#[cfg(test)]
+mod tests {
+    use super::ErrorCode;
+
+    /// The audit record and the request metrics name oxmcp's own refusals by what they are;
+    /// only a handler's own codes fall under `application_error`.
+    #[test]
+    fn our_refusal_codes_have_their_own_class() {
+        assert_eq!(ErrorCode::SERVER_BUSY.class(), "server_busy");
+        assert_eq!(ErrorCode::RATE_LIMITED.class(), "rate_limited");
+        assert_eq!(ErrorCode::INSUFFICIENT_SCOPE.class(), "insufficient_scope");
+        assert_eq!(ErrorCode(-32042).class(), "url_elicitation_required");
+        assert_eq!(ErrorCode(-1).class(), "application_error");
+    }
+}

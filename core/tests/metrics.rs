@@ -287,3 +287,31 @@ async fn metrics_on_the_endpoint_path_stop_the_start() {
     let own = server(json!({"path": "/mcp", "address": "127.0.0.1:0"}));
     assert!(HttpServer::bind(own, HttpConfig::new(local)).await.is_ok());
 }
+
+/// A refusal is counted under the limit that made it: the session cap is `max_sessions`; only a
+/// session store out of reach is `session_store`.
+#[tokio::test]
+async fn a_session_cap_refusal_is_labelled_by_its_limit() {
+    let config =
+        Config::from_json(json!({"name": "m", "version": "1", "metrics": {}, "max_sessions": 1}))
+            .unwrap();
+    let s = config.server.builder().unwrap().build().unwrap();
+    let (addr, _, stop) = start(s).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "c", "version": "1"}}})
+    .to_string();
+    let h = [
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
+    ];
+    assert_eq!(send(addr, "POST", "/mcp", &h, init.clone()).await.0, 200);
+    let (status, body) = send(addr, "POST", "/mcp", &h, init).await;
+    assert_eq!(status, 503, "{body}");
+    let (_, text) = send(addr, "GET", "/metrics", &[], String::new()).await;
+    let s = samples(&text);
+    let want = r#"oxmcp_rejections_total{status="503",reason="max_sessions"} 1"#;
+    assert!(s.contains(&want), "missing {want:?} in:\n{text}");
+    assert!(!text.contains("session_store"), "{text}");
+    stop.cancel();
+}

@@ -56,8 +56,14 @@ impl Server {
                 Ok(s) => s,
                 Err(e) => {
                     if e.http_status == Some(503) {
-                        // The session caps, or the session store out of reach.
-                        self.count_rejection(503, "max_sessions");
+                        // A store out of reach answers -31503; the session caps answer with
+                        // their own message. Only the caps are a limit's refusal.
+                        let reason = if e.code == crate::error::ErrorCode::SERVER_BUSY {
+                            "session_store"
+                        } else {
+                            "max_sessions"
+                        };
+                        self.count_rejection(503, reason);
                     }
                     return e.into();
                 }

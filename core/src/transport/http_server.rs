@@ -631,10 +631,10 @@ async fn serve_connection(
             } else {
                 serve_h1(io, handler, peer, stop, limits).await;
             }
+            return;
         }
         #[cfg(not(feature = "tls"))]
         match acceptor {}
-        return;
     }
     // A shutdown before the first bytes closes the connection: it has nothing in hand.
     let h2 = handler.config().http2
@@ -714,8 +714,11 @@ pub struct HttpServer {
 
 #[cfg(feature = "tls")]
 type Tls = tokio_rustls::TlsAcceptor;
+/// Without the `tls` feature no acceptor can exist (the option is refused at start); an empty
+/// enum rather than `Infallible`, which is `Copy` and would make the per-connection clone a lint.
 #[cfg(not(feature = "tls"))]
-type Tls = std::convert::Infallible;
+#[derive(Clone)]
+enum Tls {}
 
 /// The TLS acceptor for `config.tls`, or why the server cannot start.
 fn tls_acceptor(config: &HttpConfig) -> std::io::Result<Option<Tls>> {
