@@ -66,6 +66,43 @@ async fn call(addr: SocketAddr, id: Value, method: &str, mut params: Value, meta
     serde_json::from_slice(&body).unwrap()
 }
 
+/// A legacy (2025-11-25) POST, in `session` if given; the answer's `Mcp-Session-Id` and body.
+async fn legacy(addr: SocketAddr, session: Option<&str>, body: Value) -> (Option<String>, Value) {
+    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (mut sender, conn) =
+        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
+            .await
+            .unwrap();
+    tokio::spawn(conn);
+    let mut req = hyper::Request::post("/mcp")
+        .header("host", addr.to_string())
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    if let Some(s) = session {
+        req = req
+            .header("mcp-session-id", s)
+            .header("mcp-protocol-version", "2025-11-25");
+    }
+    let resp = sender
+        .send_request(req.body(Full::new(Bytes::from(body.to_string()))).unwrap())
+        .await
+        .unwrap();
+    let id = resp
+        .headers()
+        .get("mcp-session-id")
+        .map(|v| v.to_str().unwrap().to_string());
+    let body = resp.into_body().collect().await.unwrap().to_bytes();
+    let text = String::from_utf8_lossy(&body);
+    // JSON, or one SSE event whose data is the answer.
+    let json = text
+        .lines()
+        .find_map(|l| l.strip_prefix("data:"))
+        .unwrap_or(&text)
+        .trim()
+        .to_string();
+    (id, serde_json::from_str(&json).unwrap_or(Value::Null))
+}
+
 fn traceparent(flags: &str) -> Value {
     json!({
         "traceparent": format!("00-{TRACE_ID}-{PARENT_ID}-{flags}"),
@@ -412,4 +449,39 @@ async fn otlp_http_export_reaches_a_collector() {
     ] {
         assert!(contains(body, s.as_bytes()), "{s} not in the export");
     }
+}
+
+#[tokio::test]
+async fn a_legacy_sessions_requests_carry_its_id() {
+    let _serial = serial().await;
+    let (captured, _provider, _g) = capture();
+    let s = serve().await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "c", "version": "1"}}});
+    let (sid, _) = legacy(s.addr, None, init).await;
+    let sid = sid.expect("a stateful server names the session");
+    let (_, r) = legacy(
+        s.addr,
+        Some(&sid),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": "echo", "arguments": {}}}),
+    )
+    .await;
+    assert_eq!(r["result"]["content"][0]["text"], "hi", "{r}");
+    let span = captured.named("tools/call echo").expect("the call's span");
+    assert_eq!(attr(&span, "mcp.session.id").as_deref(), Some(sid.as_str()));
+
+    // A modern request belongs to no session.
+    captured.clear();
+    call(
+        s.addr,
+        json!(3),
+        "tools/call",
+        json!({"name":"echo","arguments":{}}),
+        json!({}),
+    )
+    .await;
+    let span = captured.named("tools/call echo").expect("the call's span");
+    assert_eq!(attr(&span, "mcp.session.id"), None);
 }

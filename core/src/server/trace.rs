@@ -132,6 +132,7 @@ pub(super) fn request_span(rq: &RequestInfo, params: &Params, env: &Env) -> trac
         otel.status_description = Empty,
         mcp.method.name = %rq.method,
         mcp.protocol.version = %rq.version,
+        mcp.session.id = Empty,
         mcp.resource.uri = Empty,
         jsonrpc.request.id = Empty,
         gen_ai.operation.name = Empty,
@@ -194,6 +195,11 @@ mod otel {
             }),
             _ => None,
         };
+        // A legacy session's requests share its id, which the conventions group by; modern
+        // requests belong to no session.
+        if let Some(id) = env.session.as_ref().and_then(|s| s.id.as_deref()) {
+            span.record("mcp.session.id", id);
+        }
         if method == "resources/read" {
             if let Some(uri) = param("uri") {
                 span.record("mcp.resource.uri", uri);
