@@ -121,6 +121,14 @@ fn server() -> Server {
                 Ok::<_, ToolError>(ToolResult::text("hi"))
             },
         ))
+        .tool(
+            Tool::new("slow", json!({"type":"object"}))
+                .task_support(oxmcp::tasks::TaskSupport::Required)
+                .handler(|_a: Map<String, Value>, _c: Context| async {
+                    tracing::info_span!("slow.work").in_scope(|| ());
+                    Ok::<_, ToolError>(ToolResult::text("done"))
+                }),
+        )
         .tool(Tool::new("fails", json!({"type":"object"})).handler(
             |_a: Map<String, Value>, _c: Context| async {
                 Err::<ToolResult, _>(ToolError::new("no luck"))
@@ -484,4 +492,45 @@ async fn a_legacy_sessions_requests_carry_its_id() {
     .await;
     let span = captured.named("tools/call echo").expect("the call's span");
     assert_eq!(attr(&span, "mcp.session.id"), None);
+}
+
+#[tokio::test]
+async fn a_tasks_run_links_to_the_call_that_started_it() {
+    let _serial = serial().await;
+    let (captured, _provider, _g) = capture();
+    let s = serve().await;
+    let r = call(
+        s.addr,
+        json!(4),
+        "tools/call",
+        json!({"name":"slow","arguments":{}}),
+        json!({"io.modelcontextprotocol/clientCapabilities":
+               {"extensions": {"io.modelcontextprotocol/tasks": {}}}}),
+    )
+    .await;
+    let task_id = r["result"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {r}"))
+        .to_string();
+    let request = captured
+        .named("tools/call slow")
+        .expect("the request's span");
+    let mut run = None;
+    for _ in 0..200 {
+        run = captured.named("task slow");
+        if run.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let run = run.expect("the task's run span");
+    assert_eq!(attr(&run, "mcp.task.id").as_deref(), Some(task_id.as_str()));
+    assert_eq!(attr(&run, "gen_ai.tool.name").as_deref(), Some("slow"));
+    // Not a child of the request (it outlives it) but linked to it.
+    assert_ne!(run.parent_span_id, request.span_context.span_id());
+    let linked: Vec<_> = run.links.iter().map(|l| l.span_context.span_id()).collect();
+    assert_eq!(linked, vec![request.span_context.span_id()]);
+    // The handler's own spans are the run's children.
+    let work = captured.named("slow.work").expect("the handler's span");
+    assert_eq!(work.parent_span_id, run.span_context.span_id());
 }

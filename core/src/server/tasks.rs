@@ -93,11 +93,15 @@ impl Server {
         }
         let fut = p.invoke.start(ctx.clone());
         let (tx, mut rx) = tokio::sync::oneshot::channel();
+        let run_span = super::trace::task_span(&p.name);
         {
             let (cancel, timeout) = (cancel.clone(), p.timeout);
+            let run = tracing::Instrument::instrument(
+                async move { Self::run(fut, &cancel, timeout).await },
+                run_span.clone(),
+            );
             tokio::spawn(async move {
-                let r = Self::run(fut, &cancel, timeout).await;
-                let _ = tx.send(r);
+                let _ = tx.send(run.await);
             });
         }
         let lost = || Err(RunError::Handler(HandlerError::Cancelled));
@@ -153,6 +157,7 @@ impl Server {
         let Some(rec) = created else {
             unreachable!("set above")
         };
+        super::trace::task_created(&run_span, &rec.id);
         // The request is answered now: the task holds its caller's running place, and the
         // primitive's slot, until the handler ends, settled on a tokio task of its own.
         guard.answered();

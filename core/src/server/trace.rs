@@ -69,6 +69,27 @@ pub fn new_span_id() -> String {
     }
 }
 
+/// The span a task-capable call's handler runs in, `task <tool>`: a root of its own, linked
+/// to the `tools/call` request span current here, because the task outlives that request and
+/// so cannot be its child. `mcp.task.id` is set once the call has become a task.
+pub(super) fn task_span(tool: &str) -> tracing::Span {
+    let span = tracing::info_span!(
+        target: "oxmcp::request",
+        parent: None,
+        "mcp.task",
+        otel.name = %format_args!("task {tool}"),
+        otel.kind = "internal",
+        gen_ai.tool.name = %tool,
+        mcp.task.id = tracing::field::Empty,
+    );
+    span.follows_from(tracing::Span::current());
+    span
+}
+
+pub(super) fn task_created(span: &tracing::Span, id: &str) {
+    span.record("mcp.task.id", id);
+}
+
 /// The span for one request: `mcp.request` on target `oxmcp::request`.
 #[cfg(not(feature = "otel"))]
 pub(super) fn request_span(rq: &RequestInfo, _params: &Params, env: &Env) -> tracing::Span {
