@@ -17,7 +17,7 @@ case "${1:-build}" in
   build) exec "$MKDOCS" build --strict --clean ;;
   samples)
     python3 tests/docs/samples.py
-    .venv/bin/python -m pytest tests/docs -q -p no:cacheprovider
+    .venv/bin/python -m pytest tests/docs -q -rs -p no:cacheprovider
     node --test tests/docs/ ;;
   *) echo "usage: bash scripts/docs.sh [serve|build|samples]" >&2; exit 2 ;;
 esac
