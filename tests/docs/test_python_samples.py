@@ -4,6 +4,7 @@ marked); a server sample is served by `python -m oxmcp run` and checked with the
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -75,3 +76,11 @@ def test_markers_name_a_reason_and_checks_only_servers() -> None:
     for s in ALL:
         assert s.skip is None or len(s.skip) > 10, f"{s.id}: a skip needs a reason"
         assert not (s.checks and s.lang not in ("python", "javascript")), f"{s.id}: checks on a {s.lang} sample"
+
+
+def test_readme_links_exist() -> None:
+    """The README is not a site page, so the strict build does not check its links: this does."""
+    text = (doc.ROOT / "README.md").read_text(encoding="utf-8")
+    missing = [t for t in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text)
+               if not re.match(r"^[a-z]+:", t) and not (doc.ROOT / t).exists()]
+    assert not missing, f"README.md links to files that do not exist: {missing}"
