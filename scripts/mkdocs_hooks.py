@@ -28,11 +28,11 @@ TREE = "https://github.com/oxmcp/oxmcp/tree/main/"
 
 log = logging.getLogger("mkdocs.plugins.oxmcp")
 
-FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})", re.M)
+FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})", re.MULTILINE)
 LINK = re.compile(r"(\]\()([^)\s]+)(\))")
-INCLUDE = re.compile(r"^<!-- include: (\S+) -->$", re.M)
+INCLUDE = re.compile(r"^<!-- include: (\S+) -->$", re.MULTILINE)
 RUST_FENCE = re.compile(r"^ {0,3}`{3,}rust\b")
-HIDDEN = re.compile(r"^\s*#(?: .*)?\n", re.M)
+HIDDEN = re.compile(r"^\s*#(?: .*)?\n", re.MULTILINE)
 
 
 def _split_fences(text: str) -> list[tuple[bool, str]]:
@@ -83,11 +83,11 @@ def _include(m: re.Match[str], page_dir: str, where: str) -> str:
         return m.group(0)
     text = path.read_text(encoding="utf-8")
     # One heading level down: the included file's title sits under the page's own.
-    return "".join(chunk if code else re.sub(r"^(#{1,5}) ", r"#\1 ", _rewrite_links(chunk, posixpath.dirname(rel), page_dir, where), flags=re.M)
+    return "".join(chunk if code else re.sub(r"^(#{1,5}) ", r"#\1 ", _rewrite_links(chunk, posixpath.dirname(rel), page_dir, where), flags=re.MULTILINE)
                    for code, chunk in _split_fences(text))
 
 
-def on_page_markdown(markdown: str, page, config, files) -> str:  # noqa: ANN001 (mkdocs's hook signature)
+def on_page_markdown(markdown: str, page, config, files) -> str:
     src = page.file.src_uri
     page_dir = posixpath.dirname(src)
     src_dir = posixpath.join(DOCS, page_dir) if page_dir else DOCS

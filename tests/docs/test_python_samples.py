@@ -3,6 +3,7 @@ marked); a server sample is served by `python -m oxmcp run` and checked with the
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import subprocess
@@ -14,7 +15,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 sys.path.insert(0, str(Path(__file__).parent))
-import samples as doc  # noqa: E402
+import samples as doc
 
 ALL = doc.all_samples()
 PYTHON = [s for s in ALL if s.lang == "python"]
@@ -61,8 +62,8 @@ async def test_python_sample(sample: doc.Sample, tmp_path: Path) -> None:
     if sample.checks:
         await _check_server(path, sample)
     else:
-        proc = subprocess.run([sys.executable, path.name], cwd=tmp_path, stdin=subprocess.DEVNULL,
-                              capture_output=True, text=True, timeout=60)
+        proc = await asyncio.to_thread(subprocess.run, [sys.executable, path.name], cwd=tmp_path, check=False,
+                                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
         assert proc.returncode == 0, proc.stderr
 
 
