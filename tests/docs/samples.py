@@ -134,7 +134,7 @@ def main() -> None:
     counts: dict[str, int] = {}
     for s in samples:
         print(f"{s.id:40} {s.lang:10} {what(s)}")
-        key = f"{s.lang} {'skipped' if s.skip else 'other' if s.lang == 'other' else 'run'}"
+        key = f"{s.lang} {'skipped' if s.skip else 'listed, not run' if s.lang == 'other' else 'run'}"
         counts[key] = counts.get(key, 0) + 1
     print("; ".join(f"{k}: {v}" for k, v in sorted(counts.items())))
 
