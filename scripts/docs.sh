@@ -4,7 +4,8 @@
 #
 #   bash scripts/docs.sh serve    # http://127.0.0.1:8001, rebuilt on change
 #   bash scripts/docs.sh build    # mkdocs build --strict into .cache/site (what CI runs)
-#   bash scripts/docs.sh samples  # run every Python and JavaScript sample (Rust: cargo test --doc -p oxmcp)
+#   bash scripts/docs.sh samples  # build, then run every Python and JavaScript sample and screenshot the
+#                                 # site in Chromium (Rust samples: cargo test --doc -p oxmcp)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -16,6 +17,7 @@ case "${1:-build}" in
   serve) exec "$MKDOCS" serve --strict -a 127.0.0.1:8001 ;;
   build) exec "$MKDOCS" build --strict --clean ;;
   samples)
+    "$MKDOCS" build --strict --clean
     python3 tests/docs/samples.py
     .venv/bin/python -m pytest tests/docs -q -rs -p no:cacheprovider
     node --test tests/docs/ ;;

@@ -340,7 +340,9 @@ fi
 # ---- docs ---------------------------------------------------------------------------
 # The site built with --strict (a broken link, anchor, page or API reference fails it), then every
 # Python and JavaScript sample of the README and docs/ run (tests/docs/; the Rust samples are
-# doctests of the rust stage). The list of samples, with the skipped ones and why, is in the log.
+# doctests of the rust stage), and the built site opened in headless Chromium (screenshots of the
+# home page and a guide in .cache/test-all/site-screenshots/). The list of samples, with the
+# skipped ones and why, is in the log.
 if ! wanted docs; then
   :
 elif [[ ! -f mkdocs.yml ]]; then
