@@ -8,6 +8,8 @@
   relative links rebased and its headings one level down, so a page can show a file that lives beside the code it describes.
 - A Rust block's rustdoc hidden lines (`# ...`, there so that the block compiles as a doctest)
   are left out, as docs.rs leaves them out.
+- `<!-- bench-charts -->` is replaced by bar charts drawn from bench/RESULTS.md's tables
+  (scripts/bench_charts.py).
 - `<!-- node-api -->` is replaced by the Node API reference, generated from
   bindings-node/index.d.ts by scripts/node_api.py (the typings are the source; nothing generated
   is committed).
@@ -101,6 +103,11 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
         if not code:
             chunk = _rewrite_links(chunk, src_dir, page_dir, src)
             chunk = INCLUDE.sub(lambda m: _include(m, page_dir, src), chunk)
+            if "<!-- bench-charts -->" in chunk:
+                sys.path.insert(0, str(ROOT / "scripts"))
+                import bench_charts
+
+                chunk = chunk.replace("<!-- bench-charts -->", bench_charts.render(ROOT / "bench" / "RESULTS.md"))
             if "<!-- node-api -->" in chunk:
                 sys.path.insert(0, str(ROOT / "scripts"))
                 import node_api

@@ -1,5 +1,5 @@
 // The built site (.cache/site, from `mkdocs build`, which the docs stage runs first) opens in
-// headless Chromium: the home page and a guide render with their navigation and search box, and a
+// headless Chromium: the home page, a guide and the benchmarks page (its charts) render with their navigation and search box, and a
 // screenshot of each is saved in .cache/test-all/site-screenshots/ for a person to look at.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -29,7 +29,7 @@ function serveSite() {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-test('the site renders in Chromium: home page and a guide, with navigation and search', { timeout: 120_000 }, async () => {
+test('the site renders in Chromium: home page, a guide and the benchmark charts, with navigation and search', { timeout: 120_000 }, async () => {
   assert.ok(fs.existsSync(path.join(SITE, 'index.html')), `${SITE} is not built: run bash scripts/docs.sh build`);
   assert.ok(fs.existsSync(CHROMIUM), `${CHROMIUM} is missing: run scripts/setup.sh (apt-get install chromium)`);
   fs.mkdirSync(SHOTS, { recursive: true });
@@ -46,11 +46,16 @@ test('the site renders in Chromium: home page and a guide, with navigation and s
       viewport: { width: 1280, height: 900 },
     });
     const page = ctx.pages()[0] ?? await ctx.newPage();
-    for (const [url, heading, shot] of [['/', 'oxmcp', 'home.png'], ['/guides/tools/', 'Tools', 'guide-tools.png']]) {
+    const pages = [['/', 'oxmcp', 'home.png'], ['/guides/tools/', 'Tools', 'guide-tools.png'], ['/benchmarks/', 'Benchmarks', 'benchmarks.png']];
+    for (const [url, heading, shot] of pages) {
       await page.goto(base + url, { waitUntil: 'load' });
       assert.equal((await page.locator('article h1').first().textContent()).trim().replace(/¶$/, ''), heading);
       assert.ok(await page.locator('nav.md-nav--primary').count() > 0, `${url}: no navigation`);
       assert.ok(await page.locator('input.md-search__input').count() > 0, `${url}: no search box`);
+      if (url === '/benchmarks/') {
+        assert.equal(await page.locator('article svg[role="img"]').count(), 6, 'two charts per language');
+        await page.locator('#charts').scrollIntoViewIfNeeded();
+      }
       await page.screenshot({ path: path.join(SHOTS, shot), fullPage: false });
       assert.ok(fs.statSync(path.join(SHOTS, shot)).size > 10_000, `${shot} is (nearly) empty`);
     }
