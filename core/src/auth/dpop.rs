@@ -268,7 +268,10 @@ pub fn thumbprint(jwk: &Map<String, Value>) -> Option<String> {
     };
     let mut canon = Map::new();
     for m in members {
-        canon.insert((*m).to_string(), Value::String(jwk.get(*m)?.as_str()?.into()));
+        canon.insert(
+            (*m).to_string(),
+            Value::String(jwk.get(*m)?.as_str()?.into()),
+        );
     }
     // serde_json's map keeps keys sorted (no `preserve_order` feature here), and the members
     // above are strings: the compact form is the RFC's.

@@ -537,10 +537,7 @@ impl Auth {
             (None, _) => return Err(proof_error("The request has no DPoP proof")),
             _ => return Err(proof_error("Send exactly one DPoP proof")),
         };
-        let host = req
-            .headers
-            .get(header::HOST)
-            .and_then(|h| h.to_str().ok());
+        let host = req.headers.get(header::HOST).and_then(|h| h.to_str().ok());
         let resource = self.resource.as_ref().map(|r| r.resource.as_str());
         let urls = dpop::expected_urls(resource, req.path, req.endpoint, host);
         let p = d

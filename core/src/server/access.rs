@@ -311,8 +311,7 @@ impl Server {
                 _ if member == "resources" => reg.resources.get(name).map(|r| &r.required_scopes),
                 _ => reg.templates.get(name).map(|t| &t.required_scopes),
             };
-            self.may_use(env, kind, name)
-                && required.is_none_or(|r| self.in_scope_listing(env, r))
+            self.may_use(env, kind, name) && required.is_none_or(|r| self.in_scope_listing(env, r))
         };
         match outcome {
             Outcome::Result(mut v) => {
@@ -477,10 +476,11 @@ mod tests {
     #[tokio::test]
     async fn a_middleware_list_hides_what_the_callers_scopes_do_not_cover() {
         use crate::{Context, Tool, ToolError, ToolResult};
-        let mut o = crate::ServerOptions::default();
-        o.hide_out_of_scope = true;
         let s = Server::builder("ll", "1")
-            .options(o)
+            .options(crate::ServerOptions {
+                hide_out_of_scope: true,
+                ..Default::default()
+            })
             .tool(
                 Tool::new("secret", json!({"type": "object"}))
                     .required_scopes(["admin"])
@@ -523,9 +523,11 @@ mod tests {
                 .resource_template(
                     ResourceTemplate::new("mem://hr/{id}", "hr")
                         .required_scopes(["hr:read"])
-                        .handler(|_u: String, _v: serde_json::Map<String, Value>, _c: Context| async {
-                            Ok::<_, ToolError>(vec![])
-                        })
+                        .handler(
+                            |_u: String, _v: serde_json::Map<String, Value>, _c: Context| async {
+                                Ok::<_, ToolError>(vec![])
+                            },
+                        )
                         .complete(complete),
                 )
                 .build()
@@ -541,7 +543,13 @@ mod tests {
         for s in [&plain, &hooked] {
             for r in &refs {
                 let params = json!({"ref": r, "argument": {"name": "id", "value": ""}});
-                let got = ask(s, Some(Caller::new("weak")), "completion/complete", params.clone()).await;
+                let got = ask(
+                    s,
+                    Some(Caller::new("weak")),
+                    "completion/complete",
+                    params.clone(),
+                )
+                .await;
                 assert_eq!(got["error"]["code"], -31403, "{got}");
                 assert_eq!(got["error"]["data"]["requiredScopes"], json!(["hr:read"]));
                 let hr = Caller::new("hr").with_scopes(["hr"]);

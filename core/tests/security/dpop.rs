@@ -70,11 +70,7 @@ fn proof(token: &str) -> String {
 
 /// An access token bound to the client key.
 fn bound_token() -> String {
-    sign(
-        K1_DER,
-        "k1",
-        claims(json!({"cnf": {"jkt": client_jkt()}})),
-    )
+    sign(K1_DER, "k1", claims(json!({"cnf": {"jkt": client_jkt()}})))
 }
 
 /// `tools/call whoami` with `Authorization: <scheme> <token>` and the proofs given.
@@ -99,7 +95,8 @@ fn refused(r: &Resp, error: &str, what: &str) {
     assert_eq!(r.status, 401, "{what}: {}", r.body);
     let c = r.header("www-authenticate");
     assert!(
-        c.starts_with(&format!("DPoP error=\"{error}\"")) && c.ends_with(&format!("algs=\"{ALGS}\"")),
+        c.starts_with(&format!("DPoP error=\"{error}\""))
+            && c.ends_with(&format!("algs=\"{ALGS}\"")),
         "{what}: {c}"
     );
     assert_eq!(r.json()["error"], error, "{what}");
@@ -119,17 +116,18 @@ fn dpop_server(mode: &str) -> HttpConfig {
 #[tokio::test]
 async fn a_bound_token_needs_a_proof_of_this_request_with_its_key() {
     let _serial = serial().await;
-    let s = serve(demo_server(ServerOptions::default()), dpop_server("allowed")).await;
+    let s = serve(
+        demo_server(ServerOptions::default()),
+        dpop_server("allowed"),
+    )
+    .await;
     let token = bound_token();
 
     // A good proof: the caller is the token's subject. The Host the request came with is the
     // loopback address; htu is the resource URL the client reached (as through a proxy).
     let r = dpop_call(s.addr, "DPoP", &token, &[&proof(&token)]).await;
     assert_eq!(r.status, 200, "{}", r.body);
-    assert_eq!(
-        r.json()["result"]["content"][0]["text"],
-        "whoami for carol"
-    );
+    assert_eq!(r.json()["result"]["content"][0]["text"], "whoami for carol");
 
     // Replayed: the same proof again.
     let p = proof(&token);
@@ -147,8 +145,14 @@ async fn a_bound_token_needs_a_proof_of_this_request_with_its_key() {
     };
     let cases = [
         (with("htm", json!("GET")), "wrong htm"),
-        (with("htu", json!("https://mcp.example.com/other")), "wrong htu"),
-        (with("htu", json!("https://evil.example.com/mcp")), "wrong htu host"),
+        (
+            with("htu", json!("https://mcp.example.com/other")),
+            "wrong htu",
+        ),
+        (
+            with("htu", json!("https://evil.example.com/mcp")),
+            "wrong htu host",
+        ),
         (with("iat", json!(now() - 120)), "stale iat"),
         (with("iat", json!(now() + 120)), "iat in the future"),
         (with("ath", json!(ath("another token"))), "wrong ath"),
@@ -241,9 +245,15 @@ async fn a_bound_token_needs_a_proof_of_this_request_with_its_key() {
     assert_eq!(dpop_call(s.addr, "Bearer", &unbound, &[]).await.status, 200);
 
     // The resource metadata says DPoP is taken, not required.
-    let m = request(s.addr, "GET", "/.well-known/oauth-protected-resource/mcp", &[], vec![])
-        .await
-        .json();
+    let m = request(
+        s.addr,
+        "GET",
+        "/.well-known/oauth-protected-resource/mcp",
+        &[],
+        vec![],
+    )
+    .await
+    .json();
     assert_eq!(m["dpop_bound_access_tokens_required"], false);
     assert_eq!(
         m["dpop_signing_alg_values_supported"],
@@ -254,7 +264,11 @@ async fn a_bound_token_needs_a_proof_of_this_request_with_its_key() {
 #[tokio::test]
 async fn required_refuses_bearer_and_a_missing_proof() {
     let _serial = serial().await;
-    let s = serve(demo_server(ServerOptions::default()), dpop_server("required")).await;
+    let s = serve(
+        demo_server(ServerOptions::default()),
+        dpop_server("required"),
+    )
+    .await;
     let token = bound_token();
     let unbound = sign(K1_DER, "k1", claims(json!({})));
     refused(
@@ -277,10 +291,21 @@ async fn required_refuses_bearer_and_a_missing_proof() {
             r#"DPoP resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", algs="{ALGS}""#
         )
     );
-    assert_eq!(dpop_call(s.addr, "DPoP", &token, &[&proof(&token)]).await.status, 200);
-    let m = request(s.addr, "GET", "/.well-known/oauth-protected-resource", &[], vec![])
-        .await
-        .json();
+    assert_eq!(
+        dpop_call(s.addr, "DPoP", &token, &[&proof(&token)])
+            .await
+            .status,
+        200
+    );
+    let m = request(
+        s.addr,
+        "GET",
+        "/.well-known/oauth-protected-resource",
+        &[],
+        vec![],
+    )
+    .await
+    .json();
     assert_eq!(m["dpop_bound_access_tokens_required"], true);
 
     let bad = oxmcp::config::Config::from_json(json!({
