@@ -269,6 +269,12 @@ export interface OAuthOptions {
   documentation?: string;
   /** Allow-lists for callers that come from a JWT (`sub`, then `client_id`, `azp`). */
   allow?: { [caller: string]: { tools?: string[]; resources?: string[]; prompts?: string[] } };
+  /** DPoP-bound access tokens (RFC 9449): `off` (default), `allowed` or `required`. */
+  dpop?: 'off' | 'allowed' | 'required';
+  /** How far a DPoP proof's `iat` may be from the server's clock, either way. Default 60000. */
+  dpopWindowMs?: number;
+  /** Most DPoP proof ids remembered for replay detection. Default 65536. */
+  dpopReplayCache?: number;
 }
 
 /** Requests per second per caller, or a token bucket; beyond it HTTP 429 with `Retry-After`. */

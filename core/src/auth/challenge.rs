@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-/// Builds a `Bearer` challenge. Values are quoted; quotes and backslashes are escaped and
+/// Builds a `Bearer` (or `DPoP`) challenge. Values are quoted; quotes and backslashes are escaped and
 /// control characters dropped, so nothing can break out of the header.
 ///
 /// ```
@@ -21,6 +21,8 @@ pub struct BearerChallenge {
     scope: Vec<String>,
     resource_metadata: Option<String>,
     error_description: Option<String>,
+    /// Set: a `DPoP` challenge (RFC 9449 §7.1) with these `algs`.
+    dpop_algs: Option<String>,
 }
 
 impl BearerChallenge {
@@ -58,6 +60,11 @@ impl BearerChallenge {
     }
     pub fn error_description(mut self, d: impl Into<String>) -> Self {
         self.error_description = Some(d.into());
+        self
+    }
+    /// Make it a `DPoP` challenge (RFC 9449 §7.1) naming the proof algorithms taken.
+    pub fn dpop(mut self, algs: impl Into<String>) -> Self {
+        self.dpop_algs = Some(algs.into());
         self
     }
     /// The header value.
@@ -111,7 +118,14 @@ impl fmt::Display for BearerChallenge {
             params.extend(scope);
             params.extend(description);
         }
-        f.write_str("Bearer")?;
+        if let Some(a) = &self.dpop_algs {
+            params.push(("algs", quoted(a)));
+        }
+        f.write_str(if self.dpop_algs.is_some() {
+            "DPoP"
+        } else {
+            "Bearer"
+        })?;
         for (i, (k, v)) in params.iter().enumerate() {
             write!(f, "{}{k}={v}", if i == 0 { " " } else { ", " })?;
         }

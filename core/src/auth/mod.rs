@@ -10,6 +10,8 @@
 mod access;
 mod challenge;
 #[cfg(feature = "auth-jwt")]
+mod dpop;
+#[cfg(feature = "auth-jwt")]
 mod jwks;
 #[cfg(feature = "auth-jwt")]
 mod jwt;
@@ -19,6 +21,10 @@ mod tokens;
 pub use access::{missing_scopes, scope_covers, Allow};
 pub use challenge::BearerChallenge;
 #[cfg(feature = "auth-jwt")]
+pub use dpop::{
+    normalize_htu, thumbprint, Dpop, DpopMode, DEFAULT_DPOP_REPLAY_CACHE, DEFAULT_DPOP_WINDOW,
+};
+#[cfg(feature = "auth-jwt")]
 pub use jwks::{HttpJwksFetcher, JwksFetcher};
 #[cfg(feature = "auth-jwt")]
 pub use jwt::JwtValidator;
@@ -27,7 +33,7 @@ pub use tokens::{token_hash_hex, NamedTokens, TokenConfigError};
 
 use crate::error::{ErrorCode, McpError};
 use crate::identity::Caller;
-use http::{header, HeaderMap};
+use http::{header, HeaderMap, Method};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::future::Future;
@@ -57,6 +63,9 @@ pub struct AuthRejection {
     pub error: String,
     /// Human-readable, safe to send (never the server-side reason).
     pub description: String,
+    /// Further `WWW-Authenticate` values, each its own header (a `DPoP` challenge beside the
+    /// `Bearer` one when both schemes are taken).
+    pub more_challenges: Vec<String>,
 }
 
 impl AuthRejection {
@@ -71,6 +80,7 @@ impl AuthRejection {
             challenge: Some(challenge.into()),
             error: error.into(),
             description: description.into(),
+            more_challenges: Vec::new(),
         }
     }
     /// 403 (the caller is known but may not use this endpoint).
@@ -80,11 +90,41 @@ impl AuthRejection {
             challenge: None,
             error: error.into(),
             description: description.into(),
+            more_challenges: Vec::new(),
         }
     }
     /// The JSON body sent with the status.
     pub fn body(&self) -> Value {
         json!({"error": self.error, "error_description": self.description})
+    }
+}
+
+/// The parts of a request an [`Authenticator`] may look at: its head, before the body is read.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub struct AuthRequest<'a> {
+    pub method: &'a Method,
+    /// The request path, without the query.
+    pub path: &'a str,
+    pub headers: &'a HeaderMap,
+    /// The path of the MCP endpoint this listener serves: a request for it is a request for the
+    /// protected resource's URL (whatever path a proxy in front forwards it to).
+    pub endpoint: &'a str,
+}
+
+impl<'a> AuthRequest<'a> {
+    pub fn new(
+        method: &'a Method,
+        path: &'a str,
+        headers: &'a HeaderMap,
+        endpoint: &'a str,
+    ) -> Self {
+        Self {
+            method,
+            path,
+            headers,
+            endpoint,
+        }
     }
 }
 
@@ -94,6 +134,14 @@ pub trait Authenticator: Send + Sync + 'static {
         &'a self,
         headers: &'a HeaderMap,
     ) -> AuthFuture<'a, Result<Option<Caller>, AuthRejection>>;
+    /// Decide from the request's head: what the gate calls. The default looks at the headers
+    /// only; an authenticator whose check binds to the method and URL (DPoP) overrides it.
+    fn authenticate_request<'a>(
+        &'a self,
+        req: AuthRequest<'a>,
+    ) -> AuthFuture<'a, Result<Option<Caller>, AuthRejection>> {
+        self.authenticate(req.headers)
+    }
     /// The RFC 9728 document served at this `/.well-known/oauth-protected-resource…` path, if any.
     fn protected_resource_metadata(&self, path: &str) -> Option<Value> {
         let _ = path;
@@ -196,6 +244,8 @@ pub struct Auth {
     resource: Option<ProtectedResource>,
     allow: HashMap<String, Arc<Allow>>,
     realm: Option<String>,
+    #[cfg(feature = "auth-jwt")]
+    dpop: Option<Dpop>,
 }
 
 impl std::fmt::Debug for Auth {
@@ -246,6 +296,23 @@ impl Auth {
     pub fn realm(mut self, r: impl Into<String>) -> Self {
         self.realm = Some(r.into());
         self
+    }
+    /// DPoP-bound access tokens (RFC 9449): how `Authorization: DPoP` is taken.
+    #[cfg(feature = "auth-jwt")]
+    pub fn dpop(mut self, d: Dpop) -> Self {
+        self.dpop = Some(d);
+        self
+    }
+    fn dpop_mode(&self) -> DpopModeOf {
+        #[cfg(feature = "auth-jwt")]
+        if let Some(d) = &self.dpop {
+            return match d.mode {
+                DpopMode::Off => DpopModeOf::Off,
+                DpopMode::Allowed => DpopModeOf::Allowed,
+                DpopMode::Required => DpopModeOf::Required,
+            };
+        }
+        DpopModeOf::Off
     }
     pub fn protected_resource(&self) -> Option<&ProtectedResource> {
         self.resource.as_ref()
@@ -354,13 +421,168 @@ impl Auth {
         c
     }
 
-    fn unauthorized(&self, error: Option<&str>, description: &str) -> AuthRejection {
-        AuthRejection::unauthorized(
-            self.challenge(error).to_string(),
+    /// The 401 for a request that sent `scheme` (`None`: no credentials): the challenge of each
+    /// scheme taken, `error` on the one the client used.
+    fn unauthorized(
+        &self,
+        scheme: Option<Scheme>,
+        error: Option<&str>,
+        description: &str,
+    ) -> AuthRejection {
+        let on = |s: Scheme| if scheme == Some(s) { error } else { None };
+        let mode = self.dpop_mode();
+        let mut challenges = Vec::with_capacity(2);
+        if mode != DpopModeOf::Required {
+            // Bearer is refused outright under `required`; its error then goes on the DPoP one.
+            challenges.push(self.challenge(on(Scheme::Bearer)).to_string());
+        }
+        #[cfg(feature = "auth-jwt")]
+        if mode != DpopModeOf::Off {
+            let e = match mode {
+                DpopModeOf::Required => error,
+                _ => on(Scheme::Dpop),
+            };
+            challenges.push(self.challenge(e).dpop(Dpop::algs()).to_string());
+            if scheme == Some(Scheme::Dpop) {
+                // The challenge of the scheme the client used (and its error) comes first.
+                challenges.reverse();
+            }
+        }
+        let mut r = AuthRejection::unauthorized(
+            challenges.remove(0),
             error.unwrap_or("unauthorized"),
             description,
-        )
+        );
+        r.more_challenges = challenges;
+        r
     }
+
+    /// Decide a request from its head; `req` is `None` when only the headers are known (then a
+    /// DPoP proof cannot be checked, and `Authorization: DPoP` is refused).
+    async fn decide(
+        &self,
+        headers: &HeaderMap,
+        req: Option<AuthRequest<'_>>,
+    ) -> Result<Option<Caller>, AuthRejection> {
+        let refuse = |scheme, error: &str, why: &str, public: &str| {
+            tracing::info!(target: "oxmcp::audit", outcome = "unauthorized", reason = %why, "auth");
+            self.unauthorized(scheme, Some(error), public)
+        };
+        let (scheme, token) = match credentials(headers) {
+            Ok(Some(c)) => c,
+            Ok(None) => {
+                tracing::info!(target: "oxmcp::audit", outcome = "unauthorized", reason = "no bearer token", "auth");
+                return Err(self.unauthorized(None, None, "Missing bearer token"));
+            }
+            Err(MalformedAuthorization) => {
+                let why = "Malformed Authorization header";
+                return Err(refuse(None, "invalid_token", why, why));
+            }
+        };
+        let mode = self.dpop_mode();
+        if scheme == Scheme::Dpop {
+            #[cfg(feature = "auth-jwt")]
+            if let (Some(d), Some(req)) = (self.dpop.as_ref(), req) {
+                if mode != DpopModeOf::Off {
+                    return self.dpop_check(d, req, token).await.map(Some);
+                }
+            }
+            let _ = req;
+            tracing::info!(target: "oxmcp::audit", outcome = "unauthorized", reason = "DPoP scheme not taken", "auth");
+            return Err(self.unauthorized(None, None, "Missing bearer token"));
+        }
+        if mode == DpopModeOf::Required {
+            let why = "A DPoP-bound access token with a DPoP proof is required";
+            return Err(refuse(Some(scheme), "invalid_token", why, why));
+        }
+        let caller = match self.check(token).await {
+            Ok(c) => c,
+            Err(e) => {
+                return Err(refuse(
+                    Some(scheme),
+                    "invalid_token",
+                    &e.0,
+                    e.public_description(),
+                ))
+            }
+        };
+        if bound_key(&caller).is_some() {
+            // The token's issuer bound it to a key: taken as Bearer, anyone holding a copy of
+            // it could use it.
+            let why = "The access token is bound to a DPoP key; send it with a DPoP proof";
+            return Err(refuse(Some(scheme), "invalid_token", why, why));
+        }
+        Ok(Some(caller))
+    }
+
+    /// `Authorization: DPoP <token>` with its proof (RFC 9449 §7.1).
+    #[cfg(feature = "auth-jwt")]
+    async fn dpop_check(
+        &self,
+        d: &Dpop,
+        req: AuthRequest<'_>,
+        token: &str,
+    ) -> Result<Caller, AuthRejection> {
+        let proof_error = |why: &str| {
+            tracing::info!(target: "oxmcp::audit", outcome = "unauthorized", reason = %why, "auth");
+            self.unauthorized(Some(Scheme::Dpop), Some("invalid_dpop_proof"), why)
+        };
+        let token_error = |why: &str, public: &str| {
+            tracing::info!(target: "oxmcp::audit", outcome = "unauthorized", reason = %why, "auth");
+            self.unauthorized(Some(Scheme::Dpop), Some("invalid_token"), public)
+        };
+        let mut proofs = req.headers.get_all("dpop").iter();
+        let proof = match (proofs.next().map(|v| v.to_str()), proofs.next()) {
+            (Some(Ok(p)), None) => p.trim(),
+            (None, _) => return Err(proof_error("The request has no DPoP proof")),
+            _ => return Err(proof_error("Send exactly one DPoP proof")),
+        };
+        let host = req.headers.get(header::HOST).and_then(|h| h.to_str().ok());
+        let resource = self.resource.as_ref().map(|r| r.resource.as_str());
+        let urls = dpop::expected_urls(resource, req.path, req.endpoint, host);
+        let p = d
+            .check(proof, req.method, &urls, token)
+            .map_err(proof_error)?;
+        let caller = self
+            .check(token)
+            .await
+            .map_err(|e| token_error(&e.0, e.public_description()))?;
+        match bound_key(&caller) {
+            Some(jkt) if jkt == p.jkt => {}
+            Some(_) => {
+                let why = "The access token is bound to another key than the DPoP proof's";
+                return Err(token_error(why, why));
+            }
+            None => {
+                let why = "The access token is not bound to a DPoP key";
+                return Err(token_error(why, why));
+            }
+        }
+        d.record(&p).map_err(proof_error)?;
+        Ok(caller)
+    }
+}
+
+/// An `Authorization` scheme taken here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scheme {
+    Bearer,
+    Dpop,
+}
+
+/// [`DpopMode`], whether or not the `auth-jwt` feature (and so DPoP) is built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DpopModeOf {
+    Off,
+    #[cfg_attr(not(feature = "auth-jwt"), allow(dead_code))]
+    Allowed,
+    #[cfg_attr(not(feature = "auth-jwt"), allow(dead_code))]
+    Required,
+}
+
+/// The key thumbprint a token is bound to (`cnf.jkt`, RFC 9449 §6.1), if any.
+fn bound_key(c: &Caller) -> Option<&str> {
+    c.claims.as_ref()?.get("cnf")?.get("jkt")?.as_str()
 }
 
 /// Several `Authorization` headers, or one that is not `<scheme> <credentials>` in visible
@@ -380,6 +602,12 @@ impl std::error::Error for MalformedAuthorization {}
 /// The token of an `Authorization: Bearer <token>` header (RFC 6750 §2.1); `Ok(None)` when
 /// there is no such header or it names another scheme.
 pub fn bearer_token(headers: &HeaderMap) -> Result<Option<&str>, MalformedAuthorization> {
+    Ok(credentials(headers)?.and_then(|(s, t)| (s == Scheme::Bearer).then_some(t)))
+}
+
+/// The scheme and token of an `Authorization: Bearer <token>` or `DPoP <token>` header;
+/// `Ok(None)` when there is none or it names another scheme.
+fn credentials(headers: &HeaderMap) -> Result<Option<(Scheme, &str)>, MalformedAuthorization> {
     let mut all = headers.get_all(header::AUTHORIZATION).iter();
     let Some(v) = all.next() else { return Ok(None) };
     if all.next().is_some() {
@@ -387,15 +615,19 @@ pub fn bearer_token(headers: &HeaderMap) -> Result<Option<&str>, MalformedAuthor
     }
     let v = v.to_str().map_err(|_| MalformedAuthorization)?;
     let (scheme, token) = v.trim().split_once(' ').ok_or(MalformedAuthorization)?;
-    if !scheme.eq_ignore_ascii_case("bearer") {
+    let scheme = if scheme.eq_ignore_ascii_case("bearer") {
+        Scheme::Bearer
+    } else if scheme.eq_ignore_ascii_case("dpop") {
+        Scheme::Dpop
+    } else {
         return Ok(None);
-    }
+    };
     let token = token.trim();
     let b64token = |c: char| c.is_ascii_alphanumeric() || "-._~+/=".contains(c);
     if token.is_empty() || !token.chars().all(b64token) {
         return Err(MalformedAuthorization);
     }
-    Ok(Some(token))
+    Ok(Some((scheme, token)))
 }
 
 impl Authenticator for Auth {
@@ -403,36 +635,30 @@ impl Authenticator for Auth {
         &'a self,
         headers: &'a HeaderMap,
     ) -> AuthFuture<'a, Result<Option<Caller>, AuthRejection>> {
-        Box::pin(async move {
-            let token = match bearer_token(headers) {
-                Ok(Some(t)) => t,
-                Ok(None) => {
-                    tracing::info!(target: "oxmcp::audit", outcome = "unauthorized", reason = "no bearer token", "auth");
-                    return Err(self.unauthorized(None, "Missing bearer token"));
-                }
-                Err(MalformedAuthorization) => {
-                    tracing::info!(target: "oxmcp::audit", outcome = "unauthorized", reason = "malformed Authorization header", "auth");
-                    return Err(
-                        self.unauthorized(Some("invalid_token"), "Malformed Authorization header")
-                    );
-                }
-            };
-            match self.check(token).await {
-                Ok(c) => Ok(Some(c)),
-                Err(e) => {
-                    tracing::info!(target: "oxmcp::audit", outcome = "unauthorized", reason = %e, "auth");
-                    Err(self.unauthorized(Some("invalid_token"), e.public_description()))
-                }
-            }
-        })
+        Box::pin(self.decide(headers, None))
+    }
+
+    fn authenticate_request<'a>(
+        &'a self,
+        req: AuthRequest<'a>,
+    ) -> AuthFuture<'a, Result<Option<Caller>, AuthRejection>> {
+        Box::pin(self.decide(req.headers, Some(req)))
     }
 
     fn protected_resource_metadata(&self, path: &str) -> Option<Value> {
         let r = self.resource.as_ref()?;
-        r.well_known_paths()
+        let mut doc = r
+            .well_known_paths()
             .iter()
             .any(|p| p == path)
-            .then(|| r.document())
+            .then(|| r.document())?;
+        #[cfg(feature = "auth-jwt")]
+        if let (Some(d), Value::Object(m)) = (&self.dpop, &mut doc) {
+            if d.mode != DpopMode::Off {
+                d.metadata(m);
+            }
+        }
+        Some(doc)
     }
 
     fn insufficient_scope(&self, required: &[String]) -> String {

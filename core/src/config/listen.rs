@@ -2,7 +2,9 @@
 //! transport's [`StdioConfig`].
 
 use super::names::{fields, knows, ms, object, parse, spelled};
-use super::{invalid, unknown, ListenOptions, RateLimitConfig, Result, ServerConfig, Strings};
+use super::{
+    invalid, unknown, ListenOptions, OAuthConfig, RateLimitConfig, Result, ServerConfig, Strings,
+};
 use crate::auth::{Allow, Auth, NamedTokens, ProtectedResource};
 use crate::limits::{RateLimit, RateLimiter};
 use crate::server::gate::TrustedProxies;
@@ -329,6 +331,7 @@ impl ListenOptions {
                 auth = auth.allow(caller.clone(), allow);
             }
         }
+        auth = self.dpop(auth, o, &n)?;
         if !on {
             return Err(invalid(format!(
                 "{}: give {} or {} (or {}) so bearer tokens can be checked",
@@ -339,6 +342,49 @@ impl ListenOptions {
             )));
         }
         Ok(Some(auth))
+    }
+
+    /// `oauth.dpop` and its two limits.
+    fn dpop(&self, auth: Auth, o: &OAuthConfig, n: &dyn Fn(&str) -> String) -> Result<Auth> {
+        let mode = match &o.dpop {
+            None => return Ok(auth),
+            Some(m) => m,
+        };
+        #[cfg(feature = "auth-jwt")]
+        {
+            use crate::auth::{Dpop, DpopMode};
+            let mode: DpopMode = mode
+                .parse()
+                .map_err(|e: String| invalid(format!("{}: {e}", n("dpop"))))?;
+            let mut d = Dpop::new(mode);
+            if let Some(w) = o.dpop_window_ms {
+                if w < 1000 {
+                    return Err(invalid(format!(
+                        "{} must be at least 1000",
+                        n("dpop_window_ms")
+                    )));
+                }
+                d = d.window(Duration::from_millis(w));
+            }
+            if let Some(c) = o.dpop_replay_cache {
+                if c == 0 {
+                    return Err(invalid(format!(
+                        "{} must be at least 1",
+                        n("dpop_replay_cache")
+                    )));
+                }
+                d = d.replay_cache(c);
+            }
+            Ok(auth.dpop(d))
+        }
+        #[cfg(not(feature = "auth-jwt"))]
+        {
+            let _ = (auth, mode);
+            Err(invalid(format!(
+                "{}: oxmcp was built without the `auth-jwt` feature",
+                n("dpop")
+            )))
+        }
     }
 
     #[cfg(feature = "auth-jwt")]

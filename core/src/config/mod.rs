@@ -384,6 +384,14 @@ pub struct OAuthConfig {
     pub name_claims: Option<Strings>,
     /// Allow-lists for callers that come from a JWT, keyed by caller name.
     pub allow: Option<BTreeMap<String, AllowConfig>>,
+    /// DPoP-bound access tokens (RFC 9449): `off` (default), `allowed` or `required`.
+    pub dpop: Option<String>,
+    /// How far a DPoP proof's `iat` may be from the server's clock, either way (default 60000).
+    #[serde(alias = "dpopWindowMs")]
+    pub dpop_window_ms: Option<u64>,
+    /// Most DPoP proof ids remembered at once for replay detection (default 65536).
+    #[serde(alias = "dpopReplayCache")]
+    pub dpop_replay_cache: Option<usize>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]

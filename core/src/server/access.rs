@@ -66,6 +66,36 @@ fn listed(method: &str) -> Option<(&'static str, &'static str, &'static str)> {
     })
 }
 
+/// The registered prompt, template or resource a `completion/complete` names, and the scopes
+/// it requires: completing its arguments is using it, so it needs what a `prompts/get` or a
+/// `resources/read` of it needs.
+pub(super) fn completed_scopes<'r>(
+    reg: &'r super::registry::Registry,
+    params: &'r Params,
+) -> Option<(&'r str, &'r [String])> {
+    let r = params.get("ref")?;
+    let field = |k: &str| r.get(k).and_then(Value::as_str);
+    match field("type")? {
+        "ref/prompt" => {
+            let name = field("name")?;
+            reg.prompts
+                .get(name)
+                .map(|p| (name, p.required_scopes.as_slice()))
+        }
+        "ref/resource" => {
+            let uri = field("uri")?;
+            match reg.templates.get(uri) {
+                Some(t) => Some((uri, t.required_scopes.as_slice())),
+                None => reg
+                    .resources
+                    .get(uri)
+                    .map(|r| (uri, r.required_scopes.as_slice())),
+            }
+        }
+        _ => None,
+    }
+}
+
 impl Server {
     /// May this caller see and use this primitive? Without auth (no caller) everything is
     /// visible; with it, the caller's allow-list decides. Refused ones look unknown.
@@ -248,27 +278,45 @@ impl Server {
                     None => Ok(()),
                 }
             }
+            "completion/complete" => match completed_scopes(&reg, params) {
+                Some((name, required)) => self.check_scopes(env, name, required),
+                None => Ok(()),
+            },
             _ => Ok(()),
         }
     }
 
     /// After the middleware chain: a list result keeps only the entries the caller may see,
-    /// whoever made it.
+    /// whoever made it, by the rules the registry's own lists follow: the allow-list, and for
+    /// a registered primitive its scopes under `hide_out_of_scope` ([`Self::lists_tool`],
+    /// [`Self::in_scope_listing`]).
     pub(super) fn only_visible(&self, rq: &RequestInfo, outcome: Outcome, env: &Env) -> Outcome {
         let Some((member, kind, key)) = listed(&rq.method) else {
             return outcome;
         };
-        if !Self::restricted(env) {
+        let reg = self.snapshot();
+        let by_scope = self.inner.options.hide_out_of_scope
+            && env.caller.is_some()
+            && reg.any_required_scopes();
+        if !Self::restricted(env) && !by_scope {
             return outcome;
         }
+        let shown = |name: &str| -> bool {
+            let required = match kind {
+                "tool" => match reg.tools.get(name) {
+                    Some(t) => return self.lists_tool(env, t),
+                    None => None,
+                },
+                "prompt" => reg.prompts.get(name).map(|p| &p.required_scopes),
+                _ if member == "resources" => reg.resources.get(name).map(|r| &r.required_scopes),
+                _ => reg.templates.get(name).map(|t| &t.required_scopes),
+            };
+            self.may_use(env, kind, name) && required.is_none_or(|r| self.in_scope_listing(env, r))
+        };
         match outcome {
             Outcome::Result(mut v) => {
                 if let Some(Value::Array(items)) = v.get_mut(member) {
-                    items.retain(|item| {
-                        item.get(key)
-                            .and_then(Value::as_str)
-                            .is_some_and(|name| self.may_use(env, kind, name))
-                    });
+                    items.retain(|item| item.get(key).and_then(Value::as_str).is_some_and(shown));
                 }
                 Outcome::Result(v)
             }
@@ -421,5 +469,93 @@ mod tests {
         let admin = Caller::new("one").with_scopes(["admin"]);
         let r = ask(&s, Some(admin), "tools/call", json!({"name": "secret"})).await;
         assert_eq!(r["result"]["content"][0]["text"], "ran", "{r}");
+    }
+
+    /// `hide_out_of_scope` hides a registered tool the caller's scopes do not cover from the
+    /// list a middleware makes as from the registry's own.
+    #[tokio::test]
+    async fn a_middleware_list_hides_what_the_callers_scopes_do_not_cover() {
+        use crate::{Context, Tool, ToolError, ToolResult};
+        let s = Server::builder("ll", "1")
+            .options(crate::ServerOptions {
+                hide_out_of_scope: true,
+                ..Default::default()
+            })
+            .tool(
+                Tool::new("secret", json!({"type": "object"}))
+                    .required_scopes(["admin"])
+                    .handler(|_a: serde_json::Map<String, Value>, _c: Context| async {
+                        Ok::<_, ToolError>(ToolResult::text("registry"))
+                    }),
+            )
+            .build()
+            .unwrap();
+        s.add_middleware(Arc::new(LowLevel));
+        let r = ask(&s, Some(Caller::new("one")), "tools/list", json!({})).await;
+        assert_eq!(names(&r, "tools", "name"), ["open"]);
+        let admin = Caller::new("one").with_scopes(["admin"]);
+        let r = ask(&s, Some(admin), "tools/list", json!({})).await;
+        assert_eq!(names(&r, "tools", "name"), ["open", "secret"]);
+        // Without a caller there is no token to hold scopes: nothing is hidden.
+        let r = ask(&s, None, "tools/list", json!({})).await;
+        assert_eq!(names(&r, "tools", "name"), ["open", "secret"]);
+    }
+
+    /// Completing a prompt's or a template's argument needs the scopes using it needs, through
+    /// the registry and through a middleware alike.
+    #[tokio::test]
+    async fn completion_needs_the_scopes_of_what_it_completes() {
+        use crate::protocol::{Completion, PromptResult};
+        use crate::{Context, Prompt, ResourceTemplate, ToolError};
+        let complete = |_a: String, _v: String, _c: serde_json::Map<String, Value>, _x: Context| async {
+            Ok::<_, ToolError>(Completion::default())
+        };
+        let build = || {
+            Server::builder("c", "1")
+                .prompt(
+                    Prompt::new("review")
+                        .required_scopes(["hr:read"])
+                        .handler(|_a: serde_json::Map<String, Value>, _c: Context| async {
+                            Ok::<_, ToolError>(PromptResult::new(vec![]))
+                        })
+                        .complete(complete),
+                )
+                .resource_template(
+                    ResourceTemplate::new("mem://hr/{id}", "hr")
+                        .required_scopes(["hr:read"])
+                        .handler(
+                            |_u: String, _v: serde_json::Map<String, Value>, _c: Context| async {
+                                Ok::<_, ToolError>(vec![])
+                            },
+                        )
+                        .complete(complete),
+                )
+                .build()
+                .unwrap()
+        };
+        let plain = build();
+        let hooked = build();
+        hooked.add_middleware(Arc::new(LowLevel));
+        let refs = [
+            json!({"type": "ref/prompt", "name": "review"}),
+            json!({"type": "ref/resource", "uri": "mem://hr/{id}"}),
+        ];
+        for s in [&plain, &hooked] {
+            for r in &refs {
+                let params = json!({"ref": r, "argument": {"name": "id", "value": ""}});
+                let got = ask(
+                    s,
+                    Some(Caller::new("weak")),
+                    "completion/complete",
+                    params.clone(),
+                )
+                .await;
+                assert_eq!(got["error"]["code"], -31403, "{got}");
+                assert_eq!(got["error"]["data"]["requiredScopes"], json!(["hr:read"]));
+                let hr = Caller::new("hr").with_scopes(["hr"]);
+                let got = ask(s, Some(hr), "completion/complete", params).await;
+                assert!(got["result"].is_object(), "{got}");
+            }
+        }
     }
 }

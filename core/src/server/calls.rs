@@ -273,6 +273,10 @@ impl Server {
             }
             _ => return Err(McpError::invalid_params("Invalid ref type").into()),
         };
+        // The primitive is visible: completing it needs the scopes that using it needs.
+        if let Some((name, required)) = super::access::completed_scopes(&reg, &params) {
+            self.check_scopes(env, name, required)?;
+        }
         let (arg_name, value) = (arg_name.to_string(), value.to_string());
         let ctx_args = params
             .get("context")

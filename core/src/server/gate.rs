@@ -15,7 +15,7 @@
 
 use super::session::LegacySession;
 use super::Server;
-use crate::auth::{AuthRejection, Authenticator};
+use crate::auth::{AuthRejection, AuthRequest, Authenticator};
 use crate::error::{ErrorCode, McpError};
 use crate::identity::Caller;
 use crate::limits::{AuthFailureLimiter, RateLimit, RateLimiter};
@@ -65,7 +65,7 @@ impl Refusal {
             body: r.body(),
             headers: Vec::new(),
         };
-        if let Some(c) = r.challenge {
+        for c in r.challenge.into_iter().chain(r.more_challenges) {
             out.headers.push((header::WWW_AUTHENTICATE, c));
         }
         out
@@ -170,14 +170,16 @@ impl Gate {
         })
     }
 
-    /// Authenticate a request from its headers alone (before its body is read), under the
+    /// Authenticate a request from its head alone (before its body is read), under the
     /// failed-authentication limit of `client` (see [`Self::client_addr`]), and charge it one
-    /// rate-limit token. The caller (`None` without auth), or the refusal.
+    /// rate-limit token. The caller (`None` without auth), or the refusal. The authenticator
+    /// sees the method and path too: a DPoP proof is bound to them.
     pub async fn admit(
         &self,
-        headers: &HeaderMap,
+        req: AuthRequest<'_>,
         client: Option<IpAddr>,
     ) -> Result<Option<Caller>, Refusal> {
+        let headers = req.headers;
         let failures = self.auth_failures.as_ref().zip(client);
         if let Some((limiter, ip)) = failures {
             if let Err(wait) = limiter.check(ip) {
@@ -193,7 +195,7 @@ impl Gate {
         let caller = match &self.auth {
             // Boxed: the authenticator's future (a JWKS fetch, a host verifier) would otherwise
             // size every request's.
-            Some(a) => match Box::pin(a.authenticate(headers)).await {
+            Some(a) => match Box::pin(a.authenticate_request(req)).await {
                 Ok(c) => c,
                 Err(r) => {
                     if r.status != 401 || headers.contains_key(header::AUTHORIZATION) {

@@ -29,7 +29,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 pub use super::http_config::{HttpConfig, SseConfig, TlsFiles};
-pub use crate::auth::{AuthRejection, Authenticator};
+pub use crate::auth::{AuthRejection, AuthRequest, Authenticator};
 pub use crate::request::HttpRequestInfo;
 pub use crate::server::gate::{Refusal, TrustedProxies};
 
@@ -292,7 +292,8 @@ impl HttpHandler {
         }
         self.guard(host, origin)?;
         let client = self.gate.client_addr(peer_addr.map(|a| a.ip()), headers);
-        self.gate.admit(headers, client).await.map_err(refused)
+        let req = crate::auth::AuthRequest::new(method, path, headers, &self.config.path);
+        self.gate.admit(req, client).await.map_err(refused)
     }
 
     /// A request for another path than the endpoint's: the metrics, the probes, RFC 9728
@@ -738,8 +739,11 @@ pub(super) fn unavailable(e: McpError) -> HttpResponse {
 /// A [`Gate`]'s refusal, as it is.
 pub(crate) fn refused(r: Refusal) -> HttpResponse {
     let mut resp = HttpResponse::json(r.status, &r.body);
+    // Appended: a refusal may carry two challenges (`Bearer` and `DPoP`), each its own header.
     for (k, v) in r.headers {
-        resp = resp.header(k, &v);
+        if let Ok(v) = HeaderValue::from_str(&v) {
+            resp.headers.append(k, v);
+        }
     }
     resp
 }

@@ -4,6 +4,7 @@
 //! One test binary, split by subject.
 
 mod common;
+mod dpop;
 #[cfg(feature = "tls")]
 mod jwks_https;
 mod limits;

@@ -1,0 +1,384 @@
+//! DPoP-bound access tokens on the resource server (RFC 9449 §4.3, §7): the proof JWT in the
+//! `DPoP` header is checked against the request it came with and the token it came with, and
+//! the token's `cnf.jkt` against the proof's key. A leaked bound token is useless without the
+//! client's private key.
+
+use super::metadata::canonical_resource;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use http::Method;
+use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use serde_json::{json, Map, Value};
+use sha2::{Digest, Sha256};
+use std::collections::{HashSet, VecDeque};
+use std::sync::Mutex;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// Whether `Authorization: DPoP` is taken, and whether it is the only scheme taken.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DpopMode {
+    /// Bearer tokens only (a DPoP-bound token is still refused as Bearer).
+    #[default]
+    Off,
+    /// DPoP-bound tokens with a proof, and unbound Bearer tokens.
+    Allowed,
+    /// DPoP-bound tokens with a proof only.
+    Required,
+}
+
+impl std::str::FromStr for DpopMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "off" => Ok(Self::Off),
+            "allowed" => Ok(Self::Allowed),
+            "required" => Ok(Self::Required),
+            other => Err(format!(
+                "{other:?} is not a DPoP mode (off, allowed or required)"
+            )),
+        }
+    }
+}
+
+/// The proof signature algorithms taken (asymmetric only: the proof carries its own key, so an
+/// HMAC proof would prove nothing), as the challenge's `algs` and the resource metadata's
+/// `dpop_signing_alg_values_supported` name them.
+pub(super) const DPOP_ALGS: [(&str, Algorithm); 9] = [
+    ("ES256", Algorithm::ES256),
+    ("ES384", Algorithm::ES384),
+    ("EdDSA", Algorithm::EdDSA),
+    ("RS256", Algorithm::RS256),
+    ("RS384", Algorithm::RS384),
+    ("RS512", Algorithm::RS512),
+    ("PS256", Algorithm::PS256),
+    ("PS384", Algorithm::PS384),
+    ("PS512", Algorithm::PS512),
+];
+
+/// How far a proof's `iat` may be from the server's clock, either way, by default.
+pub const DEFAULT_DPOP_WINDOW: Duration = Duration::from_secs(60);
+/// Proof ids remembered at once, by default (each 32 bytes and a time: about 5 MB when full).
+pub const DEFAULT_DPOP_REPLAY_CACHE: usize = 65_536;
+/// The longest proof read (a proof with an RSA-4096 key is about 1.5 KB).
+const MAX_PROOF_BYTES: usize = 8 * 1024;
+
+/// DPoP settings and the proof-id cache of one authenticator.
+#[derive(Debug)]
+pub struct Dpop {
+    pub(super) mode: DpopMode,
+    window: Duration,
+    replay: Mutex<Replay>,
+}
+
+/// A checked proof: the RFC 7638 thumbprint of its key, and its id (recorded once the token it
+/// came with is known good: recording before would let anyone fill the cache with self-signed
+/// proofs).
+#[derive(Debug)]
+pub(super) struct Proof {
+    pub(super) jkt: String,
+    jti: String,
+}
+
+impl Dpop {
+    pub fn new(mode: DpopMode) -> Self {
+        Self {
+            mode,
+            window: DEFAULT_DPOP_WINDOW,
+            replay: Mutex::new(Replay::new(DEFAULT_DPOP_REPLAY_CACHE)),
+        }
+    }
+    /// How far `iat` may be from now (at least 1 s). A proof id is remembered for twice this.
+    pub fn window(mut self, w: Duration) -> Self {
+        self.window = w.max(Duration::from_secs(1));
+        self
+    }
+    /// Most proof ids remembered at once (at least 1). Full of live ids, new proofs are refused
+    /// until the oldest expire: the cache never forgets an id a replay could still use.
+    pub fn replay_cache(mut self, cap: usize) -> Self {
+        self.replay = Mutex::new(Replay::new(cap.max(1)));
+        self
+    }
+    pub fn mode(&self) -> DpopMode {
+        self.mode
+    }
+
+    /// The `algs` parameter of a DPoP challenge.
+    pub(super) fn algs() -> String {
+        DPOP_ALGS.map(|(n, _)| n).join(" ")
+    }
+
+    /// The RFC 9728 members this adds to the resource metadata.
+    pub(super) fn metadata(&self, doc: &mut Map<String, Value>) {
+        doc.insert(
+            "dpop_signing_alg_values_supported".into(),
+            json!(DPOP_ALGS.map(|(n, _)| n)),
+        );
+        doc.insert(
+            "dpop_bound_access_tokens_required".into(),
+            json!(self.mode == DpopMode::Required),
+        );
+    }
+
+    /// Check `proof` (RFC 9449 §4.3) for a request of `method` to one of the `urls` (normalised
+    /// with [`normalize_htu`]) carrying `token`. The error is the `error_description`.
+    pub(super) fn check(
+        &self,
+        proof: &str,
+        method: &Method,
+        urls: &[String],
+        token: &str,
+    ) -> Result<Proof, &'static str> {
+        if proof.len() > MAX_PROOF_BYTES || proof.bytes().filter(|&b| b == b'.').count() != 2 {
+            return Err("The DPoP proof is not a JWT");
+        }
+        let head = proof.split('.').next().unwrap_or("");
+        let header: Value = URL_SAFE_NO_PAD
+            .decode(head)
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .ok_or("The DPoP proof header is not JSON")?;
+        if !header
+            .get("typ")
+            .and_then(Value::as_str)
+            .is_some_and(|t| t.eq_ignore_ascii_case("dpop+jwt"))
+        {
+            return Err("The DPoP proof's typ is not dpop+jwt");
+        }
+        let alg = header.get("alg").and_then(Value::as_str).unwrap_or("");
+        let Some(&(_, alg)) = DPOP_ALGS.iter().find(|(n, _)| *n == alg) else {
+            return Err("The DPoP proof's alg is not an asymmetric algorithm taken here");
+        };
+        let jwk = header
+            .get("jwk")
+            .and_then(Value::as_object)
+            .ok_or("The DPoP proof has no jwk")?;
+        const PRIVATE: [&str; 8] = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"];
+        if PRIVATE.iter().any(|m| jwk.contains_key(*m)) {
+            return Err("The DPoP proof's jwk is not a public key");
+        }
+        let jkt = thumbprint(jwk).ok_or("The DPoP proof's jwk is not a usable public key")?;
+        let key = serde_json::from_value::<jsonwebtoken::jwk::Jwk>(Value::Object(jwk.clone()))
+            .ok()
+            .and_then(|k| DecodingKey::from_jwk(&k).ok())
+            .ok_or("The DPoP proof's jwk is not a usable public key")?;
+        let mut v = Validation::new(alg);
+        v.required_spec_claims = HashSet::new();
+        v.validate_exp = false;
+        v.validate_aud = false;
+        let claims = jsonwebtoken::decode::<Value>(proof, &key, &v)
+            .map_err(|_| "The DPoP proof's signature does not verify with its jwk")?
+            .claims;
+        let text = |k: &str| claims.get(k).and_then(Value::as_str);
+        if text("htm") != Some(method.as_str()) {
+            return Err("The DPoP proof's htm is not this request's method");
+        }
+        let htu = text("htu").map(normalize_htu);
+        if !htu.is_some_and(|h| urls.contains(&h)) {
+            return Err("The DPoP proof's htu is not this request's URL");
+        }
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_secs();
+        let iat = claims
+            .get("iat")
+            .and_then(Value::as_u64)
+            .ok_or("The DPoP proof has no iat")?;
+        if now.abs_diff(iat) > self.window.as_secs() {
+            return Err("The DPoP proof's iat is outside the accepted window");
+        }
+        let jti = text("jti")
+            .filter(|j| !j.is_empty())
+            .ok_or("The DPoP proof has no jti")?;
+        let ath = URL_SAFE_NO_PAD.encode(Sha256::digest(token.as_bytes()));
+        if text("ath") != Some(ath.as_str()) {
+            return Err("The DPoP proof's ath is not the hash of this access token");
+        }
+        Ok(Proof {
+            jkt,
+            jti: jti.to_string(),
+        })
+    }
+
+    /// Record the proof's id; `Err` when it was seen within the window (a replay) or the cache
+    /// is full of ids that are still live.
+    pub(super) fn record(&self, p: &Proof) -> Result<(), &'static str> {
+        let mut h = Sha256::new();
+        h.update(p.jkt.as_bytes());
+        h.update([0]);
+        h.update(p.jti.as_bytes());
+        let key: [u8; 32] = h.finalize().into();
+        // A proof is good while `iat` is within the window of now, and `iat` may be up to one
+        // window ahead: its id can be replayed for two windows after it is first seen.
+        let keep = self.window * 2;
+        self.replay
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, keep)
+    }
+}
+
+/// Proof ids seen lately, oldest first, at most `cap`.
+#[derive(Debug)]
+struct Replay {
+    cap: usize,
+    seen: HashSet<[u8; 32]>,
+    order: VecDeque<([u8; 32], Instant)>,
+}
+
+impl Replay {
+    fn new(cap: usize) -> Self {
+        Self {
+            cap,
+            seen: HashSet::new(),
+            order: VecDeque::new(),
+        }
+    }
+    fn insert(&mut self, key: [u8; 32], keep: Duration) -> Result<(), &'static str> {
+        let now = Instant::now();
+        while let Some(&(k, at)) = self.order.front() {
+            if now.duration_since(at) < keep {
+                break;
+            }
+            self.order.pop_front();
+            self.seen.remove(&k);
+        }
+        if self.seen.contains(&key) {
+            return Err("The DPoP proof was used before");
+        }
+        if self.order.len() >= self.cap {
+            return Err("Too many DPoP proofs at once; retry shortly");
+        }
+        self.seen.insert(key);
+        self.order.push_back((key, now));
+        Ok(())
+    }
+}
+
+/// The RFC 7638 thumbprint of a public JWK: base64url(SHA-256) of its required members, in
+/// lexicographic order, as compact JSON.
+pub fn thumbprint(jwk: &Map<String, Value>) -> Option<String> {
+    let kty = jwk.get("kty")?.as_str()?;
+    let members: &[&str] = match kty {
+        "EC" => &["crv", "kty", "x", "y"],
+        "RSA" => &["e", "kty", "n"],
+        "OKP" => &["crv", "kty", "x"],
+        _ => return None,
+    };
+    let mut canon = Map::new();
+    for m in members {
+        canon.insert(
+            (*m).to_string(),
+            Value::String(jwk.get(*m)?.as_str()?.into()),
+        );
+    }
+    // serde_json's map keeps keys sorted (no `preserve_order` feature here), and the members
+    // above are strings: the compact form is the RFC's.
+    let bytes = serde_json::to_vec(&Value::Object(canon)).ok()?;
+    Some(URL_SAFE_NO_PAD.encode(Sha256::digest(bytes)))
+}
+
+/// A URL as `htu` is compared (RFC 9449 §4.3: without query and fragment; RFC 3986 §6.2.2-3
+/// normalisation of scheme, host and default port; an empty path is `/`).
+pub fn normalize_htu(url: &str) -> String {
+    let url = url.split(['?', '#']).next().unwrap_or("");
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let scheme = scheme.to_ascii_lowercase();
+    let (authority, path) = match rest.find('/') {
+        Some(i) => rest.split_at(i),
+        None => (rest, "/"),
+    };
+    let mut authority = authority.to_ascii_lowercase();
+    let default_port = match scheme.as_str() {
+        "https" => Some(":443"),
+        "http" => Some(":80"),
+        _ => None,
+    };
+    if let Some(p) = default_port {
+        if let Some(a) = authority.strip_suffix(p) {
+            authority = a.to_string();
+        }
+    }
+    format!("{scheme}://{authority}{path}")
+}
+
+/// The URLs a proof for a request to `path` may name. With a resource URI, the public URL is
+/// the resource's: the endpoint's own path is the resource itself (whatever path a proxy
+/// forwards it to), any other path is under the resource's origin. Without one, the `Host`
+/// the request came with, by either scheme (the server may sit behind a TLS proxy).
+pub(super) fn expected_urls(
+    resource: Option<&str>,
+    path: &str,
+    endpoint: &str,
+    host: Option<&str>,
+) -> Vec<String> {
+    if let Some(r) = resource {
+        let r = canonical_resource(r);
+        if path == endpoint {
+            return vec![normalize_htu(&r)];
+        }
+        let after = r.find("://").map_or(0, |i| i + 3);
+        let origin = r[after..].find('/').map_or(&r[..], |i| &r[..after + i]);
+        return vec![normalize_htu(&format!("{origin}{path}"))];
+    }
+    match host {
+        Some(h) => ["http", "https"]
+            .iter()
+            .map(|s| normalize_htu(&format!("{s}://{h}{path}")))
+            .collect(),
+        None => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc7638_example_thumbprint() {
+        // RFC 7638 §3.1.
+        let jwk = json!({"kty":"RSA","n":"0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7aPFFxuhDR1L6tSoc_BJECPebWKRXjBZCiFV4n3oknjhMstn64tZ_2W-5JsGY4Hc5n9yBXArwl93lqt7_RN5w6Cf0h4QyQ5v-65YGjQR0_FDW2QvzqY368QQMicAtaSqzs8KJZgnYb9c7d0zgdAZHzu6qMQvRL5hajrn1n91CbOpbISD08qNLyrdkt-bFTWhAI4vMQFh6WeZu0fM4lFd2NcRwr3XPksINHaQ-G_xBniIqbw0Ls1jF44-csFCur-kEgU8awapJzKnqDKgw","e":"AQAB","alg":"RS256","kid":"2011-04-29"});
+        assert_eq!(
+            thumbprint(jwk.as_object().unwrap()).unwrap(),
+            "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs"
+        );
+    }
+
+    #[test]
+    fn htu_normalisation_and_expected_urls() {
+        assert_eq!(
+            normalize_htu("HTTPS://MCP.Example.com:443/mcp?x=1#f"),
+            "https://mcp.example.com/mcp"
+        );
+        assert_eq!(normalize_htu("http://h:8080"), "http://h:8080/");
+        let r = Some("https://mcp.example.com/public/mcp");
+        assert_eq!(
+            expected_urls(r, "/mcp", "/mcp", Some("10.0.0.1:8000")),
+            vec!["https://mcp.example.com/public/mcp"]
+        );
+        assert_eq!(
+            expected_urls(r, "/messages", "/mcp", None),
+            vec!["https://mcp.example.com/messages"]
+        );
+        assert_eq!(
+            expected_urls(None, "/mcp", "/mcp", Some("127.0.0.1:9")),
+            vec!["http://127.0.0.1:9/mcp", "https://127.0.0.1:9/mcp"]
+        );
+    }
+
+    #[test]
+    fn the_replay_cache_is_bounded_and_forgets_expired_ids() {
+        let mut r = Replay::new(2);
+        let keep = Duration::from_secs(60);
+        assert!(r.insert([1; 32], keep).is_ok());
+        assert!(r.insert([1; 32], keep).is_err());
+        assert!(r.insert([2; 32], keep).is_ok());
+        assert!(r.insert([3; 32], keep).is_err());
+        assert_eq!(r.order.len(), 2);
+        assert!(r.insert([3; 32], Duration::ZERO).is_ok());
+        assert_eq!(r.order.len(), 1);
+    }
+}

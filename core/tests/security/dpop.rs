@@ -1,0 +1,333 @@
+//! DPoP-bound access tokens (RFC 9449) over real HTTP: the proof is checked against the
+//! request's method and public URL, the access token and the token's `cnf.jkt`; each flaw is
+//! refused with 401 and a `DPoP` challenge naming the error and the algorithms taken.
+
+use super::common::*;
+use super::oauth::{claims, jwk, sign, ISSUER, K1_DER, K1_X, K2_DER, K2_X, RESOURCE};
+use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+use base64::Engine;
+use sha2::{Digest, Sha256};
+
+/// The client's DPoP key (K2, Ed25519) as its public JWK.
+fn client_jwk() -> Value {
+    json!({"kty": "OKP", "crv": "Ed25519", "x": K2_X})
+}
+
+/// The RFC 7638 thumbprint of the client key, computed here from the RFC's rule.
+fn client_jkt() -> String {
+    let canon = format!(r#"{{"crv":"Ed25519","kty":"OKP","x":"{K2_X}"}}"#);
+    URL_SAFE_NO_PAD.encode(Sha256::digest(canon.as_bytes()))
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
+}
+
+fn ath(token: &str) -> String {
+    URL_SAFE_NO_PAD.encode(Sha256::digest(token.as_bytes()))
+}
+
+/// A proof JWT with this header and these claims, signed with `der` (Ed25519) as `EdDSA`, or
+/// with an HMAC secret when the header says `HS256`, or unsigned for `none`.
+fn proof_with(header: Value, claims: Value, der: &str) -> String {
+    let b64 = |v: &Value| URL_SAFE_NO_PAD.encode(serde_json::to_vec(v).unwrap());
+    let msg = format!("{}.{}", b64(&header), b64(&claims));
+    let sig = match header["alg"].as_str().unwrap() {
+        "none" => String::new(),
+        "HS256" => jsonwebtoken::crypto::sign(
+            msg.as_bytes(),
+            &EncodingKey::from_secret(b"shared"),
+            jsonwebtoken::Algorithm::HS256,
+        )
+        .unwrap(),
+        _ => jsonwebtoken::crypto::sign(
+            msg.as_bytes(),
+            &EncodingKey::from_ed_der(&STANDARD.decode(der).unwrap()),
+            jsonwebtoken::Algorithm::EdDSA,
+        )
+        .unwrap(),
+    };
+    format!("{msg}.{sig}")
+}
+
+fn header() -> Value {
+    json!({"typ": "dpop+jwt", "alg": "EdDSA", "jwk": client_jwk()})
+}
+
+/// Claims of a good proof for `POST RESOURCE` with `token`; `jti` unique per call.
+fn proof_claims(token: &str) -> Value {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    json!({"htm": "POST", "htu": RESOURCE, "iat": now(), "ath": ath(token),
+           "jti": format!("jti-{}-{}", now(), N.fetch_add(1, Ordering::Relaxed))})
+}
+
+fn proof(token: &str) -> String {
+    proof_with(header(), proof_claims(token), K2_DER)
+}
+
+/// An access token bound to the client key.
+fn bound_token() -> String {
+    sign(K1_DER, "k1", claims(json!({"cnf": {"jkt": client_jkt()}})))
+}
+
+/// `tools/call whoami` with `Authorization: <scheme> <token>` and the proofs given.
+async fn dpop_call(addr: SocketAddr, scheme: &str, token: &str, proofs: &[&str]) -> Resp {
+    let (body, h) = modern_request(
+        None,
+        "tools/call",
+        json!({"name": "whoami", "arguments": {}}),
+    );
+    let auth = format!("{scheme} {token}");
+    let mut h: Vec<(&str, &str)> = h.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    h.push(("authorization", &auth));
+    for p in proofs {
+        h.push(("dpop", p));
+    }
+    request(addr, "POST", "/mcp", &h, body.into_bytes()).await
+}
+
+const ALGS: &str = "ES256 ES384 EdDSA RS256 RS384 RS512 PS256 PS384 PS512";
+
+fn refused(r: &Resp, error: &str, what: &str) {
+    assert_eq!(r.status, 401, "{what}: {}", r.body);
+    let c = r.header("www-authenticate");
+    assert!(
+        c.starts_with(&format!("DPoP error=\"{error}\""))
+            && c.ends_with(&format!("algs=\"{ALGS}\"")),
+        "{what}: {c}"
+    );
+    assert_eq!(r.json()["error"], error, "{what}");
+}
+
+fn dpop_server(mode: &str) -> HttpConfig {
+    let config = oxmcp::config::Config::from_json(json!({
+        "oauth": {"resource": RESOURCE, "issuer": ISSUER, "jwks": {"keys": [jwk("k1", K1_X)]},
+                  "dpop": mode, "dpop_window_ms": 30_000, "dpop_replay_cache": 1000},
+        // Each refusal here is a failed authentication from one address.
+        "auth_failure_limit": false,
+    }))
+    .unwrap();
+    config.listen.http_config(loopback()).unwrap()
+}
+
+#[tokio::test]
+async fn a_bound_token_needs_a_proof_of_this_request_with_its_key() {
+    let _serial = serial().await;
+    let s = serve(
+        demo_server(ServerOptions::default()),
+        dpop_server("allowed"),
+    )
+    .await;
+    let token = bound_token();
+
+    // A good proof: the caller is the token's subject. The Host the request came with is the
+    // loopback address; htu is the resource URL the client reached (as through a proxy).
+    let r = dpop_call(s.addr, "DPoP", &token, &[&proof(&token)]).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["result"]["content"][0]["text"], "whoami for carol");
+
+    // Replayed: the same proof again.
+    let p = proof(&token);
+    assert_eq!(dpop_call(s.addr, "DPoP", &token, &[&p]).await.status, 200);
+    refused(
+        &dpop_call(s.addr, "DPoP", &token, &[&p]).await,
+        "invalid_dpop_proof",
+        "replayed jti",
+    );
+
+    let with = |k: &str, v: Value| {
+        let mut c = proof_claims(&token);
+        c[k] = v;
+        proof_with(header(), c, K2_DER)
+    };
+    let cases = [
+        (with("htm", json!("GET")), "wrong htm"),
+        (
+            with("htu", json!("https://mcp.example.com/other")),
+            "wrong htu",
+        ),
+        (
+            with("htu", json!("https://evil.example.com/mcp")),
+            "wrong htu host",
+        ),
+        (with("iat", json!(now() - 120)), "stale iat"),
+        (with("iat", json!(now() + 120)), "iat in the future"),
+        (with("ath", json!(ath("another token"))), "wrong ath"),
+        (
+            proof_with(
+                json!({"typ": "dpop+jwt", "alg": "none", "jwk": client_jwk()}),
+                proof_claims(&token),
+                K2_DER,
+            ),
+            "alg none",
+        ),
+        (
+            proof_with(
+                json!({"typ": "dpop+jwt", "alg": "HS256", "jwk": {"kty": "oct", "k": "c2hhcmVk"}}),
+                proof_claims(&token),
+                K2_DER,
+            ),
+            "alg HS256",
+        ),
+        (
+            proof_with(
+                json!({"typ": "dpop+jwt", "alg": "EdDSA",
+                       "jwk": {"kty": "OKP", "crv": "Ed25519", "x": K2_X, "d": "AAAA"}}),
+                proof_claims(&token),
+                K2_DER,
+            ),
+            "private jwk",
+        ),
+        (
+            proof_with(
+                json!({"typ": "JWT", "alg": "EdDSA", "jwk": client_jwk()}),
+                proof_claims(&token),
+                K2_DER,
+            ),
+            "typ not dpop+jwt",
+        ),
+        (
+            // Signed by K1, naming K2: the signature does not verify with the jwk.
+            proof_with(header(), proof_claims(&token), K1_DER),
+            "signature by another key",
+        ),
+    ];
+    for (p, what) in &cases {
+        refused(
+            &dpop_call(s.addr, "DPoP", &token, &[p]).await,
+            "invalid_dpop_proof",
+            what,
+        );
+    }
+    refused(
+        &dpop_call(s.addr, "DPoP", &token, &[]).await,
+        "invalid_dpop_proof",
+        "no proof",
+    );
+
+    // A proof by another key than the one the token is bound to (a stolen token, the thief's
+    // own key): the proof is sound, the binding is not.
+    let thief = json!({"typ": "dpop+jwt", "alg": "EdDSA", "jwk": {"kty": "OKP", "crv": "Ed25519", "x": K1_X}});
+    let r = dpop_call(
+        s.addr,
+        "DPoP",
+        &token,
+        &[&proof_with(thief, proof_claims(&token), K1_DER)],
+    )
+    .await;
+    refused(&r, "invalid_token", "key not matching cnf.jkt");
+
+    // An unbound token with the DPoP scheme: nothing binds it.
+    let unbound = sign(K1_DER, "k1", claims(json!({})));
+    refused(
+        &dpop_call(s.addr, "DPoP", &unbound, &[&proof(&unbound)]).await,
+        "invalid_token",
+        "unbound token as DPoP",
+    );
+
+    // The bound token as Bearer: refused, the Bearer challenge naming the error, the DPoP one
+    // offered beside it.
+    let r = dpop_call(s.addr, "Bearer", &token, &[]).await;
+    assert_eq!(r.status, 401);
+    let challenges: Vec<&str> = r
+        .headers
+        .get_all("www-authenticate")
+        .iter()
+        .map(|v| v.to_str().unwrap())
+        .collect();
+    assert_eq!(challenges.len(), 2, "{challenges:?}");
+    assert!(challenges[0].starts_with("Bearer error=\"invalid_token\""));
+    assert!(challenges[1].starts_with("DPoP resource_metadata="));
+    // An unbound Bearer token is still taken under `allowed`.
+    assert_eq!(dpop_call(s.addr, "Bearer", &unbound, &[]).await.status, 200);
+
+    // The resource metadata says DPoP is taken, not required.
+    let m = request(
+        s.addr,
+        "GET",
+        "/.well-known/oauth-protected-resource/mcp",
+        &[],
+        vec![],
+    )
+    .await
+    .json();
+    assert_eq!(m["dpop_bound_access_tokens_required"], false);
+    assert_eq!(
+        m["dpop_signing_alg_values_supported"],
+        json!(ALGS.split(' ').collect::<Vec<_>>())
+    );
+}
+
+#[tokio::test]
+async fn required_refuses_bearer_and_a_missing_proof() {
+    let _serial = serial().await;
+    let s = serve(
+        demo_server(ServerOptions::default()),
+        dpop_server("required"),
+    )
+    .await;
+    let token = bound_token();
+    let unbound = sign(K1_DER, "k1", claims(json!({})));
+    refused(
+        &dpop_call(s.addr, "Bearer", &unbound, &[]).await,
+        "invalid_token",
+        "Bearer under required",
+    );
+    refused(
+        &dpop_call(s.addr, "DPoP", &token, &[]).await,
+        "invalid_dpop_proof",
+        "missing proof under required",
+    );
+    // No credentials: only the DPoP challenge, pointing at the metadata.
+    let r = call(s.addr, None, "tools/list", json!({})).await;
+    assert_eq!(r.status, 401);
+    assert_eq!(r.headers.get_all("www-authenticate").iter().count(), 1);
+    assert_eq!(
+        r.header("www-authenticate"),
+        format!(
+            r#"DPoP resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", algs="{ALGS}""#
+        )
+    );
+    assert_eq!(
+        dpop_call(s.addr, "DPoP", &token, &[&proof(&token)])
+            .await
+            .status,
+        200
+    );
+    let m = request(
+        s.addr,
+        "GET",
+        "/.well-known/oauth-protected-resource",
+        &[],
+        vec![],
+    )
+    .await
+    .json();
+    assert_eq!(m["dpop_bound_access_tokens_required"], true);
+
+    let bad = oxmcp::config::Config::from_json(json!({
+        "oauth": {"resource": RESOURCE, "issuer": ISSUER, "jwks": {"keys": [jwk("k1", K1_X)]}, "dpop": "on"},
+    }))
+    .and_then(|c| c.listen.http_config(loopback()).map(|_| ()));
+    assert!(bad.unwrap_err().message.contains("oauth.dpop"));
+}
+
+/// Off (the default): the DPoP scheme is not taken, and a bound token is still refused as
+/// Bearer, since taking it would undo the binding its issuer asked for.
+#[tokio::test]
+async fn off_takes_no_dpop_and_still_refuses_a_bound_bearer_token() {
+    let _serial = serial().await;
+    let s = serve(demo_server(ServerOptions::default()), dpop_server("off")).await;
+    let token = bound_token();
+    let r = dpop_call(s.addr, "DPoP", &token, &[&proof(&token)]).await;
+    assert_eq!(r.status, 401);
+    assert!(r.header("www-authenticate").starts_with("Bearer "));
+    let r = dpop_call(s.addr, "Bearer", &token, &[]).await;
+    assert_eq!(r.status, 401);
+    assert!(r
+        .header("www-authenticate")
+        .starts_with("Bearer error=\"invalid_token\""));
+}
