@@ -180,3 +180,23 @@ def test_the_three_languages_discovered_fixtures_list_the_same_tools() -> None:
     assert lists["rust"][0]["description"] == "Add two integers"
     assert lists["python"] == lists["rust"]
     assert lists["node"] == lists["rust"]
+
+
+def test_oxmcp_run_discover_says_what_it_found_and_from_where(tmp_path: Path) -> None:
+    app = tmp_path / "app.py"
+    app.write_text('import oxmcp\n\nserver = oxmcp.Server("cli")\n\n\n@server.tool(description="by hand")\n'
+                   'def add(a: int, b: int) -> str:\n    return "manual"\n')
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "oxmcp", "run", str(app), "--http", f"127.0.0.1:{port}",
+                             "--discover", str(FIXTURES / "python" / "disco_tools"), "--exclude", "vendor"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=tmp_path)
+    try:
+        wait_listening(port, proc, timeout=60)
+        assert [t["name"] for t in _tools_over_http(port)] == ["add", "multiply", "shout"]
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=10)
+    lines = [line for line in err.decode().splitlines() if line.startswith("discovered:")]
+    assert lines[0] == "discovered: tool add \u2190 disco_tools.math:6 (registered by hand instead)", lines
+    assert lines[1:] == ["discovered: tool multiply \u2190 disco_tools.math:11",
+                         "discovered: tool shout \u2190 disco_tools.text.shout:4"], lines
