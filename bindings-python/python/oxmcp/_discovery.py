@@ -264,12 +264,13 @@ def discover(server: Any, target: str | os.PathLike[str], exclude: Iterable[str]
         try:
             for f in found:
                 server._origin = f.place
+                # Through the server's own decorators: a subclass's rules (FastMCP's defaults) apply alike.
                 if f.kind == "tool":
-                    server.add_tool(f.fn, **f.mark.kwargs)
+                    server.tool(**f.mark.kwargs)(f.fn)
                 elif f.kind == "resource":
-                    server.add_resource(f.fn, f.mark.uri, **f.mark.kwargs)
+                    server.resource(str(f.mark.uri), **f.mark.kwargs)(f.fn)
                 else:
-                    server.add_prompt(f.fn, **f.mark.kwargs)
+                    server.prompt(**f.mark.kwargs)(f.fn)
         finally:
             server._origin = before
     return found
