@@ -159,7 +159,12 @@ pub struct Discovered {
 
 impl Discovered {
     /// What the macro submits (`module_path!()`, `file!()`, `line!()` of the submission).
-    pub const fn new(build: Build, module_path: &'static str, file: &'static str, line: u32) -> Self {
+    pub const fn new(
+        build: Build,
+        module_path: &'static str,
+        file: &'static str,
+        line: u32,
+    ) -> Self {
         Self {
             build,
             module_path,

@@ -44,9 +44,9 @@ mod fixtures {
             Resource::text("doc://readme", "readme", "text/plain", "hello")
         }
         pub(crate) fn greet() -> Prompt {
-            Prompt::new("greet").description("Greet").handler(|_args, _ctx| async {
-                Ok::<_, HandlerError>(PromptResult::new(vec![]))
-            })
+            Prompt::new("greet")
+                .description("Greet")
+                .handler(|_args, _ctx| async { Ok::<_, HandlerError>(PromptResult::new(vec![])) })
         }
         oxmcp::discoverable!(tool: shout, resource: readme, prompt: greet);
     }
@@ -171,16 +171,23 @@ async fn a_module_path_prefix_filters_at_a_segment_boundary() {
 async fn a_manual_registration_wins_in_either_order() {
     let before = Server::builder("d", "1")
         .tool(tool("add", "manual"))
-        .prompt(Prompt::new("greet").description("manual greet").handler(
-            |_args, _ctx| async { Ok::<_, HandlerError>(PromptResult::new(vec![])) },
-        ))
+        .prompt(
+            Prompt::new("greet")
+                .description("manual greet")
+                .handler(|_args, _ctx| async { Ok::<_, HandlerError>(PromptResult::new(vec![])) }),
+        )
         .discover_under("discovery::fixtures")
         .build()
         .unwrap();
     let after = Server::builder("d", "1")
         .discover_under("discovery::fixtures")
         .tool(tool("add", "manual"))
-        .resource(Resource::text("doc://readme", "readme", "text/plain", "by hand"))
+        .resource(Resource::text(
+            "doc://readme",
+            "readme",
+            "text/plain",
+            "by hand",
+        ))
         .build()
         .unwrap();
     for server in [before.clone(), after.clone()] {
@@ -197,10 +204,7 @@ async fn a_manual_registration_wins_in_either_order() {
     }
     let prompts = ask(before, "prompts/list").await;
     assert_eq!(prompts["prompts"][0]["description"], "manual greet");
-    assert!(!after
-        .discovered()
-        .iter()
-        .any(|d| d.name == "doc://readme"));
+    assert!(!after.discovered().iter().any(|d| d.name == "doc://readme"));
     // At runtime too: adding by hand replaces the discovered tool; a second manual one is refused.
     let server = Server::builder("d", "1")
         .discover_under("discovery::fixtures")
@@ -222,7 +226,10 @@ fn two_discovered_with_one_name_are_an_error_naming_both_places() {
         .discover_under("discovery::dup")
         .build()
         .unwrap_err();
-    assert!(matches!(err, BuildError::DuplicateDiscovered { .. }), "{err:?}");
+    assert!(
+        matches!(err, BuildError::DuplicateDiscovered { .. }),
+        "{err:?}"
+    );
     let text = err.to_string();
     assert!(
         text.starts_with("tool 'same' is discovered twice: in discovery::dup::a (")

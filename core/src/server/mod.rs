@@ -496,7 +496,8 @@ impl ToolBatch {
             },
             |r, entries| {
                 for e in entries {
-                    r.tools.insert_from(e.name.clone(), Arc::new(e), Origin::Manual);
+                    r.tools
+                        .insert_from(e.name.clone(), Arc::new(e), Origin::Manual);
                 }
             },
         )?;
@@ -515,7 +516,9 @@ fn insert_from<T>(
     origin: Origin,
 ) -> Result<(), BuildError> {
     let existing = map.origin(&key);
-    if crate::discovery::admit(kind, &key, existing.as_ref(), &origin)? != crate::discovery::Admit::Skip {
+    if crate::discovery::admit(kind, &key, existing.as_ref(), &origin)?
+        != crate::discovery::Admit::Skip
+    {
         map.insert_from(key, v, origin);
     }
     Ok(())
@@ -640,7 +643,13 @@ impl ServerBuilder {
         }
         for (t, origin) in self.templates {
             let (k, e) = TemplateEntry::compile(t)?;
-            insert_from(&mut reg.templates, "resource template", k, Arc::new(e), origin)?;
+            insert_from(
+                &mut reg.templates,
+                "resource template",
+                k,
+                Arc::new(e),
+                origin,
+            )?;
         }
         for (p, origin) in self.prompts {
             let (k, e) = PromptEntry::compile(p)?;

@@ -30,14 +30,7 @@ impl Server {
     pub fn register_tool(&self, tool: Tool, origin: Origin) -> Result<Admit, BuildError> {
         let e = ToolEntry::compile(tool, &self.inner.schemas)?;
         let key = e.name.clone();
-        let done = self.register(
-            "tool",
-            key,
-            e,
-            origin,
-            |r| &r.tools,
-            |r| &mut r.tools,
-        )?;
+        let done = self.register("tool", key, e, origin, |r| &r.tools, |r| &mut r.tools)?;
         if done != Admit::Skip {
             self.inner.bus.publish(Event::ToolsListChanged);
         }
@@ -85,14 +78,7 @@ impl Server {
     /// [`Server::register_tool`] for a prompt.
     pub fn register_prompt(&self, p: Prompt, origin: Origin) -> Result<Admit, BuildError> {
         let (k, e) = PromptEntry::compile(p)?;
-        let done = self.register(
-            "prompt",
-            k,
-            e,
-            origin,
-            |r| &r.prompts,
-            |r| &mut r.prompts,
-        )?;
+        let done = self.register("prompt", k, e, origin, |r| &r.prompts, |r| &mut r.prompts)?;
         if done != Admit::Skip {
             self.inner.bus.publish(Event::PromptsListChanged);
         }
@@ -164,31 +150,30 @@ impl ServerBuilder {
             Template(ResourceTemplate),
             Prompt(Prompt),
         }
-        let mut found: Vec<(&'static str, String, Built, Place)> =
-            discovery::submissions(prefix)
-                .into_iter()
-                .map(|d| {
-                    let (name, built) = match d.build {
-                        Build::Tool(f) => {
-                            let t = f();
-                            (t.name.clone(), Built::Tool(t))
-                        }
-                        Build::Resource(f) => {
-                            let r = f();
-                            (r.uri.clone(), Built::Resource(r))
-                        }
-                        Build::ResourceTemplate(f) => {
-                            let t = f();
-                            (t.template.clone(), Built::Template(t))
-                        }
-                        Build::Prompt(f) => {
-                            let p = f();
-                            (p.name.clone(), Built::Prompt(p))
-                        }
-                    };
-                    (d.module_path, name, built, d.place())
-                })
-                .collect();
+        let mut found: Vec<(&'static str, String, Built, Place)> = discovery::submissions(prefix)
+            .into_iter()
+            .map(|d| {
+                let (name, built) = match d.build {
+                    Build::Tool(f) => {
+                        let t = f();
+                        (t.name.clone(), Built::Tool(t))
+                    }
+                    Build::Resource(f) => {
+                        let r = f();
+                        (r.uri.clone(), Built::Resource(r))
+                    }
+                    Build::ResourceTemplate(f) => {
+                        let t = f();
+                        (t.template.clone(), Built::Template(t))
+                    }
+                    Build::Prompt(f) => {
+                        let p = f();
+                        (p.name.clone(), Built::Prompt(p))
+                    }
+                };
+                (d.module_path, name, built, d.place())
+            })
+            .collect();
         // The link order of submissions is the linker's: sorted, every build registers alike.
         found.sort_by(|a, b| (a.0, &a.1, a.3.line).cmp(&(b.0, &b.1, b.3.line)));
         tracing::debug!(count = found.len(), prefix, "discovered primitives");
