@@ -5,6 +5,9 @@
 //!
 //! `discovery --http 127.0.0.1:0` serves Streamable HTTP; no argument serves stdio.
 
+// A server's own start-up messages (what was discovered, where it listens) go to stderr.
+#![allow(clippy::print_stderr)]
+
 mod cli;
 
 use oxmcp::{HandlerError, Server, Tool, ToolResult};
