@@ -17,6 +17,12 @@ function createMcpHandler(factory, options) {
   return require('./lib/sdk/v2.cjs').createMcpHandler(factory, options);
 }
 
+/** Discovery's `define*` (lib/discovery.cjs, loaded by the first call). */
+const defineTool = (...a) => require('./lib/discovery.cjs').defineTool(...a);
+const defineResource = (...a) => require('./lib/discovery.cjs').defineResource(...a);
+const defineResourceTemplate = (...a) => require('./lib/discovery.cjs').defineResourceTemplate(...a);
+const definePrompt = (...a) => require('./lib/discovery.cjs').definePrompt(...a);
+
 const v2Names = require('./lib/sdk/v2-names.cjs');
 
 module.exports = {
@@ -29,6 +35,10 @@ module.exports = {
   ResourceTemplate,
   completable,
   requireScopes,
+  defineTool,
+  defineResource,
+  defineResourceTemplate,
+  definePrompt,
   ToolError,
   McpError,
   ErrorCode,

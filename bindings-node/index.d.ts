@@ -138,7 +138,7 @@ export declare class McpError extends Error {
 
 /** A definition the core rejected (bad schema, duplicate name, bad URI template). */
 export declare class RegistrationError extends Error {
-  code: 'INVALID_SCHEMA' | 'DUPLICATE_NAME' | 'BAD_URI_TEMPLATE' | 'INVALID_DEFINITION' | string;
+  code: 'INVALID_SCHEMA' | 'DUPLICATE_NAME' | 'BAD_URI_TEMPLATE' | 'INVALID_DEFINITION' | 'IMPORT_FAILED' | string;
 }
 
 // ------------------------------------------------------------------ context
@@ -523,6 +523,47 @@ export declare function completable<S>(schema: S, complete: (value: string, cont
 
 export interface Listening { host: string; port: number; url: string }
 
+// ------------------------------------------------------------------ discovery
+
+/** A definition made by `defineTool` & co., registered by `server.discover(dir)` from the module exporting it. */
+export declare class Definition {
+  readonly kind: 'tool' | 'resource' | 'resource template' | 'prompt';
+  /** A tool's or prompt's name, a resource's URI, a template's URI template. */
+  readonly name: string;
+}
+/** What discovery registered, and where it is defined (`module`: the file's path below the directory). */
+export interface DiscoveredItem {
+  kind: 'tool' | 'resource' | 'resource template' | 'prompt';
+  name: string;
+  module: string;
+  file: string;
+  /** The line of the `define*` call; 0 when unknown. */
+  line: number;
+}
+/** `registerTool`'s arguments, as a definition `server.discover()` registers. */
+export declare function defineTool<I extends SchemaInput | undefined = undefined, O extends SchemaInput | undefined = undefined>(
+  name: string,
+  config: ToolConfig<I, O>,
+  handler: ToolHandler<I>,
+): Definition;
+/** `registerResource`'s arguments, as a definition `server.discover()` registers. */
+export declare function defineResource(name: string, uri: string, metadata: ResourceMetadata, read: (uri: URL, ctx: Context) => Awaitable<ResourceReturn>): Definition;
+export declare function defineResource(
+  name: string,
+  template: ResourceTemplate,
+  metadata: ResourceMetadata,
+  read: (uri: URL, variables: { [name: string]: string | string[] }, ctx: Context) => Awaitable<ResourceReturn>,
+): Definition;
+/** A resource template's definition (the URI template has a `{variable}`). */
+export declare function defineResourceTemplate(
+  name: string,
+  uriTemplate: string | ResourceTemplate,
+  metadata: ResourceMetadata,
+  read: (uri: URL, variables: { [name: string]: string | string[] }, ctx: Context) => Awaitable<ResourceReturn>,
+): Definition;
+/** `registerPrompt`'s arguments, as a definition `server.discover()` registers. */
+export declare function definePrompt<A extends SchemaInput | undefined = undefined>(name: string, config: PromptConfig<A>, handler: PromptHandler<A>): Definition;
+
 /** The oxmcp server: register handlers, then `listen()`, `serveStdio()` or mount `fetch` / `nodeHandler()`. */
 export declare class Server {
   constructor(info: ServerOptions, options?: Partial<ServerOptions> & { capabilities?: unknown });
@@ -586,6 +627,17 @@ export declare class Server {
   prompt(name: string, description: string, handler: (ctx: Context) => Awaitable<PromptReturn>): RegisteredItem;
   prompt<A extends SchemaInput>(name: string, description: string, argsSchema: A, handler: (args: InferArgs<A>, ctx: Context) => Awaitable<PromptReturn>): RegisteredItem;
   removePrompt(name: string): boolean;
+
+  /**
+   * Import every module (.js, .mjs, .cjs) below `dir`, in sorted order, and register the definitions
+   * they export. `exclude`: directory names skipped (`node_modules` always is). A name registered by
+   * hand wins over a discovered one, before or after; two discovered with one name reject with a
+   * `RegistrationError` (`DUPLICATE_NAME`) naming both places, a module that fails to import with one
+   * (`IMPORT_FAILED`) naming its file.
+   */
+  discover(dir: string | URL, options?: { exclude?: string[] }): Promise<DiscoveredItem[]>;
+  /** What is registered from discovery, with its place (a name registered by hand is not). */
+  discovered(): DiscoveredItem[];
 
   /**
    * Add middleware to the core's chain (the first added sees a request first). `use(fn)` sees every
@@ -674,6 +726,10 @@ declare const _default: {
   McpServer: typeof Server;
   ResourceTemplate: typeof ResourceTemplate;
   completable: typeof completable;
+  defineTool: typeof defineTool;
+  defineResource: typeof defineResource;
+  defineResourceTemplate: typeof defineResourceTemplate;
+  definePrompt: typeof definePrompt;
   ToolError: typeof ToolError;
   McpError: typeof McpError;
   ErrorCode: typeof ErrorCode;

@@ -11,7 +11,9 @@ Run, inspect, call and install MCP servers built with oxmcp.
 
 commands:
   run TARGET [--http HOST:PORT] [--transport stdio|http|streamable-http] [--path /mcp]
-      serve app.mjs[:export] (or app.py) over stdio or Streamable HTTP
+          [--discover DIR ...] [--exclude NAME ...]
+      serve app.mjs[:export] (or app.py) over stdio or Streamable HTTP; --discover registers
+      the definitions (defineTool & co.) the modules below DIR export
   dev TARGET [--http HOST:PORT] [--transport ...] [--path /mcp]
       serve over HTTP and restart when a file under the app's folder changes
   inspect (TARGET | URL | -- CMD ARGS...) [--json] [--timeout SECS]
@@ -22,13 +24,14 @@ commands:
   install (claude-code|claude-desktop|cursor|vscode) TARGET [--name N] [--env K=V ...] [--print]
       add the server to an MCP client's configuration`;
 
+const SERVE = { http: { type: 'string' }, transport: { type: 'string' }, path: { type: 'string', default: '/mcp' } };
 const FLAGS = {
-  run: { http: { type: 'string' }, transport: { type: 'string' }, path: { type: 'string', default: '/mcp' } },
+  run: { ...SERVE, discover: { type: 'string', multiple: true, default: [] }, exclude: { type: 'string', multiple: true, default: [] } },
   inspect: { json: { type: 'boolean', default: false }, timeout: { type: 'string', default: '30' } },
   call: { json: { type: 'boolean', default: false }, timeout: { type: 'string', default: '30' }, args: { type: 'string' } },
   install: { name: { type: 'string' }, env: { type: 'string', multiple: true, default: [] }, print: { type: 'boolean', default: false } },
 };
-FLAGS.dev = FLAGS.run;
+FLAGS.dev = SERVE;
 const CLIENTS = ['claude-code', 'claude-desktop', 'cursor', 'vscode'];
 const TRANSPORTS = ['stdio', 'http', 'streamable-http'];
 
@@ -89,7 +92,7 @@ async function main(argv) {
     if (verb === 'run') {
       if (pos.length !== 1) usageError('run wants one TARGET');
       const { run } = await import('./run.mjs');
-      await run(pos[0], o.transport, o.http, o.path);
+      await run(pos[0], o.transport, o.http, o.path, o.discover, o.exclude);
     } else if (verb === 'dev') {
       if (pos.length !== 1) usageError('dev wants one TARGET');
       const { dev } = await import('./dev.mjs');

@@ -45,13 +45,33 @@ export async function loadServer(target) {
   return found[0];
 }
 
-export async function run(target, transport, http, urlPath) {
+/** `--discover`: register what each directory's modules export, and say on stderr what and from where. */
+async function discover(server, dirs, exclude) {
+  for (const dir of dirs) {
+    let found;
+    try {
+      found = await server.discover(dir, { exclude });
+    } catch (e) {
+      if (e?.name === 'RegistrationError') throw new CliError(e.message);
+      throw e;
+    }
+    const kept = new Set(server.discovered().map((d) => `${d.kind}\0${d.name}\0${d.module}`));
+    for (const d of found) {
+      const note = kept.has(`${d.kind}\0${d.name}\0${d.module}`) ? '' : ' (registered by hand instead)';
+      process.stderr.write(`discovered: ${d.kind} ${d.name} \u2190 ${d.module}:${d.line}${note}\n`);
+    }
+  }
+}
+
+export async function run(target, transport, http, urlPath, discoverDirs = [], exclude = []) {
   const file = appFile(target);
   const mode = transport || (http ? 'http' : 'stdio');
   if (mode === 'stdio' && http) throw new CliError('--transport stdio and --http contradict each other');
   if (file && !isJs(file)) {
     // A Python app: the Python CLI serves it.
     const flags = mode === 'stdio' ? [] : ['--http', http || '127.0.0.1:8000', '--path', urlPath];
+    for (const d of discoverDirs) flags.push('--discover', d);
+    for (const x of exclude) flags.push('--exclude', x);
     const r = spawnSync(python(), ['-m', 'oxmcp', 'run', target, ...flags], { stdio: 'inherit' });
     if (r.error) throw new CliError(`${target} is a Python app and ${python()} cannot be started: ${/** @type {NodeJS.ErrnoException} */ (r.error).code}`);
     process.exit(r.status ?? 1);
@@ -63,6 +83,7 @@ export async function run(target, transport, http, urlPath) {
     if (transport || http) throw new CliError(`${target} serves itself when it runs; run it without --http/--transport`);
     return;
   }
+  await discover(server, discoverDirs, exclude);
   if (mode === 'stdio') {
     await server.serveStdio();
     return;

@@ -168,6 +168,12 @@ class Server {
   #resources = new Map();
   #templates = new Map();
   #running = new Set();
+  /**
+   * The origin of the registrations made now: undefined (by hand) or `{ module, file, line }`
+   * while `discover()` registers what it found (set and reset synchronously around each).
+   * @type {{ module: string, file: string, line: number } | undefined}
+   */
+  #origin = undefined;
   #signalHandler;
   #closing;
 
@@ -257,12 +263,14 @@ class Server {
     const { entry, def, timeoutMs } = this.#prepareTool('registerTool', name, config, handler);
     // No handler of its own: the server's dispatcher finds `entry` by name. (A closure made
     // here would also share this scope's V8 context, and with it `config` and its zod objects.)
+    let done;
     try {
-      this.#native.addTool(def, null, timeoutMs, scopesOf(`registerTool(${name})`, config), config.maxConcurrency, config.taskAfterMs);
+      done = this.#native.addTool(def, null, timeoutMs, scopesOf(`registerTool(${name})`, config), config.maxConcurrency, config.taskAfterMs, this.#origin);
     } catch (e) {
       throw fromNative(e);
     }
-    this.#tools.set(name, entry);
+    // 'skip': a discovered tool beside one registered by hand (the core's rule); the manual one stays.
+    if (done !== 'skip') this.#tools.set(name, entry);
     return this.#registeredTool(entry, config, handler);
   }
 
@@ -368,6 +376,37 @@ class Server {
 
   /** Names of the registered tools, in registration order. */
   listTools() { return [...this.#tools.keys()]; }
+
+  // ---------------------------------------------------------------- discovery
+
+  /**
+   * Import every module (.js, .mjs, .cjs) below `dir`, in sorted order, and register every
+   * definition it exports (`defineTool`, `defineResource`, `defineResourceTemplate`,
+   * `definePrompt`). `exclude`: directory names skipped (`node_modules` always is). A name
+   * registered by hand wins over a discovered one, before or after; two discovered with one name
+   * are an error naming both places, and so is a module that fails to import (naming its file).
+   * Resolves to what this call found: `[{ kind, name, module, file, line }]`.
+   * @param {string} dir
+   * @param {{ exclude?: string[] }} [options]
+   */
+  async discover(dir, options = {}) {
+    const { find } = require('./discovery.cjs');
+    const found = await find(dir, options);
+    for (const f of found) {
+      this.#origin = { module: f.module, file: f.file, line: f.line };
+      try {
+        f.definition.register(this);
+      } finally {
+        this.#origin = undefined;
+      }
+    }
+    return found.map(({ kind, name, module, file, line }) => ({ kind, name, module, file, line }));
+  }
+
+  /** What is registered from discovery (a name registered by hand is not), with its place. */
+  discovered() {
+    return this.#native.discovered();
+  }
 
   #dispatchTool(name, args, id) {
     const entry = this.#tools.get(name);
@@ -505,12 +544,13 @@ class Server {
       const entry = { name, def, read, mimeType: meta.mimeType, template: true, complete: tpl.complete };
       const invoke = (uri, vars, id) => this.#run(id, () => this.#runRead(entry, uri, vars, id));
       const completer = Object.keys(tpl.complete).length ? this.#completer(tpl.complete) : undefined;
+      let done;
       try {
-        this.#native.addResourceTemplate(native, invoke, completer, timeoutMs, scopes);
+        done = this.#native.addResourceTemplate(native, invoke, completer, timeoutMs, scopes, this.#origin);
       } catch (e) {
         throw fromNative(e);
       }
-      this.#templates.set(tpl.uriTemplate, entry);
+      if (done !== 'skip') this.#templates.set(tpl.uriTemplate, entry);
       return this.#registered(entry, () => this.removeResourceTemplate(tpl.uriTemplate));
     }
     if (typeof uriOrTemplate !== 'string') throw new TypeError(`registerResource(${name}): uri must be a string or a ResourceTemplate`);
@@ -518,12 +558,13 @@ class Server {
     const entry = { name, def, read, mimeType: meta.mimeType, template: false };
     const invoke = (uri, vars, id) => this.#run(id, () => this.#runRead(entry, uri, vars, id));
     const native = nativeDef('resource', def);
+    let done;
     try {
-      this.#native.addResource(native, invoke, timeoutMs, scopes);
+      done = this.#native.addResource(native, invoke, timeoutMs, scopes, this.#origin);
     } catch (e) {
       throw fromNative(e);
     }
-    this.#resources.set(uriOrTemplate, entry);
+    if (done !== 'skip') this.#resources.set(uriOrTemplate, entry);
     return this.#registered(entry, () => this.removeResource(uriOrTemplate));
   }
 
@@ -665,12 +706,13 @@ class Server {
     const invoke = (a, id) => this.#run(id, () => this.#runPrompt(entry, a, id));
     const completer = Object.keys(complete).length ? this.#completer(complete) : undefined;
     const native = nativeDef('prompt', def);
+    let done;
     try {
-      this.#native.addPrompt(native, invoke, completer, timeoutMs, scopesOf(`registerPrompt(${name})`, config));
+      done = this.#native.addPrompt(native, invoke, completer, timeoutMs, scopesOf(`registerPrompt(${name})`, config), this.#origin);
     } catch (e) {
       throw fromNative(e);
     }
-    this.#prompts.set(name, entry);
+    if (done !== 'skip') this.#prompts.set(name, entry);
     return this.#registered(entry, () => this.removePrompt(name));
   }
 

@@ -103,6 +103,7 @@ pub(crate) fn build(e: BuildError) -> Coded {
     let code = match &e {
         BuildError::InvalidSchema { .. } => Code::InvalidSchema,
         BuildError::DuplicateName { .. } => Code::DuplicateName,
+        BuildError::DuplicateDiscovered { .. } => Code::DuplicateName,
         BuildError::BadUriTemplate { .. } => Code::BadUriTemplate,
         _ => Code::InvalidDefinition,
     };

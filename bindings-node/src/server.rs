@@ -15,6 +15,7 @@ use crate::options;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use oxmcp::config::Config;
+use oxmcp::discovery::{Admit, Origin, Place};
 use oxmcp::transport::http::{HttpConfig, HttpHandler};
 use oxmcp::transport::http_server::HttpServer;
 use oxmcp::transport::stdio;
@@ -195,8 +196,11 @@ impl NativeServer {
     }
 
     /// Register (or, at runtime, add) a tool. `handler`: `(argsJson, callId, toolName) => ..` for
-    /// this tool alone, or null for the dispatcher.
-    #[napi]
+    /// this tool alone, or null for the dispatcher. `origin`: where discovery found it (none: by
+    /// hand). Returns the core's decision (`oxmcp::discovery::admit`): `"add"`, `"replace"` (a
+    /// discovered one of that name was replaced) or `"skip"` (one by hand is kept).
+    #[napi(ts_return_type = "'add' | 'replace' | 'skip'")]
+    #[allow(clippy::too_many_arguments)] // the JS call's positional arguments, one by one
     pub fn add_tool(
         &self,
         def: NativeToolDef,
@@ -205,7 +209,8 @@ impl NativeServer {
         required_scopes: Option<Vec<String>>,
         max_concurrency: Option<u32>,
         task_after_ms: Option<f64>,
-    ) -> Result<()> {
+        origin: Option<NativeOrigin>,
+    ) -> Result<&'static str> {
         let callee = match handler {
             Some(h) => Some(self.callee(js_handler::tool_tsfn(&h)?)),
             None => None,
@@ -218,7 +223,26 @@ impl NativeServer {
             max_concurrency,
             task_after_ms,
         )?;
-        self.server.add_tool(tool).map_err(errors::build)
+        self.server
+            .register_tool(tool, NativeOrigin::core(origin))
+            .map(Admit::as_str)
+            .map_err(errors::build)
+    }
+
+    /// What was registered from discovery (`Server::discovered`), in registration order.
+    #[napi]
+    pub fn discovered(&self) -> Vec<NativeDiscovered> {
+        self.server
+            .discovered()
+            .into_iter()
+            .map(|d| NativeDiscovered {
+                kind: d.kind.to_string(),
+                name: d.name,
+                module: d.place.module,
+                file: d.place.file,
+                line: d.place.line,
+            })
+            .collect()
     }
 
     /// Add many tools as one change, all handled by the dispatcher
@@ -254,14 +278,15 @@ impl NativeServer {
         self.server.tool_names()
     }
 
-    #[napi]
+    #[napi(ts_return_type = "'add' | 'replace' | 'skip'")]
     pub fn add_resource(
         &self,
         def: NativeResourceDef,
         handler: ReadFn<'_>,
         timeout_ms: Option<f64>,
         required_scopes: Option<Vec<String>>,
-    ) -> Result<()> {
+        origin: Option<NativeOrigin>,
+    ) -> Result<&'static str> {
         let def = def.into_map()?;
         let what = format!(
             "resource {:?}",
@@ -276,7 +301,10 @@ impl NativeServer {
                 callee,
                 timeout: timeout(timeout_ms),
             }));
-        self.server.add_resource(r).map_err(errors::build)
+        self.server
+            .register_resource(r, NativeOrigin::core(origin))
+            .map(Admit::as_str)
+            .map_err(errors::build)
     }
 
     #[napi]
@@ -284,7 +312,7 @@ impl NativeServer {
         self.server.remove_resource(&uri)
     }
 
-    #[napi]
+    #[napi(ts_return_type = "'add' | 'replace' | 'skip'")]
     pub fn add_resource_template(
         &self,
         def: NativeResourceTemplateDef,
@@ -292,7 +320,8 @@ impl NativeServer {
         complete: Option<CompleteFn<'_>>,
         timeout_ms: Option<f64>,
         required_scopes: Option<Vec<String>>,
-    ) -> Result<()> {
+        origin: Option<NativeOrigin>,
+    ) -> Result<&'static str> {
         let def = def.into_map()?;
         let label = def
             .get("uriTemplate")
@@ -315,7 +344,10 @@ impl NativeServer {
                 timeout(timeout_ms),
             )?);
         }
-        self.server.add_resource_template(t).map_err(errors::build)
+        self.server
+            .register_resource_template(t, NativeOrigin::core(origin))
+            .map(Admit::as_str)
+            .map_err(errors::build)
     }
 
     #[napi]
@@ -323,7 +355,7 @@ impl NativeServer {
         self.server.remove_resource_template(&uri_template)
     }
 
-    #[napi]
+    #[napi(ts_return_type = "'add' | 'replace' | 'skip'")]
     pub fn add_prompt(
         &self,
         def: NativePromptDef,
@@ -331,7 +363,8 @@ impl NativeServer {
         complete: Option<CompleteFn<'_>>,
         timeout_ms: Option<f64>,
         required_scopes: Option<Vec<String>>,
-    ) -> Result<()> {
+        origin: Option<NativeOrigin>,
+    ) -> Result<&'static str> {
         let def = def.into_map()?;
         let name = def
             .get("name")
@@ -354,7 +387,10 @@ impl NativeServer {
                 timeout(timeout_ms),
             )?);
         }
-        self.server.add_prompt(p).map_err(errors::build)
+        self.server
+            .register_prompt(p, NativeOrigin::core(origin))
+            .map(Admit::as_str)
+            .map_err(errors::build)
     }
 
     #[napi]
@@ -633,6 +669,34 @@ impl NativeServer {
         }
         Ok(tool)
     }
+}
+
+/// Where discovery found a definition (`lib/discovery.cjs`): the file's path below the directory
+/// discovered, the file, and the line of its `define*` call (0: unknown).
+#[napi(object)]
+pub struct NativeOrigin {
+    pub module: String,
+    pub file: String,
+    pub line: Option<u32>,
+}
+
+impl NativeOrigin {
+    fn core(o: Option<Self>) -> Origin {
+        match o {
+            None => Origin::Manual,
+            Some(o) => Origin::Discovered(Place::new(o.module, o.file, o.line.unwrap_or(0))),
+        }
+    }
+}
+
+/// One entry of `NativeServer.discovered()`.
+#[napi(object)]
+pub struct NativeDiscovered {
+    pub kind: String,
+    pub name: String,
+    pub module: String,
+    pub file: String,
+    pub line: u32,
 }
 
 /// One item of `NativeServer.addTools`.

@@ -540,6 +540,42 @@ impl NativeServer {
     }
 }
 
+/// Where a registration comes from, as the Python layer hands it: `None` (by hand) or
+/// `(module, file, line)` (discovered).
+type PyOrigin = Option<(String, String, u32)>;
+
+fn origin(o: PyOrigin) -> oxmcp::discovery::Origin {
+    match o {
+        None => oxmcp::discovery::Origin::Manual,
+        Some((module, file, line)) => {
+            oxmcp::discovery::Origin::Discovered(oxmcp::discovery::Place::new(module, file, line))
+        }
+    }
+}
+
+/// The core's rule between a registration by hand and a discovered one
+/// (`oxmcp::discovery::admit`), for the Python registry (kept before the native server exists)
+/// when an entry of that name is there: `"replace"` or `"skip"`; two discovered with one name
+/// raise `ValueError` naming both places, two by hand the duplicate-name error.
+#[pyfunction]
+fn admit_registration(
+    kind: &str,
+    name: &str,
+    existing: PyOrigin,
+    incoming: PyOrigin,
+) -> PyResult<&'static str> {
+    let kind = match kind {
+        "tool" => "tool",
+        "resource" => "resource",
+        "resource template" => "resource template",
+        "prompt" => "prompt",
+        other => return Err(PyValueError::new_err(format!("unknown kind {other:?}"))),
+    };
+    oxmcp::discovery::admit(kind, name, Some(&origin(existing)), &origin(incoming))
+        .map(oxmcp::discovery::Admit::as_str)
+        .map_err(build_err)
+}
+
 #[pymodule(gil_used = false)]
 fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeServer>()?;
@@ -554,6 +590,7 @@ fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(skills::skills_load_dir, m)?)?;
     m.add_function(wrap_pyfunction!(skills::skills_load_one, m)?)?;
     m.add_function(wrap_pyfunction!(options::option_names, m)?)?;
+    m.add_function(wrap_pyfunction!(admit_registration, m)?)?;
     m.add_function(wrap_pyfunction!(engine::quiesce, m)?)?;
     m.add_function(wrap_pyfunction!(engine::after_fork, m)?)?;
     m.add_function(wrap_pyfunction!(telemetry::flush_telemetry, m)?)?;

@@ -277,6 +277,14 @@ pub enum BuildError {
         file: String,
         message: String,
     },
+    /// Two discovered primitives of one kind with the same name (`crate::discovery::admit`):
+    /// the places of both.
+    DuplicateDiscovered {
+        kind: &'static str,
+        name: String,
+        first: String,
+        second: String,
+    },
 }
 
 impl fmt::Display for BuildError {
@@ -295,6 +303,15 @@ impl fmt::Display for BuildError {
                 message,
             } => write!(f, "invalid {kind} name '{name}': {message}"),
             Self::Skill { file, message } => write!(f, "invalid skill file '{file}': {message}"),
+            Self::DuplicateDiscovered {
+                kind,
+                name,
+                first,
+                second,
+            } => write!(
+                f,
+                "{kind} '{name}' is discovered twice: in {first} and in {second}"
+            ),
         }
     }
 }

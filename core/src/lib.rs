@@ -16,6 +16,7 @@ pub mod bus;
 mod client_requests;
 pub mod config;
 pub mod context;
+pub mod discovery;
 pub mod error;
 pub mod handler;
 // The core's own outbound HTTP requests: only the JWKS fetcher and the OTLP exporter send any.
@@ -59,7 +60,8 @@ pub use resource::{Resource, ResourceTemplate};
 pub use server::middleware::{Middleware, MiddlewareRequest, MiddlewareResult, Next};
 pub use server::options::{CacheHint, CacheScope, ServerOptions, ValidationMode};
 pub use server::{
-    Env, Server, ServerBuilder, SessionHandle, SessionListener, ToolBatch, Transport,
+    DiscoveredEntry, Env, Server, ServerBuilder, SessionHandle, SessionListener, ToolBatch,
+    Transport,
 };
 pub use skills::{DynamicSkill, Skill};
 pub use tool::{Args, Tool};

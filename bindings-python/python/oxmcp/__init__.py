@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._apps import RESOURCE_MIME_TYPE
 from ._context import Context, ElicitResult
+from ._discovery import prompt, resource, resource_template, tool
 from ._errors import (
     DefinitionError,
     InputRequired,
@@ -72,7 +73,11 @@ __all__ = [
     "Text",
     "ToolError",
     "ToolResult",
+    "prompt",
     "require_scopes",
+    "resource",
+    "resource_template",
+    "tool",
 ]
 
 __version__ = "0.1.0"

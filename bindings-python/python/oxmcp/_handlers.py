@@ -56,6 +56,8 @@ def camel_keys(d: dict[str, Any] | None) -> dict[str, Any] | None:
 class _Entry:
     info: FunctionInfo
     server: Any
+    #: Where it was registered from: None (by hand) or the (module, file, line) discovery found it at.
+    origin: tuple[str, str, int] | None = None
 
     @property
     def is_async(self) -> bool:

@@ -119,6 +119,9 @@ class Server:
         self._skills: list[tuple[str, list[tuple[str, bytes]], bool]] = []
         self._dynamic_skills: list[tuple[str, dict[str, Any], Any, bool]] = []
         self._lock = threading.RLock()
+        # The origin of the registrations made now: None (by hand) or the (module, file, line) a
+        # discovery is registering from (set under the lock by ``discover``).
+        self._origin: tuple[str, str, int] | None = None
 
     # -- identity ---------------------------------------------------------------------------------
     @property
@@ -190,14 +193,36 @@ class Server:
                           task_after=task_after)
         self._adapt_tool(entry)
         with self._lock:
-            if entry.name in self._tools and not replace:
-                raise DefinitionError(f"a tool named {entry.name!r} is already registered")
+            existing = self._tools.get(entry.name)
+            if self._settle("tool", entry.name, existing, replace,
+                            f"a tool named {entry.name!r} is already registered") == "skip":
+                return existing  # type: ignore[return-value]
             if self._native is not None:
-                if entry.name in self._tools:
+                if existing is not None:
                     self._native.remove_tool(entry.name)
                 self._native.add_tool(entry.spec, entry, entry.is_async, *entry.limits)
+            entry.origin = self._origin
             self._tools[entry.name] = entry
         return entry
+
+    def _settle(self, kind: str, name: str, existing: Any, replace: bool, taken: str) -> str:
+        """What to do with a registration of ``name`` from ``self._origin`` where ``existing`` is:
+        ``"add"``, ``"replace"`` or ``"skip"``. Between a registration by hand and a discovered one
+        the core decides (``oxmcp::discovery::admit``: by hand wins, two discovered are an error
+        naming both places); two by hand are ``taken`` unless ``replace``."""
+        if existing is None:
+            return "add"
+        previous = existing.origin
+        if previous is None and self._origin is None:
+            if replace:
+                return "replace"
+            raise DefinitionError(taken)
+        from . import _oxmcp
+
+        try:
+            return str(_oxmcp.admit_registration(kind, name, previous, self._origin))
+        except ValueError as e:
+            raise DefinitionError(str(e)) from None
 
     def add_tools(self, tools: Iterable[Callable[..., Any] | dict[str, Any]]) -> list[ToolEntry]:
         """Register many tools as one change: each item is a function (as ``add_tool(fn)``) or a dict
@@ -239,12 +264,16 @@ class Server:
             seen.add(entry.name)
             entries.append(entry)
         with self._lock:
-            for entry in entries:
-                if entry.name in self._tools:
-                    raise DefinitionError(f"a tool named {entry.name!r} is already registered")
+            # A discovered tool of the same name is replaced (the core's rule); one by hand refuses the batch.
+            replaced = [e.name for e in entries
+                        if self._settle("tool", e.name, self._tools.get(e.name), False,
+                                        f"a tool named {e.name!r} is already registered") == "replace"]
             if self._native is not None and entries:
+                for name in replaced:
+                    self._native.remove_tool(name)
                 self._native.add_tools([(e.spec, e, e.is_async, *e.limits) for e in entries])
             for entry in entries:
+                entry.origin = self._origin
                 self._tools[entry.name] = entry
         return entries
 
@@ -309,11 +338,16 @@ class Server:
                      **kwargs: Any) -> ResourceEntry:
         entry = ResourceEntry(fn, uri, self, **kwargs)
         with self._lock:
-            if uri in self._resources:
-                raise DefinitionError(f"a resource {uri!r} is already registered")
+            existing = self._resources.get(uri)
+            kind = "resource template" if entry.is_template else "resource"
+            if self._settle(kind, uri, existing, False, f"a resource {uri!r} is already registered") == "skip":
+                return existing  # type: ignore[return-value]
             if self._native is not None:
+                if existing is not None:
+                    self._native.remove_resource(uri, existing.is_template)
                 self._native.add_resource(entry.spec, entry, entry.is_async, entry.is_template,
                                           entry.required_scopes)
+            entry.origin = self._origin
             self._resources[uri] = entry
         for argument, completer in (completions or {}).items():
             if argument not in entry.variables:
@@ -356,10 +390,15 @@ class Server:
                    **kwargs: Any) -> PromptEntry:
         entry = PromptEntry(fn, self, **kwargs)
         with self._lock:
-            if entry.name in self._prompts:
-                raise DefinitionError(f"a prompt named {entry.name!r} is already registered")
+            existing = self._prompts.get(entry.name)
+            if self._settle("prompt", entry.name, existing, False,
+                            f"a prompt named {entry.name!r} is already registered") == "skip":
+                return existing  # type: ignore[return-value]
             if self._native is not None:
+                if existing is not None:
+                    self._native.remove_prompt(entry.name)
                 self._native.add_prompt(entry.spec, entry, entry.is_async, entry.required_scopes)
+            entry.origin = self._origin
             self._prompts[entry.name] = entry
         for argument, completer in (completions or {}).items():
             if argument not in entry.info.param_names:
@@ -431,6 +470,36 @@ class Server:
 
     def get_tool(self, name: str) -> ToolEntry:
         return self._tools[name]
+
+    # -- discovery ------------------------------------------------------------------------------------
+    def discover(self, target: str | os.PathLike[str], *, exclude: Iterable[str] = ()) -> list[dict[str, Any]]:
+        """Import every module of the package ``target`` (``"myapp.tools"``) or of the directory
+        ``target``, in sorted order, and register what ``@oxmcp.tool`` / ``@oxmcp.resource`` /
+        ``@oxmcp.prompt`` marked there. ``exclude``: subpackage or directory names (``"vendor"``) and
+        dotted module names skipped with what is below them.
+
+        A name registered by hand wins over a discovered one, before or after; two discovered
+        with one name raise :class:`DefinitionError` naming both places, and so does a module
+        that fails to import (naming its file; the exception is chained). Returns what this call
+        found, as :meth:`discovered` lists it."""
+        from ._discovery import discover
+
+        return [{"kind": "resource template" if f.kind == "resource" and "{" in f.name else f.kind,
+                 "name": f.name, "module": f.module, "file": f.file, "line": f.line}
+                for f in discover(self, target, exclude)]
+
+    def discovered(self) -> list[dict[str, Any]]:
+        """What is registered from discovery (a name registered by hand is not), with its place:
+        ``{"kind", "name", "module", "file", "line"}``, tools, resources and templates, prompts."""
+        out: list[dict[str, Any]] = []
+        rows: list[tuple[str, str, Any]] = [("tool", n, e) for n, e in self._tools.items()]
+        rows += [("resource template" if e.is_template else "resource", n, e) for n, e in self._resources.items()]
+        rows += [("prompt", n, e) for n, e in self._prompts.items()]
+        for kind, name, entry in rows:
+            if entry.origin is not None:
+                module, file, line = entry.origin
+                out.append({"kind": kind, "name": name, "module": module, "file": file, "line": line})
+        return out
 
     # -- skills (the Skills extension) -------------------------------------------------------------------
     def _add_skill_wire(self, wire: list[tuple[str, list[tuple[str, bytes]]]], listed: bool = True) -> None:

@@ -15,6 +15,7 @@ pub mod middleware;
 pub(crate) mod mrtr;
 pub mod options;
 mod pipeline;
+mod register;
 pub(crate) mod registry;
 pub(crate) mod search;
 pub(crate) mod session;
@@ -28,9 +29,11 @@ pub mod trace;
 
 pub use env::{Env, Transport};
 pub use initiated::{SessionHandle, SessionListener};
+pub use register::DiscoveredEntry;
 
 use crate::bus::{Event, EventBus, InMemoryBus};
 use crate::client_requests::ClientRequests;
+use crate::discovery::Origin;
 use crate::error::BuildError;
 use crate::prompt::{Prompt, PromptEntry};
 use crate::resource::{Resource, ResourceEntry, ResourceTemplate, TemplateEntry};
@@ -139,9 +142,10 @@ pub struct ServerBuilder {
     schemas: SchemaCache,
     /// The first registration error, returned by `build`.
     error: Option<BuildError>,
-    resources: Vec<Resource>,
-    templates: Vec<ResourceTemplate>,
-    prompts: Vec<Prompt>,
+    /// Compiled by `build`, in the order they were given, each with its origin.
+    resources: Vec<(Resource, Origin)>,
+    templates: Vec<(ResourceTemplate, Origin)>,
+    prompts: Vec<(Prompt, Origin)>,
     skills: Vec<crate::skills::SkillSlot>,
     options: ServerOptions,
     bus: Option<Arc<dyn EventBus>>,
@@ -230,16 +234,11 @@ impl Server {
         Ok(Some(out))
     }
 
-    /// Add a tool while serving; listeners get `notifications/tools/list_changed`.
+    /// Add a tool while serving; listeners get `notifications/tools/list_changed`. A tool of
+    /// that name that was discovered is replaced (a name registered by hand wins,
+    /// [`crate::discovery::admit`]); one registered by hand is an error.
     pub fn add_tool(&self, tool: Tool) -> Result<(), BuildError> {
-        let e = ToolEntry::compile(tool, &self.inner.schemas)?;
-        self.update(
-            e,
-            |r, e| unique(&r.tools, "tool", &e.name),
-            |r, e| r.tools.insert(e.name.clone(), Arc::new(e)),
-        )?;
-        self.inner.bus.publish(Event::ToolsListChanged);
-        Ok(())
+        self.register_tool(tool, Origin::Manual).map(drop)
     }
     /// Add several tools as one change: all or none are added (a bad or duplicate one is an
     /// error and nothing changes), one new registry version, one `list_changed`.
@@ -283,14 +282,7 @@ impl Server {
         removed
     }
     pub fn add_resource(&self, res: Resource) -> Result<(), BuildError> {
-        let (k, e) = ResourceEntry::compile(res)?;
-        self.update(
-            (k, e),
-            |r, (k, _)| unique(&r.resources, "resource", k),
-            |r, (k, e)| r.resources.insert(k, Arc::new(e)),
-        )?;
-        self.inner.bus.publish(Event::ResourcesListChanged);
-        Ok(())
+        self.register_resource(res, Origin::Manual).map(drop)
     }
     pub fn remove_resource(&self, uri: &str) -> bool {
         let removed = self
@@ -306,14 +298,7 @@ impl Server {
         removed
     }
     pub fn add_resource_template(&self, t: ResourceTemplate) -> Result<(), BuildError> {
-        let (k, e) = TemplateEntry::compile(t)?;
-        self.update(
-            (k, e),
-            |r, (k, _)| unique(&r.templates, "resource template", k),
-            |r, (k, e)| r.templates.insert(k, Arc::new(e)),
-        )?;
-        self.inner.bus.publish(Event::ResourcesListChanged);
-        Ok(())
+        self.register_resource_template(t, Origin::Manual).map(drop)
     }
     pub fn remove_resource_template(&self, template: &str) -> bool {
         let removed = self
@@ -329,14 +314,7 @@ impl Server {
         removed
     }
     pub fn add_prompt(&self, p: Prompt) -> Result<(), BuildError> {
-        let (k, e) = PromptEntry::compile(p)?;
-        self.update(
-            (k, e),
-            |r, (k, _)| unique(&r.prompts, "prompt", k),
-            |r, (k, e)| r.prompts.insert(k, Arc::new(e)),
-        )?;
-        self.inner.bus.publish(Event::PromptsListChanged);
-        Ok(())
+        self.register_prompt(p, Origin::Manual).map(drop)
     }
     pub fn remove_prompt(&self, name: &str) -> bool {
         let removed = self
@@ -491,8 +469,9 @@ impl ToolBatch {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
-    /// Add every tool of the batch: all or none (a name already registered or twice in the
-    /// batch is an error and nothing changes), one registry version, one `list_changed`.
+    /// Add every tool of the batch: all or none (a name registered by hand already or twice in
+    /// the batch is an error and nothing changes; a discovered one is replaced), one registry
+    /// version, one `list_changed`.
     pub fn commit(self) -> Result<(), BuildError> {
         let Self { server, entries } = self;
         if entries.is_empty() {
@@ -504,7 +483,8 @@ impl ToolBatch {
                 // Every name checked before any is added: a refused batch changes nothing.
                 let mut seen = std::collections::HashSet::with_capacity(entries.len());
                 for e in entries {
-                    unique(&r.tools, "tool", &e.name)?;
+                    let existing = r.tools.origin(&e.name);
+                    crate::discovery::admit("tool", &e.name, existing.as_ref(), &Origin::Manual)?;
                     if !seen.insert(e.name.as_str()) {
                         return Err(BuildError::DuplicateName {
                             kind: "tool",
@@ -516,7 +496,8 @@ impl ToolBatch {
             },
             |r, entries| {
                 for e in entries {
-                    r.tools.insert(e.name.clone(), Arc::new(e));
+                    r.tools
+                        .insert_from(e.name.clone(), Arc::new(e), Origin::Manual);
                 }
             },
         )?;
@@ -525,26 +506,21 @@ impl ToolBatch {
     }
 }
 
-/// `Ok(true)` when `key` is not registered yet, else the duplicate-name error.
-fn unique<T>(map: &Table<T>, kind: &'static str, key: &str) -> Result<bool, BuildError> {
-    if map.contains_key(key) {
-        return Err(BuildError::DuplicateName {
-            kind,
-            name: key.to_string(),
-        });
-    }
-    Ok(true)
-}
-
-/// The builder's insert (a registry no one else sees yet).
-fn insert_unique<T>(
+/// The builder's insert (a registry no one else sees yet), by the discovery rule
+/// ([`crate::discovery::admit`]).
+fn insert_from<T>(
     map: &mut Table<T>,
     kind: &'static str,
     key: String,
     v: Arc<T>,
+    origin: Origin,
 ) -> Result<(), BuildError> {
-    unique(map, kind, &key)?;
-    map.insert(key, v);
+    let existing = map.origin(&key);
+    if crate::discovery::admit(kind, &key, existing.as_ref(), &origin)?
+        != crate::discovery::Admit::Skip
+    {
+        map.insert_from(key, v, origin);
+    }
     Ok(())
 }
 
@@ -569,14 +545,18 @@ impl ServerBuilder {
         self.instructions = Some(i.into());
         self
     }
-    pub fn tool(mut self, t: Tool) -> Self {
+    pub fn tool(self, t: Tool) -> Self {
+        self.tool_from(t, Origin::Manual)
+    }
+    fn tool_from(mut self, t: Tool, origin: Origin) -> Self {
         if self.error.is_none() {
             let r = ToolEntry::compile(t, &self.schemas).and_then(|e| {
-                insert_unique(
+                insert_from(
                     &mut self.registry.tools,
                     "tool",
                     e.name.clone(),
                     Arc::new(e),
+                    origin,
                 )
             });
             self.error = r.err();
@@ -584,15 +564,15 @@ impl ServerBuilder {
         self
     }
     pub fn resource(mut self, r: Resource) -> Self {
-        self.resources.push(r);
+        self.resources.push((r, Origin::Manual));
         self
     }
     pub fn resource_template(mut self, t: ResourceTemplate) -> Self {
-        self.templates.push(t);
+        self.templates.push((t, Origin::Manual));
         self
     }
     pub fn prompt(mut self, p: Prompt) -> Self {
-        self.prompts.push(p);
+        self.prompts.push((p, Origin::Manual));
         self
     }
     pub fn options(mut self, o: ServerOptions) -> Self {
@@ -657,17 +637,23 @@ impl ServerBuilder {
         }
         let mut reg = self.registry;
         let schemas = self.schemas;
-        for r in self.resources {
+        for (r, origin) in self.resources {
             let (k, e) = ResourceEntry::compile(r)?;
-            insert_unique(&mut reg.resources, "resource", k, Arc::new(e))?;
+            insert_from(&mut reg.resources, "resource", k, Arc::new(e), origin)?;
         }
-        for t in self.templates {
+        for (t, origin) in self.templates {
             let (k, e) = TemplateEntry::compile(t)?;
-            insert_unique(&mut reg.templates, "resource template", k, Arc::new(e))?;
+            insert_from(
+                &mut reg.templates,
+                "resource template",
+                k,
+                Arc::new(e),
+                origin,
+            )?;
         }
-        for p in self.prompts {
+        for (p, origin) in self.prompts {
             let (k, e) = PromptEntry::compile(p)?;
-            insert_unique(&mut reg.prompts, "prompt", k, Arc::new(e))?;
+            insert_from(&mut reg.prompts, "prompt", k, Arc::new(e), origin)?;
         }
         for s in self.skills {
             skills::install(&mut reg, s)?;

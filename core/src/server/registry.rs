@@ -11,6 +11,7 @@ use rpds::{HashTrieMapSync, RedBlackTreeMapSync};
 use serde_json::value::RawValue;
 use std::sync::{Arc, OnceLock};
 
+use crate::discovery::{Origin, Place};
 use crate::prompt::PromptEntry;
 use crate::resource::{ResourceEntry, TemplateEntry};
 use crate::tool::ToolEntry;
@@ -130,6 +131,9 @@ pub(crate) struct Table<T> {
     /// position key → (name, entry); keys only grow, so iteration is registration order.
     order: RedBlackTreeMapSync<u64, (Arc<str>, Arc<T>)>,
     next: u64,
+    /// Where each discovered entry is defined; an entry without one was registered by hand
+    /// (`crate::discovery::admit` decides between the two).
+    discovered: HashTrieMapSync<Arc<str>, Arc<Place>>,
 }
 
 impl<T> Clone for Table<T> {
@@ -138,6 +142,7 @@ impl<T> Clone for Table<T> {
             index: self.index.clone(),
             order: self.order.clone(),
             next: self.next,
+            discovered: self.discovered.clone(),
         }
     }
 }
@@ -148,6 +153,7 @@ impl<T> Default for Table<T> {
             index: HashTrieMapSync::new_with_hasher_and_ptr_kind(Default::default()),
             order: RedBlackTreeMapSync::new_sync(),
             next: 0,
+            discovered: HashTrieMapSync::new_sync(),
         }
     }
 }
@@ -178,10 +184,41 @@ impl<T> Table<T> {
         self.order.insert_mut(pos, (key, v));
         None
     }
+    /// The origin of the entry named `name`, if there is one.
+    pub(crate) fn origin(&self, name: &str) -> Option<Origin> {
+        if !self.contains_key(name) {
+            return None;
+        }
+        Some(match self.discovered.get(name) {
+            Some(place) => Origin::Discovered((**place).clone()),
+            None => Origin::Manual,
+        })
+    }
+    /// Insert or replace, remembering where the entry comes from.
+    pub(crate) fn insert_from(&mut self, name: String, v: Arc<T>, origin: Origin) {
+        match origin {
+            Origin::Manual => {
+                if !self.discovered.is_empty() {
+                    self.discovered.remove_mut(name.as_str());
+                }
+            }
+            Origin::Discovered(place) => {
+                self.discovered
+                    .insert_mut(Arc::from(name.as_str()), Arc::new(place));
+            }
+        }
+        self.insert(name, v);
+    }
+    /// `(name, place)` of every discovered entry, in registration order.
+    pub(crate) fn discovered(&self) -> impl Iterator<Item = (&str, &Place)> + '_ {
+        self.keys()
+            .filter_map(|k| self.discovered.get(k).map(|p| (k, &**p)))
+    }
     /// Remove by name; the others keep their order.
     pub(crate) fn shift_remove(&mut self, name: &str) -> Option<Arc<T>> {
         let pos = *self.index.get(name)?;
         self.index.remove_mut(name);
+        self.discovered.remove_mut(name);
         let old = self.order.get(&pos).map(|(_, v)| v.clone());
         self.order.remove_mut(&pos);
         old

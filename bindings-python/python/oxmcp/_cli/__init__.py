@@ -27,6 +27,10 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="serve app.py[:server] (or app.mjs) over stdio or Streamable HTTP")
     run.add_argument("target", help="path/to/app.py[:server], a module[:server], or app.mjs")
     serve_flags(run)
+    run.add_argument("--discover", action="append", default=[], metavar="PKG_OR_DIR",
+                     help="register what @oxmcp.tool & co. mark in this package or directory (repeatable)")
+    run.add_argument("--exclude", action="append", default=[], metavar="NAME",
+                     help="a subpackage or directory name --discover skips (repeatable)")
 
     dev = sub.add_parser("dev", help="serve over HTTP and restart when a file under the app's folder changes")
     dev.add_argument("target")
@@ -78,7 +82,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         if args.command == "run":
             from .run import run
-            run(args.target, args.transport, args.http, args.path)
+            run(args.target, args.transport, args.http, args.path, args.discover, args.exclude)
         elif args.command == "dev":
             from .dev import dev
             sys.exit(dev(args.target, args.transport, args.http, args.path))

@@ -102,7 +102,23 @@ def _run_main_blocks(module: ModuleType, path: Path, blocks: list[ast.stmt]) -> 
     exec(code, module.__dict__)  # noqa: S102  the user's own script, as `python file.py` runs it
 
 
-def run(target: str, transport: str | None, http: str | None, path: str) -> None:
+def discover(server: Server, targets: list[str], exclude: list[str]) -> None:
+    """``--discover``: register what each target marks, and say on stderr what and from where."""
+    from .._errors import DefinitionError
+
+    for t in targets:
+        try:
+            found = server.discover(t, exclude=exclude)
+        except DefinitionError as e:
+            raise CliError(str(e)) from e
+        kept = {(d["kind"], d["name"], d["module"]) for d in server.discovered()}
+        for d in found:
+            note = "" if (d["kind"], d["name"], d["module"]) in kept else " (registered by hand instead)"
+            print(f"discovered: {d['kind']} {d['name']} \u2190 {d['module']}:{d['line']}{note}", file=sys.stderr)
+
+
+def run(target: str, transport: str | None, http: str | None, path: str, discover_targets: list[str] | None = None,
+        exclude: list[str] | None = None) -> None:
     file = app_file(target)
     mode = transport or ("http" if http else "stdio")
     if mode == "stdio" and http:
@@ -112,6 +128,8 @@ def run(target: str, transport: str | None, http: str | None, path: str) -> None
         # (`--import oxmcp/register`: the TypeScript SDK's modules are oxmcp's mirrors), as
         # `npx oxmcp run` would serve it.
         flags = [] if mode == "stdio" else ["--http", http or "127.0.0.1:8000", "--path", path]
+        if discover_targets:
+            raise CliError("--discover registers into a Python server; for a Node app use npx oxmcp run --discover")
         try:
             sys.exit(subprocess.call(["node", "--import", "oxmcp/register", str(file), *flags]))
         except FileNotFoundError:
@@ -143,6 +161,7 @@ def run(target: str, transport: str | None, http: str | None, path: str) -> None
             sys.argv = [spec]
             runpy.run_module(spec, run_name="__main__", alter_sys=True)
         return
+    discover(server, discover_targets or [], exclude or [])
     if mode == "stdio":
         server.run()
     else:
