@@ -267,12 +267,12 @@ def servers(a: argparse.Namespace) -> list[dict]:
         {"name": "oxmcp-node", "lang": "Node", "cmd": [a.node, *nd, "oxmcp", "--port", "{port}"],
          "env": {"OXMCP_NATIVE": a.oxmcp_node_native} if a.oxmcp_node_native else {}, "can": all_w - {9},
          "needs": [p for p in [a.oxmcp_node_native] if p]},
-        {"name": "rmcp", "lang": "Rust", "cmd": [str(pb / "wl-rmcp"), "--port", "{port}"], "env": {},
-         "can": {1, 2, 3, 5}, "needs": [str(pb / "wl-rmcp")],
+        {"name": "rmcp", "lang": "Rust", "cmd": [str(pb / "wl_rmcp"), "--port", "{port}"], "env": {},
+         "can": {1, 2, 3, 5}, "needs": [str(pb / "wl_rmcp")],
          "cannot": {4: "rmcp has no template matching (the handler parses URIs itself)",
                     9: "rmcp speaks MRTR; its server for this workload is not built yet"}},
-        {"name": "bare", "lang": "Rust", "cmd": [str(pb / "wl-bare"), "--port", "{port}"], "env": {},
-         "can": {1, 2, 3}, "needs": [str(pb / "wl-bare")],
+        {"name": "bare", "lang": "Rust", "cmd": [str(pb / "wl_bare"), "--port", "{port}"], "env": {},
+         "can": {1, 2, 3}, "needs": [str(pb / "wl_bare")],
          "cannot": {4: "bare server: workloads 1-3 only", 5: "bare server: workloads 1-3 only",
                     9: "bare server: workloads 1-3 only"}},
         {"name": "fastmcp", "lang": "Python", "cmd": [a.peers_python, *py, "fastmcp", "--port", "{port}"], "env": {},
@@ -488,7 +488,7 @@ def main() -> None:
     ap.add_argument("--peers-python", default=os.environ.get("BENCH_PEERS_PYTHON", str(ROOT / ".cache/peers-py/v2/bin/python")))
     ap.add_argument("--peers-node-dir", default=os.environ.get("BENCH_NODE_DIR", str(ROOT / ".cache/peers-node")))
     ap.add_argument("--peers-bin", default=os.environ.get("WL_PEERS_BIN", str(WL / "rust/target/release")),
-                    help="directory of wl-rmcp and wl-bare (cargo build --release in bench/workloads/rust)")
+                    help="directory of wl_rmcp and wl_bare (cargo build --release in bench/workloads/rust)")
     ap.add_argument("--build-note", action="append", default=[], metavar="SERVER=TEXT",
                     help="how a server was built, shown beside its name (e.g. oxmcp-python='dev build'); a note "
                     "with 'dev' in it keeps the report from judging that server's targets")

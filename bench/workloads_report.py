@@ -31,6 +31,8 @@ TITLES = {
     5: "5. `tools/call` with a ~50 KB (small ~5 KB) nested argument validated against a deep schema ($ref, oneOf)",
     9: "9. MRTR: round 1 (`input_required`) and round 2 (the retry with the answer)",
 }
+SHORT = {1: "a ~100 KB structured result", 2: "1 MiB resources", 3: "a 1,000-tool list", 4: "resource templates",
+         5: "a deep argument schema", 9: "MRTR"}
 PEERS = {"Python": ["fastmcp", "pysdk"], "Node": ["ts-sdk"], "Rust": ["rmcp"]}
 OURS = {"Python": "oxmcp-python", "Node": "oxmcp-node", "Rust": "oxmcp-rust"}
 
@@ -222,9 +224,10 @@ def charts(runs, outdir: Path, prefix: str = "") -> tuple[dict[int, str], str]:
         for r in recs:
             if r["w"] == w and r["phase"] not in phs:
                 phs.append(r["phase"])
-        series = {s: [cell(recs, s, p, "cpu_us_per_req") or 0 for p in phs] for s in ORDER
-                  if any(r["server"] == s and r["w"] == w and "error" not in r for r in recs)}
-        spec[w] = {"phases": phs, "series": series, "title": TITLES[w].split(":")[0] if w in TITLES else str(w),
+        dev = {s for s, b in runs[0]["meta"].get("builds", {}).items() if "dev" in b}
+        series = {s + (" (dev build)" if s in dev else ""): [cell(recs, s, p, "cpu_us_per_req") or 0 for p in phs]
+                  for s in ORDER if any(r["server"] == s and r["w"] == w and "error" not in r for r in recs)}
+        spec[w] = {"phases": phs, "series": series, "title": f"{w}: {SHORT.get(w, '')}",
                    "path": str(outdir / f"{prefix}workload-{w}.png")}
     code = r"""
 import json, sys
