@@ -8,7 +8,7 @@
 #
 # Ours (release builds; the binding builds of a dev checkout are usually debug builds):
 #   bench/loadgen/target/release/loadgen          the load generator
-#   target/release/bench-server                   oxmcp Rust (package oxmcp-examples)
+#   target/release/bench-server, workload-server  oxmcp Rust (package oxmcp-examples)
 #   $OXMCP_BENCH_DIR/venv                         a venv with the oxmcp wheel (maturin --release)
 #   $OXMCP_BENCH_DIR/node/oxmcp.node              the Node native module (release), used via OXMCP_NATIVE
 # Peers (versions pinned as in the team's shared measurement kit; override with env vars):
@@ -43,7 +43,7 @@ if [[ "$what" == all || "$what" == ours ]]; then
   # Without the examples' default `auth-jwt` (OAuth JWTs, which the bench server does not use),
   # as a server without OAuth is built; rmcp's bench server likewise has only the features it uses.
   step "oxmcp Rust bench server -> target/release/bench-server"
-  (cd "$ROOT" && cargo build --release -p oxmcp-examples --bin bench-server --no-default-features)
+  (cd "$ROOT" && cargo build --release -p oxmcp-examples --bin bench-server --bin workload-server --no-default-features)
 
   # Built as build-native.cjs and the release workflow build it (napi's cargo call): for the
   # target triple, with the hot code together (OXMCP_HOT_CODE, bindings-node/build.rs).
@@ -82,5 +82,8 @@ if [[ "$what" == all || "$what" == peers ]]; then
   else
     step "no $BENCH_KIT/rust: rmcp and the ceiling will be skipped by run.py"
   fi
+
+  step "the workload suite's rmcp and bare servers -> bench/workloads/rust/target/release"
+  cargo build --release --locked --manifest-path "$ROOT/bench/workloads/rust/Cargo.toml"
 fi
 echo "setup done" >&2

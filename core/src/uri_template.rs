@@ -87,6 +87,15 @@ impl UriTemplate {
         })
     }
 
+    /// The literal text before the first expression: every URI this template matches starts
+    /// with it (literals are matched byte by byte).
+    pub(crate) fn literal_prefix(&self) -> &str {
+        match self.parts.first() {
+            Some(Part::Lit(l)) => l,
+            _ => "",
+        }
+    }
+
     pub fn as_str(&self) -> &str {
         &self.source
     }

@@ -155,8 +155,7 @@ impl Server {
         self.may_use(env, "resource", uri)
             || self
                 .snapshot()
-                .templates
-                .iter()
+                .templates_for(uri)
                 .any(|(k, t)| self.may_use(env, "resource", k) && t.template.matches(uri).is_some())
     }
 
@@ -270,11 +269,10 @@ impl Server {
                     return self.check_scopes(env, uri, &r.required_scopes);
                 }
                 match reg
-                    .templates
-                    .values()
-                    .find(|t| t.template.matches(uri).is_some())
+                    .templates_for(uri)
+                    .find(|(_, t)| t.template.matches(uri).is_some())
                 {
-                    Some(t) => self.check_scopes(env, uri, &t.required_scopes),
+                    Some((_, t)) => self.check_scopes(env, uri, &t.required_scopes),
                     None => Ok(()),
                 }
             }

@@ -157,8 +157,7 @@ impl Server {
             // through any template; otherwise only the templates it may use are even tried, so
             // a caller costs no matching work on templates hidden from it.
             let uri_ok = self.may_use(env, "resource", &uri);
-            reg.templates
-                .iter()
+            reg.templates_for(&uri)
                 .filter(|(k, _)| uri_ok || self.may_use(env, "resource", k))
                 .find_map(|(_, t)| t.template.matches(&uri).map(|v| (t, v)))
         } {

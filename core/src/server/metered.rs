@@ -71,8 +71,7 @@ impl Server {
                         .and_then(Value::as_str)
                         .map(str::to_string),
                     None => reg
-                        .templates
-                        .iter()
+                        .templates_for(uri)
                         .find(|(_, t)| t.template.matches(uri).is_some())
                         .map(|(k, _)| k.to_string()),
                 };

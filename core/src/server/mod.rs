@@ -24,6 +24,7 @@ pub mod session_redis;
 pub mod session_store;
 mod skills;
 mod tasks;
+mod template_index;
 mod tool_search;
 pub mod trace;
 

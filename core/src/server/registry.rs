@@ -49,6 +49,8 @@ pub(crate) struct Rendered {
     scopes: OnceLock<bool>,
     /// This version's tools indexed for search, built by the first search of the version.
     search: OnceLock<Arc<super::search::SearchIndex>>,
+    /// This version's templates by leading literal, built by the first read through a template.
+    templates: OnceLock<Arc<super::template_index::TemplateIndex>>,
 }
 
 /// The answers [`Rendered`] keeps.
@@ -97,6 +99,18 @@ impl Rendered {
 }
 
 impl Registry {
+    /// The templates that can match `uri`, in registration order (the first that matches wins):
+    /// those whose leading literal `uri` starts with ([`super::template_index`]).
+    pub(crate) fn templates_for<'a>(
+        &'a self,
+        uri: &str,
+    ) -> impl Iterator<Item = (&'a str, &'a Arc<TemplateEntry>)> + 'a {
+        self.rendered
+            .templates
+            .get_or_init(|| Arc::new(super::template_index::TemplateIndex::build(&self.templates)))
+            .candidates(uri)
+    }
+
     /// Whether any primitive of this version declares required scopes; worked out once.
     pub(crate) fn any_required_scopes(&self) -> bool {
         *self.rendered.scopes.get_or_init(|| {
