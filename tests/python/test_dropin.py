@@ -347,6 +347,33 @@ def test_mcp_client_mirror_returns_the_sdk_models() -> None:
         from oxmcp.client import ClientSession  # noqa: F401
 
 
+def test_mcp_top_level_under_the_hook_is_the_sdks() -> None:
+    """``from mcp import Client`` is the SDK's client (model results) and the SDK's types are at the top."""
+    code = textwrap.dedent("""\
+        import asyncio
+        from oxmcp import _dropin
+        _dropin.install()
+        import mcp.server.stdio
+        from mcp import Client, ErrorData, MCPError, Tool
+        from mcp.server.mcpserver import MCPServer
+        import oxmcp.client, oxmcp.shared.exceptions, oxmcp.types
+        assert Client is oxmcp.client.Client and ErrorData is oxmcp.types.ErrorData
+        assert MCPError is oxmcp.shared.exceptions.MCPError
+        assert Tool is oxmcp.types.Tool and mcp.server.stdio.stdio_server
+        server = MCPServer("top")
+        @server.tool()
+        def add(a: int, b: int) -> int:
+            return a + b
+        async def main():
+            async with Client(server) as client:
+                print((await client.list_tools()).tools[0].name, (await client.call_tool("add", {"a": 1, "b": 2})).content[0].text)
+        asyncio.run(main())
+    """)
+    r = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["add", "3"]
+
+
 LAX = """\
     from {module} import {cls}
 
