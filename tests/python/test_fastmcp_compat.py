@@ -257,3 +257,43 @@ async def test_unknown_arguments_follow_each_framework() -> None:
                 assert r.get("isError") is True and "zzz" in r["content"][0]["text"], r
             else:
                 assert r["structuredContent"] == {"result": 3}, r
+
+
+async def test_sdk_completion_decorator_answers_every_completion_request() -> None:
+    """MCPServer's ``@mcp.completion()``: one ``handler(ref, argument, context)`` with the SDK's models;
+    ``None`` is an empty list, an exception an internal error, the per-argument form is unchanged."""
+    from oxmcp import McpError
+    from oxmcp.types import Completion, PromptReference, ResourceTemplateReference
+
+    seen: list[Any] = []
+    s = MCPServer("complete")  # mcp 1.x's FastMCP is the same class (its suite in tests/upstream)
+
+    @s.prompt()
+    def review(language: str) -> str:
+        return language
+
+    @s.resource("repo://{owner}/{name}")
+    def repo(owner: str, name: str) -> str:
+        return f"{owner}/{name}"
+
+    @s.completion()
+    async def complete(ref: Any, argument: Any, context: Any) -> Completion | None:
+        seen.append((type(ref).__name__, argument.name, context.arguments if context else None))
+        if isinstance(ref, PromptReference) and argument.name == "language":
+            return Completion(values=[v for v in ("python", "go") if v.startswith(argument.value)],
+                              has_more=False)
+        if isinstance(ref, ResourceTemplateReference) and argument.name == "boom":
+            raise RuntimeError("no completions today")
+        return None
+
+    async with Client(s) as c:
+        prompt_ref = {"type": "ref/prompt", "name": "review"}
+        assert await c.complete(prompt_ref, "language", "py") == {"values": ["python"], "hasMore": False}
+        assert await c.complete(prompt_ref, "other", "x") == {"values": []}
+        template_ref = {"type": "ref/resource", "uri": "repo://{owner}/{name}"}
+        with pytest.raises(McpError, match="no completions today"):
+            await c.complete(template_ref, "boom", "x")
+    with pytest.raises(TypeError, match="name the argument"):
+        s.completion(prompt="review")
+    assert seen[0] == ("PromptReference", "language", None)
+    assert seen[2] == ("ResourceTemplateReference", "boom", None)

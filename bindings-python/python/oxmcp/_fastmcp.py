@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import inspect
 import logging
 import secrets
 import sys
@@ -563,6 +564,28 @@ class MCPServer(FastMCP):
         if not entry.info.description:
             entry.info.description = ""
         return entry
+
+    def completion(self, *, prompt: str | None = None, resource: str | None = None,  # type: ignore[override]
+                   argument: str | None = None) -> Callable[[Any], Any]:
+        """The SDK's ``@mcp.completion()``: one ``async handler(ref, argument, context)`` for every
+        completion request; with ``prompt=``/``resource=`` and ``argument=``, oxmcp's per-argument form."""
+        if prompt is not None or resource is not None or argument is not None:
+            if argument is None:
+                raise TypeError("completion(prompt=..., argument=...): name the argument to complete")
+            return super().completion(prompt=prompt, resource=resource, argument=argument)
+
+        def deco(fn: Any) -> Any:
+            if not inspect.iscoroutinefunction(fn):
+                raise TypeError("@mcp.completion(): decorate an async function (ref, argument, context)")
+            from .server._completion_link import CompletionLink
+
+            link = CompletionLink(fn)
+            with self._lock:
+                self._middleware.append(link)
+                if self._native is not None:
+                    self._native.add_middleware(link, True, link.hooks())
+            return fn
+        return deco
 
 
 class LegacyFastMCP(MCPServer):
