@@ -181,7 +181,7 @@ def run_suite(suite: str, files: list[str], rules: list[dict], jobs: int, timeou
         else:
             row["failed"][rule["class"]] += 1
         failures.append({"id": test_id, "status": status, "message": message,
-                         "class": rule["class"] if rule else None})
+                         "class": rule["class"] if rule else None, "_rule": rule})
     return {"suite": suite, "files": per_file, "failures": failures,
             "not_passing_upstream": not_upstream}
 
@@ -278,6 +278,17 @@ def main() -> int:
     print(f"upstream: {grand['passed']} passed, {grand['chosen'] - grand['passed']} failed "
           f"({grand['bug']} bug, {grand['protocol']} protocol, {grand['security']} security, "
           f"{grand['internal']} internal, {unclassified} unclassified)")
+    ran = {r["suite"] for r in results}
+    used = set()
+    for result in results:
+        for failure in result["failures"]:
+            rule = failure.pop("_rule", None)
+            if rule is not None:
+                used.add(id(rule))
+    for rule in rules:
+        if rule.get("suite") in ran and id(rule) not in used:
+            print(f"upstream: classified.json entry matches no failure (fixed? remove it): {rule['suite']} "
+                  f"{rule['match']} {rule.get('message', '')}")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
     if args.write_table:
