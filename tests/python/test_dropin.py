@@ -347,6 +347,18 @@ def test_mcp_client_mirror_returns_the_sdk_models() -> None:
         from oxmcp.client import ClientSession  # noqa: F401
 
 
+def test_the_server_packages_re_export_what_the_sdk_does() -> None:
+    """``from mcp.server.fastmcp import FastMCP, Icon`` and mcp 2.x's prompt message re-exports."""
+    from oxmcp import types
+    from oxmcp.server import fastmcp, mcpserver
+    from oxmcp.server.fastmcp.prompts import base
+
+    assert fastmcp.Icon is mcpserver.Icon is types.Icon
+    assert (mcpserver.Message, mcpserver.UserMessage, mcpserver.AssistantMessage) == (
+        base.Message, base.UserMessage, base.AssistantMessage)
+    assert mcpserver.AssistantMessage("ok").role == "assistant"
+
+
 def test_mcp_top_level_under_the_hook_is_the_sdks() -> None:
     """``from mcp import Client`` is the SDK's client (model results) and the SDK's types are at the top."""
     code = textwrap.dedent("""\
