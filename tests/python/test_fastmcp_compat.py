@@ -297,3 +297,47 @@ async def test_sdk_completion_decorator_answers_every_completion_request() -> No
         s.completion(prompt="review")
     assert seen[0] == ("PromptReference", "language", None)
     assert seen[2] == ("ResourceTemplateReference", "boom", None)
+
+
+async def test_sdk_server_methods_called_on_the_server_itself() -> None:
+    """``await mcp.list_tools()`` / ``call_tool`` / ``read_resource`` / ``get_prompt``, as servers' own
+    tests call them: the SDK's models, through the core; mcp 1.x's FastMCP (handshake era only) too."""
+    from oxmcp.server.fastmcp import FastMCP as LegacyFastMCP
+
+    for cls in (MCPServer, LegacyFastMCP):
+        s = cls("self")
+
+        @s.tool()
+        def add(a: int, b: int) -> int:
+            return a + b
+
+        @s.tool()
+        def fail() -> str:
+            raise ToolError("no luck")
+
+        @s.resource("notes://today")
+        def today() -> str:
+            return "rain"
+
+        @s.prompt()
+        def ask(topic: str) -> str:
+            return f"About {topic}?"
+
+        assert s.list_tools()[0]["name"] == "add"  # oxmcp's own spelling: the registered definitions
+        tools = await s.list_tools()
+        assert [t.name for t in tools] == ["add", "fail"] and tools[0].input_schema.required == ["a", "b"]
+        assert [str(r.uri) for r in await s.list_resources()] == ["notes://today"]
+        assert [p.name for p in await s.list_prompts()] == ["ask"]
+        result = await s.call_tool("add", {"a": 2, "b": 3})
+        if cls is MCPServer:  # mcp 2.x: the CallToolResult
+            assert result.content[0].text == "5" and result.structured_content == {"result": 5}
+        else:  # mcp 1.x: the content blocks, and the structured result beside them
+            assert result[0][0].text == "5" and result[1] == {"result": 5}
+        with pytest.raises(ToolError, match="no luck"):
+            await s.call_tool("fail", {})
+        [contents] = await s.read_resource("notes://today")
+        assert (contents.content, contents.mime_type) == ("rain", "text/plain")
+        prompt = await s.get_prompt("ask", {"topic": "tides"})
+        assert prompt.messages[0].content.text == "About tides?"
+        async with Client(s) as c:  # the in-process client opens a legacy session where it must
+            assert [t["name"] for t in await c.list_tools()] == ["add", "fail"]
