@@ -131,11 +131,14 @@ def read_junit(path: Path) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
 
 
 def baseline(suite: str, files: list[str], jobs: int, timeout: int) -> dict[str, tuple[str, str]]:
-    key = hashlib.sha256("\n".join(files).encode()).hexdigest()[:16]
+    # Keyed by the file list and the baseline venv's setup stamp (its pinned tools and peers).
+    base_dir = CACHE / f"base-{PEER[suite]}"
+    stamps = sorted(p.name for p in base_dir.glob(".oxmcp-*"))
+    key = hashlib.sha256("\n".join([*files, *stamps]).encode()).hexdigest()[:16]
     cached = CACHE / f"baseline-{suite}-{key}.json"
     if cached.exists():
         return {k: tuple(v) for k, v in json.loads(cached.read_text()).items()}
-    python = CACHE / f"base-{PEER[suite]}" / "bin" / "python"
+    python = base_dir / "bin" / "python"
     if not python.exists():
         raise SystemExit(f"upstream: {python} is missing: run scripts/setup.sh")
     junit = CACHE / f"baseline-{suite}.xml"
