@@ -347,6 +347,21 @@ def test_mcp_client_mirror_returns_the_sdk_models() -> None:
         from oxmcp.client import ClientSession  # noqa: F401
 
 
+@pytest.mark.parametrize("option", ["sampling_callback", "elicitation_callback", "list_roots_callback"])
+def test_mcp_client_mirror_refuses_a_callback_it_cannot_honour(option: str) -> None:
+    """The in-process client answers no server-to-client request: a callback given for one is refused,
+    not dropped (a server tested with it would otherwise see a client without the capability)."""
+    from oxmcp.client import Client
+    from oxmcp.server.mcpserver import MCPServer
+
+    async def callback(*args: Any) -> None:
+        return None
+
+    with pytest.raises(TypeError, match=option):
+        Client(MCPServer("selftest"), **{option: callback})
+    Client(MCPServer("selftest"), **{option: None})  # the SDK's default: nothing to honour
+
+
 def test_the_server_packages_re_export_what_the_sdk_does() -> None:
     """``from mcp.server.fastmcp import FastMCP, Icon`` and mcp 2.x's prompt message re-exports."""
     from oxmcp import types
