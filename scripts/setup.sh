@@ -139,8 +139,10 @@ done
 # .cache/upstream/<name>-<version>/.
 # A failed download (offline) is reported and skipped: the upstream stage then says what is missing.
 # .cache/upstream/base-<peer>/ is a venv that sees the parity peers' site-packages (a .pth file,
-# nothing copied or installed there) plus the suites' pytest plugins: run.py collects and runs the
-# same files on the original frameworks with it, so a test that cannot pass there is not counted.
+# nothing copied or installed there) plus the suites' pytest plugins: `run.py --baseline` runs the
+# same files on the original frameworks with it to regenerate the committed
+# tests/upstream/baseline-<suite>.json (a test that cannot pass there is not counted); the CI stage
+# reads those files and does not use this venv.
 UPSTREAM_SUITES=("fastmcp==4.2.3|v2" "mcp==2.3.0|v2" "mcp==1.30.0|v1")
 UPSTREAM_TEST_TOOLS=("pytest==9.2.0" "pytest-asyncio==1.5.0" "pytest-timeout==2.4.0" "pytest-xdist==3.8.0" "dirty-equals==0.11"
   "inline-snapshot==0.36.1" "trio==0.35.0")

@@ -3,15 +3,20 @@
     .venv/bin/python tests/upstream/run.py                 # every suite; exit 1 on an unclassified failure
     .venv/bin/python tests/upstream/run.py --suite mcp-2.3.0 --show failed
     .venv/bin/python tests/upstream/run.py --write-table   # also rewrite the table in docs/COMPATIBILITY.md
+    .venv/bin/python tests/upstream/run.py --baseline      # regenerate baseline-<suite>.json (commit them)
 
 The suites are the test folders of the pinned sdists that scripts/setup.sh unpacks into
 ``.cache/upstream/<name>-<version>/``; the files run are the ones tests/upstream/CHOICE.md lists
 (``CHOICE`` below). Each file list runs twice with pytest in a subprocess:
 
-- on the original frameworks (``.cache/upstream/base-<peer>/``, the parity peers' packages), once per
-  machine (cached by file list): a test counts as *chosen* only when it passes there, since one that
-  fails on the original (a fixture of the upstream conftest, a network call) says nothing of oxmcp;
-- on oxmcp, in ``.venv``, with ``oxmcp_upstream_plugin`` installing the zero-change import hook first.
+- on the original frameworks (``.cache/upstream/base-<peer>/``, the parity peers' packages), only
+  with ``--baseline``, on a developer machine: twice, and the tests that pass both times (so not
+  one that is flaky under load) are written to ``baseline-<suite>.json`` here, which is committed.
+  A test counts as *chosen* only when it is in that file, since one that fails on the original (a
+  fixture of the upstream conftest, a network call) says nothing of oxmcp;
+- on oxmcp, in ``.venv``, with ``oxmcp_upstream_plugin`` installing the zero-change import hook
+  first and deselecting every test that is not chosen. The suites run side by side, each in one
+  pytest process (no xdist: most files fail at import, and a worker would import each again).
 
 A chosen test that does not pass on oxmcp (failed, error, skipped, or not collected because its file
 imports a module oxmcp does not mirror) is a failure, and ``classified.json`` must give it a class:
@@ -25,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
-import hashlib
 import json
 import os
 import subprocess
@@ -33,6 +37,7 @@ import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,7 +74,7 @@ def load_choice() -> dict[str, list[str]]:
 
 
 def pytest_run(python: Path, suite: str, files: list[str], junit: Path, baseline: bool,
-               jobs: int, timeout: int) -> int:
+               jobs: int, timeout: int, select: Path | None = None) -> int:
     suite_dir = CACHE / suite
     with tempfile.NamedTemporaryFile("w", suffix=".ini", delete=False) as ini:
         ini.write(INI[suite])
@@ -77,9 +82,12 @@ def pytest_run(python: Path, suite: str, files: list[str], junit: Path, baseline
     env["PYTHONPATH"] = os.pathsep.join([str(HERE), str(suite_dir)])
     env["OXMCP_UPSTREAM_BASELINE"] = "1" if baseline else "0"
     env.setdefault("FASTMCP_TEST_MODE", "1")
+    if select is not None:
+        env["OXMCP_UPSTREAM_SELECT"] = str(select)
     cmd = [str(python), "-m", "pytest", *files, "-c", ini.name, "--rootdir", str(suite_dir),
            "--noconftest", "-p", "oxmcp_upstream_plugin", "-p", "no:cacheprovider",
            "-q", "--no-header", "-rN", "--tb=line", f"--timeout={timeout}",
+           "--continue-on-collection-errors",
            "--junitxml", str(junit), "-o", "junit_family=xunit1"]
     if jobs > 1:
         cmd += ["-n", str(jobs)]
@@ -130,22 +138,49 @@ def read_junit(path: Path) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
     return outcomes, file_errors
 
 
-def baseline(suite: str, files: list[str], jobs: int, timeout: int) -> dict[str, tuple[str, str]]:
-    # Keyed by the file list and the baseline venv's setup stamp (its pinned tools and peers).
-    base_dir = CACHE / f"base-{PEER[suite]}"
-    stamps = sorted(p.name for p in base_dir.glob(".oxmcp-*"))
-    key = hashlib.sha256("\n".join([*files, *stamps]).encode()).hexdigest()[:16]
-    cached = CACHE / f"baseline-{suite}-{key}.json"
-    if cached.exists():
-        return {k: tuple(v) for k, v in json.loads(cached.read_text()).items()}
-    python = base_dir / "bin" / "python"
+def baseline_path(suite: str) -> Path:
+    return HERE / f"baseline-{suite}.json"
+
+
+def write_baseline(suite: str, files: list[str], jobs: int, timeout: int, runs: int = 2) -> None:
+    """Run the files on the original framework ``runs`` times and commit-ready write the tests that
+    passed every time."""
+    python = CACHE / f"base-{PEER[suite]}" / "bin" / "python"
     if not python.exists():
         raise SystemExit(f"upstream: {python} is missing: run scripts/setup.sh")
-    junit = CACHE / f"baseline-{suite}.xml"
-    pytest_run(python, suite, files, junit, True, jobs, timeout)
-    outcomes, _ = read_junit(junit)
-    cached.write_text(json.dumps(outcomes, indent=0, sort_keys=True))
-    return outcomes
+    passed: set[str] | None = None
+    seen: set[str] = set()
+    for i in range(runs):
+        junit = CACHE / f"baseline-{suite}-{i}.xml"
+        junit.unlink(missing_ok=True)
+        pytest_run(python, suite, files, junit, True, jobs, timeout)
+        outcomes, _ = read_junit(junit)
+        seen |= set(outcomes)
+        ok = {t for t, (status, _) in outcomes.items() if status == "passed"}
+        print(f"upstream: {suite}: baseline run {i + 1}: {len(outcomes)} tests, {len(ok)} passed")
+        passed = ok if passed is None else passed & ok
+    chosen = sorted(passed or ())
+    baseline_path(suite).write_text(json.dumps({
+        "about": f"The tests of {suite} that passed on the original framework in each of {runs} runs "
+                 "(tests/upstream/run.py --baseline; see CHOICE.md). Only these are run on oxmcp.",
+        "files": files,
+        "not_chosen": len(seen) - len(chosen),
+        "passed": chosen,
+    }, indent=0) + "\n")
+    print(f"upstream: {suite}: wrote {baseline_path(suite).relative_to(ROOT)}: {len(chosen)} chosen, "
+          f"{len(seen) - len(chosen)} not passing (or flaky) on the original")
+
+
+def load_baseline(suite: str, files: list[str]) -> dict:
+    path = baseline_path(suite)
+    if not path.exists():
+        raise SystemExit(f"upstream: {path.relative_to(ROOT)} is missing: run tests/upstream/run.py "
+                         f"--baseline --suite {suite} (see CHOICE.md)")
+    data = json.loads(path.read_text())
+    if data["files"] != files:
+        raise SystemExit(f"upstream: {path.relative_to(ROOT)} was made for another file list than "
+                         f"CHOICE.md's: run tests/upstream/run.py --baseline --suite {suite}")
+    return data
 
 
 def classify(rules: list[dict], suite: str, test_id: str, message: str) -> dict | None:
@@ -156,16 +191,21 @@ def classify(rules: list[dict], suite: str, test_id: str, message: str) -> dict 
     return None
 
 
-def run_suite(suite: str, files: list[str], rules: list[dict], jobs: int, timeout: int,
-              rerun: bool = True) -> dict:
-    base = baseline(suite, files, jobs, timeout)
+def run_oxmcp(suite: str, files: list[str], timeout: int) -> float:
+    """The suite's chosen tests on oxmcp, in one pytest process; the seconds it took."""
+    t0 = time.monotonic()
     junit = CACHE / f"oxmcp-{suite}.xml"
-    if rerun or not junit.exists():
-        junit.unlink(missing_ok=True)
-        pytest_run(ROOT / ".venv" / "bin" / "python", suite, files, junit, False, jobs, timeout)
-    ours, file_errors = read_junit(junit)
-    chosen = sorted(t for t, (status, _) in base.items() if status == "passed")
-    not_upstream = sum(1 for status, _ in base.values() if status != "passed")
+    junit.unlink(missing_ok=True)
+    pytest_run(ROOT / ".venv" / "bin" / "python", suite, files, junit, False, 1, timeout,
+               select=baseline_path(suite))
+    return time.monotonic() - t0
+
+
+def run_suite(suite: str, files: list[str], rules: list[dict]) -> dict:
+    base = load_baseline(suite, files)
+    ours, file_errors = read_junit(CACHE / f"oxmcp-{suite}.xml")
+    chosen = base["passed"]
+    not_upstream = base["not_chosen"]
     per_file: dict[str, dict] = {f: {"chosen": 0, "passed": 0, "failed": {c: 0 for c in CLASSES},
                                      "unclassified": 0} for f in files}
     failures = []
@@ -233,13 +273,17 @@ def write_table(results: list[dict]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--suite", action="append", help="run only this suite (repeatable)")
-    parser.add_argument("--jobs", type=int, default=int(os.environ.get("OXMCP_TEST_JOBS", "2")))
+    parser.add_argument("--jobs", type=int, default=int(os.environ.get("OXMCP_TEST_JOBS", "2")),
+                        help="xdist workers of a --baseline run")
     parser.add_argument("--timeout", type=int, default=10, help="per-test seconds")
     parser.add_argument("--show", choices=["failed", "unclassified"], default="unclassified",
                         help="which failures to list (default: the unclassified ones)")
     parser.add_argument("--json", type=Path, help="write the full results here")
     parser.add_argument("--reuse", action="store_true",
                         help="score the last oxmcp run again (after editing classified.json)")
+    parser.add_argument("--baseline", action="store_true",
+                        help="run the files twice on the original frameworks and write "
+                             "tests/upstream/baseline-<suite>.json (developer machine; commit them)")
     parser.add_argument("--write-table", action="store_true",
                         help="rewrite the upstream table in docs/COMPATIBILITY.md")
     args = parser.parse_args()
@@ -249,25 +293,39 @@ def main() -> int:
     for rule in rules:
         if rule["class"] not in CLASSES or not rule.get("reason"):
             raise SystemExit(f"upstream: classified.json entry {rule} needs a class in {CLASSES} and a reason")
+    suites = [(suite, files) for suite, files in choice.items()
+              if not args.suite or suite in args.suite]
+    if args.baseline:
+        for suite, files in suites:
+            write_baseline(suite, files, args.jobs, args.timeout)
+        return 0
     results = []
-    for suite, files in choice.items():
-        if args.suite and suite not in args.suite:
-            continue
+    fetched = []
+    for suite, files in suites:
         if not (CACHE / suite / ".complete").exists():
             print(f"upstream: {suite}: not fetched (.cache/upstream/{suite}): run scripts/setup.sh")
             results.append({"suite": suite, "files": {}, "failures": [{"id": "<suite not fetched>",
                             "status": "error", "message": "", "class": None}],
                             "not_passing_upstream": 0})
-            continue
-        t0 = time.monotonic()
-        result = run_suite(suite, files, rules, args.jobs, args.timeout, rerun=not args.reuse)
+        else:
+            load_baseline(suite, files)
+            fetched.append((suite, files))
+    seconds: dict[str, float] = {}
+    if not args.reuse:
+        # Side by side: each suite is one process that mostly waits on imports and sockets.
+        with ThreadPoolExecutor(max_workers=max(1, len(fetched))) as pool:
+            for (suite, _), took in zip(fetched, pool.map(
+                    lambda sf: run_oxmcp(sf[0], sf[1], args.timeout), fetched)):
+                seconds[suite] = took
+    for suite, files in fetched:
+        result = run_suite(suite, files, rules)
         results.append(result)
         t = totals(result)
+        took = f"; {seconds[suite]:.0f} s" if suite in seconds else ""
         print(f"upstream: {suite}: {len(files)} files, {t['chosen']} chosen, {t['passed']} passed "
               f"({pct(t['passed'], t['chosen'])}), failed: {t['bug']} bug, {t['protocol']} protocol, "
               f"{t['security']} security, {t['internal']} internal, {t['unclassified']} unclassified "
-              f"({result['not_passing_upstream']} not passing on the original, not counted; "
-              f"{time.monotonic() - t0:.0f} s)")
+              f"({result['not_passing_upstream']} not passing on the original, not counted{took})")
         for failure in result["failures"]:
             if args.show == "failed" or failure["class"] is None:
                 print(f"  {failure['class'] or 'UNCLASSIFIED'}: {failure['id']} [{failure['status']}] "
