@@ -167,7 +167,13 @@ for spec in "${UPSTREAM_SUITES[@]}"; do
     | tar -xzf "$sdist" -C "$dir" --strip-components=1 -T - || die "unpacking the $req sdist failed"
   touch "$dir/.complete"
 done
-for peer in v2 v1; do
+# CI (CI=true, a fresh clone) only reads the committed baselines, so it does not build these venvs.
+upstream_base_peers=(v2 v1)
+if [[ "${CI:-}" == true ]]; then
+  step "CI: no upstream baseline venvs (tests/upstream/baseline-<suite>.json are committed)"
+  upstream_base_peers=()
+fi
+for peer in "${upstream_base_peers[@]}"; do
   base=".cache/upstream/base-$peer"
   peer_site="$(compgen -G ".cache/peers-py/$peer/lib/python3*/site-packages" | head -1 || true)"
   [[ -n "$peer_site" ]] || continue
