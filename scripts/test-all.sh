@@ -25,6 +25,9 @@
 #                       (oxmcp-python, oxmcp-node), which need a host runtime, with
 #                       the core's otel, logging and tls features
 #   python              pytest tests/python, in .venv
+#   upstream            tests/upstream/run.py: the server-side test files of FastMCP 4.2.3, mcp 2.3.0
+#                       and mcp 1.30.0 (tests/upstream/CHOICE.md) on oxmcp through the import hook;
+#                       a row per suite, failed = failures not classified in classified.json
 #   node                node --test tests/node
 #   docs                mkdocs build --strict (the site), then every Python and JavaScript sample
 #                       of the README and docs/ (tests/docs/; Rust samples are the rust stage's doctests)
@@ -314,6 +317,46 @@ EOF
   fi
 fi
 
+# ---- upstream: the frameworks' own test suites (tests/upstream/) ------------------------------
+# One summary row per suite: passed = chosen tests that pass on oxmcp, failed = the failures
+# tests/upstream/classified.json does not classify. Classified failures (bug, protocol, security,
+# internal) are in the note and the closing lines, not in "failed".
+upstream_classified=0
+if ! wanted upstream; then
+  :
+elif [[ ! -f tests/upstream/run.py ]]; then
+  record upstream "not present" 0 0 0 "no tests/upstream/run.py"
+elif [[ ! -x .venv/bin/python ]]; then
+  record upstream FAILED 0 1 0 "no .venv (run scripts/setup.sh)"
+else
+  banner "upstream: tests/upstream/run.py (FastMCP and mcp SDK suites on oxmcp)"
+  run "$LOGS/upstream.log" 900 .venv/bin/python tests/upstream/run.py --jobs "$test_jobs" \
+    --json "$LOGS/upstream.json"
+  rc=$?
+  if [[ ! -f "$LOGS/upstream.json" ]]; then
+    record upstream FAILED 0 1 0 "run.py exited $rc before reporting (see $LOGS/upstream.log)"
+  else
+    while IFS='|' read -r suite p u c note; do
+      upstream_classified=$((upstream_classified + c))
+      if [[ $u -eq 0 ]]; then record "upstream-$suite" ok "$p" 0 0 "$note"
+      else record "upstream-$suite" FAILED "$p" "$u" 0 "$note"; fi
+    done < <(python3 - "$LOGS/upstream.json" <<'EOF'
+import json, sys
+for r in json.load(open(sys.argv[1])):
+    rows = r["files"].values()
+    chosen = sum(x["chosen"] for x in rows)
+    passed = sum(x["passed"] for x in rows)
+    by = {c: sum(x["failed"][c] for x in rows) for c in ("bug", "protocol", "security", "internal")}
+    unclassified = sum(1 for f in r["failures"] if f["class"] is None)
+    pct = f"{100 * passed / chosen:.0f} %" if chosen else "-"
+    note = (f"{chosen} chosen, {pct} pass; classified: {by['bug']} bug, {by['protocol']} protocol, "
+            f"{by['security']} security, {by['internal']} internal")
+    print(f"{r['suite']}|{passed}|{unclassified}|{sum(by.values())}|{note}")
+EOF
+    )
+  fi
+fi
+
 # ---- Node ---------------------------------------------------------------------------
 if ! wanted node; then
   :
@@ -580,6 +623,9 @@ echo "logs: $LOGS"
 if [[ ${#failed_stages[@]} -gt 0 ]]; then echo "failed stages: ${failed_stages[*]}"; fi
 if [[ $total_xfail -gt 0 ]]; then
   echo "not counted below: $total_xfail conformance scenarios that failed as expected (tests/conformance/expected-failures/)"
+fi
+if [[ $upstream_classified -gt 0 ]]; then
+  echo "not counted below: $upstream_classified upstream tests that fail on oxmcp, each classified (tests/upstream/classified.json)"
 fi
 closing="$total_pass passed, $total_fail failed"
 if [[ $total_skip -gt 0 ]]; then closing+=", $total_skip skipped"; fi

@@ -347,6 +347,60 @@ def test_mcp_client_mirror_returns_the_sdk_models() -> None:
         from oxmcp.client import ClientSession  # noqa: F401
 
 
+@pytest.mark.parametrize("option", ["sampling_callback", "elicitation_callback", "list_roots_callback"])
+def test_mcp_client_mirror_refuses_a_callback_it_cannot_honour(option: str) -> None:
+    """The in-process client answers no server-to-client request: a callback given for one is refused,
+    not dropped (a server tested with it would otherwise see a client without the capability)."""
+    from oxmcp.client import Client
+    from oxmcp.server.mcpserver import MCPServer
+
+    async def callback(*args: Any) -> None:
+        return None
+
+    with pytest.raises(TypeError, match=option):
+        Client(MCPServer("selftest"), **{option: callback})
+    Client(MCPServer("selftest"), **{option: None})  # the SDK's default: nothing to honour
+
+
+def test_the_server_packages_re_export_what_the_sdk_does() -> None:
+    """``from mcp.server.fastmcp import FastMCP, Icon`` and mcp 2.x's prompt message re-exports."""
+    from oxmcp import types
+    from oxmcp.server import fastmcp, mcpserver
+    from oxmcp.server.fastmcp.prompts import base
+
+    assert fastmcp.Icon is mcpserver.Icon is types.Icon
+    assert (mcpserver.Message, mcpserver.UserMessage, mcpserver.AssistantMessage) == (
+        base.Message, base.UserMessage, base.AssistantMessage)
+    assert mcpserver.AssistantMessage("ok").role == "assistant"
+
+
+def test_mcp_top_level_under_the_hook_is_the_sdks() -> None:
+    """``from mcp import Client`` is the SDK's client (model results) and the SDK's types are at the top."""
+    code = textwrap.dedent("""\
+        import asyncio
+        from oxmcp import _dropin
+        _dropin.install()
+        import mcp.server.stdio
+        from mcp import Client, ErrorData, MCPError, Tool
+        from mcp.server.mcpserver import MCPServer
+        import oxmcp.client, oxmcp.shared.exceptions, oxmcp.types
+        assert Client is oxmcp.client.Client and ErrorData is oxmcp.types.ErrorData
+        assert MCPError is oxmcp.shared.exceptions.MCPError
+        assert Tool is oxmcp.types.Tool and mcp.server.stdio.stdio_server
+        server = MCPServer("top")
+        @server.tool()
+        def add(a: int, b: int) -> int:
+            return a + b
+        async def main():
+            async with Client(server) as client:
+                print((await client.list_tools()).tools[0].name, (await client.call_tool("add", {"a": 1, "b": 2})).content[0].text)
+        asyncio.run(main())
+    """)
+    r = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["add", "3"]
+
+
 LAX = """\
     from {module} import {cls}
 

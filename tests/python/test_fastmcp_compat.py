@@ -257,3 +257,87 @@ async def test_unknown_arguments_follow_each_framework() -> None:
                 assert r.get("isError") is True and "zzz" in r["content"][0]["text"], r
             else:
                 assert r["structuredContent"] == {"result": 3}, r
+
+
+async def test_sdk_completion_decorator_answers_every_completion_request() -> None:
+    """MCPServer's ``@mcp.completion()``: one ``handler(ref, argument, context)`` with the SDK's models;
+    ``None`` is an empty list, an exception an internal error, the per-argument form is unchanged."""
+    from oxmcp import McpError
+    from oxmcp.types import Completion, PromptReference, ResourceTemplateReference
+
+    seen: list[Any] = []
+    s = MCPServer("complete")  # mcp 1.x's FastMCP is the same class (its suite in tests/upstream)
+
+    @s.prompt()
+    def review(language: str) -> str:
+        return language
+
+    @s.resource("repo://{owner}/{name}")
+    def repo(owner: str, name: str) -> str:
+        return f"{owner}/{name}"
+
+    @s.completion()
+    async def complete(ref: Any, argument: Any, context: Any) -> Completion | None:
+        seen.append((type(ref).__name__, argument.name, context.arguments if context else None))
+        if isinstance(ref, PromptReference) and argument.name == "language":
+            return Completion(values=[v for v in ("python", "go") if v.startswith(argument.value)],
+                              has_more=False)
+        if isinstance(ref, ResourceTemplateReference) and argument.name == "boom":
+            raise RuntimeError("no completions today")
+        return None
+
+    async with Client(s) as c:
+        prompt_ref = {"type": "ref/prompt", "name": "review"}
+        assert await c.complete(prompt_ref, "language", "py") == {"values": ["python"], "hasMore": False}
+        assert await c.complete(prompt_ref, "other", "x") == {"values": []}
+        template_ref = {"type": "ref/resource", "uri": "repo://{owner}/{name}"}
+        with pytest.raises(McpError, match="no completions today"):
+            await c.complete(template_ref, "boom", "x")
+    with pytest.raises(TypeError, match="name the argument"):
+        s.completion(prompt="review")
+    assert seen[0] == ("PromptReference", "language", None)
+    assert seen[2] == ("ResourceTemplateReference", "boom", None)
+
+
+async def test_sdk_server_methods_called_on_the_server_itself() -> None:
+    """``await mcp.list_tools()`` / ``call_tool`` / ``read_resource`` / ``get_prompt``, as servers' own
+    tests call them: the SDK's models, through the core; mcp 1.x's FastMCP (handshake era only) too."""
+    from oxmcp.server.fastmcp import FastMCP as LegacyFastMCP
+
+    for cls in (MCPServer, LegacyFastMCP):
+        s = cls("self")
+
+        @s.tool()
+        def add(a: int, b: int) -> int:
+            return a + b
+
+        @s.tool()
+        def fail() -> str:
+            raise ToolError("no luck")
+
+        @s.resource("notes://today")
+        def today() -> str:
+            return "rain"
+
+        @s.prompt()
+        def ask(topic: str) -> str:
+            return f"About {topic}?"
+
+        assert s.list_tools()[0]["name"] == "add"  # oxmcp's own spelling: the registered definitions
+        tools = await s.list_tools()
+        assert [t.name for t in tools] == ["add", "fail"] and tools[0].input_schema.required == ["a", "b"]
+        assert [str(r.uri) for r in await s.list_resources()] == ["notes://today"]
+        assert [p.name for p in await s.list_prompts()] == ["ask"]
+        result = await s.call_tool("add", {"a": 2, "b": 3})
+        if cls is MCPServer:  # mcp 2.x: the CallToolResult
+            assert result.content[0].text == "5" and result.structured_content == {"result": 5}
+        else:  # mcp 1.x: the content blocks, and the structured result beside them
+            assert result[0][0].text == "5" and result[1] == {"result": 5}
+        with pytest.raises(ToolError, match="no luck"):
+            await s.call_tool("fail", {})
+        [contents] = await s.read_resource("notes://today")
+        assert (contents.content, contents.mime_type) == ("rain", "text/plain")
+        prompt = await s.get_prompt("ask", {"topic": "tides"})
+        assert prompt.messages[0].content.text == "About tides?"
+        async with Client(s) as c:  # the in-process client opens a legacy session where it must
+            assert [t["name"] for t in await c.list_tools()] == ["add", "fail"]

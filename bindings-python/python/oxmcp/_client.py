@@ -12,6 +12,7 @@ from typing_extensions import Self
 from ._errors import McpError
 
 PROTOCOL_VERSION = "2026-07-28"
+LEGACY_PROTOCOL_VERSION = "2025-11-25"
 
 
 class Client:
@@ -36,11 +37,35 @@ class Client:
         self.notifications: list[dict[str, Any]] = []
         self._ids = itertools.count(1)
         self._native: Any = None
+        #: The legacy session's ``Mcp-Session-Id``, with a server that speaks the handshake era only
+        #: (mcp 1.x's FastMCP): the client then opens the session with ``initialize`` first.
+        self._session: str | None = None
 
     async def __aenter__(self) -> Self:
         self._native = self.server._build_native()
         self._native.set_loop(asyncio.get_running_loop())
+        if getattr(self.server, "_handshake_only", False):
+            await self._handshake()
         return self
+
+    async def _handshake(self) -> None:
+        self._session = ""  # legacy requests from here on; the id comes with initialize's answer
+        await self.request("initialize", {"protocolVersion": LEGACY_PROTOCOL_VERSION,
+                                          "capabilities": self.capabilities, "clientInfo": self.client_info})
+        body = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode()
+        await asyncio.wait_for(self._native.handle_http("POST", self.path, self._headers("notifications/initialized"),
+                                                        body), self.timeout)
+
+    def _headers(self, method: str) -> list[tuple[str, str]]:
+        legacy = self._session is not None
+        headers = [("content-type", "application/json"), ("accept", "application/json, text/event-stream"),
+                   ("mcp-protocol-version", LEGACY_PROTOCOL_VERSION if legacy else PROTOCOL_VERSION),
+                   ("host", "localhost")]
+        if self._session:
+            headers.append(("mcp-session-id", self._session))
+        if not legacy:
+            headers.append(("mcp-method", method))
+        return headers
 
     async def __aexit__(self, *exc: object) -> None:
         self._native = None
@@ -53,6 +78,8 @@ class Client:
         if self._native is None:
             raise RuntimeError("use `async with Client(server) as client:`")
         params = dict(params or {})
+        if self._session is not None:  # the legacy era: no per-request protocol metadata
+            return await self._send(method, params, progress_token, raw)
         meta: dict[str, Any] = {
             "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
             "io.modelcontextprotocol/clientCapabilities": self.capabilities if capabilities is None else capabilities,
@@ -64,9 +91,13 @@ class Client:
         if progress_token is not None:
             meta["progressToken"] = progress_token
         params["_meta"] = meta
+        return await self._send(method, params, None, raw)
+
+    async def _send(self, method: str, params: dict[str, Any], progress_token: Any, raw: bool) -> Any:
+        if progress_token is not None:
+            params["_meta"] = {**params.get("_meta", {}), "progressToken": progress_token}
         msg = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": params}
-        headers = [("content-type", "application/json"), ("accept", "application/json, text/event-stream"),
-                   ("mcp-protocol-version", PROTOCOL_VERSION), ("mcp-method", method), ("host", "localhost")]
+        headers = self._headers(method)
         name = (params.get("name") if method in ("tools/call", "prompts/get") else params.get("uri")
                 if method == "resources/read" else params.get("taskId")
                 if method in ("tasks/get", "tasks/update", "tasks/cancel") else None)
@@ -74,8 +105,10 @@ class Client:
             headers.append(("mcp-name", name))
         if self.token is not None:
             headers.append(("authorization", f"Bearer {self.token}"))
-        status, _headers, body, stream = await asyncio.wait_for(
+        status, reply_headers, body, stream = await asyncio.wait_for(
             self._native.handle_http("POST", self.path, headers, json.dumps(msg).encode()), self.timeout)
+        if method == "initialize":
+            self._session = next((str(v) for k, v in reply_headers if str(k).lower() == "mcp-session-id"), "")
         messages: list[dict[str, Any]] = []
         if stream is not None:
             buf = b""

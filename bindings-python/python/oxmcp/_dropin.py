@@ -25,8 +25,8 @@ PACKAGES = ("mcp", "fastmcp")
 
 #: Each upstream module oxmcp mirrors, and the oxmcp module that stands for it.
 MIRRORS: dict[str, str] = {
-    # mcp (1.x and 2.x)
-    "mcp": "oxmcp",
+    # mcp (1.x and 2.x); its top level is oxmcp's with the SDK's Client and types (_mirror_mcp.py)
+    "mcp": "oxmcp._mirror_mcp",
     "mcp.types": "oxmcp.types",
     "mcp.client": "oxmcp.client",
     "mcp.shared": "oxmcp.shared",

@@ -15,14 +15,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import inspect
 import logging
 import secrets
 import sys
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
-from ._errors import DefinitionError
-from ._server import Server, option_names
+from ._errors import DefinitionError, ToolError
+from ._server import Server, _Listing, option_names
 
 __all__ = ["FastMCP", "MCPServer"]
 
@@ -564,6 +565,62 @@ class MCPServer(FastMCP):
             entry.info.description = ""
         return entry
 
+    # -- the SDK's in-process calls on the server itself (``await mcp.call_tool(...)`` in self-tests) -----
+    def list_tools(self) -> Any:
+        return _Listing("list_tools", super().list_tools(), "Tool")
+
+    def list_resources(self) -> Any:
+        return _Listing("list_resources", super().list_resources(), "Resource")
+
+    def list_resource_templates(self) -> Any:
+        return _Listing("list_resource_templates", super().list_resource_templates(), "ResourceTemplate")
+
+    def list_prompts(self) -> Any:
+        return _Listing("list_prompts", super().list_prompts(), "Prompt")
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None) -> Any:
+        """The tool's ``CallToolResult``, through the core as a client's call; a failed call raises
+        ``ToolError`` with its text, as the SDK's does."""
+        from .client import Client
+
+        async with Client(self) as client:
+            result = await client.call_tool(name, arguments or {})
+        if result.isError:
+            raise ToolError(" ".join(getattr(c, "text", "") for c in result.content) or f"tool {name} failed")
+        return result
+
+    async def read_resource(self, uri: Any, context: Any = None) -> Any:
+        """The resource's contents (``.content``, ``.mime_type``), as ``ctx.read_resource`` reads them."""
+        return await self.read_resource_contents(str(uri))
+
+    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None) -> Any:
+        from .client import Client
+
+        async with Client(self) as client:
+            return await client.get_prompt(name, arguments)
+
+    def completion(self, *, prompt: str | None = None, resource: str | None = None,  # type: ignore[override]
+                   argument: str | None = None) -> Callable[[Any], Any]:
+        """The SDK's ``@mcp.completion()``: one ``async handler(ref, argument, context)`` for every
+        completion request; with ``prompt=``/``resource=`` and ``argument=``, oxmcp's per-argument form."""
+        if prompt is not None or resource is not None or argument is not None:
+            if argument is None:
+                raise TypeError("completion(prompt=..., argument=...): name the argument to complete")
+            return super().completion(prompt=prompt, resource=resource, argument=argument)
+
+        def deco(fn: Any) -> Any:
+            if not inspect.iscoroutinefunction(fn):
+                raise TypeError("@mcp.completion(): decorate an async function (ref, argument, context)")
+            from .server._completion_link import CompletionLink
+
+            link = CompletionLink(fn)
+            with self._lock:
+                self._middleware.append(link)
+                if self._native is not None:
+                    self._native.add_middleware(link, True, link.hooks())
+            return fn
+        return deco
+
 
 class LegacyFastMCP(MCPServer):
     """``mcp.server.fastmcp.FastMCP`` of mcp 1.x (``from oxmcp.server.fastmcp import FastMCP``): MCPServer's
@@ -575,6 +632,13 @@ class LegacyFastMCP(MCPServer):
     @classmethod
     def generate_name(cls, name: str | None = None) -> str:
         return name or "FastMCP"
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None) -> Any:
+        """mcp 1.x's answer: the content blocks, with the structured result beside them when there is one."""
+        result = await super().call_tool(name, arguments, context)
+        if result.structuredContent is not None:
+            return result.content, result.structuredContent
+        return result.content
 
     @staticmethod
     def _default_version() -> str:

@@ -22,13 +22,20 @@ class _Listing(list):  # type: ignore[type-arg]
     """What ``Server.list_tools()`` & co. return: the registered definitions. Calling it (the SDK's
     ``@server.list_tools()`` decorator on the wrong class) is a clear error."""
 
-    def __init__(self, name: str, items: list[dict[str, Any]]) -> None:
+    def __init__(self, name: str, items: list[dict[str, Any]], model: str | None = None) -> None:
         super().__init__(items)
         self._name = name
+        self._model = model
 
     def __await__(self) -> Any:
-        """``await server.list_tools()`` (MCPServer's async spelling) gives the same list."""
-        return _ready(self).__await__()
+        """``await server.list_tools()`` (MCPServer's async spelling) gives the same list, as the SDK's
+        models (``oxmcp.types``) when the class is the SDK's (``model``)."""
+        if self._model is None:
+            return _ready(self).__await__()
+        from . import types
+
+        cls = getattr(types, self._model)
+        return _ready([cls.model_validate(item) for item in self]).__await__()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError(f"oxmcp.Server.{self._name}() lists what is registered; it is not a decorator. For the "

@@ -25,8 +25,15 @@ class Client(_Client):
         if not hasattr(core, "_build_native"):
             raise TypeError("oxmcp.client.Client(server): give a server object (FastMCP, MCPServer, Server); "
                             "oxmcp has no client for URLs or transports")
+        for key in ("sampling_callback", "elicitation_callback", "list_roots_callback"):
+            # This client answers no server-to-client request (it declares no sampling, elicitation
+            # or roots capability), so a callback for one would never run: refused, not dropped.
+            if kwargs.pop(key, None) is not None:
+                raise TypeError(f"oxmcp.client.Client: {key} is not supported: the in-process client "
+                                "answers no server-to-client request. Test that path with the official "
+                                "mcp client over stdio or HTTP")
         for key in ("raise_exceptions", "read_timeout_seconds", "mode", "cache", "logging_callback",
-                    "message_handler", "sampling_callback", "elicitation_callback", "list_roots_callback"):
+                    "message_handler"):
             kwargs.pop(key, None)  # the SDK's options for a remote session; nothing to do in process
         super().__init__(core, **kwargs)
 

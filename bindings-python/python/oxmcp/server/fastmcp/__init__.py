@@ -3,5 +3,6 @@
 from ..._context import Context
 from ..._fastmcp import LegacyFastMCP as FastMCP
 from ..._results import Audio, Image
+from ...types import Icon
 
-__all__ = ["Audio", "Context", "FastMCP", "Image"]
+__all__ = ["Audio", "Context", "FastMCP", "Icon", "Image"]
