@@ -915,4 +915,9 @@ function promptArguments(name, config) {
   return { args, zod, complete };
 }
 
-module.exports = { Server, ResourceTemplate, completable, SDK_SHAPES, SESSIONLESS, PASSED_AUTH, servingStarted, markServing };
+/** Whether a prompt's config has an argument with a completion callback (`completable`, `complete`). */
+function hasCompleters(name, config) {
+  return Object.keys(promptArguments(name, config ?? {}).complete).length > 0;
+}
+
+module.exports = { Server, ResourceTemplate, completable, hasCompleters, SDK_SHAPES, SESSIONLESS, PASSED_AUTH, servingStarted, markServing };

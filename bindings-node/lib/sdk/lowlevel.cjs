@@ -90,6 +90,8 @@ class Server extends LowLevelFacade {
     owner.close = () => this.close();
     this.#native = native;
     this.#calls = new Calls(native);
+    // Declared as the SDK's Server declares: what it was given and `registerCapabilities`.
+    this._declareExactly();
   }
 
   get native() { return this.#native; }
