@@ -23,6 +23,7 @@ const MIRRORS = {
   '@modelcontextprotocol/sdk/experimental/tasks': 'oxmcp/experimental/tasks',
   '@modelcontextprotocol/sdk/experimental/tasks/index.js': 'oxmcp/experimental/tasks',
   '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js': 'oxmcp/experimental/tasks/stores/in-memory.js',
+  '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js': 'oxmcp/experimental/tasks',
   // @modelcontextprotocol/server and @modelcontextprotocol/node (2.x)
   '@modelcontextprotocol/server': 'oxmcp',
   '@modelcontextprotocol/server/stdio': 'oxmcp/stdio',

@@ -183,3 +183,18 @@ test('node --import oxmcp/register, oxmcp installed elsewhere: the server\'s own
   assert.equal(res.status, 200, text);
   assert.match(text, /"name":"weather-express"/);
 });
+
+test('@modelcontextprotocol/sdk/experimental/tasks/interfaces.js is mirrored (isTerminal, as the SDK\'s task examples import it)', async (t) => {
+  const file = project(t, 'server.mjs', `
+import { isTerminal } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
+process.stdout.write(JSON.stringify([isTerminal('completed'), isTerminal('working')]));
+`);
+  const child = spawn(process.execPath, ['--import', 'oxmcp/register', file], { cwd: path.dirname(file), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => { out += d; });
+  child.stderr.on('data', (d) => { stderr += d; });
+  const { code } = await exited(child);
+  assert.equal(code, 0, stderr);
+  assert.deepEqual(JSON.parse(out), [true, false]);
+});
