@@ -276,3 +276,33 @@ test('low-level Server: a call its client cancelled while it waited for the JS t
     peer.child.kill();
   }
 });
+
+test('server.sendLoggingMessage inside a legacy HTTP handler is not on the request\'s stream (the SDK 1.x sends it on the standalone stream, which a stateless transport has not); extra.sendNotification is', async () => {
+  const servers = [];
+  const srv = await listen(async (req, res) => {
+    const s = new McpServer(info, { capabilities: { logging: {} } });
+    servers.push(s);
+    s.registerTool('log', {}, async (extra) => {
+      await s.sendLoggingMessage({ level: 'info', data: 'unrelated' }, extra.sessionId);
+      await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', data: 'related' } });
+      return { content: [{ type: 'text', text: 'done' }] };
+    });
+    const t = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    await s.connect(t);
+    await t.handleRequest(req, res);
+  });
+  try {
+    assert.equal((await post(srv.url, INIT)).status, 200);
+    const r = await fetch(srv.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'log', arguments: {} } }),
+    });
+    const text = await r.text();
+    assert.match(text, /"done"/);
+    assert.match(text, /"related"/);
+    assert.doesNotMatch(text, /"unrelated"/);
+  } finally {
+    await Promise.all([srv.close(), ...servers.map((s) => s.close())]);
+  }
+});

@@ -220,6 +220,14 @@ class LowLevelFacade {
     // The SDK sends log messages only when the server declares logging.
     if (!this._declares('logging')) return;
     const ctx = this.#ctx();
+    if (ctx && ctx.era === 'legacy' && (ctx.sessionId !== undefined || this.#owner[SESSIONLESS] || this[SESSIONLESS])) {
+      // On HTTP the SDK sends this notification unrelated to the running request: over the
+      // session's standalone (GET) stream, and nowhere when there is none (a stateless transport,
+      // a client that opened none). `extra.sendNotification` is the request's own stream.
+      const s = ctx.sessionId === undefined ? undefined : this.#sessions.get(ctx.sessionId);
+      if (s?.isOpen()) s.log(params.level, params.data === undefined ? null : params.data, params.logger);
+      return undefined;
+    }
     if (ctx) return ctx.log(params.level, params.data, params.logger);
     // Outside a request: that session, or every open legacy session (each filtered by its level).
     const targets = sessionId !== undefined ? [this.#session(sessionId)].filter(Boolean) : (sessionScope.getStore() ? [sessionScope.getStore()] : [...this.#sessions.values()]);
