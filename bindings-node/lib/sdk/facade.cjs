@@ -81,6 +81,9 @@ class LowLevelFacade {
   get transport() { return this.#transport; }
   _connected(t) {
     this.#transport = t;
+  }
+  /** Before the transport serves: the first message read may be the client's `initialize`. */
+  _gate() {
     if (typeof this.oninitialized === 'function' && !this.#gated && typeof this.#owner.use === 'function') {
       this.#gated = true;
       // The SDK runs oninitialized's synchronous part before it reads the client's next message,
@@ -89,13 +92,17 @@ class LowLevelFacade {
       // wait (at most INITIALIZED_WAIT_MS) until its `notifications/initialized` was handled.
       this.#owner.use(['initialize', ...LIST_METHODS], async (ctx, next) => {
         if (ctx.era !== 'legacy') return next();
-        const key = ctx.sessionId ?? '';
         if (ctx.method === 'initialize') {
+          // On stdio the client's next messages can be read while this answer is being made: the
+          // gate is set before it. An HTTP session's id exists once answered, and its client
+          // sends nothing before it has the answer.
+          const stdio = ctx.sessionId === undefined && !(this.#owner[SESSIONLESS] || this[SESSIONLESS]);
+          if (stdio && !this.#initialized.has('')) this.#initialized.set('', deferred());
           const r = await next();
-          if (!this.#initialized.has(key)) this.#initialized.set(key, deferred());
+          if (!stdio && ctx.sessionId !== undefined && !this.#initialized.has(ctx.sessionId)) this.#initialized.set(ctx.sessionId, deferred());
           return r;
         }
-        const pending = this.#initialized.get(key);
+        const pending = this.#initialized.get(ctx.sessionId ?? '');
         if (pending) await Promise.race([pending.promise, new Promise((r) => setTimeout(r, INITIALIZED_WAIT_MS).unref())]);
         return next();
       });

@@ -160,6 +160,7 @@ class Server extends LowLevelFacade {
     await this.#syncAll();
     this.#hookLists();
     this.#connected = true;
+    this._gate();
     await transport._oxmcpAttach(this);
     this._connected(transport);
   }

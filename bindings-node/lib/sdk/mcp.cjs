@@ -100,6 +100,7 @@ class McpServer extends Server {
       throw new TypeError('connect(transport): pass a transport from oxmcp/server/stdio.js or oxmcp/server/streamableHttp.js (oxmcp serves the wire itself)');
     }
     this.#transports.add(transport);
+    this.#facade._gate();
     await transport._oxmcpAttach(this);
     this.#facade._connected(transport);
   }
