@@ -306,3 +306,35 @@ test('server.sendLoggingMessage inside a legacy HTTP handler is not on the reque
     await Promise.all([srv.close(), ...servers.map((s) => s.close())]);
   }
 });
+
+test('WebStandardStreamableHTTPServerTransport (the SDK path server/webStandardStreamableHttp.js): handleRequest(Request) answers a Response, stateless or with sessions; authInfo, which it cannot pass on, is refused', async () => {
+  const { WebStandardStreamableHTTPServerTransport } = await import('oxmcp/server/webStandardStreamableHttp.js');
+  const req = (body, headers = {}) => new Request('http://127.0.0.1/mcp', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify(body),
+  });
+  const json = async (r) => { const t = await r.text(); return JSON.parse(t.startsWith('{') ? t : t.split('\n').find((l) => l.startsWith('data:')).slice(5)); };
+  const s = new McpServer(info);
+  s.registerTool('greet', { inputSchema: { name: z.string() } }, ({ name }) => ({ content: [{ type: 'text', text: `Hello, ${name}` }] }));
+  const t = new WebStandardStreamableHTTPServerTransport();
+  await s.connect(t);
+  let seen;
+  const s2 = new McpServer(info);
+  const t2 = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => 'ignored', onsessioninitialized: (id) => { seen = id; } });
+  await s2.connect(t2);
+  try {
+    const a = await t.handleRequest(req(INIT));
+    assert.ok(a instanceof Response);
+    assert.equal(a.headers.get('mcp-session-id'), null);
+    assert.equal((await json(a)).result.serverInfo.name, 't');
+    const b = await t.handleRequest(req({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'greet', arguments: { name: 'Ada' } } }, { 'mcp-protocol-version': '2025-06-18' }));
+    assert.equal((await json(b)).result.content[0].text, 'Hello, Ada');
+    const c = await t2.handleRequest(req(INIT));
+    const sid = c.headers.get('mcp-session-id');
+    assert.ok(sid && sid === seen && t2.sessionId === sid);
+    await assert.rejects(t.handleRequest(req(INIT), { authInfo: { token: 'x', clientId: 'c', scopes: [] } }), /authInfo/);
+  } finally {
+    await Promise.all([s.close(), s2.close()]);
+  }
+});
