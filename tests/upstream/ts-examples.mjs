@@ -184,6 +184,13 @@ async function runOnce(target, impl, lib) {
   client.setNotificationHandler(types.LoggingMessageNotificationSchema, (n) => { notes.push({ method: n.method, params: n.params }); });
   client.setNotificationHandler(types.ResourceListChangedNotificationSchema, (n) => { notes.push({ method: n.method }); });
   client.setNotificationHandler(types.ToolListChangedNotificationSchema, (n) => { notes.push({ method: n.method }); });
+  // Progress is recorded here rather than by `onprogress`: the client drops a progress
+  // notification that it reads in the same chunk as the result (its progress handler is gone by
+  // the time the notification is dispatched), which depends on timing, not on the server.
+  const progressNotes = [];
+  client.setNotificationHandler(types.ProgressNotificationSchema, (n) => {
+    progressNotes.push({ progress: n.params.progress, total: n.params.total, message: n.params.message });
+  });
   let child;
   let stderr = '';
   const record = { start: 'ok' };
@@ -208,16 +215,16 @@ async function runOnce(target, impl, lib) {
   const masks = target.masks ?? [];
   const step = async (label, fn) => {
     const before = notes.length;
-    const progress = [];
+    const progressBefore = progressNotes.length;
     let result;
     try {
-      result = await fn(progress);
+      result = await fn();
     } catch (e) {
       result = errorOf(e);
     }
     const entry = { result };
     if (notes.length > before) entry.notifications = notes.slice(before);
-    if (progress.length) entry.progress = progress;
+    if (progressNotes.length > progressBefore) entry.progress = progressNotes.slice(progressBefore);
     record[label] = normalise(entry, masks);
     return result;
   };
@@ -236,11 +243,9 @@ async function runOnce(target, impl, lib) {
       if (target.skipCalls?.[c.name]) continue;
       const args = c.arguments ?? target.arguments?.[c.name] ?? sampleOf(schemas.get(c.name) ?? {});
       const label = `tools/call ${c.name}${target.calls ? ` #${i}` : ''}`;
-      await step(label, async (progress) => {
-        const r = await client.callTool({ name: c.name, arguments: args }, undefined, {
-          timeout: CALL_TIMEOUT_MS,
-          onprogress: (p) => progress.push({ progress: p.progress, total: p.total, message: p.message }),
-        });
+      await step(label, async () => {
+        // `onprogress` makes the client send a progress token; the notifications are recorded above.
+        const r = await client.callTool({ name: c.name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS, onprogress: () => {} });
         const out = { content: r.content, isError: Boolean(r.isError) };
         if (r.structuredContent !== undefined) out.structuredContent = r.structuredContent;
         return out;
