@@ -303,7 +303,7 @@ export async function runUpstream(names, { log = () => {} } = {}) {
   const known = JSON.parse(readFileSync(path.join(HERE, 'ts-known.json'), 'utf8')).differences;
   const chosen = targets().filter((t) => !names.length || names.includes(t.name));
   const rows = new Array(chosen.length);
-  // Two targets at a time (UPSTREAM_JOBS): each run mostly waits on its server's start.
+  // Three targets at a time (UPSTREAM_JOBS): each run mostly waits on its server's start.
   let next = 0;
   const worker = async () => {
     while (next < chosen.length) {
@@ -312,12 +312,13 @@ export async function runUpstream(names, { log = () => {} } = {}) {
       log(rows[i]);
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Number(process.env.UPSTREAM_JOBS ?? 2)) }, worker));
+  await Promise.all(Array.from({ length: Math.max(1, Number(process.env.UPSTREAM_JOBS ?? 3)) }, worker));
   return rows;
 }
 
 /** Run `target` on the SDK, then on oxmcp, and compare. */
 async function runTarget(target, lib, known) {
+  const t0 = Date.now();
   const row = { suite: target.suite, name: target.name, version: target.version, api: target.api, transport: target.transport };
   if (!existsSync(target.file)) {
     Object.assign(row, { result: 'not installed', unclassified: [{ at: 'start', sdk: 'installed', oxmcp: `${target.file} missing (run scripts/setup.sh)` }], classified: [] });
@@ -338,6 +339,7 @@ async function runTarget(target, lib, known) {
     else row.result = diffs.length ? 'differs' : 'same';
     row.first = diffs[0];
   }
+  row.seconds = (Date.now() - t0) / 1000;
   return row;
 }
 
@@ -351,7 +353,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const rows = await runUpstream(argv, {
     log: (r) => {
       const mark = r.unclassified.length ? 'FAIL' : 'ok  ';
-      console.log(`${mark} ${r.suite}/${r.name} (${r.transport}): ${r.result}${r.classified.length ? `, ${r.classified.length} classified difference(s) (${[...new Set(r.classified.map((d) => d.class))].join(', ')})` : ''}`);
+      console.log(`${mark} ${r.suite}/${r.name} (${r.transport}, ${r.seconds.toFixed(1)} s): ${r.result}${r.classified.length ? `, ${r.classified.length} classified difference(s) (${[...new Set(r.classified.map((d) => d.class))].join(', ')})` : ''}`);
       for (const d of r.unclassified.slice(0, 5)) console.log(`       unclassified at ${d.at}: sdk=${short(d.sdk)} oxmcp=${short(d.oxmcp)}`);
       if (r.unclassified.length > 5) console.log(`       ... ${r.unclassified.length - 5} more`);
     },
