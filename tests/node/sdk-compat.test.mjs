@@ -338,3 +338,16 @@ test('WebStandardStreamableHTTPServerTransport (the SDK path server/webStandardS
     await Promise.all([s.close(), s2.close()]);
   }
 });
+
+test('McpServer (v1): prompt arguments are listed as the SDK 1.x lists them (each zod field\'s own description; required unless the field is optional)', async () => {
+  const s = new McpServer(info, BOTH_ERAS);
+  s.registerPrompt('p', {
+    argsSchema: { city: z.string().describe('The city'), state: z.string().describe('Name of the state').optional(), unit: z.string().default('C') },
+  }, ({ city }) => ({ messages: [{ role: 'user', content: { type: 'text', text: city } }] }));
+  const { prompts } = await s.client().listPrompts();
+  assert.deepEqual(prompts[0].arguments, [
+    { name: 'city', description: 'The city', required: true },
+    { name: 'state', required: false },
+    { name: 'unit', required: true },
+  ]);
+});

@@ -239,7 +239,7 @@ class McpServer extends Server {
 
 /** `oxmcp/server/mcp.js`: the v1 SDK's listing - zod as draft-07, `execution.taskSupport: 'forbidden'` on every plain tool. */
 class McpServerV1 extends McpServer {
-  static sdkShapes = Object.freeze({ schemaTarget: 'draft-7', taskSupport: true });
+  static sdkShapes = Object.freeze({ schemaTarget: 'draft-7', taskSupport: true, promptArgsFromFields: true });
   /** The SDK 1.x speaks only the `initialize`-era revisions. */
   static handshakeOnly = true;
 }
