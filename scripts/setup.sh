@@ -290,6 +290,22 @@ if [[ -f tests/parity/peers-node.json ]]; then
   fi
 fi
 
+# ---- the TypeScript servers the team did not write (tests/upstream/ts-examples.mjs) --------
+# The SDK 1.x (whose example servers are the yardstick) and published npm servers, pinned by
+# version in tests/upstream/ts-packages.json, in their own folder; never committed.
+if [[ -f tests/upstream/ts-packages.json ]]; then
+  if cmp -s tests/upstream/ts-packages.json .cache/upstream-ts/package.json 2>/dev/null \
+      && [[ -d .cache/upstream-ts/node_modules/@modelcontextprotocol/sdk ]]; then
+    step "upstream TypeScript servers already installed (.cache/upstream-ts)"
+  else
+    step "installing the upstream TypeScript servers into .cache/upstream-ts"
+    mkdir -p .cache/upstream-ts
+    cp tests/upstream/ts-packages.json .cache/upstream-ts/package.json
+    (cd .cache/upstream-ts && npm install --no-audit --no-fund --loglevel=error --no-package-lock) \
+      || die "npm install in .cache/upstream-ts failed"
+  fi
+fi
+
 # ---- the per-machine cache of cargo-built tools ------------------------------------
 TOOLS_CACHE="${OXMCP_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/oxmcp/cargo-tools}"
 if [[ ! -e .cache/cargo-tools ]]; then

@@ -31,6 +31,9 @@
 #   node                node --test tests/node
 #   docs                mkdocs build --strict (the site), then every Python and JavaScript sample
 #                       of the README and docs/ (tests/docs/; Rust samples are the rust stage's doctests)
+#   upstream-ts         tests/upstream/ts-examples.mjs: the TS SDK's example servers and published
+#                       TS servers, unmodified, on the SDK and on oxmcp's zero-change mode, compared
+#                       call by call; a difference not classified in tests/upstream/ts-known.json fails
 #   conformance-rust    tests/conformance/run.sh against target/debug/everything
 #   conformance-python  ... against .venv/bin/python examples/python/everything.py
 #   conformance-node    ... against node examples/node/everything.mjs
@@ -433,6 +436,36 @@ EOF2
     record docs ok "$docs_p" 0 "$docs_s" "${docs_notes[*]}; samples: $LOGS/docs-samples.txt"
   else
     record docs FAILED "$docs_p" "$docs_f" "$docs_s" "${docs_notes[*]}; see $LOGS/docs-*.log"
+  fi
+fi
+
+# ---- upstream-ts: TypeScript servers the team did not write --------------------------------
+if ! wanted upstream-ts; then
+  :
+elif [[ ! -f tests/upstream/ts-examples.mjs ]]; then
+  record upstream-ts "not present" 0 0 0 "no tests/upstream/ts-examples.mjs"
+else
+  banner "upstream-ts: node tests/upstream/ts-examples.mjs"
+  run "$LOGS/upstream-ts.log" 120 node tests/upstream/ts-examples.mjs --json "$LOGS/upstream-ts.json"
+  rc=$?
+  read -r p f note < <(python3 - "$LOGS/upstream-ts.json" <<'EOF'
+import json, sys
+try:
+    rows = json.load(open(sys.argv[1]))
+except (OSError, ValueError):
+    print(0, 0, "no report")
+    sys.exit()
+bad = sum(1 for r in rows if r["unclassified"])
+count = lambda res: sum(1 for r in rows if r["result"] == res)
+print(len(rows) - bad, bad, f"{count('same')} same, {count('differs')} differ (classified), {count('fails to start')} fail to start")
+EOF
+  )
+  if [[ $rc -eq 0 ]]; then
+    record upstream-ts ok "$p" "$f" 0 "$note"
+  elif [[ $f -gt 0 ]]; then
+    record upstream-ts FAILED "$p" "$f" 0 "$note"
+  else
+    record upstream-ts FAILED "$p" 1 0 "ts-examples.mjs exited $rc with no server counted"
   fi
 fi
 

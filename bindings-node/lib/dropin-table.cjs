@@ -14,6 +14,7 @@ const MIRRORS = {
   '@modelcontextprotocol/sdk/server/index.js': 'oxmcp/server/index.js',
   '@modelcontextprotocol/sdk/server/stdio.js': 'oxmcp/server/stdio.js',
   '@modelcontextprotocol/sdk/server/streamableHttp.js': 'oxmcp/server/streamableHttp.js',
+  '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js': 'oxmcp/server/webStandardStreamableHttp.js',
   '@modelcontextprotocol/sdk/server/sse.js': 'oxmcp/server/sse.js',
   '@modelcontextprotocol/sdk/server/express.js': 'oxmcp/server/express.js',
   '@modelcontextprotocol/sdk/server/completable.js': 'oxmcp/server/completable.js',
@@ -23,6 +24,7 @@ const MIRRORS = {
   '@modelcontextprotocol/sdk/experimental/tasks': 'oxmcp/experimental/tasks',
   '@modelcontextprotocol/sdk/experimental/tasks/index.js': 'oxmcp/experimental/tasks',
   '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js': 'oxmcp/experimental/tasks/stores/in-memory.js',
+  '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js': 'oxmcp/experimental/tasks',
   // @modelcontextprotocol/server and @modelcontextprotocol/node (2.x)
   '@modelcontextprotocol/server': 'oxmcp',
   '@modelcontextprotocol/server/stdio': 'oxmcp/stdio',

@@ -10,8 +10,9 @@
  * (`zod-to-json-schema`, draft-07) and kept the same way.
  */
 const { RegistrationError } = require('./errors.cjs');
+const { tryRequirePeer } = require('./peers.cjs');
 
-let zodModule; // loaded lazily from the user's project: zod is an optional peer dependency
+let zodModule; // loaded lazily from the user's project: zod is an optional peer dependency (peers.cjs)
 let zod4Module;
 let zod3Module;
 let zodToJsonSchemaModule;
@@ -26,7 +27,7 @@ function tryRequire(id) {
 
 /** The project's `zod` (3 or 4), or null. */
 function loadZod() {
-  if (zodModule === undefined) zodModule = tryRequire('zod');
+  if (zodModule === undefined) zodModule = tryRequirePeer('zod');
   return zodModule;
 }
 
@@ -34,7 +35,7 @@ function loadZod() {
 function loadZod4() {
   if (zod4Module === undefined) {
     const z = loadZod();
-    zod4Module = z && typeof z.toJSONSchema === 'function' ? z : tryRequire('zod/v4');
+    zod4Module = z && typeof z.toJSONSchema === 'function' ? z : tryRequirePeer('zod/v4');
   }
   return zod4Module;
 }
@@ -43,7 +44,7 @@ function loadZod4() {
 function loadZod3() {
   if (zod3Module === undefined) {
     const z = loadZod();
-    zod3Module = tryRequire('zod/v3') ?? (z && typeof z.toJSONSchema !== 'function' && typeof z.object === 'function' ? z : null);
+    zod3Module = tryRequirePeer('zod/v3') ?? (z && typeof z.toJSONSchema !== 'function' && typeof z.object === 'function' ? z : null);
   }
   return zod3Module;
 }

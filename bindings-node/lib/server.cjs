@@ -697,7 +697,7 @@ class Server {
     if (typeof config === 'function' && handler === undefined) [config, handler] = [{}, config];
     if (typeof handler !== 'function') throw new TypeError(`registerPrompt(${name}): handler must be a function`);
     config = config ?? {};
-    const { args, zod, complete } = promptArguments(name, config);
+    const { args, zod, complete } = promptArguments(name, config, this.#opts.sdk);
     /** @type {Record<string, unknown>} */
     const def = { name, ...pick(config, ['title', 'description', 'icons', '_meta']) };
     if (args.length) def.arguments = args;
@@ -920,7 +920,14 @@ class Server {
   }
 }
 
-function promptArguments(name, config) {
+/** The SDK 1.x's reading of a zod field: optional only as `.optional()` (zod 4) / `isOptional()` (zod 3). */
+function zodFieldOptional(field) {
+  if (field?._zod) return field._zod.def?.type === 'optional';
+  if (typeof field?.isOptional === 'function') return field.isOptional();
+  return field?._def?.typeName === 'ZodOptional';
+}
+
+function promptArguments(name, config, sdk) {
   const complete = { ...(config.complete ?? {}) };
   if (Array.isArray(config.arguments)) return { args: config.arguments.map((a) => ({ ...a })), zod: undefined, complete };
   let schema = config.argsSchema;
@@ -941,6 +948,17 @@ function promptArguments(name, config) {
     }
   }
   const json = zod ? resolveSchema(zod, 'input', `prompt ${name}: argsSchema`).json : schema;
+  if (sdk?.promptArgsFromFields && shape) {
+    // The SDK 1.x lists each zod field's own `.description` (which zod 4 loses on a wrapper:
+    // `.describe(d).optional()` lists none) and requires every field that is not `.optional()`.
+    const args = Object.entries(shape).map(([argName, field]) => {
+      const a = { name: argName };
+      if (typeof field?.description === 'string') a.description = field.description;
+      a.required = !zodFieldOptional(field);
+      return a;
+    });
+    return { args, zod, complete };
+  }
   if (!json || typeof json !== 'object' || typeof json.properties !== 'object') {
     throw new RegistrationError(`prompt ${name}: argsSchema must describe an object with properties`, 'INVALID_SCHEMA');
   }
@@ -957,4 +975,9 @@ function promptArguments(name, config) {
   return { args, zod, complete };
 }
 
-module.exports = { Server, ResourceTemplate, completable, SDK_SHAPES, SESSIONLESS, PASSED_AUTH, servingStarted, markServing };
+/** Whether a prompt's config has an argument with a completion callback (`completable`, `complete`). */
+function hasCompleters(name, config) {
+  return Object.keys(promptArguments(name, config ?? {}).complete).length > 0;
+}
+
+module.exports = { Server, ResourceTemplate, completable, hasCompleters, SDK_SHAPES, SESSIONLESS, PASSED_AUTH, servingStarted, markServing };

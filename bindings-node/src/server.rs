@@ -159,6 +159,13 @@ impl NativeServer {
             .map_err(|e| coded(Code::Napi(napi::Status::InvalidArg), e))
     }
 
+    /// Declare exactly `capabilities` (a `ServerCapabilities` object), or `null` to compute them
+    /// from what is registered again: the TypeScript-SDK shapes declare what the SDK would.
+    #[napi(ts_args_type = "capabilities: Record<string, unknown> | null")]
+    pub fn declare_exactly(&self, capabilities: Option<Value>) {
+        self.server.declare_exactly(capabilities);
+    }
+
     /// The server's `Implementation` object.
     #[napi(ts_return_type = "{ name: string; version: string; [key: string]: unknown }")]
     pub fn info(&self) -> Value {

@@ -32,6 +32,8 @@ test('the 1.x shapes answer a modern request with -32022 naming only the initial
     assert.ok(body.error.data.supported.includes('2025-11-25'), label);
   }
   const optedIn = new McpServerV1(info, { modern: true });
+  // As on the SDK 1.x, an McpServer serves tools/list once it has a tool.
+  optedIn.registerTool('t', {}, () => ({ content: [] }));
   assert.equal((await modernList(optedIn)).status, 200);
   assert.equal((await modernList(new McpServerV2(info))).status, 200, 'the v2 shape speaks 2026-07-28 by default');
 });

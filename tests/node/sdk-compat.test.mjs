@@ -276,3 +276,78 @@ test('low-level Server: a call its client cancelled while it waited for the JS t
     peer.child.kill();
   }
 });
+
+test('server.sendLoggingMessage inside a legacy HTTP handler is not on the request\'s stream (the SDK 1.x sends it on the standalone stream, which a stateless transport has not); extra.sendNotification is', async () => {
+  const servers = [];
+  const srv = await listen(async (req, res) => {
+    const s = new McpServer(info, { capabilities: { logging: {} } });
+    servers.push(s);
+    s.registerTool('log', {}, async (extra) => {
+      await s.sendLoggingMessage({ level: 'info', data: 'unrelated' }, extra.sessionId);
+      await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', data: 'related' } });
+      return { content: [{ type: 'text', text: 'done' }] };
+    });
+    const t = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    await s.connect(t);
+    await t.handleRequest(req, res);
+  });
+  try {
+    assert.equal((await post(srv.url, INIT)).status, 200);
+    const r = await fetch(srv.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'log', arguments: {} } }),
+    });
+    const text = await r.text();
+    assert.match(text, /"done"/);
+    assert.match(text, /"related"/);
+    assert.doesNotMatch(text, /"unrelated"/);
+  } finally {
+    await Promise.all([srv.close(), ...servers.map((s) => s.close())]);
+  }
+});
+
+test('WebStandardStreamableHTTPServerTransport (the SDK path server/webStandardStreamableHttp.js): handleRequest(Request) answers a Response, stateless or with sessions; authInfo, which it cannot pass on, is refused', async () => {
+  const { WebStandardStreamableHTTPServerTransport } = await import('oxmcp/server/webStandardStreamableHttp.js');
+  const req = (body, headers = {}) => new Request('http://127.0.0.1/mcp', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify(body),
+  });
+  const json = async (r) => { const t = await r.text(); return JSON.parse(t.startsWith('{') ? t : t.split('\n').find((l) => l.startsWith('data:')).slice(5)); };
+  const s = new McpServer(info);
+  s.registerTool('greet', { inputSchema: { name: z.string() } }, ({ name }) => ({ content: [{ type: 'text', text: `Hello, ${name}` }] }));
+  const t = new WebStandardStreamableHTTPServerTransport();
+  await s.connect(t);
+  let seen;
+  const s2 = new McpServer(info);
+  const t2 = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => 'ignored', onsessioninitialized: (id) => { seen = id; } });
+  await s2.connect(t2);
+  try {
+    const a = await t.handleRequest(req(INIT));
+    assert.ok(a instanceof Response);
+    assert.equal(a.headers.get('mcp-session-id'), null);
+    assert.equal((await json(a)).result.serverInfo.name, 't');
+    const b = await t.handleRequest(req({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'greet', arguments: { name: 'Ada' } } }, { 'mcp-protocol-version': '2025-06-18' }));
+    assert.equal((await json(b)).result.content[0].text, 'Hello, Ada');
+    const c = await t2.handleRequest(req(INIT));
+    const sid = c.headers.get('mcp-session-id');
+    assert.ok(sid && sid === seen && t2.sessionId === sid);
+    await assert.rejects(t.handleRequest(req(INIT), { authInfo: { token: 'x', clientId: 'c', scopes: [] } }), /authInfo/);
+  } finally {
+    await Promise.all([s.close(), s2.close()]);
+  }
+});
+
+test('McpServer (v1): prompt arguments are listed as the SDK 1.x lists them (each zod field\'s own description; required unless the field is optional)', async () => {
+  const s = new McpServer(info, BOTH_ERAS);
+  s.registerPrompt('p', {
+    argsSchema: { city: z.string().describe('The city'), state: z.string().describe('Name of the state').optional(), unit: z.string().default('C') },
+  }, ({ city }) => ({ messages: [{ role: 'user', content: { type: 'text', text: city } }] }));
+  const { prompts } = await s.client().listPrompts();
+  assert.deepEqual(prompts[0].arguments, [
+    { name: 'city', description: 'The city', required: true },
+    { name: 'state', required: false },
+    { name: 'unit', required: true },
+  ]);
+});

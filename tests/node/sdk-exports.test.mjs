@@ -16,6 +16,7 @@ export const MODULES = [
   ['@modelcontextprotocol/sdk/server/index.js', 'oxmcp/server/index.js'],
   ['@modelcontextprotocol/sdk/server/stdio.js', 'oxmcp/server/stdio.js'],
   ['@modelcontextprotocol/sdk/server/streamableHttp.js', 'oxmcp/server/streamableHttp.js'],
+  ['@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js', 'oxmcp/server/webStandardStreamableHttp.js'],
   ['@modelcontextprotocol/sdk/server/completable.js', 'oxmcp/server/completable.js'],
   ['@modelcontextprotocol/sdk/server/express.js', 'oxmcp/server/express.js'],
   ['@modelcontextprotocol/sdk/experimental/tasks', 'oxmcp/experimental/tasks'],

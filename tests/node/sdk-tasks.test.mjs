@@ -65,7 +65,7 @@ test('registerToolTask: the official v1 client (legacy) gets the stored results;
         await client.close();
       }
     }
-    // Raw, on a legacy session without the extension: the core's -32021.
+    // Raw, on a legacy session, without a task: the SDK's McpServer answers a tool error result.
     const init = await fetch(srv.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
@@ -79,7 +79,11 @@ test('registerToolTask: the official v1 client (legacy) gets the stored results;
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'batch_export', arguments: { rows: 1 } } }),
     });
     const body = await r.text();
-    assert.match(body, /-32021/, body);
+    const answer = JSON.parse(body.startsWith('{') ? body : /^data: (.*)$/m.exec(body)[1]);
+    assert.deepEqual(answer.result, {
+      content: [{ type: 'text', text: "MCP error -32601: Tool batch_export requires task augmentation (taskSupport: 'required')" }],
+      isError: true,
+    }, body);
   } finally {
     srv.kill();
   }

@@ -136,3 +136,65 @@ test('@modelcontextprotocol/express: createMcpExpressApp is mirrored, its auth m
   assert.notEqual(code, 0, stdout);
   assert.match(stderr, /requireBearerAuth/);
 });
+
+const V1_EXPRESS = `
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
+const app = createMcpExpressApp();
+app.post('/mcp', async (req, res) => {
+  const server = new McpServer({ name: 'weather-express', version: '1.0.0' });
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  await server.connect(transport);
+  await transport.handleRequest(req, res, req.body);
+});
+const listener = app.listen(0, '127.0.0.1', () => console.error('port ' + listener.address().port));
+`;
+
+test('node --import oxmcp/register, oxmcp installed elsewhere: the server\'s own express is used', async (t) => {
+  // The project has express (the SDK 1.x brought it) and no oxmcp: oxmcp is imported from the
+  // checkout, whose node_modules has no express.
+  const express = path.join(ROOT, '.cache', 'peers-node', 'node_modules', 'express');
+  assert.ok(fs.existsSync(express), `express is not installed in ${express} (scripts/setup.sh)`);
+  assert.ok(!fs.existsSync(path.join(ROOT, 'node_modules', 'express')), 'the checkout must not have express of its own');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'oxmcp-zero-change-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.mkdirSync(path.join(dir, 'node_modules'));
+  fs.symlinkSync(express, path.join(dir, 'node_modules', 'express'), 'dir');
+  fs.writeFileSync(path.join(dir, 'server.mjs'), V1_EXPRESS);
+  const register = new URL(`file://${path.join(ROOT, 'bindings-node', 'lib', 'register.mjs')}`).href;
+  const child = spawn(process.execPath, ['--import', register, 'server.mjs'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  t.after(async () => { child.kill('SIGTERM'); await exited(child).catch(() => child.kill('SIGKILL')); });
+  let stderr = '';
+  const port = await withTimeout(new Promise((resolve, reject) => {
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      const m = /port (\d+)/.exec(stderr);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`server exited ${code}: ${stderr}`)));
+  }), 15_000, 'server to listen');
+  const res = await fetch(`http://127.0.0.1:${port}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+  });
+  const text = await res.text();
+  assert.equal(res.status, 200, text);
+  assert.match(text, /"name":"weather-express"/);
+});
+
+test('@modelcontextprotocol/sdk/experimental/tasks/interfaces.js is mirrored (isTerminal, as the SDK\'s task examples import it)', async (t) => {
+  const file = project(t, 'server.mjs', `
+import { isTerminal } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
+process.stdout.write(JSON.stringify([isTerminal('completed'), isTerminal('working')]));
+`);
+  const child = spawn(process.execPath, ['--import', 'oxmcp/register', file], { cwd: path.dirname(file), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => { out += d; });
+  child.stderr.on('data', (d) => { stderr += d; });
+  const { code } = await exited(child);
+  assert.equal(code, 0, stderr);
+  assert.deepEqual(JSON.parse(out), [true, false]);
+});

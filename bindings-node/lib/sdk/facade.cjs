@@ -37,10 +37,27 @@ const CORE_METHODS = new Set([
 /** The core answers these itself (it records subscriptions and the log level per session); a handler is kept, not called. */
 const ACCEPTED_METHODS = new Set(['resources/subscribe', 'resources/unsubscribe', 'logging/setLevel']);
 
+/** The lists a client's first requests read; what `oninitialized` registers must be in them. */
+const LIST_METHODS = ['tools/list', 'resources/list', 'resources/templates/list', 'prompts/list'];
+/** How long a list request waits for its session's `notifications/initialized` to be handled. */
+const INITIALIZED_WAIT_MS = 1000;
+
+function deferred() {
+  let resolve;
+  const promise = new Promise((r) => { resolve = r; });
+  return { promise, resolve };
+}
+
 class LowLevelFacade {
   #owner;
   #current;
   #capabilities;
+  /** The capabilities McpServer's registrations added (`_registered`). */
+  #auto = {};
+  #exact = false;
+  /** Legacy sessions initialized and not yet `notifications/initialized` (key: session id or ''). */
+  #initialized = new Map();
+  #gated = false;
   #requestHandlers = new Map();
   #notificationHandlers = new Map();
   #transport;
@@ -62,7 +79,35 @@ class LowLevelFacade {
   }
 
   get transport() { return this.#transport; }
-  _connected(t) { this.#transport = t; }
+  _connected(t) {
+    this.#transport = t;
+  }
+  /** Before the transport serves: the first message read may be the client's `initialize`. */
+  _gate() {
+    if (typeof this.oninitialized === 'function' && !this.#gated && typeof this.#owner.use === 'function') {
+      this.#gated = true;
+      // The SDK runs oninitialized's synchronous part before it reads the client's next message,
+      // so what the hook registers (tools that depend on the client's capabilities) is in the
+      // client's first list. The core answers lists without JS: a legacy session's list requests
+      // wait (at most INITIALIZED_WAIT_MS) until its `notifications/initialized` was handled.
+      this.#owner.use(['initialize', ...LIST_METHODS], async (ctx, next) => {
+        if (ctx.era !== 'legacy') return next();
+        if (ctx.method === 'initialize') {
+          // On stdio the client's next messages can be read while this answer is being made: the
+          // gate is set before it. An HTTP session's id exists once answered, and its client
+          // sends nothing before it has the answer.
+          const stdio = ctx.sessionId === undefined && !(this.#owner[SESSIONLESS] || this[SESSIONLESS]);
+          if (stdio && !this.#initialized.has('')) this.#initialized.set('', deferred());
+          const r = await next();
+          if (!stdio && ctx.sessionId !== undefined && !this.#initialized.has(ctx.sessionId)) this.#initialized.set(ctx.sessionId, deferred());
+          return r;
+        }
+        const pending = this.#initialized.get(ctx.sessionId ?? '');
+        if (pending) await Promise.race([pending.promise, new Promise((r) => setTimeout(r, INITIALIZED_WAIT_MS).unref())]);
+        return next();
+      });
+    }
+  }
   _closed() {
     this.#transport = undefined;
     try { this.onclose?.(); } catch {}
@@ -73,8 +118,30 @@ class LowLevelFacade {
 
   registerCapabilities(capabilities) {
     this.#capabilities = mergeCapabilities(this.#capabilities, capabilities);
+    this.#publish();
   }
   getCapabilities() { return this.#capabilities; }
+
+  /**
+   * From now on the core declares what the SDK 1.x declares: the capabilities the server was
+   * given (and `registerCapabilities`), plus those McpServer's registrations add (`_registered`),
+   * instead of what oxmcp would declare for the same registry. A method of an undeclared
+   * capability is then unknown (-32601), as on the SDK.
+   */
+  _declareExactly() {
+    this.#exact = true;
+    this.#publish();
+  }
+  /** McpServer registered a kind of thing: the SDK registers its capability with the first one. */
+  _registered(capabilities) {
+    this.#auto = mergeCapabilities(this.#auto, capabilities);
+    this.#publish();
+  }
+  /** Whether the server declares capability `k` (the SDK drops what needs an undeclared one). */
+  _declares(k) { return !this.#exact || mergeCapabilities(this.#capabilities, this.#auto)[k] !== undefined; }
+  #publish() {
+    if (this.#exact) this.#owner.native.declareExactly(mergeCapabilities(this.#capabilities, this.#auto));
+  }
 
   setRequestHandler(schema, handler) {
     const method = methodOf(schema);
@@ -110,7 +177,17 @@ class LowLevelFacade {
     this.#sessions.set(key, session);
     sessionScope.run(session, () => {
       try {
-        if (method === 'notifications/initialized') this.oninitialized?.();
+        if (method === 'notifications/initialized') {
+          try {
+            this.oninitialized?.();
+          } finally {
+            const pending = this.#initialized.get(key);
+            if (pending) {
+              this.#initialized.delete(key);
+              pending.resolve();
+            }
+          }
+        }
         if (method === 'resources/subscribe' || method === 'resources/unsubscribe') {
           // The core answered and recorded the subscription; the server's own handler hears of it.
           const rh = this.#requestHandlers.get(method);
@@ -147,7 +224,17 @@ class LowLevelFacade {
   getClientVersion() { return this.#ctx()?.clientInfo ?? this.#session()?.clientInfo ?? undefined; }
 
   async sendLoggingMessage(params, sessionId) {
+    // The SDK sends log messages only when the server declares logging.
+    if (!this._declares('logging')) return;
     const ctx = this.#ctx();
+    if (ctx && ctx.era === 'legacy' && (ctx.sessionId !== undefined || this.#owner[SESSIONLESS] || this[SESSIONLESS])) {
+      // On HTTP the SDK sends this notification unrelated to the running request: over the
+      // session's standalone (GET) stream, and nowhere when there is none (a stateless transport,
+      // a client that opened none). `extra.sendNotification` is the request's own stream.
+      const s = ctx.sessionId === undefined ? undefined : this.#sessions.get(ctx.sessionId);
+      if (s?.isOpen()) s.log(params.level, params.data === undefined ? null : params.data, params.logger);
+      return undefined;
+    }
     if (ctx) return ctx.log(params.level, params.data, params.logger);
     // Outside a request: that session, or every open legacy session (each filtered by its level).
     const targets = sessionId !== undefined ? [this.#session(sessionId)].filter(Boolean) : (sessionScope.getStore() ? [sessionScope.getStore()] : [...this.#sessions.values()]);

@@ -90,6 +90,8 @@ class Server extends LowLevelFacade {
     owner.close = () => this.close();
     this.#native = native;
     this.#calls = new Calls(native);
+    // Declared as the SDK's Server declares: what it was given and `registerCapabilities`.
+    this._declareExactly();
   }
 
   get native() { return this.#native; }
@@ -158,6 +160,7 @@ class Server extends LowLevelFacade {
     await this.#syncAll();
     this.#hookLists();
     this.#connected = true;
+    this._gate();
     await transport._oxmcpAttach(this);
     this._connected(transport);
   }

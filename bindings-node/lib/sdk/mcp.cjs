@@ -6,7 +6,7 @@
  * send* notifications, over oxmcp's `Server`. The core still validates, dispatches and serves.
  */
 const { AsyncLocalStorage } = require('node:async_hooks');
-const { Server, ResourceTemplate: BaseTemplate, SDK_SHAPES, SESSIONLESS, PASSED_AUTH } = require('../server.cjs');
+const { Server, ResourceTemplate: BaseTemplate, SDK_SHAPES, SESSIONLESS, PASSED_AUTH, hasCompleters } = require('../server.cjs');
 const { isAnyZodSchema } = require('../schema.cjs');
 // lib/sdk/facade.cjs, lib/sdk/tasks.cjs and lib/sdk/extra.cjs are loaded by the first McpServer,
 // the first use of `experimental` and the first handler call: `import { Server } from 'oxmcp'`
@@ -74,6 +74,8 @@ class McpServer extends Server {
     super(withVersion(serverInfo), { errorMessages: 'message', [SDK_SHAPES]: new.target.sdkShapes, ...eras, ...rest });
     const { LowLevelFacade } = require('./facade.cjs');
     this.#facade = new LowLevelFacade(this, current, options?.capabilities);
+    // The SDK 1.x declares what it was given plus what is registered; the v2 shape keeps oxmcp's.
+    if (new.target.handshakeOnly) this.#facade._declareExactly();
     this.#taskStore = taskStore;
   }
 
@@ -98,6 +100,7 @@ class McpServer extends Server {
       throw new TypeError('connect(transport): pass a transport from oxmcp/server/stdio.js or oxmcp/server/streamableHttp.js (oxmcp serves the wire itself)');
     }
     this.#transports.add(transport);
+    this.#facade._gate();
     await transport._oxmcpAttach(this);
     this.#facade._connected(transport);
   }
@@ -129,7 +132,9 @@ class McpServer extends Server {
     config = config ?? {};
     const hasInput = config.inputSchema !== undefined && config.inputSchema !== null;
     const wrapped = (args, ctx) => this.#run(ctx, () => (hasInput ? cb(args, this.#extra(ctx, 'tools/call')) : cb(this.#extra(ctx, 'tools/call'))));
-    return this.#controllable('tool', name, config, cb, super.registerTool(name, config, wrapped));
+    const handle = this.#controllable('tool', name, config, cb, super.registerTool(name, config, wrapped));
+    this.#facade._registered({ tools: { listChanged: true } });
+    return handle;
   }
 
   /**
@@ -156,7 +161,10 @@ class McpServer extends Server {
     const wrapped = template
       ? (url, vars, ctx) => this.#run(ctx, () => cb(url, vars, this.#extra(ctx, 'resources/read')))
       : (url, ctx) => this.#run(ctx, () => cb(url, this.#extra(ctx, 'resources/read')));
-    return this.#controllable('resource', name, metadata, cb, super.registerResource(name, uriOrTemplate, metadata ?? {}, wrapped), uriOrTemplate);
+    const handle = this.#controllable('resource', name, metadata, cb, super.registerResource(name, uriOrTemplate, metadata ?? {}, wrapped), uriOrTemplate);
+    this.#facade._registered({ resources: { listChanged: true } });
+    if (template && Object.values(uriOrTemplate.complete ?? {}).some((f) => typeof f === 'function')) this.#facade._registered({ completions: {} });
+    return handle;
   }
 
   /** v1: `resource(name, uriOrTemplate, cb)` or `resource(name, uriOrTemplate, metadata, cb)`. */
@@ -170,7 +178,10 @@ class McpServer extends Server {
     config = config ?? {};
     const hasArgs = config.argsSchema !== undefined && config.argsSchema !== null;
     const wrapped = (args, ctx) => this.#run(ctx, () => (hasArgs ? cb(args, this.#extra(ctx, 'prompts/get')) : cb(this.#extra(ctx, 'prompts/get'))));
-    return this.#controllable('prompt', name, config, cb, super.registerPrompt(name, config, wrapped));
+    const handle = this.#controllable('prompt', name, config, cb, super.registerPrompt(name, config, wrapped));
+    this.#facade._registered({ prompts: { listChanged: true } });
+    if (hasCompleters(name, config)) this.#facade._registered({ completions: {} });
+    return handle;
   }
 
   /** v1: `prompt(name, cb)`, `prompt(name, description, cb)`, `prompt(name, argsShape, cb)`, `prompt(name, description, argsShape, cb)`. */
@@ -228,7 +239,7 @@ class McpServer extends Server {
 
 /** `oxmcp/server/mcp.js`: the v1 SDK's listing - zod as draft-07, `execution.taskSupport: 'forbidden'` on every plain tool. */
 class McpServerV1 extends McpServer {
-  static sdkShapes = Object.freeze({ schemaTarget: 'draft-7', taskSupport: true });
+  static sdkShapes = Object.freeze({ schemaTarget: 'draft-7', taskSupport: true, promptArgsFromFields: true });
   /** The SDK 1.x speaks only the `initialize`-era revisions. */
   static handshakeOnly = true;
 }

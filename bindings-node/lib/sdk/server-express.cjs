@@ -7,16 +7,17 @@
  * oxmcp HTTP mount: the app carries what the SDK would have allowed, and a
  * `StreamableHTTPServerTransport` serving a request of this app hands it to the core's mount
  * (`allowedHosts`, or no Host check where the SDK has none). Express is the project's own (an
- * optional peer dependency), loaded by the first call.
+ * optional peer dependency, found beside oxmcp or beside the server: peers.cjs), loaded by the first call.
  */
 const { EXPRESS_HOSTS } = require('./transports.cjs');
+const { requirePeer } = require('../peers.cjs');
 
 const LOOPBACK = ['127.0.0.1', 'localhost', '::1'];
 
 function loadExpress() {
   try {
     // @ts-ignore express is an optional peer dependency: absent here, its types too.
-    return require('express');
+    return requirePeer('express');
   } catch (e) {
     throw new Error('createMcpExpressApp needs express (npm install express)', { cause: e });
   }

@@ -322,7 +322,7 @@ class ExperimentalMcpServerTasks {
     const shape = config.inputSchema;
     // zod 3 or zod 4, as the server wrote it: its own zod checks the arguments, as in the SDK.
     const zod = zodShapeVersion(shape) !== null ? zodObject(shape, `tool ${name}`) : isAnyZodSchema(shape) ? shape : undefined;
-    this.#taskTools.set(name, { handler, hasInput, zod });
+    this.#taskTools.set(name, { handler, hasInput, zod, taskSupport: execution.taskSupport });
     return handle;
   }
 
@@ -351,6 +351,11 @@ class ExperimentalMcpServerTasks {
       }
       case 'tools/call': {
         const tool = this.#taskTools.get(p.name);
+        if (tool && tool.taskSupport === 'required' && (!p.task || typeof p.task !== 'object')) {
+          // The SDK's McpServer turns its own "requires task augmentation" McpError into a tool
+          // error result, as it does every error of a tools/call.
+          return { content: [{ type: 'text', text: `MCP error ${ErrorCode.MethodNotFound}: Tool ${p.name} requires task augmentation (taskSupport: 'required')` }], isError: true };
+        }
         if (!p.task || typeof p.task !== 'object' || !tool) return next();
         // A 2025-11-25 task request: createTask answers `{ task }` at once, the client polls the store.
         let args = p.arguments ?? {};

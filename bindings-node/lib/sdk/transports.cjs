@@ -168,4 +168,74 @@ class StreamableHTTPServerTransport {
   }
 }
 
-module.exports = { StdioServerTransport, StreamableHTTPServerTransport, EXPRESS_HOSTS, detached, detachWhen };
+/**
+ * `new WebStandardStreamableHTTPServerTransport(options)` (the SDK's Web-standard transport, for
+ * Hono, Deno, Bun, Workers): `handleRequest(request)` answers a WHATWG `Response`. The options are
+ * StreamableHTTPServerTransport's.
+ */
+class WebStandardStreamableHTTPServerTransport {
+  #server;
+  #opts;
+  #stateless;
+
+  constructor(options = {}) {
+    this.#opts = options ?? {};
+    this.#stateless = typeof this.#opts.sessionIdGenerator !== 'function';
+    this.sessionId = undefined;
+    this.onclose = undefined;
+    this.onerror = undefined;
+    this.onmessage = undefined;
+  }
+
+  async start() {}
+
+  async _oxmcpAttach(server) {
+    if (this.#server) throw new Error('Transport already started');
+    this.#server = server;
+    if (this.#stateless) server[SESSIONLESS] = true;
+    const o = this.#opts;
+    const mount = this.#stateless ? { sessionless: true } : {};
+    if (Array.isArray(o.allowedHosts)) mount.allowedHosts = o.allowedHosts;
+    if (Array.isArray(o.allowedOrigins)) mount.allowedOrigins = o.allowedOrigins;
+    if (Object.keys(mount).length) server.configureHttp(mount);
+  }
+
+  _oxmcpDetached() {
+    detached(this);
+  }
+
+  /** `handleRequest(request, { parsedBody })` -> `Response`. */
+  async handleRequest(request, options = {}) {
+    if (!this.#server) throw new Error('handleRequest before server.connect(transport)');
+    // The SDK hands `authInfo` (verified by the app's own middleware) to the handlers; this
+    // transport cannot, and a handler that decides on it must not run without it. The core's
+    // authentication (docs/SECURITY.md) names the caller instead.
+    if (options?.authInfo !== undefined) {
+      throw new TypeError('WebStandardStreamableHTTPServerTransport.handleRequest: authInfo is not supported on oxmcp (configure the core\'s authentication, docs/SECURITY.md)');
+    }
+    const sid = request.headers.get('mcp-session-id');
+    const response = await http.fetchHandler(this.#server.native, request, { parsedBody: options?.parsedBody, stateless: this.#stateless });
+    if (!this.#stateless) {
+      const h = response.headers.get('mcp-session-id');
+      if (h && this.sessionId === undefined) {
+        this.sessionId = h;
+        this.#opts.onsessioninitialized?.(h);
+      }
+      if (request.method === 'DELETE' && response.status < 300 && sid) {
+        this.#opts.onsessionclosed?.(sid);
+        queueMicrotask(() => this._oxmcpDetached());
+      }
+    }
+    return response;
+  }
+
+  async close() {
+    this._oxmcpDetached();
+  }
+
+  async send() {
+    throw new Error('WebStandardStreamableHTTPServerTransport.send: oxmcp writes the wire itself');
+  }
+}
+
+module.exports = { StdioServerTransport, StreamableHTTPServerTransport, WebStandardStreamableHTTPServerTransport, EXPRESS_HOSTS, detached, detachWhen };

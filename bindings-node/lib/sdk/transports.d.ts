@@ -31,3 +31,14 @@ export declare class StreamableHTTPServerTransport {
   close(): Promise<void>;
   handleRequest(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void>;
 }
+
+export declare class WebStandardStreamableHTTPServerTransport {
+  constructor(options?: StreamableHTTPServerTransportOptions);
+  sessionId: string | undefined;
+  onclose: (() => void) | undefined;
+  onerror: ((e: Error) => void) | undefined;
+  start(): Promise<void>;
+  close(): Promise<void>;
+  /** `authInfo` is refused (a TypeError): the core's authentication names the caller. */
+  handleRequest(request: Request, options?: { parsedBody?: unknown; authInfo?: never }): Promise<Response>;
+}

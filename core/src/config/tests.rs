@@ -288,7 +288,7 @@ fn a_host_builder_declares_by_name_and_refuses_an_unknown_capability() {
         .unwrap()
         .build()
         .unwrap();
-    let caps = s.capabilities(&s.snapshot());
+    let caps = s.capabilities(&s.snapshot(), false);
     assert!(
         caps.get("tools").is_some() && caps.get("prompts").is_some(),
         "{caps}"

@@ -388,10 +388,12 @@ impl Server {
             // call's (see `HttpHandler::handle_full`).
             match &*rq.method {
                 "initialize" if !modern => {
-                    Box::pin(self.initialize(&params, env, &self.capabilities(&reg))).await
+                    Box::pin(self.initialize(&params, env, &self.capabilities(&reg, false))).await
                 }
                 "ping" if !modern => Outcome::Result(json!({})),
-                "logging/setLevel" if !modern => Box::pin(self.set_level(&params, env)).await,
+                "logging/setLevel" if !modern && has("logging") => {
+                    Box::pin(self.set_level(&params, env)).await
+                }
                 "resources/subscribe" | "resources/unsubscribe" if !modern && has("resources") => {
                     Box::pin(self.subscribe(rq, &params, env)).await
                 }
@@ -399,13 +401,13 @@ impl Server {
                     self.rendered(rq, &params, env, &reg, Rk::Discover, || {
                         Outcome::Result(self.finish(
                             rq,
-                            self.discover(&self.capabilities(&reg)),
+                            self.discover(&self.capabilities(&reg, true)),
                             true,
                         ))
                     })
                 }
                 "subscriptions/listen" if modern => {
-                    Box::pin(self.listen(rq, &params, env, &self.capabilities(&reg))).await
+                    Box::pin(self.listen(rq, &params, env, &self.capabilities(&reg, true))).await
                 }
                 "tools/list" if has("tools") => {
                     self.rendered(rq, &params, env, &reg, Rk::Tools, || {

@@ -87,6 +87,8 @@ pub(crate) struct Inner {
     pub(crate) running_tasks: std::sync::Mutex<std::collections::HashMap<String, usize>>,
     /// Capabilities declared even when nothing of that kind is registered yet.
     pub(crate) declared: Declared,
+    /// The capabilities to declare instead of the computed ones ([`Server::declare_exactly`]).
+    pub(crate) exact: RwLock<Option<Arc<Value>>>,
     /// The Prometheus metrics (`ServerOptions::metrics`); `None` when off.
     pub(crate) metrics: Option<Arc<crate::metrics::Metrics>>,
     /// Whether an HTTP listener of this server bound the metrics' own address already.
@@ -391,6 +393,11 @@ impl Server {
     /// Whether capability `k` (`tools`, `resources`, `prompts`, `completions`, `logging`) is
     /// declared: it is when something of that kind is registered or the builder declared it.
     pub(crate) fn has_capability(&self, reg: &Registry, k: &str) -> bool {
+        if k != "skills" {
+            if let Some(exact) = &*self.inner.exact.read().unwrap_or_else(|e| e.into_inner()) {
+                return exact.get(k).is_some();
+            }
+        }
         let d = self.inner.declared;
         match k {
             "logging" => true,
@@ -403,8 +410,34 @@ impl Server {
         }
     }
 
-    /// `ServerCapabilities`, computed from what is registered (and what the builder declared).
-    pub(crate) fn capabilities(&self, reg: &Registry) -> Value {
+    /// Declare exactly `capabilities` (a `ServerCapabilities` object) from now on, instead of the
+    /// ones computed from what is registered; `None` goes back to computing them. A method of a
+    /// capability left out is answered as unknown (-32601), as by a framework that declared
+    /// none: this is how a port of a framework declares what that framework would
+    /// (the TypeScript SDK 1.x declares what the server was given and what it registered).
+    /// On 2026-07-28 requests the extensions the registry needs are added to it.
+    pub fn declare_exactly(&self, capabilities: Option<Value>) {
+        *self.inner.exact.write().unwrap_or_else(|e| e.into_inner()) = capabilities.map(Arc::new);
+    }
+
+    /// `ServerCapabilities`: the ones declared exactly, or computed from what is registered
+    /// (and what the builder declared). `modern`: for a 2026-07-28 request.
+    pub(crate) fn capabilities(&self, reg: &Registry, modern: bool) -> Value {
+        let exact = self
+            .inner
+            .exact
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        if let Some(exact) = exact {
+            let mut caps = (*exact).clone();
+            if let (true, Some(obj), Some(ext)) =
+                (modern, caps.as_object_mut(), self.extensions(reg))
+            {
+                obj.entry("extensions").or_insert(ext);
+            }
+            return caps;
+        }
         let mut caps = Map::new();
         let objects = [
             ("logging", json!({})),
@@ -418,6 +451,17 @@ impl Server {
                 caps.insert(k.into(), v);
             }
         }
+        if let Some(ext) = self.extensions(reg) {
+            caps.insert("extensions".into(), ext);
+        }
+        if let Some((k, v)) = self.search_capability() {
+            caps.insert("experimental".into(), json!({ k: v }));
+        }
+        Value::Object(caps)
+    }
+
+    /// The `extensions` capability the registry needs (tasks, apps, skills), if any.
+    fn extensions(&self, reg: &Registry) -> Option<Value> {
         let mut ext = Map::new();
         if reg
             .tools
@@ -437,13 +481,7 @@ impl Server {
         if self.has_skills(reg) {
             ext.insert(crate::skills::EXTENSION_ID.into(), self.skills_capability());
         }
-        if !ext.is_empty() {
-            caps.insert("extensions".into(), Value::Object(ext));
-        }
-        if let Some((k, v)) = self.search_capability() {
-            caps.insert("experimental".into(), json!({ k: v }));
-        }
-        Value::Object(caps)
+        (!ext.is_empty()).then_some(Value::Object(ext))
     }
 }
 
@@ -746,6 +784,7 @@ impl ServerBuilder {
                 listeners_by_caller: Default::default(),
                 running_tasks: Default::default(),
                 declared: self.declared,
+                exact: RwLock::new(None),
                 metrics,
                 metrics_bound: Default::default(),
                 in_flight,
