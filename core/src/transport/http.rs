@@ -443,7 +443,7 @@ impl HttpHandler {
             }
             Message::Notification { method, params } => {
                 self.server
-                    .notification(&method, params.as_ref(), &env)
+                    .notification(method.as_str(), params.as_ref(), &env)
                     .await
             }
             Message::Request(_) => unreachable!("requests go to HttpHandler::request_env"),
@@ -475,7 +475,7 @@ impl HttpHandler {
             Era::Legacy => {
                 // A legacy request on a connection whose header names a modern revision.
                 if let Some(v) = env.protocol_header.as_deref() {
-                    if rq.method != "initialize" && !is_legacy_version(v) {
+                    if rq.method != crate::protocol::Method::Initialize && !is_legacy_version(v) {
                         return Err((StatusCode::BAD_REQUEST, unsupported(v)));
                     }
                 }
