@@ -1,0 +1,65 @@
+'use strict';
+/**
+ * A prompt's arguments as the core lists them, from `argsSchema` (a zod raw shape or object, or
+ * a JSON Schema object) or the spec's `arguments` array, and the completers marked on its zod
+ * fields with `completable()`.
+ */
+const { RegistrationError } = require('./errors.cjs');
+const { resolveSchema, isAnyZodSchema, zodShapeVersion, zodObject } = require('./schema.cjs');
+
+/** @type {WeakMap<object, Function>} */
+const COMPLETERS = new WeakMap();
+
+/**
+ * Mark a zod schema (a prompt argument or template variable) as completable,
+ * as the TS SDK's `completable()` does.
+ * @template {object} S
+ * @param {S} schema
+ * @param {(value: string, context: { arguments: Record<string, string> }) => string[] | Promise<string[]>} complete
+ * @returns {S}
+ */
+function completable(schema, complete) {
+  if (typeof complete !== 'function') throw new TypeError('completable(schema, fn): fn must be a function');
+  COMPLETERS.set(schema, complete);
+  return schema;
+}
+
+/** `{ args, zod, complete }`: the listed arguments, the zod object that parses them, the completers by argument. */
+function promptArguments(name, config) {
+  const complete = { ...(config.complete ?? {}) };
+  if (Array.isArray(config.arguments)) return { args: config.arguments.map((a) => ({ ...a })), zod: undefined, complete };
+  let schema = config.argsSchema;
+  if (schema === undefined || schema === null) return { args: [], zod: undefined, complete };
+  let zod;
+  let shape;
+  if (zodShapeVersion(schema) !== null) {
+    shape = schema;
+    zod = zodObject(schema, `prompt ${name}: argsSchema`);
+  } else if (isAnyZodSchema(schema)) {
+    zod = schema;
+    shape = schema.shape ?? schema._zod?.def?.shape;
+  }
+  if (shape) {
+    for (const [k, s] of Object.entries(shape)) {
+      const c = COMPLETERS.get(s);
+      if (c && !complete[k]) complete[k] = c;
+    }
+  }
+  const json = zod ? resolveSchema(zod, 'input', `prompt ${name}: argsSchema`).json : schema;
+  if (!json || typeof json !== 'object' || typeof json.properties !== 'object') {
+    throw new RegistrationError(`prompt ${name}: argsSchema must describe an object with properties`, 'INVALID_SCHEMA');
+  }
+  const required = new Set(Array.isArray(json.required) ? json.required : []);
+  const args = Object.entries(json.properties).map(([argName, p]) => {
+    const a = { name: argName };
+    if (p && typeof p === 'object') {
+      if (p.title !== undefined) a.title = p.title;
+      if (p.description !== undefined) a.description = p.description;
+    }
+    a.required = required.has(argName);
+    return a;
+  });
+  return { args, zod, complete };
+}
+
+module.exports = { completable, promptArguments };
