@@ -17,7 +17,8 @@
 #   lint                rustfmt, clippy (-D warnings, bindings included), ruff and mypy on the
 #                       Python package, tsc --checkJs on the Node JS layer, shellcheck on every
 #                       tracked *.sh, scripts/check-workflows.py (actions pinned by commit, per-registry
-#                       publish jobs), cargo-deny (licenses, bans, sources); one check each, a check
+#                       publish jobs), scripts/check-file-size.py (no source file over 800 lines),
+#                       cargo-deny (licenses, bans, sources); one check each, a check
 #                       with any finding failed (CONTRIBUTING.md; .pre-commit-config.yaml runs the same)
 #   layers              scripts/check-layers.py: no import cycle among the core's top-level
 #                       modules, none against the layer order it declares
@@ -185,6 +186,8 @@ if wanted lint; then
   else
     lint_missing workflows .venv/bin/python
   fi
+  # No source file of the core or the bindings over 800 lines (generated files aside).
+  lint_check file-size 60 python3 scripts/check-file-size.py
   if [[ -x .cache/cargo-tools/bin/cargo-deny ]]; then
     # Advisories are not checked: deny.toml says why.
     lint_check cargo-deny 300 .cache/cargo-tools/bin/cargo-deny check licenses bans sources

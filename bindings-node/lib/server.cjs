@@ -7,16 +7,16 @@
  */
 const { scopesOf } = require('./scopes.cjs');
 const { loadNative } = require('./native.cjs');
-const { ToolError, McpError, RegistrationError, fromNative } = require('./errors.cjs');
+const { ToolError, RegistrationError, fromNative } = require('./errors.cjs');
 const { nativeDef } = require('./defs.cjs');
 const {
-  resolveSchema, resolveToolInput, plainArgs, EMPTY_INPUT_SCHEMA, invalidArguments, isAnyZodSchema, zodShapeVersion, zodObject, loadZod4,
+  resolveSchema, resolveToolInput, plainArgs, EMPTY_INPUT_SCHEMA, invalidArguments, loadZod4,
 } = require('./schema.cjs');
 const results = require('./results.cjs');
 const { Context, Calls } = require('./context.cjs');
-
-/** @type {WeakMap<object, Function>} */
-const COMPLETERS = new WeakMap();
+const { wire, isThenable, failure, toolFailure } = require('./envelope.cjs');
+const { completable, promptArguments, hasCompleters } = require('./prompt-args.cjs');
+const { RegisteredTool, registered } = require('./registered.cjs');
 
 /**
  * How the TS SDK generation being emulated lists and answers things (set by McpServer in
@@ -40,20 +40,6 @@ let servingStarts = 0;
 const servingStarted = () => servingStarts;
 const markServing = () => { servingStarts += 1; };
 
-/**
- * Mark a zod schema (a prompt argument or template variable) as completable,
- * as the TS SDK's `completable()` does.
- * @template {object} S
- * @param {S} schema
- * @param {(value: string, context: { arguments: Record<string, string> }) => string[] | Promise<string[]>} complete
- * @returns {S}
- */
-function completable(schema, complete) {
-  if (typeof complete !== 'function') throw new TypeError('completable(schema, fn): fn must be a function');
-  COMPLETERS.set(schema, complete);
-  return schema;
-}
-
 /** A URI template (RFC 6570) for `registerResource`, as the TS SDK spells it. */
 class ResourceTemplate {
   /**
@@ -70,29 +56,6 @@ class ResourceTemplate {
   }
 }
 
-/**
- * What crosses napi for an envelope: a `{result}`'s result as JSON text (one string, parsed once
- * in Rust, instead of an object read property by property across napi), any other
- * envelope as it is. A result `JSON.stringify` refuses (a BigInt, a cycle) stays an object, and
- * the native side reports why.
- */
-function wire(envelope) {
-  if (envelope && envelope.result !== undefined && envelope.control === undefined) {
-    try {
-      const json = JSON.stringify(envelope.result);
-      if (typeof json === 'string') return json;
-    } catch {}
-  }
-  return envelope;
-}
-
-function isThenable(v) {
-  return v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function';
-}
-
-const INPUT_REQUIRED = 'INPUT_REQUIRED';
-const URL_ELICITATION_REQUIRED = -32042;
-
 /** A plain `{}`: the TS SDK's empty zod raw shape. */
 function isEmptyShape(v) {
   if (v === null || typeof v !== 'object' || Array.isArray(v) || Object.getPrototypeOf(v) !== Object.prototype) return false;
@@ -100,20 +63,6 @@ function isEmptyShape(v) {
   return true;
 }
 
-/** What a throw says to the client under `errorMessages: 'message'`. */
-function messageOf(err) {
-  return err instanceof Error ? err.message : String(err);
-}
-
-/** The control codes a handler throws to end a call without an answer (MRTR, cancellation). */
-function controlOf(err) {
-  if (err && (err.code === INPUT_REQUIRED || err.code === CANCELLED)) return err.code;
-  if (err && err.name === 'AbortError') return CANCELLED;
-  return undefined;
-}
-const CANCELLED = 'CANCELLED';
-/** An unexpected throw: the core picks the text (see `open_envelope` in js_handler.rs). */
-const INTERNAL = 'INTERNAL';
 const EMPTY_INPUT_JSON = JSON.stringify(EMPTY_INPUT_SCHEMA);
 
 function pick(obj, keys) {
@@ -126,38 +75,6 @@ function pick(obj, keys) {
 const TOOL_LISTED = Object.freeze(['title', 'description', 'annotations', 'icons', '_meta', 'execution']);
 /** No output schema. */
 const NO_SCHEMA = Object.freeze({ json: undefined, zod: undefined });
-
-/**
- * What `registerTool` returns: the tool's `name`, `remove()` and `update(changes)`. One object
- * per tool with its methods on the prototype, not two closures and their context: a server
- * registering thousands of tools makes them all.
- */
-class RegisteredTool {
-  #server;
-  #name;
-  #config;
-  #handler;
-
-  constructor(server, name, config, handler) {
-    this.name = name;
-    this.#server = server;
-    this.#name = name;
-    this.#config = config;
-    this.#handler = handler;
-  }
-
-  /** Remove the tool (publishes tools/list_changed). Returns whether it existed. */
-  remove() {
-    return this.#server.removeTool(this.#name);
-  }
-
-  /** Re-register with `changes` merged into the config (`name`, `callback` or `handler` too). */
-  update(changes) {
-    const merged = { ...this.#config, ...changes };
-    this.#server.removeTool(this.#name);
-    return this.#server.registerTool(changes.name ?? this.#name, merged, changes.callback ?? changes.handler ?? this.#handler);
-  }
-}
 
 class Server {
   #native;
@@ -224,7 +141,7 @@ class Server {
         try {
           out[i] = this.#dispatchTool(names[i], JSON.parse(argsJsons[i]), ids[i]);
         } catch (e) {
-          out[i] = this.#failure(`tool ${JSON.stringify(names[i])}`, e);
+          out[i] = failure(this.#opts, `tool ${JSON.stringify(names[i])}`, e);
         }
       }
       return out;
@@ -271,7 +188,7 @@ class Server {
     }
     // 'skip': a discovered tool beside one registered by hand (the core's rule); the manual one stays.
     if (done !== 'skip') this.#tools.set(name, entry);
-    return this.#registeredTool(entry, config, handler);
+    return new RegisteredTool(this, entry.name, config, handler);
   }
 
   /**
@@ -306,12 +223,8 @@ class Server {
     }
     return prepared.map(({ entry, config, handler }) => {
       this.#tools.set(entry.name, entry);
-      return this.#registeredTool(entry, config, handler);
+      return new RegisteredTool(this, entry.name, config, handler);
     });
-  }
-
-  #registeredTool(entry, config, handler) {
-    return new RegisteredTool(this, entry.name, config, handler);
   }
 
   /** The listed definition and the dispatcher's entry of one tool (nothing registered yet). */
@@ -429,14 +342,14 @@ class Server {
           return entry.zod.safeParseAsync(args).then((p) => {
             if (!p.success) return invalidArguments(p.error);
             return this.#callTool(entry, p.data, ctx);
-          }, (err) => this.#toolFailure(entry, err));
+          }, (err) => toolFailure(this.#opts, entry, err));
         }
         if (!parsed.success) return invalidArguments(parsed.error);
         args = parsed.data;
       }
       return this.#callTool(entry, args, ctx);
     } catch (e) {
-      return this.#toolFailure(entry, e);
+      return toolFailure(this.#opts, entry, e);
     }
   }
 
@@ -445,10 +358,10 @@ class Server {
     try {
       out = entry.hasInputSchema || entry.handler.length >= 2 ? entry.handler(args ?? {}, ctx) : entry.handler(ctx);
     } catch (e) {
-      return this.#toolFailure(entry, e);
+      return toolFailure(this.#opts, entry, e);
     }
     if (isThenable(out)) {
-      return Promise.resolve(out).then((v) => this.#toolOk(entry, v), (e) => this.#toolFailure(entry, e));
+      return Promise.resolve(out).then((v) => this.#toolOk(entry, v), (e) => toolFailure(this.#opts, entry, e));
     }
     return this.#toolOk(entry, out);
   }
@@ -458,37 +371,8 @@ class Server {
       const r = results.normalizeToolResult(value, { hasOutputSchema: entry.hasOutputSchema });
       return r instanceof results.CoreList ? { control: 'LIST', result: r.items } : { result: r };
     } catch (e) {
-      return this.#toolFailure(entry, e);
+      return toolFailure(this.#opts, entry, e);
     }
-  }
-
-  #toolFailure(entry, err) {
-    if (err instanceof ToolError) return { result: results.toolErrorResult(err) };
-    if (this.#opts.errorMessages === 'message') {
-      // The TS SDK's rule: every throw is an isError result with its message (a McpError too),
-      // except the URL-elicitation error, which stays a JSON-RPC error.
-      const control = controlOf(err);
-      if (control) return { control };
-      if (!(err instanceof McpError && err.code === URL_ELICITATION_REQUIRED)) {
-        return { result: { content: [results.text(messageOf(err))], isError: true } };
-      }
-    }
-    return this.#failure(`tool ${JSON.stringify(entry.name)}`, err);
-  }
-
-  /** Map a throw that is not a ToolError: McpError -> JSON-RPC error; else the core's internal-error text, stack to the log. */
-  #failure(what, err) {
-    if (err instanceof McpError) return { error: { code: err.code, message: err.message, data: err.data } };
-    if (err && (err.code === INPUT_REQUIRED || err.code === CANCELLED)) return { control: err.code };
-    if (err && err.name === 'AbortError') return { control: CANCELLED };
-    // The TS SDK's rule for resources and prompts: a JSON-RPC error with the Error's message.
-    if (this.#opts.errorMessages === 'message') return { error: { code: -32603, message: messageOf(err) } };
-    try {
-      this.#opts.logErrors(`oxmcp: ${what} failed`, err);
-    } catch {}
-    // The core answers with its one internal-error text; the detail only with exposeErrors.
-    const detail = this.#opts.exposeErrors && err && err.message ? String(err.message) : null;
-    return { control: INTERNAL, error: detail === null ? undefined : { code: -32603, message: detail } };
   }
 
   // ---------------------------------------------------------------- middleware
@@ -519,7 +403,7 @@ class Server {
     if (err instanceof ToolError) {
       return method === 'tools/call' ? { result: results.toolErrorResult(err) } : { error: { code: -32603, message: err.message } };
     }
-    return this.#failure(`middleware for ${method}`, err);
+    return failure(this.#opts, `middleware for ${method}`, err);
   }
 
   // ---------------------------------------------------------------- resources
@@ -551,7 +435,7 @@ class Server {
         throw fromNative(e);
       }
       if (done !== 'skip') this.#templates.set(tpl.uriTemplate, entry);
-      return this.#registered(entry, () => this.removeResourceTemplate(tpl.uriTemplate));
+      return registered(entry, () => this.removeResourceTemplate(tpl.uriTemplate));
     }
     if (typeof uriOrTemplate !== 'string') throw new TypeError(`registerResource(${name}): uri must be a string or a ResourceTemplate`);
     const def = { uri: uriOrTemplate, name, ...meta };
@@ -565,7 +449,7 @@ class Server {
       throw fromNative(e);
     }
     if (done !== 'skip') this.#resources.set(uriOrTemplate, entry);
-    return this.#registered(entry, () => this.removeResource(uriOrTemplate));
+    return registered(entry, () => this.removeResource(uriOrTemplate));
   }
 
   /** Shorthand: `resource(name, uri, read)` or `resource(name, uri, metadata, read)`. */
@@ -676,7 +560,7 @@ class Server {
         return fail(e);
       }
     };
-    const fail = (e) => this.#failure(`resource ${JSON.stringify(uri)}`, e);
+    const fail = (e) => failure(this.#opts, `resource ${JSON.stringify(uri)}`, e);
     let out;
     try {
       out = entry.template ? entry.read(url, vars ?? {}, ctx) : entry.read(url, ctx);
@@ -713,7 +597,7 @@ class Server {
       throw fromNative(e);
     }
     if (done !== 'skip') this.#prompts.set(name, entry);
-    return this.#registered(entry, () => this.removePrompt(name));
+    return registered(entry, () => this.removePrompt(name));
   }
 
   /** Shorthand: `prompt(name, handler)`, `prompt(name, description, handler)`, `prompt(name, description, argsSchema, handler)`. */
@@ -732,7 +616,7 @@ class Server {
 
   #runPrompt(entry, args, id) {
     const ctx = new Context(this.#calls, id);
-    const fail = (e) => this.#failure(`prompt ${JSON.stringify(entry.name)}`, e);
+    const fail = (e) => failure(this.#opts, `prompt ${JSON.stringify(entry.name)}`, e);
     const ok = (v) => {
       try {
         return { result: results.normalizePromptResult(v) };
@@ -762,7 +646,7 @@ class Server {
       const fn = byArgument[argument];
       if (!fn) return { result: { values: [] } };
       const ctx = new Context(this.#calls, id);
-      const fail = (e) => this.#failure(`completion for ${JSON.stringify(argument)}`, e);
+      const fail = (e) => failure(this.#opts, `completion for ${JSON.stringify(argument)}`, e);
       const ok = (v) => {
         try {
           const out = results.normalizeCompletion(v);
@@ -804,14 +688,6 @@ class Server {
     const calls = this.#calls;
     out.then((envelope) => calls.settle(id, wire(envelope)), () => calls.settle(id, null));
     return undefined;
-  }
-
-  #registered(entry, remove, update) {
-    return {
-      name: entry.name,
-      remove,
-      update: update ?? (() => { throw new Error('update() is only supported for tools'); }),
-    };
   }
 
   // ---------------------------------------------------------------- running
@@ -918,66 +794,6 @@ class Server {
     const { InMemoryClient } = require('./client.cjs');
     return new InMemoryClient(this, options);
   }
-}
-
-/** The SDK 1.x's reading of a zod field: optional only as `.optional()` (zod 4) / `isOptional()` (zod 3). */
-function zodFieldOptional(field) {
-  if (field?._zod) return field._zod.def?.type === 'optional';
-  if (typeof field?.isOptional === 'function') return field.isOptional();
-  return field?._def?.typeName === 'ZodOptional';
-}
-
-function promptArguments(name, config, sdk) {
-  const complete = { ...(config.complete ?? {}) };
-  if (Array.isArray(config.arguments)) return { args: config.arguments.map((a) => ({ ...a })), zod: undefined, complete };
-  let schema = config.argsSchema;
-  if (schema === undefined || schema === null) return { args: [], zod: undefined, complete };
-  let zod;
-  let shape;
-  if (zodShapeVersion(schema) !== null) {
-    shape = schema;
-    zod = zodObject(schema, `prompt ${name}: argsSchema`);
-  } else if (isAnyZodSchema(schema)) {
-    zod = schema;
-    shape = schema.shape ?? schema._zod?.def?.shape;
-  }
-  if (shape) {
-    for (const [k, s] of Object.entries(shape)) {
-      const c = COMPLETERS.get(s);
-      if (c && !complete[k]) complete[k] = c;
-    }
-  }
-  const json = zod ? resolveSchema(zod, 'input', `prompt ${name}: argsSchema`).json : schema;
-  if (sdk?.promptArgsFromFields && shape) {
-    // The SDK 1.x lists each zod field's own `.description` (which zod 4 loses on a wrapper:
-    // `.describe(d).optional()` lists none) and requires every field that is not `.optional()`.
-    const args = Object.entries(shape).map(([argName, field]) => {
-      const a = { name: argName };
-      if (typeof field?.description === 'string') a.description = field.description;
-      a.required = !zodFieldOptional(field);
-      return a;
-    });
-    return { args, zod, complete };
-  }
-  if (!json || typeof json !== 'object' || typeof json.properties !== 'object') {
-    throw new RegistrationError(`prompt ${name}: argsSchema must describe an object with properties`, 'INVALID_SCHEMA');
-  }
-  const required = new Set(Array.isArray(json.required) ? json.required : []);
-  const args = Object.entries(json.properties).map(([argName, p]) => {
-    const a = { name: argName };
-    if (p && typeof p === 'object') {
-      if (p.title !== undefined) a.title = p.title;
-      if (p.description !== undefined) a.description = p.description;
-    }
-    a.required = required.has(argName);
-    return a;
-  });
-  return { args, zod, complete };
-}
-
-/** Whether a prompt's config has an argument with a completion callback (`completable`, `complete`). */
-function hasCompleters(name, config) {
-  return Object.keys(promptArguments(name, config ?? {}).complete).length > 0;
 }
 
 module.exports = { Server, ResourceTemplate, completable, hasCompleters, SDK_SHAPES, SESSIONLESS, PASSED_AUTH, servingStarted, markServing };

@@ -43,7 +43,7 @@ pub(crate) struct ContextInner {
     pub(crate) transport: crate::request::Transport,
     /// The legacy session's id (`Mcp-Session-Id`); None on stdio, modern requests and stateless HTTP.
     pub(crate) session_id: Option<String>,
-    pub(crate) method: std::borrow::Cow<'static, str>,
+    pub(crate) method: crate::protocol::Method,
     pub(crate) era: Era,
     pub(crate) protocol_version: std::borrow::Cow<'static, str>,
     /// A legacy request's (its session's); `None` for a modern one, read from `meta`.
@@ -95,7 +95,7 @@ impl Context {
     }
     /// The JSON-RPC method being served (`tools/call`, `prompts/get`, `resources/read`, ...).
     pub fn method(&self) -> &str {
-        &self.inner.method
+        self.inner.method.as_str()
     }
     pub fn era(&self) -> Era {
         self.inner.era

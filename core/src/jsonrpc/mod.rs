@@ -10,7 +10,7 @@ pub(crate) use params::{Params, ParamsIn};
 pub(crate) use read::{parse, parse_incoming, ParseError};
 
 use crate::error::McpError;
-use crate::protocol::RequestMeta;
+use crate::protocol::{Method, RequestMeta};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 
@@ -19,7 +19,7 @@ use std::borrow::Cow;
 pub(crate) enum Message {
     Request(Request),
     Notification {
-        method: Cow<'static, str>,
+        method: Method,
         params: Option<Value>,
     },
     /// A client's answer to a server→client request (legacy only).
@@ -30,7 +30,7 @@ pub(crate) enum Message {
 #[derive(Debug, PartialEq)]
 pub(crate) struct Request {
     pub(crate) id: Value,
-    pub(crate) method: Cow<'static, str>,
+    pub(crate) method: Method,
     /// Without its `_meta` object, which is `meta`.
     pub(crate) params: Option<ParamsIn>,
     /// Shared with the request's `RequestInfo` and its handler's `Context` as it is: and a
@@ -70,11 +70,11 @@ enum Version {
     Other,
 }
 
-/// The `method` member: a string (a method we route is kept as its `'static` name, not copied),
-/// or any other JSON, which the JSON-RPC rules refuse.
+/// The `method` member: a string, parsed into its [`Method`] as it is read, or any other JSON,
+/// which the JSON-RPC rules refuse.
 #[derive(Debug)]
 enum Member {
-    Str(Cow<'static, str>),
+    Str(Method),
     Other,
 }
 
@@ -88,9 +88,9 @@ impl Version {
 }
 
 impl Member {
-    /// A method string, kept as its `'static` name when it is one we route.
+    /// A method string, parsed once.
     fn of(s: Cow<'_, str>) -> Self {
-        Member::Str(crate::protocol::method_cow(s))
+        Member::Str(Method::parse(s))
     }
 }
 

@@ -143,10 +143,10 @@ fn incoming_reads_what_parse_and_classify_read() {
     }
 }
 
-/// A method we route is kept as its `'static` name from the parse on (no copy per request),
-/// escaped or not; any other method as it came.
+/// A request's method is parsed once, as it is read, escaped or not; any other method is kept
+/// as it came.
 #[test]
-fn known_methods_are_not_copied() {
+fn methods_are_parsed_as_read() {
     let method = |doc: &str| match parse_incoming(doc.as_bytes(), 1 << 20) {
         Ok(Incoming::One(e)) => match e.classify() {
             Ok(Message::Request(Request { method, .. }) | Message::Notification { method, .. }) => {
@@ -160,18 +160,18 @@ fn known_methods_are_not_copied() {
         r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#,
         r#"{"jsonrpc":"2.0","id":1,"method":"tools\/call"}"#,
     ] {
-        assert!(matches!(method(doc), Cow::Borrowed("tools/call")), "{doc}");
+        assert_eq!(method(doc), Method::ToolsCall, "{doc}");
     }
     let via_value = classify(json!({"jsonrpc":"2.0","method":"tools/list"}));
     assert!(matches!(
         via_value,
         Ok(Message::Notification {
-            method: Cow::Borrowed("tools/list"),
+            method: Method::ToolsList,
             ..
         })
     ));
     let doc = r#"{"jsonrpc":"2.0","id":1,"method":"x/unknown"}"#;
-    assert!(matches!(method(doc), Cow::Owned(m) if m == "x/unknown"));
+    assert_eq!(method(doc), Method::Other("x/unknown".into()));
 }
 
 /// A request's object `_meta` is read apart; a notification and a response keep theirs in

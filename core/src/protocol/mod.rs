@@ -4,12 +4,13 @@
 mod content;
 mod input;
 mod meta;
+mod method;
 pub use content::*;
 pub use input::InputRequest;
 pub(crate) use meta::{MetaVersion, RequestMeta};
+pub(crate) use method::Method;
 
 use serde_json::Value;
-use std::borrow::Cow;
 
 /// The stateless revision: per-request `_meta`, no `initialize`.
 pub const MODERN_VERSION: &str = "2026-07-28";
@@ -50,40 +51,6 @@ pub(crate) fn version_cow(v: &str) -> std::borrow::Cow<'static, str> {
     match SUPPORTED_VERSIONS.iter().find(|s| **s == v) {
         Some(s) => std::borrow::Cow::Borrowed(s),
         None => std::borrow::Cow::Owned(v.to_owned()),
-    }
-}
-
-/// The request methods the server routes, as `'static` strings: a request keeps its method
-/// without a copy for its handler's `Context` (an unknown method is answered -32601 and kept as
-/// it came).
-const METHODS: [&str; 18] = [
-    "tools/call",
-    "tools/list",
-    "resources/read",
-    "resources/list",
-    "resources/templates/list",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "prompts/get",
-    "prompts/list",
-    "completion/complete",
-    "server/discover",
-    "subscriptions/listen",
-    "initialize",
-    "ping",
-    "logging/setLevel",
-    "tasks/get",
-    "tasks/update",
-    "tasks/cancel",
-];
-
-/// A method as the request names it: one we route is kept as its `'static` name (no copy per
-/// request, from the parse on: `jsonrpc::Envelope`), any other as it came.
-pub(crate) fn method_cow<'a>(m: impl Into<Cow<'a, str>>) -> Cow<'static, str> {
-    let m = m.into();
-    match METHODS.iter().find(|k| **k == m) {
-        Some(k) => Cow::Borrowed(k),
-        None => Cow::Owned(m.into_owned()),
     }
 }
 
@@ -181,18 +148,15 @@ impl ClientCapability {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::borrow::Cow;
 
-    /// Known methods and revisions are kept as `'static` strings (no copy per request, none for
-    /// the handler's `Context`); anything else is kept as it came.
+    /// Known revisions are kept as `'static` strings (no copy per request, none for the
+    /// handler's `Context`); anything else is kept as it came.
     #[test]
-    fn known_methods_and_versions_are_borrowed_others_kept() {
-        for m in METHODS {
-            assert!(matches!(method_cow(m), Cow::Borrowed(b) if b == m));
-        }
+    fn known_versions_are_borrowed_others_kept() {
         for v in SUPPORTED_VERSIONS {
             assert!(matches!(version_cow(v), Cow::Borrowed(b) if b == v));
         }
-        assert!(matches!(method_cow("x/tools/call"), Cow::Owned(o) if o == "x/tools/call"));
         assert!(matches!(version_cow("2099-01-01"), Cow::Owned(o) if o == "2099-01-01"));
     }
 }

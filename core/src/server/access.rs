@@ -19,6 +19,7 @@ use super::env::{Env, Transport};
 use super::Server;
 use crate::error::McpError;
 use crate::jsonrpc::Params;
+use crate::protocol::Method;
 use serde_json::Value;
 
 /// Who owns what a request makes (a task) and may later read it: the authenticated caller's
@@ -56,12 +57,12 @@ pub(crate) fn budget_key(env: &Env) -> Option<String> {
 
 /// The list results that carry primitives: the member holding them, the primitive kind an
 /// allow-list names, and the member of each entry that the allow-list matches.
-fn listed(method: &str) -> Option<(&'static str, &'static str, &'static str)> {
+fn listed(method: &Method) -> Option<(&'static str, &'static str, &'static str)> {
     Some(match method {
-        "tools/list" => ("tools", "tool", "name"),
-        "prompts/list" => ("prompts", "prompt", "name"),
-        "resources/list" => ("resources", "resource", "uri"),
-        "resources/templates/list" => ("resourceTemplates", "resource", "uriTemplate"),
+        Method::ToolsList => ("tools", "tool", "name"),
+        Method::PromptsList => ("prompts", "prompt", "name"),
+        Method::ResourcesList => ("resources", "resource", "uri"),
+        Method::ResourcesTemplatesList => ("resourceTemplates", "resource", "uriTemplate"),
         _ => return None,
     })
 }
@@ -163,11 +164,11 @@ impl Server {
     /// created: without its `Mcp-Session-Id` it has no owner, and anything bound to a session
     /// (tasks, subscriptions, server-to-client requests) would be reachable from outside it. So
     /// it is refused, with 400 as the spec recommends and the SDKs answer.
-    pub(super) fn session_required(&self, method: &str, env: &Env) -> Option<McpError> {
+    pub(super) fn session_required(&self, method: &Method, env: &Env) -> Option<McpError> {
         let stateful = env.transport == Transport::Http
             && !self.inner.options.legacy_stateless
             && !env.sessionless;
-        (stateful && env.session.is_none() && method != "initialize")
+        (stateful && env.session.is_none() && *method != Method::Initialize)
             .then(|| McpError::invalid_request("Bad Request: Mcp-Session-Id header is required"))
     }
 
@@ -192,21 +193,21 @@ impl Server {
         if !Self::restricted(env) {
             return Ok(());
         }
-        let refused: Option<Outcome> = match &*rq.method {
-            "tools/call" => {
+        let refused: Option<Outcome> = match &rq.method {
+            Method::ToolsCall => {
                 let name = self.called_tool(params);
                 (!self.may_use(env, "tool", name))
                     .then(|| McpError::invalid_params(format!("Unknown tool: {name}")).into())
             }
-            "prompts/get" => (!self.may_use(env, "prompt", text("name"))).then(|| {
+            Method::PromptsGet => (!self.may_use(env, "prompt", text("name"))).then(|| {
                 McpError::invalid_params(format!("Unknown prompt: {}", text("name"))).into()
             }),
-            "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+            Method::ResourcesRead | Method::ResourcesSubscribe | Method::ResourcesUnsubscribe => {
                 (!self.may_read(env, text("uri"))).then(|| self.not_found(rq, text("uri")))
             }
-            "skills/get" => (!self.may_read(env, text("uri")))
+            Method::SkillsGet => (!self.may_read(env, text("uri")))
                 .then(|| super::skills::unknown_skill(text("uri")).into()),
-            "completion/complete" => {
+            Method::CompletionComplete => {
                 let r = params.get("ref");
                 let field = |k: &str| r.and_then(|r| r.get(k)).and_then(Value::as_str);
                 match field("type") {
@@ -241,7 +242,7 @@ impl Server {
     /// registry.
     fn admit_scopes<'p>(
         &self,
-        method: &str,
+        method: &Method,
         params: &'p Params,
         text: impl Fn(&str) -> &'p str,
         env: &Env,
@@ -252,18 +253,18 @@ impl Server {
         }
         match method {
             // The tool called, through the search proxy's `call_tool` too.
-            "tools/call" => {
+            Method::ToolsCall => {
                 let name = self.called_tool(params);
                 match reg.tools.get(name) {
                     Some(t) => self.check_scopes(env, name, &t.required_scopes),
                     None => Ok(()),
                 }
             }
-            "prompts/get" => match reg.prompts.get(text("name")) {
+            Method::PromptsGet => match reg.prompts.get(text("name")) {
                 Some(p) => self.check_scopes(env, text("name"), &p.required_scopes),
                 None => Ok(()),
             },
-            "resources/read" => {
+            Method::ResourcesRead => {
                 let uri = text("uri");
                 if let Some(r) = reg.resources.get(uri) {
                     return self.check_scopes(env, uri, &r.required_scopes);
@@ -276,7 +277,7 @@ impl Server {
                     None => Ok(()),
                 }
             }
-            "completion/complete" => match completed_scopes(&reg, params) {
+            Method::CompletionComplete => match completed_scopes(&reg, params) {
                 Some((name, required)) => self.check_scopes(env, name, required),
                 None => Ok(()),
             },

@@ -29,12 +29,12 @@ impl Server {
         env: &Env,
         digest: &ArgsDigest,
     ) -> Result<Prepared, Outcome> {
-        let (mut p, rest) = match &*rq.method {
-            "tools/call" => self.prepare_tool(rq, params, env)?,
-            "resources/read" => self.prepare_resource(rq, params, env)?,
-            "prompts/get" => self.prepare_prompt(params, env)?,
-            "completion/complete" => return self.prepare_completion(params, env),
-            m => return Err(McpError::method_not_found(m).into()),
+        let (mut p, rest) = match &rq.method {
+            Method::ToolsCall => self.prepare_tool(rq, params, env)?,
+            Method::ResourcesRead => self.prepare_resource(rq, params, env)?,
+            Method::PromptsGet => self.prepare_prompt(params, env)?,
+            Method::CompletionComplete => return self.prepare_completion(params, env),
+            m => return Err(McpError::method_not_found(m.as_str()).into()),
         };
         // Last: the sealed MRTR state is bound to the primitive, known only now.
         p.input = Some(self.mrtr_input(rq, &p.name, &rest, env, digest.clone())?);

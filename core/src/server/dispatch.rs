@@ -29,8 +29,8 @@ use tokio_util::sync::CancellationToken;
 /// handlers see it through the `Context`.
 pub(crate) struct RequestInfo {
     pub(crate) id: Value,
-    /// `'static` for every method we know ([`method_cow`]): the handler's `Context` shares it.
-    pub(crate) method: Cow<'static, str>,
+    /// Parsed when the message was read; the handler's `Context` shares it.
+    pub(crate) method: Method,
     pub(crate) era: Era,
     pub(crate) version: Cow<'static, str>,
     /// The client's capabilities and info when they are not in `meta` (a legacy request's, from
@@ -124,7 +124,10 @@ impl Server {
                 None
             }
             Ok(Message::Notification { method, params }) => {
-                if let Err(e) = self.notification(&method, params.as_ref(), env).await {
+                if let Err(e) = self
+                    .notification(method.as_str(), params.as_ref(), env)
+                    .await
+                {
                     tracing::warn!(error = %e, method = %method, "a client notification was not handled");
                 }
                 None
@@ -158,7 +161,8 @@ impl Server {
         }
         let mut out = Vec::new();
         for msg in batch {
-            if msg.get("method").and_then(Value::as_str) == Some("initialize") {
+            // Before the message is classified: its method compared as text.
+            if msg.get("method").and_then(Value::as_str) == Some(Method::Initialize.name()) {
                 out.push(jsonrpc::error(
                     msg.get("id").cloned().unwrap_or(Value::Null),
                     &McpError::invalid_request("initialize must not be part of a batch"),
@@ -335,7 +339,7 @@ impl Server {
     pub(super) fn legacy_rq(
         &self,
         id: Value,
-        method: Cow<'static, str>,
+        method: Method,
         meta: Option<Arc<RequestMeta>>,
         env: &Env,
     ) -> RequestInfo {
@@ -386,18 +390,20 @@ impl Server {
             let modern = rq.era == Era::Modern;
             // Methods other than the calls are awaited boxed, so this future stays the size of a
             // call's (see `HttpHandler::handle_full`).
-            match &*rq.method {
-                "initialize" if !modern => {
+            match &rq.method {
+                Method::Initialize if !modern => {
                     Box::pin(self.initialize(&params, env, &self.capabilities(&reg, false))).await
                 }
-                "ping" if !modern => Outcome::Result(json!({})),
-                "logging/setLevel" if !modern && has("logging") => {
+                Method::Ping if !modern => Outcome::Result(json!({})),
+                Method::LoggingSetLevel if !modern && has("logging") => {
                     Box::pin(self.set_level(&params, env)).await
                 }
-                "resources/subscribe" | "resources/unsubscribe" if !modern && has("resources") => {
+                Method::ResourcesSubscribe | Method::ResourcesUnsubscribe
+                    if !modern && has("resources") =>
+                {
                     Box::pin(self.subscribe(rq, &params, env)).await
                 }
-                "server/discover" if modern => {
+                Method::ServerDiscover if modern => {
                     self.rendered(rq, &params, env, &reg, Rk::Discover, || {
                         Outcome::Result(self.finish(
                             rq,
@@ -406,10 +412,10 @@ impl Server {
                         ))
                     })
                 }
-                "subscriptions/listen" if modern => {
+                Method::SubscriptionsListen if modern => {
                     Box::pin(self.listen(rq, &params, env, &self.capabilities(&reg, true))).await
                 }
-                "tools/list" if has("tools") => {
+                Method::ToolsList if has("tools") => {
                     self.rendered(rq, &params, env, &reg, Rk::Tools, || {
                         if let Some(ts) = &self.inner.options.tool_search {
                             return self.search_list(rq, &params, env, &reg, ts);
@@ -418,16 +424,16 @@ impl Server {
                         self.list(rq, &params, v, |t| t.descriptor(modern), "tools")
                     })
                 }
-                "tools/call" if has("tools") => match self.search_call(rq, params, env, &reg) {
-                    Ok(params) => self.call(rq, params, env, &digest).await,
-                    Err(answer) => answer,
-                },
-                super::tool_search::METHOD
-                    if self.inner.options.tool_search_method && has("tools") =>
-                {
+                Method::ToolsCall if has("tools") => {
+                    match self.search_call(rq, params, env, &reg) {
+                        Ok(params) => self.call(rq, params, env, &digest).await,
+                        Err(answer) => answer,
+                    }
+                }
+                Method::ToolsSearch if self.inner.options.tool_search_method && has("tools") => {
                     self.search_method(rq, &params, env, &reg)
                 }
-                "resources/list" if has("resources") => {
+                Method::ResourcesList if has("resources") => {
                     self.rendered(rq, &params, env, &reg, Rk::Resources, || {
                         let v = reg
                             .resources
@@ -441,7 +447,7 @@ impl Server {
                         self.list(rq, &params, v, Value::clone, "resources")
                     })
                 }
-                "resources/templates/list" if has("resources") => {
+                Method::ResourcesTemplatesList if has("resources") => {
                     self.rendered(rq, &params, env, &reg, Rk::Templates, || {
                         let v = reg
                             .templates
@@ -455,8 +461,10 @@ impl Server {
                         self.list(rq, &params, v, Value::clone, "resourceTemplates")
                     })
                 }
-                "resources/read" if has("resources") => self.call(rq, params, env, &digest).await,
-                "prompts/list" if has("prompts") => {
+                Method::ResourcesRead if has("resources") => {
+                    self.call(rq, params, env, &digest).await
+                }
+                Method::PromptsList if has("prompts") => {
                     self.rendered(rq, &params, env, &reg, Rk::Prompts, || {
                         let v = reg
                             .prompts
@@ -469,19 +477,19 @@ impl Server {
                         self.list(rq, &params, v, Value::clone, "prompts")
                     })
                 }
-                "prompts/get" if has("prompts") => self.call(rq, params, env, &digest).await,
-                "completion/complete" if has("completions") => {
+                Method::PromptsGet if has("prompts") => self.call(rq, params, env, &digest).await,
+                Method::CompletionComplete if has("completions") => {
                     self.call(rq, params, env, &digest).await
                 }
-                "skills/list" if has("skills") => self.skills_list(rq, &params, env, &reg),
-                "skills/get" if has("skills") => self.skills_get(rq, &params, env, &reg),
-                "resources/directory/read" if has("skills") => {
+                Method::SkillsList if has("skills") => self.skills_list(rq, &params, env, &reg),
+                Method::SkillsGet if has("skills") => self.skills_get(rq, &params, env, &reg),
+                Method::ResourcesDirectoryRead if has("skills") => {
                     self.directory_read(rq, &params, env, &reg)
                 }
-                "tasks/get" | "tasks/update" | "tasks/cancel" => {
+                Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
                     Box::pin(self.audited_task_method(rq, &params, env)).await
                 }
-                m => McpError::method_not_found(m).into(),
+                m => McpError::method_not_found(m.as_str()).into(),
             }
         }
     }
@@ -540,7 +548,7 @@ impl Server {
     ) -> Value {
         if rq.era == Era::Modern {
             if cacheable {
-                let mut hint = self.inner.options.cache_for(&rq.method);
+                let mut hint = self.inner.options.cache_for(rq.method.as_str());
                 if self.private_cache() {
                     hint.scope = super::options::CacheScope::Private;
                 }
@@ -679,7 +687,7 @@ impl Server {
                 let caller = env.caller.as_ref().map(|c| c.key());
                 let digest = st.args_digest.get()?;
                 let binding = super::mrtr::Binding {
-                    method: &rq.method,
+                    method: rq.method.as_str(),
                     name,
                     caller: caller.as_deref(),
                     args: &digest,
@@ -729,7 +737,7 @@ impl Server {
         let asked: Vec<&str> = pending.iter().map(|(k, _)| k.as_str()).collect();
         let state = self.inner.sealer.seal(
             &super::mrtr::Binding {
-                method: &rq.method,
+                method: rq.method.as_str(),
                 name,
                 caller: caller.as_deref(),
                 args: &digest,

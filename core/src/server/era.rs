@@ -13,9 +13,9 @@ use std::borrow::Cow;
 /// The era of a request — the one rule every transport uses. Modern when `_meta` names a
 /// protocol version; otherwise legacy for `initialize` and on a connection that speaks a legacy
 /// revision ([`Env::legacy_version`]); otherwise modern (and `_meta` is then required).
-pub(crate) fn era_of(method: &str, meta: Option<&RequestMeta>, env: &Env) -> Era {
+pub(crate) fn era_of(method: &Method, meta: Option<&RequestMeta>, env: &Env) -> Era {
     let modern = meta.is_some_and(RequestMeta::has_version);
-    if !modern && (method == "initialize" || env.legacy_version().is_some()) {
+    if !modern && (*method == Method::Initialize || env.legacy_version().is_some()) {
         Era::Legacy
     } else {
         Era::Modern

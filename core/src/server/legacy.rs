@@ -118,7 +118,7 @@ impl Server {
         if let Some(s) = &env.session {
             // A URI the caller may not read is answered like any other (subscribing to an
             // unknown URI is allowed too) but never stored: nothing about it is delivered.
-            let change = if rq.method != "resources/subscribe" {
+            let change = if rq.method != Method::ResourcesSubscribe {
                 Some(SessionChange::Unsubscribe(uri))
             } else if self.may_use(env, "resource", &uri) {
                 let o = &self.inner.options;
@@ -160,7 +160,7 @@ impl Server {
             // The host's session listener hears who subscribed to what (initiated.rs).
             self.session_notification(
                 s,
-                &rq.method,
+                rq.method.as_str(),
                 Some(&Value::Object(params.clone().into_map())),
             );
         }

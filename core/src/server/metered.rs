@@ -7,7 +7,7 @@ use super::env::Env;
 use super::Server;
 use crate::jsonrpc::Params;
 use crate::metrics::{InFlight, Metrics, UNKNOWN};
-use crate::protocol::Era;
+use crate::protocol::{Era, Method};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::time::Instant;
@@ -25,7 +25,7 @@ pub(super) struct Metered<'a> {
 impl Server {
     /// A call of `method` starts: measured when metrics are on and the method runs a
     /// primitive. `completion/complete` is a request like any other, not a call.
-    pub(super) fn metered(&self, method: &str, params: &Params) -> Option<Box<Metered<'_>>> {
+    pub(super) fn metered(&self, method: &Method, params: &Params) -> Option<Box<Metered<'_>>> {
         let metrics = self.inner.metrics.as_deref()?;
         let (kind, name) = self.call_label(method, params)?;
         Some(Box::new(Metered {
@@ -41,7 +41,7 @@ impl Server {
     /// resource's name, or a template's URI template; `"unknown"` for anything else.
     fn call_label(
         &self,
-        method: &str,
+        method: &Method,
         params: &Params,
     ) -> Option<(&'static str, Cow<'static, str>)> {
         let reg = self.snapshot();
@@ -54,15 +54,15 @@ impl Server {
             }
         };
         Some(match method {
-            "tools/call" => {
+            Method::ToolsCall => {
                 let n = arg("name");
                 ("tool", known(reg.tools.get(n).is_some(), n))
             }
-            "prompts/get" => {
+            Method::PromptsGet => {
                 let n = arg("name");
                 ("prompt", known(reg.prompts.get(n).is_some(), n))
             }
-            "resources/read" => {
+            Method::ResourcesRead => {
                 let uri = arg("uri");
                 let name = match reg.resources.get(uri) {
                     Some(r) => r
@@ -84,10 +84,10 @@ impl Server {
     /// A request answered (`None`: cancelled, nothing sent).
     pub(super) fn count_request(&self, rq: &RequestInfo, outcome: &Outcome) {
         let Some(m) = &self.inner.metrics else { return };
-        // A method we route has a `'static` name; anything else is one series.
+        // A method we know has a `'static` name; anything else is one series.
         let method = match &rq.method {
-            Cow::Borrowed(m) => m,
-            Cow::Owned(_) => "other",
+            Method::Other(_) => "other",
+            m => m.name(),
         };
         let era = match rq.era {
             Era::Modern => "modern",

@@ -20,7 +20,7 @@ use crate::context::{Context, InputState};
 use crate::error::{HandlerError, McpError};
 use crate::handler::BoxFuture;
 use crate::jsonrpc::Params;
-use crate::protocol::Era;
+use crate::protocol::{Era, Method};
 use futures::future::Either;
 use serde_json::{json, Map, Value};
 use std::future::Future;
@@ -114,7 +114,7 @@ impl Server {
         }
         let hooked: Vec<Arc<dyn Middleware>> = chain
             .iter()
-            .filter(|m| m.hooks(&rq.method))
+            .filter(|m| m.hooks(rq.method.as_str()))
             .cloned()
             .collect();
         if hooked.is_empty() {
@@ -151,7 +151,7 @@ impl Server {
             let ctx = self.context(rq, env, input, env.cancel.child_token());
             let (tx, mut rx) = mpsc::channel::<Call>(1);
             let request = MiddlewareRequest {
-                method: rq.method.to_string(),
+                method: rq.method.as_str().to_string(),
                 params: params.into_map(),
                 ctx: ctx.clone(),
             };
@@ -173,7 +173,7 @@ impl Server {
                 }
             };
             let result = match result {
-                Err(HandlerError::Tool(e)) if rq.method == "tools/call" => Ok(json!({
+                Err(HandlerError::Tool(e)) if rq.method == Method::ToolsCall => Ok(json!({
                     "content": [{"type": "text", "text": e.to_string()}],
                     "isError": true,
                 })),
@@ -185,8 +185,8 @@ impl Server {
                     // era's shaping as the core's own answer would (cache hints on cacheable
                     // methods: the lists, server/discover, resources/read).
                     if rq.era == Era::Modern && !m.contains_key("resultType") {
-                        let cacheable = rq.method.ends_with("/list")
-                            || matches!(&*rq.method, "server/discover" | "resources/read");
+                        let cacheable = rq.method.is_list()
+                            || matches!(rq.method, Method::ServerDiscover | Method::ResourcesRead);
                         Outcome::Result(self.finish(rq, m, cacheable))
                     } else {
                         Outcome::Result(Value::Object(m))

@@ -24,7 +24,7 @@ use crate::context::{Context, InputState};
 use crate::error::{ErrorCode, HandlerError, McpError};
 use crate::handler::{BoxFuture, ToolHandler};
 use crate::jsonrpc::Params;
-use crate::protocol::{Completion, PromptResult, ResourceContents, ToolResult};
+use crate::protocol::{Completion, Method, PromptResult, ResourceContents, ToolResult};
 use crate::tool::ToolEntry;
 use futures::future::{ready, Either, Ready};
 use futures::FutureExt;
@@ -356,11 +356,11 @@ fn audit_enabled() -> bool {
 }
 
 /// The primitive's name (or URI) for the audit record, even when the request is malformed.
-fn audit_name(method: &str, params: &Params) -> String {
+fn audit_name(method: &Method, params: &Params) -> String {
     let s = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or_default().to_string();
     match method {
-        "resources/read" => s(params.get("uri")),
-        "completion/complete" => {
+        Method::ResourcesRead => s(params.get("uri")),
+        Method::CompletionComplete => {
             let r = params.get("ref");
             s(r.and_then(|r| r.get("name").or_else(|| r.get("uri"))))
         }

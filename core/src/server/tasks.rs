@@ -304,12 +304,12 @@ impl Server {
         };
         let owner = super::access::owner_key(env);
         let engine = &self.inner.tasks;
-        let mut out = match &*rq.method {
-            "tasks/get" => match engine.get(id, &owner).await {
+        let mut out = match &rq.method {
+            Method::TasksGet => match engine.get(id, &owner).await {
                 Ok(rec) => rec.detailed_json(),
                 Err(e) => return e.into(),
             },
-            "tasks/update" => {
+            Method::TasksUpdate => {
                 let responses = match params.get("inputResponses") {
                     Some(Value::Object(m)) => m.clone(),
                     None => Map::new(),
@@ -322,13 +322,13 @@ impl Server {
                 }
                 Map::new()
             }
-            "tasks/cancel" => {
+            Method::TasksCancel => {
                 if let Err(e) = engine.cancel(id, &owner).await {
                     return e.into();
                 }
                 Map::new()
             }
-            m => return McpError::method_not_found(m).into(),
+            m => return McpError::method_not_found(m.as_str()).into(),
         };
         out.insert("resultType".into(), Value::String("complete".into()));
         if rq.era == Era::Modern {

@@ -185,6 +185,7 @@ mod otel {
     use super::super::env::{Env, Transport};
     use crate::error::ErrorCode;
     use crate::jsonrpc::Params;
+    use crate::protocol::Method;
     use opentelemetry::propagation::{Extractor, TextMapPropagator};
     use opentelemetry::trace::TraceContextExt;
     use opentelemetry_sdk::propagation::TraceContextPropagator;
@@ -204,14 +205,14 @@ mod otel {
     }
 
     pub(super) fn start(span: &tracing::Span, rq: &RequestInfo, params: &Params, env: &Env) {
-        let method = &*rq.method;
+        let method = &rq.method;
         let param = |k: &str| params.get(k).and_then(Value::as_str);
         let target = match method {
-            "tools/call" => param("name").inspect(|t| {
+            Method::ToolsCall => param("name").inspect(|t| {
                 span.record("gen_ai.operation.name", "execute_tool");
                 span.record("gen_ai.tool.name", *t);
             }),
-            "prompts/get" => param("name").inspect(|p| {
+            Method::PromptsGet => param("name").inspect(|p| {
                 span.record("gen_ai.prompt.name", *p);
             }),
             _ => None,
@@ -221,14 +222,14 @@ mod otel {
         if let Some(id) = env.session.as_ref().and_then(|s| s.id.as_deref()) {
             span.record("mcp.session.id", id);
         }
-        if method == "resources/read" {
+        if *method == Method::ResourcesRead {
             if let Some(uri) = param("uri") {
                 span.record("mcp.resource.uri", uri);
             }
         }
         match target {
             Some(t) => span.record("otel.name", format!("{method} {t}")),
-            None => span.record("otel.name", method),
+            None => span.record("otel.name", method.as_str()),
         };
         match &rq.id {
             Value::String(s) => {

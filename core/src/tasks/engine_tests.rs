@@ -1,10 +1,12 @@
 //! The task engine against a store that goes away and comes back: the outbox, the leases,
 //! progress that never waits.
 
+use super::keeper::OUTBOX_MAX_BYTES;
 use super::*;
 use crate::tasks::store::{InMemoryTaskStore, StoreError, TaskStore};
 use crate::BoxFuture;
 use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 /// The in-memory store, unreachable while `down` is set.
 #[derive(Default)]

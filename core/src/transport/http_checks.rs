@@ -6,7 +6,7 @@ use super::headers;
 use super::http::*;
 use crate::authority::{Authority, Origin};
 use crate::error::{ErrorCode, McpError};
-use crate::protocol::SUPPORTED_VERSIONS;
+use crate::protocol::{Method, SUPPORTED_VERSIONS};
 use crate::server::era::check_version;
 use http::{HeaderMap, HeaderValue, StatusCode};
 use serde_json::{json, Value};
@@ -30,7 +30,7 @@ impl HttpHandler {
         rq: &crate::jsonrpc::Request,
         caller: Option<&crate::identity::Caller>,
     ) -> Result<(), (StatusCode, McpError)> {
-        let (method, params) = (&*rq.method, rq.params.as_ref());
+        let (method, params) = (&rq.method, rq.params.as_ref());
         let mismatch = |m: String| {
             (
                 StatusCode::BAD_REQUEST,
@@ -54,15 +54,15 @@ impl HttpHandler {
         }
         check_version(mv).map_err(|e| (StatusCode::BAD_REQUEST, e))?;
         match seen.method.value() {
-            Some(Ok(m)) if m == method => {}
+            Some(Ok(m)) if m == method.as_str() => {}
             Some(Ok(m)) => return Err(mismatch(format!("Header mismatch: Mcp-Method header value '{m}' does not match body value '{method}'"))),
             _ => return Err(mismatch("Header mismatch: missing or invalid Mcp-Method header".into())),
         }
         let name_key = match method {
-            "tools/call" | "prompts/get" => Some("name"),
-            "resources/read" => Some("uri"),
+            Method::ToolsCall | Method::PromptsGet => Some("name"),
+            Method::ResourcesRead => Some("uri"),
             // The Tasks extension: routing to the replica holding the task.
-            "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
+            m if m.is_task() => Some("taskId"),
             _ => None,
         };
         if let Some(k) = name_key {
@@ -76,7 +76,7 @@ impl HttpHandler {
                 }
             }
         }
-        if method == "tools/call" {
+        if *method == Method::ToolsCall {
             self.check_param_headers(h, params, caller)
                 .map_err(mismatch)?;
         }

@@ -4,6 +4,7 @@
 
 use crate::error::McpError;
 use crate::jsonrpc;
+use crate::protocol::Method;
 use crate::server::session::{Cancellable, LegacySession};
 use crate::server::{Env, Server, Transport};
 use futures::StreamExt;
@@ -261,7 +262,8 @@ impl Connection {
             }
             return;
         }
-        let is_initialize = method == Some("initialize");
+        // The message is not classified yet (the server does that): its method is compared as text.
+        let is_initialize = method == Some(Method::Initialize.name());
         let handle = self.spawn_request(msg, env_with);
         if is_initialize {
             while !handle.is_finished() {
