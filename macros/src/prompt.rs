@@ -6,7 +6,7 @@ use crate::params::{self, Param, Params};
 use crate::ret::{self, Ret};
 use proc_macro2::{Delimiter, TokenStream};
 use quote::{format_ident, quote};
-use syn::{Ident, ItemFn, LitStr, Type};
+use syn::{ItemFn, LitStr, Type};
 
 /// `Some(required)` for `String` and `Option<String>`.
 pub(crate) fn string_param(ty: &Type) -> Option<bool> {
@@ -107,13 +107,13 @@ pub(crate) fn build(
     args: &[Arg],
     params: &Params,
     ret: &Ret,
-    fn_name: &Ident,
+    sig: &syn::Signature,
     doc: Option<String>,
     callee: TokenStream,
-    asyncness: bool,
     this: bool,
 ) -> syn::Result<(LitStr, TokenStream)> {
-    let mut name = lit(fn_name.to_string().trim_start_matches("r#"));
+    let mut name = lit(sig.ident.to_string().trim_start_matches("r#"));
+    let asyncness = sig.asyncness.is_some();
     let calls = descriptor(
         args,
         doc,
@@ -173,10 +173,9 @@ pub(crate) fn free(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStr
         &args,
         &params,
         &ret,
-        &ident,
+        &f.sig,
         attrs::doc(&f.attrs),
         quote!(#ident),
-        f.sig.asyncness.is_some(),
         false,
     )?;
     let ctor = crate::emit_constructor(

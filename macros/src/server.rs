@@ -74,10 +74,9 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
                     &args,
                     &params,
                     &ret,
-                    &ident,
+                    &m.sig,
                     doc,
                     callee,
-                    m.sig.asyncness.is_some(),
                     params.receiver,
                 )?;
                 let ctor = format_ident!("{stem}_prompt");
