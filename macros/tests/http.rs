@@ -272,3 +272,22 @@ async fn macro_primitives_over_http() {
         json!([{"uri": "docs://readme", "mimeType": "text/markdown", "text": "# demo"}])
     );
 }
+
+/// The registration check the macros rely on: a tool's input schema must be an object schema,
+/// and the builder's error names the tool (a handler of another kind does not compile:
+/// `Tool::handler` takes a `ToolHandler` only).
+#[test]
+fn a_non_object_input_schema_is_refused_by_name() {
+    let bad = oxmcp::Tool::new("listy", json!({"type": "array"}))
+        .handler(|_: serde_json::Map<String, Value>, _: Context| async { Ok::<_, ToolError>("x") });
+    let err = Server::builder("s", "1")
+        .tool(bad)
+        .build()
+        .err()
+        .expect("refused");
+    let text = err.to_string();
+    assert!(
+        text.contains("listy") && text.contains("\"object\""),
+        "{text}"
+    );
+}
