@@ -27,6 +27,10 @@ mod jsonrpc;
 pub mod limits;
 #[cfg(feature = "logging")]
 pub mod logging;
+// What the attribute macros' generated code names; not an API of its own.
+#[cfg(feature = "macros")]
+#[doc(hidden)]
+pub mod macro_support;
 pub mod metrics;
 #[cfg(feature = "otel")]
 pub mod otel;
@@ -65,6 +69,12 @@ pub use server::{
 };
 pub use skills::{DynamicSkill, Skill};
 pub use tool::{Args, Tool};
+
+/// Attribute macros that turn functions into tools, prompts and resources, and an `impl` block's
+/// methods into tools that share the value's state (feature `macros`, on by default): see the
+/// crate README.
+#[cfg(feature = "macros")]
+pub use oxmcp_macros::{prompt, resource, server, tool};
 
 pub use serde_json;
 pub use tokio_util::sync::CancellationToken;

@@ -3,25 +3,41 @@
 //! `OXMCP_BENCH_TOOLS=N` adds N generated tools `tool_i(a: int, b: int, note: str = "")`, each
 //! with a description: the registry-scale benchmark (`bench/registry.py`).
 //! `OXMCP_BENCH_METRICS=1` turns the Prometheus metrics on (`/metrics`): their cost per call.
+//! `OXMCP_BENCH_ADD=typed` registers `add` made by `Tool::typed`, `OXMCP_BENCH_ADD=macro` the
+//! same tool made by `#[oxmcp::tool]`: the two cost the same per call (docs/PERFORMANCE.md).
 
 #![allow(clippy::print_stderr)]
 mod cli;
 
-use oxmcp::{Server, Tool, ToolResult};
+use oxmcp::{Args, Context, Server, Tool, ToolResult};
 use serde_json::{json, Map, Value};
+
+/// Add two integers
+#[oxmcp::tool(name = "add")]
+fn add_macro(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct AddArgs {
+    a: i64,
+    b: i64,
+}
+
+fn add_typed() -> Tool {
+    Tool::typed("add", |Args(p): Args<AddArgs>, _ctx: Context| async move {
+        Ok::<_, std::convert::Infallible>(p.a + p.b)
+    })
+    .description("Add two integers")
+}
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let add = Tool::new(
-        "add",
-        json!({"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]}),
-    )
-    .description("Add two integers")
-    .handler(|args: Map<String, Value>, _ctx| async move {
-        let a = args["a"].as_i64().unwrap_or(0);
-        let b = args["b"].as_i64().unwrap_or(0);
-        Ok::<_, oxmcp::HandlerError>(ToolResult::text((a + b).to_string()))
-    });
+    let add = match std::env::var("OXMCP_BENCH_ADD").as_deref() {
+        Ok("typed") => add_typed(),
+        Ok("macro") => add_macro_tool(),
+        _ => add_json(),
+    };
     let echo = Tool::new(
         "echo",
         json!({"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}),
@@ -67,6 +83,20 @@ fn generated_tool(i: usize) -> Tool {
         }),
     )
     .description(format!("Generated tool number {i}: adds a and b."))
+    .handler(|args: Map<String, Value>, _ctx| async move {
+        let a = args["a"].as_i64().unwrap_or(0);
+        let b = args["b"].as_i64().unwrap_or(0);
+        Ok::<_, oxmcp::HandlerError>(ToolResult::text((a + b).to_string()))
+    })
+}
+
+/// `add` on a hand-written schema, reading the JSON map: the default.
+fn add_json() -> Tool {
+    Tool::new(
+        "add",
+        json!({"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]}),
+    )
+    .description("Add two integers")
     .handler(|args: Map<String, Value>, _ctx| async move {
         let a = args["a"].as_i64().unwrap_or(0);
         let b = args["b"].as_i64().unwrap_or(0);

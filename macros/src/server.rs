@@ -1,0 +1,137 @@
+//! `#[server]` on an `impl` block: its `#[tool]` and `#[prompt]` methods, which take `&self`,
+//! get constructor methods on `Arc<Self>` (each handler holds a clone of the `Arc`), and
+//! `tools()` / `prompts()` list them.
+
+use crate::attrs;
+use crate::params;
+use crate::ret;
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::{ImplItem, ItemImpl};
+
+pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    if !attr.is_empty() {
+        return Err(syn::Error::new_spanned(
+            attr,
+            "`#[oxmcp::server]` takes no arguments",
+        ));
+    }
+    let mut block: ItemImpl = syn::parse2(item)?;
+    let mut ctors = TokenStream::new();
+    let (mut tools, mut prompts) = (Vec::new(), Vec::new());
+    let mut errors: Option<syn::Error> = None;
+    for it in block.items.iter_mut() {
+        let ImplItem::Fn(m) = it else { continue };
+        let tool = attrs::take(&mut m.attrs, "tool")?;
+        let prompt = attrs::take(&mut m.attrs, "prompt")?;
+        let (args, is_tool) = match (tool, prompt) {
+            (Some(a), None) => (a, true),
+            (None, Some(a)) => (a, false),
+            (None, None) => continue,
+            (Some(_), Some(_)) => {
+                return Err(syn::Error::new_spanned(
+                    &m.sig.ident,
+                    "a method is a tool or a prompt, not both",
+                ));
+            }
+        };
+        let r = (|| {
+            let params = params::parse(&mut m.sig, true)?;
+            let ret = ret::parse(&m.sig.output)?;
+            let ident = m.sig.ident.clone();
+            let doc = attrs::doc(&m.attrs);
+            let stem = ident.to_string().trim_start_matches("r#").to_string();
+            let callee = if params.receiver {
+                quote!(__this.#ident)
+            } else {
+                quote!(Self::#ident)
+            };
+            let vis = &m.vis;
+            if is_tool {
+                let (name, calls) = crate::tool::options(&args, &ident, doc)?;
+                let call_args = params.call_args();
+                let body = crate::tool::body(
+                    &name,
+                    &calls,
+                    &params,
+                    &ret,
+                    quote!(#callee(#(#call_args),*)),
+                    m.sig.asyncness.is_some(),
+                    true,
+                );
+                let ctor = format_ident!("{stem}_tool");
+                let d = format!(
+                    "The `{}` tool, its handler sharing this value.",
+                    name.value()
+                );
+                ctors.extend(quote! {
+                    #[doc = #d]
+                    #vis fn #ctor(self: &::std::sync::Arc<Self>) -> ::oxmcp::Tool { #body }
+                });
+                tools.push(ctor);
+            } else {
+                let (name, body) = crate::prompt::build(
+                    &args,
+                    &params,
+                    &ret,
+                    &m.sig,
+                    doc,
+                    callee,
+                    params.receiver,
+                )?;
+                let ctor = format_ident!("{stem}_prompt");
+                let d = format!(
+                    "The `{}` prompt, its handler sharing this value.",
+                    name.value()
+                );
+                ctors.extend(quote! {
+                    #[doc = #d]
+                    #vis fn #ctor(self: &::std::sync::Arc<Self>) -> ::oxmcp::Prompt {
+                        #body
+                    }
+                });
+                prompts.push(ctor);
+            }
+            Ok(())
+        })();
+        if let Err(e) = r {
+            match &mut errors {
+                Some(all) => all.combine(e),
+                None => errors = Some(e),
+            }
+        }
+    }
+    if let Some(e) = errors {
+        return Err(e);
+    }
+    let (g, ty, wh) = (
+        &block.generics,
+        &block.self_ty,
+        &block.generics.where_clause,
+    );
+    let (impl_g, _, _) = g.split_for_impl();
+    let list = |name: &str, items: &[syn::Ident], t: TokenStream| {
+        let f = format_ident!("{name}");
+        let d = format!(
+            "Every `#[{}]` method of this block.",
+            name.trim_end_matches('s')
+        );
+        quote! {
+            #[doc = #d]
+            pub fn #f(self: &::std::sync::Arc<Self>) -> ::std::vec::Vec<#t> {
+                ::std::vec![#(self.#items()),*]
+            }
+        }
+    };
+    let tools_fn = (!tools.is_empty()).then(|| list("tools", &tools, quote!(::oxmcp::Tool)));
+    let prompts_fn =
+        (!prompts.is_empty()).then(|| list("prompts", &prompts, quote!(::oxmcp::Prompt)));
+    Ok(quote! {
+        #block
+        impl #impl_g #ty #wh {
+            #ctors
+            #tools_fn
+            #prompts_fn
+        }
+    })
+}
