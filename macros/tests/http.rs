@@ -283,8 +283,7 @@ fn a_non_object_input_schema_is_refused_by_name() {
     let err = Server::builder("s", "1")
         .tool(bad)
         .build()
-        .err()
-        .expect("refused");
+        .expect_err("refused");
     let text = err.to_string();
     assert!(
         text.contains("listy") && text.contains("\"object\""),
