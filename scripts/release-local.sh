@@ -55,7 +55,9 @@ actionlint_all() { actionlint -no-color .github/workflows/*.yml; }
 
 crate() {
   # --allow-dirty: a worktree with uncommitted edits still checks what would be published.
-  cargo publish --dry-run -p oxmcp --locked --allow-dirty &&
+  # Both crates at once: cargo packages the macros crate first and resolves `oxmcp`'s dependency on
+  # it from that package, as crates.io will once the macros crate is published ahead of it.
+  cargo publish --dry-run -p oxmcp-macros -p oxmcp --locked --allow-dirty &&
     RUSTDOCFLAGS="-D warnings" cargo doc -p oxmcp --all-features --no-deps --locked
 }
 
