@@ -67,6 +67,33 @@ class StdioServerTransport {
 }
 
 /**
+ * The core mount options an SDK HTTP transport's own options ask for: an endpoint that keeps no
+ * sessions (the core decides, and refuses a sessionless legacy request where it keeps them), and
+ * the Host/Origin rule.
+ */
+function mountOptions(opts, stateless) {
+  const mount = stateless ? { sessionless: true } : {};
+  if (Array.isArray(opts.allowedHosts)) mount.allowedHosts = opts.allowedHosts;
+  if (Array.isArray(opts.allowedOrigins)) mount.allowedOrigins = opts.allowedOrigins;
+  return mount;
+}
+
+/**
+ * After an answer on a stateful transport: `onsessioninitialized` for the session the core made
+ * (once), and `onsessionclosed` for the one a successful DELETE ended, then the detach.
+ */
+function sessionEvents(transport, opts, madeId, endedId) {
+  if (madeId && transport.sessionId === undefined) {
+    transport.sessionId = madeId;
+    opts.onsessioninitialized?.(madeId);
+  }
+  if (endedId) {
+    opts.onsessionclosed?.(endedId);
+    queueMicrotask(() => transport._oxmcpDetached());
+  }
+}
+
+/**
  * `new StreamableHTTPServerTransport({ sessionIdGenerator, enableJsonResponse, onsessioninitialized, onsessionclosed })`.
  * `sessionIdGenerator: undefined` is stateless serving (no `Mcp-Session-Id` either way); with a
  * generator the core makes the session ids (random, 128 bits) and `onsessioninitialized` gets them.
@@ -98,13 +125,7 @@ class StreamableHTTPServerTransport {
 
   /** The mount options this transport was given (they win over an Express app's). */
   #mount() {
-    const o = this.#opts;
-    // The core keeps no sessions for this endpoint (it decides, and refuses a sessionless legacy
-    // request where it keeps them).
-    const mount = this.#stateless ? { sessionless: true } : {};
-    if (Array.isArray(o.allowedHosts)) mount.allowedHosts = o.allowedHosts;
-    if (Array.isArray(o.allowedOrigins)) mount.allowedOrigins = o.allowedOrigins;
-    return mount;
+    return mountOptions(this.#opts, this.#stateless);
   }
 
   /** A request of a `createMcpExpressApp` app: the core's mount takes that app's Host rule. */
@@ -137,14 +158,7 @@ class StreamableHTTPServerTransport {
         onResponse: (headers, status) => {
           if (this.#stateless) return;
           const h = headers.find(([k]) => k.toLowerCase() === 'mcp-session-id');
-          if (h && this.sessionId === undefined) {
-            this.sessionId = h[1];
-            this.#opts.onsessioninitialized?.(h[1]);
-          }
-          if (isDelete && status < 300 && sid) {
-            this.#opts.onsessionclosed?.(sid);
-            queueMicrotask(() => this._oxmcpDetached());
-          }
+          sessionEvents(this, this.#opts, h?.[1], isDelete && status < 300 ? sid : undefined);
         },
       });
     } catch (err) {
@@ -193,10 +207,7 @@ class WebStandardStreamableHTTPServerTransport {
     if (this.#server) throw new Error('Transport already started');
     this.#server = server;
     if (this.#stateless) server[SESSIONLESS] = true;
-    const o = this.#opts;
-    const mount = this.#stateless ? { sessionless: true } : {};
-    if (Array.isArray(o.allowedHosts)) mount.allowedHosts = o.allowedHosts;
-    if (Array.isArray(o.allowedOrigins)) mount.allowedOrigins = o.allowedOrigins;
+    const mount = mountOptions(this.#opts, this.#stateless);
     if (Object.keys(mount).length) server.configureHttp(mount);
   }
 
@@ -216,15 +227,8 @@ class WebStandardStreamableHTTPServerTransport {
     const sid = request.headers.get('mcp-session-id');
     const response = await http.fetchHandler(this.#server.native, request, { parsedBody: options?.parsedBody, stateless: this.#stateless });
     if (!this.#stateless) {
-      const h = response.headers.get('mcp-session-id');
-      if (h && this.sessionId === undefined) {
-        this.sessionId = h;
-        this.#opts.onsessioninitialized?.(h);
-      }
-      if (request.method === 'DELETE' && response.status < 300 && sid) {
-        this.#opts.onsessionclosed?.(sid);
-        queueMicrotask(() => this._oxmcpDetached());
-      }
+      const ended = request.method === 'DELETE' && response.status < 300 ? sid : undefined;
+      sessionEvents(this, this.#opts, response.headers.get('mcp-session-id'), ended);
     }
     return response;
   }
