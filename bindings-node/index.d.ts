@@ -275,6 +275,8 @@ export interface OAuthOptions {
   dpopWindowMs?: number;
   /** Most DPoP proof ids remembered for replay detection. Default 65536. */
   dpopReplayCache?: number;
+  /** Require the server's nonce in each DPoP proof (RFC 9449 §9). Default false. */
+  dpopNonce?: boolean;
 }
 
 /** Requests per second per caller, or a token bucket; beyond it HTTP 429 with `Retry-After`. */

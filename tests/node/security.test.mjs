@@ -184,7 +184,7 @@ test('DPoP through nodeHandler(): a bound token with its proof is taken; a wrong
   };
   const s = tokenServer();
   s.configureHttp({
-    oauth: { resource, issuer, jwks: { keys: [{ ...as.publicKey.export({ format: 'jwk' }), kid: 'k1', alg: 'RS256' }] }, dpop: 'required' },
+    oauth: { resource, issuer, jwks: { keys: [{ ...as.publicKey.export({ format: 'jwk' }), kid: 'k1', alg: 'RS256' }] }, dpop: 'required', dpopNonce: true },
   });
   const hs = http.createServer(s.nodeHandler());
   await new Promise((r) => hs.listen(0, '127.0.0.1', r));
@@ -192,10 +192,15 @@ test('DPoP through nodeHandler(): a bound token with its proof is taken; a wrong
   const url = `http://127.0.0.1:${hs.address().port}/mcp`;
   const dpop = (p) => ({ headers: { authorization: `DPoP ${token}`, dpop: p } });
 
-  const ok = await callTool(url, 'search', {}, dpop(proof()));
+  const first = await callTool(url, 'search', {}, dpop(proof()));
+  assert.equal(first.status, 401);
+  assert.match(first.headers.get('www-authenticate') ?? '', /^DPoP error="use_dpop_nonce"/);
+  const nonce = first.headers.get('dpop-nonce');
+  assert.ok(nonce);
+  const ok = await callTool(url, 'search', {}, dpop(proof({ nonce })));
   assert.equal(ok.status, 200, ok.body);
   assert.equal(ok.response.result.content[0].text, 'dpop-user:mcp:tools');
-  const wrongHtm = await callTool(url, 'search', {}, dpop(proof({ htm: 'GET' })));
+  const wrongHtm = await callTool(url, 'search', {}, dpop(proof({ htm: 'GET', nonce })));
   assert.equal(wrongHtm.status, 401);
   assert.match(wrongHtm.headers.get('www-authenticate') ?? '', /^DPoP error="invalid_dpop_proof".*algs="ES256 /);
   const copied = await callTool(url, 'search', {}, bearer(token));

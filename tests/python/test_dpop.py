@@ -1,6 +1,7 @@
 """DPoP-bound access tokens through the ASGI mount: the core's rule (RFC 9449) is applied there as
 on the built-in server: a bound token with a proof of this request is taken, a proof for another
-method and a Bearer copy of the token are refused with a `DPoP` challenge."""
+method and a Bearer copy of the token are refused with a `DPoP` challenge, and a proof without the
+server's nonce gets `use_dpop_nonce` and a `DPoP-Nonce` to retry with."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ import uvicorn
 from oxmcp import Server
 
 mcp = Server("dpop", oauth={"resource": sys.argv[2], "issuer": sys.argv[3], "jwks": json.loads(sys.argv[4]),
-                            "dpop": "required"})
+                            "dpop": "required", "dpop_nonce": True})
 
 @mcp.tool()
 def whoami() -> str:
@@ -73,7 +74,7 @@ def test_the_asgi_mount_applies_the_dpop_rule(tmp_path: Path) -> None:
     try:
         wait_listening(port, proc)
 
-        def call(auth: str, dpop: str | None) -> tuple[int, str, dict[str, Any]]:
+        def call(auth: str, dpop: str | None) -> tuple[int, Any, dict[str, Any]]:
             headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
                        "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "whoami",
                        "Authorization": auth}
@@ -86,17 +87,23 @@ def test_the_asgi_mount_applies_the_dpop_rule(tmp_path: Path) -> None:
             req = urllib.request.Request(f"http://127.0.0.1:{port}/mcp", data=body, method="POST", headers=headers)
             try:
                 with urllib.request.urlopen(req, timeout=20) as r:
-                    return r.status, r.headers.get("WWW-Authenticate", ""), json.loads(r.read())
+                    return r.status, r.headers, json.loads(r.read())
             except urllib.error.HTTPError as e:
-                return e.code, e.headers.get("WWW-Authenticate", ""), json.loads(e.read())
+                return e.code, e.headers, json.loads(e.read())
 
-        status, _, ok = call(f"DPoP {token}", proof())
+        status, headers, body = call(f"DPoP {token}", proof())
+        assert status == 401 and body["error"] == "use_dpop_nonce", body
+        assert headers["WWW-Authenticate"].startswith('DPoP error="use_dpop_nonce"')
+        nonce = headers["DPoP-Nonce"]
+        status, _, ok = call(f"DPoP {token}", proof(nonce=nonce))
         assert status == 200, ok
         assert ok["result"]["content"][0]["text"] == "dpop"
-        status, challenge, body = call(f"DPoP {token}", proof(htm="GET"))
+        status, headers, body = call(f"DPoP {token}", proof(htm="GET", nonce=nonce))
         assert status == 401 and body["error"] == "invalid_dpop_proof", body
+        challenge = headers["WWW-Authenticate"]
         assert challenge.startswith('DPoP error="invalid_dpop_proof"') and 'algs="ES256 ' in challenge
-        status, challenge, body = call(f"Bearer {token}", None)
+        status, headers, body = call(f"Bearer {token}", None)
+        challenge = headers["WWW-Authenticate"]
         assert status == 401 and challenge.startswith('DPoP error="invalid_token"'), (challenge, body)
     finally:
         stop(proc)

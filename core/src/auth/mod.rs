@@ -66,6 +66,8 @@ pub struct AuthRejection {
     /// Further `WWW-Authenticate` values, each its own header (a `DPoP` challenge beside the
     /// `Bearer` one when both schemes are taken).
     pub more_challenges: Vec<String>,
+    /// A `DPoP-Nonce` to send (RFC 9449 §9): the proof lacked a valid server nonce.
+    pub dpop_nonce: Option<String>,
 }
 
 impl AuthRejection {
@@ -81,6 +83,7 @@ impl AuthRejection {
             error: error.into(),
             description: description.into(),
             more_challenges: Vec::new(),
+            dpop_nonce: None,
         }
     }
     /// 403 (the caller is known but may not use this endpoint).
@@ -91,6 +94,7 @@ impl AuthRejection {
             error: error.into(),
             description: description.into(),
             more_challenges: Vec::new(),
+            dpop_nonce: None,
         }
     }
     /// The JSON body sent with the status.
@@ -152,6 +156,11 @@ pub trait Authenticator: Send + Sync + 'static {
         BearerChallenge::insufficient_scope(required.iter().cloned())
             .error_description(INSUFFICIENT_SCOPE_DESCRIPTION)
             .to_string()
+    }
+    /// The server's state key, handed over when the authenticator starts guarding a server:
+    /// what an authenticator MACs for its clients (DPoP nonces) must verify on every replica.
+    fn share_key(&self, key: &[u8]) {
+        let _ = key;
     }
 }
 
@@ -540,9 +549,17 @@ impl Auth {
         let host = req.headers.get(header::HOST).and_then(|h| h.to_str().ok());
         let resource = self.resource.as_ref().map(|r| r.resource.as_str());
         let urls = dpop::expected_urls(resource, req.path, req.endpoint, host);
-        let p = d
-            .check(proof, req.method, &urls, token)
-            .map_err(proof_error)?;
+        let p = match d.check(proof, req.method, &urls, token) {
+            Ok(p) => p,
+            Err(dpop::ProofError::Invalid(why)) => return Err(proof_error(why)),
+            Err(dpop::ProofError::Nonce) => {
+                let why = "Resource server requires nonce in DPoP proof";
+                tracing::info!(target: "oxmcp::audit", outcome = "unauthorized", reason = why, "auth");
+                let mut r = self.unauthorized(Some(Scheme::Dpop), Some("use_dpop_nonce"), why);
+                r.dpop_nonce = d.issue_nonce();
+                return Err(r);
+            }
+        };
         let caller = self
             .check(token)
             .await
@@ -659,6 +676,14 @@ impl Authenticator for Auth {
             }
         }
         Some(doc)
+    }
+
+    fn share_key(&self, key: &[u8]) {
+        #[cfg(feature = "auth-jwt")]
+        if let Some(d) = &self.dpop {
+            d.share_key(key);
+        }
+        let _ = key;
     }
 
     fn insufficient_scope(&self, required: &[String]) -> String {

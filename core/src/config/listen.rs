@@ -347,7 +347,18 @@ impl ListenOptions {
     /// `oauth.dpop` and its two limits.
     fn dpop(&self, auth: Auth, o: &OAuthConfig, n: &dyn Fn(&str) -> String) -> Result<Auth> {
         let mode = match &o.dpop {
-            None => return Ok(auth),
+            None => {
+                // A DPoP setting without DPoP would be silently ignored: refuse it.
+                let set = [
+                    ("dpop_window_ms", o.dpop_window_ms.is_some()),
+                    ("dpop_replay_cache", o.dpop_replay_cache.is_some()),
+                    ("dpop_nonce", o.dpop_nonce.is_some()),
+                ];
+                if let Some((name, _)) = set.iter().find(|(_, s)| *s) {
+                    return Err(invalid(format!("{} needs {}", n(name), n("dpop"))));
+                }
+                return Ok(auth);
+            }
             Some(m) => m,
         };
         #[cfg(feature = "auth-jwt")]
@@ -375,6 +386,7 @@ impl ListenOptions {
                 }
                 d = d.replay_cache(c);
             }
+            d = d.nonce(o.dpop_nonce.unwrap_or(false));
             Ok(auth.dpop(d))
         }
         #[cfg(not(feature = "auth-jwt"))]

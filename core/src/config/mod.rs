@@ -392,6 +392,9 @@ pub struct OAuthConfig {
     /// Most DPoP proof ids remembered at once for replay detection (default 65536).
     #[serde(alias = "dpopReplayCache")]
     pub dpop_replay_cache: Option<usize>,
+    /// Require a server-provided nonce in each DPoP proof (RFC 9449 §9; default false).
+    #[serde(alias = "dpopNonce")]
+    pub dpop_nonce: Option<bool>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
