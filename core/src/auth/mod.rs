@@ -157,6 +157,11 @@ pub trait Authenticator: Send + Sync + 'static {
             .error_description(INSUFFICIENT_SCOPE_DESCRIPTION)
             .to_string()
     }
+    /// The same, for a caller that came with `Authorization: DPoP` (RFC 9449 §7.1: the refusal
+    /// uses the scheme of the request). The default gives the Bearer one.
+    fn insufficient_scope_dpop(&self, required: &[String]) -> String {
+        self.insufficient_scope(required)
+    }
     /// The server's state key, handed over when the authenticator starts guarding a server:
     /// what an authenticator MACs for its clients (DPoP nonces) must verify on every replica.
     fn share_key(&self, key: &[u8]) {
@@ -430,6 +435,16 @@ impl Auth {
         c
     }
 
+    /// The 403 challenge for a call that needs `required` scopes.
+    fn step_up(&self, required: &[String]) -> BearerChallenge {
+        let mut c = BearerChallenge::insufficient_scope(required.iter().cloned())
+            .error_description(INSUFFICIENT_SCOPE_DESCRIPTION);
+        if let Some(r) = &self.resource {
+            c = c.resource_metadata(r.metadata_url());
+        }
+        c
+    }
+
     /// The 401 for a request that sent `scheme` (`None`: no credentials): the challenge of each
     /// scheme taken, `error` on the one the client used.
     fn unauthorized(
@@ -580,6 +595,11 @@ impl Auth {
     }
 }
 
+/// Whether the request came with `Authorization: DPoP …`.
+pub fn sent_dpop(headers: &HeaderMap) -> bool {
+    matches!(credentials(headers), Ok(Some((Scheme::Dpop, _))))
+}
+
 /// An `Authorization` scheme taken here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Scheme {
@@ -687,11 +707,14 @@ impl Authenticator for Auth {
     }
 
     fn insufficient_scope(&self, required: &[String]) -> String {
-        let mut c = BearerChallenge::insufficient_scope(required.iter().cloned())
-            .error_description(INSUFFICIENT_SCOPE_DESCRIPTION);
-        if let Some(r) = &self.resource {
-            c = c.resource_metadata(r.metadata_url());
+        self.step_up(required).to_string()
+    }
+
+    fn insufficient_scope_dpop(&self, required: &[String]) -> String {
+        #[cfg(feature = "auth-jwt")]
+        if self.dpop_mode() != DpopModeOf::Off {
+            return self.step_up(required).dpop(Dpop::algs()).to_string();
         }
-        c.to_string()
+        self.step_up(required).to_string()
     }
 }

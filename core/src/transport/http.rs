@@ -258,8 +258,8 @@ impl HttpHandler {
     }
 
     /// Headers that go with an error status: the step-up challenge (and its RFC 6750 body) on
-    /// 403, `Retry-After` on 503.
-    fn error_headers(&self, mut resp: HttpResponse, v: &Value) -> HttpResponse {
+    /// 403, in the scheme the request used (`dpop`), `Retry-After` on 503.
+    fn error_headers(&self, mut resp: HttpResponse, v: &Value, dpop: bool) -> HttpResponse {
         // `get` chains, not `Value::pointer`: a pointer allocates per token, on every answer.
         let error = v.get("error");
         let code = || error.and_then(|e| e.get("code")).and_then(Value::as_i64);
@@ -277,6 +277,7 @@ impl HttpHandler {
                 })
                 .unwrap_or_default();
             let challenge = match self.gate.auth() {
+                Some(a) if dpop => a.insufficient_scope_dpop(&scopes),
                 Some(a) => a.insufficient_scope(&scopes),
                 None => crate::auth::BearerChallenge::insufficient_scope(scopes).to_string(),
             };
@@ -556,6 +557,10 @@ impl HttpHandler {
                 let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
                 let mut body = Vec::with_capacity(reply.size_hint());
                 reply.write_to(&mut body);
+                let dpop = status >= StatusCode::BAD_REQUEST
+                    && request
+                        .as_ref()
+                        .is_some_and(|r| crate::auth::sent_dpop(&r.headers));
                 // The request's header map, if the request is no longer held (a handler may
                 // keep its `Context`, and with it the request, past its answer).
                 let resp = match request.and_then(Arc::into_inner) {
@@ -563,7 +568,7 @@ impl HttpHandler {
                     None => HttpResponse::json_bytes(status, body),
                 };
                 match reply.as_value() {
-                    Some(v) => self.error_headers(resp, v),
+                    Some(v) => self.error_headers(resp, v, dpop),
                     None => resp,
                 }
             }

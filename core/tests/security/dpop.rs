@@ -75,11 +75,17 @@ fn bound_token() -> String {
 
 /// `tools/call whoami` with `Authorization: <scheme> <token>` and the proofs given.
 async fn dpop_call(addr: SocketAddr, scheme: &str, token: &str, proofs: &[&str]) -> Resp {
-    let (body, h) = modern_request(
-        None,
-        "tools/call",
-        json!({"name": "whoami", "arguments": {}}),
-    );
+    dpop_call_tool(addr, "whoami", scheme, token, proofs).await
+}
+
+async fn dpop_call_tool(
+    addr: SocketAddr,
+    tool: &str,
+    scheme: &str,
+    token: &str,
+    proofs: &[&str],
+) -> Resp {
+    let (body, h) = modern_request(None, "tools/call", json!({"name": tool, "arguments": {}}));
     let auth = format!("{scheme} {token}");
     let mut h: Vec<(&str, &str)> = h.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     h.push(("authorization", &auth));
@@ -409,4 +415,36 @@ async fn a_required_nonce_is_sent_on_refusal_and_taken_by_every_replica() {
         bad.unwrap_err().message,
         "oauth.dpop_nonce needs oauth.dpop"
     );
+}
+
+/// A DPoP caller short of a tool's scopes gets the step-up refusal in the scheme it used
+/// (RFC 9449 §7.1); a Bearer caller still gets the Bearer one.
+#[tokio::test]
+async fn a_step_up_refusal_uses_the_scheme_of_the_request() {
+    let _serial = serial().await;
+    let s = serve(
+        demo_server(ServerOptions::default()),
+        dpop_server("allowed"),
+    )
+    .await;
+    let token = sign(
+        K1_DER,
+        "k1",
+        claims(json!({"cnf": {"jkt": client_jkt()}, "scope": "mcp:tools"})),
+    );
+    let r = dpop_call_tool(s.addr, "write_file", "DPoP", &token, &[&proof(&token)]).await;
+    assert_eq!(r.status, 403, "{}", r.body);
+    assert_eq!(
+        r.header("www-authenticate"),
+        format!(
+            r#"DPoP error="insufficient_scope", error_description="Insufficient scope", scope="files:write", resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", algs="{ALGS}""#
+        )
+    );
+    assert_eq!(r.json()["error"], "insufficient_scope");
+    let unbound = sign(K1_DER, "k1", claims(json!({"scope": "mcp:tools"})));
+    let r = dpop_call_tool(s.addr, "write_file", "Bearer", &unbound, &[]).await;
+    assert_eq!(r.status, 403);
+    assert!(r
+        .header("www-authenticate")
+        .starts_with(r#"Bearer error="insufficient_scope""#));
 }
