@@ -8,6 +8,7 @@
 //! that share the server's state key take each other's nonces.
 
 use super::metadata::canonical_resource;
+use super::SeenIds;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use hmac::Mac;
@@ -16,7 +17,8 @@ use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 use std::collections::{HashSet, VecDeque};
-use std::sync::{Mutex, RwLock};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Whether `Authorization: DPoP` is taken, and whether it is the only scheme taken.
@@ -74,7 +76,18 @@ pub struct Dpop {
     pub(super) mode: DpopMode,
     window: Duration,
     replay: Mutex<Replay>,
+    /// The replicas' shared memory of proof ids, when the server scales out; `replay` is used
+    /// while it cannot be reached.
+    shared: OnceLock<Arc<dyn SeenIds>>,
+    /// When a failure of `shared` was last logged (seconds since the epoch).
+    warned: AtomicU64,
     nonces: Option<Nonces>,
+}
+
+impl std::fmt::Debug for dyn SeenIds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SeenIds")
+    }
 }
 
 /// Why a proof was refused: a flaw (`invalid_dpop_proof`, with its description), or no valid
@@ -106,6 +119,8 @@ impl Dpop {
             mode,
             window: DEFAULT_DPOP_WINDOW,
             replay: Mutex::new(Replay::new(DEFAULT_DPOP_REPLAY_CACHE)),
+            shared: OnceLock::new(),
+            warned: AtomicU64::new(0),
             nonces: None,
         }
     }
@@ -122,6 +137,10 @@ impl Dpop {
         if let Some(n) = &self.nonces {
             n.derive(secret);
         }
+    }
+    /// Remember proof ids in `seen`, shared by the replicas, rather than in this process only.
+    pub fn share_seen(&self, seen: Arc<dyn SeenIds>) {
+        let _ = self.shared.set(seen);
     }
     /// A fresh nonce, when nonces are required.
     pub(super) fn issue_nonce(&self) -> Option<String> {
@@ -249,8 +268,9 @@ impl Dpop {
     }
 
     /// Record the proof's id; `Err` when it was seen within the window (a replay) or the cache
-    /// is full of ids that are still live.
-    pub(super) fn record(&self, p: &Proof) -> Result<(), &'static str> {
+    /// is full of ids that are still live. With a shared store, the replicas' memory decides;
+    /// while it cannot answer, this process's own.
+    pub(super) async fn record(&self, p: &Proof) -> Result<(), &'static str> {
         let mut h = Sha256::new();
         h.update(p.jkt.as_bytes());
         h.update([0]);
@@ -259,12 +279,27 @@ impl Dpop {
         // A proof is good while `iat` is within the window of now, and `iat` may be up to one
         // window ahead: its id can be replayed for two windows after it is first seen.
         let keep = self.window * 2;
+        if let Some(shared) = self.shared.get() {
+            match shared.first_use(key, keep).await {
+                Ok(true) => return Ok(()),
+                Ok(false) => return Err(REPLAYED),
+                Err(e) => {
+                    let now = unix_now();
+                    if now >= self.warned.load(Ordering::Relaxed) + 10 {
+                        self.warned.store(now, Ordering::Relaxed);
+                        tracing::warn!(error = %e, "dpop: the shared proof-id store is unavailable; replays are checked per replica until it answers");
+                    }
+                }
+            }
+        }
         self.replay
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(key, keep)
     }
 }
+
+const REPLAYED: &str = "The DPoP proof was used before";
 
 /// Seconds since the Unix epoch.
 fn unix_now() -> u64 {
@@ -353,7 +388,7 @@ impl Replay {
             self.seen.remove(&k);
         }
         if self.seen.contains(&key) {
-            return Err("The DPoP proof was used before");
+            return Err(REPLAYED);
         }
         if self.order.len() >= self.cap {
             return Err("Too many DPoP proofs at once; retry shortly");
@@ -515,5 +550,40 @@ mod tests {
         assert_eq!(r.order.len(), 2);
         assert!(r.insert([3; 32], Duration::ZERO).is_ok());
         assert_eq!(r.order.len(), 1);
+    }
+
+    /// Two replicas' authenticators sharing one Redis: a proof id used on one is a replay on
+    /// the other; with Redis down each falls back to its own memory, still catching a replay
+    /// to itself.
+    #[cfg(feature = "redis")]
+    #[tokio::test]
+    async fn replicas_share_proof_ids_through_redis_and_fall_back_to_their_own() {
+        use crate::redis::{Redis, RedisSeen};
+        let mut srv = crate::redis::testing::RedisServer::start();
+        let replica = || {
+            let d = Dpop::new(DpopMode::Required);
+            d.share_seen(Arc::new(RedisSeen::new(
+                Redis::open(&srv.url(), "dpop:").unwrap(),
+            )));
+            d
+        };
+        let (a, b) = (replica(), replica());
+        let proof = |jti: &str| Proof {
+            jkt: "key".into(),
+            jti: jti.into(),
+        };
+        assert_eq!(a.record(&proof("1")).await, Ok(()));
+        assert_eq!(b.record(&proof("1")).await, Err(REPLAYED));
+        assert_eq!(a.record(&proof("1")).await, Err(REPLAYED));
+        assert_eq!(b.record(&proof("2")).await, Ok(()));
+        // Another key's proof with the same jti is another id.
+        let other = Proof {
+            jkt: "other".into(),
+            jti: "1".into(),
+        };
+        assert_eq!(a.record(&other).await, Ok(()));
+        srv.stop();
+        assert_eq!(a.record(&proof("3")).await, Ok(()));
+        assert_eq!(a.record(&proof("3")).await, Err(REPLAYED));
     }
 }

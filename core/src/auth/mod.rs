@@ -39,6 +39,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, RwLock};
+use std::time::Duration;
 
 /// A boxed future borrowing its inputs (verifier and fetcher hooks).
 pub type AuthFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -162,11 +163,39 @@ pub trait Authenticator: Send + Sync + 'static {
     fn insufficient_scope_dpop(&self, required: &[String]) -> String {
         self.insufficient_scope(required)
     }
-    /// The server's state key, handed over when the authenticator starts guarding a server:
-    /// what an authenticator MACs for its clients (DPoP nonces) must verify on every replica.
-    fn share_key(&self, key: &[u8]) {
-        let _ = key;
+    /// What the server shares with the authenticator when it starts guarding it: its state key
+    /// (what the authenticator MACs for clients, DPoP nonces, must verify on every replica) and
+    /// the replicas' shared store of used proof ids.
+    fn attach(&self, shared: Shared<'_>) {
+        let _ = shared;
     }
+}
+
+/// See [`Authenticator::attach`].
+#[derive(Clone, Default)]
+#[non_exhaustive]
+pub struct Shared<'a> {
+    pub state_key: Option<&'a [u8]>,
+    pub seen: Option<Arc<dyn SeenIds>>,
+}
+
+impl<'a> Shared<'a> {
+    pub fn new(state_key: Option<&'a [u8]>, seen: Option<Arc<dyn SeenIds>>) -> Self {
+        Self { state_key, seen }
+    }
+}
+
+/// Ids used once, remembered by every replica together (Redis when the server scales out), so
+/// a DPoP proof replayed to another replica is caught there too.
+pub trait SeenIds: Send + Sync + 'static {
+    /// Remember `id` for `keep`: `Ok(true)` the first time, `Ok(false)` when it is already
+    /// there (a replay), `Err` when the store cannot answer (the caller falls back to its own
+    /// memory).
+    fn first_use<'a>(
+        &'a self,
+        id: [u8; 32],
+        keep: Duration,
+    ) -> AuthFuture<'a, Result<bool, String>>;
 }
 
 /// The `error_description` of a step-up refusal, in its challenge and its body: the TS SDK's
@@ -590,7 +619,7 @@ impl Auth {
                 return Err(token_error(why, why));
             }
         }
-        d.record(&p).map_err(proof_error)?;
+        d.record(&p).await.map_err(proof_error)?;
         Ok(caller)
     }
 }
@@ -684,11 +713,13 @@ impl Authenticator for Auth {
 
     fn protected_resource_metadata(&self, path: &str) -> Option<Value> {
         let r = self.resource.as_ref()?;
-        let mut doc = r
+        let doc = r
             .well_known_paths()
             .iter()
             .any(|p| p == path)
             .then(|| r.document())?;
+        #[cfg(feature = "auth-jwt")]
+        let mut doc = doc;
         #[cfg(feature = "auth-jwt")]
         if let (Some(d), Value::Object(m)) = (&self.dpop, &mut doc) {
             if d.mode != DpopMode::Off {
@@ -698,12 +729,17 @@ impl Authenticator for Auth {
         Some(doc)
     }
 
-    fn share_key(&self, key: &[u8]) {
+    fn attach(&self, shared: Shared<'_>) {
         #[cfg(feature = "auth-jwt")]
         if let Some(d) = &self.dpop {
-            d.share_key(key);
+            if let Some(k) = shared.state_key {
+                d.share_key(k);
+            }
+            if let Some(seen) = shared.seen {
+                d.share_seen(seen);
+            }
         }
-        let _ = key;
+        let _ = shared;
     }
 
     fn insufficient_scope(&self, required: &[String]) -> String {

@@ -123,9 +123,16 @@ impl Gate {
         if let Some(a) = &c.auth {
             // Lists and results may differ per caller: never let a shared cache keep them.
             server.mark_authenticated();
-            if let Some(k) = &server.inner.options.state_key {
-                a.share_key(k);
-            }
+            #[cfg(feature = "redis")]
+            let seen = server.inner.redis.as_ref().map(|r| {
+                Arc::new(crate::redis::RedisSeen::new(r.clone())) as Arc<dyn crate::auth::SeenIds>
+            });
+            #[cfg(not(feature = "redis"))]
+            let seen = None;
+            a.attach(crate::auth::Shared::new(
+                server.inner.options.state_key.as_deref(),
+                seen,
+            ));
         }
         let auth_failures = c
             .auth_failure_limit
