@@ -20,13 +20,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from procs import free_port, stop, wait_listening
 from test_redis import start_redis
 
 jwt = pytest.importorskip("jwt")
 pytest.importorskip("uvicorn")
-from cryptography.hazmat.primitives.asymmetric import ec, rsa  # noqa: E402
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
 ISSUER = "https://auth.example.com"
 RESOURCE = "https://mcp.example.com/mcp"
