@@ -34,6 +34,9 @@ function socketFetch(socketPath) {
   });
 }
 
+// Unix sockets: not Windows named pipes.
+const unixOnly = { skip: process.platform === 'win32' && 'Unix sockets only' };
+
 function makeServer() {
   const s = new Server({ name: 'uds', version: '1', handleSignals: false });
   s.registerTool('add', { inputSchema: z.object({ a: z.number(), b: z.number() }) },
@@ -57,7 +60,7 @@ function rawPost(socketPath, host) {
   });
 }
 
-test('the official client over a Unix socket; mode, Host rule, removal at close', async () => {
+test('the official client over a Unix socket; mode, Host rule, removal at close', unixOnly, async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'oxmcp-uds-'));
   const sock = path.join(dir, 'mcp.sock');
   const server = makeServer();
@@ -87,7 +90,7 @@ test('the official client over a Unix socket; mode, Host rule, removal at close'
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test('udsMode sets the mode; uds with port is refused', async () => {
+test('udsMode sets the mode; uds with port is refused', unixOnly, async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'oxmcp-uds-'));
   const sock = path.join(dir, 'mcp.sock');
   const server = makeServer();
