@@ -431,6 +431,14 @@ export interface ListenOptions extends HttpOptions {
   host?: string;
   /** 0 picks a free port. Default 8000. */
   port?: number;
+  /**
+   * Listen on this Unix domain socket (a file path) instead of `host`/`port`, which must then be left
+   * out. Not `path` (the MCP endpoint's path) and not Node's `socketPath` (a client's option): the
+   * core's `uds`. Unix only.
+   */
+  uds?: string;
+  /** The socket file's mode: octal digits (`"0660"`) or the number (`0o660`). Default `"0600"`. */
+  udsMode?: string | number;
 }
 
 export interface ToolConfig<I extends SchemaInput | undefined = undefined, O extends SchemaInput | undefined = undefined> {
@@ -523,7 +531,14 @@ export type ScopeChallengeResolver = (context: { authInfo?: { scopes: string[] }
 export declare function requireScopes(...scopes: string[]): ScopeChallengeResolver;
 export declare function completable<S>(schema: S, complete: (value: string, context: { arguments: { [key: string]: string } }) => Awaitable<CompletionReturn>): S;
 
-export interface Listening { host: string; port: number; url: string }
+export interface Listening {
+  host: string;
+  port: number;
+  /** The endpoint's URL; on a Unix socket, the one to request over it (`http://localhost/mcp`). */
+  url: string;
+  /** The Unix socket's path, when listening on one. */
+  uds?: string;
+}
 
 // ------------------------------------------------------------------ discovery
 

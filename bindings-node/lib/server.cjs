@@ -693,8 +693,8 @@ class Server {
   // ---------------------------------------------------------------- running
 
   /**
-   * Serve Streamable HTTP. Resolves once the socket is bound, with
-   * `{ host, port, url }`. The process stays alive until `close()`.
+   * Serve Streamable HTTP. Resolves once bound, with `{ host, port, url }` (on a Unix socket also
+   * `uds`, its path, and `url` is what to request over it). The process stays alive until `close()`.
    * @param {{ host?: string, port?: number, path?: string, [k: string]: unknown }} [options]
    */
   async listen(options = {}) {
@@ -707,6 +707,7 @@ class Server {
       throw fromNative(e);
     }
     this.#track('http', running.wait());
+    if (running.uds != null) return { host: 'localhost', port: 0, url: `http://localhost${running.path}`, uds: running.uds };
     const host = running.host.includes(':') ? `[${running.host}]` : running.host;
     return { host: running.host, port: running.port, url: `http://${host}:${running.port}${running.path}` };
   }

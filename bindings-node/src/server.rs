@@ -63,6 +63,9 @@ pub struct NativeListener {
     /// The MCP endpoint path.
     #[napi(readonly)]
     pub path: String,
+    /// The Unix socket's path, when listening on one (`uds`).
+    #[napi(readonly)]
+    pub uds: Option<String>,
     done: watch::Receiver<Option<std::result::Result<(), String>>>,
 }
 
@@ -442,6 +445,7 @@ impl NativeServer {
                 .await
                 .map_err(|e| coded(Code::ListenFailed, e))?;
             let addr = bound.local_addr();
+            let uds = bound.uds_path().map(|p| p.display().to_string());
             let path = bound_path;
             let (tx, rx) = watch::channel(None);
             let task = napi::bindgen_prelude::spawn(async move {
@@ -456,6 +460,7 @@ impl NativeServer {
                 host: addr.ip().to_string(),
                 port: addr.port() as u32,
                 path,
+                uds,
                 done: rx,
             })
         })

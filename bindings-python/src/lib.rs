@@ -464,14 +464,16 @@ impl NativeServer {
         serve::stdio(self)
     }
 
-    /// `options`: HTTP options for this listener, over the server's (`tokens`, `rate_limit`, ...).
+    /// `options`: HTTP options for this listener, over the server's (`tokens`, `rate_limit`,
+    /// `uds`, ...). `host`/`port`: `None` leaves them to the options (the core's default
+    /// 127.0.0.1:8000, or the `uds` that replaces them).
     #[pyo3(signature = (event_loop, host, port, path, options=None))]
     fn serve_http(
         &self,
         py: Python<'_>,
         event_loop: Py<PyAny>,
-        host: String,
-        port: u16,
+        host: Option<String>,
+        port: Option<u16>,
         path: String,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<serve::ServeHandle> {

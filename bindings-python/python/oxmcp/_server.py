@@ -606,19 +606,21 @@ class Server:
         return self._build_native()
 
     # -- running ----------------------------------------------------------------------------------------
-    def run(self, transport: str = "stdio", *, host: str = "127.0.0.1", port: int = 8000, path: str = "/mcp",
+    def run(self, transport: str = "stdio", *, host: str | None = None, port: int | None = None, path: str = "/mcp",
             **http_options: Any) -> None:
         """Serve until stdin closes (stdio) or SIGINT/SIGTERM (both transports); exits cleanly on a signal.
 
-        ``http_options`` (HTTP only) override the server's for this listener: ``tokens``, ``oauth``,
-        ``rate_limit``, ``allowed_origins``, ``allowed_hosts``, ... (the listener options of the core's schema).
+        ``host``/``port`` default to 127.0.0.1:8000. ``http_options`` (HTTP only) override the server's for
+        this listener: ``tokens``, ``oauth``, ``rate_limit``, ``allowed_origins``, ``allowed_hosts``, ``uds``
+        (a Unix socket path, in place of host and port) and ``uds_mode``, ... (the listener options of the
+        core's schema).
         """
         try:
             asyncio.run(self.run_async(transport, host=host, port=port, path=path, _signals=True, **http_options))
         except KeyboardInterrupt:
             pass
 
-    async def run_async(self, transport: str = "stdio", *, host: str = "127.0.0.1", port: int = 8000,
+    async def run_async(self, transport: str = "stdio", *, host: str | None = None, port: int | None = None,
                         path: str = "/mcp", _signals: bool = False, **http_options: Any) -> None:
         """Serve on the running asyncio loop (async handlers run on it) until cancelled or the transport ends.
 
@@ -648,7 +650,8 @@ class Server:
             if transport == "stdio":
                 handle = native.serve_stdio(loop)
             else:
-                handle = native.serve_http(loop, host, int(port), path, http_options or None)
+                handle = native.serve_http(loop, host, None if port is None else int(port), path,
+                                           http_options or None)
             done = asyncio.ensure_future(handle.wait())
             await asyncio.wait({done, stopper}, return_when=asyncio.FIRST_COMPLETED)
         finally:

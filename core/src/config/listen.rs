@@ -8,7 +8,7 @@ use super::{
 use crate::auth::{Allow, Auth, NamedTokens, ProtectedResource};
 use crate::limits::{RateLimit, RateLimiter};
 use crate::server::gate::TrustedProxies;
-use crate::transport::http::{HttpConfig, SseConfig};
+use crate::transport::http::{HttpConfig, SseConfig, UdsConfig};
 use crate::transport::stdio::StdioConfig;
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -64,9 +64,77 @@ impl ListenOptions {
         Ok(SocketAddr::new(ip, self.port.unwrap_or(default.port())))
     }
 
-    /// The HTTP transport's settings, listening on [`ListenOptions::addr`].
+    /// The HTTP transport's settings, listening on [`ListenOptions::addr`], or on the Unix
+    /// socket `uds` (which replaces `host` and `port`: giving both is refused).
     pub fn http_config(&self, default_addr: SocketAddr) -> Result<HttpConfig> {
-        self.apply(HttpConfig::new(self.addr(default_addr)?))
+        let c = self.apply(HttpConfig::new(self.addr(default_addr)?))?;
+        if self.uds.is_some() && (self.host.is_some() || self.port.is_some()) {
+            return Err(invalid(format!(
+                "{} replaces host and port: a server listens on a Unix socket or on a TCP \
+                 address, not both (leave host and port out)",
+                self.name("uds")
+            )));
+        }
+        Ok(c)
+    }
+
+    /// `uds` and `uds_mode` as the server's [`UdsConfig`].
+    fn uds_config(&self) -> Result<Option<UdsConfig>> {
+        let mode = match &self.uds_mode {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(self.uds_mode(v)?),
+        };
+        let Some(path) = &self.uds else {
+            if mode.is_some() {
+                return Err(invalid(format!(
+                    "{} needs {}",
+                    self.name("uds_mode"),
+                    self.name("uds")
+                )));
+            }
+            return Ok(None);
+        };
+        if path.is_empty() {
+            return Err(invalid(format!("{} must be a file path", self.name("uds"))));
+        }
+        let mut u = UdsConfig::new(path);
+        if let Some(m) = mode {
+            u = u.mode(m);
+        }
+        Ok(Some(u))
+    }
+
+    /// A permission mode: octal digits in a string (`"600"`, `"0600"`, `"0o600"`), or the
+    /// number itself (`0o600`, i.e. 384). At most 0o777: a number like 600 is a decimal that was
+    /// meant as octal, and is refused rather than read as 0o1130.
+    fn uds_mode(&self, v: &Value) -> Result<u32> {
+        let name = self.name("uds_mode");
+        let mode = match v {
+            Value::String(s) => {
+                let digits = s.trim().trim_start_matches("0o");
+                u32::from_str_radix(digits, 8).map_err(|_| {
+                    invalid(format!(
+                        "{name} must be octal digits like \"0600\", got {s:?}"
+                    ))
+                })?
+            }
+            Value::Number(n) => n
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(|| invalid(format!("{name} must be a permission mode, got {n}")))?,
+            _ => {
+                return Err(invalid(format!(
+                    "{name} must be a string of octal digits (\"0600\") or a number (0o600)"
+                )))
+            }
+        };
+        if mode > 0o777 {
+            return Err(invalid(format!(
+                "{name} {v} is more than 0o777: write the mode in octal, as a string (\"0600\") or \
+                 an octal literal (0o600)"
+            )));
+        }
+        Ok(mode)
     }
 
     /// These options over `c` (e.g. [`HttpConfig::mount`] for an ASGI/fetch mount).
@@ -154,6 +222,7 @@ impl ListenOptions {
         if let Some(n) = self.http2_max_local_error_reset_streams {
             c.http2_max_local_error_reset_streams = n;
         }
+        c.uds = self.uds_config()?;
         match (&self.tls_cert, &self.tls_key) {
             (None, None) => {}
             (Some(cert), Some(key)) => {

@@ -357,6 +357,12 @@ pub struct ListenOptions {
     /// TLS: the certificate's private key (PEM file); with `tls_cert`.
     #[serde(alias = "tlsKey")]
     pub tls_key: Option<String>,
+    /// Listen on this Unix domain socket (a file path) instead of `host`/`port` (Unix only).
+    pub uds: Option<String>,
+    /// The socket file's mode: octal digits in a string (`"0660"`), or the number itself
+    /// (`0o660` written in the host language). Default `"0600"`.
+    #[serde(alias = "udsMode")]
+    pub uds_mode: Option<Value>,
     #[serde(skip)]
     raw: Map<String, Value>,
 }

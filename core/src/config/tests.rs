@@ -336,3 +336,41 @@ fn the_sse_transport_is_opt_in_with_distinct_paths() {
         assert!(e.is_some(), "{bad}");
     }
 }
+
+/// `uds` replaces `host`/`port`; `uds_mode` is octal text or the mode's number.
+#[test]
+fn uds_and_its_mode() {
+    let at = SocketAddr::from(([127, 0, 0, 1], 8000));
+    let listen = |v: Value| Config::default().listen_with(v).unwrap();
+    let c = listen(json!({"uds": "/run/mcp.sock"}))
+        .http_config(at)
+        .unwrap();
+    let uds = c.uds.unwrap();
+    assert_eq!(uds.path, std::path::Path::new("/run/mcp.sock"));
+    assert_eq!(uds.mode, 0o600);
+    for (m, want) in [
+        (json!("0660"), 0o660),
+        (json!("0o640"), 0o640),
+        (json!(0o644), 0o644),
+    ] {
+        let c = listen(json!({"uds": "/s", "udsMode": m}))
+            .http_config(at)
+            .unwrap();
+        assert_eq!(c.uds.unwrap().mode, want, "{m}");
+    }
+    let e = listen(json!({"uds": "/s", "port": 8000}))
+        .http_config(at)
+        .err()
+        .unwrap();
+    assert_eq!(
+        e.message,
+        "uds replaces host and port: a server listens on a Unix socket or on a TCP address, not both (leave host and port out)"
+    );
+    // From the environment: the text is octal.
+    let c = Config::from_vars([
+        ("OXMCP_UDS".to_string(), "/s".to_string()),
+        ("OXMCP_UDS_MODE".to_string(), "660".to_string()),
+    ])
+    .unwrap();
+    assert_eq!(c.listen.http_config(at).unwrap().uds.unwrap().mode, 0o660);
+}

@@ -28,7 +28,7 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-pub use super::http_config::{HttpConfig, SseConfig, TlsFiles};
+pub use super::http_config::{HttpConfig, SseConfig, TlsFiles, UdsConfig, DEFAULT_UDS_MODE};
 pub(crate) use super::http_message::refused;
 pub(super) use super::http_message::{sse_event, sse_response, unavailable};
 pub use super::http_message::{HttpRequest, HttpResponse, ResponseBody};
