@@ -439,6 +439,10 @@ export interface ListenOptions extends HttpOptions {
   uds?: string;
   /** The socket file's mode: octal digits (`"0660"`) or the number (`0o660`). Default `"0600"`. */
   udsMode?: string | number;
+  /** TLS: the certificate chain, a PEM file (with `tlsKey`; reloaded when either file changes). */
+  tlsCert?: string;
+  /** TLS: the certificate's private key, a PEM file. */
+  tlsKey?: string;
 }
 
 export interface ToolConfig<I extends SchemaInput | undefined = undefined, O extends SchemaInput | undefined = undefined> {
