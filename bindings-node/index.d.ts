@@ -375,6 +375,8 @@ export interface ServerOptions extends ListenOptions {
   callToolName?: string;
   /** The experimental `oxmcp/tools/search` method. */
   toolSearchMethod?: boolean;
+  /** Extensions declared in `capabilities.extensions` beside the ones the registrations need (id → settings). */
+  extensions?: { [id: string]: object };
   /** Largest task result kept, in bytes as JSON (default 1 MiB; a larger one fails the task). */
   maxTaskResultBytes?: number;
   /** Tasks: how long a running task's lease lasts (default 30000, at least 100); its replica renews it every third, and a task whose lease lapsed is failed by the replica that reads it. */
@@ -587,7 +589,8 @@ export declare function definePrompt<A extends SchemaInput | undefined = undefin
 
 /** The oxmcp server: register handlers, then `listen()`, `serveStdio()` or mount `fetch` / `nodeHandler()`. */
 export declare class Server {
-  constructor(info: ServerOptions, options?: Partial<ServerOptions> & { capabilities?: unknown });
+  /** `options.capabilities` is derived from what is registered, but for its `extensions` (the `extensions` option). */
+  constructor(info: ServerOptions, options?: Partial<ServerOptions> & { capabilities?: { extensions?: { [id: string]: object }; [key: string]: unknown } });
 
   registerTool<I extends SchemaInput | undefined = undefined, O extends SchemaInput | undefined = undefined>(
     name: string,

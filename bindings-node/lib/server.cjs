@@ -103,7 +103,11 @@ class Server {
       throw new TypeError('new Server({ name, version, ... }) needs string name and version');
     }
     const merged = { ...info, ...options };
-    delete merged.capabilities; // derived from what is registered
+    // Capabilities are derived from what is registered, but extensions a server declares (an auth
+    // extension its authorization server supports) are the core's `extensions` option.
+    const declared = merged.capabilities?.extensions;
+    delete merged.capabilities;
+    if (declared !== undefined && merged.extensions === undefined) merged.extensions = declared;
     this.#opts = {
       exposeErrors: Boolean(merged.exposeErrors),
       logErrors: merged.logErrors ?? ((msg, err) => process.stderr.write(`${msg}\n${err && err.stack ? err.stack : String(err)}\n`)),

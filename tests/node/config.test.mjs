@@ -75,3 +75,26 @@ test('native errors carry err.code natively, synchronous and from a rejected Pro
   await native.close();
   assert.throws(() => native.serveStdio(), (e) => e.code === 'CLOSED' && e.message === 'this server was closed; create a new one');
 });
+
+test('declared extensions join the capabilities, from the option or the TS SDK\'s capabilities', async () => {
+  const cc = 'io.modelcontextprotocol/oauth-client-credentials';
+  for (const s of [
+    new Server({ name: 't', version: '1', handleSignals: false, extensions: { [cc]: {} } }),
+    new Server({ name: 't', version: '1', handleSignals: false }, { capabilities: { tools: {}, extensions: { [cc]: {} } } }),
+  ]) {
+    s.registerTool('echo', { inputSchema: { type: 'object' } }, () => ({ content: [] }));
+    try {
+      const { url } = await s.listen({ port: 0 });
+      const r = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }),
+      });
+      const { result } = await r.json();
+      assert.deepEqual(result.capabilities.extensions, { [cc]: {} });
+      assert.ok(result.capabilities.tools);
+    } finally {
+      await s.close();
+    }
+  }
+});

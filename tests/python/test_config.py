@@ -112,3 +112,27 @@ def test_the_four_http_limits_are_enforced_over_http() -> None:
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_declared_extensions_join_the_capabilities(tmp_path: Path) -> None:
+    from procs import start_script, stop
+    from test_access_everywhere import Http
+
+    proc, port = start_script(tmp_path, """
+import sys
+from oxmcp import Server
+server = Server("t", extensions={"io.modelcontextprotocol/oauth-client-credentials": {}})
+
+@server.tool()
+def echo(text: str) -> str:
+    return text
+
+server.run("http", host="127.0.0.1", port=int(sys.argv[1]))
+""")
+    try:
+        result = Http(port, "").post("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                                    "clientInfo": {"name": "c", "version": "1"}}, modern=False)["result"]
+    finally:
+        stop(proc)
+    assert result["capabilities"]["extensions"] == {"io.modelcontextprotocol/oauth-client-credentials": {}}
+    assert "tools" in result["capabilities"]

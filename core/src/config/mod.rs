@@ -267,6 +267,9 @@ pub struct ServerConfig {
     /// Where HTTP rate-limit buckets live: `memory` (per replica, the default) or `redis`.
     #[serde(alias = "rateLimitStore")]
     pub rate_limit_store: Option<RateLimitStore>,
+    /// Extensions the server declares in `capabilities.extensions` beside the ones its
+    /// registrations need (an auth extension it supports, say): id → settings object.
+    pub extensions: Option<Map<String, Value>>,
     /// The input as given (its spelling names the options in errors).
     #[serde(skip)]
     raw: Map<String, Value>,

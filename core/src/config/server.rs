@@ -231,6 +231,24 @@ impl ServerConfig {
         if let Some(b) = self.tool_search_method {
             o.tool_search_method = b;
         }
+        if let Some(ext) = &self.extensions {
+            let name = self.name("extensions");
+            for (id, settings) in ext {
+                // `vendor-prefix/name`, as the spec's extension identifiers are.
+                let (prefix, rest) = id.split_once('/').unwrap_or(("", ""));
+                if prefix.is_empty() || rest.is_empty() {
+                    return Err(invalid(format!(
+                        "{name}: {id:?} is not an extension identifier (vendor-prefix/name)"
+                    )));
+                }
+                if !settings.is_object() {
+                    return Err(invalid(format!(
+                        "{name}.{id} must be an object (the extension's settings, {{}} for none)"
+                    )));
+                }
+            }
+            o.extensions = ext.clone();
+        }
         if self.task_lease_ms.is_some_and(|t| t < 100) {
             return Err(invalid(format!(
                 "{} must be at least 100 (milliseconds)",

@@ -374,3 +374,34 @@ fn uds_and_its_mode() {
     .unwrap();
     assert_eq!(c.listen.http_config(at).unwrap().uds.unwrap().mode, 0o660);
 }
+
+/// `extensions` are declared beside the ones the registrations need; those win on the same id.
+#[test]
+fn declared_extensions_join_the_capabilities() {
+    let c = Config::from_json(json!({"name": "h", "version": "1", "extensions": {
+        "io.modelcontextprotocol/oauth-client-credentials": {},
+        crate::tasks::EXTENSION_ID: {"declared": true},
+    }}))
+    .unwrap();
+    let tool = crate::Tool::new("t", json!({"type": "object"}))
+        .task_support(crate::tasks::TaskSupport::Optional)
+        .handler(|_a: Map<String, Value>, _c: crate::Context| async {
+            Ok::<_, crate::ToolError>(crate::ToolResult::text(""))
+        });
+    let s = c
+        .server
+        .host_builder::<&str>(&[])
+        .unwrap()
+        .tool(tool)
+        .build()
+        .unwrap();
+    for modern in [true, false] {
+        let caps = s.capabilities(&s.snapshot(), modern);
+        let ext = &caps["extensions"];
+        assert_eq!(
+            ext["io.modelcontextprotocol/oauth-client-credentials"],
+            json!({})
+        );
+        assert_eq!(ext[crate::tasks::EXTENSION_ID], json!({}), "{caps}");
+    }
+}
