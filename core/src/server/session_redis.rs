@@ -475,6 +475,34 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_stream_record_is_shared_bound_and_lapses_with_its_lease() {
+        let server = RedisServer::start();
+        let a = RedisSessionStore::new(Redis::open(&server.url(), "t:").unwrap());
+        let b = RedisSessionStore::new(Redis::open(&server.url(), "t:").unwrap());
+        let lease = Duration::from_millis(300);
+        a.open_stream("st1", Some("alice"), lease).await.unwrap();
+        a.open_stream("st2", None, lease).await.unwrap();
+        let got = b.stream("st1").await.unwrap().expect("B sees A's stream");
+        assert_eq!(got.owner.as_deref(), Some("alice"));
+        assert_eq!(got.replica, a.redis.replica());
+        assert_eq!(got.session, None);
+        assert_eq!(b.stream("st2").await.unwrap().unwrap().owner, None);
+        assert!(b.bind_stream("st1", "sess").await.unwrap());
+        assert_eq!(a.stream("st1").await.unwrap().unwrap().session.as_deref(), Some("sess"));
+        // Renewed, it outlives its lease; left alone, it lapses (its holder died).
+        for _ in 0..3 {
+            tokio::time::sleep(Duration::from_millis(150)).await;
+            assert!(a.renew_stream("st1", lease).await.unwrap());
+        }
+        assert!(b.stream("st2").await.unwrap().is_none());
+        assert!(!a.renew_stream("st2", lease).await.unwrap());
+        assert!(!b.bind_stream("st2", "x").await.unwrap(), "no resurrection");
+        assert!(b.stream("st2").await.unwrap().is_none());
+        a.close_stream("st1").await.unwrap();
+        assert!(b.stream("st1").await.unwrap().is_none());
+    }
+
+    #[tokio::test]
     async fn redis_down_is_an_error_not_a_missing_session() {
         let mut server = RedisServer::start();
         let a = RedisSessionStore::new(Redis::open(&server.url(), "t:").unwrap());
