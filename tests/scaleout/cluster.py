@@ -199,7 +199,10 @@ class Cluster:
             d.mkdir(exist_ok=True)
             openssl = which("openssl")
             ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
-            run = lambda *a: subprocess.run([openssl, *a], cwd=d, check=True, capture_output=True)  # noqa: E731
+
+            def run(*a: str) -> None:
+                subprocess.run([openssl, *a], cwd=d, check=True, capture_output=True)
+
             run("req", "-x509", *ec, "-keyout", "ca.key", "-subj", "/CN=oxmcp scale-out test CA", "-days", "2",
                 "-out", "ca.pem")
             run("req", *ec, "-keyout", "redis.key", "-subj", "/CN=127.0.0.1", "-out", "redis.csr")

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
-
 from cluster import Cluster
 
 ALICE, BOB = "alice-token-0123456789", "bob-token-0123456789"
@@ -122,26 +121,28 @@ async def test_sse_stream_on_one_replica_posts_on_the_others(lang: str, tmp_path
 
         # A dies: the POSTs of its stream (and so its session) get 404 on the survivors.
         a, b, cc = c.ports
-        async with httpx2.AsyncClient(timeout=httpx2.Timeout(10, read=30)) as h:
-            async with h.stream("GET", f"http://127.0.0.1:{a}/sse", headers=bearer(ALICE)) as resp:
-                assert resp.status_code == 200
-                lines = resp.aiter_lines()
-                endpoint = ""
-                while not endpoint.startswith("data: "):
-                    endpoint = await asyncio.wait_for(lines.__anext__(), 10)
-                stream = endpoint.split("session_id=")[1]
+        async with (
+            httpx2.AsyncClient(timeout=httpx2.Timeout(10, read=30)) as h,
+            h.stream("GET", f"http://127.0.0.1:{a}/sse", headers=bearer(ALICE)) as resp,
+        ):
+            assert resp.status_code == 200
+            lines = resp.aiter_lines()
+            endpoint = ""
+            while not endpoint.startswith("data: "):
+                endpoint = await asyncio.wait_for(lines.__anext__(), 10)
+            stream = endpoint.split("session_id=")[1]
 
-                async def answer() -> Any:
-                    while not (line := await asyncio.wait_for(lines.__anext__(), 10)).startswith("data: "):
-                        pass
-                    return json.loads(line[6:])
+            async def answer() -> Any:
+                while not (line := await asyncio.wait_for(lines.__anext__(), 10)).startswith("data: "):
+                    pass
+                return json.loads(line[6:])
 
-                # initialize on B, ping on C: both answers come down A's stream.
-                init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                    "protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
-                assert await post(b, stream, init, ALICE) == 202
-                assert (await answer())["result"]["protocolVersion"] == "2024-11-05"
-                assert await post(cc, stream, {"jsonrpc": "2.0", "id": 2, "method": "ping"}, ALICE) == 202
-                assert await answer() == {"jsonrpc": "2.0", "id": 2, "result": {}}
-                c.kill_replica(0)
+            # initialize on B, ping on C: both answers come down A's stream.
+            init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+            assert await post(b, stream, init, ALICE) == 202
+            assert (await answer())["result"]["protocolVersion"] == "2024-11-05"
+            assert await post(cc, stream, {"jsonrpc": "2.0", "id": 2, "method": "ping"}, ALICE) == 202
+            assert await answer() == {"jsonrpc": "2.0", "id": 2, "result": {}}
+            c.kill_replica(0)
         await until_gone([b, cc], stream, 5)
