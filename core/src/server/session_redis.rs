@@ -488,7 +488,10 @@ mod tests {
         assert_eq!(got.session, None);
         assert_eq!(b.stream("st2").await.unwrap().unwrap().owner, None);
         assert!(b.bind_stream("st1", "sess").await.unwrap());
-        assert_eq!(a.stream("st1").await.unwrap().unwrap().session.as_deref(), Some("sess"));
+        assert_eq!(
+            a.stream("st1").await.unwrap().unwrap().session.as_deref(),
+            Some("sess")
+        );
         // Renewed, it outlives its lease; left alone, it lapses (its holder died).
         for _ in 0..3 {
             tokio::time::sleep(Duration::from_millis(150)).await;

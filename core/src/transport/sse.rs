@@ -342,15 +342,12 @@ impl HttpHandler {
                         }
                         None => break,
                     },
-                    _ = renew.tick() => match store.renew_stream(&stream.id, lease).await {
-                        // Gone from the store (its lease ran out while Redis was away): no
-                        // other replica can reach it any more, so it ends.
-                        Ok(false) => {
-                            stream.out.closed.cancel();
-                            break;
-                        }
-                        // Redis out of reach for a moment: the lease covers a few of these.
-                        Ok(true) | Err(_) => {}
+                    // Gone from the store (its lease ran out while Redis was away, or Redis
+                    // came back empty): no other replica can reach it any more, so it ends. A
+                    // failed renewal (Redis out of reach for a moment) is covered by the lease.
+                    _ = renew.tick() => if let Ok(false) = store.renew_stream(&stream.id, lease).await {
+                        stream.out.closed.cancel();
+                        break;
                     },
                 }
             }
