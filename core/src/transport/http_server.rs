@@ -710,6 +710,12 @@ impl HttpServer {
             max_header_bytes,
         };
         tokio::pin!(shutdown);
+        if self.handler.config().sse.is_some() {
+            // HTTP+SSE streams hear other replicas' POSTs as session signals: listen from the
+            // start, so that the first stream's first answer is not sent before this replica
+            // is subscribed.
+            self.handler.server().start_session_signals();
+        }
         tracing::info!(addr = %self.address(), path = %self.handler.config().path, tls = self.tls.is_some(), "serving Streamable HTTP");
         if let Some(l) = self.metrics {
             tracing::info!(addr = ?l.local_addr().ok(), "serving metrics");
