@@ -262,9 +262,6 @@ fn serve_plan(
             forward.extend(["--http".into(), format!("{}:{port}", bracket(&host))]);
         }
         forward.extend(["--path".into(), serve.path.clone()]);
-        if serve.transport.is_some() && serve.http.is_none() && options.is_empty() {
-            forward.extend(["--transport".into(), "http".into()]);
-        }
     } else if verb == "dev" {
         forward.extend(["--transport".into(), "stdio".into()]);
     }
@@ -311,12 +308,22 @@ fn bracket(host: &str) -> String {
     }
 }
 
-/// The runtime the client verbs run on: current-thread, as the command does one thing at a time.
-fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
-    tokio::runtime::Builder::new_current_thread()
+/// The exit code of a command stopped by Ctrl-C (128 + SIGINT, as a shell reports it).
+const EXIT_INTERRUPTED: i32 = 130;
+
+/// Run a client verb's work on a current-thread runtime (the command does one thing at a time);
+/// Ctrl-C stops it (the server it started is killed with it) and exits 130.
+fn block<T>(work: impl std::future::Future<Output = Result<T, CliError>>) -> Result<T, Failure> {
+    let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| CliError::new(format!("cannot start the runtime: {e}")))
+        .map_err(|e| CliError::new(format!("cannot start the runtime: {e}")))?;
+    rt.block_on(async {
+        tokio::select! {
+            r = work => r.map_err(Failure::Cli),
+            _ = tokio::signal::ctrl_c() => Err(Failure::Exit(EXIT_INTERRUPTED)),
+        }
+    })
 }
 
 fn with_timeout<T>(
@@ -390,7 +397,7 @@ fn inspect(
 ) -> Result<Outcome, Failure> {
     let target = one_target("inspect", a.target.as_deref(), command, launchers)?;
     let ClientFlags { json, timeout } = a.client;
-    let info = runtime()?.block_on(async {
+    let info = block(async {
         let mut c = Client::connect(&target, timeout).await?;
         with_timeout(&target.label(), timeout, listing(&mut c)).await
     })?;
@@ -494,7 +501,7 @@ fn call(
     };
     let ClientFlags { json, timeout } = a.client;
     let mut bar = output::Bar::new(tool);
-    let result = runtime()?.block_on(async {
+    let result = block(async {
         let mut c = Client::connect(&target, timeout).await?;
         let tools = with_timeout(&target.label(), timeout, async {
             Ok(c.list_all("tools/list", "tools").await?.0)
@@ -555,7 +562,7 @@ fn verify_cmd(
         Some(verify::parse_pin(&text, &shown)?)
     };
     let ClientFlags { json, timeout } = a.client;
-    let (info, metas) = runtime()?.block_on(async {
+    let (info, metas) = block(async {
         let mut c = Client::connect(&target, timeout).await?;
         with_timeout(&target.label(), timeout, listing(&mut c)).await
     })?;
