@@ -24,10 +24,10 @@ def main(argv: list[str] | None = None) -> None:
     sys.stdout.flush()
     try:
         code, plan = cli_main(argv, _RUN, _RUN, ["node"])
-    except KeyboardInterrupt:
+        if plan is None:
+            sys.exit(code)
+    except KeyboardInterrupt:  # a Ctrl-C the core stopped on (exit 130) is also raised here
         sys.exit(130)
-    if plan is None:
-        sys.exit(code)
     try:
         if plan["verb"] == "run":
             from .run import run
