@@ -86,7 +86,7 @@ export async function run(plan) {
   try {
     ({ url } = await server.listen({ host, port, path: plan.path, ...plan.options }));
   } catch (e) {
-    throw new CliError(`cannot listen on ${host}:${port}: ${e.message}`);
+    throw new CliError(`cannot listen on ${plan.options.uds ?? `${host}:${port}`}: ${e.message}`);
   }
   process.stderr.write(`listening on ${url}\n`);
 }

@@ -150,7 +150,10 @@ def run(plan: dict[str, Any]) -> None:
         server.run()
     else:
         host, port = plan["host"], plan["port"]
+        where = plan["options"].get("uds") or f"{host}:{port}"
         try:
             server.run("http", host=host, port=port, path=plan["path"], **plan["options"])
         except OSError as e:
-            raise CliError(f"cannot listen on {host}:{port}: {e.strerror or e}") from e
+            raise CliError(f"cannot listen on {where}: {e.strerror or e}") from e
+        except (TypeError, ValueError) as e:  # a listener option the core refused
+            raise CliError(f"cannot listen on {where}: {e}") from e
