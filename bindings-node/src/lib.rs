@@ -6,6 +6,7 @@
 
 mod batch;
 mod calls;
+mod cli;
 mod context;
 mod defs;
 mod errors;
@@ -23,6 +24,7 @@ mod telemetry;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+pub use cli::{cli_main, NativeCliOutcome};
 pub use context::NativeCalls;
 pub use defs::{NativePromptDef, NativeResourceDef, NativeResourceTemplateDef, NativeToolDef};
 // Public because the `#[napi]` methods return them (the error each throws).

@@ -4,6 +4,7 @@
 //! result normalisation, user-facing errors) lives in the Python layer.
 
 mod awaitable;
+mod cli;
 mod context;
 mod convert;
 mod engine;
@@ -588,6 +589,7 @@ fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<serve::HttpAdmission>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(options::check_options, m)?)?;
+    m.add_function(wrap_pyfunction!(cli::cli_main, m)?)?;
     m.add_function(wrap_pyfunction!(skills::skill_entry, m)?)?;
     m.add_function(wrap_pyfunction!(skills::skills_load_dir, m)?)?;
     m.add_function(wrap_pyfunction!(skills::skills_load_one, m)?)?;
