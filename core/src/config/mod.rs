@@ -16,6 +16,7 @@
 //! path); `env` the `OXMCP_*` environment; `server` [`ServerConfig`] → [`ServerOptions`] and
 //! builder; `listen` [`ListenOptions`] → [`HttpConfig`]/[`StdioConfig`], auth and rate limits.
 
+mod effective;
 mod env;
 mod listen;
 mod names;
@@ -59,6 +60,13 @@ impl std::fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
+impl ConfigError {
+    /// A refused value, for a rule checked outside this module (an endpoint's paths).
+    pub fn invalid(message: impl Into<String>) -> Self {
+        invalid(message)
+    }
+}
+
 fn invalid(message: impl Into<String>) -> ConfigError {
     ConfigError {
         kind: ConfigErrorKind::Invalid,
@@ -74,6 +82,11 @@ fn unknown(message: impl Into<String>) -> ConfigError {
 }
 
 type Result<T> = std::result::Result<T, ConfigError>;
+
+/// The largest integer every host holds exactly (JavaScript's `Number.MAX_SAFE_INTEGER`): a
+/// larger one would be a different number in Node than in Rust or Python, so no option takes
+/// one (`2**64` and `1e300` are refused with the option's name, whichever host sent them).
+pub const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
 
 // ---- the schema -------------------------------------------------------------------------------
 
@@ -510,10 +523,23 @@ impl Config {
                 return Err(unknown(format!("unknown option `{k}`")));
             }
         }
-        Ok(Self {
+        let c = Self {
             server: ServerConfig::from_map(server)?,
             listen: ListenOptions::from_map(listen)?,
-        })
+        };
+        c.check_paths(&c.listen)?;
+        Ok(c)
+    }
+
+    /// The rules between the server's options and a listener's (every listener and mount is made
+    /// from one of these, so each is checked where it is made): the metrics' path.
+    fn check_paths(&self, listen: &ListenOptions) -> Result<()> {
+        let mut endpoint = crate::transport::http::HttpConfig::mount();
+        if let Some(p) = &listen.path {
+            endpoint.path = p.clone();
+        }
+        endpoint.sse = listen.sse_config(&endpoint.path)?;
+        endpoint.check_metrics_path(self.server.metrics_options()?.as_ref())
     }
 
     /// The listener options of one `listen`/`run`: `overrides` over the server's own, key by key.
@@ -530,7 +556,9 @@ impl Config {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         merged.extend(over.raw);
-        ListenOptions::from_map(merged)
+        let listen = ListenOptions::from_map(merged)?;
+        self.check_paths(&listen)?;
+        Ok(listen)
     }
 }
 

@@ -108,6 +108,12 @@ impl HttpHandler {
     pub fn server(&self) -> &Server {
         &self.server
     }
+    /// This endpoint's paths against the server's options ([`check_paths`]). Every way of
+    /// serving calls it before its first request: the built-in server when it binds, a host's
+    /// mount (ASGI, `nodeHandler()`, `fetch`) when it is made.
+    pub fn check_paths(&self) -> Result<(), crate::config::ConfigError> {
+        check_paths(&self.server, &self.config)
+    }
     pub fn config(&self) -> &HttpConfig {
         &self.config
     }
@@ -669,4 +675,12 @@ fn header_version(
 /// HTTP status for a dispatch error in the given era (exposed for the bindings' mounts).
 pub fn error_status(e: &McpError, era: Era) -> u16 {
     e.http_status(era)
+}
+
+/// [`HttpConfig::check_metrics_path`] with the server's metrics options.
+pub(super) fn check_paths(
+    server: &Server,
+    config: &HttpConfig,
+) -> Result<(), crate::config::ConfigError> {
+    config.check_metrics_path(server.metrics_options())
 }
