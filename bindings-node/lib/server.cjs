@@ -263,7 +263,8 @@ class Server {
       hasOutputSchema: output.json !== undefined,
       enabled: true,
     };
-    const timeoutMs = config.timeoutMs ?? this.#opts.toolTimeoutMs;
+    // Unset: the core applies the server's toolTimeoutMs.
+    const timeoutMs = config.timeoutMs;
     return { entry, def, timeoutMs };
   }
 
@@ -784,8 +785,9 @@ class Server {
    * or `app.all('/mcp', server.nodeHandler())`.
    */
   nodeHandler(options) {
-    // The body cap is the core's, as on every other mount: given here, it configures the mount.
-    if (options?.maxBodyBytes !== undefined) this.configureHttp({ ...this.#mountOptions, maxBodyBytes: options.maxBodyBytes });
+    // Listener options given here configure the mount, each checked by the core (an unknown one
+    // is refused, as at configureHttp), over the ones configureHttp gave.
+    if (options && Object.keys(options).length) this.configureHttp({ ...this.#mountOptions, ...options });
     return require('./http.cjs').nodeHandler(this.#native);
   }
 
