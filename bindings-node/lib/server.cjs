@@ -162,7 +162,7 @@ class Server {
     this.#mountOptions = { ...(options ?? {}) };
   }
 
-  /** The options of the last configureHttp(), which nodeHandler({ maxBodyBytes }) adds to. */
+  /** The options of the last configureHttp(), which nodeHandler(options) adds to. */
   #mountOptions = {};
 
   /** The generated native server (for advanced use and tests). */
