@@ -785,8 +785,7 @@ class Server {
    * or `app.all('/mcp', server.nodeHandler())`.
    */
   nodeHandler(options) {
-    // Listener options given here configure the mount, each checked by the core (an unknown one
-    // is refused, as at configureHttp), over the ones configureHttp gave.
+    // Listener options configure the mount over configureHttp's, each checked by the core.
     if (options && Object.keys(options).length) this.configureHttp({ ...this.#mountOptions, ...options });
     return require('./http.cjs').nodeHandler(this.#native);
   }

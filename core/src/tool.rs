@@ -173,14 +173,15 @@ impl Tool {
     /// The per-tool limits as a host gives them (numbers as the host's JSON holds them, times in
     /// milliseconds), each checked here so that every binding refuses the same values with the
     /// same text: a timeout above 0, `max_concurrency` a whole number from 1, a task budget of 0
-    /// or more; none beyond [`crate::config::MAX_SAFE_INTEGER`], NaN or infinite. `None`: unset.
+    /// or more; none beyond 2^53-1 (`oxmcp::config::MAX_SAFE_INTEGER`), NaN or infinite.
+    /// `None`: unset.
     pub fn limits(
         mut self,
         timeout_ms: Option<f64>,
         max_concurrency: Option<f64>,
         task_after_ms: Option<f64>,
     ) -> Result<Self, BuildError> {
-        let top = crate::config::MAX_SAFE_INTEGER;
+        let top = crate::jsonrpc::MAX_SAFE_INTEGER;
         let max = top as f64;
         let bad = |message: String| BuildError::InvalidOption {
             kind: "tool",
@@ -331,7 +332,7 @@ impl ToolEntry {
                 name,
                 message: format!(
                     "max_concurrency must be a whole number from 1 to {}",
-                    crate::config::MAX_SAFE_INTEGER
+                    crate::jsonrpc::MAX_SAFE_INTEGER
                 ),
             });
         }

@@ -60,13 +60,6 @@ impl std::fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
-impl ConfigError {
-    /// A refused value, for a rule checked outside this module (an endpoint's paths).
-    pub fn invalid(message: impl Into<String>) -> Self {
-        invalid(message)
-    }
-}
-
 fn invalid(message: impl Into<String>) -> ConfigError {
     ConfigError {
         kind: ConfigErrorKind::Invalid,
@@ -83,10 +76,7 @@ fn unknown(message: impl Into<String>) -> ConfigError {
 
 type Result<T> = std::result::Result<T, ConfigError>;
 
-/// The largest integer every host holds exactly (JavaScript's `Number.MAX_SAFE_INTEGER`): a
-/// larger one would be a different number in Node than in Rust or Python, so no option takes
-/// one (`2**64` and `1e300` are refused with the option's name, whichever host sent them).
-pub const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
+pub use crate::jsonrpc::MAX_SAFE_INTEGER;
 
 // ---- the schema -------------------------------------------------------------------------------
 
@@ -539,7 +529,9 @@ impl Config {
             endpoint.path = p.clone();
         }
         endpoint.sse = listen.sse_config(&endpoint.path)?;
-        endpoint.check_metrics_path(self.server.metrics_options()?.as_ref())
+        endpoint
+            .check_metrics_path(self.server.metrics_options()?.as_ref())
+            .map_err(invalid)
     }
 
     /// The listener options of one `listen`/`run`: `overrides` over the server's own, key by key.

@@ -108,12 +108,6 @@ impl HttpHandler {
     pub fn server(&self) -> &Server {
         &self.server
     }
-    /// This endpoint's paths against the server's options ([`check_paths`]). Every way of
-    /// serving calls it before its first request: the built-in server when it binds, a host's
-    /// mount (ASGI, `nodeHandler()`, `fetch`) when it is made.
-    pub fn check_paths(&self) -> Result<(), crate::config::ConfigError> {
-        check_paths(&self.server, &self.config)
-    }
     pub fn config(&self) -> &HttpConfig {
         &self.config
     }
@@ -678,9 +672,6 @@ pub fn error_status(e: &McpError, era: Era) -> u16 {
 }
 
 /// [`HttpConfig::check_metrics_path`] with the server's metrics options.
-pub(super) fn check_paths(
-    server: &Server,
-    config: &HttpConfig,
-) -> Result<(), crate::config::ConfigError> {
+pub(super) fn check_paths(server: &Server, config: &HttpConfig) -> Result<(), String> {
     config.check_metrics_path(server.metrics_options())
 }

@@ -133,7 +133,7 @@ impl HttpConfig {
     pub fn check_metrics_path(
         &self,
         metrics: Option<&crate::metrics::MetricsOptions>,
-    ) -> Result<(), crate::config::ConfigError> {
+    ) -> Result<(), String> {
         let Some(m) = metrics.filter(|m| m.address.is_none()) else {
             return Ok(());
         };
@@ -141,10 +141,10 @@ impl HttpConfig {
         if m.path == self.path
             || sse.is_some_and(|s| m.path == s.sse_path || m.path == s.messages_path)
         {
-            return Err(crate::config::ConfigError::invalid(format!(
+            return Err(format!(
                 "metrics.path {:?} is a path the MCP endpoint serves: give the metrics another path, or an address of their own",
                 m.path
-            )));
+            ));
         }
         Ok(())
     }

@@ -525,7 +525,7 @@ pub(crate) fn check_exposure(config: &HttpConfig) -> std::io::Result<()> {
 /// [`HttpHandler::check_paths`] before binding, as an I/O error of the start.
 fn check_metrics_path(server: &Server, config: &HttpConfig) -> std::io::Result<()> {
     super::http::check_paths(server, config)
-        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.message))
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))
 }
 
 /// What every connection is held to, whatever its protocol.
