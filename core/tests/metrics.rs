@@ -279,8 +279,7 @@ async fn metrics_on_the_endpoint_path_stop_the_start() {
     let local: SocketAddr = "127.0.0.1:0".parse().unwrap();
     // The configuration refuses the endpoint's own path at once...
     let e = Config::from_json(json!({"name": "m", "version": "1", "metrics": {"path": "/mcp"}}))
-        .err()
-        .expect("refused");
+        .expect_err("refused");
     assert!(
         e.message.starts_with("metrics.path \"/mcp\" is a path"),
         "{e}"
