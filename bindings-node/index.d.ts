@@ -682,7 +682,7 @@ export declare class Server {
   /** A WHATWG fetch handler (Hono, Workers-style hosts). `peer`: the client's address, if the host knows it. */
   fetch(request: Request, options?: { peer?: string }): Promise<Response>;
   /** A Node `http` / Express handler. */
-  nodeHandler(options?: { maxBodyBytes?: number }): (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse, next?: (err?: unknown) => void) => void;
+  nodeHandler(options?: HttpOptions): (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse, next?: (err?: unknown) => void) => void;
   /** An in-memory client for tests (modern requests through `fetch`). */
   client(options?: InMemoryClientOptions): InMemoryClient;
 }

@@ -166,7 +166,7 @@ class Server {
     this.#mountOptions = { ...(options ?? {}) };
   }
 
-  /** The options of the last configureHttp(), which nodeHandler({ maxBodyBytes }) adds to. */
+  /** The options of the last configureHttp(), which nodeHandler(options) adds to. */
   #mountOptions = {};
 
   /** The generated native server (for advanced use and tests). */
@@ -267,7 +267,8 @@ class Server {
       hasOutputSchema: output.json !== undefined,
       enabled: true,
     };
-    const timeoutMs = config.timeoutMs ?? this.#opts.toolTimeoutMs;
+    // Unset: the core applies the server's toolTimeoutMs.
+    const timeoutMs = config.timeoutMs;
     return { entry, def, timeoutMs };
   }
 
@@ -789,8 +790,8 @@ class Server {
    * or `app.all('/mcp', server.nodeHandler())`.
    */
   nodeHandler(options) {
-    // The body cap is the core's, as on every other mount: given here, it configures the mount.
-    if (options?.maxBodyBytes !== undefined) this.configureHttp({ ...this.#mountOptions, maxBodyBytes: options.maxBodyBytes });
+    // Listener options configure the mount over configureHttp's, each checked by the core.
+    if (options && Object.keys(options).length) this.configureHttp({ ...this.#mountOptions, ...options });
     return require('./http.cjs').nodeHandler(this.#native);
   }
 

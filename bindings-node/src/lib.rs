@@ -30,6 +30,7 @@ pub use defs::{NativePromptDef, NativeResourceDef, NativeResourceTemplateDef, Na
 // Public because the `#[napi]` methods return them (the error each throws).
 pub use errors::{Code, Coded};
 pub use http::{NativeHttpExchange, NativeHttpResponse};
+pub use options::effective_options;
 pub use server::NativeServer;
 pub use sessions::NativeSession;
 pub use skills::{skill_load_one, skill_of, skills_from_tree, skills_load_dir};

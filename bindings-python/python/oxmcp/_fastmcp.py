@@ -401,6 +401,8 @@ class FastMCP(Server):
         if transport == "sse":
             return self.sse_app(path, middleware=middleware, **kwargs)
         _check_http_kwargs(kwargs)
+        # The listener options are the mount's, checked by the core (the SDK's no-op keywords aside).
+        self._mount_options({k: v for k, v in kwargs.items() if k not in _NOOP_RUN})
         if stateless_http:
             self.options["legacy_stateless"] = True
         from starlette.routing import Route

@@ -37,6 +37,7 @@ impl ListenOptions {
         }
         let mut c: ListenOptions = parse(&raw)?;
         c.raw = raw;
+        c.check_minimums()?;
         c.apply(HttpConfig::mount())?;
         c.addr(SocketAddr::from(([127, 0, 0, 1], 0)))?;
         Ok(c)
@@ -44,6 +45,41 @@ impl ListenOptions {
 
     fn name(&self, field: &str) -> String {
         spelled(&self.raw, field)
+    }
+
+    /// Every size, count and time of a listener whose 0 has no meaning of its own (a body cap of
+    /// 0 refuses every request, a header timeout of 0 every connection) is refused, never raised
+    /// to 1. The 0s that mean something: `port` (any free port), `drain_timeout_ms` (cancel what
+    /// is in flight at once), `max_connections` and `max_connections_per_client` (no cap).
+    fn check_minimums(&self) -> Result<()> {
+        let u = |n: Option<usize>| n.map(|n| n as u64);
+        let at_least_one = [
+            ("max_body_bytes", u(self.max_body_bytes)),
+            ("max_string_bytes", u(self.max_string_bytes)),
+            ("max_line_bytes", u(self.max_line_bytes)),
+            ("keep_alive_ms", self.keep_alive_ms),
+            ("header_timeout_ms", self.header_timeout_ms),
+            ("body_timeout_ms", self.body_timeout_ms),
+            ("max_headers", u(self.max_headers)),
+            ("max_header_bytes", u(self.max_header_bytes)),
+            ("sse_max_queued_bytes", u(self.sse_max_queued_bytes)),
+            (
+                "http2_max_concurrent_streams",
+                self.http2_max_concurrent_streams.map(u64::from),
+            ),
+            (
+                "http2_max_pending_accept_reset_streams",
+                u(self.http2_max_pending_accept_reset_streams),
+            ),
+            (
+                "http2_max_local_error_reset_streams",
+                u(self.http2_max_local_error_reset_streams),
+            ),
+        ];
+        match at_least_one.iter().find(|(_, n)| *n == Some(0)) {
+            Some((k, _)) => Err(invalid(format!("{} must be at least 1", self.name(k)))),
+            None => Ok(()),
+        }
     }
 
     /// `host`/`port` (either defaults to `default`'s); `localhost` is 127.0.0.1.
@@ -208,12 +244,6 @@ impl ListenOptions {
             c.http2 = b;
         }
         if let Some(n) = self.http2_max_concurrent_streams {
-            if n == 0 {
-                return Err(invalid(format!(
-                    "{} must be at least 1",
-                    self.name("http2_max_concurrent_streams")
-                )));
-            }
             c.http2_max_concurrent_streams = n;
         }
         if let Some(n) = self.http2_max_pending_accept_reset_streams {
@@ -244,7 +274,7 @@ impl ListenOptions {
 
     /// The HTTP+SSE transport's settings when `sse` is on; its paths start with `/` and are
     /// distinct from each other and from the Streamable HTTP `path`.
-    fn sse_config(&self, path: &str) -> Result<Option<SseConfig>> {
+    pub(super) fn sse_config(&self, path: &str) -> Result<Option<SseConfig>> {
         let paths = self.sse_path.is_some() || self.messages_path.is_some();
         if self.sse != Some(true) {
             if paths || self.sse_max_queued_bytes.is_some() {

@@ -16,6 +16,7 @@
 //! path); `env` the `OXMCP_*` environment; `server` [`ServerConfig`] → [`ServerOptions`] and
 //! builder; `listen` [`ListenOptions`] → [`HttpConfig`]/[`StdioConfig`], auth and rate limits.
 
+mod effective;
 mod env;
 mod listen;
 mod names;
@@ -74,6 +75,8 @@ fn unknown(message: impl Into<String>) -> ConfigError {
 }
 
 type Result<T> = std::result::Result<T, ConfigError>;
+
+pub use crate::jsonrpc::MAX_SAFE_INTEGER;
 
 // ---- the schema -------------------------------------------------------------------------------
 
@@ -522,10 +525,25 @@ impl Config {
                 return Err(unknown(format!("unknown option `{k}`")));
             }
         }
-        Ok(Self {
+        let c = Self {
             server: ServerConfig::from_map(server)?,
             listen: ListenOptions::from_map(listen)?,
-        })
+        };
+        c.check_paths(&c.listen)?;
+        Ok(c)
+    }
+
+    /// The rules between the server's options and a listener's (every listener and mount is made
+    /// from one of these, so each is checked where it is made): the metrics' path.
+    fn check_paths(&self, listen: &ListenOptions) -> Result<()> {
+        let mut endpoint = crate::transport::http::HttpConfig::mount();
+        if let Some(p) = &listen.path {
+            endpoint.path = p.clone();
+        }
+        endpoint.sse = listen.sse_config(&endpoint.path)?;
+        endpoint
+            .check_metrics_path(self.server.metrics_options()?.as_ref())
+            .map_err(invalid)
     }
 
     /// The listener options of one `listen`/`run`: `overrides` over the server's own, key by key.
@@ -542,7 +560,9 @@ impl Config {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         merged.extend(over.raw);
-        ListenOptions::from_map(merged)
+        let listen = ListenOptions::from_map(merged)?;
+        self.check_paths(&listen)?;
+        Ok(listen)
     }
 }
 

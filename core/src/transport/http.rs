@@ -675,3 +675,8 @@ fn header_version(
 pub fn error_status(e: &McpError, era: Era) -> u16 {
     e.http_status(era)
 }
+
+/// [`HttpConfig::check_metrics_path`] with the server's metrics options.
+pub(super) fn check_paths(server: &Server, config: &HttpConfig) -> Result<(), String> {
+    config.check_metrics_path(server.metrics_options())
+}

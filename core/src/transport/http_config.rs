@@ -157,6 +157,30 @@ pub(crate) const DEFAULT_HTTP2_MAX_PENDING_ACCEPT_RESET_STREAMS: usize = 20;
 pub(crate) const DEFAULT_HTTP2_MAX_LOCAL_ERROR_RESET_STREAMS: usize = 100;
 
 impl HttpConfig {
+    /// Metrics served on the endpoint's own listener (`metrics` without an `address`) need a path
+    /// of their own: on the MCP path or an HTTP+SSE path the scrape would never be reached, and
+    /// the option would be silently unserved. The one copy of this rule: the configuration checks
+    /// it for every listener and mount it makes, and the built-in server again when it binds (for
+    /// an `HttpConfig` built by hand).
+    pub fn check_metrics_path(
+        &self,
+        metrics: Option<&crate::metrics::MetricsOptions>,
+    ) -> Result<(), String> {
+        let Some(m) = metrics.filter(|m| m.address.is_none()) else {
+            return Ok(());
+        };
+        let sse = self.sse.as_ref();
+        if m.path == self.path
+            || sse.is_some_and(|s| m.path == s.sse_path || m.path == s.messages_path)
+        {
+            return Err(format!(
+                "metrics.path {:?} is a path the MCP endpoint serves: give the metrics another path, or an address of their own",
+                m.path
+            ));
+        }
+        Ok(())
+    }
+
     /// For mounting [`super::http::HttpHandler`] inside another HTTP server (ASGI, fetch, Express): no
     /// address is bound, and `Host` checks stay loopback-only until `allowed_hosts` is set.
     pub fn mount() -> Self {

@@ -530,26 +530,10 @@ pub(crate) fn check_exposure(config: &HttpConfig) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Metrics served on the endpoint's own listener need a path of their own: on the MCP path (or
-/// an HTTP+SSE path) the scrape would never be reached, and the option would be silently
-/// unserved.
+/// [`HttpHandler::check_paths`] before binding, as an I/O error of the start.
 fn check_metrics_path(server: &Server, config: &HttpConfig) -> std::io::Result<()> {
-    let Some(m) = server.metrics_options().filter(|m| m.address.is_none()) else {
-        return Ok(());
-    };
-    let sse = config.sse.as_ref();
-    let taken = m.path == config.path
-        || sse.is_some_and(|s| m.path == s.sse_path || m.path == s.messages_path);
-    if taken {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            format!(
-                "metrics.path {:?} is a path the MCP endpoint serves: give the metrics another                  path, or an address of their own",
-                m.path
-            ),
-        ));
-    }
-    Ok(())
+    super::http::check_paths(server, config)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))
 }
 
 /// What every connection is held to, whatever its protocol.
