@@ -17,6 +17,7 @@ const { Context, Calls } = require('./context.cjs');
 const { wire, isThenable, failure, toolFailure } = require('./envelope.cjs');
 const { completable, promptArguments, hasCompleters } = require('./prompt-args.cjs');
 const { RegisteredTool, registered } = require('./registered.cjs');
+const { ResourceTemplate } = require('./resource-template.cjs');
 
 /**
  * How the TS SDK generation being emulated lists and answers things (set by McpServer in
@@ -39,22 +40,6 @@ let servingStarts = 0;
 /** `oxmcp run` asks this after importing a script that exports no server: did it serve itself? */
 const servingStarted = () => servingStarts;
 const markServing = () => { servingStarts += 1; };
-
-/** A URI template (RFC 6570) for `registerResource`, as the TS SDK spells it. */
-class ResourceTemplate {
-  /**
-   * @param {string} uriTemplate
-   * @param {{ list?: undefined, complete?: Record<string, Function> }} [callbacks]
-   */
-  constructor(uriTemplate, callbacks = {}) {
-    if (typeof uriTemplate !== 'string') throw new TypeError('ResourceTemplate needs a URI template string');
-    this.uriTemplate = uriTemplate;
-    this.complete = callbacks.complete ?? {};
-    if (callbacks.list !== undefined && callbacks.list !== null) {
-      throw new RegistrationError('ResourceTemplate `list` callbacks are not supported yet; register the concrete resources instead', 'INVALID_DEFINITION');
-    }
-  }
-}
 
 /** A plain `{}`: the TS SDK's empty zod raw shape. */
 function isEmptyShape(v) {
