@@ -7,7 +7,8 @@
 
 use super::env::{Env, Transport};
 use super::era::{client_caps, era_of, modern_meta};
-use super::registry::RenderedKind as Rk;
+use super::catalog::{with_digest, KindCatalog};
+use super::registry::{CatalogKind as Ck, RenderedKind as Rk};
 use super::{Registry, Server};
 use crate::context::{Context, ContextInner, InputState, LogFilter};
 use crate::error::McpError;
@@ -416,12 +417,23 @@ impl Server {
                     Box::pin(self.listen(rq, &params, env, &self.capabilities(&reg, true))).await
                 }
                 Method::ToolsList if has("tools") => {
-                    self.rendered(rq, &params, env, &reg, Rk::Tools, || {
-                        if let Some(ts) = &self.inner.options.tool_search {
-                            return self.search_list(rq, &params, env, &reg, ts);
-                        }
-                        let v = reg.tools.values().filter(|t| self.lists_tool(env, t));
-                        self.list(rq, &params, v, |t| t.descriptor(modern), "tools")
+                    if let Some(ts) = &self.inner.options.tool_search {
+                        return self.search_list(rq, &params, env, &reg, ts);
+                    }
+                    let cat = reg.rendered.catalog(Ck::Tools, modern, || {
+                        let defs = reg.tools.values().map(|t| (t.descriptor(modern), true));
+                        KindCatalog::build(defs, self.inner.options.catalog_signing_key.as_ref())
+                    });
+                    let all = reg.tools.values();
+                    let shown = |t: &&Arc<crate::tool::ToolEntry>| self.lists_tool(env, t);
+                    self.cataloged(rq, &params, env, &cat, all, shown, "tools", |lm| {
+                        self.rendered(rq, &params, env, &reg, Rk::Tools, || {
+                            let v = reg.tools.values().enumerate().filter(|(_, t)| shown(t));
+                            let render = |(i, t): (usize, &Arc<crate::tool::ToolEntry>)| {
+                                with_digest(t.descriptor(modern), cat.digest(i))
+                            };
+                            self.list(rq, &params, v, render, "tools", lm.map())
+                        })
                     })
                 }
                 Method::ToolsCall if has("tools") => {
@@ -434,47 +446,69 @@ impl Server {
                     self.search_method(rq, &params, env, &reg)
                 }
                 Method::ResourcesList if has("resources") => {
-                    self.rendered(rq, &params, env, &reg, Rk::Resources, || {
-                        let v = reg
-                            .resources
-                            .iter()
-                            .filter(|(k, r)| {
-                                r.listed
-                                    && self.may_use(env, "resource", k)
-                                    && self.in_scope_listing(env, &r.required_scopes)
-                            })
-                            .map(|(_, r)| &r.def);
-                        self.list(rq, &params, v, Value::clone, "resources")
+                    let shown = |(k, r): &(&str, &Arc<crate::resource::ResourceEntry>)| {
+                        r.listed
+                            && self.may_use(env, "resource", k)
+                            && self.in_scope_listing(env, &r.required_scopes)
+                    };
+                    let cat = reg.rendered.catalog(Ck::Resources, modern, || {
+                        let defs = reg.resources.values().map(|r| (r.def.clone(), r.listed));
+                        KindCatalog::build(defs, self.inner.options.catalog_signing_key.as_ref())
+                    });
+                    let all = reg.resources.iter();
+                    self.cataloged(rq, &params, env, &cat, all, shown, "resources", |lm| {
+                        self.rendered(rq, &params, env, &reg, Rk::Resources, || {
+                            let v = reg.resources.iter().enumerate().filter(|(_, e)| shown(e));
+                            let render = |(i, (_, r)): (usize, (&str, &Arc<crate::resource::ResourceEntry>))| {
+                                with_digest(r.def.clone(), cat.digest(i))
+                            };
+                            self.list(rq, &params, v, render, "resources", lm.map())
+                        })
                     })
                 }
                 Method::ResourcesTemplatesList if has("resources") => {
-                    self.rendered(rq, &params, env, &reg, Rk::Templates, || {
-                        let v = reg
-                            .templates
-                            .iter()
-                            .filter(|(k, t)| {
-                                t.listed
-                                    && self.may_use(env, "resource", k)
-                                    && self.in_scope_listing(env, &t.required_scopes)
-                            })
-                            .map(|(_, t)| &t.def);
-                        self.list(rq, &params, v, Value::clone, "resourceTemplates")
+                    let shown = |(k, t): &(&str, &Arc<crate::resource::TemplateEntry>)| {
+                        t.listed
+                            && self.may_use(env, "resource", k)
+                            && self.in_scope_listing(env, &t.required_scopes)
+                    };
+                    let cat = reg.rendered.catalog(Ck::Templates, modern, || {
+                        let defs = reg.templates.values().map(|t| (t.def.clone(), t.listed));
+                        KindCatalog::build(defs, self.inner.options.catalog_signing_key.as_ref())
+                    });
+                    let all = reg.templates.iter();
+                    let key = "resourceTemplates";
+                    self.cataloged(rq, &params, env, &cat, all, shown, key, |lm| {
+                        self.rendered(rq, &params, env, &reg, Rk::Templates, || {
+                            let v = reg.templates.iter().enumerate().filter(|(_, e)| shown(e));
+                            let render = |(i, (_, t)): (usize, (&str, &Arc<crate::resource::TemplateEntry>))| {
+                                with_digest(t.def.clone(), cat.digest(i))
+                            };
+                            self.list(rq, &params, v, render, key, lm.map())
+                        })
                     })
                 }
                 Method::ResourcesRead if has("resources") => {
                     self.call(rq, params, env, &digest).await
                 }
                 Method::PromptsList if has("prompts") => {
-                    self.rendered(rq, &params, env, &reg, Rk::Prompts, || {
-                        let v = reg
-                            .prompts
-                            .iter()
-                            .filter(|(k, p)| {
-                                self.may_use(env, "prompt", k)
-                                    && self.in_scope_listing(env, &p.required_scopes)
-                            })
-                            .map(|(_, p)| &p.def);
-                        self.list(rq, &params, v, Value::clone, "prompts")
+                    let shown = |(k, p): &(&str, &Arc<crate::prompt::PromptEntry>)| {
+                        self.may_use(env, "prompt", k)
+                            && self.in_scope_listing(env, &p.required_scopes)
+                    };
+                    let cat = reg.rendered.catalog(Ck::Prompts, modern, || {
+                        let defs = reg.prompts.values().map(|p| (p.def.clone(), true));
+                        KindCatalog::build(defs, self.inner.options.catalog_signing_key.as_ref())
+                    });
+                    let all = reg.prompts.iter();
+                    self.cataloged(rq, &params, env, &cat, all, shown, "prompts", |lm| {
+                        self.rendered(rq, &params, env, &reg, Rk::Prompts, || {
+                            let v = reg.prompts.iter().enumerate().filter(|(_, e)| shown(e));
+                            let render = |(i, (_, p)): (usize, (&str, &Arc<crate::prompt::PromptEntry>))| {
+                                with_digest(p.def.clone(), cat.digest(i))
+                            };
+                            self.list(rq, &params, v, render, "prompts", lm.map())
+                        })
                     })
                 }
                 Method::PromptsGet if has("prompts") => self.call(rq, params, env, &digest).await,
@@ -597,6 +631,7 @@ impl Server {
         items: impl Iterator<Item = T>,
         render: impl Fn(T) -> Value,
         key: &str,
+        meta: Map<String, Value>,
     ) -> Outcome {
         let start = match params.get("cursor") {
             None | Some(Value::Null) => 0,
@@ -617,6 +652,9 @@ impl Server {
         let page: Vec<Value> = items.by_ref().take(size).map(render).collect();
         let mut r = Map::new();
         r.insert(key.into(), Value::Array(page));
+        if !meta.is_empty() {
+            r.insert("_meta".into(), Value::Object(meta));
+        }
         if items.peek().is_some() {
             r.insert(
                 "nextCursor".into(),

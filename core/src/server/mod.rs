@@ -4,6 +4,7 @@ mod access;
 mod answer;
 mod calls;
 mod capabilities;
+pub mod catalog;
 pub(crate) mod dispatch;
 mod env;
 pub(crate) mod era;

@@ -169,6 +169,9 @@ pub struct ServerOptions {
     /// Serve the experimental `oxmcp/tools/search` method (declared under
     /// `capabilities.experimental`), which returns ranked tool definitions.
     pub tool_search_method: bool,
+    /// Sign every list's catalog digest with this Ed25519 key (`io.oxmcp/catalogSignature`,
+    /// the public key in `io.oxmcp/catalogKey`). `None`: lists carry digests, unsigned.
+    pub catalog_signing_key: Option<super::catalog::CatalogKey>,
 }
 
 impl Default for ServerOptions {
@@ -206,6 +209,7 @@ impl Default for ServerOptions {
             max_running_tasks_per_caller: 16,
             tool_search: None,
             tool_search_method: false,
+            catalog_signing_key: None,
         }
     }
 }

@@ -6,6 +6,7 @@
 //! ([`Server::may_read`], the resource rule), a dynamic one to a caller that may read its
 //! `SKILL.md`. A hidden skill is answered exactly as an unknown one by every method.
 
+use super::registry::CatalogKind;
 use super::dispatch::{str_param, Outcome, RequestInfo};
 use super::env::Env;
 use super::{Registry, Server, ServerBuilder};
@@ -249,11 +250,18 @@ impl Server {
         env: &Env,
         reg: &Registry,
     ) -> Outcome {
-        let v = reg
-            .skills
-            .values()
-            .filter(|s| s.is_listed() && self.skill_visible(env, s));
-        self.list(rq, params, v, SkillSlot::entry, "skills")
+        use super::catalog::{with_digest, KindCatalog};
+        let shown = |s: &&SkillSlot| s.is_listed() && self.skill_visible(env, s);
+        let cat = reg.rendered.catalog(CatalogKind::Skills, false, || {
+            let defs = reg.skills.values().map(|s| (s.entry(), s.is_listed()));
+            KindCatalog::build(defs, self.inner.options.catalog_signing_key.as_ref())
+        });
+        let all = reg.skills.values();
+        self.cataloged(rq, params, env, &cat, all, shown, "skills", |lm| {
+            let v = reg.skills.values().enumerate().filter(|(_, s)| shown(s));
+            let render = |(i, s): (usize, &SkillSlot)| with_digest(s.entry(), cat.digest(i));
+            self.list(rq, params, v, render, "skills", lm.map())
+        })
     }
 
     pub(super) fn skills_get(
@@ -325,7 +333,7 @@ impl Server {
             return McpError::invalid_params(format!("{uri} is not a directory resource")).into();
         };
         let v = children.into_iter().map(|(_, c)| c);
-        self.list(rq, params, v, |c| c, "resources")
+        self.list(rq, params, v, |c| c, "resources", Map::new())
     }
 
     /// The Skills capability: `{"directoryRead": true}` (every static skill's directories are
