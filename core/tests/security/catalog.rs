@@ -77,7 +77,7 @@ async fn digests_follow_changes_and_callers_see_their_own_catalog() {
     );
 
     // A changed description: that tool's digest and the catalog's change, the others' do not.
-    s.add_tool(tool("pub_b", "second, changed")).unwrap();
+    s.upsert_tool(tool("pub_b", "second, changed")).unwrap();
     let after = list("root-token").await.json();
     let now = digests(&after);
     assert_eq!(now[0], all[0]);
@@ -85,7 +85,7 @@ async fn digests_follow_changes_and_callers_see_their_own_catalog() {
     assert_eq!(now[2], all[2]);
     assert_ne!(catalog(&after), whole);
     // And back: the same definition, the same digests.
-    s.add_tool(tool("pub_b", "second")).unwrap();
+    s.upsert_tool(tool("pub_b", "second")).unwrap();
     let back = list("root-token").await.json();
     assert_eq!(digests(&back), all);
     assert_eq!(catalog(&back), whole);
