@@ -26,7 +26,11 @@ fn digests(result: &Value, key: &str) -> Vec<(String, String)> {
 }
 
 /// Every page of `method` (modern), and the catalog digest each page carried.
-async fn all_pages(s: &HttpServer, method: &str, key: &str) -> (Vec<(String, String)>, Vec<String>) {
+async fn all_pages(
+    s: &HttpServer,
+    method: &str,
+    key: &str,
+) -> (Vec<(String, String)>, Vec<String>) {
     let (mut items, mut stamps, mut cursor) = (Vec::new(), Vec::new(), None::<String>);
     loop {
         let params = match &cursor {
@@ -57,7 +61,10 @@ async fn the_same_digests_from_two_starts_and_from_every_page() {
             let (items, stamps) = all_pages(&s, method, key).await;
             assert!(!items.is_empty(), "{method}");
             // Every page carries the digest of the whole list.
-            assert!(stamps.iter().all(|d| d == &stamps[0]), "{method}: {stamps:?}");
+            assert!(
+                stamps.iter().all(|d| d == &stamps[0]),
+                "{method}: {stamps:?}"
+            );
             run.push((items, stamps[0].clone()));
         }
         runs.push(run);

@@ -178,10 +178,7 @@ impl CatalogKey {
 /// Whether `signature` (`ed25519:<base64url>`) is `public_key`'s (`ed25519:<base64url>`) over
 /// `catalog_digest`.
 pub fn verify_signature(public_key: &str, catalog_digest: &str, signature: &str) -> bool {
-    let decode = |s: &str| {
-        s.strip_prefix("ed25519:")
-            .and_then(|b| B64.decode(b).ok())
-    };
+    let decode = |s: &str| s.strip_prefix("ed25519:").and_then(|b| B64.decode(b).ok());
     let (Some(k), Some(s)) = (decode(public_key), decode(signature)) else {
         return false;
     };
@@ -214,7 +211,10 @@ impl Stamp {
 
     /// The list result's `_meta` entries.
     pub(crate) fn put(&self, meta: &mut Map<String, Value>, key: Option<&CatalogKey>) {
-        meta.insert(META_CATALOG_DIGEST.into(), Value::String(self.digest.to_string()));
+        meta.insert(
+            META_CATALOG_DIGEST.into(),
+            Value::String(self.digest.to_string()),
+        );
         if let (Some(sig), Some(k)) = (&self.signature, key) {
             meta.insert(META_SIGNATURE.into(), Value::String(sig.clone()));
             meta.insert(META_KEY.into(), Value::String(k.public_key().into()));
@@ -250,7 +250,10 @@ pub(crate) struct KindCatalog {
 impl KindCatalog {
     /// `defs`: every definition, in registration order, as listed, with whether a caller
     /// without an identity sees it.
-    pub(crate) fn build(defs: impl Iterator<Item = (Value, bool)>, key: Option<&CatalogKey>) -> Self {
+    pub(crate) fn build(
+        defs: impl Iterator<Item = (Value, bool)>,
+        key: Option<&CatalogKey>,
+    ) -> Self {
         let mut digests = Vec::new();
         let mut open = Vec::new();
         for (def, listed) in defs {
@@ -421,7 +424,8 @@ mod tests {
                        "_meta": {"io.oxmcp/digest": "x"}});
         assert_eq!(definition_digest(&a), definition_digest(&b));
         // `{"inputSchema":{"type":"object"},"n":1,"name":"t"}`
-        let expect = crate::skills::digest(br#"{"inputSchema":{"type":"object"},"n":1,"name":"t"}"#);
+        let expect =
+            crate::skills::digest(br#"{"inputSchema":{"type":"object"},"n":1,"name":"t"}"#);
         assert_eq!(definition_digest(&a), expect);
         let c = json!({"name": "t", "inputSchema": {"type": "object"}, "n": 1, "_meta": {"k": 1}});
         assert_ne!(definition_digest(&a), definition_digest(&c));
@@ -430,13 +434,23 @@ mod tests {
     #[test]
     fn the_catalog_digest_ignores_order_and_signs() {
         let d = ["sha256:bb", "sha256:aa"];
-        assert_eq!(catalog_digest(d), catalog_digest(["sha256:aa", "sha256:bb"]));
-        assert_eq!(catalog_digest(d), crate::skills::digest(b"sha256:aa\nsha256:bb\n"));
+        assert_eq!(
+            catalog_digest(d),
+            catalog_digest(["sha256:aa", "sha256:bb"])
+        );
+        assert_eq!(
+            catalog_digest(d),
+            crate::skills::digest(b"sha256:aa\nsha256:bb\n")
+        );
         let k = CatalogKey::from_bytes(&[7; 32]);
         let digest = catalog_digest(d);
         let sig = k.sign(&digest);
         assert!(verify_signature(k.public_key(), &digest, &sig));
-        assert!(!verify_signature(k.public_key(), &catalog_digest(["sha256:aa"]), &sig));
+        assert!(!verify_signature(
+            k.public_key(),
+            &catalog_digest(["sha256:aa"]),
+            &sig
+        ));
         assert!(!verify_signature(k.public_key(), &digest, "ed25519:AAAA"));
     }
 
@@ -447,6 +461,9 @@ mod tests {
         let a = cat.digest(0);
         assert_eq!(&*cat.open.digest, catalog_digest([a.as_str()]));
         let both = cat.stamp_of(&[true, true], None);
-        assert_eq!(&*both.digest, catalog_digest([a.as_str(), cat.digest(1).as_str()]));
+        assert_eq!(
+            &*both.digest,
+            catalog_digest([a.as_str(), cat.digest(1).as_str()])
+        );
     }
 }

@@ -5,9 +5,9 @@
 //! handlers live in `calls.rs`, `subscriptions/listen` in `listen.rs`, and the legacy-only
 //! methods in `legacy.rs`.
 
+use super::catalog::{with_digest, KindCatalog};
 use super::env::{Env, Transport};
 use super::era::{client_caps, era_of, modern_meta};
-use super::catalog::{with_digest, KindCatalog};
 use super::registry::{CatalogKind as Ck, RenderedKind as Rk};
 use super::{Registry, Server};
 use crate::context::{Context, ContextInner, InputState, LogFilter};
@@ -459,7 +459,10 @@ impl Server {
                     self.cataloged(rq, &params, env, &cat, all, shown, "resources", |lm| {
                         self.rendered(rq, &params, env, &reg, Rk::Resources, || {
                             let v = reg.resources.iter().enumerate().filter(|(_, e)| shown(e));
-                            let render = |(i, (_, r)): (usize, (&str, &Arc<crate::resource::ResourceEntry>))| {
+                            let render = |(i, (_, r)): (
+                                usize,
+                                (&str, &Arc<crate::resource::ResourceEntry>),
+                            )| {
                                 with_digest(r.def.clone(), cat.digest(i))
                             };
                             self.list(rq, &params, v, render, "resources", lm.map())
@@ -481,7 +484,10 @@ impl Server {
                     self.cataloged(rq, &params, env, &cat, all, shown, key, |lm| {
                         self.rendered(rq, &params, env, &reg, Rk::Templates, || {
                             let v = reg.templates.iter().enumerate().filter(|(_, e)| shown(e));
-                            let render = |(i, (_, t)): (usize, (&str, &Arc<crate::resource::TemplateEntry>))| {
+                            let render = |(i, (_, t)): (
+                                usize,
+                                (&str, &Arc<crate::resource::TemplateEntry>),
+                            )| {
                                 with_digest(t.def.clone(), cat.digest(i))
                             };
                             self.list(rq, &params, v, render, key, lm.map())
@@ -504,9 +510,10 @@ impl Server {
                     self.cataloged(rq, &params, env, &cat, all, shown, "prompts", |lm| {
                         self.rendered(rq, &params, env, &reg, Rk::Prompts, || {
                             let v = reg.prompts.iter().enumerate().filter(|(_, e)| shown(e));
-                            let render = |(i, (_, p)): (usize, (&str, &Arc<crate::prompt::PromptEntry>))| {
-                                with_digest(p.def.clone(), cat.digest(i))
-                            };
+                            let render =
+                                |(i, (_, p)): (usize, (&str, &Arc<crate::prompt::PromptEntry>))| {
+                                    with_digest(p.def.clone(), cat.digest(i))
+                                };
                             self.list(rq, &params, v, render, "prompts", lm.map())
                         })
                     })

@@ -6,9 +6,9 @@
 //! ([`Server::may_read`], the resource rule), a dynamic one to a caller that may read its
 //! `SKILL.md`. A hidden skill is answered exactly as an unknown one by every method.
 
-use super::registry::CatalogKind;
 use super::dispatch::{str_param, Outcome, RequestInfo};
 use super::env::Env;
+use super::registry::CatalogKind;
 use super::{Registry, Server, ServerBuilder};
 use crate::error::{BuildError, HandlerError, McpError};
 use crate::handler::BoxFuture;

@@ -106,7 +106,10 @@ async fn unchanged_answers_over_http() {
     let unchanged = |v: &Value| {
         assert_eq!(v["result"]["tools"], json!([]), "{v}");
         assert_eq!(v["result"]["_meta"]["io.oxmcp/unchanged"], true, "{v}");
-        assert_eq!(v["result"]["_meta"]["io.oxmcp/catalogDigest"], digest.as_str());
+        assert_eq!(
+            v["result"]["_meta"]["io.oxmcp/catalogDigest"],
+            digest.as_str()
+        );
         assert!(v["result"].get("nextCursor").is_none());
     };
     // The header, quoted as the ETag came (and among others, and weak).
@@ -145,7 +148,9 @@ async fn unchanged_answers_over_http() {
     // The other lists carry theirs too (and a resource's digest).
     s.add_resource(Resource::text("file:///a", "a", "text/plain", "A"))
         .unwrap();
-    let v = call(run.addr, None, "resources/list", json!({})).await.json();
+    let v = call(run.addr, None, "resources/list", json!({}))
+        .await
+        .json();
     let d = v["result"]["resources"][0]["_meta"]["io.oxmcp/digest"]
         .as_str()
         .unwrap();
@@ -245,13 +250,22 @@ async fn the_shared_fixture_has_the_committed_digests() {
             .iter()
             .map(|d| {
                 let id = d.get("name").filter(|_| key == "tools").or(d.get("uri"));
-                (id.unwrap().as_str().unwrap().to_string(), d["_meta"]["io.oxmcp/digest"].clone())
+                (
+                    id.unwrap().as_str().unwrap().to_string(),
+                    d["_meta"]["io.oxmcp/digest"].clone(),
+                )
             })
             .collect();
-        got.insert(key.into(), json!({"catalogDigest": catalog(&v), "items": items}));
+        got.insert(
+            key.into(),
+            json!({"catalogDigest": catalog(&v), "items": items}),
+        );
     }
     let got = Value::Object(got);
-    let path = format!("{}/../tests/config/catalog-digests.json", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/../tests/config/catalog-digests.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
     if std::env::var("OXMCP_WRITE_DIGESTS").as_deref() == Ok("1") {
         std::fs::write(&path, serde_json::to_string_pretty(&got).unwrap() + "\n").unwrap();
     }
