@@ -3,12 +3,11 @@
 //! message came from. Era selection and `_meta` validation (by the rule in `era.rs`), routing,
 //! MRTR, result shaping and error mapping all happen here, once. The methods that run user
 //! handlers live in `calls.rs`, `subscriptions/listen` in `listen.rs`, and the legacy-only
-//! methods in `legacy.rs`.
+//! methods in `legacy.rs`, the list methods in `lists.rs`.
 
-use super::catalog::{with_digest, KindCatalog};
 use super::env::{Env, Transport};
 use super::era::{client_caps, era_of, modern_meta};
-use super::registry::{CatalogKind as Ck, RenderedKind as Rk};
+use super::registry::RenderedKind as Rk;
 use super::{Registry, Server};
 use crate::context::{Context, ContextInner, InputState, LogFilter};
 use crate::error::McpError;
@@ -416,26 +415,7 @@ impl Server {
                 Method::SubscriptionsListen if modern => {
                     Box::pin(self.listen(rq, &params, env, &self.capabilities(&reg, true))).await
                 }
-                Method::ToolsList if has("tools") => {
-                    if let Some(ts) = &self.inner.options.tool_search {
-                        return self.search_list(rq, &params, env, &reg, ts);
-                    }
-                    let cat = reg.rendered.catalog(Ck::Tools, modern, || {
-                        let defs = reg.tools.values().map(|t| (t.descriptor(modern), true));
-                        KindCatalog::build(defs, self.inner.options.catalog_signing_key.as_ref())
-                    });
-                    let all = reg.tools.values();
-                    let shown = |t: &&Arc<crate::tool::ToolEntry>| self.lists_tool(env, t);
-                    self.cataloged(rq, &params, env, &cat, all, shown, "tools", |lm| {
-                        self.rendered(rq, &params, env, &reg, Rk::Tools, || {
-                            let v = reg.tools.values().enumerate().filter(|(_, t)| shown(t));
-                            let render = |(i, t): (usize, &Arc<crate::tool::ToolEntry>)| {
-                                with_digest(t.descriptor(modern), cat.digest(i))
-                            };
-                            self.list(rq, &params, v, render, "tools", lm.map())
-                        })
-                    })
-                }
+                Method::ToolsList if has("tools") => self.tools_list(rq, &params, env, &reg),
                 Method::ToolsCall if has("tools") => {
                     match self.search_call(rq, params, env, &reg) {
                         Ok(params) => self.call(rq, params, env, &digest).await,
@@ -446,78 +426,15 @@ impl Server {
                     self.search_method(rq, &params, env, &reg)
                 }
                 Method::ResourcesList if has("resources") => {
-                    let shown = |(k, r): &(&str, &Arc<crate::resource::ResourceEntry>)| {
-                        r.listed
-                            && self.may_use(env, "resource", k)
-                            && self.in_scope_listing(env, &r.required_scopes)
-                    };
-                    let cat = reg.rendered.catalog(Ck::Resources, modern, || {
-                        let defs = reg.resources.values().map(|r| (r.def.clone(), r.listed));
-                        KindCatalog::build(defs, self.inner.options.catalog_signing_key.as_ref())
-                    });
-                    let all = reg.resources.iter();
-                    self.cataloged(rq, &params, env, &cat, all, shown, "resources", |lm| {
-                        self.rendered(rq, &params, env, &reg, Rk::Resources, || {
-                            let v = reg.resources.iter().enumerate().filter(|(_, e)| shown(e));
-                            let render = |(i, (_, r)): (
-                                usize,
-                                (&str, &Arc<crate::resource::ResourceEntry>),
-                            )| {
-                                with_digest(r.def.clone(), cat.digest(i))
-                            };
-                            self.list(rq, &params, v, render, "resources", lm.map())
-                        })
-                    })
+                    self.resources_list(rq, &params, env, &reg)
                 }
                 Method::ResourcesTemplatesList if has("resources") => {
-                    let shown = |(k, t): &(&str, &Arc<crate::resource::TemplateEntry>)| {
-                        t.listed
-                            && self.may_use(env, "resource", k)
-                            && self.in_scope_listing(env, &t.required_scopes)
-                    };
-                    let cat = reg.rendered.catalog(Ck::Templates, modern, || {
-                        let defs = reg.templates.values().map(|t| (t.def.clone(), t.listed));
-                        KindCatalog::build(defs, self.inner.options.catalog_signing_key.as_ref())
-                    });
-                    let all = reg.templates.iter();
-                    let key = "resourceTemplates";
-                    self.cataloged(rq, &params, env, &cat, all, shown, key, |lm| {
-                        self.rendered(rq, &params, env, &reg, Rk::Templates, || {
-                            let v = reg.templates.iter().enumerate().filter(|(_, e)| shown(e));
-                            let render = |(i, (_, t)): (
-                                usize,
-                                (&str, &Arc<crate::resource::TemplateEntry>),
-                            )| {
-                                with_digest(t.def.clone(), cat.digest(i))
-                            };
-                            self.list(rq, &params, v, render, key, lm.map())
-                        })
-                    })
+                    self.templates_list(rq, &params, env, &reg)
                 }
                 Method::ResourcesRead if has("resources") => {
                     self.call(rq, params, env, &digest).await
                 }
-                Method::PromptsList if has("prompts") => {
-                    let shown = |(k, p): &(&str, &Arc<crate::prompt::PromptEntry>)| {
-                        self.may_use(env, "prompt", k)
-                            && self.in_scope_listing(env, &p.required_scopes)
-                    };
-                    let cat = reg.rendered.catalog(Ck::Prompts, modern, || {
-                        let defs = reg.prompts.values().map(|p| (p.def.clone(), true));
-                        KindCatalog::build(defs, self.inner.options.catalog_signing_key.as_ref())
-                    });
-                    let all = reg.prompts.iter();
-                    self.cataloged(rq, &params, env, &cat, all, shown, "prompts", |lm| {
-                        self.rendered(rq, &params, env, &reg, Rk::Prompts, || {
-                            let v = reg.prompts.iter().enumerate().filter(|(_, e)| shown(e));
-                            let render =
-                                |(i, (_, p)): (usize, (&str, &Arc<crate::prompt::PromptEntry>))| {
-                                    with_digest(p.def.clone(), cat.digest(i))
-                                };
-                            self.list(rq, &params, v, render, "prompts", lm.map())
-                        })
-                    })
-                }
+                Method::PromptsList if has("prompts") => self.prompts_list(rq, &params, env, &reg),
                 Method::PromptsGet if has("prompts") => self.call(rq, params, env, &digest).await,
                 Method::CompletionComplete if has("completions") => {
                     self.call(rq, params, env, &digest).await
@@ -538,7 +455,7 @@ impl Server {
     /// `make`'s answer, serialised once per registry version when every caller gets the same
     /// one: no caller (an allow-list filters per caller) and no cursor (the first page). Errors
     /// are never kept. HTTP only: the stdio writer takes values (it would parse the bytes again).
-    fn rendered(
+    pub(super) fn rendered(
         &self,
         rq: &RequestInfo,
         params: &Params,

@@ -12,6 +12,7 @@ pub mod gate;
 mod initiated;
 mod legacy;
 mod listen;
+mod lists;
 mod metered;
 pub mod middleware;
 pub(crate) mod mrtr;

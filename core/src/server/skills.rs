@@ -280,8 +280,11 @@ impl Server {
         }
         match reg.skills.get(uri) {
             Some(s) if self.skill_visible(env, s) => {
+                // The entry as `skills/list` gives it, digest included.
+                let entry = s.entry();
+                let digest = super::catalog::definition_digest(&entry);
                 let mut r = Map::new();
-                r.insert("skill".into(), s.entry());
+                r.insert("skill".into(), super::catalog::with_digest(entry, digest));
                 Outcome::Result(self.finish(rq, r, true))
             }
             _ => {

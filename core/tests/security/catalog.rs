@@ -204,7 +204,9 @@ async fn the_catalog_digest_is_signed() {
     std::fs::write(&bad, "not a key").unwrap();
     for path in [bad.clone(), dir.join("missing.pem")] {
         let config = json!({"name": "cat", "version": "1", "catalogSigningKey": path});
-        let e = ServerConfig::from_json(config).err().expect("refused");
+        let Err(e) = ServerConfig::from_json(config) else {
+            panic!("refused")
+        };
         let text = e.to_string();
         assert!(
             text.contains("catalogSigningKey") && text.contains(&*path.to_string_lossy()),
