@@ -59,6 +59,9 @@ def test_inspect_json_and_the_same_bytes_as_the_node_cli() -> None:
     assert info["tools"][0]["inputSchema"]["required"] == ["a", "b"]
     assert info["resourceTemplates"][0]["uriTemplate"] == "greeting://{name}"
     assert info["prompts"][0]["arguments"] == [{"name": "code", "required": True}]
+    # Every definition as listed, with its catalog digest (docs/CATALOG.md).
+    for item in info["tools"] + info["resourceTemplates"] + info["prompts"]:
+        assert item["_meta"]["io.oxmcp/digest"].startswith("sha256:"), item
     # One output, two CLIs: the Node one (with the TS SDK client) prints the same text and JSON.
     node = shutil.which("node")
     assert node, "node is needed for the parity check"

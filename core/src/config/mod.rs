@@ -250,6 +250,9 @@ pub struct ServerConfig {
     /// Serve the experimental `oxmcp/tools/search` method.
     #[serde(alias = "toolSearchMethod")]
     pub tool_search_method: Option<bool>,
+    /// A PEM file with the Ed25519 private key (PKCS#8) that signs each list's catalog digest.
+    #[serde(alias = "catalogSigningKey")]
+    pub catalog_signing_key: Option<String>,
     /// Tasks: how long a running task's lease lasts without renewal (its replica renews it every
     /// third of this); a task whose lease lapsed is failed by the first replica that reads it.
     #[serde(alias = "taskLeaseMs")]

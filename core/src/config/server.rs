@@ -281,6 +281,11 @@ impl ServerConfig {
             }
             o.extensions = ext.clone();
         }
+        if let Some(path) = &self.catalog_signing_key {
+            let key = crate::server::catalog::CatalogKey::from_pem_file(path.as_ref())
+                .map_err(|e| invalid(format!("{}: {e}", self.name("catalog_signing_key"))))?;
+            o.catalog_signing_key = Some(key);
+        }
         if self.task_lease_ms.is_some_and(|t| t < 100) {
             return Err(invalid(format!(
                 "{} must be at least 100 (milliseconds)",

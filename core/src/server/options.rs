@@ -173,6 +173,9 @@ pub struct ServerOptions {
     /// Extensions declared in `capabilities.extensions` beside the ones the registrations need
     /// (those win on the same id): id → settings.
     pub extensions: Map<String, Value>,
+    /// Sign every list's catalog digest with this Ed25519 key (`io.oxmcp/catalogSignature`,
+    /// the public key in `io.oxmcp/catalogKey`). `None`: lists carry digests, unsigned.
+    pub catalog_signing_key: Option<super::catalog::CatalogKey>,
 }
 
 impl Default for ServerOptions {
@@ -211,6 +214,7 @@ impl Default for ServerOptions {
             tool_search: None,
             tool_search_method: false,
             extensions: Map::new(),
+            catalog_signing_key: None,
         }
     }
 }

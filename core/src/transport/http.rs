@@ -37,11 +37,12 @@ pub use crate::request::HttpRequestInfo;
 pub use crate::server::gate::{Refusal, TrustedProxies};
 
 /// What a request's work ends with: its reply (and status), the legacy session it created, and
-/// the HTTP request it came in (see [`HttpHandler::run`]).
+/// the HTTP request it came in (see [`HttpHandler::run`]), the `ETag` of a list answer.
 type WorkDone = (
     Option<(Reply, u16)>,
     Option<Arc<LegacySession>>,
     Option<Arc<HttpRequestInfo>>,
+    Option<Arc<str>>,
 );
 
 type Work = Pin<Box<dyn Future<Output = WorkDone> + Send>>;
@@ -509,7 +510,7 @@ impl HttpHandler {
         let work: Work = Box::pin(async move {
             let r = server.request_with_status(rq, &env).await;
             let created = env.take_created_session();
-            (r, created, env.http.take())
+            (r, created, env.http.take(), env.etag.take())
         });
         let inflight = InFlight {
             work: Some(work),
@@ -544,7 +545,7 @@ impl HttpHandler {
 
     /// The work's result: JSON, or an SSE body when it sent messages meanwhile (they go
     /// first); the session it created named in `Mcp-Session-Id`.
-    fn answer(&self, (r, created, request): WorkDone, sink: &LazySink) -> HttpResponse {
+    fn answer(&self, (r, created, request, etag): WorkDone, sink: &LazySink) -> HttpResponse {
         let mut pending = Vec::new();
         if let Some(Some(mut rx)) = sink.take() {
             while let Ok(m) = rx.try_recv() {
@@ -584,6 +585,9 @@ impl HttpHandler {
         if let Some(id) = created.and_then(|s| s.id.clone()) {
             resp = resp.header(headers::MCP_SESSION_ID, &id);
         }
+        if let Some(tag) = etag {
+            resp = resp.header(hyper::header::ETAG, &format!("\"{tag}\""));
+        }
         resp
     }
 
@@ -610,7 +614,7 @@ impl HttpHandler {
                     Some(m) = rx.recv() => {
                         if btx.send(sse_event(&m)).await.is_err() { return; }
                     }
-                    (r, _, _) = work => {
+                    (r, _, _, _) = work => {
                         drop(inflight.work.take());
                         while let Ok(m) = rx.try_recv() {
                             if btx.send(sse_event(&m)).await.is_err() { return; }
