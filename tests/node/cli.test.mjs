@@ -279,3 +279,23 @@ test("install keeps the file's mode and a symlink, and leaves no temp files", ()
   assert.deepEqual(fs.readdirSync(dotfiles).sort(), ['cursor-mcp.json', 'new.json']);
   fs.rmSync(home, { recursive: true, force: true });
 });
+
+test('verify pins the catalog and reports a changed tool', (t) => {
+  // Inside the package, so that the copy resolves 'oxmcp' and 'zod' as the example does.
+  const dir = fs.mkdtempSync(path.join(ROOT, '.cache', 'verify-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const app = path.join(dir, 'app.mjs');
+  const pin = path.join(dir, 'pin.json');
+  const source = fs.readFileSync(QUICKSTART, 'utf8');
+  fs.writeFileSync(app, source);
+  let r = oxmcp(['verify', app, '--pin', pin, '--write']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, `pinned 1 tool, 1 resource, 0 resource templates, 1 prompt in ${pin}\n`);
+  const pinned = JSON.parse(fs.readFileSync(pin, 'utf8'));
+  r = oxmcp(['verify', app, '--pin', pin]);
+  assert.equal(r.code, 0, r.stderr);
+  fs.writeFileSync(app, source.replace("description: 'Add two numbers'", "description: 'Add two numbers, changed'"));
+  r = oxmcp(['verify', app, '--pin', pin]);
+  assert.equal(r.code, 3, r.stderr);
+  assert.ok(r.stdout.startsWith(`changed tool 'add': ${pinned.tools.add} -> sha256:`), r.stdout);
+});

@@ -136,14 +136,75 @@ def test_run_tls_flags_serve_https_that_inspect_reaches() -> None:
     assert (r.returncode, r.stderr) == (1, "oxmcp: error: --transport stdio and --tls-cert contradict each other\n")
 
 
-def test_verify_needs_the_servers_digests(tmp_path: Path) -> None:
+def test_verify_pins_the_catalog_and_reports_each_change(tmp_path: Path) -> None:
+    app = tmp_path / "app.py"
+    app.write_text(QUICKSTART.read_text())
     pin = tmp_path / "pin.json"
-    r = oxmcp("verify", str(QUICKSTART), "--pin", str(pin), "--write")
-    assert r.returncode == 1
-    assert r.stderr.startswith("oxmcp: error: tool 'add' has no io.oxmcp/digest (sha256:<hex>) in its _meta"), r.stderr
-    assert not pin.exists()
-    r = oxmcp("verify", str(QUICKSTART), "--pin", str(pin))
+    r = oxmcp("verify", str(app), "--pin", str(pin))
     assert r.returncode == 1 and r.stderr.startswith(f"oxmcp: error: cannot read the pin file {pin}: "), r.stderr
+    r = oxmcp("verify", str(app), "--pin", str(pin), "--write")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == f"pinned 2 tools, 0 resources, 1 resource template, 1 prompt in {pin}\n"
+    data = json.loads(pin.read_text())
+    assert sorted(data["tools"]) == ["add", "countdown"]
+    assert list(data["resourceTemplates"]) == ["greeting://{name}"] and list(data["prompts"]) == ["review"]
+    assert all(d.startswith("sha256:") and len(d) == 71 for kind in data.values() for d in kind.values())
+    r = oxmcp("verify", str(app), "--pin", str(pin))
+    assert (r.returncode, r.stdout) == (0, f"unchanged: 2 tools, 0 resources, 1 resource template, 1 prompt (pin {pin})\n"), r.stderr
+    # A changed description changes that tool's digest, and only that one.
+    app.write_text(QUICKSTART.read_text().replace('"""Add two integers."""', '"""Add two integers, changed."""'))
+    r = oxmcp("verify", str(app), "--pin", str(pin))
+    assert r.returncode == 3, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith(f"changed tool 'add': {data['tools']['add']} -> sha256:")
+    assert lines[-1] == f"changed: 0 added, 0 removed, 1 changed (pin {pin})"
+    report = json.loads(oxmcp("verify", "--json", str(app), "--pin", str(pin)).stdout)
+    assert [(c["kind"], c["name"]) for c in report["changed"]] == [("tool", "add")]
+    assert report["added"] == [] and report["removed"] == [] and report["unchanged"] is False
+    # A tool missing from the pin is reported as added by the server.
+    del data["tools"]["countdown"]
+    pin.write_text(json.dumps(data))
+    r = oxmcp("verify", str(app), "--pin", str(pin))
+    assert r.returncode == 3 and any(line.startswith("added tool 'countdown' (sha256:") for line in r.stdout.splitlines())
+
+
+def test_verify_checks_the_catalog_signature_against_the_pinned_key(tmp_path: Path) -> None:
+    import base64
+
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    def keyfile(name: str) -> tuple[Path, str]:
+        k = Ed25519PrivateKey.generate()
+        f = tmp_path / name
+        f.write_bytes(k.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                      serialization.NoEncryption()))
+        raw = k.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+        return f, "ed25519:" + base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+    key, public = keyfile("key.pem")
+    _, other = keyfile("other.pem")
+    source = QUICKSTART.read_text()
+    signed = tmp_path / "signed.py"
+    signed.write_text(source.replace('instructions="Arithmetic and greetings."',
+                                     f'instructions="Arithmetic and greetings.", catalog_signing_key={str(key)!r}'))
+    unsigned = tmp_path / "unsigned.py"
+    unsigned.write_text(source)
+    pin = tmp_path / "pin.json"
+    r = oxmcp("verify", str(signed), "--pin", str(pin), "--write", "--public-key", public)
+    assert r.returncode == 0, r.stderr
+    r = oxmcp("verify", str(signed), "--pin", str(pin))
+    assert r.returncode == 0 and "catalog signature verified" in r.stdout, (r.stdout, r.stderr)
+    data = json.loads(pin.read_text())
+    data["publicKey"] = other
+    pin.write_text(json.dumps(data))
+    r = oxmcp("verify", str(signed), "--pin", str(pin))
+    assert r.returncode == 4
+    assert r.stderr == "oxmcp: error: tools/list: the catalog signature does not verify with the pinned key\n"
+    data["publicKey"] = public
+    pin.write_text(json.dumps(data))
+    r = oxmcp("verify", str(unsigned), "--pin", str(pin))
+    assert r.returncode == 4 and "catalogSignature" in r.stderr, r.stderr
 
 
 def test_run_transport_http_defaults_and_stdio_conflict() -> None:
