@@ -379,6 +379,8 @@ export interface ServerOptions extends ListenOptions {
   extensions?: { [id: string]: object };
   /** A PEM file with an Ed25519 private key (PKCS#8) that signs each list's catalog digest (docs/CATALOG.md); a bad file stops the start. */
   catalogSigningKey?: string;
+  /** The content-addressed catalog on lists (digests, catalog digest, ETag, unchanged answer). Default true; false in the TS SDK layer. */
+  catalogDigests?: boolean;
   /** Largest task result kept, in bytes as JSON (default 1 MiB; a larger one fails the task). */
   maxTaskResultBytes?: number;
   /** Tasks: how long a running task's lease lasts (default 30000, at least 100); its replica renews it every third, and a task whose lease lapsed is failed by the replica that reads it. */

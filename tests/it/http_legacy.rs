@@ -7,10 +7,17 @@ use std::time::Duration;
 
 const LEGACY: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 
-/// Legacy results follow the legacy schema: no `resultType`, no cache hints, no result `_meta`.
+/// Legacy results follow the legacy schema: no `resultType`, no cache hints, and no result
+/// `_meta` but the catalog's (`io.oxmcp/…`, on lists).
 fn assert_legacy_shape(res: &Value) {
-    for k in ["resultType", "ttlMs", "cacheScope", "_meta"] {
+    for k in ["resultType", "ttlMs", "cacheScope"] {
         assert!(res.get(k).is_none(), "legacy result carries {k}: {res}");
+    }
+    if let Some(meta) = res.get("_meta").and_then(Value::as_object) {
+        assert!(
+            meta.keys().all(|k| k.starts_with("io.oxmcp/")),
+            "legacy result carries _meta: {res}"
+        );
     }
 }
 

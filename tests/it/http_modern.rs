@@ -115,8 +115,11 @@ async fn tools_list_is_deterministic_and_cacheable() {
         .iter()
         .find(|t| t["name"] == "add")
         .unwrap();
+    assert!(add["_meta"]["io.oxmcp/digest"]
+        .as_str()
+        .is_some_and(|d| d.starts_with("sha256:")));
     assert_eq!(
-        add,
+        &without_digest(add),
         &json!({"name":"add","description":"Add two integers",
                 "inputSchema":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]},
                 "outputSchema":{"type":"object","properties":{"result":{"type":"integer"}},"required":["result"]}})
@@ -252,7 +255,7 @@ async fn resources_list_templates_and_read() {
         ]
     );
     assert_eq!(
-        res["resources"][0],
+        without_digest(&res["resources"][0]),
         json!({"uri":"test://static-text","name":"Static Text Resource","mimeType":"text/plain","description":"A static text resource"})
     );
 
@@ -261,8 +264,14 @@ async fn resources_list_templates_and_read() {
         .await
         .result();
     assert_cacheable(&res);
+    let templates: Vec<Value> = res["resourceTemplates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(without_digest)
+        .collect();
     assert_eq!(
-        res["resourceTemplates"],
+        Value::Array(templates),
         json!([{"uriTemplate":"test://template/{id}/data","name":"Template Resource","mimeType":"application/json","description":"Data for an id"},
                // The dynamic skill's files (tests/it/skills.rs).
                {"uriTemplate":"skill://live/clock/{+file}","name":"live/clock",
@@ -435,4 +444,14 @@ async fn string_and_integer_ids_are_echoed() {
         assert_eq!(r.json()["id"], id);
         assert_eq!(r.json()["jsonrpc"], "2.0");
     }
+}
+
+/// A listed definition without the catalog's digest (docs/CATALOG.md), to compare with the
+/// definition as registered.
+fn without_digest(def: &Value) -> Value {
+    let mut d = def.clone();
+    if let Some(m) = d.as_object_mut() {
+        m.remove("_meta");
+    }
+    d
 }

@@ -261,7 +261,7 @@ async fn tampered_expired_and_replayed_elsewhere_state_is_rejected() {
 
 #[tokio::test]
 async fn expired_state_is_rejected() {
-    let s = HttpServer::start_with("everything", &[("OXMCP_STATE_TTL_MS", "0")]).await;
+    let s = HttpServer::start_with("everything", &[("OXMCP_STATE_TTL_MS", "1")]).await;
     let name = "test_input_required_result_elicitation";
     let (_, state) = input_required(&tool(&s, 1, name, json!({}), elicit()).await);
     // The expiry has one-second resolution: past it for sure after 1.1 s.

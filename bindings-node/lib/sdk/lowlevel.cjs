@@ -79,7 +79,7 @@ class Server extends LowLevelFacade {
       // The SDK 1.x path: served in the `initialize`-era revisions it speaks, unless the server
       // opts in to 2026-07-28 (`modern: true`), since its hooks (oninitialized, roots read at
       // start) were written for that era.
-      native = new NativeServer({ ...serverInfo, ...(options.instructions ? { instructions: options.instructions } : {}), modern: options.modern === true }, declare);
+      native = new NativeServer({ ...serverInfo, ...(options.instructions ? { instructions: options.instructions } : {}), modern: options.modern === true, catalogDigests: false }, declare);
     } catch (e) {
       throw fromNative(e);
     }

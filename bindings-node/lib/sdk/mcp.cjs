@@ -71,7 +71,7 @@ class McpServer extends Server {
     // An SDK generation that speaks only the handshake era is served in it unless the server opts
     // in to 2026-07-28 (`modern: true`): its lifecycle hooks were written for that era.
     const eras = new.target.handshakeOnly ? { modern: false } : {};
-    super(withVersion(serverInfo), { errorMessages: 'message', [SDK_SHAPES]: new.target.sdkShapes, ...eras, ...rest });
+    super(withVersion(serverInfo), { errorMessages: 'message', catalogDigests: false, [SDK_SHAPES]: new.target.sdkShapes, ...eras, ...rest });
     const { LowLevelFacade } = require('./facade.cjs');
     this.#facade = new LowLevelFacade(this, current, options?.capabilities);
     // The SDK 1.x declares what it was given plus what is registered; the v2 shape keeps oxmcp's.

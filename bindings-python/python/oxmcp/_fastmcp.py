@@ -172,6 +172,8 @@ class FastMCP(Server):
         # FastMCP and the SDK's FastMCP/MCPServer validate tool arguments in pydantic's lax mode
         # ("yes" for a bool, "3" for an int); the core's lenient coercion follows the same rules.
         options.setdefault("lenient_coercion", not kwargs.get("strict_input_validation"))
+        # The framework lists its definitions as given: no digests of oxmcp's catalog in them.
+        options.setdefault("catalog_digests", False)
         if self._handshake_only:
             # An SDK generation that speaks only the `initialize`-era revisions is served in them
             # unless the server opts in (`modern=True`): its lifecycle hooks were written for them.

@@ -276,6 +276,10 @@ pub struct ServerConfig {
     /// Extensions the server declares in `capabilities.extensions` beside the ones its
     /// registrations need (an auth extension it supports, say): id → settings object.
     pub extensions: Option<Map<String, Value>>,
+    /// The content-addressed catalog on lists (digests, catalog digest, unchanged answer; on by
+    /// default).
+    #[serde(alias = "catalogDigests")]
+    pub catalog_digests: Option<bool>,
     /// The input as given (its spelling names the options in errors).
     #[serde(skip)]
     raw: Map<String, Value>,

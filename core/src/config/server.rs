@@ -281,6 +281,9 @@ impl ServerConfig {
             }
             o.extensions = ext.clone();
         }
+        if let Some(on) = self.catalog_digests {
+            o.catalog_digests = on;
+        }
         if let Some(path) = &self.catalog_signing_key {
             let key = crate::server::catalog::CatalogKey::from_pem_file(path.as_ref())
                 .map_err(|e| invalid(format!("{}: {e}", self.name("catalog_signing_key"))))?;

@@ -227,13 +227,25 @@ impl Stamp {
 pub(crate) struct ListMeta<'a> {
     stamp: &'a Stamp,
     key: Option<&'a CatalogKey>,
+    /// `catalog_digests`: off, lists carry none of it (as a framework being ported lists).
+    on: bool,
 }
 
 impl ListMeta<'_> {
     pub(crate) fn map(&self) -> Map<String, Value> {
         let mut m = Map::new();
-        self.stamp.put(&mut m, self.key);
+        if self.on {
+            self.stamp.put(&mut m, self.key);
+        }
         m
+    }
+    /// `def` with its digest in its `_meta`, when digests are on.
+    pub(crate) fn with_digest(&self, def: Value, digest: impl FnOnce() -> String) -> Value {
+        if self.on {
+            with_digest(def, digest())
+        } else {
+            def
+        }
     }
 }
 
@@ -353,15 +365,17 @@ impl Server {
         key: &str,
         page: impl FnOnce(&ListMeta<'_>) -> Outcome,
     ) -> Outcome {
-        if env.transport == Transport::Http {
+        let on = self.inner.options.catalog_digests;
+        if on && env.transport == Transport::Http {
             env.set_etag(stamp.digest.clone());
         }
         let lm = ListMeta {
             stamp,
             key: self.catalog_key(),
+            on,
         };
         let first = params.get("cursor").is_none_or(Value::is_null);
-        if first && held(rq, env, &stamp.digest) {
+        if on && first && held(rq, env, &stamp.digest) {
             let mut meta = lm.map();
             meta.insert(META_UNCHANGED.into(), Value::Bool(true));
             let mut r = Map::new();
@@ -392,7 +406,7 @@ impl Server {
             let defs = defs
                 .into_iter()
                 .zip(digests)
-                .map(|(d, g)| with_digest(d, g))
+                .map(|(d, g)| meta.with_digest(d, || g))
                 .collect();
             page(defs, meta)
         })

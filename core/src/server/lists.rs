@@ -2,7 +2,7 @@
 //! `prompts/list`): what a caller may see, a page of it with each definition's digest, and the
 //! catalog of the whole ([`super::catalog`]).
 
-use super::catalog::{with_digest, KindCatalog};
+use super::catalog::KindCatalog;
 use super::dispatch::{Outcome, RequestInfo};
 use super::env::Env;
 use super::registry::{CatalogKind as Ck, RenderedKind as Rk};
@@ -33,7 +33,7 @@ impl Server {
             self.rendered(rq, params, env, reg, Rk::Tools, || {
                 let v = reg.tools.values().enumerate().filter(|(_, t)| shown(t));
                 let render = |(i, t): (usize, &Arc<crate::tool::ToolEntry>)| {
-                    with_digest(t.descriptor(modern), cat.digest(i))
+                    lm.with_digest(t.descriptor(modern), || cat.digest(i))
                 };
                 self.list(rq, params, v, render, "tools", lm.map())
             })
@@ -63,7 +63,7 @@ impl Server {
                 let v = reg.resources.iter().enumerate().filter(|(_, e)| shown(e));
                 let render =
                     |(i, (_, r)): (usize, (&str, &Arc<crate::resource::ResourceEntry>))| {
-                        with_digest(r.def.clone(), cat.digest(i))
+                        lm.with_digest(r.def.clone(), || cat.digest(i))
                     };
                 self.list(rq, params, v, render, "resources", lm.map())
             })
@@ -94,7 +94,7 @@ impl Server {
                 let v = reg.templates.iter().enumerate().filter(|(_, e)| shown(e));
                 let render =
                     |(i, (_, t)): (usize, (&str, &Arc<crate::resource::TemplateEntry>))| {
-                        with_digest(t.def.clone(), cat.digest(i))
+                        lm.with_digest(t.def.clone(), || cat.digest(i))
                     };
                 self.list(rq, params, v, render, key, lm.map())
             })
@@ -121,7 +121,7 @@ impl Server {
             self.rendered(rq, params, env, reg, Rk::Prompts, || {
                 let v = reg.prompts.iter().enumerate().filter(|(_, e)| shown(e));
                 let render = |(i, (_, p)): (usize, (&str, &Arc<crate::prompt::PromptEntry>))| {
-                    with_digest(p.def.clone(), cat.digest(i))
+                    lm.with_digest(p.def.clone(), || cat.digest(i))
                 };
                 self.list(rq, params, v, render, "prompts", lm.map())
             })

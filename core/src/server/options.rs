@@ -176,6 +176,10 @@ pub struct ServerOptions {
     /// Sign every list's catalog digest with this Ed25519 key (`io.oxmcp/catalogSignature`,
     /// the public key in `io.oxmcp/catalogKey`). `None`: lists carry digests, unsigned.
     pub catalog_signing_key: Option<super::catalog::CatalogKey>,
+    /// Put the content-addressed catalog on lists: each definition's digest, the catalog digest,
+    /// the unchanged answer and the `ETag` (on by default). A port of a framework turns it off,
+    /// to list what that framework lists.
+    pub catalog_digests: bool,
 }
 
 impl Default for ServerOptions {
@@ -215,6 +219,7 @@ impl Default for ServerOptions {
             tool_search_method: false,
             extensions: Map::new(),
             catalog_signing_key: None,
+            catalog_digests: true,
         }
     }
 }

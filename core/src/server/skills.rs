@@ -250,7 +250,7 @@ impl Server {
         env: &Env,
         reg: &Registry,
     ) -> Outcome {
-        use super::catalog::{with_digest, KindCatalog};
+        use super::catalog::KindCatalog;
         let shown = |s: &&SkillSlot| s.is_listed() && self.skill_visible(env, s);
         let cat = reg.rendered.catalog(CatalogKind::Skills, false, || {
             let defs = reg.skills.values().map(|s| (s.entry(), s.is_listed()));
@@ -259,7 +259,7 @@ impl Server {
         let all = reg.skills.values();
         self.cataloged(rq, params, env, &cat, all, shown, "skills", |lm| {
             let v = reg.skills.values().enumerate().filter(|(_, s)| shown(s));
-            let render = |(i, s): (usize, &SkillSlot)| with_digest(s.entry(), cat.digest(i));
+            let render = |(i, s): (usize, &SkillSlot)| lm.with_digest(s.entry(), || cat.digest(i));
             self.list(rq, params, v, render, "skills", lm.map())
         })
     }
@@ -281,10 +281,13 @@ impl Server {
         match reg.skills.get(uri) {
             Some(s) if self.skill_visible(env, s) => {
                 // The entry as `skills/list` gives it, digest included.
-                let entry = s.entry();
-                let digest = super::catalog::definition_digest(&entry);
+                let mut entry = s.entry();
+                if self.inner.options.catalog_digests {
+                    let digest = super::catalog::definition_digest(&entry);
+                    entry = super::catalog::with_digest(entry, digest);
+                }
                 let mut r = Map::new();
-                r.insert("skill".into(), super::catalog::with_digest(entry, digest));
+                r.insert("skill".into(), entry);
                 Outcome::Result(self.finish(rq, r, true))
             }
             _ => {

@@ -279,6 +279,8 @@ class Server:
         if version is None:
             version = "" if handlers_v2 else framework_version("mcp", major="1")
         self.version = version
+        # The SDK lists what its handlers return: no digests of oxmcp's catalog in it.
+        options.setdefault("catalog_digests", False)
         self._core = CoreServer(name, version, instructions=instructions, title=title,
                                 website_url=website_url, icons=[_dump(i) for i in icons] if icons else None,
                                 **options)
