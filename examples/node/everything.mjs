@@ -36,6 +36,8 @@ function envOptions() {
   // The task lease and the Redis timeout, so the scale-out fault tests can use short ones.
   if (env('OXMCP_TASK_LEASE_MS')) out.taskLeaseMs = Number(env('OXMCP_TASK_LEASE_MS'));
   if (env('OXMCP_REDIS_TIMEOUT_MS')) out.redisTimeoutMs = Number(env('OXMCP_REDIS_TIMEOUT_MS'));
+  // The experimental tool-search method (its transcript, tests/transcripts/tool-search.json).
+  if (env('OXMCP_TOOL_SEARCH_METHOD')) out.toolSearchMethod = env('OXMCP_TOOL_SEARCH_METHOD') === 'true';
   return out;
 }
 
