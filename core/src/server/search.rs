@@ -65,7 +65,7 @@ pub(crate) struct SearchIndex {
 struct Postings {
     /// `(document id, tf part)`, by document id: a document's part is found by binary search.
     by_doc: Box<[(u32, f32)]>,
-    /// Indexes into `by_doc`, best part first (then by document id): the order in which a
+    /// Indexes into `by_doc`, best score first (then by document id): the order in which a
     /// query that sees every tool reads them, to stop as soon as no unread one can rank.
     by_impact: Box<[u32]>,
 }
@@ -226,6 +226,7 @@ impl SearchIndex {
         };
         let norm = K1 * (1.0 - B);
         let per_len = K1 * B / avg_len;
+        let n = idx.tools.len() as f32;
         idx.postings.reserve(raw.len());
         for (w, post) in raw {
             let by_doc: Box<[(u32, f32)]> = post
@@ -235,10 +236,14 @@ impl SearchIndex {
                     (d, tf * (K1 + 1.0) / (tf + norm + per_len * dl))
                 })
                 .collect();
+            // Ordered by the score a caller who sees every tool gets (the idf times the part,
+            // as that query computes it, not the part alone: two parts that differ can round
+            // to one score, and then the document id decides).
+            let idf = idf(n, by_doc.len() as f32);
             let mut by_impact: Box<[u32]> = (0..by_doc.len() as u32).collect();
             by_impact.sort_unstable_by(|a, b| {
                 let (a, b) = (by_doc[*a as usize], by_doc[*b as usize]);
-                b.1.total_cmp(&a.1).then(a.0.cmp(&b.0))
+                (idf * b.1).total_cmp(&(idf * a.1)).then(a.0.cmp(&b.0))
             });
             idx.postings.insert(w, Postings { by_doc, by_impact });
         }
