@@ -42,7 +42,12 @@ fn load(name: &str) -> Transcript {
             .as_object()
             .map(|m| {
                 m.iter()
-                    .map(|(k, v)| (k.clone(), v.as_str().expect("env values are strings").to_string()))
+                    .map(|(k, v)| {
+                        (
+                            k.clone(),
+                            v.as_str().expect("env values are strings").to_string(),
+                        )
+                    })
                     .collect()
             })
             .unwrap_or_default(),
@@ -159,7 +164,11 @@ fn last_state(v: &Value) -> Option<String> {
 }
 
 async fn replay_http(t: &Transcript) {
-    let env: Vec<(&str, &str)> = t.env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let env: Vec<(&str, &str)> = t
+        .env
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
     let s = HttpServer::start_with("everything", &env).await;
     let mut session: Option<String> = None;
     let mut initialized = false;
@@ -235,7 +244,11 @@ async fn replay_http(t: &Transcript) {
 }
 
 async fn replay_stdio(t: &Transcript) {
-    let env: Vec<(&str, &str)> = t.env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let env: Vec<(&str, &str)> = t
+        .env
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
     let mut s = StdioServer::start_with("everything", &env);
     let mut state: Option<String> = None;
     for (i, ex) in t.exchanges.iter().enumerate() {
