@@ -275,6 +275,8 @@ export interface OAuthOptions {
   dpopWindowMs?: number;
   /** Most DPoP proof ids remembered for replay detection. Default 65536. */
   dpopReplayCache?: number;
+  /** Require the server's nonce in each DPoP proof (RFC 9449 §9). Default false. */
+  dpopNonce?: boolean;
 }
 
 /** Requests per second per caller, or a token bucket; beyond it HTTP 429 with `Retry-After`. */
@@ -373,6 +375,10 @@ export interface ServerOptions extends ListenOptions {
   callToolName?: string;
   /** The experimental `oxmcp/tools/search` method. */
   toolSearchMethod?: boolean;
+  /** Extensions declared in `capabilities.extensions` beside the ones the registrations need (id → settings). */
+  extensions?: { [id: string]: object };
+  /** A PEM file with an Ed25519 private key (PKCS#8) that signs each list's catalog digest (docs/CATALOG.md); a bad file stops the start. */
+  catalogSigningKey?: string;
   /** Largest task result kept, in bytes as JSON (default 1 MiB; a larger one fails the task). */
   maxTaskResultBytes?: number;
   /** Tasks: how long a running task's lease lasts (default 30000, at least 100); its replica renews it every third, and a task whose lease lapsed is failed by the replica that reads it. */
@@ -429,6 +435,18 @@ export interface ListenOptions extends HttpOptions {
   host?: string;
   /** 0 picks a free port. Default 8000. */
   port?: number;
+  /**
+   * Listen on this Unix domain socket (a file path) instead of `host`/`port`, which must then be left
+   * out. Not `path` (the MCP endpoint's path) and not Node's `socketPath` (a client's option): the
+   * core's `uds`. Unix only.
+   */
+  uds?: string;
+  /** The socket file's mode: octal digits (`"0660"`) or the number (`0o660`). Default `"0600"`. */
+  udsMode?: string | number;
+  /** TLS: the certificate chain, a PEM file (with `tlsKey`; reloaded when either file changes). */
+  tlsCert?: string;
+  /** TLS: the certificate's private key, a PEM file. */
+  tlsKey?: string;
 }
 
 export interface ToolConfig<I extends SchemaInput | undefined = undefined, O extends SchemaInput | undefined = undefined> {
@@ -521,7 +539,14 @@ export type ScopeChallengeResolver = (context: { authInfo?: { scopes: string[] }
 export declare function requireScopes(...scopes: string[]): ScopeChallengeResolver;
 export declare function completable<S>(schema: S, complete: (value: string, context: { arguments: { [key: string]: string } }) => Awaitable<CompletionReturn>): S;
 
-export interface Listening { host: string; port: number; url: string }
+export interface Listening {
+  host: string;
+  port: number;
+  /** The endpoint's URL; on a Unix socket, the one to request over it (`http://localhost/mcp`). */
+  url: string;
+  /** The Unix socket's path, when listening on one. */
+  uds?: string;
+}
 
 // ------------------------------------------------------------------ discovery
 
@@ -566,7 +591,8 @@ export declare function definePrompt<A extends SchemaInput | undefined = undefin
 
 /** The oxmcp server: register handlers, then `listen()`, `serveStdio()` or mount `fetch` / `nodeHandler()`. */
 export declare class Server {
-  constructor(info: ServerOptions, options?: Partial<ServerOptions> & { capabilities?: unknown });
+  /** `options.capabilities` is derived from what is registered, but for its `extensions` (the `extensions` option). */
+  constructor(info: ServerOptions, options?: Partial<ServerOptions> & { capabilities?: { extensions?: { [id: string]: object }; [key: string]: unknown } });
 
   registerTool<I extends SchemaInput | undefined = undefined, O extends SchemaInput | undefined = undefined>(
     name: string,
@@ -658,7 +684,7 @@ export declare class Server {
   /** A WHATWG fetch handler (Hono, Workers-style hosts). `peer`: the client's address, if the host knows it. */
   fetch(request: Request, options?: { peer?: string }): Promise<Response>;
   /** A Node `http` / Express handler. */
-  nodeHandler(options?: { maxBodyBytes?: number }): (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse, next?: (err?: unknown) => void) => void;
+  nodeHandler(options?: HttpOptions): (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse, next?: (err?: unknown) => void) => void;
   /** An in-memory client for tests (modern requests through `fetch`). */
   client(options?: InMemoryClientOptions): InMemoryClient;
 }

@@ -54,6 +54,8 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("transport", ["transport"]),
     # The serde configuration builds servers and listeners.
     ("config", ["config"]),
+    # The `oxmcp` command: a client of servers, above everything it may start.
+    ("cli", ["cli"]),
 ]
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

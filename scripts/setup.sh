@@ -24,6 +24,8 @@
 #                       checkouts on the machine reuse; the pinned versions are checked either way
 #   .cache/tools/promtool  Prometheus's checker, taken from Debian's prometheus package (the
 #                       metrics tests: a scrape, deploy/prometheus/ alert rules)
+#   .cache/tools/inspector  the MCP Inspector (npm, pinned in tests/inspector/package.json),
+#                       whose CLI the interop tests drive as a client
 #   redis-server, nginx Debian packages (apt-get, as root), for the scale-out stage
 #                       (tests/scaleout/), never started as services; and Debian's
 #                       ShellCheck, for the lint stage
@@ -304,6 +306,22 @@ if [[ -f tests/upstream/ts-packages.json ]]; then
     (cd .cache/upstream-ts && npm install --no-audit --no-fund --loglevel=error --no-package-lock) \
       || die "npm install in .cache/upstream-ts failed"
   fi
+fi
+
+# ---- the MCP Inspector, a client the interop tests drive through its CLI -----------------------
+# tests/python/test_inspector.py and tests/node/inspector.test.mjs. Pinned in
+# tests/inspector/package.json and installed into .cache/tools/inspector, not among the root
+# package's devDependencies: it brings a web UI's toolchain (vite, rolldown, react; about 110 MB)
+# that nobody who installs the root package for the Node binding needs.
+if cmp -s tests/inspector/package.json .cache/tools/inspector/package.json 2>/dev/null \
+    && [[ -x .cache/tools/inspector/node_modules/.bin/mcp-inspector ]]; then
+  step "MCP Inspector already installed (.cache/tools/inspector)"
+else
+  step "installing the MCP Inspector into .cache/tools/inspector"
+  mkdir -p .cache/tools/inspector
+  cp tests/inspector/package.json .cache/tools/inspector/package.json
+  (cd .cache/tools/inspector && npm install --no-audit --no-fund --loglevel=error --no-package-lock) \
+    || die "npm install in .cache/tools/inspector failed"
 fi
 
 # ---- the per-machine cache of cargo-built tools ------------------------------------

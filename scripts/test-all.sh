@@ -39,7 +39,8 @@
 #   conformance-python  ... against .venv/bin/python examples/python/everything.py
 #   conformance-node    ... against node examples/node/everything.mjs
 #   scaleout            tests/scaleout/: Redis + 3 replicas + nginx per language (rust, python,
-#                       node), the official clients and the conformance suite through nginx
+#                       node), the official clients and the conformance suite through nginx;
+#                       the main paths again with Redis over rediss:// (test CA, ACL user)
 #   release             scripts/release-local.sh: the linux x86_64 wheel, sdist and npm tarballs
 #                       built and smoke-tested from clean installs, cargo publish --dry-run,
 #                       cargo doc, actionlint (OXMCP_SKIP_RELEASE=1 leaves it out)
@@ -597,6 +598,16 @@ else
     -p no:cacheprovider --junitxml="$LOGS/scaleout-junit.xml" -q
   rc=$?
   read -r p f s < <(junit_counts "$LOGS/scaleout-junit.xml")
+  # The main paths again over rediss:// (Redis serving TLS only, a test CA, an ACL user), as
+  # managed Redis runs; Rust replicas only (the bindings' Redis client is the same core's).
+  PATH="/usr/sbin:$PATH" OXMCP_SCALEOUT_REDIS_TLS=1 OXMCP_SCALEOUT_LANGS=rust run "$LOGS/scaleout-tls.log" 300 \
+    .venv/bin/python -m pytest tests/scaleout/test_sse.py tests/scaleout/test_legacy.py \
+    tests/scaleout/test_modern.py::test_python_client_mrtr_retries_land_on_other_replicas \
+    -p no:cacheprovider --junitxml="$LOGS/scaleout-tls-junit.xml" -q
+  rc2=$?
+  [[ $rc -eq 0 ]] && rc=$rc2
+  read -r p2 f2 s2 < <(junit_counts "$LOGS/scaleout-tls-junit.xml")
+  p=$((p + p2)) f=$((f + f2)) s=$((s + s2))
   if [[ $rc -eq 0 && $p -gt 0 ]]; then
     record scaleout ok "$p" "$f" "$s" "$((SECONDS - t0)) s"
   elif [[ $f -gt 0 ]]; then

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { CliError, MAIN, WATCHED_SUFFIXES, appFile, isJs, python, serveArgs } from './common.mjs';
+import { WATCHED_SUFFIXES } from './common.mjs';
 
 const SKIP = new Set(['.git', '.venv', 'venv', 'node_modules', '__pycache__', 'target', '.cache']);
 
@@ -34,13 +34,12 @@ function stop(child) {
   });
 }
 
-export async function dev(target, transport, http, urlPath) {
-  const file = appFile(target);
-  if (!file) throw new CliError('dev wants a file (app.py or app.mjs), not a module name');
-  const flags = serveArgs(transport, http, urlPath, 'http');
+/** Serve with the host's own `oxmcp run` (the plan's flags) and restart it on changes. */
+export async function dev(plan, run) {
+  const file = plan.file;
   const root = path.dirname(file);
-  const cmd = isJs(file) ? [process.execPath, MAIN, 'run', target, ...flags] : [python(), '-m', 'oxmcp', 'run', target, ...flags];
-  const where = flags[0] === '--transport' ? 'stdio' : `http://${flags[1]}${urlPath}`;
+  const cmd = [...run, plan.target, ...plan.forward];
+  const where = plan.mode === 'stdio' ? 'stdio' : `http://${plan.forward[1]}${plan.path}`;
   process.stderr.write(`oxmcp dev: serving ${path.basename(file)} on ${where}; restarting on changes under ${root}\n`);
   const start = () => spawn(cmd[0], cmd.slice(1), { stdio: 'inherit' });
   let child = start();

@@ -1,8 +1,9 @@
-// `oxmcp run app.mjs[:export]`: import the app, find its server, serve it.
+// `oxmcp run app.mjs[:export]`: import the app, find its server, serve it, as the core's plan says
+// (the target, transport, address and listener options were parsed and checked by `oxmcp::cli`).
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { CliError, appFile, isJs, parseHostPort, python, splitSpec } from './common.mjs';
+import { CliError, python } from './common.mjs';
 
 const CAPTURE = Symbol.for('oxmcp.cli.capture');
 const { servingStarted } = createRequire(import.meta.url)('../lib/server.cjs');
@@ -10,9 +11,7 @@ const { servingStarted } = createRequire(import.meta.url)('../lib/server.cjs');
 const SERVES_ITSELF = Symbol('serves itself');
 const isServer = (v) => v && typeof v === 'object' && typeof v.serveStdio === 'function' && typeof v.listen === 'function';
 
-export async function loadServer(target) {
-  const [spec, attr] = splitSpec(target);
-  const file = appFile(target);
+async function loadServer(spec, attr, file) {
   // An app that ends with `await runFromArgs(server)` hands its server to us instead of serving.
   const captured = [];
   globalThis[CAPTURE] = captured;
@@ -63,37 +62,31 @@ async function discover(server, dirs, exclude) {
   }
 }
 
-export async function run(target, transport, http, urlPath, discoverDirs = [], exclude = []) {
-  const file = appFile(target);
-  const mode = transport || (http ? 'http' : 'stdio');
-  if (mode === 'stdio' && http) throw new CliError('--transport stdio and --http contradict each other');
-  if (file && !isJs(file)) {
+export async function run(plan) {
+  const { target, spec, attr, file, mode, host, port } = plan;
+  if (plan.language === 'python') {
     // A Python app: the Python CLI serves it.
-    const flags = mode === 'stdio' ? [] : ['--http', http || '127.0.0.1:8000', '--path', urlPath];
-    for (const d of discoverDirs) flags.push('--discover', d);
-    for (const x of exclude) flags.push('--exclude', x);
-    const r = spawnSync(python(), ['-m', 'oxmcp', 'run', target, ...flags], { stdio: 'inherit' });
+    const r = spawnSync(python(), ['-m', 'oxmcp', 'run', target, ...plan.forward], { stdio: 'inherit' });
     if (r.error) throw new CliError(`${target} is a Python app and ${python()} cannot be started: ${/** @type {NodeJS.ErrnoException} */ (r.error).code}`);
     process.exit(r.status ?? 1);
   }
   // Zero-change mode: the TypeScript SDK's modules are oxmcp's mirrors in this process.
   await import('../lib/register.mjs');
-  const server = await loadServer(target);
+  const server = await loadServer(spec, attr, file);
   if (server === SERVES_ITSELF) {
-    if (transport || http) throw new CliError(`${target} serves itself when it runs; run it without --http/--transport`);
+    if (plan.transportGiven) throw new CliError(`${target} serves itself when it runs; run it without --http/--transport`);
     return;
   }
-  await discover(server, discoverDirs, exclude);
+  await discover(server, plan.discover, plan.exclude);
   if (mode === 'stdio') {
     await server.serveStdio();
     return;
   }
-  const [host, port] = parseHostPort(http || '127.0.0.1:8000');
   let url;
   try {
-    ({ url } = await server.listen({ host, port, path: urlPath }));
+    ({ url } = await server.listen({ host, port, path: plan.path, ...plan.options }));
   } catch (e) {
-    throw new CliError(`cannot listen on ${host}:${port}: ${e.message}`);
+    throw new CliError(`cannot listen on ${plan.options.uds ?? `${host}:${port}`}: ${e.message}`);
   }
   process.stderr.write(`listening on ${url}\n`);
 }

@@ -17,6 +17,7 @@ const { Context, Calls } = require('./context.cjs');
 const { wire, isThenable, failure, toolFailure } = require('./envelope.cjs');
 const { completable, promptArguments, hasCompleters } = require('./prompt-args.cjs');
 const { RegisteredTool, registered } = require('./registered.cjs');
+const { ResourceTemplate } = require('./resource-template.cjs');
 
 /**
  * How the TS SDK generation being emulated lists and answers things (set by McpServer in
@@ -39,22 +40,6 @@ let servingStarts = 0;
 /** `oxmcp run` asks this after importing a script that exports no server: did it serve itself? */
 const servingStarted = () => servingStarts;
 const markServing = () => { servingStarts += 1; };
-
-/** A URI template (RFC 6570) for `registerResource`, as the TS SDK spells it. */
-class ResourceTemplate {
-  /**
-   * @param {string} uriTemplate
-   * @param {{ list?: undefined, complete?: Record<string, Function> }} [callbacks]
-   */
-  constructor(uriTemplate, callbacks = {}) {
-    if (typeof uriTemplate !== 'string') throw new TypeError('ResourceTemplate needs a URI template string');
-    this.uriTemplate = uriTemplate;
-    this.complete = callbacks.complete ?? {};
-    if (callbacks.list !== undefined && callbacks.list !== null) {
-      throw new RegistrationError('ResourceTemplate `list` callbacks are not supported yet; register the concrete resources instead', 'INVALID_DEFINITION');
-    }
-  }
-}
 
 /** A plain `{}`: the TS SDK's empty zod raw shape. */
 function isEmptyShape(v) {
@@ -103,7 +88,11 @@ class Server {
       throw new TypeError('new Server({ name, version, ... }) needs string name and version');
     }
     const merged = { ...info, ...options };
-    delete merged.capabilities; // derived from what is registered
+    // Capabilities are derived from what is registered, but extensions a server declares (an auth
+    // extension its authorization server supports) are the core's `extensions` option.
+    const declared = merged.capabilities?.extensions;
+    delete merged.capabilities;
+    if (declared !== undefined && merged.extensions === undefined) merged.extensions = declared;
     this.#opts = {
       exposeErrors: Boolean(merged.exposeErrors),
       logErrors: merged.logErrors ?? ((msg, err) => process.stderr.write(`${msg}\n${err && err.stack ? err.stack : String(err)}\n`)),
@@ -162,7 +151,7 @@ class Server {
     this.#mountOptions = { ...(options ?? {}) };
   }
 
-  /** The options of the last configureHttp(), which nodeHandler({ maxBodyBytes }) adds to. */
+  /** The options of the last configureHttp(), which nodeHandler(options) adds to. */
   #mountOptions = {};
 
   /** The generated native server (for advanced use and tests). */
@@ -263,7 +252,8 @@ class Server {
       hasOutputSchema: output.json !== undefined,
       enabled: true,
     };
-    const timeoutMs = config.timeoutMs ?? this.#opts.toolTimeoutMs;
+    // Unset: the core applies the server's toolTimeoutMs.
+    const timeoutMs = config.timeoutMs;
     return { entry, def, timeoutMs };
   }
 
@@ -693,8 +683,8 @@ class Server {
   // ---------------------------------------------------------------- running
 
   /**
-   * Serve Streamable HTTP. Resolves once the socket is bound, with
-   * `{ host, port, url }`. The process stays alive until `close()`.
+   * Serve Streamable HTTP. Resolves once bound, with `{ host, port, url }` (on a Unix socket also
+   * `uds`, its path, and `url` is what to request over it). The process stays alive until `close()`.
    * @param {{ host?: string, port?: number, path?: string, [k: string]: unknown }} [options]
    */
   async listen(options = {}) {
@@ -707,6 +697,7 @@ class Server {
       throw fromNative(e);
     }
     this.#track('http', running.wait());
+    if (running.uds != null) return { host: 'localhost', port: 0, url: `http://localhost${running.path}`, uds: running.uds };
     const host = running.host.includes(':') ? `[${running.host}]` : running.host;
     return { host: running.host, port: running.port, url: `http://${host}:${running.port}${running.path}` };
   }
@@ -784,8 +775,8 @@ class Server {
    * or `app.all('/mcp', server.nodeHandler())`.
    */
   nodeHandler(options) {
-    // The body cap is the core's, as on every other mount: given here, it configures the mount.
-    if (options?.maxBodyBytes !== undefined) this.configureHttp({ ...this.#mountOptions, maxBodyBytes: options.maxBodyBytes });
+    // Listener options configure the mount over configureHttp's, each checked by the core.
+    if (options && Object.keys(options).length) this.configureHttp({ ...this.#mountOptions, ...options });
     return require('./http.cjs').nodeHandler(this.#native);
   }
 

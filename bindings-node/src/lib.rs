@@ -6,6 +6,7 @@
 
 mod batch;
 mod calls;
+mod cli;
 mod context;
 mod defs;
 mod errors;
@@ -23,11 +24,13 @@ mod telemetry;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+pub use cli::{cli_main, NativeCliOutcome};
 pub use context::NativeCalls;
 pub use defs::{NativePromptDef, NativeResourceDef, NativeResourceTemplateDef, NativeToolDef};
 // Public because the `#[napi]` methods return them (the error each throws).
 pub use errors::{Code, Coded};
 pub use http::{NativeHttpExchange, NativeHttpResponse};
+pub use options::effective_options;
 pub use server::NativeServer;
 pub use sessions::NativeSession;
 pub use skills::{skill_load_one, skill_of, skills_from_tree, skills_load_dir};

@@ -63,6 +63,9 @@ pub struct NativeListener {
     /// The MCP endpoint path.
     #[napi(readonly)]
     pub path: String,
+    /// The Unix socket's path, when listening on one (`uds`).
+    #[napi(readonly)]
+    pub uds: Option<String>,
     done: watch::Receiver<Option<std::result::Result<(), String>>>,
 }
 
@@ -214,7 +217,7 @@ impl NativeServer {
         handler: Option<ToolDispatchFn<'_>>,
         timeout_ms: Option<f64>,
         required_scopes: Option<Vec<String>>,
-        max_concurrency: Option<u32>,
+        max_concurrency: Option<f64>,
         task_after_ms: Option<f64>,
         origin: Option<NativeOrigin>,
     ) -> Result<&'static str> {
@@ -442,6 +445,7 @@ impl NativeServer {
                 .await
                 .map_err(|e| coded(Code::ListenFailed, e))?;
             let addr = bound.local_addr();
+            let uds = bound.uds_path().map(|p| p.display().to_string());
             let path = bound_path;
             let (tx, rx) = watch::channel(None);
             let task = napi::bindgen_prelude::spawn(async move {
@@ -456,6 +460,7 @@ impl NativeServer {
                 host: addr.ip().to_string(),
                 port: addr.port() as u32,
                 path,
+                uds,
                 done: rx,
             })
         })
@@ -637,7 +642,7 @@ impl NativeServer {
         callee: Option<Arc<JsCallee<ToolCall, ToolCallArgs>>>,
         timeout_ms: Option<f64>,
         required_scopes: Option<Vec<String>>,
-        max_concurrency: Option<u32>,
+        max_concurrency: Option<f64>,
         task_after_ms: Option<f64>,
     ) -> Result<Tool> {
         let name: Arc<str> = def.name.as_str().into();
@@ -659,20 +664,14 @@ impl NativeServer {
                 calls: self.calls.clone(),
             },
         };
+        // The limits' rule is the core's (`Tool::limits`): the same values refused as in Python.
         let mut tool = Tool::from_definition(def)
             .map_err(errors::build)?
-            .handler_arc(Arc::new(JsTool::new(name, hop)));
-        if let Some(t) = timeout(timeout_ms) {
-            tool = tool.timeout(t);
-        }
+            .handler_arc(Arc::new(JsTool::new(name, hop)))
+            .limits(timeout_ms, max_concurrency, task_after_ms)
+            .map_err(errors::build)?;
         if let Some(s) = required_scopes.filter(|s| !s.is_empty()) {
             tool = tool.required_scopes(s);
-        }
-        if let Some(n) = max_concurrency.filter(|n| *n > 0) {
-            tool = tool.max_concurrency(n as usize);
-        }
-        if let Some(ms) = task_after_ms.filter(|ms| ms.is_finite() && *ms >= 0.0) {
-            tool = tool.task_after(std::time::Duration::from_secs_f64(ms / 1000.0));
         }
         Ok(tool)
     }
@@ -712,6 +711,6 @@ pub struct ToolBatchItem {
     pub def: NativeToolDef,
     pub timeout_ms: Option<f64>,
     pub required_scopes: Option<Vec<String>>,
-    pub max_concurrency: Option<u32>,
+    pub max_concurrency: Option<f64>,
     pub task_after_ms: Option<f64>,
 }

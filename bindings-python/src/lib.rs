@@ -4,6 +4,7 @@
 //! result normalisation, user-facing errors) lives in the Python layer.
 
 mod awaitable;
+mod cli;
 mod context;
 mod convert;
 mod engine;
@@ -33,6 +34,22 @@ use std::sync::{Arc, Mutex};
 /// (bench/RESULTS.md). Host objects stay with the host's own allocator.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// A tool's own limits checked by the core's rule (`Tool::limits`) when the tool is declared, before
+/// any native server exists: the same values are refused with the same text as in Node.
+#[pyfunction]
+#[pyo3(signature = (name, timeout_ms=None, max_concurrency=None, task_after_ms=None))]
+fn check_tool_limits(
+    name: &str,
+    timeout_ms: Option<f64>,
+    max_concurrency: Option<f64>,
+    task_after_ms: Option<f64>,
+) -> PyResult<()> {
+    Tool::new(name, serde_json::json!({"type": "object"}))
+        .limits(timeout_ms, max_concurrency, task_after_ms)
+        .map(drop)
+        .map_err(build_err)
+}
 
 fn build_err(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
@@ -98,26 +115,19 @@ impl NativeServer {
         spec: &Bound<'_, PyAny>,
         entry: Py<PyAny>,
         is_async: bool,
-        timeout_ms: Option<u64>,
+        timeout_ms: Option<f64>,
         required_scopes: Option<Vec<String>>,
-        max_concurrency: Option<usize>,
-        task_after_ms: Option<u64>,
+        max_concurrency: Option<f64>,
+        task_after_ms: Option<f64>,
     ) -> PyResult<Tool> {
         let def = as_object(from_py(spec)?, "tool spec")?;
         let mut tool = Tool::from_definition(def)
             .map_err(build_err)?
-            .handler(PyTool(self.handler(entry, is_async)));
-        if let Some(t) = timeout_ms {
-            tool = tool.timeout(std::time::Duration::from_millis(t));
-        }
+            .handler(PyTool(self.handler(entry, is_async)))
+            .limits(timeout_ms, max_concurrency, task_after_ms)
+            .map_err(build_err)?;
         if let Some(s) = required_scopes {
             tool = tool.required_scopes(s);
-        }
-        if let Some(n) = max_concurrency {
-            tool = tool.max_concurrency(n);
-        }
-        if let Some(ms) = task_after_ms {
-            tool = tool.task_after(std::time::Duration::from_millis(ms));
         }
         Ok(tool)
     }
@@ -214,10 +224,10 @@ impl NativeServer {
         spec: &Bound<'_, PyAny>,
         entry: Py<PyAny>,
         is_async: bool,
-        timeout_ms: Option<u64>,
+        timeout_ms: Option<f64>,
         required_scopes: Option<Vec<String>>,
-        max_concurrency: Option<usize>,
-        task_after_ms: Option<u64>,
+        max_concurrency: Option<f64>,
+        task_after_ms: Option<f64>,
     ) -> PyResult<()> {
         let tool = self.tool(
             spec,
@@ -242,10 +252,10 @@ impl NativeServer {
             Bound<'_, PyAny>,
             Py<PyAny>,
             bool,
-            Option<u64>,
+            Option<f64>,
             Option<Vec<String>>,
-            Option<usize>,
-            Option<u64>,
+            Option<f64>,
+            Option<f64>,
         )>,
     ) -> PyResult<()> {
         // Each tool compiled as it is converted: its schema JSON is freed before the next one's.
@@ -464,14 +474,16 @@ impl NativeServer {
         serve::stdio(self)
     }
 
-    /// `options`: HTTP options for this listener, over the server's (`tokens`, `rate_limit`, ...).
+    /// `options`: HTTP options for this listener, over the server's (`tokens`, `rate_limit`,
+    /// `uds`, ...). `host`/`port`: `None` leaves them to the options (the core's default
+    /// 127.0.0.1:8000, or the `uds` that replaces them).
     #[pyo3(signature = (event_loop, host, port, path, options=None))]
     fn serve_http(
         &self,
         py: Python<'_>,
         event_loop: Py<PyAny>,
-        host: String,
-        port: u16,
+        host: Option<String>,
+        port: Option<u16>,
         path: String,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<serve::ServeHandle> {
@@ -586,6 +598,10 @@ fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<serve::HttpAdmission>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(options::check_options, m)?)?;
+    m.add_function(wrap_pyfunction!(cli::cli_main, m)?)?;
+    m.add_function(wrap_pyfunction!(options::effective_options, m)?)?;
+    m.add_function(wrap_pyfunction!(options::check_listen_options, m)?)?;
+    m.add_function(wrap_pyfunction!(check_tool_limits, m)?)?;
     m.add_function(wrap_pyfunction!(skills::skill_entry, m)?)?;
     m.add_function(wrap_pyfunction!(skills::skills_load_dir, m)?)?;
     m.add_function(wrap_pyfunction!(skills::skills_load_one, m)?)?;

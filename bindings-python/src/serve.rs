@@ -108,19 +108,23 @@ pub(crate) fn stdio(ns: &NativeServer) -> PyResult<ServeHandle> {
     }))
 }
 
-/// `options`: this listener's options over the server's; `host`, `port` and `path` are among
-/// them (the core checks them all).
+/// `options`: this listener's options over the server's; `host`, `port` (when given) and `path`
+/// are among them (the core checks them all).
 pub(crate) fn http(
     py: Python<'_>,
     ns: &NativeServer,
-    host: String,
-    port: u16,
+    host: Option<String>,
+    port: Option<u16>,
     path: String,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<ServeHandle> {
     let mut over = crate::options::to_json(options)?;
-    over.insert("host".into(), host.into());
-    over.insert("port".into(), port.into());
+    if let Some(h) = host {
+        over.insert("host".into(), h.into());
+    }
+    if let Some(p) = port {
+        over.insert("port".into(), p.into());
+    }
     over.insert("path".into(), path.into());
     let listen = ns
         .config
@@ -129,15 +133,18 @@ pub(crate) fn http(
     let cfg = listen
         .http_config(SocketAddr::from(([127, 0, 0, 1], 8000)))
         .map_err(crate::options::error)?;
-    let (addr, drain) = (cfg.addr, cfg.drain_timeout);
+    let addr = match &cfg.uds {
+        Some(u) => format!("unix:{}", u.path.display()),
+        None => cfg.addr.to_string(),
+    };
+    let drain = cfg.drain_timeout;
     let server = ns.server.clone();
-    // Bind now so that errors (port in use) surface here and the real port is known.
+    // Bind now so that errors (port in use, a live socket) surface here and the real port is known.
     let bound = py
         .detach(|| runtime().block_on(HttpServer::bind(server, cfg)))
         .map_err(|e| PyOSError::new_err(format!("cannot listen on {addr}: {e}")))?;
-    let local = bound.local_addr();
     Ok(spawn(
-        Some(local.to_string()),
+        Some(bound.address()),
         drain,
         move |stop| async move {
             bound

@@ -272,6 +272,12 @@ pub enum BuildError {
         name: String,
         message: String,
     },
+    /// A primitive's own option (a tool's timeout, its `max_concurrency`) out of its range.
+    InvalidOption {
+        kind: &'static str,
+        name: String,
+        message: String,
+    },
     /// A skill that breaks a rule of the Skills extension: the file (or directory) and the rule.
     Skill {
         file: String,
@@ -294,6 +300,11 @@ impl fmt::Display for BuildError {
                 write!(f, "invalid schema for '{name}': {message}")
             }
             Self::DuplicateName { kind, name } => write!(f, "duplicate {kind} name '{name}'"),
+            Self::InvalidOption {
+                kind,
+                name,
+                message,
+            } => write!(f, "{kind} '{name}': {message}"),
             Self::BadUriTemplate { template, message } => {
                 write!(f, "bad URI template '{template}': {message}")
             }

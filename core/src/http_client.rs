@@ -9,10 +9,31 @@ use http_body_util::{BodyExt, Full, Limited};
 
 /// Send `request` (its URI absolute, `http://` or `https://`) and collect an answer of at most
 /// `max_response` bytes. Errors are messages meant for a log line.
+#[cfg_attr(not(any(feature = "auth-jwt", feature = "otel")), allow(dead_code))]
 pub(crate) async fn send(
     request: Request<Bytes>,
     max_response: usize,
 ) -> Result<Response<Bytes>, String> {
+    let authority = request
+        .uri()
+        .authority()
+        .map(|a| a.to_string())
+        .unwrap_or_default();
+    let response = open(request).await?;
+    let (parts, body) = response.into_parts();
+    let body = Limited::new(body, max_response)
+        .collect()
+        .await
+        .map_err(|e| format!("reading the answer from {authority}: {e}"))?
+        .to_bytes();
+    Ok(Response::from_parts(parts, body))
+}
+
+/// Send `request` and answer as soon as the head arrives: the body is read by the caller as it
+/// comes (an SSE stream's events one by one).
+pub(crate) async fn open(
+    request: Request<Bytes>,
+) -> Result<Response<hyper::body::Incoming>, String> {
     let (mut parts, body) = request.into_parts();
     let tls = match parts.uri.scheme_str() {
         Some("http") => false,
@@ -45,26 +66,19 @@ pub(crate) async fn send(
         authority.as_str().parse().map_err(|e| format!("{e}"))?,
     );
     let request = Request::from_parts(parts, Full::new(body));
-    let response = if tls {
+    if tls {
         #[cfg(feature = "tls")]
         {
             let stream = tls::connect(&host, tcp).await?;
-            exchange(stream, request).await?
+            exchange(stream, request).await
         }
         #[cfg(not(feature = "tls"))]
         return Err(format!(
             "https://{authority}: oxmcp was built without its `tls` feature"
         ));
     } else {
-        exchange(tcp, request).await?
-    };
-    let (parts, body) = response.into_parts();
-    let body = Limited::new(body, max_response)
-        .collect()
-        .await
-        .map_err(|e| format!("reading the answer from {authority}: {e}"))?
-        .to_bytes();
-    Ok(Response::from_parts(parts, body))
+        exchange(tcp, request).await
+    }
 }
 
 async fn exchange<S>(

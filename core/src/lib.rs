@@ -20,7 +20,9 @@ pub mod discovery;
 pub mod error;
 pub mod handler;
 // The core's own outbound HTTP requests: only the JWKS fetcher and the OTLP exporter send any.
-#[cfg(any(feature = "auth-jwt", feature = "otel"))]
+#[cfg(feature = "cli")]
+pub mod cli;
+#[cfg(any(feature = "auth-jwt", feature = "otel", feature = "cli"))]
 mod http_client;
 pub mod identity;
 mod jsonrpc;

@@ -164,10 +164,58 @@ impl Tool {
         self
     }
     /// At most `n` calls of this tool run at once; calls beyond that answer `isError` at once.
+    /// 0 is refused when the tool is registered (it would refuse every call).
     pub fn max_concurrency(mut self, n: usize) -> Self {
-        self.max_concurrency = Some(n.max(1));
+        self.max_concurrency = Some(n);
         self
     }
+
+    /// The per-tool limits as a host gives them (numbers as the host's JSON holds them, times in
+    /// milliseconds), each checked here so that every binding refuses the same values with the
+    /// same text: a timeout above 0, `max_concurrency` a whole number from 1, a task budget of 0
+    /// or more; none beyond 2^53-1 (`oxmcp::config::MAX_SAFE_INTEGER`), NaN or infinite.
+    /// `None`: unset.
+    pub fn limits(
+        mut self,
+        timeout_ms: Option<f64>,
+        max_concurrency: Option<f64>,
+        task_after_ms: Option<f64>,
+    ) -> Result<Self, BuildError> {
+        let top = crate::jsonrpc::MAX_SAFE_INTEGER;
+        let max = top as f64;
+        let bad = |message: String| BuildError::InvalidOption {
+            kind: "tool",
+            name: self.name.clone(),
+            message,
+        };
+        let ms = |v: f64| Duration::from_secs_f64(v / 1000.0);
+        if let Some(t) = timeout_ms {
+            if !(t > 0.0 && t <= max) {
+                return Err(bad(format!(
+                    "its timeout must be above 0 and at most {top} ms"
+                )));
+            }
+            self.timeout = Some(ms(t));
+        }
+        if let Some(n) = max_concurrency {
+            if !(n >= 1.0 && n <= max && n.fract() == 0.0) {
+                return Err(bad(format!(
+                    "max_concurrency must be a whole number from 1 to {top}"
+                )));
+            }
+            self.max_concurrency = Some(n as usize);
+        }
+        if let Some(t) = task_after_ms {
+            if !(t >= 0.0 && t <= max) {
+                return Err(bad(format!(
+                    "its task budget (task_after) must be 0 to {top} ms"
+                )));
+            }
+            self.task_after = Some(ms(t));
+        }
+        Ok(self)
+    }
+
     /// Link this tool to an MCP App: `_meta.ui.resourceUri` (a `ui://` URI) and who may call
     /// it (`visibility`: `"model"`, `"app"`; both by default).
     pub fn app(self, resource_uri: impl Into<String>, visibility: &[&str]) -> Self {
@@ -276,6 +324,16 @@ impl ToolEntry {
                 kind: "tool",
                 name,
                 message: "1-128 characters of A-Z a-z 0-9 _ - .".into(),
+            });
+        }
+        if tool.max_concurrency == Some(0) {
+            return Err(BuildError::InvalidOption {
+                kind: "tool",
+                name,
+                message: format!(
+                    "max_concurrency must be a whole number from 1 to {}",
+                    crate::jsonrpc::MAX_SAFE_INTEGER
+                ),
             });
         }
         let handler = tool

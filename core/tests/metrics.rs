@@ -277,12 +277,22 @@ fn an_address_off_loopback_needs_a_token() {
 #[tokio::test]
 async fn metrics_on_the_endpoint_path_stop_the_start() {
     let local: SocketAddr = "127.0.0.1:0".parse().unwrap();
-    let e = HttpServer::bind(server(json!({"path": "/mcp"})), HttpConfig::new(local))
+    // The configuration refuses the endpoint's own path at once...
+    let e = Config::from_json(json!({"name": "m", "version": "1", "metrics": {"path": "/mcp"}}))
+        .expect_err("refused");
+    assert!(
+        e.message.starts_with("metrics.path \"/mcp\" is a path"),
+        "{e}"
+    );
+    // ...and the built-in server again at bind, for an HttpConfig made by hand.
+    let mut endpoint = HttpConfig::new(local);
+    endpoint.path = "/x".into();
+    let e = HttpServer::bind(server(json!({"path": "/x"})), endpoint)
         .await
         .err()
         .expect("refused");
     assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
-    assert!(e.to_string().contains("metrics.path \"/mcp\""), "{e}");
+    assert!(e.to_string().contains("metrics.path \"/x\""), "{e}");
     // On a listener of their own, the path is theirs.
     let own = server(json!({"path": "/mcp", "address": "127.0.0.1:0"}));
     assert!(HttpServer::bind(own, HttpConfig::new(local)).await.is_ok());

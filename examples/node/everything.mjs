@@ -28,6 +28,7 @@ function envOptions() {
   // a fixed fallback in a published example would be a key everyone knows.
   if (env('OXMCP_STATE_KEY')) out.stateKey = env('OXMCP_STATE_KEY');
   if (env('OXMCP_REDIS_URL')) out.redisUrl = env('OXMCP_REDIS_URL');
+  if (env('OXMCP_REDIS_TLS_CA')) out.redisTlsCa = env('OXMCP_REDIS_TLS_CA');
   if (env('OXMCP_ALLOWED_HOSTS')) out.allowedHosts = env('OXMCP_ALLOWED_HOSTS').split(',').map((h) => h.trim()).filter(Boolean);
   // Named tokens (the core's JSON or "name=token,...") and the per-caller listen cap, so the
   // hardening tests replay the Rust server's allow-list checks against this one.
@@ -36,6 +37,10 @@ function envOptions() {
   // The task lease and the Redis timeout, so the scale-out fault tests can use short ones.
   if (env('OXMCP_TASK_LEASE_MS')) out.taskLeaseMs = Number(env('OXMCP_TASK_LEASE_MS'));
   if (env('OXMCP_REDIS_TIMEOUT_MS')) out.redisTimeoutMs = Number(env('OXMCP_REDIS_TIMEOUT_MS'));
+  // The HTTP+SSE transport beside Streamable HTTP, and the keep-alive that paces its streams'
+  // leases in Redis.
+  if (env('OXMCP_SSE')) out.sse = ['1', 'true'].includes(env('OXMCP_SSE'));
+  if (env('OXMCP_KEEP_ALIVE_MS')) out.keepAliveMs = Number(env('OXMCP_KEEP_ALIVE_MS'));
   // The experimental tool-search method (its transcript, tests/transcripts/tool-search.json).
   if (env('OXMCP_TOOL_SEARCH_METHOD')) out.toolSearchMethod = env('OXMCP_TOOL_SEARCH_METHOD') === 'true';
   return out;

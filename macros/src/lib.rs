@@ -22,6 +22,7 @@ use proc_macro2::TokenStream as TokenStream2;
 use quote::quote;
 
 mod attrs;
+mod descriptor;
 mod params;
 mod prompt;
 mod resource;

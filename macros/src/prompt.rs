@@ -2,9 +2,10 @@
 //! each named parameter is a `String` (required) or an `Option<String>`.
 
 use crate::attrs::{self, lit, Arg};
+use crate::descriptor::descriptor;
 use crate::params::{self, Param, Params};
 use crate::ret::{self, Ret};
-use proc_macro2::{Delimiter, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::{ItemFn, LitStr, Type};
 
@@ -17,50 +18,6 @@ pub(crate) fn string_param(ty: &Type) -> Option<bool> {
     params::option_inner(ty)
         .filter(|t| is_string(t))
         .map(|_| false)
-}
-
-/// Descriptor calls shared by prompts and resources: `title`, `description`, `icons`, `meta`,
-/// `scopes`; `extra` reads the kind's own keys (and says whether it took one).
-pub(crate) fn descriptor(
-    args: &[Arg],
-    doc: Option<String>,
-    known: &str,
-    mut extra: impl FnMut(&Arg) -> syn::Result<bool>,
-) -> syn::Result<TokenStream> {
-    let mut description = doc.map(|d| lit(&d));
-    let mut calls = TokenStream::new();
-    for a in args {
-        match a.key.to_string().as_str() {
-            "description" => description = Some(a.str()?),
-            "title" => {
-                let t = a.str()?;
-                calls.extend(quote!(.title(#t)));
-            }
-            "icons" => {
-                let v = a.json(Delimiter::Bracket)?;
-                calls.extend(quote!(.icons(::oxmcp::serde_json::json!(#v))));
-            }
-            "meta" => {
-                let v = a.json(Delimiter::Brace)?;
-                calls.extend(
-                    quote!(.meta(::oxmcp::macro_support::object(::oxmcp::serde_json::json!(#v)))),
-                );
-            }
-            "scopes" => {
-                let v = a.json(Delimiter::Bracket)?;
-                calls.extend(quote!(.required_scopes(#v)));
-            }
-            _ => {
-                if !extra(a)? {
-                    return Err(a.unknown(known));
-                }
-            }
-        }
-    }
-    if let Some(d) = description {
-        calls.extend(quote!(.description(#d)));
-    }
-    Ok(calls)
 }
 
 /// Each named parameter read from the handler's `mut __map` into a local of its name, and the

@@ -2,8 +2,9 @@
 //! `{variables}`, which are then the function's `String` parameters.
 
 use crate::attrs::{self, lit};
+use crate::descriptor::descriptor;
 use crate::params;
-use crate::prompt::{descriptor, string_args};
+use crate::prompt::string_args;
 use crate::ret;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};

@@ -1,6 +1,7 @@
 //! `#[tool]`: the `Tool` a function's constructor builds, through `Tool::typed`.
 
 use crate::attrs::{self, lit, Arg};
+use crate::descriptor::descriptor;
 use crate::params::{self, Params};
 use crate::ret::{self, Ret};
 use proc_macro2::{Delimiter, TokenStream};
@@ -18,20 +19,14 @@ pub(crate) fn options(
     doc: Option<String>,
 ) -> syn::Result<(LitStr, TokenStream)> {
     let mut name = lit(fn_name.to_string().trim_start_matches("r#"));
-    let mut description = doc.map(|d| lit(&d));
-    let mut calls = TokenStream::new();
+    let mut own = TokenStream::new();
     let mut hints: [TokenStream; 4] = Default::default();
     let mut app: Option<LitStr> = None;
     let mut visibility = quote!([]);
-    for a in args {
+    let mut calls = descriptor(args, doc, KNOWN, |a| {
         let k = a.key.to_string();
         match k.as_str() {
             "name" => name = a.str()?,
-            "description" => description = Some(a.str()?),
-            "title" => {
-                let t = a.str()?;
-                calls.extend(quote!(.title(#t)));
-            }
             "read_only" | "destructive" | "idempotent" | "open_world" => {
                 let i = ["read_only", "destructive", "idempotent", "open_world"]
                     .iter()
@@ -39,16 +34,6 @@ pub(crate) fn options(
                     .unwrap_or_default();
                 let b = a.flag()?;
                 hints[i] = quote!(::std::option::Option::Some(#b));
-            }
-            "icons" => {
-                let v = a.json(Delimiter::Bracket)?;
-                calls.extend(quote!(.icons(::oxmcp::serde_json::json!(#v))));
-            }
-            "meta" => {
-                let v = a.json(Delimiter::Brace)?;
-                calls.extend(
-                    quote!(.meta(::oxmcp::macro_support::object(::oxmcp::serde_json::json!(#v)))),
-                );
             }
             "task" => {
                 let s = a.str()?;
@@ -63,26 +48,24 @@ pub(crate) fn options(
                         ))
                     }
                 };
-                calls.extend(quote!(.task_support(::oxmcp::tasks::TaskSupport::#variant)));
+                own.extend(quote!(.task_support(::oxmcp::tasks::TaskSupport::#variant)));
             }
             "task_after_ms" | "timeout_ms" => {
                 let n = a.int()?;
                 let m = format_ident!("{}", k.trim_end_matches("_ms"));
-                calls.extend(quote!(.#m(::std::time::Duration::from_millis(#n))));
+                own.extend(quote!(.#m(::std::time::Duration::from_millis(#n))));
             }
             "max_concurrency" => {
                 let n = a.int()?;
-                calls.extend(quote!(.max_concurrency(#n)));
-            }
-            "scopes" => {
-                let v = a.json(Delimiter::Bracket)?;
-                calls.extend(quote!(.required_scopes(#v)));
+                own.extend(quote!(.max_concurrency(#n)));
             }
             "app" => app = Some(a.str()?),
             "app_visibility" => visibility = a.json(Delimiter::Bracket)?,
-            _ => return Err(a.unknown(KNOWN)),
+            _ => return Ok(false),
         }
-    }
+        Ok(true)
+    })?;
+    calls.extend(own);
     if hints.iter().any(|h| !h.is_empty()) {
         let h = hints.map(|h| {
             if h.is_empty() {
@@ -94,9 +77,6 @@ pub(crate) fn options(
         calls.extend(quote! {
             .annotations(::oxmcp::macro_support::annotations(#(#h),*).unwrap_or_default())
         });
-    }
-    if let Some(d) = description {
-        calls.extend(quote!(.description(#d)));
     }
     // After `meta`: the app link is merged into `_meta`.
     if let Some(uri) = app {

@@ -6,6 +6,7 @@ mod admission;
 mod apps;
 mod auth_env;
 mod bounds;
+mod catalog;
 mod hardening;
 mod hardening_calls;
 mod harness;

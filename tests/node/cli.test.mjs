@@ -113,7 +113,7 @@ test('call draws a progress bar on a terminal (script gives it a pty)', () => {
   assert.equal(r.status, 0, r.stdout);
   const out = r.stdout.replace(/\r/g, '\n');
   assert.match(out, /countdown: 100%\|=+\| 3\/3/);
-  assert.match(out, /countdown: (33|66)%\|/);
+  assert.match(out, /countdown: +(33|67)%\|/);
   assert.match(out, /liftoff/);
   // Not a terminal: no bar, just the result.
   const plain = oxmcp(['call', PROGRESS, 'countdown', 'n=3']);
@@ -277,25 +277,5 @@ test("install keeps the file's mode and a symlink, and leaves no temp files", ()
   assert.ok(Object.hasOwn(names(path.join(dotfiles, 'new.json')), 'quickstart'));
   assert.equal(mode(path.join(dotfiles, 'new.json')), 0o600);
   assert.deepEqual(fs.readdirSync(dotfiles).sort(), ['cursor-mcp.json', 'new.json']);
-  fs.rmSync(home, { recursive: true, force: true });
-});
-
-test('install removes its temp file when the write fails', async () => {
-  const { install } = await import('../../bindings-node/cli/install.mjs');
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'oxmcp-home-'));
-  const file = path.join(home, '.cursor', 'mcp.json');
-  fs.mkdirSync(path.dirname(file));
-  fs.writeFileSync(file, '{"mcpServers": {}}');
-  const saved = { home: process.env.HOME, rename: fs.renameSync };
-  process.env.HOME = home;
-  fs.renameSync = () => { throw new Error('disk full'); };
-  try {
-    assert.throws(() => install('cursor', QUICKSTART, undefined, [], false), /disk full/);
-  } finally {
-    fs.renameSync = saved.rename;
-    process.env.HOME = saved.home;
-  }
-  assert.deepEqual(fs.readdirSync(path.dirname(file)), ['mcp.json']);
-  assert.equal(fs.readFileSync(file, 'utf8'), '{"mcpServers": {}}');
   fs.rmSync(home, { recursive: true, force: true });
 });

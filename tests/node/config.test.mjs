@@ -8,30 +8,88 @@ import path from 'node:path';
 import { Server } from 'oxmcp';
 import { ROOT, MODERN, meta } from './helpers.mjs';
 
-const { cases } = JSON.parse(fs.readFileSync(path.join(ROOT, 'tests', 'config', 'cases.json'), 'utf8'));
+const TABLE = JSON.parse(fs.readFileSync(path.join(ROOT, 'tests', 'config', 'cases.json'), 'utf8'));
+const cases = [...TABLE.cases, ...TABLE.edges.refused];
+const accepted = [...TABLE.accepted, ...TABLE.edges.accepted];
 
-for (const c of cases) {
-  test(`refused (${c.at}): ${JSON.stringify(c.config)}`, async () => {
+// A row's `at`: the constructor, one listener, or the mount (nodeHandler(options), and
+// configureHttp(options), which fetch() serves with), over the row's `server` options.
+async function replay(c, each = () => {}) {
+  if (c.at === 'server') {
+    const s = new Server({ name: 't', version: '1', handleSignals: false, ...c.config });
+    await s.close();
+    return;
+  }
+  const s = new Server({ name: 't', version: '1', handleSignals: false, ...(c.server ?? {}) });
+  try {
+    if (c.at === 'mount') {
+      s.nodeHandler(c.config);
+      each();
+      s.configureHttp(c.config);
+    } else {
+      await s.listen({ port: 0, ...c.config });
+    }
+  } finally {
+    await s.close();
+  }
+}
+
+const label = (c) => `${c.at}: ${JSON.stringify(c.config)}`;
+
+test('refused: every row of the shared table, with its exact error', async (t) => {
+  for (const c of cases) {
+    let errs = [];
+    try {
+      await replay(c, () => { throw new Error('nodeHandler accepted it'); });
+    } catch (e) {
+      errs.push(e);
+    }
+    // The mount's two ways in refuse alike: configureHttp after nodeHandler refused.
+    if (c.at === 'mount') {
+      const s = new Server({ name: 't', version: '1', handleSignals: false, ...(c.server ?? {}) });
+      try { s.configureHttp(c.config); } catch (e) { errs.push(e); }
+      await s.close();
+      assert.equal(errs.length, 2, `${label(c)}: configureHttp accepted it`);
+    }
+    assert.ok(errs.length, `${label(c)} was accepted`);
+    for (const err of errs) {
+      assert.equal(err.code, 'INVALID_OPTION', label(c));
+      assert.equal(err.message, c.error, label(c));
+    }
+  }
+});
+
+test('accepted: every row of the shared table, with its effective values', async () => {
+  const { createRequire } = await import('node:module');
+  const { loadNative } = createRequire(import.meta.url)(path.join(ROOT, 'bindings-node', 'lib', 'native.cjs'));
+  const { effectiveOptions } = loadNative();
+  for (const c of accepted) {
+    await replay(c);
+    const effective = effectiveOptions({ ...(c.server ?? {}), ...c.config });
+    for (const [k, v] of Object.entries(c.effective ?? {})) assert.deepEqual(effective[k], v, `${label(c)}: ${k}`);
+  }
+});
+
+test("tools: a tool's own limits give the shared outcome", async () => {
+  for (const c of TABLE.tools) {
+    const s = new Server({ name: 't', version: '1', handleSignals: false });
+    const l = c.limits;
     let err;
     try {
-      if (c.at === 'server') {
-        new Server({ name: 't', version: '1', ...c.config });
-      } else {
-        const s = new Server({ name: 't', version: '1', handleSignals: false });
-        try {
-          await s.listen({ port: 0, ...c.config });
-        } finally {
-          await s.close();
-        }
-      }
+      s.registerTool('echo', { inputSchema: { type: 'object' }, timeoutMs: l.timeout_ms, maxConcurrency: l.max_concurrency, taskAfterMs: l.task_after_ms }, () => ({ content: [] }));
     } catch (e) {
       err = e;
     }
-    assert.ok(err, 'accepted');
-    assert.equal(err.code, 'INVALID_OPTION');
-    assert.equal(err.message, c.error);
-  });
-}
+    await s.close();
+    if (c.error) {
+      assert.ok(err, `${JSON.stringify(l)} was accepted`);
+      assert.equal(err.code, 'INVALID_DEFINITION', JSON.stringify(l));
+      assert.equal(err.message, c.error);
+    } else {
+      assert.equal(err, undefined, JSON.stringify(l));
+    }
+  }
+});
 
 test('listener options given to the constructor are the defaults of listen()', async () => {
   const s = new Server({ name: 't', version: '1', handleSignals: false, maxBodyBytes: 600, path: '/x', forcePrivateCache: true, cacheScope: 'public' });
@@ -74,4 +132,27 @@ test('native errors carry err.code natively, synchronous and from a rejected Pro
   }
   await native.close();
   assert.throws(() => native.serveStdio(), (e) => e.code === 'CLOSED' && e.message === 'this server was closed; create a new one');
+});
+
+test('declared extensions join the capabilities, from the option or the TS SDK\'s capabilities', async () => {
+  const cc = 'io.modelcontextprotocol/oauth-client-credentials';
+  for (const s of [
+    new Server({ name: 't', version: '1', handleSignals: false, extensions: { [cc]: {} } }),
+    new Server({ name: 't', version: '1', handleSignals: false }, { capabilities: { tools: {}, extensions: { [cc]: {} } } }),
+  ]) {
+    s.registerTool('echo', { inputSchema: { type: 'object' } }, () => ({ content: [] }));
+    try {
+      const { url } = await s.listen({ port: 0 });
+      const r = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }),
+      });
+      const { result } = await r.json();
+      assert.deepEqual(result.capabilities.extensions, { [cc]: {} });
+      assert.ok(result.capabilities.tools);
+    } finally {
+      await s.close();
+    }
+  }
 });

@@ -1,5 +1,6 @@
 // Test helpers: real subprocesses over stdio and HTTP, bounded in time.
 import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -144,4 +145,32 @@ export async function mixedCalls(url, n) {
     }
   }
   await Promise.all(calls);
+}
+
+/**
+ * DPoP material (RFC 9449): an issuer's RSA key and its JWKS, a client's P-256 key, an access
+ * token the issuer bound to the client key (`cnf.jkt`), and `proof(claims)` for a POST to
+ * `resource` with that token.
+ */
+export function dpopKeys({ issuer = 'https://auth.example.com', resource = 'https://mcp.example.com/mcp' } = {}) {
+  const as = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const client = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const cjwk = client.publicKey.export({ format: 'jwk' });
+  const sha = (s) => crypto.createHash('sha256').update(s).digest('base64url');
+  // RFC 7638: the required members, in lexicographic order, compact.
+  const jkt = sha(JSON.stringify({ crv: cjwk.crv, kty: cjwk.kty, x: cjwk.x, y: cjwk.y }));
+  const b64 = (o) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const now = Math.floor(Date.now() / 1000);
+  const head = b64({ alg: 'RS256', typ: 'JWT', kid: 'k1' });
+  const body = b64({ iss: issuer, aud: resource, exp: now + 300, iat: now, sub: 'dpop-user', scope: 'mcp:tools', cnf: { jkt } });
+  const token = `${head}.${body}.${crypto.sign('RSA-SHA256', Buffer.from(`${head}.${body}`), as.privateKey).toString('base64url')}`;
+  const proof = (claims = {}) => {
+    const h = b64({ typ: 'dpop+jwt', alg: 'ES256', jwk: cjwk });
+    const c = b64({ htm: 'POST', htu: resource, iat: now, jti: crypto.randomUUID(), ath: sha(token), ...claims });
+    const sig = crypto.sign('sha256', Buffer.from(`${h}.${c}`), { key: client.privateKey, dsaEncoding: 'ieee-p1363' });
+    return `${h}.${c}.${sig.toString('base64url')}`;
+  };
+  const jwks = { keys: [{ ...as.publicKey.export({ format: 'jwk' }), kid: 'k1', alg: 'RS256' }] };
+  const oauth = { resource, issuer, jwks };
+  return { token, proof, oauth, headers: (p) => ({ headers: { authorization: `DPoP ${token}`, dpop: p } }) };
 }

@@ -59,7 +59,9 @@ test('a scrape counts the workload exactly; unknown names add no series', async 
 });
 
 test('metrics on the endpoint path stop the start', async () => {
-  const s = new Server({ name: 'metrics', version: '1.0.0', handleSignals: false, metrics: { path: '/mcp' } });
-  await assert.rejects(s.listen({ host: '127.0.0.1', port: 0 }), /metrics\.path "\/mcp" is a path the MCP endpoint serves/);
+  assert.throws(() => new Server({ name: 'metrics', version: '1.0.0', handleSignals: false, metrics: { path: '/mcp' } }),
+    /metrics\.path "\/mcp" is a path the MCP endpoint serves/);
+  const s = new Server({ name: 'metrics', version: '1.0.0', handleSignals: false, metrics: true });
+  await assert.rejects(s.listen({ host: '127.0.0.1', port: 0, path: '/metrics' }), /metrics\.path "\/metrics" is a path the MCP endpoint serves/);
   await s.close();
 });

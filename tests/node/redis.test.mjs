@@ -1,13 +1,15 @@
 // The Node everything server with a Redis, one replica: a 2026-07-28 stateless
 // tools/call needs no Redis (it works with Redis stopped), /readyz says so and stays ready, and a
-// Redis without a state key is refused naming it. The same core rules as tests/it/redis.rs and
+// Redis without a state key is refused naming it. Two in-process replicas sharing a Redis refuse a
+// DPoP proof replayed from one to the other. The same core rules as tests/it/redis.rs and
 // tests/python/test_redis.py; a missing redis-server fails (scripts/setup.sh installs it).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { ROOT, callTool, withTimeout } from './helpers.mjs';
+import http from 'node:http';
+import { ROOT, callTool, dpopKeys, withTimeout } from './helpers.mjs';
 import { Server } from 'oxmcp';
 
 const EVERYTHING = path.join(ROOT, 'examples', 'node', 'everything.mjs');
@@ -79,4 +81,29 @@ test('a Redis without a state key is refused, naming it', () => {
   assert.throws(() => new Server({ name: 'r', version: '1', rateLimitStore: 'redis' }),
     (e) => /rateLimitStore "redis" needs redisUrl/.test(e.message));
   new Server({ name: 'r', version: '1', redisUrl: 'redis://127.0.0.1:9/', stateKey: 'node-redis-test-state-key-0123456', rateLimitStore: 'redis' });
+});
+
+test('replicas sharing a Redis refuse a DPoP proof replayed to another', async (t) => {
+  const redis = await startRedis();
+  t.after(() => redis.stop());
+  const keys = dpopKeys();
+  const replica = async () => {
+    const s = new Server({ name: 'dpop', version: '1', handleSignals: false, redisUrl: `redis://127.0.0.1:${redis.port}/`, stateKey: 'node-dpop-state-key-0123456789' });
+    s.registerTool('whoami', {}, (ctx) => ctx.caller?.name ?? '-');
+    s.configureHttp({ oauth: { ...keys.oauth, dpop: 'required' } });
+    const hs = http.createServer(s.nodeHandler());
+    await new Promise((r) => hs.listen(0, '127.0.0.1', r));
+    t.after(() => new Promise((r) => hs.close(r)));
+    return `http://127.0.0.1:${hs.address().port}/mcp`;
+  };
+  const a = await replica();
+  const b = await replica();
+  const proof = keys.proof();
+  const first = await callTool(a, 'whoami', {}, keys.headers(proof));
+  assert.equal(first.status, 200, first.body);
+  assert.equal(first.response.result.content[0].text, 'dpop-user');
+  const replayed = await callTool(b, 'whoami', {}, keys.headers(proof));
+  assert.equal(replayed.status, 401);
+  assert.deepEqual(JSON.parse(replayed.body), { error: 'invalid_dpop_proof', error_description: 'The DPoP proof was used before' });
+  assert.equal((await callTool(b, 'whoami', {}, keys.headers(keys.proof()))).status, 200);
 });

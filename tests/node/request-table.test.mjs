@@ -15,6 +15,7 @@ function fixture(config) {
   const s = new Server({ name: 'table', version: '1.0.0', handleSignals: false, ...config });
   s.registerTool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }, ({ text }) => text);
   s.registerTool('second', {}, () => '2');
+  s.registerTool('wait', {}, () => new Promise((r) => setTimeout(() => r('late'), 1000)));
   return s;
 }
 
@@ -66,6 +67,7 @@ function requestOf(c, port) {
     if (params.name !== undefined) headers['mcp-name'] = params.name;
     body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: spec.method, params: { ...params, _meta: meta } });
   }
+  if (c.size) body = body.padEnd(c.size, ' ');
   for (const [k, v] of Object.entries(c.headers ?? {})) {
     if (v === null) delete headers[k]; else headers[k] = v;
   }

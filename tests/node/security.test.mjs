@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { Server } from 'oxmcp';
-import { post, callTool } from './helpers.mjs';
+import { post, callTool, dpopKeys } from './helpers.mjs';
 
 const bearer = (t) => ({ headers: { authorization: `Bearer ${t}` } });
 
@@ -163,39 +163,23 @@ test('invalid security options are refused with a clear error', () => {
 
 test('DPoP through nodeHandler(): a bound token with its proof is taken; a wrong htm and a Bearer copy are refused', async (t) => {
   const http = await import('node:http');
-  const issuer = 'https://auth.example.com';
-  const resource = 'https://mcp.example.com/mcp';
-  const as = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const client = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const cjwk = client.publicKey.export({ format: 'jwk' });
-  const sha = (s) => crypto.createHash('sha256').update(s).digest('base64url');
-  // RFC 7638: the required members, in lexicographic order, compact.
-  const jkt = sha(JSON.stringify({ crv: cjwk.crv, kty: cjwk.kty, x: cjwk.x, y: cjwk.y }));
-  const b64 = (o) => Buffer.from(JSON.stringify(o)).toString('base64url');
-  const now = Math.floor(Date.now() / 1000);
-  const head = b64({ alg: 'RS256', typ: 'JWT', kid: 'k1' });
-  const body = b64({ iss: issuer, aud: resource, exp: now + 300, iat: now, sub: 'dpop-user', scope: 'mcp:tools', cnf: { jkt } });
-  const token = `${head}.${body}.${crypto.sign('RSA-SHA256', Buffer.from(`${head}.${body}`), as.privateKey).toString('base64url')}`;
-  const proof = (claims = {}) => {
-    const h = b64({ typ: 'dpop+jwt', alg: 'ES256', jwk: cjwk });
-    const c = b64({ htm: 'POST', htu: resource, iat: now, jti: crypto.randomUUID(), ath: sha(token), ...claims });
-    const sig = crypto.sign('sha256', Buffer.from(`${h}.${c}`), { key: client.privateKey, dsaEncoding: 'ieee-p1363' });
-    return `${h}.${c}.${sig.toString('base64url')}`;
-  };
+  const { token, proof, oauth, headers: dpop } = dpopKeys();
   const s = tokenServer();
-  s.configureHttp({
-    oauth: { resource, issuer, jwks: { keys: [{ ...as.publicKey.export({ format: 'jwk' }), kid: 'k1', alg: 'RS256' }] }, dpop: 'required' },
-  });
+  s.configureHttp({ oauth: { ...oauth, dpop: 'required', dpopNonce: true } });
   const hs = http.createServer(s.nodeHandler());
   await new Promise((r) => hs.listen(0, '127.0.0.1', r));
   t.after(() => new Promise((r) => hs.close(r)));
   const url = `http://127.0.0.1:${hs.address().port}/mcp`;
-  const dpop = (p) => ({ headers: { authorization: `DPoP ${token}`, dpop: p } });
 
-  const ok = await callTool(url, 'search', {}, dpop(proof()));
+  const first = await callTool(url, 'search', {}, dpop(proof()));
+  assert.equal(first.status, 401);
+  assert.match(first.headers.get('www-authenticate') ?? '', /^DPoP error="use_dpop_nonce"/);
+  const nonce = first.headers.get('dpop-nonce');
+  assert.ok(nonce);
+  const ok = await callTool(url, 'search', {}, dpop(proof({ nonce })));
   assert.equal(ok.status, 200, ok.body);
   assert.equal(ok.response.result.content[0].text, 'dpop-user:mcp:tools');
-  const wrongHtm = await callTool(url, 'search', {}, dpop(proof({ htm: 'GET' })));
+  const wrongHtm = await callTool(url, 'search', {}, dpop(proof({ htm: 'GET', nonce })));
   assert.equal(wrongHtm.status, 401);
   assert.match(wrongHtm.headers.get('www-authenticate') ?? '', /^DPoP error="invalid_dpop_proof".*algs="ES256 /);
   const copied = await callTool(url, 'search', {}, bearer(token));

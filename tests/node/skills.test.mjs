@@ -288,7 +288,9 @@ test('the TS SDK spellings: a memory catalog and loadSkills attached to McpServe
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'skills/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }),
   }));
   const body = await res.json();
-  assert.deepEqual(body.result.skills, [...catalog.entries]);
+  // Each as the catalog holds it, plus the digest oxmcp lists it with (docs/CATALOG.md).
+  assert.ok(body.result.skills.every((e) => e._meta['io.oxmcp/digest'].startsWith('sha256:')));
+  assert.deepEqual(body.result.skills.map(({ _meta, ...e }) => e), [...catalog.entries]);
 });
 
 /** `cmd --http 127.0.0.1:PORT` (any language's server), once its port accepts connections. */

@@ -91,6 +91,14 @@ export function canonical(v) {
   return v;
 }
 
+// oxmcp puts each listed definition's catalog digest in `_meta["io.oxmcp/digest"]` (docs/CATALOG.md),
+// which the SDK's server has no counterpart of: left out before the lists are compared.
+const unstamped = (d) => {
+  if (!d?._meta) return d;
+  const meta = Object.fromEntries(Object.entries(d._meta).filter(([k]) => !k.startsWith('io.oxmcp/')));
+  const { _meta, ...rest } = d;
+  return Object.keys(meta).length ? { ...rest, _meta: meta } : rest;
+};
 const byName = (a, b) => String(a.name ?? a.uri ?? a.uriTemplate).localeCompare(String(b.name ?? b.uri ?? b.uriTemplate));
 
 function errorOf(e) {
@@ -112,7 +120,7 @@ async function step(client, s, state) {
       }
       case 'listTools': {
         const r = await client.listTools();
-        return r.tools.sort(byName).map((t) => (s.only ? Object.fromEntries(s.only.map((k) => [k, t[k]])) : t));
+        return r.tools.map(unstamped).sort(byName).map((t) => (s.only ? Object.fromEntries(s.only.map((k) => [k, t[k]])) : t));
       }
       case 'callTool': {
         // `progress: ["v2"]`: the clients whose progress callbacks are compared (the v1 client drops
@@ -136,10 +144,10 @@ async function step(client, s, state) {
         return out;
       }
       case 'listTasks': return (await client.experimental.tasks.listTasks()).tasks.map((t) => t.status).sort();
-      case 'listResources': return (await client.listResources()).resources.sort(byName);
-      case 'listResourceTemplates': return (await client.listResourceTemplates()).resourceTemplates.sort(byName);
+      case 'listResources': return (await client.listResources()).resources.map(unstamped).sort(byName);
+      case 'listResourceTemplates': return (await client.listResourceTemplates()).resourceTemplates.map(unstamped).sort(byName);
       case 'readResource': return (await client.readResource({ uri: s.uri })).contents;
-      case 'listPrompts': return (await client.listPrompts()).prompts.sort(byName);
+      case 'listPrompts': return (await client.listPrompts()).prompts.map(unstamped).sort(byName);
       case 'getPrompt': return await client.getPrompt({ name: s.name, arguments: s.arguments ?? {} });
       case 'complete': return (await client.complete({ ref: s.ref, argument: s.argument, context: s.context })).completion;
       case 'subscribe': return await client.subscribeResource({ uri: s.uri });

@@ -59,6 +59,9 @@ def test_inspect_json_and_the_same_bytes_as_the_node_cli() -> None:
     assert info["tools"][0]["inputSchema"]["required"] == ["a", "b"]
     assert info["resourceTemplates"][0]["uriTemplate"] == "greeting://{name}"
     assert info["prompts"][0]["arguments"] == [{"name": "code", "required": True}]
+    # Every definition as listed, with its catalog digest (docs/CATALOG.md).
+    for item in info["tools"] + info["resourceTemplates"] + info["prompts"]:
+        assert item["_meta"]["io.oxmcp/digest"].startswith("sha256:"), item
     # One output, two CLIs: the Node one (with the TS SDK client) prints the same text and JSON.
     node = shutil.which("node")
     assert node, "node is needed for the parity check"
@@ -110,6 +113,37 @@ def test_call_over_http_against_run_http() -> None:
         assert r.returncode == 0 and "tools (2)" in r.stdout, r.stderr
     finally:
         assert stop(proc) == 0
+
+
+TLS = ROOT / "core" / "tests" / "security" / "tls"
+
+
+def test_run_tls_flags_serve_https_that_inspect_reaches() -> None:
+    # --tls-cert/--tls-key are the core's tls_cert/tls_key; the client trusts the test CA through
+    # SSL_CERT_FILE, as curl and OpenSSL do.
+    port = free_port()
+    proc = subprocess.Popen([str(OXMCP), "run", str(QUICKSTART), "--http", f"127.0.0.1:{port}",
+                             "--tls-cert", str(TLS / "good.pem"), "--tls-key", str(TLS / "good.key")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_listening(port, proc)
+        r = oxmcp("call", f"https://127.0.0.1:{port}/mcp", "add", "a=1", "b=2",
+                  env={"SSL_CERT_FILE": str(TLS / "ca.pem")})
+        assert (r.returncode, r.stdout) == (0, "3\n"), r.stderr
+    finally:
+        assert stop(proc) == 0
+    r = oxmcp("run", str(QUICKSTART), "--transport", "stdio", "--tls-cert", "c.pem")
+    assert (r.returncode, r.stderr) == (1, "oxmcp: error: --transport stdio and --tls-cert contradict each other\n")
+
+
+def test_verify_needs_the_servers_digests(tmp_path: Path) -> None:
+    pin = tmp_path / "pin.json"
+    r = oxmcp("verify", str(QUICKSTART), "--pin", str(pin), "--write")
+    assert r.returncode == 1
+    assert r.stderr.startswith("oxmcp: error: tool 'add' has no io.oxmcp/digest (sha256:<hex>) in its _meta"), r.stderr
+    assert not pin.exists()
+    r = oxmcp("verify", str(QUICKSTART), "--pin", str(pin))
+    assert r.returncode == 1 and r.stderr.startswith(f"oxmcp: error: cannot read the pin file {pin}: "), r.stderr
 
 
 def test_run_transport_http_defaults_and_stdio_conflict() -> None:
@@ -281,22 +315,3 @@ def test_install_keeps_the_files_mode_and_a_symlink_and_leaves_no_temp_files(tmp
     assert path.is_symlink() and "quickstart" in json.loads((dotfiles / "new.json").read_text())["mcpServers"]
     assert (dotfiles / "new.json").stat().st_mode & 0o7777 == 0o600
     assert sorted(os.listdir(dotfiles)) == ["cursor-mcp.json", "new.json"]
-
-
-def test_install_removes_its_temp_file_when_the_write_fails(tmp_path: Path,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    from oxmcp._cli import install as install_mod
-
-    monkeypatch.setenv("HOME", str(tmp_path))
-    path = tmp_path / ".cursor" / "mcp.json"
-    path.parent.mkdir()
-    path.write_text('{"mcpServers": {}}')
-
-    def fail(*_: object) -> None:
-        raise OSError("disk full")
-
-    monkeypatch.setattr(install_mod.os, "replace", fail)
-    with pytest.raises(OSError, match="disk full"):
-        install_mod.install("cursor", str(QUICKSTART), None, [], False)
-    assert os.listdir(path.parent) == ["mcp.json"]
-    assert path.read_text() == '{"mcpServers": {}}'

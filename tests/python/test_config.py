@@ -19,19 +19,71 @@ import pytest
 from oxmcp import Server
 from procs import ROOT, free_port, wait_listening
 
-CASES = json.loads((ROOT / "tests" / "config" / "cases.json").read_text())["cases"]
+TABLE = json.loads((ROOT / "tests" / "config" / "cases.json").read_text())
+CASES = TABLE["cases"] + TABLE["edges"]["refused"]
+ACCEPTED = TABLE["accepted"] + TABLE["edges"]["accepted"]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[json.dumps(c["config"]) for c in CASES])
+def _replay(case: dict[str, Any]) -> Server:
+    """A row's `at`: the constructor, one listener, or the ASGI mount, over the row's `server` options."""
+    config = dict(case["config"])
+    if case["at"] == "server":
+        return Server("t", **config)
+    server = Server("t", **case.get("server", {}))
+    if case["at"] == "mount":
+        server.asgi_app(**config)
+    else:
+        asyncio.run(server.run_async("http", port=0, **config))
+    return server
+
+
+def _id(case: dict[str, Any]) -> str:
+    return f"{case['at']}:{json.dumps(case['config'])}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[_id(c) for c in CASES])
 def test_invalid_configs_give_the_shared_error(case: dict[str, Any]) -> None:
     exc = TypeError if case["kind"] == "unknown" else ValueError
-    config = dict(case["config"])
     with pytest.raises(exc) as e:
-        if case["at"] == "server":
-            Server("t", **config)
-        else:
-            asyncio.run(Server("t").run_async("http", port=0, **config))
+        _replay(case)
     assert str(e.value) == case["error"]
+
+
+@pytest.mark.parametrize("case", ACCEPTED, ids=[_id(c) for c in ACCEPTED])
+def test_accepted_configs_take_the_shared_effective_values(case: dict[str, Any]) -> None:
+    from oxmcp import _oxmcp
+
+    server = _replay(case)
+    effective = _oxmcp.effective_options(server.options)
+    for k, v in case.get("effective", {}).items():
+        assert effective[k] == v, k
+
+
+TOOL_ROWS = TABLE["tools"]
+
+
+@pytest.mark.parametrize("case", TOOL_ROWS, ids=[json.dumps(c["limits"]) for c in TOOL_ROWS])
+def test_tool_limits_give_the_shared_outcome(case: dict[str, Any]) -> None:
+    limits = case["limits"]
+    kwargs: dict[str, Any] = {}
+    if "timeout_ms" in limits:
+        kwargs["timeout"] = limits["timeout_ms"] / 1000
+    if "max_concurrency" in limits:
+        kwargs["max_concurrency"] = limits["max_concurrency"]
+    if "task_after_ms" in limits:
+        kwargs["task_after"] = limits["task_after_ms"] / 1000
+    server = Server("t")
+
+    def echo(text: str) -> str:
+        return text
+
+    if "error" in case:
+        with pytest.raises(ValueError) as e:
+            server.tool(**kwargs)(echo)
+        assert str(e.value) == case["error"]
+    else:
+        server.tool(**kwargs)(echo)
+        server.native  # the core takes the tool with these limits
 
 
 def test_camel_case_names_and_bytes_are_accepted() -> None:
@@ -112,3 +164,27 @@ def test_the_four_http_limits_are_enforced_over_http() -> None:
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_declared_extensions_join_the_capabilities(tmp_path: Path) -> None:
+    from procs import start_script, stop
+    from test_access_everywhere import Http
+
+    proc, port = start_script(tmp_path, """
+import sys
+from oxmcp import Server
+server = Server("t", extensions={"io.modelcontextprotocol/oauth-client-credentials": {}})
+
+@server.tool()
+def echo(text: str) -> str:
+    return text
+
+server.run("http", host="127.0.0.1", port=int(sys.argv[1]))
+""")
+    try:
+        result = Http(port, "").post("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                                    "clientInfo": {"name": "c", "version": "1"}}, modern=False)["result"]
+    finally:
+        stop(proc)
+    assert result["capabilities"]["extensions"] == {"io.modelcontextprotocol/oauth-client-credentials": {}}
+    assert "tools" in result["capabilities"]

@@ -1,6 +1,8 @@
 """DPoP-bound access tokens through the ASGI mount: the core's rule (RFC 9449) is applied there as
 on the built-in server: a bound token with a proof of this request is taken, a proof for another
-method and a Bearer copy of the token are refused with a `DPoP` challenge."""
+method and a Bearer copy of the token are refused with a `DPoP` challenge, and a proof without the
+server's nonce gets `use_dpop_nonce` and a `DPoP-Nonce` to retry with. Replicas sharing a Redis
+share the used proof ids, so a proof replayed to another replica is refused there."""
 
 from __future__ import annotations
 
@@ -13,16 +15,17 @@ import time
 import urllib.error
 import urllib.request
 import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-
 from procs import free_port, stop, wait_listening
+from test_redis import start_redis
 
 jwt = pytest.importorskip("jwt")
 pytest.importorskip("uvicorn")
-from cryptography.hazmat.primitives.asymmetric import ec, rsa  # noqa: E402
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
 ISSUER = "https://auth.example.com"
 RESOURCE = "https://mcp.example.com/mcp"
@@ -32,8 +35,10 @@ import json, sys
 import uvicorn
 from oxmcp import Server
 
-mcp = Server("dpop", oauth={"resource": sys.argv[2], "issuer": sys.argv[3], "jwks": json.loads(sys.argv[4]),
-                            "dpop": "required"})
+oauth = {"resource": sys.argv[2], "issuer": sys.argv[3], "jwks": json.loads(sys.argv[4]), "dpop": "required"}
+extra = json.loads(sys.argv[5])
+oauth.update(extra.pop("oauth", {}))
+mcp = Server("dpop", oauth=oauth, **extra)
 
 @mcp.tool()
 def whoami() -> str:
@@ -47,56 +52,102 @@ def b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
-def test_the_asgi_mount_applies_the_dpop_rule(tmp_path: Path) -> None:
-    issuer_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(issuer_key.public_key()))
-    jwk.update(kid="k1", alg="RS256")
-    client_key = ec.generate_private_key(ec.SECP256R1())
-    cjwk = json.loads(jwt.algorithms.ECAlgorithm.to_jwk(client_key.public_key()))
-    # RFC 7638: the required members, in lexicographic order, compact.
-    members = {k: cjwk[k] for k in ("crv", "kty", "x", "y")}
-    jkt = b64(hashlib.sha256(json.dumps(members, separators=(",", ":"), sort_keys=True).encode()).digest())
-    now = int(time.time())
-    token = jwt.encode({"iss": ISSUER, "aud": RESOURCE, "sub": "py-user", "scope": "mcp:tools", "iat": now,
-                        "exp": now + 300, "cnf": {"jkt": jkt}}, issuer_key, algorithm="RS256", headers={"kid": "k1"})
+class Keys:
+    """An issuer key, a client key, and a token the issuer bound to the client key."""
 
-    def proof(**claims: Any) -> str:
-        body = {"htm": "POST", "htu": RESOURCE, "iat": now, "jti": str(uuid.uuid4()),
-                "ath": b64(hashlib.sha256(token.encode()).digest()), **claims}
-        return str(jwt.encode(body, client_key, algorithm="ES256", headers={"typ": "dpop+jwt", "jwk": members}))
+    def __init__(self) -> None:
+        issuer_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(issuer_key.public_key()))
+        jwk.update(kid="k1", alg="RS256")
+        self.jwks = {"keys": [jwk]}
+        self.client_key = ec.generate_private_key(ec.SECP256R1())
+        cjwk = json.loads(jwt.algorithms.ECAlgorithm.to_jwk(self.client_key.public_key()))
+        # RFC 7638: the required members, in lexicographic order, compact.
+        self.members = {k: cjwk[k] for k in ("crv", "kty", "x", "y")}
+        jkt = b64(hashlib.sha256(json.dumps(self.members, separators=(",", ":"), sort_keys=True).encode()).digest())
+        self.now = int(time.time())
+        self.token = jwt.encode({"iss": ISSUER, "aud": RESOURCE, "sub": "py-user", "scope": "mcp:tools",
+                                 "iat": self.now, "exp": self.now + 300, "cnf": {"jkt": jkt}},
+                                issuer_key, algorithm="RS256", headers={"kid": "k1"})
 
+    def proof(self, **claims: Any) -> str:
+        body = {"htm": "POST", "htu": RESOURCE, "iat": self.now, "jti": str(uuid.uuid4()),
+                "ath": b64(hashlib.sha256(self.token.encode()).digest()), **claims}
+        return str(jwt.encode(body, self.client_key, algorithm="ES256",
+                              headers={"typ": "dpop+jwt", "jwk": self.members}))
+
+
+def call(port: int, auth: str, dpop: str | None) -> tuple[int, Any, dict[str, Any]]:
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+               "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "whoami",
+               "Authorization": auth}
+    if dpop:
+        headers["DPoP"] = dpop
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                       "params": {"name": "whoami", "arguments": {}, "_meta": meta}}).encode()
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/mcp", data=body, method="POST", headers=headers)
+    try:
+        with urllib.request.urlopen(req, timeout=20) as r:
+            return r.status, r.headers, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, json.loads(e.read())
+
+
+@pytest.fixture
+def serve(tmp_path: Path) -> Iterator[Callable[[Keys, dict[str, Any]], int]]:
+    """Start an ASGI server with these keys and extra `Server` options; its port."""
     script = tmp_path / "server.py"
     script.write_text(SERVER)
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, str(script), str(port), RESOURCE, ISSUER, json.dumps({"keys": [jwk]})],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
+    procs: list[subprocess.Popen[bytes]] = []
+
+    def start(keys: Keys, extra: dict[str, Any]) -> int:
+        port = free_port()
+        proc = subprocess.Popen([sys.executable, str(script), str(port), RESOURCE, ISSUER, json.dumps(keys.jwks),
+                                 json.dumps(extra)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        procs.append(proc)
         wait_listening(port, proc)
+        return port
 
-        def call(auth: str, dpop: str | None) -> tuple[int, str, dict[str, Any]]:
-            headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-                       "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "whoami",
-                       "Authorization": auth}
-            if dpop:
-                headers["DPoP"] = dpop
-            meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                    "io.modelcontextprotocol/clientCapabilities": {}}
-            body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                               "params": {"name": "whoami", "arguments": {}, "_meta": meta}}).encode()
-            req = urllib.request.Request(f"http://127.0.0.1:{port}/mcp", data=body, method="POST", headers=headers)
-            try:
-                with urllib.request.urlopen(req, timeout=20) as r:
-                    return r.status, r.headers.get("WWW-Authenticate", ""), json.loads(r.read())
-            except urllib.error.HTTPError as e:
-                return e.code, e.headers.get("WWW-Authenticate", ""), json.loads(e.read())
+    yield start
+    for p in procs:
+        stop(p)
 
-        status, _, ok = call(f"DPoP {token}", proof())
-        assert status == 200, ok
-        assert ok["result"]["content"][0]["text"] == "dpop"
-        status, challenge, body = call(f"DPoP {token}", proof(htm="GET"))
-        assert status == 401 and body["error"] == "invalid_dpop_proof", body
-        assert challenge.startswith('DPoP error="invalid_dpop_proof"') and 'algs="ES256 ' in challenge
-        status, challenge, body = call(f"Bearer {token}", None)
-        assert status == 401 and challenge.startswith('DPoP error="invalid_token"'), (challenge, body)
+
+def test_the_asgi_mount_applies_the_dpop_rule(serve: Callable[[Keys, dict[str, Any]], int]) -> None:
+    keys = Keys()
+    port = serve(keys, {"oauth": {"dpop_nonce": True}})
+    token = keys.token
+    status, headers, body = call(port, f"DPoP {token}", keys.proof())
+    assert status == 401 and body["error"] == "use_dpop_nonce", body
+    assert headers["WWW-Authenticate"].startswith('DPoP error="use_dpop_nonce"')
+    nonce = headers["DPoP-Nonce"]
+    status, _, ok = call(port, f"DPoP {token}", keys.proof(nonce=nonce))
+    assert status == 200, ok
+    assert ok["result"]["content"][0]["text"] == "dpop"
+    status, headers, body = call(port, f"DPoP {token}", keys.proof(htm="GET", nonce=nonce))
+    assert status == 401 and body["error"] == "invalid_dpop_proof", body
+    challenge = headers["WWW-Authenticate"]
+    assert challenge.startswith('DPoP error="invalid_dpop_proof"') and 'algs="ES256 ' in challenge
+    status, headers, body = call(port, f"Bearer {token}", None)
+    challenge = headers["WWW-Authenticate"]
+    assert status == 401 and challenge.startswith('DPoP error="invalid_token"'), (challenge, body)
+
+
+def test_replicas_sharing_a_redis_refuse_a_proof_replayed_to_another(
+        serve: Callable[[Keys, dict[str, Any]], int]) -> None:
+    redis, redis_port = start_redis()
+    try:
+        keys = Keys()
+        shared = {"redis_url": f"redis://127.0.0.1:{redis_port}/", "state_key": "dpop-test-state-key-0123456789"}
+        a, b = serve(keys, shared), serve(keys, shared)
+        auth = f"DPoP {keys.token}"
+        proof = keys.proof()
+        assert call(a, auth, proof)[0] == 200
+        status, _, body = call(b, auth, proof)
+        assert status == 401 and body == {"error": "invalid_dpop_proof",
+                                          "error_description": "The DPoP proof was used before"}, body
+        assert call(b, auth, keys.proof())[0] == 200
     finally:
-        stop(proc)
+        stop(redis)

@@ -124,3 +124,57 @@ def test_metrics_on_the_endpoint_path_stop_the_start() -> None:
     proc = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode != 0
     assert 'metrics.path "/mcp" is a path the MCP endpoint serves' in proc.stderr, proc.stderr
+
+
+REDIS_SERVER = """
+import sys
+from oxmcp import Server
+mcp = Server("metrics", metrics={"token": "s3cret"}, redis_url=sys.argv[2], state_key="metrics-test-state-key-0123456")
+
+@mcp.tool()
+def add(a: int, b: int) -> int:
+    return a + b
+
+mcp.run("http", host="127.0.0.1", port=int(sys.argv[1]))
+"""
+
+
+def sample(text: str, name: str) -> float:
+    """The value of the one sample `name` (with its labels) in a scrape."""
+    for line in text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[-1])
+    raise AssertionError(f"no {name} in:\n{text}")
+
+
+def test_redis_counters_and_a_session_store_out_of_reach(tmp_path: Any) -> None:
+    from test_redis import start_redis
+
+    redis, redis_port = start_redis()
+    proc, port = start_script(tmp_path, REDIS_SERVER, f"redis://127.0.0.1:{redis_port}/")
+    try:
+        c = Http(port, "")
+        # A legacy session lives in Redis: its creation is a round trip.
+        assert "result" in c.post("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                                 "clientInfo": {"name": "t", "version": "1"}}, modern=False)
+        assert c.session
+        _, text = scrape(port, "s3cret")
+        assert sample(text, "oxmcp_redis_up") == 1
+        assert sample(text, "oxmcp_redis_round_trips_total") >= 1
+        assert sample(text, "oxmcp_redis_errors_total") == 0
+        stop(redis)
+        # The store is out of reach: a new session is refused 503 and counted as the store's
+        # refusal, not as the session cap's; a stateless modern call still works.
+        fresh = Http(port, "")
+        refused = fresh.post("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                            "clientInfo": {"name": "t", "version": "1"}}, modern=False)
+        assert refused["error"]["code"] == -31503, refused
+        assert c.post("tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}}, modern=True)["result"]
+        _, text = scrape(port, "s3cret")
+        assert sample(text, 'oxmcp_rejections_total{status="503",reason="session_store"}') == 1
+        assert 'reason="max_sessions"' not in text
+        assert sample(text, "oxmcp_redis_errors_total") >= 1
+        assert sample(text, "oxmcp_redis_up") == 0
+    finally:
+        stop(proc)
+        stop(redis)

@@ -31,6 +31,12 @@ def echo(text: str) -> str:
 def second() -> str:
     return "2"
 
+@server.tool()
+async def wait() -> str:
+    import asyncio
+    await asyncio.sleep(1)
+    return "late"
+
 if mount == "builtin":
     server.run("http", host="127.0.0.1", port=port)
 else:
@@ -63,6 +69,8 @@ def request_of(case: dict[str, Any], port: int) -> tuple[str, dict[str, str], by
             headers["mcp-name"] = params["name"]
         body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": spec["method"],
                            "params": {**params, "_meta": meta}}).encode()
+    if "size" in case:
+        body = body.ljust(case["size"], b" ")
     for k, v in case.get("headers", {}).items():
         if v is None:
             headers.pop(k, None)

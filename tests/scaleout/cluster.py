@@ -7,6 +7,10 @@ deploy/nginx/oxmcp.conf (the file deploy/ ships): only the replica `server` line
 `listen` port are replaced, and one test-only header added, so the balancer the tests use is the
 one that is deployed.
 
+With `redis_tls` (default: `OXMCP_SCALEOUT_REDIS_TLS=1` in the environment) Redis serves TLS only, on
+its `--tls-port`, with a certificate of a CA made here and an ACL user instead of the default user;
+the replicas reach it as `rediss://USER:PASSWORD@` with `OXMCP_REDIS_TLS_CA` (as managed Redis is).
+
 The test-only header: `X-Upstream: 127.0.0.1:PORT` on every proxied answer (the shipped file
 names no replica to clients). `Cluster.replica_of(header)` names the replica (0..N-1) that served
 a request, which is how the tests prove where a call landed.
@@ -28,6 +32,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 NGINX_TEMPLATE = ROOT / "deploy" / "nginx" / "oxmcp.conf"
 STATE_KEY = "scaleout-test-state-key-0123456789abcdef"
+# The ACL user of a TLS Redis (`redis_tls`).
+REDIS_USER, REDIS_PASSWORD = "oxmcp", "scaleout-Redis-pw-4417"
 
 # How each language's everything server is started (as tests/conformance/run.sh and
 # scripts/test-all.sh start them): argv before `--http HOST:PORT`.
@@ -134,6 +140,7 @@ class Cluster:
     redis: bool = True
     redis_url: bool = True  # hand OXMCP_REDIS_URL to the replicas
     redis_persist: bool = False  # Redis with AOF persistence (appendonly yes, fsync always), as deploy/ runs it
+    redis_tls: bool = field(default_factory=lambda: os.environ.get("OXMCP_SCALEOUT_REDIS_TLS") == "1")
     env: dict[str, str] = field(default_factory=dict)
 
     redis_port: int = 0
@@ -177,7 +184,35 @@ class Cluster:
     # ---- Redis ---------------------------------------------------------------------------------
     @property
     def redis_address(self) -> str:
+        if self.redis_tls:
+            return f"rediss://{REDIS_USER}:{REDIS_PASSWORD}@127.0.0.1:{self.redis_port}/"
         return f"redis://127.0.0.1:{self.redis_port}"
+
+    @property
+    def redis_ca(self) -> Path:
+        return self.tmp / "redis-pki" / "ca.pem"
+
+    def make_redis_pki(self) -> list[str]:
+        """A CA and Redis's certificate for 127.0.0.1 (once per cluster); redis-server's TLS arguments."""
+        d = self.tmp / "redis-pki"
+        if not (d / "redis.pem").exists():
+            d.mkdir(exist_ok=True)
+            openssl = which("openssl")
+            ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
+
+            def run(*a: str) -> None:
+                subprocess.run([openssl, *a], cwd=d, check=True, capture_output=True)
+
+            run("req", "-x509", *ec, "-keyout", "ca.key", "-subj", "/CN=oxmcp scale-out test CA", "-days", "2",
+                "-out", "ca.pem")
+            run("req", *ec, "-keyout", "redis.key", "-subj", "/CN=127.0.0.1", "-out", "redis.csr")
+            (d / "ext.cnf").write_text("subjectAltName=IP:127.0.0.1\n")
+            run("x509", "-req", "-in", "redis.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+                "-days", "2", "-extfile", "ext.cnf", "-out", "redis.pem")
+        return ["--port", "0", "--tls-port", str(self.redis_port), "--tls-cert-file", str(d / "redis.pem"),
+                "--tls-key-file", str(d / "redis.key"), "--tls-ca-cert-file", str(d / "ca.pem"),
+                "--tls-auth-clients", "no", "--user", "default", "off",
+                "--user", REDIS_USER, "on", f">{REDIS_PASSWORD}", "~*", "&*", "+@all"]
 
     def start_redis(self) -> None:
         exe = which("redis-server", "/usr/bin/redis-server")
@@ -185,8 +220,9 @@ class Cluster:
         d = self.tmp / "redis"
         d.mkdir(exist_ok=True)
         aof = ["--appendonly", "yes", "--appendfsync", "always"] if self.redis_persist else ["--appendonly", "no"]
+        listen = self.make_redis_pki() if self.redis_tls else ["--port", str(self.redis_port)]
         self.redis_proc = subprocess.Popen(
-            [exe, "--port", str(self.redis_port), "--bind", "127.0.0.1", "--save", "", *aof,
+            [exe, *listen, "--bind", "127.0.0.1", "--save", "", *aof,
              "--dir", str(d), "--logfile", str(log)],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
         wait_port(self.redis_port, self.redis_proc, "redis-server", log, 20)
@@ -202,6 +238,8 @@ class Cluster:
         env["OXMCP_LOG"] = "info"  # the audit record of every call (tests read where a call ran, how it ended)
         if self.redis and self.redis_url:
             env["OXMCP_REDIS_URL"] = self.redis_address
+            if self.redis_tls:
+                env["OXMCP_REDIS_TLS_CA"] = str(self.redis_ca)
         env.update(self.env)
         return env
 

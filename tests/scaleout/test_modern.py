@@ -82,3 +82,26 @@ async def test_replica_killed_mid_run_modern_calls_keep_succeeding(cluster: Clus
     # nginx tried the dead replica at least once and moved on (X-Upstream lists both addresses).
     dead = f"127.0.0.1:{cluster.ports[victim]}"
     assert any(dead in h.upstream and "," in h.upstream for h in after_hops), [h.upstream for h in after_hops]
+
+
+def test_every_replica_gives_the_same_catalog(cluster: Cluster) -> None:
+    """The catalog digests (docs/CATALOG.md) are content, not process state: each replica, asked
+    directly, gives the same digest for every definition and the same catalog digest."""
+    import json
+    import urllib.request
+
+    def listed(i: int, method: str, key: str) -> tuple[str, list[tuple[str, str]]]:
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}}}})
+        req = urllib.request.Request(cluster.direct_url(i), data=body.encode(), method="POST", headers={
+            "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": MODERN, "Mcp-Method": method})
+        with urllib.request.urlopen(req, timeout=20) as r:
+            result = json.loads(r.read())["result"]
+        items = [(d.get("name") or d["uri"], d["_meta"]["io.oxmcp/digest"]) for d in result[key]]
+        return result["_meta"]["io.oxmcp/catalogDigest"], items
+
+    for method, key in [("tools/list", "tools"), ("resources/list", "resources"), ("prompts/list", "prompts")]:
+        answers = [listed(i, method, key) for i in range(len(cluster.ports))]
+        assert len(answers) == 3 and answers[0][1], answers
+        assert all(a == answers[0] for a in answers), (method, answers)

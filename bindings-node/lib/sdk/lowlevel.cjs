@@ -27,7 +27,6 @@ const middleware = require('../middleware.cjs');
 const { ToolError } = require('../errors.cjs');
 const { nativeDef } = require('../defs.cjs');
 
-const DEFAULT_TIMEOUT_MS = 300_000;
 /** Methods this Server answers through the core from the handlers set for them. */
 const SPEC = new Set(['tools/list', 'tools/call', 'resources/list', 'resources/templates/list', 'resources/read', 'prompts/list', 'prompts/get', 'completion/complete']);
 /** The list requests whose handler runs per request. */
@@ -80,7 +79,7 @@ class Server extends LowLevelFacade {
       // The SDK 1.x path: served in the `initialize`-era revisions it speaks, unless the server
       // opts in to 2026-07-28 (`modern: true`), since its hooks (oninitialized, roots read at
       // start) were written for that era.
-      native = new NativeServer({ ...serverInfo, ...(options.instructions ? { instructions: options.instructions } : {}), toolTimeoutMs: DEFAULT_TIMEOUT_MS, modern: options.modern === true }, declare);
+      native = new NativeServer({ ...serverInfo, ...(options.instructions ? { instructions: options.instructions } : {}), modern: options.modern === true }, declare);
     } catch (e) {
       throw fromNative(e);
     }
@@ -243,25 +242,25 @@ class Server extends LowLevelFacade {
     if (kind === 'tools') {
       this.#sync('tools', await this.#list('tools/list', 'tools', ctx), (d) => d.name, (def) => {
         const invoke = (argsJson, id) => this.#run(id, 'tools/call', { name: def.name, arguments: JSON.parse(argsJson) }, (r) => r);
-        reg(() => native.addTool(nativeDef('tool', def), invoke, DEFAULT_TIMEOUT_MS));
+        reg(() => native.addTool(nativeDef('tool', def), invoke));
       }, (n) => native.removeTool(n));
     } else if (kind === 'resources') {
       this.#sync('resources', await this.#list('resources/list', 'resources', ctx), (d) => d.uri, (def) => {
         const invoke = (uri, _vars, id) => this.#run(id, 'resources/read', { uri }, (r) => r?.contents ?? []);
-        reg(() => native.addResource(nativeDef('resource', def), invoke, DEFAULT_TIMEOUT_MS));
+        reg(() => native.addResource(nativeDef('resource', def), invoke));
       }, (u) => native.removeResource(u));
       if (method === 'resources/read') await this.#resync('resources/templates/list', ctx);
     } else if (kind === 'templates') {
       this.#sync('templates', await this.#list('resources/templates/list', 'resourceTemplates', ctx), (d) => d.uriTemplate, (def) => {
         const invoke = (uri, _vars, id) => this.#run(id, 'resources/read', { uri }, (r) => r?.contents ?? []);
         const completer = this.#completer({ type: 'ref/resource', uri: def.uriTemplate });
-        reg(() => native.addResourceTemplate(nativeDef('template', def), invoke, completer, DEFAULT_TIMEOUT_MS));
+        reg(() => native.addResourceTemplate(nativeDef('template', def), invoke, completer));
       }, (t) => native.removeResourceTemplate(t));
     } else if (kind === 'prompts') {
       this.#sync('prompts', await this.#list('prompts/list', 'prompts', ctx), (d) => d.name, (def) => {
         const invoke = (args, id) => this.#run(id, 'prompts/get', { name: def.name, arguments: args ?? {} }, (r) => r);
         const completer = this.#completer({ type: 'ref/prompt', name: def.name });
-        reg(() => native.addPrompt(nativeDef('prompt', def), invoke, completer, DEFAULT_TIMEOUT_MS));
+        reg(() => native.addPrompt(nativeDef('prompt', def), invoke, completer));
       }, (n) => native.removePrompt(n));
       if (method === 'completion/complete') await this.#resync('resources/templates/list', ctx);
     }

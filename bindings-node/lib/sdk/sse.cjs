@@ -91,7 +91,7 @@ class SSEServerTransport {
 
   /** One POSTed message: answered 202 (its answer goes down the stream) or with its refusal. */
   async handlePostMessage(req, res, parsedBody) {
-    if (!this.#server) {
+    if (!this.#server || !this.#exchange) {
       const message = 'SSE connection not established';
       res.writeHead(500).end(message);
       throw new Error(message);
@@ -104,7 +104,7 @@ class SSEServerTransport {
       h.body = Buffer.from(typeof req.body === 'string' ? req.body : JSON.stringify(req.body));
     } else {
       // One byte over the core's cap is enough for it to answer 413.
-      h.body = await http.readBody(req, this.#exchange?.maxBodyBytes ?? 4 * 1024 * 1024);
+      h.body = await http.readBody(req, this.#exchange.maxBodyBytes);
     }
     let r;
     try {

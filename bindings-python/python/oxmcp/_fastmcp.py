@@ -401,6 +401,8 @@ class FastMCP(Server):
         if transport == "sse":
             return self.sse_app(path, middleware=middleware, **kwargs)
         _check_http_kwargs(kwargs)
+        # The listener options are the mount's, checked by the core (the SDK's no-op keywords aside).
+        self._mount_options({k: v for k, v in kwargs.items() if k not in _NOOP_RUN})
         if stateless_http:
             self.options["legacy_stateless"] = True
         from starlette.routing import Route
@@ -486,8 +488,18 @@ class FastMCP(Server):
             if transport == "stdio":
                 await super().run_async("stdio", _signals=_signals)
                 return
-            host = kwargs.pop("host", None) or self._http_defaults.get("host") or "127.0.0.1"
-            port = kwargs.pop("port", None) or self._http_defaults.get("port") or 8000
+            # uvicorn's `uds` (FastMCP passes `uvicorn_config` to uvicorn) is the core's: the socket
+            # replaces host and port, which FastMCP always sends and uvicorn then ignores.
+            uds = (kwargs.get("uvicorn_config") or {}).get("uds")
+            if uds is not None:
+                kwargs.setdefault("uds", uds)
+            if kwargs.get("uds") is not None:
+                kwargs.pop("host", None)
+                kwargs.pop("port", None)
+                host = port = None
+            else:
+                host = kwargs.pop("host", None) or self._http_defaults.get("host") or "127.0.0.1"
+                port = kwargs.pop("port", None) or self._http_defaults.get("port") or 8000
             path = kwargs.pop("path", None) or kwargs.pop("streamable_http_path", None) \
                 or self._http_defaults.get("path") or "/mcp"
             stateless = kwargs.pop("stateless_http", None) or kwargs.pop("stateless", None)
@@ -504,14 +516,18 @@ class FastMCP(Server):
             if stateless:
                 self.options["legacy_stateless"] = True
             if self._custom_routes or middleware:
-                await self._run_uvicorn(host, int(port), path, kwargs, middleware)
+                await self._run_uvicorn(host or "127.0.0.1", int(port or 8000), path, kwargs, middleware)
             else:
-                await super().run_async("http", host=host, port=int(port), path=path, _signals=_signals, **kwargs)
+                await super().run_async("http", host=host, port=None if port is None else int(port), path=path,
+                                        _signals=_signals, **kwargs)
 
     async def _run_uvicorn(self, host: str, port: int, path: str, http_options: dict[str, Any],
                            middleware: list[Any] | None = None) -> None:
         import uvicorn
 
+        if http_options.get("uds") is not None:
+            raise TypeError("uds: custom routes and middleware are served by uvicorn on TCP; serve this server "
+                            "on a Unix socket without them, or mount http_app() in an app of your own")
         if http_options:
             raise TypeError(f"{', '.join(sorted(http_options))}: with custom routes or middleware the server runs "
                             "under uvicorn; give these as server options instead")

@@ -149,16 +149,15 @@ class ToolEntry(_Entry):
         self._fast_type: type | None = (
             info.return_annotation if info.return_annotation in (int, bool, str) and info.wrap_result
             and info.output_adapter is not None and info.output_schema is not None else None)
-        if timeout is not None and timeout <= 0:
-            raise ValueError("timeout must be positive (seconds)")
-        if max_concurrency is not None and max_concurrency < 1:
-            raise ValueError("max_concurrency must be at least 1")
+        # The core's rule for a tool's own limits (Node's registerTool applies the same one).
+        from . import _oxmcp
+
+        _oxmcp.check_tool_limits(self.name, None if timeout is None else timeout * 1000, max_concurrency,
+                                 None if task_after is None else task_after * 1000)
         if task_support is None and task is not None:
             task_support = "optional" if task else "forbidden"
         if task_support not in (None, "forbidden", "optional", "required"):
             raise ValueError('task_support must be "forbidden", "optional" or "required"')
-        if task_after is not None and task_after < 0:
-            raise ValueError("task_after must be >= 0 (seconds)")
         #: The Tasks extension: whether calls may become tasks, and after how long of running.
         self.task_support = task_support
         self.task_after = task_after
@@ -172,10 +171,10 @@ class ToolEntry(_Entry):
         self.meta = meta
 
     @property
-    def limits(self) -> tuple[int | None, list[str] | None, int | None, int | None]:
+    def limits(self) -> tuple[float | None, list[str] | None, float | None, float | None]:
         """``(timeout_ms, required_scopes, max_concurrency, task_after_ms)`` as the native ``add_tool`` takes them."""
-        ms = None if self.timeout is None else max(1, round(self.timeout * 1000))
-        after = None if self.task_after is None else round(self.task_after * 1000)
+        ms = None if self.timeout is None else self.timeout * 1000
+        after = None if self.task_after is None else self.task_after * 1000
         return ms, self.required_scopes, self.max_concurrency, after
 
     @property

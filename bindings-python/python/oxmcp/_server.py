@@ -606,19 +606,21 @@ class Server:
         return self._build_native()
 
     # -- running ----------------------------------------------------------------------------------------
-    def run(self, transport: str = "stdio", *, host: str = "127.0.0.1", port: int = 8000, path: str = "/mcp",
+    def run(self, transport: str = "stdio", *, host: str | None = None, port: int | None = None, path: str = "/mcp",
             **http_options: Any) -> None:
         """Serve until stdin closes (stdio) or SIGINT/SIGTERM (both transports); exits cleanly on a signal.
 
-        ``http_options`` (HTTP only) override the server's for this listener: ``tokens``, ``oauth``,
-        ``rate_limit``, ``allowed_origins``, ``allowed_hosts``, ... (the listener options of the core's schema).
+        ``host``/``port`` default to 127.0.0.1:8000. ``http_options`` (HTTP only) override the server's for
+        this listener: ``tokens``, ``oauth``, ``rate_limit``, ``allowed_origins``, ``allowed_hosts``, ``uds``
+        (a Unix socket path, in place of host and port) and ``uds_mode``, ... (the listener options of the
+        core's schema).
         """
         try:
             asyncio.run(self.run_async(transport, host=host, port=port, path=path, _signals=True, **http_options))
         except KeyboardInterrupt:
             pass
 
-    async def run_async(self, transport: str = "stdio", *, host: str = "127.0.0.1", port: int = 8000,
+    async def run_async(self, transport: str = "stdio", *, host: str | None = None, port: int | None = None,
                         path: str = "/mcp", _signals: bool = False, **http_options: Any) -> None:
         """Serve on the running asyncio loop (async handlers run on it) until cancelled or the transport ends.
 
@@ -648,7 +650,8 @@ class Server:
             if transport == "stdio":
                 handle = native.serve_stdio(loop)
             else:
-                handle = native.serve_http(loop, host, int(port), path, http_options or None)
+                handle = native.serve_http(loop, host, None if port is None else int(port), path,
+                                           http_options or None)
             done = asyncio.ensure_future(handle.wait())
             await asyncio.wait({done, stopper}, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -668,11 +671,34 @@ class Server:
             if exc is not None:
                 raise exc
 
-    def asgi_app(self, path: str = "/mcp") -> Any:
-        """An ASGI 3 application serving Streamable HTTP through the core (mount it in Starlette/FastAPI)."""
+    def asgi_app(self, path: str = "/mcp", **http_options: Any) -> Any:
+        """An ASGI 3 application serving Streamable HTTP through the core (mount it in Starlette/FastAPI).
+
+        ``http_options``: listener options for the mount (``max_body_bytes``, ``allowed_hosts``, ...),
+        over the server's; see :meth:`_mount_options`.
+        """
         from ._asgi import AsgiApp
 
+        # A path other than the default is the endpoint's: the core's path rules (metrics) see it.
+        self._mount_options({"path": path, **http_options} if path != "/mcp" else http_options)
         return AsgiApp(self, path)
+
+    def _mount_options(self, http_options: dict[str, Any]) -> None:
+        """Listener options given to an in-process mount: checked by the core now (the same rule and
+        text as for ``run("http", ...)`` and Node's ``nodeHandler(options)``), then the mount's, since
+        the mount serves with the server's listener options. Refused once the core server exists:
+        the mount's handler is made with it, and a silently unapplied option is what this prevents."""
+        if not http_options:
+            return
+        from . import _oxmcp
+
+        _oxmcp.check_listen_options(self.options, http_options)
+        # Key by key, whichever spelling (``max_body_bytes`` or ``maxBodyBytes``) each side used.
+        given = {_snake(k) for k in http_options}
+        merged = {k: v for k, v in self.options.items() if _snake(k) not in given} | http_options
+        if self._native is not None:
+            raise RuntimeError("mount options must be given before the server starts serving")
+        self.options = merged
 
     def main(self, argv: list[str] | None = None) -> None:
         """The shared example command line: no arguments → stdio; ``--http HOST:PORT`` → Streamable HTTP."""
@@ -687,3 +713,8 @@ class Server:
             self.run("http", host=host.strip("[]") or "127.0.0.1", port=int(port), path=args.path)
         else:
             self.run()
+
+
+def _snake(name: str) -> str:
+    """``maxBodyBytes`` → ``max_body_bytes`` (the core's two spellings of one option)."""
+    return "".join("_" + c.lower() if c.isupper() else c for c in name)

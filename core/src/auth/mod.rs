@@ -39,6 +39,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, RwLock};
+use std::time::Duration;
 
 /// A boxed future borrowing its inputs (verifier and fetcher hooks).
 pub type AuthFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -66,6 +67,8 @@ pub struct AuthRejection {
     /// Further `WWW-Authenticate` values, each its own header (a `DPoP` challenge beside the
     /// `Bearer` one when both schemes are taken).
     pub more_challenges: Vec<String>,
+    /// A `DPoP-Nonce` to send (RFC 9449 §9): the proof lacked a valid server nonce.
+    pub dpop_nonce: Option<String>,
 }
 
 impl AuthRejection {
@@ -81,6 +84,7 @@ impl AuthRejection {
             error: error.into(),
             description: description.into(),
             more_challenges: Vec::new(),
+            dpop_nonce: None,
         }
     }
     /// 403 (the caller is known but may not use this endpoint).
@@ -91,6 +95,7 @@ impl AuthRejection {
             error: error.into(),
             description: description.into(),
             more_challenges: Vec::new(),
+            dpop_nonce: None,
         }
     }
     /// The JSON body sent with the status.
@@ -153,6 +158,44 @@ pub trait Authenticator: Send + Sync + 'static {
             .error_description(INSUFFICIENT_SCOPE_DESCRIPTION)
             .to_string()
     }
+    /// The same, for a caller that came with `Authorization: DPoP` (RFC 9449 §7.1: the refusal
+    /// uses the scheme of the request). The default gives the Bearer one.
+    fn insufficient_scope_dpop(&self, required: &[String]) -> String {
+        self.insufficient_scope(required)
+    }
+    /// What the server shares with the authenticator when it starts guarding it: its state key
+    /// (what the authenticator MACs for clients, DPoP nonces, must verify on every replica) and
+    /// the replicas' shared store of used proof ids.
+    fn attach(&self, shared: Shared<'_>) {
+        let _ = shared;
+    }
+}
+
+/// See [`Authenticator::attach`].
+#[derive(Clone, Default)]
+#[non_exhaustive]
+pub struct Shared<'a> {
+    pub state_key: Option<&'a [u8]>,
+    pub seen: Option<Arc<dyn SeenIds>>,
+}
+
+impl<'a> Shared<'a> {
+    pub fn new(state_key: Option<&'a [u8]>, seen: Option<Arc<dyn SeenIds>>) -> Self {
+        Self { state_key, seen }
+    }
+}
+
+/// Ids used once, remembered by every replica together (Redis when the server scales out), so
+/// a DPoP proof replayed to another replica is caught there too.
+pub trait SeenIds: Send + Sync + 'static {
+    /// Remember `id` for `keep`: `Ok(true)` the first time, `Ok(false)` when it is already
+    /// there (a replay), `Err` when the store cannot answer (the caller falls back to its own
+    /// memory).
+    fn first_use<'a>(
+        &'a self,
+        id: [u8; 32],
+        keep: Duration,
+    ) -> AuthFuture<'a, Result<bool, String>>;
 }
 
 /// The `error_description` of a step-up refusal, in its challenge and its body: the TS SDK's
@@ -421,6 +464,16 @@ impl Auth {
         c
     }
 
+    /// The 403 challenge for a call that needs `required` scopes.
+    fn step_up(&self, required: &[String]) -> BearerChallenge {
+        let mut c = BearerChallenge::insufficient_scope(required.iter().cloned())
+            .error_description(INSUFFICIENT_SCOPE_DESCRIPTION);
+        if let Some(r) = &self.resource {
+            c = c.resource_metadata(r.metadata_url());
+        }
+        c
+    }
+
     /// The 401 for a request that sent `scheme` (`None`: no credentials): the challenge of each
     /// scheme taken, `error` on the one the client used.
     fn unauthorized(
@@ -540,9 +593,17 @@ impl Auth {
         let host = req.headers.get(header::HOST).and_then(|h| h.to_str().ok());
         let resource = self.resource.as_ref().map(|r| r.resource.as_str());
         let urls = dpop::expected_urls(resource, req.path, req.endpoint, host);
-        let p = d
-            .check(proof, req.method, &urls, token)
-            .map_err(proof_error)?;
+        let p = match d.check(proof, req.method, &urls, token) {
+            Ok(p) => p,
+            Err(dpop::ProofError::Invalid(why)) => return Err(proof_error(why)),
+            Err(dpop::ProofError::Nonce) => {
+                let why = "Resource server requires nonce in DPoP proof";
+                tracing::info!(target: "oxmcp::audit", outcome = "unauthorized", reason = why, "auth");
+                let mut r = self.unauthorized(Some(Scheme::Dpop), Some("use_dpop_nonce"), why);
+                r.dpop_nonce = d.issue_nonce();
+                return Err(r);
+            }
+        };
         let caller = self
             .check(token)
             .await
@@ -558,9 +619,14 @@ impl Auth {
                 return Err(token_error(why, why));
             }
         }
-        d.record(&p).map_err(proof_error)?;
+        d.record(&p).await.map_err(proof_error)?;
         Ok(caller)
     }
+}
+
+/// Whether the request came with `Authorization: DPoP …`.
+pub fn sent_dpop(headers: &HeaderMap) -> bool {
+    matches!(credentials(headers), Ok(Some((Scheme::Dpop, _))))
 }
 
 /// An `Authorization` scheme taken here.
@@ -647,11 +713,13 @@ impl Authenticator for Auth {
 
     fn protected_resource_metadata(&self, path: &str) -> Option<Value> {
         let r = self.resource.as_ref()?;
-        let mut doc = r
+        let doc = r
             .well_known_paths()
             .iter()
             .any(|p| p == path)
             .then(|| r.document())?;
+        #[cfg(feature = "auth-jwt")]
+        let mut doc = doc;
         #[cfg(feature = "auth-jwt")]
         if let (Some(d), Value::Object(m)) = (&self.dpop, &mut doc) {
             if d.mode != DpopMode::Off {
@@ -661,12 +729,28 @@ impl Authenticator for Auth {
         Some(doc)
     }
 
-    fn insufficient_scope(&self, required: &[String]) -> String {
-        let mut c = BearerChallenge::insufficient_scope(required.iter().cloned())
-            .error_description(INSUFFICIENT_SCOPE_DESCRIPTION);
-        if let Some(r) = &self.resource {
-            c = c.resource_metadata(r.metadata_url());
+    fn attach(&self, shared: Shared<'_>) {
+        #[cfg(feature = "auth-jwt")]
+        if let Some(d) = &self.dpop {
+            if let Some(k) = shared.state_key {
+                d.share_key(k);
+            }
+            if let Some(seen) = shared.seen {
+                d.share_seen(seen);
+            }
         }
-        c.to_string()
+        let _ = shared;
+    }
+
+    fn insufficient_scope(&self, required: &[String]) -> String {
+        self.step_up(required).to_string()
+    }
+
+    fn insufficient_scope_dpop(&self, required: &[String]) -> String {
+        #[cfg(feature = "auth-jwt")]
+        if self.dpop_mode() != DpopModeOf::Off {
+            return self.step_up(required).dpop(Dpop::algs()).to_string();
+        }
+        self.step_up(required).to_string()
     }
 }

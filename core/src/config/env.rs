@@ -39,6 +39,11 @@ impl Config {
                 continue;
             };
             let text = text.trim();
+            // A mode in the environment is octal text, as chmod takes it (660 is not 0o1224).
+            if f == "uds_mode" {
+                raw.insert(f.to_string(), Value::String(text.to_string()));
+                continue;
+            }
             // JSON when it is a valid value of the option, else the first of: the text, a
             // comma-separated list (`OXMCP_ALLOWED_HOSTS=a,b`), 1/0 as a boolean. When none is,
             // the JSON's (or the text's) error is the clearer one (`page_size must be at least 1`).

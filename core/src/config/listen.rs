@@ -8,7 +8,7 @@ use super::{
 use crate::auth::{Allow, Auth, NamedTokens, ProtectedResource};
 use crate::limits::{RateLimit, RateLimiter};
 use crate::server::gate::TrustedProxies;
-use crate::transport::http::{HttpConfig, SseConfig};
+use crate::transport::http::{HttpConfig, SseConfig, UdsConfig};
 use crate::transport::stdio::StdioConfig;
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -37,6 +37,7 @@ impl ListenOptions {
         }
         let mut c: ListenOptions = parse(&raw)?;
         c.raw = raw;
+        c.check_minimums()?;
         c.apply(HttpConfig::mount())?;
         c.addr(SocketAddr::from(([127, 0, 0, 1], 0)))?;
         Ok(c)
@@ -44,6 +45,41 @@ impl ListenOptions {
 
     fn name(&self, field: &str) -> String {
         spelled(&self.raw, field)
+    }
+
+    /// Every size, count and time of a listener whose 0 has no meaning of its own (a body cap of
+    /// 0 refuses every request, a header timeout of 0 every connection) is refused, never raised
+    /// to 1. The 0s that mean something: `port` (any free port), `drain_timeout_ms` (cancel what
+    /// is in flight at once), `max_connections` and `max_connections_per_client` (no cap).
+    fn check_minimums(&self) -> Result<()> {
+        let u = |n: Option<usize>| n.map(|n| n as u64);
+        let at_least_one = [
+            ("max_body_bytes", u(self.max_body_bytes)),
+            ("max_string_bytes", u(self.max_string_bytes)),
+            ("max_line_bytes", u(self.max_line_bytes)),
+            ("keep_alive_ms", self.keep_alive_ms),
+            ("header_timeout_ms", self.header_timeout_ms),
+            ("body_timeout_ms", self.body_timeout_ms),
+            ("max_headers", u(self.max_headers)),
+            ("max_header_bytes", u(self.max_header_bytes)),
+            ("sse_max_queued_bytes", u(self.sse_max_queued_bytes)),
+            (
+                "http2_max_concurrent_streams",
+                self.http2_max_concurrent_streams.map(u64::from),
+            ),
+            (
+                "http2_max_pending_accept_reset_streams",
+                u(self.http2_max_pending_accept_reset_streams),
+            ),
+            (
+                "http2_max_local_error_reset_streams",
+                u(self.http2_max_local_error_reset_streams),
+            ),
+        ];
+        match at_least_one.iter().find(|(_, n)| *n == Some(0)) {
+            Some((k, _)) => Err(invalid(format!("{} must be at least 1", self.name(k)))),
+            None => Ok(()),
+        }
     }
 
     /// `host`/`port` (either defaults to `default`'s); `localhost` is 127.0.0.1.
@@ -64,9 +100,77 @@ impl ListenOptions {
         Ok(SocketAddr::new(ip, self.port.unwrap_or(default.port())))
     }
 
-    /// The HTTP transport's settings, listening on [`ListenOptions::addr`].
+    /// The HTTP transport's settings, listening on [`ListenOptions::addr`], or on the Unix
+    /// socket `uds` (which replaces `host` and `port`: giving both is refused).
     pub fn http_config(&self, default_addr: SocketAddr) -> Result<HttpConfig> {
-        self.apply(HttpConfig::new(self.addr(default_addr)?))
+        let c = self.apply(HttpConfig::new(self.addr(default_addr)?))?;
+        if self.uds.is_some() && (self.host.is_some() || self.port.is_some()) {
+            return Err(invalid(format!(
+                "{} replaces host and port: a server listens on a Unix socket or on a TCP \
+                 address, not both (leave host and port out)",
+                self.name("uds")
+            )));
+        }
+        Ok(c)
+    }
+
+    /// `uds` and `uds_mode` as the server's [`UdsConfig`].
+    fn uds_config(&self) -> Result<Option<UdsConfig>> {
+        let mode = match &self.uds_mode {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(self.uds_mode(v)?),
+        };
+        let Some(path) = &self.uds else {
+            if mode.is_some() {
+                return Err(invalid(format!(
+                    "{} needs {}",
+                    self.name("uds_mode"),
+                    self.name("uds")
+                )));
+            }
+            return Ok(None);
+        };
+        if path.is_empty() {
+            return Err(invalid(format!("{} must be a file path", self.name("uds"))));
+        }
+        let mut u = UdsConfig::new(path);
+        if let Some(m) = mode {
+            u = u.mode(m);
+        }
+        Ok(Some(u))
+    }
+
+    /// A permission mode: octal digits in a string (`"600"`, `"0600"`, `"0o600"`), or the
+    /// number itself (`0o600`, i.e. 384). At most 0o777: a number like 600 is a decimal that was
+    /// meant as octal, and is refused rather than read as 0o1130.
+    fn uds_mode(&self, v: &Value) -> Result<u32> {
+        let name = self.name("uds_mode");
+        let mode = match v {
+            Value::String(s) => {
+                let digits = s.trim().trim_start_matches("0o");
+                u32::from_str_radix(digits, 8).map_err(|_| {
+                    invalid(format!(
+                        "{name} must be octal digits like \"0600\", got {s:?}"
+                    ))
+                })?
+            }
+            Value::Number(n) => n
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(|| invalid(format!("{name} must be a permission mode, got {n}")))?,
+            _ => {
+                return Err(invalid(format!(
+                    "{name} must be a string of octal digits (\"0600\") or a number (0o600)"
+                )))
+            }
+        };
+        if mode > 0o777 {
+            return Err(invalid(format!(
+                "{name} {v} is more than 0o777: write the mode in octal, as a string (\"0600\") or \
+                 an octal literal (0o600)"
+            )));
+        }
+        Ok(mode)
     }
 
     /// These options over `c` (e.g. [`HttpConfig::mount`] for an ASGI/fetch mount).
@@ -140,12 +244,6 @@ impl ListenOptions {
             c.http2 = b;
         }
         if let Some(n) = self.http2_max_concurrent_streams {
-            if n == 0 {
-                return Err(invalid(format!(
-                    "{} must be at least 1",
-                    self.name("http2_max_concurrent_streams")
-                )));
-            }
             c.http2_max_concurrent_streams = n;
         }
         if let Some(n) = self.http2_max_pending_accept_reset_streams {
@@ -154,6 +252,7 @@ impl ListenOptions {
         if let Some(n) = self.http2_max_local_error_reset_streams {
             c.http2_max_local_error_reset_streams = n;
         }
+        c.uds = self.uds_config()?;
         match (&self.tls_cert, &self.tls_key) {
             (None, None) => {}
             (Some(cert), Some(key)) => {
@@ -175,7 +274,7 @@ impl ListenOptions {
 
     /// The HTTP+SSE transport's settings when `sse` is on; its paths start with `/` and are
     /// distinct from each other and from the Streamable HTTP `path`.
-    fn sse_config(&self, path: &str) -> Result<Option<SseConfig>> {
+    pub(super) fn sse_config(&self, path: &str) -> Result<Option<SseConfig>> {
         let paths = self.sse_path.is_some() || self.messages_path.is_some();
         if self.sse != Some(true) {
             if paths || self.sse_max_queued_bytes.is_some() {
@@ -347,7 +446,18 @@ impl ListenOptions {
     /// `oauth.dpop` and its two limits.
     fn dpop(&self, auth: Auth, o: &OAuthConfig, n: &dyn Fn(&str) -> String) -> Result<Auth> {
         let mode = match &o.dpop {
-            None => return Ok(auth),
+            None => {
+                // A DPoP setting without DPoP would be silently ignored: refuse it.
+                let set = [
+                    ("dpop_window_ms", o.dpop_window_ms.is_some()),
+                    ("dpop_replay_cache", o.dpop_replay_cache.is_some()),
+                    ("dpop_nonce", o.dpop_nonce.is_some()),
+                ];
+                if let Some((name, _)) = set.iter().find(|(_, s)| *s) {
+                    return Err(invalid(format!("{} needs {}", n(name), n("dpop"))));
+                }
+                return Ok(auth);
+            }
             Some(m) => m,
         };
         #[cfg(feature = "auth-jwt")]
@@ -375,6 +485,7 @@ impl ListenOptions {
                 }
                 d = d.replay_cache(c);
             }
+            d = d.nonce(o.dpop_nonce.unwrap_or(false));
             Ok(auth.dpop(d))
         }
         #[cfg(not(feature = "auth-jwt"))]

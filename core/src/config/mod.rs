@@ -16,6 +16,7 @@
 //! path); `env` the `OXMCP_*` environment; `server` [`ServerConfig`] → [`ServerOptions`] and
 //! builder; `listen` [`ListenOptions`] → [`HttpConfig`]/[`StdioConfig`], auth and rate limits.
 
+mod effective;
 mod env;
 mod listen;
 mod names;
@@ -74,6 +75,8 @@ fn unknown(message: impl Into<String>) -> ConfigError {
 }
 
 type Result<T> = std::result::Result<T, ConfigError>;
+
+pub use crate::jsonrpc::MAX_SAFE_INTEGER;
 
 // ---- the schema -------------------------------------------------------------------------------
 
@@ -247,6 +250,9 @@ pub struct ServerConfig {
     /// Serve the experimental `oxmcp/tools/search` method.
     #[serde(alias = "toolSearchMethod")]
     pub tool_search_method: Option<bool>,
+    /// A PEM file with the Ed25519 private key (PKCS#8) that signs each list's catalog digest.
+    #[serde(alias = "catalogSigningKey")]
+    pub catalog_signing_key: Option<String>,
     /// Tasks: how long a running task's lease lasts without renewal (its replica renews it every
     /// third of this); a task whose lease lapsed is failed by the first replica that reads it.
     #[serde(alias = "taskLeaseMs")]
@@ -267,6 +273,9 @@ pub struct ServerConfig {
     /// Where HTTP rate-limit buckets live: `memory` (per replica, the default) or `redis`.
     #[serde(alias = "rateLimitStore")]
     pub rate_limit_store: Option<RateLimitStore>,
+    /// Extensions the server declares in `capabilities.extensions` beside the ones its
+    /// registrations need (an auth extension it supports, say): id → settings object.
+    pub extensions: Option<Map<String, Value>>,
     /// The input as given (its spelling names the options in errors).
     #[serde(skip)]
     raw: Map<String, Value>,
@@ -357,6 +366,12 @@ pub struct ListenOptions {
     /// TLS: the certificate's private key (PEM file); with `tls_cert`.
     #[serde(alias = "tlsKey")]
     pub tls_key: Option<String>,
+    /// Listen on this Unix domain socket (a file path) instead of `host`/`port` (Unix only).
+    pub uds: Option<String>,
+    /// The socket file's mode: octal digits in a string (`"0660"`), or the number itself
+    /// (`0o660` written in the host language). Default `"0600"`.
+    #[serde(alias = "udsMode")]
+    pub uds_mode: Option<Value>,
     #[serde(skip)]
     raw: Map<String, Value>,
 }
@@ -392,6 +407,9 @@ pub struct OAuthConfig {
     /// Most DPoP proof ids remembered at once for replay detection (default 65536).
     #[serde(alias = "dpopReplayCache")]
     pub dpop_replay_cache: Option<usize>,
+    /// Require a server-provided nonce in each DPoP proof (RFC 9449 §9; default false).
+    #[serde(alias = "dpopNonce")]
+    pub dpop_nonce: Option<bool>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -510,10 +528,25 @@ impl Config {
                 return Err(unknown(format!("unknown option `{k}`")));
             }
         }
-        Ok(Self {
+        let c = Self {
             server: ServerConfig::from_map(server)?,
             listen: ListenOptions::from_map(listen)?,
-        })
+        };
+        c.check_paths(&c.listen)?;
+        Ok(c)
+    }
+
+    /// The rules between the server's options and a listener's (every listener and mount is made
+    /// from one of these, so each is checked where it is made): the metrics' path.
+    fn check_paths(&self, listen: &ListenOptions) -> Result<()> {
+        let mut endpoint = crate::transport::http::HttpConfig::mount();
+        if let Some(p) = &listen.path {
+            endpoint.path = p.clone();
+        }
+        endpoint.sse = listen.sse_config(&endpoint.path)?;
+        endpoint
+            .check_metrics_path(self.server.metrics_options()?.as_ref())
+            .map_err(invalid)
     }
 
     /// The listener options of one `listen`/`run`: `overrides` over the server's own, key by key.
@@ -530,7 +563,9 @@ impl Config {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         merged.extend(over.raw);
-        ListenOptions::from_map(merged)
+        let listen = ListenOptions::from_map(merged)?;
+        self.check_paths(&listen)?;
+        Ok(listen)
     }
 }
 

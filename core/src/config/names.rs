@@ -1,7 +1,7 @@
 //! How options are spelled: serde's field lists, snake_case/camelCase, and serde errors that
 //! name the option by its path.
 
-use super::{invalid, ConfigError, ConfigErrorKind, Result};
+use super::{invalid, ConfigError, ConfigErrorKind, Result, MAX_SAFE_INTEGER};
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -104,31 +104,49 @@ pub(super) fn knows<T: for<'de> Deserialize<'de>>(key: &str) -> bool {
 
 /// JS numbers are doubles, so `100` may arrive as `100.0`; integral values become integers so
 /// that integer options accept them. (Non-integral values stay and are refused where an integer
-/// is expected.)
-pub(super) fn integral_numbers(v: &mut Value) {
+/// is expected.) An integral number beyond [`MAX_SAFE_INTEGER`] either way (`2**64`, `1e300`) is
+/// refused here, naming the option by its path, whichever host sent it.
+pub(super) fn numbers(v: &mut Value, path: &str) -> Result<()> {
     match v {
-        Value::Number(n) if !n.is_u64() && !n.is_i64() => {
-            if let Some(f) = n.as_f64() {
-                if f.fract() == 0.0 && f.abs() <= 9_007_199_254_740_992.0 {
-                    *v = if f >= 0.0 {
-                        Value::from(f as u64)
-                    } else {
-                        Value::from(f as i64)
-                    };
-                }
+        Value::Number(n) => {
+            let f = n.as_f64().unwrap_or(0.0);
+            let integral = n.is_u64() || n.is_i64() || f.fract() == 0.0;
+            if integral && f.abs() > MAX_SAFE_INTEGER as f64 {
+                let bound = if f > 0.0 {
+                    format!("at most {MAX_SAFE_INTEGER}")
+                } else {
+                    format!("at least -{MAX_SAFE_INTEGER}")
+                };
+                return Err(invalid(format!("{path} must be {bound}")));
             }
+            if !n.is_u64() && !n.is_i64() && integral {
+                *v = if f >= 0.0 {
+                    Value::from(f as u64)
+                } else {
+                    Value::from(f as i64)
+                };
+            }
+            Ok(())
         }
-        Value::Array(a) => a.iter_mut().for_each(integral_numbers),
-        Value::Object(m) => m.values_mut().for_each(integral_numbers),
-        _ => {}
+        Value::Array(a) => a
+            .iter_mut()
+            .enumerate()
+            .try_for_each(|(i, x)| numbers(x, &format!("{path}[{i}]"))),
+        Value::Object(m) => m
+            .iter_mut()
+            .try_for_each(|(k, x)| numbers(x, &format!("{path}.{k}"))),
+        _ => Ok(()),
     }
 }
 
 pub(super) fn object(v: Value, what: &str) -> Result<Map<String, Value>> {
-    let mut v = v;
-    integral_numbers(&mut v);
     match v {
-        Value::Object(m) => Ok(m),
+        Value::Object(mut m) => {
+            for (k, x) in m.iter_mut() {
+                numbers(x, k)?;
+            }
+            Ok(m)
+        }
         Value::Null => Ok(Map::new()),
         _ => Err(invalid(format!("{what} must be an object"))),
     }

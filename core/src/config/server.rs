@@ -119,8 +119,46 @@ impl ServerConfig {
         spelled(&self.raw, field)
     }
 
+    /// Every count and duration of the server whose 0 has no meaning of its own: a cap of 0 would
+    /// refuse all it caps, a time of 0 would end everything at once. Refused rather than read as
+    /// "no limit" or raised to 1, so a typo or a unit mix-up shows at start-up; leave the option
+    /// unset for its default. (`cache_ttl_ms` 0 means "not cacheable", its default.)
+    fn check_minimums(&self) -> Result<()> {
+        let u = |n: Option<usize>| n.map(|n| n as u64);
+        let at_least_one = [
+            ("page_size", self.page_size),
+            ("state_ttl_ms", self.state_ttl_ms),
+            ("tool_timeout_ms", self.tool_timeout_ms),
+            ("max_listeners", u(self.max_listeners)),
+            ("session_idle_ms", self.session_idle_ms),
+            ("max_sessions", u(self.max_sessions)),
+            ("max_sessions_per_caller", u(self.max_sessions_per_caller)),
+            ("max_in_flight", u(self.max_in_flight)),
+            ("max_uri_len", u(self.max_uri_len)),
+            ("max_subscriptions", u(self.max_subscriptions)),
+            ("max_subscription_bytes", u(self.max_subscription_bytes)),
+            ("max_client_info_bytes", u(self.max_client_info_bytes)),
+            ("max_listen_task_ids", u(self.max_listen_task_ids)),
+            ("max_listeners_per_caller", u(self.max_listeners_per_caller)),
+            ("max_batch_len", u(self.max_batch_len)),
+            ("task_ttl_ms", self.task_ttl_ms),
+            ("task_poll_interval_ms", self.task_poll_interval_ms),
+            ("max_tasks_per_caller", u(self.max_tasks_per_caller)),
+            ("max_task_result_bytes", u(self.max_task_result_bytes)),
+            (
+                "max_running_tasks_per_caller",
+                u(self.max_running_tasks_per_caller),
+            ),
+        ];
+        match at_least_one.iter().find(|(_, n)| *n == Some(0)) {
+            Some((k, _)) => Err(invalid(format!("{} must be at least 1", self.name(k)))),
+            None => Ok(()),
+        }
+    }
+
     /// The core's options, defaults where unset.
     pub fn server_options(&self) -> Result<ServerOptions> {
+        self.check_minimums()?;
         let mut o = ServerOptions::default();
         if let Some(v) = self.validation {
             o.validation = match v {
@@ -150,12 +188,6 @@ impl ServerConfig {
             }
         }
         if let Some(n) = self.page_size {
-            if n == 0 {
-                return Err(invalid(format!(
-                    "{} must be at least 1",
-                    self.name("page_size")
-                )));
-            }
             o.page_size = usize::try_from(n).unwrap_or(usize::MAX);
         }
         if let Some(k) = &self.state_key {
@@ -230,6 +262,29 @@ impl ServerConfig {
         o.tool_search = self.tool_search()?;
         if let Some(b) = self.tool_search_method {
             o.tool_search_method = b;
+        }
+        if let Some(ext) = &self.extensions {
+            let name = self.name("extensions");
+            for (id, settings) in ext {
+                // `vendor-prefix/name`, as the spec's extension identifiers are.
+                let (prefix, rest) = id.split_once('/').unwrap_or(("", ""));
+                if prefix.is_empty() || rest.is_empty() {
+                    return Err(invalid(format!(
+                        "{name}: {id:?} is not an extension identifier (vendor-prefix/name)"
+                    )));
+                }
+                if !settings.is_object() {
+                    return Err(invalid(format!(
+                        "{name}.{id} must be an object (the extension's settings, {{}} for none)"
+                    )));
+                }
+            }
+            o.extensions = ext.clone();
+        }
+        if let Some(path) = &self.catalog_signing_key {
+            let key = crate::server::catalog::CatalogKey::from_pem_file(path.as_ref())
+                .map_err(|e| invalid(format!("{}: {e}", self.name("catalog_signing_key"))))?;
+            o.catalog_signing_key = Some(key);
         }
         if self.task_lease_ms.is_some_and(|t| t < 100) {
             return Err(invalid(format!(
@@ -316,7 +371,7 @@ impl ServerConfig {
     }
 
     /// `metrics`: a boolean, or `{path, address, token}`.
-    fn metrics_options(&self) -> Result<Option<crate::metrics::MetricsOptions>> {
+    pub(super) fn metrics_options(&self) -> Result<Option<crate::metrics::MetricsOptions>> {
         let name = self.name("metrics");
         let table = match &self.metrics {
             None | Some(Value::Null) | Some(Value::Bool(false)) => return Ok(None),

@@ -8,26 +8,68 @@ use std::time::Duration;
 
 const CASES: &str = include_str!("../../../tests/config/cases.json");
 
-/// The shared table: the same text the Python and Node tests expect from their constructors.
+/// A row's `at` in Rust: the constructor (`server`), a listener or a mount over the row's `server`
+/// options (`listen`, `mount`: the same `listen_with`, which `apply` then turns into the mount's
+/// `HttpConfig`). Returns the whole configuration the row comes to.
+fn replay(c: &Value) -> std::result::Result<Config, ConfigError> {
+    let config = c["config"].clone();
+    match c["at"].as_str().unwrap() {
+        "server" => Config::from_json(config),
+        "listen" | "mount" => {
+            let base = Config::from_json(c.get("server").cloned().unwrap_or(Value::Null))?;
+            let listen = base.listen_with(config)?;
+            listen.apply(HttpConfig::mount())?;
+            Ok(Config {
+                server: base.server,
+                listen,
+            })
+        }
+        other => panic!("unknown `at` {other}"),
+    }
+}
+
+fn rows(table: &Value, key: &str) -> Vec<Value> {
+    let hand = table.get(key).and_then(Value::as_array).cloned();
+    let edges = table["edges"][key].as_array().cloned();
+    hand.into_iter().chain(edges).flatten().collect()
+}
+
+/// The shared table: the same text the Python and Node tests expect from their constructors,
+/// listeners and mounts.
 #[test]
 fn shared_cases_give_their_errors() {
     let table: Value = serde_json::from_str(CASES).unwrap();
-    let cases = table["cases"].as_array().unwrap();
-    assert!(cases.len() > 20);
-    for c in cases {
-        let config = c["config"].clone();
-        let got = match c["at"].as_str().unwrap() {
-            "server" => Config::from_json(config).map(|_| ()),
-            "listen" => Config::default().listen_with(config).map(|_| ()),
-            other => panic!("unknown `at` {other}"),
-        };
-        let e = got.expect_err(&format!("{c} was accepted"));
+    let mut cases = table["cases"].as_array().unwrap().clone();
+    cases.extend(rows(&table, "refused"));
+    assert!(cases.len() > 500);
+    for c in &cases {
+        let e = replay(c).expect_err(&format!("{c} was accepted"));
         assert_eq!(e.message, c["error"].as_str().unwrap(), "{c}");
         let kind = match c["kind"].as_str().unwrap() {
             "unknown" => ConfigErrorKind::Unknown,
             _ => ConfigErrorKind::Invalid,
         };
         assert_eq!(e.kind, kind, "{c}");
+    }
+}
+
+/// The table's accepted rows: each builds a server, and the options it names take the effective
+/// value the row states (`Config::effective`, which Python and Node read too).
+#[test]
+fn shared_accepted_rows_take_their_effective_values() {
+    let table: Value = serde_json::from_str(CASES).unwrap();
+    let accepted = rows(&table, "accepted");
+    assert!(accepted.len() > 100);
+    for c in &accepted {
+        let config = replay(c).unwrap_or_else(|e| panic!("{c}: {e}"));
+        let effective = config.effective().unwrap();
+        for (k, want) in c["effective"].as_object().into_iter().flatten() {
+            assert_eq!(&effective[k], want, "{c}: {k}");
+        }
+        let mut named = config.server.clone();
+        named.name = Some("t".into());
+        named.version = Some("1".into());
+        named.builder().unwrap().build().unwrap();
     }
 }
 
@@ -334,5 +376,92 @@ fn the_sse_transport_is_opt_in_with_distinct_paths() {
     ] {
         let e = ListenOptions::from_json(bad.clone()).err();
         assert!(e.is_some(), "{bad}");
+    }
+}
+
+/// `uds` replaces `host`/`port`; `uds_mode` is octal text or the mode's number.
+#[test]
+fn uds_and_its_mode() {
+    let at = SocketAddr::from(([127, 0, 0, 1], 8000));
+    let listen = |v: Value| Config::default().listen_with(v).unwrap();
+    let c = listen(json!({"uds": "/run/mcp.sock"}))
+        .http_config(at)
+        .unwrap();
+    let uds = c.uds.unwrap();
+    assert_eq!(uds.path, std::path::Path::new("/run/mcp.sock"));
+    assert_eq!(uds.mode, 0o600);
+    for (m, want) in [
+        (json!("0660"), 0o660),
+        (json!("0o640"), 0o640),
+        (json!(0o644), 0o644),
+    ] {
+        let c = listen(json!({"uds": "/s", "udsMode": m}))
+            .http_config(at)
+            .unwrap();
+        assert_eq!(c.uds.unwrap().mode, want, "{m}");
+    }
+    let e = listen(json!({"uds": "/s", "port": 8000}))
+        .http_config(at)
+        .err()
+        .unwrap();
+    assert_eq!(
+        e.message,
+        "uds replaces host and port: a server listens on a Unix socket or on a TCP address, not both (leave host and port out)"
+    );
+    // From the environment: the text is octal.
+    let c = Config::from_vars([
+        ("OXMCP_UDS".to_string(), "/s".to_string()),
+        ("OXMCP_UDS_MODE".to_string(), "660".to_string()),
+    ])
+    .unwrap();
+    assert_eq!(c.listen.http_config(at).unwrap().uds.unwrap().mode, 0o660);
+}
+
+/// `extensions` are declared beside the ones the registrations need; those win on the same id.
+#[test]
+fn declared_extensions_join_the_capabilities() {
+    let c = Config::from_json(json!({"name": "h", "version": "1", "extensions": {
+        "io.modelcontextprotocol/oauth-client-credentials": {},
+        crate::tasks::EXTENSION_ID: {"declared": true},
+    }}))
+    .unwrap();
+    let tool = crate::Tool::new("t", json!({"type": "object"}))
+        .task_support(crate::tasks::TaskSupport::Optional)
+        .handler(|_a: Map<String, Value>, _c: crate::Context| async {
+            Ok::<_, crate::ToolError>(crate::ToolResult::text(""))
+        });
+    let s = c
+        .server
+        .host_builder::<&str>(&[])
+        .unwrap()
+        .tool(tool)
+        .build()
+        .unwrap();
+    for modern in [true, false] {
+        let caps = s.capabilities(&s.snapshot(), modern);
+        let ext = &caps["extensions"];
+        assert_eq!(
+            ext["io.modelcontextprotocol/oauth-client-credentials"],
+            json!({})
+        );
+        assert_eq!(ext[crate::tasks::EXTENSION_ID], json!({}), "{caps}");
+    }
+}
+
+/// The table's `tools` rows: a tool's own limits, refused with the same text in every language.
+#[test]
+fn shared_tool_limit_rows() {
+    let table: Value = serde_json::from_str(CASES).unwrap();
+    for c in table["tools"].as_array().unwrap() {
+        let l = &c["limits"];
+        let got = crate::tool::Tool::new("echo", json!({"type": "object"})).limits(
+            l["timeout_ms"].as_f64(),
+            l["max_concurrency"].as_f64(),
+            l["task_after_ms"].as_f64(),
+        );
+        match c["error"].as_str() {
+            Some(e) => assert_eq!(got.unwrap_err().to_string(), e, "{c}"),
+            None => assert!(got.is_ok(), "{c}"),
+        }
     }
 }

@@ -10,6 +10,11 @@ pub(crate) use params::{Params, ParamsIn};
 pub(crate) use read::{parse, parse_incoming, ParseError};
 
 use crate::error::McpError;
+
+/// The largest integer every host holds exactly (JavaScript's `Number.MAX_SAFE_INTEGER`): a JSON
+/// number beyond it is a different number in Node than in Rust or Python, so no option or limit
+/// takes one (`oxmcp::config` refuses `2**64` and `1e300` by the option's name).
+pub const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
 use crate::protocol::{Method, RequestMeta};
 use serde_json::{Map, Value};
 use std::borrow::Cow;

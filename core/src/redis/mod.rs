@@ -18,11 +18,13 @@
 mod bus;
 mod quota;
 mod rate;
+mod seen;
 mod tasks;
 
 pub use bus::RedisBus;
 pub use quota::RedisTaskQuota;
 pub(crate) use rate::SharedRateLimit;
+pub(crate) use seen::RedisSeen;
 pub use tasks::RedisTaskStore;
 
 use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};

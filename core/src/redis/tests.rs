@@ -371,3 +371,29 @@ async fn the_command_timeout_bounds_a_silent_redis() {
     );
     drop(silent);
 }
+
+/// Used-once ids (DPoP proof ids) shared by two replicas: the first use is taken, a second one
+/// anywhere is not, and an id is forgotten after the time it must be kept. Redis down: an error,
+/// promptly (the authenticator then checks against its own cache).
+#[tokio::test]
+async fn used_once_ids_are_shared_and_expire() {
+    use crate::auth::SeenIds;
+    use crate::redis::RedisSeen;
+    let mut srv = RedisServer::start();
+    let a = RedisSeen::new(Redis::open(&srv.url(), "seen1:").unwrap());
+    let b = RedisSeen::new(Redis::open(&srv.url(), "seen1:").unwrap());
+    let keep = Duration::from_millis(300);
+    assert_eq!(a.first_use([1; 32], keep).await, Ok(true));
+    assert_eq!(b.first_use([1; 32], keep).await, Ok(false));
+    assert_eq!(b.first_use([2; 32], keep).await, Ok(true));
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(
+        a.first_use([1; 32], keep).await,
+        Ok(true),
+        "kept no longer than asked"
+    );
+    srv.stop();
+    let t = std::time::Instant::now();
+    assert!(a.first_use([3; 32], keep).await.is_err());
+    assert!(t.elapsed() < Duration::from_secs(3));
+}

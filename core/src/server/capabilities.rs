@@ -78,7 +78,8 @@ impl Server {
         Value::Object(caps)
     }
 
-    /// The `extensions` capability the registry needs (tasks, apps, skills), if any.
+    /// The `extensions` capability: what the registry needs (tasks, apps, skills) and what the
+    /// options declare, if any.
     fn extensions(&self, reg: &Registry) -> Option<Value> {
         let mut ext = Map::new();
         if reg
@@ -98,6 +99,9 @@ impl Server {
         }
         if self.has_skills(reg) {
             ext.insert(crate::skills::EXTENSION_ID.into(), self.skills_capability());
+        }
+        for (id, settings) in &self.inner.options.extensions {
+            ext.entry(id.as_str()).or_insert_with(|| settings.clone());
         }
         (!ext.is_empty()).then_some(Value::Object(ext))
     }

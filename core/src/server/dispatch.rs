@@ -3,7 +3,7 @@
 //! message came from. Era selection and `_meta` validation (by the rule in `era.rs`), routing,
 //! MRTR, result shaping and error mapping all happen here, once. The methods that run user
 //! handlers live in `calls.rs`, `subscriptions/listen` in `listen.rs`, and the legacy-only
-//! methods in `legacy.rs`.
+//! methods in `legacy.rs`, the list methods in `lists.rs`.
 
 use super::env::{Env, Transport};
 use super::era::{client_caps, era_of, modern_meta};
@@ -415,15 +415,7 @@ impl Server {
                 Method::SubscriptionsListen if modern => {
                     Box::pin(self.listen(rq, &params, env, &self.capabilities(&reg, true))).await
                 }
-                Method::ToolsList if has("tools") => {
-                    self.rendered(rq, &params, env, &reg, Rk::Tools, || {
-                        if let Some(ts) = &self.inner.options.tool_search {
-                            return self.search_list(rq, &params, env, &reg, ts);
-                        }
-                        let v = reg.tools.values().filter(|t| self.lists_tool(env, t));
-                        self.list(rq, &params, v, |t| t.descriptor(modern), "tools")
-                    })
-                }
+                Method::ToolsList if has("tools") => self.tools_list(rq, &params, env, &reg),
                 Method::ToolsCall if has("tools") => {
                     match self.search_call(rq, params, env, &reg) {
                         Ok(params) => self.call(rq, params, env, &digest).await,
@@ -434,49 +426,15 @@ impl Server {
                     self.search_method(rq, &params, env, &reg)
                 }
                 Method::ResourcesList if has("resources") => {
-                    self.rendered(rq, &params, env, &reg, Rk::Resources, || {
-                        let v = reg
-                            .resources
-                            .iter()
-                            .filter(|(k, r)| {
-                                r.listed
-                                    && self.may_use(env, "resource", k)
-                                    && self.in_scope_listing(env, &r.required_scopes)
-                            })
-                            .map(|(_, r)| &r.def);
-                        self.list(rq, &params, v, Value::clone, "resources")
-                    })
+                    self.resources_list(rq, &params, env, &reg)
                 }
                 Method::ResourcesTemplatesList if has("resources") => {
-                    self.rendered(rq, &params, env, &reg, Rk::Templates, || {
-                        let v = reg
-                            .templates
-                            .iter()
-                            .filter(|(k, t)| {
-                                t.listed
-                                    && self.may_use(env, "resource", k)
-                                    && self.in_scope_listing(env, &t.required_scopes)
-                            })
-                            .map(|(_, t)| &t.def);
-                        self.list(rq, &params, v, Value::clone, "resourceTemplates")
-                    })
+                    self.templates_list(rq, &params, env, &reg)
                 }
                 Method::ResourcesRead if has("resources") => {
                     self.call(rq, params, env, &digest).await
                 }
-                Method::PromptsList if has("prompts") => {
-                    self.rendered(rq, &params, env, &reg, Rk::Prompts, || {
-                        let v = reg
-                            .prompts
-                            .iter()
-                            .filter(|(k, p)| {
-                                self.may_use(env, "prompt", k)
-                                    && self.in_scope_listing(env, &p.required_scopes)
-                            })
-                            .map(|(_, p)| &p.def);
-                        self.list(rq, &params, v, Value::clone, "prompts")
-                    })
-                }
+                Method::PromptsList if has("prompts") => self.prompts_list(rq, &params, env, &reg),
                 Method::PromptsGet if has("prompts") => self.call(rq, params, env, &digest).await,
                 Method::CompletionComplete if has("completions") => {
                     self.call(rq, params, env, &digest).await
@@ -497,7 +455,7 @@ impl Server {
     /// `make`'s answer, serialised once per registry version when every caller gets the same
     /// one: no caller (an allow-list filters per caller) and no cursor (the first page). Errors
     /// are never kept. HTTP only: the stdio writer takes values (it would parse the bytes again).
-    fn rendered(
+    pub(super) fn rendered(
         &self,
         rq: &RequestInfo,
         params: &Params,
@@ -597,6 +555,7 @@ impl Server {
         items: impl Iterator<Item = T>,
         render: impl Fn(T) -> Value,
         key: &str,
+        meta: Map<String, Value>,
     ) -> Outcome {
         let start = match params.get("cursor") {
             None | Some(Value::Null) => 0,
@@ -617,6 +576,9 @@ impl Server {
         let page: Vec<Value> = items.by_ref().take(size).map(render).collect();
         let mut r = Map::new();
         r.insert(key.into(), Value::Array(page));
+        if !meta.is_empty() {
+            r.insert("_meta".into(), Value::Object(meta));
+        }
         if items.peek().is_some() {
             r.insert(
                 "nextCursor".into(),

@@ -36,6 +36,8 @@ pub struct Env {
     /// What the audit record should call an outcome the result alone does not tell
     /// (`timeout`, `denied`, `busy`, ...).
     pub(crate) audit_note: Mutex<Option<&'static str>>,
+    /// HTTP: the catalog digest of the list answered, sent as its `ETag`.
+    pub(crate) etag: std::sync::OnceLock<Arc<str>>,
 }
 
 impl Env {
@@ -58,6 +60,7 @@ impl Env {
             sink: None,
             created_session: Mutex::new(None),
             audit_note: Mutex::new(None),
+            etag: std::sync::OnceLock::new(),
         }
     }
     pub fn caller(mut self, c: Option<Caller>) -> Self {
@@ -121,6 +124,9 @@ impl Env {
     }
     pub(crate) fn note(&self, n: &'static str) {
         *self.audit_note.lock().unwrap_or_else(|e| e.into_inner()) = Some(n);
+    }
+    pub(crate) fn set_etag(&self, digest: Arc<str>) {
+        let _ = self.etag.set(digest);
     }
     pub(crate) fn take_created_session(&self) -> Option<Arc<LegacySession>> {
         self.created_session

@@ -68,6 +68,9 @@ impl Refusal {
         for c in r.challenge.into_iter().chain(r.more_challenges) {
             out.headers.push((header::WWW_AUTHENTICATE, c));
         }
+        if let Some(n) = r.dpop_nonce {
+            out.headers.push((HeaderName::from_static("dpop-nonce"), n));
+        }
         out
     }
     /// 503 with the JSON-RPC error (the session store cannot be reached): retry shortly.
@@ -117,9 +120,19 @@ pub struct Gate {
 
 impl Gate {
     pub fn new(server: Server, c: GateConfig) -> Self {
-        if c.auth.is_some() {
+        if let Some(a) = &c.auth {
             // Lists and results may differ per caller: never let a shared cache keep them.
             server.mark_authenticated();
+            #[cfg(feature = "redis")]
+            let seen = server.inner.redis.as_ref().map(|r| {
+                Arc::new(crate::redis::RedisSeen::new(r.clone())) as Arc<dyn crate::auth::SeenIds>
+            });
+            #[cfg(not(feature = "redis"))]
+            let seen = None;
+            a.attach(crate::auth::Shared::new(
+                server.inner.options.state_key.as_deref(),
+                seen,
+            ));
         }
         let auth_failures = c
             .auth_failure_limit
@@ -198,13 +211,16 @@ impl Gate {
             Some(a) => match Box::pin(a.authenticate_request(req)).await {
                 Ok(c) => c,
                 Err(r) => {
-                    if r.status != 401 || headers.contains_key(header::AUTHORIZATION) {
+                    // A presented token that was refused spends one failure; a request without
+                    // one (a client discovering that auth is needed) does not, nor does a proof
+                    // that only lacked the server's nonce (every client's first request does).
+                    let presented =
+                        headers.contains_key(header::AUTHORIZATION) && r.error != "use_dpop_nonce";
+                    if r.status != 401 || presented {
                         self.server.count_auth_failure();
                     }
-                    // A presented token that was refused spends one failure; a request without
-                    // one (a client discovering that auth is needed) does not.
                     if let Some((limiter, ip)) = failures {
-                        if r.status == 401 && headers.contains_key(header::AUTHORIZATION) {
+                        if r.status == 401 && presented {
                             limiter.failed(ip);
                         }
                     }

@@ -4,6 +4,7 @@ mod access;
 mod answer;
 mod calls;
 mod capabilities;
+pub mod catalog;
 pub(crate) mod dispatch;
 mod env;
 pub(crate) mod era;
@@ -11,6 +12,7 @@ pub mod gate;
 mod initiated;
 mod legacy;
 mod listen;
+mod lists;
 mod metered;
 pub mod middleware;
 pub(crate) mod mrtr;
@@ -70,6 +72,8 @@ pub(crate) struct Inner {
     /// Legacy sessions ended lately, here or (heard as a signal) on another replica: a DELETE
     /// repeated by a proxy still answers success (`gate::Gate::end`).
     pub(crate) ended_sessions: gate::EndedSessions,
+    /// HTTP+SSE streams held here that other replicas send to.
+    pub(crate) held_streams: session::HeldStreams,
     pub(crate) client_requests: Arc<ClientRequests>,
     pub(crate) shutdown: CancellationToken,
     /// Parent of every request's cancellation token: fired when the drain deadline passes.
@@ -683,6 +687,7 @@ impl ServerBuilder {
                 sealer,
                 sessions,
                 ended_sessions: Default::default(),
+                held_streams: Default::default(),
                 client_requests: Arc::new(ClientRequests::default()),
                 shutdown: CancellationToken::new(),
                 abort: abort.clone(),

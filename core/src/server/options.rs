@@ -1,5 +1,6 @@
 //! Server options: every knob the bindings expose.
 
+use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -169,6 +170,12 @@ pub struct ServerOptions {
     /// Serve the experimental `oxmcp/tools/search` method (declared under
     /// `capabilities.experimental`), which returns ranked tool definitions.
     pub tool_search_method: bool,
+    /// Extensions declared in `capabilities.extensions` beside the ones the registrations need
+    /// (those win on the same id): id → settings.
+    pub extensions: Map<String, Value>,
+    /// Sign every list's catalog digest with this Ed25519 key (`io.oxmcp/catalogSignature`,
+    /// the public key in `io.oxmcp/catalogKey`). `None`: lists carry digests, unsigned.
+    pub catalog_signing_key: Option<super::catalog::CatalogKey>,
 }
 
 impl Default for ServerOptions {
@@ -206,6 +213,8 @@ impl Default for ServerOptions {
             max_running_tasks_per_caller: 16,
             tool_search: None,
             tool_search_method: false,
+            extensions: Map::new(),
+            catalog_signing_key: None,
         }
     }
 }

@@ -51,6 +51,19 @@ pub(crate) struct Rendered {
     search: OnceLock<Arc<super::search::SearchIndex>>,
     /// This version's templates by leading literal, built by the first read through a template.
     templates: OnceLock<Arc<super::template_index::TemplateIndex>>,
+    /// This version's definitions digested, per kind and era (only a tool's definition differs
+    /// between eras), built by the first list of each.
+    catalogs: [OnceLock<Arc<super::catalog::KindCatalog>>; Rendered::CATALOGS],
+}
+
+/// The kinds of list a catalog is kept for.
+#[derive(Clone, Copy)]
+pub(crate) enum CatalogKind {
+    Tools = 0,
+    Resources = 1,
+    Templates = 2,
+    Prompts = 3,
+    Skills = 4,
 }
 
 /// The answers [`Rendered`] keeps.
@@ -65,6 +78,20 @@ pub(crate) enum RenderedKind {
 
 impl Rendered {
     const SLOTS: usize = 5 * 2 * 2;
+    const CATALOGS: usize = 5 * 2;
+
+    /// The catalog of `kind` in this era, built by `make` the first time.
+    pub(crate) fn catalog(
+        &self,
+        kind: CatalogKind,
+        modern: bool,
+        make: impl FnOnce() -> super::catalog::KindCatalog,
+    ) -> Arc<super::catalog::KindCatalog> {
+        let era = matches!(kind, CatalogKind::Tools) && modern;
+        self.catalogs[(kind as usize) * 2 + usize::from(era)]
+            .get_or_init(|| Arc::new(make()))
+            .clone()
+    }
 
     /// The answer for `kind` in this era and cache scope, rendered by `make` the first time.
     pub(crate) fn get_or(

@@ -288,6 +288,41 @@ impl LegacySession {
     }
 }
 
+/// What another replica tells the holder of an HTTP+SSE stream (`transport/sse.rs`).
+pub(crate) enum StreamNews {
+    /// An event to send down the stream, as its wire text.
+    Event(String),
+    /// The legacy session `initialize` made for the stream.
+    Bound(String),
+}
+
+/// The HTTP+SSE streams this process holds, for the other replicas' signals about them (a
+/// shared session store only).
+#[derive(Default)]
+pub(crate) struct HeldStreams {
+    map: Mutex<HashMap<String, tokio::sync::mpsc::UnboundedSender<StreamNews>>>,
+}
+
+impl HeldStreams {
+    fn map(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<String, tokio::sync::mpsc::UnboundedSender<StreamNews>>>
+    {
+        self.map.lock().unwrap_or_else(|e| e.into_inner())
+    }
+    pub(crate) fn hold(&self, id: &str, tx: tokio::sync::mpsc::UnboundedSender<StreamNews>) {
+        self.map().insert(id.to_string(), tx);
+    }
+    pub(crate) fn release(&self, id: &str) {
+        self.map().remove(id);
+    }
+    fn tell(&self, id: &str, news: StreamNews) {
+        if let Some(tx) = self.map().get(id) {
+            let _ = tx.send(news);
+        }
+    }
+}
+
 /// HTTP legacy sessions: the [`SessionStore`] (the truth, maybe shared by several replicas)
 /// and this process's cache of the sessions it has served, with idle expiry and a cap.
 pub(crate) struct SessionTable {
@@ -557,6 +592,14 @@ impl Server {
                     let _ = out.send(msg);
                 }
             }
+            S::StreamEvent { stream, event } => self
+                .inner
+                .held_streams
+                .tell(&stream, StreamNews::Event(event)),
+            S::StreamBound { stream, session } => self
+                .inner
+                .held_streams
+                .tell(&stream, StreamNews::Bound(session)),
             #[allow(unreachable_patterns)]
             _ => {}
         }

@@ -10,6 +10,9 @@
 //! restarted by every use (`touch`). Every operation is one Lua script, so a change never
 //! recreates a session another replica has just deleted.
 //!
+//! HTTP+SSE streams: `sse:<id>`, a hash — `replica` (the holder), `owner` (as a session's),
+//! `session` (once bound) — that expires with its lease unless the holder renews it.
+//!
 //! Signals go on the channel `sessions` as `{"from": replica, "sig": SessionSignal}`; a
 //! replica skips its own.
 
@@ -72,6 +75,24 @@ return 1
 "#,
 );
 
+static OPEN_STREAM: Lua = Lua::new(
+    r#"
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'replica', ARGV[1])
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'owner', ARGV[3]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+"#,
+);
+
+static BIND_STREAM: Lua = Lua::new(
+    r#"
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'session', ARGV[1])
+return 1
+"#,
+);
+
 /// The fixed part of a record, as stored in `rec`.
 #[derive(Serialize, Deserialize)]
 struct Fixed {
@@ -101,6 +122,9 @@ impl RedisSessionStore {
             self.redis.key(&format!("session:{id}")),
             self.redis.key(&format!("session:{id}:cx")),
         ]
+    }
+    fn stream_key(&self, id: &str) -> String {
+        self.redis.key(&format!("sse:{id}"))
     }
 }
 
@@ -247,6 +271,85 @@ impl SessionStore for RedisSessionStore {
         })
     }
 
+    fn open_stream(
+        &self,
+        id: &str,
+        owner: Option<&str>,
+        lease: Duration,
+    ) -> BoxFuture<Result<(), SessionStoreError>> {
+        let redis = self.redis.clone();
+        let key = self.stream_key(id);
+        let owner = owner.map(owner_field).unwrap_or_default();
+        Box::pin(async move {
+            let replica = redis.replica().to_string();
+            redis
+                .eval::<i64>(&OPEN_STREAM, vec![key], vec![replica, ms(lease), owner])
+                .await
+                .map(|_| ())
+                .map_err(err)
+        })
+    }
+
+    fn stream(&self, id: &str) -> BoxFuture<Result<Option<StreamRecord>, SessionStoreError>> {
+        let redis = self.redis.clone();
+        let key = self.stream_key(id);
+        Box::pin(async move {
+            let mut cmd = ::redis::cmd("HGETALL");
+            cmd.arg(&key);
+            let mut h: std::collections::HashMap<String, String> =
+                redis.query(cmd).await.map_err(err)?;
+            let Some(replica) = h.remove("replica") else {
+                return Ok(None);
+            };
+            Ok(Some(StreamRecord {
+                // Stored as `owner_field` writes it.
+                owner: h
+                    .remove("owner")
+                    .map(|o| o.get(1..).unwrap_or_default().to_string()),
+                replica,
+                session: h.remove("session"),
+            }))
+        })
+    }
+
+    fn bind_stream(&self, id: &str, session: &str) -> BoxFuture<Result<bool, SessionStoreError>> {
+        let redis = self.redis.clone();
+        let key = self.stream_key(id);
+        let session = session.to_string();
+        Box::pin(async move {
+            let n: i64 = redis
+                .eval(&BIND_STREAM, vec![key], vec![session])
+                .await
+                .map_err(err)?;
+            Ok(n == 1)
+        })
+    }
+
+    fn renew_stream(
+        &self,
+        id: &str,
+        lease: Duration,
+    ) -> BoxFuture<Result<bool, SessionStoreError>> {
+        let redis = self.redis.clone();
+        let key = self.stream_key(id);
+        Box::pin(async move {
+            let mut cmd = ::redis::cmd("PEXPIRE");
+            cmd.arg(&key).arg(ms(lease));
+            let n: i64 = redis.query(cmd).await.map_err(err)?;
+            Ok(n == 1)
+        })
+    }
+
+    fn close_stream(&self, id: &str) -> BoxFuture<Result<(), SessionStoreError>> {
+        let redis = self.redis.clone();
+        let key = self.stream_key(id);
+        Box::pin(async move {
+            let mut cmd = ::redis::cmd("DEL");
+            cmd.arg(&key);
+            redis.query::<i64>(cmd).await.map(|_| ()).map_err(err)
+        })
+    }
+
     fn signal(&self, sig: SessionSignal) -> BoxFuture<Result<(), SessionStoreError>> {
         let redis = self.redis.clone();
         let wire = Wire {
@@ -369,6 +472,37 @@ mod tests {
         assert!(tokio::time::timeout(Duration::from_millis(300), own.next())
             .await
             .is_err());
+    }
+
+    #[tokio::test]
+    async fn a_stream_record_is_shared_bound_and_lapses_with_its_lease() {
+        let server = RedisServer::start();
+        let a = RedisSessionStore::new(Redis::open(&server.url(), "t:").unwrap());
+        let b = RedisSessionStore::new(Redis::open(&server.url(), "t:").unwrap());
+        let lease = Duration::from_millis(300);
+        a.open_stream("st1", Some("alice"), lease).await.unwrap();
+        a.open_stream("st2", None, lease).await.unwrap();
+        let got = b.stream("st1").await.unwrap().expect("B sees A's stream");
+        assert_eq!(got.owner.as_deref(), Some("alice"));
+        assert_eq!(got.replica, a.redis.replica());
+        assert_eq!(got.session, None);
+        assert_eq!(b.stream("st2").await.unwrap().unwrap().owner, None);
+        assert!(b.bind_stream("st1", "sess").await.unwrap());
+        assert_eq!(
+            a.stream("st1").await.unwrap().unwrap().session.as_deref(),
+            Some("sess")
+        );
+        // Renewed, it outlives its lease; left alone, it lapses (its holder died).
+        for _ in 0..3 {
+            tokio::time::sleep(Duration::from_millis(150)).await;
+            assert!(a.renew_stream("st1", lease).await.unwrap());
+        }
+        assert!(b.stream("st2").await.unwrap().is_none());
+        assert!(!a.renew_stream("st2", lease).await.unwrap());
+        assert!(!b.bind_stream("st2", "x").await.unwrap(), "no resurrection");
+        assert!(b.stream("st2").await.unwrap().is_none());
+        a.close_stream("st1").await.unwrap();
+        assert!(b.stream("st1").await.unwrap().is_none());
     }
 
     #[tokio::test]

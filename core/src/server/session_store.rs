@@ -99,17 +99,37 @@ pub enum SessionSignal {
     /// A server-initiated message (outside a request) for the session's GET stream, wherever
     /// that stream is open.
     Outbound { session: String, msg: Value },
+    /// HTTP+SSE: an event (its wire text) for stream `stream`, from a replica that served a POST
+    /// of it; the replica holding the stream sends it down.
+    StreamEvent { stream: String, event: String },
+    /// HTTP+SSE: `initialize`, POSTed to another replica, made legacy session `session` for
+    /// stream `stream`: the replica holding the stream binds the session to it.
+    StreamBound { stream: String, session: String },
 }
 
 impl SessionSignal {
+    /// The session the signal is about (for a stream's signals: the stream).
     pub fn session(&self) -> &str {
         match self {
             Self::Ended { session }
             | Self::Changed { session, .. }
             | Self::Response { session, .. }
             | Self::Outbound { session, .. } => session,
+            Self::StreamEvent { stream, .. } | Self::StreamBound { stream, .. } => stream,
         }
     }
+}
+
+/// An HTTP+SSE stream as a shared store holds it, so that a POST for it is served by whichever
+/// replica it lands on: who opened it, the replica holding it, and the legacy session
+/// `initialize` bound to it. It lives as long as its holder renews its lease.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StreamRecord {
+    /// `Caller::key()` of who opened it (`None`: opened without auth).
+    pub owner: Option<String>,
+    /// The replica holding it.
+    pub replica: String,
+    pub session: Option<String>,
 }
 
 /// Legacy session records. Every method is at most one round trip on a remote store.
@@ -170,6 +190,38 @@ pub trait SessionStore: Send + Sync + 'static {
     /// What [`Self::mark_ended`] remembers of `id`: `Some(owner)` while it lasts.
     fn ended(&self, _id: &str) -> BoxFuture<Result<Option<Option<String>>, SessionStoreError>> {
         Box::pin(async { Ok(None) })
+    }
+
+    /// HTTP+SSE stream `id`, opened here by `owner`, for `lease` unless renewed
+    /// ([`Self::renew_stream`]): a replica that dies stops renewing, and its streams are gone.
+    /// A store that is not shared keeps nothing (the process holds its streams).
+    fn open_stream(
+        &self,
+        _id: &str,
+        _owner: Option<&str>,
+        _lease: Duration,
+    ) -> BoxFuture<Result<(), SessionStoreError>> {
+        Box::pin(async { Ok(()) })
+    }
+    /// Stream `id`, held by another replica (or this one); `None` when it is gone.
+    fn stream(&self, _id: &str) -> BoxFuture<Result<Option<StreamRecord>, SessionStoreError>> {
+        Box::pin(async { Ok(None) })
+    }
+    /// Bind legacy session `session` to stream `id`; `Ok(false)` when the stream is gone.
+    fn bind_stream(&self, _id: &str, _session: &str) -> BoxFuture<Result<bool, SessionStoreError>> {
+        Box::pin(async { Ok(false) })
+    }
+    /// Renew stream `id`'s lease; `Ok(false)` when it is gone.
+    fn renew_stream(
+        &self,
+        _id: &str,
+        _lease: Duration,
+    ) -> BoxFuture<Result<bool, SessionStoreError>> {
+        Box::pin(async { Ok(false) })
+    }
+    /// Forget stream `id` (it closed).
+    fn close_stream(&self, _id: &str) -> BoxFuture<Result<(), SessionStoreError>> {
+        Box::pin(async { Ok(()) })
     }
 }
 

@@ -8,6 +8,7 @@
 
 use super::dispatch::{str_param, Outcome, RequestInfo};
 use super::env::Env;
+use super::registry::CatalogKind;
 use super::{Registry, Server, ServerBuilder};
 use crate::error::{BuildError, HandlerError, McpError};
 use crate::handler::BoxFuture;
@@ -249,11 +250,18 @@ impl Server {
         env: &Env,
         reg: &Registry,
     ) -> Outcome {
-        let v = reg
-            .skills
-            .values()
-            .filter(|s| s.is_listed() && self.skill_visible(env, s));
-        self.list(rq, params, v, SkillSlot::entry, "skills")
+        use super::catalog::{with_digest, KindCatalog};
+        let shown = |s: &&SkillSlot| s.is_listed() && self.skill_visible(env, s);
+        let cat = reg.rendered.catalog(CatalogKind::Skills, false, || {
+            let defs = reg.skills.values().map(|s| (s.entry(), s.is_listed()));
+            KindCatalog::build(defs, self.inner.options.catalog_signing_key.as_ref())
+        });
+        let all = reg.skills.values();
+        self.cataloged(rq, params, env, &cat, all, shown, "skills", |lm| {
+            let v = reg.skills.values().enumerate().filter(|(_, s)| shown(s));
+            let render = |(i, s): (usize, &SkillSlot)| with_digest(s.entry(), cat.digest(i));
+            self.list(rq, params, v, render, "skills", lm.map())
+        })
     }
 
     pub(super) fn skills_get(
@@ -272,8 +280,11 @@ impl Server {
         }
         match reg.skills.get(uri) {
             Some(s) if self.skill_visible(env, s) => {
+                // The entry as `skills/list` gives it, digest included.
+                let entry = s.entry();
+                let digest = super::catalog::definition_digest(&entry);
                 let mut r = Map::new();
-                r.insert("skill".into(), s.entry());
+                r.insert("skill".into(), super::catalog::with_digest(entry, digest));
                 Outcome::Result(self.finish(rq, r, true))
             }
             _ => {
@@ -325,7 +336,7 @@ impl Server {
             return McpError::invalid_params(format!("{uri} is not a directory resource")).into();
         };
         let v = children.into_iter().map(|(_, c)| c);
-        self.list(rq, params, v, |c| c, "resources")
+        self.list(rq, params, v, |c| c, "resources", Map::new())
     }
 
     /// The Skills capability: `{"directoryRead": true}` (every static skill's directories are

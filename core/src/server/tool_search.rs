@@ -150,8 +150,10 @@ impl Server {
             .filter_map(|n| reg.tools.get(n))
             .filter(|t| self.lists_tool(env, t))
             .map(|t| t.descriptor(modern));
-        let items = pinned.chain([search_def(ts), call_def(ts)]);
-        self.list(rq, params, items, |v| v, "tools")
+        let defs = pinned.chain([search_def(ts), call_def(ts)]).collect();
+        self.cataloged_small(rq, params, env, defs, "tools", |defs, lm| {
+            self.list(rq, params, defs.into_iter(), |v| v, "tools", lm.map())
+        })
     }
 
     /// A `tools/call` with tool search on: the search tool is answered here; the call proxy

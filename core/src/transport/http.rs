@@ -28,7 +28,7 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-pub use super::http_config::{HttpConfig, SseConfig, TlsFiles};
+pub use super::http_config::{HttpConfig, SseConfig, TlsFiles, UdsConfig, DEFAULT_UDS_MODE};
 pub(crate) use super::http_message::refused;
 pub(super) use super::http_message::{sse_event, sse_response, unavailable};
 pub use super::http_message::{HttpRequest, HttpResponse, ResponseBody};
@@ -37,11 +37,12 @@ pub use crate::request::HttpRequestInfo;
 pub use crate::server::gate::{Refusal, TrustedProxies};
 
 /// What a request's work ends with: its reply (and status), the legacy session it created, and
-/// the HTTP request it came in (see [`HttpHandler::run`]).
+/// the HTTP request it came in (see [`HttpHandler::run`]), the `ETag` of a list answer.
 type WorkDone = (
     Option<(Reply, u16)>,
     Option<Arc<LegacySession>>,
     Option<Arc<HttpRequestInfo>>,
+    Option<Arc<str>>,
 );
 
 type Work = Pin<Box<dyn Future<Output = WorkDone> + Send>>;
@@ -258,8 +259,8 @@ impl HttpHandler {
     }
 
     /// Headers that go with an error status: the step-up challenge (and its RFC 6750 body) on
-    /// 403, `Retry-After` on 503.
-    fn error_headers(&self, mut resp: HttpResponse, v: &Value) -> HttpResponse {
+    /// 403, in the scheme the request used (`dpop`), `Retry-After` on 503.
+    fn error_headers(&self, mut resp: HttpResponse, v: &Value, dpop: bool) -> HttpResponse {
         // `get` chains, not `Value::pointer`: a pointer allocates per token, on every answer.
         let error = v.get("error");
         let code = || error.and_then(|e| e.get("code")).and_then(Value::as_i64);
@@ -277,6 +278,7 @@ impl HttpHandler {
                 })
                 .unwrap_or_default();
             let challenge = match self.gate.auth() {
+                Some(a) if dpop => a.insufficient_scope_dpop(&scopes),
                 Some(a) => a.insufficient_scope(&scopes),
                 None => crate::auth::BearerChallenge::insufficient_scope(scopes).to_string(),
             };
@@ -508,7 +510,7 @@ impl HttpHandler {
         let work: Work = Box::pin(async move {
             let r = server.request_with_status(rq, &env).await;
             let created = env.take_created_session();
-            (r, created, env.http.take())
+            (r, created, env.http.take(), env.etag.take())
         });
         let inflight = InFlight {
             work: Some(work),
@@ -543,7 +545,7 @@ impl HttpHandler {
 
     /// The work's result: JSON, or an SSE body when it sent messages meanwhile (they go
     /// first); the session it created named in `Mcp-Session-Id`.
-    fn answer(&self, (r, created, request): WorkDone, sink: &LazySink) -> HttpResponse {
+    fn answer(&self, (r, created, request, etag): WorkDone, sink: &LazySink) -> HttpResponse {
         let mut pending = Vec::new();
         if let Some(Some(mut rx)) = sink.take() {
             while let Ok(m) = rx.try_recv() {
@@ -556,6 +558,10 @@ impl HttpHandler {
                 let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
                 let mut body = Vec::with_capacity(reply.size_hint());
                 reply.write_to(&mut body);
+                let dpop = status >= StatusCode::BAD_REQUEST
+                    && request
+                        .as_ref()
+                        .is_some_and(|r| crate::auth::sent_dpop(&r.headers));
                 // The request's header map, if the request is no longer held (a handler may
                 // keep its `Context`, and with it the request, past its answer).
                 let resp = match request.and_then(Arc::into_inner) {
@@ -563,7 +569,7 @@ impl HttpHandler {
                     None => HttpResponse::json_bytes(status, body),
                 };
                 match reply.as_value() {
-                    Some(v) => self.error_headers(resp, v),
+                    Some(v) => self.error_headers(resp, v, dpop),
                     None => resp,
                 }
             }
@@ -578,6 +584,9 @@ impl HttpHandler {
         };
         if let Some(id) = created.and_then(|s| s.id.clone()) {
             resp = resp.header(headers::MCP_SESSION_ID, &id);
+        }
+        if let Some(tag) = etag {
+            resp = resp.header(hyper::header::ETAG, &format!("\"{tag}\""));
         }
         resp
     }
@@ -605,7 +614,7 @@ impl HttpHandler {
                     Some(m) = rx.recv() => {
                         if btx.send(sse_event(&m)).await.is_err() { return; }
                     }
-                    (r, _, _) = work => {
+                    (r, _, _, _) = work => {
                         drop(inflight.work.take());
                         while let Ok(m) = rx.try_recv() {
                             if btx.send(sse_event(&m)).await.is_err() { return; }
@@ -669,4 +678,9 @@ fn header_version(
 /// HTTP status for a dispatch error in the given era (exposed for the bindings' mounts).
 pub fn error_status(e: &McpError, era: Era) -> u16 {
     e.http_status(era)
+}
+
+/// [`HttpConfig::check_metrics_path`] with the server's metrics options.
+pub(super) fn check_paths(server: &Server, config: &HttpConfig) -> Result<(), String> {
+    config.check_metrics_path(server.metrics_options())
 }

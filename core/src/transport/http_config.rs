@@ -84,7 +84,39 @@ pub struct HttpConfig {
     /// TLS: the certificate chain and its private key (PEM files), served with ALPN `h2` and
     /// `http/1.1`, reloaded when the files change. Both or neither; needs the `tls` feature.
     pub tls: Option<TlsFiles>,
+    /// Listen on this Unix domain socket instead of `addr` (Unix only). Its connections are
+    /// local: their client address is loopback (127.0.0.1, port 0) for limits and audit, and
+    /// the `Host` check applies its loopback rule, as for a server bound to 127.0.0.1.
+    pub uds: Option<UdsConfig>,
 }
+
+/// [`HttpConfig::uds`]: where the socket file is made, and its permissions.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct UdsConfig {
+    pub path: std::path::PathBuf,
+    /// The socket file's permission bits (default 0o600: only the server's user may connect).
+    pub mode: u32,
+}
+
+impl UdsConfig {
+    /// A socket at `path` with the default mode, [`DEFAULT_UDS_MODE`].
+    pub fn new(path: impl Into<std::path::PathBuf>) -> Self {
+        Self {
+            path: path.into(),
+            mode: DEFAULT_UDS_MODE,
+        }
+    }
+    /// See [`UdsConfig::mode`]; bits above 0o777 are refused when the server binds.
+    pub fn mode(mut self, mode: u32) -> Self {
+        self.mode = mode;
+        self
+    }
+}
+
+/// The socket file's default mode: connecting needs write permission on it, so 0o600 lets only
+/// the server's own user in. Unix permissions are the socket's access control.
+pub const DEFAULT_UDS_MODE: u32 = 0o600;
 
 /// The 2024-11-05 HTTP+SSE transport's paths and its per-stream bound.
 #[derive(Clone, Debug)]
@@ -125,6 +157,30 @@ pub(crate) const DEFAULT_HTTP2_MAX_PENDING_ACCEPT_RESET_STREAMS: usize = 20;
 pub(crate) const DEFAULT_HTTP2_MAX_LOCAL_ERROR_RESET_STREAMS: usize = 100;
 
 impl HttpConfig {
+    /// Metrics served on the endpoint's own listener (`metrics` without an `address`) need a path
+    /// of their own: on the MCP path or an HTTP+SSE path the scrape would never be reached, and
+    /// the option would be silently unserved. The one copy of this rule: the configuration checks
+    /// it for every listener and mount it makes, and the built-in server again when it binds (for
+    /// an `HttpConfig` built by hand).
+    pub fn check_metrics_path(
+        &self,
+        metrics: Option<&crate::metrics::MetricsOptions>,
+    ) -> Result<(), String> {
+        let Some(m) = metrics.filter(|m| m.address.is_none()) else {
+            return Ok(());
+        };
+        let sse = self.sse.as_ref();
+        if m.path == self.path
+            || sse.is_some_and(|s| m.path == s.sse_path || m.path == s.messages_path)
+        {
+            return Err(format!(
+                "metrics.path {:?} is a path the MCP endpoint serves: give the metrics another path, or an address of their own",
+                m.path
+            ));
+        }
+        Ok(())
+    }
+
     /// For mounting [`super::http::HttpHandler`] inside another HTTP server (ASGI, fetch, Express): no
     /// address is bound, and `Host` checks stay loopback-only until `allowed_hosts` is set.
     pub fn mount() -> Self {
@@ -159,6 +215,7 @@ impl HttpConfig {
             http2_max_pending_accept_reset_streams: DEFAULT_HTTP2_MAX_PENDING_ACCEPT_RESET_STREAMS,
             http2_max_local_error_reset_streams: DEFAULT_HTTP2_MAX_LOCAL_ERROR_RESET_STREAMS,
             tls: None,
+            uds: None,
         }
     }
     pub fn path(mut self, p: impl Into<String>) -> Self {
@@ -234,6 +291,11 @@ impl HttpConfig {
     }
     pub fn max_header_bytes(mut self, n: usize) -> Self {
         self.max_header_bytes = n;
+        self
+    }
+    /// Listen on a Unix domain socket (see [`HttpConfig::uds`]).
+    pub fn uds(mut self, uds: Option<UdsConfig>) -> Self {
+        self.uds = uds;
         self
     }
     /// See [`HttpConfig::http2`].

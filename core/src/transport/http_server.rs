@@ -22,8 +22,13 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::time::Instant;
 
+mod accept;
 mod http2;
-use http2::{serve_h2, sniff_h2};
+#[cfg(unix)]
+mod unix;
+#[cfg(unix)]
+use accept::UDS_PEER;
+use accept::{serve_connection, Listener, Stream};
 
 /// Whether a connection waits for a request's head, and since when: the header-read (and idle)
 /// deadline, `HttpConfig::header_timeout`.
@@ -422,11 +427,13 @@ async fn read_request(
 /// answered with the refusal (503 or 429, a JSON-RPC error body, `Retry-After`) and the
 /// connection closed, its body unread. A client that sends no head within `header_timeout` is
 /// closed without an answer.
-async fn refuse_connection(
-    stream: tokio::net::TcpStream,
+async fn refuse_connection<S>(
+    stream: S,
     refusal: crate::server::gate::Refusal,
     header_timeout: Duration,
-) {
+) where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
     let answer = std::sync::Mutex::new(Some(refusal));
     let svc = service_fn(move |_req: hyper::Request<Incoming>| {
         let r = answer.lock().unwrap_or_else(|e| e.into_inner()).take();
@@ -502,7 +509,8 @@ async fn serve_metrics(
 
 /// The start-up rule for a server reachable from other machines.
 pub(crate) fn check_exposure(config: &HttpConfig) -> std::io::Result<()> {
-    if config.addr.ip().to_canonical().is_loopback() {
+    // A Unix socket is reached from this machine only, through its file's permissions.
+    if config.uds.is_some() || config.addr.ip().to_canonical().is_loopback() {
         return Ok(());
     }
     if config.allowed_hosts.is_empty() && !config.allow_any_host {
@@ -522,26 +530,10 @@ pub(crate) fn check_exposure(config: &HttpConfig) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Metrics served on the endpoint's own listener need a path of their own: on the MCP path (or
-/// an HTTP+SSE path) the scrape would never be reached, and the option would be silently
-/// unserved.
+/// [`HttpHandler::check_paths`] before binding, as an I/O error of the start.
 fn check_metrics_path(server: &Server, config: &HttpConfig) -> std::io::Result<()> {
-    let Some(m) = server.metrics_options().filter(|m| m.address.is_none()) else {
-        return Ok(());
-    };
-    let sse = config.sse.as_ref();
-    let taken = m.path == config.path
-        || sse.is_some_and(|s| m.path == s.sse_path || m.path == s.messages_path);
-    if taken {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            format!(
-                "metrics.path {:?} is a path the MCP endpoint serves: give the metrics another                  path, or an address of their own",
-                m.path
-            ),
-        ));
-    }
-    Ok(())
+    super::http::check_paths(server, config)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))
 }
 
 /// What every connection is held to, whatever its protocol.
@@ -550,59 +542,6 @@ struct ConnLimits {
     header_timeout: Duration,
     max_headers: usize,
     max_header_bytes: usize,
-}
-
-/// One accepted connection, in the protocol it speaks: under TLS as ALPN chose (`h2` or
-/// HTTP/1.1), in plain text HTTP/2 if it opens with the preface, HTTP/1.1 otherwise.
-async fn serve_connection(
-    stream: tokio::net::TcpStream,
-    handler: Arc<HttpHandler>,
-    peer: SocketAddr,
-    stop: tokio_util::sync::CancellationToken,
-    limits: ConnLimits,
-    tls: Option<Tls>,
-) {
-    if let Some(acceptor) = tls {
-        #[cfg(feature = "tls")]
-        {
-            // The handshake within the header-read deadline, as a request head would be; a
-            // shutdown meanwhile closes it (nothing is in hand yet).
-            let accepted = tokio::select! {
-                a = tokio::time::timeout(limits.header_timeout, acceptor.accept(stream)) => a,
-                () = stop.cancelled() => return,
-            };
-            let s = match accepted {
-                Ok(Ok(s)) => s,
-                Ok(Err(e)) => {
-                    tracing::debug!(peer = %peer, error = %e, "TLS handshake failed");
-                    return;
-                }
-                Err(_) => return,
-            };
-            let h2 = s.get_ref().1.alpn_protocol() == Some(b"h2".as_slice());
-            let io = TokioIo::new(s);
-            if h2 {
-                serve_h2(io, handler, peer, stop, limits).await;
-            } else {
-                serve_h1(io, handler, peer, stop, limits).await;
-            }
-            return;
-        }
-        #[cfg(not(feature = "tls"))]
-        match acceptor {}
-    }
-    // A shutdown before the first bytes closes the connection: it has nothing in hand.
-    let h2 = handler.config().http2
-        && tokio::select! {
-            s = sniff_h2(&stream, limits.header_timeout) => matches!(s, Some(true)),
-            () = stop.cancelled() => return,
-        };
-    let io = TokioIo::new(stream);
-    if h2 {
-        serve_h2(io, handler, peer, stop, limits).await;
-    } else {
-        serve_h1(io, handler, peer, stop, limits).await;
-    }
 }
 
 /// One HTTP/1.1 connection, until it ends, the header-read deadline passes, or `stop`.
@@ -632,7 +571,7 @@ async fn serve_h1<I>(
 
 /// A bound Streamable HTTP server (bind first to learn the port, then serve).
 pub struct HttpServer {
-    listener: TcpListener,
+    listener: Listener,
     handler: HttpHandler,
     /// The metrics' own listener (`MetricsOptions::address`), bound by the server's first
     /// HTTP listener.
@@ -668,16 +607,35 @@ fn tls_acceptor(config: &HttpConfig) -> std::io::Result<Option<Tls>> {
 }
 
 impl HttpServer {
-    /// Bind `config.addr`. A non-loopback address with no `allowed_hosts` is refused (any web
-    /// page could otherwise reach the server by DNS rebinding) unless `allow_any_host` opts out;
-    /// a non-loopback address without auth is served with a warning.
+    /// Bind `config.addr`, or the Unix socket `config.uds`. A non-loopback address with no
+    /// `allowed_hosts` is refused (any web page could otherwise reach the server by DNS
+    /// rebinding) unless `allow_any_host` opts out; a non-loopback address without auth is
+    /// served with a warning.
     pub async fn bind(server: Server, mut config: HttpConfig) -> std::io::Result<Self> {
         check_exposure(&config)?;
         check_metrics_path(&server, &config)?;
         // Before binding: a wrong certificate or key stops the start, with the file named.
         let tls = tls_acceptor(&config)?;
-        let listener = TcpListener::bind(config.addr).await?;
-        config.addr = listener.local_addr()?;
+        let listener = match &config.uds {
+            None => {
+                let l = TcpListener::bind(config.addr).await?;
+                config.addr = l.local_addr()?;
+                Listener::Tcp(l)
+            }
+            #[cfg(unix)]
+            Some(uds) => {
+                let (l, file) = unix::bind(uds).await?;
+                config.addr = UDS_PEER;
+                Listener::Unix(l, file)
+            }
+            #[cfg(not(unix))]
+            Some(_) => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::Unsupported,
+                    "uds: Unix domain sockets are not available on this platform",
+                ))
+            }
+        };
         let metrics = match server.metrics_options().and_then(|o| o.address) {
             Some(addr) if server.take_metrics_listener() => Some(TcpListener::bind(addr).await?),
             _ => None,
@@ -695,8 +653,27 @@ impl HttpServer {
         self.metrics.as_ref().and_then(|l| l.local_addr().ok())
     }
 
+    /// The bound TCP address (127.0.0.1:0 on a Unix socket: see [`Self::uds_path`]).
     pub fn local_addr(&self) -> SocketAddr {
         self.handler.config().addr
+    }
+
+    /// The Unix socket's path, when the server listens on one.
+    pub fn uds_path(&self) -> Option<&std::path::Path> {
+        match &self.listener {
+            Listener::Tcp(_) => None,
+            #[cfg(unix)]
+            Listener::Unix(_, f) => Some(f.path()),
+        }
+    }
+
+    /// Where the server listens, for a log line or a host's `address`: `127.0.0.1:8000`, or
+    /// `unix:/run/mcp.sock`.
+    pub fn address(&self) -> String {
+        match self.uds_path() {
+            Some(p) => format!("unix:{}", p.display()),
+            None => self.local_addr().to_string(),
+        }
     }
 
     /// Serve until `shutdown` resolves; then stop accepting, end listen streams and sessions,
@@ -717,7 +694,13 @@ impl HttpServer {
             max_header_bytes,
         };
         tokio::pin!(shutdown);
-        tracing::info!(addr = %self.local_addr(), path = %self.handler.config().path, tls = self.tls.is_some(), "serving Streamable HTTP");
+        if self.handler.config().sse.is_some() {
+            // HTTP+SSE streams hear other replicas' POSTs as session signals: listen from the
+            // start, so that the first stream's first answer is not sent before this replica
+            // is subscribed.
+            self.handler.server().start_session_signals();
+        }
+        tracing::info!(addr = %self.address(), path = %self.handler.config().path, tls = self.tls.is_some(), "serving Streamable HTTP");
         if let Some(l) = self.metrics {
             tracing::info!(addr = ?l.local_addr().ok(), "serving metrics");
             tokio::spawn(serve_metrics(l, self.handler.clone(), stop.clone()));
@@ -734,11 +717,18 @@ impl HttpServer {
                 },
                 _ = &mut shutdown => break,
             };
-            let _ = stream.set_nodelay(true);
             let permit = match self.handler.gate().connect(peer.ip()) {
                 Ok(p) => p,
                 Err(refusal) => {
-                    connections.spawn(refuse_connection(stream, refusal, header_timeout));
+                    match stream {
+                        Stream::Tcp(s) => {
+                            connections.spawn(refuse_connection(s, refusal, header_timeout))
+                        }
+                        #[cfg(unix)]
+                        Stream::Unix(s) => {
+                            connections.spawn(refuse_connection(s, refusal, header_timeout))
+                        }
+                    };
                     continue;
                 }
             };
@@ -752,6 +742,9 @@ impl HttpServer {
                 drop(permit);
             });
         }
+        // Accepting ends here: the listener goes, and with it the socket file (so a new server
+        // may take the path while this one drains).
+        drop(self.listener);
         self.handler.server().shutdown();
         stop.cancel();
         connections.close();

@@ -16,6 +16,6 @@ pub mod http_server;
 mod sse;
 pub mod stdio;
 #[cfg(unix)]
-mod stdio_fd;
+pub(crate) mod stdio_fd;
 #[cfg(feature = "tls")]
 mod tls;

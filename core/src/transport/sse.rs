@@ -8,6 +8,13 @@
 //! bound to the stream, so its server-initiated messages and change events go there too, and
 //! the stream's end ends the session.
 //!
+//! With a shared session store (Redis) the stream is recorded there (its owner, the replica
+//! holding it, its session), so a POST may land on any replica: it is served there with the
+//! same checks, and what it answers reaches the holder as a [`SessionSignal::StreamEvent`]
+//! (the session's other messages take the existing `SessionSignal::Outbound` path to the
+//! session bound to the stream). The record lives on a lease its holder renews every
+//! `keep_alive`: a replica that dies takes its streams, and with them their sessions, along.
+//!
 //! Admission (Host/Origin, authentication, rate limit) happens before any of this, in
 //! [`HttpHandler::admit`]. A stream holds a listener slot (`max_listeners`, per caller) and at
 //! most [`SseConfig::max_queued_bytes`] unread bytes.
@@ -17,6 +24,8 @@ use super::http::*;
 use crate::client_requests::random_token;
 use crate::error::McpError;
 use crate::identity::Caller;
+use crate::server::session::StreamNews;
+use crate::server::session_store::SessionSignal;
 use bytes::Bytes;
 use futures::StreamExt;
 use http::{header, HeaderValue, Method, StatusCode};
@@ -42,6 +51,7 @@ impl Streams {
 
 /// One open stream.
 struct Stream {
+    id: String,
     /// `Caller::key()` of who opened it: only the same caller may POST to it.
     owner: Option<String>,
     out: Arc<Out>,
@@ -56,6 +66,30 @@ impl Stream {
             .unwrap_or_else(|e| e.into_inner())
             .clone()
     }
+}
+
+/// Where a POST's answer goes: a stream this process holds, or (a shared session store) one
+/// another replica holds, with the session bound to it when the POST arrived.
+enum Dest {
+    Here(Arc<Stream>),
+    There { id: String, session: Option<String> },
+}
+
+impl Dest {
+    fn session(&self) -> Option<String> {
+        match self {
+            Self::Here(s) => s.session(),
+            Self::There { session, .. } => session.clone(),
+        }
+    }
+}
+
+/// How many `keep_alive` periods a stream's record outlives its holder's last renewal.
+const LEASE_PERIODS: u32 = 3;
+
+/// Whether `id` can be a stream's (32 hex digits): any other value never becomes a store key.
+fn is_stream_id(id: &str) -> bool {
+    id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// What goes down one stream: a queue whose unread bytes are capped. Past the cap the stream
@@ -125,8 +159,8 @@ impl HttpHandler {
         };
         let stream_path = req.path == config.sse_path;
         match (stream_path, &req.method) {
-            (true, &Method::GET) => self.sse_open(caller, None, random_token(16)),
-            (false, &Method::POST) => self.sse_post(req, caller, peer, query),
+            (true, &Method::GET) => self.sse_open(caller, None, random_token(16)).await,
+            (false, &Method::POST) => self.sse_post(req, caller, peer, query).await,
             (true, _) => {
                 HttpResponse::new(StatusCode::METHOD_NOT_ALLOWED).header(header::ALLOW, "GET")
             }
@@ -156,14 +190,14 @@ impl HttpHandler {
         let Some(path) = self.config.sse.as_ref().map(|c| c.sse_path.clone()) else {
             return HttpResponse::new(StatusCode::NOT_FOUND);
         };
-        if !(id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit())) {
+        if !is_stream_id(&id) {
             return refuse(
                 StatusCode::BAD_REQUEST,
                 McpError::invalid_request("a stream id is 32 hex digits (new_sse_session_id)"),
             );
         }
         match self.admit(&Method::GET, &path, headers, peer).await {
-            Ok(caller) => self.sse_open(caller, Some(endpoint), id),
+            Ok(caller) => self.sse_open(caller, Some(endpoint), id).await,
             Err(r) => r,
         }
     }
@@ -180,7 +214,7 @@ impl HttpHandler {
             return HttpResponse::new(StatusCode::NOT_FOUND);
         };
         match self.admit(&Method::POST, &path, &req.headers, peer).await {
-            Ok(caller) => self.sse_post_to(req, caller, peer, "", Some(id)),
+            Ok(caller) => self.sse_post_to(req, caller, peer, "", Some(id)).await,
             Err(r) => r,
         }
     }
@@ -188,7 +222,12 @@ impl HttpHandler {
     /// Open a stream: its endpoint event first, then what its POSTs and its session send.
     /// `endpoint` replaces the event's text (a host framework that routes the messages itself);
     /// by default it is the configured `messages_path` naming the stream.
-    fn sse_open(&self, caller: Option<Caller>, endpoint: Option<&str>, id: String) -> HttpResponse {
+    async fn sse_open(
+        &self,
+        caller: Option<Caller>,
+        endpoint: Option<&str>,
+        id: String,
+    ) -> HttpResponse {
         let Some(config) = self.config.sse.as_ref() else {
             return HttpResponse::new(StatusCode::NOT_FOUND);
         };
@@ -198,6 +237,20 @@ impl HttpHandler {
                 McpError::internal("Too many open streams"),
             );
         };
+        let owner = caller.as_ref().map(|c| c.key().into_owned());
+        let store = self.server.inner.sessions.store.clone();
+        let shared = store.is_shared();
+        if shared {
+            // Recorded before the endpoint event goes out: the client's first POST may land on
+            // another replica at once.
+            self.server.start_session_signals();
+            if let Err(e) = store
+                .open_stream(&id, owner.as_deref(), self.stream_lease())
+                .await
+            {
+                return refuse(StatusCode::SERVICE_UNAVAILABLE, e.into());
+            }
+        }
         let (tx, mut rx) = mpsc::unbounded_channel::<Bytes>();
         let out = Arc::new(Out {
             tx,
@@ -206,11 +259,15 @@ impl HttpHandler {
             closed: CancellationToken::new(),
         });
         let stream = Arc::new(Stream {
-            owner: caller.as_ref().map(|c| c.key().into_owned()),
+            id: id.clone(),
+            owner,
             out: out.clone(),
             session: Mutex::new(None),
         });
         self.sse_streams.lock().insert(id.clone(), stream.clone());
+        if shared {
+            self.sse_hold(stream.clone(), caller.clone());
+        }
         let data = match endpoint {
             Some(e) => e.replace(['\r', '\n'], ""),
             None => format!("{}?session_id={id}", config.messages_path),
@@ -253,11 +310,60 @@ impl HttpHandler {
         resp
     }
 
+    /// A stream's record in a shared store outlives a silent holder by this much.
+    fn stream_lease(&self) -> std::time::Duration {
+        (self.config.keep_alive * LEASE_PERIODS).max(std::time::Duration::from_secs(1))
+    }
+
+    /// With a shared session store: hear what other replicas send to `stream` (the events of
+    /// POSTs they serve, the session their `initialize` bound), and renew its lease, until it
+    /// closes.
+    fn sse_hold(&self, stream: Arc<Stream>, caller: Option<Caller>) {
+        let (ntx, mut nrx) = mpsc::unbounded_channel();
+        self.server.inner.held_streams.hold(&stream.id, ntx);
+        let handler = self.clone();
+        let lease = self.stream_lease();
+        let every = self.config.keep_alive;
+        tokio::spawn(async move {
+            let store = handler.server.inner.sessions.store.clone();
+            let mut renew = tokio::time::interval(every);
+            renew.tick().await;
+            loop {
+                tokio::select! {
+                    _ = stream.out.closed.cancelled() => break,
+                    n = nrx.recv() => match n {
+                        Some(StreamNews::Event(e)) => {
+                            if !stream.out.push(Bytes::from(e)) {
+                                break;
+                            }
+                        }
+                        Some(StreamNews::Bound(sid)) => {
+                            handler.sse_bind(&stream, &sid, caller.as_ref(), false).await
+                        }
+                        None => break,
+                    },
+                    // Gone from the store (its lease ran out while Redis was away, or Redis
+                    // came back empty): no other replica can reach it any more, so it ends. A
+                    // failed renewal (Redis out of reach for a moment) is covered by the lease.
+                    _ = renew.tick() => if let Ok(false) = store.renew_stream(&stream.id, lease).await {
+                        stream.out.closed.cancel();
+                        break;
+                    },
+                }
+            }
+        });
+    }
+
     /// The stream is gone (client away, too far behind, shutdown): forget it, stop what still
     /// feeds it, and end its session on every replica.
     async fn sse_end(&self, id: &str, stream: &Stream, caller: Option<&Caller>) {
         self.sse_streams.lock().remove(id);
         stream.out.closed.cancel();
+        let store = &self.server.inner.sessions.store;
+        if store.is_shared() {
+            self.server.inner.held_streams.release(id);
+            let _ = store.close_stream(id).await;
+        }
         if let Some(sid) = stream.session() {
             let _ = self.gate.end(Ok(&sid), caller).await;
         }
@@ -266,18 +372,39 @@ impl HttpHandler {
     /// A POST to the messages path: refused here for what its head and body show (400 no or
     /// bad session id, 404 unknown session, 415/406/413, 400 unparseable), else 202 and served
     /// on its own task, its answer going down the stream.
-    fn sse_post(
+    async fn sse_post(
         &self,
         req: HttpRequest,
         caller: Option<Caller>,
         peer: Option<SocketAddr>,
         query: &str,
     ) -> HttpResponse {
-        self.sse_post_to(req, caller, peer, query, None)
+        self.sse_post_to(req, caller, peer, query, None).await
+    }
+
+    /// Stream `id` held by another replica (a shared session store), if `owner` opened it.
+    /// `Err`: the store is out of reach (503).
+    async fn remote_stream(
+        &self,
+        id: &str,
+        owner: &Option<String>,
+    ) -> Result<Option<Dest>, HttpResponse> {
+        let store = &self.server.inner.sessions.store;
+        if !store.is_shared() || !is_stream_id(id) {
+            return Ok(None);
+        }
+        match store.stream(id).await {
+            Ok(Some(rec)) if rec.owner == *owner => Ok(Some(Dest::There {
+                id: id.to_string(),
+                session: rec.session,
+            })),
+            Ok(_) => Ok(None),
+            Err(e) => Err(refuse(StatusCode::SERVICE_UNAVAILABLE, e.into())),
+        }
     }
 
     /// [`Self::sse_post`] for stream `id`, or the one its query names.
-    fn sse_post_to(
+    async fn sse_post_to(
         &self,
         req: HttpRequest,
         caller: Option<Caller>,
@@ -291,10 +418,18 @@ impl HttpHandler {
                 McpError::invalid_request("session_id is required"),
             );
         };
-        let stream = self.sse_streams.lock().get(id).cloned();
+        let here = self.sse_streams.lock().get(id).cloned();
         let key = caller.as_ref().map(|c| c.key().into_owned());
         // Another caller's stream is answered as an unknown one.
-        let Some(stream) = stream.filter(|s| s.owner == key) else {
+        let dest = match here {
+            Some(s) if s.owner == key => Some(Dest::Here(s)),
+            Some(_) => None,
+            None => match self.remote_stream(id, &key).await {
+                Ok(d) => d,
+                Err(r) => return r,
+            },
+        };
+        let Some(dest) = dest else {
             return refuse(
                 StatusCode::NOT_FOUND,
                 McpError::invalid_request("Session not found"),
@@ -325,7 +460,7 @@ impl HttpHandler {
             );
         }
         headers.remove(headers::MCP_SESSION_ID);
-        if let Some(sid) = stream.session() {
+        if let Some(sid) = dest.session() {
             if let Ok(v) = HeaderValue::from_str(&sid) {
                 headers.insert(headers::MCP_SESSION_ID, v);
             }
@@ -339,9 +474,13 @@ impl HttpHandler {
         let handler = self.clone();
         let query = query.to_string();
         tokio::spawn(async move {
-            let closed = stream.out.closed.clone();
+            let closed = match &dest {
+                Dest::Here(s) => s.out.closed.clone(),
+                // The holder's end of the stream ends the session, which cancels its requests.
+                Dest::There { .. } => CancellationToken::new(),
+            };
             tokio::select! {
-                _ = handler.sse_relay(inner, caller, peer, &query, &stream) => {}
+                _ = handler.sse_relay(inner, caller, peer, &query, &dest) => {}
                 // Dropping the relay drops the inner answer, which cancels its request.
                 _ = closed.cancelled() => {}
             }
@@ -356,30 +495,34 @@ impl HttpHandler {
         caller: Option<Caller>,
         peer: Option<SocketAddr>,
         query: &str,
-        stream: &Stream,
+        dest: &Dest,
     ) {
         let resp = self.post(inner, caller.clone(), peer, query).await;
-        if stream.session().is_none() {
+        if dest.session().is_none() {
             let created = resp
                 .headers
                 .get(headers::MCP_SESSION_ID)
                 .and_then(|v| v.to_str().ok());
-            if let Some(sid) = created {
-                // Bound before the answer goes out: the client's next message names it.
-                self.sse_bind(stream, sid, caller.as_ref()).await;
+            // Bound before the answer goes out: the client's next message names it.
+            match (created, dest) {
+                (Some(sid), Dest::Here(stream)) => {
+                    self.sse_bind(stream, sid, caller.as_ref(), true).await
+                }
+                (Some(sid), Dest::There { id, .. }) => self.sse_bind_there(id, sid).await,
+                (None, _) => {}
             }
         }
         match resp.body {
             ResponseBody::Empty => {}
             ResponseBody::Full(b) => {
-                stream.out.push(message_event(&b));
+                self.sse_send(dest, message_event(&b)).await;
             }
             ResponseBody::Sse(mut rx) => {
                 while let Some(c) = rx.recv().await {
                     if c.starts_with(b":") {
                         continue; // the stream has its own keep-alive
                     }
-                    if !stream.out.push(c) {
+                    if !self.sse_send(dest, c).await {
                         return;
                     }
                 }
@@ -387,10 +530,60 @@ impl HttpHandler {
         }
     }
 
+    /// One event down `dest`; `false` once it cannot go (the stream closed, or the other
+    /// replicas are out of reach).
+    async fn sse_send(&self, dest: &Dest, event: Bytes) -> bool {
+        match dest {
+            Dest::Here(stream) => stream.out.push(event),
+            Dest::There { id, .. } => {
+                let sig = SessionSignal::StreamEvent {
+                    stream: id.clone(),
+                    event: String::from_utf8_lossy(&event).into_owned(),
+                };
+                match self.server.inner.sessions.store.signal(sig).await {
+                    Ok(()) => true,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "an HTTP+SSE answer did not reach the replica holding its stream");
+                        false
+                    }
+                }
+            }
+        }
+    }
+
+    /// `initialize`, served here for stream `id` another replica holds, made session `sid`:
+    /// recorded for the POSTs that follow (wherever they land), and told to the holder.
+    async fn sse_bind_there(&self, id: &str, sid: &str) {
+        let store = &self.server.inner.sessions.store;
+        let bound = match store.bind_stream(id, sid).await {
+            Ok(true) => {
+                store
+                    .signal(SessionSignal::StreamBound {
+                        stream: id.to_string(),
+                        session: sid.to_string(),
+                    })
+                    .await
+            }
+            Ok(false) => return, // the stream is gone
+            Err(e) => Err(e),
+        };
+        if let Err(e) = bound {
+            tracing::warn!(error = %e, "an HTTP+SSE stream's session was not bound");
+        }
+    }
+
     /// `initialize` made legacy session `sid` for this stream: the session's server-initiated
     /// messages and change events go down the stream from now on, and its end closes it.
-    async fn sse_bind(&self, stream: &Stream, sid: &str, caller: Option<&Caller>) {
+    /// `record`: the binding is this process's to record in a shared store (it served the
+    /// `initialize`).
+    async fn sse_bind(&self, stream: &Stream, sid: &str, caller: Option<&Caller>, record: bool) {
         *stream.session.lock().unwrap_or_else(|e| e.into_inner()) = Some(sid.to_string());
+        let store = &self.server.inner.sessions.store;
+        if record && store.is_shared() {
+            if let Err(e) = store.bind_stream(&stream.id, sid).await {
+                tracing::warn!(error = %e, "an HTTP+SSE stream's session was not recorded");
+            }
+        }
         let Ok(Some(session)) = self.gate.session(Some(Ok(sid)), caller).await else {
             return;
         };

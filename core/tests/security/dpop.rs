@@ -75,11 +75,17 @@ fn bound_token() -> String {
 
 /// `tools/call whoami` with `Authorization: <scheme> <token>` and the proofs given.
 async fn dpop_call(addr: SocketAddr, scheme: &str, token: &str, proofs: &[&str]) -> Resp {
-    let (body, h) = modern_request(
-        None,
-        "tools/call",
-        json!({"name": "whoami", "arguments": {}}),
-    );
+    dpop_call_tool(addr, "whoami", scheme, token, proofs).await
+}
+
+async fn dpop_call_tool(
+    addr: SocketAddr,
+    tool: &str,
+    scheme: &str,
+    token: &str,
+    proofs: &[&str],
+) -> Resp {
+    let (body, h) = modern_request(None, "tools/call", json!({"name": tool, "arguments": {}}));
     let auth = format!("{scheme} {token}");
     let mut h: Vec<(&str, &str)> = h.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     h.push(("authorization", &auth));
@@ -103,9 +109,18 @@ fn refused(r: &Resp, error: &str, what: &str) {
 }
 
 fn dpop_server(mode: &str) -> HttpConfig {
+    dpop_server_with(json!({"dpop": mode}))
+}
+
+/// A DPoP server with these `oauth` settings added.
+fn dpop_server_with(extra: Value) -> HttpConfig {
+    let mut oauth = json!({"resource": RESOURCE, "issuer": ISSUER, "jwks": {"keys": [jwk("k1", K1_X)]},
+                           "dpop_window_ms": 30_000, "dpop_replay_cache": 1000});
+    for (k, v) in extra.as_object().unwrap() {
+        oauth[k] = v.clone();
+    }
     let config = oxmcp::config::Config::from_json(json!({
-        "oauth": {"resource": RESOURCE, "issuer": ISSUER, "jwks": {"keys": [jwk("k1", K1_X)]},
-                  "dpop": mode, "dpop_window_ms": 30_000, "dpop_replay_cache": 1000},
+        "oauth": oauth,
         // Each refusal here is a failed authentication from one address.
         "auth_failure_limit": false,
     }))
@@ -330,4 +345,106 @@ async fn off_takes_no_dpop_and_still_refuses_a_bound_bearer_token() {
     assert!(r
         .header("www-authenticate")
         .starts_with("Bearer error=\"invalid_token\""));
+}
+
+/// Nonces required (RFC 9449 §9): a proof without one, or with one the server did not issue, is
+/// answered 401 `use_dpop_nonce` with a fresh `DPoP-Nonce`; the retry carrying it is taken.
+/// Two servers given the same state key (two replicas) take each other's nonces.
+#[tokio::test]
+async fn a_required_nonce_is_sent_on_refusal_and_taken_by_every_replica() {
+    let _serial = serial().await;
+    let keyed = || {
+        let mut o = ServerOptions::default();
+        o.state_key = Some(b"0123456789abcdef-shared".to_vec());
+        demo_server(o)
+    };
+    let nonce_server = || dpop_server_with(json!({"dpop": "required", "dpop_nonce": true}));
+    let a = serve(keyed(), nonce_server()).await;
+    let b = serve(keyed(), nonce_server()).await;
+    let lone = serve(demo_server(ServerOptions::default()), nonce_server()).await;
+    let token = bound_token();
+    let with_nonce = |n: &str| {
+        let mut c = proof_claims(&token);
+        c["nonce"] = json!(n);
+        proof_with(header(), c, K2_DER)
+    };
+    let needs_nonce = |r: &Resp, what: &str| -> String {
+        refused(r, "use_dpop_nonce", what);
+        r.header("dpop-nonce").to_string()
+    };
+
+    let r = dpop_call(a.addr, "DPoP", &token, &[&proof(&token)]).await;
+    let nonce = needs_nonce(&r, "no nonce");
+    assert!(!nonce.is_empty());
+    let r = dpop_call(a.addr, "DPoP", &token, &[&with_nonce(&nonce)]).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["result"]["content"][0]["text"], "whoami for carol");
+    // Another replica with the same state key takes it.
+    let r = dpop_call(b.addr, "DPoP", &token, &[&with_nonce(&nonce)]).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    // A server with its own key does not, and hands out its own.
+    let r = dpop_call(lone.addr, "DPoP", &token, &[&with_nonce(&nonce)]).await;
+    let other = needs_nonce(&r, "another server's nonce");
+    assert_ne!(other, nonce);
+    assert_eq!(
+        dpop_call(lone.addr, "DPoP", &token, &[&with_nonce(&other)])
+            .await
+            .status,
+        200
+    );
+    needs_nonce(
+        &dpop_call(a.addr, "DPoP", &token, &[&with_nonce("forged")]).await,
+        "a forged nonce",
+    );
+    // A flawed proof is refused for its flaw first, nonce or not.
+    let mut c = proof_claims(&token);
+    c["htm"] = json!("GET");
+    c["nonce"] = json!(nonce);
+    refused(
+        &dpop_call(a.addr, "DPoP", &token, &[&proof_with(header(), c, K2_DER)]).await,
+        "invalid_dpop_proof",
+        "wrong htm with a nonce",
+    );
+
+    // Nonce settings without DPoP would be ignored: refused at start.
+    let bad = oxmcp::config::Config::from_json(json!({
+        "oauth": {"resource": RESOURCE, "issuer": ISSUER, "jwks": {"keys": [jwk("k1", K1_X)]}, "dpop_nonce": true},
+    }))
+    .and_then(|c| c.listen.http_config(loopback()).map(|_| ()));
+    assert_eq!(
+        bad.unwrap_err().message,
+        "oauth.dpop_nonce needs oauth.dpop"
+    );
+}
+
+/// A DPoP caller short of a tool's scopes gets the step-up refusal in the scheme it used
+/// (RFC 9449 §7.1); a Bearer caller still gets the Bearer one.
+#[tokio::test]
+async fn a_step_up_refusal_uses_the_scheme_of_the_request() {
+    let _serial = serial().await;
+    let s = serve(
+        demo_server(ServerOptions::default()),
+        dpop_server("allowed"),
+    )
+    .await;
+    let token = sign(
+        K1_DER,
+        "k1",
+        claims(json!({"cnf": {"jkt": client_jkt()}, "scope": "mcp:tools"})),
+    );
+    let r = dpop_call_tool(s.addr, "write_file", "DPoP", &token, &[&proof(&token)]).await;
+    assert_eq!(r.status, 403, "{}", r.body);
+    assert_eq!(
+        r.header("www-authenticate"),
+        format!(
+            r#"DPoP error="insufficient_scope", error_description="Insufficient scope", scope="files:write", resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", algs="{ALGS}""#
+        )
+    );
+    assert_eq!(r.json()["error"], "insufficient_scope");
+    let unbound = sign(K1_DER, "k1", claims(json!({"scope": "mcp:tools"})));
+    let r = dpop_call_tool(s.addr, "write_file", "Bearer", &unbound, &[]).await;
+    assert_eq!(r.status, 403);
+    assert!(r
+        .header("www-authenticate")
+        .starts_with(r#"Bearer error="insufficient_scope""#));
 }

@@ -3,6 +3,7 @@
 //!
 //! One test binary, split by subject.
 
+mod catalog;
 mod common;
 mod dpop;
 #[cfg(feature = "tls")]

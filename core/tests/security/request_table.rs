@@ -21,7 +21,16 @@ fn fixture(config: &Config) -> Server {
     let second = Tool::new("second", json!({"type":"object"})).handler(
         |_a: Map<String, Value>, _c: Context| async { Ok::<_, ToolError>(ToolResult::text("2")) },
     );
-    let b = Server::builder("table", "1.0.0").tool(echo).tool(second);
+    let wait = Tool::new("wait", json!({"type":"object"})).handler(
+        |_a: Map<String, Value>, _c: Context| async {
+            tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+            Ok::<_, ToolError>(ToolResult::text("late"))
+        },
+    );
+    let b = Server::builder("table", "1.0.0")
+        .tool(echo)
+        .tool(second)
+        .tool(wait);
     config.server.apply_to(b).unwrap().build().unwrap()
 }
 
@@ -71,6 +80,10 @@ fn request_of(c: &Value, addr: SocketAddr) -> (Vec<(String, String)>, Vec<u8>) {
         serde_json::to_vec(&json!({"jsonrpc":"2.0","id":1,"method":method,"params":params}))
             .unwrap()
     };
+    let mut body = body;
+    if let Some(size) = c["size"].as_u64() {
+        body.resize(size as usize, b' ');
+    }
     if let Some(Value::Object(over)) = c.get("headers") {
         for (k, v) in over {
             set(&mut headers, k, v.as_str());

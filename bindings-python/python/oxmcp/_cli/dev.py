@@ -12,8 +12,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
-from ._common import WATCHED_SUFFIXES, CliError, app_file, serve_args
+from ._common import WATCHED_SUFFIXES
 
 SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", "target", ".cache"}
 
@@ -42,14 +43,12 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
             proc.wait(5)
 
 
-def dev(target: str, transport: str | None, http: str | None, path: str) -> int:
-    file = app_file(target)
-    if file is None:
-        raise CliError("dev wants a file (app.py or app.mjs), not a module name")
-    flags = serve_args(transport, http, path, default="http")
+def dev(plan: dict[str, Any], run: list[str]) -> int:
+    """Serve with the host's own ``oxmcp run`` (the plan's flags) and restart it on changes."""
+    file = Path(plan["file"])
     root = file.parent
-    cmd = [sys.executable, "-m", "oxmcp", "run", target, *flags]
-    where = "stdio" if flags[:2] == ["--transport", "stdio"] else f"http://{flags[1]}{path}"
+    cmd = [*run, plan["target"], *plan["forward"]]
+    where = "stdio" if plan["mode"] == "stdio" else f"http://{plan['forward'][1]}{plan['path']}"
     print(f"oxmcp dev: serving {file.name} on {where}; restarting on changes under {root}", file=sys.stderr, flush=True)
     stopping = False
 

@@ -1,4 +1,5 @@
-"""``oxmcp run app.py[:server]``: import the app, find its server, serve it."""
+"""``oxmcp run app.py[:server]``: import the app, find its server, serve it, as the core's plan says
+(the target, transport, address and listener options were parsed and checked by ``oxmcp::cli``)."""
 
 from __future__ import annotations
 
@@ -15,22 +16,10 @@ from types import ModuleType
 from typing import Any
 
 from .._server import Server
-from ._common import JS_SUFFIXES, CliError, app_file, parse_host_port, split_spec
+from ._common import CliError
 
 
-def load_server(target: str) -> Server:
-    """Import ``file.py`` (or a module name) and find the server: ``:name``, else ``server``/``mcp``/``app``, else the only one."""
-    spec, attr = split_spec(target)
-    module = _import_app(target)
-    found = _find_server(module, spec, attr)
-    if found is None:
-        raise CliError(f"{spec}: found 0 oxmcp.Server objects; name one with {spec}:NAME")
-    return found
-
-
-def _import_app(target: str) -> ModuleType:
-    spec, _ = split_spec(target)
-    path = app_file(target)
+def _import_app(spec: str, path: Path | None) -> ModuleType:
     try:
         if path is not None:
             sys.path.insert(0, str(path.parent))
@@ -117,23 +106,19 @@ def discover(server: Server, targets: list[str], exclude: list[str]) -> None:
             print(f"discovered: {d['kind']} {d['name']} \u2190 {d['module']}:{d['line']}{note}", file=sys.stderr)
 
 
-def run(target: str, transport: str | None, http: str | None, path: str, discover_targets: list[str] | None = None,
-        exclude: list[str] | None = None) -> None:
-    file = app_file(target)
-    mode = transport or ("http" if http else "stdio")
-    if mode == "stdio" and http:
-        raise CliError("--transport stdio and --http contradict each other")
-    if file is not None and file.suffix in JS_SUFFIXES:
+def run(plan: dict[str, Any]) -> None:
+    file = Path(plan["file"]) if plan["file"] else None
+    spec, attr, mode = plan["spec"], plan["attr"], plan["mode"]
+    if plan["language"] == "node":
         # A Node app serves itself with the same flags, in the zero-change mode of oxmcp's npm package
         # (`--import oxmcp/register`: the TypeScript SDK's modules are oxmcp's mirrors), as
         # `npx oxmcp run` would serve it.
-        flags = [] if mode == "stdio" else ["--http", http or "127.0.0.1:8000", "--path", path]
-        if discover_targets:
+        if plan["discover"]:
             raise CliError("--discover registers into a Python server; for a Node app use npx oxmcp run --discover")
         try:
-            sys.exit(subprocess.call(["node", "--import", "oxmcp/register", str(file), *flags]))
+            sys.exit(subprocess.call(["node", "--import", "oxmcp/register", str(file), *plan["forward"]]))
         except FileNotFoundError:
-            raise CliError(f"{file.name} is a Node app and node is not on PATH") from None
+            raise CliError(f"{Path(str(file)).name} is a Node app and node is not on PATH") from None
     # Zero-change mode: `mcp` and `fastmcp` are oxmcp's mirrors in the served process.
     from .._dropin import install
 
@@ -141,8 +126,7 @@ def run(target: str, transport: str | None, http: str | None, path: str, discove
         install()
     except RuntimeError as e:
         raise CliError(str(e)) from None
-    spec, attr = split_spec(target)
-    module = _import_app(target)
+    module = _import_app(spec, file)
     server = _find_server(module, spec, attr)
     if server is None:
         # A script or package that serves itself (a low-level server's `asyncio.run(main())`): run it
@@ -161,13 +145,15 @@ def run(target: str, transport: str | None, http: str | None, path: str, discove
             sys.argv = [spec]
             runpy.run_module(spec, run_name="__main__", alter_sys=True)
         return
-    discover(server, discover_targets or [], exclude or [])
+    discover(server, plan["discover"], plan["exclude"])
     if mode == "stdio":
         server.run()
     else:
-        host, port = parse_host_port(http or "127.0.0.1:8000")
+        host, port = plan["host"], plan["port"]
+        where = plan["options"].get("uds") or f"{host}:{port}"
         try:
-            server.run("http", host=host, port=port, path=path)
+            server.run("http", host=host, port=port, path=plan["path"], **plan["options"])
         except OSError as e:
-            raise CliError(f"cannot listen on {host}:{port}: {e.strerror or e}") from e
-
+            raise CliError(f"cannot listen on {where}: {e.strerror or e}") from e
+        except (TypeError, ValueError) as e:  # a listener option the core refused
+            raise CliError(f"cannot listen on {where}: {e}") from e

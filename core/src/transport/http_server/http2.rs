@@ -15,7 +15,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 /// The HTTP/2 connection preface (RFC 9113 §3.4): a client with prior knowledge opens with it.
-const H2_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+pub(super) const H2_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
 /// Whether the connection opens with the HTTP/2 preface, read without consuming it (`peek`), so
 /// that an HTTP/1.1 connection is handed to hyper untouched and its requests cost nothing more.
