@@ -41,6 +41,8 @@ function envOptions() {
   // leases in Redis.
   if (env('OXMCP_SSE')) out.sse = ['1', 'true'].includes(env('OXMCP_SSE'));
   if (env('OXMCP_KEEP_ALIVE_MS')) out.keepAliveMs = Number(env('OXMCP_KEEP_ALIVE_MS'));
+  // The experimental tool-search method (its transcript, tests/transcripts/tool-search.json).
+  if (env('OXMCP_TOOL_SEARCH_METHOD')) out.toolSearchMethod = env('OXMCP_TOOL_SEARCH_METHOD') === 'true';
   return out;
 }
 

@@ -38,13 +38,16 @@ WAV = _wav()
 # Named tokens (OXMCP_TOKENS: the core's JSON or "name=token,...") and the per-caller listen cap
 # let the hardening tests replay the Rust server's allow-list checks against this one; the task lease
 # and the Redis timeout let the scale-out fault tests use short ones; OXMCP_SSE serves the HTTP+SSE
-# transport beside Streamable HTTP, and OXMCP_KEEP_ALIVE_MS shortens its streams' leases in Redis.
+# transport beside Streamable HTTP, and OXMCP_KEEP_ALIVE_MS shortens its streams' leases in Redis;
+# OXMCP_TOOL_SEARCH_METHOD turns on the experimental tool-search method for its transcript
+# (tests/transcripts/tool-search.json).
 # Without OXMCP_STATE_KEY the core makes a random per-process key (and says so in a warning):
 # a fixed fallback in a published example would be a key everyone knows.
 _ENV_OPTIONS = {"OXMCP_STATE_KEY": "state_key", "OXMCP_REDIS_URL": "redis_url", "OXMCP_ALLOWED_HOSTS": "allowed_hosts",
                 "OXMCP_TOKENS": "tokens", "OXMCP_MAX_LISTENERS_PER_CALLER": "max_listeners_per_caller",
                 "OXMCP_TASK_LEASE_MS": "task_lease_ms", "OXMCP_REDIS_TIMEOUT_MS": "redis_timeout_ms",
-                "OXMCP_REDIS_TLS_CA": "redis_tls_ca", "OXMCP_SSE": "sse", "OXMCP_KEEP_ALIVE_MS": "keep_alive_ms"}
+                "OXMCP_REDIS_TLS_CA": "redis_tls_ca", "OXMCP_SSE": "sse", "OXMCP_KEEP_ALIVE_MS": "keep_alive_ms",
+                "OXMCP_TOOL_SEARCH_METHOD": "tool_search_method"}
 _env: dict[str, Any] = {opt: os.environ[var].strip() for var, opt in _ENV_OPTIONS.items()
                         if os.environ.get(var, "").strip()}
 if "allowed_hosts" in _env:
@@ -56,6 +59,8 @@ if "sse" in _env:
 for _opt in ("max_listeners_per_caller", "task_lease_ms", "redis_timeout_ms", "keep_alive_ms"):
     if _opt in _env:
         _env[_opt] = int(_env[_opt])
+if "tool_search_method" in _env:
+    _env["tool_search_method"] = _env["tool_search_method"] == "true"
 
 server = Server("oxmcp-python-everything", version="0.1.0",
                 instructions="Conformance fixtures for the oxmcp Python binding.",

@@ -15,6 +15,8 @@ struct Transcript {
     name: String,
     version: String,
     transports: Vec<String>,
+    /// Environment variables the server starts with (README: "env").
+    env: Vec<(String, String)>,
     exchanges: Vec<Value>,
 }
 
@@ -36,6 +38,19 @@ fn load(name: &str) -> Transcript {
             .expect("protocolVersion")
             .to_string(),
         transports,
+        env: v["env"]
+            .as_object()
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| {
+                        (
+                            k.clone(),
+                            v.as_str().expect("env values are strings").to_string(),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
         exchanges: v["exchanges"].as_array().expect("exchanges").clone(),
     }
 }
@@ -149,7 +164,12 @@ fn last_state(v: &Value) -> Option<String> {
 }
 
 async fn replay_http(t: &Transcript) {
-    let s = HttpServer::start("everything").await;
+    let env: Vec<(&str, &str)> = t
+        .env
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let s = HttpServer::start_with("everything", &env).await;
     let mut session: Option<String> = None;
     let mut initialized = false;
     let mut state: Option<String> = None;
@@ -224,7 +244,12 @@ async fn replay_http(t: &Transcript) {
 }
 
 async fn replay_stdio(t: &Transcript) {
-    let mut s = StdioServer::start("everything");
+    let env: Vec<(&str, &str)> = t
+        .env
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let mut s = StdioServer::start_with("everything", &env);
     let mut state: Option<String> = None;
     for (i, ex) in t.exchanges.iter().enumerate() {
         let mut req = ex["request"].clone();
@@ -306,6 +331,11 @@ async fn transcript_stdio() {
     replay("stdio").await;
 }
 
+#[tokio::test]
+async fn transcript_tool_search() {
+    replay("tool-search").await;
+}
+
 /// Every file in the folder is replayed by a test above, and is well formed.
 #[test]
 fn every_transcript_file_is_replayed() {
@@ -323,7 +353,8 @@ fn every_transcript_file_is_replayed() {
             "2025-06-18",
             "2025-11-25",
             "2026-07-28",
-            "stdio"
+            "stdio",
+            "tool-search"
         ]
     );
     for n in &names {

@@ -123,7 +123,7 @@ test('the matcher itself', () => {
 });
 
 test('every transcript is replayed', () => {
-  assert.deepEqual(FILES, ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28', 'stdio']);
+  assert.deepEqual(FILES, ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28', 'stdio', 'tool-search']);
 });
 
 // -- HTTP -------------------------------------------------------------------------------------
@@ -136,9 +136,9 @@ function freePort() {
   });
 }
 
-async function startHttp() {
+async function startHttp(env) {
   const port = await freePort();
-  const child = spawn(process.execPath, [EVERYTHING, '--http', `127.0.0.1:${port}`], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [EVERYTHING, '--http', `127.0.0.1:${port}`], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => { stderr += d; });
   const deadline = Date.now() + 15_000;
@@ -163,7 +163,7 @@ async function stop(child) {
 }
 
 async function replayHttp(name, t) {
-  const { child, port } = await startHttp();
+  const { child, port } = await startHttp(t.env ?? {});
   try {
     let session = null;
     let initialized = false;
@@ -213,8 +213,8 @@ async function replayHttp(name, t) {
 // -- stdio ------------------------------------------------------------------------------------
 
 class Stdio {
-  constructor() {
-    this.child = spawn(process.execPath, [EVERYTHING], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  constructor(env) {
+    this.child = spawn(process.execPath, [EVERYTHING], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     this.stderr = '';
     this.child.stderr.on('data', (d) => { this.stderr += d; });
     this.queue = [];
@@ -243,7 +243,7 @@ class Stdio {
 }
 
 async function replayStdio(name, t) {
-  const s = new Stdio();
+  const s = new Stdio(t.env ?? {});
   try {
     let state = null;
     for (const [i, ex] of t.exchanges.entries()) {

@@ -150,17 +150,18 @@ def test_the_matcher_itself() -> None:
 
 
 def test_every_transcript_is_replayed() -> None:
-    assert [p.stem for p in FILES] == ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28", "stdio"]
+    assert [p.stem for p in FILES] == ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28", "stdio",
+                                        "tool-search"]
     assert {name for name, _ in CASES} == {p.stem for p in FILES}
 
 
 # -- HTTP -------------------------------------------------------------------------------------------
 
 
-def start_http() -> tuple[subprocess.Popen[bytes], int]:
+def start_http(env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
     port = free_port()
     proc = subprocess.Popen([sys.executable, str(EVERYTHING), "--http", f"127.0.0.1:{port}"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, **env})
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -185,7 +186,7 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 def replay_http(name: str, t: dict[str, Any]) -> None:
-    proc, port = start_http()
+    proc, port = start_http(t.get("env", {}))
     try:
         session: str | None = None
         initialized = False
@@ -242,9 +243,9 @@ def replay_http(name: str, t: dict[str, Any]) -> None:
 # -- stdio ------------------------------------------------------------------------------------------
 
 class StdioServer:
-    def __init__(self) -> None:
+    def __init__(self, env: dict[str, str]) -> None:
         self.proc = subprocess.Popen([sys.executable, str(EVERYTHING)], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, **env})
         assert self.proc.stdout is not None
         self.sel = selectors.DefaultSelector()
         self.sel.register(self.proc.stdout, selectors.EVENT_READ)
@@ -286,7 +287,7 @@ class StdioServer:
 
 
 def replay_stdio(name: str, t: dict[str, Any]) -> None:
-    s = StdioServer()
+    s = StdioServer(t.get("env", {}))
     try:
         state: str | None = None
         for i, ex in enumerate(t["exchanges"]):

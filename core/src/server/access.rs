@@ -128,6 +128,17 @@ impl Server {
         self.may_use(env, "tool", &t.name) && self.in_scope_listing(env, &t.required_scopes)
     }
 
+    /// Whether [`Server::lists_tool`] admits every tool for this caller, without asking it of
+    /// each: no allow-list on tools (or one of `*`), and no scope hides a tool. Tool search
+    /// ranks such a caller's queries from precomputed scores.
+    pub(crate) fn sees_every_tool(&self, env: &Env) -> bool {
+        let Some(c) = &env.caller else {
+            return true;
+        };
+        let tools = c.allow.as_ref().and_then(|a| a.tools.as_ref());
+        tools.is_none_or(|l| l.iter().any(|p| p == "*")) && !self.inner.options.hide_out_of_scope
+    }
+
     /// Whether a list shows a primitive that needs `required`: always, unless
     /// `hide_out_of_scope` leaves out what the caller's scopes do not cover.
     pub(crate) fn in_scope_listing(&self, env: &Env, required: &[String]) -> bool {

@@ -17,6 +17,7 @@ use super::{Registry, Server};
 use crate::error::McpError;
 use crate::jsonrpc::Params;
 use crate::protocol::Era;
+use crate::tool::ToolEntry;
 use serde_json::{json, Map, Value};
 
 /// The experimental method, and its key under `capabilities.experimental`.
@@ -224,12 +225,17 @@ impl Server {
                 SearchMode::Regex => Query::Regex(text("pattern")),
             };
             let pinned = |n: &str| ts.always_visible.iter().any(|p| p == n);
+            let visible = |t: &ToolEntry| !pinned(&t.name) && self.lists_tool(env, t);
+            let view: Option<&dyn Fn(&ToolEntry) -> bool> =
+                if ts.always_visible.is_empty() && self.sees_every_tool(env) {
+                    None
+                } else {
+                    Some(&visible)
+                };
             let found = reg
                 .rendered
                 .search_index(&reg.tools)
-                .search(query, ts.max_results, |t| {
-                    !pinned(&t.name) && self.lists_tool(env, t)
-                })
+                .search(query, ts.max_results, view)
                 // An invalid, unsupported or overlong pattern finds nothing (FastMCP's answer).
                 .unwrap_or_default();
             let modern = rq.era == Era::Modern;
@@ -299,10 +305,16 @@ impl Server {
                 }
             },
         };
+        let visible = |t: &ToolEntry| self.lists_tool(env, t);
+        let view: Option<&dyn Fn(&ToolEntry) -> bool> = if self.sees_every_tool(env) {
+            None
+        } else {
+            Some(&visible)
+        };
         let found = match reg
             .rendered
             .search_index(&reg.tools)
-            .search(query, limit, |t| self.lists_tool(env, t))
+            .search(query, limit, view)
         {
             Ok(f) => f,
             Err(e @ (SearchError::PatternTooLong | SearchError::BadPattern(_))) => {
