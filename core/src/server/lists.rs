@@ -1,6 +1,6 @@
 //! The list methods (`tools/list`, `resources/list`, `resources/templates/list`,
-//! `prompts/list`): what a caller may see, a page of it with each definition's digest, and the
-//! catalog of the whole ([`super::catalog`]).
+//! `prompts/list`, and `skills/list` through [`Server::kind_list`]): what a caller may see, a page
+//! of it with each definition's digest, and the catalog of the whole ([`super::catalog`]).
 
 use super::catalog::KindCatalog;
 use super::dispatch::{Outcome, RequestInfo};
@@ -9,7 +9,7 @@ use super::registry::{CatalogKind as Ck, RenderedKind as Rk};
 use super::{Registry, Server};
 use crate::jsonrpc::Params;
 use crate::protocol::Era;
-use std::sync::Arc;
+use serde_json::Value;
 
 impl Server {
     pub(super) fn tools_list(
@@ -19,25 +19,18 @@ impl Server {
         env: &Env,
         reg: &Registry,
     ) -> Outcome {
-        let modern = rq.era == Era::Modern;
         if let Some(ts) = &self.inner.options.tool_search {
             return self.search_list(rq, params, env, reg, ts);
         }
-        let cat = reg.rendered.catalog(Ck::Tools, modern, || {
-            let defs = reg.tools.values().map(|t| (t.descriptor(modern), true));
-            KindCatalog::build(defs, self.inner.options.catalog_signing_key.as_ref())
-        });
-        let all = reg.tools.values();
-        let shown = |t: &&Arc<crate::tool::ToolEntry>| self.lists_tool(env, t);
-        self.cataloged(rq, params, env, &cat, all, shown, "tools", |lm| {
-            self.rendered(rq, params, env, reg, Rk::Tools, || {
-                let v = reg.tools.values().enumerate().filter(|(_, t)| shown(t));
-                let render = |(i, t): (usize, &Arc<crate::tool::ToolEntry>)| {
-                    lm.with_digest(t.descriptor(modern), || cat.digest(i))
-                };
-                self.list(rq, params, v, render, "tools", lm.map())
-            })
-        })
+        let modern = rq.era == Era::Modern;
+        self.kind_list(
+            (rq, params, env, reg),
+            (Ck::Tools, Some(Rk::Tools), "tools"),
+            || reg.tools.values(),
+            |t| t.descriptor(modern),
+            |_| true,
+            |t| self.lists_tool(env, t),
+        )
     }
 
     pub(super) fn resources_list(
@@ -47,27 +40,18 @@ impl Server {
         env: &Env,
         reg: &Registry,
     ) -> Outcome {
-        let modern = rq.era == Era::Modern;
-        let shown = |(k, r): &(&str, &Arc<crate::resource::ResourceEntry>)| {
-            r.listed
-                && self.may_use(env, "resource", k)
-                && self.in_scope_listing(env, &r.required_scopes)
-        };
-        let cat = reg.rendered.catalog(Ck::Resources, modern, || {
-            let defs = reg.resources.values().map(|r| (r.def.clone(), r.listed));
-            KindCatalog::build(defs, self.inner.options.catalog_signing_key.as_ref())
-        });
-        let all = reg.resources.iter();
-        self.cataloged(rq, params, env, &cat, all, shown, "resources", |lm| {
-            self.rendered(rq, params, env, reg, Rk::Resources, || {
-                let v = reg.resources.iter().enumerate().filter(|(_, e)| shown(e));
-                let render =
-                    |(i, (_, r)): (usize, (&str, &Arc<crate::resource::ResourceEntry>))| {
-                        lm.with_digest(r.def.clone(), || cat.digest(i))
-                    };
-                self.list(rq, params, v, render, "resources", lm.map())
-            })
-        })
+        self.kind_list(
+            (rq, params, env, reg),
+            (Ck::Resources, Some(Rk::Resources), "resources"),
+            || reg.resources.iter(),
+            |(_, r)| r.def.clone(),
+            |(_, r)| r.listed,
+            |(k, r)| {
+                r.listed
+                    && self.may_use(env, "resource", k)
+                    && self.in_scope_listing(env, &r.required_scopes)
+            },
+        )
     }
 
     pub(super) fn templates_list(
@@ -77,28 +61,18 @@ impl Server {
         env: &Env,
         reg: &Registry,
     ) -> Outcome {
-        let modern = rq.era == Era::Modern;
-        let shown = |(k, t): &(&str, &Arc<crate::resource::TemplateEntry>)| {
-            t.listed
-                && self.may_use(env, "resource", k)
-                && self.in_scope_listing(env, &t.required_scopes)
-        };
-        let cat = reg.rendered.catalog(Ck::Templates, modern, || {
-            let defs = reg.templates.values().map(|t| (t.def.clone(), t.listed));
-            KindCatalog::build(defs, self.inner.options.catalog_signing_key.as_ref())
-        });
-        let all = reg.templates.iter();
-        let key = "resourceTemplates";
-        self.cataloged(rq, params, env, &cat, all, shown, key, |lm| {
-            self.rendered(rq, params, env, reg, Rk::Templates, || {
-                let v = reg.templates.iter().enumerate().filter(|(_, e)| shown(e));
-                let render =
-                    |(i, (_, t)): (usize, (&str, &Arc<crate::resource::TemplateEntry>))| {
-                        lm.with_digest(t.def.clone(), || cat.digest(i))
-                    };
-                self.list(rq, params, v, render, key, lm.map())
-            })
-        })
+        self.kind_list(
+            (rq, params, env, reg),
+            (Ck::Templates, Some(Rk::Templates), "resourceTemplates"),
+            || reg.templates.iter(),
+            |(_, t)| t.def.clone(),
+            |(_, t)| t.listed,
+            |(k, t)| {
+                t.listed
+                    && self.may_use(env, "resource", k)
+                    && self.in_scope_listing(env, &t.required_scopes)
+            },
+        )
     }
 
     pub(super) fn prompts_list(
@@ -108,23 +82,55 @@ impl Server {
         env: &Env,
         reg: &Registry,
     ) -> Outcome {
-        let modern = rq.era == Era::Modern;
-        let shown = |(k, p): &(&str, &Arc<crate::prompt::PromptEntry>)| {
-            self.may_use(env, "prompt", k) && self.in_scope_listing(env, &p.required_scopes)
-        };
-        let cat = reg.rendered.catalog(Ck::Prompts, modern, || {
-            let defs = reg.prompts.values().map(|p| (p.def.clone(), true));
+        self.kind_list(
+            (rq, params, env, reg),
+            (Ck::Prompts, Some(Rk::Prompts), "prompts"),
+            || reg.prompts.iter(),
+            |(_, p)| p.def.clone(),
+            |_| true,
+            |(k, p)| {
+                self.may_use(env, "prompt", k) && self.in_scope_listing(env, &p.required_scopes)
+            },
+        )
+    }
+
+    /// One kind's list. `kind`: its catalog, its rendered-page cache (if its pages are kept)
+    /// and its result key; `entries` walks the kind in registration order, `def` gives an entry's
+    /// definition as listed, `open` whether a caller without an identity sees it (that caller's
+    /// catalog is kept with the kind's), `shown` whether this caller does. The catalog is built
+    /// once per registry version; the page carries each shown definition with its digest.
+    pub(super) fn kind_list<T: Copy, I: Iterator<Item = T>>(
+        &self,
+        (rq, params, env, reg): (&RequestInfo, &Params, &Env, &Registry),
+        (ck, rk, key): (Ck, Option<Rk>, &str),
+        entries: impl Fn() -> I,
+        def: impl Fn(T) -> Value,
+        open: impl Fn(T) -> bool,
+        shown: impl Fn(T) -> bool,
+    ) -> Outcome {
+        let cat = reg.rendered.catalog(ck, rq.era == Era::Modern, || {
+            let defs = entries().map(|t| (def(t), open(t)));
             KindCatalog::build(defs, self.inner.options.catalog_signing_key.as_ref())
         });
-        let all = reg.prompts.iter();
-        self.cataloged(rq, params, env, &cat, all, shown, "prompts", |lm| {
-            self.rendered(rq, params, env, reg, Rk::Prompts, || {
-                let v = reg.prompts.iter().enumerate().filter(|(_, e)| shown(e));
-                let render = |(i, (_, p)): (usize, (&str, &Arc<crate::prompt::PromptEntry>))| {
-                    lm.with_digest(p.def.clone(), || cat.digest(i))
+        self.cataloged(
+            rq,
+            params,
+            env,
+            &cat,
+            entries(),
+            |t| shown(*t),
+            key,
+            |lm| {
+                let page = || {
+                    let v = entries().enumerate().filter(|(_, t)| shown(*t));
+                    let render = |(i, t): (usize, T)| lm.with_digest(def(t), || cat.digest(i));
+                    self.list(rq, params, v, render, key, lm.map())
                 };
-                self.list(rq, params, v, render, "prompts", lm.map())
-            })
-        })
+                match rk {
+                    Some(rk) => self.rendered(rq, params, env, reg, rk, page),
+                    None => page(),
+                }
+            },
+        )
     }
 }

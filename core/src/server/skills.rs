@@ -250,18 +250,14 @@ impl Server {
         env: &Env,
         reg: &Registry,
     ) -> Outcome {
-        use super::catalog::KindCatalog;
-        let shown = |s: &&SkillSlot| s.is_listed() && self.skill_visible(env, s);
-        let cat = reg.rendered.catalog(CatalogKind::Skills, false, || {
-            let defs = reg.skills.values().map(|s| (s.entry(), s.is_listed()));
-            KindCatalog::build(defs, self.inner.options.catalog_signing_key.as_ref())
-        });
-        let all = reg.skills.values();
-        self.cataloged(rq, params, env, &cat, all, shown, "skills", |lm| {
-            let v = reg.skills.values().enumerate().filter(|(_, s)| shown(s));
-            let render = |(i, s): (usize, &SkillSlot)| lm.with_digest(s.entry(), || cat.digest(i));
-            self.list(rq, params, v, render, "skills", lm.map())
-        })
+        self.kind_list(
+            (rq, params, env, reg),
+            (CatalogKind::Skills, None, "skills"),
+            || reg.skills.values(),
+            |s| s.entry(),
+            |s| s.is_listed(),
+            |s| s.is_listed() && self.skill_visible(env, s),
+        )
     }
 
     pub(super) fn skills_get(
