@@ -119,6 +119,10 @@ test('OpenTelemetry: the request span is exported over OTLP with the caller\'s t
   assert.ok(data.includes(Buffer.from(traceId, 'hex')), 'the exported span continues the caller\'s trace');
   assert.ok(data.includes(Buffer.from(parentId, 'hex')), 'the caller\'s span is its parent');
   for (const s of ['node-otel-test', 'tools/call test_simple_text', 'vendor=abc']) assert.ok(data.includes(Buffer.from(s)), s);
+  // The MCP semantic conventions' attributes, by key and value (OTLP protobuf keeps them as text).
+  for (const s of ['mcp.method.name', 'tools/call', 'gen_ai.tool.name', 'test_simple_text', 'gen_ai.operation.name', 'execute_tool']) {
+    assert.ok(data.includes(Buffer.from(s)), s);
+  }
 });
 
 test('maxStringBytes: a longer JSON string is 413 + -32600 before any handler runs', async () => {

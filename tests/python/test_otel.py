@@ -66,3 +66,7 @@ def test_request_span_exported_with_the_callers_trace() -> None:
     assert bytes.fromhex(trace_id) in data, "the exported span continues the caller's trace"
     assert bytes.fromhex(parent_id) in data, "the caller's span is its parent"
     assert b"py-otel-test" in data and b"tools/call test_simple_text" in data and b"vendor=abc" in data
+    # The MCP semantic conventions' attributes, by key and value (OTLP protobuf keeps them as text).
+    for text in (b"mcp.method.name", b"tools/call", b"gen_ai.tool.name", b"test_simple_text",
+                 b"gen_ai.operation.name", b"execute_tool"):
+        assert text in data, text
