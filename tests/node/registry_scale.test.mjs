@@ -123,7 +123,8 @@ test('nativeDef: typed members, schemas as JSON text, the rest verbatim in extra
 });
 
 test('definitions are listed as given through the native structs (tools, resources, templates, prompts)', async () => {
-  const server = new Server({ name: 'defs', version: '0' });
+  // Without the catalog's digests (docs/CATALOG.md), which would add to each definition's `_meta`.
+  const server = new Server({ name: 'defs', version: '0', catalogDigests: false });
   const tool = {
     title: 'T', description: 'd', annotations: { readOnlyHint: true, custom: 'x' }, icons: [{ src: 'https://e.x/i.png' }],
     _meta: { k: [1, 2] }, inputSchema: { type: 'object', properties: { q: { type: 'string', default: 'é"\\' } } },

@@ -4,7 +4,7 @@
 //! construction are in docs/CATALOG.md, which a client follows to recompute them.
 //!
 //! Why per registry version: a definition's digest is a SHA-256 over its canonical JSON, and
-//! a list of thousands would cost milliseconds per request. A [`KindCatalog`] hangs on the
+//! a list of thousands would cost milliseconds per request. A `KindCatalog` hangs on the
 //! registry version it describes (`Registry::rendered`, which every change resets), so it is
 //! built by the first list of a version and shared by every list after it; a caller without an
 //! identity (or whose allow-list hides nothing) gets the stamp worked out then. An
