@@ -62,6 +62,9 @@ def test_inspect_json_and_the_same_bytes_as_the_node_cli() -> None:
     # Every definition as listed, with its catalog digest (docs/CATALOG.md).
     for item in info["tools"] + info["resourceTemplates"] + info["prompts"]:
         assert item["_meta"]["io.oxmcp/digest"].startswith("sha256:"), item
+    # And each list's whole-catalog digest; unsigned, so no signature or key.
+    assert sorted(info["catalog"]) == ["prompts/list", "resources/list", "resources/templates/list", "tools/list"]
+    assert all(list(e) == ["digest"] and e["digest"].startswith("sha256:") for e in info["catalog"].values())
     # One output, two CLIs: the Node one (with the TS SDK client) prints the same text and JSON.
     node = shutil.which("node")
     assert node, "node is needed for the parity check"
@@ -193,6 +196,10 @@ def test_verify_checks_the_catalog_signature_against_the_pinned_key(tmp_path: Pa
     pin = tmp_path / "pin.json"
     r = oxmcp("verify", str(signed), "--pin", str(pin), "--write", "--public-key", public)
     assert r.returncode == 0, r.stderr
+    # inspect shows the signature and the key that made it, list by list.
+    shown = json.loads(oxmcp("inspect", "--json", str(signed)).stdout)["catalog"]["tools/list"]
+    assert shown["key"] == public and shown["signature"].startswith("ed25519:"), shown
+    assert f"catalog tools/list: {shown['digest']} signed by {public}" in oxmcp("inspect", str(signed)).stdout
     r = oxmcp("verify", str(signed), "--pin", str(pin))
     assert r.returncode == 0 and "catalog signature verified" in r.stdout, (r.stdout, r.stderr)
     data = json.loads(pin.read_text())

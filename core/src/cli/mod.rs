@@ -19,6 +19,7 @@ mod verify;
 pub use target::Launchers;
 pub use verify::{EXIT_BAD_SIGNATURE, EXIT_CHANGED};
 
+use crate::server::catalog;
 use args::{CallArgs, Cli, ClientFlags, InspectArgs, RunArgs, ServeFlags, Verb, VerifyArgs};
 use clap::Parser;
 use client::Client;
@@ -376,6 +377,33 @@ async fn listing(
     Ok((Value::Object(info), metas))
 }
 
+/// The catalog's digest per list, and its signature and key when the server signs it, from the
+/// first page's `_meta` (every page of a list carries the same ones). `None` when the server
+/// sends no digests (`catalog_digests` off, or not an oxmcp server).
+fn catalog_of(metas: &[(&'static str, Map<String, Value>)]) -> Option<Value> {
+    let mut out = Map::new();
+    for (method, meta) in metas {
+        if out.contains_key(*method) {
+            continue;
+        }
+        let Some(digest) = meta.get(catalog::META_CATALOG_DIGEST) else {
+            continue;
+        };
+        let mut entry = Map::new();
+        entry.insert("digest".into(), digest.clone());
+        for (key, name) in [
+            (catalog::META_SIGNATURE, "signature"),
+            (catalog::META_KEY, "key"),
+        ] {
+            if let Some(v) = meta.get(key) {
+                entry.insert(name.into(), v.clone());
+            }
+        }
+        out.insert((*method).into(), Value::Object(entry));
+    }
+    (!out.is_empty()).then_some(Value::Object(out))
+}
+
 fn one_target(
     verb: &str,
     target: Option<&str>,
@@ -401,10 +429,14 @@ fn inspect(
         let mut c = Client::connect(&target, timeout).await?;
         with_timeout(&target.label(), timeout, listing(&mut c)).await
     })?;
+    let (mut info, metas) = info;
+    if let Some(catalog) = catalog_of(&metas) {
+        info["catalog"] = catalog;
+    }
     let text = if json {
-        output::pretty(&info.0)
+        output::pretty(&info)
     } else {
-        output::render_text(&info.0)
+        output::render_text(&info)
     };
     write_out(&format!("{text}\n"));
     Ok(Outcome::Exit(0))

@@ -91,6 +91,16 @@ pub(crate) fn render_text(info: &Value) -> String {
             p,
         ));
     }
+    if let Some(Value::Object(catalog)) = info.get("catalog") {
+        for (method, entry) in catalog {
+            let signed = if entry.get("signature").is_some() {
+                format!(" signed by {}", s(entry, "key"))
+            } else {
+                String::new()
+            };
+            lines.push(format!("catalog {method}: {}{signed}", s(entry, "digest")));
+        }
+    }
     lines.join("\n")
 }
 
@@ -223,6 +233,23 @@ mod tests {
             render_text(&info),
             "demo 1.0 (protocol 2025-11-25)\ntools (1)\n  add: Add.\n    input: {\"type\":\"object\"}\n\
              resources (1)\n  a://b (b) [text/plain]\nresource templates (0)\nprompts (1)\n  p(x, y?)"
+        );
+    }
+
+    #[test]
+    fn the_catalog_digests_close_the_text() {
+        let info = json!({
+            "server": {"name": "demo", "version": "1.0"}, "protocolVersion": "2026-07-28",
+            "tools": [], "resources": [], "resourceTemplates": [], "prompts": [],
+            "catalog": {
+                "prompts/list": {"digest": "sha256:bb"},
+                "tools/list": {"digest": "sha256:aa", "signature": "ed25519:s", "key": "ed25519:k"},
+            },
+        });
+        let text = render_text(&info);
+        assert!(
+            text.ends_with("\ncatalog prompts/list: sha256:bb\ncatalog tools/list: sha256:aa signed by ed25519:k"),
+            "{text}"
         );
     }
 

@@ -16,9 +16,9 @@ use base64::Engine;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
-pub(crate) const META_DIGEST: &str = "io.oxmcp/digest";
-pub(crate) const META_CATALOG_DIGEST: &str = "io.oxmcp/catalogDigest";
-pub(crate) const META_CATALOG_SIGNATURE: &str = "io.oxmcp/catalogSignature";
+use crate::server::catalog::{
+    META_CATALOG_DIGEST, META_DIGEST, META_SIGNATURE as META_CATALOG_SIGNATURE,
+};
 
 /// The exit code when the catalog differs from the pin.
 pub const EXIT_CHANGED: i32 = 3;

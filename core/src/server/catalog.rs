@@ -327,6 +327,17 @@ impl Server {
         self.inner.options.catalog_signing_key.as_ref()
     }
 
+    /// A definition answered outside a list (a search result, `skills/get`) as a list carries
+    /// it: with its digest when `catalog_digests` is on, so a client can match it to its pin.
+    pub(super) fn as_listed(&self, def: Value) -> Value {
+        if self.inner.options.catalog_digests {
+            let digest = definition_digest(&def);
+            with_digest(def, digest)
+        } else {
+            def
+        }
+    }
+
     /// A list answer with its catalog: every definition on the page carries its digest, the
     /// result the stamp of everything the caller sees (all pages). A first-page request whose
     /// client holds that stamp gets the short answer instead (the list empty, no cursor,

@@ -277,13 +277,8 @@ impl Server {
         match reg.skills.get(uri) {
             Some(s) if self.skill_visible(env, s) => {
                 // The entry as `skills/list` gives it, digest included.
-                let mut entry = s.entry();
-                if self.inner.options.catalog_digests {
-                    let digest = super::catalog::definition_digest(&entry);
-                    entry = super::catalog::with_digest(entry, digest);
-                }
                 let mut r = Map::new();
-                r.insert("skill".into(), entry);
+                r.insert("skill".into(), self.as_listed(s.entry()));
                 Outcome::Result(self.finish(rq, r, true))
             }
             _ => {

@@ -239,7 +239,10 @@ impl Server {
                 // An invalid, unsupported or overlong pattern finds nothing (FastMCP's answer).
                 .unwrap_or_default();
             let modern = rq.era == Era::Modern;
-            let defs: Vec<Value> = found.iter().map(|t| t.descriptor(modern)).collect();
+            let defs: Vec<Value> = found
+                .iter()
+                .map(|t| self.as_listed(t.descriptor(modern)))
+                .collect();
             let content = if defs.is_empty() {
                 json!([])
             } else {
@@ -322,7 +325,10 @@ impl Server {
             }
         };
         let modern = rq.era == Era::Modern;
-        let tools: Vec<Value> = found.iter().map(|t| t.descriptor(modern)).collect();
+        let tools: Vec<Value> = found
+            .iter()
+            .map(|t| self.as_listed(t.descriptor(modern)))
+            .collect();
         let mut r = Map::new();
         r.insert("tools".into(), Value::Array(tools));
         Outcome::Result(self.finish(rq, r, false))

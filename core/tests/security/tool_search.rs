@@ -297,3 +297,29 @@ async fn regex_patterns_are_bounded() {
         started.elapsed()
     );
 }
+
+/// A search result carries the digest its definition has in `tools/list`, so a client can match
+/// a found tool to the one it pinned; with `catalog_digests` off, neither carries one.
+#[tokio::test]
+async fn found_tools_carry_their_listed_digests() {
+    for digests in [true, false] {
+        let s = server(json!({"tool_search_method": true, "catalog_digests": digests}));
+        let run = serve(s, HttpConfig::new(loopback())).await;
+        let listed = call(run.addr, None, "tools/list", json!({})).await.json();
+        let first = &listed["result"]["tools"][0];
+        let name = first["name"].as_str().unwrap();
+        let r = call(
+            run.addr,
+            None,
+            "oxmcp/tools/search",
+            json!({"query": name, "limit": 1}),
+        )
+        .await
+        .json();
+        let found = &r["result"]["tools"][0];
+        assert_eq!(found["name"], name, "{r}");
+        let digest = &found["_meta"]["io.oxmcp/digest"];
+        assert_eq!(digest, &first["_meta"]["io.oxmcp/digest"], "{r}");
+        assert_eq!(digest.is_string(), digests, "{r}");
+    }
+}
