@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import http.client
 import json
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -66,9 +65,11 @@ class Keys:
         self.members = {k: cjwk[k] for k in ("crv", "kty", "x", "y")}
         jkt = b64(hashlib.sha256(json.dumps(self.members, separators=(",", ":"), sort_keys=True).encode()).digest())
         self.now = int(time.time())
-        self.token = jwt.encode({"iss": ISSUER, "aud": RESOURCE, "sub": "py-user", "scope": "mcp:tools",
-                                 "iat": self.now, "exp": self.now + 300, "cnf": {"jkt": jkt}},
-                                issuer_key, algorithm="RS256", headers={"kid": "k1"})
+        claims = {"iss": ISSUER, "aud": RESOURCE, "sub": "py-user", "scope": "mcp:tools",
+                  "iat": self.now, "exp": self.now + 300}
+        self.token = jwt.encode({**claims, "cnf": {"jkt": jkt}}, issuer_key, algorithm="RS256",
+                                headers={"kid": "k1"})
+        self.unbound = jwt.encode(claims, issuer_key, algorithm="RS256", headers={"kid": "k1"})
 
     def proof(self, **claims: Any) -> str:
         body = {"htm": "POST", "htu": RESOURCE, "iat": self.now, "jti": str(uuid.uuid4()),
@@ -76,23 +77,51 @@ class Keys:
         return str(jwt.encode(body, self.client_key, algorithm="ES256",
                               headers={"typ": "dpop+jwt", "jwk": self.members}))
 
+    def case_proof(self, case: dict[str, Any], token: str) -> str:
+        """A proof of `case` (tests/config/dpop-cases.json) for a request carrying `token`."""
+        body = {"htm": "POST", "htu": RESOURCE, "iat": int(time.time()) + case.get("iat_offset", 0),
+                "jti": str(uuid.uuid4()),
+                "ath": b64(hashlib.sha256(case.get("ath_of", token).encode()).digest()), **case.get("claims", {})}
+        key, jwk, alg = self.client_key, dict(self.members), "ES256"
+        how = case.get("key")
+        if how in ("other_key", "thief"):
+            key = ec.generate_private_key(ec.SECP256R1())
+            if how == "thief":
+                own = json.loads(jwt.algorithms.ECAlgorithm.to_jwk(key.public_key()))
+                jwk = {k: own[k] for k in ("crv", "kty", "x", "y")}
+        elif how == "private_jwk":
+            jwk["d"] = "AAAA"
+        header = {"typ": "dpop+jwt", "jwk": jwk, **case.get("header", {})}
+        if how == "unsigned":
+            head = b64(json.dumps({**header, "alg": "none"}).encode())
+            return f"{head}.{b64(json.dumps(body).encode())}."
+        if how == "hmac":
+            header["jwk"] = {"kty": "oct", "k": "c2hhcmVk"}
+            return str(jwt.encode(body, "shared-secret-of-32-bytes-length", algorithm="HS256", headers=header))
+        return str(jwt.encode(body, key, algorithm=alg, headers=header))
 
-def call(port: int, auth: str, dpop: str | None) -> tuple[int, Any, dict[str, Any]]:
-    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-               "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "whoami",
-               "Authorization": auth}
-    if dpop:
-        headers["DPoP"] = dpop
+
+def call(port: int, auth: str, dpop: str | list[str] | None) -> tuple[int, Any, dict[str, Any]]:
+    """`tools/call whoami` with this Authorization and DPoP header(s): status, headers, JSON body."""
     meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": {}}
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                        "params": {"name": "whoami", "arguments": {}, "_meta": meta}}).encode()
-    req = urllib.request.Request(f"http://127.0.0.1:{port}/mcp", data=body, method="POST", headers=headers)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
     try:
-        with urllib.request.urlopen(req, timeout=20) as r:
-            return r.status, r.headers, json.loads(r.read())
-    except urllib.error.HTTPError as e:
-        return e.code, e.headers, json.loads(e.read())
+        conn.putrequest("POST", "/mcp")
+        for k, v in (("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream"),
+                     ("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/call"),
+                     ("Mcp-Name", "whoami"), ("Authorization", auth), ("Content-Length", str(len(body)))):
+            conn.putheader(k, v)
+        # http.client sends a repeated header as given, so two proofs are two DPoP headers.
+        for p in [dpop] if isinstance(dpop, str) else dpop or []:
+            conn.putheader("DPoP", p)
+        conn.endheaders(body)
+        r = conn.getresponse()
+        return r.status, r.headers, json.loads(r.read())
+    finally:
+        conn.close()
 
 
 @pytest.fixture
@@ -151,3 +180,32 @@ def test_replicas_sharing_a_redis_refuse_a_proof_replayed_to_another(
         assert call(b, auth, keys.proof())[0] == 200
     finally:
         stop(redis)
+
+
+CASES = json.loads((Path(__file__).resolve().parents[1] / "config" / "dpop-cases.json").read_text())
+
+
+def test_every_dpop_case_of_the_shared_table(serve: Callable[[Keys, dict[str, Any]], int]) -> None:
+    """tests/config/dpop-cases.json through the ASGI mount: the same answers as the Rust server's."""
+    keys = Keys()
+    port = serve(keys, {"oauth": CASES["oauth"], **CASES["server"]})
+    for case in CASES["cases"]:
+        token = keys.token if case["token"] == "bound" else keys.unbound
+        auth = f"{case['scheme']} {token}"
+        proof: str | list[str] | None = None
+        if case["proof"] in ("good", "replayed"):
+            proof = keys.case_proof(case, token)
+        elif case["proof"] == "two":
+            proof = [keys.case_proof(case, token), keys.case_proof(case, token)]
+        if case["proof"] == "replayed":
+            assert call(port, auth, proof)[0] == 200, case["name"]
+        status, headers, body = call(port, auth, proof)
+        want = case["expect"]
+        assert status == want["status"], (case["name"], body)
+        if status == 200:
+            assert body["result"]["content"][0]["text"] == "dpop", (case["name"], body)
+            continue
+        assert {k: body.get(k) for k in ("error", "error_description")} == {
+            "error": want["error"], "error_description": want["error_description"]}, case["name"]
+        assert headers.get_all("WWW-Authenticate")[0].startswith(want["challenge"]), (case["name"], headers)
+

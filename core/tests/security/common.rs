@@ -54,24 +54,50 @@ pub(crate) async fn request(
     headers: &[(&str, &str)],
     body: Vec<u8>,
 ) -> Resp {
-    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (mut sender, conn) =
-        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
-            .await
-            .unwrap();
-    tokio::spawn(conn);
-    let mut b = hyper::Request::builder().method(method).uri(path);
-    // The client's own Host unless the test gives one.
-    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
-        b = b.header("host", addr.to_string());
+    request_over(false, addr, method, path, headers, body).await
+}
+
+/// [`request`] over HTTP/1.1, or over HTTP/2 with prior knowledge (`h2`), on a fresh connection.
+/// Over HTTP/2 the host is the URI's authority, as an h2 client sends it.
+pub(crate) async fn request_over(
+    h2: bool,
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Vec<u8>,
+) -> Resp {
+    let stream = hyper_util::rt::TokioIo::new(tokio::net::TcpStream::connect(addr).await.unwrap());
+    let given_host = headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("host"));
+    let mut b = hyper::Request::builder().method(method);
+    if h2 {
+        let host = given_host.map_or(addr.to_string(), |(_, v)| v.to_string());
+        b = b.uri(format!("http://{host}{path}"));
+    } else {
+        b = b.uri(path);
+        // The client's own Host unless the test gives one.
+        if given_host.is_none() {
+            b = b.header("host", addr.to_string());
+        }
     }
     for (k, v) in headers {
-        b = b.header(*k, *v);
+        if !(h2 && k.eq_ignore_ascii_case("host")) {
+            b = b.header(*k, *v);
+        }
     }
-    let resp = sender
-        .send_request(b.body(Full::new(Bytes::from(body))).unwrap())
-        .await
-        .unwrap();
+    let req = b.body(Full::new(Bytes::from(body))).unwrap();
+    let resp = if h2 {
+        let (mut sender, conn) =
+            hyper::client::conn::http2::handshake(hyper_util::rt::TokioExecutor::new(), stream)
+                .await
+                .unwrap();
+        tokio::spawn(conn);
+        sender.send_request(req).await.unwrap()
+    } else {
+        let (mut sender, conn) = hyper::client::conn::http1::handshake(stream).await.unwrap();
+        tokio::spawn(conn);
+        sender.send_request(req).await.unwrap()
+    };
     let status = resp.status().as_u16();
     let headers = resp.headers().clone();
     let body = resp.into_body().collect().await.unwrap().to_bytes();

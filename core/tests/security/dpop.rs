@@ -85,6 +85,18 @@ async fn dpop_call_tool(
     token: &str,
     proofs: &[&str],
 ) -> Resp {
+    dpop_call_over(false, addr, tool, scheme, token, proofs).await
+}
+
+/// [`dpop_call_tool`] over HTTP/1.1 or HTTP/2 (`h2`).
+async fn dpop_call_over(
+    h2: bool,
+    addr: SocketAddr,
+    tool: &str,
+    scheme: &str,
+    token: &str,
+    proofs: &[&str],
+) -> Resp {
     let (body, h) = modern_request(None, "tools/call", json!({"name": tool, "arguments": {}}));
     let auth = format!("{scheme} {token}");
     let mut h: Vec<(&str, &str)> = h.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
@@ -92,7 +104,7 @@ async fn dpop_call_tool(
     for p in proofs {
         h.push(("dpop", p));
     }
-    request(addr, "POST", "/mcp", &h, body.into_bytes()).await
+    request_over(h2, addr, "POST", "/mcp", &h, body.into_bytes()).await
 }
 
 const ALGS: &str = "ES256 ES384 EdDSA RS256 RS384 RS512 PS256 PS384 PS512";
@@ -144,104 +156,8 @@ async fn a_bound_token_needs_a_proof_of_this_request_with_its_key() {
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(r.json()["result"]["content"][0]["text"], "whoami for carol");
 
-    // Replayed: the same proof again.
-    let p = proof(&token);
-    assert_eq!(dpop_call(s.addr, "DPoP", &token, &[&p]).await.status, 200);
-    refused(
-        &dpop_call(s.addr, "DPoP", &token, &[&p]).await,
-        "invalid_dpop_proof",
-        "replayed jti",
-    );
-
-    let with = |k: &str, v: Value| {
-        let mut c = proof_claims(&token);
-        c[k] = v;
-        proof_with(header(), c, K2_DER)
-    };
-    let cases = [
-        (with("htm", json!("GET")), "wrong htm"),
-        (
-            with("htu", json!("https://mcp.example.com/other")),
-            "wrong htu",
-        ),
-        (
-            with("htu", json!("https://evil.example.com/mcp")),
-            "wrong htu host",
-        ),
-        (with("iat", json!(now() - 120)), "stale iat"),
-        (with("iat", json!(now() + 120)), "iat in the future"),
-        (with("ath", json!(ath("another token"))), "wrong ath"),
-        (
-            proof_with(
-                json!({"typ": "dpop+jwt", "alg": "none", "jwk": client_jwk()}),
-                proof_claims(&token),
-                K2_DER,
-            ),
-            "alg none",
-        ),
-        (
-            proof_with(
-                json!({"typ": "dpop+jwt", "alg": "HS256", "jwk": {"kty": "oct", "k": "c2hhcmVk"}}),
-                proof_claims(&token),
-                K2_DER,
-            ),
-            "alg HS256",
-        ),
-        (
-            proof_with(
-                json!({"typ": "dpop+jwt", "alg": "EdDSA",
-                       "jwk": {"kty": "OKP", "crv": "Ed25519", "x": K2_X, "d": "AAAA"}}),
-                proof_claims(&token),
-                K2_DER,
-            ),
-            "private jwk",
-        ),
-        (
-            proof_with(
-                json!({"typ": "JWT", "alg": "EdDSA", "jwk": client_jwk()}),
-                proof_claims(&token),
-                K2_DER,
-            ),
-            "typ not dpop+jwt",
-        ),
-        (
-            // Signed by K1, naming K2: the signature does not verify with the jwk.
-            proof_with(header(), proof_claims(&token), K1_DER),
-            "signature by another key",
-        ),
-    ];
-    for (p, what) in &cases {
-        refused(
-            &dpop_call(s.addr, "DPoP", &token, &[p]).await,
-            "invalid_dpop_proof",
-            what,
-        );
-    }
-    refused(
-        &dpop_call(s.addr, "DPoP", &token, &[]).await,
-        "invalid_dpop_proof",
-        "no proof",
-    );
-
-    // A proof by another key than the one the token is bound to (a stolen token, the thief's
-    // own key): the proof is sound, the binding is not.
-    let thief = json!({"typ": "dpop+jwt", "alg": "EdDSA", "jwk": {"kty": "OKP", "crv": "Ed25519", "x": K1_X}});
-    let r = dpop_call(
-        s.addr,
-        "DPoP",
-        &token,
-        &[&proof_with(thief, proof_claims(&token), K1_DER)],
-    )
-    .await;
-    refused(&r, "invalid_token", "key not matching cnf.jkt");
-
-    // An unbound token with the DPoP scheme: nothing binds it.
+    // Each flaw of a proof, and each token-proof mismatch: the shared table, below.
     let unbound = sign(K1_DER, "k1", claims(json!({})));
-    refused(
-        &dpop_call(s.addr, "DPoP", &unbound, &[&proof(&unbound)]).await,
-        "invalid_token",
-        "unbound token as DPoP",
-    );
 
     // The bound token as Bearer: refused, the Bearer challenge naming the error, the DPoP one
     // offered beside it.
@@ -447,4 +363,107 @@ async fn a_step_up_refusal_uses_the_scheme_of_the_request() {
     assert!(r
         .header("www-authenticate")
         .starts_with(r#"Bearer error="insufficient_scope""#));
+}
+
+/// A proof of `case` (a row of tests/config/dpop-cases.json) for a request carrying `token`.
+fn case_proof(case: &Value, token: &str) -> String {
+    let mut c = proof_claims(case["ath_of"].as_str().unwrap_or(token));
+    c["iat"] = json!(now() + case["iat_offset"].as_i64().unwrap_or(0));
+    for (k, v) in case["claims"].as_object().into_iter().flatten() {
+        c[k] = v.clone();
+    }
+    let mut h = header();
+    for (k, v) in case["header"].as_object().into_iter().flatten() {
+        h[k] = v.clone();
+    }
+    let mut der = K2_DER;
+    match case["key"].as_str() {
+        None => {}
+        Some("other_key") => der = K1_DER,
+        Some("thief") => {
+            der = K1_DER;
+            h["jwk"] = json!({"kty": "OKP", "crv": "Ed25519", "x": K1_X});
+        }
+        Some("private_jwk") => h["jwk"]["d"] = json!("AAAA"),
+        Some("hmac") => {
+            h["alg"] = json!("HS256");
+            h["jwk"] = json!({"kty": "oct", "k": "c2hhcmVk"});
+        }
+        Some("unsigned") => h["alg"] = json!("none"),
+        Some(other) => panic!("{}: no key kind {other}", case["name"]),
+    }
+    proof_with(h, c, der)
+}
+
+/// Every row of the table shared with Python's ASGI mount and Node's handler, over HTTP/1.1 and
+/// over HTTP/2: the proof rule is applied once, before either framing's request reaches the server.
+#[tokio::test]
+async fn every_case_of_the_shared_table_over_http1_and_http2() {
+    let _serial = serial().await;
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/config/dpop-cases.json"
+    );
+    let table: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut oauth =
+        json!({"resource": RESOURCE, "issuer": ISSUER, "jwks": {"keys": [jwk("k1", K1_X)]}});
+    for (k, v) in table["oauth"].as_object().unwrap() {
+        oauth[k] = v.clone();
+    }
+    let mut config = json!({"oauth": oauth});
+    for (k, v) in table["server"].as_object().unwrap() {
+        config[k] = v.clone();
+    }
+    let config = oxmcp::config::Config::from_json(config).unwrap();
+    let s = serve(
+        demo_server(ServerOptions::default()),
+        config.listen.http_config(loopback()).unwrap(),
+    )
+    .await;
+    let (bound, unbound) = (bound_token(), sign(K1_DER, "k1", claims(json!({}))));
+    for h2 in [false, true] {
+        for case in table["cases"].as_array().unwrap() {
+            let name = format!("{} (h2 {h2})", case["name"].as_str().unwrap());
+            let token = if case["token"] == "bound" {
+                &bound
+            } else {
+                &unbound
+            };
+            let scheme = case["scheme"].as_str().unwrap();
+            let proofs: Vec<String> = match case["proof"].as_str().unwrap() {
+                "good" | "replayed" => vec![case_proof(case, token)],
+                "two" => vec![case_proof(case, token), case_proof(case, token)],
+                _ => vec![],
+            };
+            let proofs: Vec<&str> = proofs.iter().map(String::as_str).collect();
+            let call = || dpop_call_over(h2, s.addr, "whoami", scheme, token, &proofs);
+            if case["proof"] == "replayed" {
+                assert_eq!(call().await.status, 200, "{name}");
+            }
+            let r = call().await;
+            let want = &case["expect"];
+            assert_eq!(u64::from(r.status), want["status"], "{name}: {}", r.body);
+            if r.status == 200 {
+                assert!(
+                    r.json()["result"]["content"][0]["text"]
+                        .as_str()
+                        .unwrap()
+                        .starts_with("whoami for"),
+                    "{name}"
+                );
+                continue;
+            }
+            let body = r.json();
+            assert_eq!(
+                (&body["error"], &body["error_description"]),
+                (&want["error"], &want["error_description"]),
+                "{name}"
+            );
+            let challenge = r.header("www-authenticate");
+            assert!(
+                challenge.starts_with(want["challenge"].as_str().unwrap()),
+                "{name}: {challenge}"
+            );
+        }
+    }
 }
