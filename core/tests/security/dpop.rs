@@ -32,7 +32,7 @@ fn ath(token: &str) -> String {
 
 /// A proof JWT with this header and these claims, signed with `der` (Ed25519) as `EdDSA`, or
 /// with an HMAC secret when the header says `HS256`, or unsigned for `none`.
-fn proof_with(header: Value, claims: Value, der: &str) -> String {
+pub(crate) fn proof_with(header: Value, claims: Value, der: &str) -> String {
     let b64 = |v: &Value| URL_SAFE_NO_PAD.encode(serde_json::to_vec(v).unwrap());
     let msg = format!("{}.{}", b64(&header), b64(&claims));
     let sig = match header["alg"].as_str().unwrap() {
@@ -53,12 +53,12 @@ fn proof_with(header: Value, claims: Value, der: &str) -> String {
     format!("{msg}.{sig}")
 }
 
-fn header() -> Value {
+pub(crate) fn header() -> Value {
     json!({"typ": "dpop+jwt", "alg": "EdDSA", "jwk": client_jwk()})
 }
 
 /// Claims of a good proof for `POST RESOURCE` with `token`; `jti` unique per call.
-fn proof_claims(token: &str) -> Value {
+pub(crate) fn proof_claims(token: &str) -> Value {
     static N: AtomicUsize = AtomicUsize::new(0);
     json!({"htm": "POST", "htu": RESOURCE, "iat": now(), "ath": ath(token),
            "jti": format!("jti-{}-{}", now(), N.fetch_add(1, Ordering::Relaxed))})
@@ -69,7 +69,7 @@ fn proof(token: &str) -> String {
 }
 
 /// An access token bound to the client key.
-fn bound_token() -> String {
+pub(crate) fn bound_token() -> String {
     sign(K1_DER, "k1", claims(json!({"cnf": {"jkt": client_jkt()}})))
 }
 
@@ -120,7 +120,7 @@ fn refused(r: &Resp, error: &str, what: &str) {
     assert_eq!(r.json()["error"], error, "{what}");
 }
 
-fn dpop_server(mode: &str) -> HttpConfig {
+pub(crate) fn dpop_server(mode: &str) -> HttpConfig {
     dpop_server_with(json!({"dpop": mode}))
 }
 

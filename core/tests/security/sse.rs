@@ -273,3 +273,71 @@ async fn off_by_default() {
     let r = post(s.addr, "/messages?session_id=x", None, json!({})).await;
     assert_eq!(r.status, 404);
 }
+
+/// DPoP over the HTTP+SSE transport: the stream's GET and each POST to its endpoint need a proof
+/// of that request (its method, and the public URL of its own path: `/sse`, `/messages`), as a
+/// Streamable HTTP request does; a proof of the other request, or one used before, is refused.
+#[tokio::test]
+async fn dpop_proofs_of_each_request() {
+    use super::dpop::{bound_token, dpop_server, header, proof_claims, proof_with};
+    use super::oauth::K2_DER;
+    let s = serve(
+        sse_server(),
+        dpop_server("required").sse(Some(SseConfig::default())),
+    )
+    .await;
+    let token = bound_token();
+    let auth = format!("DPoP {token}");
+    let proof = |htm: &str, path: &str| {
+        let mut c = proof_claims(&token);
+        c["htm"] = json!(htm);
+        c["htu"] = json!(format!("https://mcp.example.com{path}"));
+        proof_with(header(), c, K2_DER)
+    };
+    let wrong = proof("POST", "/sse");
+    let (st, _) = Events::open(s.addr, &[("authorization", &auth), ("dpop", &wrong)]).await;
+    assert_eq!(st, 401, "a proof of a POST for the GET");
+    let good = proof("GET", "/sse");
+    let (st, events) = Events::open(s.addr, &[("authorization", &auth), ("dpop", &good)]).await;
+    assert_eq!(st, 200);
+    let mut events = events.unwrap();
+    let (_, endpoint) = events.next().await;
+    let send = |dpop: String, body: Value| {
+        let (auth, endpoint) = (auth.clone(), endpoint.clone());
+        async move {
+            let h = [
+                ("content-type", "application/json"),
+                ("authorization", auth.as_str()),
+                ("dpop", dpop.as_str()),
+            ];
+            request(s.addr, "POST", &endpoint, &h, body.to_string().into_bytes()).await
+        }
+    };
+    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+        "protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"t","version":"1"}}});
+    let r = send(proof("POST", "/sse"), init.clone()).await;
+    assert_eq!(
+        r.status, 401,
+        "the stream's URL for a POST to the endpoint: {}",
+        r.body
+    );
+    assert_eq!(
+        r.json()["error_description"],
+        "The DPoP proof's htu is not this request's URL"
+    );
+    let p = proof("POST", "/messages");
+    assert_eq!(send(p.clone(), init).await.status, 202);
+    assert_eq!(
+        events.message().await["result"]["protocolVersion"],
+        "2024-11-05"
+    );
+    let ping = json!({"jsonrpc":"2.0","id":2,"method":"ping"});
+    let r = send(p, ping.clone()).await;
+    assert_eq!(r.status, 401, "a proof used before");
+    assert_eq!(
+        r.json()["error_description"],
+        "The DPoP proof was used before"
+    );
+    assert_eq!(send(proof("POST", "/messages"), ping).await.status, 202);
+    assert_eq!(events.message().await["id"], 2);
+}
