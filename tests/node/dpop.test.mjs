@@ -15,20 +15,21 @@ const b64 = (o) => Buffer.from(typeof o === 'string' ? o : JSON.stringify(o)).to
 const sha = (s) => crypto.createHash('sha256').update(s).digest('base64url');
 const members = (jwk) => ({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y });
 
-/** An issuer key, a client key, a token bound to the client key and one bound to none. */
+/** An issuer key, a client key, a token bound to the client key, one bound to none, and an
+ * ID-JAG of the same issuer. */
 function keys() {
   const as = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
   const client = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const cjwk = members(client.publicKey.export({ format: 'jwk' }));
   const now = Math.floor(Date.now() / 1000);
-  const sign = (claims) => {
-    const head = b64({ alg: 'RS256', typ: 'JWT', kid: 'k1' });
+  const sign = (claims, typ = 'JWT') => {
+    const head = b64({ alg: 'RS256', typ, kid: 'k1' });
     const body = b64({ iss: ISSUER, aud: RESOURCE, exp: now + 300, iat: now, sub: 'node-user', scope: 'mcp:tools', ...claims });
     return `${head}.${body}.${crypto.sign('RSA-SHA256', Buffer.from(`${head}.${body}`), as.privateKey).toString('base64url')}`;
   };
   const jwks = { keys: [{ ...as.publicKey.export({ format: 'jwk' }), kid: 'k1', alg: 'RS256' }] };
   // RFC 7638: the required members, in lexicographic order, compact.
-  return { jwks, client, cjwk, bound: sign({ cnf: { jkt: sha(JSON.stringify(cjwk)) } }), unbound: sign({}) };
+  return { jwks, client, cjwk, bound: sign({ cnf: { jkt: sha(JSON.stringify(cjwk)) } }), unbound: sign({}), id_jag: sign({}, 'oauth-id-jag+jwt') };
 }
 
 /** A proof of `c` (a row of the table) for a request carrying `token`. */
@@ -97,7 +98,7 @@ test('every DPoP case of the shared table, through nodeHandler()', async (t) => 
   t.after(() => new Promise((r) => hs.close(r)));
   const { port } = hs.address();
   for (const c of TABLE.cases) {
-    const token = c.token === 'bound' ? k.bound : k.unbound;
+    const token = k[c.token];
     const auth = `${c.scheme} ${token}`;
     let proof;
     if (c.proof === 'good' || c.proof === 'replayed') proof = proofOf(k, c, token);

@@ -70,6 +70,7 @@ class Keys:
         self.token = jwt.encode({**claims, "cnf": {"jkt": jkt}}, issuer_key, algorithm="RS256",
                                 headers={"kid": "k1"})
         self.unbound = jwt.encode(claims, issuer_key, algorithm="RS256", headers={"kid": "k1"})
+        self.id_jag = jwt.encode(claims, issuer_key, algorithm="RS256", headers={"kid": "k1", "typ": "oauth-id-jag+jwt"})
 
     def proof(self, **claims: Any) -> str:
         body = {"htm": "POST", "htu": RESOURCE, "iat": self.now, "jti": str(uuid.uuid4()),
@@ -190,7 +191,7 @@ def test_every_dpop_case_of_the_shared_table(serve: Callable[[Keys, dict[str, An
     keys = Keys()
     port = serve(keys, {"oauth": CASES["oauth"], **CASES["server"]})
     for case in CASES["cases"]:
-        token = keys.token if case["token"] == "bound" else keys.unbound
+        token = {"bound": keys.token, "unbound": keys.unbound, "id_jag": keys.id_jag}[case["token"]]
         auth = f"{case['scheme']} {token}"
         proof: str | list[str] | None = None
         if case["proof"] in ("good", "replayed"):

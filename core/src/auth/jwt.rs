@@ -151,6 +151,9 @@ impl JwtValidator {
     pub async fn validate(&self, token: &str) -> Result<Caller, TokenRejected> {
         let header = jsonwebtoken::decode_header(token)
             .map_err(|e| TokenRejected(format!("malformed JWT: {e}")))?;
+        if let Some(kind) = header.typ.as_deref().and_then(not_an_access_token) {
+            return Err(TokenRejected(format!("{kind} is not an access token")));
+        }
         if !self.algorithms.contains(&header.alg) {
             return Err(TokenRejected(format!(
                 "algorithm {:?} not accepted",
@@ -204,6 +207,20 @@ impl JwtValidator {
             .to_string();
         let scopes = scopes_of(&claims);
         Ok(Caller::new(name).with_scopes(scopes).with_claims(claims))
+    }
+}
+
+/// What a JWT of this `typ` is, when it is a kind that must never be taken as an access token
+/// although the same issuer may sign it for this audience: an ID-JAG (the enterprise-managed
+/// authorization grant, exchanged at the authorization server's token endpoint for an access
+/// token, never sent to the resource) or a DPoP proof. Media types compare without case and
+/// with or without `application/` (RFC 7515 §4.1.9).
+fn not_an_access_token(typ: &str) -> Option<&'static str> {
+    let t = typ.to_ascii_lowercase();
+    match t.strip_prefix("application/").unwrap_or(&t) {
+        "oauth-id-jag+jwt" => Some("an identity assertion grant (ID-JAG)"),
+        "dpop+jwt" => Some("a DPoP proof"),
+        _ => None,
     }
 }
 

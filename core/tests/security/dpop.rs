@@ -421,13 +421,20 @@ async fn every_case_of_the_shared_table_over_http1_and_http2() {
     )
     .await;
     let (bound, unbound) = (bound_token(), sign(K1_DER, "k1", claims(json!({}))));
+    let id_jag = {
+        let mut h = Header::new(jsonwebtoken::Algorithm::EdDSA);
+        h.kid = Some("k1".into());
+        h.typ = Some("oauth-id-jag+jwt".into());
+        let der = STANDARD.decode(K1_DER).unwrap();
+        jsonwebtoken::encode(&h, &claims(json!({})), &EncodingKey::from_ed_der(&der)).unwrap()
+    };
     for h2 in [false, true] {
         for case in table["cases"].as_array().unwrap() {
             let name = format!("{} (h2 {h2})", case["name"].as_str().unwrap());
-            let token = if case["token"] == "bound" {
-                &bound
-            } else {
-                &unbound
+            let token = match case["token"].as_str().unwrap() {
+                "bound" => &bound,
+                "unbound" => &unbound,
+                _ => &id_jag,
             };
             let scheme = case["scheme"].as_str().unwrap();
             let proofs: Vec<String> = match case["proof"].as_str().unwrap() {

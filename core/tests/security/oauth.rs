@@ -385,3 +385,203 @@ async fn a_token_that_names_no_caller_is_refused() {
         .message
         .contains("name_claims must name at least one claim"));
 }
+
+/// A test identity provider and a test authorization server, on loopback, speaking the
+/// enterprise-managed authorization flow (the MCP auth extension): the IdP's token endpoint
+/// exchanges its ID token for an ID-JAG (RFC 8693 token exchange, `typ` `oauth-id-jag+jwt`, for
+/// the authorization server's audience); the authorization server's token endpoint takes the
+/// ID-JAG as a JWT-bearer grant (RFC 7523) and issues an access token for the resource. Keys: the
+/// IdP signs with K2, the authorization server with K1.
+async fn enterprise_idp_and_as() -> SocketAddr {
+    const IDP: &str = "https://idp.example.com";
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    fn form(body: &[u8]) -> std::collections::HashMap<String, String> {
+        let text = String::from_utf8_lossy(body);
+        let unescape = |s: &str| {
+            let b = s.replace('+', " ").into_bytes();
+            let mut out = Vec::new();
+            let mut i = 0;
+            while i < b.len() {
+                if b[i] == b'%' && i + 2 < b.len() {
+                    let hex = std::str::from_utf8(&b[i + 1..i + 3]).unwrap();
+                    out.push(u8::from_str_radix(hex, 16).unwrap());
+                    i += 3;
+                } else {
+                    out.push(b[i]);
+                    i += 1;
+                }
+            }
+            String::from_utf8(out).unwrap()
+        };
+        text.split('&')
+            .filter_map(|kv| kv.split_once('='))
+            .map(|(k, v)| (unescape(k), unescape(v)))
+            .collect()
+    }
+    let verify = |token: &str, x: &str, aud: &str| -> Option<(String, Value)> {
+        let header = jsonwebtoken::decode_header(token).ok()?;
+        let key = jsonwebtoken::DecodingKey::from_ed_components(x).ok()?;
+        let mut v = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::EdDSA);
+        v.set_audience(&[aud]);
+        let c = jsonwebtoken::decode::<Value>(token, &key, &v).ok()?.claims;
+        Some((header.typ.unwrap_or_default(), c))
+    };
+    let answer = move |path: String, body: Bytes| -> (u16, Value) {
+        let f = form(&body);
+        let grant = f.get("grant_type").map(String::as_str);
+        match (path.as_str(), grant) {
+            ("/idp/token", Some("urn:ietf:params:oauth:grant-type:token-exchange")) => {
+                // The user's ID token (issued by this IdP at sign-on, for the client).
+                let Some((_, id)) = verify(&f["subject_token"], K2_X, "mcp-client") else {
+                    return (400, json!({"error": "invalid_grant"}));
+                };
+                if f.get("requested_token_type").map(String::as_str)
+                    != Some("urn:ietf:params:oauth:token-type:id-jag")
+                {
+                    return (400, json!({"error": "invalid_request"}));
+                }
+                let mut h = Header::new(jsonwebtoken::Algorithm::EdDSA);
+                h.typ = Some("oauth-id-jag+jwt".into());
+                let jag = json!({"iss": IDP, "sub": id["sub"], "aud": f["audience"],
+                                 "resource": f["resource"], "client_id": "mcp-client",
+                                 "scope": f["scope"], "jti": "jag-1", "iat": now(), "exp": now() + 300});
+                let der =
+                    base64::Engine::decode(&base64::engine::general_purpose::STANDARD, K2_DER)
+                        .unwrap();
+                let jag = jsonwebtoken::encode(&h, &jag, &EncodingKey::from_ed_der(&der)).unwrap();
+                (
+                    200,
+                    json!({"access_token": jag, "issued_token_type": "urn:ietf:params:oauth:token-type:id-jag", "token_type": "N_A"}),
+                )
+            }
+            ("/as/token", Some("urn:ietf:params:oauth:grant-type:jwt-bearer")) => {
+                match verify(&f["assertion"], K2_X, ISSUER) {
+                    Some((typ, jag))
+                        if typ == "oauth-id-jag+jwt" && jag["resource"] == RESOURCE =>
+                    {
+                        let token = sign(
+                            K1_DER,
+                            "k1",
+                            claims(
+                                json!({"sub": jag["sub"], "client_id": jag["client_id"], "scope": jag["scope"]}),
+                            ),
+                        );
+                        (
+                            200,
+                            json!({"access_token": token, "token_type": "Bearer", "expires_in": 300}),
+                        )
+                    }
+                    _ => (400, json!({"error": "invalid_grant"})),
+                }
+            }
+            _ => (400, json!({"error": "unsupported_grant_type"})),
+        }
+    };
+    let answer = Arc::new(answer);
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let answer = answer.clone();
+            let svc =
+                hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
+                    let answer = answer.clone();
+                    async move {
+                        let path = req.uri().path().to_string();
+                        let body = req.into_body().collect().await.unwrap().to_bytes();
+                        let (status, v) = answer(path, body);
+                        let mut r = hyper::Response::new(Full::new(Bytes::from(v.to_string())));
+                        *r.status_mut() = hyper::StatusCode::from_u16(status).unwrap();
+                        Ok::<_, std::convert::Infallible>(r)
+                    }
+                });
+            tokio::spawn(
+                hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), svc),
+            );
+        }
+    });
+    addr
+}
+
+/// Enterprise-managed authorization from the resource server's side: the access token the
+/// authorization server issues for an ID-JAG is taken like any other (the caller is the IdP's
+/// subject); the ID-JAG itself is a grant for the authorization server and is refused even when
+/// it is signed by a trusted key for this very resource, as is a DPoP proof sent as a token.
+#[tokio::test]
+async fn an_id_jag_is_exchanged_at_the_authorization_server_and_never_taken_itself() {
+    let _serial = serial().await;
+    let config = oxmcp::config::Config::from_json(json!({
+        "oauth": {"resource": RESOURCE, "issuer": ISSUER, "jwks": {"keys": [jwk("k1", K1_X)]}},
+    }))
+    .unwrap();
+    let s = serve(
+        demo_server(ServerOptions::default()),
+        config.listen.http_config(loopback()).unwrap(),
+    )
+    .await;
+    let idp = enterprise_idp_and_as().await;
+    let post = |path: &'static str, form: String| async move {
+        let h = [("content-type", "application/x-www-form-urlencoded")];
+        request(idp, "POST", path, &h, form.into_bytes())
+            .await
+            .json()
+    };
+    // Sign-on gave the client an ID token from the IdP.
+    let id_token = sign(
+        K2_DER,
+        "idp",
+        json!({"iss": "https://idp.example.com", "aud": "mcp-client", "sub": "erin@corp.example", "exp": now() + 300}),
+    );
+    let enc = |s: &str| s.replace(':', "%3A").replace('/', "%2F");
+    let jag = post("/idp/token", format!(
+        "grant_type={}&requested_token_type={}&subject_token={id_token}&audience={}&resource={}&scope=mcp%3Atools",
+        enc("urn:ietf:params:oauth:grant-type:token-exchange"),
+        enc("urn:ietf:params:oauth:token-type:id-jag"),
+        enc(ISSUER),
+        enc(RESOURCE),
+    )).await;
+    let jag = jag["access_token"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{jag}"))
+        .to_string();
+    let token = post(
+        "/as/token",
+        format!(
+            "grant_type={}&assertion={jag}",
+            enc("urn:ietf:params:oauth:grant-type:jwt-bearer")
+        ),
+    )
+    .await;
+    let token = token["access_token"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{token}"));
+    let r = tool_call(s.addr, Some(token), "whoami").await;
+    assert_eq!(
+        r.json()["result"]["content"][0]["text"],
+        "whoami for erin@corp.example",
+        "{}",
+        r.body
+    );
+
+    // An ID-JAG that a confused or compromised issuer signed with the resource's own trusted key,
+    // for this resource: still a grant, not an access token.
+    let mut h = Header::new(jsonwebtoken::Algorithm::EdDSA);
+    h.kid = Some("k1".into());
+    for typ in [
+        "oauth-id-jag+jwt",
+        "application/OAuth-ID-JAG+JWT",
+        "dpop+jwt",
+    ] {
+        h.typ = Some(typ.into());
+        let der =
+            base64::Engine::decode(&base64::engine::general_purpose::STANDARD, K1_DER).unwrap();
+        let confused =
+            jsonwebtoken::encode(&h, &claims(json!({})), &EncodingKey::from_ed_der(&der)).unwrap();
+        let r = tool_call(s.addr, Some(&confused), "whoami").await;
+        assert_eq!(r.status, 401, "{typ}: {}", r.body);
+        assert!(
+            r.header("www-authenticate").contains("invalid_token"),
+            "{typ}"
+        );
+    }
+}
