@@ -149,11 +149,13 @@ class ToolEntry(_Entry):
         self._fast_type: type | None = (
             info.return_annotation if info.return_annotation in (int, bool, str) and info.wrap_result
             and info.output_adapter is not None and info.output_schema is not None else None)
-        # The core's rule for a tool's own limits (Node's registerTool applies the same one).
-        from . import _oxmcp
+        # The core's rule for a tool's own limits (Node's registerTool applies the same one); a
+        # tool that sets none has nothing to check.
+        if timeout is not None or max_concurrency is not None or task_after is not None:
+            from . import _oxmcp
 
-        _oxmcp.check_tool_limits(self.name, None if timeout is None else timeout * 1000, max_concurrency,
-                                 None if task_after is None else task_after * 1000)
+            _oxmcp.check_tool_limits(self.name, None if timeout is None else timeout * 1000, max_concurrency,
+                                     None if task_after is None else task_after * 1000)
         if task_support is None and task is not None:
             task_support = "optional" if task else "forbidden"
         if task_support not in (None, "forbidden", "optional", "required"):

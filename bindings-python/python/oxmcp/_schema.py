@@ -192,13 +192,17 @@ class FunctionInfo:
     #: For a plain signature: ``(name, annotation, default or ...)`` per parameter; the model is
     #: then built on first use only (from ``_fields``).
     _plain: tuple[tuple[str, Any, Any, str | None], ...] | None = None
+    #: With an explicit input schema: the parameters' fields, for a model built on first use.
+    _fields: dict[str, Any] | None = None
 
     @property
     def arg_model(self) -> type[BaseModel]:
-        """The pydantic model of the parameters (built on first use for a plain signature)."""
+        """The pydantic model of the parameters (built on first use for a plain signature or an
+        explicit input schema)."""
         if self._model is None:
-            fields = {p: (a, Field(default=d, description=desc) if desc else Field(default=d))
-                      for p, a, d, desc in self._plain or ()}
+            fields = self._fields if self._fields is not None else {
+                p: (a, Field(default=d, description=desc) if desc else Field(default=d))
+                for p, a, d, desc in self._plain or ()}
             self._model = _create_model(self.name, fields)
         return self._model
 
@@ -403,6 +407,11 @@ def analyze_function(
     raw_arguments = input_schema is not None
     if plain is not None:
         input_schema = _plain_schema(plain)
+    elif raw_arguments:
+        # The schema is given and the function gets the JSON values as they are: no model is
+        # needed to describe or convert them, and building one costs more than the rest of a
+        # registration (a generated catalog registers thousands this way).
+        pass
     else:
         try:
             arg_model = _create_model(name or fn.__name__, fields)
@@ -466,6 +475,7 @@ def analyze_function(
         output_adapter=adapter,
         raw_arguments=raw_arguments,
         _plain=None if plain is None else tuple(plain),
+        _fields=fields if raw_arguments else None,
     )
 
 
