@@ -165,20 +165,21 @@ def test_the_asgi_mount_applies_the_dpop_rule(serve: Callable[[Keys, dict[str, A
     assert status == 401 and challenge.startswith('DPoP error="invalid_token"'), (challenge, body)
 
 
-def test_replicas_sharing_a_redis_refuse_a_proof_replayed_to_another(
+def test_three_replicas_sharing_a_redis_refuse_a_proof_replayed_to_the_others(
         serve: Callable[[Keys, dict[str, Any]], int]) -> None:
     redis, redis_port = start_redis()
     try:
         keys = Keys()
         shared = {"redis_url": f"redis://127.0.0.1:{redis_port}/", "state_key": "dpop-test-state-key-0123456789"}
-        a, b = serve(keys, shared), serve(keys, shared)
+        a, b, c = serve(keys, shared), serve(keys, shared), serve(keys, shared)
         auth = f"DPoP {keys.token}"
         proof = keys.proof()
         assert call(a, auth, proof)[0] == 200
-        status, _, body = call(b, auth, proof)
-        assert status == 401 and body == {"error": "invalid_dpop_proof",
-                                          "error_description": "The DPoP proof was used before"}, body
-        assert call(b, auth, keys.proof())[0] == 200
+        for other in (b, c):
+            status, _, body = call(other, auth, proof)
+            assert status == 401 and body == {"error": "invalid_dpop_proof",
+                                              "error_description": "The DPoP proof was used before"}, body
+        assert call(c, auth, keys.proof())[0] == 200
     finally:
         stop(redis)
 
