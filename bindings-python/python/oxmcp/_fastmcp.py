@@ -122,6 +122,9 @@ class FastMCP(Server):
     #: The SDK generation speaks only the `initialize`-era revisions (mcp 1.x).
     _handshake_only = False
     _str_returns_are_data = True
+    #: FastMCP answers an object a tool returns without an output schema as structuredContent too.
+    _structured_objects = True
+    _fastmcp_wrap_meta = True
     _fastmcp_log_data = True
     _str_request_id = True
     _resource_error_code = -32603
@@ -226,18 +229,23 @@ class FastMCP(Server):
         return framework_version("fastmcp")
 
     def _adapt_tool(self, entry: Any) -> None:
-        # FastMCP (2.x to 4.x) lists a function tool's schema with additionalProperties: false and
-        # refuses an argument the function does not take (pydantic's unexpected_keyword_argument);
-        # the core validates against the listed schema, so listing it refuses it too. An explicit
-        # input_schema is the author's, as given. A new dict: the built schema may be shared (cached).
-        schema = entry.info.input_schema
-        if not entry.info.raw_arguments and schema.get("type") == "object" and "additionalProperties" not in schema:
-            entry.info.input_schema = {**schema, "additionalProperties": False}
+        fastmcp_tool_schemas(entry)
 
     # -- registration: FastMCP's extra decorator keywords ---------------------------------------
     def add_tool(self, fn: Any, **kwargs: Any) -> Any:  # type: ignore[override]
         # tool() comes here too (Server.tool calls add_tool): the keywords are read once, here.
-        if getattr(fn, "fn", None) is not None:
+        from .tools.base import Tool
+        from .tools.function_tool import FunctionTool, ToolMeta, get_fastmcp_meta
+
+        if not isinstance(fn, Tool) and isinstance(get_fastmcp_meta(fn), ToolMeta):
+            # A function the standalone @tool marked: registered with the settings it carries.
+            fn = FunctionTool.from_function(fn, metadata=get_fastmcp_meta(fn))
+        if isinstance(fn, Tool):
+            # A tool component: the same registration as @mcp.tool, with the component's settings
+            # (a keyword given here wins).
+            fn, settings = fn._registration()
+            kwargs = {**settings, **kwargs}
+        elif getattr(fn, "fn", None) is not None:
             kwargs["_component"] = fn
         kwargs = self._component_kwargs("tool", kwargs, _TOOL_EXTRAS)
         if kwargs.pop("_hidden", False):
@@ -287,6 +295,13 @@ class FastMCP(Server):
         if hidden:
             kwargs["_hidden"] = True
         return kwargs
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> Any:
+        """FastMCP's in-process call: the tool's ``ToolResult``, through the core as a client's
+        ``tools/call``; an error result raises ``ToolError`` with its text."""
+        from .tools.base import call_through_core
+
+        return await call_through_core(self, name, arguments)
 
     # -- composition ----------------------------------------------------------------------------
     def mount(self, server: Server, prefix: str | None = None, *, namespace: str | None = None,
@@ -560,6 +575,10 @@ class MCPServer(FastMCP):
     def generate_name(cls, name: str | None = None) -> str:
         return name or "mcp-server"
 
+    # The SDK answers a tool without an output schema with content only, and marks no wrapped result.
+    _structured_objects = False
+    _fastmcp_wrap_meta = False
+
     @staticmethod
     def _default_version() -> str:
         return ""
@@ -664,6 +683,26 @@ class LegacyFastMCP(MCPServer):
         from ._versions import framework_version
 
         return framework_version("mcp", major="1")
+
+
+def fastmcp_tool_schemas(entry: Any) -> None:
+    """A tool's listed schemas as FastMCP lists them (``@mcp.tool`` and ``Tool.from_function`` alike).
+
+    FastMCP (2.x to 4.x) lists a function tool's input schema with ``additionalProperties: false``
+    and refuses an argument the function does not take (pydantic's unexpected_keyword_argument); the
+    core validates against the listed schema, so listing it refuses it too. An explicit
+    ``input_schema`` is the author's, as given. A wrapped output schema carries FastMCP's marker
+    (``x-fastmcp-wrap-result``), which FastMCP's client reads to unwrap ``result`` into ``.data``.
+    New dicts: the built schemas may be shared (cached).
+    """
+    schema = entry.info.input_schema
+    if not entry.info.raw_arguments and schema.get("type") == "object" and "additionalProperties" not in schema:
+        entry.info.input_schema = {**schema, "additionalProperties": False}
+    out = entry.info.output_schema
+    if out is not None and "x-oxmcp-wrap-result" in out:
+        out = {k: v for k, v in out.items() if k != "x-oxmcp-wrap-result"}
+        out["x-fastmcp-wrap-result"] = True
+        entry.info.output_schema = out
 
 
 def prefix_uri(uri: str, prefix: str | None) -> str:

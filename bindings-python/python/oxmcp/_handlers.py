@@ -29,6 +29,7 @@ import pydantic
 from ._context import Context
 from ._errors import DefinitionError, InputRequired, McpError, PromptError, RequestCancelled, ResourceError, ToolError
 from ._results import CoreList, error_result, normalize_prompt_result, normalize_resource_result, normalize_tool_result
+from ._results import ToolResult as ToolResultType
 from ._schema import FunctionInfo, analyze_function
 from .server.dependencies import current_context
 
@@ -145,6 +146,10 @@ class ToolEntry(_Entry):
                                      str_is_data=bool(getattr(server, "_str_returns_are_data", False)))
         self.name = self.info.name
         info = self.info
+        #: FastMCP marks a result it wrapped under ``result`` in ``_meta.fastmcp.wrap_result`` (its
+        #: client unwraps ``.data`` by it).
+        self._wrap_meta = bool(info.wrap_result and info.output_schema is not None
+                               and getattr(server, "_fastmcp_wrap_meta", False))
         #: The plain return type whose result `_finish` builds directly (None: normalize_tool_result).
         self._fast_type: type | None = (
             info.return_annotation if info.return_annotation in (int, bool, str) and info.wrap_result
@@ -210,15 +215,23 @@ class ToolEntry(_Entry):
             # normalize_tool_result gives, without the adapter and json.dumps (half of a small call).
             text = value if type(value) is str else ("true" if value is True else "false" if value is False
                                                       else int.__repr__(value))
-            return ("ok", {"content": [{"type": "text", "text": text}], "structuredContent": {"result": value}})
+            out = {"content": [{"type": "text", "text": text}], "structuredContent": {"result": value}}
+            if self._wrap_meta:
+                out["_meta"] = {"fastmcp": {"wrap_result": True}}
+            return ("ok", out)
         try:
             result = normalize_tool_result(value, output_schema=self.info.output_schema, wrap=self.info.wrap_result,
-                                           adapter=self.info.output_adapter)
+                                           adapter=self.info.output_adapter,
+                                           structured_objects=getattr(self.server, "_structured_objects", False))
         except Exception as exc:  # noqa: BLE001
             _log.error("tool %r returned a value that cannot be serialised", self.name, exc_info=exc)
             return ("ok", error_result(f"Tool {self.name!r} returned a value that cannot be serialised"
                                        + (f": {exc}" if self._debug() else "")))
-        return ("list", list(result)) if isinstance(result, CoreList) else ("ok", result)
+        if isinstance(result, CoreList):
+            return ("list", list(result))
+        if self._wrap_meta and "structuredContent" in result and not isinstance(value, ToolResultType):
+            result["_meta"] = {**(result.get("_meta") or {}), "fastmcp": {"wrap_result": True}}
+        return ("ok", result)
 
     def _failed(self, exc: BaseException) -> Outcome:
         if isinstance(exc, _InvalidArguments):
