@@ -67,6 +67,8 @@ MIRRORS: dict[str, str] = {
     "fastmcp.exceptions": "oxmcp.exceptions",
     "fastmcp.prompts": "oxmcp.prompts",
     "fastmcp.prompts.prompt": "oxmcp.prompts",
+    "fastmcp.prompts.base": "oxmcp.prompts.base",
+    "fastmcp.prompts.function_prompt": "oxmcp.prompts.function_prompt",
     "fastmcp.tools": "oxmcp.tools",
     "fastmcp.tools.tool": "oxmcp.tools.tool",
     "fastmcp.tools.base": "oxmcp.tools.base",

@@ -125,6 +125,7 @@ class FastMCP(Server):
     #: FastMCP answers an object a tool returns without an output schema as structuredContent too.
     _structured_objects = True
     _fastmcp_wrap_meta = True
+    _prompt_schema_notes = True
     _fastmcp_log_data = True
     _str_request_id = True
     _resource_error_code = -32603
@@ -258,6 +259,26 @@ class FastMCP(Server):
         if kwargs.pop("_hidden", False):
             return None
         return getattr(fn, "fn", fn), kwargs
+
+    def add_prompt(self, fn: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        from .prompts.base import Prompt
+        from .prompts.function_prompt import FunctionPrompt, PromptMeta
+        from .tools.function_tool import get_fastmcp_meta
+
+        if not isinstance(fn, Prompt) and isinstance(get_fastmcp_meta(fn), PromptMeta):
+            # A function the standalone @prompt marked: registered with the settings it carries.
+            fn = FunctionPrompt.from_function(fn)
+        if isinstance(fn, Prompt):
+            # A prompt component: the same registration as @mcp.prompt, with its settings.
+            fn, settings = fn._registration()
+            kwargs = self._component_kwargs("prompt", {**settings, **kwargs}, _OTHER_EXTRAS)
+            if kwargs.pop("_hidden", False):
+                return None
+        return super().add_prompt(fn, **kwargs)
+
+    def _adapt_prompt(self, entry: Any) -> None:
+        if self._prompt_schema_notes:
+            fastmcp_prompt_arguments(entry)
 
     def resource(self, uri: str, **kwargs: Any) -> Callable[[Any], Any]:  # type: ignore[override]
         kwargs = self._component_kwargs("resource", kwargs, _OTHER_EXTRAS)
@@ -578,6 +599,7 @@ class MCPServer(FastMCP):
     # The SDK answers a tool without an output schema with content only, and marks no wrapped result.
     _structured_objects = False
     _fastmcp_wrap_meta = False
+    _prompt_schema_notes = False
 
     @staticmethod
     def _default_version() -> str:
@@ -703,6 +725,38 @@ def fastmcp_tool_schemas(entry: Any) -> None:
         out = {k: v for k, v in out.items() if k != "x-oxmcp-wrap-result"}
         out["x-fastmcp-wrap-result"] = True
         entry.info.output_schema = out
+
+
+def fastmcp_prompt_arguments(entry: Any) -> None:
+    """A prompt's listed arguments as FastMCP lists them: prompt arguments travel as strings, so an
+    argument annotated other than ``str`` says the JSON Schema its value must match (FastMCP 4's
+    note, which clients show to whoever fills the argument in)."""
+    import inspect
+    import json
+    import typing
+
+    from pydantic import TypeAdapter
+
+    fn = entry.info.fn
+    try:
+        params = inspect.signature(fn).parameters
+        hints = typing.get_type_hints(getattr(fn, "__call__", fn) if not inspect.isroutine(fn) else fn,
+                                      include_extras=True)
+    except Exception:  # noqa: BLE001  unresolvable hints: the arguments are listed as they are
+        return
+    for arg in entry.arguments:
+        param = params.get(arg["name"])
+        if param is None or param.annotation is inspect.Parameter.empty:
+            continue
+        annotation = hints.get(arg["name"], param.annotation)
+        if annotation is str:
+            continue
+        try:
+            schema = json.dumps(TypeAdapter(annotation).json_schema(), separators=(",", ":"))
+        except Exception:  # noqa: BLE001  a type with no JSON Schema: no note
+            continue
+        note = f"Provide a value matching the following JSON schema: {schema}. Encode non-string values as JSON."
+        arg["description"] = f"{arg['description']}\n\n{note}" if arg.get("description") else note
 
 
 def prefix_uri(uri: str, prefix: str | None) -> str:
