@@ -740,8 +740,7 @@ def fastmcp_prompt_arguments(entry: Any) -> None:
     fn = entry.info.fn
     try:
         params = inspect.signature(fn).parameters
-        hints = typing.get_type_hints(getattr(fn, "__call__", fn) if not inspect.isroutine(fn) else fn,
-                                      include_extras=True)
+        hints = typing.get_type_hints(fn if inspect.isroutine(fn) else type(fn).__call__, include_extras=True)
     except Exception:  # noqa: BLE001  unresolvable hints: the arguments are listed as they are
         return
     for arg in entry.arguments:
@@ -753,7 +752,7 @@ def fastmcp_prompt_arguments(entry: Any) -> None:
             continue
         try:
             schema = json.dumps(TypeAdapter(annotation).json_schema(), separators=(",", ":"))
-        except Exception:  # noqa: BLE001  a type with no JSON Schema: no note
+        except Exception:  # noqa: BLE001, S112  a type with no JSON Schema: no note
             continue
         note = f"Provide a value matching the following JSON schema: {schema}. Encode non-string values as JSON."
         arg["description"] = f"{arg['description']}\n\n{note}" if arg.get("description") else note
