@@ -8,11 +8,18 @@
 
 from __future__ import annotations
 
+import logging as _logging
+import os as _os
 from typing import Any
 
 import oxmcp as _oxmcp
 
 from .exceptions import FastMCPDeprecationWarning
+
+# FastMCP's loggers ("fastmcp.*": its middleware's timing, errors, retries) log at FASTMCP_LOG_LEVEL
+# (INFO by default), as on FastMCP; where the records go stays the application's logging set-up.
+if _logging.getLogger("fastmcp").level == _logging.NOTSET:
+    _logging.getLogger("fastmcp").setLevel(_os.environ.get("FASTMCP_LOG_LEVEL", "INFO").upper())
 
 # A package, so that ``import fastmcp.server`` resolves through the hook (which maps every submodule).
 __path__: list[str] = []

@@ -29,10 +29,10 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
-from .._compat_ctx import AttrDict
-from .._context import Context
-from .._errors import InputRequired, McpError, RequestCancelled, ToolError
-from .._results import ToolResult, error_result
+from ..._compat_ctx import AttrDict
+from ..._context import Context
+from ..._errors import InputRequired, McpError, RequestCancelled, ToolError
+from ..._results import ToolResult, error_result
 
 __all__ = ["CallNext", "Middleware", "MiddlewareContext", "install"]
 
