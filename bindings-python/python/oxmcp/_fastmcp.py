@@ -248,6 +248,8 @@ class FastMCP(Server):
             kwargs = {**settings, **kwargs}
         elif getattr(fn, "fn", None) is not None:
             kwargs["_component"] = fn
+        if kwargs.pop("run_in_thread", True) is False:
+            fn = _inline(fn, kwargs.get("timeout"))
         kwargs = self._component_kwargs("tool", kwargs, _TOOL_EXTRAS)
         if kwargs.pop("_hidden", False):
             return None
@@ -705,6 +707,27 @@ class LegacyFastMCP(MCPServer):
         from ._versions import framework_version
 
         return framework_version("mcp", major="1")
+
+
+def _inline(fn: Any, timeout: float | None) -> Any:
+    """FastMCP's ``run_in_thread=False``: a sync tool runs on the event loop's thread (for libraries
+    with thread affinity), as a coroutine function that calls it there. A timeout could not interrupt
+    it, so the pair is refused, as FastMCP refuses it."""
+    import functools
+    import inspect
+
+    if inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn) \
+            or inspect.iscoroutinefunction(getattr(fn, "__call__", None)):
+        return fn
+    if timeout is not None:
+        raise ValueError("timeout cannot be enforced on a sync tool with run_in_thread=False: it runs "
+                         "inline on the event loop, which a timeout cannot interrupt. Drop one of them.")
+
+    @functools.wraps(fn)
+    async def inline(*args: Any, **kwargs: Any) -> Any:
+        return fn(*args, **kwargs)
+
+    return inline
 
 
 def fastmcp_tool_schemas(entry: Any) -> None:

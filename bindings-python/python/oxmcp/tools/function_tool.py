@@ -159,7 +159,7 @@ class FunctionTool(Tool):
             output = self._output_arg
         else:
             output = self.output_schema if self.output_schema is not None else False
-        kwargs = {**self._common_kwargs(), "output_schema": output}
+        kwargs = {**self._common_kwargs(), "output_schema": output, "run_in_thread": self.run_in_thread}
         if self.task is not None:
             kwargs["task"] = self.task
         return self.fn, kwargs

@@ -69,6 +69,10 @@ class MiddlewareContext:
     def copy(self, **kwargs: Any) -> MiddlewareContext:
         return replace(self, **kwargs)
 
+    def __class_getitem__(cls, item: Any) -> type[MiddlewareContext]:
+        # FastMCP's MiddlewareContext[T] (the message type) in hook annotations.
+        return cls
+
 
 class Middleware:
     """Base class: override the hooks you need; each default just calls ``call_next``."""
