@@ -717,7 +717,7 @@ def _inline(fn: Any, timeout: float | None) -> Any:
     import inspect
 
     if inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn) \
-            or inspect.iscoroutinefunction(getattr(fn, "__call__", None)):
+            or inspect.iscoroutinefunction(type(fn).__call__):
         return fn
     if timeout is not None:
         raise ValueError("timeout cannot be enforced on a sync tool with run_in_thread=False: it runs "

@@ -15,6 +15,7 @@ Both return an *outcome* ``(kind, value)`` and never raise (except BaseException
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import json
 import logging
@@ -347,8 +348,10 @@ class PromptEntry(_Entry):
         values: dict[str, Any] = {}
         for key, value in raw.items():
             field = self.info.arg_model.model_fields.get(key)
-            if field is not None and field.annotation is not None and isinstance(value, str) and field.annotation is not str:
-                # Prompt arguments travel as strings: accept JSON for structured parameters.
+            if field is not None and field.annotation is not None and isinstance(value, str) and field.annotation is not str \
+                    and not _takes_str(field.annotation):
+                # Prompt arguments travel as strings: accept JSON for structured parameters (a
+                # parameter that takes a string as it is, `str | int`, gets the string).
                 try:
                     values[key] = json.loads(value)
                     pydantic.TypeAdapter(field.annotation).validate_python(values[key])
@@ -373,6 +376,23 @@ class PromptEntry(_Entry):
             return ("mcp_error", (INVALID_PARAMS, str(exc), None))
         _log.error("prompt %r raised", self.name, exc_info=exc)
         return ("internal", repr(exc) if self._debug() else None)
+
+
+def _takes_str(annotation: Any) -> bool:
+    """Whether a string is a value of ``annotation`` as it is (strictly: ``str | int`` yes, ``int`` no)."""
+    try:
+        return _takes_str_cached(annotation)
+    except TypeError:  # an unhashable annotation
+        return _takes_str_cached.__wrapped__(annotation)
+
+
+@functools.lru_cache(maxsize=256)
+def _takes_str_cached(annotation: Any) -> bool:
+    try:
+        pydantic.TypeAdapter(annotation).validate_python("", strict=True)
+    except Exception:  # noqa: BLE001  not a string type, or a constrained one: decided by the JSON rule
+        return False
+    return True
 
 
 class CompletionEntry(_Entry):
