@@ -76,6 +76,7 @@ MIRRORS: dict[str, str] = {
     "fastmcp.server": "oxmcp.server",
     "fastmcp.server.context": "oxmcp.server.context",
     "fastmcp.server.dependencies": "oxmcp.server.dependencies",
+    "fastmcp.server.completions": "oxmcp.server.completions",
     "fastmcp.server.middleware": "oxmcp.server.middleware",
     "fastmcp.server.middleware.middleware": "oxmcp.server.middleware.middleware",
     "fastmcp.server.middleware.timing": "oxmcp.server.middleware.timing",

@@ -319,6 +319,28 @@ class FastMCP(Server):
             kwargs["_hidden"] = True
         return kwargs
 
+    def completion(self, fn: Any = None, *, prompt: str | None = None, resource: str | None = None,  # type: ignore[override]
+                   argument: str | None = None) -> Any:
+        """FastMCP's ``@mcp.completion`` (bare or called): one ``handler(ref, argument, context)``, sync
+        or async, for every completion request; with ``prompt=``/``resource=`` and ``argument=``,
+        oxmcp's per-argument form."""
+        if prompt is not None or resource is not None or argument is not None:
+            if argument is None:
+                raise TypeError("completion(prompt=..., argument=...): name the argument to complete")
+            return super().completion(prompt=prompt, resource=resource, argument=argument)
+
+        def deco(f: Any) -> Any:
+            from .server._completion_link import CompletionLink
+            from .server.completions import completion_handler
+
+            link = CompletionLink(completion_handler(f))
+            with self._lock:
+                self._middleware.append(link)
+                if self._native is not None:
+                    self._native.add_middleware(link, True, link.hooks())
+            return f
+        return deco(fn) if fn is not None else deco
+
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> Any:
         """FastMCP's in-process call: the tool's ``ToolResult``, through the core as a client's
         ``tools/call``; an error result raises ``ToolError`` with its text."""

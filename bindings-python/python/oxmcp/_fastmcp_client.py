@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from typing_extensions import Self
+
 from ._client import Client as _Client
 from ._errors import McpError, ToolError
 
@@ -76,6 +78,26 @@ class Client(_Client):
 
     def is_connected(self) -> bool:
         return self._native is not None
+
+    async def __aenter__(self) -> Self:
+        await super().__aenter__()
+        # What the server says of itself (capabilities, serverInfo, instructions): FastMCP's client
+        # has it from the connection's start.
+        self._server: dict[str, Any] = await self.request("server/discover")
+        return self
+
+    @property
+    def server_capabilities(self) -> Any:
+        return model_types().ServerCapabilities.model_validate(self._server.get("capabilities") or {})
+
+    @property
+    def initialize_result(self) -> Any:
+        t = model_types()
+        return t.InitializeResult.model_validate({"protocolVersion": self._server.get("protocolVersion")
+                                                  or (self._server.get("supportedVersions") or ["2026-07-28"])[0],
+                                                  "capabilities": self._server.get("capabilities") or {},
+                                                  "serverInfo": self._server.get("serverInfo") or {},
+                                                  "instructions": self._server.get("instructions")})
 
     async def request(self, method: str, params: dict[str, Any] | None = None, **kwargs: Any) -> Any:
         try:
