@@ -282,6 +282,36 @@ class FastMCP(Server):
         if self._prompt_schema_notes:
             fastmcp_prompt_arguments(entry)
 
+    def add_resource(self, fn: Any, uri: str | None = None, **kwargs: Any) -> Any:  # type: ignore[override]
+        """FastMCP's ``mcp.add_resource(resource)`` (a component, or a function the standalone
+        ``@resource`` marked), or oxmcp's ``add_resource(fn, uri, ...)``."""
+        from .resources.base import Resource
+        from .resources.function_resource import FunctionResource, ResourceMeta
+        from .resources.template import ResourceTemplate
+        from .tools.function_tool import get_fastmcp_meta
+
+        marked = get_fastmcp_meta(fn)
+        if not isinstance(fn, (Resource, ResourceTemplate)) and isinstance(marked, ResourceMeta):
+            if "{" in marked.uri:
+                fn = ResourceTemplate.from_function(fn, marked.uri, name=marked.name, title=marked.title,
+                                                    description=marked.description, mime_type=marked.mime_type,
+                                                    icons=marked.icons, tags=marked.tags, meta=marked.meta,
+                                                    annotations=marked.annotations, auth=marked.auth)
+            else:
+                fn = FunctionResource.from_function(fn, metadata=marked)
+        if isinstance(fn, (Resource, ResourceTemplate)):
+            # A resource component: the same registration as @mcp.resource, with its settings.
+            fn, uri, settings = fn._registration()
+            kwargs = self._component_kwargs("resource", {**settings, **kwargs}, _OTHER_EXTRAS)
+            if kwargs.pop("_hidden", False):
+                return None
+        if uri is None:
+            raise TypeError("add_resource(fn, uri): a function needs its URI")
+        return super().add_resource(fn, uri, **kwargs)
+
+    def add_template(self, template: Any) -> Any:
+        return self.add_resource(template)
+
     def resource(self, uri: str, **kwargs: Any) -> Callable[[Any], Any]:  # type: ignore[override]
         kwargs = self._component_kwargs("resource", kwargs, _OTHER_EXTRAS)
         if kwargs.pop("_hidden", False):
@@ -301,6 +331,8 @@ class FastMCP(Server):
         component's required scopes, any other ``auth=`` is refused (``_AUTH_REFUSED``);
         ``enabled=False`` and the server's tag filters hide the component: it is not registered."""
         kwargs = dict(kwargs)
+        if kwargs.get("icons"):  # the SDK's Icon models (FastMCP takes them) as the wire's dicts
+            kwargs["icons"] = [_dump(i) for i in kwargs["icons"]]
         component = kwargs.pop("_component", None)
         if component is not None:  # a FastMCP Tool/Resource/Prompt object: its own settings count too
             for k in ("auth", "tags", "enabled"):

@@ -86,9 +86,23 @@ class Client(_Client):
         self._server: dict[str, Any] = await self.request("server/discover")
         return self
 
+    def _server_info(self) -> dict[str, Any]:
+        # The modern era carries serverInfo in the result's _meta.
+        return (self._server.get("serverInfo")
+                or (self._server.get("_meta") or {}).get("io.modelcontextprotocol/serverInfo") or {})
+
     @property
     def server_capabilities(self) -> Any:
         return model_types().ServerCapabilities.model_validate(self._server.get("capabilities") or {})
+
+    @property
+    def session(self) -> Any:
+        """What FastMCP's tests read of the session: ``server_info`` and ``server_capabilities``."""
+        from types import SimpleNamespace
+
+        t = model_types()
+        return SimpleNamespace(server_info=t.Implementation.model_validate(self._server_info()),
+                               server_capabilities=self.server_capabilities)
 
     @property
     def initialize_result(self) -> Any:
@@ -96,7 +110,7 @@ class Client(_Client):
         return t.InitializeResult.model_validate({"protocolVersion": self._server.get("protocolVersion")
                                                   or (self._server.get("supportedVersions") or ["2026-07-28"])[0],
                                                   "capabilities": self._server.get("capabilities") or {},
-                                                  "serverInfo": self._server.get("serverInfo") or {},
+                                                  "serverInfo": self._server_info(),
                                                   "instructions": self._server.get("instructions")})
 
     async def request(self, method: str, params: dict[str, Any] | None = None, **kwargs: Any) -> Any:
