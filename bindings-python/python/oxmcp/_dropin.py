@@ -85,6 +85,7 @@ MIRRORS: dict[str, str] = {
     "fastmcp.server.middleware": "oxmcp.server.middleware",
     "fastmcp.server.middleware.middleware": "oxmcp.server.middleware.middleware",
     "fastmcp.server.middleware.timing": "oxmcp.server.middleware.timing",
+    "fastmcp.server.middleware.logging": "oxmcp.server.middleware.logging",
     "fastmcp.server.middleware.error_handling": "oxmcp.server.middleware.error_handling",
     "fastmcp.server.transforms": "oxmcp.server.transforms",
     "fastmcp.server.transforms.search": "oxmcp.server.transforms.search",

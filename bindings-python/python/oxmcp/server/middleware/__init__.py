@@ -27,7 +27,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from ..._compat_ctx import AttrDict
 from ..._context import Context
@@ -36,7 +36,14 @@ from ..._results import ToolResult, error_result
 
 __all__ = ["CallNext", "Middleware", "MiddlewareContext", "install"]
 
-CallNext = Callable[["MiddlewareContext"], Awaitable[Any]]
+T = TypeVar("T")
+R = TypeVar("R", covariant=True)
+
+
+class CallNext(Protocol[T, R]):
+    """``call_next(context)``: the rest of the chain (generic, ``CallNext[T, R]``, as FastMCP's)."""
+
+    def __call__(self, context: MiddlewareContext) -> Awaitable[R]: ...
 
 #: Method → hook name; and for list methods, the key of the list in the result.
 HOOKS = {
