@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, Protocol, TypeVar
@@ -37,13 +37,13 @@ from ..._results import ToolResult, error_result
 __all__ = ["CallNext", "Middleware", "MiddlewareContext", "install"]
 
 T = TypeVar("T")
-R = TypeVar("R", covariant=True)
+R_co = TypeVar("R_co", covariant=True)
 
 
-class CallNext(Protocol[T, R]):
+class CallNext(Protocol[T, R_co]):
     """``call_next(context)``: the rest of the chain (generic, ``CallNext[T, R]``, as FastMCP's)."""
 
-    def __call__(self, context: MiddlewareContext) -> Awaitable[R]: ...
+    def __call__(self, context: MiddlewareContext) -> Awaitable[R_co]: ...
 
 #: Method → hook name; and for list methods, the key of the list in the result.
 HOOKS = {
