@@ -130,7 +130,7 @@ class Client(_Client):
             self._output_schemas[tool.name] = tool.output_schema
         return result
 
-    async def list_tools(self) -> list[Any]:
+    async def list_tools(self) -> list[Any]:  # type: ignore[override]
         tools: list[Any] = []
         cursor = None
         while True:
@@ -147,12 +147,12 @@ class Client(_Client):
             params["_meta"] = dict(meta)
         return model_types().CallToolResult.model_validate(await self.request("tools/call", params))
 
-    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, *,
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, *,  # type: ignore[override]
                         raise_on_error: bool = True, meta: dict[str, Any] | None = None,
                         **kwargs: Any) -> CallToolResult:
         result = await self.call_tool_mcp(name, arguments, meta=meta, **kwargs)
         if result.is_error and raise_on_error:
-            first = result.content[0] if result.content else None
+            first: Any = result.content[0] if result.content else None
             raise ToolError(first.text if getattr(first, "type", None) == "text"
                             else f"Tool '{name}' returned an error")
         data = None
@@ -171,14 +171,14 @@ class Client(_Client):
         return model_types().ListResourcesResult.model_validate(
             await self.request("resources/list", _cursor(cursor)))
 
-    async def list_resources(self) -> list[Any]:
+    async def list_resources(self) -> list[Any]:  # type: ignore[override]
         return await _all_pages(self.list_resources_mcp, "resources")
 
     async def list_resource_templates_mcp(self, *, cursor: str | None = None) -> Any:
         return model_types().ListResourceTemplatesResult.model_validate(
             await self.request("resources/templates/list", _cursor(cursor)))
 
-    async def list_resource_templates(self) -> list[Any]:
+    async def list_resource_templates(self) -> list[Any]:  # type: ignore[override]
         return await _all_pages(self.list_resource_templates_mcp, "resource_templates")
 
     async def read_resource_mcp(self, uri: Any, *, meta: dict[str, Any] | None = None) -> Any:
@@ -187,14 +187,14 @@ class Client(_Client):
             params["_meta"] = dict(meta)
         return model_types().ReadResourceResult.model_validate(await self.request("resources/read", params))
 
-    async def read_resource(self, uri: Any, *, meta: dict[str, Any] | None = None, **_: Any) -> list[Any]:
+    async def read_resource(self, uri: Any, *, meta: dict[str, Any] | None = None, **_: Any) -> list[Any]:  # type: ignore[override]
         return list((await self.read_resource_mcp(uri, meta=meta)).contents)
 
     # -- prompts ------------------------------------------------------------------------------------
     async def list_prompts_mcp(self, *, cursor: str | None = None) -> Any:
         return model_types().ListPromptsResult.model_validate(await self.request("prompts/list", _cursor(cursor)))
 
-    async def list_prompts(self) -> list[Any]:
+    async def list_prompts(self) -> list[Any]:  # type: ignore[override]
         return await _all_pages(self.list_prompts_mcp, "prompts")
 
     async def get_prompt_mcp(self, name: str, arguments: dict[str, Any] | None = None, *,
@@ -207,7 +207,7 @@ class Client(_Client):
             params["_meta"] = dict(meta)
         return model_types().GetPromptResult.model_validate(await self.request("prompts/get", params))
 
-    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, **kwargs: Any) -> Any:
+    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, **kwargs: Any) -> Any:  # type: ignore[override]
         return await self.get_prompt_mcp(name, arguments, **kwargs)
 
     # -- completion, ping -----------------------------------------------------------------------------

@@ -370,27 +370,27 @@ def analyze_function(
     """Inspect ``fn``: parameters → input schema, docstring → descriptions, return → output schema."""
     if not callable(fn):
         raise DefinitionError(f"{fn!r} is not callable")
-    inner = fn
-    while isinstance(inner, functools.partial):
-        inner = inner.func
+    unwrapped: Any = fn
+    while isinstance(unwrapped, functools.partial):
+        unwrapped = unwrapped.func
     # A partial given its own __name__/__doc__ (they are its attributes) is described by them.
     fn_name = vars(fn).get("__name__") if isinstance(fn, functools.partial) else None
-    fn_name = fn_name or getattr(inner, "__name__", None) or type(inner).__name__
+    fn_name = fn_name or getattr(unwrapped, "__name__", None) or type(unwrapped).__name__
     target = fn
     if not (inspect.isroutine(fn) or inspect.isclass(fn) or isinstance(fn, functools.partial)):
         # A callable object: its ``__call__`` (bound) has the signature and the hints.
-        target = fn.__call__
+        target = type(fn).__call__.__get__(fn)
     is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(type(fn).__call__) \
-        or inspect.iscoroutinefunction(inner)
+        or inspect.iscoroutinefunction(unwrapped)
     try:
         # A partial: the wrapped function's hints (its signature, below, is the partial's own).
-        hints = _plain_hints(inner if inner is not fn else target)
+        hints = _plain_hints(unwrapped if unwrapped is not fn else target)
         if hints is None:
-            hints = typing.get_type_hints(inner if inner is not fn else target, include_extras=True)
+            hints = typing.get_type_hints(unwrapped if unwrapped is not fn else target, include_extras=True)
     except Exception as exc:  # unresolved forward refs: say which function
         raise DefinitionError(f"cannot resolve the type hints of {getattr(fn, '__qualname__', fn)!r}: {exc}") from exc
     sig = _signature(target)
-    doc_of = inner if inner is not fn and "__doc__" not in vars(fn) else target
+    doc_of = unwrapped if unwrapped is not fn and "__doc__" not in vars(fn) else target
     raw_doc = doc_of.__doc__ if inspect.isfunction(doc_of) or doc_of is fn else None
     doc = _parsed_doc(raw_doc) if isinstance(raw_doc, str) else parse_docstring(inspect.getdoc(doc_of))
     fields: dict[str, Any] = {}

@@ -74,7 +74,7 @@ class PromptArgument(BaseModel):
 class PromptResult:
     """A prompt's full result: messages (a string is one user message), ``description``, ``meta``."""
 
-    def __init__(self, messages: str | list[Message] | Message, description: str | None = None,
+    def __init__(self, messages: str | list[_CoreMessage] | list[Message], description: str | None = None,
                  meta: dict[str, Any] | None = None) -> None:
         if isinstance(messages, str):
             messages = [Message(messages)]

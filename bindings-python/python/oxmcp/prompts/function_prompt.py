@@ -81,7 +81,8 @@ class FunctionPrompt(Prompt):
                 raise ValueError("Functions with **kwargs are not supported as prompts")
         if description is None and not inspect.isroutine(fn) and not isinstance(fn, functools.partial):
             description = inspect.getdoc(type(fn))
-        from .._fastmcp import FastMCP, fastmcp_prompt_arguments
+        from .._fastmcp import FastMCP
+        from .._fastmcp_rules import fastmcp_prompt_arguments
         from .._handlers import PromptEntry
 
         # The entry `@mcp.prompt` builds for the same function, on FastMCP's rules.
@@ -122,7 +123,7 @@ def prompt(name_or_fn: Any = None, *, name: str | None = None, version: str | in
         settings = PromptMeta(name=prompt_name, version=version, title=title, description=description,
                               icons=icons, tags=tags, meta=meta, auth=auth)
         target = fn.__func__ if isinstance(fn, (staticmethod, MethodType)) else fn
-        target.__fastmcp__ = settings  # type: ignore[union-attr]
+        setattr(target, "__fastmcp__", settings)  # noqa: B010  a function attribute mypy does not know
         return fn
 
     if inspect.isroutine(name_or_fn):

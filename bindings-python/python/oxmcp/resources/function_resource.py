@@ -112,7 +112,7 @@ def resource(uri: str, *, name: str | None = None, version: str | int | None = N
                                 icons=icons, tags=tags, mime_type=mime_type, annotations=annotations, meta=meta,
                                 auth=auth)
         target = getattr(fn, "__func__", fn)
-        target.__fastmcp__ = settings
+        setattr(target, "__fastmcp__", settings)  # noqa: B010  a function attribute mypy does not know
         return fn
 
     return attach

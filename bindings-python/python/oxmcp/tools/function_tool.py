@@ -135,7 +135,8 @@ class FunctionTool(Tool):
                 raise ValueError(f'Output schemas must represent object types due to MCP spec limitations. '
                                  f'Received: {output_schema!r}')
             output_arg = output_schema
-        from .._fastmcp import FastMCP, fastmcp_tool_schemas
+        from .._fastmcp import FastMCP
+        from .._fastmcp_rules import fastmcp_tool_schemas
         from .._handlers import ToolEntry
 
         # The entry `@mcp.tool` builds for the same function, on FastMCP's rules: its schemas are the tool's.
@@ -181,7 +182,7 @@ def tool(name_or_fn: Any = None, *, name: str | None = None, version: str | int 
                             tags=tags, output_schema=output_schema, annotations=annotations, meta=meta, task=task,
                             timeout=timeout, auth=auth, run_in_thread=run_in_thread)
         target = fn.__func__ if isinstance(fn, (staticmethod, MethodType)) else fn
-        target.__fastmcp__ = settings  # type: ignore[union-attr]
+        setattr(target, "__fastmcp__", settings)  # noqa: B010  a function attribute mypy does not know
         return fn
 
     if inspect.isroutine(name_or_fn):

@@ -36,11 +36,11 @@ from ..._results import ToolResult, error_result
 
 __all__ = ["CallNext", "Middleware", "MiddlewareContext", "install"]
 
-T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
 R_co = TypeVar("R_co", covariant=True)
 
 
-class CallNext(Protocol[T, R_co]):
+class CallNext(Protocol[T_co, R_co]):
     """``call_next(context)``: the rest of the chain (generic, ``CallNext[T, R]``, as FastMCP's)."""
 
     def __call__(self, context: MiddlewareContext) -> Awaitable[R_co]: ...
@@ -76,7 +76,7 @@ class MiddlewareContext:
     def copy(self, **kwargs: Any) -> MiddlewareContext:
         return replace(self, **kwargs)
 
-    def __class_getitem__(cls, item: Any) -> type[MiddlewareContext]:
+    def __class_getitem__(cls, item: Any) -> Any:
         # FastMCP's MiddlewareContext[T] (the message type) in hook annotations.
         return cls
 
