@@ -165,7 +165,7 @@ def test_fastmcp_file_runs_unchanged_on_oxmcp_where_fastmcp_is_installed(tmp_pat
     checks = """\
     import sys, oxmcp
     from fastmcp.tools.tool import ToolResult as FastMCP2ToolResult  # FastMCP 2.x's path
-    assert sys.modules["fastmcp"] is oxmcp and FastMCP2ToolResult is ToolResult
+    assert sys.modules["fastmcp"].FastMCP is oxmcp.FastMCP and FastMCP2ToolResult is ToolResult
     """
     server = _write(tmp_path, "notes.py", FASTMCP4 + checks)
     ok, bad = _drive(str(PEER_V2), ["-m", "oxmcp", "run", str(server)], steps)

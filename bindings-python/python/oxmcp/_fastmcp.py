@@ -23,6 +23,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from ._errors import DefinitionError, ToolError
+from ._fastmcp_rules import fastmcp_prompt_arguments, fastmcp_tool_schemas, inline
 from ._server import Server, _Listing, option_names
 
 __all__ = ["FastMCP", "MCPServer"]
@@ -122,6 +123,10 @@ class FastMCP(Server):
     #: The SDK generation speaks only the `initialize`-era revisions (mcp 1.x).
     _handshake_only = False
     _str_returns_are_data = True
+    #: FastMCP answers an object a tool returns without an output schema as structuredContent too.
+    _structured_objects = True
+    _fastmcp_wrap_meta = True
+    _prompt_schema_notes = True
     _fastmcp_log_data = True
     _str_request_id = True
     _resource_error_code = -32603
@@ -226,19 +231,26 @@ class FastMCP(Server):
         return framework_version("fastmcp")
 
     def _adapt_tool(self, entry: Any) -> None:
-        # FastMCP (2.x to 4.x) lists a function tool's schema with additionalProperties: false and
-        # refuses an argument the function does not take (pydantic's unexpected_keyword_argument);
-        # the core validates against the listed schema, so listing it refuses it too. An explicit
-        # input_schema is the author's, as given. A new dict: the built schema may be shared (cached).
-        schema = entry.info.input_schema
-        if not entry.info.raw_arguments and schema.get("type") == "object" and "additionalProperties" not in schema:
-            entry.info.input_schema = {**schema, "additionalProperties": False}
+        fastmcp_tool_schemas(entry)
 
     # -- registration: FastMCP's extra decorator keywords ---------------------------------------
     def add_tool(self, fn: Any, **kwargs: Any) -> Any:  # type: ignore[override]
         # tool() comes here too (Server.tool calls add_tool): the keywords are read once, here.
-        if getattr(fn, "fn", None) is not None:
+        from .tools.base import Tool
+        from .tools.function_tool import FunctionTool, ToolMeta, get_fastmcp_meta
+
+        if not isinstance(fn, Tool) and isinstance(get_fastmcp_meta(fn), ToolMeta):
+            # A function the standalone @tool marked: registered with the settings it carries.
+            fn = FunctionTool.from_function(fn, metadata=get_fastmcp_meta(fn))
+        if isinstance(fn, Tool):
+            # A tool component: the same registration as @mcp.tool, with the component's settings
+            # (a keyword given here wins).
+            fn, settings = fn._registration()
+            kwargs = {**settings, **kwargs}
+        elif getattr(fn, "fn", None) is not None:
             kwargs["_component"] = fn
+        if kwargs.pop("run_in_thread", True) is False:
+            fn = inline(fn, kwargs.get("timeout"))
         kwargs = self._component_kwargs("tool", kwargs, _TOOL_EXTRAS)
         if kwargs.pop("_hidden", False):
             return None
@@ -250,6 +262,56 @@ class FastMCP(Server):
         if kwargs.pop("_hidden", False):
             return None
         return getattr(fn, "fn", fn), kwargs
+
+    def add_prompt(self, fn: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        from .prompts.base import Prompt
+        from .prompts.function_prompt import FunctionPrompt, PromptMeta
+        from .tools.function_tool import get_fastmcp_meta
+
+        if not isinstance(fn, Prompt) and isinstance(get_fastmcp_meta(fn), PromptMeta):
+            # A function the standalone @prompt marked: registered with the settings it carries.
+            fn = FunctionPrompt.from_function(fn)
+        if isinstance(fn, Prompt):
+            # A prompt component: the same registration as @mcp.prompt, with its settings.
+            fn, settings = fn._registration()
+            kwargs = self._component_kwargs("prompt", {**settings, **kwargs}, _OTHER_EXTRAS)
+            if kwargs.pop("_hidden", False):
+                return None
+        return super().add_prompt(fn, **kwargs)
+
+    def _adapt_prompt(self, entry: Any) -> None:
+        if self._prompt_schema_notes:
+            fastmcp_prompt_arguments(entry)
+
+    def add_resource(self, fn: Any, uri: str | None = None, **kwargs: Any) -> Any:  # type: ignore[override]
+        """FastMCP's ``mcp.add_resource(resource)`` (a component, or a function the standalone
+        ``@resource`` marked), or oxmcp's ``add_resource(fn, uri, ...)``."""
+        from .resources.base import Resource
+        from .resources.function_resource import FunctionResource, ResourceMeta
+        from .resources.template import ResourceTemplate
+        from .tools.function_tool import get_fastmcp_meta
+
+        marked = get_fastmcp_meta(fn)
+        if not isinstance(fn, (Resource, ResourceTemplate)) and isinstance(marked, ResourceMeta):
+            if "{" in marked.uri:
+                fn = ResourceTemplate.from_function(fn, marked.uri, name=marked.name, title=marked.title,
+                                                    description=marked.description, mime_type=marked.mime_type,
+                                                    icons=marked.icons, tags=marked.tags, meta=marked.meta,
+                                                    annotations=marked.annotations, auth=marked.auth)
+            else:
+                fn = FunctionResource.from_function(fn, metadata=marked)
+        if isinstance(fn, (Resource, ResourceTemplate)):
+            # A resource component: the same registration as @mcp.resource, with its settings.
+            fn, uri, settings = fn._registration()
+            kwargs = self._component_kwargs("resource", {**settings, **kwargs}, _OTHER_EXTRAS)
+            if kwargs.pop("_hidden", False):
+                return None
+        if uri is None:
+            raise TypeError("add_resource(fn, uri): a function needs its URI")
+        return super().add_resource(fn, uri, **kwargs)
+
+    def add_template(self, template: Any) -> Any:
+        return self.add_resource(template)
 
     def resource(self, uri: str, **kwargs: Any) -> Callable[[Any], Any]:  # type: ignore[override]
         kwargs = self._component_kwargs("resource", kwargs, _OTHER_EXTRAS)
@@ -270,6 +332,8 @@ class FastMCP(Server):
         component's required scopes, any other ``auth=`` is refused (``_AUTH_REFUSED``);
         ``enabled=False`` and the server's tag filters hide the component: it is not registered."""
         kwargs = dict(kwargs)
+        if kwargs.get("icons"):  # the SDK's Icon models (FastMCP takes them) as the wire's dicts
+            kwargs["icons"] = [_dump(i) for i in kwargs["icons"]]
         component = kwargs.pop("_component", None)
         if component is not None:  # a FastMCP Tool/Resource/Prompt object: its own settings count too
             for k in ("auth", "tags", "enabled"):
@@ -287,6 +351,35 @@ class FastMCP(Server):
         if hidden:
             kwargs["_hidden"] = True
         return kwargs
+
+    def completion(self, fn: Any = None, *, prompt: str | None = None, resource: str | None = None,  # type: ignore[override]
+                   argument: str | None = None) -> Any:
+        """FastMCP's ``@mcp.completion`` (bare or called): one ``handler(ref, argument, context)``, sync
+        or async, for every completion request; with ``prompt=``/``resource=`` and ``argument=``,
+        oxmcp's per-argument form."""
+        if prompt is not None or resource is not None or argument is not None:
+            if argument is None:
+                raise TypeError("completion(prompt=..., argument=...): name the argument to complete")
+            return super().completion(prompt=prompt, resource=resource, argument=argument)
+
+        def deco(f: Any) -> Any:
+            from .server._completion_link import CompletionLink
+            from .server.completions import completion_handler
+
+            link = CompletionLink(completion_handler(f))
+            with self._lock:
+                self._middleware.append(link)
+                if self._native is not None:
+                    self._native.add_middleware(link, True, link.hooks())
+            return f
+        return deco(fn) if fn is not None else deco
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> Any:
+        """FastMCP's in-process call: the tool's ``ToolResult``, through the core as a client's
+        ``tools/call``; an error result raises ``ToolError`` with its text."""
+        from .tools.base import call_through_core
+
+        return await call_through_core(self, name, arguments)
 
     # -- composition ----------------------------------------------------------------------------
     def mount(self, server: Server, prefix: str | None = None, *, namespace: str | None = None,
@@ -559,6 +652,11 @@ class MCPServer(FastMCP):
     @classmethod
     def generate_name(cls, name: str | None = None) -> str:
         return name or "mcp-server"
+
+    # The SDK answers a tool without an output schema with content only, and marks no wrapped result.
+    _structured_objects = False
+    _fastmcp_wrap_meta = False
+    _prompt_schema_notes = False
 
     @staticmethod
     def _default_version() -> str:

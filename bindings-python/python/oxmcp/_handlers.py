@@ -15,6 +15,7 @@ Both return an *outcome* ``(kind, value)`` and never raise (except BaseException
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import json
 import logging
@@ -29,6 +30,7 @@ import pydantic
 from ._context import Context
 from ._errors import DefinitionError, InputRequired, McpError, PromptError, RequestCancelled, ResourceError, ToolError
 from ._results import CoreList, error_result, normalize_prompt_result, normalize_resource_result, normalize_tool_result
+from ._results import ToolResult as ToolResultType
 from ._schema import FunctionInfo, analyze_function
 from .server.dependencies import current_context
 
@@ -145,6 +147,10 @@ class ToolEntry(_Entry):
                                      str_is_data=bool(getattr(server, "_str_returns_are_data", False)))
         self.name = self.info.name
         info = self.info
+        #: FastMCP marks a result it wrapped under ``result`` in ``_meta.fastmcp.wrap_result`` (its
+        #: client unwraps ``.data`` by it).
+        self._wrap_meta = bool(info.wrap_result and info.output_schema is not None
+                               and getattr(server, "_fastmcp_wrap_meta", False))
         #: The plain return type whose result `_finish` builds directly (None: normalize_tool_result).
         self._fast_type: type | None = (
             info.return_annotation if info.return_annotation in (int, bool, str) and info.wrap_result
@@ -212,15 +218,23 @@ class ToolEntry(_Entry):
             # normalize_tool_result gives, without the adapter and json.dumps (half of a small call).
             text = value if type(value) is str else ("true" if value is True else "false" if value is False
                                                       else int.__repr__(value))
-            return ("ok", {"content": [{"type": "text", "text": text}], "structuredContent": {"result": value}})
+            out = {"content": [{"type": "text", "text": text}], "structuredContent": {"result": value}}
+            if self._wrap_meta:
+                out["_meta"] = {"fastmcp": {"wrap_result": True}}
+            return ("ok", out)
         try:
             result = normalize_tool_result(value, output_schema=self.info.output_schema, wrap=self.info.wrap_result,
-                                           adapter=self.info.output_adapter)
+                                           adapter=self.info.output_adapter,
+                                           structured_objects=getattr(self.server, "_structured_objects", False))
         except Exception as exc:  # noqa: BLE001
             _log.error("tool %r returned a value that cannot be serialised", self.name, exc_info=exc)
             return ("ok", error_result(f"Tool {self.name!r} returned a value that cannot be serialised"
                                        + (f": {exc}" if self._debug() else "")))
-        return ("list", list(result)) if isinstance(result, CoreList) else ("ok", result)
+        if isinstance(result, CoreList):
+            return ("list", list(result))
+        if self._wrap_meta and "structuredContent" in result and not isinstance(value, ToolResultType):
+            result["_meta"] = {**(result.get("_meta") or {}), "fastmcp": {"wrap_result": True}}
+        return ("ok", result)
 
     def _failed(self, exc: BaseException) -> Outcome:
         if isinstance(exc, _InvalidArguments):
@@ -336,8 +350,10 @@ class PromptEntry(_Entry):
         values: dict[str, Any] = {}
         for key, value in raw.items():
             field = self.info.arg_model.model_fields.get(key)
-            if field is not None and field.annotation is not None and isinstance(value, str) and field.annotation is not str:
-                # Prompt arguments travel as strings: accept JSON for structured parameters.
+            if field is not None and field.annotation is not None and isinstance(value, str) and field.annotation is not str \
+                    and not _takes_str(field.annotation):
+                # Prompt arguments travel as strings: accept JSON for structured parameters (a
+                # parameter that takes a string as it is, `str | int`, gets the string).
                 try:
                     values[key] = json.loads(value)
                     pydantic.TypeAdapter(field.annotation).validate_python(values[key])
@@ -362,6 +378,23 @@ class PromptEntry(_Entry):
             return ("mcp_error", (INVALID_PARAMS, str(exc), None))
         _log.error("prompt %r raised", self.name, exc_info=exc)
         return ("internal", repr(exc) if self._debug() else None)
+
+
+def _takes_str(annotation: Any) -> bool:
+    """Whether a string is a value of ``annotation`` as it is (strictly: ``str | int`` yes, ``int`` no)."""
+    try:
+        return _takes_str_cached(annotation)
+    except TypeError:  # an unhashable annotation
+        return _takes_str_cached.__wrapped__(annotation)
+
+
+@functools.lru_cache(maxsize=256)
+def _takes_str_cached(annotation: Any) -> bool:
+    try:
+        pydantic.TypeAdapter(annotation).validate_python("", strict=True)
+    except Exception:  # noqa: BLE001  not a string type, or a constrained one: decided by the JSON rule
+        return False
+    return True
 
 
 class CompletionEntry(_Entry):

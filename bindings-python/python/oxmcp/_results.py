@@ -77,11 +77,30 @@ class _Binary(_Content):
                        self.annotations, self.meta)
 
 
+    def _model(self, cls_name: str, mime_type: str | None, annotations: Any) -> Any:
+        """This block as an SDK content model (the frameworks' ``to_*_content`` methods)."""
+        from ._fastmcp_client import model_types
+
+        block = self.to_content()
+        if mime_type is not None:
+            if "resource" in block:
+                block["resource"]["mimeType"] = mime_type
+            else:
+                block["mimeType"] = mime_type
+        if annotations is not None:
+            block["annotations"] = (annotations.model_dump(by_alias=True, exclude_none=True)
+                                    if hasattr(annotations, "model_dump") else annotations)
+        return getattr(model_types(), cls_name).model_validate(block)
+
+
 class Image(_Binary):
     """An ``image`` content block from a file path or bytes (``format="png"`` or ``mime_type=``)."""
 
     _kind = "image"
     _default_mime = "image/png"
+
+    def to_image_content(self, mime_type: str | None = None, annotations: Any = None) -> Any:
+        return self._model("ImageContent", mime_type, annotations)
 
 
 class Audio(_Binary):
@@ -89,6 +108,13 @@ class Audio(_Binary):
 
     _kind = "audio"
     _default_mime = "audio/wav"
+
+    def to_audio_content(self, mime_type: str | None = None, annotations: Any = None) -> Any:
+        return self._model("AudioContent", mime_type, annotations)
+
+
+_TEXT_FORMATS = {"plain": "text/plain", "txt": "text/plain", "text": "text/plain", "csv": "text/csv",
+                 "html": "text/html", "htm": "text/html", "md": "text/markdown", "markdown": "text/markdown"}
 
 
 class File(_Binary):
@@ -100,19 +126,32 @@ class File(_Binary):
                  format: str | None = None, mime_type: str | None = None, uri: str | None = None,
                  annotations: dict[str, Any] | None = None, meta: dict[str, Any] | None = None) -> None:
         super().__init__(path, data, format=format, mime_type=mime_type, annotations=annotations, meta=meta)
-        self.name = name or (self.path.name if self.path else "file")
+        self.name = name or (self.path.name if self.path else None)
         self.uri = uri
 
     @property
     def mime_type(self) -> str:
+        # FastMCP's rule (File is FastMCP's helper): a format names the type (text formats as text/*),
+        # else the path's extension does.
         if self._mime:
             return self._mime
         if self.format:
-            return mimetypes.guess_type(f"x.{self.format}")[0] or "application/octet-stream"
-        return mimetypes.guess_type(self.name)[0] or "application/octet-stream"
+            fmt = self.format.lower()
+            return _TEXT_FORMATS.get(fmt, f"application/{fmt}")
+        return mimetypes.guess_type(self.name or "")[0] or "application/octet-stream"
+
+    def _data_uri(self) -> str:
+        """Bytes with no path: ``file:///<name>`` (the format's extension added when the name has none),
+        ``file:///resource.<ext>`` without a name."""
+        from urllib.parse import quote
+
+        ext = f".{self.format.lower()}" if self.format else f".{self.mime_type.split('/')[1]}"
+        if self.name:
+            return f"file:///{quote(self.name if Path(self.name).suffix else self.name + ext)}"
+        return f"file:///resource{ext}"
 
     def to_content(self) -> dict[str, Any]:
-        uri = self.uri or (self.path.resolve().as_uri() if self.path else f"file:///{self.name}")
+        uri = self.uri or (self.path.resolve().as_uri() if self.path else self._data_uri())
         resource: dict[str, Any] = {"uri": uri, "mimeType": self.mime_type}
         raw = self.read()
         if self.mime_type.startswith("text/") or self.mime_type in ("application/json",):
@@ -123,6 +162,9 @@ class File(_Binary):
         else:
             resource["blob"] = _b64(raw)
         return _finish({"type": "resource", "resource": resource}, self.annotations, self.meta)
+
+    def to_resource_content(self, mime_type: str | None = None, annotations: Any = None) -> Any:
+        return self._model("EmbeddedResource", mime_type, annotations)
 
 
 class EmbeddedResource(_Content):
@@ -263,8 +305,12 @@ def content_list(value: Any) -> list[dict[str, Any]]:
 
 
 def normalize_tool_result(value: Any, *, output_schema: dict[str, Any] | None, wrap: bool,
-                          adapter: pydantic.TypeAdapter[Any] | None = None) -> dict[str, Any] | CoreList:
-    """What a tool returned → ``CallToolResult`` dict (``content``, ``structuredContent``, ``isError``)."""
+                          adapter: pydantic.TypeAdapter[Any] | None = None,
+                          structured_objects: bool = False) -> dict[str, Any] | CoreList:
+    """What a tool returned → ``CallToolResult`` dict (``content``, ``structuredContent``, ``isError``).
+
+    ``structured_objects``: a tool without an output schema whose value is a JSON object (a dict, a
+    model, a dataclass) also answers it as ``structuredContent``, as FastMCP does."""
     if isinstance(value, ToolResult):
         return value.to_dict()
     if isinstance(value, _Content) or (isinstance(value, (list, tuple)) and any(isinstance(v, _Content) for v in value)):
@@ -282,6 +328,12 @@ def normalize_tool_result(value: Any, *, output_schema: dict[str, Any] | None, w
         return {"content": [{"type": "text", "text": text}], "structuredContent": structured}
     if value is None:
         return {"content": []}
+    if structured_objects and not isinstance(value, (str, bytes, list, tuple)) and not (
+            isinstance(value, dict) and value.get("type") in _BLOCK_TYPES) and not (
+            isinstance(value, BaseModel) and getattr(value, "type", None) in _BLOCK_TYPES):
+        data = to_jsonable(value)
+        if isinstance(data, dict):
+            return {"content": [{"type": "text", "text": _dumps(data)}], "structuredContent": data}
     if isinstance(value, (_Content, str, bytes)):
         return {"content": [content_block(value)]}
     if isinstance(value, (list, tuple)):

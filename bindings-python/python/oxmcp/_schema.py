@@ -314,6 +314,8 @@ def _is_content_annotation(annotation: Any) -> bool:
         return True  # list[Any]: anything goes, usually mixed content
     if isinstance(annotation, type) and issubclass(annotation, (ToolResult, *CONTENT_TYPES)):
         return True
+    if _is_sdk_content_model(annotation):
+        return True
     origin = typing.get_origin(annotation)
     if origin is list or origin is typing.Union or (origin is not None and str(origin) == "<class 'types.UnionType'>"):
         # list[Image], Image | None, list[Image | Audio]: content. list[str] is data (gets a schema).
@@ -325,11 +327,33 @@ def _is_content_annotation(annotation: Any) -> bool:
 def _is_content_class(annotation: Any) -> bool:
     from ._results import CONTENT_TYPES, ToolResult
 
-    if isinstance(annotation, type) and issubclass(annotation, (ToolResult, *CONTENT_TYPES)):
+    if isinstance(annotation, type) and issubclass(annotation, (ToolResult, *CONTENT_TYPES)) \
+            or _is_sdk_content_model(annotation):
         return True
     if typing.get_origin(annotation) is typing.Union or str(typing.get_origin(annotation)) == "<class 'types.UnionType'>":
         return all(_is_content_class(a) for a in typing.get_args(annotation) if a is not type(None))
     return False
+
+
+def _deref_root(schema: dict[str, Any]) -> dict[str, Any]:
+    """A schema whose root is a ``$ref`` (a recursive model) with the definition at the root, the
+    ``$defs`` kept for the inner references: an output schema's root must say ``type: object``."""
+    ref = schema.get("$ref")
+    defs = schema.get("$defs") or {}
+    if not isinstance(ref, str) or not ref.startswith("#/$defs/") or ref[8:] not in defs:
+        return schema
+    out = {**defs[ref[8:]], **{k: v for k, v in schema.items() if k not in ("$ref", "$defs")}}
+    out["$defs"] = defs
+    return out
+
+
+def _is_sdk_content_model(annotation: Any) -> bool:
+    """A content block model of either SDK generation (``mcp.types``, ``mcp_types``): a pydantic
+    model whose ``type`` is one of the content block types."""
+    if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+        return False
+    field = annotation.model_fields.get("type")
+    return field is not None and field.default in ("text", "image", "audio", "resource", "resource_link")
 
 
 def _is_object_schema(schema: dict[str, Any]) -> bool:
@@ -350,17 +374,29 @@ def analyze_function(
     """Inspect ``fn``: parameters → input schema, docstring → descriptions, return → output schema."""
     if not callable(fn):
         raise DefinitionError(f"{fn!r} is not callable")
+    unwrapped: Any = fn
+    while isinstance(unwrapped, functools.partial):
+        unwrapped = unwrapped.func
+    # A partial given its own __name__/__doc__ (they are its attributes) is described by them.
+    fn_name = vars(fn).get("__name__") if isinstance(fn, functools.partial) else None
+    fn_name = fn_name or getattr(unwrapped, "__name__", None) or type(unwrapped).__name__
     target = fn
-    is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(type(fn).__call__)
+    if not (inspect.isroutine(fn) or inspect.isclass(fn) or isinstance(fn, functools.partial)):
+        # A callable object: its ``__call__`` (bound) has the signature and the hints.
+        target = type(fn).__call__.__get__(fn)
+    is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(type(fn).__call__) \
+        or inspect.iscoroutinefunction(unwrapped)
     try:
-        hints = _plain_hints(target)
+        # A partial: the wrapped function's hints (its signature, below, is the partial's own).
+        hints = _plain_hints(unwrapped if unwrapped is not fn else target)
         if hints is None:
-            hints = typing.get_type_hints(target, include_extras=True)
+            hints = typing.get_type_hints(unwrapped if unwrapped is not fn else target, include_extras=True)
     except Exception as exc:  # unresolved forward refs: say which function
         raise DefinitionError(f"cannot resolve the type hints of {getattr(fn, '__qualname__', fn)!r}: {exc}") from exc
     sig = _signature(target)
-    raw_doc = target.__doc__ if inspect.isfunction(target) else None
-    doc = _parsed_doc(raw_doc) if isinstance(raw_doc, str) else parse_docstring(inspect.getdoc(target))
+    doc_of = unwrapped if unwrapped is not fn and "__doc__" not in vars(fn) else target
+    raw_doc = doc_of.__doc__ if inspect.isfunction(doc_of) or doc_of is fn else None
+    doc = _parsed_doc(raw_doc) if isinstance(raw_doc, str) else parse_docstring(inspect.getdoc(doc_of))
     fields: dict[str, Any] = {}
     context_param: str | None = None
     param_names: list[str] = []
@@ -370,7 +406,7 @@ def analyze_function(
         if input_schema is not None and param.kind is inspect.Parameter.VAR_KEYWORD:
             continue
         if param.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
-            raise DefinitionError(f"{fn.__name__}: *args/**kwargs cannot be described by a schema")
+            raise DefinitionError(f"{fn_name}: *args/**kwargs cannot be described by a schema")
         annotation = hints.get(pname, Any)
         if _is_context(annotation):
             context_param = pname
@@ -378,7 +414,7 @@ def analyze_function(
         if pname in skip_params:
             continue
         if pname.startswith("_"):
-            raise DefinitionError(f"{fn.__name__}: parameter {pname!r} starts with '_' (not allowed in a schema)")
+            raise DefinitionError(f"{fn_name}: parameter {pname!r} starts with '_' (not allowed in a schema)")
         default = param.default if param.default is not inspect.Parameter.empty else ...
         doc_desc = doc.params.get(pname) or None
         param_names.append(pname)
@@ -414,10 +450,10 @@ def analyze_function(
         pass
     else:
         try:
-            arg_model = _create_model(name or fn.__name__, fields)
+            arg_model = _create_model(name or fn_name, fields)
             generated = arg_model.model_json_schema(mode="validation", schema_generator=_Generator)
         except Exception as exc:
-            raise DefinitionError(f"{fn.__name__}: cannot build an input schema: {exc}") from exc
+            raise DefinitionError(f"{fn_name}: cannot build an input schema: {exc}") from exc
     if input_schema is None:
         input_schema = generated
         input_schema.pop("title", None)
@@ -447,13 +483,14 @@ def analyze_function(
                 inner = schema_for_type(ret)
             except Exception as exc:
                 if structured_output:
-                    raise DefinitionError(f"{fn.__name__}: cannot build an output schema: {exc}") from exc
+                    raise DefinitionError(f"{fn_name}: cannot build an output schema: {exc}") from exc
                 inner = None
             if inner is not None:
+                inner = _deref_root(inner)
                 wrap = not _is_object_schema(inner)
                 out_schema = _wrap(inner) if wrap else inner
         elif structured_output is True:
-            raise DefinitionError(f"{fn.__name__}: structured_output=True needs a return annotation")
+            raise DefinitionError(f"{fn_name}: structured_output=True needs a return annotation")
     if adapter is None and ret not in (inspect.Signature.empty,) and out_schema is not None:
         try:
             adapter = TypeAdapter(ret)
@@ -461,7 +498,7 @@ def analyze_function(
             adapter = None
     return FunctionInfo(
         fn=fn,
-        name=name or fn.__name__,
+        name=name or fn_name,
         description=description if description is not None else doc.summary,
         is_async=is_async,
         _model=arg_model,

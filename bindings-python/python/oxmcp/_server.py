@@ -293,6 +293,9 @@ class Server:
     def _adapt_tool(self, entry: ToolEntry) -> None:
         """Adjust a new tool's entry before it is registered (listed)."""
 
+    def _adapt_prompt(self, entry: PromptEntry) -> None:
+        """Adjust a new prompt's entry before it is registered (listed)."""
+
     def remove_tool(self, name: str) -> bool:
         """Unregister a tool; returns whether it existed."""
         with self._lock:
@@ -396,6 +399,7 @@ class Server:
     def add_prompt(self, fn: Callable[..., Any], *, completions: dict[str, Any] | None = None,
                    **kwargs: Any) -> PromptEntry:
         entry = PromptEntry(fn, self, **kwargs)
+        self._adapt_prompt(entry)
         with self._lock:
             existing = self._prompts.get(entry.name)
             if self._settle("prompt", entry.name, existing, False,

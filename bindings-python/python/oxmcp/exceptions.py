@@ -18,5 +18,27 @@ class DisabledError(OxmcpError):
     """A component is disabled."""
 
 
-__all__ = ["DefinitionError", "DisabledError", "FastMCPError", "MCPServerError", "McpError", "NotFoundError",
-           "OxmcpError", "PromptError", "ResourceError", "ToolError", "ValidationError"]
+class ResourceSecurityError(ResourceError):
+    """A resource read refused by a security rule (a path outside the allowed root, a URI scheme or
+    a host the resource may not reach): FastMCP's subclass of :class:`ResourceError`."""
+
+
+class FastMCPDeprecationWarning(DeprecationWarning):
+    """FastMCP's deprecation warning (a ``DeprecationWarning``, so the standard filters apply)."""
+
+
+__all__ = [
+    "DefinitionError",
+    "DisabledError",
+    "FastMCPDeprecationWarning",
+    "FastMCPError",
+    "MCPServerError",
+    "McpError",
+    "NotFoundError",
+    "OxmcpError",
+    "PromptError",
+    "ResourceError",
+    "ResourceSecurityError",
+    "ToolError",
+    "ValidationError",
+]

@@ -1,7 +1,9 @@
-"""``fastmcp.prompts``: prompt messages."""
+"""``fastmcp.prompts``: FastMCP's prompt component (``Prompt``, ``FunctionPrompt``), the standalone
+``@prompt`` decorator, ``Message`` and ``PromptResult``."""
 
-from .._results import Message
+from .base import Message, Prompt, PromptArgument, PromptResult
+from .function_prompt import FunctionPrompt, prompt
 
 PromptMessage = Message
 
-__all__ = ["Message", "PromptMessage"]
+__all__ = ["FunctionPrompt", "Message", "Prompt", "PromptArgument", "PromptMessage", "PromptResult", "prompt"]

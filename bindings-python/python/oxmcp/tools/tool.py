@@ -1,5 +1,6 @@
-"""``fastmcp.tools.tool`` (FastMCP 2.x's path of ``ToolResult``)."""
+"""``fastmcp.tools.tool`` (FastMCP 2.x's path of ``Tool`` and ``ToolResult``)."""
 
-from .._results import ToolResult
+from .base import Tool, ToolResult
+from .function_tool import FunctionTool
 
-__all__ = ["ToolResult"]
+__all__ = ["FunctionTool", "Tool", "ToolResult"]

@@ -24,19 +24,26 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
-from .._compat_ctx import AttrDict
-from .._context import Context
-from .._errors import InputRequired, McpError, RequestCancelled, ToolError
-from .._results import ToolResult, error_result
+from ..._compat_ctx import AttrDict
+from ..._context import Context
+from ..._errors import InputRequired, McpError, RequestCancelled, ToolError
+from ..._results import ToolResult, error_result
 
 __all__ = ["CallNext", "Middleware", "MiddlewareContext", "install"]
 
-CallNext = Callable[["MiddlewareContext"], Awaitable[Any]]
+T_co = TypeVar("T_co", covariant=True)
+R_co = TypeVar("R_co", covariant=True)
+
+
+class CallNext(Protocol[T_co, R_co]):
+    """``call_next(context)``: the rest of the chain (generic, ``CallNext[T, R]``, as FastMCP's)."""
+
+    def __call__(self, context: MiddlewareContext) -> Awaitable[R_co]: ...
 
 #: Method → hook name; and for list methods, the key of the list in the result.
 HOOKS = {
@@ -68,6 +75,10 @@ class MiddlewareContext:
 
     def copy(self, **kwargs: Any) -> MiddlewareContext:
         return replace(self, **kwargs)
+
+    def __class_getitem__(cls, item: Any) -> Any:
+        # FastMCP's MiddlewareContext[T] (the message type) in hook annotations.
+        return cls
 
 
 class Middleware:

@@ -1,0 +1,251 @@
+"""``fastmcp.Client`` under the import hook: FastMCP's in-process client, over the core's dispatch.
+
+``async with Client(server) as client:`` talks to a server object in this process, as FastMCP's
+``Client(mcp)`` does, through the same core dispatch as stdio and HTTP. It answers with FastMCP's
+shapes: ``call_tool`` gives a :class:`CallToolResult` (``content``, ``structured_content``,
+``meta``, ``data``, ``is_error``) and raises :class:`~oxmcp.ToolError` on an ``isError`` result;
+the ``list_*`` calls give lists of the SDK's models; a JSON-RPC error is raised as
+``mcp.MCPError``. The models are ``mcp_types``' when that package is installed (FastMCP's own
+model package), else ``oxmcp.types``.
+
+A client for a URL or a transport object is not provided: oxmcp is a server (drive it over stdio or
+HTTP with FastMCP's own client).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from typing_extensions import Self
+
+from ._client import Client as _Client
+from ._errors import McpError, ToolError
+
+__all__ = ["CallToolResult", "Client", "model_types"]
+
+
+def model_types() -> Any:
+    """The module whose models FastMCP's client returns: ``mcp_types`` when installed."""
+    try:
+        import mcp_types
+
+        return mcp_types
+    except ImportError:
+        from . import types
+
+        return types
+
+
+@dataclass
+class CallToolResult:
+    """FastMCP's parsed tool result: ``data`` is the structured value (unwrapped from ``result``)."""
+
+    content: list[Any]
+    structured_content: dict[str, Any] | None
+    meta: dict[str, Any] | None
+    data: Any = None
+    is_error: bool = False
+
+
+# Keywords of FastMCP's Client that configure a remote session; in process they have nothing to do.
+_SESSION_ONLY = ("timeout", "init_timeout", "client_info", "log_handler", "message_handler",
+                 "progress_handler", "auto_initialize", "verify", "mode", "name")
+# Callbacks answering a server-to-client request: this client answers none, so one given would never
+# run. Refused, not dropped.
+_CALLBACKS = ("sampling_handler", "elicitation_handler", "roots", "sampling_capabilities")
+
+
+class Client(_Client):
+    """``Client(server)``: FastMCP's client, for a server object in this process."""
+
+    def __init__(self, transport: Any, **kwargs: Any) -> None:
+        core = getattr(transport, "_core", transport)
+        if not hasattr(core, "_build_native"):
+            raise TypeError("fastmcp.Client(...) under oxmcp takes a server object (FastMCP, MCPServer, "
+                            "Server) and talks to it in process; oxmcp has no client for URLs, files or "
+                            "transports")
+        for key in _CALLBACKS:
+            if kwargs.pop(key, None) is not None:
+                raise TypeError(f"fastmcp.Client: {key} is not supported by oxmcp's in-process client: it "
+                                "answers no server-to-client request. Test that path with FastMCP's client "
+                                "over stdio or HTTP")
+        self.name = kwargs.pop("name", None) or "fastmcp-client"
+        for key in _SESSION_ONLY:
+            kwargs.pop(key, None)
+        super().__init__(core, **kwargs)
+        self._output_schemas: dict[str, dict[str, Any] | None] = {}
+
+    def is_connected(self) -> bool:
+        return self._native is not None
+
+    async def __aenter__(self) -> Self:
+        await super().__aenter__()
+        # What the server says of itself (capabilities, serverInfo, instructions): FastMCP's client
+        # has it from the connection's start.
+        self._server: dict[str, Any] = await self.request("server/discover")
+        return self
+
+    def _server_info(self) -> dict[str, Any]:
+        # The modern era carries serverInfo in the result's _meta.
+        return (self._server.get("serverInfo")
+                or (self._server.get("_meta") or {}).get("io.modelcontextprotocol/serverInfo") or {})
+
+    @property
+    def server_capabilities(self) -> Any:
+        return model_types().ServerCapabilities.model_validate(self._server.get("capabilities") or {})
+
+    @property
+    def session(self) -> Any:
+        """What FastMCP's tests read of the session: ``server_info`` and ``server_capabilities``."""
+        from types import SimpleNamespace
+
+        t = model_types()
+        return SimpleNamespace(server_info=t.Implementation.model_validate(self._server_info()),
+                               server_capabilities=self.server_capabilities)
+
+    @property
+    def initialize_result(self) -> Any:
+        t = model_types()
+        return t.InitializeResult.model_validate({"protocolVersion": self._server.get("protocolVersion")
+                                                  or (self._server.get("supportedVersions") or ["2026-07-28"])[0],
+                                                  "capabilities": self._server.get("capabilities") or {},
+                                                  "serverInfo": self._server_info(),
+                                                  "instructions": self._server.get("instructions")})
+
+    async def request(self, method: str, params: dict[str, Any] | None = None, **kwargs: Any) -> Any:
+        try:
+            return await super().request(method, params, **kwargs)
+        except McpError as exc:
+            from .shared.exceptions import MCPError
+
+            if isinstance(exc, MCPError):
+                raise
+            raise MCPError(exc.code, exc.message, exc.data) from None
+
+    # -- tools --------------------------------------------------------------------------------------
+    async def list_tools_mcp(self, *, cursor: str | None = None) -> Any:
+        result = model_types().ListToolsResult.model_validate(await self.request("tools/list", _cursor(cursor)))
+        for tool in result.tools:
+            self._output_schemas[tool.name] = tool.output_schema
+        return result
+
+    async def list_tools(self) -> list[Any]:  # type: ignore[override]
+        tools: list[Any] = []
+        cursor = None
+        while True:
+            page = await self.list_tools_mcp(cursor=cursor)
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                return tools
+
+    async def call_tool_mcp(self, name: str, arguments: dict[str, Any] | None = None, *,
+                            meta: dict[str, Any] | None = None, **_: Any) -> Any:
+        params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
+        if meta:
+            params["_meta"] = dict(meta)
+        return model_types().CallToolResult.model_validate(await self.request("tools/call", params))
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, *,  # type: ignore[override]
+                        raise_on_error: bool = True, meta: dict[str, Any] | None = None,
+                        **kwargs: Any) -> CallToolResult:
+        result = await self.call_tool_mcp(name, arguments, meta=meta, **kwargs)
+        if result.is_error and raise_on_error:
+            first: Any = result.content[0] if result.content else None
+            raise ToolError(first.text if getattr(first, "type", None) == "text"
+                            else f"Tool '{name}' returned an error")
+        data = None
+        if result.structured_content is not None and not result.is_error:
+            if name not in self._output_schemas:
+                await self.list_tools()
+            schema = self._output_schemas.get(name) or {}
+            wrapped = bool(((result.meta or {}).get("fastmcp") or {}).get("wrap_result")) \
+                or bool(schema.get("x-fastmcp-wrap-result"))
+            data = result.structured_content.get("result") if wrapped else result.structured_content
+        return CallToolResult(content=list(result.content), structured_content=result.structured_content,
+                              meta=result.meta, data=data, is_error=bool(result.is_error))
+
+    # -- resources ----------------------------------------------------------------------------------
+    async def list_resources_mcp(self, *, cursor: str | None = None) -> Any:
+        return model_types().ListResourcesResult.model_validate(
+            await self.request("resources/list", _cursor(cursor)))
+
+    async def list_resources(self) -> list[Any]:  # type: ignore[override]
+        return await _all_pages(self.list_resources_mcp, "resources")
+
+    async def list_resource_templates_mcp(self, *, cursor: str | None = None) -> Any:
+        return model_types().ListResourceTemplatesResult.model_validate(
+            await self.request("resources/templates/list", _cursor(cursor)))
+
+    async def list_resource_templates(self) -> list[Any]:  # type: ignore[override]
+        return await _all_pages(self.list_resource_templates_mcp, "resource_templates")
+
+    async def read_resource_mcp(self, uri: Any, *, meta: dict[str, Any] | None = None) -> Any:
+        params: dict[str, Any] = {"uri": str(uri)}
+        if meta:
+            params["_meta"] = dict(meta)
+        return model_types().ReadResourceResult.model_validate(await self.request("resources/read", params))
+
+    async def read_resource(self, uri: Any, *, meta: dict[str, Any] | None = None, **_: Any) -> list[Any]:  # type: ignore[override]
+        return list((await self.read_resource_mcp(uri, meta=meta)).contents)
+
+    # -- prompts ------------------------------------------------------------------------------------
+    async def list_prompts_mcp(self, *, cursor: str | None = None) -> Any:
+        return model_types().ListPromptsResult.model_validate(await self.request("prompts/list", _cursor(cursor)))
+
+    async def list_prompts(self) -> list[Any]:  # type: ignore[override]
+        return await _all_pages(self.list_prompts_mcp, "prompts")
+
+    async def get_prompt_mcp(self, name: str, arguments: dict[str, Any] | None = None, *,
+                             meta: dict[str, Any] | None = None, **_: Any) -> Any:
+        params: dict[str, Any] = {"name": name}
+        if arguments:
+            # Prompt arguments travel as strings: FastMCP's client sends other values as JSON.
+            params["arguments"] = {k: v if isinstance(v, str) else _json(v) for k, v in arguments.items()}
+        if meta:
+            params["_meta"] = dict(meta)
+        return model_types().GetPromptResult.model_validate(await self.request("prompts/get", params))
+
+    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, **kwargs: Any) -> Any:  # type: ignore[override]
+        return await self.get_prompt_mcp(name, arguments, **kwargs)
+
+    # -- completion, ping -----------------------------------------------------------------------------
+    async def complete_mcp(self, ref: Any, argument: dict[str, str], context_arguments: dict[str, Any] | None = None,
+                           **_: Any) -> Any:
+        if hasattr(ref, "model_dump"):
+            ref = ref.model_dump(by_alias=True, exclude_none=True, mode="json")
+        params: dict[str, Any] = {"ref": ref, "argument": dict(argument)}
+        if context_arguments:
+            params["context"] = {"arguments": dict(context_arguments)}
+        return model_types().CompleteResult.model_validate(await self.request("completion/complete", params))
+
+    async def complete(self, ref: Any, argument: dict[str, str],  # type: ignore[override]
+                       context_arguments: dict[str, Any] | None = None, **kwargs: Any) -> Any:
+        return (await self.complete_mcp(ref, argument, context_arguments, **kwargs)).completion
+
+    async def ping(self) -> bool:
+        await self.request("ping")
+        return True
+
+
+def _json(value: Any) -> str:
+    import pydantic_core
+
+    return pydantic_core.to_json(value).decode()
+
+
+def _cursor(cursor: str | None) -> dict[str, Any]:
+    return {} if cursor is None else {"cursor": cursor}
+
+
+async def _all_pages(fetch: Any, field: str) -> list[Any]:
+    out: list[Any] = []
+    cursor = None
+    while True:
+        page = await fetch(cursor=cursor)
+        out.extend(getattr(page, field))
+        cursor = page.next_cursor
+        if not cursor:
+            return out
+
