@@ -21,13 +21,14 @@ from types import ModuleType
 __all__ = ["MIRRORS", "DropInFinder", "install", "installed"]
 
 #: The packages the hook takes over.
-PACKAGES = ("mcp", "fastmcp")
+PACKAGES = ("mcp", "fastmcp", "mcp_types")
 
 #: Each upstream module oxmcp mirrors, and the oxmcp module that stands for it.
 MIRRORS: dict[str, str] = {
     # mcp (1.x and 2.x); its top level is oxmcp's with the SDK's Client and types (_mirror_mcp.py)
     "mcp": "oxmcp._mirror_mcp",
     "mcp.types": "oxmcp.types",
+    "mcp_types": "oxmcp.types",  # mcp 2.x's types package
     "mcp.client": "oxmcp.client",
     "mcp.shared": "oxmcp.shared",
     "mcp.shared.exceptions": "oxmcp.shared.exceptions",

@@ -17,10 +17,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
-import anyio.to_thread
 import pydantic_core
-from pydantic import AnyUrl, BaseModel, ConfigDict, Field, UrlConstraints, ValidationInfo, field_validator, validate_call
+from pydantic import (
+    AnyUrl,
+    BaseModel,
+    ConfigDict,
+    Field,
+    UrlConstraints,
+    ValidationInfo,
+    field_validator,
+    validate_call,
+)
 
+from ..._loops import run_sync
 from ...types import Annotations, Icon
 
 __all__ = ["BinaryResource", "DirectoryResource", "FileResource", "FunctionResource", "HttpResource",
@@ -135,7 +144,7 @@ class FileResource(Resource):
     async def read(self) -> str | bytes:
         try:
             reader = self.path.read_bytes if self.is_binary else self.path.read_text
-            return await anyio.to_thread.run_sync(reader)
+            return await run_sync(reader)
         except Exception as exc:
             raise ValueError(f"Error reading file {self.path}: {exc}") from exc
 
@@ -178,7 +187,7 @@ class DirectoryResource(Resource):
 
     async def read(self) -> str:
         try:
-            files = await anyio.to_thread.run_sync(self.list_files)
+            files = await run_sync(self.list_files)
             names = [str(f.relative_to(self.path)) for f in files if f.is_file()]
             return json.dumps({"files": names}, indent=2)
         except Exception as exc:
