@@ -38,6 +38,8 @@ MIRRORS: dict[str, str] = {
     "mcp.server.models": "oxmcp.server.models",
     "mcp.server.session": "oxmcp.server.session",
     "mcp.server.stdio": "oxmcp.server.stdio",
+    "mcp.server.transport_security": "oxmcp.server.transport_security",
+    "mcp.shared.memory": "oxmcp.shared.memory",
     "mcp.server.streamable_http_manager": "oxmcp.server.streamable_http_manager",
     "mcp.server.lowlevel": "oxmcp.server.lowlevel",
     "mcp.server.lowlevel.server": "oxmcp.server.lowlevel.server",

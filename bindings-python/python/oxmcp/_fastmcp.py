@@ -136,6 +136,8 @@ class FastMCP(Server):
                  json_response: bool | None = None, stateless_http: bool | None = None,
                  **kwargs: Any) -> None:
         providers = kwargs.pop("providers", None) or ()
+        # mcp's TransportSecuritySettings: the HTTP guard's lists for run() and http_app().
+        self._transport_security = kwargs.pop("transport_security", None)
         # mcp 1.x FastMCP's HTTP+SSE settings, which run("sse") and sse_app() use.
         sse_defaults = {k: kwargs.pop(k) for k in ("sse_path", "message_path") if kwargs.get(k) is not None}
         transforms = kwargs.pop("transforms", None) or ()
@@ -402,6 +404,7 @@ class FastMCP(Server):
         """A Starlette ASGI app: the MCP endpoint at ``path`` (default ``/mcp``), the custom routes, the lifespan."""
         if transport == "sse":
             return self.sse_app(path, middleware=middleware, **kwargs)
+        kwargs.setdefault("transport_security", self._transport_security)
         _check_http_kwargs(kwargs)
         # The listener options are the mount's, checked by the core (the SDK's no-op keywords aside).
         self._mount_options({k: v for k, v in kwargs.items() if k not in _NOOP_RUN})
@@ -511,6 +514,7 @@ class FastMCP(Server):
             kwargs.pop("max_request_body_size", None) if "max_body_bytes" in kwargs else None
             if "max_request_body_size" in kwargs:
                 kwargs["max_body_bytes"] = kwargs.pop("max_request_body_size")
+            kwargs.setdefault("transport_security", self._transport_security)
             _check_http_kwargs(kwargs)
             for k in list(kwargs):
                 if k in _NOOP_RUN and not (k == "sse_path" and kwargs.get("sse")):
@@ -583,6 +587,12 @@ class MCPServer(FastMCP):
             entry.info.description = ""
         return entry
 
+    @property
+    def _mcp_server(self) -> Any:
+        """The server the SDK's in-memory client takes (``create_connected_server_and_client_session(
+        mcp._mcp_server)``): on oxmcp, this server itself."""
+        return self
+
     # -- the SDK's in-process calls on the server itself (``await mcp.call_tool(...)`` in self-tests) -----
     def list_tools(self) -> Any:
         return _Listing("list_tools", super().list_tools(), "Tool")
@@ -647,6 +657,23 @@ class LegacyFastMCP(MCPServer):
     _default_mask = False
     _handshake_only = True
 
+    def __init__(self, name: str | None = None, instructions: str | None = None, **kwargs: Any) -> None:
+        from .server.fastmcp.settings import Settings
+        from .server.transport_security import loopback_settings
+
+        given = {k: v for k, v in kwargs.items() if k in Settings.model_fields and v is not None}
+        super().__init__(name, instructions, **kwargs)
+        if given.get("transport_security") is None:
+            # The SDK's default for a loopback host; the core guards loopback servers so already.
+            given["transport_security"] = loopback_settings(given.get("host", "127.0.0.1"))
+        given["dependencies"] = list(given.get("dependencies") or ())
+        self._settings = Settings(**given)
+
+    @property
+    def settings(self) -> Any:
+        """The server's settings as mcp 1.x's ``Settings`` (``mcp.settings.port``, ``.transport_security``)."""
+        return self._settings
+
     @classmethod
     def generate_name(cls, name: str | None = None) -> str:
         return name or "FastMCP"
@@ -682,14 +709,11 @@ _OTHER_EXTRAS = ("tags", "version", "task")
 
 
 def _check_http_kwargs(kwargs: dict[str, Any]) -> None:
-    if "transport_security" in kwargs and kwargs["transport_security"] is not None:
-        ts = kwargs.pop("transport_security")
-        hosts = getattr(ts, "allowed_hosts", None)
-        origins = getattr(ts, "allowed_origins", None)
-        if hosts:
-            kwargs.setdefault("allowed_hosts", list(hosts))
-        if origins:
-            kwargs.setdefault("allowed_origins", list(origins))
+    if kwargs.get("transport_security") is not None:
+        from .server.transport_security import listener_options
+
+        for key, value in listener_options(kwargs.pop("transport_security")).items():
+            kwargs.setdefault(key, value)
     known = set(option_names()[1]) | _NOOP_RUN
     unknown = sorted(set(kwargs) - known)
     if unknown:

@@ -13,6 +13,8 @@ from typing import Any
 
 from . import types
 from ._client import Client as _Client
+from ._errors import McpError as _CoreMcpError
+from .shared.exceptions import McpError
 
 __all__ = ["Client"]
 
@@ -36,6 +38,15 @@ class Client(_Client):
                     "message_handler"):
             kwargs.pop(key, None)  # the SDK's options for a remote session; nothing to do in process
         super().__init__(core, **kwargs)
+
+    async def request(self, method: str, params: dict[str, Any] | None = None, **kwargs: Any) -> Any:
+        """As ``oxmcp.Client.request``; an error answer raises the SDK's ``McpError`` (``MCPError``)."""
+        try:
+            return await super().request(method, params, **kwargs)
+        except _CoreMcpError as exc:
+            if isinstance(exc, McpError):
+                raise
+            raise McpError(exc.code, exc.message, exc.data) from exc
 
     async def list_tools(self, cursor: str | None = None) -> Any:  # type: ignore[override]
         return types.ListToolsResult.model_validate(await self.request("tools/list", _cursor(cursor)))

@@ -4,5 +4,6 @@ from ..._context import Context
 from ..._fastmcp import LegacyFastMCP as FastMCP
 from ..._results import Audio, Image
 from ...types import Icon
+from .settings import Settings
 
-__all__ = ["Audio", "Context", "FastMCP", "Icon", "Image"]
+__all__ = ["Audio", "Context", "FastMCP", "Icon", "Image", "Settings"]
