@@ -573,13 +573,54 @@ class MCPServer(FastMCP):
         if not entry.info.description:
             entry.info.description = ""  # the SDK lists a tool without a docstring with description ""
 
-    def add_resource(self, fn: Any, uri: str, **kwargs: Any) -> Any:  # type: ignore[override]
+    # The SDK's decorators take their options positionally (``@mcp.tool("name")``) and refuse to be
+    # applied uncalled (``@mcp.tool``), which would otherwise register the wrong thing.
+    def tool(self, name: Any = None, **kwargs: Any) -> Any:  # type: ignore[override]
+        if callable(name):
+            raise TypeError("The @tool decorator was used incorrectly. Did you forget to call it? "
+                            "Use @tool() instead of @tool")
+        if name is not None:
+            kwargs["name"] = name
+        return super().tool(**kwargs)
+
+    def resource(self, uri: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        if callable(uri):
+            raise TypeError("The @resource decorator was used incorrectly. Did you forget to call it? "
+                            "Use @resource('uri') instead of @resource")
+        return super().resource(uri, **kwargs)
+
+    def prompt(self, name: Any = None, **kwargs: Any) -> Any:  # type: ignore[override]
+        if callable(name):
+            raise TypeError("The @prompt decorator was used incorrectly. Did you forget to call it? "
+                            "Use @prompt() instead of @prompt")
+        if name is not None:
+            kwargs["name"] = name
+        return super().prompt(**kwargs)
+
+    def add_resource(self, fn: Any, uri: str | None = None, **kwargs: Any) -> Any:  # type: ignore[override]
+        if uri is None and not kwargs and _is_resource_object(fn):
+            return self._add_resource_object(fn)
+        if uri is None:
+            raise TypeError("add_resource(fn, uri, ...) or add_resource(resource): give the URI, or a Resource object")
         if kwargs.get("mime_type") is None:
             kwargs["mime_type"] = "text/plain"  # the SDK's Resource default
         entry = super().add_resource(fn, uri, **kwargs)
         if not entry.info.description:
             entry.info.description = ""
         return entry
+
+    def _add_resource_object(self, resource: Any) -> Any:
+        """The SDK's ``add_resource(FunctionResource(...))``: registered with the core like a decorated
+        static resource, whose function is the object's ``read()``."""
+        async def read() -> Any:
+            return await resource.read()
+
+        read.__name__ = str(resource.name or resource.uri)
+        return self.add_resource(read, str(resource.uri), name=resource.name, title=resource.title,
+                                 description=resource.description, mime_type=resource.mime_type,
+                                 icons=[_dump(i) for i in resource.icons] if resource.icons else None,
+                                 annotations=_dump(resource.annotations) if resource.annotations else None,
+                                 meta=resource.meta)
 
     def add_prompt(self, fn: Any, **kwargs: Any) -> Any:  # type: ignore[override]
         entry = super().add_prompt(fn, **kwargs)
@@ -718,6 +759,13 @@ def _check_http_kwargs(kwargs: dict[str, Any]) -> None:
     unknown = sorted(set(kwargs) - known)
     if unknown:
         raise TypeError(f"run()/http_app(): unknown keyword argument(s): {', '.join(unknown)}")
+
+
+def _is_resource_object(value: Any) -> bool:
+    """An SDK resource component (``mcp.server.fastmcp.resources.Resource`` and its kind): read by ``read()``."""
+    from .server.fastmcp.resources import Resource
+
+    return isinstance(value, Resource)
 
 
 def _dump(value: Any) -> Any:

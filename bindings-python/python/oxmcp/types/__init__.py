@@ -115,3 +115,26 @@ class InputRequiredResult(Result):
         if not self.inputRequests and self.requestState is None:
             raise ValueError("InputRequiredResult requires at least one of input_requests or request_state")
         return self
+
+
+def _schemas_as_dicts() -> None:
+    """Both SDKs type a tool's ``inputSchema`` / ``outputSchema`` as a plain dict (``tool.inputSchema
+    ["properties"]``, ``== {...}``); the generator makes models of them. The fields are retyped, and the
+    models that hold a ``Tool`` are rebuilt after it, in definition order."""
+    from pydantic import BaseModel as _Model
+
+    from . import _generated
+
+    Tool.model_fields["inputSchema"].annotation = dict[str, Any]
+    Tool.model_fields["outputSchema"].annotation = dict[str, Any] | None  # type: ignore[assignment]
+    # The SDKs' CallToolResult.isError is False unless set (the spec's default), not None.
+    CallToolResult.model_fields["isError"].default = False
+    rebuilt = False
+    for value in list(vars(_generated).values()):
+        if value is Tool or value is CallToolResult:
+            rebuilt = True
+        if rebuilt and isinstance(value, type) and issubclass(value, _Model) and value.__module__ == _generated.__name__:
+            value.model_rebuild(force=True)
+
+
+_schemas_as_dicts()

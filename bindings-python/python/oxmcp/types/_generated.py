@@ -7,7 +7,7 @@ from enum import Enum
 from typing import Any, Dict, Literal
 
 from oxmcp.types._base import SpecModel
-from pydantic import AnyUrl, Base64Str, ConfigDict, Field, RootModel
+from pydantic import AnyUrl, ConfigDict, Field, RootModel
 
 
 class Model(RootModel[Any]):
@@ -39,7 +39,7 @@ class BlobResourceContents(SpecModel):
         alias='_meta',
         description='See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.',
     )
-    blob: Base64Str = Field(
+    blob: str = Field(
         ...,
         description='A base64-encoded string representing the binary data of the item.',
     )
@@ -1244,7 +1244,7 @@ class AudioContent(SpecModel):
     annotations: Annotations | None = Field(
         None, description='Optional annotations for the client.'
     )
-    data: Base64Str = Field(..., description='The base64-encoded audio data.')
+    data: str = Field(..., description='The base64-encoded audio data.')
     mimeType: str = Field(
         ...,
         description='The MIME type of the audio. Different providers may support different audio types.',
@@ -1442,7 +1442,7 @@ class ImageContent(SpecModel):
     annotations: Annotations | None = Field(
         None, description='Optional annotations for the client.'
     )
-    data: Base64Str = Field(..., description='The base64-encoded image data.')
+    data: str = Field(..., description='The base64-encoded image data.')
     mimeType: str = Field(
         ...,
         description='The MIME type of the image. Different providers may support different image types.',
