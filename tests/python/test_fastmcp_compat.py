@@ -89,11 +89,11 @@ async def test_mask_error_details_defaults() -> None:
                               (MCPServer, True, "Error executing tool boom")):
         s = cls("e")
 
-        @s.tool
+        @s.tool()  # (MCPServer refuses an uncalled decorator, as the SDK does)
         def boom(x: int) -> int:
             raise ValueError(f"bad {x}")
 
-        @s.tool
+        @s.tool()
         def refused() -> int:
             raise ToolError("shown to the model")
 
