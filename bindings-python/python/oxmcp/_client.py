@@ -43,6 +43,8 @@ class Client:
         self._session: str | None = None
         #: The client's own asyncio loop when it is awaited from trio (``_loops``); None on asyncio.
         self._loop_thread: LoopThread | None = None
+        #: The ``initialize`` answer of a legacy session (None in the modern era, which has no handshake).
+        self.init_result: dict[str, Any] | None = None
 
     async def __aenter__(self) -> Self:
         self._native = self.server._build_native()
@@ -57,7 +59,7 @@ class Client:
 
     async def _handshake(self) -> None:
         self._session = ""  # legacy requests from here on; the id comes with initialize's answer
-        await self.request("initialize", {"protocolVersion": LEGACY_PROTOCOL_VERSION,
+        self.init_result = await self.request("initialize", {"protocolVersion": LEGACY_PROTOCOL_VERSION,
                                           "capabilities": self.capabilities, "clientInfo": self.client_info})
         body = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode()
         headers = self._headers("notifications/initialized")

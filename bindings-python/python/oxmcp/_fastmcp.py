@@ -764,8 +764,9 @@ def _check_http_kwargs(kwargs: dict[str, Any]) -> None:
 def _is_resource_object(value: Any) -> bool:
     """An SDK resource component (``mcp.server.fastmcp.resources.Resource`` and its kind): read by ``read()``."""
     from .server.fastmcp.resources import Resource
+    from .server.mcpserver.resources import Resource as Resource2
 
-    return isinstance(value, Resource)
+    return isinstance(value, (Resource, Resource2))
 
 
 def _dump(value: Any) -> Any:

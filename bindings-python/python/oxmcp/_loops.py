@@ -28,11 +28,15 @@ def on_asyncio() -> bool:
 
 
 async def run_sync(fn: Callable[[], T]) -> T:
-    """``fn()`` on a worker thread, awaited on whichever loop the caller runs (asyncio or, via anyio, trio)."""
-    if on_asyncio():
+    """``fn()`` on a worker thread, awaited on whichever loop the caller runs (asyncio or, via anyio,
+    trio). anyio's worker when anyio is installed (code written for the SDK may call back into the
+    loop with ``anyio.from_thread``), else asyncio's."""
+    try:
+        import anyio.to_thread
+    except ImportError:
+        if not on_asyncio():
+            raise
         return await asyncio.to_thread(fn)
-    import anyio.to_thread
-
     return await anyio.to_thread.run_sync(fn)
 
 

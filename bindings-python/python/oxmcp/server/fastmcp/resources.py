@@ -32,6 +32,10 @@ from pydantic import (
 from ..._loops import run_sync
 from ...types import Annotations, Icon
 
+# A package to the import system, so that the SDK's submodule paths (``resources.templates``,
+# ``resources.types``) resolve through the import hook to this one module.
+__path__: list[str] = []
+
 __all__ = ["BinaryResource", "DirectoryResource", "FileResource", "FunctionResource", "HttpResource",
            "Resource", "ResourceTemplate", "TextResource"]
 
@@ -43,6 +47,31 @@ def _as_text(value: Any) -> str | bytes:
     if isinstance(value, (str, bytes)):
         return value
     return pydantic_core.to_json(value, fallback=str, indent=2).decode()
+
+
+def _describe(fn: Callable[..., Any], name: str) -> Any:
+    """The function's parameters as oxmcp describes them (``input_schema``, ``context_param``). A
+    ``*args`` / ``**kwargs`` parameter is left out of the description, as the SDK's is: a template's
+    values arrive by name."""
+    from ..._errors import DefinitionError
+    from ..._schema import analyze_function
+
+    try:
+        return analyze_function(fn, name=name, output_schema=False)
+    except DefinitionError:
+        sig = inspect.signature(fn)
+        named = [p for p in sig.parameters.values()
+                 if p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
+        if len(named) == len(sig.parameters):
+            raise
+
+        def described(*args: Any, **kwargs: Any) -> Any:
+            return fn(*args, **kwargs)
+
+        described.__signature__ = sig.replace(parameters=named)  # type: ignore[attr-defined]
+        described.__annotations__ = {k: v for k, v in getattr(fn, "__annotations__", {}).items()
+                                     if k in {p.name for p in named} or k == "return"}
+        return analyze_function(described, name=name, output_schema=False)
 
 
 class Resource(BaseModel, abc.ABC):
@@ -214,12 +243,10 @@ class ResourceTemplate(BaseModel):
                       title: str | None = None, description: str | None = None, mime_type: str | None = None,
                       icons: list[Icon] | None = None, annotations: Annotations | None = None,
                       meta: dict[str, Any] | None = None, context_kwarg: str | None = None) -> ResourceTemplate:
-        from ..._schema import analyze_function
-
         fn_name = name or fn.__name__
         if fn_name == "<lambda>":
             raise ValueError("You must provide a name for lambda functions")
-        info = analyze_function(fn, name=fn_name, output_schema=False)
+        info = _describe(fn, fn_name)
         if context_kwarg is None:
             context_kwarg = info.context_param
         return cls(uri_template=uri_template, name=fn_name, title=title,

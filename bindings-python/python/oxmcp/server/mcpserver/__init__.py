@@ -5,5 +5,7 @@ from ..._fastmcp import MCPServer
 from ..._results import Audio, Image
 from ...types import Icon
 from ..fastmcp.prompts.base import AssistantMessage, Message, UserMessage
+from .resources import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 
-__all__ = ["AssistantMessage", "Audio", "Context", "Icon", "Image", "MCPServer", "Message", "UserMessage"]
+__all__ = ["DEFAULT_RESOURCE_SECURITY", "AssistantMessage", "Audio", "Context", "Icon", "Image", "MCPServer", "Message",
+           "ResourceSecurity", "UserMessage"]
