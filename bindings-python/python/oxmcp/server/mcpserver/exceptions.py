@@ -6,11 +6,23 @@ handler raising them is answered as those are; the wrappers are what the SDK's c
 around a crash (``__cause__`` holds it), so ``except ResourceError`` catches every read failure.
 """
 
-from ...exceptions import *
-from ...exceptions import ResourceError, ToolError
-from ...exceptions import __all__ as _base
+from ...exceptions import (
+    DefinitionError,
+    DisabledError,
+    FastMCPError,
+    McpError,
+    MCPServerError,
+    NotFoundError,
+    OxmcpError,
+    PromptError,
+    ResourceError,
+    ToolError,
+    ValidationError,
+)
 
-__all__ = [*_base, "InvalidSignature", "ResourceNotFoundError", "UnexpectedResourceError", "UnexpectedToolError"]
+__all__ = ["DefinitionError", "DisabledError", "FastMCPError", "InvalidSignature", "MCPServerError", "McpError",
+           "NotFoundError", "OxmcpError", "PromptError", "ResourceError", "ResourceNotFoundError", "ToolError",
+           "UnexpectedResourceError", "UnexpectedToolError", "ValidationError"]
 
 
 class ResourceNotFoundError(ResourceError):

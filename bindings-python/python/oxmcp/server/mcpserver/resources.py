@@ -16,7 +16,8 @@ from __future__ import annotations
 import abc
 import inspect
 import json
-from collections.abc import Callable, Mapping, Set
+from collections.abc import Callable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -116,9 +117,10 @@ class FunctionResource(Resource):
     async def read(self) -> str | bytes:
         value = await _call(self.fn)
         if isinstance(value, InputRequiredResult):
-            # A static resource takes no Context, so it can never read the retry's answers.
-            raise ValueError("static resources cannot return InputRequiredResult; only resource template "
-                             "functions participate in the multi-round-trip flow")
+            # A static resource takes no Context, so it can never read the retry's answers (a
+            # ValueError, as the SDK raises).
+            raise ValueError("static resources cannot return InputRequiredResult; only resource "  # noqa: TRY004
+                             "template functions participate in the multi-round-trip flow")
         if isinstance(value, Resource):
             return await value.read()
         return _as_text(value)
@@ -215,7 +217,7 @@ class ResourceSecurity:
     reject_path_traversal: bool = True
     reject_absolute_paths: bool = True
     reject_null_bytes: bool = True
-    exempt_params: Set[str] = field(default_factory=frozenset)
+    exempt_params: AbstractSet[str] = field(default_factory=frozenset)
 
     def validate(self, params: Mapping[str, str | list[str]]) -> str | None:
         """The first parameter whose value fails a check, or None."""
