@@ -94,6 +94,8 @@ CLIENT_INFO_META_KEY = "io.modelcontextprotocol/clientInfo"
 SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
 LOG_LEVEL_META_KEY = "io.modelcontextprotocol/logLevel"
 
+#: An icon's ``theme`` ("light" or "dark").
+IconTheme = Theme
 #: One content block of a tool result or prompt message.
 ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource
 #: A client's answers to a server's input requests, by the server's keys (2026-07-28).
