@@ -1,4 +1,5 @@
-"""The import hook of ``oxmcp run``: ``mcp``, ``mcp.*``, ``fastmcp`` and ``fastmcp.*`` are oxmcp's mirrors.
+"""The import hook of ``oxmcp run``: ``mcp``, ``mcp.*``, ``mcp_types``, ``fastmcp`` and ``fastmcp.*`` are
+oxmcp's mirrors.
 
 With it installed (``oxmcp run`` installs it in the process it serves), a server written for FastMCP or
 the ``mcp`` SDK runs on oxmcp unmodified: ``import mcp.server.stdio`` binds ``mcp`` to oxmcp's
