@@ -560,6 +560,27 @@ class MCPServer(FastMCP):
     _fastmcp_log_data = False
     _default_mask = True  # the SDK shows ToolError text only; other exceptions are masked
 
+    def __init__(self, name: str | None = None, instructions: str | None = None, **kwargs: Any) -> None:
+        bus = kwargs.get("subscriptions")
+        if bus is not None and not isinstance(bus, bool):
+            # The core serves subscriptions/listen from its own fan-out; a bus given here would
+            # never see an event.
+            raise TypeError("MCPServer(subscriptions=<bus>) is not supported by oxmcp: subscriptions/listen "
+                            "is served by the core's own fan-out")
+        super().__init__(name, instructions, **kwargs)
+
+    def add_tool(self, fn: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        from .server.mcpserver.resolve import refuse_resolvers
+
+        refuse_resolvers(getattr(fn, "fn", fn))
+        return super().add_tool(fn, **kwargs)
+
+    def _prepare_tool(self, fn: Any, kwargs: dict[str, Any]) -> tuple[Any, dict[str, Any]] | None:
+        from .server.mcpserver.resolve import refuse_resolvers
+
+        refuse_resolvers(getattr(fn, "fn", fn))
+        return super()._prepare_tool(fn, kwargs)
+
     @classmethod
     def generate_name(cls, name: str | None = None) -> str:
         return name or "mcp-server"

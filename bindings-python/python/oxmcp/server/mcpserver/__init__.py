@@ -5,7 +5,9 @@ from ..._fastmcp import MCPServer
 from ..._results import Audio, Image
 from ...types import Icon
 from ..fastmcp.prompts.base import AssistantMessage, Message, UserMessage
+from ..request_state import RequestStateSecurity
+from .resolve import Resolve
 from .resources import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 
 __all__ = ["DEFAULT_RESOURCE_SECURITY", "AssistantMessage", "Audio", "Context", "Icon", "Image", "MCPServer", "Message",
-           "ResourceSecurity", "UserMessage"]
+           "RequestStateSecurity", "Resolve", "ResourceSecurity", "UserMessage"]
