@@ -60,6 +60,11 @@ class Client(_Client):
         """The server's ``Implementation`` (name, title, version ...), as the SDK's client has it."""
         return types.Implementation.model_validate((self.init_result or {}).get("serverInfo") or {})
 
+    @property
+    def server_capabilities(self) -> Any:
+        """The capabilities the server declared (``ServerCapabilities``), as the SDK's client has them."""
+        return types.ServerCapabilities.model_validate((self.init_result or {}).get("capabilities") or {})
+
     async def request(self, method: str, params: dict[str, Any] | None = None, **kwargs: Any) -> Any:
         """As ``oxmcp.Client.request``; an error answer raises the SDK's ``McpError`` (``MCPError``)."""
         try:
