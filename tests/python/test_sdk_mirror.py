@@ -82,3 +82,26 @@ def test_resource_template_matches_through_the_core() -> None:
     assert template.matches("items://a/b.txt") == {"path": "a/b.txt"}
     assert template.matches("items://../etc/passwd") is None  # the core's refusal, whatever the policy
     assert template.matches("other://x") is None
+
+
+def test_mcpserver_applies_the_resource_security_policy_before_the_function() -> None:
+    mcp = MCPServer("policy")
+    calls: list[str] = []
+
+    @mcp.resource("data://items/{id}")
+    def item(id: str) -> str:
+        calls.append(id)
+        return id
+
+    async def main() -> list[str]:
+        out = []
+        async with Client(mcp) as client:
+            for uri in ("data://items/x:y", "data://items/ok"):  # x:y reads as a drive-relative path
+                try:
+                    out.append((await client.read_resource(uri)).contents[0].text)
+                except Exception as exc:  # noqa: BLE001
+                    out.append(f"{exc.code} {exc.message}")
+        return out
+
+    assert anyio.run(main) == ["-32602 Resource not found", "ok"]
+    assert calls == ["ok"]

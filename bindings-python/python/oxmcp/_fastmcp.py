@@ -23,6 +23,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from ._errors import DefinitionError, ToolError
+from ._handlers import template_variables
 from ._server import Server, _Listing, option_names
 
 __all__ = ["FastMCP", "MCPServer"]
@@ -567,6 +568,12 @@ class MCPServer(FastMCP):
             # never see an event.
             raise TypeError("MCPServer(subscriptions=<bus>) is not supported by oxmcp: subscriptions/listen "
                             "is served by the core's own fan-out")
+        from .server.mcpserver.resources import DEFAULT_RESOURCE_SECURITY
+
+        # The SDK's checks on template values (absolute paths, NUL bytes ...), applied before a
+        # template's function runs; the core's refusals of values that leave the template stay.
+        self._resource_security = kwargs.get("resource_security") or DEFAULT_RESOURCE_SECURITY
+        self._resource_policies: dict[str, Any] = {}
         super().__init__(name, instructions, **kwargs)
 
     def add_tool(self, fn: Any, **kwargs: Any) -> Any:  # type: ignore[override]
@@ -608,7 +615,16 @@ class MCPServer(FastMCP):
         if callable(uri):
             raise TypeError("The @resource decorator was used incorrectly. Did you forget to call it? "
                             "Use @resource('uri') instead of @resource")
-        return super().resource(uri, **kwargs)
+        security = kwargs.pop("security", None)
+        deco = super().resource(uri, **kwargs)
+        if security is None:
+            return deco
+
+        def apply(fn: Any) -> Any:
+            self._resource_policies[uri] = security
+            return deco(fn)
+
+        return apply
 
     def prompt(self, name: Any = None, **kwargs: Any) -> Any:  # type: ignore[override]
         if callable(name):
@@ -625,6 +641,12 @@ class MCPServer(FastMCP):
             raise TypeError("add_resource(fn, uri, ...) or add_resource(resource): give the URI, or a Resource object")
         if kwargs.get("mime_type") is None:
             kwargs["mime_type"] = "text/plain"  # the SDK's Resource default
+        variables = set(template_variables(uri))
+        policy = kwargs.pop("security", None) or self._resource_policies.pop(uri, None) or self._resource_security
+        if variables:
+            from .server.mcpserver.resources import guarded
+
+            fn = guarded(fn, policy, variables)
         entry = super().add_resource(fn, uri, **kwargs)
         if not entry.info.description:
             entry.info.description = ""

@@ -203,7 +203,10 @@ class DirectoryResource(Resource):
 
 
 def _absolute_value(value: str) -> bool:
-    return value.startswith(("/", "\\")) or (len(value) > 2 and value[1] == ":" and value[2] in "/\\")
+    """POSIX or Windows absolute (``/x``, ``\\\\host``, ``C:\\x``) or drive-relative (``C:x``): any of
+    them discards the base it is joined onto."""
+    return value.startswith(("/", "\\")) or (len(value) >= 2 and value[1] == ":" and value[0].isascii()
+                                                and value[0].isalpha())
 
 
 def _traverses(value: str) -> bool:
@@ -242,6 +245,33 @@ class ResourceSecurityError(ValueError):
         super().__init__(f"Parameter {param!r} of template {template!r} failed security validation")
         self.template = template
         self.param = param
+
+
+def guarded(fn: Callable[..., Any], policy: ResourceSecurity, variables: AbstractSet[str]) -> Callable[..., Any]:
+    """``fn`` behind ``policy``: a template value it refuses is answered as the core answers an unknown
+    resource (-32602 "Resource not found") before ``fn`` runs, so that a refusal does not tell a
+    client a policy exists. The core's own refusals come first."""
+    import functools
+
+    def check(kwargs: dict[str, Any]) -> None:
+        values = {k: v for k, v in kwargs.items() if k in variables and isinstance(v, (str, list))}
+        if policy.validate(values) is not None:
+            raise McpError(-32602, "Resource not found")  # the core's answer for an unknown URI
+
+    if inspect.iscoroutinefunction(fn):
+        @functools.wraps(fn)
+        async def guarded_async(*args: Any, **kwargs: Any) -> Any:
+            check(kwargs)
+            return await fn(*args, **kwargs)
+
+        return guarded_async
+
+    @functools.wraps(fn)
+    def guarded_sync(*args: Any, **kwargs: Any) -> Any:
+        check(kwargs)
+        return fn(*args, **kwargs)
+
+    return guarded_sync
 
 
 class ResourceTemplate(BaseModel):
