@@ -560,6 +560,7 @@ class MCPServer(FastMCP):
     _error_prefix = "Error executing tool {name}"
     _fastmcp_log_data = False
     _default_mask = True  # the SDK shows ToolError text only; other exceptions are masked
+    _template_policy = True  # mcp 2.x's ResourceSecurity on template values
 
     def __init__(self, name: str | None = None, instructions: str | None = None, **kwargs: Any) -> None:
         bus = kwargs.get("subscriptions")
@@ -643,7 +644,7 @@ class MCPServer(FastMCP):
             kwargs["mime_type"] = "text/plain"  # the SDK's Resource default
         variables = set(template_variables(uri))
         policy = kwargs.pop("security", None) or self._resource_policies.pop(uri, None) or self._resource_security
-        if variables:
+        if variables and self._template_policy:
             from .server.mcpserver.resources import guarded
 
             fn = guarded(fn, policy, variables)
@@ -740,6 +741,7 @@ class LegacyFastMCP(MCPServer):
 
     _default_mask = False
     _handshake_only = True
+    _template_policy = False  # mcp 1.x has no ResourceSecurity: its templates take any one-segment value
 
     def __init__(self, name: str | None = None, instructions: str | None = None, **kwargs: Any) -> None:
         from .server.fastmcp.settings import Settings
