@@ -577,6 +577,19 @@ class MCPServer(FastMCP):
         self._resource_policies: dict[str, Any] = {}
         super().__init__(name, instructions, **kwargs)
 
+    def __class_getitem__(cls, item: Any) -> Any:
+        return cls  # ``MCPServer[AppState]`` in a lifespan's annotation, as with the SDK's generic class
+
+    def remove_tool(self, name: str) -> None:  # type: ignore[override]
+        """Remove a tool; an unknown name raises ``ToolError`` ("Unknown tool: ..."), as in the SDK."""
+        if not super().remove_tool(name):
+            raise ToolError(f"Unknown tool: {name}")
+
+    def remove_prompt(self, name: str) -> None:  # type: ignore[override]
+        """Remove a prompt; an unknown name raises ``ValueError`` ("Unknown prompt: ..."), as in the SDK."""
+        if not super().remove_prompt(name):
+            raise ValueError(f"Unknown prompt: {name}")
+
     def add_tool(self, fn: Any, **kwargs: Any) -> Any:  # type: ignore[override]
         from .server.mcpserver.resolve import refuse_resolvers
 
