@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from ._errors import DefinitionError, ToolError
-from ._handlers import template_variables
+from ._handlers import TemplateMismatch, template_variables
 from ._server import Server, _Listing, option_names
 
 __all__ = ["FastMCP", "MCPServer"]
@@ -661,7 +661,14 @@ class MCPServer(FastMCP):
             from .server.mcpserver.resources import guarded
 
             fn = guarded(fn, policy, variables)
-        entry = super().add_resource(fn, uri, **kwargs)
+        try:
+            entry = super().add_resource(fn, uri, **kwargs)
+        except TemplateMismatch as exc:
+            if variables or not self._template_policy:
+                raise
+            # mcp 2.x's wording for a static URI whose function takes parameters.
+            raise TemplateMismatch(f"Resource {uri!r} has no URI template variables, but the handler declares "
+                                   f"parameters: {exc}") from exc
         if not entry.info.description:
             entry.info.description = ""
         return entry
