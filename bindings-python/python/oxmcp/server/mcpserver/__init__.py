@@ -1,7 +1,7 @@
 """``mcp.server.mcpserver`` of mcp 2.x: ``MCPServer``, ``Context`` and the names it re-exports."""
 
 from ..._context import Context
-from ..._fastmcp import MCPServer
+from ..._mcpserver import MCPServer
 from ..._results import Audio, Image
 from ...types import Icon
 from ..fastmcp.prompts.base import AssistantMessage, Message, UserMessage
