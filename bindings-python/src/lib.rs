@@ -588,6 +588,23 @@ fn admit_registration(
         .map_err(build_err)
 }
 
+/// The core's URI template matching (`oxmcp::uri_template`) for a resource template component
+/// (the SDK's `ResourceTemplate.matches(uri)`): the variables of `uri`, or `None` when it does not
+/// match or a value is one the core refuses (a path walking out of the template). A malformed
+/// template raises `ValueError`.
+#[pyfunction]
+fn match_uri_template<'py>(
+    py: Python<'py>,
+    template: &str,
+    uri: &str,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let parsed = oxmcp::uri_template::UriTemplate::parse(template).map_err(build_err)?;
+    parsed
+        .matches(uri)
+        .map(|vars| convert::to_py(py, &Value::Object(vars)))
+        .transpose()
+}
+
 #[pymodule(gil_used = false)]
 fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeServer>()?;
@@ -607,6 +624,7 @@ fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(skills::skills_load_one, m)?)?;
     m.add_function(wrap_pyfunction!(options::option_names, m)?)?;
     m.add_function(wrap_pyfunction!(admit_registration, m)?)?;
+    m.add_function(wrap_pyfunction!(match_uri_template, m)?)?;
     m.add_function(wrap_pyfunction!(engine::quiesce, m)?)?;
     m.add_function(wrap_pyfunction!(engine::after_fork, m)?)?;
     m.add_function(wrap_pyfunction!(telemetry::flush_telemetry, m)?)?;

@@ -10,11 +10,9 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
-from pathlib import Path
 from typing import Any
 
 import pytest
-
 from procs import free_port, stop, wait_listening
 
 TOKENS = {"one": {"tokens": ["t-one"], "tools": ["open"], "prompts": ["open"], "resources": ["mem://open"]},

@@ -186,7 +186,7 @@ def test_subscription_bytes_are_bounded_per_session(tmp_path: Any) -> None:
     proc, alice, _ = start_callers(tmp_path, max_subscription_bytes=100)
     try:
         alice.initialize()
-        uri = lambda i: f"test://r/{i}/" + "x" * 28  # noqa: E731 - 40 bytes each
+        uri = lambda i: f"test://r/{i}/" + "x" * 28
         for i in range(2):
             assert "result" in alice.post("resources/subscribe", {"uri": uri(i)}, modern=False)[1]
         refused(alice.post("resources/subscribe", {"uri": uri(2)}, modern=False), 200, -32602,

@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric import ed25519 as crypto
-
 from procs import META, ROOT, free_port, stop, wait_listening
 
 CONFIG = ROOT / "tests" / "config"
@@ -101,7 +100,7 @@ def test_unchanged_answer_and_etag(signed: int) -> None:
 def test_the_signature_verifies_with_the_key(signed: int) -> None:
     result, _ = post(signed, "resources/list")
     meta = result["_meta"]
-    unb64 = lambda s: base64.urlsafe_b64decode(s.removeprefix("ed25519:") + "==")  # noqa: E731
+    unb64 = lambda s: base64.urlsafe_b64decode(s.removeprefix("ed25519:") + "==")
     public = crypto.Ed25519PublicKey.from_public_bytes(unb64(meta["io.oxmcp/catalogKey"]))
     public.verify(unb64(meta["io.oxmcp/catalogSignature"]), meta["io.oxmcp/catalogDigest"].encode())
     with pytest.raises(InvalidSignature):

@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from procs import ROOT, free_port, stop, wait_listening
 
 QUICKSTART = ROOT / "examples" / "python" / "quickstart.py"

@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from procs import ROOT
 from test_transports import stdio_exchange
 

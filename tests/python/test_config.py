@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from procs import ROOT, free_port, wait_listening
 
 from oxmcp import Server
-from procs import ROOT, free_port, wait_listening
 
 TABLE = json.loads((ROOT / "tests" / "config" / "cases.json").read_text())
 CASES = TABLE["cases"] + TABLE["edges"]["refused"]

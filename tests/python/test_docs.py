@@ -16,7 +16,7 @@ META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontex
 
 
 def test_quick_start_block_is_the_example_file() -> None:
-    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
+    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.DOTALL)
     assert blocks, "no python block in the doc"
     assert blocks[0] == QUICKSTART.read_text()
 

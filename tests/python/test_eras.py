@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from procs import start_script, stop
 
 SERVER = """

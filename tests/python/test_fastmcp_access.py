@@ -9,10 +9,10 @@ import urllib.request
 from typing import Any
 
 import pytest
-
-from oxmcp import FastMCP
 from procs import start_script, stop
 from test_access_everywhere import Http
+
+from oxmcp import FastMCP
 
 
 def custom_check(*scopes: str) -> Any:

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from procs import ROOT, free_port, start_python_http, stop
 
 EVERYTHING = ROOT / "examples/python/everything.py"

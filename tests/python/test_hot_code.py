@@ -40,7 +40,7 @@ def test_text_hot_holds_the_functions_the_script_names() -> None:
     lo = int(hot.group(1), 16)
     hi = lo + int(hot.group(2), 16)
 
-    rules = re.findall(r"^\s+\*\(\.text\*\.(\S+)\)$", SCRIPT.read_text(), re.M)
+    rules = re.findall(r"^\s+\*\(\.text\*\.(\S+)\)$", SCRIPT.read_text(), re.MULTILINE)
     globs = {r for r in rules if "*" in r}
     assert len(globs) > 500, f"hot-code.ld has {len(globs)} glob rules"
 

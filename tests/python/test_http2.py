@@ -9,11 +9,11 @@ import shutil
 import socket
 import struct
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
-
 from procs import META, ROOT, start_python_http, stop
 
 pytestmark = pytest.mark.skipif(

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from procs import free_port, wait_listening
 
 SERVER = textwrap.dedent('''

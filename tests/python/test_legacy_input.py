@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from procs import free_port
 
 APP = Path(__file__).resolve().parent / "apps" / "ask.py"

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from procs import free_port
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-import oxmcp.types as types
-from oxmcp import Client
+from oxmcp import Client, types
 from oxmcp import Server as DecoratorServer
 from oxmcp.server.lowlevel import NotificationOptions, Server
 from oxmcp.server.stdio import stdio_server

@@ -7,7 +7,6 @@ behaviour against mcp 1.30 and mcp 2.3 themselves."""
 from __future__ import annotations
 
 import asyncio
-import json
 import subprocess
 import sys
 import textwrap
@@ -16,11 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from procs import free_port, wait_listening
 
 import oxmcp
-import oxmcp.types as types
+from oxmcp import types
 
 # A mcp 2.x-style low-level server: notification handlers get (ctx, params), and ctx.session reaches the
 # client outside any request (roots/list, a log message).
@@ -148,7 +146,7 @@ def test_server_version_defaults_follow_each_sdk() -> None:
 
 def test_types_take_both_sdk_generations_field_names() -> None:
     tool = types.Tool(name="t", input_schema={"type": "object"}, output_schema={"type": "object"})
-    assert tool.input_schema is tool.inputSchema and tool.inputSchema.type == "object"
+    assert tool.input_schema is tool.inputSchema and tool.inputSchema["type"] == "object"
     wire = tool.model_dump(by_alias=True, exclude_none=True)
     assert wire == {"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"}}
     r = types.CallToolResult(content=[types.TextContent(type="text", text="x")], is_error=True,

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from procs import start_python_http, stop
 
 from oxmcp import Client, McpError, Server
 from oxmcp.server.middleware import Middleware, MiddlewareContext, hooked_methods
-from procs import start_python_http, stop
 
 
 class Counting(Middleware):

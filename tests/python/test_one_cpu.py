@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from procs import free_port, stop, tool_call, wait_listening
 
 APP = Path(__file__).resolve().parent / "apps" / "one_cpu.py"

@@ -14,7 +14,6 @@ import urllib.request
 from procs import ROOT, start_python_http, stop
 
 
-
 class Collector(http.server.ThreadingHTTPServer):
     """Keeps the body of every POST to /v1/traces (protobuf: ids appear as raw bytes)."""
 
@@ -24,7 +23,7 @@ class Collector(http.server.ThreadingHTTPServer):
         outer = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("content-length", 0)))
                 if self.path == "/v1/traces":
                     outer.bodies.append(body)

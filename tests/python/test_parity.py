@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "parity"
 sys.path.insert(0, str(CORPUS))
 
-import py_runner  # noqa: E402
+import py_runner
 
 PEERS = {
     "fastmcp4": ROOT / ".cache" / "peers-py" / "v2" / "bin" / "python",

@@ -14,7 +14,6 @@ import time
 from typing import Any
 
 import pytest
-
 from procs import ROOT, free_port, start_python_http, stop
 
 EVERYTHING = ROOT / "examples/python/everything.py"

@@ -8,11 +8,10 @@ import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
-
 from procs import ROOT, free_port, start_python_http, stop
 from test_redis import request, simple_call
 from test_tls import leaf, openssl

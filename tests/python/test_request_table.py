@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from procs import ROOT, free_port, stop, wait_listening
 
 TABLE = json.loads((ROOT / "tests" / "config" / "requests.json").read_text())

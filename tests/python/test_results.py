@@ -12,8 +12,20 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from oxmcp import (Audio, Context, EmbeddedResource, File, Image, McpError, Message, ResourceContents, ResourceLink,
-                   Server, ToolError, ToolResult)
+from oxmcp import (
+    Audio,
+    Context,
+    EmbeddedResource,
+    File,
+    Image,
+    McpError,
+    Message,
+    ResourceContents,
+    ResourceLink,
+    Server,
+    ToolError,
+    ToolResult,
+)
 
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
 
@@ -72,7 +84,7 @@ def test_model_and_dataclass_returns_are_structured() -> None:
 
 
 def test_dict_without_schema_is_json_text() -> None:
-    def f():  # noqa: ANN202
+    def f():
         return {"a": [1, 2]}
 
     assert call(f) == ("ok", {"content": [{"type": "text", "text": '{"a":[1,2]}'}]})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from typing import Annotated, Any, Literal, Optional, Union
+from typing import Annotated, Any, Literal
 
 import pytest
 from pydantic import BaseModel, Field
@@ -69,7 +69,7 @@ def test_no_parameters_gives_empty_object() -> None:
 
 
 def test_optional_union_literal_enum() -> None:
-    def f(o: Optional[str] = None, u: Union[int, str] = 1, lit: Literal["x", "y"] = "x", e: Color = Color.RED) -> None: ...
+    def f(o: str | None = None, u: int | str = 1, lit: Literal["x", "y"] = "x", e: Color = Color.RED) -> None: ...
     props = schema_of(f)["inputSchema"]["properties"]
     assert props["o"] == {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None}
     assert props["u"] == {"anyOf": [{"type": "integer"}, {"type": "string"}], "default": 1}
@@ -164,7 +164,7 @@ def test_numpy_docstring() -> None:
 
 def test_context_parameter_is_not_in_schema() -> None:
     def f(a: int, ctx: Context) -> None: ...
-    def g(a: int, ctx: Optional[Context] = None) -> None: ...
+    def g(a: int, ctx: Context | None = None) -> None: ...
     assert schema_of(f)["inputSchema"]["properties"].keys() == {"a"}
     assert schema_of(g)["inputSchema"]["required"] == ["a"]
 
@@ -186,7 +186,7 @@ def test_no_output_schema_for_text_and_content() -> None:
     def b() -> None: ...
     def c() -> Image: ...
     def d() -> ToolResult: ...
-    def e(): ...  # noqa: ANN202
+    def e(): ...
     def f() -> list[Image]: ...
     for fn in (a, b, c, d, e, f):
         assert "outputSchema" not in schema_of(fn), fn

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from procs import free_port, start_script, stop
 
 SERVER = '''

@@ -9,7 +9,6 @@ import time
 from typing import Any
 
 import pytest
-
 from procs import start_script, stop
 from test_hardening import Stream
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import pytest
 
+import pytest
 from procs import ROOT, free_port, stop, wait_listening
 
 FIXTURE = ROOT / "tests" / "config" / "tools-1000.json"

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from procs import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,7 +64,7 @@ def normalize(v: Any) -> Any:
 
 def _scalar_equal(e: Any, a: Any) -> bool:
     # JSON equality: 1 and 1.0 differ, and so do true and 1 (Python's == says otherwise).
-    kind = lambda x: "bool" if isinstance(x, bool) else type(x).__name__  # noqa: E731
+    kind = lambda x: "bool" if isinstance(x, bool) else type(x).__name__
     return kind(e) == kind(a) and e == a
 
 

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from procs import free_port
 
 ROOT = Path(__file__).resolve().parents[2]

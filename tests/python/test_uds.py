@@ -11,11 +11,10 @@ import stat
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
-
 from procs import META, stop
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix sockets")

@@ -29,7 +29,8 @@ from ._errors import (
     ResourceError,
     ToolError,
 )
-from ._fastmcp import FastMCP, MCPServer, require_scopes
+from ._fastmcp import FastMCP, require_scopes
+from ._mcpserver import MCPServer
 from ._results import (
     Audio,
     EmbeddedResource,

@@ -10,6 +10,7 @@ from typing import Any
 from typing_extensions import Self
 
 from ._errors import McpError
+from ._loops import LoopThread, on_asyncio
 
 PROTOCOL_VERSION = "2026-07-28"
 LEGACY_PROTOCOL_VERSION = "2025-11-25"
@@ -40,21 +41,38 @@ class Client:
         #: The legacy session's ``Mcp-Session-Id``, with a server that speaks the handshake era only
         #: (mcp 1.x's FastMCP): the client then opens the session with ``initialize`` first.
         self._session: str | None = None
+        #: The client's own asyncio loop when it is awaited from trio (``_loops``); None on asyncio.
+        self._loop_thread: LoopThread | None = None
+        #: The ``initialize`` answer of a legacy session (None in the modern era, which has no handshake).
+        self.init_result: dict[str, Any] | None = None
 
     async def __aenter__(self) -> Self:
         self._native = self.server._build_native()
-        self._native.set_loop(asyncio.get_running_loop())
+        if on_asyncio():
+            self._native.set_loop(asyncio.get_running_loop())
+        else:
+            self._loop_thread = LoopThread()
+            self._native.set_loop(self._loop_thread.loop)
         if getattr(self.server, "_handshake_only", False):
             await self._handshake()
         return self
 
     async def _handshake(self) -> None:
         self._session = ""  # legacy requests from here on; the id comes with initialize's answer
-        await self.request("initialize", {"protocolVersion": LEGACY_PROTOCOL_VERSION,
+        self.init_result = await self.request("initialize", {"protocolVersion": LEGACY_PROTOCOL_VERSION,
                                           "capabilities": self.capabilities, "clientInfo": self.client_info})
         body = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode()
-        await asyncio.wait_for(self._native.handle_http("POST", self.path, self._headers("notifications/initialized"),
-                                                        body), self.timeout)
+        headers = self._headers("notifications/initialized")
+        await self._native_call(lambda: self._native.handle_http("POST", self.path, headers, body))
+
+    async def _native_call(self, make: Any) -> Any:
+        """Await the native awaitable ``make()`` gives, on the loop the native layer completes it on."""
+        async def call() -> Any:
+            return await asyncio.wait_for(make(), self.timeout)
+
+        if self._loop_thread is None:
+            return await call()
+        return await self._loop_thread.run(call())
 
     def _headers(self, method: str) -> list[tuple[str, str]]:
         legacy = self._session is not None
@@ -69,6 +87,9 @@ class Client:
 
     async def __aexit__(self, *exc: object) -> None:
         self._native = None
+        if self._loop_thread is not None:
+            self._loop_thread.close()
+            self._loop_thread = None
 
     # -- raw -----------------------------------------------------------------------------------
     async def request(self, method: str, params: dict[str, Any] | None = None, *,
@@ -105,15 +126,16 @@ class Client:
             headers.append(("mcp-name", name))
         if self.token is not None:
             headers.append(("authorization", f"Bearer {self.token}"))
-        status, reply_headers, body, stream = await asyncio.wait_for(
-            self._native.handle_http("POST", self.path, headers, json.dumps(msg).encode()), self.timeout)
+        native, data = self._native, json.dumps(msg).encode()
+        status, reply_headers, body, stream = await self._native_call(
+            lambda: native.handle_http("POST", self.path, headers, data))
         if method == "initialize":
             self._session = next((str(v) for k, v in reply_headers if str(k).lower() == "mcp-session-id"), "")
         messages: list[dict[str, Any]] = []
         if stream is not None:
             buf = b""
             while True:
-                chunk = await asyncio.wait_for(stream.next(), self.timeout)
+                chunk = await self._native_call(stream.next)
                 if chunk is None:
                     break
                 buf += chunk

@@ -1,4 +1,5 @@
-"""The import hook of ``oxmcp run``: ``mcp``, ``mcp.*``, ``fastmcp`` and ``fastmcp.*`` are oxmcp's mirrors.
+"""The import hook of ``oxmcp run``: ``mcp``, ``mcp.*``, ``mcp_types``, ``fastmcp`` and ``fastmcp.*`` are
+oxmcp's mirrors.
 
 With it installed (``oxmcp run`` installs it in the process it serves), a server written for FastMCP or
 the ``mcp`` SDK runs on oxmcp unmodified: ``import mcp.server.stdio`` binds ``mcp`` to oxmcp's
@@ -21,13 +22,14 @@ from types import ModuleType
 __all__ = ["MIRRORS", "DropInFinder", "install", "installed"]
 
 #: The packages the hook takes over.
-PACKAGES = ("mcp", "fastmcp")
+PACKAGES = ("mcp", "fastmcp", "mcp_types")
 
 #: Each upstream module oxmcp mirrors, and the oxmcp module that stands for it.
 MIRRORS: dict[str, str] = {
     # mcp (1.x and 2.x); its top level is oxmcp's with the SDK's Client and types (_mirror_mcp.py)
     "mcp": "oxmcp._mirror_mcp",
     "mcp.types": "oxmcp.types",
+    "mcp_types": "oxmcp.types",  # mcp 2.x's types package
     "mcp.client": "oxmcp.client",
     "mcp.shared": "oxmcp.shared",
     "mcp.shared.exceptions": "oxmcp.shared.exceptions",
@@ -37,6 +39,13 @@ MIRRORS: dict[str, str] = {
     "mcp.server.models": "oxmcp.server.models",
     "mcp.server.session": "oxmcp.server.session",
     "mcp.server.stdio": "oxmcp.server.stdio",
+    "mcp.server.transport_security": "oxmcp.server.transport_security",
+    "mcp.shared.memory": "oxmcp.shared.memory",
+    "mcp.shared.uri_template": "oxmcp.shared.uri_template",
+    "mcp.server.subscriptions": "oxmcp.server.subscriptions",
+    "mcp.server.request_state": "oxmcp.server.request_state",
+    "mcp.server.mcpserver.resolve": "oxmcp.server.mcpserver.resolve",
+    "mcp.shared.metadata_utils": "oxmcp.shared.metadata_utils",
     "mcp.server.streamable_http_manager": "oxmcp.server.streamable_http_manager",
     "mcp.server.lowlevel": "oxmcp.server.lowlevel",
     "mcp.server.lowlevel.server": "oxmcp.server.lowlevel.server",
@@ -47,6 +56,10 @@ MIRRORS: dict[str, str] = {
     "mcp.server.fastmcp.exceptions": "oxmcp.exceptions",
     "mcp.server.fastmcp.prompts": "oxmcp.server.fastmcp.prompts",
     "mcp.server.fastmcp.prompts.base": "oxmcp.server.fastmcp.prompts.base",
+    "mcp.server.fastmcp.resources": "oxmcp.server.fastmcp.resources",
+    "mcp.server.fastmcp.resources.base": "oxmcp.server.fastmcp.resources",
+    "mcp.server.fastmcp.resources.types": "oxmcp.server.fastmcp.resources",
+    "mcp.server.fastmcp.resources.templates": "oxmcp.server.fastmcp.resources",
     "mcp.server.fastmcp.utilities": "oxmcp.utilities",
     "mcp.server.fastmcp.utilities.types": "oxmcp.utilities.types",
     "mcp.server.fastmcp.utilities.logging": "oxmcp.utilities.logging",
@@ -54,7 +67,11 @@ MIRRORS: dict[str, str] = {
     "mcp.server.mcpserver": "oxmcp.server.mcpserver",
     "mcp.server.mcpserver.server": "oxmcp.server.mcpserver",
     "mcp.server.mcpserver.context": "oxmcp.server.context",
-    "mcp.server.mcpserver.exceptions": "oxmcp.exceptions",
+    "mcp.server.mcpserver.exceptions": "oxmcp.server.mcpserver.exceptions",
+    "mcp.server.mcpserver.resources": "oxmcp.server.mcpserver.resources",
+    "mcp.server.mcpserver.resources.base": "oxmcp.server.mcpserver.resources",
+    "mcp.server.mcpserver.resources.types": "oxmcp.server.mcpserver.resources",
+    "mcp.server.mcpserver.resources.templates": "oxmcp.server.mcpserver.resources",
     "mcp.server.mcpserver.prompts": "oxmcp.server.fastmcp.prompts",
     "mcp.server.mcpserver.prompts.base": "oxmcp.server.fastmcp.prompts.base",
     "mcp.server.mcpserver.utilities": "oxmcp.utilities",

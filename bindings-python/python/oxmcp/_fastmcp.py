@@ -5,7 +5,7 @@ that servers are ported from, so that changing the import is the whole port.
   ``FastMCP()`` without a name, ``lifespan=``, ``mount``/``import_server``, ``@custom_route``,
   ``http_app()``, ``run(transport=..., host=..., ...)``, ``mask_error_details`` (default False: an
   exception's text reaches the client as ``Error calling tool 'name': <text>``).
-- ``MCPServer`` follows ``mcp`` 2.x's ``MCPServer`` (``Error executing tool name: <text>``).
+- ``MCPServer`` (``_mcpserver.py``, built on this class) follows ``mcp`` 2.x's ``MCPServer`` (``Error executing tool name: <text>``).
 
 What differs on purpose is listed in docs/COMPATIBILITY.md.
 """
@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
-import inspect
 import logging
 import secrets
 import sys
@@ -26,7 +25,7 @@ from ._errors import DefinitionError, ToolError
 from ._fastmcp_rules import fastmcp_prompt_arguments, fastmcp_tool_schemas, inline
 from ._server import Server, _Listing, option_names
 
-__all__ = ["FastMCP", "MCPServer"]
+__all__ = ["FastMCP"]
 
 _log = logging.getLogger("oxmcp")
 
@@ -141,6 +140,8 @@ class FastMCP(Server):
                  json_response: bool | None = None, stateless_http: bool | None = None,
                  **kwargs: Any) -> None:
         providers = kwargs.pop("providers", None) or ()
+        # mcp's TransportSecuritySettings: the HTTP guard's lists for run() and http_app().
+        self._transport_security = kwargs.pop("transport_security", None)
         # mcp 1.x FastMCP's HTTP+SSE settings, which run("sse") and sse_app() use.
         sse_defaults = {k: kwargs.pop(k) for k in ("sse_path", "message_path") if kwargs.get(k) is not None}
         transforms = kwargs.pop("transforms", None) or ()
@@ -495,6 +496,7 @@ class FastMCP(Server):
         """A Starlette ASGI app: the MCP endpoint at ``path`` (default ``/mcp``), the custom routes, the lifespan."""
         if transport == "sse":
             return self.sse_app(path, middleware=middleware, **kwargs)
+        kwargs.setdefault("transport_security", self._transport_security)
         _check_http_kwargs(kwargs)
         # The listener options are the mount's, checked by the core (the SDK's no-op keywords aside).
         self._mount_options({k: v for k, v in kwargs.items() if k not in _NOOP_RUN})
@@ -604,6 +606,7 @@ class FastMCP(Server):
             kwargs.pop("max_request_body_size", None) if "max_body_bytes" in kwargs else None
             if "max_request_body_size" in kwargs:
                 kwargs["max_body_bytes"] = kwargs.pop("max_request_body_size")
+            kwargs.setdefault("transport_security", self._transport_security)
             _check_http_kwargs(kwargs)
             for k in list(kwargs):
                 if k in _NOOP_RUN and not (k == "sse_path" and kwargs.get("sse")):
@@ -640,130 +643,6 @@ class FastMCP(Server):
         return await read_resource(self, uri)
 
 
-class MCPServer(FastMCP):
-    """``mcp`` 2.x's ``MCPServer`` (and ``mcp.server.fastmcp.FastMCP`` of 1.x): the same server with
-    that SDK's defaults: unexpected exceptions masked as ``Error executing tool name``, ``description: ""``
-    for undocumented tools, resources and prompts, the name defaulting to "mcp-server"."""
-
-    _error_prefix = "Error executing tool {name}"
-    _fastmcp_log_data = False
-    _default_mask = True  # the SDK shows ToolError text only; other exceptions are masked
-
-    @classmethod
-    def generate_name(cls, name: str | None = None) -> str:
-        return name or "mcp-server"
-
-    # The SDK answers a tool without an output schema with content only, and marks no wrapped result.
-    _structured_objects = False
-    _fastmcp_wrap_meta = False
-    _prompt_schema_notes = False
-
-    @staticmethod
-    def _default_version() -> str:
-        return ""
-
-    def _adapt_tool(self, entry: Any) -> None:
-        # Before the tool is registered, so that one added while serving is listed so too.
-        if not entry.info.description:
-            entry.info.description = ""  # the SDK lists a tool without a docstring with description ""
-
-    def add_resource(self, fn: Any, uri: str, **kwargs: Any) -> Any:  # type: ignore[override]
-        if kwargs.get("mime_type") is None:
-            kwargs["mime_type"] = "text/plain"  # the SDK's Resource default
-        entry = super().add_resource(fn, uri, **kwargs)
-        if not entry.info.description:
-            entry.info.description = ""
-        return entry
-
-    def add_prompt(self, fn: Any, **kwargs: Any) -> Any:  # type: ignore[override]
-        entry = super().add_prompt(fn, **kwargs)
-        if not entry.info.description:
-            entry.info.description = ""
-        return entry
-
-    # -- the SDK's in-process calls on the server itself (``await mcp.call_tool(...)`` in self-tests) -----
-    def list_tools(self) -> Any:
-        return _Listing("list_tools", super().list_tools(), "Tool")
-
-    def list_resources(self) -> Any:
-        return _Listing("list_resources", super().list_resources(), "Resource")
-
-    def list_resource_templates(self) -> Any:
-        return _Listing("list_resource_templates", super().list_resource_templates(), "ResourceTemplate")
-
-    def list_prompts(self) -> Any:
-        return _Listing("list_prompts", super().list_prompts(), "Prompt")
-
-    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None) -> Any:
-        """The tool's ``CallToolResult``, through the core as a client's call; a failed call raises
-        ``ToolError`` with its text, as the SDK's does."""
-        from .client import Client
-
-        async with Client(self) as client:
-            result = await client.call_tool(name, arguments or {})
-        if result.isError:
-            raise ToolError(" ".join(getattr(c, "text", "") for c in result.content) or f"tool {name} failed")
-        return result
-
-    async def read_resource(self, uri: Any, context: Any = None) -> Any:
-        """The resource's contents (``.content``, ``.mime_type``), as ``ctx.read_resource`` reads them."""
-        return await self.read_resource_contents(str(uri))
-
-    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None) -> Any:
-        from .client import Client
-
-        async with Client(self) as client:
-            return await client.get_prompt(name, arguments)
-
-    def completion(self, *, prompt: str | None = None, resource: str | None = None,  # type: ignore[override]
-                   argument: str | None = None) -> Callable[[Any], Any]:
-        """The SDK's ``@mcp.completion()``: one ``async handler(ref, argument, context)`` for every
-        completion request; with ``prompt=``/``resource=`` and ``argument=``, oxmcp's per-argument form."""
-        if prompt is not None or resource is not None or argument is not None:
-            if argument is None:
-                raise TypeError("completion(prompt=..., argument=...): name the argument to complete")
-            return super().completion(prompt=prompt, resource=resource, argument=argument)
-
-        def deco(fn: Any) -> Any:
-            if not inspect.iscoroutinefunction(fn):
-                raise TypeError("@mcp.completion(): decorate an async function (ref, argument, context)")
-            from .server._completion_link import CompletionLink
-
-            link = CompletionLink(fn)
-            with self._lock:
-                self._middleware.append(link)
-                if self._native is not None:
-                    self._native.add_middleware(link, True, link.hooks())
-            return fn
-        return deco
-
-
-class LegacyFastMCP(MCPServer):
-    """``mcp.server.fastmcp.FastMCP`` of mcp 1.x (``from oxmcp.server.fastmcp import FastMCP``): MCPServer's
-    rules, with 1.x's unmasked tool errors and its constructor-held HTTP settings."""
-
-    _default_mask = False
-    _handshake_only = True
-
-    @classmethod
-    def generate_name(cls, name: str | None = None) -> str:
-        return name or "FastMCP"
-
-    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None) -> Any:
-        """mcp 1.x's answer: the content blocks, with the structured result beside them when there is one."""
-        result = await super().call_tool(name, arguments, context)
-        if result.structuredContent is not None:
-            return result.content, result.structuredContent
-        return result.content
-
-    @staticmethod
-    def _default_version() -> str:
-        # mcp 1.x's FastMCP takes no version and reports its framework's (the `mcp` package's).
-        from ._versions import framework_version
-
-        return framework_version("mcp", major="1")
-
-
 def prefix_uri(uri: str, prefix: str | None) -> str:
     """FastMCP's path-format resource prefix: ``scheme://rest`` → ``scheme://prefix/rest``."""
     if not prefix:
@@ -780,14 +659,11 @@ _OTHER_EXTRAS = ("tags", "version", "task")
 
 
 def _check_http_kwargs(kwargs: dict[str, Any]) -> None:
-    if "transport_security" in kwargs and kwargs["transport_security"] is not None:
-        ts = kwargs.pop("transport_security")
-        hosts = getattr(ts, "allowed_hosts", None)
-        origins = getattr(ts, "allowed_origins", None)
-        if hosts:
-            kwargs.setdefault("allowed_hosts", list(hosts))
-        if origins:
-            kwargs.setdefault("allowed_origins", list(origins))
+    if kwargs.get("transport_security") is not None:
+        from .server.transport_security import listener_options
+
+        for key, value in listener_options(kwargs.pop("transport_security")).items():
+            kwargs.setdefault(key, value)
     known = set(option_names()[1]) | _NOOP_RUN
     unknown = sorted(set(kwargs) - known)
     if unknown:

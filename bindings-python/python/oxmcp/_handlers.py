@@ -262,6 +262,11 @@ def template_variables(uri: str) -> list[str]:
     return names
 
 
+class TemplateMismatch(DefinitionError, ValueError):
+    """A resource function's parameters are not its URI's template variables (a ``ValueError`` too,
+    as the SDKs raise it)."""
+
+
 class ResourceEntry(_Entry):
     def __init__(self, fn: Callable[..., Any], uri: str, server: Any = None, *, name: str | None = None,
                  title: str | None = None, description: str | None = None, mime_type: str | None = None,
@@ -277,8 +282,10 @@ class ResourceEntry(_Entry):
         params = set(self.info.param_names)
         if params != set(self.variables):
             what = "template variables " + ", ".join(self.variables) if self.variables else "no parameters (static)"
-            raise DefinitionError(
-                f"resource {uri!r}: function {getattr(fn, '__name__', fn)!r} takes {sorted(params)} but the URI has {what}")
+            raise TemplateMismatch(
+                f"Mismatch between URI parameters {sorted(self.variables)} and function parameters "
+                f"{sorted(params)}: resource {uri!r}: function {getattr(fn, '__name__', fn)!r} takes "
+                f"{sorted(params)} but the URI has {what}")
         self.name = self.info.name
         self.title, self.mime_type, self.size, self.icons = title, mime_type, size, icons
         self.annotations = camel_keys(annotations)

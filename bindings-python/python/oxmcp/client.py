@@ -13,6 +13,8 @@ from typing import Any
 
 from . import types
 from ._client import Client as _Client
+from ._errors import McpError as _CoreMcpError
+from .shared.exceptions import McpError
 
 __all__ = ["Client"]
 
@@ -36,6 +38,41 @@ class Client(_Client):
                     "message_handler"):
             kwargs.pop(key, None)  # the SDK's options for a remote session; nothing to do in process
         super().__init__(core, **kwargs)
+
+    async def __aenter__(self) -> Any:
+        await super().__aenter__()
+        if self.init_result is None:
+            # The modern era has no handshake: what the SDK's client learns at connect, it learns here
+            # from server/discover (the server's info, capabilities and instructions).
+            found = await self.request("server/discover")
+            self.init_result = {"protocolVersion": found.get("supportedVersions", ["2026-07-28"])[0],
+                                "capabilities": found.get("capabilities", {}),
+                                "serverInfo": found.get("_meta", {}).get("io.modelcontextprotocol/serverInfo", {}),
+                                **({"instructions": found["instructions"]} if "instructions" in found else {})}
+        return self
+
+    async def initialize(self) -> Any:
+        """The SDK session's handshake, which this client did when it was entered: its answer."""
+        return types.InitializeResult.model_validate(self.init_result)
+
+    @property
+    def server_info(self) -> Any:
+        """The server's ``Implementation`` (name, title, version ...), as the SDK's client has it."""
+        return types.Implementation.model_validate((self.init_result or {}).get("serverInfo") or {})
+
+    @property
+    def server_capabilities(self) -> Any:
+        """The capabilities the server declared (``ServerCapabilities``), as the SDK's client has them."""
+        return types.ServerCapabilities.model_validate((self.init_result or {}).get("capabilities") or {})
+
+    async def request(self, method: str, params: dict[str, Any] | None = None, **kwargs: Any) -> Any:
+        """As ``oxmcp.Client.request``; an error answer raises the SDK's ``McpError`` (``MCPError``)."""
+        try:
+            return await super().request(method, params, **kwargs)
+        except _CoreMcpError as exc:
+            if isinstance(exc, McpError):
+                raise
+            raise McpError(exc.code, exc.message, exc.data) from exc
 
     async def list_tools(self, cursor: str | None = None) -> Any:  # type: ignore[override]
         return types.ListToolsResult.model_validate(await self.request("tools/list", _cursor(cursor)))
@@ -63,6 +100,16 @@ class Client(_Client):
         if arguments is not None:
             params["arguments"] = arguments
         return types.GetPromptResult.model_validate(await self.request("prompts/get", params))
+
+    async def complete(self, ref: Any, argument: dict[str, str],  # type: ignore[override]
+                       context_arguments: dict[str, str] | None = None) -> Any:
+        """``completion/complete`` for ``ref`` (a prompt or resource template reference) and the
+        ``{"name", "value"}`` argument; its ``CompleteResult``."""
+        params: dict[str, Any] = {"ref": ref.model_dump(by_alias=True, exclude_none=True)
+                                  if hasattr(ref, "model_dump") else ref, "argument": argument}
+        if context_arguments is not None:
+            params["context"] = {"arguments": context_arguments}
+        return types.CompleteResult.model_validate(await self.request("completion/complete", params))
 
 
 def _cursor(cursor: str | None) -> dict[str, Any]:

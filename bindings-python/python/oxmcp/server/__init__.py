@@ -22,7 +22,7 @@ def __getattr__(name: str) -> Any:
 
         return ServerRequestContext
     if name == "MCPServer":
-        from .._fastmcp import MCPServer
+        from .._mcpserver import MCPServer
 
         return MCPServer
     if name == "InitializationOptions":

@@ -42,6 +42,15 @@ class UrlElicitationRequiredError(McpError):
 
         msg = message or "URL elicitation required"
         super().__init__(ErrorData(code=-32042, message=msg,
-                                   data={"elicitations": [e.model_dump(by_alias=True, exclude_none=True)
+                                   data={"elicitations": [e.model_dump(by_alias=True, exclude_none=True, mode="json")
                                                           if hasattr(e, "model_dump") else e for e in elicitations]}))
         self.elicitations = elicitations
+
+    @classmethod
+    def from_error(cls, error: Any) -> UrlElicitationRequiredError:
+        """The typed error back from a -32042 answer's ``ErrorData`` (its ``elicitations`` as models)."""
+        from ..types import ElicitRequestURLParams
+
+        data = getattr(error, "data", None) or {}
+        elicitations = [ElicitRequestURLParams.model_validate(e) for e in data.get("elicitations", [])]
+        return cls(elicitations, getattr(error, "message", None))

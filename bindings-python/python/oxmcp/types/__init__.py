@@ -13,7 +13,7 @@ from __future__ import annotations
 import typing
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, model_validator
 
 from ._generated import *
 from ._generated import (
@@ -83,3 +83,60 @@ INTERNAL_ERROR = -32603
 CONNECTION_CLOSED = -32000
 URL_ELICITATION_REQUIRED = -32042
 RESOURCE_NOT_FOUND = -32002
+
+# The 2026-07-28 revision's error codes and request-metadata keys (``mcp_types`` of mcp 2.x).
+HEADER_MISMATCH = -32020
+MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion"
+CLIENT_CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities"
+CLIENT_INFO_META_KEY = "io.modelcontextprotocol/clientInfo"
+SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
+LOG_LEVEL_META_KEY = "io.modelcontextprotocol/logLevel"
+
+#: An icon's ``theme`` ("light" or "dark").
+IconTheme = Theme
+#: One content block of a tool result or prompt message.
+ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource
+#: A client's answers to a server's input requests, by the server's keys (2026-07-28).
+InputResponses = dict[str, CreateMessageResult | ListRootsResult | ElicitResult]
+#: The server's input requests, by key (the sampling, roots or elicitation request each stands for).
+InputRequests = dict[str, Any]
+
+
+class InputRequiredResult(Result):
+    """The 2026-07-28 answer "input required": the requests the client must answer (``input_requests``)
+    and opaque state to echo (``request_state``) when it retries the original request."""
+
+    resultType: typing.Literal["input_required"] = "input_required"
+    inputRequests: InputRequests | None = None
+    requestState: str | None = None
+
+    @model_validator(mode="after")
+    def _one_of(self) -> InputRequiredResult:
+        if not self.inputRequests and self.requestState is None:
+            raise ValueError("InputRequiredResult requires at least one of input_requests or request_state")
+        return self
+
+
+def _schemas_as_dicts() -> None:
+    """Both SDKs type a tool's ``inputSchema`` / ``outputSchema`` as a plain dict (``tool.inputSchema
+    ["properties"]``, ``== {...}``); the generator makes models of them. The fields are retyped, and the
+    models that hold a ``Tool`` are rebuilt after it, in definition order."""
+    from pydantic import BaseModel as _Model
+
+    from . import _generated
+
+    Tool.model_fields["inputSchema"].annotation = dict[str, Any]
+    Tool.model_fields["outputSchema"].annotation = dict[str, Any] | None  # type: ignore[assignment]
+    # The SDKs' CallToolResult.isError is False unless set (the spec's default), not None.
+    CallToolResult.model_fields["isError"].default = False
+    rebuilt = False
+    for value in list(vars(_generated).values()):
+        if value is Tool or value is CallToolResult:
+            rebuilt = True
+        if rebuilt and isinstance(value, type) and issubclass(value, _Model) and value.__module__ == _generated.__name__:
+            value.model_rebuild(force=True)
+
+
+_schemas_as_dicts()

@@ -7,7 +7,7 @@ from enum import Enum
 from typing import Any, Dict, Literal
 
 from oxmcp.types._base import SpecModel
-from pydantic import AnyUrl, Base64Str, ConfigDict, Field, RootModel
+from pydantic import AnyUrl, ConfigDict, Field, RootModel
 
 
 class Model(RootModel[Any]):
@@ -39,7 +39,7 @@ class BlobResourceContents(SpecModel):
         alias='_meta',
         description='See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.',
     )
-    blob: Base64Str = Field(
+    blob: str = Field(
         ...,
         description='A base64-encoded string representing the binary data of the item.',
     )
@@ -229,7 +229,7 @@ class CompleteResult(SpecModel):
     completion: Completion
 
 
-class IncludeContext(Enum):
+class IncludeContext(str, Enum):
     allServers = 'allServers'
     none = 'none'
     thisServer = 'thisServer'
@@ -241,7 +241,7 @@ class Cursor(RootModel[str]):
     )
 
 
-class Action(Enum):
+class Action(str, Enum):
     accept = 'accept'
     cancel = 'cancel'
     decline = 'decline'
@@ -334,7 +334,7 @@ class Params3(SpecModel):
     taskId: str = Field(..., description='The task identifier to query.')
 
 
-class Theme(Enum):
+class Theme(str, Enum):
     dark = 'dark'
     light = 'light'
 
@@ -426,7 +426,7 @@ class LegacyTitledEnumSchema(SpecModel):
     type: Literal['string']
 
 
-class LoggingLevel(Enum):
+class LoggingLevel(str, Enum):
     alert = 'alert'
     critical = 'critical'
     debug = 'debug'
@@ -518,7 +518,7 @@ class NotificationParams(SpecModel):
     )
 
 
-class Type(Enum):
+class Type(str, Enum):
     integer = 'integer'
     number = 'number'
 
@@ -749,7 +749,7 @@ class Result(SpecModel):
     )
 
 
-class Role(Enum):
+class Role(str, Enum):
     assistant = 'assistant'
     user = 'user'
 
@@ -905,7 +905,7 @@ class SetLevelRequestParams(SpecModel):
     )
 
 
-class Format(Enum):
+class Format(str, Enum):
     date = 'date'
     date_time = 'date-time'
     email = 'email'
@@ -953,7 +953,7 @@ class TaskMetadata(SpecModel):
     )
 
 
-class TaskStatus(Enum):
+class TaskStatus(str, Enum):
     cancelled = 'cancelled'
     completed = 'completed'
     failed = 'failed'
@@ -1089,7 +1089,7 @@ class ToolAnnotations(SpecModel):
     title: str | None = Field(None, description='A human-readable title for the tool.')
 
 
-class Mode(Enum):
+class Mode(str, Enum):
     auto = 'auto'
     none = 'none'
     required = 'required'
@@ -1106,7 +1106,7 @@ class ToolChoice(SpecModel):
     )
 
 
-class TaskSupport(Enum):
+class TaskSupport(str, Enum):
     forbidden = 'forbidden'
     optional = 'optional'
     required = 'required'
@@ -1244,7 +1244,7 @@ class AudioContent(SpecModel):
     annotations: Annotations | None = Field(
         None, description='Optional annotations for the client.'
     )
-    data: Base64Str = Field(..., description='The base64-encoded audio data.')
+    data: str = Field(..., description='The base64-encoded audio data.')
     mimeType: str = Field(
         ...,
         description='The MIME type of the audio. Different providers may support different audio types.',
@@ -1442,7 +1442,7 @@ class ImageContent(SpecModel):
     annotations: Annotations | None = Field(
         None, description='Optional annotations for the client.'
     )
-    data: Base64Str = Field(..., description='The base64-encoded image data.')
+    data: str = Field(..., description='The base64-encoded image data.')
     mimeType: str = Field(
         ...,
         description='The MIME type of the image. Different providers may support different image types.',

@@ -1,9 +1,13 @@
 """``mcp.server.mcpserver`` of mcp 2.x: ``MCPServer``, ``Context`` and the names it re-exports."""
 
 from ..._context import Context
-from ..._fastmcp import MCPServer
+from ..._mcpserver import MCPServer
 from ..._results import Audio, Image
 from ...types import Icon
 from ..fastmcp.prompts.base import AssistantMessage, Message, UserMessage
+from ..request_state import RequestStateSecurity
+from .resolve import Resolve
+from .resources import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 
-__all__ = ["AssistantMessage", "Audio", "Context", "Icon", "Image", "MCPServer", "Message", "UserMessage"]
+__all__ = ["DEFAULT_RESOURCE_SECURITY", "AssistantMessage", "Audio", "Context", "Icon", "Image", "MCPServer", "Message",
+           "RequestStateSecurity", "Resolve", "ResourceSecurity", "UserMessage"]

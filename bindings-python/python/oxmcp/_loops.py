@@ -1,0 +1,65 @@
+"""Awaiting oxmcp from an event loop that is not asyncio's (trio, through anyio).
+
+The native layer completes its futures on an asyncio loop. Code written for the ``mcp`` SDK runs under
+anyio, so on trio as well: there, the in-process client drives the native layer on an asyncio loop
+of its own (one thread per client, for the client's lifetime) and waits for each answer from a worker
+thread, so the trio loop never blocks. Under asyncio nothing changes: the caller's loop is used.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+__all__ = ["LoopThread", "on_asyncio", "run_sync"]
+
+
+def on_asyncio() -> bool:
+    """Whether the caller runs on an asyncio loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+async def run_sync(fn: Callable[[], T]) -> T:
+    """``fn()`` on a worker thread, awaited on whichever loop the caller runs (asyncio or, via anyio,
+    trio). anyio's worker when anyio is installed (code written for the SDK may call back into the
+    loop with ``anyio.from_thread``), else asyncio's."""
+    try:
+        import anyio.to_thread
+    except ImportError:
+        if not on_asyncio():
+            raise
+        return await asyncio.to_thread(fn)
+    return await anyio.to_thread.run_sync(fn)
+
+
+class LoopThread:
+    """An asyncio loop running on its own daemon thread, for a caller on another kind of loop."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name="oxmcp-asyncio", daemon=True)
+        self._thread.start()
+
+    async def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run ``coro`` on this loop; the caller's loop waits on a worker thread (cancellable)."""
+        import anyio.to_thread
+
+        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        try:
+            return await anyio.to_thread.run_sync(future.result, abandon_on_cancel=True)
+        except BaseException:
+            future.cancel()
+            raise
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join()
+        self.loop.close()

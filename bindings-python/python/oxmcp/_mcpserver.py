@@ -1,0 +1,279 @@
+"""``MCPServer`` (mcp 2.x) and mcp 1.x's ``FastMCP``: oxmcp's ``FastMCP`` with the ``mcp`` SDK's rules.
+
+The SDK's defaults (masked crash texts, ``description: ""``, the name "mcp-server"), its component
+objects (``add_resource(FunctionResource(...))``), its decorator rules, its ``ResourceSecurity`` on
+template values, and the options oxmcp refuses rather than ignore (a subscriptions bus, ``Resolve``).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from ._errors import ToolError
+from ._fastmcp import FastMCP, _dump
+from ._handlers import TemplateMismatch, template_variables
+from ._server import _Listing
+
+__all__ = ["LegacyFastMCP", "MCPServer"]
+
+
+class MCPServer(FastMCP):
+    """``mcp`` 2.x's ``MCPServer`` (and ``mcp.server.fastmcp.FastMCP`` of 1.x): the same server with
+    that SDK's defaults: unexpected exceptions masked as ``Error executing tool name``, ``description: ""``
+    for undocumented tools, resources and prompts, the name defaulting to "mcp-server"."""
+
+    _error_prefix = "Error executing tool {name}"
+    _fastmcp_log_data = False
+    _default_mask = True  # the SDK shows ToolError text only; other exceptions are masked
+    _template_policy = True  # mcp 2.x's ResourceSecurity on template values
+
+    def __init__(self, name: str | None = None, instructions: str | None = None, **kwargs: Any) -> None:
+        bus = kwargs.get("subscriptions")
+        if bus is not None and not isinstance(bus, bool):
+            # The core serves subscriptions/listen from its own fan-out; a bus given here would
+            # never see an event.
+            raise TypeError("MCPServer(subscriptions=<bus>) is not supported by oxmcp: subscriptions/listen "
+                            "is served by the core's own fan-out")
+        from .server.mcpserver.resources import DEFAULT_RESOURCE_SECURITY
+
+        # The SDK's checks on template values (absolute paths, NUL bytes ...), applied before a
+        # template's function runs; the core's refusals of values that leave the template stay.
+        self._resource_security = kwargs.get("resource_security") or DEFAULT_RESOURCE_SECURITY
+        self._resource_policies: dict[str, Any] = {}
+        super().__init__(name, instructions, **kwargs)
+
+    def __class_getitem__(cls, item: Any) -> Any:
+        return cls  # ``MCPServer[AppState]`` in a lifespan's annotation, as with the SDK's generic class
+
+    def remove_tool(self, name: str) -> None:  # type: ignore[override]
+        """Remove a tool; an unknown name raises ``ToolError`` ("Unknown tool: ..."), as in the SDK."""
+        if not super().remove_tool(name):
+            raise ToolError(f"Unknown tool: {name}")
+
+    def remove_prompt(self, name: str) -> None:  # type: ignore[override]
+        """Remove a prompt; an unknown name raises ``ValueError`` ("Unknown prompt: ..."), as in the SDK."""
+        if not super().remove_prompt(name):
+            raise ValueError(f"Unknown prompt: {name}")
+
+    def add_tool(self, fn: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        from .server.mcpserver.resolve import refuse_resolvers
+
+        refuse_resolvers(getattr(fn, "fn", fn))
+        return super().add_tool(fn, **kwargs)
+
+    def _prepare_tool(self, fn: Any, kwargs: dict[str, Any]) -> tuple[Any, dict[str, Any]] | None:
+        from .server.mcpserver.resolve import refuse_resolvers
+
+        refuse_resolvers(getattr(fn, "fn", fn))
+        return super()._prepare_tool(fn, kwargs)
+
+    @classmethod
+    def generate_name(cls, name: str | None = None) -> str:
+        return name or "mcp-server"
+
+    # The SDK answers a tool without an output schema with content only, and marks no wrapped result.
+    _structured_objects = False
+    _fastmcp_wrap_meta = False
+    _prompt_schema_notes = False
+
+    @staticmethod
+    def _default_version() -> str:
+        return ""
+
+    def _adapt_tool(self, entry: Any) -> None:
+        # Before the tool is registered, so that one added while serving is listed so too.
+        if not entry.info.description:
+            entry.info.description = ""  # the SDK lists a tool without a docstring with description ""
+
+    # The SDK's decorators take their options positionally (``@mcp.tool("name")``) and refuse to be
+    # applied uncalled (``@mcp.tool``), which would otherwise register the wrong thing.
+    def tool(self, name: Any = None, **kwargs: Any) -> Any:  # type: ignore[override]
+        if callable(name):
+            raise TypeError("The @tool decorator was used incorrectly. Did you forget to call it? "
+                            "Use @tool() instead of @tool")
+        if name is not None:
+            kwargs["name"] = name
+        return super().tool(**kwargs)
+
+    def resource(self, uri: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        if callable(uri):
+            raise TypeError("The @resource decorator was used incorrectly. Did you forget to call it? "
+                            "Use @resource('uri') instead of @resource")
+        security = kwargs.pop("security", None)
+        deco = super().resource(uri, **kwargs)
+        if security is None:
+            return deco
+
+        def apply(fn: Any) -> Any:
+            self._resource_policies[uri] = security
+            return deco(fn)
+
+        return apply
+
+    def prompt(self, name: Any = None, **kwargs: Any) -> Any:  # type: ignore[override]
+        if callable(name):
+            raise TypeError("The @prompt decorator was used incorrectly. Did you forget to call it? "
+                            "Use @prompt() instead of @prompt")
+        if name is not None:
+            kwargs["name"] = name
+        return super().prompt(**kwargs)
+
+    def add_resource(self, fn: Any, uri: str | None = None, **kwargs: Any) -> Any:  # type: ignore[override]
+        if uri is None and not kwargs and _is_resource_object(fn):
+            return self._add_resource_object(fn)
+        if uri is None:
+            raise TypeError("add_resource(fn, uri, ...) or add_resource(resource): give the URI, or a Resource object")
+        if kwargs.get("mime_type") is None:
+            kwargs["mime_type"] = "text/plain"  # the SDK's Resource default
+        variables = set(template_variables(uri))
+        policy = kwargs.pop("security", None) or self._resource_policies.pop(uri, None) or self._resource_security
+        if variables and self._template_policy:
+            from .server.mcpserver.resources import guarded
+
+            fn = guarded(fn, policy, variables)
+        try:
+            entry = super().add_resource(fn, uri, **kwargs)
+        except TemplateMismatch as exc:
+            if variables or not self._template_policy:
+                raise
+            # mcp 2.x's wording for a static URI whose function takes parameters.
+            raise TemplateMismatch(f"Resource {uri!r} has no URI template variables, but the handler declares "
+                                   f"parameters: {exc}") from exc
+        if not entry.info.description:
+            entry.info.description = ""
+        return entry
+
+    def _add_resource_object(self, resource: Any) -> Any:
+        """The SDK's ``add_resource(FunctionResource(...))``: registered with the core like a decorated
+        static resource, whose function is the object's ``read()``."""
+        async def read() -> Any:
+            return await resource.read()
+
+        read.__name__ = str(resource.name or resource.uri)
+        return self.add_resource(read, str(resource.uri), name=resource.name, title=resource.title,
+                                 description=resource.description, mime_type=resource.mime_type,
+                                 icons=[_dump(i) for i in resource.icons] if resource.icons else None,
+                                 annotations=_dump(resource.annotations) if resource.annotations else None,
+                                 meta=resource.meta)
+
+    def add_prompt(self, fn: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        entry = super().add_prompt(fn, **kwargs)
+        if not entry.info.description:
+            entry.info.description = ""
+        return entry
+
+    @property
+    def _mcp_server(self) -> Any:
+        """The server the SDK's in-memory client takes (``create_connected_server_and_client_session(
+        mcp._mcp_server)``): on oxmcp, this server itself."""
+        return self
+
+    # -- the SDK's in-process calls on the server itself (``await mcp.call_tool(...)`` in self-tests) -----
+    def list_tools(self) -> Any:
+        return _Listing("list_tools", super().list_tools(), "Tool")
+
+    def list_resources(self) -> Any:
+        return _Listing("list_resources", super().list_resources(), "Resource")
+
+    def list_resource_templates(self) -> Any:
+        return _Listing("list_resource_templates", super().list_resource_templates(), "ResourceTemplate")
+
+    def list_prompts(self) -> Any:
+        return _Listing("list_prompts", super().list_prompts(), "Prompt")
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None) -> Any:
+        """The tool's ``CallToolResult``, through the core as a client's call; a failed call raises
+        ``ToolError`` with its text, as the SDK's does."""
+        from .client import Client
+
+        async with Client(self) as client:
+            result = await client.call_tool(name, arguments or {})
+        if result.isError:
+            raise ToolError(" ".join(getattr(c, "text", "") for c in result.content) or f"tool {name} failed")
+        return result
+
+    async def read_resource(self, uri: Any, context: Any = None) -> Any:
+        """The resource's contents (``.content``, ``.mime_type``), as ``ctx.read_resource`` reads them."""
+        return await self.read_resource_contents(str(uri))
+
+    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None) -> Any:
+        from .client import Client
+
+        async with Client(self) as client:
+            return await client.get_prompt(name, arguments)
+
+    def completion(self, *, prompt: str | None = None, resource: str | None = None,  # type: ignore[override]
+                   argument: str | None = None) -> Callable[[Any], Any]:
+        """The SDK's ``@mcp.completion()``: one ``async handler(ref, argument, context)`` for every
+        completion request; with ``prompt=``/``resource=`` and ``argument=``, oxmcp's per-argument form."""
+        if prompt is not None or resource is not None or argument is not None:
+            if argument is None:
+                raise TypeError("completion(prompt=..., argument=...): name the argument to complete")
+            return super().completion(prompt=prompt, resource=resource, argument=argument)
+
+        def deco(fn: Any) -> Any:
+            if not inspect.iscoroutinefunction(fn):
+                raise TypeError("@mcp.completion(): decorate an async function (ref, argument, context)")
+            from .server._completion_link import CompletionLink
+
+            link = CompletionLink(fn)
+            with self._lock:
+                self._middleware.append(link)
+                if self._native is not None:
+                    self._native.add_middleware(link, True, link.hooks())
+            return fn
+        return deco
+
+
+class LegacyFastMCP(MCPServer):
+    """``mcp.server.fastmcp.FastMCP`` of mcp 1.x (``from oxmcp.server.fastmcp import FastMCP``): MCPServer's
+    rules, with 1.x's unmasked tool errors and its constructor-held HTTP settings."""
+
+    _default_mask = False
+    _handshake_only = True
+    _template_policy = False  # mcp 1.x has no ResourceSecurity: its templates take any one-segment value
+
+    def __init__(self, name: str | None = None, instructions: str | None = None, **kwargs: Any) -> None:
+        from .server.fastmcp.settings import Settings
+        from .server.transport_security import loopback_settings
+
+        given = {k: v for k, v in kwargs.items() if k in Settings.model_fields and v is not None}
+        super().__init__(name, instructions, **kwargs)
+        if given.get("transport_security") is None:
+            # The SDK's default for a loopback host; the core guards loopback servers so already.
+            given["transport_security"] = loopback_settings(given.get("host", "127.0.0.1"))
+        given["dependencies"] = list(given.get("dependencies") or ())
+        self._settings = Settings(**given)
+
+    @property
+    def settings(self) -> Any:
+        """The server's settings as mcp 1.x's ``Settings`` (``mcp.settings.port``, ``.transport_security``)."""
+        return self._settings
+
+    @classmethod
+    def generate_name(cls, name: str | None = None) -> str:
+        return name or "FastMCP"
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None) -> Any:
+        """mcp 1.x's answer: the content blocks, with the structured result beside them when there is one."""
+        result = await super().call_tool(name, arguments, context)
+        if result.structuredContent is not None:
+            return result.content, result.structuredContent
+        return result.content
+
+    @staticmethod
+    def _default_version() -> str:
+        # mcp 1.x's FastMCP takes no version and reports its framework's (the `mcp` package's).
+        from ._versions import framework_version
+
+        return framework_version("mcp", major="1")
+
+
+def _is_resource_object(value: Any) -> bool:
+    """An SDK resource component (``mcp.server.fastmcp.resources.Resource`` and its kind): read by ``read()``."""
+    from .server.fastmcp.resources import Resource
+    from .server.mcpserver.resources import Resource as Resource2
+
+    return isinstance(value, (Resource, Resource2))

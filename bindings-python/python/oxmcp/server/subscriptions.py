@@ -1,0 +1,65 @@
+"""``mcp.server.subscriptions`` of mcp 2.x: the server events and the SDK's in-memory event bus.
+
+The events (``ToolsListChanged``, ``PromptsListChanged``, ``ResourcesListChanged``, ``ResourceUpdated``)
+and ``InMemorySubscriptionBus`` are plain values and a fan-out a server may use on its own. oxmcp's
+``subscriptions/listen`` streams are the core's (its listeners, limits and per-caller filters), so
+``MCPServer(subscriptions=bus)`` is refused rather than leave the bus unfed: a server that needs the
+events reads them where it causes them.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+__all__ = ["InMemorySubscriptionBus", "PromptsListChanged", "ResourceUpdated", "ResourcesListChanged",
+           "ServerEvent", "ToolsListChanged"]
+
+_log = logging.getLogger("oxmcp")
+
+
+@dataclass(frozen=True)
+class ToolsListChanged:
+    """The server's tool list changed."""
+
+
+@dataclass(frozen=True)
+class PromptsListChanged:
+    """The server's prompt list changed."""
+
+
+@dataclass(frozen=True)
+class ResourcesListChanged:
+    """The server's resource list changed."""
+
+
+@dataclass(frozen=True)
+class ResourceUpdated:
+    """The resource at ``uri`` changed."""
+
+    uri: str
+
+
+ServerEvent = ToolsListChanged | PromptsListChanged | ResourcesListChanged | ResourceUpdated
+
+
+class InMemorySubscriptionBus:
+    """Delivers each published event to every listener, in this process (a raising listener is
+    logged and skipped, so one cannot starve the others)."""
+
+    def __init__(self) -> None:
+        self._listeners: dict[object, Callable[[ServerEvent], None]] = {}
+
+    async def publish(self, event: ServerEvent) -> None:
+        for listener in list(self._listeners.values()):
+            try:
+                listener(event)
+            except Exception:  # noqa: BLE001  # the fan-out boundary: one listener cannot stop the rest
+                _log.exception("subscription listener raised; continuing")
+
+    def subscribe(self, listener: Callable[[ServerEvent], None]) -> Callable[[], None]:
+        """Add ``listener``; returns the function that removes it."""
+        token = object()
+        self._listeners[token] = listener
+        return lambda: self._listeners.pop(token, None) and None
