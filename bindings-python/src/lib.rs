@@ -391,15 +391,24 @@ impl NativeServer {
         self.server.remove_prompt(name)
     }
 
-    /// Completions for a prompt (`ref_type="ref/prompt"`) or a template (`"ref/resource"`).
+    /// Completions for a prompt (`ref_type="ref/prompt"`) or a template (`"ref/resource"`):
+    /// `values`, the arguments completed from a fixed list (matched by the core), and `entry`,
+    /// the Python router for the others.
+    #[pyo3(signature = (ref_type, reference, entry, is_async, values=None))]
     fn set_completion(
         &self,
         ref_type: &str,
         reference: &str,
         entry: Py<PyAny>,
         is_async: bool,
+        values: Option<HashMap<String, Vec<String>>>,
     ) -> PyResult<()> {
-        let h: Arc<dyn CompletionHandler> = Arc::new(PyCompletion(self.handler(entry, is_async)));
+        let mut c = oxmcp::Completer::new()
+            .otherwise(Arc::new(PyCompletion(self.handler(entry, is_async))));
+        for (argument, list) in values.unwrap_or_default() {
+            c = c.values(argument, list);
+        }
+        let h: Arc<dyn CompletionHandler> = Arc::new(c);
         self.completions
             .lock()
             .unwrap_or_else(|e| e.into_inner())

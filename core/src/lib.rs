@@ -14,6 +14,7 @@ pub mod auth;
 pub mod authority;
 pub mod bus;
 mod client_requests;
+pub mod completion;
 pub mod config;
 pub mod context;
 pub mod discovery;
@@ -51,6 +52,7 @@ pub mod transport;
 pub mod uri_template;
 
 pub use bus::{Event, EventBus, InMemoryBus};
+pub use completion::Completer;
 pub use context::{Context, InputRequest};
 pub use error::{BuildError, ErrorCode, HandlerError, McpError, ToolError};
 pub use handler::{

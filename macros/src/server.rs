@@ -48,6 +48,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
             };
             let vis = &m.vis;
             if is_tool {
+                params.refuse_completers("tool arguments")?;
                 let (name, calls) = crate::tool::options(&args, &ident, doc)?;
                 let call_args = params.call_args();
                 let body = crate::tool::body(

@@ -66,6 +66,41 @@ fn review(
     )
 }
 
+/// The languages a snippet can be in: its values complete `snippet`'s `lang`.
+#[derive(schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)]
+enum Lang {
+    Rust,
+    Ruby,
+    Python,
+}
+
+/// Completes a level from its first characters, itself.
+fn levels(typed: &str) -> Vec<String> {
+    ["beginner", "expert"]
+        .iter()
+        .filter(|l| l.contains(typed))
+        .map(|l| l.to_string())
+        .collect()
+}
+
+/// A snippet in a language, at a level, in a style: each argument completed its own way.
+#[oxmcp::prompt]
+fn snippet(
+    #[param(complete = Lang)] lang: String,
+    #[param(complete = levels)] level: Option<String>,
+    #[param(complete = ["plain", "pretty", "terse"])] style: Option<String>,
+) -> String {
+    format!("{lang} {level:?} {style:?}")
+}
+
+/// A page of the docs, its section completed from a list.
+#[oxmcp::resource(uri = "docs://{section}/page")]
+fn page(#[param(complete = ["intro", "install", "api"])] section: String) -> String {
+    format!("page {section}")
+}
+
 /// The project's readme.
 #[oxmcp::resource(uri = "docs://readme", mime_type = "text/markdown")]
 fn readme() -> String {
@@ -104,7 +139,9 @@ fn server() -> Server {
         .tool(mirror_tool())
         .tool(era_tool())
         .prompt(review_prompt())
-        .resource(readme_resource());
+        .prompt(snippet_prompt())
+        .resource(readme_resource())
+        .resource_template(page_resource());
     for t in counter.tools() {
         b = b.tool(t);
     }
@@ -245,7 +282,12 @@ async fn macro_primitives_over_http() {
 
     // The prompt: its arguments, then a get.
     let list = rpc(addr, "prompts/list", json!({})).await;
-    let p = &list["prompts"][0];
+    let p = list["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "review")
+        .unwrap();
     assert_eq!(p["description"], "A code review request.");
     assert_eq!(
         p["arguments"],
@@ -271,6 +313,30 @@ async fn macro_primitives_over_http() {
         r["contents"],
         json!([{"uri": "docs://readme", "mimeType": "text/markdown", "text": "# demo"}])
     );
+
+    // Completions: a list and an enum's values matched by prefix in the core, a function's answer
+    // as it gave it, an argument without a completer empty.
+    let complete = |r: Value, name: &str, value: &str| {
+        rpc(
+            addr,
+            "completion/complete",
+            json!({"ref": r, "argument": {"name": name, "value": value}}),
+        )
+    };
+    let snippet = json!({"type": "ref/prompt", "name": "snippet"});
+    for (arg, typed, want) in [
+        ("lang", "r", json!(["rust", "ruby"])),
+        ("lang", "", json!(["rust", "ruby", "python"])),
+        ("level", "ert", json!(["expert"])),
+        ("style", "p", json!(["plain", "pretty"])),
+        ("style", "x", json!([])),
+        ("nope", "", json!([])),
+    ] {
+        let r = complete(snippet.clone(), arg, typed).await;
+        assert_eq!(r["completion"]["values"], want, "{arg} {typed:?}: {r}");
+    }
+    let r = complete(json!({"type": "ref/resource", "uri": "docs://{section}/page"}), "section", "in").await;
+    assert_eq!(r["completion"]["values"], json!(["intro", "install"]));
 }
 
 /// The registration check the macros rely on: a tool's input schema must be an object schema,

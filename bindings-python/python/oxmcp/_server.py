@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import enum
 import os
 import signal
 import sys
@@ -48,11 +49,13 @@ async def _ready(value: Any) -> Any:
 
 
 class CompletionRouter(_Entry):
-    """All completers of one prompt or resource template, routed by argument name."""
+    """All completers of one prompt or resource template, routed by argument name: the functions
+    here, the fixed lists (``values``) in the core, which matches them against the typed text."""
 
     def __init__(self, server: Any) -> None:
         self.server = server
         self.by_argument: dict[str, CompletionEntry] = {}
+        self.values: dict[str, list[str]] = {}
 
     @property
     def is_async(self) -> bool:
@@ -76,6 +79,19 @@ class CompletionRouter(_Entry):
         if entry.is_async:
             return await entry.call_async(payload, native_ctx)
         return entry.call_sync(payload, native_ctx)
+
+
+def completion_values(completer: Any) -> list[str] | None:
+    """A completer given as values, as the list the core matches: a list or tuple of strings, or
+    an ``Enum`` class (each member's value when it is a string, else its name). ``None`` for a
+    function, which answers for itself."""
+    if isinstance(completer, type) and issubclass(completer, enum.Enum):
+        return [m.value if isinstance(m.value, str) else m.name for m in completer]
+    if isinstance(completer, (list, tuple)):
+        return [str(v) for v in completer]
+    if callable(completer):
+        return None
+    raise TypeError(f"a completer is a list of values, an Enum class or a function, not {type(completer).__name__}")
 
 
 def option_names() -> tuple[frozenset[str], frozenset[str]]:
@@ -328,7 +344,7 @@ class Server:
                  description: str | None = None, mime_type: str | None = None, size: int | None = None,
                  icons: list[dict[str, Any]] | None = None, annotations: dict[str, Any] | None = None,
                  meta: dict[str, Any] | None = None,
-                 completions: dict[str, Callable[..., Any] | list[str]] | None = None,
+                 completions: dict[str, Callable[..., Any] | list[str] | type[enum.Enum]] | None = None,
                  required_scopes: list[str] | None = None) -> Callable[[F], F]:
         """Register a resource (``"config://app"``) or a template (``"user://{id}/profile"``).
 
@@ -377,7 +393,7 @@ class Server:
     def prompt(self, fn: None = None, *, name: str | None = None, title: str | None = None,
                description: str | None = None, icons: list[dict[str, Any]] | None = None,
                meta: dict[str, Any] | None = None,
-               completions: dict[str, Callable[..., Any] | list[str]] | None = None,
+               completions: dict[str, Callable[..., Any] | list[str] | type[enum.Enum]] | None = None,
                required_scopes: list[str] | None = None) -> Callable[[F], F]: ...
 
     def prompt(self, fn: Any = None, **kwargs: Any) -> Any:
@@ -446,9 +462,15 @@ class Server:
             new = router is None
             if router is None:
                 router = self._completions[key] = CompletionRouter(self)
-            router.by_argument[argument] = CompletionEntry(completer, self)
+            values = completion_values(completer)
+            if values is None:
+                router.by_argument[argument] = CompletionEntry(completer, self)
+                router.values.pop(argument, None)
+            else:
+                router.values[argument] = values
+                router.by_argument.pop(argument, None)
             if self._native is not None:
-                self._native.set_completion(ref_type, ref, router, router.is_async)
+                self._native.set_completion(ref_type, ref, router, router.is_async, router.values)
             del new
 
     # -- middleware -------------------------------------------------------------------------------------
@@ -587,7 +609,7 @@ class Server:
             for p in self._prompts.values():
                 native.add_prompt(p.spec, p, p.is_async, p.required_scopes)
             for (ref_type, ref), router in self._completions.items():
-                native.set_completion(ref_type, ref, router, router.is_async)
+                native.set_completion(ref_type, ref, router, router.is_async, router.values)
             if self._skills:
                 native.add_skills(self._skills)
             for path, frontmatter, entry, listed in self._dynamic_skills:
