@@ -127,6 +127,19 @@ impl Counter {
             json!({"value": self.n.load(Ordering::SeqCst), "method": ctx.method()}),
         ))
     }
+
+    /// The counter's value as a resource.
+    #[resource(uri = "counter://value", mime_type = "text/plain")]
+    fn current(&self) -> String {
+        self.n.load(Ordering::SeqCst).to_string()
+    }
+
+    /// The counter plus an offset, the offset completed from a list.
+    #[resource(uri = "counter://plus/{offset}")]
+    async fn plus(&self, #[param(complete = ["1", "10", "100"])] offset: String) -> String {
+        let by: i64 = offset.parse().unwrap_or(0);
+        (self.n.load(Ordering::SeqCst) + by).to_string()
+    }
 }
 
 fn server() -> Server {
@@ -144,6 +157,12 @@ fn server() -> Server {
         .resource_template(page_resource());
     for t in counter.tools() {
         b = b.tool(t);
+    }
+    for r in counter.resources() {
+        b = b.resource(r);
+    }
+    for t in counter.resource_templates() {
+        b = b.resource_template(t);
     }
     b.build().expect("the macro-made primitives register")
 }
@@ -337,6 +356,22 @@ async fn macro_primitives_over_http() {
     }
     let r = complete(json!({"type": "ref/resource", "uri": "docs://{section}/page"}), "section", "in").await;
     assert_eq!(r["completion"]["values"], json!(["intro", "install"]));
+
+    // The `#[server]` block's resources read the shared state.
+    let r = rpc(addr, "resources/read", json!({"uri": "counter://value"})).await;
+    assert_eq!(r["contents"][0]["text"], "16");
+    let r = rpc(addr, "resources/read", json!({"uri": "counter://plus/10"})).await;
+    assert_eq!(r["contents"][0]["text"], "26");
+    let r = complete(json!({"type": "ref/resource", "uri": "counter://plus/{offset}"}), "offset", "1").await;
+    assert_eq!(r["completion"]["values"], json!(["1", "10", "100"]));
+    let list = rpc(addr, "resources/templates/list", json!({})).await;
+    let uris: Vec<&str> = list["resourceTemplates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["uriTemplate"].as_str().unwrap())
+        .collect();
+    assert!(uris.contains(&"counter://plus/{offset}"), "{uris:?}");
 }
 
 /// The registration check the macros rely on: a tool's input schema must be an object schema,
