@@ -621,6 +621,12 @@ export declare class Server {
    */
   addTools(tools: readonly ToolBatchItem[]): RegisteredItem[];
   /** Remove a tool at runtime (publishes `notifications/tools/list_changed`). */
+  /**
+   * An explicit element: a spec-shaped definition (`inputSchema`: a tool, `uriTemplate`: a resource
+   * template, `uri`: a resource, otherwise a prompt) with its handler, or a `define*` definition of
+   * the same kind whose handler is used. The core checks the pairing and a tool's input schema.
+   */
+  add(definition: { name: string; [key: string]: unknown }, handler: ((...args: any[]) => unknown) | Definition): RegisteredItem;
   removeTool(name: string): boolean;
   listTools(): string[];
 

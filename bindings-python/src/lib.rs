@@ -51,6 +51,14 @@ fn check_tool_limits(
         .map_err(build_err)
 }
 
+/// An explicit element's pairing checked by the core's rule (`oxmcp::element::check`): the
+/// definition's kind, or the core's error (the same text as in Node).
+#[pyfunction]
+#[pyo3(signature = (definition, handler_kind=None))]
+fn check_element(definition: &Bound<'_, PyAny>, handler_kind: Option<&str>) -> PyResult<&'static str> {
+    oxmcp::element::check(&from_py(definition)?, handler_kind).map_err(build_err)
+}
+
 fn build_err(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
@@ -611,6 +619,7 @@ fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(options::effective_options, m)?)?;
     m.add_function(wrap_pyfunction!(options::check_listen_options, m)?)?;
     m.add_function(wrap_pyfunction!(check_tool_limits, m)?)?;
+    m.add_function(wrap_pyfunction!(check_element, m)?)?;
     m.add_function(wrap_pyfunction!(skills::skill_entry, m)?)?;
     m.add_function(wrap_pyfunction!(skills::skills_load_dir, m)?)?;
     m.add_function(wrap_pyfunction!(skills::skills_load_one, m)?)?;

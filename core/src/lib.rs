@@ -18,6 +18,7 @@ pub mod completion;
 pub mod config;
 pub mod context;
 pub mod discovery;
+pub mod element;
 pub mod error;
 pub mod handler;
 // The core's own outbound HTTP requests: only the JWKS fetcher and the OTLP exporter send any.

@@ -436,6 +436,59 @@ class Server:
                 self._native.remove_prompt(name)
             return existed
 
+    # -- explicit elements ----------------------------------------------------------------------------
+    def add(self, definition: Any, handler: Callable[..., Any]) -> Any:
+        """Register an explicit element: a definition as the spec shapes it (a dict, or a
+        ``types.Tool`` / ``Prompt`` / ``Resource`` / ``ResourceTemplate``) with its handler.
+
+        The core checks the pairing (``oxmcp::element::check``, the same rule and texts as Node):
+        the definition's kind (``inputSchema``: a tool, ``uriTemplate``: a resource template,
+        ``uri``: a resource, otherwise a prompt), that a handler marked ``@oxmcp.tool`` & co. was
+        marked for that kind, and that a tool's input schema is an object schema; a
+        :class:`DefinitionError` otherwise. A prompt's listed ``arguments`` are the handler's
+        parameters. Returns the registered entry."""
+        from . import _oxmcp
+        from ._discovery import MARK
+
+        spec = definition.model_dump(by_alias=True, exclude_none=True) if hasattr(definition, "model_dump") \
+            else definition
+        if not isinstance(spec, dict):
+            raise TypeError("add(definition, handler): the definition is a dict or an mcp types model, "
+                            f"not {type(definition).__name__}")
+        if not callable(handler):
+            raise TypeError("add(definition, handler): the handler must be callable")
+        marks = sorted({m.kind for m in getattr(handler, MARK, None) or []})
+        try:
+            kind = _oxmcp.check_element(spec)
+            if marks:
+                fits = []
+                for m in marks:
+                    try:
+                        _oxmcp.check_element(spec, m)
+                        fits.append(m)
+                    except ValueError:
+                        pass
+                if not fits:
+                    _oxmcp.check_element(spec, marks[0])
+        except ValueError as e:
+            raise DefinitionError(str(e)) from None
+        common = {"name": spec["name"], "title": spec.get("title"), "description": spec.get("description"),
+                  "icons": spec.get("icons"), "meta": spec.get("_meta")}
+        if kind == "tool":
+            return self.add_tool(handler, **common, annotations=spec.get("annotations"),
+                                 input_schema=spec["inputSchema"], output_schema=spec.get("outputSchema", False))
+        if kind == "prompt":
+            entry = PromptEntry(handler, self, name=spec["name"])
+            listed = [a.get("name") for a in spec.get("arguments") or []]
+            own = [a["name"] for a in entry.spec.get("arguments") or []]
+            if "arguments" in spec and sorted(listed) != sorted(own):
+                raise DefinitionError(f"prompt {spec['name']!r}: the definition lists the arguments {listed}, "
+                                      f"the handler takes {own}")
+            return self.add_prompt(handler, **common)
+        uri = spec["uri"] if kind == "resource" else spec.get("uriTemplate")
+        return self.add_resource(handler, uri, **common, mime_type=spec.get("mimeType"), size=spec.get("size"),
+                                 annotations=spec.get("annotations"))
+
     # -- completions ----------------------------------------------------------------------------------
     def completion(self, *, prompt: str | None = None, resource: str | None = None,
                    argument: str) -> Callable[[F], F]:
