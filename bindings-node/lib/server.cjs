@@ -271,39 +271,9 @@ class Server {
     return this.registerTool(name, config, handler);
   }
 
-  /**
-   * Register an explicit element: a spec-shaped definition (a tool's, a prompt's, a resource's
-   * or a resource template's) with its handler, a function or a `defineTool` / `definePrompt` /
-   * `defineResource` / `defineResourceTemplate` definition (whose handler it uses). The core
-   * checks the pairing (the same rule and texts as Python): the definition's kind (`inputSchema`:
-   * a tool, `uriTemplate`: a resource template, `uri`: a resource, otherwise a prompt), that a
-   * definition given as the handler is of that kind, and that a tool's input schema is an object
-   * schema; a RegistrationError otherwise.
-   */
+  /** An explicit element: `definition` with its `handler`, the pairing checked by the core (lib/element.cjs). */
   add(definition, handler) {
-    const { Definition } = require('./discovery.cjs');
-    let handlerKind;
-    let fn = handler;
-    if (handler instanceof Definition) {
-      handlerKind = handler.kind;
-      fn = handler.handler;
-    }
-    if (typeof fn !== 'function') throw new TypeError('add(definition, handler): the handler is a function or a define* definition');
-    let kind;
-    try {
-      kind = loadNative().checkElement(JSON.stringify(definition ?? null), handlerKind);
-    } catch (e) {
-      throw fromNative(e);
-    }
-    const d = definition;
-    const common = pick(d, ['title', 'description', 'icons', '_meta']);
-    if (kind === 'tool') {
-      return this.registerTool(d.name, { ...common, ...pick(d, ['annotations', 'outputSchema']), inputSchema: d.inputSchema }, fn);
-    }
-    if (kind === 'prompt') return this.registerPrompt(d.name, { ...common, ...(d.arguments ? { arguments: d.arguments } : {}) }, fn);
-    const meta = { ...common, ...pick(d, ['mimeType', 'size', 'annotations']) };
-    if (kind === 'resource') return this.registerResource(d.name, d.uri, meta, fn);
-    return this.registerResource(d.name, new ResourceTemplate(d.uriTemplate), meta, fn);
+    return require('./element.cjs').addElement(this, definition, handler);
   }
 
   /** Remove a tool at runtime (publishes tools/list_changed). Returns whether it existed. */
