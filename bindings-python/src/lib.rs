@@ -55,7 +55,10 @@ fn check_tool_limits(
 /// definition's kind, or the core's error (the same text as in Node).
 #[pyfunction]
 #[pyo3(signature = (definition, handler_kind=None))]
-fn check_element(definition: &Bound<'_, PyAny>, handler_kind: Option<&str>) -> PyResult<&'static str> {
+fn check_element(
+    definition: &Bound<'_, PyAny>,
+    handler_kind: Option<&str>,
+) -> PyResult<&'static str> {
     oxmcp::element::check(&from_py(definition)?, handler_kind).map_err(build_err)
 }
 

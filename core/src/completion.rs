@@ -74,8 +74,7 @@ impl Completer {
         argument: impl Into<String>,
         h: Arc<dyn CompletionHandler>,
     ) -> Self {
-        self.by_argument
-            .insert(argument.into(), Source::Handler(h));
+        self.by_argument.insert(argument.into(), Source::Handler(h));
         self
     }
 
@@ -168,7 +167,10 @@ mod tests {
             Rust,
             Python,
         }
-        assert_eq!(enum_values(&crate::schema_for::<Lang>()), ["rust", "python"]);
+        assert_eq!(
+            enum_values(&crate::schema_for::<Lang>()),
+            ["rust", "python"]
+        );
         // A documented variant is a `oneOf` branch of its own: its value is still there.
         #[derive(schemars::JsonSchema)]
         #[allow(dead_code)]

@@ -65,7 +65,10 @@ mod tests {
         assert_eq!(check(&tool, None).unwrap(), "tool");
         let t = json!({"name": "page", "uriTemplate": "docs://{p}"});
         assert_eq!(check(&t, Some("resource")).unwrap(), "resource template");
-        assert_eq!(check(&json!({"name": "greet"}), Some("prompt")).unwrap(), "prompt");
+        assert_eq!(
+            check(&json!({"name": "greet"}), Some("prompt")).unwrap(),
+            "prompt"
+        );
         let err = check(&tool, Some("prompt")).unwrap_err().to_string();
         assert_eq!(
             err,
@@ -77,9 +80,12 @@ mod tests {
 
     #[test]
     fn a_tool_needs_an_object_input_schema_and_a_definition_a_name() {
-        let err = check(&json!({"name": "listy", "inputSchema": {"type": "array"}}), None)
-            .unwrap_err()
-            .to_string();
+        let err = check(
+            &json!({"name": "listy", "inputSchema": {"type": "array"}}),
+            None,
+        )
+        .unwrap_err()
+        .to_string();
         assert_eq!(
             err,
             "invalid schema for 'listy': inputSchema must be a JSON Schema object with root type \"object\""

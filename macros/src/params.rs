@@ -299,11 +299,15 @@ impl Params {
             let key = lit(ident.to_string().trim_start_matches("r#"));
             let first = v.clone().into_iter().next();
             let is_list = matches!(&first, Some(proc_macro2::TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Bracket);
-            let is_type = syn::parse2::<syn::Path>(v.clone()).ok().is_some_and(|path| {
-                path.segments.last().is_some_and(|s| {
-                    s.ident.to_string().starts_with(|c: char| c.is_ascii_uppercase())
-                })
-            });
+            let is_type = syn::parse2::<syn::Path>(v.clone())
+                .ok()
+                .is_some_and(|path| {
+                    path.segments.last().is_some_and(|s| {
+                        s.ident
+                            .to_string()
+                            .starts_with(|c: char| c.is_ascii_uppercase())
+                    })
+                });
             calls.extend(if is_list {
                 quote!(.values(#key, #v))
             } else if is_type {

@@ -172,8 +172,8 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
     let tools_fn = (!tools.is_empty()).then(|| list("tools", &tools, quote!(::oxmcp::Tool)));
     let prompts_fn =
         (!prompts.is_empty()).then(|| list("prompts", &prompts, quote!(::oxmcp::Prompt)));
-    let resources_fn = (!resources.is_empty())
-        .then(|| list("resources", &resources, quote!(::oxmcp::Resource)));
+    let resources_fn =
+        (!resources.is_empty()).then(|| list("resources", &resources, quote!(::oxmcp::Resource)));
     let templates_fn = (!templates.is_empty()).then(|| {
         list(
             "resource_templates",

@@ -354,7 +354,12 @@ async fn macro_primitives_over_http() {
         let r = complete(snippet.clone(), arg, typed).await;
         assert_eq!(r["completion"]["values"], want, "{arg} {typed:?}: {r}");
     }
-    let r = complete(json!({"type": "ref/resource", "uri": "docs://{section}/page"}), "section", "in").await;
+    let r = complete(
+        json!({"type": "ref/resource", "uri": "docs://{section}/page"}),
+        "section",
+        "in",
+    )
+    .await;
     assert_eq!(r["completion"]["values"], json!(["intro", "install"]));
 
     // The `#[server]` block's resources read the shared state.
@@ -362,7 +367,12 @@ async fn macro_primitives_over_http() {
     assert_eq!(r["contents"][0]["text"], "16");
     let r = rpc(addr, "resources/read", json!({"uri": "counter://plus/10"})).await;
     assert_eq!(r["contents"][0]["text"], "26");
-    let r = complete(json!({"type": "ref/resource", "uri": "counter://plus/{offset}"}), "offset", "1").await;
+    let r = complete(
+        json!({"type": "ref/resource", "uri": "counter://plus/{offset}"}),
+        "offset",
+        "1",
+    )
+    .await;
     assert_eq!(r["completion"]["values"], json!(["1", "10", "100"]));
     let list = rpc(addr, "resources/templates/list", json!({})).await;
     let uris: Vec<&str> = list["resourceTemplates"]

@@ -485,7 +485,7 @@ class Server:
                 raise DefinitionError(f"prompt {spec['name']!r}: the definition lists the arguments {listed}, "
                                       f"the handler takes {own}")
             return self.add_prompt(handler, **common)
-        uri = spec["uri"] if kind == "resource" else spec.get("uriTemplate")
+        uri = str(spec["uri"] if kind == "resource" else spec["uriTemplate"])
         return self.add_resource(handler, uri, **common, mime_type=spec.get("mimeType"), size=spec.get("size"),
                                  annotations=spec.get("annotations"))
 
