@@ -495,6 +495,8 @@ export interface ResourceMetadata {
   annotations?: Annotations;
   _meta?: JsonObject;
   timeoutMs?: number;
+  /** For a URI template given as a string: how its variables are completed. */
+  complete?: { [variable: string]: Completer };
   /** Scopes the caller must hold (enforced by the core when HTTP auth is configured; 403 step-up challenge otherwise). */
   requiredScopes?: string[];
   /** The TS SDK's spelling: `requireScopes(...)`, enforced as `requiredScopes`. Another resolver is refused. */
@@ -502,10 +504,16 @@ export interface ResourceMetadata {
 }
 
 export type CompleteCallback = (value: string, context: { arguments: { [key: string]: string }; ctx: Context }) => Awaitable<CompletionReturn>;
+/**
+ * How one argument is completed: a function (answers for itself), or values the core matches
+ * against the typed text (those starting with it, in order): an array, a zod enum, or a
+ * TypeScript enum object (string values, or the member names of a numeric enum).
+ */
+export type Completer = CompleteCallback | readonly string[] | { readonly options: readonly string[] } | { readonly [member: string]: string | number };
 
 export declare class ResourceTemplate {
   readonly uriTemplate: string;
-  constructor(uriTemplate: string, callbacks?: { list?: undefined; complete?: { [variable: string]: CompleteCallback } });
+  constructor(uriTemplate: string, callbacks?: { list?: undefined; complete?: { [variable: string]: Completer } });
 }
 
 export interface PromptArgument { name: string; title?: string; description?: string; required?: boolean }
@@ -516,7 +524,7 @@ export interface PromptConfig<A extends SchemaInput | undefined = undefined> {
   arguments?: PromptArgument[];
   icons?: Icon[];
   _meta?: JsonObject;
-  complete?: { [argument: string]: CompleteCallback };
+  complete?: { [argument: string]: Completer };
   timeoutMs?: number;
   /** Scopes the caller must hold (enforced by the core when HTTP auth is configured; 403 step-up challenge otherwise). */
   requiredScopes?: string[];
@@ -613,6 +621,12 @@ export declare class Server {
    */
   addTools(tools: readonly ToolBatchItem[]): RegisteredItem[];
   /** Remove a tool at runtime (publishes `notifications/tools/list_changed`). */
+  /**
+   * An explicit element: a spec-shaped definition (`inputSchema`: a tool, `uriTemplate`: a resource
+   * template, `uri`: a resource, otherwise a prompt) with its handler, or a `define*` definition of
+   * the same kind whose handler is used. The core checks the pairing and a tool's input schema.
+   */
+  add(definition: { name: string; [key: string]: unknown }, handler: ((...args: any[]) => unknown) | Definition): RegisteredItem;
   removeTool(name: string): boolean;
   listTools(): string[];
 

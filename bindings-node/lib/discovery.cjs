@@ -49,6 +49,11 @@ class Definition {
     this.site = site;
   }
 
+  /** The function that serves it (the handler or read callback: the last argument). */
+  get handler() {
+    return this.#args[this.#args.length - 1];
+  }
+
   /** Register on `server` as `registerTool` & co. would. */
   register(server) {
     if (this.kind === 'tool') return server.registerTool(...this.#args);

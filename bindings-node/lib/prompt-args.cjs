@@ -80,9 +80,40 @@ function promptArguments(name, config, sdk) {
   return { args, zod, complete };
 }
 
+/**
+ * A completer given as values, as the list the core matches against the typed text: an array of
+ * strings, a zod enum (its `options`) or a TypeScript enum object (each member's value when it is
+ * a string, else its name; a numeric enum's reverse entries are skipped). `null` for a function,
+ * which answers for itself.
+ */
+function completionValues(c, what) {
+  if (typeof c === 'function') return null;
+  if (Array.isArray(c)) return c.map(String);
+  if (c && typeof c === 'object') {
+    if (Array.isArray(c.options)) return c.options.map(String);
+    return Object.entries(c).filter(([k]) => !/^\d+$/.test(k)).map(([k, v]) => (typeof v === 'string' ? v : k));
+  }
+  throw new TypeError(`${what}: a completer is an array of values, an enum or a function`);
+}
+
+/**
+ * The completers by argument split by who answers: `values` (the lists the core matches) and
+ * `fns` (the functions JS calls).
+ */
+function splitCompleters(complete, what) {
+  const values = {};
+  const fns = {};
+  for (const [arg, c] of Object.entries(complete ?? {})) {
+    const list = completionValues(c, `${what}: complete.${arg}`);
+    if (list === null) fns[arg] = c;
+    else values[arg] = list;
+  }
+  return { values, fns };
+}
+
 /** Whether a prompt's config has an argument with a completion callback (`completable`, `complete`). */
 function hasCompleters(name, config) {
   return Object.keys(promptArguments(name, config ?? {}).complete).length > 0;
 }
 
-module.exports = { completable, promptArguments, hasCompleters };
+module.exports = { completable, promptArguments, hasCompleters, splitCompleters };

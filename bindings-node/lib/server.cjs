@@ -15,7 +15,7 @@ const {
 const results = require('./results.cjs');
 const { Context, Calls } = require('./context.cjs');
 const { wire, isThenable, failure, toolFailure } = require('./envelope.cjs');
-const { completable, promptArguments, hasCompleters } = require('./prompt-args.cjs');
+const { completable, promptArguments, hasCompleters, splitCompleters } = require('./prompt-args.cjs');
 const { RegisteredTool, registered } = require('./registered.cjs');
 const { ResourceTemplate } = require('./resource-template.cjs');
 
@@ -271,6 +271,11 @@ class Server {
     return this.registerTool(name, config, handler);
   }
 
+  /** An explicit element: `definition` with its `handler`, the pairing checked by the core (lib/element.cjs). */
+  add(definition, handler) {
+    return require('./element.cjs').addElement(this, definition, handler);
+  }
+
   /** Remove a tool at runtime (publishes tools/list_changed). Returns whether it existed. */
   removeTool(name) {
     this.#tools.delete(name);
@@ -415,12 +420,14 @@ class Server {
       const def = { uriTemplate: tpl.uriTemplate, name, ...meta };
       delete def.size;
       const native = nativeDef('template', def);
-      const entry = { name, def, read, mimeType: meta.mimeType, template: true, complete: tpl.complete };
+      const complete = { ...(metadata.complete ?? {}), ...tpl.complete };
+      const entry = { name, def, read, mimeType: meta.mimeType, template: true, complete };
       const invoke = (uri, vars, id) => this.#run(id, () => this.#runRead(entry, uri, vars, id));
-      const completer = Object.keys(tpl.complete).length ? this.#completer(tpl.complete) : undefined;
+      const { values, fns } = splitCompleters(complete, `registerResource(${name})`);
+      const completer = Object.keys(fns).length ? this.#completer(fns) : undefined;
       let done;
       try {
-        done = this.#native.addResourceTemplate(native, invoke, completer, timeoutMs, scopes, this.#origin);
+        done = this.#native.addResourceTemplate(native, invoke, completer, timeoutMs, scopes, this.#origin, values);
       } catch (e) {
         throw fromNative(e);
       }
@@ -578,11 +585,12 @@ class Server {
     const entry = { name, def, handler, zod, hasArgs: args.length > 0 };
     const timeoutMs = config.timeoutMs ?? this.#opts.toolTimeoutMs;
     const invoke = (a, id) => this.#run(id, () => this.#runPrompt(entry, a, id));
-    const completer = Object.keys(complete).length ? this.#completer(complete) : undefined;
+    const { values, fns } = splitCompleters(complete, `registerPrompt(${name})`);
+    const completer = Object.keys(fns).length ? this.#completer(fns) : undefined;
     const native = nativeDef('prompt', def);
     let done;
     try {
-      done = this.#native.addPrompt(native, invoke, completer, timeoutMs, scopesOf(`registerPrompt(${name})`, config), this.#origin);
+      done = this.#native.addPrompt(native, invoke, completer, timeoutMs, scopesOf(`registerPrompt(${name})`, config), this.#origin, values);
     } catch (e) {
       throw fromNative(e);
     }

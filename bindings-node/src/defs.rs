@@ -210,3 +210,20 @@ impl NativePromptDef {
             .map)
     }
 }
+
+/// An explicit element's pairing checked by the core's rule (`oxmcp::element::check`): the
+/// definition's kind, or the core's error (the same text as in Python). `definition_json`: the
+/// spec-shaped definition as JSON text.
+#[napi(ts_return_type = "'tool' | 'prompt' | 'resource' | 'resource template'")]
+pub fn check_element(
+    definition_json: String,
+    handler_kind: Option<String>,
+) -> Result<&'static str> {
+    let def: Value = serde_json::from_str(&definition_json).map_err(|e| {
+        coded(
+            Code::InvalidDefinition,
+            format!("an element's definition: {e}"),
+        )
+    })?;
+    oxmcp::element::check(&def, handler_kind.as_deref()).map_err(crate::errors::build)
+}

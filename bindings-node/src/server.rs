@@ -21,6 +21,7 @@ use oxmcp::transport::http_server::HttpServer;
 use oxmcp::transport::stdio;
 use oxmcp::{CompletionHandler, Prompt, Resource, ResourceTemplate, Server, Tool};
 use serde_json::Value;
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -323,6 +324,7 @@ impl NativeServer {
     }
 
     #[napi(ts_return_type = "'add' | 'replace' | 'skip'")]
+    #[allow(clippy::too_many_arguments)] // the JS call's positional arguments, one by one
     pub fn add_resource_template(
         &self,
         def: NativeResourceTemplateDef,
@@ -331,6 +333,7 @@ impl NativeServer {
         timeout_ms: Option<f64>,
         required_scopes: Option<Vec<String>>,
         origin: Option<NativeOrigin>,
+        values: Option<HashMap<String, Vec<String>>>,
     ) -> Result<&'static str> {
         let def = def.into_map()?;
         let label = def
@@ -347,13 +350,20 @@ impl NativeServer {
                 callee,
                 timeout: timeout(timeout_ms),
             }));
+        // The arguments completed from a list are matched by the core; the JS completer answers
+        // the others.
+        let mut completer = oxmcp::Completer::new();
+        for (argument, list) in values.unwrap_or_default() {
+            completer = completer.values(argument, list);
+        }
         if let Some(c) = complete {
-            t = t.complete_arc(self.completion(
+            completer = completer.otherwise(self.completion(
                 &c,
                 format!("completion for {label:?}"),
                 timeout(timeout_ms),
             )?);
         }
+        t = t.complete(completer);
         self.server
             .register_resource_template(t, NativeOrigin::core(origin))
             .map(Admit::as_str)
@@ -366,6 +376,7 @@ impl NativeServer {
     }
 
     #[napi(ts_return_type = "'add' | 'replace' | 'skip'")]
+    #[allow(clippy::too_many_arguments)] // the JS call's positional arguments, one by one
     pub fn add_prompt(
         &self,
         def: NativePromptDef,
@@ -374,6 +385,7 @@ impl NativeServer {
         timeout_ms: Option<f64>,
         required_scopes: Option<Vec<String>>,
         origin: Option<NativeOrigin>,
+        values: Option<HashMap<String, Vec<String>>>,
     ) -> Result<&'static str> {
         let def = def.into_map()?;
         let name = def
@@ -390,13 +402,20 @@ impl NativeServer {
                 callee,
                 timeout: timeout(timeout_ms),
             }));
+        // The arguments completed from a list are matched by the core; the JS completer answers
+        // the others.
+        let mut completer = oxmcp::Completer::new();
+        for (argument, list) in values.unwrap_or_default() {
+            completer = completer.values(argument, list);
+        }
         if let Some(c) = complete {
-            p = p.complete_arc(self.completion(
+            completer = completer.otherwise(self.completion(
                 &c,
                 format!("completion for prompt {name:?}"),
                 timeout(timeout_ms),
             )?);
         }
+        p = p.complete(completer);
         self.server
             .register_prompt(p, NativeOrigin::core(origin))
             .map(Admit::as_str)

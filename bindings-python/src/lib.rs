@@ -51,6 +51,17 @@ fn check_tool_limits(
         .map_err(build_err)
 }
 
+/// An explicit element's pairing checked by the core's rule (`oxmcp::element::check`): the
+/// definition's kind, or the core's error (the same text as in Node).
+#[pyfunction]
+#[pyo3(signature = (definition, handler_kind=None))]
+fn check_element(
+    definition: &Bound<'_, PyAny>,
+    handler_kind: Option<&str>,
+) -> PyResult<&'static str> {
+    oxmcp::element::check(&from_py(definition)?, handler_kind).map_err(build_err)
+}
+
 fn build_err(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
@@ -391,15 +402,24 @@ impl NativeServer {
         self.server.remove_prompt(name)
     }
 
-    /// Completions for a prompt (`ref_type="ref/prompt"`) or a template (`"ref/resource"`).
+    /// Completions for a prompt (`ref_type="ref/prompt"`) or a template (`"ref/resource"`):
+    /// `values`, the arguments completed from a fixed list (matched by the core), and `entry`,
+    /// the Python router for the others.
+    #[pyo3(signature = (ref_type, reference, entry, is_async, values=None))]
     fn set_completion(
         &self,
         ref_type: &str,
         reference: &str,
         entry: Py<PyAny>,
         is_async: bool,
+        values: Option<HashMap<String, Vec<String>>>,
     ) -> PyResult<()> {
-        let h: Arc<dyn CompletionHandler> = Arc::new(PyCompletion(self.handler(entry, is_async)));
+        let mut c = oxmcp::Completer::new()
+            .otherwise(Arc::new(PyCompletion(self.handler(entry, is_async))));
+        for (argument, list) in values.unwrap_or_default() {
+            c = c.values(argument, list);
+        }
+        let h: Arc<dyn CompletionHandler> = Arc::new(c);
         self.completions
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -619,6 +639,7 @@ fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(options::effective_options, m)?)?;
     m.add_function(wrap_pyfunction!(options::check_listen_options, m)?)?;
     m.add_function(wrap_pyfunction!(check_tool_limits, m)?)?;
+    m.add_function(wrap_pyfunction!(check_element, m)?)?;
     m.add_function(wrap_pyfunction!(skills::skill_entry, m)?)?;
     m.add_function(wrap_pyfunction!(skills::skills_load_dir, m)?)?;
     m.add_function(wrap_pyfunction!(skills::skills_load_one, m)?)?;

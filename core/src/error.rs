@@ -291,6 +291,13 @@ pub enum BuildError {
         first: String,
         second: String,
     },
+    /// An explicit element whose handler was made for another kind (a prompt's handler given
+    /// with a tool's definition): `handler` is the handler's kind.
+    WrongHandler {
+        kind: &'static str,
+        name: String,
+        handler: String,
+    },
 }
 
 impl fmt::Display for BuildError {
@@ -322,6 +329,14 @@ impl fmt::Display for BuildError {
             } => write!(
                 f,
                 "{kind} '{name}' is discovered twice: in {first} and in {second}"
+            ),
+            Self::WrongHandler {
+                kind,
+                name,
+                handler,
+            } => write!(
+                f,
+                "{kind} '{name}' is given a {handler} handler: an element's handler must be of its definition's kind"
             ),
         }
     }

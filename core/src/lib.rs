@@ -14,9 +14,11 @@ pub mod auth;
 pub mod authority;
 pub mod bus;
 mod client_requests;
+pub mod completion;
 pub mod config;
 pub mod context;
 pub mod discovery;
+pub mod element;
 pub mod error;
 pub mod handler;
 // The core's own outbound HTTP requests: only the JWKS fetcher and the OTLP exporter send any.
@@ -51,6 +53,7 @@ pub mod transport;
 pub mod uri_template;
 
 pub use bus::{Event, EventBus, InMemoryBus};
+pub use completion::Completer;
 pub use context::{Context, InputRequest};
 pub use error::{BuildError, ErrorCode, HandlerError, McpError, ToolError};
 pub use handler::{

@@ -194,3 +194,31 @@ pub fn object(v: Value) -> Map<String, Value> {
         _ => Map::new(),
     }
 }
+
+/// What a `#[param(complete = my_fn)]` function may return.
+pub trait IntoCompletion {
+    fn into_completion(self) -> crate::protocol::Completion;
+}
+impl IntoCompletion for crate::protocol::Completion {
+    fn into_completion(self) -> crate::protocol::Completion {
+        self
+    }
+}
+impl<S: Into<String>> IntoCompletion for Vec<S> {
+    fn into_completion(self) -> crate::protocol::Completion {
+        crate::protocol::Completion::new(self.into_iter().map(Into::into).collect())
+    }
+}
+
+/// A `#[param(complete = my_fn)]` function as a completion handler: it gets the typed text and
+/// answers for itself (its values are not filtered again).
+pub fn complete_fn<F, R>(f: F) -> impl crate::handler::CompletionHandler
+where
+    F: Fn(&str) -> R + Send + Sync + 'static,
+    R: IntoCompletion,
+{
+    move |_argument: String, value: String, _c: Map<String, Value>, _ctx: crate::Context| {
+        let c = f(&value).into_completion();
+        async move { Ok::<_, crate::HandlerError>(c) }
+    }
+}

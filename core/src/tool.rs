@@ -350,11 +350,7 @@ impl ToolEntry {
         crate::apps::check_tool(&tool.def).map_err(bad)?;
         let mut def = tool.def;
         let input_schema = def.remove("inputSchema").unwrap_or(Value::Null);
-        if input_schema.get("type").and_then(Value::as_str) != Some("object") {
-            return Err(bad(
-                "inputSchema must be a JSON Schema object with root type \"object\"".into(),
-            ));
-        }
+        check_input_schema(&name, &input_schema)?;
         let input = schemas
             .compile(input_schema)
             .map_err(|e| bad(format!("inputSchema: {e}")))?;
@@ -413,4 +409,16 @@ impl ToolEntry {
         }
         Value::Object(out)
     }
+}
+
+/// A tool's input schema is an object schema (its arguments are an object): the one check, made
+/// when a tool compiles and when an explicit element is paired (`crate::element::check`).
+pub(crate) fn check_input_schema(name: &str, schema: &Value) -> Result<(), BuildError> {
+    if schema.get("type").and_then(Value::as_str) == Some("object") {
+        return Ok(());
+    }
+    Err(BuildError::InvalidSchema {
+        name: name.to_owned(),
+        message: "inputSchema must be a JSON Schema object with root type \"object\"".into(),
+    })
 }

@@ -10,7 +10,7 @@
 //! | `#[tool] fn add(..)` | `fn add_tool() -> oxmcp::Tool` |
 //! | `#[prompt] fn greet(..)` | `fn greet_prompt() -> oxmcp::Prompt` |
 //! | `#[resource(uri = "..")] fn readme(..)` | `fn readme_resource() -> oxmcp::Resource` (`ResourceTemplate` when the URI has `{vars}`) |
-//! | `#[server] impl S { #[tool] fn add(&self, ..) }` | `fn add_tool(self: &Arc<S>) -> Tool`, and `fn tools(self: &Arc<S>) -> Vec<Tool>` (`prompts()` likewise) |
+//! | `#[server] impl S { #[tool] fn add(&self, ..) }` | `fn add_tool(self: &Arc<S>) -> Tool`, and `fn tools(self: &Arc<S>) -> Vec<Tool>` (`prompts()`, `resources()`, `resource_templates()` likewise) |
 //!
 //! The free constructors are plain `fn() -> T`, with the function's visibility, each also recorded
 //! for `Server::builder(..).discover()` (`oxmcp::discoverable!`). The generated
@@ -42,7 +42,8 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand(attr, item, tool::free)
 }
 
-/// A function as a prompt: `String` / `Option<String>` parameters are its arguments.
+/// A function as a prompt: `String` / `Option<String>` parameters are its arguments
+/// (`#[param(complete = [..] | EnumType | my_fn)]` completes one).
 /// Arguments: `name`, `title`, `description`, `icons = [..]`, `meta = {..}`, `scopes = [..]`.
 #[proc_macro_attribute]
 pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
@@ -50,15 +51,17 @@ pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 /// A function as a resource (`uri = "scheme://..."`), or a resource template when the URI has
-/// `{variables}` (its `String` parameters). Arguments: `uri`, `name`, `title`, `description`,
-/// `mime_type`, `icons = [..]`, `meta = {..}`, `scopes = [..]`.
+/// `{variables}` (its `String` parameters; `#[param(complete = [..] | EnumType | my_fn)]` completes
+/// one). Arguments: `uri`, `name`, `title`, `description`, `mime_type`, `icons = [..]`,
+/// `meta = {..}`, `scopes = [..]`.
 #[proc_macro_attribute]
 pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand(attr, item, resource::free)
 }
 
-/// An `impl` block whose `#[tool]` and `#[prompt]` methods take `&self`: each gets a
-/// constructor method on `Arc<Self>`, and `tools()` / `prompts()` list them all.
+/// An `impl` block whose `#[tool]`, `#[prompt]` and `#[resource(uri = ..)]` methods take `&self`:
+/// each gets a constructor method on `Arc<Self>`, and `tools()` / `prompts()` / `resources()` /
+/// `resource_templates()` list them all.
 #[proc_macro_attribute]
 pub fn server(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand(attr, item, server::expand)

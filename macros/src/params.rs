@@ -18,6 +18,8 @@ pub(crate) enum Param {
         ident: Ident,
         ty: Type,
         description: Option<LitStr>,
+        /// `#[param(complete = ..)]`: the value tokens (a prompt argument or template variable).
+        complete: Option<(Ident, TokenStream)>,
     },
 }
 
@@ -101,6 +103,7 @@ pub(crate) fn parse(sig: &mut syn::Signature, methods: bool) -> syn::Result<Para
             }
         };
         let mut description = attrs::doc(&pt.attrs).map(|d| lit(&d));
+        let mut complete = None;
         pt.attrs.retain(|a| !a.path().is_ident("doc"));
         for a in desc_attr.into_iter().flatten() {
             if a.key == "description" {
@@ -108,8 +111,16 @@ pub(crate) fn parse(sig: &mut syn::Signature, methods: bool) -> syn::Result<Para
                     Ok(s) => description = Some(s),
                     Err(e) => push_err(e),
                 }
+            } else if a.key == "complete" {
+                match &a.value {
+                    Some(v) if !v.is_empty() => complete = Some((a.key.clone(), v.clone())),
+                    _ => push_err(syn::Error::new(
+                        a.key.span(),
+                        "`complete` takes a list `[\"a\", ..]`, an enum type or a function",
+                    )),
+                }
             } else {
-                push_err(a.unknown("description"));
+                push_err(a.unknown("description, complete"));
             }
         }
         let name = match &*pt.pat {
@@ -163,6 +174,7 @@ pub(crate) fn parse(sig: &mut syn::Signature, methods: bool) -> syn::Result<Para
                 ident: p.ident.clone(),
                 ty: ty.clone(),
                 description,
+                complete,
             }),
             other => push_err(syn::Error::new_spanned(
                 other,
@@ -205,6 +217,7 @@ impl Params {
                 ident,
                 ty,
                 description,
+                ..
             } => {
                 let doc = description
                     .as_ref()
@@ -245,8 +258,67 @@ impl Params {
                 ident,
                 ty,
                 description,
+                ..
             } => Some((ident, ty, description.as_ref())),
             _ => None,
         })
+    }
+
+    /// A tool's arguments are checked by its schema, not completed: `complete` on one is an error.
+    pub(crate) fn refuse_completers(&self, what: &str) -> syn::Result<()> {
+        match self.list.iter().find_map(|p| match p {
+            Param::Named {
+                complete: Some((key, _)),
+                ..
+            } => Some(key),
+            _ => None,
+        }) {
+            Some(key) => Err(syn::Error::new(
+                key.span(),
+                format!("`complete` is for prompt arguments and resource template variables, not {what}"),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// `.complete(Completer::new()...)` for the parameters with `#[param(complete = ..)]`, or
+    /// nothing. A list `[..]` is matched by the core's prefix rule; a path whose last segment is
+    /// a type (`CamelCase`) is an enum whose values are its `JsonSchema` values; any other path
+    /// or expression is a function `fn(&str) -> Vec<String>` (or `Completion`) given the typed text.
+    pub(crate) fn completer(&self) -> TokenStream {
+        let mut calls = TokenStream::new();
+        for p in &self.list {
+            let Param::Named {
+                ident,
+                complete: Some((_, v)),
+                ..
+            } = p
+            else {
+                continue;
+            };
+            let key = lit(ident.to_string().trim_start_matches("r#"));
+            let first = v.clone().into_iter().next();
+            let is_list = matches!(&first, Some(proc_macro2::TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Bracket);
+            let is_type = syn::parse2::<syn::Path>(v.clone())
+                .ok()
+                .is_some_and(|path| {
+                    path.segments.last().is_some_and(|s| {
+                        s.ident
+                            .to_string()
+                            .starts_with(|c: char| c.is_ascii_uppercase())
+                    })
+                });
+            calls.extend(if is_list {
+                quote!(.values(#key, #v))
+            } else if is_type {
+                quote!(.values_of::<#v>(#key))
+            } else {
+                quote!(.handler(#key, ::oxmcp::macro_support::complete_fn(#v)))
+            });
+        }
+        if calls.is_empty() {
+            return calls;
+        }
+        quote!(.complete(::oxmcp::Completer::new() #calls))
     }
 }

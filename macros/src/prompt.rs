@@ -91,6 +91,7 @@ pub(crate) fn build(
         decl.extend(quote!(.argument(#key, #d, #required)));
     }
     let (reads, call_args) = string_args(params, "prompt argument")?;
+    let completer = params.completer();
     let awaited = if asyncness { quote!(.await) } else { quote!() };
     let convert = ret.map(|v, ty| match ty {
         Some(_) => quote!(::oxmcp::macro_support::IntoPromptResult::into_prompt_result(#v)),
@@ -107,7 +108,7 @@ pub(crate) fn build(
     };
     let body = quote! {
         #hold
-        ::oxmcp::Prompt::new(#name) #calls #decl
+        ::oxmcp::Prompt::new(#name) #calls #decl #completer
             .handler(move |mut __map: ::oxmcp::serde_json::Map<::std::string::String, ::oxmcp::serde_json::Value>, __ctx: ::oxmcp::Context| {
                 #lend
                 #reads

@@ -142,6 +142,7 @@ pub(crate) fn free(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStr
     let mut f: ItemFn = syn::parse2(item)?;
     let args = attrs::parse_args(attr)?;
     let params = params::parse(&mut f.sig, false)?;
+    params.refuse_completers("tool arguments")?;
     let ret = ret::parse(&f.sig.output)?;
     let (name, calls) = options(&args, &f.sig.ident, attrs::doc(&f.attrs))?;
     let ident = &f.sig.ident;

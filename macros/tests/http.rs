@@ -66,6 +66,41 @@ fn review(
     )
 }
 
+/// The languages a snippet can be in: its values complete `snippet`'s `lang`.
+#[derive(schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)]
+enum Lang {
+    Rust,
+    Ruby,
+    Python,
+}
+
+/// Completes a level from its first characters, itself.
+fn levels(typed: &str) -> Vec<String> {
+    ["beginner", "expert"]
+        .iter()
+        .filter(|l| l.contains(typed))
+        .map(|l| l.to_string())
+        .collect()
+}
+
+/// A snippet in a language, at a level, in a style: each argument completed its own way.
+#[oxmcp::prompt]
+fn snippet(
+    #[param(complete = Lang)] lang: String,
+    #[param(complete = levels)] level: Option<String>,
+    #[param(complete = ["plain", "pretty", "terse"])] style: Option<String>,
+) -> String {
+    format!("{lang} {level:?} {style:?}")
+}
+
+/// A page of the docs, its section completed from a list.
+#[oxmcp::resource(uri = "docs://{section}/page")]
+fn page(#[param(complete = ["intro", "install", "api"])] section: String) -> String {
+    format!("page {section}")
+}
+
 /// The project's readme.
 #[oxmcp::resource(uri = "docs://readme", mime_type = "text/markdown")]
 fn readme() -> String {
@@ -92,6 +127,19 @@ impl Counter {
             json!({"value": self.n.load(Ordering::SeqCst), "method": ctx.method()}),
         ))
     }
+
+    /// The counter's value as a resource.
+    #[resource(uri = "counter://value", mime_type = "text/plain")]
+    fn current(&self) -> String {
+        self.n.load(Ordering::SeqCst).to_string()
+    }
+
+    /// The counter plus an offset, the offset completed from a list.
+    #[resource(uri = "counter://plus/{offset}")]
+    async fn plus(&self, #[param(complete = ["1", "10", "100"])] offset: String) -> String {
+        let by: i64 = offset.parse().unwrap_or(0);
+        (self.n.load(Ordering::SeqCst) + by).to_string()
+    }
 }
 
 fn server() -> Server {
@@ -104,9 +152,17 @@ fn server() -> Server {
         .tool(mirror_tool())
         .tool(era_tool())
         .prompt(review_prompt())
-        .resource(readme_resource());
+        .prompt(snippet_prompt())
+        .resource(readme_resource())
+        .resource_template(page_resource());
     for t in counter.tools() {
         b = b.tool(t);
+    }
+    for r in counter.resources() {
+        b = b.resource(r);
+    }
+    for t in counter.resource_templates() {
+        b = b.resource_template(t);
     }
     b.build().expect("the macro-made primitives register")
 }
@@ -245,7 +301,12 @@ async fn macro_primitives_over_http() {
 
     // The prompt: its arguments, then a get.
     let list = rpc(addr, "prompts/list", json!({})).await;
-    let p = &list["prompts"][0];
+    let p = list["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "review")
+        .unwrap();
     assert_eq!(p["description"], "A code review request.");
     assert_eq!(
         p["arguments"],
@@ -271,6 +332,56 @@ async fn macro_primitives_over_http() {
         r["contents"],
         json!([{"uri": "docs://readme", "mimeType": "text/markdown", "text": "# demo"}])
     );
+
+    // Completions: a list and an enum's values matched by prefix in the core, a function's answer
+    // as it gave it, an argument without a completer empty.
+    let complete = |r: Value, name: &str, value: &str| {
+        rpc(
+            addr,
+            "completion/complete",
+            json!({"ref": r, "argument": {"name": name, "value": value}}),
+        )
+    };
+    let snippet = json!({"type": "ref/prompt", "name": "snippet"});
+    for (arg, typed, want) in [
+        ("lang", "r", json!(["rust", "ruby"])),
+        ("lang", "", json!(["rust", "ruby", "python"])),
+        ("level", "ert", json!(["expert"])),
+        ("style", "p", json!(["plain", "pretty"])),
+        ("style", "x", json!([])),
+        ("nope", "", json!([])),
+    ] {
+        let r = complete(snippet.clone(), arg, typed).await;
+        assert_eq!(r["completion"]["values"], want, "{arg} {typed:?}: {r}");
+    }
+    let r = complete(
+        json!({"type": "ref/resource", "uri": "docs://{section}/page"}),
+        "section",
+        "in",
+    )
+    .await;
+    assert_eq!(r["completion"]["values"], json!(["intro", "install"]));
+
+    // The `#[server]` block's resources read the shared state.
+    let r = rpc(addr, "resources/read", json!({"uri": "counter://value"})).await;
+    assert_eq!(r["contents"][0]["text"], "16");
+    let r = rpc(addr, "resources/read", json!({"uri": "counter://plus/10"})).await;
+    assert_eq!(r["contents"][0]["text"], "26");
+    let r = complete(
+        json!({"type": "ref/resource", "uri": "counter://plus/{offset}"}),
+        "offset",
+        "1",
+    )
+    .await;
+    assert_eq!(r["completion"]["values"], json!(["1", "10", "100"]));
+    let list = rpc(addr, "resources/templates/list", json!({})).await;
+    let uris: Vec<&str> = list["resourceTemplates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["uriTemplate"].as_str().unwrap())
+        .collect();
+    assert!(uris.contains(&"counter://plus/{offset}"), "{uris:?}");
 }
 
 /// The registration check the macros rely on: a tool's input schema must be an object schema,

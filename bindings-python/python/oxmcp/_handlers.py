@@ -406,22 +406,17 @@ def _takes_str_cached(annotation: Any) -> bool:
 
 class CompletionEntry(_Entry):
     """Completer for one prompt argument or template variable: ``fn(value[, context_args][, ctx])``.
-
-    ``fn`` may also be a static list of candidates, filtered by prefix.
+    (A fixed list of values is matched by the core, not here.)
     """
 
-    def __init__(self, fn: Callable[..., Any] | list[str], server: Any = None) -> None:
+    def __init__(self, fn: Callable[..., Any], server: Any = None) -> None:
         self.server = server
-        self.static: list[str] | None = None
-        if not callable(fn):
-            self.static = [str(v) for v in fn]
-            fn = _static_completer(self.static)
         self.fn = fn
         self._is_async = inspect.iscoroutinefunction(fn)
         self._wants_ctx = False
         self._arity = 1
         params = list(inspect.signature(fn).parameters.values())
-        hints = typing.get_type_hints(fn) if not isinstance(fn, _StaticCompleter) else {}
+        hints = typing.get_type_hints(fn)
         plain = [p for p in params if hints.get(p.name) is not Context]
         self._ctx_name = next((p.name for p in params if hints.get(p.name) is Context), None)
         self._arity = len(plain)
@@ -456,18 +451,6 @@ class CompletionEntry(_Entry):
         except Exception as exc:  # noqa: BLE001
             _log.error("completion raised", exc_info=exc)
             return ("internal", None)
-
-
-class _StaticCompleter:
-    def __init__(self, values: list[str]) -> None:
-        self.values = values
-
-    def __call__(self, value: str) -> list[str]:
-        return [v for v in self.values if v.startswith(value)]
-
-
-def _static_completer(values: list[str]) -> _StaticCompleter:
-    return _StaticCompleter(values)
 
 
 def _completion(value: Any) -> dict[str, Any]:

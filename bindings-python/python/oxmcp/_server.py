@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import enum
 import os
 import signal
 import sys
@@ -48,11 +49,13 @@ async def _ready(value: Any) -> Any:
 
 
 class CompletionRouter(_Entry):
-    """All completers of one prompt or resource template, routed by argument name."""
+    """All completers of one prompt or resource template, routed by argument name: the functions
+    here, the fixed lists (``values``) in the core, which matches them against the typed text."""
 
     def __init__(self, server: Any) -> None:
         self.server = server
         self.by_argument: dict[str, CompletionEntry] = {}
+        self.values: dict[str, list[str]] = {}
 
     @property
     def is_async(self) -> bool:
@@ -76,6 +79,19 @@ class CompletionRouter(_Entry):
         if entry.is_async:
             return await entry.call_async(payload, native_ctx)
         return entry.call_sync(payload, native_ctx)
+
+
+def completion_values(completer: Any) -> list[str] | None:
+    """A completer given as values, as the list the core matches: a list or tuple of strings, or
+    an ``Enum`` class (each member's value when it is a string, else its name). ``None`` for a
+    function, which answers for itself."""
+    if isinstance(completer, type) and issubclass(completer, enum.Enum):
+        return [m.value if isinstance(m.value, str) else m.name for m in completer]
+    if isinstance(completer, (list, tuple)):
+        return [str(v) for v in completer]
+    if callable(completer):
+        return None
+    raise TypeError(f"a completer is a list of values, an Enum class or a function, not {type(completer).__name__}")
 
 
 def option_names() -> tuple[frozenset[str], frozenset[str]]:
@@ -331,7 +347,7 @@ class Server:
                  description: str | None = None, mime_type: str | None = None, size: int | None = None,
                  icons: list[dict[str, Any]] | None = None, annotations: dict[str, Any] | None = None,
                  meta: dict[str, Any] | None = None,
-                 completions: dict[str, Callable[..., Any] | list[str]] | None = None,
+                 completions: dict[str, Callable[..., Any] | list[str] | type[enum.Enum]] | None = None,
                  required_scopes: list[str] | None = None) -> Callable[[F], F]:
         """Register a resource (``"config://app"``) or a template (``"user://{id}/profile"``).
 
@@ -380,7 +396,7 @@ class Server:
     def prompt(self, fn: None = None, *, name: str | None = None, title: str | None = None,
                description: str | None = None, icons: list[dict[str, Any]] | None = None,
                meta: dict[str, Any] | None = None,
-               completions: dict[str, Callable[..., Any] | list[str]] | None = None,
+               completions: dict[str, Callable[..., Any] | list[str] | type[enum.Enum]] | None = None,
                required_scopes: list[str] | None = None) -> Callable[[F], F]: ...
 
     def prompt(self, fn: Any = None, **kwargs: Any) -> Any:
@@ -424,6 +440,59 @@ class Server:
                 self._native.remove_prompt(name)
             return existed
 
+    # -- explicit elements ----------------------------------------------------------------------------
+    def add(self, definition: Any, handler: Callable[..., Any]) -> Any:
+        """Register an explicit element: a definition as the spec shapes it (a dict, or a
+        ``types.Tool`` / ``Prompt`` / ``Resource`` / ``ResourceTemplate``) with its handler.
+
+        The core checks the pairing (``oxmcp::element::check``, the same rule and texts as Node):
+        the definition's kind (``inputSchema``: a tool, ``uriTemplate``: a resource template,
+        ``uri``: a resource, otherwise a prompt), that a handler marked ``@oxmcp.tool`` & co. was
+        marked for that kind, and that a tool's input schema is an object schema; a
+        :class:`DefinitionError` otherwise. A prompt's listed ``arguments`` are the handler's
+        parameters. Returns the registered entry."""
+        from . import _oxmcp
+        from ._discovery import MARK
+
+        spec = definition.model_dump(by_alias=True, exclude_none=True) if hasattr(definition, "model_dump") \
+            else definition
+        if not isinstance(spec, dict):
+            raise TypeError("add(definition, handler): the definition is a dict or an mcp types model, "
+                            f"not {type(definition).__name__}")
+        if not callable(handler):
+            raise TypeError("add(definition, handler): the handler must be callable")
+        marks = sorted({m.kind for m in getattr(handler, MARK, None) or []})
+        try:
+            kind = _oxmcp.check_element(spec)
+            if marks:
+                fits = []
+                for m in marks:
+                    try:
+                        _oxmcp.check_element(spec, m)
+                        fits.append(m)
+                    except ValueError:
+                        pass
+                if not fits:
+                    _oxmcp.check_element(spec, marks[0])
+        except ValueError as e:
+            raise DefinitionError(str(e)) from None
+        common = {"name": spec["name"], "title": spec.get("title"), "description": spec.get("description"),
+                  "icons": spec.get("icons"), "meta": spec.get("_meta")}
+        if kind == "tool":
+            return self.add_tool(handler, **common, annotations=spec.get("annotations"),
+                                 input_schema=spec["inputSchema"], output_schema=spec.get("outputSchema", False))
+        if kind == "prompt":
+            entry = PromptEntry(handler, self, name=spec["name"])
+            listed = [a.get("name") for a in spec.get("arguments") or []]
+            own = [a["name"] for a in entry.spec.get("arguments") or []]
+            if "arguments" in spec and sorted(listed) != sorted(own):
+                raise DefinitionError(f"prompt {spec['name']!r}: the definition lists the arguments {listed}, "
+                                      f"the handler takes {own}")
+            return self.add_prompt(handler, **common)
+        uri = str(spec["uri"] if kind == "resource" else spec["uriTemplate"])
+        return self.add_resource(handler, uri, **common, mime_type=spec.get("mimeType"), size=spec.get("size"),
+                                 annotations=spec.get("annotations"))
+
     # -- completions ----------------------------------------------------------------------------------
     def completion(self, *, prompt: str | None = None, resource: str | None = None,
                    argument: str) -> Callable[[F], F]:
@@ -450,9 +519,15 @@ class Server:
             new = router is None
             if router is None:
                 router = self._completions[key] = CompletionRouter(self)
-            router.by_argument[argument] = CompletionEntry(completer, self)
+            values = completion_values(completer)
+            if values is None:
+                router.by_argument[argument] = CompletionEntry(completer, self)
+                router.values.pop(argument, None)
+            else:
+                router.values[argument] = values
+                router.by_argument.pop(argument, None)
             if self._native is not None:
-                self._native.set_completion(ref_type, ref, router, router.is_async)
+                self._native.set_completion(ref_type, ref, router, router.is_async, router.values)
             del new
 
     # -- middleware -------------------------------------------------------------------------------------
@@ -591,7 +666,7 @@ class Server:
             for p in self._prompts.values():
                 native.add_prompt(p.spec, p, p.is_async, p.required_scopes)
             for (ref_type, ref), router in self._completions.items():
-                native.set_completion(ref_type, ref, router, router.is_async)
+                native.set_completion(ref_type, ref, router, router.is_async, router.values)
             if self._skills:
                 native.add_skills(self._skills)
             for path, frontmatter, entry, listed in self._dynamic_skills:
