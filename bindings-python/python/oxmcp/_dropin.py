@@ -36,6 +36,7 @@ MIRRORS: dict[str, str] = {
     "mcp.server.context": "oxmcp.server.context",
     "mcp.server.models": "oxmcp.server.models",
     "mcp.server.session": "oxmcp.server.session",
+    "mcp.server.sse": "oxmcp.server.sse",
     "mcp.server.stdio": "oxmcp.server.stdio",
     "mcp.server.streamable_http_manager": "oxmcp.server.streamable_http_manager",
     "mcp.server.lowlevel": "oxmcp.server.lowlevel",
