@@ -201,3 +201,14 @@ def test_http2_can_be_turned_off(tmp_path: Path) -> None:
         assert "version=2" not in r.stdout
     finally:
         stop(proc)
+
+
+def test_a_refused_post_whose_body_is_arriving_gets_its_answer(port: int) -> None:
+    # The DNS-rebinding guard refuses from the head. The body (100 kB: more than HTTP/2's initial
+    # window, so the client waits for the server to read before it can send the rest) is read before
+    # the 403 is sent, so the stream ends cleanly rather than reset under a client still sending.
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "x" * 100_000}})
+    for _ in range(3):
+        r = curl(port, "-w", "\nstatus=%{http_code}", f"http://127.0.0.1:{port}/mcp", body=body, host="evil.example")
+        assert "status=403" in r.stdout and r.returncode == 0, (r.stdout, r.stderr)
+

@@ -340,9 +340,18 @@ async fn serve_one(
             Err(refused) => refused,
         },
         Err(r) => {
-            // HTTP/2 has no `Connection` header: a refused stream's body is simply not read.
-            let unread =
-                parts.version != http::Version::HTTP_2 && !hyper::body::Body::is_end_stream(&body);
+            let unread = !hyper::body::Body::is_end_stream(&body);
+            if parts.version == http::Version::HTTP_2 {
+                // HTTP/2 has no `Connection` header: a stream answered before its body is in is
+                // reset by hyper (RFC 9113 §8.1), and a client still sending may take the reset
+                // for a failure and never show the answer (curl 7.88 reports a framing error).
+                // So a small body is read first (within bounds: a refused client does not get
+                // to make the server read much); past them, it is answered and reset.
+                if unread {
+                    drain_refused(body).await;
+                }
+                return Ok(to_hyper(r).map(|body| Tracked { body, _busy: busy }));
+            }
             let mut r = to_hyper(r);
             if unread {
                 r.headers_mut().insert(
@@ -354,6 +363,27 @@ async fn serve_one(
         }
     };
     Ok(resp.map(|body| Tracked { body, _busy: busy }))
+}
+
+/// How much of a refused HTTP/2 stream's body is read before its answer, and for how long.
+const REFUSED_BODY_READ: usize = 256 * 1024;
+const REFUSED_BODY_WAIT: Duration = Duration::from_secs(1);
+
+/// Read and drop a refused stream's body until it ends, passes [`REFUSED_BODY_READ`] bytes or
+/// [`REFUSED_BODY_WAIT`], or fails.
+async fn drain_refused(mut body: Incoming) {
+    let _ = tokio::time::timeout(REFUSED_BODY_WAIT, async {
+        let mut read = 0usize;
+        while let Some(Ok(frame)) = body.frame().await {
+            if let Some(d) = frame.data_ref() {
+                read += d.len();
+                if read > REFUSED_BODY_READ {
+                    return;
+                }
+            }
+        }
+    })
+    .await;
 }
 
 /// An HTTP/2 request names its host in `:authority` (hyper puts it in the URI) and usually sends
