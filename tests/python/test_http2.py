@@ -212,3 +212,34 @@ def test_a_refused_post_whose_body_is_arriving_gets_its_answer(port: int) -> Non
         r = curl(port, "-w", "\nstatus=%{http_code}", f"http://127.0.0.1:{port}/mcp", body=body, host="evil.example")
         assert "status=403" in r.stdout and r.returncode == 0, (r.stdout, r.stderr)
 
+
+def test_a_connection_over_the_cap_is_refused_in_http2(tmp_path: Path) -> None:
+    from procs import start_script
+
+    src = (
+        "import sys\nfrom oxmcp import Server\n"
+        "server = Server('t')\n"
+        "@server.tool\ndef test_simple_text() -> str:\n    return 'ok'\n"
+        "server.run('http', host='127.0.0.1', port=int(sys.argv[1]), max_connections=1)\n"
+    )
+    proc, p = start_script(tmp_path, src)
+    try:
+        # One connection served and kept alive holds the one place (the start-up probe may hold it
+        # for a moment: then this one is refused, and tried again).
+        import time
+
+        deadline = time.monotonic() + 10
+        while True:
+            held = socket.create_connection(("127.0.0.1", p))
+            held.sendall(f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{p}\r\n\r\n".encode())
+            held.settimeout(10)
+            if held.recv(4096).startswith(b"HTTP/1.1 200"):
+                break
+            held.close()
+            assert time.monotonic() < deadline, "no connection was served"
+        with held:
+            r = curl(p, "-i", "-w", "\nversion=%{http_version} status=%{http_code}", f"http://127.0.0.1:{p}/mcp")
+        assert "version=2 status=503" in r.stdout, (r.stdout, r.stderr)
+        assert "retry-after" in r.stdout.lower() and "-31503" in r.stdout, r.stdout
+    finally:
+        stop(proc)

@@ -24,11 +24,12 @@ use tokio::time::Instant;
 
 mod accept;
 mod http2;
+mod refuse;
 #[cfg(unix)]
 mod unix;
 #[cfg(unix)]
 use accept::UDS_PEER;
-use accept::{serve_connection, Listener, Stream};
+use accept::{serve_connection, Listener};
 
 /// Whether a connection waits for a request's head, and since when: the header-read (and idle)
 /// deadline, `HttpConfig::header_timeout`.
@@ -453,43 +454,6 @@ async fn read_request(
     Ok((req, query))
 }
 
-/// A connection past a cap ([`crate::server::gate::Gate::connect`]): its first request is
-/// answered with the refusal (503 or 429, a JSON-RPC error body, `Retry-After`) and the
-/// connection closed, its body unread. A client that sends no head within `header_timeout` is
-/// closed without an answer.
-async fn refuse_connection<S>(
-    stream: S,
-    refusal: crate::server::gate::Refusal,
-    header_timeout: Duration,
-) where
-    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
-{
-    let answer = std::sync::Mutex::new(Some(refusal));
-    let svc = service_fn(move |_req: hyper::Request<Incoming>| {
-        let r = answer.lock().unwrap_or_else(|e| e.into_inner()).take();
-        let r = match r {
-            Some(r) => super::http::refused(r),
-            None => HttpResponse::new(http::StatusCode::SERVICE_UNAVAILABLE),
-        };
-        let body = match r.body {
-            ResponseBody::Full(b) => b,
-            _ => Bytes::new(),
-        };
-        let mut resp = hyper::Response::new(http_body_util::Full::new(body));
-        *resp.status_mut() = r.status;
-        *resp.headers_mut() = r.headers;
-        resp.headers_mut().insert(
-            http::header::CONNECTION,
-            http::HeaderValue::from_static("close"),
-        );
-        async move { Ok::<_, Infallible>(resp) }
-    });
-    let conn = hyper::server::conn::http1::Builder::new()
-        .keep_alive(false)
-        .serve_connection(TokioIo::new(stream), svc);
-    let _ = tokio::time::timeout(header_timeout, conn).await;
-}
-
 /// The metrics' own listener: one scrape per connection, nothing else, until `stop`.
 async fn serve_metrics(
     listener: TcpListener,
@@ -750,15 +714,8 @@ impl HttpServer {
             let permit = match self.handler.gate().connect(peer.ip()) {
                 Ok(p) => p,
                 Err(refusal) => {
-                    match stream {
-                        Stream::Tcp(s) => {
-                            connections.spawn(refuse_connection(s, refusal, header_timeout))
-                        }
-                        #[cfg(unix)]
-                        Stream::Unix(s) => {
-                            connections.spawn(refuse_connection(s, refusal, header_timeout))
-                        }
-                    };
+                    let http2 = self.handler.config().http2;
+                    connections.spawn(refuse::refuse(stream, refusal, header_timeout, http2));
                     continue;
                 }
             };
