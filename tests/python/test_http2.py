@@ -243,3 +243,17 @@ def test_a_connection_over_the_cap_is_refused_in_http2(tmp_path: Path) -> None:
         assert "retry-after" in r.stdout.lower() and "-31503" in r.stdout, r.stdout
     finally:
         stop(proc)
+
+
+def test_an_upgrade_to_h2c_is_declined_and_served_in_http11(port: int) -> None:
+    # `curl --http2` on http:// asks `Upgrade: h2c`; the server ignores it (RFC 9110 §7.8) and answers
+    # the request in HTTP/1.1, so the client gets its answer either way (prior knowledge gets HTTP/2).
+    args = ["curl", "-sS", "-v", "--http2", "-H", "content-type: application/json",
+            "-H", "accept: application/json, text/event-stream", "-H", "mcp-protocol-version: 2026-07-28",
+            "-H", "mcp-method: tools/call", "-H", "mcp-name: test_simple_text", "--data-binary",
+            call_body("test_simple_text"), "-w", "\nversion=%{http_version}", f"http://127.0.0.1:{port}/mcp"]
+    r = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    assert "Upgrade: h2c" in r.stderr, r.stderr
+    assert "version=1.1" in r.stdout and "101" not in r.stderr.split("< HTTP/1.1 ")[1][:3], (r.stdout, r.stderr)
+    (a,) = answers(r.stdout)
+    assert a["result"]["content"][0]["text"].startswith("This is a simple text")
