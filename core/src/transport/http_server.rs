@@ -320,6 +320,7 @@ async fn serve_one(
     req: hyper::Request<Incoming>,
     peer: std::net::SocketAddr,
     clock: Arc<ConnClock>,
+    cred: Option<crate::request::PeerCred>,
 ) -> Result<hyper::Response<Tracked>, Infallible> {
     let busy = Busy::start(clock);
     // Admitted from its head first: a request that is refused (no or a wrong token, a client
@@ -337,7 +338,13 @@ async fn serve_one(
     // into place on every request, and a smaller one is copied faster.
     let resp = match admitted {
         Ok(caller) => match read_request(handler.config(), parts, body).await {
-            Ok((req, query)) => to_hyper(handler.serve(req, caller, Some(peer), &query).await),
+            Ok((req, query)) => {
+                let served = handler.serve(req, caller, Some(peer), &query);
+                to_hyper(match cred {
+                    Some(c) => crate::request::PEER_CRED.scope(c, served).await,
+                    None => served.await,
+                })
+            }
             Err(refused) => refused,
         },
         Err(r) => {
@@ -545,13 +552,14 @@ async fn serve_h1<I>(
     peer: SocketAddr,
     stop: tokio_util::sync::CancellationToken,
     limits: ConnLimits,
+    cred: Option<crate::request::PeerCred>,
 ) where
     I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
 {
     let clock = Arc::new(ConnClock::new(false));
     let svc = {
         let clock = clock.clone();
-        service_fn(move |req| serve_one(handler.clone(), req, peer, clock.clone()))
+        service_fn(move |req| serve_one(handler.clone(), req, peer, clock.clone(), cred))
     };
     // No hyper timer: the header-read deadline is the connection's clock (see ConnClock).
     let conn = hyper::server::conn::http1::Builder::new()

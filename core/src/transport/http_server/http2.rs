@@ -60,6 +60,7 @@ pub(super) async fn serve_h2<I>(
     peer: SocketAddr,
     stop: tokio_util::sync::CancellationToken,
     limits: ConnLimits,
+    cred: Option<crate::request::PeerCred>,
 ) where
     I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
 {
@@ -73,7 +74,7 @@ pub(super) async fn serve_h2<I>(
     let clock = Arc::new(ConnClock::new(true));
     let svc = {
         let clock = clock.clone();
-        service_fn(move |req| serve_one(handler.clone(), req, peer, clock.clone()))
+        service_fn(move |req| serve_one(handler.clone(), req, peer, clock.clone(), cred))
     };
     let conn = Box::pin(b.serve_connection(io, svc));
     ConnTask::new(conn, stop, clock, limits.header_timeout, peer).await;
