@@ -583,7 +583,7 @@ impl NativeServer {
         let (req, peer) = to_core(request)?;
         let h = handler.clone();
         Ok(NativeHttpExchange::from_future(&handler, async move {
-            h.post_sse(req, peer, &id).await
+            h.post_sse(req, peer, Some(&id), "").await
         }))
     }
 

@@ -101,6 +101,9 @@ pub(crate) struct NativeServer {
     /// The transport-neutral HTTP handler behind `handle_http` (ASGI mount, in-memory client).
     /// Its DNS-rebinding guard treats the endpoint as loopback unless `allowed_hosts` is given.
     http_handler: std::sync::OnceLock<oxmcp::transport::http::HttpHandler>,
+    /// The HTTP+SSE transport routed by the host (the `mcp` SDK's `SseServerTransport`): the
+    /// mount's handler with `sse` on.
+    sse_handler: std::sync::OnceLock<oxmcp::transport::http::HttpHandler>,
 }
 
 impl NativeServer {
@@ -115,6 +118,18 @@ impl NativeServer {
             .map_err(options::error)?;
         Ok(self
             .http_handler
+            .get_or_init(|| oxmcp::transport::http::HttpHandler::new(self.server.clone(), cfg))
+            .clone())
+    }
+
+    fn sse_handler(&self) -> PyResult<oxmcp::transport::http::HttpHandler> {
+        if let Some(h) = self.sse_handler.get() {
+            return Ok(h.clone());
+        }
+        let mut cfg = self.http_handler()?.config().clone();
+        cfg.sse = Some(cfg.sse.clone().unwrap_or_default());
+        Ok(self
+            .sse_handler
             .get_or_init(|| oxmcp::transport::http::HttpHandler::new(self.server.clone(), cfg))
             .clone())
     }
@@ -222,6 +237,7 @@ impl NativeServer {
             templates: Mutex::new(HashMap::new()),
             completions: Mutex::new(HashMap::new()),
             http_handler: std::sync::OnceLock::new(),
+            sse_handler: std::sync::OnceLock::new(),
         })
     }
 
@@ -549,6 +565,50 @@ impl NativeServer {
         let handler = self.http_handler()?;
         let client = peer(client);
         serve::admit(py, handler, method, headers, client, path)
+    }
+
+    /// A new HTTP+SSE stream id (128 random bits), which `sse_open` takes: the SDK's
+    /// `SseServerTransport` names the stream in its endpoint event before the stream opens.
+    #[staticmethod]
+    fn sse_session_id() -> String {
+        oxmcp::transport::http::HttpHandler::new_sse_session_id()
+    }
+
+    /// Open HTTP+SSE stream `id` for the `GET` whose head is `headers` (the SDK's
+    /// `connect_sse`), its endpoint event saying `endpoint`: an awaitable of
+    /// `(status, headers, body, stream)`, as `handle_http` answers.
+    #[pyo3(signature = (headers, id, endpoint, client=None))]
+    fn sse_open<'py>(
+        &self,
+        py: Python<'py>,
+        headers: Vec<(String, String)>,
+        id: String,
+        endpoint: String,
+        client: Option<(String, u16)>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let handler = self.sse_handler()?;
+        serve::sse_open(py, handler, headers, id, endpoint, peer(client))
+    }
+
+    /// A message POSTed to the HTTP+SSE messages path (the SDK's `handle_post_message`), for the
+    /// stream its `query` names: 202, or its refusal, as `handle_http` answers.
+    #[pyo3(signature = (headers, body, query, client=None))]
+    fn sse_post<'py>(
+        &self,
+        py: Python<'py>,
+        headers: Vec<(String, String)>,
+        body: Vec<u8>,
+        query: String,
+        client: Option<(String, u16)>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let handler = self.sse_handler()?;
+        serve::sse_post(py, handler, headers, body, query, peer(client))
+    }
+
+    /// The HTTP+SSE handler's body cap (`max_body_bytes`): the transport reads one byte more at
+    /// most, and the core answers its 413.
+    fn sse_max_body_bytes(&self) -> PyResult<usize> {
+        Ok(self.sse_handler()?.config().max_body)
     }
 
     /// `handle_http` for a request `admit_http` admitted, now with its body.

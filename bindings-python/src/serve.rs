@@ -311,6 +311,50 @@ pub(crate) fn handle<'py>(
     })
 }
 
+/// [`HttpHandler::open_sse`]: stream `id`, for the `GET` whose head is `headers`.
+pub(crate) fn sse_open<'py>(
+    py: Python<'py>,
+    handler: HttpHandler,
+    headers: Vec<(String, String)>,
+    id: String,
+    endpoint: String,
+    client: Option<SocketAddr>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let map = header_map(headers);
+    awaitable::spawn(py, async move {
+        Ok(response(
+            handler.open_sse(&map, client, id, &endpoint).await,
+        ))
+    })
+}
+
+/// [`HttpHandler::post_sse`]: a message for the stream `query` names.
+pub(crate) fn sse_post<'py>(
+    py: Python<'py>,
+    handler: HttpHandler,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+    query: String,
+    client: Option<SocketAddr>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let map = header_map(headers);
+    awaitable::spawn(py, async move {
+        let path = handler
+            .config()
+            .sse
+            .as_ref()
+            .map(|c| c.messages_path.clone())
+            .unwrap_or_default();
+        let req = HttpRequest {
+            method: Method::POST,
+            path,
+            headers: map,
+            body: Bytes::from(body),
+        };
+        Ok(response(handler.post_sse(req, client, None, &query).await))
+    })
+}
+
 /// A core response as Python gets it: `(status, headers, body, stream)`.
 fn response(resp: oxmcp::transport::http::HttpResponse) -> Convert {
     let status = resp.status.as_u16();

@@ -34,9 +34,30 @@ pub struct HttpRequestInfo {
     pub headers: HeaderMap,
     /// The client's address, when the host knows it.
     pub peer: Option<SocketAddr>,
+    /// Over a Unix domain socket: who the client process is, as the kernel tells it.
+    pub peer_cred: Option<PeerCred>,
     /// The body as it came: a first round's MRTR digest is read from it if its handler asks for
     /// input ([`ArgsDigest`]).
     pub(crate) body: Bytes,
+}
+
+/// The credentials of the process at the other end of a Unix domain socket (`SO_PEERCRED`, or
+/// `getpeereid` where that is what the system has): the kernel's word, which a client cannot forge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PeerCred {
+    pub uid: u32,
+    pub gid: u32,
+    /// Not every system tells it.
+    pub pid: Option<i32>,
+}
+
+tokio::task_local! {
+    /// The credentials of the connection a request came in on, while the built-in server serves
+    /// it: set around the handler by the connection's task (a Unix socket's only), read where the
+    /// request's [`HttpRequestInfo`] is made, so that the transport-neutral handler's signature,
+    /// which every host calls, carries nothing only the built-in server knows.
+    pub(crate) static PEER_CRED: PeerCred;
 }
 
 /// SHA-256 of the canonical JSON of a call's `arguments` (`None`: no arguments).

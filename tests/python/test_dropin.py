@@ -284,7 +284,7 @@ def test_fastmcp_shaped_server_without_resources_or_prompts_lists_them_empty(tmp
 
 
 @pytest.mark.parametrize(("line", "module"), [
-    ("import mcp.server.sse", "mcp.server.sse"),
+    ("import mcp.server.websocket", "mcp.server.websocket"),
     ("from fastmcp.server.auth import BearerAuthProvider", "fastmcp.server.auth"),
     ("from mcp.server.auth.settings import AuthSettings", "mcp.server.auth"),
 ])
@@ -299,11 +299,11 @@ def test_an_unmirrored_module_is_a_clear_import_error(tmp_path: Path, line: str,
 def test_the_hook_never_falls_back_to_the_real_package(tmp_path: Path) -> None:
     """In a venv where the real ``mcp`` is installed, an unmirrored module still fails (never half SDK)."""
     assert PEER_V1.exists(), f"{PEER_V1} missing: run scripts/setup.sh"
-    server = _write(tmp_path, "app.py", "import mcp.server.sse\n")
+    server = _write(tmp_path, "app.py", "import mcp.server.websocket\n")
     r = subprocess.run([str(PEER_V1), "-m", "oxmcp", "run", str(server)], env=_env(), capture_output=True,
                        text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert r.returncode == 1
-    assert "No module named 'mcp.server.sse': oxmcp does not provide it" in r.stderr, r.stderr
+    assert "No module named 'mcp.server.websocket': oxmcp does not provide it" in r.stderr, r.stderr
 
 
 def test_a_self_serving_script_refuses_http_flags(tmp_path: Path) -> None:

@@ -201,3 +201,59 @@ def test_http2_can_be_turned_off(tmp_path: Path) -> None:
         assert "version=2" not in r.stdout
     finally:
         stop(proc)
+
+
+def test_a_refused_post_whose_body_is_arriving_gets_its_answer(port: int) -> None:
+    # The DNS-rebinding guard refuses from the head. The body (100 kB: more than HTTP/2's initial
+    # window, so the client waits for the server to read before it can send the rest) is read before
+    # the 403 is sent, so the stream ends cleanly rather than reset under a client still sending.
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "x" * 100_000}})
+    for _ in range(3):
+        r = curl(port, "-w", "\nstatus=%{http_code}", f"http://127.0.0.1:{port}/mcp", body=body, host="evil.example")
+        assert "status=403" in r.stdout and r.returncode == 0, (r.stdout, r.stderr)
+
+
+def test_a_connection_over_the_cap_is_refused_in_http2(tmp_path: Path) -> None:
+    from procs import start_script
+
+    src = (
+        "import sys\nfrom oxmcp import Server\n"
+        "server = Server('t')\n"
+        "@server.tool\ndef test_simple_text() -> str:\n    return 'ok'\n"
+        "server.run('http', host='127.0.0.1', port=int(sys.argv[1]), max_connections=1)\n"
+    )
+    proc, p = start_script(tmp_path, src)
+    try:
+        # One connection served and kept alive holds the one place (the start-up probe may hold it
+        # for a moment: then this one is refused, and tried again).
+        import time
+
+        deadline = time.monotonic() + 10
+        while True:
+            held = socket.create_connection(("127.0.0.1", p))
+            held.sendall(f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{p}\r\n\r\n".encode())
+            held.settimeout(10)
+            if held.recv(4096).startswith(b"HTTP/1.1 200"):
+                break
+            held.close()
+            assert time.monotonic() < deadline, "no connection was served"
+        with held:
+            r = curl(p, "-i", "-w", "\nversion=%{http_version} status=%{http_code}", f"http://127.0.0.1:{p}/mcp")
+        assert "version=2 status=503" in r.stdout, (r.stdout, r.stderr)
+        assert "retry-after" in r.stdout.lower() and "-31503" in r.stdout, r.stdout
+    finally:
+        stop(proc)
+
+
+def test_an_upgrade_to_h2c_is_declined_and_served_in_http11(port: int) -> None:
+    # `curl --http2` on http:// asks `Upgrade: h2c`; the server ignores it (RFC 9110 §7.8) and answers
+    # the request in HTTP/1.1, so the client gets its answer either way (prior knowledge gets HTTP/2).
+    args = ["curl", "-sS", "-v", "--http2", "-H", "content-type: application/json",
+            "-H", "accept: application/json, text/event-stream", "-H", "mcp-protocol-version: 2026-07-28",
+            "-H", "mcp-method: tools/call", "-H", "mcp-name: test_simple_text", "--data-binary",
+            call_body("test_simple_text"), "-w", "\nversion=%{http_version}", f"http://127.0.0.1:{port}/mcp"]
+    r = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    assert "Upgrade: h2c" in r.stderr, r.stderr
+    assert "version=1.1" in r.stdout and "101" not in r.stderr.split("< HTTP/1.1 ")[1][:3], (r.stdout, r.stderr)
+    (a,) = answers(r.stdout)
+    assert a["result"]["content"][0]["text"].startswith("This is a simple text")

@@ -132,3 +132,86 @@ def test_sse_is_off_unless_asked(tmp_path: Path) -> None:
         assert e.value.code == 404
     finally:
         stop(proc)
+
+
+def test_lowlevel_server_on_the_sdks_sse_server_transport() -> None:
+    """The SDK docs' shape: ``SseServerTransport("/messages/")``, ``connect_sse`` in a GET route whose
+    streams go to ``server.run``, ``handle_post_message`` mounted at /messages/; the official client."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Mount, Route
+
+    import oxmcp.types as types
+    from oxmcp.server.lowlevel import Server
+    from oxmcp.server.sse import SseServerTransport
+
+    server = Server("ll-sse")
+
+    @server.list_tools()
+    async def list_tools() -> list[types.Tool]:
+        return [types.Tool(name="echo", inputSchema={"type": "object", "properties": {"t": {"type": "string"}}})]
+
+    @server.call_tool()
+    async def call_tool(name: str, arguments: dict[str, Any]) -> Any:
+        return [types.TextContent(type="text", text=arguments["t"] * 2)]
+
+    sse = SseServerTransport("/messages/")
+
+    async def handle_sse(request: Request) -> Response:
+        async with sse.connect_sse(request.scope, request.receive, request._send) as streams:
+            await server.run(streams[0], streams[1], server.create_initialization_options())
+        return Response()
+
+    app = Starlette(routes=[Route("/sse", endpoint=handle_sse, methods=["GET"]),
+                            Mount("/messages/", app=sse.handle_post_message)])
+    port = free_port()
+    uv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    t = threading.Thread(target=uv.run, daemon=True)
+    t.start()
+    try:
+        deadline = time.monotonic() + 15
+        while not uv.started and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+        async def run() -> None:
+            from mcp import ClientSession
+            from mcp.client.sse import sse_client
+
+            # Two streams at once, each its own session.
+            async with sse_client(f"http://127.0.0.1:{port}/sse") as (r1, w1), ClientSession(r1, w1) as s1, \
+                    sse_client(f"http://127.0.0.1:{port}/sse") as (r2, w2), ClientSession(r2, w2) as s2:
+                init = await asyncio.wait_for(s1.initialize(), 20)
+                assert init.server_info.name == "ll-sse"
+                await asyncio.wait_for(s2.initialize(), 20)
+                assert [t.name for t in (await s1.list_tools()).tools] == ["echo"]
+                r = await s1.call_tool("echo", {"t": "ab"})
+                assert r.content[0].text == "abab"  # type: ignore[union-attr]
+                r = await s2.call_tool("echo", {"t": "x"})
+                assert r.content[0].text == "xx"  # type: ignore[union-attr]
+
+        asyncio.run(run())
+
+        # The core's refusals, in JSON-RPC's shape: no session_id (400), an unknown one (404).
+        def post(query: str) -> tuple[int, dict[str, Any]]:
+            req = urllib.request.Request(f"http://127.0.0.1:{port}/messages/{query}",
+                                         data=b'{"jsonrpc":"2.0","id":1,"method":"ping"}',
+                                         headers={"content-type": "application/json"})
+            try:
+                with urllib.request.urlopen(req, timeout=10) as resp:
+                    return resp.status, json.loads(resp.read() or b"{}")
+            except urllib.error.HTTPError as e:
+                return e.code, json.loads(e.read())
+
+        status, body = post("")
+        assert status == 400 and body["error"]["message"] == "session_id is required"
+        status, body = post("?session_id=" + "ab" * 16)
+        assert status == 404 and body["error"]["code"] == -32600
+    finally:
+        uv.should_exit = True
+        t.join(10)

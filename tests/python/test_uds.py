@@ -133,3 +133,22 @@ def test_fastmcp_uvicorn_config_uds(tmp_path: Path) -> None:
     finally:
         assert stop(proc) == 0
     assert not sock.exists()
+
+
+def test_the_audit_record_names_the_client_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The kernel's word on who connected (SO_PEERCRED): the uid, gid and pid of curl, this user's.
+    monkeypatch.setenv("OXMCP_LOG", "warn,oxmcp::audit=info")
+    monkeypatch.setenv("OXMCP_LOG_FORMAT", "json")
+    sock = tmp_path / "mcp.sock"
+    proc = start(tmp_path, SERVER, sock)
+    try:
+        code, _ = curl(sock, "localhost")
+        assert code == 200
+    finally:
+        stop(proc)
+    assert proc.stderr is not None
+    calls = [json.loads(line)["fields"] for line in proc.stderr.read().decode().splitlines()
+             if '"oxmcp::audit"' in line and '"call"' in line]
+    (call,) = [c for c in calls if c["method"] == "tools/call"]
+    assert (call["peer_uid"], call["peer_gid"]) == (os.getuid(), os.getgid()), call
+    assert call["peer_pid"] > 0 and call["peer_pid"] != os.getpid(), call

@@ -76,29 +76,37 @@ class AsgiApp:
             admission, scope["method"], headers, bytes(body), scope.get("query_string", b"").decode("latin-1"), peer)
         if truncated:  # the rest of the body is never read: the connection cannot be reused
             out_headers = [*out_headers, ("connection", "close")]
-        await send({"type": "http.response.start", "status": status,
-                    "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in out_headers]})
-        if stream is None:
-            await send({"type": "http.response.body", "body": out_body or b""})
-            return
-        disconnected = asyncio.ensure_future(_wait_disconnect(receive))
-        try:
-            while True:
-                nxt = asyncio.ensure_future(stream.next())
-                await asyncio.wait({nxt, disconnected}, return_when=asyncio.FIRST_COMPLETED)
-                if disconnected.done():
-                    nxt.cancel()
-                    await stream.close()  # the core sees the client leave and cancels the request
-                    return
-                chunk = nxt.result()
-                if chunk is None:
-                    break
-                if root and chunk.startswith(b"event: endpoint\ndata: /"):
-                    chunk = chunk.replace(b"data: ", b"data: " + root.encode("latin-1"), 1)
-                await send({"type": "http.response.body", "body": chunk, "more_body": True})
-            await send({"type": "http.response.body", "body": b""})
-        finally:
-            disconnected.cancel()
+        await relay((status, out_headers, out_body, stream), receive, send, root)
+
+
+async def relay(answer: tuple[int, list[tuple[str, str]], bytes | None, Any], receive: Receive, send: Send,
+                root: str = "") -> None:
+    """Send a core answer ``(status, headers, body, stream)`` as the ASGI response, its stream until it
+    ends or the client leaves. ``root``: a mount's prefix, put before the path an endpoint event names."""
+    status, out_headers, out_body, stream = answer
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in out_headers]})
+    if stream is None:
+        await send({"type": "http.response.body", "body": out_body or b""})
+        return
+    disconnected = asyncio.ensure_future(_wait_disconnect(receive))
+    try:
+        while True:
+            nxt = asyncio.ensure_future(stream.next())
+            await asyncio.wait({nxt, disconnected}, return_when=asyncio.FIRST_COMPLETED)
+            if disconnected.done():
+                nxt.cancel()
+                await stream.close()  # the core sees the client leave and cancels the request
+                return
+            chunk = nxt.result()
+            if chunk is None:
+                break
+            if root and chunk.startswith(b"event: endpoint\ndata: /"):
+                chunk = chunk.replace(b"data: ", b"data: " + root.encode("latin-1"), 1)
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        await send({"type": "http.response.body", "body": b""})
+    finally:
+        disconnected.cancel()
 
 
 async def _wait_disconnect(receive: Receive) -> None:

@@ -38,6 +38,7 @@ MIRRORS: dict[str, str] = {
     "mcp.server.context": "oxmcp.server.context",
     "mcp.server.models": "oxmcp.server.models",
     "mcp.server.session": "oxmcp.server.session",
+    "mcp.server.sse": "oxmcp.server.sse",
     "mcp.server.stdio": "oxmcp.server.stdio",
     "mcp.server.transport_security": "oxmcp.server.transport_security",
     "mcp.shared.memory": "oxmcp.shared.memory",

@@ -141,6 +141,9 @@ pub(crate) struct InstallArgs {
     /// print the entry; write nothing
     #[arg(long = "print")]
     pub(crate) print_only: bool,
+    /// the server listens on this Unix domain socket (refused: no client's config can name one)
+    #[arg(long, value_name = "PATH")]
+    pub(crate) uds: Option<String>,
 }
 
 fn positive_seconds(s: &str) -> Result<f64, String> {

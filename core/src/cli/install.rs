@@ -13,6 +13,11 @@
 //!
 //! The file is read, the one entry set, every other key kept in its place, and the result written
 //! atomically (see [`write_config`] for the file's mode, symlinks and the temp file).
+//!
+//! A server on a Unix domain socket (`--uds`) is refused: no client's entry can name a socket
+//! (Claude Desktop's takes a command only; Claude Code's, Cursor's and VS Code's a command or an
+//! `http(s)` URL), and the stdio entry would start a server of its own rather than reach the one
+//! on the socket. [`uds_refusal`] says what to do instead.
 
 use super::ordered::Json;
 use super::target::{app_file, resolved, split_spec, Lang, Launchers};
@@ -172,6 +177,20 @@ fn pretty(value: &Json) -> String {
     serde_json::to_string_pretty(value).expect("JSON serializes")
 }
 
+/// Why `--uds` cannot be installed for `client`, and what works instead.
+fn uds_refusal(client: &str, socket: &str) -> CliError {
+    let takes = if client == "claude-desktop" {
+        "a command to start"
+    } else {
+        "a command to start or an http(s) URL"
+    };
+    CliError::new(format!(
+        "--uds {socket}: {client} cannot connect to a Unix socket (its config takes {takes}); \
+         install without --uds and {client} starts the server itself over stdio, or serve it on a \
+         loopback port (oxmcp run app.py --http 127.0.0.1:8000) and give {client} its URL"
+    ))
+}
+
 /// Run the verb: what it prints on stdout.
 pub(crate) fn install(
     client: &str,
@@ -179,9 +198,13 @@ pub(crate) fn install(
     name: Option<&str>,
     env: &[String],
     print_only: bool,
+    uds: Option<&str>,
     launchers: &Launchers,
 ) -> Result<String, CliError> {
     let (path, key, typed) = config_location(client)?;
+    if let Some(socket) = uds {
+        return Err(uds_refusal(client, socket));
+    }
     let entry = entry_for(target, parse_env(env)?, typed, launchers)?;
     let name = match name {
         Some(n) if !n.is_empty() => n.to_string(),
@@ -236,6 +259,50 @@ mod tests {
             std::env::temp_dir().join(format!("oxmcp-install-{tag}-{:x}", rand::random::<u64>()));
         std::fs::create_dir_all(&d).unwrap();
         d
+    }
+
+    #[test]
+    fn a_unix_socket_server_is_refused_for_every_client_even_to_print() {
+        let dir = tmp_dir("uds");
+        std::fs::write(dir.join("app.py"), "").unwrap();
+        let app = dir.join("app.py").display().to_string();
+        let launchers = Launchers::new(vec![], vec!["python".into()], vec!["node".into()]);
+        for client in ["claude-code", "claude-desktop", "cursor", "vscode"] {
+            let err = install(
+                client,
+                &app,
+                None,
+                &[],
+                false,
+                Some("/run/mcp.sock"),
+                &launchers,
+            )
+            .unwrap_err()
+            .message;
+            assert!(
+                err.starts_with(&format!(
+                    "--uds /run/mcp.sock: {client} cannot connect to a Unix socket"
+                )),
+                "{err}"
+            );
+            assert!(err.contains("install without --uds"), "{err}");
+        }
+        let err = install(
+            "claude-desktop",
+            &app,
+            None,
+            &[],
+            true,
+            Some("s"),
+            &launchers,
+        )
+        .unwrap_err()
+        .message;
+        assert!(
+            err.contains("its config takes a command to start)"),
+            "{err}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

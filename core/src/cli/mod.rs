@@ -200,6 +200,7 @@ fn run(argv: Vec<String>, launchers: &Launchers) -> Result<Outcome, Failure> {
                 a.name.as_deref(),
                 &a.env,
                 a.print_only,
+                a.uds.as_deref(),
                 launchers,
             )?;
             write_out(&out);

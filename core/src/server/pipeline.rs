@@ -333,10 +333,15 @@ impl Server {
             Outcome::Nothing => ("cancelled", "cancelled", None, 0),
             Outcome::Rendered(r) => ("ok", "", None, r.get().len()),
         };
+        // Over a Unix socket: the client process, as the kernel tells it.
+        let cred = env.http.as_ref().and_then(|h| h.peer_cred);
         tracing::info!(
             target: "oxmcp::audit",
             caller = env.caller.as_ref().map(|c| c.name.as_str()).unwrap_or("-"),
             transport = ?env.transport,
+            peer_uid = cred.map(|c| c.uid),
+            peer_gid = cred.map(|c| c.gid),
+            peer_pid = cred.and_then(|c| c.pid),
             method = %rq.method,
             name = %name,
             request_id = %rq.id,

@@ -316,6 +316,7 @@ impl HttpHandler {
             query: query.to_string(),
             headers,
             peer,
+            peer_cred: crate::request::PEER_CRED.try_with(|c| *c).ok(),
             body,
         });
         let seen = headers::PostHeaders::of(&info.headers);

@@ -24,11 +24,12 @@ use tokio::time::Instant;
 
 mod accept;
 mod http2;
+mod refuse;
 #[cfg(unix)]
 mod unix;
 #[cfg(unix)]
 use accept::UDS_PEER;
-use accept::{serve_connection, Listener, Stream};
+use accept::{serve_connection, Listener};
 
 /// Whether a connection waits for a request's head, and since when: the header-read (and idle)
 /// deadline, `HttpConfig::header_timeout`.
@@ -319,6 +320,7 @@ async fn serve_one(
     req: hyper::Request<Incoming>,
     peer: std::net::SocketAddr,
     clock: Arc<ConnClock>,
+    cred: Option<crate::request::PeerCred>,
 ) -> Result<hyper::Response<Tracked>, Infallible> {
     let busy = Busy::start(clock);
     // Admitted from its head first: a request that is refused (no or a wrong token, a client
@@ -336,13 +338,28 @@ async fn serve_one(
     // into place on every request, and a smaller one is copied faster.
     let resp = match admitted {
         Ok(caller) => match read_request(handler.config(), parts, body).await {
-            Ok((req, query)) => to_hyper(handler.serve(req, caller, Some(peer), &query).await),
+            Ok((req, query)) => {
+                let served = handler.serve(req, caller, Some(peer), &query);
+                to_hyper(match cred {
+                    Some(c) => crate::request::PEER_CRED.scope(c, served).await,
+                    None => served.await,
+                })
+            }
             Err(refused) => refused,
         },
         Err(r) => {
-            // HTTP/2 has no `Connection` header: a refused stream's body is simply not read.
-            let unread =
-                parts.version != http::Version::HTTP_2 && !hyper::body::Body::is_end_stream(&body);
+            let unread = !hyper::body::Body::is_end_stream(&body);
+            if parts.version == http::Version::HTTP_2 {
+                // HTTP/2 has no `Connection` header: a stream answered before its body is in is
+                // reset by hyper (RFC 9113 §8.1), and a client still sending may take the reset
+                // for a failure and never show the answer (curl 7.88 reports a framing error).
+                // So a small body is read first (within bounds: a refused client does not get
+                // to make the server read much); past them, it is answered and reset.
+                if unread {
+                    drain_refused(body).await;
+                }
+                return Ok(to_hyper(r).map(|body| Tracked { body, _busy: busy }));
+            }
             let mut r = to_hyper(r);
             if unread {
                 r.headers_mut().insert(
@@ -354,6 +371,27 @@ async fn serve_one(
         }
     };
     Ok(resp.map(|body| Tracked { body, _busy: busy }))
+}
+
+/// How much of a refused HTTP/2 stream's body is read before its answer, and for how long.
+const REFUSED_BODY_READ: usize = 256 * 1024;
+const REFUSED_BODY_WAIT: Duration = Duration::from_secs(1);
+
+/// Read and drop a refused stream's body until it ends, passes [`REFUSED_BODY_READ`] bytes or
+/// [`REFUSED_BODY_WAIT`], or fails.
+async fn drain_refused(mut body: Incoming) {
+    let _ = tokio::time::timeout(REFUSED_BODY_WAIT, async {
+        let mut read = 0usize;
+        while let Some(Ok(frame)) = body.frame().await {
+            if let Some(d) = frame.data_ref() {
+                read += d.len();
+                if read > REFUSED_BODY_READ {
+                    return;
+                }
+            }
+        }
+    })
+    .await;
 }
 
 /// An HTTP/2 request names its host in `:authority` (hyper puts it in the URI) and usually sends
@@ -421,43 +459,6 @@ async fn read_request(
         body,
     };
     Ok((req, query))
-}
-
-/// A connection past a cap ([`crate::server::gate::Gate::connect`]): its first request is
-/// answered with the refusal (503 or 429, a JSON-RPC error body, `Retry-After`) and the
-/// connection closed, its body unread. A client that sends no head within `header_timeout` is
-/// closed without an answer.
-async fn refuse_connection<S>(
-    stream: S,
-    refusal: crate::server::gate::Refusal,
-    header_timeout: Duration,
-) where
-    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
-{
-    let answer = std::sync::Mutex::new(Some(refusal));
-    let svc = service_fn(move |_req: hyper::Request<Incoming>| {
-        let r = answer.lock().unwrap_or_else(|e| e.into_inner()).take();
-        let r = match r {
-            Some(r) => super::http::refused(r),
-            None => HttpResponse::new(http::StatusCode::SERVICE_UNAVAILABLE),
-        };
-        let body = match r.body {
-            ResponseBody::Full(b) => b,
-            _ => Bytes::new(),
-        };
-        let mut resp = hyper::Response::new(http_body_util::Full::new(body));
-        *resp.status_mut() = r.status;
-        *resp.headers_mut() = r.headers;
-        resp.headers_mut().insert(
-            http::header::CONNECTION,
-            http::HeaderValue::from_static("close"),
-        );
-        async move { Ok::<_, Infallible>(resp) }
-    });
-    let conn = hyper::server::conn::http1::Builder::new()
-        .keep_alive(false)
-        .serve_connection(TokioIo::new(stream), svc);
-    let _ = tokio::time::timeout(header_timeout, conn).await;
 }
 
 /// The metrics' own listener: one scrape per connection, nothing else, until `stop`.
@@ -551,13 +552,14 @@ async fn serve_h1<I>(
     peer: SocketAddr,
     stop: tokio_util::sync::CancellationToken,
     limits: ConnLimits,
+    cred: Option<crate::request::PeerCred>,
 ) where
     I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
 {
     let clock = Arc::new(ConnClock::new(false));
     let svc = {
         let clock = clock.clone();
-        service_fn(move |req| serve_one(handler.clone(), req, peer, clock.clone()))
+        service_fn(move |req| serve_one(handler.clone(), req, peer, clock.clone(), cred))
     };
     // No hyper timer: the header-read deadline is the connection's clock (see ConnClock).
     let conn = hyper::server::conn::http1::Builder::new()
@@ -720,15 +722,8 @@ impl HttpServer {
             let permit = match self.handler.gate().connect(peer.ip()) {
                 Ok(p) => p,
                 Err(refusal) => {
-                    match stream {
-                        Stream::Tcp(s) => {
-                            connections.spawn(refuse_connection(s, refusal, header_timeout))
-                        }
-                        #[cfg(unix)]
-                        Stream::Unix(s) => {
-                            connections.spawn(refuse_connection(s, refusal, header_timeout))
-                        }
-                    };
+                    let http2 = self.handler.config().http2;
+                    connections.spawn(refuse::refuse(stream, refusal, header_timeout, http2));
                     continue;
                 }
             };

@@ -202,19 +202,21 @@ impl HttpHandler {
         }
     }
 
-    /// For the same host: a message POSTed for stream `id`, admitted as [`Self::admit`] does for
-    /// `messages_path`, then answered as a POST there (202, or its refusal).
+    /// For the same host: a message POSTed for stream `id` (or, with `None`, the one `query`
+    /// names, as at `messages_path`), admitted as [`Self::admit`] does for `messages_path`, then
+    /// answered as a POST there (202, or its refusal).
     pub async fn post_sse(
         &self,
         req: HttpRequest,
         peer: Option<SocketAddr>,
-        id: &str,
+        id: Option<&str>,
+        query: &str,
     ) -> HttpResponse {
         let Some(path) = self.config.sse.as_ref().map(|c| c.messages_path.clone()) else {
             return HttpResponse::new(StatusCode::NOT_FOUND);
         };
         match self.admit(&Method::POST, &path, &req.headers, peer).await {
-            Ok(caller) => self.sse_post_to(req, caller, peer, "", Some(id)).await,
+            Ok(caller) => self.sse_post_to(req, caller, peer, query, id).await,
             Err(r) => r,
         }
     }

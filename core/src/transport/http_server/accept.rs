@@ -56,9 +56,12 @@ pub(super) async fn serve_connection(
 ) {
     if let Some(acceptor) = tls {
         match stream {
-            Stream::Tcp(s) => serve_tls(s, acceptor, handler, peer, stop, limits).await,
+            Stream::Tcp(s) => serve_tls(s, acceptor, handler, peer, stop, limits, None).await,
             #[cfg(unix)]
-            Stream::Unix(s) => serve_tls(s, acceptor, handler, peer, stop, limits).await,
+            Stream::Unix(s) => {
+                let cred = peer_cred(&s);
+                serve_tls(s, acceptor, handler, peer, stop, limits, cred).await
+            }
         }
         return;
     }
@@ -75,10 +78,22 @@ pub(super) async fn serve_connection(
         };
     let io = TokioIo::new(stream);
     if h2 {
-        serve_h2(io, handler, peer, stop, limits).await;
+        serve_h2(io, handler, peer, stop, limits, None).await;
     } else {
-        serve_h1(io, handler, peer, stop, limits).await;
+        serve_h1(io, handler, peer, stop, limits, None).await;
     }
+}
+
+/// Who is at the other end of a Unix socket connection, for the audit record. `None` if the
+/// system will not say (the connection is served all the same: its file's mode admitted it).
+#[cfg(unix)]
+fn peer_cred(s: &tokio::net::UnixStream) -> Option<crate::request::PeerCred> {
+    let c = s.peer_cred().ok()?;
+    Some(crate::request::PeerCred {
+        uid: c.uid(),
+        gid: c.gid(),
+        pid: c.pid(),
+    })
 }
 
 /// A plain-text connection on the Unix socket: as on TCP, HTTP/2 if it opens with the preface.
@@ -90,16 +105,17 @@ async fn serve_unix(
     stop: tokio_util::sync::CancellationToken,
     limits: ConnLimits,
 ) {
+    let cred = peer_cred(&stream);
     if !handler.config().http2 {
-        return serve_h1(TokioIo::new(stream), handler, peer, stop, limits).await;
+        return serve_h1(TokioIo::new(stream), handler, peer, stop, limits, cred).await;
     }
     let sniffed = tokio::select! {
         s = super::unix::sniff_h2(stream, limits.header_timeout) => s,
         () = stop.cancelled() => return,
     };
     match sniffed {
-        Some((true, s)) => serve_h2(TokioIo::new(s), handler, peer, stop, limits).await,
-        Some((false, s)) => serve_h1(TokioIo::new(s), handler, peer, stop, limits).await,
+        Some((true, s)) => serve_h2(TokioIo::new(s), handler, peer, stop, limits, cred).await,
+        Some((false, s)) => serve_h1(TokioIo::new(s), handler, peer, stop, limits, cred).await,
         None => {}
     }
 }
@@ -112,6 +128,7 @@ async fn serve_tls<S>(
     peer: SocketAddr,
     stop: tokio_util::sync::CancellationToken,
     limits: ConnLimits,
+    cred: Option<crate::request::PeerCred>,
 ) where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
@@ -134,14 +151,14 @@ async fn serve_tls<S>(
         let h2 = s.get_ref().1.alpn_protocol() == Some(b"h2".as_slice());
         let io = TokioIo::new(s);
         if h2 {
-            serve_h2(io, handler, peer, stop, limits).await;
+            serve_h2(io, handler, peer, stop, limits, cred).await;
         } else {
-            serve_h1(io, handler, peer, stop, limits).await;
+            serve_h1(io, handler, peer, stop, limits, cred).await;
         }
     }
     #[cfg(not(feature = "tls"))]
     {
-        let _ = (stream, handler, peer, stop, limits);
+        let _ = (stream, handler, peer, stop, limits, cred);
         match acceptor {}
     }
 }

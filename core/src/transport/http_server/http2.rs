@@ -1,6 +1,13 @@
 //! HTTP/2 on the server's port: a plain-text connection is told apart by the preface it opens
 //! with (read without consuming it), and each HTTP/2 connection is served by hyper's HTTP/2
 //! server under the same admission, handler, body caps and header-read deadline as HTTP/1.1.
+//!
+//! An HTTP/1.1 request asking `Upgrade: h2c` is answered in HTTP/1.1, its `Upgrade` ignored (RFC
+//! 9110 §7.8 lets a server do so). Switching would mean answering that request as HTTP/2 stream 1
+//! on the upgraded connection, and hyper's HTTP/2 server only serves streams a client opens after
+//! its preface: it cannot adopt a request read over HTTP/1.1. RFC 9113 §3.1 deprecates the
+//! upgrade, and the clients that speak h2c (proxies, curl's `--http2-prior-knowledge`, gRPC) use
+//! prior knowledge, which is served.
 
 use super::{serve_one, BoxError, ConnClock, ConnLimits, ConnTask, Served};
 use crate::transport::http::HttpHandler;
@@ -53,6 +60,7 @@ pub(super) async fn serve_h2<I>(
     peer: SocketAddr,
     stop: tokio_util::sync::CancellationToken,
     limits: ConnLimits,
+    cred: Option<crate::request::PeerCred>,
 ) where
     I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
 {
@@ -66,7 +74,7 @@ pub(super) async fn serve_h2<I>(
     let clock = Arc::new(ConnClock::new(true));
     let svc = {
         let clock = clock.clone();
-        service_fn(move |req| serve_one(handler.clone(), req, peer, clock.clone()))
+        service_fn(move |req| serve_one(handler.clone(), req, peer, clock.clone(), cred))
     };
     let conn = Box::pin(b.serve_connection(io, svc));
     ConnTask::new(conn, stop, clock, limits.header_timeout, peer).await;

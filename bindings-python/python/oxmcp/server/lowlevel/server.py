@@ -270,6 +270,7 @@ class Server:
         self._v2: dict[str, Callable[..., Any]] = {}
         self._tool_cache: dict[str, Any] = {}
         self._lifespan_value: Any = None
+        self._live = 0  # run()s in progress (HTTP+SSE serves one per stream)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         # serverInfo.version when none is given, as the SDKs do: mcp 1.x reports its own package's
@@ -447,21 +448,39 @@ class Server:
         if self.notification_handlers:
             native.on_session(self._on_session)
         async with self.lifespan(self) as value:
+            # HTTP+SSE streams each run() at once, each in its own lifespan, as the SDK's: the value is
+            # cleared when the last one ends.
+            self._live += 1
             self._lifespan_value = value
             try:
                 yield
             finally:
-                self._lifespan_value = None
+                self._live -= 1
+                if not self._live:
+                    self._lifespan_value = None
 
     async def run(self, read_stream: Any, write_stream: Any, initialization_options: Any = None,
                   raise_exceptions: bool = False, stateless: bool = False) -> None:
-        """Serve until the client goes away. The streams must come from ``oxmcp.server.stdio.stdio_server()``."""
+        """Serve until the client goes away. The streams must come from ``oxmcp.server.stdio.stdio_server()``
+        or ``oxmcp.server.sse.SseServerTransport.connect_sse()``."""
+        from ..sse import SseStream
         from ..stdio import StdioStream
 
-        if not (isinstance(read_stream, StdioStream) and isinstance(write_stream, StdioStream)):
+        sse = isinstance(read_stream, SseStream) and isinstance(write_stream, SseStream) \
+            and read_stream.connection is write_stream.connection
+        if not sse and not (isinstance(read_stream, StdioStream) and isinstance(write_stream, StdioStream)):
             raise TypeError("Server.run(read, write, ...): oxmcp serves the streams of "
-                            "oxmcp.server.stdio.stdio_server(); for HTTP use "
+                            "oxmcp.server.stdio.stdio_server() or oxmcp.server.sse.SseServerTransport."
+                            "connect_sse(); for Streamable HTTP use "
                             "oxmcp.server.streamable_http_manager.StreamableHTTPSessionManager")
+        if sse:
+            # Before the core server is built (by the first stream): the transport's options are its.
+            read_stream.connection.transport._bind(self._core)
+            if self._core._native is not None:
+                # Streams after the first: the core already reports what the first run() gave it.
+                async with self._running():
+                    await read_stream.connection.serve(self._core)
+                return
         if initialization_options is not None:
             # As the SDK: the options given to run() are what initialize reports.
             o = initialization_options
@@ -476,7 +495,10 @@ class Server:
         self._link.capabilities = _dump(getattr(initialization_options, "capabilities", None)
                                         or self.get_capabilities())
         async with self._running():
-            await self._core.run_async("stdio")
+            if sse:
+                await read_stream.connection.serve(self._core)
+            else:
+                await self._core.run_async("stdio")
 
     def streamable_http_app(self, path: str = "/mcp", *, streamable_http_path: str | None = None,
                             **kwargs: Any) -> Any:

@@ -1,0 +1,162 @@
+"""``mcp.server.sse.SseServerTransport``: the 2024-11-05 HTTP+SSE transport for a low-level server, routed
+by the host app as the SDK's docs show::
+
+    sse = SseServerTransport("/messages/")
+
+    async def handle_sse(request):
+        async with sse.connect_sse(request.scope, request.receive, request._send) as streams:
+            await server.run(streams[0], streams[1], server.create_initialization_options())
+        return Response()
+
+    app = Starlette(routes=[Route("/sse", endpoint=handle_sse, methods=["GET"]),
+                            Mount("/messages/", app=sse.handle_post_message)])
+
+The streams are the Rust core's (its HTTP+SSE transport: admission, the endpoint event, the session,
+where every answer goes), so ``connect_sse`` yields tokens: ``server.run(read, write, options)`` opens
+the stream on the core and relays it until the client leaves. ``handle_post_message`` hands each POST
+to the core, which answers 202 (its answer goes down the stream) or its refusal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+from urllib.parse import parse_qs, quote
+
+from .._asgi import Receive, Scope, Send, relay
+
+__all__ = ["SseServerTransport", "SseStream"]
+
+
+class _Connection:
+    """One ``connect_sse``: the GET it answers, and the stream id its endpoint event names."""
+
+    def __init__(self, transport: SseServerTransport, scope: Scope, receive: Receive, send: Send,
+                 stream_id: str, endpoint: str) -> None:
+        self.transport = transport
+        self.scope = scope
+        self.receive = receive
+        self.send = send
+        self.id = stream_id
+        self.endpoint = endpoint
+        self.core: Any = None
+
+    async def serve(self, core: Any) -> None:
+        """Open the stream on ``core``'s native server and relay it to the GET until it ends."""
+        import asyncio
+
+        self.core = core
+        native = core._build_native()
+        native.set_loop(asyncio.get_running_loop())
+        answer = await native.sse_open(_headers(self.scope), self.id, self.endpoint, _peer(self.scope))
+        await relay(answer, self.receive, self.send)
+
+
+class SseStream:
+    """A token standing for one side of a ``connect_sse`` stream; only ``Server.run`` consumes it."""
+
+    def __init__(self, kind: str, connection: _Connection) -> None:
+        self.kind = kind
+        self.connection = connection
+
+    def __repr__(self) -> str:
+        return f"<oxmcp sse {self.kind} {self.connection.id}>"
+
+
+class SseServerTransport:
+    """The SDK's ``SseServerTransport(endpoint, security_settings=None, max_request_body_size=...)``.
+
+    ``security_settings``' ``allowed_hosts``/``allowed_origins`` and ``max_request_body_size`` become the
+    server's listener options (``allowed_hosts``, ``allowed_origins``, ``max_body_bytes``) when a stream is
+    first served for it, before the server starts: the core applies them to every stream and POST."""
+
+    def __init__(self, endpoint: str, security_settings: Any = None,
+                 max_request_body_size: int | None = None) -> None:
+        if "://" in endpoint or endpoint.startswith("//") or "?" in endpoint or "#" in endpoint:
+            raise ValueError(f"Given endpoint: {endpoint} is not a relative path (e.g., '/messages/'), "
+                             "expecting a relative path (e.g., '/messages/').")
+        self._endpoint = endpoint if endpoint.startswith("/") else "/" + endpoint
+        options: dict[str, Any] = {}
+        hosts = getattr(security_settings, "allowed_hosts", None)
+        origins = getattr(security_settings, "allowed_origins", None)
+        if hosts:
+            options["allowed_hosts"] = list(hosts)
+        if origins:
+            options["allowed_origins"] = list(origins)
+        if max_request_body_size is not None:
+            options["max_body_bytes"] = max_request_body_size
+        self._options = options
+        self._streams: dict[str, _Connection] = {}
+        # The servers streams were served for: a POST goes to its stream's, or (a stream that is gone,
+        # no or a bad session_id) to the first, whose core answers the refusal.
+        self._cores: list[Any] = []
+
+    def _bind(self, core: Any) -> None:
+        """``core`` serves this transport's streams: its options are applied once, before it starts."""
+        if any(c is core for c in self._cores):
+            return
+        if self._options:
+            core._mount_options(self._options)
+        self._cores.append(core)
+
+    @contextlib.asynccontextmanager
+    async def connect_sse(self, scope: Scope, receive: Receive, send: Send) -> AsyncIterator[tuple[SseStream, SseStream]]:
+        if scope["type"] != "http":
+            raise ValueError("connect_sse can only handle HTTP requests")
+        from .. import _oxmcp
+
+        stream_id = _oxmcp.NativeServer.sse_session_id()
+        root = scope.get("root_path", "")
+        endpoint = f"{quote(root.rstrip('/') + self._endpoint)}?session_id={stream_id}"
+        connection = _Connection(self, scope, receive, send, stream_id, endpoint)
+        self._streams[stream_id] = connection
+        try:
+            yield SseStream("read", connection), SseStream("write", connection)
+        finally:
+            self._streams.pop(stream_id, None)
+
+    async def handle_post_message(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """ASGI app for the messages path: the core answers 202 (the answer goes down the stream), or
+        its refusal (400 no session_id or a bad body, 404 unknown session, 413, 415, ...)."""
+        if scope["method"] != "POST":
+            await send({"type": "http.response.start", "status": 405, "headers": [(b"allow", b"POST")]})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        query = scope.get("query_string", b"").decode("latin-1")
+        named = (parse_qs(query).get("session_id") or [""])[0]
+        connection = self._streams.get(named)
+        core = connection.core if connection is not None and connection.core is not None else \
+            (self._cores[0] if self._cores else None)
+        if core is None:
+            # No stream was ever served by this transport, so none can be named: no core to ask.
+            body = b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Session not found"}}'
+            await send({"type": "http.response.start", "status": 404,
+                        "headers": [(b"content-type", b"application/json")]})
+            await send({"type": "http.response.body", "body": body})
+            return
+        native = core._build_native()
+        # The body, or its first cap + 1 bytes: the core, which holds the cap, answers those with its 413.
+        limit = native.sse_max_body_bytes()
+        body_buf = bytearray()
+        more = True
+        while more and len(body_buf) <= limit:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body_buf += message.get("body", b"")
+            more = message.get("more_body", False)
+        del body_buf[limit + 1:]
+        status, headers, out, stream = await native.sse_post(_headers(scope), bytes(body_buf), query, _peer(scope))
+        if more:  # the rest of the body is never read: the connection cannot be reused
+            headers = [*headers, ("connection", "close")]
+        await relay((status, headers, out, stream), receive, send)
+
+
+def _headers(scope: Scope) -> list[tuple[str, str]]:
+    return [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope.get("headers", [])]
+
+
+def _peer(scope: Scope) -> tuple[str, int] | None:
+    client = scope.get("client")
+    return (str(client[0]), int(client[1])) if client else None
