@@ -96,7 +96,6 @@ class Server {
     this.#opts = {
       exposeErrors: Boolean(merged.exposeErrors),
       logErrors: merged.logErrors ?? ((msg, err) => process.stderr.write(`${msg}\n${err && err.stack ? err.stack : String(err)}\n`)),
-      toolTimeoutMs: merged.toolTimeoutMs,
       handleSignals: merged.handleSignals ?? true,
       // 'generic' (default): a throw is "Internal error in ...", the stack goes to the log.
       // 'message': the Error's message is the text the client sees, as the TS SDK's McpServer does.
@@ -412,7 +411,8 @@ class Server {
     if (typeof read !== 'function') throw new TypeError(`registerResource(${name}): read callback must be a function`);
     metadata = metadata ?? {};
     const meta = pick(metadata, ['title', 'description', 'mimeType', 'size', 'icons', 'annotations', '_meta']);
-    const timeoutMs = metadata.timeoutMs ?? this.#opts.toolTimeoutMs;
+    // Unset: the core applies the server's toolTimeoutMs (to the read and its completions).
+    const timeoutMs = metadata.timeoutMs;
     const scopes = scopesOf(`registerResource(${name})`, metadata);
     if (uriOrTemplate instanceof ResourceTemplate || (typeof uriOrTemplate === 'string' && /\{[^}]+\}/.test(uriOrTemplate))) {
       const tpl = uriOrTemplate instanceof ResourceTemplate ? uriOrTemplate : new ResourceTemplate(uriOrTemplate);
@@ -531,7 +531,7 @@ class Server {
     };
     const invoke = (uri, vars, id) => this.#run(id, () => this.#runRead(entry, uri, vars, id));
     try {
-      this.#native.addDynamicSkill(String(path), JSON.stringify(fm), invoke, this.#opts.toolTimeoutMs,
+      this.#native.addDynamicSkill(String(path), JSON.stringify(fm), invoke,
         listed === undefined ? undefined : listed !== false);
     } catch (e) {
       throw fromNative(e);
@@ -583,7 +583,8 @@ class Server {
     const def = { name, ...pick(config, ['title', 'description', 'icons', '_meta']) };
     if (args.length) def.arguments = args;
     const entry = { name, def, handler, zod, hasArgs: args.length > 0 };
-    const timeoutMs = config.timeoutMs ?? this.#opts.toolTimeoutMs;
+    // Unset: the core applies the server's toolTimeoutMs.
+    const timeoutMs = config.timeoutMs;
     const invoke = (a, id) => this.#run(id, () => this.#runPrompt(entry, a, id));
     const { values, fns } = splitCompleters(complete, `registerPrompt(${name})`);
     const completer = Object.keys(fns).length ? this.#completer(fns) : undefined;

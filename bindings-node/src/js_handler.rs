@@ -21,7 +21,6 @@ use oxmcp::{
 use serde_json::{Map, Value};
 use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
 
 /// The JS layer's answer for one call: exactly one of `result`, `error`, `control`.
 #[napi(object)]
@@ -232,17 +231,17 @@ pub(crate) struct JsCallee<T: 'static, A: JsValuesTupleIntoVec + 'static> {
 }
 
 /// Run one handler call: registered in the table of calls (`make` builds the JS arguments from
-/// its id), bound by `timeout` (when the core does not already), cut short by cancellation, and
-/// combined with what `ctx` recorded (an unanswered input request wins).
+/// its id), cut short by cancellation, and combined with what `ctx` recorded (an unanswered
+/// input request wins). The core bounds every call (the registration's timeout or the server's
+/// `tool_timeout`); dropping this future marks the call timed out.
 async fn run_call<T: 'static, A: JsValuesTupleIntoVec + 'static>(
     callee: &JsCallee<T, A>,
     ctx: Context,
-    timeout: Option<Duration>,
     what: &str,
     make: impl FnOnce(CallId) -> T,
 ) -> std::result::Result<Output, HandlerError> {
     let hop = |v| callee.tsfn.call_async_catch(v);
-    run_call_next(&callee.calls, hop, ctx, timeout, what, None, make).await
+    run_call_next(&callee.calls, hop, ctx, what, None, make).await
 }
 
 /// [`run_call`] through any hop (`hop` hands the call's value to JS), with a middleware's `next`
@@ -251,7 +250,6 @@ async fn run_call_next<T, F: Future<Output = napi::Result<JsReturn>>>(
     calls: &Arc<Calls>,
     hop: impl FnOnce(T) -> F,
     ctx: Context,
-    timeout: Option<Duration>,
     what: &str,
     next: Option<oxmcp::Next>,
     make: impl FnOnce(CallId) -> T,
@@ -262,20 +260,8 @@ async fn run_call_next<T, F: Future<Output = napi::Result<JsReturn>>>(
     let (id, later) = calls.start(call.clone());
     let guard = CallGuard::new(call.clone(), calls.clone(), id);
     let fut = call_js(hop(make(id as CallId)), later, &guard, what);
-    let bounded = async {
-        match timeout {
-            Some(t) => match tokio::time::timeout(t, fut).await {
-                Ok(r) => r,
-                Err(_) => Err(internal(
-                    what,
-                    format!("timed out after {} ms", t.as_millis()),
-                )),
-            },
-            None => fut.await,
-        }
-    };
     let r = tokio::select! {
-        r = bounded => r,
+        r = fut => r,
         _ = cancel.cancelled() => Err(HandlerError::Cancelled),
     };
     let out = match call.take_input_required() {
@@ -399,7 +385,7 @@ impl ToolHandler for JsTool {
             ToolHop::Own(callee) => {
                 let callee = callee.clone();
                 Box::pin(async move {
-                    run_call(&callee, ctx, None, &what, |id| ToolCall { args, id, name })
+                    run_call(&callee, ctx, &what, |id| ToolCall { args, id, name })
                         .await?
                         .decode(&what)
                 })
@@ -408,7 +394,7 @@ impl ToolHandler for JsTool {
                 let (batcher, calls) = (batcher.clone(), calls.clone());
                 Box::pin(async move {
                     let hop = |(args, id, name)| batcher.call(args, id, name);
-                    run_call_next(&calls, hop, ctx, None, &what, None, |id| (args, id, name))
+                    run_call_next(&calls, hop, ctx, &what, None, |id| (args, id, name))
                         .await?
                         .decode(&what)
                 })
@@ -420,7 +406,6 @@ impl ToolHandler for JsTool {
 pub(crate) struct JsResource {
     pub(crate) what: String,
     pub(crate) callee: Arc<JsCallee<ReadCall, ReadArgs>>,
-    pub(crate) timeout: Option<Duration>,
 }
 
 impl ResourceHandler for JsResource {
@@ -432,16 +417,11 @@ impl ResourceHandler for JsResource {
     ) -> BoxFuture<std::result::Result<Vec<ResourceContents>, HandlerError>> {
         let callee = self.callee.clone();
         let what = self.what.clone();
-        let timeout = self.timeout;
         Box::pin(async move {
             let vars = Value::Object(vars);
-            run_call(&callee, ctx, timeout, &what, |id| ReadCall {
-                uri,
-                vars,
-                id,
-            })
-            .await?
-            .decode(&what)
+            run_call(&callee, ctx, &what, |id| ReadCall { uri, vars, id })
+                .await?
+                .decode(&what)
         })
     }
 }
@@ -449,7 +429,6 @@ impl ResourceHandler for JsResource {
 pub(crate) struct JsPrompt {
     pub(crate) what: String,
     pub(crate) callee: Arc<JsCallee<PromptCall, ToolArgs>>,
-    pub(crate) timeout: Option<Duration>,
 }
 
 impl PromptHandler for JsPrompt {
@@ -460,10 +439,9 @@ impl PromptHandler for JsPrompt {
     ) -> BoxFuture<std::result::Result<PromptResult, HandlerError>> {
         let callee = self.callee.clone();
         let what = self.what.clone();
-        let timeout = self.timeout;
         Box::pin(async move {
             let args = Value::Object(args);
-            run_call(&callee, ctx, timeout, &what, |id| PromptCall { args, id })
+            run_call(&callee, ctx, &what, |id| PromptCall { args, id })
                 .await?
                 .decode(&what)
         })
@@ -473,7 +451,6 @@ impl PromptHandler for JsPrompt {
 pub(crate) struct JsCompletion {
     pub(crate) what: String,
     pub(crate) callee: Arc<JsCallee<CompleteCall, CompleteArgs>>,
-    pub(crate) timeout: Option<Duration>,
 }
 
 impl CompletionHandler for JsCompletion {
@@ -486,10 +463,9 @@ impl CompletionHandler for JsCompletion {
     ) -> BoxFuture<std::result::Result<Completion, HandlerError>> {
         let callee = self.callee.clone();
         let what = self.what.clone();
-        let timeout = self.timeout;
         Box::pin(async move {
             let context_args = Value::Object(context_args);
-            run_call(&callee, ctx, timeout, &what, |id| CompleteCall {
+            run_call(&callee, ctx, &what, |id| CompleteCall {
                 argument,
                 value,
                 context_args,
@@ -523,7 +499,7 @@ impl oxmcp::Middleware for JsMiddleware {
         let params = Value::Object(req.params);
         Box::pin(async move {
             let hop = |v| callee.tsfn.call_async_catch(v);
-            run_call_next(&callee.calls, hop, req.ctx, None, &what, Some(next), |id| {
+            run_call_next(&callee.calls, hop, req.ctx, &what, Some(next), |id| {
                 MiddlewareCall { method, params, id }
             })
             .await?

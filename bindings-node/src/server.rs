@@ -24,14 +24,8 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
-
-fn timeout(ms: Option<f64>) -> Option<Duration> {
-    ms.filter(|m| m.is_finite() && *m > 0.0)
-        .map(|m| Duration::from_millis(m as u64))
-}
 
 #[napi]
 pub struct NativeServer {
@@ -304,14 +298,12 @@ impl NativeServer {
             def.get("uri").and_then(Value::as_str).unwrap_or_default()
         );
         let callee = self.callee(js_handler::read_tsfn(&handler)?);
+        // The timeout's rule (its check, and the server's tool_timeout when unset) is the core's.
         let r = Resource::from_definition(def)
+            .and_then(|r| r.timeout_ms(timeout_ms))
             .map_err(errors::build)?
             .required_scopes(required_scopes.unwrap_or_default())
-            .handler_arc(Arc::new(JsResource {
-                what,
-                callee,
-                timeout: timeout(timeout_ms),
-            }));
+            .handler_arc(Arc::new(JsResource { what, callee }));
         self.server
             .register_resource(r, NativeOrigin::core(origin))
             .map(Admit::as_str)
@@ -343,12 +335,12 @@ impl NativeServer {
             .to_string();
         let callee = self.callee(js_handler::read_tsfn(&handler)?);
         let mut t = ResourceTemplate::from_definition(def)
+            .and_then(|t| t.timeout_ms(timeout_ms))
             .map_err(errors::build)?
             .required_scopes(required_scopes.unwrap_or_default())
             .handler_arc(Arc::new(JsResource {
                 what: format!("resource template {label:?}"),
                 callee,
-                timeout: timeout(timeout_ms),
             }));
         // The arguments completed from a list are matched by the core; the JS completer answers
         // the others.
@@ -357,11 +349,8 @@ impl NativeServer {
             completer = completer.values(argument, list);
         }
         if let Some(c) = complete {
-            completer = completer.otherwise(self.completion(
-                &c,
-                format!("completion for {label:?}"),
-                timeout(timeout_ms),
-            )?);
+            completer =
+                completer.otherwise(self.completion(&c, format!("completion for {label:?}"))?);
         }
         t = t.complete(completer);
         self.server
@@ -395,12 +384,12 @@ impl NativeServer {
             .to_string();
         let callee = self.callee(js_handler::prompt_tsfn(&handler)?);
         let mut p = Prompt::from_definition(def)
+            .and_then(|p| p.timeout_ms(timeout_ms))
             .map_err(errors::build)?
             .required_scopes(required_scopes.unwrap_or_default())
             .handler_arc(Arc::new(JsPrompt {
                 what: format!("prompt {name:?}"),
                 callee,
-                timeout: timeout(timeout_ms),
             }));
         // The arguments completed from a list are matched by the core; the JS completer answers
         // the others.
@@ -409,11 +398,8 @@ impl NativeServer {
             completer = completer.values(argument, list);
         }
         if let Some(c) = complete {
-            completer = completer.otherwise(self.completion(
-                &c,
-                format!("completion for prompt {name:?}"),
-                timeout(timeout_ms),
-            )?);
+            completer = completer
+                .otherwise(self.completion(&c, format!("completion for prompt {name:?}"))?);
         }
         p = p.complete(completer);
         self.server
@@ -637,18 +623,9 @@ impl NativeServer {
         })
     }
 
-    fn completion(
-        &self,
-        f: &CompleteFn<'_>,
-        what: String,
-        timeout: Option<Duration>,
-    ) -> Result<Arc<dyn CompletionHandler>> {
+    fn completion(&self, f: &CompleteFn<'_>, what: String) -> Result<Arc<dyn CompletionHandler>> {
         let callee = self.callee(js_handler::complete_tsfn(f)?);
-        Ok(Arc::new(JsCompletion {
-            what,
-            callee,
-            timeout,
-        }))
+        Ok(Arc::new(JsCompletion { what, callee }))
     }
 }
 

@@ -118,7 +118,6 @@ impl NativeServer {
         path: String,
         frontmatter_json: String,
         handler: ReadFn<'_>,
-        timeout_ms: Option<f64>,
         listed: Option<bool>,
     ) -> Result<()> {
         let fm: serde_json::Map<String, serde_json::Value> =
@@ -131,9 +130,6 @@ impl NativeServer {
         let read = Arc::new(JsResource {
             what: format!("skill {path:?}"),
             callee: self.callee(js_handler::read_tsfn(&handler)?),
-            timeout: timeout_ms
-                .filter(|m| m.is_finite() && *m > 0.0)
-                .map(|m| std::time::Duration::from_millis(m as u64)),
         });
         let d = oxmcp::DynamicSkill::new(path, fm, read).map_err(errors::build)?;
         let d = if listed.unwrap_or(true) {

@@ -4,6 +4,7 @@ use crate::error::BuildError;
 use crate::handler::{CompletionHandler, PromptHandler};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
+use std::time::Duration;
 
 #[derive(Clone)]
 pub struct Prompt {
@@ -12,6 +13,7 @@ pub struct Prompt {
     pub(crate) handler: Option<Arc<dyn PromptHandler>>,
     pub(crate) completion: Option<Arc<dyn CompletionHandler>>,
     pub(crate) required_scopes: Vec<String>,
+    pub(crate) timeout: Option<Duration>,
 }
 
 impl Prompt {
@@ -25,6 +27,7 @@ impl Prompt {
             handler: None,
             completion: None,
             required_scopes: Vec::new(),
+            timeout: None,
         }
     }
     pub fn from_definition(def: Map<String, Value>) -> Result<Self, BuildError> {
@@ -43,6 +46,7 @@ impl Prompt {
             handler: None,
             completion: None,
             required_scopes: Vec::new(),
+            timeout: None,
         })
     }
     fn set(mut self, k: &str, v: Value) -> Self {
@@ -80,6 +84,19 @@ impl Prompt {
         self.required_scopes = scopes.into_iter().map(Into::into).collect();
         self
     }
+    /// Bound each `prompts/get` (and completion) by `t` (otherwise the server's `tool_timeout`).
+    pub fn timeout(mut self, t: Duration) -> Self {
+        self.timeout = Some(t);
+        self
+    }
+    /// [`timeout`](Self::timeout) from milliseconds as a binding gives it, checked by the rule
+    /// every registration's timeout follows (above 0, at most 2^53 - 1 ms).
+    pub fn timeout_ms(mut self, ms: Option<f64>) -> Result<Self, BuildError> {
+        if let Some(t) = ms {
+            self.timeout = Some(crate::tool::timeout_of_ms("prompt", &self.name, t)?);
+        }
+        Ok(self)
+    }
     pub fn handler(mut self, h: impl PromptHandler) -> Self {
         self.handler = Some(Arc::new(h));
         self
@@ -105,6 +122,8 @@ pub(crate) struct PromptEntry {
     pub(crate) handler: Arc<dyn PromptHandler>,
     pub(crate) completion: Option<Arc<dyn CompletionHandler>>,
     pub(crate) required_scopes: Vec<String>,
+    /// The call's own bound (`None`: the server's `tool_timeout`).
+    pub(crate) timeout: Option<Duration>,
 }
 
 impl PromptEntry {
@@ -133,6 +152,7 @@ impl PromptEntry {
                 handler,
                 completion: p.completion,
                 required_scopes: p.required_scopes,
+                timeout: p.timeout,
             },
         ))
     }

@@ -7,6 +7,7 @@ use crate::protocol::ResourceContents;
 use crate::uri_template::UriTemplate;
 use serde_json::{Map, Value};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// A resource with a fixed URI.
 #[derive(Clone)]
@@ -15,6 +16,7 @@ pub struct Resource {
     pub(crate) def: Map<String, Value>,
     pub(crate) handler: Option<Arc<dyn ResourceHandler>>,
     pub(crate) required_scopes: Vec<String>,
+    pub(crate) timeout: Option<Duration>,
 }
 
 fn base_def(key: &str, uri: &str, name: &str) -> Map<String, Value> {
@@ -57,10 +59,27 @@ macro_rules! descriptor_setters {
             self.required_scopes = scopes.into_iter().map(Into::into).collect();
             self
         }
+        /// Bound each read (and completion) by `t` (otherwise the server's `tool_timeout` bounds it).
+        pub fn timeout(mut self, t: Duration) -> Self {
+            self.timeout = Some(t);
+            self
+        }
+        /// [`timeout`](Self::timeout) from milliseconds as a binding gives it, checked by the
+        /// rule every registration's timeout follows (above 0, at most 2^53 - 1 ms).
+        pub fn timeout_ms(mut self, ms: Option<f64>) -> Result<Self, BuildError> {
+            if let Some(t) = ms {
+                self.timeout = Some(crate::tool::timeout_of_ms(Self::KIND, self.label(), t)?);
+            }
+            Ok(self)
+        }
     };
 }
 
 impl Resource {
+    const KIND: &'static str = "resource";
+    fn label(&self) -> &str {
+        &self.uri
+    }
     pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
         let uri = uri.into();
         let def = base_def("uri", &uri, &name.into());
@@ -69,6 +88,7 @@ impl Resource {
             def,
             handler: None,
             required_scopes: Vec::new(),
+            timeout: None,
         }
     }
     /// Build from a spec-shaped `Resource` object (what the bindings pass).
@@ -87,6 +107,7 @@ impl Resource {
             def,
             handler: None,
             required_scopes: Vec::new(),
+            timeout: None,
         })
     }
     /// A resource whose content is fixed text.
@@ -152,9 +173,14 @@ pub struct ResourceTemplate {
     pub(crate) handler: Option<Arc<dyn ResourceHandler>>,
     pub(crate) completion: Option<Arc<dyn CompletionHandler>>,
     pub(crate) required_scopes: Vec<String>,
+    pub(crate) timeout: Option<Duration>,
 }
 
 impl ResourceTemplate {
+    const KIND: &'static str = "resource template";
+    fn label(&self) -> &str {
+        &self.template
+    }
     pub fn new(uri_template: impl Into<String>, name: impl Into<String>) -> Self {
         let template = uri_template.into();
         let def = base_def("uriTemplate", &template, &name.into());
@@ -164,6 +190,7 @@ impl ResourceTemplate {
             handler: None,
             completion: None,
             required_scopes: Vec::new(),
+            timeout: None,
         }
     }
     pub fn from_definition(def: Map<String, Value>) -> Result<Self, BuildError> {
@@ -181,6 +208,7 @@ impl ResourceTemplate {
             handler: None,
             completion: None,
             required_scopes: Vec::new(),
+            timeout: None,
         })
     }
     descriptor_setters!();
@@ -210,6 +238,8 @@ pub(crate) struct ResourceEntry {
     /// without being listed: a host reaches them through the skill's URI it was given.
     pub(crate) listed: bool,
     pub(crate) required_scopes: Vec<String>,
+    /// The read's own bound (`None`: the server's `tool_timeout`).
+    pub(crate) timeout: Option<Duration>,
 }
 
 pub(crate) struct TemplateEntry {
@@ -220,6 +250,8 @@ pub(crate) struct TemplateEntry {
     /// Whether `resources/templates/list` shows it (see [`ResourceEntry::listed`]).
     pub(crate) listed: bool,
     pub(crate) required_scopes: Vec<String>,
+    /// The read's own bound (`None`: the server's `tool_timeout`).
+    pub(crate) timeout: Option<Duration>,
 }
 
 impl ResourceEntry {
@@ -250,6 +282,7 @@ impl ResourceEntry {
                 handler,
                 listed: true,
                 required_scopes: r.required_scopes,
+                timeout: r.timeout,
             },
         ))
     }
@@ -281,6 +314,7 @@ impl TemplateEntry {
                 completion: t.completion,
                 listed: true,
                 required_scopes: t.required_scopes,
+                timeout: t.timeout,
             },
         ))
     }

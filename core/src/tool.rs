@@ -32,6 +32,25 @@ impl std::fmt::Debug for Tool {
     }
 }
 
+/// A registration's own timeout from milliseconds, as the bindings give it: the one rule for
+/// every kind (tool, resource, template, prompt), so a value is refused with the same text in
+/// every language.
+pub(crate) fn timeout_of_ms(
+    kind: &'static str,
+    name: &str,
+    t: f64,
+) -> Result<Duration, BuildError> {
+    let top = crate::jsonrpc::MAX_SAFE_INTEGER;
+    if !(t > 0.0 && t <= top as f64) {
+        return Err(BuildError::InvalidOption {
+            kind,
+            name: name.to_string(),
+            message: format!("its timeout must be above 0 and at most {top} ms"),
+        });
+    }
+    Ok(Duration::from_secs_f64(t / 1000.0))
+}
+
 impl Tool {
     /// A tool whose arguments follow `input_schema` (a JSON Schema object with root `type: object`).
     pub fn new(name: impl Into<String>, input_schema: Value) -> Self {
@@ -190,12 +209,7 @@ impl Tool {
         };
         let ms = |v: f64| Duration::from_secs_f64(v / 1000.0);
         if let Some(t) = timeout_ms {
-            if !(t > 0.0 && t <= max) {
-                return Err(bad(format!(
-                    "its timeout must be above 0 and at most {top} ms"
-                )));
-            }
-            self.timeout = Some(ms(t));
+            self.timeout = Some(timeout_of_ms("tool", &self.name, t)?);
         }
         if let Some(n) = max_concurrency {
             if !(n >= 1.0 && n <= max && n.fract() == 0.0) {

@@ -91,6 +91,26 @@ test("tools: a tool's own limits give the shared outcome", async () => {
   }
 });
 
+test("a resource's or prompt's timeout is the core's rule: its own, else the server's toolTimeoutMs", async () => {
+  const { InMemoryClient } = await import('oxmcp');
+  const never = () => new Promise(() => {});
+  const bad = new Server({ name: 't', version: '1', handleSignals: false });
+  assert.throws(() => bad.registerResource('a', 'x://a', { timeoutMs: 0 }, never),
+    (e) => e.code === 'INVALID_DEFINITION' && e.message === "resource 'x://a': its timeout must be above 0 and at most 9007199254740991 ms");
+  assert.throws(() => bad.registerPrompt('p', { timeoutMs: -1 }, never),
+    (e) => e.code === 'INVALID_DEFINITION' && e.message === "prompt 'p': its timeout must be above 0 and at most 9007199254740991 ms");
+  await bad.close();
+  // The server's bound applies to a read with none of its own; a prompt's own bound to it.
+  const s = new Server({ name: 't', version: '1', handleSignals: false, toolTimeoutMs: 50 });
+  s.registerResource('a', 'x://a', {}, never);
+  s.registerPrompt('p', { timeoutMs: 60 }, never);
+  const c = new InMemoryClient(s);
+  for (const ask of [() => c.readResource('x://a'), () => c.getPrompt('p', {})]) {
+    await assert.rejects(ask(), (e) => e.code === -32603 && e.message === 'Timed out');
+  }
+  await s.close();
+});
+
 test('listener options given to the constructor are the defaults of listen()', async () => {
   const s = new Server({ name: 't', version: '1', handleSignals: false, maxBodyBytes: 600, path: '/x', forcePrivateCache: true, cacheScope: 'public' });
   s.registerTool('echo', { inputSchema: { type: 'object' } }, () => ({ content: [] }));

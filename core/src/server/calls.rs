@@ -145,13 +145,13 @@ impl Server {
         let uri = str_param(&params, "uri")?.to_string();
         self.check_uri_len(&uri)?;
         let reg = self.snapshot();
-        let (handler, vars) = if let Some(r) = reg.resources.get(&uri) {
+        let (handler, vars, own_timeout) = if let Some(r) = reg.resources.get(&uri) {
             if !self.may_use(env, "resource", &uri) {
                 env.note("denied");
                 return Err(self.not_found(rq, &uri));
             }
             self.check_scopes(env, &uri, &r.required_scopes)?;
-            (r.handler.clone(), Map::new())
+            (r.handler.clone(), Map::new(), r.timeout)
         } else if let Some((t, vars)) = {
             // The allow-list first: a caller allowed the URI may read it
             // through any template; otherwise only the templates it may use are even tried, so
@@ -162,7 +162,7 @@ impl Server {
                 .find_map(|(_, t)| t.template.matches(&uri).map(|v| (t, v)))
         } {
             self.check_scopes(env, &uri, &t.required_scopes)?;
-            (t.handler.clone(), vars)
+            (t.handler.clone(), vars, t.timeout)
         } else {
             return Err(self.not_found(rq, &uri));
         };
@@ -172,7 +172,7 @@ impl Server {
             name: uri,
             input: None,
             slots: None,
-            timeout: self.inner.options.tool_timeout,
+            timeout: own_timeout.or(self.inner.options.tool_timeout),
             invoke: Invoke::Other(Box::new(move |ctx| {
                 handler
                     .read(read_uri, vars, ctx)
@@ -214,7 +214,7 @@ impl Server {
             name,
             input: None,
             slots: None,
-            timeout: self.inner.options.tool_timeout,
+            timeout: prompt.timeout.or(self.inner.options.tool_timeout),
             invoke: Invoke::Other(Box::new(move |ctx| {
                 handler.get(args, ctx).map(|r| r.map(Done::Prompt)).boxed()
             })),
@@ -238,7 +238,7 @@ impl Server {
         ) else {
             return Err(McpError::invalid_params("argument needs name and value").into());
         };
-        let handler = match r.get("type").and_then(Value::as_str) {
+        let (handler, own_timeout) = match r.get("type").and_then(Value::as_str) {
             Some("ref/prompt") => {
                 let name = r.get("name").and_then(Value::as_str).unwrap_or_default();
                 match reg
@@ -246,7 +246,7 @@ impl Server {
                     .get(name)
                     .filter(|_| self.may_use(env, "prompt", name))
                 {
-                    Some(p) => p.completion.clone(),
+                    Some(p) => (p.completion.clone(), p.timeout),
                     None => {
                         return Err(
                             McpError::invalid_params(format!("Unknown prompt: {name}")).into()
@@ -261,8 +261,8 @@ impl Server {
                 // (so a refusal cannot reveal it), and its completer does not run.
                 let visible = self.may_use(env, "resource", uri);
                 match reg.templates.get(uri).filter(|_| visible) {
-                    Some(t) => t.completion.clone(),
-                    None if visible && reg.resources.contains_key(uri) => None,
+                    Some(t) => (t.completion.clone(), t.timeout),
+                    None if visible && reg.resources.contains_key(uri) => (None, None),
                     None => {
                         return Err(
                             McpError::invalid_params(format!("Unknown resource: {uri}")).into()
@@ -300,7 +300,7 @@ impl Server {
                 .into(),
             input: None,
             slots: None,
-            timeout: self.inner.options.tool_timeout,
+            timeout: own_timeout.or(self.inner.options.tool_timeout),
             invoke,
         })
     }
@@ -519,5 +519,103 @@ impl Server {
         McpError::new(code, "Resource not found")
             .with_data(json!({"uri": uri}))
             .into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::server::{Env, Server, ServerOptions, Transport};
+    use crate::{HandlerError, Prompt, PromptResult, Resource, ResourceContents, ResourceTemplate};
+    use serde_json::{json, Map, Value};
+    use std::time::Duration;
+    use tokio::time::Instant;
+
+    fn never_read(
+        _u: String,
+        _v: Map<String, Value>,
+        _c: crate::Context,
+    ) -> impl std::future::Future<Output = Result<Vec<ResourceContents>, HandlerError>> {
+        std::future::pending()
+    }
+
+    /// Resources and templates that never answer, some with their own timeout, on a server
+    /// whose `tool_timeout` is 60 s.
+    fn server() -> Server {
+        let o = ServerOptions {
+            tool_timeout: Some(Duration::from_secs(60)),
+            ..ServerOptions::default()
+        };
+        let never_prompt = |_a: Map<String, Value>, _c: crate::Context| {
+            std::future::pending::<Result<PromptResult, HandlerError>>()
+        };
+        Server::builder("t", "1")
+            .options(o)
+            .resource(
+                Resource::new("x://own", "own")
+                    .timeout_ms(Some(1000.0))
+                    .unwrap()
+                    .handler(never_read),
+            )
+            .resource(Resource::new("x://server", "server").handler(never_read))
+            .resource_template(
+                ResourceTemplate::new("x://t/{id}", "t")
+                    .timeout(Duration::from_secs(2))
+                    .handler(never_read),
+            )
+            .prompt(
+                Prompt::new("p")
+                    .timeout(Duration::from_secs(3))
+                    .handler(never_prompt),
+            )
+            .build()
+            .unwrap()
+    }
+
+    /// How long the request ran (in paused time) and its error.
+    async fn timed(s: &Server, method: &str, params: Value) -> (Duration, Value) {
+        let env = Env::new(Transport::Stdio);
+        let mut p = params;
+        p["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                            "io.modelcontextprotocol/clientCapabilities": {}});
+        let rq = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": p});
+        let t0 = Instant::now();
+        let r = s.dispatch(rq, &env).await.unwrap();
+        (t0.elapsed(), r["error"].clone())
+    }
+
+    /// A registration's own timeout bounds its reads; without one the server's `tool_timeout`
+    /// does. The rule is the core's, so a binding passes only what the host gave.
+    #[tokio::test(start_paused = true)]
+    async fn a_registration_timeout_wins_over_the_server_one() {
+        let s = server();
+        for (method, params, secs) in [
+            ("resources/read", json!({"uri": "x://own"}), 1),
+            ("resources/read", json!({"uri": "x://t/9"}), 2),
+            ("prompts/get", json!({"name": "p"}), 3),
+            ("resources/read", json!({"uri": "x://server"}), 60),
+        ] {
+            let (took, err) = timed(&s, method, params.clone()).await;
+            assert_eq!(err["code"], -32603, "{params}: {err}");
+            assert_eq!(err["message"], "Timed out", "{params}");
+            assert_eq!(took.as_secs(), secs, "{params}");
+        }
+    }
+
+    /// The check is the tool's: the same text for every kind.
+    #[test]
+    fn a_bad_timeout_is_refused_with_the_tools_rule() {
+        let e = |r: Result<Resource, crate::BuildError>| r.err().unwrap().to_string();
+        assert_eq!(
+            e(Resource::new("x://a", "a").timeout_ms(Some(0.0))),
+            "resource 'x://a': its timeout must be above 0 and at most 9007199254740991 ms"
+        );
+        let p = Prompt::new("p").timeout_ms(Some(f64::NAN)).err().unwrap();
+        assert_eq!(
+            p.to_string(),
+            "prompt 'p': its timeout must be above 0 and at most 9007199254740991 ms"
+        );
+        let t = ResourceTemplate::new("x://{a}", "t").timeout_ms(Some(-1.0));
+        assert!(t.is_err());
+        assert!(Resource::new("x://a", "a").timeout_ms(None).is_ok());
     }
 }
