@@ -26,8 +26,6 @@ const definePrompt = (...a) => require('./lib/discovery.cjs').definePrompt(...a)
 const v2Names = require('./lib/sdk/v2-names.cjs');
 
 module.exports = {
-  // The TS SDK v2's constants, error classes and predicates (lib/sdk/v2-names.cjs).
-  ...v2Names,
   Server,
   /** The TS SDK's McpServer (v1 and v2 shapes: connect, server.server, `(args, extra)` callbacks). */
   McpServer: sdk.McpServer,
@@ -57,5 +55,8 @@ module.exports = {
   registerAppResource,
   RESOURCE_MIME_TYPE,
 };
+// The TS SDK v2's constants, error classes and predicates (lib/sdk/v2-names.cjs); copied as
+// properties so its limits, read from the core, stay lazy getters.
+Object.defineProperties(module.exports, Object.getOwnPropertyDescriptors(v2Names));
 // `import oxmcp from 'oxmcp'` and `require('oxmcp').default` both work.
 module.exports.default = module.exports;

@@ -111,6 +111,16 @@ test("a resource's or prompt's timeout is the core's rule: its own, else the ser
   await s.close();
 });
 
+test("the TS SDK's default limits are the core's", async () => {
+  const { createRequire } = await import('node:module');
+  const { loadNative } = createRequire(import.meta.url)(path.join(ROOT, 'bindings-node', 'lib', 'native.cjs'));
+  const core = loadNative().effectiveOptions({});
+  const oxmcp = await import('oxmcp');
+  assert.equal(oxmcp.DEFAULT_MAX_REQUEST_BODY_SIZE, core.max_body_bytes);
+  assert.equal(oxmcp.STDIO_DEFAULT_MAX_BUFFER_SIZE, core.max_line_bytes);
+  assert.equal(oxmcp.default.DEFAULT_MAX_REQUEST_BODY_SIZE, core.max_body_bytes);
+});
+
 test('listener options given to the constructor are the defaults of listen()', async () => {
   const s = new Server({ name: 't', version: '1', handleSignals: false, maxBodyBytes: 600, path: '/x', forcePrivateCache: true, cacheScope: 'public' });
   s.registerTool('echo', { inputSchema: { type: 'object' } }, () => ({ content: [] }));

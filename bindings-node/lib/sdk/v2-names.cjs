@@ -56,9 +56,7 @@ module.exports = {
   TRACEPARENT_META_KEY: 'traceparent',
   TRACESTATE_META_KEY: 'tracestate',
   RELATED_TASK_META_KEY: protocol.RELATED_TASK_META_KEY,
-  DEFAULT_MAX_REQUEST_BODY_SIZE: 4 * 1024 * 1024,
   DEFAULT_REQUEST_TIMEOUT_MSEC: 60000,
-  STDIO_DEFAULT_MAX_BUFFER_SIZE: 10 * 1024 * 1024,
   PARSE_ERROR: -32700,
   INVALID_REQUEST: -32600,
   METHOD_NOT_FOUND: -32601,
@@ -86,3 +84,13 @@ module.exports = {
   isCallToolResult,
   mergeCapabilities: protocol.mergeCapabilities,
 };
+
+// The limits oxmcp serves with are the core's defaults (its `max_body_bytes` and, for stdio,
+// `max_line_bytes`), read from the native module when first asked for: requiring the package
+// loads no native code.
+let defaults;
+const core = () => (defaults ??= require('../native.cjs').loadNative().effectiveOptions({}));
+Object.defineProperties(module.exports, {
+  DEFAULT_MAX_REQUEST_BODY_SIZE: { enumerable: true, get: () => core().max_body_bytes },
+  STDIO_DEFAULT_MAX_BUFFER_SIZE: { enumerable: true, get: () => core().max_line_bytes },
+});
