@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import typing
 from contextlib import asynccontextmanager
 from typing import Any
@@ -22,6 +23,18 @@ def test_fastmcp_without_a_name_and_subscriptable_context() -> None:
         return "x"
 
     assert a.list_tools()[0]["inputSchema"]["properties"] == {}
+
+
+@pytest.mark.parametrize(("size", "message"), [
+    (0, "page_size must be at least 1"),
+    (-1, "page_size: invalid value: integer `-1`, expected u64"),
+])
+def test_a_bad_list_page_size_is_the_cores_value_error(size: int, message: str) -> None:
+    # FastMCP raises ValueError for a page size below 1; the check and its text are the core's
+    # (the page_size rows of tests/config/cases.json).
+    with pytest.raises(ValueError, match=re.escape(message)):
+        FastMCP("p", list_page_size=size)
+    assert FastMCP("p", list_page_size=2).options["page_size"] == 2
 
 
 class Weather(typing.TypedDict):  # typing's, which pydantic refuses before Python 3.12

@@ -166,8 +166,7 @@ class FastMCP(Server):
         if unknown:
             raise TypeError(f"{type(self).__name__}() got unexpected keyword argument(s): {', '.join(unknown)}")
         if list_page_size is not None:
-            if list_page_size <= 0:
-                raise ValueError("list_page_size must be a positive integer")
+            # The core checks it (a ValueError, as FastMCP raises, with the core's text).
             options.setdefault("page_size", list_page_size)
         if cache_ttl is not None:
             options.setdefault("cache_ttl_ms", int(cache_ttl) * 1000)
