@@ -111,18 +111,23 @@ function install(native, calls, mw, failure) {
       return failure(e, method);
     }
     out.then(
-      (v) => settle(id, answer(v === undefined ? ctx.result : v, method)),
+      (v) => settle(id, answer(v === undefined ? ctx.result : v, method, failure)),
       (e) => settle(id, failure(e, method)),
     );
     return undefined;
   }, mw.methods);
 }
 
-function answer(v, method) {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) {
-    return { error: { code: -32603, message: `a middleware for ${method} answered with no result object` } };
+/**
+ * The middleware's answer as JSON text: the core checks it (a value that is not an object is its
+ * -32603 "a middleware returned a result that is not an object", the same in every language).
+ */
+function answer(v, method, failure) {
+  try {
+    return JSON.stringify(v ?? null);
+  } catch (e) {
+    return failure(e, method);
   }
-  return { result: v };
 }
 
 module.exports = { install, parseUse, MiddlewareContext, HOOKS };

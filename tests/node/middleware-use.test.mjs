@@ -211,3 +211,19 @@ test('use(): a request no middleware hooks never calls JS; order, next(params), 
   assert.equal((await lc2.callTool('echo', {})).content[0].text, 'echo echo (seen)');
   await assert.rejects(lc2.listTools(), (e) => e.code === -32603 && e.message === 'no listing');
 });
+
+test('a misbehaving middleware gets the shared texts (tests/config/middleware.json)', async () => {
+  const { readFileSync } = await import('node:fs');
+  const table = JSON.parse(readFileSync(path.join(ROOT, 'tests', 'config', 'middleware.json'), 'utf8'));
+  for (const row of table.cases) {
+    const s = new Server({ name: 'mw-table', version: '1.0.0', exposeErrors: Boolean(row.shown), logErrors: () => {} });
+    s.use({
+      onListTools: async () => {
+        if (row.does === 'answers') return row.value ?? undefined;
+        throw new Error('boom');
+      },
+    });
+    await assert.rejects(new InMemoryClient(s).listTools(),
+      (e) => (assert.deepEqual([e.code, e.message], [row.expect.code, row.expect.message], row.name), true));
+  }
+});

@@ -86,6 +86,28 @@ async def test_short_circuit_and_errors() -> None:
         assert e.value.code == -32602
 
 
+_MISBEHAVING = json.loads((Path(__file__).parents[1] / "config" / "middleware.json").read_text())["cases"]
+
+
+@pytest.mark.parametrize("row", _MISBEHAVING, ids=[r["name"] for r in _MISBEHAVING])
+async def test_a_misbehaving_middleware_gets_the_shared_texts(row: dict[str, Any]) -> None:
+    # The shared table (tests/config/middleware.json): the core words every answer.
+    from oxmcp import FastMCP
+
+    class Misbehaves(Middleware):
+        async def on_list_tools(self, context: MiddlewareContext, call_next: Any) -> Any:
+            if row["does"] == "answers":
+                return row["value"]
+            raise RuntimeError("boom")
+
+    s = FastMCP("mw", mask_error_details=not row.get("shown"))
+    s.add_middleware(Misbehaves())
+    async with Client(s) as c:
+        with pytest.raises(McpError) as e:
+            await c.list_tools()
+    assert (e.value.code, e.value.message) == (row["expect"]["code"], row["expect"]["message"])
+
+
 async def test_plain_callable_middleware_sees_every_method_in_order() -> None:
     order: list[str] = []
 

@@ -346,4 +346,45 @@ mod tests {
             "the first middleware ran first"
         );
     }
+
+    /// A middleware that does what a row of `tests/config/middleware.json` says.
+    struct Misbehaves(Value);
+    impl Middleware for Misbehaves {
+        fn hooks(&self, method: &str) -> bool {
+            method == "tools/list"
+        }
+        fn handle(&self, _req: MiddlewareRequest, _next: Next) -> BoxFuture<MiddlewareResult> {
+            let row = self.0.clone();
+            Box::pin(async move {
+                match row["does"].as_str() {
+                    Some("answers") => Ok(row["value"].clone()),
+                    _ => Err(HandlerError::Internal(
+                        (row["shown"] == true).then(|| "boom".to_string()),
+                    )),
+                }
+            })
+        }
+    }
+
+    /// The shared table of misbehaving middleware: the texts every language answers.
+    #[tokio::test]
+    async fn a_misbehaving_middleware_gets_the_shared_texts() {
+        let table: Value =
+            serde_json::from_str(include_str!("../../../tests/config/middleware.json")).unwrap();
+        let env = Env::new(Transport::Stdio);
+        for row in table["cases"].as_array().unwrap() {
+            let s = server();
+            s.add_middleware(Arc::new(Misbehaves(row.clone())));
+            let r = s
+                .dispatch(modern("tools/list", json!({})), &env)
+                .await
+                .unwrap();
+            assert_eq!(r["error"]["code"], row["expect"]["code"], "{}", row["name"]);
+            assert_eq!(
+                r["error"]["message"], row["expect"]["message"],
+                "{}",
+                row["name"]
+            );
+        }
+    }
 }

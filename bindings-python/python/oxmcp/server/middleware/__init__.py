@@ -233,8 +233,9 @@ class MiddlewareEntry:
             import logging
 
             logging.getLogger("oxmcp").error("middleware %r raised", self.middleware, exc_info=exc)
-            return ("mcp_error", (-32603, f"Error in middleware: {exc}" if not getattr(
-                self.server, "mask_error_details", True) else "Internal error in middleware", None))
+            # The core words it ("Internal error in middleware", with the message when shown).
+            shown = not getattr(self.server, "mask_error_details", True)
+            return ("internal", str(exc) if shown else None)
 
 
 def install(server: Any, middleware: Any) -> None:
