@@ -503,11 +503,55 @@ class Server:
     def streamable_http_app(self, path: str = "/mcp", *, streamable_http_path: str | None = None,
                             **kwargs: Any) -> Any:
         """An ASGI (Starlette) app serving this server at ``path`` (mcp 2.x: ``streamable_http_path``).
-        The SDK's other keywords (``json_response``, ``stateless_http``, ``event_store``, ...) are accepted:
-        the core picks JSON or SSE per request and serves both eras."""
+
+        The SDK's keywords are given to the core's mount, which checks them (an unknown one, or a bad
+        value, is refused with the core's text): ``max_request_body_size`` (``max_body_bytes``),
+        ``max_sessions``, ``session_idle_timeout`` (seconds), ``stateless_http``, ``transport_security``
+        (its allowed hosts and origins), ``custom_starlette_routes`` and ``debug``. ``json_response``,
+        ``event_store``, ``retry_interval`` and ``host`` configure what the core always does (JSON or
+        SSE per request, its own resumable streams; ``host`` only picks the SDK's default security).
+        ``auth``, ``token_verifier`` and ``auth_server_provider`` are refused: a server that asked
+        for auth must not serve without it (use the core's ``tokens=``/``oauth=`` options).
+        """
         path = streamable_http_path or path
-        if kwargs.get("stateless_http"):
-            self._core.options["legacy_stateless"] = True
+        for key in ("auth", "token_verifier", "auth_server_provider"):
+            if kwargs.pop(key, None) is not None:
+                raise TypeError(f"streamable_http_app(): {key}= is not supported by oxmcp; give the server "
+                                "the core's tokens= or oauth= options (docs/OPTIONS.md) instead")
+        for key in ("json_response", "event_store", "retry_interval", "host"):
+            kwargs.pop(key, None)
+        routes = list(kwargs.pop("custom_starlette_routes", None) or ())
+        debug = bool(kwargs.pop("debug", False))
+        server_options: dict[str, Any] = {}
+        if kwargs.pop("stateless_http", False):
+            server_options["legacy_stateless"] = True
+        for key, option, scale in (("max_sessions", "max_sessions", 1), ("session_idle_timeout", "session_idle_ms", 1000)):
+            if key not in kwargs:
+                continue
+            value = kwargs.pop(key)
+            if value is None:
+                # The SDK's "no limit": the core always bounds sessions, and None would read as unset.
+                raise ValueError(f"streamable_http_app(): {key}=None (no limit) is not supported by oxmcp: "
+                                 f"the core always bounds sessions; give a number ({option})")
+            server_options[option] = value if scale == 1 else round(float(value) * scale)
+        listen: dict[str, Any] = {}
+        if "max_request_body_size" in kwargs:
+            listen["max_body_bytes"] = kwargs.pop("max_request_body_size")
+        ts = kwargs.pop("transport_security", None)
+        if ts is not None:
+            for key in ("allowed_hosts", "allowed_origins"):
+                if getattr(ts, key, None):
+                    listen[key] = list(getattr(ts, key))
+        # What is left is the core's to judge: a listener option it knows is the mount's; anything
+        # else is refused with its text (TypeError for an unknown name).
+        listen.update(kwargs)
+        from ... import _oxmcp
+
+        _oxmcp.check_listen_options({**self._core.options, **server_options}, listen)
+        if server_options and self._core._native is not None:
+            raise RuntimeError("streamable_http_app(): call it before the server starts serving")
+        self._core.options.update(server_options)
+        self._core._mount_options(listen)
         from starlette.applications import Starlette
         from starlette.routing import Route
 
@@ -521,8 +565,8 @@ class Server:
             async with server._running():
                 yield
 
-        return Starlette(routes=[Route(path, endpoint=AsgiApp(self._core, path), methods=["GET", "POST", "DELETE"])],
-                         lifespan=life)
+        routes.append(Route(path, endpoint=AsgiApp(self._core, path), methods=["GET", "POST", "DELETE"]))
+        return Starlette(routes=routes, lifespan=life, debug=debug)
 
     # -- client notifications (legacy sessions; the core's session hook) --------------------------------
     def _notification_handler(self, method: str) -> tuple[Callable[..., Any], Any] | None:
