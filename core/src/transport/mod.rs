@@ -5,6 +5,8 @@
 //! of the HTTP handler, `sse` the 2024-11-05 HTTP+SSE framing beside it, and `http_metrics` the
 //! Prometheus scrape.
 
+#[cfg(test)]
+mod future_sizes;
 pub mod headers;
 pub mod http;
 mod http_checks;
