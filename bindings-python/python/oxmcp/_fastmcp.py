@@ -21,9 +21,9 @@ import sys
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
-from ._errors import DefinitionError, ToolError
+from ._errors import DefinitionError
 from ._fastmcp_rules import fastmcp_prompt_arguments, fastmcp_tool_schemas, inline
-from ._server import Server, _Listing, option_names
+from ._server import Server, option_names
 
 __all__ = ["FastMCP"]
 
