@@ -137,7 +137,11 @@ def render(runs, charts: dict[int, str] | None, plot_note: str) -> str:
                     row.append("failed: " + errs[0][:90].replace("|", "/"))
                     continue
                 if cols:
-                    row.append(" · ".join(fmt(cell(rr, s, p, k), u, nd) for k, _, u, nd in cols))
+                    txt = " · ".join(fmt(cell(rr, s, p, k), u, nd) for k, _, u, nd in cols)
+                    part = [r for r in rr if r.get("complete") is False]
+                    if part:
+                        txt += f" (only {part[0]['sessions']:,} sessions within the phase's time limit)"
+                    row.append(txt)
                     continue
                 txt = (f"{fmt(cell(rr, s, p, 'rps'))} · {fmt(cell(rr, s, p, 'cpu_us_per_req'), nd=1)} · "
                        f"{fmt(cell(rr, s, p, 'p99_us'))}")
