@@ -573,7 +573,7 @@ def callgrind(phs: list[dict], a: argparse.Namespace) -> dict:
                     n = a.cg_requests_large if ph["variant"] == "large" or ph["w"] == 3 else a.cg_requests
                     with tempfile.NamedTemporaryFile("wb", suffix=".json", delete=False) as f:
                         f.write(run.enc(m))
-                    lg = [a.loadgen, "--url", url, "--body-file", f.name, "-c", "2", "-d", "900", "-w", "0", "--timeout", "120"]
+                    lg = [a.loadgen, "--url", url, "--body-file", f.name, "-c", "2", "-d", "600", "-w", "0", "--timeout", "120"]
                     for k, v in headers(m, proto, session).items():
                         lg += ["-H", f"{k}: {v}"]
                     for nd in ph["needles"]:
@@ -652,7 +652,7 @@ def main() -> None:
     run.ARGS = a  # run.load reads the pinning, durations and the load generator from here
     stamp = time.strftime("%Y%m%d-%H%M%S")
     out_path = Path(a.out or BENCH / "results" / f"workloads-{stamp}.json")
-    a.outdir = str(out_path.parent / f"workloads-{stamp}")
+    a.outdir = str(BENCH / "results" / f"workloads-{stamp}")  # data and logs, never beside a kept result file
     Path(a.outdir).mkdir(parents=True, exist_ok=True)
     a.data = str(Path(a.outdir) / "data")
     data = gen_data(Path(a.data))
@@ -668,7 +668,7 @@ def main() -> None:
     table = servers(a)
     if a.only:
         want = a.only.split(",")
-        table = [s for s in table if s["name"] in want]
+        table = [s for s in table if s["name"] in want or (s.get("redis") and "oxmcp-rust" in want)]
     avail, skipped = [], {}
     for s in table:
         miss = [p for p in s["needs"] if not Path(p).exists()]

@@ -227,14 +227,17 @@ def targets(recs, cg, meta) -> list[str]:
                 if rps and (best is None or rps > best[1]):
                     best = (peer, rps)
             if best:
-                rs = ratio_rounds(recs, ours, best[0], p, "rps")
+                # Per-core throughput: the peer's CPU per operation ÷ ours. On this shared machine the
+                # servers get 15-60 % of their core, so req/s measures the machine, not the server.
+                rs = ratio_rounds(recs, ours, best[0], p, "cpu_us_per_req", invert=True)
                 if rs:
-                    row(f"oxmcp-{lang} ≥ 10× the fastest {lang} peer ({best[0]}), req/s", p, rfmt(rs),
-                        statistics.median(rs) >= 10)
+                    row(f"oxmcp-{lang} ≥ 10× the fastest {lang} peer ({best[0]}), per-core throughput (CPU per "
+                        "op, peer ÷ ours)", p, rfmt(rs), statistics.median(rs) >= 10)
     for w, p in phases:
-        rs = ratio_rounds(recs, "oxmcp-rust", "rmcp", p, "rps")
+        rs = ratio_rounds(recs, "oxmcp-rust", "rmcp", p, "cpu_us_per_req", invert=True)
         if rs:
-            row("oxmcp-Rust ≥ 3× rmcp, req/s", p, rfmt(rs), statistics.median(rs) >= 3)
+            row("oxmcp-Rust ≥ 3× rmcp, per-core throughput (CPU per op, rmcp ÷ ours)", p, rfmt(rs),
+                statistics.median(rs) >= 3)
     for w, p in phases:
         if w in (1, 2, 3):
             rs = ratio_rounds(recs, "oxmcp-rust", "bare", p, "cpu_us_per_req")
