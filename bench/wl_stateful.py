@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import http.client
-import json
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -186,7 +185,7 @@ async def _fanout(port: int, n: int, events: int, limit_s: float, pid: int, mark
             st, _, r = await asyncio.to_thread(touch.post, tm, MODERN)
             if st != 200:
                 raise RuntimeError(f"touch: HTTP {st}")
-            if not await wait(lambda: all(len(s.times) > k for s in streams), 10):
+            if not await wait(lambda k=k: all(len(s.times) > k for s in streams), 10):
                 raise RuntimeError(f"event {k}: {sum(len(s.times) > k for s in streams)}/{n} streams got it in 10 s")
             cpu += run.cpu_s(run.tree(pid)) - c0
             arr = [s.times[k] for s in streams]

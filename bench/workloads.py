@@ -604,7 +604,7 @@ def callgrind(phs: list[dict], a: argparse.Namespace) -> dict:
 # ----------------------------------------------------------------------------------------- main
 
 ARGS: argparse.Namespace
-REDIS: "Redis | None" = None
+REDIS: Redis | None = None
 
 
 def main() -> None:
