@@ -302,10 +302,15 @@ def charts(runs, outdir: Path, prefix: str = "") -> tuple[dict[int, str], str]:
             if r["w"] == w and r["phase"] not in phs:
                 phs.append(r["phase"])
         dev = {s for s, b in runs[0]["meta"].get("builds", {}).items() if "dev" in b}
-        series = {s + (" (dev build)" if s in dev else ""): [cell(recs, s, p, "cpu_us_per_req") or 0 for p in phs]
+        key = "cpu_us_per_delivery" if w == 6 else "cpu_us_per_req"  # 6: per listener reached
+        series = {s + (" (dev build)" if s in dev else ""): [cell(recs, s, p, key) or 0 for p in phs]
                   for s in ORDER if any(r["server"] == s and r["w"] == w and "error" not in r for r in recs)}
+        series = {k: v for k, v in series.items() if any(x > 0 for x in v)}
+        if not series:
+            continue
         spec[w] = {"phases": phs, "series": series, "title": f"{w}: {SHORT.get(w, '')}",
-                   "path": str(outdir / f"{prefix}workload-{w}.png")}
+                   "ylabel": "server CPU µs per listener reached (log)" if w == 6 else
+                   "server CPU µs per operation (log)", "path": str(outdir / f"{prefix}workload-{w}.png")}
     code = r"""
 import json, sys
 import matplotlib
@@ -319,7 +324,7 @@ for w, s in spec.items():
         xs = [j + i * width for j in range(len(s["phases"]))]
         ax.bar(xs, [y if y > 0 else float("nan") for y in ys], width, label=name)
     ax.set_xticks([j + 0.4 - width / 2 for j in range(len(s["phases"]))], s["phases"], fontsize=8)
-    ax.set_yscale("log"); ax.set_ylabel("server CPU µs per call (log)")
+    ax.set_yscale("log"); ax.set_ylabel(s["ylabel"])
     ax.set_title("workload " + s["title"], fontsize=9)
     ax.legend(fontsize=7, ncol=4); fig.tight_layout(); fig.savefig(s["path"], dpi=90); plt.close(fig)
 print("ok")
@@ -329,7 +334,7 @@ print("ok")
         if r.returncode:
             raise RuntimeError(r.stderr.strip().splitlines()[-1] if r.stderr.strip() else "failed")
     except Exception as e:  # noqa: BLE001
-        return {}, f"No charts: matplotlib is not available to {py} ({e})."
+        return {}, f"No charts: {py} could not draw them ({e})."
     return {w: s["path"] for w, s in spec.items()}, ""
 
 
