@@ -35,7 +35,8 @@ MIX = {
     "task_ttl_s": 3600,          # finished tasks are kept for their TTL (the default: 1 h)
 }
 PLAN = {"cpu_target": 0.7,       # plan replicas at 70 % of their core
-        "redis_target": 0.5}     # and Redis at 50 % of its one thread
+        "redis_target": 0.5,     # and Redis at 50 % of its one thread
+        "replica_memory": 4e9}   # a replica holding more than this is memory-bound
 SCALES = [10_000, 100_000, 1_000_000]
 
 
@@ -116,11 +117,12 @@ def model(recs, server: str, n: int) -> dict:
     rmem = {k: rdis(recs, p, "memory_per_op") for k, p in
             (("session", "sessions-10000"), ("task", "tasks-c16"))}
     if all(v is not None for v in rc.values()) and rcpu:
-        # A session's count covers initialize + initialized + one call; later calls in it are
-        # counted as modern calls' share plus the session's per-call lookups (the call share of the
-        # session count is not separated: the whole session count is charged per renewal, and each
-        # later call is charged as a stateless call, the conservative side of both).
-        cmds = (calls * rc["call"] + legacy / m["session_renew_s"] * rc["session"] + tasks * rc["task"]
+        # A session's count covers three requests (initialize, initialized, one call): each later
+        # call in a session is charged a third of it, the whole count once per renewal.
+        modern_calls = modern * m["calls_per_s"] * (1 - m["task_share"])
+        session_calls = legacy * m["calls_per_s"] * (1 - m["task_share"])
+        cmds = (modern_calls * rc["call"] + session_calls * rc["session"] / 3
+                + legacy / m["session_renew_s"] * rc["session"] + tasks * rc["task"]
                 + m["events_per_s"] * rc["event"] * out["replicas"])
         out["redis_cmds"] = cmds
         out["redis_cpu"] = cmds * rcpu / 1e6
@@ -180,7 +182,9 @@ def render(recs, metas) -> str:
           f"update per second on the deployment to every listener, {MIX['task_share']:.0%} of calls as tasks "
           f"kept {MIX['task_ttl_s'] // 60} min. Replicas are one process on one core planned at "
           f"{PLAN['cpu_target']:.0%} CPU; Redis at {PLAN['redis_target']:.0%} of its thread. A later call in a legacy "
-          "session is costed with the session call's CPU; its Redis commands as a stateless call's.", ""]
+          "session is costed with the measured CPU of `initialized` + one call, and a third of the session's "
+          "measured Redis commands (that count covers three requests). \"Replica memory\" is every "
+          "replica's idle RSS plus the sessions, streams and kept tasks it holds.", ""]
     for s in OURS:
         notes = [x["builds"][s] for x in metas if s in x["builds"]]
         L += [f"#### {s}" + (f" (from {'; '.join(dict.fromkeys(notes))}: "
@@ -200,15 +204,18 @@ def render(recs, metas) -> str:
                         "cluster before adding replicas")
             else:
                 per_rep = o["memory"] / o["replicas"]
-                neck = (f"replica CPU (add replicas; Redis at {rcpu:.0%} of its thread)" if per_rep < 2e9 else
-                        f"replica memory ({size(per_rep)} per replica)")
+                neck = (f"replica CPU ({size(per_rep)} per replica; Redis at {rcpu:.1%} of its thread)"
+                        if per_rep < PLAN["replica_memory"] else
+                        f"replica memory ({size(per_rep)} per replica, over {size(PLAN['replica_memory'])})")
             L.append(f"| {n:,} | {fmt(o['calls'])} | {o['cores']:.2f} | {o['replicas']} | {size(o['memory'])} | "
                      f"{fmt(o.get('redis_cmds'))} | {fmt(rcpu * 100 if rcpu is not None else None, 1, ' %')} | "
                      f"{size(o.get('redis_mem'))} | {neck} |")
         L.append("")
-    L += ["Not in the model: the balancer in front of the replicas (not measured: no nginx run is recorded) and "
-          "Redis pub/sub's output to many replicas beyond the measured one (each event is published once and "
-          "delivered once per subscribed replica; counted above as one command per replica).", ""]
+    L += ["Not in the model: the balancer in front of the replicas (not measured: no nginx run is recorded; at "
+          "1M clients of this mix it holds 500,000 open listen streams) and Redis pub/sub's output to many replicas "
+          "beyond the measured one (each event is published once and delivered once per subscribed replica; "
+          "counted above as one command per replica). The open listen streams are most of the replicas' memory "
+          "(RSS per stream at 1,000 streams, above).", ""]
     return "\n".join(L)
 
 
