@@ -43,7 +43,10 @@ if [[ "$what" == all || "$what" == ours ]]; then
   # Without the examples' default `auth-jwt` (OAuth JWTs, which the bench server does not use),
   # as a server without OAuth is built; rmcp's bench server likewise has only the features it uses.
   step "oxmcp Rust bench server -> target/release/bench-server"
-  (cd "$ROOT" && cargo build --release -p oxmcp-examples --bin bench-server --bin workload-server --no-default-features)
+  (cd "$ROOT" && cargo build --release -p oxmcp-examples --bin bench-server --no-default-features)
+  # The workload server with Redis (`workloads.py --redis` runs it with OXMCP_REDIS_URL; without it,
+  # it keeps sessions and tasks in memory), still without OAuth JWTs.
+  (cd "$ROOT" && cargo build --release -p oxmcp-examples --bin workload-server --no-default-features --features redis)
 
   # Built as build-native.cjs and the release workflow build it (napi's cargo call): for the
   # target triple, with the hot code together (OXMCP_HOT_CODE, bindings-node/build.rs).

@@ -13,8 +13,20 @@ Workloads (a phase each; `*` marks a 10x-smaller variant beside the large one):
   4* resources/read through 4,096 resource templates (410 small): the last-registered template
      (worst case of a linear scan) and the middle one (typical)
   5* tools/call with a ~50 KB nested argument validated against a deep schema ($ref, oneOf)
+  6* one `notify_resource_updated` (a `touch` call) fanned out to 1,000 (small: 100) open
+     `subscriptions/listen` streams: time until the last stream has it, CPU per event, RSS per stream
+  7* 10,000 (small: 1,000) legacy sessions, `initialize` + one `tools/call` each: initialize/s,
+     CPU per initialize, RSS per session
+  8  tasks at c=16: create (`tools/call job`), `tasks/get` until completed (its result): tasks/s
   9  a 2-round MRTR call: round 1 answers input_required, round 2 retries with the answer
      (measured as two phases with fixed bodies: the sealed requestState may be replayed)
+ 10  1, 7 and 8 through Redis (`--redis`: oxmcp-rust-redis, the Rust server with OXMCP_REDIS_URL
+     on a redis-server of its own; Redis commands, bytes in/out and used memory per operation from
+     INFO before and after each phase)
+
+Workloads 6-8 are driven by bench/wl_stateful.py (Python threads/asyncio on CPU 1, not loadgen):
+their rates are bounded by that client for the fastest servers; the server's CPU per operation
+is the figure to compare.
 
 Method as bench/run.py: each server under `taskset -c 0`, this script and bench/loadgen on CPU 1;
 closed loop, `-c` keep-alive connections; CPU per call = the server tree's utime+stime over the
@@ -38,6 +50,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import run
+import wl_stateful
 from run import LEGACY, MODERN
 
 BENCH = Path(__file__).resolve().parent
@@ -234,6 +247,12 @@ def phases(data: dict) -> list[dict]:
         out.append({"id": f"orders-{s}", "w": 5, "variant": s, "group": "base", "make": call("orders", data["orders"][s]),
                     "needles": [want], "check": chk_orders})
 
+    for n, s in ((1000, "large"), (100, "small")):
+        out.append({"id": f"fanout-{n}", "w": 6, "variant": s, "group": "base", "kind": "fanout", "n": n})
+    for n, s in ((10000, "large"), (1000, "small")):
+        out.append({"id": f"sessions-{n}", "w": 7, "variant": s, "group": f"sessions-{s}", "kind": "sessions", "n": n})
+    out.append({"id": "tasks-c16", "w": 8, "variant": "large", "group": "base", "kind": "tasks"})
+
     def chk_r1(res):
         if res.get("resultType") != "input_required" or not res.get("requestState"):
             raise ValueError(f"not input_required: {str(res)[:200]}")
@@ -248,7 +267,7 @@ def phases(data: dict) -> list[dict]:
     return out
 
 
-GROUPS = {"base": {}, "tools": {"WL_TOOLS": "1000"}, "tmpl-large": {"WL_TEMPLATES": "4096"},
+GROUPS = {"base": {}, "sessions-large": {"WL_STATEFUL": "1"}, "sessions-small": {"WL_STATEFUL": "1"}, "tools": {"WL_TOOLS": "1000"}, "tmpl-large": {"WL_TEMPLATES": "4096"},
           "tmpl-small": {"WL_TEMPLATES": "410"}}
 
 
@@ -258,32 +277,51 @@ def servers(a: argparse.Namespace) -> list[dict]:
     py = [str(WL / "servers/wl_py.py")]
     nd = [str(WL / "servers/wl_node.mjs")]
     pb = Path(a.peers_bin)
-    all_w = {1, 2, 3, 4, 5, 9}
-    return [
+    all_w = {1, 2, 3, 4, 5, 6, 7, 8, 9}
+    limits = {"OXMCP_PAGE_SIZE": "2000", "OXMCP_MAX_SESSIONS": "20000", "OXMCP_MAX_SESSIONS_PER_CALLER": "20000",
+              "OXMCP_MAX_LISTENERS": "4096", "OXMCP_MAX_LISTENERS_PER_CALLER": "4096",
+              "OXMCP_MAX_TASKS_PER_CALLER": "1000000", "OXMCP_MAX_CONNECTIONS": "4096",
+              "OXMCP_MAX_CONNECTIONS_PER_CLIENT": "4096"}
+    bare = "bare server: workloads 1-3 only"
+    table = [
         {"name": "oxmcp-rust", "lang": "Rust", "cmd": [a.oxmcp_rust_bin, "--http", "127.0.0.1:{port}"],
-         "env": {"OXMCP_PAGE_SIZE": "2000"}, "can": all_w, "needs": [a.oxmcp_rust_bin]},
+         "env": limits, "can": all_w, "needs": [a.oxmcp_rust_bin]},
         {"name": "oxmcp-python", "lang": "Python", "cmd": [a.oxmcp_python, *py, "oxmcp", "--port", "{port}"],
          "env": {}, "can": all_w - {9}, "needs": [a.oxmcp_python]},
         {"name": "oxmcp-node", "lang": "Node", "cmd": [a.node, *nd, "oxmcp", "--port", "{port}"],
          "env": {"OXMCP_NATIVE": a.oxmcp_node_native} if a.oxmcp_node_native else {}, "can": all_w - {9},
          "needs": [p for p in [a.oxmcp_node_native] if p]},
         {"name": "rmcp", "lang": "Rust", "cmd": [str(pb / "wl_rmcp"), "--port", "{port}"], "env": {},
-         "can": {1, 2, 3, 5}, "needs": [str(pb / "wl_rmcp")],
+         "can": {1, 2, 3, 5, 7, 9}, "needs": [str(pb / "wl_rmcp")],
          "cannot": {4: "rmcp has no template matching (the handler parses URIs itself)",
-                    9: "rmcp speaks MRTR; its server for this workload is not built yet"}},
+                    6: "not built: rmcp 3.11's subscriptions/listen is not in its workload server",
+                    8: "not built: rmcp 3.11 has the Tasks extension (its task manager); its workload server "
+                       "does not use it"}},
         {"name": "bare", "lang": "Rust", "cmd": [str(pb / "wl_bare"), "--port", "{port}"], "env": {},
-         "can": {1, 2, 3}, "needs": [str(pb / "wl_bare")],
-         "cannot": {4: "bare server: workloads 1-3 only", 5: "bare server: workloads 1-3 only",
-                    9: "bare server: workloads 1-3 only"}},
+         "can": {1, 2, 3}, "needs": [str(pb / "wl_bare")], "cannot": {w: bare for w in (4, 5, 6, 7, 8, 9)}},
         {"name": "fastmcp", "lang": "Python", "cmd": [a.peers_python, *py, "fastmcp", "--port", "{port}"], "env": {},
-         "can": {1, 2, 3, 4, 5}, "needs": [a.peers_python], "cannot": {9: "FastMCP 4.2 does not speak MRTR"}},
+         "can": {1, 2, 3, 4, 5, 7}, "needs": [a.peers_python],
+         "cannot": {6: "FastMCP 4.2.3 has no subscriptions/listen",
+                    8: "not measured: FastMCP 4.2.3 runs tasks through its `fastmcp[tasks]` extra (docket), not "
+                       "installed in the peers' environment",
+                    9: "FastMCP 4.2 does not speak MRTR"}},
         {"name": "pysdk", "lang": "Python", "cmd": [a.peers_python, *py, "pysdk", "--port", "{port}"], "env": {},
-         "can": {1, 2, 3, 4, 5}, "needs": [a.peers_python], "cannot": {9: "mcp 2.3 MCPServer: MRTR not built"}},
+         "can": {1, 2, 3, 4, 5, 6, 7}, "needs": [a.peers_python],
+         "cannot": {8: "mcp 2.3 has no Tasks extension", 9: "mcp 2.3 MCPServer: MRTR not built"}},
         {"name": "ts-sdk", "lang": "Node", "cmd": [a.node, *nd, "ts-sdk", "--port", "{port}"],
          "env": {"BENCH_NODE_DIR": a.peers_node_dir}, "can": {1, 2, 3, 4, 5},
          "needs": [str(Path(a.peers_node_dir) / "node_modules/@modelcontextprotocol/server")],
-         "cannot": {9: "TS SDK v2: MRTR not built"}},
+         "cannot": {6: "not built: the kit's TS server builds a server per request (createMcpHandler), with no "
+                       "bus shared by listen streams",
+                    7: "not built: the kit's TS server is stateless (createMcpHandler); sessions need a transport "
+                       "per session",
+                    8: "TS SDK 2.4 has no Tasks extension", 9: "TS SDK v2: MRTR not built"}},
     ]
+    if a.redis:
+        table.insert(1, {"name": "oxmcp-rust-redis", "lang": "Rust", "cmd": [a.oxmcp_rust_bin, "--http", "127.0.0.1:{port}"],
+                         "env": {**limits, "OXMCP_REDIS_URL": a.redis, "OXMCP_STATE_KEY": "bench-workloads-state-key-0123456789abcdef"},
+                         "can": {1, 6, 7, 8}, "needs": [a.oxmcp_rust_bin], "redis": True})
+    return table
 
 
 def probe(url: str, proto_hint: str | None, p, deadline: float) -> tuple[str, str | None]:
@@ -359,6 +397,17 @@ def bench_server(s: dict, phs: list[dict], rnd: int, out: list) -> None:
                        "case": ph.get("case"), "round": rnd, "protocol": proto, "group": g, "ready_s": ready,
                        "idle_rss": idle, "loadavg_before": os.getloadavg()}
                 try:
+                    if ph.get("kind"):
+                        snap = REDIS.snapshot() if s.get("redis") else None
+                        r = stateful(ph, p, port)
+                        if snap:
+                            rec["redis"] = REDIS.delta(snap, stateful_ops(ph, r))
+                        rec.update(r)
+                        run.log(f"[{s['name']}] {ph['id']:18s} " + "  ".join(
+                            f"{k} {v:.1f}" if isinstance(v, float) else f"{k} {v}" for k, v in r.items()))
+                        rec["loadavg_after"] = os.getloadavg()
+                        out.append(rec)
+                        continue
                     if ph.get("modern_only") and proto != MODERN:
                         raise RuntimeError("MRTR needs the 2026-07-28 revision")
                     m = ph["make"](proto) if ph["make"] else round2(state)(proto)
@@ -370,7 +419,10 @@ def bench_server(s: dict, phs: list[dict], rnd: int, out: list) -> None:
                     if ph["id"] == "mrtr-round1":
                         state = res["requestState"]
                     rec["request_bytes"] = len(run.enc(m))
+                    snap = REDIS.snapshot() if s.get("redis") else None
                     r = load_phase(p, url, m, proto, session, ph["needles"], ph["id"])
+                    if snap:
+                        rec["redis"] = REDIS.delta(snap, r.get("ok") or 0)
                     rec.update({k: r.get(k) for k in ("rps", "p50_us", "p99_us", "errors", "ok", "cpu_us_per_req",
                                                       "server_cpu", "client_cpu", "peak_rss", "first_error")})
                     run.log(f"[{s['name']}] {ph['id']:18s} {r['rps']:8.0f} req/s  p99 {r['p99_us']:8.0f} us  "
@@ -393,6 +445,82 @@ def bench_server(s: dict, phs: list[dict], rnd: int, out: list) -> None:
             errlog.close()
 
 
+def stateful(ph: dict, p, port: int) -> dict:
+    """Workloads 6-8 (bench/wl_stateful.py): each checks its first answers before the load."""
+    if ph["kind"] == "fanout":
+        return wl_stateful.fanout(port, ph["n"], ARGS.fanout_events, ARGS.stateful_limit, p.pid)
+    if ph["kind"] == "sessions":
+        return wl_stateful.sessions(port, ph["n"], ARGS.conns, ARGS.stateful_limit, p.pid)
+    return wl_stateful.tasks(port, ARGS.conns, ARGS.duration, ARGS.max_requests, p.pid)
+
+
+def stateful_ops(ph: dict, r: dict) -> int:
+    """The operations a stateful phase's Redis counts are divided by."""
+    return {"fanout": r.get("events", 0) + 1, "sessions": r.get("sessions", 0)}.get(ph["kind"], r.get("tasks", 0))
+
+
+class Redis:
+    """A redis-server of the run's own (workload 10), and its INFO counters."""
+
+    def __init__(self, outdir: str):
+        import shutil
+        exe = shutil.which("redis-server")
+        if not exe:
+            raise SystemExit("--redis: redis-server is not installed")
+        self.port = run.free_port()
+        self.p = subprocess.Popen([exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+                                   "--appendonly", "no", "--dir", outdir], stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, start_new_session=True)
+        self.url = f"redis://127.0.0.1:{self.port}"
+        end = time.monotonic() + 10
+        while time.monotonic() < end:
+            try:
+                self.info("server")
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise SystemExit("redis-server did not start")
+
+    def info(self, section: str = "everything") -> dict:
+        import socket
+        with socket.create_connection(("127.0.0.1", self.port), 2) as sock:
+            sock.sendall(f"*2\r\n$4\r\nINFO\r\n${len(section)}\r\n{section}\r\n".encode())
+            buf = b""
+            while True:
+                buf += sock.recv(65536)
+                head, _, rest = buf.partition(b"\r\n")
+                if head.startswith(b"$") and len(rest) >= int(head[1:]):
+                    break
+        out = {}
+        for line in rest.decode().splitlines():
+            if ":" in line and not line.startswith("#"):
+                k, v = line.split(":", 1)
+                out[k] = v
+        return out
+
+    def snapshot(self) -> dict:
+        i = self.info("everything")
+        cmds = {k[len("cmdstat_"):]: int(v.split("calls=")[1].split(",")[0]) for k, v in i.items()
+                if k.startswith("cmdstat_")}
+        keys = sum(int(v.split("keys=")[1].split(",")[0]) for k, v in i.items() if k.startswith("db"))
+        return {"cmds": cmds, "in": int(i["total_net_input_bytes"]), "out": int(i["total_net_output_bytes"]),
+                "mem": int(i["used_memory"]), "keys": keys, "cpu": run.cpu_s([self.p.pid])}
+
+    def delta(self, before: dict, ops: int) -> dict:
+        """Per operation: Redis commands (by name), bytes in and out, used memory; INFO's own calls
+        (two per snapshot pair) are taken out."""
+        after = self.snapshot()
+        cmds = {k: v - before["cmds"].get(k, 0) for k, v in after["cmds"].items()}
+        cmds["info"] = cmds.get("info", 0) - 1
+        cmds = {k: v for k, v in cmds.items() if v > 0}
+        n = max(ops, 1)
+        return {"ops": ops, "commands": cmds, "commands_per_op": sum(cmds.values()) / n,
+                "bytes_in_per_op": (after["in"] - before["in"]) / n, "bytes_out_per_op": (after["out"] - before["out"]) / n,
+                "memory_per_op": (after["mem"] - before["mem"]) / n, "keys_added": after["keys"] - before["keys"],
+                "used_memory": after["mem"], "redis_cpu_us_per_op": (after["cpu"] - before["cpu"]) / n * 1e6,
+                "redis_cpu_us_per_command": (after["cpu"] - before["cpu"]) * 1e6 / max(sum(cmds.values()), 1)}
+
+
 # ----------------------------------------------------------------------------------------- callgrind
 
 def callgrind(phs: list[dict], a: argparse.Namespace) -> dict:
@@ -409,7 +537,7 @@ def callgrind(phs: list[dict], a: argparse.Namespace) -> dict:
         port = run.free_port()
         url = f"http://127.0.0.1:{port}/mcp"
         prefix = tempfile.mktemp(prefix="oxmcp-wl-callgrind-")
-        env = {**os.environ, "OXMCP_PAGE_SIZE": "2000", **GROUPS[g], "WL_DATA": a.data}
+        env = {**os.environ, **servers(a)[0]["env"], **GROUPS[g], "WL_DATA": a.data}
         argv = ["valgrind", "--tool=callgrind", "--compress-strings=no", "--compress-pos=no",
                 f"--callgrind-out-file={prefix}", a.oxmcp_rust_bin, "--http", f"127.0.0.1:{port}"]
         p = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
@@ -417,34 +545,54 @@ def callgrind(phs: list[dict], a: argparse.Namespace) -> dict:
             proto, session = probe(url, MODERN, p, time.monotonic() + 180)
             state = None
             for ph in todo:
-                m = ph["make"](proto) if ph["make"] else round2(state)(proto)
-                st, _, r = post(url, m, proto, session)
-                rr = result_of(r)
-                ph["check"](rr)
-                if ph["id"] == "mrtr-round1":
-                    state = rr["requestState"]
-                n = a.cg_requests_large if ph["variant"] == "large" or ph["w"] == 3 else a.cg_requests
-                with tempfile.NamedTemporaryFile("wb", suffix=".json", delete=False) as f:
-                    f.write(run.enc(m))
-                lg = [a.loadgen, "--url", url, "--body-file", f.name, "-c", "2", "-d", "900", "-w", "0", "--timeout", "120"]
-                for k, v in headers(m, proto, session).items():
-                    lg += ["-H", f"{k}: {v}"]
-                for nd in ph["needles"]:
-                    lg += ["--expect", nd]
-                subprocess.run([*lg, "--max-requests", str(max(10, n // 10))], capture_output=True, check=True, timeout=900)
-                for old in glob.glob(prefix + ".*"):
-                    os.unlink(old)
-                subprocess.run(["callgrind_control", "-z", str(p.pid)], capture_output=True, check=True, timeout=120)
-                r = subprocess.run([*lg, "--max-requests", str(n)], capture_output=True, text=True, check=True, timeout=900)
-                ok = json.loads(r.stdout)["ok"]
-                subprocess.run(["callgrind_control", "-d", str(p.pid)], capture_output=True, check=True, timeout=120)
-                os.unlink(f.name)
+                if ph.get("kind"):
+                    for old in glob.glob(prefix + ".*"):
+                        os.unlink(old)
+
+                    def mark(what: str) -> None:
+                        subprocess.run(["callgrind_control", "-z" if what == "start" else "-d", str(p.pid)],
+                                       capture_output=True, check=True, timeout=120)
+                    kind = ph["kind"]
+                    if kind == "fanout":
+                        r = wl_stateful.fanout(port, min(ph["n"], 100), 5, 300, p.pid, mark)
+                    elif kind == "sessions":
+                        r = wl_stateful.sessions(port, min(ph["n"], 300), 4, 600, p.pid, mark)
+                    else:
+                        r = wl_stateful.tasks(port, 4, 5.0, 200, p.pid, mark)
+                    # The counters cover the measured part only: the fan-out's events without its check.
+                    ok = r["events"] if kind == "fanout" else stateful_ops(ph, r)
+                    unit = {"fanout": f"event to {r.get('listeners')} listeners", "sessions": "session (initialize + "
+                            "initialized + one call)"}.get(kind, f"task ({r.get('polls_per_task', 0):.1f} polls)")
+                else:
+                    unit = "request"
+                    m = ph["make"](proto) if ph["make"] else round2(state)(proto)
+                    st, _, r = post(url, m, proto, session)
+                    rr = result_of(r)
+                    ph["check"](rr)
+                    if ph["id"] == "mrtr-round1":
+                        state = rr["requestState"]
+                    n = a.cg_requests_large if ph["variant"] == "large" or ph["w"] == 3 else a.cg_requests
+                    with tempfile.NamedTemporaryFile("wb", suffix=".json", delete=False) as f:
+                        f.write(run.enc(m))
+                    lg = [a.loadgen, "--url", url, "--body-file", f.name, "-c", "2", "-d", "600", "-w", "0", "--timeout", "120"]
+                    for k, v in headers(m, proto, session).items():
+                        lg += ["-H", f"{k}: {v}"]
+                    for nd in ph["needles"]:
+                        lg += ["--expect", nd]
+                    subprocess.run([*lg, "--max-requests", str(max(10, n // 10))], capture_output=True, check=True, timeout=900)
+                    for old in glob.glob(prefix + ".*"):
+                        os.unlink(old)
+                    subprocess.run(["callgrind_control", "-z", str(p.pid)], capture_output=True, check=True, timeout=120)
+                    r = subprocess.run([*lg, "--max-requests", str(n)], capture_output=True, text=True, check=True, timeout=900)
+                    ok = json.loads(r.stdout)["ok"]
+                    subprocess.run(["callgrind_control", "-d", str(p.pid)], capture_output=True, check=True, timeout=120)
+                    os.unlink(f.name)
                 dumps = sorted(glob.glob(prefix + ".*"), key=os.path.getmtime)
                 costs = self_costs(dumps[-1])
                 total = sum(costs.values())
-                res[ph["id"]] = {"requests": ok, "instructions_per_request": round(total / ok),
+                res[ph["id"]] = {"requests": ok, "unit": unit, "instructions_per_request": round(total / ok),
                                  "top": [[name[:160], v // ok, round(100 * v / total, 1)] for name, v in costs.most_common(a.top)]}
-                run.log(f"[callgrind] {ph['id']:18s} {total / ok:12.0f} instructions/request")
+                run.log(f"[callgrind] {ph['id']:18s} {total / ok:12.0f} instructions per {unit}")
         except Exception as e:  # noqa: BLE001
             run.log(f"[callgrind] {g} FAILED: {e}")
         finally:
@@ -457,6 +605,7 @@ def callgrind(phs: list[dict], a: argparse.Namespace) -> dict:
 # ----------------------------------------------------------------------------------------- main
 
 ARGS: argparse.Namespace
+REDIS: Redis | None = None
 
 
 def main() -> None:
@@ -466,7 +615,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="0.5 s warm-up + 1 s per phase")
     ap.add_argument("--only", help="servers, comma-separated (default: all installed)")
-    ap.add_argument("--workloads", default="1,2,3,4,5,9")
+    ap.add_argument("--workloads", default="1,2,3,4,5,6,7,8,9")
+    ap.add_argument("--redis", action="store_true", help="workload 10: also oxmcp-rust-redis (1, 7, 8 through a "
+                    "redis-server of this run's own)")
+    ap.add_argument("--fanout-events", type=int, default=30, help="events per fan-out phase (quick: 10)")
+    ap.add_argument("--stateful-limit", type=float, default=120.0, help="time limit of one stateful phase, s")
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--duration", type=float, default=4.0)
     ap.add_argument("--warmup", type=float, default=1.0)
@@ -495,15 +648,18 @@ def main() -> None:
     ap.add_argument("--out", default=None, help="result file (default bench/results/workloads-<timestamp>.json)")
     a = ap.parse_args()
     if a.quick:
-        a.duration, a.warmup = 1.0, 0.5
+        a.duration, a.warmup, a.fanout_events = 1.0, 0.5, 10
     ARGS = a
     run.ARGS = a  # run.load reads the pinning, durations and the load generator from here
     stamp = time.strftime("%Y%m%d-%H%M%S")
     out_path = Path(a.out or BENCH / "results" / f"workloads-{stamp}.json")
-    a.outdir = str(out_path.parent / f"workloads-{stamp}")
+    a.outdir = str(BENCH / "results" / f"workloads-{stamp}")  # data and logs, never beside a kept result file
     Path(a.outdir).mkdir(parents=True, exist_ok=True)
     a.data = str(Path(a.outdir) / "data")
     data = gen_data(Path(a.data))
+    global REDIS
+    REDIS = Redis(a.outdir) if a.redis else None
+    a.redis = REDIS.url if REDIS else None
     try:
         os.sched_setaffinity(0, {int(x) for x in a.client_cpus.split(",")})
     except (OSError, ValueError):
@@ -513,7 +669,7 @@ def main() -> None:
     table = servers(a)
     if a.only:
         want = a.only.split(",")
-        table = [s for s in table if s["name"] in want]
+        table = [s for s in table if s["name"] in want or (s.get("redis") and "oxmcp-rust" in want)]
     avail, skipped = [], {}
     for s in table:
         miss = [p for p in s["needs"] if not Path(p).exists()]
@@ -540,6 +696,8 @@ def main() -> None:
     cg = {}
     if (a.callgrind or a.callgrind_only) and any(s["name"] == "oxmcp-rust" for s in avail):
         cg = callgrind(phs, a)
+    if REDIS:
+        run.stop(REDIS.p)
     meta["loadavg_end"] = os.getloadavg()
     meta["uptime_end"] = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     out_path.parent.mkdir(parents=True, exist_ok=True)

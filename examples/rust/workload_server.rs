@@ -9,12 +9,16 @@
 //!   the page);
 //! * `WL_TEMPLATES=N` resource templates `bench://t{i}/{id}`;
 //! * `orders`: a nested argument object validated against a deep schema (`$ref`, `oneOf`);
-//! * `confirm`: asks the client once (an elicitation, MRTR) and then answers.
+//! * `confirm`: asks the client once (an elicitation, MRTR) and then answers;
+//! * `add`: the smallest call (a legacy session's one call);
+//! * `touch`: marks `bench://watched` as updated (one event to every listener);
+//! * `job`: a task when the client declares the Tasks extension, done at once.
 
 #![allow(clippy::print_stderr)]
 mod cli;
 
 use base64::Engine as _;
+use oxmcp::tasks::TaskSupport;
 use oxmcp::{
     Context, HandlerError, Resource, ResourceContents, ResourceTemplate, Server, Tool, ToolResult,
 };
@@ -150,5 +154,43 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 Ok::<_, HandlerError>(format!("confirmed={}", r["action"].as_str().unwrap_or("")))
             }),
     );
-    cli::run(b.build()?).await
+    b = b.tool(
+        Tool::new(
+            "add",
+            json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+                   "required": ["a", "b"]}),
+        )
+        .description("Adds a and b")
+        .handler(|args: Args, _ctx| async move {
+            let s = args["a"].as_i64().unwrap_or(0) + args["b"].as_i64().unwrap_or(0);
+            Ok::<_, HandlerError>(ToolResult::text(s.to_string()))
+        }),
+    );
+    b = b.tool(
+        Tool::new("job", json!({"type": "object", "properties": {}}))
+            .description("A task that is done at once")
+            .task_support(TaskSupport::Optional)
+            .handler(|_: Args, _: Context| async move { Ok::<_, HandlerError>("job done") }),
+    );
+    b = b.resource(
+        Resource::new("bench://watched", "watched")
+            .mime_type("text/plain")
+            .handler(|uri: String, _: Args, _: Context| async move {
+                Ok::<_, HandlerError>(vec![ResourceContents::text(uri, "text/plain", "watched")])
+            }),
+    );
+    let server = b.build()?;
+    let s = server.clone();
+    server.upsert_tool(
+        Tool::new("touch", json!({"type": "object", "properties": {}}))
+            .description("Marks bench://watched as updated")
+            .handler(move |_: Args, _: Context| {
+                let s = s.clone();
+                async move {
+                    s.notify_resource_updated("bench://watched");
+                    Ok::<_, HandlerError>("touched")
+                }
+            }),
+    )?;
+    cli::run(server).await
 }

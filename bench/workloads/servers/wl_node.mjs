@@ -32,7 +32,18 @@ const GEN_SCHEMA = {
 
 if (impl === 'oxmcp') {
   const { Server, ResourceTemplate } = await import('oxmcp');
-  const server = new Server({ name: 'wl-oxmcp-node', version: '0.1.0', pageSize: Math.max(100, TOOLS + 10) });
+  const server = new Server({ name: 'wl-oxmcp-node', version: '0.1.0', pageSize: Math.max(100, TOOLS + 10),
+    maxSessions: 20000, maxSessionsPerCaller: 20000, maxListeners: 4096, maxListenersPerCaller: 4096, maxTasksPerCaller: 1_000_000,
+    maxConnections: 4096, maxConnectionsPerClient: 4096 });
+  server.registerTool('add', { description: 'Adds a and b', inputSchema: GEN_SCHEMA }, ({ a, b }) => String(a + b));
+  server.registerTool('job', { description: 'A task that is done at once', execution: { taskSupport: 'optional' } },
+    () => 'job done');
+  server.registerTool('touch', { description: 'Marks bench://watched as updated' }, () => {
+    server.notifyResourceUpdated('bench://watched');
+    return 'touched';
+  });
+  server.registerResource('watched', 'bench://watched', { mimeType: 'text/plain' },
+    () => ({ mimeType: 'text/plain', text: 'watched' }));
   for (const s of SIZES) {
     server.registerTool(`records_${s}`, { description: 'A page of records', outputSchema: RECORDS_SCHEMA }, () => RECORDS[s]);
     server.registerResource(`blob_${s}`, `bench://blob/${s}`, { mimeType: 'application/octet-stream' },
@@ -85,6 +96,10 @@ if (impl === 'oxmcp') {
     }
     server.registerTool('orders', { description: 'Checks a batch of orders', inputSchema: Orders }, async ({ orders }) => ({
       content: [{ type: 'text', text: `orders=${orders.length}` }] }));
+    server.registerTool('add', { description: 'Adds a and b', inputSchema: Gen }, async ({ a, b }) => ({
+      content: [{ type: 'text', text: String(a + b) }] }));
+    server.registerTool('job', { description: 'A task that is done at once' }, async () => ({
+      content: [{ type: 'text', text: 'job done' }] }));
     for (let i = 0; i < TOOLS; i++) {
       server.registerTool(`tool_${String(i).padStart(4, '0')}`, { description: `Generated tool number ${i}: adds a and b.`,
         inputSchema: Gen }, async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }));

@@ -6,7 +6,9 @@ the library builds schemas from hints). What they serve is in examples/rust/work
 
 Data from WL_DATA; WL_TOOLS=N generated tools, WL_TEMPLATES=N resource templates.
 The peers run as the shared kit runs them: stateless HTTP under uvicorn (FastMCP with its
-default SSE responses, the SDK with JSON responses).
+default SSE responses, the SDK with JSON responses); WL_STATEFUL=1 runs them with sessions
+(the legacy-session workload). oxmcp's limits are raised to the workloads' sizes (10,000
+sessions, 1,000 listeners from one caller).
 """
 
 from __future__ import annotations
@@ -98,7 +100,9 @@ class Order(Strict):
 if impl == "oxmcp":
     from oxmcp import Server
 
-    mcp = Server("wl-oxmcp-python", page_size=max(100, TOOLS + 10))
+    mcp = Server("wl-oxmcp-python", page_size=max(100, TOOLS + 10), max_sessions=20000,
+                 max_sessions_per_caller=20000, max_listeners=4096, max_listeners_per_caller=4096,
+                 max_tasks_per_caller=1_000_000)
 
     def records_tool(size: str):
         def records() -> dict:
@@ -109,6 +113,21 @@ if impl == "oxmcp":
         return f"orders={len(args['orders'])}"
     mcp.add_tool(orders, name="orders", description="Checks a batch of orders", input_schema=ORDERS_SCHEMA)
     tool = mcp.tool
+
+    @mcp.tool(task=True)
+    def job() -> str:
+        """A task that is done at once"""
+        return "job done"
+
+    @mcp.tool()
+    def touch() -> str:
+        """Marks bench://watched as updated"""
+        mcp.native.notify_resource_updated("bench://watched")
+        return "touched"
+
+    @mcp.resource("bench://watched", name="watched", mime_type="text/plain")
+    def watched() -> str:
+        return "watched"
 else:
     if impl == "fastmcp":
         from fastmcp import FastMCP
@@ -130,6 +149,28 @@ else:
         """Checks a batch of orders"""
         return f"orders={len(orders)}"
     tool(orders)
+
+    if impl == "pysdk":  # the SDK's subscriptions/listen bus
+        from mcp.server.mcpserver import Context
+
+        async def touch(ctx: Context) -> str:
+            """Marks bench://watched as updated"""
+            await ctx.notify_resource_updated("bench://watched")
+            return "touched"
+        tool(touch)
+
+        @mcp.resource("bench://watched", name="watched", mime_type="text/plain")
+        def watched() -> str:
+            return "watched"
+
+
+def add(a: int, b: int) -> str:
+    """Adds a and b"""
+    return str(a + b)
+
+
+(mcp.tool if impl in ("fastmcp", "oxmcp") else mcp.tool())(add)
+
 
 def resources(size: str) -> None:
     def blob() -> bytes:
@@ -168,12 +209,13 @@ def template(i: int):
 for i in range(TEMPLATES):
     mcp.resource(f"bench://t{i}/{{id}}", name=f"template_{i}", mime_type="text/plain")(template(i))
 
+STATEFUL = os.environ.get("WL_STATEFUL") == "1"
 if impl == "oxmcp":
-    mcp.run("http", host="127.0.0.1", port=port)
+    mcp.run("http", host="127.0.0.1", port=port, max_connections=4096, max_connections_per_client=4096)
 else:
     import uvicorn
     if impl == "fastmcp":
-        app = mcp.http_app(path="/mcp", stateless_http=True)
+        app = mcp.http_app(path="/mcp", stateless_http=not STATEFUL)
     else:
-        app = mcp.streamable_http_app(stateless_http=True, json_response=True, host="127.0.0.1")
+        app = mcp.streamable_http_app(stateless_http=not STATEFUL, json_response=True, host="127.0.0.1")
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False, loop="asyncio", http="h11")

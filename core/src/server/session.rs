@@ -323,10 +323,63 @@ impl HeldStreams {
     }
 }
 
+/// This process's copies of sessions, with the count of each `max_sessions_per_caller` budget
+/// kept beside them: an `initialize` checks its caller's budget without visiting every session.
+#[derive(Default)]
+struct Cache {
+    sessions: HashMap<String, Arc<LegacySession>>,
+    budgets: HashMap<String, usize>,
+    /// When the idle sweep last ran. It visits every session, so `create` runs it at most once
+    /// per [`SessionTable::sweep_every`], and at once when a limit would refuse the session.
+    swept: Option<Instant>,
+}
+
+impl Cache {
+    fn len(&self) -> usize {
+        self.sessions.len()
+    }
+    fn get(&self, id: &str) -> Option<&Arc<LegacySession>> {
+        self.sessions.get(id)
+    }
+    fn count(&mut self, s: &LegacySession, up: bool) {
+        let Some(b) = &s.budget else { return };
+        if up {
+            *self.budgets.entry(b.clone()).or_default() += 1;
+        } else if let Some(n) = self.budgets.get_mut(b) {
+            *n -= 1;
+            if *n == 0 {
+                self.budgets.remove(b);
+            }
+        }
+    }
+    fn insert(&mut self, id: String, s: Arc<LegacySession>) {
+        self.count(&s, true);
+        if let Some(old) = self.sessions.insert(id, s) {
+            self.count(&old, false);
+        }
+    }
+    fn remove(&mut self, id: &str) -> Option<Arc<LegacySession>> {
+        let s = self.sessions.remove(id)?;
+        self.count(&s, false);
+        Some(s)
+    }
+    fn drain(&mut self) -> Vec<Arc<LegacySession>> {
+        self.budgets.clear();
+        self.sessions.drain().map(|(_, s)| s).collect()
+    }
+    fn held_by(&self, budget: &Option<String>) -> usize {
+        budget
+            .as_ref()
+            .and_then(|b| self.budgets.get(b))
+            .copied()
+            .unwrap_or(0)
+    }
+}
+
 /// HTTP legacy sessions: the [`SessionStore`] (the truth, maybe shared by several replicas)
 /// and this process's cache of the sessions it has served, with idle expiry and a cap.
 pub(crate) struct SessionTable {
-    map: Mutex<HashMap<String, Arc<LegacySession>>>,
+    map: Mutex<Cache>,
     pub(crate) store: Arc<dyn SessionStore>,
     idle: Duration,
     cap: usize,
@@ -341,7 +394,7 @@ impl SessionTable {
         per_caller: usize,
     ) -> Self {
         Self {
-            map: Mutex::new(HashMap::new()),
+            map: Mutex::new(Cache::default()),
             store,
             idle,
             cap,
@@ -354,7 +407,7 @@ impl SessionTable {
         self.map().len()
     }
 
-    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<LegacySession>>> {
+    fn map(&self) -> std::sync::MutexGuard<'_, Cache> {
         self.map.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -378,15 +431,19 @@ impl SessionTable {
             // The session holds its places from here on, so that concurrent initializes of one
             // caller cannot all pass the check before any of them is counted.
             let mut map = self.map();
-            Self::sweep(&mut map, self.idle, self.store.is_shared());
+            let shared = self.store.is_shared();
+            let due = map.swept.is_none_or(|t| t.elapsed() >= self.sweep_every());
+            let full = |m: &Cache| {
+                m.len() >= self.cap
+                    || (s.budget.is_some() && m.held_by(&s.budget) >= self.per_caller)
+            };
+            if due || full(&map) {
+                Self::sweep(&mut map, self.idle, shared);
+            }
             if map.len() >= self.cap {
                 return Err(McpError::internal("too many sessions").with_status(503));
             }
-            let mine = match &s.budget {
-                Some(_) => map.values().filter(|o| o.budget == s.budget).count(),
-                None => 0,
-            };
-            if s.budget.is_some() && mine >= self.per_caller {
+            if s.budget.is_some() && map.held_by(&s.budget) >= self.per_caller {
                 return Err(McpError::internal(format!(
                     "too many sessions: a caller may hold {} at once",
                     self.per_caller
@@ -503,7 +560,7 @@ impl SessionTable {
     }
 
     pub(crate) fn close_all(&self) {
-        for (_, s) in self.map().drain() {
+        for s in self.map().drain() {
             s.closed.cancel();
         }
     }
@@ -511,14 +568,26 @@ impl SessionTable {
     /// Forget copies idle here for longer than the TTL. With a shared store one with an open GET
     /// stream stays: the session may be in use on another replica (its end reaches this one as
     /// a signal).
-    fn sweep(map: &mut HashMap<String, Arc<LegacySession>>, idle: Duration, shared: bool) {
-        map.retain(|_, s| {
-            let alive = s.idle_for() <= idle || (shared && s.outbound().is_some());
-            if !alive {
+    fn sweep(map: &mut Cache, idle: Duration, shared: bool) {
+        map.swept = Some(Instant::now());
+        let gone: Vec<String> = map
+            .sessions
+            .iter()
+            .filter(|(_, s)| !(s.idle_for() <= idle || (shared && s.outbound().is_some())))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in gone {
+            if let Some(s) = map.remove(&id) {
                 s.closed.cancel();
             }
-            alive
-        });
+        }
+    }
+
+    /// How often `create` sweeps at most: a session idle past its TTL is gone within this much
+    /// more (a lookup checks the TTL itself), and the sweep's cost is shared by the sessions
+    /// created meanwhile instead of paid by each.
+    fn sweep_every(&self) -> Duration {
+        self.idle.min(Duration::from_secs(1))
     }
 }
 
@@ -632,5 +701,52 @@ mod tests {
         let c = CancellationToken::new();
         let t = table.track(&json!(2), &c);
         assert!(!c.is_cancelled() && !t.cancelled_by_client());
+    }
+
+    fn table(idle: Duration, per_caller: usize) -> SessionTable {
+        let store = Arc::new(super::super::session_store::InMemorySessionStore::new());
+        SessionTable::new(store, idle, 100, per_caller)
+    }
+
+    async fn open(t: &SessionTable, who: &str) -> Result<Arc<LegacySession>, McpError> {
+        t.create("2025-11-25".into(), None, json!({}), None, Some(who.into()))
+            .await
+    }
+
+    #[tokio::test]
+    async fn the_budget_counts_follow_every_way_a_session_leaves() {
+        let t = table(Duration::from_secs(60), 2);
+        let a = open(&t, "alice").await.unwrap();
+        open(&t, "alice").await.unwrap();
+        let Err(e) = open(&t, "alice").await else {
+            panic!("a third is refused")
+        };
+        assert!(e.to_string().contains("may hold 2"), "{e}");
+        open(&t, "bob").await.expect("another budget is apart");
+        // Evicted, removed, closed: each gives its place back.
+        assert!(t.evict(a.id.as_deref().unwrap()));
+        let b = open(&t, "alice").await.expect("room after an eviction");
+        assert!(t.remove(b.id.as_deref().unwrap()).await.unwrap());
+        open(&t, "alice").await.expect("room after a removal");
+        t.close_all();
+        assert_eq!(t.open(), 0);
+        assert!(t.map().budgets.is_empty());
+        open(&t, "alice").await.unwrap();
+        open(&t, "alice").await.expect("room after close_all");
+    }
+
+    #[tokio::test]
+    async fn a_full_budget_sweeps_before_it_refuses() {
+        // Between two timed sweeps: the caller's idle sessions are swept at once when they are
+        // all that stands in the way.
+        let t = table(Duration::from_millis(30), 1);
+        open(&t, "alice").await.unwrap();
+        tokio::time::sleep(Duration::from_millis(40)).await;
+        t.map().swept = Some(Instant::now());
+        open(&t, "alice")
+            .await
+            .expect("the expired session made room");
+        assert_eq!(t.map().held_by(&Some("alice".into())), 1);
+        assert_eq!(t.open(), 1);
     }
 }

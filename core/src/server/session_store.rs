@@ -229,6 +229,10 @@ pub trait SessionStore: Send + Sync + 'static {
 #[derive(Default)]
 pub struct InMemorySessionStore {
     map: Mutex<HashMap<String, (SessionRecord, Instant)>>,
+    /// When `create` last dropped the expired records. That visits every record, so it runs at
+    /// most once per TTL or second (a lookup checks the deadline itself): one `initialize` does
+    /// not pay for all the sessions open.
+    swept: Mutex<Option<Instant>>,
 }
 
 impl InMemorySessionStore {
@@ -258,7 +262,13 @@ impl SessionStore for InMemorySessionStore {
     ) -> BoxFuture<Result<(), SessionStoreError>> {
         let now = Instant::now();
         let mut map = self.map();
-        map.retain(|_, (_, deadline)| *deadline > now);
+        {
+            let mut swept = self.swept.lock().unwrap_or_else(|e| e.into_inner());
+            if swept.is_none_or(|t| now.duration_since(t) >= ttl.min(Duration::from_secs(1))) {
+                map.retain(|_, (_, deadline)| *deadline > now);
+                *swept = Some(now);
+            }
+        }
         map.insert(rec.id.clone(), (rec, now + ttl));
         Box::pin(async { Ok(()) })
     }

@@ -1,9 +1,13 @@
 //! The workload benchmark's server on rmcp: the tools and resources of
 //! `examples/rust/workload_server.rs` that rmcp can serve, answered by a hand-written
 //! `ServerHandler` (rmcp's router macros need the tools at compile time; these come from files).
-//! Resource templates are not served: rmcp leaves matching a URI to the handler.
+//! Resource templates are not served: rmcp leaves matching a URI to the handler. `confirm` is
+//! MRTR as rmcp offers it: the handler returns `InputRequired` and reads `inputResponses` on the
+//! retry; its `requestState` is a plain token (rmcp leaves sealing it to the handler).
+//! `WL_STATEFUL=1` serves legacy sessions (rmcp's legacy session mode).
 
 use rmcp::model::{
+    InputRequest, InputRequests, InputRequiredResult,
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData, ListToolsResult,
     PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
     ResourceContents, ServerCapabilities, ServerConfig, Tool,
@@ -40,6 +44,9 @@ impl Wl {
         }
         let orders = serde_json::to_value(schemars::schema_for!(OrdersArgs)).unwrap();
         tools.push(Tool::new("orders", "Checks a batch of orders", obj(orders)));
+        tools.push(Tool::new("add", "Adds a and b", obj(json!({"type": "object", "properties":
+            {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"]}))));
+        tools.push(Tool::new("confirm", "Asks once, then answers", obj(json!({"type": "object", "properties": {}}))));
         for i in 0..count("WL_TOOLS") {
             tools.push(Tool::new(
                 format!("tool_{i:04}"),
@@ -82,7 +89,20 @@ impl ServerHandler for Wl {
                 .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
             return Ok(CallToolResult::success(vec![ContentBlock::text(format!("orders={}", o.orders.len()))]).into());
         }
-        if req.name.starts_with("tool_") {
+        if req.name == "confirm" {
+            if let Some(answer) = req.input_responses.as_ref().and_then(|r| r.get("ok")) {
+                let action = answer["action"].as_str().unwrap_or("");
+                return Ok(CallToolResult::success(vec![ContentBlock::text(format!("confirmed={action}"))]).into());
+            }
+            let ask: InputRequest = serde_json::from_value(json!({"method": "elicitation/create", "params": {
+                "mode": "form", "message": "Proceed?",
+                "requestedSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}}}}))
+                .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+            let mut asks = InputRequests::new();
+            asks.insert("ok".into(), ask);
+            return Ok(CallToolResponse::InputRequired(InputRequiredResult::new(Some(asks), Some("confirm-1".into()))));
+        }
+        if req.name.starts_with("tool_") || req.name == "add" {
             let s = args["a"].as_i64().unwrap_or(0) + args["b"].as_i64().unwrap_or(0);
             return Ok(CallToolResult::success(vec![ContentBlock::text(s.to_string())]).into());
         }
@@ -112,7 +132,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let port = wl_peers::port();
     let wl = Wl::new();
     let config = StreamableHttpServerConfig::default()
-        .with_legacy_session_mode(false)
+        .with_legacy_session_mode(std::env::var("WL_STATEFUL").is_ok_and(|v| v == "1"))
         .with_json_response(true)
         .with_sse_keep_alive(None);
     let service: StreamableHttpService<Wl, LocalSessionManager> =
