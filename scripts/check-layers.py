@@ -39,6 +39,8 @@ from collections import defaultdict
 LAYERS: list[tuple[str, list[str]]] = [
     # Spec types and parsed values: nothing of the crate below them.
     ("vocabulary", ["protocol", "schema", "identity", "uri_template", "authority"]),
+    # How the bindings hand calls to their host thread on one CPU: tokio only.
+    ("runtime", ["handover"]),
     # Errors, the JSON-RPC envelope, what a request carries besides its message, requests to
     # the client, and the change events the server, the tasks and Redis publish and hear.
     ("wire", ["error", "jsonrpc", "request", "client_requests", "bus"]),

@@ -19,8 +19,9 @@
 //! so the batch holds every call that is waiting. (Asking when the worker was about to park left
 //! out the requests that came in while it read the others: they waited a whole batch more.) The
 //! wait is bounded (1 ms) for requests that never stop coming. With more CPUs the JS thread runs
-//! beside the worker and the batch is asked for after one yield, as before. The Python binding
-//! hands its sync calls over by the same rule (`bindings-python/src/engine.rs`).
+//! beside the worker and the batch is asked for after one yield. The rule (one CPU or not, the
+//! bound, when the worker has run out of new requests) is the core's `oxmcp::handover`, which the
+//! Python binding's hand-over of its sync calls uses too.
 
 use crate::calls::Calls;
 use crate::js_handler::JsReturn;
@@ -28,8 +29,7 @@ use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{
     ThreadsafeCallContext, ThreadsafeFunction, ThreadsafeFunctionCallMode,
 };
-use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex};
 use tokio::sync::{mpsc, oneshot};
 
 /// A JS handler's return value for one call, or why it could not be read.
@@ -63,16 +63,8 @@ struct Inbox {
     added: u64,
 }
 
-/// How long calls wait for the worker to run out of new requests before they are handed over
-/// anyway (one CPU).
-const HOLD_BOUND: Duration = Duration::from_millis(1);
-
-/// Whether the JS thread can run beside the runtime's workers: false when this process may use
-/// one CPU only. Read once.
-fn parallel() -> bool {
-    static P: OnceLock<bool> = OnceLock::new();
-    *P.get_or_init(|| std::thread::available_parallelism().map_or(true, |n| n.get() > 1))
-}
+// Whether there is one CPU, the hold's bound and when it ends: the core's, shared with Python.
+use oxmcp::handover::{parallel, settled};
 
 pub(crate) struct Batcher {
     inbox: Arc<Mutex<Inbox>>,
@@ -178,18 +170,7 @@ impl Batcher {
                 // join this batch.
                 tokio::task::yield_now().await;
             } else {
-                let since = Instant::now();
-                loop {
-                    let seen = lock(&me.inbox).added;
-                    // A yielded task waits for the worker's next poll of the sockets, and is then
-                    // woken ahead of the tasks that poll woke (the worker's LIFO slot): the second
-                    // yield lets those tasks run, and polls once more.
-                    tokio::task::yield_now().await;
-                    tokio::task::yield_now().await;
-                    if lock(&me.inbox).added == seen || since.elapsed() >= HOLD_BOUND {
-                        break;
-                    }
-                }
+                settled(|| lock(&me.inbox).added).await;
             }
             me.ask();
         });

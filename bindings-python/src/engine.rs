@@ -17,10 +17,10 @@
 //! thread cannot run beside the tokio worker that made the call: sending each call at once woke
 //! a pool thread that preempted the worker, ran one call and handed the GIL on, per call. There
 //! a sync call is held until the workers have read every request that came in (a poll of the
-//! sockets finds none new; or [`HOLD_BOUND`] at most), and the calls held together are queued at
-//! once. One pool thread runs every queued call, in the order the calls were made, under one GIL
-//! hold (see [`Queue`]). The same rule as the Node binding's dispatcher
-//! (`bindings-node/src/batch.rs`).
+//! sockets finds none new; or [`HOLD_BOUND`](oxmcp::handover::HOLD_BOUND) at most), and the
+//! calls held together are queued at once. One pool thread runs every queued call, in the order
+//! the calls were made, under one GIL hold (see [`Queue`]). The rule is the core's
+//! `oxmcp::handover`, which the Node binding's dispatcher (`bindings-node/src/batch.rs`) uses too.
 //!
 //! **One process.** The pool, the dispatcher and the tokio runtime belong to the process that
 //! started them. `os.fork()` runs [`after_fork`] in the child (`os.register_at_fork`), which
@@ -31,7 +31,7 @@ use pyo3::prelude::*;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -173,16 +173,8 @@ pub(crate) fn runtime() -> &'static tokio::runtime::Runtime {
 
 // ---- one CPU: calls held until the workers have nothing new ------------------------------------
 
-/// How long held calls wait for the workers to run out of new requests before they are handed
-/// over anyway (requests that never stop coming).
-const HOLD_BOUND: Duration = Duration::from_millis(1);
-
-/// Whether pool threads can run beside the runtime's workers: false when this process may use
-/// one CPU only. Read once.
-fn parallel() -> bool {
-    static P: OnceLock<bool> = OnceLock::new();
-    *P.get_or_init(|| thread::available_parallelism().map_or(true, |n| n.get() > 1))
-}
+// Whether there is one CPU, the hold's bound and when it ends: the core's, shared with Node.
+use oxmcp::handover::{parallel, settled};
 
 thread_local! {
     /// The hold of the runtime this thread is a worker of (one CPU only).
@@ -237,22 +229,11 @@ impl Hold {
     }
 
     /// The runtime's hand-over task: from a first held call, hand over when a driver poll brought
-    /// no new call, or [`HOLD_BOUND`] after it.
+    /// no new call, or [`HOLD_BOUND`](oxmcp::handover::HOLD_BOUND) after it.
     async fn hand_overs(self: Arc<Self>) {
         loop {
             self.started.notified().await;
-            let since = Instant::now();
-            loop {
-                let seen = self.count.load(Ordering::Acquire);
-                // A yielded task waits for the worker's next driver poll, and is then woken
-                // ahead of the tasks that poll woke (the worker's LIFO slot): the second yield
-                // lets those tasks run, and polls once more.
-                tokio::task::yield_now().await;
-                tokio::task::yield_now().await;
-                if self.count.load(Ordering::Acquire) == seen || since.elapsed() >= HOLD_BOUND {
-                    break;
-                }
-            }
+            settled(|| self.count.load(Ordering::Acquire)).await;
             self.hand_over();
         }
     }

@@ -21,6 +21,7 @@ pub mod discovery;
 pub mod element;
 pub mod error;
 pub mod handler;
+pub mod handover;
 // The core's own outbound HTTP requests: only the JWKS fetcher and the OTLP exporter send any.
 #[cfg(feature = "cli")]
 pub mod cli;
