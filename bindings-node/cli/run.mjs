@@ -44,8 +44,11 @@ async function loadServer(spec, attr, file) {
   return found[0];
 }
 
-/** `--discover`: register what each directory's modules export, and say on stderr what and from where. */
+/** `--discover`: register what each directory's modules export. Then say on stderr what was
+ * discovered and from where, by `--discover` or by the app's own `server.discover()` (`oxmcp
+ * inspect` shows these lines of a server it starts). */
 async function discover(server, dirs, exclude) {
+  const said = new Set();
   for (const dir of dirs) {
     let found;
     try {
@@ -57,7 +60,13 @@ async function discover(server, dirs, exclude) {
     const kept = new Set(server.discovered().map((d) => `${d.kind}\0${d.name}\0${d.module}`));
     for (const d of found) {
       const note = kept.has(`${d.kind}\0${d.name}\0${d.module}`) ? '' : ' (registered by hand instead)';
+      said.add(`${d.kind}\0${d.name}\0${d.module}`);
       process.stderr.write(`discovered: ${d.kind} ${d.name} \u2190 ${d.module}:${d.line}${note}\n`);
+    }
+  }
+  for (const d of server.discovered?.() ?? []) {
+    if (!said.has(`${d.kind}\0${d.name}\0${d.module}`)) {
+      process.stderr.write(`discovered: ${d.kind} ${d.name} \u2190 ${d.module}:${d.line}\n`);
     }
   }
 }

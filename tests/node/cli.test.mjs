@@ -78,6 +78,22 @@ test('inspect and call a Python app through the Python CLI', () => {
   assert.deepEqual([r.code, r.stdout], [0, '42\n'], r.stderr);
 });
 
+test('inspect shows what the server discovered and from where', () => {
+  // The discovery fixture discovers its tools in its own code; `add` is then registered by hand,
+  // which wins, so it is not among the discovered.
+  const app = path.join(ROOT, 'tests', 'fixtures', 'discovery', 'node', 'server.mjs');
+  const r = oxmcp(['inspect', '--json', app]);
+  assert.equal(r.code, 0, r.stderr);
+  const found = JSON.parse(r.stdout).discovered;
+  assert.deepEqual(found.map((d) => [d.kind, d.name]), [['tool', 'multiply'], ['tool', 'shout']]);
+  assert.match(found[0].from, /^math\.mjs:\d+$/);
+  const text = oxmcp(['inspect', app]).stdout.split('\n');
+  const at = text.indexOf('discovered (2)');
+  assert.ok(at > 0, text.join('\n'));
+  assert.equal(text[at + 1], `  tool multiply \u2190 ${found[0].from}`);
+  assert.equal(JSON.parse(oxmcp(['inspect', '--json', QUICKSTART]).stdout).discovered, undefined);
+});
+
 test('call: key=value, --args JSON, --json, -- CMD TOOL', () => {
   let r = oxmcp(['call', QUICKSTART, 'add', 'a=1', 'b=2']);
   assert.deepEqual([r.code, r.stdout], [0, '{"sum":3}\n'], r.stderr);

@@ -382,3 +382,19 @@ def test_install_keeps_the_files_mode_and_a_symlink_and_leaves_no_temp_files(tmp
     assert path.is_symlink() and "quickstart" in json.loads((dotfiles / "new.json").read_text())["mcpServers"]
     assert (dotfiles / "new.json").stat().st_mode & 0o7777 == 0o600
     assert sorted(os.listdir(dotfiles)) == ["cursor-mcp.json", "new.json"]
+
+
+def test_inspect_shows_what_was_discovered_and_from_where() -> None:
+    # The discovery fixture discovers its tools in its own code; `add` is then registered by hand,
+    # which wins, so it is not among the discovered.
+    app = ROOT / "tests" / "fixtures" / "discovery" / "python" / "server.py"
+    r = oxmcp("inspect", "--json", str(app))
+    assert r.returncode == 0, r.stderr
+    found = json.loads(r.stdout)["discovered"]
+    assert [(d["kind"], d["name"]) for d in found] == [("tool", "multiply"), ("tool", "shout")]
+    assert found[0]["from"].startswith("disco_tools.math:") and found[1]["from"].startswith("disco_tools.text.shout:")
+    text = oxmcp("inspect", str(app)).stdout.splitlines()
+    at = text.index("discovered (2)")
+    assert text[at + 1] == f"  tool multiply \u2190 {found[0]['from']}"
+    # A server without discovery prints no such section.
+    assert "discovered" not in json.loads(oxmcp("inspect", "--json", str(QUICKSTART)).stdout)

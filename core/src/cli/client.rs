@@ -31,6 +31,8 @@ pub(crate) struct Client {
     conn: Conn,
     next_id: u64,
     pub(crate) init: Value,
+    /// The stderr of a server this client started (its first [`STDERR_MAX_BYTES`]).
+    stderr: Option<Arc<Mutex<String>>>,
 }
 
 enum Conn {
@@ -92,6 +94,7 @@ impl Client {
                     conn,
                     next_id: 0,
                     init: Value::Null,
+                    stderr: None,
                 };
                 match tokio::time::timeout(limit, client.initialize()).await {
                     Ok(Ok(())) => Ok(client),
@@ -142,6 +145,7 @@ impl Client {
                     })),
                     next_id: 0,
                     init: Value::Null,
+                    stderr: Some(stderr.clone()),
                 };
                 let captured = |stderr: &Arc<Mutex<String>>| {
                     tail(&stderr.lock().unwrap_or_else(|p| p.into_inner()))
@@ -169,6 +173,33 @@ impl Client {
                 }
             }
         }
+    }
+
+    /// What the server this client started said it discovered, and from where: its stderr's
+    /// `discovered: KIND NAME ← MODULE:LINE` lines (the hosts' `oxmcp run` writes one for every
+    /// discovered primitive before it serves). Empty for a server reached by URL.
+    pub(crate) fn discovered(&self) -> Vec<Value> {
+        let Some(stderr) = &self.stderr else {
+            return Vec::new();
+        };
+        let text = stderr.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        text.lines()
+            .filter_map(|l| l.strip_prefix("discovered: "))
+            .filter_map(|l| {
+                let (what, origin) = l.split_once(" \u{2190} ")?;
+                // The kind may be two words ("resource template"); a name never has a space.
+                let (kind, name) = what.rsplit_once(' ')?;
+                let (origin, by_hand) = match origin.strip_suffix(" (registered by hand instead)") {
+                    Some(o) => (o, true),
+                    None => (origin, false),
+                };
+                let mut d = json!({"kind": kind, "name": name, "from": origin});
+                if by_hand {
+                    d["registeredByHandInstead"] = json!(true);
+                }
+                Some(d)
+            })
+            .collect()
     }
 
     async fn initialize(&mut self) -> Result<(), RpcError> {

@@ -364,6 +364,10 @@ async fn listing(
         };
         info.insert(key.into(), Value::Array(items));
     }
+    let discovered = c.discovered();
+    if !discovered.is_empty() {
+        info.insert("discovered".into(), Value::Array(discovered));
+    }
     info.insert(
         "server".into(),
         c.init.get("serverInfo").cloned().unwrap_or(json!({})),

@@ -91,6 +91,23 @@ pub(crate) fn render_text(info: &Value) -> String {
             p,
         ));
     }
+    let discovered = list(info, "discovered");
+    if !discovered.is_empty() {
+        lines.push(format!("discovered ({})", discovered.len()));
+        for d in discovered {
+            let by_hand = if d.get("registeredByHandInstead").is_some() {
+                " (registered by hand instead)"
+            } else {
+                ""
+            };
+            lines.push(format!(
+                "  {} {} \u{2190} {}{by_hand}",
+                s(d, "kind"),
+                s(d, "name"),
+                s(d, "from")
+            ));
+        }
+    }
     if let Some(Value::Object(catalog)) = info.get("catalog") {
         for (method, entry) in catalog {
             let signed = if entry.get("signature").is_some() {
@@ -234,6 +251,21 @@ mod tests {
             "demo 1.0 (protocol 2025-11-25)\ntools (1)\n  add: Add.\n    input: {\"type\":\"object\"}\n\
              resources (1)\n  a://b (b) [text/plain]\nresource templates (0)\nprompts (1)\n  p(x, y?)"
         );
+    }
+
+    #[test]
+    fn what_was_discovered_and_from_where() {
+        let info = json!({
+            "server": {"name": "demo", "version": "1.0"}, "protocolVersion": "2026-07-28",
+            "tools": [], "resources": [], "resourceTemplates": [], "prompts": [],
+            "discovered": [
+                {"kind": "tool", "name": "shout", "from": "tools.text:4"},
+                {"kind": "tool", "name": "add", "from": "tools.math:9", "registeredByHandInstead": true},
+            ],
+        });
+        assert!(render_text(&info).ends_with(
+            "prompts (0)\ndiscovered (2)\n  tool shout \u{2190} tools.text:4\n  tool add \u{2190} tools.math:9 (registered by hand instead)"
+        ));
     }
 
     #[test]

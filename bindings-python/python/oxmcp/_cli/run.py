@@ -92,9 +92,12 @@ def _run_main_blocks(module: ModuleType, path: Path, blocks: list[ast.stmt]) -> 
 
 
 def discover(server: Server, targets: list[str], exclude: list[str]) -> None:
-    """``--discover``: register what each target marks, and say on stderr what and from where."""
+    """``--discover``: register what each target marks. Then say on stderr what was discovered and
+    from where, by ``--discover`` or by the app's own ``server.discover()`` (``oxmcp inspect`` shows
+    these lines of a server it starts)."""
     from .._errors import DefinitionError
 
+    said: set[tuple[str, str, str]] = set()
     for t in targets:
         try:
             found = server.discover(t, exclude=exclude)
@@ -103,7 +106,11 @@ def discover(server: Server, targets: list[str], exclude: list[str]) -> None:
         kept = {(d["kind"], d["name"], d["module"]) for d in server.discovered()}
         for d in found:
             note = "" if (d["kind"], d["name"], d["module"]) in kept else " (registered by hand instead)"
+            said.add((d["kind"], d["name"], d["module"]))
             print(f"discovered: {d['kind']} {d['name']} \u2190 {d['module']}:{d['line']}{note}", file=sys.stderr)
+    for d in getattr(server, "discovered", list)():
+        if (d["kind"], d["name"], d["module"]) not in said:
+            print(f"discovered: {d['kind']} {d['name']} \u2190 {d['module']}:{d['line']}", file=sys.stderr)
 
 
 def run(plan: dict[str, Any]) -> None:
