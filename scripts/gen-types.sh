@@ -11,5 +11,5 @@ cd "$ROOT/bindings-python/spec"
 "$ROOT/.venv/bin/datamodel-codegen" --input schema-2025-11-25.json --input-file-type jsonschema \
   --output-model-type pydantic_v2.BaseModel --target-python-version 3.10 --disable-timestamp \
   --base-class oxmcp.types._base.SpecModel --collapse-root-models \
-  --allow-extra-fields --allow-population-by-field-name --use-union-operator --use-standard-collections --field-constraints --use-subclass-enum --type-mappings "string+byte=string" \
+  --allow-extra-fields --allow-population-by-field-name --use-union-operator --use-standard-collections --field-constraints --use-subclass-enum --use-one-literal-as-default --type-mappings "string+byte=string" \
   --formatters black isort --output "$OUT" 2>/dev/null

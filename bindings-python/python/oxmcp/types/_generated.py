@@ -57,7 +57,7 @@ class BooleanSchema(SpecModel):
     default: bool | None = None
     description: str | None = None
     title: str | None = None
-    type: Literal['boolean']
+    type: Literal['boolean'] = 'boolean'
 
 
 class Params(SpecModel):
@@ -282,8 +282,10 @@ class ElicitationCompleteNotification(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    jsonrpc: Literal['2.0']
-    method: Literal['notifications/elicitation/complete']
+    jsonrpc: Literal['2.0'] = '2.0'
+    method: Literal['notifications/elicitation/complete'] = (
+        'notifications/elicitation/complete'
+    )
     params: Params1
 
 
@@ -405,7 +407,7 @@ class JSONRPCNotification(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    jsonrpc: Literal['2.0']
+    jsonrpc: Literal['2.0'] = '2.0'
     method: str
     params: dict[str, Any] | None = None
 
@@ -423,7 +425,7 @@ class LegacyTitledEnumSchema(SpecModel):
         description='(Legacy) Display names for enum values.\nNon-standard according to JSON schema 2020-12.',
     )
     title: str | None = None
-    type: Literal['string']
+    type: Literal['string'] = 'string'
 
 
 class LoggingLevel(str, Enum):
@@ -585,8 +587,10 @@ class PromptListChangedNotification(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    jsonrpc: Literal['2.0']
-    method: Literal['notifications/prompts/list_changed']
+    jsonrpc: Literal['2.0'] = '2.0'
+    method: Literal['notifications/prompts/list_changed'] = (
+        'notifications/prompts/list_changed'
+    )
     params: NotificationParams | None = None
 
 
@@ -603,7 +607,7 @@ class PromptReference(SpecModel):
         None,
         description='Intended for UI and end-user contexts — optimized to be human-readable and easily understood,\neven by those unfamiliar with domain-specific terminology.\n\nIf not provided, the name should be used for display (except for Tool,\nwhere `annotations.title` should be given precedence over using `name`,\nif present).',
     )
-    type: Literal['ref/prompt']
+    type: Literal['ref/prompt'] = 'ref/prompt'
 
 
 class FieldMeta(SpecModel):
@@ -688,8 +692,10 @@ class ResourceListChangedNotification(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    jsonrpc: Literal['2.0']
-    method: Literal['notifications/resources/list_changed']
+    jsonrpc: Literal['2.0'] = '2.0'
+    method: Literal['notifications/resources/list_changed'] = (
+        'notifications/resources/list_changed'
+    )
     params: NotificationParams | None = None
 
 
@@ -714,7 +720,7 @@ class ResourceTemplateReference(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    type: Literal['ref/resource']
+    type: Literal['ref/resource'] = 'ref/resource'
     uri: str = Field(..., description='The URI or URI template of the resource.')
 
 
@@ -779,8 +785,10 @@ class RootsListChangedNotification(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    jsonrpc: Literal['2.0']
-    method: Literal['notifications/roots/list_changed']
+    jsonrpc: Literal['2.0'] = '2.0'
+    method: Literal['notifications/roots/list_changed'] = (
+        'notifications/roots/list_changed'
+    )
     params: NotificationParams | None = None
 
 
@@ -923,7 +931,7 @@ class StringSchema(SpecModel):
     maxLength: int | None = None
     minLength: int | None = None
     title: str | None = None
-    type: Literal['string']
+    type: Literal['string'] = 'string'
 
 
 class SubscribeRequestParams(SpecModel):
@@ -1015,7 +1023,7 @@ class TitledMultiSelectEnumSchema(SpecModel):
     maxItems: int | None = Field(None, description='Maximum number of items to select.')
     minItems: int | None = Field(None, description='Minimum number of items to select.')
     title: str | None = Field(None, description='Optional title for the enum field.')
-    type: Literal['array']
+    type: Literal['array'] = 'array'
 
 
 class OneOfItem(SpecModel):
@@ -1040,7 +1048,7 @@ class TitledSingleSelectEnumSchema(SpecModel):
         ..., description='Array of enum options with values and display labels.'
     )
     title: str | None = Field(None, description='Optional title for the enum field.')
-    type: Literal['string']
+    type: Literal['string'] = 'string'
 
 
 class InputSchema(SpecModel):
@@ -1051,7 +1059,7 @@ class InputSchema(SpecModel):
     field_schema: str | None = Field(None, alias='$schema')
     properties: dict[str, dict[str, Any]] | None = None
     required: list[str] | None = None
-    type: Literal['object']
+    type: Literal['object'] = 'object'
 
 
 class OutputSchema(SpecModel):
@@ -1062,7 +1070,7 @@ class OutputSchema(SpecModel):
     field_schema: str | None = Field(None, alias='$schema')
     properties: dict[str, dict[str, Any]] | None = None
     required: list[str] | None = None
-    type: Literal['object']
+    type: Literal['object'] = 'object'
 
 
 class ToolAnnotations(SpecModel):
@@ -1128,8 +1136,10 @@ class ToolListChangedNotification(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    jsonrpc: Literal['2.0']
-    method: Literal['notifications/tools/list_changed']
+    jsonrpc: Literal['2.0'] = '2.0'
+    method: Literal['notifications/tools/list_changed'] = (
+        'notifications/tools/list_changed'
+    )
     params: NotificationParams | None = None
 
 
@@ -1152,7 +1162,7 @@ class ToolUseContent(SpecModel):
         description="The arguments to pass to the tool, conforming to the tool's input schema.",
     )
     name: str = Field(..., description='The name of the tool to call.')
-    type: Literal['tool_use']
+    type: Literal['tool_use'] = 'tool_use'
 
 
 class UnsubscribeRequestParams(SpecModel):
@@ -1177,7 +1187,7 @@ class Items1(SpecModel):
         populate_by_name=True,
     )
     enum: list[str] = Field(..., description='Array of enum values to choose from.')
-    type: Literal['string']
+    type: Literal['string'] = 'string'
 
 
 class UntitledMultiSelectEnumSchema(SpecModel):
@@ -1193,7 +1203,7 @@ class UntitledMultiSelectEnumSchema(SpecModel):
     maxItems: int | None = Field(None, description='Maximum number of items to select.')
     minItems: int | None = Field(None, description='Minimum number of items to select.')
     title: str | None = Field(None, description='Optional title for the enum field.')
-    type: Literal['array']
+    type: Literal['array'] = 'array'
 
 
 class UntitledSingleSelectEnumSchema(SpecModel):
@@ -1207,7 +1217,7 @@ class UntitledSingleSelectEnumSchema(SpecModel):
     )
     enum: list[str] = Field(..., description='Array of enum values to choose from.')
     title: str | None = Field(None, description='Optional title for the enum field.')
-    type: Literal['string']
+    type: Literal['string'] = 'string'
 
 
 class Annotations(SpecModel):
@@ -1249,7 +1259,7 @@ class AudioContent(SpecModel):
         ...,
         description='The MIME type of the audio. Different providers may support different audio types.',
     )
-    type: Literal['audio']
+    type: Literal['audio'] = 'audio'
 
 
 class CallToolRequestParams(SpecModel):
@@ -1280,8 +1290,8 @@ class CancelTaskRequest(SpecModel):
     id: str | int = Field(
         ..., description='A uniquely identifying ID for a request in JSON-RPC.'
     )
-    jsonrpc: Literal['2.0']
-    method: Literal['tasks/cancel']
+    jsonrpc: Literal['2.0'] = '2.0'
+    method: Literal['tasks/cancel'] = 'tasks/cancel'
     params: Params
 
 
@@ -1340,7 +1350,7 @@ class ElicitRequestURLParams(SpecModel):
         ...,
         description='The message to present to the user explaining why the interaction is needed.',
     )
-    mode: Literal['url'] = Field(..., description='The elicitation mode.')
+    mode: Literal['url'] = Field('url', description='The elicitation mode.')
     task: TaskMetadata | None = Field(
         None,
         description='If specified, the caller is requesting task-augmented execution for this request.\nThe request will return a CreateTaskResult immediately, and the actual result can be\nretrieved later via tasks/result.\n\nTask augmentation is subject to capability negotiation - receivers MUST declare support\nfor task augmentation of specific request types in their capabilities.',
@@ -1362,7 +1372,7 @@ class EmbeddedResource(SpecModel):
         None, description='Optional annotations for the client.'
     )
     resource: TextResourceContents | BlobResourceContents
-    type: Literal['resource']
+    type: Literal['resource'] = 'resource'
 
 
 class EmptyResult(RootModel[Result]):
@@ -1411,8 +1421,8 @@ class GetTaskPayloadRequest(SpecModel):
     id: str | int = Field(
         ..., description='A uniquely identifying ID for a request in JSON-RPC.'
     )
-    jsonrpc: Literal['2.0']
-    method: Literal['tasks/result']
+    jsonrpc: Literal['2.0'] = '2.0'
+    method: Literal['tasks/result'] = 'tasks/result'
     params: Params2
 
 
@@ -1424,8 +1434,8 @@ class GetTaskRequest(SpecModel):
     id: str | int = Field(
         ..., description='A uniquely identifying ID for a request in JSON-RPC.'
     )
-    jsonrpc: Literal['2.0']
-    method: Literal['tasks/get']
+    jsonrpc: Literal['2.0'] = '2.0'
+    method: Literal['tasks/get'] = 'tasks/get'
     params: Params3
 
 
@@ -1447,7 +1457,7 @@ class ImageContent(SpecModel):
         ...,
         description='The MIME type of the image. Different providers may support different image types.',
     )
-    type: Literal['image']
+    type: Literal['image'] = 'image'
 
 
 class InitializeRequestParams(SpecModel):
@@ -1495,8 +1505,8 @@ class InitializedNotification(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    jsonrpc: Literal['2.0']
-    method: Literal['notifications/initialized']
+    jsonrpc: Literal['2.0'] = '2.0'
+    method: Literal['notifications/initialized'] = 'notifications/initialized'
     params: NotificationParams | None = None
 
 
@@ -1509,7 +1519,7 @@ class JSONRPCErrorResponse(SpecModel):
     id: str | int | None = Field(
         None, description='A uniquely identifying ID for a request in JSON-RPC.'
     )
-    jsonrpc: Literal['2.0']
+    jsonrpc: Literal['2.0'] = '2.0'
 
 
 class JSONRPCRequest(SpecModel):
@@ -1520,7 +1530,7 @@ class JSONRPCRequest(SpecModel):
     id: str | int = Field(
         ..., description='A uniquely identifying ID for a request in JSON-RPC.'
     )
-    jsonrpc: Literal['2.0']
+    jsonrpc: Literal['2.0'] = '2.0'
     method: str
     params: dict[str, Any] | None = None
 
@@ -1533,7 +1543,7 @@ class JSONRPCResultResponse(SpecModel):
     id: str | int = Field(
         ..., description='A uniquely identifying ID for a request in JSON-RPC.'
     )
-    jsonrpc: Literal['2.0']
+    jsonrpc: Literal['2.0'] = '2.0'
     result: Result
 
 
@@ -1545,8 +1555,8 @@ class ListRootsRequest(SpecModel):
     id: str | int = Field(
         ..., description='A uniquely identifying ID for a request in JSON-RPC.'
     )
-    jsonrpc: Literal['2.0']
-    method: Literal['roots/list']
+    jsonrpc: Literal['2.0'] = '2.0'
+    method: Literal['roots/list'] = 'roots/list'
     params: RequestParams | None = None
 
 
@@ -1568,8 +1578,8 @@ class LoggingMessageNotification(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    jsonrpc: Literal['2.0']
-    method: Literal['notifications/message']
+    jsonrpc: Literal['2.0'] = '2.0'
+    method: Literal['notifications/message'] = 'notifications/message'
     params: LoggingMessageNotificationParams
 
 
@@ -1603,8 +1613,8 @@ class PingRequest(SpecModel):
     id: str | int = Field(
         ..., description='A uniquely identifying ID for a request in JSON-RPC.'
     )
-    jsonrpc: Literal['2.0']
-    method: Literal['ping']
+    jsonrpc: Literal['2.0'] = '2.0'
+    method: Literal['ping'] = 'ping'
     params: RequestParams | None = None
 
 
@@ -1673,8 +1683,8 @@ class ReadResourceRequest(SpecModel):
     id: str | int = Field(
         ..., description='A uniquely identifying ID for a request in JSON-RPC.'
     )
-    jsonrpc: Literal['2.0']
-    method: Literal['resources/read']
+    jsonrpc: Literal['2.0'] = '2.0'
+    method: Literal['resources/read'] = 'resources/read'
     params: ReadResourceRequestParams
 
 
@@ -1766,7 +1776,7 @@ class ResourceLink(SpecModel):
         None,
         description='Intended for UI and end-user contexts — optimized to be human-readable and easily understood,\neven by those unfamiliar with domain-specific terminology.\n\nIf not provided, the name should be used for display (except for Tool,\nwhere `annotations.title` should be given precedence over using `name`,\nif present).',
     )
-    type: Literal['resource_link']
+    type: Literal['resource_link'] = 'resource_link'
     uri: AnyUrl = Field(..., description='The URI of this resource.')
 
 
@@ -1814,8 +1824,10 @@ class ResourceUpdatedNotification(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    jsonrpc: Literal['2.0']
-    method: Literal['notifications/resources/updated']
+    jsonrpc: Literal['2.0'] = '2.0'
+    method: Literal['notifications/resources/updated'] = (
+        'notifications/resources/updated'
+    )
     params: ResourceUpdatedNotificationParams
 
 
@@ -1827,8 +1839,8 @@ class SetLevelRequest(SpecModel):
     id: str | int = Field(
         ..., description='A uniquely identifying ID for a request in JSON-RPC.'
     )
-    jsonrpc: Literal['2.0']
-    method: Literal['logging/setLevel']
+    jsonrpc: Literal['2.0'] = '2.0'
+    method: Literal['logging/setLevel'] = 'logging/setLevel'
     params: SetLevelRequestParams
 
 
@@ -1846,8 +1858,8 @@ class SubscribeRequest(SpecModel):
     id: str | int = Field(
         ..., description='A uniquely identifying ID for a request in JSON-RPC.'
     )
-    jsonrpc: Literal['2.0']
-    method: Literal['resources/subscribe']
+    jsonrpc: Literal['2.0'] = '2.0'
+    method: Literal['resources/subscribe'] = 'resources/subscribe'
     params: SubscribeRequestParams
 
 
@@ -1914,7 +1926,7 @@ class TextContent(SpecModel):
         None, description='Optional annotations for the client.'
     )
     text: str = Field(..., description='The text content of the message.')
-    type: Literal['text']
+    type: Literal['text'] = 'text'
 
 
 class Tool(SpecModel):
@@ -1976,7 +1988,7 @@ class Error1(Error):
         extra='allow',
         populate_by_name=True,
     )
-    code: Literal[-32042] = Field(..., description='The error type that occurred.')
+    code: Literal[-32042] = Field(-32042, description='The error type that occurred.')
     data: Data = Field(
         ...,
         description='Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).',
@@ -1992,7 +2004,7 @@ class URLElicitationRequiredError(SpecModel):
     id: str | int | None = Field(
         None, description='A uniquely identifying ID for a request in JSON-RPC.'
     )
-    jsonrpc: Literal['2.0']
+    jsonrpc: Literal['2.0'] = '2.0'
 
 
 class UnsubscribeRequest(SpecModel):
@@ -2003,8 +2015,8 @@ class UnsubscribeRequest(SpecModel):
     id: str | int = Field(
         ..., description='A uniquely identifying ID for a request in JSON-RPC.'
     )
-    jsonrpc: Literal['2.0']
-    method: Literal['resources/unsubscribe']
+    jsonrpc: Literal['2.0'] = '2.0'
+    method: Literal['resources/unsubscribe'] = 'resources/unsubscribe'
     params: UnsubscribeRequestParams
 
 
@@ -2016,8 +2028,8 @@ class CallToolRequest(SpecModel):
     id: str | int = Field(
         ..., description='A uniquely identifying ID for a request in JSON-RPC.'
     )
-    jsonrpc: Literal['2.0']
-    method: Literal['tools/call']
+    jsonrpc: Literal['2.0'] = '2.0'
+    method: Literal['tools/call'] = 'tools/call'
     params: CallToolRequestParams
 
 
@@ -2033,8 +2045,8 @@ class CancelledNotification(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    jsonrpc: Literal['2.0']
-    method: Literal['notifications/cancelled']
+    jsonrpc: Literal['2.0'] = '2.0'
+    method: Literal['notifications/cancelled'] = 'notifications/cancelled'
     params: CancelledNotificationParams
 
 
@@ -2046,8 +2058,8 @@ class CompleteRequest(SpecModel):
     id: str | int = Field(
         ..., description='A uniquely identifying ID for a request in JSON-RPC.'
     )
-    jsonrpc: Literal['2.0']
-    method: Literal['completion/complete']
+    jsonrpc: Literal['2.0'] = '2.0'
+    method: Literal['completion/complete'] = 'completion/complete'
     params: CompleteRequestParams
 
 
@@ -2082,7 +2094,7 @@ class RequestedSchema(SpecModel):
         | LegacyTitledEnumSchema,
     ]
     required: list[str] | None = None
-    type: Literal['object']
+    type: Literal['object'] = 'object'
 
 
 class ElicitRequestFormParams(SpecModel):
@@ -2118,8 +2130,8 @@ class GetPromptRequest(SpecModel):
     id: str | int = Field(
         ..., description='A uniquely identifying ID for a request in JSON-RPC.'
     )
-    jsonrpc: Literal['2.0']
-    method: Literal['prompts/get']
+    jsonrpc: Literal['2.0'] = '2.0'
+    method: Literal['prompts/get'] = 'prompts/get'
     params: GetPromptRequestParams
 
 
@@ -2138,8 +2150,8 @@ class InitializeRequest(SpecModel):
     id: str | int = Field(
         ..., description='A uniquely identifying ID for a request in JSON-RPC.'
     )
-    jsonrpc: Literal['2.0']
-    method: Literal['initialize']
+    jsonrpc: Literal['2.0'] = '2.0'
+    method: Literal['initialize'] = 'initialize'
     params: InitializeRequestParams
 
 
@@ -2177,8 +2189,8 @@ class ListPromptsRequest(SpecModel):
     id: str | int = Field(
         ..., description='A uniquely identifying ID for a request in JSON-RPC.'
     )
-    jsonrpc: Literal['2.0']
-    method: Literal['prompts/list']
+    jsonrpc: Literal['2.0'] = '2.0'
+    method: Literal['prompts/list'] = 'prompts/list'
     params: PaginatedRequestParams | None = None
 
 
@@ -2207,8 +2219,8 @@ class ListResourceTemplatesRequest(SpecModel):
     id: str | int = Field(
         ..., description='A uniquely identifying ID for a request in JSON-RPC.'
     )
-    jsonrpc: Literal['2.0']
-    method: Literal['resources/templates/list']
+    jsonrpc: Literal['2.0'] = '2.0'
+    method: Literal['resources/templates/list'] = 'resources/templates/list'
     params: PaginatedRequestParams | None = None
 
 
@@ -2237,8 +2249,8 @@ class ListResourcesRequest(SpecModel):
     id: str | int = Field(
         ..., description='A uniquely identifying ID for a request in JSON-RPC.'
     )
-    jsonrpc: Literal['2.0']
-    method: Literal['resources/list']
+    jsonrpc: Literal['2.0'] = '2.0'
+    method: Literal['resources/list'] = 'resources/list'
     params: PaginatedRequestParams | None = None
 
 
@@ -2267,8 +2279,8 @@ class ListTasksRequest(SpecModel):
     id: str | int = Field(
         ..., description='A uniquely identifying ID for a request in JSON-RPC.'
     )
-    jsonrpc: Literal['2.0']
-    method: Literal['tasks/list']
+    jsonrpc: Literal['2.0'] = '2.0'
+    method: Literal['tasks/list'] = 'tasks/list'
     params: PaginatedRequestParams | None = None
 
 
@@ -2297,8 +2309,8 @@ class ListToolsRequest(SpecModel):
     id: str | int = Field(
         ..., description='A uniquely identifying ID for a request in JSON-RPC.'
     )
-    jsonrpc: Literal['2.0']
-    method: Literal['tools/list']
+    jsonrpc: Literal['2.0'] = '2.0'
+    method: Literal['tools/list'] = 'tools/list'
     params: PaginatedRequestParams | None = None
 
 
@@ -2327,7 +2339,7 @@ class PaginatedRequest(SpecModel):
     id: str | int = Field(
         ..., description='A uniquely identifying ID for a request in JSON-RPC.'
     )
-    jsonrpc: Literal['2.0']
+    jsonrpc: Literal['2.0'] = '2.0'
     method: str
     params: PaginatedRequestParams | None = None
 
@@ -2337,8 +2349,8 @@ class ProgressNotification(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    jsonrpc: Literal['2.0']
-    method: Literal['notifications/progress']
+    jsonrpc: Literal['2.0'] = '2.0'
+    method: Literal['notifications/progress'] = 'notifications/progress'
     params: ProgressNotificationParams
 
 
@@ -2356,8 +2368,8 @@ class TaskStatusNotification(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    jsonrpc: Literal['2.0']
-    method: Literal['notifications/tasks/status']
+    jsonrpc: Literal['2.0'] = '2.0'
+    method: Literal['notifications/tasks/status'] = 'notifications/tasks/status'
     params: TaskStatusNotificationParams
 
 
@@ -2389,7 +2401,7 @@ class ToolResultContent(SpecModel):
         ...,
         description='The ID of the tool use this result corresponds to.\n\nThis MUST match the ID from a previous ToolUseContent.',
     )
-    type: Literal['tool_result']
+    type: Literal['tool_result'] = 'tool_result'
 
 
 class CallToolResult(SpecModel):
@@ -2486,8 +2498,8 @@ class ElicitRequest(SpecModel):
     id: str | int = Field(
         ..., description='A uniquely identifying ID for a request in JSON-RPC.'
     )
-    jsonrpc: Literal['2.0']
-    method: Literal['elicitation/create']
+    jsonrpc: Literal['2.0'] = '2.0'
+    method: Literal['elicitation/create'] = 'elicitation/create'
     params: ElicitRequestURLParams | ElicitRequestFormParams = Field(
         ...,
         description='The parameters for a request to elicit additional information from the user via the client.',
@@ -2712,8 +2724,8 @@ class CreateMessageRequest(SpecModel):
     id: str | int = Field(
         ..., description='A uniquely identifying ID for a request in JSON-RPC.'
     )
-    jsonrpc: Literal['2.0']
-    method: Literal['sampling/createMessage']
+    jsonrpc: Literal['2.0'] = '2.0'
+    method: Literal['sampling/createMessage'] = 'sampling/createMessage'
     params: CreateMessageRequestParams
 
 
