@@ -4,7 +4,8 @@
  * a JSON Schema object) or the spec's `arguments` array, and the completers marked on its zod
  * fields with `completable()`.
  */
-const { RegistrationError } = require('./errors.cjs');
+const { RegistrationError, fromNative } = require('./errors.cjs');
+const { loadNative } = require('./native.cjs');
 const { resolveSchema, isAnyZodSchema, zodShapeVersion, zodObject } = require('./schema.cjs');
 
 /** @type {WeakMap<object, Function>} */
@@ -116,4 +117,15 @@ function hasCompleters(name, config) {
   return Object.keys(promptArguments(name, config ?? {}).complete).length > 0;
 }
 
-module.exports = { completable, promptArguments, hasCompleters, splitCompleters };
+/** The core's rule for completers named by argument (a prompt's `args`, or a template's
+ * variables when `args` is absent), before anything is registered. */
+function checkCompletionNames(name, completed, args) {
+  if (!completed.length) return;
+  try {
+    loadNative().checkCompletionNames(name, completed, args);
+  } catch (e) {
+    throw fromNative(e);
+  }
+}
+
+module.exports = { completable, promptArguments, hasCompleters, splitCompleters, checkCompletionNames };

@@ -15,7 +15,7 @@ const {
 const results = require('./results.cjs');
 const { Context, Calls } = require('./context.cjs');
 const { wire, isThenable, failure, toolFailure } = require('./envelope.cjs');
-const { completable, promptArguments, hasCompleters, splitCompleters } = require('./prompt-args.cjs');
+const { completable, promptArguments, hasCompleters, splitCompleters, checkCompletionNames } = require('./prompt-args.cjs');
 const { RegisteredTool, registered } = require('./registered.cjs');
 const { ResourceTemplate } = require('./resource-template.cjs');
 
@@ -251,8 +251,7 @@ class Server {
       hasOutputSchema: output.json !== undefined,
       enabled: true,
     };
-    // Unset: the core applies the server's toolTimeoutMs.
-    const timeoutMs = config.timeoutMs;
+    const timeoutMs = config.timeoutMs; // unset: the core applies the server's toolTimeoutMs
     return { entry, def, timeoutMs };
   }
 
@@ -421,6 +420,7 @@ class Server {
       delete def.size;
       const native = nativeDef('template', def);
       const complete = { ...(metadata.complete ?? {}), ...tpl.complete };
+      checkCompletionNames(tpl.uriTemplate, Object.keys(complete));
       const entry = { name, def, read, mimeType: meta.mimeType, template: true, complete };
       const invoke = (uri, vars, id) => this.#run(id, () => this.#runRead(entry, uri, vars, id));
       const { values, fns } = splitCompleters(complete, `registerResource(${name})`);
@@ -435,6 +435,7 @@ class Server {
       return registered(entry, () => this.removeResourceTemplate(tpl.uriTemplate));
     }
     if (typeof uriOrTemplate !== 'string') throw new TypeError(`registerResource(${name}): uri must be a string or a ResourceTemplate`);
+    checkCompletionNames(uriOrTemplate, Object.keys(metadata.complete ?? {}));
     const def = { uri: uriOrTemplate, name, ...meta };
     const entry = { name, def, read, mimeType: meta.mimeType, template: false };
     const invoke = (uri, vars, id) => this.#run(id, () => this.#runRead(entry, uri, vars, id));
@@ -583,9 +584,9 @@ class Server {
     const def = { name, ...pick(config, ['title', 'description', 'icons', '_meta']) };
     if (args.length) def.arguments = args;
     const entry = { name, def, handler, zod, hasArgs: args.length > 0 };
-    // Unset: the core applies the server's toolTimeoutMs.
-    const timeoutMs = config.timeoutMs;
+    const timeoutMs = config.timeoutMs; // unset: the core applies the server's toolTimeoutMs
     const invoke = (a, id) => this.#run(id, () => this.#runPrompt(entry, a, id));
+    checkCompletionNames(name, Object.keys(complete ?? {}), args.map((a) => a.name));
     const { values, fns } = splitCompleters(complete, `registerPrompt(${name})`);
     const completer = Object.keys(fns).length ? this.#completer(fns) : undefined;
     const native = nativeDef('prompt', def);

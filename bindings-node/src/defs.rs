@@ -227,3 +227,27 @@ pub fn check_element(
     })?;
     oxmcp::element::check(&def, handler_kind.as_deref()).map_err(crate::errors::build)
 }
+
+/// A registration's named completers checked by the core's rule
+/// (`oxmcp::completion::check_names`) before it is registered: a prompt's (`arguments`: its
+/// argument names) or a resource template's (`name`: its URI template). The same names are
+/// refused with the same text as in Python.
+#[napi]
+pub fn check_completion_names(
+    name: String,
+    completed: Vec<String>,
+    arguments: Option<Vec<String>>,
+) -> Result<()> {
+    use oxmcp::completion::{check_names, Completed};
+    let args: Vec<&str> = arguments.iter().flatten().map(String::as_str).collect();
+    let primitive = match &arguments {
+        Some(_) => Completed::Prompt {
+            name: &name,
+            arguments: &args,
+        },
+        None => Completed::Template {
+            uri_template: &name,
+        },
+    };
+    check_names(primitive, &completed).map_err(|e| coded(Code::InvalidDefinition, e))
+}

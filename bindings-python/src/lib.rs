@@ -62,6 +62,28 @@ fn check_element(
     oxmcp::element::check(&from_py(definition)?, handler_kind).map_err(build_err)
 }
 
+/// A registration's named completers checked by the core's rule (`oxmcp::completion::check_names`)
+/// before it is registered: a prompt's (`arguments`: its argument names) or a resource
+/// template's (`name`: its URI template). The same names are refused with the same text as in Node.
+#[pyfunction]
+#[pyo3(signature = (name, completed, arguments=None))]
+fn check_completion_names(
+    name: &str,
+    completed: Vec<String>,
+    arguments: Option<Vec<String>>,
+) -> PyResult<()> {
+    use oxmcp::completion::{check_names, Completed};
+    let args: Vec<&str> = arguments.iter().flatten().map(String::as_str).collect();
+    let primitive = match &arguments {
+        Some(_) => Completed::Prompt {
+            name,
+            arguments: &args,
+        },
+        None => Completed::Template { uri_template: name },
+    };
+    check_names(primitive, &completed).map_err(build_err)
+}
+
 fn build_err(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
@@ -699,6 +721,7 @@ fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(options::effective_options, m)?)?;
     m.add_function(wrap_pyfunction!(options::check_listen_options, m)?)?;
     m.add_function(wrap_pyfunction!(check_tool_limits, m)?)?;
+    m.add_function(wrap_pyfunction!(check_completion_names, m)?)?;
     m.add_function(wrap_pyfunction!(check_element, m)?)?;
     m.add_function(wrap_pyfunction!(skills::skill_entry, m)?)?;
     m.add_function(wrap_pyfunction!(skills::skills_load_dir, m)?)?;

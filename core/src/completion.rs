@@ -112,6 +112,53 @@ impl CompletionHandler for Completer {
     }
 }
 
+/// A binding's completers, named by argument, checked against what the primitive has: a
+/// prompt's argument names, or a resource template's variables (`uri_template`). A completer
+/// for a name the primitive does not have would never run, and the name is most likely a typo
+/// of one that then completes nothing, so it is refused when registered, with the same text in
+/// every binding.
+pub fn check_names(
+    primitive: Completed<'_>,
+    completed: impl IntoIterator<Item = impl AsRef<str>>,
+) -> Result<(), String> {
+    let template;
+    let known: Vec<&str> = match &primitive {
+        Completed::Prompt { arguments, .. } => arguments.to_vec(),
+        // A static URI (no variable; the parser refuses it as a template) has none to complete.
+        Completed::Template { uri_template } => {
+            template = crate::uri_template::UriTemplate::parse(uri_template).ok();
+            template.iter().flat_map(|t| t.variables()).collect()
+        }
+    };
+    for name in completed {
+        let name = name.as_ref();
+        if !known.contains(&name) {
+            return Err(match primitive {
+                Completed::Prompt { name: p, .. } => {
+                    format!("prompt '{p}' has no argument '{name}' to complete")
+                }
+                Completed::Template { uri_template } => {
+                    format!(
+                        "resource '{uri_template}' has no template variable '{name}' to complete"
+                    )
+                }
+            });
+        }
+    }
+    Ok(())
+}
+
+/// What [`check_names`] checks completers against.
+pub enum Completed<'a> {
+    /// A prompt and its argument names.
+    Prompt {
+        name: &'a str,
+        arguments: &'a [&'a str],
+    },
+    /// A resource template, by its URI template.
+    Template { uri_template: &'a str },
+}
+
 /// The string values a JSON Schema allows when it is an enumeration: `enum`, or `oneOf`/`anyOf`
 /// whose branches are each a `const` or an `enum` (schemars' shape for documented variants).
 pub fn enum_values(schema: &Value) -> Vec<String> {
@@ -137,6 +184,44 @@ pub fn enum_values(schema: &Value) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn completers_are_named_for_what_the_primitive_has() {
+        let prompt = Completed::Prompt {
+            name: "review",
+            arguments: &["code", "lang"],
+        };
+        assert_eq!(check_names(prompt, ["lang"]), Ok(()));
+        let prompt = Completed::Prompt {
+            name: "review",
+            arguments: &["code", "lang"],
+        };
+        assert_eq!(
+            check_names(prompt, ["lang", "langs"]),
+            Err("prompt 'review' has no argument 'langs' to complete".into())
+        );
+        let template = Completed::Template {
+            uri_template: "docs://{section}/{page}",
+        };
+        assert_eq!(check_names(template, ["page", "section"]), Ok(()));
+        let motd = Completed::Template {
+            uri_template: "docs://motd",
+        };
+        assert_eq!(
+            check_names(motd, ["x"]),
+            Err("resource 'docs://motd' has no template variable 'x' to complete".into())
+        );
+        let template = Completed::Template {
+            uri_template: "docs://{section}/{page}",
+        };
+        assert_eq!(
+            check_names(template, ["chapter"]),
+            Err(
+                "resource 'docs://{section}/{page}' has no template variable 'chapter' to complete"
+                    .into()
+            )
+        );
+    }
     use serde_json::json;
 
     #[test]

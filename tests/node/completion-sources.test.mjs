@@ -77,3 +77,21 @@ test('a numeric enum completes to its names, a zod enum to its options; a bad co
     /registerPrompt\(q\): complete.x: a completer is an array of values, an enum or a function/,
   );
 });
+
+test("a completer for an argument or variable the primitive lacks is the core's refusal, with Python's text", () => {
+  const s = new Server({ name: 'c', version: '1' });
+  assert.throws(
+    () => s.registerPrompt('q', { arguments: [{ name: 'x' }], complete: { y: ['a'] } }, () => 'x'),
+    { name: 'RegistrationError', message: "prompt 'q' has no argument 'y' to complete" },
+  );
+  assert.throws(
+    () => s.registerResource('d', 'docs://{section}', { complete: { page: () => [] } }, () => ''),
+    { message: "resource 'docs://{section}' has no template variable 'page' to complete" },
+  );
+  assert.throws(
+    () => s.registerResource('m', 'docs://motd', { complete: { x: ['a'] } }, () => ''),
+    { message: "resource 'docs://motd' has no template variable 'x' to complete" },
+  );
+  // Nothing of a refused registration is kept.
+  s.registerPrompt('q', { arguments: [{ name: 'x' }], complete: { x: ['a'] } }, () => 'x');
+});

@@ -54,7 +54,23 @@ def test_an_enum_of_other_values_completes_to_its_names_and_a_bad_completer_is_r
         @s.prompt(completions={"x": 3})
         def p(x: str) -> str:
             return x
-    with pytest.raises(DefinitionError, match="has no argument 'y' to complete"):
+    with pytest.raises(DefinitionError, match="^prompt 'q' has no argument 'y' to complete$"):
         @s.prompt(completions={"y": ["a"]})
         def q(x: str) -> str:
             return x
+    with pytest.raises(DefinitionError, match=r"^resource 'docs://\{section\}' has no template variable 'page' to complete$"):
+        @s.resource("docs://{section}", completions={"page": ["a"]})
+        def d(section: str) -> str:
+            return section
+    with pytest.raises(DefinitionError, match="^resource 'docs://motd' has no template variable 'x' to complete$"):
+        @s.resource("docs://motd", completions={"x": ["a"]})
+        def m() -> str:
+            return ""
+    # Nothing of a refused registration is kept: the names are free.
+    @s.prompt(completions={"x": ["a"]})
+    def q(x: str) -> str:  # noqa: F811
+        return x
+
+    @s.resource("docs://{section}")
+    def d(section: str) -> str:  # noqa: F811
+        return section

@@ -81,6 +81,17 @@ class CompletionRouter(_Entry):
         return entry.call_sync(payload, native_ctx)
 
 
+def _check_completion_names(name: str, completed: list[str], arguments: list[str] | None) -> None:
+    """The core's rule for completers named by argument (a prompt's arguments, or a template's
+    variables when ``arguments`` is None), before anything is registered."""
+    from . import _oxmcp
+
+    try:
+        _oxmcp.check_completion_names(name, completed, arguments)
+    except ValueError as e:
+        raise DefinitionError(str(e)) from None
+
+
 def completion_values(completer: Any) -> list[str] | None:
     """A completer given as values, as the list the core matches: a list or tuple of strings, or
     an ``Enum`` class (each member's value when it is a string, else its name). ``None`` for a
@@ -363,6 +374,8 @@ class Server:
     def add_resource(self, fn: Callable[..., Any], uri: str, *, completions: dict[str, Any] | None = None,
                      **kwargs: Any) -> ResourceEntry:
         entry = ResourceEntry(fn, uri, self, **kwargs)
+        if completions:
+            _check_completion_names(uri, list(completions), None)
         with self._lock:
             existing = self._resources.get(uri)
             kind = "resource template" if entry.is_template else "resource"
@@ -376,8 +389,6 @@ class Server:
             entry.origin = self._origin
             self._resources[uri] = entry
         for argument, completer in (completions or {}).items():
-            if argument not in entry.variables:
-                raise DefinitionError(f"resource {uri!r} has no template variable {argument!r} to complete")
             self._add_completion("ref/resource", uri, argument, completer)
         return entry
 
@@ -416,6 +427,8 @@ class Server:
                    **kwargs: Any) -> PromptEntry:
         entry = PromptEntry(fn, self, **kwargs)
         self._adapt_prompt(entry)
+        if completions:
+            _check_completion_names(entry.name, list(completions), list(entry.info.param_names))
         with self._lock:
             existing = self._prompts.get(entry.name)
             if self._settle("prompt", entry.name, existing, False,
@@ -428,8 +441,6 @@ class Server:
             entry.origin = self._origin
             self._prompts[entry.name] = entry
         for argument, completer in (completions or {}).items():
-            if argument not in entry.info.param_names:
-                raise DefinitionError(f"prompt {entry.name!r} has no argument {argument!r} to complete")
             self._add_completion("ref/prompt", entry.name, argument, completer)
         return entry
 
