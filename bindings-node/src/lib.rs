@@ -27,7 +27,8 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 pub use cli::{cli_main, NativeCliOutcome};
 pub use context::NativeCalls;
 pub use defs::{
-    check_element, NativePromptDef, NativeResourceDef, NativeResourceTemplateDef, NativeToolDef,
+    check_completion_names, check_element, NativePromptDef, NativeResourceDef,
+    NativeResourceTemplateDef, NativeToolDef,
 };
 // Public because the `#[napi]` methods return them (the error each throws).
 pub use errors::{Code, Coded};

@@ -11,6 +11,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar, overload
 
+from ._completions import check_completion_names, completion_values
 from ._errors import DefinitionError
 from ._handlers import CompletionEntry, PromptEntry, ResourceEntry, ToolEntry, _Entry
 
@@ -79,30 +80,6 @@ class CompletionRouter(_Entry):
         if entry.is_async:
             return await entry.call_async(payload, native_ctx)
         return entry.call_sync(payload, native_ctx)
-
-
-def _check_completion_names(name: str, completed: list[str], arguments: list[str] | None) -> None:
-    """The core's rule for completers named by argument (a prompt's arguments, or a template's
-    variables when ``arguments`` is None), before anything is registered."""
-    from . import _oxmcp
-
-    try:
-        _oxmcp.check_completion_names(name, completed, arguments)
-    except ValueError as e:
-        raise DefinitionError(str(e)) from None
-
-
-def completion_values(completer: Any) -> list[str] | None:
-    """A completer given as values, as the list the core matches: a list or tuple of strings, or
-    an ``Enum`` class (each member's value when it is a string, else its name). ``None`` for a
-    function, which answers for itself."""
-    if isinstance(completer, type) and issubclass(completer, enum.Enum):
-        return [m.value if isinstance(m.value, str) else m.name for m in completer]
-    if isinstance(completer, (list, tuple)):
-        return [str(v) for v in completer]
-    if callable(completer):
-        return None
-    raise TypeError(f"a completer is a list of values, an Enum class or a function, not {type(completer).__name__}")
 
 
 def option_names() -> tuple[frozenset[str], frozenset[str]]:
@@ -375,7 +352,7 @@ class Server:
                      **kwargs: Any) -> ResourceEntry:
         entry = ResourceEntry(fn, uri, self, **kwargs)
         if completions:
-            _check_completion_names(uri, list(completions), None)
+            check_completion_names(uri, list(completions), None)
         with self._lock:
             existing = self._resources.get(uri)
             kind = "resource template" if entry.is_template else "resource"
@@ -428,7 +405,7 @@ class Server:
         entry = PromptEntry(fn, self, **kwargs)
         self._adapt_prompt(entry)
         if completions:
-            _check_completion_names(entry.name, list(completions), list(entry.info.param_names))
+            check_completion_names(entry.name, list(completions), list(entry.info.param_names))
         with self._lock:
             existing = self._prompts.get(entry.name)
             if self._settle("prompt", entry.name, existing, False,
