@@ -9,7 +9,6 @@ checks and result conversion are the core's, as for a client's ``prompts/get``.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -17,6 +16,7 @@ from pydantic import BaseModel
 
 from .._results import Message as _CoreMessage
 from .._results import content_block
+from ..utilities.components import FastMCPComponent
 
 if TYPE_CHECKING:
     from .function_prompt import FunctionPrompt
@@ -118,7 +118,7 @@ class PromptResult:
         return cls(messages, description=result.get("description"), meta=meta or None)
 
 
-class Prompt:
+class Prompt(FastMCPComponent):
     """FastMCP's prompt definition. ``Prompt.from_function(fn, ...)`` gives a :class:`FunctionPrompt`;
     a subclass may define ``async render(arguments)`` itself."""
 
@@ -148,21 +148,6 @@ class Prompt:
     @property
     def key(self) -> str:
         return f"{self.KEY_PREFIX}:{self.name}@{self.version or ''}"
-
-    def enable(self) -> None:
-        self.enabled = True
-
-    def disable(self) -> None:
-        self.enabled = False
-
-    def copy(self) -> Prompt:
-        return copy.copy(self)
-
-    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Prompt:
-        out = copy.deepcopy(self) if deep else copy.copy(self)
-        for k, v in (update or {}).items():
-            setattr(out, k, v)
-        return out
 
     def to_mcp_prompt(self, **overrides: Any) -> Any:
         icons = [i.model_dump(by_alias=True, exclude_none=True, mode="json") if hasattr(i, "model_dump") else i

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from types import MethodType
 from typing import Any, Literal, Protocol, TypeVar
 
+from ..utilities.components import ComponentMeta
 from .base import Prompt, PromptArgument, PromptResult, render_through_core
 
 __all__ = ["DecoratedPrompt", "FunctionPrompt", "PromptMeta", "prompt"]
@@ -26,18 +27,10 @@ class DecoratedPrompt(Protocol):
 
 
 @dataclass(frozen=True, kw_only=True)
-class PromptMeta:
+class PromptMeta(ComponentMeta):
     """The settings ``@prompt(...)`` attaches to a function, for ``mcp.add_prompt(fn)`` to register with."""
 
     type: Literal["prompt"] = field(default="prompt", init=False)
-    name: str | None = None
-    version: str | int | None = None
-    title: str | None = None
-    description: str | None = None
-    icons: list[Any] | None = None
-    tags: set[str] | None = None
-    meta: dict[str, Any] | None = None
-    auth: Any = None
     enabled: bool = True
 
 

@@ -8,12 +8,12 @@ contents go out as oxmcp's ``ResourceContents``.
 
 from __future__ import annotations
 
-import copy
 import inspect
 from collections.abc import Callable
 from typing import Any, ClassVar
 
 from .._results import ResourceContents
+from ..utilities.components import FastMCPComponent
 
 __all__ = ["Resource", "ResourceContent", "ResourceResult"]
 
@@ -86,7 +86,7 @@ class ResourceResult:
         return f"ResourceResult(contents={self.contents!r}, meta={self.meta!r})"
 
 
-class Resource:
+class Resource(FastMCPComponent):
     """FastMCP's resource definition. ``Resource.from_function(fn, uri, ...)`` gives a
     :class:`FunctionResource`; a subclass defines ``async read()`` (str, bytes or a ResourceResult)."""
 
@@ -119,21 +119,6 @@ class Resource:
     @property
     def key(self) -> str:
         return f"{self.KEY_PREFIX}:{self.uri}@{self.version or ''}"
-
-    def enable(self) -> None:
-        self.enabled = True
-
-    def disable(self) -> None:
-        self.enabled = False
-
-    def copy(self) -> Resource:
-        return copy.copy(self)
-
-    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Resource:
-        out = copy.deepcopy(self) if deep else copy.copy(self)
-        for k, v in (update or {}).items():
-            setattr(out, k, v)
-        return out
 
     async def read(self) -> Any:
         raise NotImplementedError("Subclasses must implement read()")

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar
 
+from ..utilities.components import ComponentMeta
 from .base import Resource
 
 __all__ = ["DecoratedResource", "FunctionResource", "ResourceMeta", "resource"]
@@ -26,21 +27,13 @@ class DecoratedResource(Protocol):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ResourceMeta:
+class ResourceMeta(ComponentMeta):
     """The settings ``@resource(uri, ...)`` attaches to a function."""
 
     type: Literal["resource"] = field(default="resource", init=False)
     uri: str
-    name: str | None = None
-    version: str | int | None = None
-    title: str | None = None
-    description: str | None = None
-    icons: list[Any] | None = None
-    tags: set[str] | None = None
     mime_type: str | None = None
     annotations: Any = None
-    meta: dict[str, Any] | None = None
-    auth: Any = None
     enabled: bool = True
 
 

@@ -11,7 +11,6 @@ validation and result conversion are the core's, as for a client's ``tools/call`
 
 from __future__ import annotations
 
-import copy
 import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from .._errors import ToolError
 from .._results import ToolResult as _CoreToolResult
 from .._results import content_list, to_jsonable
+from ..utilities.components import FastMCPComponent
 
 if TYPE_CHECKING:
     from .function_tool import FunctionTool
@@ -168,7 +168,7 @@ def _default_title(name: str) -> str:
     return name.replace("_", " ").replace("-", " ").title()
 
 
-class Tool:
+class Tool(FastMCPComponent):
     """FastMCP's tool definition. ``Tool.from_function(fn, ...)`` gives a :class:`FunctionTool`;
     a subclass may define ``async run(arguments) -> ToolResult`` itself (it then takes the arguments
     as ``parameters``, its JSON Schema, describes)."""
@@ -213,21 +213,6 @@ class Tool:
     @property
     def input_schema(self) -> dict[str, Any]:
         return self.parameters
-
-    def enable(self) -> None:
-        self.enabled = True
-
-    def disable(self) -> None:
-        self.enabled = False
-
-    def copy(self) -> Tool:
-        return copy.copy(self)
-
-    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Tool:
-        out = copy.deepcopy(self) if deep else copy.copy(self)
-        for k, v in (update or {}).items():
-            setattr(out, k, v)
-        return out
 
     def to_mcp_tool(self, **overrides: Any) -> Any:
         """The tool as the SDK's ``Tool`` model: what ``tools/list`` lists for it. The title follows

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from types import MethodType
 from typing import Any, Literal, Protocol, TypeVar
 
+from ..utilities.components import ComponentMeta
 from .base import NotSet, Tool, ToolResult, _check_signature, _types, run_on_private_server
 
 __all__ = ["DecoratedTool", "FunctionTool", "ToolMeta", "tool"]
@@ -26,23 +27,15 @@ class DecoratedTool(Protocol):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ToolMeta:
+class ToolMeta(ComponentMeta):
     """The settings ``@tool(...)`` attaches to a function, for ``mcp.add_tool(fn)`` to register with."""
 
     type: Literal["tool"] = field(default="tool", init=False)
-    name: str | None = None
-    version: str | int | None = None
-    title: str | None = None
-    description: str | None = None
-    icons: list[Any] | None = None
-    tags: set[str] | None = None
     output_schema: Any = NotSet
     annotations: Any = None
-    meta: dict[str, Any] | None = None
     app: Any = None
     task: Any = None
     timeout: float | None = None
-    auth: Any = None
     enabled: bool = True
     run_in_thread: bool = True
 
