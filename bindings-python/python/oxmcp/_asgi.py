@@ -59,24 +59,31 @@ class AsgiApp:
                         + [(b"connection", b"close")]})
             await send({"type": "http.response.body", "body": out_body or b""})
             return
-        # The body, or its first cap + 1 bytes: the core, which holds the cap, answers those with
-        # its 413, and the rest is never read.
-        limit = admission.max_body_bytes
-        body = bytearray()
-        more = True
-        while more and len(body) <= limit:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            body += message.get("body", b"")
-            more = message.get("more_body", False)
-        truncated = len(body) > limit
-        del body[limit + 1:]
+        body, truncated = await read_capped(receive, admission.max_body_bytes)
+        if body is None:
+            return
         status, out_headers, out_body, stream = await native.handle_admitted(
-            admission, scope["method"], headers, bytes(body), scope.get("query_string", b"").decode("latin-1"), peer)
+            admission, scope["method"], headers, body, scope.get("query_string", b"").decode("latin-1"), peer)
         if truncated:  # the rest of the body is never read: the connection cannot be reused
             out_headers = [*out_headers, ("connection", "close")]
         await relay((status, out_headers, out_body, stream), receive, send, root)
+
+
+async def read_capped(receive: Receive, limit: int) -> tuple[bytes | None, bool]:
+    """A request's body, or its first ``limit`` + 1 bytes: the core, which holds the cap, answers
+    those with its 413, and the rest is never read. ``(None, _)``: the client went away. The flag
+    says whether bytes were left unread."""
+    body = bytearray()
+    more = True
+    while more and len(body) <= limit:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None, False
+        body += message.get("body", b"")
+        more = message.get("more_body", False)
+    truncated = len(body) > limit
+    del body[limit + 1:]
+    return bytes(body), truncated
 
 
 async def relay(answer: tuple[int, list[tuple[str, str]], bytes | None, Any], receive: Receive, send: Send,

@@ -6,7 +6,7 @@ import asyncio
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Generator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from typing import Any
 
 from ._errors import InputRequired, McpError, RequestCancelled
@@ -404,23 +404,29 @@ class Context:
     async def _ask(self, kind: str, key: str, params: Any) -> Any:
         if self._native is None:
             raise McpError(-32603, "no request in progress: client input is unavailable")
-        loop = asyncio.get_running_loop()
-        fut: asyncio.Future[tuple[str, Any]] = loop.create_future()
+        return await settled_by_core(lambda settle: self._native.ask(kind, key, params, settle), key)
 
-        def settle(outcome: str, value: Any) -> None:
-            # Called from a core thread; hand the answer to this request's loop.
-            loop.call_soon_threadsafe(_set, fut, (outcome, value))
 
-        self._native.ask(kind, key, params, settle)
-        outcome, value = await fut
-        if outcome == "ok":
-            return value
-        if outcome == "input_required":
-            raise InputRequired(key)
-        if outcome == "cancelled":
-            raise RequestCancelled()
-        code, message, data = value
-        raise McpError(code, message, data)
+async def settled_by_core(start: Callable[[Callable[[str, Any], None]], None], key: str | None) -> Any:
+    """Start a core operation that answers through a ``settle(outcome, value)`` callback (called
+    from a core thread) and wait for it on this request's loop: the value, or its outcome raised
+    (``input_required`` for ``key``, ``cancelled``, or an MCP error)."""
+    loop = asyncio.get_running_loop()
+    fut: asyncio.Future[tuple[str, Any]] = loop.create_future()
+
+    def settle(outcome: str, value: Any) -> None:
+        loop.call_soon_threadsafe(_set, fut, (outcome, value))
+
+    start(settle)
+    outcome, value = await fut
+    if outcome == "ok":
+        return value
+    if outcome == "input_required":
+        raise InputRequired(key)
+    if outcome == "cancelled":
+        raise RequestCancelled()
+    code, message, data = value
+    raise McpError(code, message, data)
 
 
 def _set(fut: asyncio.Future[Any], value: Any) -> None:

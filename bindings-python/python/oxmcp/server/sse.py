@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import parse_qs, quote
 
-from .._asgi import Receive, Scope, Send, relay
+from .._asgi import Receive, Scope, Send, read_capped, relay
 
 __all__ = ["SseServerTransport", "SseStream"]
 
@@ -136,19 +136,11 @@ class SseServerTransport:
             await send({"type": "http.response.body", "body": body})
             return
         native = core._build_native()
-        # The body, or its first cap + 1 bytes: the core, which holds the cap, answers those with its 413.
-        limit = native.sse_max_body_bytes()
-        body_buf = bytearray()
-        more = True
-        while more and len(body_buf) <= limit:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            body_buf += message.get("body", b"")
-            more = message.get("more_body", False)
-        del body_buf[limit + 1:]
-        status, headers, out, stream = await native.sse_post(_headers(scope), bytes(body_buf), query, _peer(scope))
-        if more:  # the rest of the body is never read: the connection cannot be reused
+        data, truncated = await read_capped(receive, native.sse_max_body_bytes())
+        if data is None:
+            return
+        status, headers, out, stream = await native.sse_post(_headers(scope), data, query, _peer(scope))
+        if truncated:  # the rest of the body is never read: the connection cannot be reused
             headers = [*headers, ("connection", "close")]
         await relay((status, headers, out, stream), receive, send)
 

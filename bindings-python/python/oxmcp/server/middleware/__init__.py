@@ -30,7 +30,7 @@ from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from ..._compat_ctx import AttrDict
-from ..._context import Context
+from ..._context import Context, settled_by_core
 from ..._errors import InputRequired, McpError, RequestCancelled, ToolError
 from ..._results import ToolResult, error_result
 
@@ -137,27 +137,7 @@ def hooked_methods(mw: Any) -> list[str] | None:
 
 async def native_next(native_ctx: Any, params: dict[str, Any]) -> Any:
     """Run the rest of the core's chain; the raw result dict, or raise its error."""
-    loop = asyncio.get_running_loop()
-    fut: asyncio.Future[tuple[str, Any]] = loop.create_future()
-
-    def settle(kind: str, value: Any) -> None:
-        loop.call_soon_threadsafe(_set, fut, (kind, value))
-
-    native_ctx.call_next(params, settle)
-    kind, value = await fut
-    if kind == "ok":
-        return value
-    if kind == "input_required":
-        raise InputRequired(None)
-    if kind == "cancelled":
-        raise RequestCancelled()
-    code, message, data = value
-    raise McpError(code, message, data)
-
-
-def _set(fut: asyncio.Future[Any], value: Any) -> None:
-    if not fut.done():
-        fut.set_result(value)
+    return await settled_by_core(lambda settle: native_ctx.call_next(params, settle), None)
 
 
 def _to_view(method: str, raw: Any) -> Any:
