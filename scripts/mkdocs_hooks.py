@@ -99,6 +99,9 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
             # rustdoc's hidden lines (`# use ...;`) make a fragment compile as a doctest; the
             # reader sees the fragment, as on docs.rs.
             first, _, rest = chunk.partition("\n")
+            # rustdoc's attributes (`rust,no_run`, `rust,ignore`) are not a language the
+            # highlighter knows, and superfences takes such a line for no fence at all.
+            first = re.sub(r"^( {0,3}`{3,})rust\S*", r"\1rust", first)
             chunk = first + "\n" + HIDDEN.sub("", rest)
         if not code:
             chunk = _rewrite_links(chunk, src_dir, page_dir, src)
