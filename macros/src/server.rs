@@ -90,10 +90,11 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
                     params.receiver,
                 )?;
                 let ctor = format_ident!("{stem}_resource");
-                let (what, ty) = if built.template {
-                    ("resource template", built.ty())
+                let ty = built.ty();
+                let what = if built.template {
+                    "resource template"
                 } else {
-                    ("resource", built.ty())
+                    "resource"
                 };
                 let d = format!(
                     "The `{}` {what}, its handler sharing this value.",

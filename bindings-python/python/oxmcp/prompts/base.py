@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from .._results import Message as _CoreMessage
 from .._results import content_block
-from ..utilities.components import FastMCPComponent
+from ..utilities.components import FastMCPComponent, dump_all
 
 if TYPE_CHECKING:
     from .function_prompt import FunctionPrompt
@@ -150,8 +150,7 @@ class Prompt(FastMCPComponent):
         return f"{self.KEY_PREFIX}:{self.name}@{self.version or ''}"
 
     def to_mcp_prompt(self, **overrides: Any) -> Any:
-        icons = [i.model_dump(by_alias=True, exclude_none=True, mode="json") if hasattr(i, "model_dump") else i
-                 for i in self.icons] if self.icons else None
+        icons = dump_all(self.icons)
         spec: dict[str, Any] = {"name": self.name, "title": self.title, "description": self.description,
                                 "icons": icons, "_meta": self.meta,
                                 "arguments": [a.model_dump(exclude_none=True) for a in self.arguments or []]}
@@ -198,19 +197,12 @@ class Prompt(FastMCPComponent):
         out: dict[str, Any] = {"name": self.name, "title": self.title, "description": self.description,
                                "meta": self.meta, "tags": self.tags, "enabled": self.enabled, "auth": self.auth}
         if self.icons:
-            out["icons"] = [i.model_dump(by_alias=True, exclude_none=True, mode="json") if hasattr(i, "model_dump")
-                            else i for i in self.icons]
+            out["icons"] = dump_all(self.icons)
         return {k: v for k, v in out.items() if v is not None}
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, title={self.title!r}, description={self.description!r})"
 
-    def __eq__(self, other: object) -> bool:
-        if type(self) is not type(other):
-            return NotImplemented
-        return self.__dict__ == other.__dict__  # type: ignore[union-attr]
-
-    __hash__ = None  # type: ignore[assignment]
 
 
 def _as_wire(result: PromptResult) -> dict[str, Any]:

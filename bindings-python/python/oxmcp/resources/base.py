@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from .._results import ResourceContents
-from ..utilities.components import FastMCPComponent
+from ..utilities.components import FastMCPComponent, dump, dump_all
 
 __all__ = ["Resource", "ResourceContent", "ResourceResult"]
 
@@ -155,7 +155,7 @@ class Resource(FastMCPComponent):
 
         spec: dict[str, Any] = {"uri": self.uri, "name": self.name, "title": self.title,
                                 "description": self.description, "mimeType": self.mime_type, "size": self.size,
-                                "icons": _dump_all(self.icons), "annotations": _dump(self.annotations),
+                                "icons": dump_all(self.icons), "annotations": dump(self.annotations),
                                 "_meta": self.meta}
         for key, value in overrides.items():
             spec[{"mime_type": "mimeType", "meta": "_meta"}.get(key, key)] = value
@@ -176,25 +176,10 @@ class Resource(FastMCPComponent):
 
     def _common_kwargs(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "title": self.title, "description": self.description,
-                               "mime_type": self.mime_type, "icons": _dump_all(self.icons),
-                               "annotations": _dump(self.annotations), "meta": self.meta, "tags": self.tags,
+                               "mime_type": self.mime_type, "icons": dump_all(self.icons),
+                               "annotations": dump(self.annotations), "meta": self.meta, "tags": self.tags,
                                "enabled": self.enabled, "auth": self.auth}
         return {k: v for k, v in out.items() if v is not None}
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(uri={self.uri!r}, name={self.name!r}, description={self.description!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if type(self) is not type(other):
-            return NotImplemented
-        return self.__dict__ == other.__dict__  # type: ignore[union-attr]
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-def _dump(value: Any) -> Any:
-    return value.model_dump(by_alias=True, exclude_none=True, mode="json") if hasattr(value, "model_dump") else value
-
-
-def _dump_all(values: list[Any] | None) -> list[Any] | None:
-    return [_dump(v) for v in values] if values else None

@@ -8,7 +8,8 @@ import inspect
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from .base import Resource, _dump, _dump_all
+from ..utilities.components import dump, dump_all
+from .base import Resource
 from .function_resource import FunctionResource, _call
 
 __all__ = ["ResourceTemplate"]
@@ -89,7 +90,7 @@ class ResourceTemplate:
 
         spec: dict[str, Any] = {"uriTemplate": self.uri_template, "name": self.name, "title": self.title,
                                 "description": self.description, "mimeType": self.mime_type,
-                                "icons": _dump_all(self.icons), "annotations": _dump(self.annotations),
+                                "icons": dump_all(self.icons), "annotations": dump(self.annotations),
                                 "_meta": self.meta}
         spec.update(overrides)
         return model_types().ResourceTemplate.model_validate({k: v for k, v in spec.items() if v is not None})
@@ -100,8 +101,8 @@ class ResourceTemplate:
         reader = FunctionResource(fn=self.fn, uri=self.uri_template, name=self.name, mime_type=self.mime_type)
         fn, _, _ = reader._registration()
         out: dict[str, Any] = {"name": self.name, "title": self.title, "description": self.description,
-                               "mime_type": self.mime_type, "icons": _dump_all(self.icons),
-                               "annotations": _dump(self.annotations), "meta": self.meta, "tags": self.tags,
+                               "mime_type": self.mime_type, "icons": dump_all(self.icons),
+                               "annotations": dump(self.annotations), "meta": self.meta, "tags": self.tags,
                                "enabled": self.enabled, "auth": self.auth}
         return fn, self.uri_template, {k: v for k, v in out.items() if v is not None}
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from .._errors import ToolError
 from .._results import ToolResult as _CoreToolResult
 from .._results import content_list, to_jsonable
-from ..utilities.components import FastMCPComponent
+from ..utilities.components import FastMCPComponent, dump_all
 
 if TYPE_CHECKING:
     from .function_tool import FunctionTool
@@ -222,8 +222,7 @@ class Tool(FastMCPComponent):
         if annotations is not None and hasattr(annotations, "model_dump"):
             annotations = annotations.model_dump(by_alias=True, exclude_none=True, mode="json")
         title = self.title or (annotations or {}).get("title") or _default_title(name)
-        icons = [i.model_dump(by_alias=True, exclude_none=True, mode="json") if hasattr(i, "model_dump") else i
-                 for i in self.icons] if self.icons else None
+        icons = dump_all(self.icons)
         spec = {"name": name, "title": title, "description": self.description, "inputSchema": self.parameters,
                 "outputSchema": self.output_schema, "icons": icons, "annotations": annotations or None,
                 "_meta": self.meta, "execution": self.execution}
@@ -252,8 +251,7 @@ class Tool(FastMCPComponent):
                                "annotations": self.annotations, "meta": self.meta, "timeout": self.timeout,
                                "tags": self.tags, "enabled": self.enabled, "auth": self.auth}
         if self.icons:
-            out["icons"] = [i.model_dump(by_alias=True, exclude_none=True, mode="json") if hasattr(i, "model_dump")
-                            else i for i in self.icons]
+            out["icons"] = dump_all(self.icons)
         if self.version is not None:
             out["version"] = self.version
         return {k: v for k, v in out.items() if v is not None}
@@ -261,12 +259,6 @@ class Tool(FastMCPComponent):
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, title={self.title!r}, description={self.description!r})"
 
-    def __eq__(self, other: object) -> bool:
-        if type(self) is not type(other):
-            return NotImplemented
-        return self.__dict__ == other.__dict__  # type: ignore[union-attr]
-
-    __hash__ = None  # type: ignore[assignment]
 
 
 async def run_on_private_server(tool: Tool, arguments: dict[str, Any]) -> ToolResult:

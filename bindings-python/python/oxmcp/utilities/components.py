@@ -9,9 +9,19 @@ from typing import Any, TypeVar
 
 from typing_extensions import Self
 
-__all__ = ["ComponentMeta", "FastMCPComponent"]
+__all__ = ["ComponentMeta", "FastMCPComponent", "dump", "dump_all"]
 
 C = TypeVar("C", bound="FastMCPComponent")
+
+
+def dump(value: Any) -> Any:
+    """A pydantic model (an icon, annotations) as its JSON-shaped dict; anything else as it is."""
+    return value.model_dump(by_alias=True, exclude_none=True, mode="json") if hasattr(value, "model_dump") else value
+
+
+def dump_all(values: list[Any] | None) -> list[Any] | None:
+    """Each of ``values`` as :func:`dump` gives it; ``None`` for none."""
+    return [dump(v) for v in values] if values else None
 
 
 class FastMCPComponent:
@@ -19,6 +29,13 @@ class FastMCPComponent:
     on and off, and copying it. Registering one goes through the core like a decorated function."""
 
     enabled: bool
+
+    def __eq__(self, other: object) -> bool:
+        if type(self) is not type(other):
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]
 
     def enable(self) -> None:
         self.enabled = True
