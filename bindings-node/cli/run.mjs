@@ -79,6 +79,9 @@ export async function run(plan) {
     if (r.error) throw new CliError(`${target} is a Python app and ${python()} cannot be started: ${/** @type {NodeJS.ErrnoException} */ (r.error).code}`);
     process.exit(r.status ?? 1);
   }
+  // The app's own command line (`oxmcp run app.mjs -- ARGS`), as `node app.mjs ARGS` gives it; set
+  // before the import, since a script may read it at import time.
+  process.argv = [process.argv[0], file ?? spec, ...(plan.args ?? [])];
   // Zero-change mode: the TypeScript SDK's modules are oxmcp's mirrors in this process.
   await import('../lib/register.mjs');
   const server = await loadServer(spec, attr, file);

@@ -315,3 +315,18 @@ test('verify pins the catalog and reports a changed tool', (t) => {
   assert.equal(r.code, 3, r.stderr);
   assert.ok(r.stdout.startsWith(`changed tool 'add': ${pinned.tools.add} -> sha256:`), r.stdout);
 });
+
+test("run hands the app its own arguments after --, in either language's app", () => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'oxmcp-cli-'));
+  const js = path.join(tmp, 'argv.mjs');
+  fs.writeFileSync(js, 'process.stdout.write(JSON.stringify(process.argv.slice(2)));\nprocess.exit(0);\n');
+  let r = oxmcp(['run', js, '--', 'a', '--http', 'b']);
+  assert.deepEqual([r.code, r.stdout], [0, '["a","--http","b"]']);
+  const py = path.join(tmp, 'argv.py');
+  fs.writeFileSync(py, 'import json, sys\nsys.stdout.write(json.dumps(sys.argv[1:]))\nsys.exit(0)\n');
+  r = oxmcp(['run', py, '--', 'a', '--http', 'b'], { env: { OXMCP_PYTHON: VENV_PY } });
+  assert.deepEqual([r.code, r.stdout], [0, '["a", "--http", "b"]'], r.stderr);
+  r = oxmcp(['dev', js, '--', 'a']);
+  assert.deepEqual([r.code, r.stderr], [1, 'oxmcp: error: dev takes no -- ARGS; run, inspect, call and verify do\n']);
+  fs.rmSync(tmp, { recursive: true, force: true });
+});

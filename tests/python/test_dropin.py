@@ -466,3 +466,65 @@ def test_strict_input_validation_and_oxmcps_own_server_stay_strict(tmp_path: Pat
 
     assert _drive(sys.executable, ["-m", "oxmcp", "run", f"{server}:strict"], steps) is True
     assert _drive(sys.executable, ["-m", "oxmcp", "run", f"{server}:own"], steps) is True
+
+
+ARGV_SERVER = """\
+    import sys
+
+    from mcp.server import Server
+    from mcp.server.stdio import stdio_server
+    from mcp.types import TextContent, Tool
+
+
+    def main() -> None:
+        import anyio
+
+        server = Server(sys.argv[1] if len(sys.argv) > 1 else "unnamed")
+
+        @server.list_tools()
+        async def list_tools() -> list[Tool]:
+            return [Tool(name="argv", description="argv", inputSchema={"type": "object"})]
+
+        @server.call_tool()
+        async def call_tool(name: str, arguments: dict) -> list[TextContent]:
+            return [TextContent(type="text", text=" ".join(sys.argv[1:]))]
+
+        async def serve() -> None:
+            async with stdio_server() as (read_stream, write_stream):
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+
+        anyio.run(serve)
+"""
+
+
+def _argv_steps() -> Any:
+    async def steps(client: Any) -> Any:
+        return _info(client)["name"], (await client.call_tool("argv", {})).content[0].text
+    return steps
+
+
+def test_the_apps_own_arguments_follow_the_double_dash(tmp_path: Path) -> None:
+    """``oxmcp run app.py -- ARGS`` gives the app ``sys.argv[1:] == ARGS``, as ``python app.py ARGS``;
+    an argument that looks like oxmcp's own flag is the app's too."""
+    assert PEER_V1.exists(), f"{PEER_V1} missing: run scripts/setup.sh"
+    server = _write(tmp_path, "argv_server.py", ARGV_SERVER + "\n\n    if __name__ == '__main__':\n        main()\n")
+    original = _drive(str(PEER_V1), [str(server), "named", "--http", "x"], _argv_steps())
+    ported = _drive(str(PEER_V1), ["-m", "oxmcp", "run", str(server), "--", "named", "--http", "x"], _argv_steps())
+    assert ported == original == ("named", "named --http x")
+
+
+def test_a_console_script_runs_by_its_name(tmp_path: Path) -> None:
+    """``oxmcp run NAME -- ARGS`` runs an installed package's console script ``NAME`` (what ``uvx NAME``
+    starts) with its arguments, under the import hook."""
+    assert PEER_V1.exists(), f"{PEER_V1} missing: run scripts/setup.sh"
+    (tmp_path / "argv_pkg").mkdir()
+    _write(tmp_path / "argv_pkg", "__init__.py", ARGV_SERVER)
+    dist = tmp_path / "argv_pkg-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: argv-pkg\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[console_scripts]\nargv-server = argv_pkg:main\n")
+    ported = _drive(str(PEER_V1), ["-m", "oxmcp", "run", "argv-server", "--", "by-name"], _argv_steps(), cwd=tmp_path)
+    assert ported == ("by-name", "by-name")
+    r = subprocess.run([str(PEER_V1), "-m", "oxmcp", "run", "no-such-script"], env=_env(), capture_output=True,
+                       text=True, timeout=60, stdin=subprocess.DEVNULL, cwd=tmp_path)
+    assert r.returncode == 1 and "cannot import no-such-script" in r.stderr, r.stderr

@@ -67,6 +67,11 @@ pub(crate) struct RunArgs {
     /// serve HTTPS: the certificate's private key (PEM file), with --tls-cert
     #[arg(long, value_name = "FILE")]
     pub(crate) tls_key: Option<String>,
+    /// The app's own command line, what follows `--` (split off before parsing, like the
+    /// command of `inspect -- CMD`): a script or package that serves itself reads it as
+    /// `python app.py ARGS` / `node app.mjs ARGS` would give it.
+    #[arg(skip)]
+    pub(crate) args: Vec<String>,
 }
 
 #[derive(Args, Debug)]

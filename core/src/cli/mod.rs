@@ -72,8 +72,9 @@ pub enum Outcome {
     /// or null for a module name), `language` (`"python"`, `"node"`, or null for a module),
     /// `mode` (`"stdio"`/`"http"`), `transportGiven` (whether `--http`/`--transport` was given),
     /// `host`, `port`, `path`, `discover`, `exclude`, `options` (listener options: `uds`,
-    /// `tls_cert`, `tls_key`), and `forward` (the flags that hand the same choice to the other
-    /// language's `oxmcp run`).
+    /// `tls_cert`, `tls_key`), `args` (the app's own command line, given after `--`: the host
+    /// makes it the app's `sys.argv[1:]` / `process.argv.slice(2)`), and `forward` (the flags
+    /// that hand the same choice to the other language's `oxmcp run`, `args` included).
     Serve(Value),
 }
 
@@ -157,36 +158,52 @@ fn write_fd(text: &str, stderr: bool) {
 
 fn run(argv: Vec<String>, launchers: &Launchers) -> Result<Outcome, Failure> {
     // `inspect -- CMD ARGS...` and `call [flags] -- CMD ARGS... TOOL k=v`: the command is
-    // everything after the first `--`.
+    // everything after the first `--`; for `run`, the app's own command line.
     let (mut argv, command) = match argv.iter().position(|a| a == "--") {
         Some(i) => {
             let command = argv[i + 1..].to_vec();
             let mut before = argv;
             before.truncate(i);
-            if command.is_empty() {
-                return Err(CliError::new(
-                    "nothing after --: give the server command, e.g. -- python server.py",
-                )
-                .into());
-            }
             (before, Some(command))
         }
         None => (argv, None),
     };
     argv.insert(0, "oxmcp".into());
-    let cli = Cli::try_parse_from(argv).map_err(Failure::Usage)?;
-    if command.is_some() && !matches!(cli.verb, Verb::Inspect(_) | Verb::Call(_) | Verb::Verify(_))
-    {
-        let verb = match cli.verb {
-            Verb::Run(_) => "run",
-            Verb::Dev(_) => "dev",
-            _ => "install",
-        };
-        return Err(CliError::new(format!(
-            "{verb} takes no -- CMD; only inspect, call and verify do"
-        ))
-        .into());
+    let mut cli = Cli::try_parse_from(argv).map_err(Failure::Usage)?;
+    if let Some(command) = command {
+        match &mut cli.verb {
+            Verb::Run(a) => a.args = command,
+            Verb::Inspect(_) | Verb::Call(_) | Verb::Verify(_) if command.is_empty() => {
+                return Err(CliError::new(
+                    "nothing after --: give the server command, e.g. -- python server.py",
+                )
+                .into());
+            }
+            Verb::Inspect(_) | Verb::Call(_) | Verb::Verify(_) => {
+                return dispatch(cli, Some(command), launchers);
+            }
+            Verb::Dev(_) | Verb::Install(_) => {
+                let verb = if matches!(cli.verb, Verb::Dev(_)) {
+                    "dev"
+                } else {
+                    "install"
+                };
+                return Err(CliError::new(format!(
+                    "{verb} takes no -- ARGS; run, inspect, call and verify do"
+                ))
+                .into());
+            }
+        }
     }
+    dispatch(cli, None, launchers)
+}
+
+/// Run the parsed verb; `command` is what followed `--` for inspect, call and verify.
+fn dispatch(
+    cli: Cli,
+    command: Option<Vec<String>>,
+    launchers: &Launchers,
+) -> Result<Outcome, Failure> {
     match cli.verb {
         Verb::Run(a) => serve_plan("run", &a.target, &a.serve, Some(&a)),
         Verb::Dev(a) => serve_plan("dev", &a.target, &a.serve, None),
@@ -282,6 +299,11 @@ fn serve_plan(
             value.as_str().unwrap_or_default().to_string(),
         ]);
     }
+    let args = run.map_or(&[][..], |r| &r.args[..]);
+    if !args.is_empty() {
+        forward.push("--".into());
+        forward.extend(args.iter().cloned());
+    }
     let (spec, attr) = split_spec(target);
     Ok(Outcome::Serve(json!({
         "verb": verb,
@@ -298,6 +320,7 @@ fn serve_plan(
         "discover": discover,
         "exclude": exclude,
         "options": options,
+        "args": args,
         "forward": forward,
     })))
 }
@@ -661,133 +684,4 @@ fn verify_cmd(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn words(s: &[&str]) -> Vec<String> {
-        s.iter().map(|w| w.to_string()).collect()
-    }
-
-    #[test]
-    fn the_tool_after_double_dash_is_the_word_before_the_first_pair() {
-        let (cmd, rest) = split_command(words(&["python", "s.py", "add", "a=1", "b=2"])).unwrap();
-        assert_eq!(
-            (cmd, rest),
-            (words(&["python", "s.py"]), words(&["add", "a=1", "b=2"]))
-        );
-        let (cmd, rest) = split_command(words(&["node", "s.mjs", "add"])).unwrap();
-        assert_eq!((cmd, rest), (words(&["node", "s.mjs"]), words(&["add"])));
-        assert!(split_command(words(&["add", "a=1"])).is_err());
-    }
-
-    #[test]
-    fn arguments_are_json_unless_the_schema_says_string() {
-        let schema = json!({"properties": {"s": {"type": "string"}}});
-        let got = parse_arguments(
-            &words(&["s=007", "n=007", "x=hi", "o={\"a\":1}"]),
-            Some("{\"b\": 5}"),
-            &schema,
-        )
-        .unwrap();
-        assert_eq!(
-            Value::Object(got),
-            json!({"s": "007", "n": "007", "x": "hi", "o": {"a": 1}, "b": 5})
-        );
-        assert_eq!(
-            parse_arguments(&words(&["nope"]), None, &schema)
-                .unwrap_err()
-                .message,
-            "arguments are key=value, got 'nope'"
-        );
-        assert_eq!(
-            parse_arguments(&[], Some("[1]"), &schema)
-                .unwrap_err()
-                .message,
-            "--args must be a JSON object"
-        );
-    }
-
-    fn plan(argv: &[&str]) -> Result<Value, String> {
-        let mut v = vec!["oxmcp".to_string()];
-        v.extend(words(argv));
-        let cli = Cli::try_parse_from(v).map_err(|e| e.to_string())?;
-        let r = match cli.verb {
-            Verb::Run(a) => serve_plan("run", &a.target, &a.serve, Some(&a)),
-            Verb::Dev(a) => serve_plan("dev", &a.target, &a.serve, None),
-            _ => unreachable!(),
-        };
-        match r {
-            Ok(Outcome::Serve(p)) => Ok(p),
-            Err(Failure::Cli(e)) => Err(e.message),
-            _ => Err("other".into()),
-        }
-    }
-
-    #[test]
-    fn run_plans() {
-        let p = plan(&["run", "pkg.mod:srv"]).unwrap();
-        assert_eq!(
-            (p["mode"].as_str(), p["spec"].as_str(), p["attr"].as_str()),
-            (Some("stdio"), Some("pkg.mod"), Some("srv"))
-        );
-        assert_eq!(p["file"], Value::Null);
-        let p = plan(&["run", "m", "--http", ":9000", "--discover", "d"]).unwrap();
-        assert_eq!(
-            p["forward"],
-            json!([
-                "--http",
-                "127.0.0.1:9000",
-                "--path",
-                "/mcp",
-                "--discover",
-                "d"
-            ])
-        );
-        let p = plan(&["run", "m", "--tls-cert", "c.pem", "--tls-key", "k.pem"]).unwrap();
-        assert_eq!(
-            (p["mode"].as_str(), &p["options"]),
-            (
-                Some("http"),
-                &json!({"tls_cert": "c.pem", "tls_key": "k.pem"})
-            )
-        );
-        let p = plan(&["run", "m", "--uds", "/tmp/s.sock"]).unwrap();
-        assert_eq!(p["options"], json!({"uds": "/tmp/s.sock"}));
-        assert_eq!(
-            p["forward"],
-            json!(["--path", "/mcp", "--uds", "/tmp/s.sock"])
-        );
-        assert_eq!(
-            plan(&["run", "m", "--transport", "stdio", "--http", "h:1"]).unwrap_err(),
-            "--transport stdio and --http contradict each other"
-        );
-        assert_eq!(
-            plan(&["run", "m", "--transport", "stdio", "--uds", "s"]).unwrap_err(),
-            "--transport stdio and --uds contradict each other"
-        );
-        assert_eq!(
-            plan(&["run", "m", "--http", "nope"]).unwrap_err(),
-            "--http wants HOST:PORT, got 'nope'"
-        );
-        assert_eq!(
-            plan(&["dev", "m"]).unwrap_err(),
-            "dev wants a file (app.py or app.mjs), not a module name"
-        );
-        assert_eq!(
-            plan(&["run", "missing.py"]).unwrap_err(),
-            "no such file: missing.py"
-        );
-    }
-
-    #[test]
-    fn call_words_may_follow_flags() {
-        let cli = Cli::try_parse_from(words(&[
-            "oxmcp", "call", "--json", "app.py", "add", "--args", "{}", "b=5",
-        ]))
-        .unwrap();
-        let Verb::Call(a) = cli.verb else { panic!() };
-        assert_eq!(a.words, words(&["app.py", "add", "b=5"]));
-        assert!(a.client.json);
-        assert_eq!(a.args_json.as_deref(), Some("{}"));
-    }
-}
+mod tests;

@@ -83,11 +83,36 @@ def _has_main_module(name: str) -> bool:
         return False
 
 
+def _console_script(name: str, mode: str) -> bool:
+    """``oxmcp run mcp-server-git``: a console script of an installed package (what ``uvx NAME`` or
+    the script ``NAME`` runs) that is not a module name, called as its script calls it. False when
+    ``name`` is an importable module or no such script is installed."""
+    from importlib.metadata import entry_points
+
+    try:
+        if importlib.util.find_spec(name) is not None:
+            return False
+    except (ImportError, ValueError):
+        pass
+    found = entry_points(group="console_scripts", name=name)
+    if not found:
+        return False
+    if mode != "stdio":
+        raise CliError(f"{name} is a console script that serves itself; run it without --http/--transport")
+    (script,) = tuple(found)
+    try:
+        main = script.load()
+    except BaseException as e:  # the package's own import-time error, as for a module
+        tb = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+        raise CliError(f"cannot import {script.value}: {type(e).__name__}: {e}",
+                       tb if os.environ.get("OXMCP_TRACEBACK") else None) from e
+    sys.exit(main())
+
+
 def _run_main_blocks(module: ModuleType, path: Path, blocks: list[ast.stmt]) -> None:
     """Run the script's ``__main__`` blocks in its (already executed) module, as ``python file.py`` would."""
     code = compile(ast.Module(body=blocks, type_ignores=[]), str(path), "exec")
     module.__dict__["__name__"] = "__main__"
-    sys.argv = [str(path)]
     exec(code, module.__dict__)  # noqa: S102  the user's own script, as `python file.py` runs it
 
 
@@ -133,6 +158,11 @@ def run(plan: dict[str, Any]) -> None:
         install()
     except RuntimeError as e:
         raise CliError(str(e)) from None
+    # The app's own command line (`oxmcp run app.py -- ARGS`), as `python app.py ARGS` gives it; set
+    # before the import, since a module may read it at import time.
+    sys.argv = [str(file) if file is not None else spec, *plan.get("args", [])]
+    if file is None and not attr and _console_script(spec, mode):
+        return
     module = _import_app(spec, file)
     server = _find_server(module, spec, attr)
     if server is None:
@@ -149,7 +179,6 @@ def run(plan: dict[str, Any]) -> None:
         if file is not None:
             _run_main_blocks(module, file, blocks)
         else:
-            sys.argv = [spec]
             runpy.run_module(spec, run_name="__main__", alter_sys=True)
         return
     discover(server, plan["discover"], plan["exclude"])
