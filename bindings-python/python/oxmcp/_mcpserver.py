@@ -42,10 +42,35 @@ class MCPServer(FastMCP):
         # template's function runs; the core's refusals of values that leave the template stay.
         self._resource_security = kwargs.get("resource_security") or DEFAULT_RESOURCE_SECURITY
         self._resource_policies: dict[str, Any] = {}
+        # mcp 2.x's `middleware=` is the context tier (`fn(ctx, call_next)`), not FastMCP's classes.
+        context_middleware = kwargs.pop("middleware", None) or ()
         super().__init__(name, instructions, **kwargs)
+        from .server._context_middleware import MiddlewareList
+
+        self._context_middleware = MiddlewareList(self, lambda: self.lifespan_context, context_middleware)
 
     def __class_getitem__(cls, item: Any) -> Any:
         return cls  # ``MCPServer[AppState]`` in a lifespan's annotation, as with the SDK's generic class
+
+    async def run_stdio_async(self) -> None:
+        """Serve over stdio on the running loop, as the SDK's ``run_stdio_async``."""
+        await self.run_async("stdio")
+
+    async def run_streamable_http_async(self, **kwargs: Any) -> None:
+        """Serve Streamable HTTP on the running loop; the SDK's keywords are ``run_async``'s."""
+        await self.run_async("streamable-http", **kwargs)
+
+    async def run_sse_async(self, mount_path: str | None = None, **kwargs: Any) -> None:
+        """Serve the 2024-11-05 HTTP+SSE transport (beside Streamable HTTP) on the running loop."""
+        if mount_path is not None:
+            kwargs["mount_path"] = mount_path
+        await self.run_async("sse", **kwargs)
+
+    @property
+    def middleware(self) -> list[Any]:
+        """The context-tier middleware around every request, outermost first: append
+        ``async fn(ctx, call_next)`` before the server runs (mcp 2.x's ``ServerMiddleware``)."""
+        return self._context_middleware
 
     def remove_tool(self, name: str) -> None:  # type: ignore[override]
         """Remove a tool; an unknown name raises ``ToolError`` ("Unknown tool: ..."), as in the SDK."""

@@ -1,14 +1,31 @@
 """``fastmcp.server.context`` / ``mcp.server.mcpserver.context``: the handler ``Context``; and
 ``mcp.server.context.ServerRequestContext`` (mcp 2.x), what a low-level handler gets as ``ctx``."""
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from pydantic import BaseModel
 
 from .._context import Context
 
 if TYPE_CHECKING:
     from .lowlevel.server import _LLRequestContext as ServerRequestContext
 
-__all__ = ["Context", "ServerRequestContext"]
+__all__ = ["CallNext", "Context", "HandlerResult", "ServerMiddleware", "ServerRequestContext"]
+
+#: What a request handler or a middleware returns: a result model, a dict, or None (an empty result).
+HandlerResult = BaseModel | dict[str, Any] | None
+#: Runs the rest of the chain with the given context.
+CallNext = Callable[["ServerRequestContext"], Awaitable[HandlerResult]]
+
+_LifespanT_co = TypeVar("_LifespanT_co", covariant=True)
+
+
+class ServerMiddleware(Protocol[_LifespanT_co]):
+    """Context-tier middleware, ``(ctx, call_next) -> result``, around every request
+    (``server.middleware.append``)."""
+
+    async def __call__(self, ctx: Any, call_next: CallNext) -> HandlerResult: ...
 
 
 def __getattr__(name: str) -> Any:

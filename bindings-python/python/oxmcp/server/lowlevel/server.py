@@ -255,7 +255,8 @@ class Server:
     def __init__(self, name: str, version: str | None = None, instructions: str | None = None,
                  lifespan: Callable[[Server], Any] = lifespan, *, website_url: str | None = None,
                  icons: list[Any] | None = None, title: str | None = None, description: str | None = None,
-                 cache_hints: Any = None, get_tool_input_schema: Any = None, **options: Any) -> None:
+                 cache_hints: Any = None, get_tool_input_schema: Any = None, middleware: Any = (),
+                 **options: Any) -> None:
         from ..._server import Server as CoreServer
 
         # mcp 2.x's constructor-registered handlers (`on_list_tools=...`, `(ctx, params)` signatures).
@@ -294,6 +295,10 @@ class Server:
 
         self._link = LowLevelLink(self)
         self._core._middleware.append(self._link)
+        from .._context_middleware import MiddlewareList
+
+        #: mcp 2.x's context-tier middleware, ``fn(ctx, call_next)`` around every request.
+        self.middleware = MiddlewareList(self._core, lambda: self._lifespan_value, middleware)
         for key, func in handlers_v2.items():
             self._add_v2(key, func)
 
