@@ -9,6 +9,7 @@ mod context;
 mod convert;
 mod engine;
 mod handlers;
+mod limits;
 mod options;
 mod serve;
 mod sessions;
@@ -715,6 +716,8 @@ fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<serve::ServeHandle>()?;
     m.add_class::<serve::BodyStream>()?;
     m.add_class::<serve::HttpAdmission>()?;
+    m.add_class::<limits::NativeTokenBucket>()?;
+    m.add_class::<limits::NativeSlidingWindow>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(options::check_options, m)?)?;
     m.add_function(wrap_pyfunction!(cli::cli_main, m)?)?;

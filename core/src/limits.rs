@@ -1,7 +1,9 @@
 //! Per-caller rate limits: a token bucket per caller name (anonymous callers share one), and
-//! the size caps the transports share.
+//! the size caps the transports share. [`TokenBucket`] and [`SlidingWindow`] are the two
+//! single-key limits on a clock the caller reads (a host framework's monotonic clock), for the
+//! compatibility layers whose framework keeps one limiter per key of its own choosing.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -26,6 +28,93 @@ impl RateLimit {
     }
     pub fn per_minute(n: u32) -> Self {
         Self::per_second(f64::from(n) / 60.0, n)
+    }
+}
+
+/// Tokens after `elapsed` seconds of refill at `rate`, capped at `capacity`. A negative
+/// `elapsed` (a clock stepped back) refills nothing.
+fn refilled(tokens: f64, elapsed: f64, rate: f64, capacity: f64) -> f64 {
+    (tokens + elapsed.max(0.0) * rate).min(capacity)
+}
+
+/// One token bucket on a clock the caller reads (seconds, monotonic). Unlike [`RateLimit`] it
+/// takes any `capacity` and `rate` as given: a capacity below 1 admits nothing, a rate of 0
+/// never refills (a bucket that only spends its burst).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TokenBucket {
+    pub capacity: f64,
+    /// Tokens per second.
+    pub rate: f64,
+    pub tokens: f64,
+    /// The clock reading of the last refill.
+    pub at: f64,
+}
+
+impl TokenBucket {
+    /// A full bucket at `now`.
+    pub fn new(capacity: f64, rate: f64, now: f64) -> Self {
+        Self {
+            capacity,
+            rate,
+            tokens: capacity,
+            at: now,
+        }
+    }
+
+    /// Take `n` tokens at `now`, all or none. The refill time advances on a refusal too, so a
+    /// caller retrying while refused cannot count the same elapsed time twice.
+    pub fn take(&mut self, n: f64, now: f64) -> bool {
+        self.tokens = refilled(self.tokens, now - self.at, self.rate, self.capacity);
+        self.at = now;
+        if self.tokens >= n {
+            self.tokens -= n;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// At most `max` requests in any `window` seconds, on a clock the caller reads: the times of
+/// the admitted requests still inside the window are kept (at most `max` of them).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SlidingWindow {
+    pub max: u64,
+    /// Seconds.
+    pub window: f64,
+    hits: VecDeque<f64>,
+}
+
+impl SlidingWindow {
+    pub fn new(max: u64, window: f64) -> Self {
+        Self {
+            max,
+            window,
+            hits: VecDeque::new(),
+        }
+    }
+
+    /// Admit one request at `now`, or refuse it (a refused request is not counted).
+    pub fn allow(&mut self, now: f64) -> bool {
+        let cutoff = now - self.window;
+        while self.hits.front().is_some_and(|&t| t < cutoff) {
+            self.hits.pop_front();
+        }
+        if (self.hits.len() as u64) < self.max {
+            self.hits.push_back(now);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// The admitted requests counted in the window (as of the last [`Self::allow`]).
+    pub fn len(&self) -> usize {
+        self.hits.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.hits.is_empty()
     }
 }
 
@@ -98,8 +187,12 @@ impl RateLimiter {
             rate: limit.rate,
             burst: f64::from(limit.burst),
         });
-        entry.tokens = (entry.tokens + now.duration_since(entry.at).as_secs_f64() * limit.rate)
-            .min(f64::from(limit.burst));
+        entry.tokens = refilled(
+            entry.tokens,
+            now.duration_since(entry.at).as_secs_f64(),
+            limit.rate,
+            f64::from(limit.burst),
+        );
         entry.at = now;
         if entry.tokens >= need {
             entry.tokens -= need;
@@ -165,8 +258,12 @@ impl AuthFailureLimiter {
     }
 
     fn refill(&self, b: &mut Bucket, now: Instant) {
-        b.tokens = (b.tokens + now.duration_since(b.at).as_secs_f64() * self.limit.rate)
-            .min(f64::from(self.limit.burst));
+        b.tokens = refilled(
+            b.tokens,
+            now.duration_since(b.at).as_secs_f64(),
+            self.limit.rate,
+            f64::from(self.limit.burst),
+        );
         b.at = now;
     }
 
@@ -249,6 +346,41 @@ mod tests {
         assert!(r.check_keyed("iss1 carol", "carol", 5).is_ok());
         assert!(r.check_keyed("iss2 carol", "carol", 5).is_ok());
         assert!(r.check_keyed("iss1 carol", "carol", 1).is_err());
+    }
+
+    #[test]
+    fn token_bucket_on_a_given_clock() {
+        let mut b = TokenBucket::new(10.0, 10.0, 0.0);
+        assert!(b.take(10.0, 0.0));
+        assert!(!b.take(1.0, 0.0));
+        assert!(b.take(2.0, 0.25), "2.5 tokens refilled in 0.25 s");
+        // Refused retries advance the refill time: 20 of them over 0.2 s refill 2 tokens, not more.
+        let mut b = TokenBucket::new(10.0, 10.0, 0.0);
+        assert!(b.take(10.0, 0.0));
+        let mut now = 0.0;
+        for _ in 0..20 {
+            b.take(1.0, now);
+            now += 0.01;
+        }
+        assert!(!b.take(5.0, now));
+        // A clock stepped back refills nothing and takes nothing away.
+        let mut b = TokenBucket::new(5.0, 1.0, 100.0);
+        assert!(b.take(1.0, 50.0));
+        assert_eq!(b.tokens, 4.0);
+        // Capacity 0 admits nothing; rate 0 never refills.
+        assert!(!TokenBucket::new(0.0, 10.0, 0.0).take(1.0, 5.0));
+        let mut b = TokenBucket::new(1.0, 0.0, 0.0);
+        assert!(b.take(1.0, 0.0) && !b.take(1.0, 1e9));
+    }
+
+    #[test]
+    fn sliding_window_on_a_given_clock() {
+        let mut w = SlidingWindow::new(2, 1.0);
+        assert!(w.allow(0.0) && w.allow(0.5));
+        assert!(!w.allow(0.9), "two in the last second");
+        assert_eq!(w.len(), 2, "a refusal is not counted");
+        assert!(w.allow(1.1), "the first left the window");
+        assert!(!SlidingWindow::new(0, 60.0).allow(0.0));
     }
 
     #[test]

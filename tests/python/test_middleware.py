@@ -63,6 +63,21 @@ async def test_changes_params_and_result_and_is_not_called_for_other_methods() -
     assert m.calls == ["add"]
 
 
+async def test_changes_made_through_attributes_stay_in_place() -> None:
+    class InPlace(Middleware):
+        async def on_call_tool(self, context: MiddlewareContext, call_next: Any) -> Any:
+            context.message.arguments["a"] += 100
+            result = await call_next(context)
+            result.structured_content["result"] += 5
+            return result
+
+    s = _server()
+    s.add_middleware(InPlace())
+    async with Client(s) as c:
+        r = await c.call_tool("add", {"a": 1, "b": 2})
+    assert r["structuredContent"] == {"result": 108}
+
+
 async def test_short_circuit_and_errors() -> None:
     class Cache(Middleware):
         async def on_list_tools(self, context: MiddlewareContext, call_next: Any) -> Any:

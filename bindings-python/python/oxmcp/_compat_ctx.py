@@ -22,15 +22,17 @@ class AttrDict(dict):  # type: ignore[type-arg]
     """A spec object as a dict whose keys also read as attributes (``root.uri``, ``root["uri"]``)."""
 
     def __getattr__(self, name: str) -> Any:
-        try:
-            value = self[name]
-        except KeyError:
-            camel = "".join(p if i == 0 else p[:1].upper() + p[1:] for i, p in enumerate(name.split("_")))
-            if camel in self:
-                value = self[camel]
-            else:
-                raise AttributeError(name) from None
-        return AttrDict(value) if isinstance(value, dict) else value
+        key = name
+        if key not in self:
+            key = "".join(p if i == 0 else p[:1].upper() + p[1:] for i, p in enumerate(name.split("_")))
+            if key not in self:
+                raise AttributeError(name)
+        value = self[key]
+        if type(value) is dict:
+            # Kept in place, so a change made through the attribute (``message.arguments["a"] = 1``)
+            # is a change of this object, as on the framework's model.
+            value = self[key] = AttrDict(value)
+        return value
 
 
 @dataclass

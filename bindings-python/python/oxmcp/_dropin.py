@@ -105,6 +105,7 @@ MIRRORS: dict[str, str] = {
     "fastmcp.server.middleware.timing": "oxmcp.server.middleware.timing",
     "fastmcp.server.middleware.logging": "oxmcp.server.middleware.logging",
     "fastmcp.server.middleware.error_handling": "oxmcp.server.middleware.error_handling",
+    "fastmcp.server.middleware.rate_limiting": "oxmcp.server.middleware.rate_limiting",
     "fastmcp.server.transforms": "oxmcp.server.transforms",
     "fastmcp.server.transforms.search": "oxmcp.server.transforms.search",
     "fastmcp.utilities": "oxmcp.utilities",

@@ -14,6 +14,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+from ..._errors import McpError
 from ...exceptions import NotFoundError, ValidationError
 from ...shared.exceptions import MCPError
 from . import CallNext, Middleware, MiddlewareContext
@@ -60,7 +61,9 @@ class ErrorHandlingMiddleware(Middleware):
                 self.logger.error(f"Error in error callback: {callback_error}")
 
     def _transform_error(self, error: Exception, context: MiddlewareContext) -> Exception:
-        if isinstance(error, MCPError) or not self.transform_errors:
+        # Every JSON-RPC error passes as it is: a middleware's MCPError, and the core's own errors
+        # (an unknown name, invalid params), which reach the chain as oxmcp's McpError.
+        if isinstance(error, McpError) or not self.transform_errors:
             return error
         # A wrapped error (``raise ToolError(...) from original``) is judged by what it wraps.
         kind = type(error.__cause__) if error.__cause__ is not None else type(error)
