@@ -1,5 +1,7 @@
-"""``fastmcp.server.providers``: the skill providers oxmcp serves (see ``oxmcp.skills.provider``)."""
+"""``fastmcp.server.providers``: the skill providers oxmcp serves (see ``oxmcp.skills.provider``) and
+``LocalProvider``, the view of a server's own components."""
 
 from ...skills.provider import SkillCatalogProvider, SkillsDirectoryProvider
+from .local import LocalProvider
 
-__all__ = ["SkillCatalogProvider", "SkillsDirectoryProvider"]
+__all__ = ["LocalProvider", "SkillCatalogProvider", "SkillsDirectoryProvider"]
