@@ -168,3 +168,89 @@ async def test_fastmcp_client_legacy_mode_and_era_gated_set_level() -> None:
     async with FastMCPClient(_server()) as client:
         with pytest.raises(RuntimeError, match="2026-07-28"):
             await client.set_logging_level("debug")
+
+
+async def test_composed_lifespans_and_a_provider_run_while_clients_are_connected() -> None:
+    from contextlib import asynccontextmanager
+
+    from oxmcp.server.lifespan import ContextManagerLifespan, lifespan
+    from oxmcp.server.providers import Provider
+    from oxmcp.utilities.lifespan import combine_lifespans
+
+    events: list[str] = []
+
+    @lifespan
+    async def db(server: Any) -> Any:
+        events.append("db")
+        yield {"db": 1, "shared": "db"}
+        events.append("db-end")
+
+    @asynccontextmanager
+    async def cache(server: Any) -> Any:
+        yield {"shared": "cache"}
+
+    class Pool(Provider):
+        @asynccontextmanager
+        async def lifespan(self) -> Any:
+            events.append("pool")
+            yield
+            events.append("pool-end")
+
+    mcp = FastMCP("life", lifespan=db | ContextManagerLifespan(cache), providers=[Pool()])
+
+    @mcp.tool
+    def read(ctx: Context) -> dict[str, Any]:
+        return dict(ctx.lifespan_context)
+
+    async with FastMCPClient(mcp) as one, FastMCPClient(mcp) as two:
+        assert (await one.call_tool("read", {})).data == {"db": 1, "shared": "cache"}
+        await two.list_tools()
+        assert events == ["db", "pool"]
+    assert events == ["db", "pool", "pool-end", "db-end"]
+    with pytest.raises(TypeError, match="Cannot compose"):
+        db | cache  # type: ignore[operator]
+    async with combine_lifespans(cache, db)(mcp) as merged:
+        assert merged == {"shared": "db", "db": 1}
+
+    class Tools(Provider):
+        async def list_tools(self) -> list[Any]:
+            return []
+    with pytest.raises(TypeError, match="not served by oxmcp"):
+        FastMCP("p", providers=[Tools()])
+
+
+async def test_context_outside_a_request_and_logs_to_the_client(caplog: pytest.LogCaptureFixture) -> None:
+    from oxmcp.server.context import reset_transport, set_transport
+
+    mcp = _server()
+    session = object()
+    async with Context(fastmcp=mcp, session=session) as ctx:
+        await ctx.set_state("k", 1)
+        assert [str(r.uri) for r in await ctx.list_resources()] == ["data://config"]
+        assert [tool.name for tool in await ctx.list_tools()] == ["load"]
+    assert await Context(fastmcp=mcp, session=session).get_state("k") == 1
+    assert await Context(fastmcp=mcp, session=object()).get_state("k") is None
+    token = set_transport("stdio")
+    assert Context(fastmcp=mcp).transport == "stdio"
+    reset_transport(token)
+    assert Context(fastmcp=mcp).transport is None
+
+    @mcp.tool
+    async def emit(ctx: Context) -> str:
+        await ctx.warning("careful", extra={"n": 1})
+        return "ok"
+
+    got: list[Any] = []
+
+    async def handler(message: Any) -> None:
+        got.append((message.level, message.data))
+
+    logging.getLogger("fastmcp.server.context.to_client").setLevel(logging.DEBUG)
+    try:
+        with caplog.at_level(logging.DEBUG, logger="fastmcp.server.context.to_client"):
+            async with FastMCPClient(mcp, log_handler=handler) as client:
+                await client.call_tool("emit", {})
+    finally:
+        logging.getLogger("fastmcp.server.context.to_client").setLevel(logging.NOTSET)
+    assert got == [("warning", {"msg": "careful", "extra": {"n": 1}})]
+    assert "Sending WARNING to client: careful" in caplog.messages

@@ -198,6 +198,7 @@ class FastMCP(Server):
         from .server.providers.local import LocalProvider
 
         self._local_provider = LocalProvider(self)
+        self._providers: list[Any] = []  # FastMCP Providers, run for their lifespan
         for provider in providers:
             self.add_provider(provider)
         for transform in transforms:
@@ -216,6 +217,16 @@ class FastMCP(Server):
             self.add_tool(fn)
         for mw in middleware or ():
             self.add_middleware(mw)
+
+    def add_provider(self, provider: Any) -> None:
+        """A skill provider's skills are served; a FastMCP ``Provider`` runs its ``lifespan()`` with the
+        server's (one that supplies components is refused)."""
+        from .server.providers.base import Provider
+
+        if not isinstance(provider, Provider):
+            return super().add_provider(provider)
+        provider._check_servable()
+        self._providers.append(provider)
 
     def add_transform(self, transform: Any) -> None:
         """FastMCP's search transforms (``BM25SearchTransform``, ``RegexSearchTransform``) set the
@@ -524,11 +535,14 @@ class FastMCP(Server):
     @contextlib.asynccontextmanager
     async def _lifespan_running(self) -> AsyncIterator[Any]:
         st = self._lifespan
-        if st.count == 0 and self._lifespan_fn is not None:
+        if st.count == 0 and (self._lifespan_fn is not None or self._providers):
             stack = contextlib.AsyncExitStack()
             await stack.__aenter__()
             try:
-                st.value = await stack.enter_async_context(self._lifespan_fn(self))
+                if self._lifespan_fn is not None:
+                    st.value = await stack.enter_async_context(self._lifespan_fn(self))
+                for provider in self._providers:
+                    await stack.enter_async_context(provider.lifespan())
             except BaseException:
                 await stack.__aexit__(*sys.exc_info())
                 raise
@@ -540,8 +554,11 @@ class FastMCP(Server):
             st.count -= 1
             if st.count == 0 and st.stack is not None:
                 stack, st.stack = st.stack, None
-                await stack.aclose()
+                await _finish(stack.aclose())
                 st.value = None
+
+    #: FastMCP's name of the same context manager.
+    _lifespan_manager = _lifespan_running
 
     @property
     def lifespan_context(self) -> Any:
@@ -726,6 +743,22 @@ def prefix_uri(uri: str, prefix: str | None) -> str:
 # FastMCP's registration keywords that change nothing a client sees on oxmcp.
 _TOOL_EXTRAS = ("tags", "exclude_args", "serializer", "version", "task", "app")
 _OTHER_EXTRAS = ("tags", "version", "task")
+
+
+async def _finish(teardown: Any) -> None:
+    """Run a lifespan's tear-down to its end even when the serving task is being cancelled (a
+    cancellation reaching it halfway would leave connections open); the cancellation is then passed
+    on."""
+    task = asyncio.ensure_future(teardown)
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            cancelled = True
+    task.result()
+    if cancelled:
+        raise asyncio.CancelledError
 
 
 def _served_transforms() -> tuple[type, ...]:

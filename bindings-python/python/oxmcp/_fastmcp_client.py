@@ -15,6 +15,7 @@ HTTP with FastMCP's own client).
 from __future__ import annotations
 
 import logging
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,7 +55,7 @@ class CallToolResult:
 
 
 # Keywords of FastMCP's Client that configure a remote session; in process they have nothing to do.
-_SESSION_ONLY = ("timeout", "init_timeout", "client_info", "log_handler", "message_handler",
+_SESSION_ONLY = ("timeout", "init_timeout", "client_info", "message_handler",
                  "progress_handler", "auto_initialize", "verify", "name")
 # Callbacks answering a server-to-client request: this client answers none, so one given would never
 # run. Refused, not dropped.
@@ -79,6 +80,13 @@ class Client(_Client):
         #: FastMCP's ``mode=``: "legacy" opens an ``initialize`` session; "auto" or a modern version
         #: speaks 2026-07-28 (the server always offers it).
         self.mode = kwargs.pop("mode", "auto")
+        #: FastMCP's ``log_handler``: awaited with each log message a request brought
+        #: (``notifications/message``'s params: ``.level``, ``.data``, ``.logger``).
+        self._log_handler = kwargs.pop("log_handler", None)
+        self._seen_notifications = 0
+        # FastMCP's client opts every modern request into log messages at the most permissive level
+        # (the server's own level filters them), so a client receives every log, as in legacy sessions.
+        kwargs.setdefault("log_level", "debug")
         for key in _SESSION_ONLY:
             kwargs.pop(key, None)
         super().__init__(core, **kwargs)
@@ -88,7 +96,17 @@ class Client(_Client):
         return self._native is not None
 
     async def __aenter__(self) -> Self:
-        await super().__aenter__()
+        # FastMCP's in-process transport runs the server's lifespan while a client is connected
+        # (entered once for overlapping clients, left with the last one).
+        running = getattr(self.server, "_lifespan_running", None)
+        self._lifespan_cm = running() if running is not None else None
+        if self._lifespan_cm is not None:
+            await self._lifespan_cm.__aenter__()
+        try:
+            await super().__aenter__()
+        except BaseException:
+            await self.__aexit__(*sys.exc_info())
+            raise
         if self.mode == "legacy" and self.init_result is None:
             await self._handshake()
         # What the server says of itself (capabilities, serverInfo, instructions): FastMCP's client
@@ -96,6 +114,12 @@ class Client(_Client):
         self._server: dict[str, Any] = self.init_result if self.init_result is not None \
             else await self.request("server/discover")
         return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await super().__aexit__(*exc)
+        cm, self._lifespan_cm = self._lifespan_cm, None
+        if cm is not None:
+            await cm.__aexit__(*exc)
 
     @property
     def protocol_version(self) -> str:
@@ -137,6 +161,21 @@ class Client(_Client):
                                                   "instructions": self._server.get("instructions")})
 
     async def request(self, method: str, params: dict[str, Any] | None = None, **kwargs: Any) -> Any:
+        try:
+            return await self._request(method, params, **kwargs)
+        finally:
+            await self._deliver_logs()
+
+    async def _deliver_logs(self) -> None:
+        new, self._seen_notifications = self.notifications[self._seen_notifications:], len(self.notifications)
+        if self._log_handler is None:
+            return
+        for note in new:
+            if note.get("method") == "notifications/message":
+                await self._log_handler(model_types().LoggingMessageNotificationParams.model_validate(
+                    note.get("params") or {}))
+
+    async def _request(self, method: str, params: dict[str, Any] | None = None, **kwargs: Any) -> Any:
         try:
             return await super().request(method, params, **kwargs)
         except McpError as exc:

@@ -3,12 +3,23 @@
 
 from typing import TYPE_CHECKING, Any
 
-from .._context import Context
+import contextvars
+
+from .._context import TRANSPORT, Context
 
 if TYPE_CHECKING:
     from .lowlevel.server import _LLRequestContext as ServerRequestContext
 
-__all__ = ["Context", "ServerRequestContext"]
+__all__ = ["Context", "ServerRequestContext", "reset_transport", "set_transport"]
+
+
+def set_transport(transport: str) -> contextvars.Token[str | None]:
+    """Name the transport ``ctx.transport`` reports for code run in this context (FastMCP's hook)."""
+    return TRANSPORT.set(transport)
+
+
+def reset_transport(token: contextvars.Token[str | None]) -> None:
+    TRANSPORT.reset(token)
 
 
 def __getattr__(name: str) -> Any:
