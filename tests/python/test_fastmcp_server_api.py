@@ -254,3 +254,16 @@ async def test_context_outside_a_request_and_logs_to_the_client(caplog: pytest.L
         logging.getLogger("fastmcp.server.context.to_client").setLevel(logging.NOTSET)
     assert got == [("warning", {"msg": "careful", "extra": {"n": 1}})]
     assert "Sending WARNING to client: careful" in caplog.messages
+
+
+def test_a_sequence_without_item_type_infers_no_output_schema() -> None:
+    from oxmcp.tools import Tool
+
+    def bare() -> list:  # type: ignore[type-arg]
+        return []
+
+    def typed() -> list[int]:
+        return []
+
+    assert Tool.from_function(bare).output_schema is None
+    assert Tool.from_function(typed).output_schema is not None

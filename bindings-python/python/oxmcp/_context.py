@@ -10,6 +10,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Generator, Mapping
 from typing import Any
 
+from typing_extensions import Self
+
 from ._errors import InputRequired, McpError, RequestCancelled
 
 __all__ = ["Context", "ElicitResult"]
@@ -98,7 +100,7 @@ class Context:
         self._session = session
         self._request_state: dict[str, Any] = {}
 
-    async def __aenter__(self) -> Context:
+    async def __aenter__(self) -> Self:
         """``async with Context(fastmcp=server) as ctx:`` (FastMCP's spelling of a context outside a request)."""
         return self
 

@@ -248,7 +248,8 @@ class FastMCP(Server):
             return
         if self._native is not None:
             raise RuntimeError("add_transform() must come before the server starts serving")
-        self.options.update(transform._options())
+        search: Any = transform  # a search transform (isinstance above narrowed it to object)
+        self.options.update(search._options())
 
     @property
     def _mcp_server(self) -> Any:

@@ -115,11 +115,11 @@ class Client(_Client):
             else await self.request("server/discover")
         return self
 
-    async def __aexit__(self, *exc: Any) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         await super().__aexit__(*exc)
         cm, self._lifespan_cm = self._lifespan_cm, None
         if cm is not None:
-            await cm.__aexit__(*exc)
+            await cm.__aexit__(*exc)  # type: ignore[arg-type]
 
     @property
     def protocol_version(self) -> str:

@@ -19,9 +19,9 @@ from typing import Any
 import pydantic
 
 from . import types
+from ._client import PROTOCOL_VERSION
 from ._client import Client as _Client
 from ._errors import McpError as _CoreMcpError
-from ._client import PROTOCOL_VERSION
 from .shared.exceptions import McpError
 
 __all__ = ["Client"]
@@ -52,7 +52,7 @@ class Client(_Client):
         # The callbacks answer input requests; each declares the capability the server asks it by.
         self._callbacks = {key: kwargs.pop(key) for key, _ in _INPUT.values() if kwargs.get(key) is not None}
         caps = dict(kwargs.pop("capabilities", None) or {})
-        for method, (key, cap) in _INPUT.items():
+        for key, cap in _INPUT.values():
             if key in self._callbacks:
                 caps.setdefault(cap, {})
         for key in ("raise_exceptions", "read_timeout_seconds", "cache", "logging_callback",
@@ -106,7 +106,7 @@ class Client(_Client):
         if method == "roots/list":
             answer = await callback(context)
         else:
-            model = types.ElicitRequestParams if method == "elicitation/create" else types.CreateMessageRequestParams
+            model: Any = types.ElicitRequestParams if method == "elicitation/create" else types.CreateMessageRequestParams
             answer = await callback(context, pydantic.TypeAdapter(model).validate_python(params or {}))
         dumped = answer.model_dump(by_alias=True, exclude_none=True, mode="json") if hasattr(answer, "model_dump") \
             else dict(answer)

@@ -1,9 +1,8 @@
 """``fastmcp.server.context`` / ``mcp.server.mcpserver.context``: the handler ``Context``; and
 ``mcp.server.context.ServerRequestContext`` (mcp 2.x), what a low-level handler gets as ``ctx``."""
 
-from typing import TYPE_CHECKING, Any
-
 import contextvars
+from typing import TYPE_CHECKING, Any
 
 from .._context import TRANSPORT, Context
 
