@@ -50,7 +50,8 @@ class Client(_Client):
             raise ValueError(f"mode must be 'legacy', 'auto', or one of {[PROTOCOL_VERSION]}; got {mode!r}")
         self.mode = mode
         # The callbacks answer input requests; each declares the capability the server asks it by.
-        self._callbacks = {key: kwargs.pop(key) for key, _ in _INPUT.values() if kwargs.get(key) is not None}
+        given = {key: kwargs.pop(key, None) for key, _ in _INPUT.values()}
+        self._callbacks = {key: fn for key, fn in given.items() if fn is not None}
         caps = dict(kwargs.pop("capabilities", None) or {})
         for key, cap in _INPUT.values():
             if key in self._callbacks:
