@@ -347,19 +347,20 @@ def test_mcp_client_mirror_returns_the_sdk_models() -> None:
         from oxmcp.client import ClientSession  # noqa: F401
 
 
-@pytest.mark.parametrize("option", ["sampling_callback", "elicitation_callback", "list_roots_callback"])
-def test_mcp_client_mirror_refuses_a_callback_it_cannot_honour(option: str) -> None:
-    """The in-process client answers no server-to-client request: a callback given for one is refused,
-    not dropped (a server tested with it would otherwise see a client without the capability)."""
+@pytest.mark.parametrize(("option", "capability"), [("sampling_callback", "sampling"),
+                                                    ("elicitation_callback", "elicitation"),
+                                                    ("list_roots_callback", "roots")])
+def test_mcp_client_mirror_declares_the_capability_of_each_callback(option: str, capability: str) -> None:
+    """A callback answers the server's input requests, so the client declares what it answers (the
+    answering itself: tests/python/test_fastmcp_server_api.py)."""
     from oxmcp.client import Client
     from oxmcp.server.mcpserver import MCPServer
 
     async def callback(*args: Any) -> None:
         return None
 
-    with pytest.raises(TypeError, match=option):
-        Client(MCPServer("selftest"), **{option: callback})
-    Client(MCPServer("selftest"), **{option: None})  # the SDK's default: nothing to honour
+    assert Client(MCPServer("selftest"), **{option: callback}).capabilities == {capability: {}}
+    assert Client(MCPServer("selftest"), **{option: None}).capabilities == {}  # the SDK's default
 
 
 def test_the_server_packages_re_export_what_the_sdk_does() -> None:

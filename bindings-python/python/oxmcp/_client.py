@@ -45,6 +45,10 @@ class Client:
         self._loop_thread: LoopThread | None = None
         #: The ``initialize`` answer of a legacy session (None in the modern era, which has no handshake).
         self.init_result: dict[str, Any] | None = None
+        #: Answers a legacy session's server-to-client request (a message with ``method`` and ``id``)
+        #: met on a response's stream: ``async (message) -> response``. None: such requests are kept
+        #: in :attr:`notifications`, unanswered.
+        self._on_request: Any = None
 
     async def __aenter__(self) -> Self:
         self._native = self.server._build_native()
@@ -143,7 +147,11 @@ class Client:
                 for ev in events:
                     data = b"\n".join(line[5:].lstrip() for line in ev.split(b"\n") if line.startswith(b"data:"))
                     if data:
-                        messages.append(json.loads(data))
+                        message = json.loads(data)
+                        if self._on_request is not None and "method" in message and "id" in message:
+                            await self._post(await self._on_request(message))
+                            continue
+                        messages.append(message)
                 if any("id" in m and ("result" in m or "error" in m) for m in messages):
                     break
         elif body:
@@ -165,6 +173,11 @@ class Client:
                                {"httpStatus": status, **response})
             raise McpError(err.get("code", -32603), err.get("message", ""), err.get("data"))
         return response["result"]
+
+    async def _post(self, message: dict[str, Any]) -> None:
+        """POST a message that has no answer (a response to the server's request)."""
+        native, data, headers = self._native, json.dumps(message).encode(), self._headers("")
+        await self._native_call(lambda: native.handle_http("POST", self.path, headers, data))
 
     # -- conveniences ------------------------------------------------------------------------------
     async def discover(self) -> dict[str, Any]:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Generator, Mapping
 from typing import Any
+
+from typing_extensions import Self
 
 from ._errors import InputRequired, McpError, RequestCancelled
 
@@ -31,6 +34,9 @@ class _Sent:
         yield  # pragma: no cover  (makes this a generator)
 
 
+#: The transport FastMCP's ``set_transport`` names for the code that runs in this context.
+TRANSPORT: contextvars.ContextVar[str | None] = contextvars.ContextVar("oxmcp_transport", default=None)
+
 _SENT = _Sent()
 _UNSET: Any = object()
 _STDIO_SESSION = __import__("uuid").uuid4().hex
@@ -43,9 +49,12 @@ _SESSION_STATE_TTL_S = 86_400.0
 
 
 def _session_store(ctx: Context) -> dict[str, Any]:
-    sid = ctx.session_id or ""
-    store = ctx._request_state.get("_oxmcp_store") if ctx.era != "legacy" else None
-    if ctx.era != "legacy":
+    # A context made outside a request for a given session object (FastMCP's
+    # ``Context(fastmcp=server, session=s)``) shares that session's state.
+    own = ctx._native is None and ctx._session is not None
+    sid = f"object:{id(ctx._session)}" if own else ctx.session_id or ""
+    if ctx.era != "legacy" and not own:
+        store = ctx._request_state.get("_oxmcp_store")
         if store is None:
             store = ctx._request_state["_oxmcp_store"] = {}
         return store
@@ -83,10 +92,20 @@ class Context:
     ``progress``/``log`` do nothing, and the client-input methods raise :class:`McpError`.
     """
 
-    def __init__(self, native: Any = None, server: Any = None) -> None:
+    def __init__(self, native: Any = None, server: Any = None, *, fastmcp: Any = None, session: Any = None) -> None:
         self._native = native
-        self._server = server
+        self._server = server if server is not None else fastmcp
+        #: FastMCP's ``Context(fastmcp=server, session=s)`` outside a request: the session whose
+        #: state ``get_state``/``set_state`` share.
+        self._session = session
         self._request_state: dict[str, Any] = {}
+
+    async def __aenter__(self) -> Self:
+        """``async with Context(fastmcp=server) as ctx:`` (FastMCP's spelling of a context outside a request)."""
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
 
     def __class_getitem__(cls, params: Any) -> Any:
         """``Context[ServerSession, AppState]`` (the SDKs' generic spelling) is ``Context``."""
@@ -140,7 +159,11 @@ class Context:
 
     @property
     def transport(self) -> str | None:
-        """``"stdio"`` or ``"streamable-http"`` (None outside a request)."""
+        """``"stdio"`` or ``"streamable-http"`` (None outside a request); what ``set_transport`` set,
+        where it was."""
+        override = TRANSPORT.get()
+        if override is not None:
+            return override
         if self._native is None:
             return None
         t: str | None = getattr(self._native, "transport", None)
@@ -173,6 +196,33 @@ class Context:
     async def delete_state(self, key: str) -> None:
         self._request_state.pop(key, None)
         _session_store(self).pop(key, None)
+
+    # -- this server's own lists (FastMCP's ctx.list_tools/list_resources/list_prompts) -----------------
+    async def list_tools(self) -> list[Any]:
+        return await self._list("list_tools", "tools")
+
+    async def list_resources(self) -> list[Any]:
+        return await self._list("list_resources", "resources")
+
+    async def list_prompts(self) -> list[Any]:
+        return await self._list("list_prompts", "prompts")
+
+    async def _list(self, method: str, field: str) -> list[Any]:
+        """Every page of a list as a client of this server gets it (the SDK's models): asked through
+        the core, which decides what may be listed."""
+        from .client import Client
+
+        if self._server is None:
+            raise McpError(-32603, f"no server: {method} needs a request context or Context(fastmcp=server)")
+        out: list[Any] = []
+        async with Client(self._server) as client:
+            cursor = None
+            while True:
+                page = await getattr(client, method)(cursor)
+                out.extend(getattr(page, field))
+                cursor = page.next_cursor
+                if not cursor:
+                    return out
 
     # -- reading this server's own resources ------------------------------------------------------------
     async def read_resource(self, uri: Any) -> Any:
@@ -294,6 +344,10 @@ class Context:
         level = level.lower()
         if level not in LOG_LEVELS:
             raise ValueError(f"unknown log level {level!r}; one of {', '.join(LOG_LEVELS)}")
+        if getattr(self._server, "_fastmcp_log_data", False):
+            # FastMCP's server-side copy of what is sent, on the logger it names for it.
+            logging.getLogger("fastmcp.server.context.to_client").debug(
+                "Sending %s to client: %s", level.upper(), data["msg"])
         if self._native is not None:
             self._native.log(level, data, logger)
         return _SENT

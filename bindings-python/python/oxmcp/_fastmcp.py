@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import json
 import logging
 import secrets
 import sys
@@ -23,7 +24,7 @@ from typing import Any
 
 from ._errors import DefinitionError
 from ._fastmcp_rules import fastmcp_prompt_arguments, fastmcp_tool_schemas, inline
-from ._server import Server, option_names
+from ._server import Server, _Listing, option_names
 
 __all__ = ["FastMCP"]
 
@@ -129,6 +130,8 @@ class FastMCP(Server):
     _fastmcp_log_data = True
     _str_request_id = True
     _resource_error_code = -32603
+    #: A resource's JSON-native value (dict, list, number, bool, None) as FastMCP writes it: json.dumps.
+    _resource_json = staticmethod(json.dumps)
 
     def __init__(self, name: str | None = None, instructions: str | None = None, *, version: Any = None,
                  title: str | None = None, description: str | None = None, website_url: str | None = None,
@@ -145,11 +148,13 @@ class FastMCP(Server):
         # mcp 1.x FastMCP's HTTP+SSE settings, which run("sse") and sse_app() use.
         sse_defaults = {k: kwargs.pop(k) for k in ("sse_path", "message_path") if kwargs.get(k) is not None}
         transforms = kwargs.pop("transforms", None) or ()
-        from .server.transforms.search import _SearchTransform
-
-        if any(not isinstance(t, _SearchTransform) for t in transforms):
+        if any(not isinstance(t, _served_transforms()) for t in transforms):
             raise TypeError(f"{type(self).__name__}(): transforms= is not supported by oxmcp: "
                             f"{_REFUSED_INIT['transforms']}")
+        for key in ("sampling_handler", "sampling_handler_behavior"):
+            if key in kwargs:  # FastMCP 4 removed it with ctx.sample() (SEP-2577), so does its mirror
+                raise TypeError(f"{type(self).__name__}(): {key}= was removed with server-initiated sampling "
+                                "(SEP-2577)")
         for key, why in _REFUSED_INIT.items():
             if kwargs.get(key):
                 raise TypeError(f"{type(self).__name__}(): {key}= is not supported by oxmcp: {why}")
@@ -189,6 +194,11 @@ class FastMCP(Server):
         # FastMCP (1.x to 4.x), mcp 1.x's FastMCP and mcp 2.x's MCPServer declare resources and prompts
         # with none registered, and answer their lists empty (not -32601).
         self._declare = ["resources", "prompts"]
+        self._tool_transforms: list[Any] = []
+        from .server.providers.local import LocalProvider
+
+        self._local_provider = LocalProvider(self)
+        self._providers: list[Any] = []  # FastMCP Providers, run for their lifespan
         for provider in providers:
             self.add_provider(provider)
         for transform in transforms:
@@ -208,17 +218,49 @@ class FastMCP(Server):
         for mw in middleware or ():
             self.add_middleware(mw)
 
+    def add_provider(self, provider: Any) -> None:
+        """A skill provider's skills are served; a FastMCP ``Provider`` runs its ``lifespan()`` with the
+        server's (one that supplies components is refused)."""
+        from .server.providers.base import Provider
+
+        if not isinstance(provider, Provider):
+            return super().add_provider(provider)
+        provider._check_servable()
+        self._providers.append(provider)
+
     def add_transform(self, transform: Any) -> None:
         """FastMCP's search transforms (``BM25SearchTransform``, ``RegexSearchTransform``) set the
-        core's ``tool_search`` options; other transforms are refused, as in the constructor."""
-        from .server.transforms.search import _SearchTransform
+        core's ``tool_search`` options; a ``ToolTransform`` re-registers the tools it names (now and
+        later ones); other transforms are refused, as in the constructor."""
+        from .server.transforms.tool_transform import ToolTransform
 
-        if not isinstance(transform, _SearchTransform):
+        if not isinstance(transform, _served_transforms()):
             raise TypeError(f"add_transform({type(transform).__name__}): oxmcp supports FastMCP's search "
-                            f"transforms only; {_REFUSED_INIT['transforms']}")
+                            f"transforms and ToolTransform only; {_REFUSED_INIT['transforms']}")
+        if isinstance(transform, ToolTransform):
+            with self._lock:
+                self._tool_transforms.append(transform)
+                for name, entry in list(self._tools.items()):
+                    changed = transform.apply(entry)
+                    if changed is not entry:
+                        self.remove_tool(name)
+                        self._adopt("tool", changed.name, changed, self._tools)
+            return
         if self._native is not None:
             raise RuntimeError("add_transform() must come before the server starts serving")
-        self.options.update(transform._options())
+        search: Any = transform  # a search transform (isinstance above narrowed it to object)
+        self.options.update(search._options())
+
+    @property
+    def _mcp_server(self) -> Any:
+        """The low-level server FastMCP hands the SDK's in-process client (``Client(mcp._mcp_server)``):
+        on oxmcp, this server itself."""
+        return self
+
+    @property
+    def local_provider(self) -> Any:
+        """FastMCP's ``LocalProvider`` of this server: a view of its registry."""
+        return self._local_provider
 
     @classmethod
     def generate_name(cls, name: str | None = None) -> str:
@@ -232,6 +274,10 @@ class FastMCP(Server):
 
     def _adapt_tool(self, entry: Any) -> None:
         fastmcp_tool_schemas(entry)
+        for transform in getattr(self, "_tool_transforms", ()):
+            changed = transform.apply(entry)
+            if changed is not entry:  # the entry is registered as the transform serves it
+                entry.__dict__.update(changed.__dict__)
 
     # -- registration: FastMCP's extra decorator keywords ---------------------------------------
     def add_tool(self, fn: Any, **kwargs: Any) -> Any:  # type: ignore[override]
@@ -381,6 +427,30 @@ class FastMCP(Server):
 
         return await call_through_core(self, name, arguments)
 
+    # FastMCP 4's listing of the server's own components (``await mcp.list_tools()``): awaited, the
+    # definitions as the SDK's models (``.name``, ``.input_schema``); as called, oxmcp's dicts.
+    def list_tools(self) -> Any:
+        return _Listing("list_tools", super().list_tools(), "Tool")
+
+    def list_resources(self) -> Any:
+        return _Listing("list_resources", super().list_resources(), "Resource")
+
+    def list_resource_templates(self) -> Any:
+        return _Listing("list_resource_templates", super().list_resource_templates(), "ResourceTemplate")
+
+    def list_prompts(self) -> Any:
+        return _Listing("list_prompts", super().list_prompts(), "Prompt")
+
+    async def render_prompt(self, name: str, arguments: dict[str, Any] | None = None) -> Any:
+        """FastMCP 4's in-process ``prompts/get``: the ``GetPromptResult``, through the core as a
+        client's request (middleware included); values that are not strings go as JSON, as FastMCP's
+        client sends them."""
+        from .client import Client
+
+        args = {k: v if isinstance(v, str) else json.dumps(v) for k, v in (arguments or {}).items()}
+        async with Client(self) as client:
+            return await client.get_prompt(name, args)
+
     # -- composition ----------------------------------------------------------------------------
     def mount(self, server: Server, prefix: str | None = None, *, namespace: str | None = None,
               as_proxy: bool | None = None) -> None:
@@ -449,15 +519,31 @@ class FastMCP(Server):
         head = self._error_prefix.format(name=name)
         return head if self.mask_error_details else f"{head}: {exc}"
 
+    def _log_tool_failure(self, name: str, exc: BaseException) -> None:
+        """FastMCP's record of a failed call (logger ``fastmcp.server.server``): a ``ToolError`` at its
+        own level and an upstream HTTP error response (an answer, not a crash) without a traceback,
+        anything else with one."""
+        from ._errors import ToolError
+
+        log = logging.getLogger("fastmcp.server.server")
+        if isinstance(exc, ToolError):
+            log.log(getattr(exc, "log_level", logging.ERROR), "Error calling tool %r", name)
+            return
+        status = getattr(getattr(exc, "response", None), "status_code", None)
+        log.error("Error calling tool %r", name, exc_info=exc if status is None else None)
+
     # -- lifespan ---------------------------------------------------------------------------------
     @contextlib.asynccontextmanager
     async def _lifespan_running(self) -> AsyncIterator[Any]:
         st = self._lifespan
-        if st.count == 0 and self._lifespan_fn is not None:
+        if st.count == 0 and (self._lifespan_fn is not None or self._providers):
             stack = contextlib.AsyncExitStack()
             await stack.__aenter__()
             try:
-                st.value = await stack.enter_async_context(self._lifespan_fn(self))
+                if self._lifespan_fn is not None:
+                    st.value = await stack.enter_async_context(self._lifespan_fn(self))
+                for provider in self._providers:
+                    await stack.enter_async_context(provider.lifespan())
             except BaseException:
                 await stack.__aexit__(*sys.exc_info())
                 raise
@@ -469,8 +555,11 @@ class FastMCP(Server):
             st.count -= 1
             if st.count == 0 and st.stack is not None:
                 stack, st.stack = st.stack, None
-                await stack.aclose()
+                await _finish(stack.aclose())
                 st.value = None
+
+    #: FastMCP's name of the same context manager.
+    _lifespan_manager = _lifespan_running
 
     @property
     def lifespan_context(self) -> Any:
@@ -655,6 +744,29 @@ def prefix_uri(uri: str, prefix: str | None) -> str:
 # FastMCP's registration keywords that change nothing a client sees on oxmcp.
 _TOOL_EXTRAS = ("tags", "exclude_args", "serializer", "version", "task", "app")
 _OTHER_EXTRAS = ("tags", "version", "task")
+
+
+async def _finish(teardown: Any) -> None:
+    """Run a lifespan's tear-down to its end even when the serving task is being cancelled (a
+    cancellation reaching it halfway would leave connections open); the cancellation is then passed
+    on."""
+    task = asyncio.ensure_future(teardown)
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            cancelled = True
+    task.result()
+    if cancelled:
+        raise asyncio.CancelledError
+
+
+def _served_transforms() -> tuple[type, ...]:
+    from .server.transforms.search import _SearchTransform
+    from .server.transforms.tool_transform import ToolTransform
+
+    return (_SearchTransform, ToolTransform)
 
 
 def _check_http_kwargs(kwargs: dict[str, Any]) -> None:

@@ -14,6 +14,8 @@ HTTP with FastMCP's own client).
 
 from __future__ import annotations
 
+import logging
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +25,10 @@ from ._client import Client as _Client
 from ._errors import McpError, ToolError
 
 __all__ = ["CallToolResult", "Client", "model_types"]
+
+_log = logging.getLogger("fastmcp.client")
+#: FastMCP's bound on the pages one list_*() call follows.
+_MAX_PAGES = 250
 
 
 def model_types() -> Any:
@@ -49,8 +55,8 @@ class CallToolResult:
 
 
 # Keywords of FastMCP's Client that configure a remote session; in process they have nothing to do.
-_SESSION_ONLY = ("timeout", "init_timeout", "client_info", "log_handler", "message_handler",
-                 "progress_handler", "auto_initialize", "verify", "mode", "name")
+_SESSION_ONLY = ("timeout", "init_timeout", "client_info", "message_handler",
+                 "progress_handler", "auto_initialize", "verify", "name")
 # Callbacks answering a server-to-client request: this client answers none, so one given would never
 # run. Refused, not dropped.
 _CALLBACKS = ("sampling_handler", "elicitation_handler", "roots", "sampling_capabilities")
@@ -71,6 +77,16 @@ class Client(_Client):
                                 "answers no server-to-client request. Test that path with FastMCP's client "
                                 "over stdio or HTTP")
         self.name = kwargs.pop("name", None) or "fastmcp-client"
+        #: FastMCP's ``mode=``: "legacy" opens an ``initialize`` session; "auto" or a modern version
+        #: speaks 2026-07-28 (the server always offers it).
+        self.mode = kwargs.pop("mode", "auto")
+        #: FastMCP's ``log_handler``: awaited with each log message a request brought
+        #: (``notifications/message``'s params: ``.level``, ``.data``, ``.logger``).
+        self._log_handler = kwargs.pop("log_handler", None)
+        self._seen_notifications = 0
+        # FastMCP's client opts every modern request into log messages at the most permissive level
+        # (the server's own level filters them), so a client receives every log, as in legacy sessions.
+        kwargs.setdefault("log_level", "debug")
         for key in _SESSION_ONLY:
             kwargs.pop(key, None)
         super().__init__(core, **kwargs)
@@ -80,11 +96,42 @@ class Client(_Client):
         return self._native is not None
 
     async def __aenter__(self) -> Self:
-        await super().__aenter__()
+        # FastMCP's in-process transport runs the server's lifespan while a client is connected
+        # (entered once for overlapping clients, left with the last one).
+        running = getattr(self.server, "_lifespan_running", None)
+        self._lifespan_cm = running() if running is not None else None
+        if self._lifespan_cm is not None:
+            await self._lifespan_cm.__aenter__()
+        try:
+            await super().__aenter__()
+        except BaseException:
+            await self.__aexit__(*sys.exc_info())
+            raise
+        if self.mode == "legacy" and self.init_result is None:
+            await self._handshake()
         # What the server says of itself (capabilities, serverInfo, instructions): FastMCP's client
         # has it from the connection's start.
-        self._server: dict[str, Any] = await self.request("server/discover")
+        self._server: dict[str, Any] = self.init_result if self.init_result is not None \
+            else await self.request("server/discover")
         return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await super().__aexit__(*exc)
+        cm, self._lifespan_cm = self._lifespan_cm, None
+        if cm is not None:
+            await cm.__aexit__(*exc)  # type: ignore[arg-type]
+
+    @property
+    def protocol_version(self) -> str:
+        return str(self.initialize_result.protocol_version)
+
+    async def set_logging_level(self, level: str) -> None:
+        """``logging/setLevel``: a legacy session's; the 2026-07-28 era has no session to keep it in."""
+        if self._session is None:
+            raise RuntimeError("logging/setLevel is not available on MCP 2026-07-28 connections; the method "
+                               "requires per-session server state that the modern protocol does not have. "
+                               "Filter incoming log messages by level in your log_handler instead.")
+        await self.request("logging/setLevel", {"level": level})
 
     def _server_info(self) -> dict[str, Any]:
         # The modern era carries serverInfo in the result's _meta.
@@ -115,6 +162,21 @@ class Client(_Client):
 
     async def request(self, method: str, params: dict[str, Any] | None = None, **kwargs: Any) -> Any:
         try:
+            return await self._request(method, params, **kwargs)
+        finally:
+            await self._deliver_logs()
+
+    async def _deliver_logs(self) -> None:
+        new, self._seen_notifications = self.notifications[self._seen_notifications:], len(self.notifications)
+        if self._log_handler is None:
+            return
+        for note in new:
+            if note.get("method") == "notifications/message":
+                await self._log_handler(model_types().LoggingMessageNotificationParams.model_validate(
+                    note.get("params") or {}))
+
+    async def _request(self, method: str, params: dict[str, Any] | None = None, **kwargs: Any) -> Any:
+        try:
             return await super().request(method, params, **kwargs)
         except McpError as exc:
             from .shared.exceptions import MCPError
@@ -124,21 +186,16 @@ class Client(_Client):
             raise MCPError(exc.code, exc.message, exc.data) from None
 
     # -- tools --------------------------------------------------------------------------------------
-    async def list_tools_mcp(self, *, cursor: str | None = None) -> Any:
+    async def list_tools_mcp(self, *, cursor: str | None = None, cache_mode: str = "use") -> Any:
+        # cache_mode is FastMCP's response cache, which this client does not keep: every call asks.
         result = model_types().ListToolsResult.model_validate(await self.request("tools/list", _cursor(cursor)))
         for tool in result.tools:
             self._output_schemas[tool.name] = tool.output_schema
         return result
 
-    async def list_tools(self) -> list[Any]:  # type: ignore[override]
-        tools: list[Any] = []
-        cursor = None
-        while True:
-            page = await self.list_tools_mcp(cursor=cursor)
-            tools.extend(page.tools)
-            cursor = page.next_cursor
-            if not cursor:
-                return tools
+    async def list_tools(self, max_pages: int = _MAX_PAGES, *,  # type: ignore[override]
+                         cache_mode: str = "use") -> list[Any]:
+        return await self._all_pages("list_tools", "tools", max_pages, cache_mode=cache_mode)
 
     async def call_tool_mcp(self, name: str, arguments: dict[str, Any] | None = None, *,
                             meta: dict[str, Any] | None = None, **_: Any) -> Any:
@@ -171,15 +228,15 @@ class Client(_Client):
         return model_types().ListResourcesResult.model_validate(
             await self.request("resources/list", _cursor(cursor)))
 
-    async def list_resources(self) -> list[Any]:  # type: ignore[override]
-        return await _all_pages(self.list_resources_mcp, "resources")
+    async def list_resources(self, max_pages: int = _MAX_PAGES) -> list[Any]:  # type: ignore[override]
+        return await self._all_pages("list_resources", "resources", max_pages)
 
     async def list_resource_templates_mcp(self, *, cursor: str | None = None) -> Any:
         return model_types().ListResourceTemplatesResult.model_validate(
             await self.request("resources/templates/list", _cursor(cursor)))
 
-    async def list_resource_templates(self) -> list[Any]:  # type: ignore[override]
-        return await _all_pages(self.list_resource_templates_mcp, "resource_templates")
+    async def list_resource_templates(self, max_pages: int = _MAX_PAGES) -> list[Any]:  # type: ignore[override]
+        return await self._all_pages("list_resource_templates", "resource_templates", max_pages)
 
     async def read_resource_mcp(self, uri: Any, *, meta: dict[str, Any] | None = None) -> Any:
         params: dict[str, Any] = {"uri": str(uri)}
@@ -194,8 +251,8 @@ class Client(_Client):
     async def list_prompts_mcp(self, *, cursor: str | None = None) -> Any:
         return model_types().ListPromptsResult.model_validate(await self.request("prompts/list", _cursor(cursor)))
 
-    async def list_prompts(self) -> list[Any]:  # type: ignore[override]
-        return await _all_pages(self.list_prompts_mcp, "prompts")
+    async def list_prompts(self, max_pages: int = _MAX_PAGES) -> list[Any]:  # type: ignore[override]
+        return await self._all_pages("list_prompts", "prompts", max_pages)
 
     async def get_prompt_mcp(self, name: str, arguments: dict[str, Any] | None = None, *,
                              meta: dict[str, Any] | None = None, **_: Any) -> Any:
@@ -228,6 +285,27 @@ class Client(_Client):
         await self.request("ping")
         return True
 
+    async def _all_pages(self, method: str, field: str, max_pages: int, **kwargs: Any) -> list[Any]:
+        """Every page of ``method`` (FastMCP's auto-pagination): an empty cursor is a cursor, a cursor
+        seen before ends the walk (a server cycling its cursors), and more than ``max_pages`` pages
+        is an error."""
+        out: list[Any] = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        for _ in range(max_pages):
+            page = await getattr(self, f"{method}_mcp")(cursor=cursor, **kwargs)
+            out.extend(getattr(page, field))
+            if page.next_cursor is None:
+                return out
+            if page.next_cursor in seen:
+                _log.warning("[%s] Server returned duplicate pagination cursor %r for %s; stopping pagination",
+                             self.name, page.next_cursor, method)
+                return out
+            seen.add(page.next_cursor)
+            cursor = page.next_cursor
+        raise RuntimeError(f"[{self.name}] Reached auto-pagination limit ({max_pages} pages) for {method}. "
+                           f"Use {method}_mcp() with cursor for manual pagination, or increase max_pages.")
+
 
 def _json(value: Any) -> str:
     import pydantic_core
@@ -238,14 +316,4 @@ def _json(value: Any) -> str:
 def _cursor(cursor: str | None) -> dict[str, Any]:
     return {} if cursor is None else {"cursor": cursor}
 
-
-async def _all_pages(fetch: Any, field: str) -> list[Any]:
-    out: list[Any] = []
-    cursor = None
-    while True:
-        page = await fetch(cursor=cursor)
-        out.extend(getattr(page, field))
-        cursor = page.next_cursor
-        if not cursor:
-            return out
 

@@ -44,6 +44,13 @@ def fastmcp_tool_schemas(entry: Any) -> None:
     if not entry.info.raw_arguments and schema.get("type") == "object" and "additionalProperties" not in schema:
         entry.info.input_schema = {**schema, "additionalProperties": False}
     out = entry.info.output_schema
+    if out is not None and "x-oxmcp-wrap-result" in out \
+            and (out.get("properties") or {}).get("result") == {"items": {}, "type": "array"}:
+        # FastMCP 4 infers no schema from a sequence with no item type (list, tuple, Sequence,
+        # list[Any]): it constrains nothing, and would force a copy of the content blocks (an
+        # image, say) into structured content.
+        entry.info.output_schema, entry.info.wrap_result, entry.info.output_adapter = None, False, None
+        return
     if out is not None and "x-oxmcp-wrap-result" in out:
         out = {k: v for k, v in out.items() if k != "x-oxmcp-wrap-result"}
         out["x-fastmcp-wrap-result"] = True

@@ -239,11 +239,18 @@ class ToolEntry(_Entry):
     def _failed(self, exc: BaseException) -> Outcome:
         if isinstance(exc, _InvalidArguments):
             return ("invalid_arguments", exc.violations)
+        # A compatibility layer may log a failure as its framework does (FastMCP's records).
+        log_failure = getattr(self.server, "_log_tool_failure", None)
         if isinstance(exc, ToolError):
+            if log_failure is not None:
+                log_failure(self.name, exc)
             return ("ok", error_result(str(exc)))
         if isinstance(exc, McpError):
             return ("mcp_error", (exc.code, exc.message, exc.data))
-        _log.error("tool %r raised", self.name, exc_info=exc)
+        if log_failure is not None:
+            log_failure(self.name, exc)
+        else:
+            _log.error("tool %r raised", self.name, exc_info=exc)
         custom = getattr(self.server, "_tool_error_text", None)
         if custom is not None:  # FastMCP / MCPServer: their frameworks' wording and masking rule
             return ("ok", error_result(custom(self.name, exc)))
@@ -311,7 +318,8 @@ class ResourceEntry(_Entry):
             raise ResourceError(f"Invalid URI variables for {self.uri!r}: {_brief(exc)}") from exc
 
     def _finish(self, payload: Any, value: Any) -> Outcome:
-        return ("ok", normalize_resource_result(value, (payload or {}).get("uri") or self.uri, self.mime_type))
+        return ("ok", normalize_resource_result(value, (payload or {}).get("uri") or self.uri, self.mime_type,
+                                                getattr(self.server, "_resource_json", None)))
 
     def _failed(self, exc: BaseException) -> Outcome:
         if isinstance(exc, McpError):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import mimetypes
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -378,8 +378,11 @@ class ResourceContents:
         return out
 
 
-def normalize_resource_result(value: Any, uri: str, mime_type: str | None) -> list[dict[str, Any]]:
-    """What a resource function returned → a list of ``TextResourceContents``/``BlobResourceContents``."""
+def normalize_resource_result(value: Any, uri: str, mime_type: str | None,
+                              native_json: Callable[[Any], str] | None = None) -> list[dict[str, Any]]:
+    """What a resource function returned → a list of ``TextResourceContents``/``BlobResourceContents``.
+    ``native_json``: how a framework writes a JSON-native value (dict, list, tuple, number, bool,
+    None) as text, where it differs from oxmcp's compact JSON."""
     if isinstance(value, ResourceContents):
         return [value.to_dict(uri, mime_type)]
     if isinstance(value, (list, tuple)) and value and all(isinstance(v, ResourceContents) for v in value):
@@ -390,6 +393,8 @@ def normalize_resource_result(value: Any, uri: str, mime_type: str | None) -> li
         return [{"uri": uri, "mimeType": mime_type or "application/octet-stream", "blob": _b64(bytes(value))}]
     if isinstance(value, (Image, Audio, File)):
         return [{"uri": uri, "mimeType": mime_type or value.mime_type, "blob": _b64(value.read())}]
+    if native_json is not None and (value is None or isinstance(value, (dict, list, tuple, int, float, bool))):
+        return [{"uri": uri, "mimeType": mime_type or "application/json", "text": native_json(value)}]
     return [{"uri": uri, "mimeType": mime_type or "application/json", "text": _dumps(to_jsonable(value))}]
 
 

@@ -3,20 +3,38 @@
 ``async with Client(server) as client:`` talks to a server object in the same process (through the
 core's dispatch, as stdio and HTTP do) and returns the SDK's result models (``oxmcp.types``), so
 ``result.content[0].text``, ``result.structured_content`` and ``(await client.list_tools()).tools``
-read as with mcp 2.x. ``ClientSession`` (a client over a transport's streams) is not provided:
-oxmcp is a server, so drive a server over stdio or HTTP with the official client instead.
+read as with mcp 2.x. ``mode=`` picks the era as the SDK's does: ``"legacy"`` (the ``initialize``
+handshake), ``"auto"`` (``server/discover``, the default) or a pinned modern version (no probe).
+The callbacks (``elicitation_callback``, ``sampling_callback``, ``list_roots_callback``) answer the
+server's requests for input: a legacy session's server-to-client requests, and a modern request's
+``input_required`` rounds (MRTR, retried with the answers as the SDK's client does).
+``ClientSession`` (a client over a transport's streams) is not provided: oxmcp is a server, so drive
+a server over stdio or HTTP with the official client instead.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import pydantic
+
 from . import types
+from ._client import PROTOCOL_VERSION
 from ._client import Client as _Client
 from ._errors import McpError as _CoreMcpError
 from .shared.exceptions import McpError
 
 __all__ = ["Client"]
+
+# A package for the import hook, so that ``mcp.client.session`` resolves (to ``oxmcp._client_session``).
+__path__: list[str] = []
+
+#: The SDK's bound on the input_required rounds of one request.
+_MAX_ROUNDS = 10
+#: Each input request's method, and the callback (with the capability it needs) that answers it.
+_INPUT = {"elicitation/create": ("elicitation_callback", "elicitation"),
+          "sampling/createMessage": ("sampling_callback", "sampling"),
+          "roots/list": ("list_roots_callback", "roots")}
 
 
 class Client(_Client):
@@ -27,20 +45,30 @@ class Client(_Client):
         if not hasattr(core, "_build_native"):
             raise TypeError("oxmcp.client.Client(server): give a server object (FastMCP, MCPServer, Server); "
                             "oxmcp has no client for URLs or transports")
-        for key in ("sampling_callback", "elicitation_callback", "list_roots_callback"):
-            # This client answers no server-to-client request (it declares no sampling, elicitation
-            # or roots capability), so a callback for one would never run: refused, not dropped.
-            if kwargs.pop(key, None) is not None:
-                raise TypeError(f"oxmcp.client.Client: {key} is not supported: the in-process client "
-                                "answers no server-to-client request. Test that path with the official "
-                                "mcp client over stdio or HTTP")
-        for key in ("raise_exceptions", "read_timeout_seconds", "mode", "cache", "logging_callback",
+        mode = kwargs.pop("mode", "auto")
+        if mode not in ("legacy", "auto", PROTOCOL_VERSION):
+            raise ValueError(f"mode must be 'legacy', 'auto', or one of {[PROTOCOL_VERSION]}; got {mode!r}")
+        self.mode = mode
+        # The callbacks answer input requests; each declares the capability the server asks it by.
+        given = {key: kwargs.pop(key, None) for key, _ in _INPUT.values()}
+        self._callbacks = {key: fn for key, fn in given.items() if fn is not None}
+        caps = dict(kwargs.pop("capabilities", None) or {})
+        for key, cap in _INPUT.values():
+            if key in self._callbacks:
+                caps.setdefault(cap, {})
+        for key in ("raise_exceptions", "read_timeout_seconds", "cache", "logging_callback",
                     "message_handler"):
             kwargs.pop(key, None)  # the SDK's options for a remote session; nothing to do in process
-        super().__init__(core, **kwargs)
+        super().__init__(core, capabilities=caps, **kwargs)
+        self._on_request = self._answer_request
 
     async def __aenter__(self) -> Any:
         await super().__aenter__()
+        if self.mode == "legacy" and self.init_result is None:
+            await self._handshake()
+        if self.mode == PROTOCOL_VERSION and self.init_result is None:
+            # A pinned version is adopted without a probe: the SDK then knows no server identity.
+            self.init_result = {"protocolVersion": PROTOCOL_VERSION, "capabilities": {}}
         if self.init_result is None:
             # The modern era has no handshake: what the SDK's client learns at connect, it learns here
             # from server/discover (the server's info, capabilities and instructions).
@@ -56,9 +84,39 @@ class Client(_Client):
         return types.InitializeResult.model_validate(self.init_result)
 
     @property
+    def protocol_version(self) -> str:
+        """The negotiated protocol version (``initialize``'s, ``server/discover``'s or the pinned one)."""
+        return str((self.init_result or {}).get("protocolVersion"))
+
+    @property
     def server_info(self) -> Any:
-        """The server's ``Implementation`` (name, title, version ...), as the SDK's client has it."""
-        return types.Implementation.model_validate((self.init_result or {}).get("serverInfo") or {})
+        """The server's ``Implementation`` (name, title, version ...), as the SDK's client has it;
+        ``None`` when the server did not say (a pinned version, which skips ``server/discover``)."""
+        info = (self.init_result or {}).get("serverInfo")
+        return None if info is None else types.Implementation.model_validate(info)
+
+    async def _input(self, method: str, params: Any, request_id: Any) -> tuple[bool, Any]:
+        """Answer one input request with its callback: ``(True, result)`` or ``(False, error)``."""
+        from ._client_session import ClientRequestContext
+
+        key = _INPUT.get(method, (None, None))[0]
+        callback = self._callbacks.get(key) if key else None
+        if callback is None:
+            return False, {"code": types.METHOD_NOT_FOUND, "message": f"Method not found: {method}"}
+        context = ClientRequestContext(session=self, request_id=request_id)
+        if method == "roots/list":
+            answer = await callback(context)
+        else:
+            model: Any = types.ElicitRequestParams if method == "elicitation/create" else types.CreateMessageRequestParams
+            answer = await callback(context, pydantic.TypeAdapter(model).validate_python(params or {}))
+        dumped = answer.model_dump(by_alias=True, exclude_none=True, mode="json") if hasattr(answer, "model_dump") \
+            else dict(answer)
+        return (False, dumped) if isinstance(answer, types.ErrorData) else (True, dumped)
+
+    async def _answer_request(self, message: dict[str, Any]) -> dict[str, Any]:
+        """A legacy session's server-to-client request, answered by its callback."""
+        ok, value = await self._input(message["method"], message.get("params"), message["id"])
+        return {"jsonrpc": "2.0", "id": message["id"], ("result" if ok else "error"): value}
 
     @property
     def server_capabilities(self) -> Any:
@@ -68,7 +126,24 @@ class Client(_Client):
     async def request(self, method: str, params: dict[str, Any] | None = None, **kwargs: Any) -> Any:
         """As ``oxmcp.Client.request``; an error answer raises the SDK's ``McpError`` (``MCPError``)."""
         try:
-            return await super().request(method, params, **kwargs)
+            result = await super().request(method, params, **kwargs)
+            for _ in range(_MAX_ROUNDS):
+                if not isinstance(result, dict) or result.get("resultType") != "input_required":
+                    return result
+                # MRTR: the same request again, with the answers and the server's state.
+                answers = {}
+                for key, req in (result.get("inputRequests") or {}).items():
+                    ok, value = await self._input(req.get("method"), req.get("params"), key)
+                    if not ok:
+                        raise McpError(value.get("code", -32603), value.get("message", ""), value.get("data"))
+                    answers[key] = value
+                retry = {k: v for k, v in (params or {}).items() if k not in ("inputResponses", "requestState")}
+                if answers:
+                    retry["inputResponses"] = answers
+                if result.get("requestState") is not None:
+                    retry["requestState"] = result["requestState"]
+                result = await super().request(method, retry, **kwargs)
+            raise RuntimeError(f"Server returned InputRequiredResult for more than {_MAX_ROUNDS} rounds")
         except _CoreMcpError as exc:
             if isinstance(exc, McpError):
                 raise

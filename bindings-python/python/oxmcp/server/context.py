@@ -1,17 +1,19 @@
 """``fastmcp.server.context`` / ``mcp.server.mcpserver.context``: the handler ``Context``; and
 ``mcp.server.context.ServerRequestContext`` (mcp 2.x), what a low-level handler gets as ``ctx``."""
 
+import contextvars
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from .._context import Context
+from .._context import TRANSPORT, Context
 
 if TYPE_CHECKING:
     from .lowlevel.server import _LLRequestContext as ServerRequestContext
 
-__all__ = ["CallNext", "Context", "HandlerResult", "ServerMiddleware", "ServerRequestContext"]
+__all__ = ["CallNext", "Context", "HandlerResult", "ServerMiddleware", "ServerRequestContext", "reset_transport",
+           "set_transport"]
 
 #: What a request handler or a middleware returns: a result model, a dict, or None (an empty result).
 HandlerResult = BaseModel | dict[str, Any] | None
@@ -26,6 +28,15 @@ class ServerMiddleware(Protocol[_LifespanT_co]):
     (``server.middleware.append``)."""
 
     async def __call__(self, ctx: Any, call_next: CallNext) -> HandlerResult: ...
+
+
+def set_transport(transport: str) -> contextvars.Token[str | None]:
+    """Name the transport ``ctx.transport`` reports for code run in this context (FastMCP's hook)."""
+    return TRANSPORT.set(transport)
+
+
+def reset_transport(token: contextvars.Token[str | None]) -> None:
+    TRANSPORT.reset(token)
 
 
 def __getattr__(name: str) -> Any:
