@@ -1,6 +1,6 @@
 //! The server: registry of primitives, options, and the dispatcher every transport calls.
 
-mod access;
+pub(crate) mod access;
 mod answer;
 mod calls;
 mod capabilities;
@@ -17,7 +17,7 @@ mod metered;
 pub mod middleware;
 pub(crate) mod mrtr;
 pub mod options;
-mod pipeline;
+pub(crate) mod pipeline;
 mod register;
 pub(crate) mod registry;
 pub(crate) mod search;
@@ -26,7 +26,6 @@ pub(crate) mod session;
 pub mod session_redis;
 pub mod session_store;
 mod skills;
-mod tasks;
 mod template_index;
 mod tool_search;
 pub mod trace;
@@ -545,7 +544,7 @@ impl ServerBuilder {
     }
     /// Share this server's state with its other replicas through `redis` (feature `redis`):
     /// change events go on a [`crate::redis::RedisBus`] (unless [`ServerBuilder::event_bus`]
-    /// set another) and task records in a [`crate::redis::RedisTaskStore`] (unless
+    /// set another) and task records in a [`crate::tasks::redis::RedisTaskStore`] (unless
     /// [`crate::tasks::TaskConfig::store`] set another). Give every replica the same
     /// `ServerOptions::state_key`, or MRTR retries landing on another replica are refused.
     #[cfg(feature = "redis")]
@@ -648,11 +647,11 @@ impl ServerBuilder {
                 let bus = Some(bus);
                 let mut tasks = self.tasks;
                 if !tasks.custom_store {
-                    tasks.store = Arc::new(crate::redis::RedisTaskStore::new(r.clone()));
+                    tasks.store = Arc::new(crate::tasks::redis::RedisTaskStore::new(r.clone()));
                 }
                 // The count of each caller's tasks is shared even beside a custom store: the
                 // bound is the replicas' together.
-                tasks.quota = Arc::new(crate::redis::RedisTaskQuota::new(r.clone()));
+                tasks.quota = Arc::new(crate::tasks::redis::RedisTaskQuota::new(r.clone()));
                 (bus, tasks)
             }
             None => (self.bus, self.tasks),
