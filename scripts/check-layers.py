@@ -54,12 +54,12 @@ LAYERS: list[tuple[str, list[str]]] = [
     # links a call to its task.
     ("handlers", ["apps", "tasks", "context", "handler", "tool", "resource", "prompt", "skills",
                   "discovery", "macro_support", "completion", "element"]),
-    # Services the server is built with: access, rate limits, metrics, Redis, telemetry, and
-    # the Redis backends of tasks.
+    # Services the server is built with: access, rate limits, metrics, Redis, telemetry, the
+    # legacy sessions' state and stores, and the Redis backends of tasks.
     ("services", ["auth", "limits", "metrics", "redis", "http_client", "otel", "logging",
-                  "tasks::redis"]),
-    # The dispatcher: one path for every transport; the server's side of tasks.
-    ("server", ["server", "tasks::server"]),
+                  "session", "tasks::redis"]),
+    # The dispatcher: one path for every transport; the server's side of tasks and sessions.
+    ("server", ["server", "tasks::server", "session::server"]),
     # Framing: stdio and Streamable HTTP call the server.
     ("transport", ["transport"]),
     # The serde configuration builds servers and listeners.

@@ -194,7 +194,7 @@ impl Server {
                     if let Some(sid) = env.session_id() {
                         if self.inner.sessions.store.is_shared() {
                             let change =
-                                super::session_store::SessionChange::Cancelled(id.to_string());
+                                crate::session::store::SessionChange::Cancelled(id.to_string());
                             self.inner.sessions.update(sid, change).await?;
                         }
                     }

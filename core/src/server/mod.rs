@@ -21,10 +21,6 @@ pub(crate) mod pipeline;
 mod register;
 pub(crate) mod registry;
 pub(crate) mod search;
-pub(crate) mod session;
-#[cfg(feature = "redis")]
-pub mod session_redis;
-pub mod session_store;
 mod skills;
 mod template_index;
 mod tool_search;
@@ -41,12 +37,12 @@ use crate::error::BuildError;
 use crate::prompt::{Prompt, PromptEntry};
 use crate::resource::{Resource, ResourceEntry, ResourceTemplate, TemplateEntry};
 use crate::schema::SchemaCache;
+use crate::session::SessionTable;
 use crate::tool::{Tool, ToolEntry};
 use options::ServerOptions;
 pub(crate) use registry::Registry;
 use registry::Table;
 use serde_json::{Map, Value};
-use session::SessionTable;
 use std::sync::{Arc, RwLock};
 use tokio_util::sync::CancellationToken;
 
@@ -72,7 +68,7 @@ pub(crate) struct Inner {
     /// repeated by a proxy still answers success (`gate::Gate::end`).
     pub(crate) ended_sessions: gate::EndedSessions,
     /// HTTP+SSE streams held here that other replicas send to.
-    pub(crate) held_streams: session::HeldStreams,
+    pub(crate) held_streams: crate::session::HeldStreams,
     pub(crate) client_requests: Arc<ClientRequests>,
     pub(crate) shutdown: CancellationToken,
     /// Parent of every request's cancellation token: fired when the drain deadline passes.
@@ -158,7 +154,7 @@ pub struct ServerBuilder {
     bus: Option<Arc<dyn EventBus>>,
     declared: Declared,
     tasks: crate::tasks::TaskConfig,
-    session_store: Option<Arc<dyn session_store::SessionStore>>,
+    session_store: Option<Arc<dyn crate::session::store::SessionStore>>,
     #[cfg(feature = "redis")]
     redis: Option<crate::redis::Redis>,
     #[cfg(feature = "redis")]
@@ -377,7 +373,7 @@ impl Server {
         let store = &self.inner.sessions.store;
         if let (Some(s), true) = (session, store.is_shared()) {
             store
-                .signal(session_store::SessionSignal::Response {
+                .signal(crate::session::store::SessionSignal::Response {
                     session: s.to_string(),
                     msg: msg.clone(),
                 })
@@ -538,7 +534,7 @@ impl ServerBuilder {
     }
     /// Where legacy sessions live (default: this process's memory). A shared store (Redis)
     /// lets every replica serve every session.
-    pub fn session_store(mut self, store: Arc<dyn session_store::SessionStore>) -> Self {
+    pub fn session_store(mut self, store: Arc<dyn crate::session::store::SessionStore>) -> Self {
         self.session_store = Some(store);
         self
     }
@@ -614,15 +610,15 @@ impl ServerBuilder {
             );
         }
         let sealer = mrtr::StateSealer::new(self.options.state_key.clone(), self.options.state_ttl);
-        let store: Arc<dyn session_store::SessionStore> = match self.session_store {
+        let store: Arc<dyn crate::session::store::SessionStore> = match self.session_store {
             Some(s) => s,
             // With the deployment's Redis, legacy sessions live there too (any replica serves
             // any session).
             #[cfg(feature = "redis")]
-            None if self.redis.is_some() => Arc::new(session_redis::RedisSessionStore::new(
-                self.redis.clone().expect("checked"),
-            )),
-            None => Arc::new(session_store::InMemorySessionStore::new()),
+            None if self.redis.is_some() => Arc::new(
+                crate::session::redis::RedisSessionStore::new(self.redis.clone().expect("checked")),
+            ),
+            None => Arc::new(crate::session::store::InMemorySessionStore::new()),
         };
         let sessions = SessionTable::new(
             store,
