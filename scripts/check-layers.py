@@ -17,6 +17,12 @@ It fails (exit 1) when
   - a top-level module is missing from LAYERS, or LAYERS names one that does not exist.
 Modules of the same layer may use each other (they must still form no cycle).
 
+A feature lives in one folder even when its parts sit at different layers: LAYERS may name a
+sub-module (`tasks::redis`), which is then a unit of its own, placed at its own layer. A file
+belongs to the longest unit its module path starts with, and a path it names counts as the
+longest unit that path starts with. A path written relative to the current module
+(`use store::X` for a child `store`) is followed as well.
+
   python3 scripts/check-layers.py            # the check
   python3 scripts/check-layers.py --graph    # also every edge, with its first file:line
   python3 scripts/check-layers.py --no-layers  # only the cycle check
@@ -48,10 +54,12 @@ LAYERS: list[tuple[str, list[str]]] = [
     # links a call to its task.
     ("handlers", ["apps", "tasks", "context", "handler", "tool", "resource", "prompt", "skills",
                   "discovery", "macro_support", "completion", "element"]),
-    # Services the server is built with: access, rate limits, metrics, Redis, telemetry.
-    ("services", ["auth", "limits", "metrics", "redis", "http_client", "otel", "logging"]),
-    # The dispatcher: one path for every transport.
-    ("server", ["server"]),
+    # Services the server is built with: access, rate limits, metrics, Redis, telemetry, the
+    # legacy sessions' state and stores, and the Redis backends of tasks.
+    ("services", ["auth", "limits", "metrics", "redis", "http_client", "otel", "logging",
+                  "session", "tasks::redis"]),
+    # The dispatcher: one path for every transport; the server's side of tasks and sessions.
+    ("server", ["server", "tasks::server", "session::server"]),
     # Framing: stdio and Streamable HTTP call the server.
     ("transport", ["transport"]),
     # The serde configuration builds servers and listeners.
@@ -223,10 +231,13 @@ def resolve(segs: list[str], here: list[str]) -> list[str] | None:
     return None
 
 
-def file_uses(text: str, base: list[str], tops: set[str], reexports: dict[str, str]):
-    """The top-level modules a file of module `base` names: [(module, line)], and the paths
-    that name the crate root as a whole (`use super::*` in a top-level module): [(line, path)]."""
-    found: list[tuple[str, int]] = []
+def file_uses(text: str, base: list[str], tops: set[str], reexports: dict[str, str],
+              known: set[tuple[str, ...]] = frozenset()):
+    """The crate paths a file of module `base` names, each starting at a top-level module:
+    [(path, line)], and the paths that name the crate root as a whole (`use super::*` in a
+    top-level module): [(line, path)]. `known` holds every module path of the crate, so a path
+    relative to the current module (`use store::X` for a child `store`) is followed too."""
+    found: list[tuple[list[str], int]] = []
     unknown: list[tuple[int, str]] = []
     toks = list(tokens(strip(text)))
     # Inline modules (`mod tests { ... }`): the stack of (name, brace depth at its `{`).
@@ -236,14 +247,17 @@ def file_uses(text: str, base: list[str], tops: set[str], reexports: dict[str, s
 
     def add(segs, line, here):
         p = resolve(segs, here)
+        if p is None and segs and tuple(here + segs[:1]) in known:
+            p = here + segs
         if p is None:
             return
         if not p or p[0] == "*":
             unknown.append((line, "::".join(segs)))
             return
-        top = p[0] if p[0] in tops else reexports.get(p[0])
-        if top is not None:  # None: an item of lib.rs itself, or an extern crate it re-exports
-            found.append((top, line))
+        if p[0] in tops:
+            found.append((p, line))
+        elif p[0] in reexports:  # else an item of lib.rs itself, or an extern crate it re-exports
+            found.append(([reexports[p[0]]], line))
 
     while i < len(toks):
         t, line = toks[i]
@@ -282,10 +296,30 @@ def file_uses(text: str, base: list[str], tops: set[str], reexports: dict[str, s
     return found, unknown
 
 
-def scan(tops: set[str], reexports: dict[str, str]):
-    """{(from, to): [(file, line), ...]} over every file of core/src."""
+def unit_of(path: list[str], units: set[str]) -> str:
+    """The longest unit (a top-level module, or a sub-module LAYERS names) `path` starts with."""
+    for k in range(len(path), 0, -1):
+        u = "::".join(path[:k])
+        if u in units:
+            return u
+    return path[0]
+
+
+def known_modules() -> set[tuple[str, ...]]:
+    """Every module path of the crate that has a file of its own."""
+    out = set()
+    for dirpath, _dirs, files in os.walk(SRC):
+        for f in files:
+            if f.endswith(".rs"):
+                out.add(tuple(module_path(os.path.relpath(os.path.join(dirpath, f), SRC))))
+    return out
+
+
+def scan(tops: set[str], reexports: dict[str, str], units: set[str]):
+    """{(from, to): [(file, line), ...]} over every file of core/src, between units."""
     edges: dict[tuple[str, str], list[tuple[str, int]]] = defaultdict(list)
     unknown: list[tuple[str, int, str]] = []
+    known = known_modules()
     for dirpath, _dirs, files in os.walk(SRC):
         for f in sorted(files):
             if not f.endswith(".rs"):
@@ -295,10 +329,12 @@ def scan(tops: set[str], reexports: dict[str, str]):
             if rel == "lib.rs":
                 continue
             base = module_path(rel)
-            found, odd = file_uses(open(path, encoding="utf-8").read(), base, tops, reexports)
-            for top, line in found:
-                if top != base[0]:
-                    edges[(base[0], top)].append((rel, line))
+            found, odd = file_uses(open(path, encoding="utf-8").read(), base, tops, reexports, known)
+            src = unit_of(base, units)
+            for p, line in found:
+                dst = unit_of(p, units)
+                if dst != src:
+                    edges[(src, dst)].append((rel, line))
             unknown += [(rel, line, p) for line, p in odd]
     return edges, unknown
 
@@ -320,15 +356,22 @@ SELF_CHECKS: list[tuple[list[str], str, list[str]]] = [
     (["x"], "fn f() -> crate::Ctx { todo!() }", ["c"]),
     (["x"], "use ::a::T; use a::U; let v = std::a::f();", []),
     (["x"], "use crate::{a, ; use crate::b::{c, d}}}; use crate::c", ["a", "b", "c"]),
+    # Sub-module units: `a::s` is a unit of its own; `x::k` is a child module of `x`.
+    (["x"], "use crate::a::s::T; use crate::a::t::U;", ["a", "a::s"]),
+    (["a", "s"], "use super::T; use crate::a::s::q::V;", ["a"]),
+    (["x"], "use k::T; pub use k::U; use j::V;", ["x::k"]),
 ]
 
 
 def self_check() -> list[str]:
     tops = {"a", "b", "c", "d", "x"}
+    units = tops | {"a::s", "x::k"}
+    known = {("x",), ("x", "k"), ("a",), ("a", "s"), ("a", "s", "q")}
     problems = []
     for base, text, want in SELF_CHECKS:
-        found, _ = file_uses(text, base, tops, {"Ctx": "c"})
-        got = sorted({m for m, _ in found if m != base[0]})
+        found, _ = file_uses(text, base, tops, {"Ctx": "c"}, known)
+        src = unit_of(base, units)
+        got = sorted({u for u in (unit_of(p, units) for p, _ in found) if u != src})
         if got != sorted(want):
             problems.append(f"{'::'.join(base)}: {text!r} read as {got}, not {sorted(want)}")
     return problems
@@ -390,12 +433,15 @@ def main() -> int:
 
     tops_list = top_modules()
     tops = set(tops_list)
-    edges, unknown = scan(tops, root_reexports(tops))
+    subs = [m for _name, mods in LAYERS for m in mods if "::" in m]
+    units = tops | set(subs)
+    edges, unknown = scan(tops, root_reexports(tops), units)
     adj: dict[str, set[str]] = defaultdict(set)
     for a, b in edges:
         adj[a].add(b)
 
-    print(f"check-layers: {len(tops)} top-level modules in core/src, {len(edges)} edges between them")
+    print(f"check-layers: {len(tops)} top-level modules in core/src and {len(subs)} sub-modules placed "
+          f"on their own, {len(edges)} edges between them")
     if args.graph:
         for (a, b), at in sorted(edges.items()):
             f, l = at[0]
@@ -403,7 +449,7 @@ def main() -> int:
     for f, l, p in unknown:
         print(f"check-layers: core/src/{f}:{l}: `{p}` names the crate root as a whole; not followed")
 
-    comps = sccs(sorted(tops), adj)
+    comps = sccs(sorted(units), adj)
     cyclic = [c for c in comps if len(c) > 1]
     if cyclic:
         failed += 1
@@ -421,13 +467,14 @@ def main() -> int:
     if not args.no_layers:
         rank = {m: r for r, (_name, mods) in enumerate(LAYERS) for m in mods}
         missing = [m for m in tops_list if m not in rank]
-        stale = [m for m in rank if m not in tops]
+        here = known_modules()
+        stale = [m for m in rank if m not in tops and tuple(m.split("::")) not in here]
         if missing or stale:
             failed += 1
             if missing:
                 print(f"check-layers: FAIL: not placed in LAYERS (scripts/check-layers.py): {', '.join(missing)}")
             if stale:
-                print(f"check-layers: FAIL: in LAYERS but not a module of core/src/lib.rs: {', '.join(stale)}")
+                print(f"check-layers: FAIL: in LAYERS but not a module of core/src: {', '.join(stale)}")
         else:
             passed += 1
         upward = []

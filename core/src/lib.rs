@@ -47,6 +47,7 @@ mod request;
 pub mod resource;
 pub mod schema;
 pub mod server;
+pub mod session;
 pub mod skills;
 pub mod tasks;
 pub mod tool;

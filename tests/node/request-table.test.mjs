@@ -16,6 +16,12 @@ function fixture(config) {
   s.registerTool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }, ({ text }) => text);
   s.registerTool('second', {}, () => '2');
   s.registerTool('wait', {}, () => new Promise((r) => setTimeout(() => r('late'), 1000)));
+  let entered, released;
+  const inFlight = new Promise((r) => { entered = r; });
+  const releasing = new Promise((r) => { released = r; });
+  s.registerTool('hold', { maxConcurrency: 1 }, async () => { entered(); await releasing; return 'released'; });
+  s.registerTool('entered', {}, async () => { await inFlight; return 'held'; });
+  s.registerTool('release', {}, () => { released(); return 'released'; });
   return s;
 }
 
@@ -103,6 +109,19 @@ function outcome(c, status, text) {
   return got;
 }
 
+const callOf = (name) => ({ modern: { method: 'tools/call', params: { name, arguments: {} } }, expect: { text: '' } });
+
+/** A `hold: true` row: sent while a `hold` call is in flight (see the table's `about`). */
+async function sendWhileHeld(port, c) {
+  const textOf = (name, r) => outcome(callOf(name), r.status, r.text).text;
+  const held = send(port, requestOf(callOf('hold'), port));
+  assert.equal(textOf('entered', await send(port, requestOf(callOf('entered'), port))), 'held');
+  const answer = await send(port, requestOf(c, port));
+  await send(port, requestOf(callOf('release'), port));
+  assert.equal(textOf('hold', await held), 'released');
+  return answer;
+}
+
 for (const [mount, start] of Object.entries(MOUNTS)) {
   for (const config of Object.keys(TABLE.configs).sort()) {
     test(`${mount}, ${config}: every row gets the shared answer`, async () => {
@@ -111,7 +130,7 @@ for (const [mount, start] of Object.entries(MOUNTS)) {
       try {
         const differ = [];
         for (const c of TABLE.cases.filter((x) => x.config === config)) {
-          const { status, text } = await send(srv.port, requestOf(c, srv.port));
+          const { status, text } = c.hold ? await sendWhileHeld(srv.port, c) : await send(srv.port, requestOf(c, srv.port));
           const got = outcome(c, status, text);
           try {
             assert.deepStrictEqual(got, c.expect);

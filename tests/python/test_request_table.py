@@ -36,6 +36,23 @@ async def wait() -> str:
     await asyncio.sleep(1)
     return "late"
 
+import threading
+ENTERED, RELEASED = threading.Event(), threading.Event()
+
+@server.tool(max_concurrency=1)
+def hold() -> str:
+    ENTERED.set()
+    return "released" if RELEASED.wait(30) else "never released"
+
+@server.tool()
+def entered() -> str:
+    return "held" if ENTERED.wait(30) else "never entered"
+
+@server.tool()
+def release() -> str:
+    RELEASED.set()
+    return "released"
+
 if mount == "builtin":
     server.run("http", host="127.0.0.1", port=port)
 else:
@@ -117,6 +134,26 @@ def send(port: int, method: str, headers: dict[str, str], body: bytes) -> tuple[
         conn.close()
 
 
+def call_of(name: str) -> dict[str, Any]:
+    return {"modern": {"method": "tools/call", "params": {"name": name, "arguments": {}}}, "expect": {"text": ""}}
+
+
+def send_while_held(port: int, case: dict[str, Any]) -> tuple[int, str, Any]:
+    """A `hold: true` row: sent while a `hold` call is in flight (see the table's `about`); the row's
+    answer and the held call's text."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def text_of(name: str, answer: tuple[int, str]) -> Any:
+        return outcome(call_of(name), *answer)["text"]
+
+    with ThreadPoolExecutor(1) as pool:
+        held = pool.submit(send, port, *request_of(call_of("hold"), port))
+        assert text_of("entered", send(port, *request_of(call_of("entered"), port))) == "held"
+        status, text = send(port, *request_of(case, port))
+        send(port, *request_of(call_of("release"), port))
+        return status, text, text_of("hold", held.result(timeout=30))
+
+
 @pytest.mark.parametrize("mount", ["builtin", "asgi"])
 @pytest.mark.parametrize("config", sorted(TABLE["configs"]))
 def test_every_row_gets_the_shared_answer(tmp_path: Path, mount: str, config: str) -> None:
@@ -130,7 +167,11 @@ def test_every_row_gets_the_shared_answer(tmp_path: Path, mount: str, config: st
         wait_listening(port, proc)
         differ = []
         for case in cases:
-            status, text = send(port, *request_of(case, port))
+            if case.get("hold"):
+                status, text, held = send_while_held(port, case)
+                assert held == "released", held
+            else:
+                status, text = send(port, *request_of(case, port))
             got = outcome(case, status, text)
             if got != case["expect"]:
                 differ.append(f"{case['name']}: expected {case['expect']}, got {got} ({text[:200]!r})")

@@ -2,7 +2,7 @@
 /**
  * The TS SDK v1's experimental tasks API (`server.experimental.tasks.registerToolTask`,
  * `InMemoryTaskStore`, the `taskStore` in a task handler's `extra`) mapped onto the core's Tasks
- * extension (core/src/tasks/, server/tasks.rs).
+ * extension (core/src/tasks/).
  *
  * In the SDK, `createTask(args, extra)` makes a task in the server's store and returns at once;
  * work goes on in the background and ends with `taskStore.storeTaskResult(taskId, status, result)`.

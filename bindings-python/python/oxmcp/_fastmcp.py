@@ -95,9 +95,11 @@ def _auth_scopes(kind: str, auth: Any) -> list[str]:
 # HTTP keywords of run()/http_app() that oxmcp accepts and ignores.
 _NOOP_RUN = {
     "show_banner", "log_level", "uvicorn_config", "event_store", "retry_interval", "sockets",
-    "session_idle_timeout", "transport_security", "host_origin_protection", "max_sessions", "sse_path",
-    "message_path", "mount_path",
+    "transport_security", "host_origin_protection", "sse_path", "message_path", "mount_path",
 }
+
+# HTTP keywords of run()/http_app() that are the core's server options: (keyword, option, scale).
+_SESSION_RUN = (("max_sessions", "max_sessions", 1), ("session_idle_timeout", "session_idle_ms", 1000))
 
 
 def _coerce_version(version: Any) -> str | None:
@@ -585,6 +587,7 @@ class FastMCP(Server):
         if transport == "sse":
             return self.sse_app(path, middleware=middleware, **kwargs)
         kwargs.setdefault("transport_security", self._transport_security)
+        self._session_options(kwargs, "http_app")
         _check_http_kwargs(kwargs)
         # The listener options are the mount's, checked by the core (the SDK's no-op keywords aside).
         self._mount_options({k: v for k, v in kwargs.items() if k not in _NOOP_RUN})
@@ -695,6 +698,7 @@ class FastMCP(Server):
             if "max_request_body_size" in kwargs:
                 kwargs["max_body_bytes"] = kwargs.pop("max_request_body_size")
             kwargs.setdefault("transport_security", self._transport_security)
+            self._session_options(kwargs, "run")
             _check_http_kwargs(kwargs)
             for k in list(kwargs):
                 if k in _NOOP_RUN and not (k == "sse_path" and kwargs.get("sse")):
@@ -706,6 +710,29 @@ class FastMCP(Server):
             else:
                 await super().run_async("http", host=host, port=None if port is None else int(port), path=path,
                                         _signals=_signals, **kwargs)
+
+    def _session_options(self, kwargs: dict[str, Any], where: str) -> None:
+        """``max_sessions`` and ``session_idle_timeout`` (seconds) of ``run()``/``http_app()``: the
+        core's server options, checked by the core and taken out of ``kwargs``. ``None`` (FastMCP's
+        "no limit") is refused: the core always bounds sessions."""
+        given: dict[str, Any] = {}
+        for key, option, scale in _SESSION_RUN:
+            if key not in kwargs:
+                continue
+            value = kwargs.pop(key)
+            if value is None:
+                raise ValueError(f"{where}(): {key}=None (no limit) is not supported by oxmcp: "
+                                 f"the core always bounds sessions; give a number ({option})")
+            given[option] = value if scale == 1 else round(float(value) * scale)
+        if not given:
+            return
+        from . import _oxmcp
+
+        _oxmcp.check_listen_options({**self.options, **given}, {})
+        if self._native is not None:
+            raise RuntimeError(f"{where}(): max_sessions and session_idle_timeout must be given before the "
+                               "server starts serving")
+        self.options.update(given)
 
     async def _run_uvicorn(self, host: str, port: int, path: str, http_options: dict[str, Any],
                            middleware: list[Any] | None = None) -> None:

@@ -1,8 +1,9 @@
 //! Redis, shared by the replicas of one deployment (feature `redis`): one [`Redis`] handle per
 //! server holds the connection for commands, the pub/sub subscriber, the key prefix and this
-//! process's replica id. What is built on it: [`RedisBus`] (change events on every replica),
-//! [`RedisTaskStore`] (task records any replica reads) and the shared rate-limit bucket
-//! (`limits`). Legacy sessions build on the same handle.
+//! process's replica id. What is built on it here: [`RedisBus`] (change events on every
+//! replica), the shared rate-limit bucket (`limits`) and used-once ids (`auth`). The features
+//! build their own stores on the same handle, beside the rest of the feature: task records and
+//! quotas in `crate::tasks::redis`, legacy sessions in `RedisSessionStore`.
 //!
 //! Why a runtime of its own: `publish` is called from any thread (a Python handler's worker
 //! thread, Node's event loop, a Rust task), most with no tokio runtime of ours entered. All Redis
@@ -16,16 +17,12 @@
 //! reconnects with backoff and subscribes again to every channel it had.
 
 mod bus;
-mod quota;
 mod rate;
 mod seen;
-mod tasks;
 
 pub use bus::RedisBus;
-pub use quota::RedisTaskQuota;
 pub(crate) use rate::SharedRateLimit;
 pub(crate) use seen::RedisSeen;
-pub use tasks::RedisTaskStore;
 
 use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use futures::future::BoxFuture;

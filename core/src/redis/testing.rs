@@ -79,3 +79,14 @@ impl Drop for RedisServer {
         self.stop();
     }
 }
+
+/// Wait until `f` is true (polling), at most 10 s.
+pub(crate) async fn eventually(mut f: impl AsyncFnMut() -> bool) {
+    for _ in 0..200 {
+        if f().await {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("not within 10 s");
+}

@@ -306,7 +306,7 @@ impl Server {
     }
 
     /// Stage 4: a handler's value or failure to its wire outcome.
-    pub(super) fn map(
+    pub(crate) fn map(
         &self,
         rq: &RequestInfo,
         env: &Env,

@@ -93,7 +93,7 @@ pub(super) fn take_str_param(p: &mut Params, k: &str) -> Result<String, McpError
     }
 }
 
-pub(super) fn str_param<'a>(p: &'a Params, k: &str) -> Result<&'a str, McpError> {
+pub(crate) fn str_param<'a>(p: &'a Params, k: &str) -> Result<&'a str, McpError> {
     p.get(k)
         .and_then(Value::as_str)
         .ok_or_else(|| McpError::invalid_params(format!("Missing or invalid '{k}'")))
@@ -194,7 +194,7 @@ impl Server {
                     if let Some(sid) = env.session_id() {
                         if self.inner.sessions.store.is_shared() {
                             let change =
-                                super::session_store::SessionChange::Cancelled(id.to_string());
+                                crate::session::store::SessionChange::Cancelled(id.to_string());
                             self.inner.sessions.update(sid, change).await?;
                         }
                     }
@@ -529,7 +529,7 @@ impl Server {
             .then_some(&self.inner.info)
     }
 
-    pub(super) fn add_server_info(&self, result: &mut Map<String, Value>) {
+    pub(crate) fn add_server_info(&self, result: &mut Map<String, Value>) {
         if let Some(info) = self.server_info() {
             super::answer::insert_server_info(result, &info.value);
         }
@@ -588,7 +588,7 @@ impl Server {
         Outcome::Result(self.finish(rq, r, true))
     }
 
-    pub(super) fn context(
+    pub(crate) fn context(
         &self,
         rq: &RequestInfo,
         env: &Env,

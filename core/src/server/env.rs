@@ -2,11 +2,11 @@
 //! (transport, legacy session, caller, the HTTP request), how it is cancelled, and where its
 //! notifications go. Transports build it; the dispatcher and the handlers' `Context` read it.
 
-use super::session::{Cancellable, LegacySession};
 use crate::context::Sink;
 use crate::identity::Caller;
 use crate::protocol::is_legacy_version;
 pub use crate::request::Transport;
+use crate::session::{Cancellable, LegacySession};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex};

@@ -13,12 +13,12 @@
 //! A refusal is a [`Refusal`]: the status, the JSON body (a JSON-RPC error, or the OAuth error an
 //! authenticator gives) and the headers that go with it. The transport renders it as it is.
 
-use super::session::LegacySession;
 use super::Server;
 use crate::auth::{AuthRejection, AuthRequest, Authenticator};
 use crate::error::{ErrorCode, McpError};
 use crate::identity::Caller;
 use crate::limits::{AuthFailureLimiter, RateLimit, RateLimiter};
+use crate::session::LegacySession;
 use http::{header, HeaderMap, HeaderName, StatusCode};
 use serde_json::{json, Value};
 use std::collections::{HashMap, VecDeque};

@@ -12,11 +12,11 @@
 //! client's roots with the request (MRTR, `ctx.list_roots()`), and a server that confines itself
 //! to the roots checks them per request.
 
-use super::session::LegacySession;
 use super::Server;
 use crate::bus::Event;
 use crate::error::{HandlerError, McpError};
 use crate::protocol::LogLevel;
+use crate::session::LegacySession;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
 use std::time::Duration;
@@ -94,7 +94,7 @@ impl SessionHandle {
                     m = rx.recv() => match m { Some(m) => m, None => return },
                     _ = closed.cancelled() => return,
                 };
-                let sig = super::session_store::SessionSignal::Outbound {
+                let sig = crate::session::store::SessionSignal::Outbound {
                     session: id.clone(),
                     msg,
                 };

@@ -2,12 +2,12 @@
 
 use super::dispatch::*;
 use super::env::{Env, Transport};
-use super::session::LegacySession;
-use super::session_store::SessionChange;
 use super::Server;
 use crate::error::McpError;
 use crate::jsonrpc::Params;
 use crate::protocol::*;
+use crate::session::store::SessionChange;
+use crate::session::LegacySession;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
 

@@ -5,12 +5,12 @@
 
 use super::dispatch::*;
 use super::env::Env;
-use super::session::LegacySession;
 use super::Server;
 use crate::bus::Event;
 use crate::error::McpError;
 use crate::jsonrpc::Params;
 use crate::protocol::*;
+use crate::session::{covers, LegacySession};
 use futures::stream::BoxStream;
 use futures::StreamExt;
 use serde_json::{json, Map, Value};
@@ -37,11 +37,6 @@ enum Updates {
     Uris(Vec<String>),
     /// A legacy session's `resources/subscribe` set (it changes while the stream is open).
     Session(Arc<LegacySession>),
-}
-
-/// Whether `uri` is `sub` or below it (`sub` followed by `/`).
-pub(crate) fn covers(sub: &str, uri: &str) -> bool {
-    uri == sub || (uri.starts_with(sub) && uri[sub.len()..].starts_with('/'))
 }
 
 impl EventFilter {

@@ -1,6 +1,6 @@
 //! The server: registry of primitives, options, and the dispatcher every transport calls.
 
-mod access;
+pub(crate) mod access;
 mod answer;
 mod calls;
 mod capabilities;
@@ -17,16 +17,11 @@ mod metered;
 pub mod middleware;
 pub(crate) mod mrtr;
 pub mod options;
-mod pipeline;
+pub(crate) mod pipeline;
 mod register;
 pub(crate) mod registry;
 pub(crate) mod search;
-pub(crate) mod session;
-#[cfg(feature = "redis")]
-pub mod session_redis;
-pub mod session_store;
 mod skills;
-mod tasks;
 mod template_index;
 mod tool_search;
 pub mod trace;
@@ -42,12 +37,12 @@ use crate::error::BuildError;
 use crate::prompt::{Prompt, PromptEntry};
 use crate::resource::{Resource, ResourceEntry, ResourceTemplate, TemplateEntry};
 use crate::schema::SchemaCache;
+use crate::session::SessionTable;
 use crate::tool::{Tool, ToolEntry};
 use options::ServerOptions;
 pub(crate) use registry::Registry;
 use registry::Table;
 use serde_json::{Map, Value};
-use session::SessionTable;
 use std::sync::{Arc, RwLock};
 use tokio_util::sync::CancellationToken;
 
@@ -73,7 +68,7 @@ pub(crate) struct Inner {
     /// repeated by a proxy still answers success (`gate::Gate::end`).
     pub(crate) ended_sessions: gate::EndedSessions,
     /// HTTP+SSE streams held here that other replicas send to.
-    pub(crate) held_streams: session::HeldStreams,
+    pub(crate) held_streams: crate::session::HeldStreams,
     pub(crate) client_requests: Arc<ClientRequests>,
     pub(crate) shutdown: CancellationToken,
     /// Parent of every request's cancellation token: fired when the drain deadline passes.
@@ -159,7 +154,7 @@ pub struct ServerBuilder {
     bus: Option<Arc<dyn EventBus>>,
     declared: Declared,
     tasks: crate::tasks::TaskConfig,
-    session_store: Option<Arc<dyn session_store::SessionStore>>,
+    session_store: Option<Arc<dyn crate::session::store::SessionStore>>,
     #[cfg(feature = "redis")]
     redis: Option<crate::redis::Redis>,
     #[cfg(feature = "redis")]
@@ -378,7 +373,7 @@ impl Server {
         let store = &self.inner.sessions.store;
         if let (Some(s), true) = (session, store.is_shared()) {
             store
-                .signal(session_store::SessionSignal::Response {
+                .signal(crate::session::store::SessionSignal::Response {
                     session: s.to_string(),
                     msg: msg.clone(),
                 })
@@ -539,13 +534,13 @@ impl ServerBuilder {
     }
     /// Where legacy sessions live (default: this process's memory). A shared store (Redis)
     /// lets every replica serve every session.
-    pub fn session_store(mut self, store: Arc<dyn session_store::SessionStore>) -> Self {
+    pub fn session_store(mut self, store: Arc<dyn crate::session::store::SessionStore>) -> Self {
         self.session_store = Some(store);
         self
     }
     /// Share this server's state with its other replicas through `redis` (feature `redis`):
     /// change events go on a [`crate::redis::RedisBus`] (unless [`ServerBuilder::event_bus`]
-    /// set another) and task records in a [`crate::redis::RedisTaskStore`] (unless
+    /// set another) and task records in a [`crate::tasks::redis::RedisTaskStore`] (unless
     /// [`crate::tasks::TaskConfig::store`] set another). Give every replica the same
     /// `ServerOptions::state_key`, or MRTR retries landing on another replica are refused.
     #[cfg(feature = "redis")]
@@ -615,15 +610,15 @@ impl ServerBuilder {
             );
         }
         let sealer = mrtr::StateSealer::new(self.options.state_key.clone(), self.options.state_ttl);
-        let store: Arc<dyn session_store::SessionStore> = match self.session_store {
+        let store: Arc<dyn crate::session::store::SessionStore> = match self.session_store {
             Some(s) => s,
             // With the deployment's Redis, legacy sessions live there too (any replica serves
             // any session).
             #[cfg(feature = "redis")]
-            None if self.redis.is_some() => Arc::new(session_redis::RedisSessionStore::new(
-                self.redis.clone().expect("checked"),
-            )),
-            None => Arc::new(session_store::InMemorySessionStore::new()),
+            None if self.redis.is_some() => Arc::new(
+                crate::session::redis::RedisSessionStore::new(self.redis.clone().expect("checked")),
+            ),
+            None => Arc::new(crate::session::store::InMemorySessionStore::new()),
         };
         let sessions = SessionTable::new(
             store,
@@ -648,11 +643,11 @@ impl ServerBuilder {
                 let bus = Some(bus);
                 let mut tasks = self.tasks;
                 if !tasks.custom_store {
-                    tasks.store = Arc::new(crate::redis::RedisTaskStore::new(r.clone()));
+                    tasks.store = Arc::new(crate::tasks::redis::RedisTaskStore::new(r.clone()));
                 }
                 // The count of each caller's tasks is shared even beside a custom store: the
                 // bound is the replicas' together.
-                tasks.quota = Arc::new(crate::redis::RedisTaskQuota::new(r.clone()));
+                tasks.quota = Arc::new(crate::tasks::redis::RedisTaskQuota::new(r.clone()));
                 (bus, tasks)
             }
             None => (self.bus, self.tasks),

@@ -101,7 +101,7 @@ impl Guard {
 }
 
 /// Why a handler run ended without a value.
-pub(super) enum RunError {
+pub(crate) enum RunError {
     Handler(HandlerError),
     Panic(String),
     Timeout,
@@ -160,7 +160,7 @@ impl Server {
             Ok(p) => p,
             Err(o) => return Either::Right(Either::Right(ready(o))),
         };
-        // The Tasks extension (server/tasks.rs) decides here whether the call runs as a task.
+        // The Tasks extension (tasks/server.rs) decides here whether the call runs as a task.
         match self.task_plan(rq, &p) {
             Ok(None) => Either::Left(self.execute(rq, env, p)),
             Ok(Some(budget)) => Either::Right(Either::Left(Box::pin(
@@ -210,7 +210,7 @@ impl Server {
     }
 
     /// The `max_in_flight` permit, then the primitive's own slot.
-    pub(super) fn guard(
+    pub(crate) fn guard(
         &self,
         rq: &RequestInfo,
         env: &Env,
@@ -251,7 +251,7 @@ impl Server {
     }
 
     /// Run a handler future: panics caught, bounded by `timeout`, stopped by cancellation.
-    pub(super) async fn run<T>(
+    pub(crate) async fn run<T>(
         fut: BoxFuture<Result<T, HandlerError>>,
         ctx_cancel: &CancellationToken,
         timeout: Option<Duration>,
@@ -284,7 +284,7 @@ impl Server {
         }
     }
 
-    pub(super) fn audit(
+    pub(crate) fn audit(
         &self,
         rq: &RequestInfo,
         env: &Env,

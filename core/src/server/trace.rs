@@ -72,7 +72,7 @@ pub fn new_span_id() -> String {
 /// The span a task-capable call's handler runs in, `task <tool>`: a root of its own, linked
 /// to the `tools/call` request span current here, because the task outlives that request and
 /// so cannot be its child. `mcp.task.id` is set once the call has become a task.
-pub(super) fn task_span(tool: &str) -> tracing::Span {
+pub(crate) fn task_span(tool: &str) -> tracing::Span {
     let span = tracing::info_span!(
         target: "oxmcp::request",
         parent: None,
@@ -86,7 +86,7 @@ pub(super) fn task_span(tool: &str) -> tracing::Span {
     span
 }
 
-pub(super) fn task_created(span: &tracing::Span, id: &str) {
+pub(crate) fn task_created(span: &tracing::Span, id: &str) {
     span.record("mcp.task.id", id);
 }
 

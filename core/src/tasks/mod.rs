@@ -6,15 +6,23 @@
 //! - [`store`]: [`TaskStore`], the durable records (in memory by default; shaped for Redis).
 //! - `engine`: the running side in this process: handler cancellation, the input requests a
 //!   handler is waiting on, status events on the server's `EventBus`.
+//! - [`redis`] (feature `redis`): `RedisTaskStore` and `RedisTaskQuota`, shared by the replicas.
+//! - `server`: the dispatcher's side: whether a `tools/call` becomes a task, running it past the
+//!   request, and `tasks/get|update|cancel`.
 //!
 //! The server decides per request: a tool declares [`TaskSupport`]; a task is created only when
 //! the request's client capabilities declare the extension, either at once or once the call has
-//! run longer than the tool's budget (`Tool::task_after`). The dispatcher's glue is in
-//! `server/tasks.rs`.
+//! run longer than the tool's budget (`Tool::task_after`).
+//!
+//! `redis` and `server` sit at the layers of what they use (Redis; the dispatcher), above the
+//! records and engine, which `tool` and `context` use: `scripts/check-layers.py` places each.
 
 pub(crate) mod engine;
 pub mod quota;
 pub mod record;
+#[cfg(feature = "redis")]
+pub mod redis;
+mod server;
 pub mod store;
 
 pub use quota::{InMemoryTaskQuota, TaskQuota};

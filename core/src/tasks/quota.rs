@@ -2,7 +2,7 @@
 //! record expires (a finished task's result is kept for the TTL, so it is held as long as a
 //! running one). [`TaskQuota`] is that count; the engine asks it before a task is stored.
 //!
-//! In memory by default (one process); with Redis (`redis/quota.rs`) the count is shared, so a
+//! In memory by default (one process); with Redis (`tasks/redis/quota.rs`) the count is shared, so a
 //! caller cannot spread its tasks over the replicas to hold more.
 
 use super::store::StoreError;

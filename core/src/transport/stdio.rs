@@ -5,8 +5,8 @@
 use crate::error::McpError;
 use crate::jsonrpc;
 use crate::protocol::Method;
-use crate::server::session::{Cancellable, LegacySession};
 use crate::server::{Env, Server, Transport};
+use crate::session::{Cancellable, LegacySession};
 use futures::StreamExt;
 use serde_json::Value;
 use std::future::Future;

@@ -5,6 +5,8 @@
 
 use crate::common::*;
 use oxmcp::config::Config;
+use std::sync::Arc;
+use tokio::sync::Notify;
 
 const TABLE: &str = include_str!("../../../tests/config/requests.json");
 
@@ -27,10 +29,45 @@ fn fixture(config: &Config) -> Server {
             Ok::<_, ToolError>(ToolResult::text("late"))
         },
     );
+    // `hold` stays in flight until `release`; `entered` answers once it is (see the table's
+    // `about`). A `Notify` keeps one permit, so neither order of the two sides loses a wake-up.
+    let (entered, released) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
+    let (e, r) = (entered.clone(), released.clone());
+    let hold = Tool::new("hold", json!({"type":"object"}))
+        .max_concurrency(1)
+        .handler(move |_a: Map<String, Value>, _c: Context| {
+            let (e, r) = (e.clone(), r.clone());
+            async move {
+                e.notify_one();
+                r.notified().await;
+                Ok::<_, ToolError>(ToolResult::text("released"))
+            }
+        });
+    let on_entered = Tool::new("entered", json!({"type":"object"})).handler(
+        move |_a: Map<String, Value>, _c: Context| {
+            let e = entered.clone();
+            async move {
+                e.notified().await;
+                Ok::<_, ToolError>(ToolResult::text("held"))
+            }
+        },
+    );
+    let release = Tool::new("release", json!({"type":"object"})).handler(
+        move |_a: Map<String, Value>, _c: Context| {
+            let r = released.clone();
+            async move {
+                r.notify_one();
+                Ok::<_, ToolError>(ToolResult::text("released"))
+            }
+        },
+    );
     let b = Server::builder("table", "1.0.0")
         .tool(echo)
         .tool(second)
-        .tool(wait);
+        .tool(wait)
+        .tool(hold)
+        .tool(on_entered)
+        .tool(release);
     config.server.apply_to(b).unwrap().build().unwrap()
 }
 
@@ -137,6 +174,32 @@ fn outcome(c: &Value, r: &Resp) -> Value {
     got
 }
 
+async fn send(addr: SocketAddr, c: &Value) -> Resp {
+    let (headers, body) = request_of(c, addr);
+    let headers: Vec<(&str, &str)> = headers
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    request(addr, "POST", "/mcp", &headers, body).await
+}
+
+fn call_of(name: &str) -> Value {
+    json!({"modern": {"method": "tools/call", "params": {"name": name, "arguments": {}}}, "expect": {"text": ""}})
+}
+
+/// A `hold: true` row: sent while a `hold` call is in flight (see the table's `about`).
+async fn send_while_held(addr: SocketAddr, c: &Value) -> Resp {
+    let text_of = |name: &str, r: &Resp| outcome(&call_of(name), r)["text"].clone();
+    let held = tokio::spawn(async move { send(addr, &call_of("hold")).await });
+    let entered = send(addr, &call_of("entered")).await;
+    assert_eq!(text_of("entered", &entered), json!("held"));
+    let answer = send(addr, c).await;
+    send(addr, &call_of("release")).await;
+    let held = held.await.unwrap();
+    assert_eq!(text_of("hold", &held), json!("released"));
+    answer
+}
+
 #[tokio::test]
 async fn every_row_gets_the_shared_answer() {
     let table: Value = serde_json::from_str(TABLE).unwrap();
@@ -152,12 +215,11 @@ async fn every_row_gets_the_shared_answer() {
             if c["config"] != json!(name) {
                 continue;
             }
-            let (headers, body) = request_of(c, running.addr);
-            let headers: Vec<(&str, &str)> = headers
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_str()))
-                .collect();
-            let r = request(running.addr, "POST", "/mcp", &headers, body).await;
+            let r = if c["hold"] == json!(true) {
+                send_while_held(running.addr, c).await
+            } else {
+                send(running.addr, c).await
+            };
             let got = outcome(c, &r);
             if got != c["expect"] {
                 differ.push(format!(

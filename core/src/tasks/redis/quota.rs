@@ -1,8 +1,8 @@
 //! [`RedisTaskQuota`]: how many tasks each caller holds, shared by the replicas, so a caller
 //! cannot spread its tasks over them to hold more than `max_tasks_per_caller`.
 
-use super::{Lua, Redis};
 use crate::handler::BoxFuture;
+use crate::redis::{Lua, Redis};
 use crate::tasks::quota::TaskQuota;
 use crate::tasks::store::StoreError;
 use sha2::{Digest, Sha256};
@@ -43,7 +43,7 @@ impl RedisTaskQuota {
     }
 }
 
-fn err(e: super::RedisError) -> StoreError {
+fn err(e: crate::redis::RedisError) -> StoreError {
     StoreError(format!("redis: {e}"))
 }
 
@@ -83,8 +83,8 @@ impl TaskQuota for RedisTaskQuota {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::RedisServer;
     use super::*;
+    use crate::redis::testing::RedisServer;
     use crate::tasks::record::now_ms;
 
     #[tokio::test]

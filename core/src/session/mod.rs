@@ -1,8 +1,22 @@
 //! Legacy-era state: sessions (`Mcp-Session-Id` on HTTP, the process on stdio). The
 //! server→client requests awaiting the client's answer are in [`crate::client_requests`].
+//!
+//! - this module: `LegacySession` (this process's part of a session: cancel table, GET stream,
+//!   close token), `SessionTable` (this process's cache of them), the per-connection cancel
+//!   table and the held HTTP+SSE streams;
+//! - [`store`]: [`store::SessionStore`], the serialisable `SessionRecord`s and the signals
+//!   between replicas (in memory by default);
+//! - [`redis`] (feature `redis`): `RedisSessionStore`, shared by the replicas;
+//! - `server`: `Server::legacy_session` / `end_session` and the other replicas' signals.
+//!
+//! `server` sits with the dispatcher, the rest with the services it is built with:
+//! `scripts/check-layers.py` places each.
 
-use super::session_store::{SessionChange, SessionRecord, SessionSignal, SessionStore};
-use super::Server;
+#[cfg(feature = "redis")]
+pub mod redis;
+mod server;
+pub mod store;
+
 use crate::client_requests::{random_token, Sink};
 use crate::error::McpError;
 use crate::protocol::LogLevel;
@@ -11,6 +25,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use store::{SessionChange, SessionRecord, SessionSignal, SessionStore};
 use tokio_util::sync::CancellationToken;
 
 /// Whether `id` is of the form this table gives out (`random_token(16)`: 32 lowercase hex
@@ -18,6 +33,12 @@ use tokio_util::sync::CancellationToken;
 /// value never becomes part of a store key (with Redis, `<id>:cx` named another key type).
 fn is_session_id(id: &str) -> bool {
     id.len() == 32 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// Whether `uri` is `sub` or below it (`sub` followed by `/`): what a resource subscription
+/// covers, for a legacy session's `resources/subscribe` set and for `subscriptions/listen`.
+pub(crate) fn covers(sub: &str, uri: &str) -> bool {
+    uri == sub || (uri.starts_with(sub) && uri[sub.len()..].starts_with('/'))
 }
 
 /// One legacy session in this process: a cache of its [`SessionRecord`] (what `initialize`
@@ -277,7 +298,7 @@ impl LegacySession {
 
     pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
         let subs = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
-        subs.iter().any(|s| super::listen::covers(s, uri))
+        subs.iter().any(|s| covers(s, uri))
     }
 
     fn idle_for(&self) -> Duration {
@@ -591,90 +612,6 @@ impl SessionTable {
     }
 }
 
-/// The legacy sessions of a [`Server`]: the one looked up for a request, its end, and the other
-/// replicas' signals about them.
-impl Server {
-    /// The live legacy HTTP session with this `Mcp-Session-Id` (expired ones are gone), loaded
-    /// from the session store when this process has not served it yet. `Err`: the store is
-    /// unreachable (503).
-    pub(crate) async fn legacy_session(
-        &self,
-        id: &str,
-        caller: Option<&crate::identity::Caller>,
-    ) -> Result<Option<Arc<LegacySession>>, McpError> {
-        self.start_session_signals();
-        self.inner.sessions.get(id, caller).await
-    }
-
-    /// End a legacy HTTP session (DELETE) on every replica; `false` when there was none.
-    pub(crate) async fn end_session(&self, id: &str) -> Result<bool, McpError> {
-        self.inner.sessions.remove(id).await
-    }
-
-    /// With a shared session store: hear the other replicas' signals (once, from the first
-    /// legacy session this process serves, so a server that never sees one never listens).
-    pub(crate) fn start_session_signals(&self) {
-        if !self.inner.sessions.store.is_shared()
-            || self.inner.session_signals.swap(true, Ordering::SeqCst)
-        {
-            return;
-        }
-        let Some(mut signals) = self.inner.sessions.store.signals() else {
-            return;
-        };
-        let weak = Arc::downgrade(&self.inner);
-        let shutdown = self.inner.shutdown.clone();
-        tokio::spawn(async move {
-            use futures::StreamExt;
-            loop {
-                let sig = tokio::select! {
-                    s = signals.next() => match s { Some(s) => s, None => return },
-                    _ = shutdown.cancelled() => return,
-                };
-                let Some(inner) = weak.upgrade() else { return };
-                Server { inner }.session_signal(sig);
-            }
-        });
-    }
-
-    /// Another replica's signal about a session this process may have cached.
-    fn session_signal(&self, sig: SessionSignal) {
-        use SessionSignal as S;
-        let sessions = &self.inner.sessions;
-        match sig {
-            S::Ended { session } => {
-                // Its owner is not in the signal: any caller's repeated DELETE of it succeeds,
-                // which tells nothing about a session id only its client knows.
-                self.inner.ended_sessions.record(&session, None);
-                sessions.evict(&session);
-            }
-            S::Changed { session, change } => {
-                if let Some(s) = sessions.cached(&session) {
-                    s.apply(&change);
-                }
-            }
-            S::Response { session, msg } => {
-                self.inner.client_requests.resolve(&msg, Some(&session));
-            }
-            S::Outbound { session, msg } => {
-                if let Some(out) = sessions.cached(&session).and_then(|s| s.outbound()) {
-                    let _ = out.send(msg);
-                }
-            }
-            S::StreamEvent { stream, event } => self
-                .inner
-                .held_streams
-                .tell(&stream, StreamNews::Event(event)),
-            S::StreamBound { stream, session } => self
-                .inner
-                .held_streams
-                .tell(&stream, StreamNews::Bound(session)),
-            #[allow(unreachable_patterns)]
-            _ => {}
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -704,7 +641,7 @@ mod tests {
     }
 
     fn table(idle: Duration, per_caller: usize) -> SessionTable {
-        let store = Arc::new(super::super::session_store::InMemorySessionStore::new());
+        let store = Arc::new(super::store::InMemorySessionStore::new());
         SessionTable::new(store, idle, 100, per_caller)
     }
 

@@ -2,10 +2,10 @@
 //! *serialisable* part — what `initialize` negotiated, whose it is, its log level and
 //! subscriptions — is a [`SessionRecord`] in a [`SessionStore`]; its *per-process* part (the
 //! cancellation tokens of its running requests, the open GET stream, the close signal) stays in
-//! this process's `LegacySession`, which is a cache of the record (`session.rs`).
+//! this process's `LegacySession`, which is a cache of the record (`session/mod.rs`).
 //!
 //! The default store is this process's memory: one replica, today's behaviour. A shared store
-//! (Redis, `session_redis.rs`) lets any replica serve any POST, GET or DELETE of a session: an
+//! (Redis, `session/redis.rs`) lets any replica serve any POST, GET or DELETE of a session: an
 //! unknown id is loaded from the store, and what one replica changes reaches the others as a
 //! [`SessionSignal`] (subscriptions, log level, cancellations, the end of the session, and the
 //! client's answers to server→client requests sent by the replica running the handler).

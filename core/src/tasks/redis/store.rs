@@ -1,8 +1,8 @@
 //! [`RedisTaskStore`]: task records every replica reads, so `tasks/get`, `tasks/update` and
 //! `tasks/cancel` may land on any replica (a round-robin balancer sends each poll elsewhere).
 
-use super::{Lua, Redis};
 use crate::handler::BoxFuture;
+use crate::redis::{Lua, Redis};
 use crate::tasks::record::{now_ms, TaskRecord};
 use crate::tasks::store::{StoreError, TaskStore};
 
@@ -59,7 +59,7 @@ impl RedisTaskStore {
     }
 }
 
-fn err(e: super::RedisError) -> StoreError {
+fn err(e: crate::redis::RedisError) -> StoreError {
     StoreError(format!("redis: {e}"))
 }
 

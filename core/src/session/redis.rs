@@ -16,9 +16,9 @@
 //! Signals go on the channel `sessions` as `{"from": replica, "sig": SessionSignal}`; a
 //! replica skips its own.
 
-use super::session_store::*;
 use crate::handler::BoxFuture;
 use crate::redis::{Incoming, Lua, Redis};
+use crate::session::store::*;
 use futures::stream::BoxStream;
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
@@ -397,7 +397,7 @@ mod tests {
     use super::*;
     use crate::protocol::LogLevel;
     use crate::redis::testing::RedisServer;
-    use crate::server::session_store::tests::rec;
+    use crate::session::store::tests::rec;
 
     #[tokio::test]
     async fn two_replicas_share_records_and_signals() {

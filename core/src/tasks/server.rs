@@ -1,15 +1,14 @@
 //! The dispatcher's side of the Tasks extension: deciding whether a `tools/call` becomes a
 //! task, running its handler past the request, and `tasks/get|update|cancel`. The task state
-//! machine and store are in `crate::tasks`.
+//! machine and store are in the rest of `crate::tasks`.
 
-use super::dispatch::*;
-use super::env::Env;
-use super::pipeline::{Done, Kind, Prepared, RunError};
-use super::Server;
 use crate::context::Context;
 use crate::error::{ErrorCode, HandlerError, McpError};
 use crate::jsonrpc::Params;
 use crate::protocol::*;
+use crate::server::dispatch::*;
+use crate::server::pipeline::{Done, Kind, Prepared, RunError};
+use crate::server::{access, trace, Env, Server};
 use crate::tasks::{self, TaskLink, TaskSlot, TaskStatus, TaskSupport};
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -18,7 +17,7 @@ use std::time::Duration;
 impl Server {
     /// `Some(budget)`: run this call as a task (after `budget` of plain running). `None`: a
     /// plain call. A `required` tool and a client without the extension: -32021.
-    pub(super) fn task_plan(
+    pub(crate) fn task_plan(
         &self,
         rq: &RequestInfo,
         p: &Prepared,
@@ -42,7 +41,7 @@ impl Server {
     /// stored, and let the handler run on; its end settles the task. With a budget the call
     /// first runs as a plain request, and an answer (or an MRTR round) within it is returned
     /// as usual.
-    pub(super) async fn execute_as_task(
+    pub(crate) async fn execute_as_task(
         &self,
         rq: &RequestInfo,
         env: &Env,
@@ -54,8 +53,8 @@ impl Server {
             Err(o) => return o,
         };
         let engine = self.inner.tasks.clone();
-        let owner = super::access::owner_key(env);
-        let who = super::access::budget_key(env);
+        let owner = access::owner_key(env);
+        let who = access::budget_key(env);
         let max_tasks = self.inner.options.max_tasks_per_caller;
         // Not a child of the request's token: the task outlives the request. Server abort
         // still reaches it.
@@ -93,7 +92,7 @@ impl Server {
         }
         let fut = p.invoke.start(ctx.clone());
         let (tx, mut rx) = tokio::sync::oneshot::channel();
-        let run_span = super::trace::task_span(&p.name);
+        let run_span = trace::task_span(&p.name);
         {
             let (cancel, timeout) = (cancel.clone(), p.timeout);
             let run = tracing::Instrument::instrument(
@@ -157,7 +156,7 @@ impl Server {
         let Some(rec) = created else {
             unreachable!("set above")
         };
-        super::trace::task_created(&run_span, &rec.id);
+        trace::task_created(&run_span, &rec.id);
         // The request is answered now: the task holds its caller's running place, and the
         // primitive's slot, until the handler ends, settled on a tokio task of its own.
         guard.answered();
@@ -271,7 +270,7 @@ impl Server {
 
     /// [`Self::task_method`] under one audit record: who read, answered or cancelled which task,
     /// and who was refused (another caller's task is answered as an unknown one, and recorded so).
-    pub(super) async fn audited_task_method(
+    pub(crate) async fn audited_task_method(
         &self,
         rq: &RequestInfo,
         params: &Params,
@@ -289,7 +288,7 @@ impl Server {
 
     /// `tasks/get`, `tasks/update`, `tasks/cancel`: only for a client that declares the
     /// extension on this request (else -32021).
-    pub(super) async fn task_method(
+    pub(crate) async fn task_method(
         &self,
         rq: &RequestInfo,
         params: &Params,
@@ -302,7 +301,7 @@ impl Server {
             Ok(i) => i,
             Err(e) => return e.into(),
         };
-        let owner = super::access::owner_key(env);
+        let owner = access::owner_key(env);
         let engine = &self.inner.tasks;
         let mut out = match &rq.method {
             Method::TasksGet => match engine.get(id, &owner).await {
