@@ -25,16 +25,28 @@ enum Part {
     Expr { op: Option<char>, vars: Vec<String> },
 }
 
+/// One variable of an expression as written: its name, the explode modifier (`{x*}`) and the
+/// prefix length (`{x:3}`), which only expansion uses.
+#[derive(Clone, Debug, PartialEq)]
+struct VarSpec {
+    name: String,
+    explode: bool,
+    prefix: Option<usize>,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct UriTemplate {
     source: String,
     parts: Vec<Part>,
+    /// Each expression's operator and variables with their modifiers, in template order.
+    specs: Vec<(Option<char>, Vec<VarSpec>)>,
     program: Program,
 }
 
 impl UriTemplate {
     pub fn parse(s: &str) -> Result<Self, String> {
         let mut parts = Vec::new();
+        let mut specs = Vec::new();
         let mut rest = s;
         while !rest.is_empty() {
             match rest.find(['{', '}']) {
@@ -59,9 +71,22 @@ impl UriTemplate {
                         _ => (None, inner),
                     };
                     let mut vars = Vec::new();
+                    let mut spec = Vec::new();
                     for v in body.split(',') {
+                        let explode = v.ends_with('*');
                         let v = v.trim_end_matches('*');
-                        let v = v.split(':').next().unwrap_or(v);
+                        let (v, prefix) = match v.split_once(':') {
+                            Some((name, n)) => (
+                                name,
+                                Some(
+                                    n.parse::<usize>()
+                                        .ok()
+                                        .filter(|n| (1..10_000).contains(n))
+                                        .ok_or_else(|| format!("bad prefix length '{n}'"))?,
+                                ),
+                            ),
+                            None => (v, None),
+                        };
                         if v.is_empty()
                             || !v.chars().all(|c| {
                                 c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '%'
@@ -70,7 +95,13 @@ impl UriTemplate {
                             return Err(format!("bad variable name '{v}'"));
                         }
                         vars.push(v.to_string());
+                        spec.push(VarSpec {
+                            name: v.to_string(),
+                            explode,
+                            prefix,
+                        });
                     }
+                    specs.push((op, spec));
                     parts.push(Part::Expr { op, vars });
                     rest = &rest[end + 1..];
                 }
@@ -83,6 +114,7 @@ impl UriTemplate {
         Ok(Self {
             source: s.to_string(),
             parts,
+            specs,
             program,
         })
     }
@@ -105,6 +137,27 @@ impl UriTemplate {
             Part::Expr { vars, .. } => vars.iter().map(String::as_str).collect::<Vec<_>>(),
             Part::Lit(_) => Vec::new(),
         })
+    }
+
+    /// The URI this template stands for with these values (RFC 6570 section 3, every level): a
+    /// string, number or boolean is one value, an array a list, an object an associative array;
+    /// a variable that is missing, null, or an empty list or object is undefined and leaves
+    /// nothing (not even its operator's separator). Literal text is kept, with the characters a
+    /// URI may not hold percent-encoded (section 3.1).
+    pub fn expand(&self, values: &Map<String, Value>) -> String {
+        let mut out = String::new();
+        let mut specs = self.specs.iter();
+        for part in &self.parts {
+            match part {
+                Part::Lit(l) => encode_into(&mut out, l, true),
+                Part::Expr { .. } => {
+                    if let Some((op, vars)) = specs.next() {
+                        expand_expr(&mut out, *op, vars, values);
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// The variables of `uri` if it matches this template.
@@ -156,6 +209,147 @@ impl UriTemplate {
         }
         (Some(out), steps)
     }
+}
+
+/// One expression expanded (RFC 6570 section 3.2.1's algorithm).
+fn expand_expr(out: &mut String, op: Option<char>, vars: &[VarSpec], values: &Map<String, Value>) {
+    // (first, separator, named, if-empty, reserved characters allowed)
+    let (first, sep, named, ifemp, reserved) = match op {
+        None => ("", ",", false, "", false),
+        Some('+') => ("", ",", false, "", true),
+        Some('#') => ("#", ",", false, "", true),
+        Some('.') => (".", ".", false, "", false),
+        Some('/') => ("/", "/", false, "", false),
+        Some(';') => (";", ";", true, "", false),
+        Some('?') => ("?", "&", true, "=", false),
+        _ => ("&", "&", true, "=", false),
+    };
+    let scalar = |v: &Value| -> Option<String> {
+        match v {
+            Value::String(s) => Some(s.clone()),
+            Value::Number(n) => Some(n.to_string()),
+            Value::Bool(b) => Some(b.to_string()),
+            _ => None,
+        }
+    };
+    let mut started = false;
+    for var in vars {
+        let Some(value) = values.get(&var.name) else {
+            continue;
+        };
+        let mut piece = String::new();
+        let name = |p: &mut String| encode_into(p, &var.name, true);
+        match value {
+            Value::Null => continue,
+            Value::Array(items) => {
+                let items: Vec<String> = items.iter().filter_map(scalar).collect();
+                if items.is_empty() {
+                    continue;
+                }
+                if !var.explode && named {
+                    name(&mut piece);
+                    piece.push('=');
+                }
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        piece.push_str(if var.explode { sep } else { "," });
+                    }
+                    if var.explode && named {
+                        name(&mut piece);
+                        piece.push_str(if item.is_empty() { ifemp } else { "=" });
+                    }
+                    encode_into(&mut piece, item, reserved);
+                }
+            }
+            Value::Object(pairs) => {
+                let pairs: Vec<(&String, String)> = pairs
+                    .iter()
+                    .filter_map(|(k, v)| scalar(v).map(|v| (k, v)))
+                    .collect();
+                if pairs.is_empty() {
+                    continue;
+                }
+                if !var.explode && named {
+                    name(&mut piece);
+                    piece.push('=');
+                }
+                for (i, (k, v)) in pairs.iter().enumerate() {
+                    if i > 0 {
+                        piece.push_str(if var.explode { sep } else { "," });
+                    }
+                    encode_into(&mut piece, k, reserved);
+                    piece.push(if var.explode { '=' } else { ',' });
+                    encode_into(&mut piece, v, reserved);
+                }
+            }
+            v => {
+                let Some(s) = scalar(v) else { continue };
+                let s: String = match var.prefix {
+                    Some(n) => s.chars().take(n).collect(),
+                    None => s,
+                };
+                if named {
+                    name(&mut piece);
+                    piece.push_str(if s.is_empty() { ifemp } else { "=" });
+                }
+                encode_into(&mut piece, &s, reserved);
+            }
+        }
+        out.push_str(if started { sep } else { first });
+        started = true;
+        out.push_str(&piece);
+    }
+}
+
+/// Append `s` with every character outside the unreserved set (and, when `reserved`, outside the
+/// reserved set, keeping `%XX` triplets as they are) percent-encoded as UTF-8.
+fn encode_into(out: &mut String, s: &str, reserved: bool) {
+    const RESERVED: &[u8] = b":/?#[]@!$&'()*+,;=";
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let keep = c.is_ascii_alphanumeric()
+            || b"-._~".contains(&c)
+            || reserved
+                && (RESERVED.contains(&c)
+                    || c == b'%'
+                        && b.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+                        && b.get(i + 2).is_some_and(u8::is_ascii_hexdigit));
+        if keep {
+            out.push(c as char);
+        } else {
+            out.push_str(&format!("%{c:02X}"));
+        }
+        i += 1;
+    }
+}
+
+/// Would `value`, joined onto a base directory as a relative path, climb above that base? Only a
+/// `..` segment (either separator) that outnumbers the segments before it does: `a/../b` stays
+/// inside, `a/../../b` and `..` do not, and `v1..v2` is an ordinary name. A policy that screens
+/// extracted template values (FastMCP's and the `mcp` SDK's `ResourceSecurity`) asks this.
+pub fn escapes_base(value: &str) -> bool {
+    let mut depth = 0usize;
+    for seg in value.split(['/', '\\']) {
+        match seg {
+            ".." => match depth.checked_sub(1) {
+                Some(d) => depth = d,
+                None => return true,
+            },
+            "" | "." => {}
+            _ => depth += 1,
+        }
+    }
+    false
+}
+
+/// Is `value` an absolute path on some common platform (POSIX `/x`, Windows `\\host`, `\x`,
+/// `C:\x`, or drive-relative `C:x`)? Joined onto a base, any of them discards it.
+pub fn is_absolute_path(value: &str) -> bool {
+    let b = value.as_bytes();
+    matches!(b.first(), Some(b'/' | b'\\'))
+        || (b.len() >= 2 && b[1] == b':' && b[0].is_ascii_alphabetic())
 }
 
 /// May this decoded value stand in for a variable of this operator?
@@ -688,6 +882,76 @@ mod tests {
             let uri = format!("x://{}", unit.repeat(n));
             let (_, steps) = t.matches_counting(&uri);
             prop_assert!(steps <= 4 * t.program.insts.len() * (uri.len() + 1), "{} steps for {} bytes", steps, uri.len());
+        }
+    }
+
+    #[test]
+    fn expands_rfc_6570_examples() {
+        let vals: Map<String, Value> = serde_json::from_value(serde_json::json!({
+            "var": "value", "hello": "Hello World!", "path": "/foo/bar", "empty": "",
+            "x": "1024", "y": 768, "list": ["red", "green", "blue"],
+            "keys": {"semi": ";", "dot": ".", "comma": ","}, "undef": null, "none": []
+        }))
+        .unwrap();
+        for (t, want) in [
+            ("x:{var}", "x:value"),
+            ("{hello}", "Hello%20World%21"),
+            ("{+hello}", "Hello%20World!"),
+            ("{+path}/here", "/foo/bar/here"),
+            ("{#path,x}/here", "#/foo/bar,1024/here"),
+            ("{x,hello,y}", "1024,Hello%20World%21,768"),
+            ("{var:3}", "val"),
+            ("{list}", "red,green,blue"),
+            ("{list*}", "red,green,blue"),
+            ("{keys}", "comma,%2C,dot,.,semi,%3B"),
+            ("{keys*}", "comma=%2C,dot=.,semi=%3B"),
+            ("{.list*}", ".red.green.blue"),
+            ("{/var,x}/here", "/value/1024/here"),
+            ("{;x,y,empty}", ";x=1024;y=768;empty"),
+            ("{?x,y,empty}", "?x=1024&y=768&empty="),
+            ("{?x,undef,none}", "?x=1024"),
+            ("{?list}", "?list=red,green,blue"),
+            ("{?list*}", "?list=red&list=green&list=blue"),
+            ("?fixed=yes{&x}", "?fixed=yes&x=1024"),
+            ("a/{undef}{?undef}", "a/"),
+            ("caf\u{e9}/{var}", "caf%C3%A9/value"),
+            ("50%25/{+hello}", "50%25/Hello%20World!"),
+        ] {
+            assert_eq!(UriTemplate::parse(t).unwrap().expand(&vals), want, "{t}");
+        }
+        // Expanding then matching gives the values back.
+        let t = UriTemplate::parse("user://{id}/profile{?fields,page}").unwrap();
+        let v: Map<String, Value> =
+            serde_json::from_value(serde_json::json!({"id": "a b", "fields": "x&y=z"})).unwrap();
+        assert_eq!(t.matches(&t.expand(&v)), Some(v));
+    }
+
+    #[test]
+    fn path_screening() {
+        for v in ["../etc/passwd", "..", "a/../../b", "a\\..\\..\\b"] {
+            assert!(escapes_base(v), "{v}");
+        }
+        for v in [
+            "HEAD~3..HEAD",
+            "v1..v2",
+            "foo/../bar",
+            ".env",
+            "...",
+            "./a",
+            "",
+        ] {
+            assert!(!escapes_base(v), "{v}");
+        }
+        for v in [
+            "/etc/passwd",
+            "C:\\Windows",
+            "C:relative",
+            "\\\\server\\share",
+        ] {
+            assert!(is_absolute_path(v), "{v}");
+        }
+        for v in ["relative/path", "", "1:x", "é:x"] {
+            assert!(!is_absolute_path(v), "{v}");
         }
     }
 
