@@ -186,15 +186,8 @@ impl UriTemplate {
             if matches!(op, Some('?' | '&' | ';')) {
                 let chunk = span(k);
                 k += 1;
-                for pair in chunk.into_iter().flat_map(|c| c.split(['&', ';'])) {
-                    if let Some((key, v)) = pair.split_once('=') {
-                        if vars.iter().any(|x| x == key) {
-                            let Some(value) = decode(v).filter(|v| safe_value(*op, v)) else {
-                                return (None, steps);
-                            };
-                            out.insert(key.to_string(), Value::String(value));
-                        }
-                    }
+                if !self.take_pairs(chunk.unwrap_or(""), *op, vars, &mut out, true) {
+                    return (None, steps);
                 }
                 continue;
             }
@@ -208,6 +201,59 @@ impl UriTemplate {
             }
         }
         (Some(out), steps)
+    }
+}
+
+impl UriTemplate {
+    /// Is `key` a variable of a query expression (`{?x}` or `{&x}`) of this template, and with the
+    /// explode modifier? A query chunk may hold the pairs of later `{&x}` expressions too.
+    fn query_var(&self, key: &str) -> Option<bool> {
+        self.specs
+            .iter()
+            .filter(|(op, _)| matches!(op, Some('?' | '&')))
+            .flat_map(|(_, vars)| vars)
+            .find(|v| v.name == key)
+            .map(|v| v.explode)
+    }
+
+    /// Read the `key=value` pairs of a query or path-style chunk into `out`: a key of this
+    /// expression (for `?` and `&`, of any query expression), its value percent-decoded; an
+    /// exploded variable collects every repetition into a list. `false` when a value does not
+    /// decode or (with `check`) is one [`safe_value`] refuses.
+    fn take_pairs(
+        &self,
+        chunk: &str,
+        op: Option<char>,
+        vars: &[String],
+        out: &mut Map<String, Value>,
+        check: bool,
+    ) -> bool {
+        for pair in chunk.split(['&', ';']) {
+            let Some((key, v)) = pair.split_once('=') else {
+                continue;
+            };
+            let explode = if op == Some(';') {
+                vars.iter().any(|x| x == key).then_some(false)
+            } else {
+                self.query_var(key)
+            };
+            let Some(explode) = explode else { continue };
+            let Some(value) = decode(v).filter(|v| !check || safe_value(op, v)) else {
+                return false;
+            };
+            if explode {
+                match out
+                    .entry(key.to_string())
+                    .or_insert_with(|| Value::Array(Vec::new()))
+                {
+                    Value::Array(items) => items.push(Value::String(value)),
+                    other => *other = Value::Array(vec![Value::String(value)]),
+                }
+            } else {
+                out.insert(key.to_string(), Value::String(value));
+            }
+        }
+        true
     }
 }
 
@@ -631,13 +677,8 @@ impl UriTemplate {
                         return self.match_from(i + 1, s, out);
                     };
                     let end = r.find(stop).unwrap_or(r.len());
-                    for pair in r[..end].split(['&', ';']) {
-                        if let Some((k, v)) = pair.split_once('=') {
-                            if vars.iter().any(|x| x == k) {
-                                let Some(v) = decode(v) else { return false };
-                                out.insert(k.to_string(), Value::String(v));
-                            }
-                        }
+                    if !self.take_pairs(&r[..end], *op, vars, out, false) {
+                        return false;
                     }
                     return self.match_from(i + 1, &r[end..], out);
                 }
@@ -924,6 +965,25 @@ mod tests {
         let v: Map<String, Value> =
             serde_json::from_value(serde_json::json!({"id": "a b", "fields": "x&y=z"})).unwrap();
         assert_eq!(t.matches(&t.expand(&v)), Some(v));
+    }
+
+    #[test]
+    fn query_continuations_and_exploded_keys() {
+        let t = UriTemplate::parse("data://items{?page}{&size}").unwrap();
+        let m = t.matches("data://items?page=2&size=5").unwrap();
+        assert_eq!(
+            (m["page"].as_str(), m["size"].as_str()),
+            (Some("2"), Some("5"))
+        );
+        let t = UriTemplate::parse("x://i{?a}{&b}{&c*}").unwrap();
+        let m = t.matches("x://i?a=1&c=x&b=2&c=y%20z").unwrap();
+        assert_eq!(m["b"], "2");
+        assert_eq!(m["c"], serde_json::json!(["x", "y z"]));
+        let v: Map<String, Value> =
+            serde_json::from_value(serde_json::json!({"a": "1", "c": ["p", "q"]})).unwrap();
+        assert_eq!(t.matches(&t.expand(&v)), Some(v));
+        // A key no query expression names is ignored.
+        assert!(!t.matches("x://i?a=1&zzz=2").unwrap().contains_key("zzz"));
     }
 
     #[test]

@@ -423,7 +423,14 @@ class ResourceTemplate:
     def matches(self, uri: str) -> dict[str, Any] | None:
         """The template's parameters in ``uri`` (strings, or lists for list query parameters), or
         None when it does not match."""
-        return match_uri_template(uri, self.uri_template,
+        # Each template keeps its own pattern (reads try every template), rebuilt only when its
+        # uri_template changes.
+        cached = self.__dict__.get("_pattern")
+        if cached is None or cached[0] != self.uri_template:
+            cached = self._pattern = (self.uri_template, build_regex(self.uri_template))
+        if cached[1] is None:
+            return None
+        return match_uri_template(uri, self.uri_template, regex=cached[1],
                                   list_params=self._list_query_params if "?" in uri else ())
 
     async def read(self, arguments: dict[str, Any]) -> Any:
@@ -452,14 +459,16 @@ class ResourceTemplate:
         return await _call(self.fn, kwargs)
 
     async def create_resource(self, uri: str, params: dict[str, Any]) -> Resource:
+        """The concrete resource for one URI: a :class:`FunctionResource` reading this template with
+        ``params``, with the template's name, description, MIME type, tags and metadata."""
         template = self
 
-        class _Read(Resource):
-            async def read(self) -> Any:
-                return await template.read(params)
+        async def read_template() -> Any:
+            return await template.read(params)
 
-        return _Read(uri=uri, name=self.name, description=self.description, mime_type=self.mime_type,
-                     meta=self.meta)
+        return FunctionResource(fn=read_template, uri=uri, name=self.name, description=self.description,
+                                title=self.title, mime_type=self.mime_type, icons=self.icons, tags=self.tags,
+                                annotations=self.annotations, meta=self.meta, auth=self.auth)
 
     def to_mcp_template(self, **overrides: Any) -> Any:
         from .._fastmcp_client import model_types
