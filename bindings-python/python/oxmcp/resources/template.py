@@ -343,7 +343,8 @@ class ResourceTemplate:
         for p in sig.parameters.values():
             if p.kind is inspect.Parameter.POSITIONAL_ONLY:
                 raise ValueError("Functions with positional-only parameters are not supported as resource "
-                                 "templates because URI template parameters are passed by name")
+                                 "templates because URI template parameters are passed by name; use "
+                                 "standard parameters that can be passed as keywords")
             if p.kind is inspect.Parameter.VAR_POSITIONAL:
                 raise ValueError("Functions with *args are not supported as resource templates")
         _check_template(uri_template)
