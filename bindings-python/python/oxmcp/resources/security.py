@@ -5,7 +5,8 @@ ones its template matcher applies; this class holds FastMCP's switches and exemp
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Set
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +36,7 @@ class ResourceSecurity:
     reject_path_traversal: bool = True
     reject_absolute_paths: bool = True
     reject_null_bytes: bool = True
-    exempt_params: Set[str] = field(default_factory=frozenset)
+    exempt_params: AbstractSet[str] = field(default_factory=frozenset)
 
     def _exempt(self, name: str) -> bool:
         return name in self.exempt_params or any(e.replace("-", "_") == name for e in self.exempt_params)

@@ -19,10 +19,10 @@ from typing import Any, ClassVar
 from urllib.parse import parse_qs, unquote, unquote_plus
 
 from .._oxmcp import expand_uri_template as _core_expand
-from .security import INHERIT_SECURITY, InheritSecurity
 from ..utilities.components import dump, dump_all
 from .base import Resource
 from .function_resource import FunctionResource, _call
+from .security import INHERIT_SECURITY, InheritSecurity
 
 __all__ = ["ResourceTemplate", "build_regex", "encode_literal", "expand_uri_template",
            "extract_exploded_query_params", "extract_query_params", "forward_uri", "match_uri_template",
@@ -169,7 +169,7 @@ def _hints(fn: Any) -> dict[str, Any]:
         import typing
 
         return typing.get_type_hints(target, include_extras=True)
-    except Exception:
+    except (NameError, TypeError):  # a name the annotations cannot resolve: the raw annotations serve
         return {}
 
 
@@ -391,10 +391,10 @@ class ResourceTemplate:
         if not required <= path_params:
             raise ValueError(f"Required function arguments {required} must be a subset of the URI path "
                              f"parameters {path_params}")
-        if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.parameters.values()):
-            if not (path_params | query_params) <= {p.name for p in user}:
-                raise ValueError(f"URI parameters {path_params | query_params} must be a subset of the "
-                                 f"function arguments: {set(p.name for p in user)}")
+        if (not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.parameters.values())
+                and not (path_params | query_params) <= {p.name for p in user}):
+            raise ValueError(f"URI parameters {path_params | query_params} must be a subset of the "
+                             f"function arguments: { {p.name for p in user} }")
         if kwargs.get("description") is None:
             kwargs["description"] = info.description if info is not None else inspect.getdoc(fn)
         parameters = info.input_schema if info is not None else None
@@ -450,12 +450,11 @@ class ResourceTemplate:
         if info is not None:
             ctx = {}
             if info.context_param is not None:
-                from ..server.dependencies import get_context
+                from ..server.dependencies import current_context
 
-                try:
-                    ctx = {info.context_param: get_context()}
-                except Exception:
-                    ctx = {}
+                # The request's context when read inside one (a template read outside any has none).
+                if (current := current_context.get()) is not None:
+                    ctx = {info.context_param: current}
             kwargs = {**info.convert_arguments(kwargs), **ctx}
         return await _call(self.fn, kwargs)
 
