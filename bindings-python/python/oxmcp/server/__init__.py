@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["FastMCP", "InitializationOptions", "create_proxy", "MCPServer", "NotificationOptions", "Server", "ServerRequestContext"]
+__all__ = ["FastMCP", "InitializationOptions", "MCPServer", "NotificationOptions", "Server", "ServerRequestContext", "create_proxy"]
 
 
 def __getattr__(name: str) -> Any:
