@@ -708,6 +708,28 @@ fn match_uri_template<'py>(
         .transpose()
 }
 
+/// The core's RFC 6570 expansion (`UriTemplate::expand`): the URI `template` stands for with
+/// `values` (strings, numbers, booleans, lists, dicts; a missing or `None` value is undefined).
+/// A malformed template raises `ValueError`.
+#[pyfunction]
+fn expand_uri_template(template: &str, values: &Bound<'_, PyAny>) -> PyResult<String> {
+    let parsed = oxmcp::uri_template::UriTemplate::parse(template).map_err(build_err)?;
+    match convert::from_py(values)? {
+        Value::Object(map) => Ok(parsed.expand(&map)),
+        _ => Err(PyValueError::new_err("values must be a dict")),
+    }
+}
+
+/// The core's path screening of an extracted template value (what a `ResourceSecurity` policy
+/// checks): `True` when `value` fails one of the enabled checks (a NUL byte, a relative path that
+/// climbs above its base, an absolute path).
+#[pyfunction]
+fn screen_path_value(value: &str, traversal: bool, absolute: bool, null_bytes: bool) -> bool {
+    (null_bytes && value.contains('\0'))
+        || (traversal && oxmcp::uri_template::escapes_base(value))
+        || (absolute && oxmcp::uri_template::is_absolute_path(value))
+}
+
 #[pymodule(gil_used = false)]
 fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeServer>()?;
@@ -732,6 +754,8 @@ fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(options::option_names, m)?)?;
     m.add_function(wrap_pyfunction!(admit_registration, m)?)?;
     m.add_function(wrap_pyfunction!(match_uri_template, m)?)?;
+    m.add_function(wrap_pyfunction!(expand_uri_template, m)?)?;
+    m.add_function(wrap_pyfunction!(screen_path_value, m)?)?;
     m.add_function(wrap_pyfunction!(engine::quiesce, m)?)?;
     m.add_function(wrap_pyfunction!(engine::after_fork, m)?)?;
     m.add_function(wrap_pyfunction!(telemetry::flush_telemetry, m)?)?;

@@ -17,7 +17,12 @@
 //! as readily as a path variable). Such a URI matches no template: the read is answered as an
 //! unknown resource.
 
+mod expand;
+
 use serde_json::{Map, Value};
+
+use expand::{encode_into, expand_expr};
+pub use expand::{escapes_base, is_absolute_path};
 
 #[derive(Clone, Debug, PartialEq)]
 enum Part {
@@ -25,16 +30,28 @@ enum Part {
     Expr { op: Option<char>, vars: Vec<String> },
 }
 
+/// One variable of an expression as written: its name, the explode modifier (`{x*}`) and the
+/// prefix length (`{x:3}`), which only expansion uses.
+#[derive(Clone, Debug, PartialEq)]
+struct VarSpec {
+    name: String,
+    explode: bool,
+    prefix: Option<usize>,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct UriTemplate {
     source: String,
     parts: Vec<Part>,
+    /// Each expression's operator and variables with their modifiers, in template order.
+    specs: Vec<(Option<char>, Vec<VarSpec>)>,
     program: Program,
 }
 
 impl UriTemplate {
     pub fn parse(s: &str) -> Result<Self, String> {
         let mut parts = Vec::new();
+        let mut specs = Vec::new();
         let mut rest = s;
         while !rest.is_empty() {
             match rest.find(['{', '}']) {
@@ -59,9 +76,22 @@ impl UriTemplate {
                         _ => (None, inner),
                     };
                     let mut vars = Vec::new();
+                    let mut spec = Vec::new();
                     for v in body.split(',') {
+                        let explode = v.ends_with('*');
                         let v = v.trim_end_matches('*');
-                        let v = v.split(':').next().unwrap_or(v);
+                        let (v, prefix) = match v.split_once(':') {
+                            Some((name, n)) => (
+                                name,
+                                Some(
+                                    n.parse::<usize>()
+                                        .ok()
+                                        .filter(|n| (1..10_000).contains(n))
+                                        .ok_or_else(|| format!("bad prefix length '{n}'"))?,
+                                ),
+                            ),
+                            None => (v, None),
+                        };
                         if v.is_empty()
                             || !v.chars().all(|c| {
                                 c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '%'
@@ -70,7 +100,13 @@ impl UriTemplate {
                             return Err(format!("bad variable name '{v}'"));
                         }
                         vars.push(v.to_string());
+                        spec.push(VarSpec {
+                            name: v.to_string(),
+                            explode,
+                            prefix,
+                        });
                     }
+                    specs.push((op, spec));
                     parts.push(Part::Expr { op, vars });
                     rest = &rest[end + 1..];
                 }
@@ -83,6 +119,7 @@ impl UriTemplate {
         Ok(Self {
             source: s.to_string(),
             parts,
+            specs,
             program,
         })
     }
@@ -105,6 +142,27 @@ impl UriTemplate {
             Part::Expr { vars, .. } => vars.iter().map(String::as_str).collect::<Vec<_>>(),
             Part::Lit(_) => Vec::new(),
         })
+    }
+
+    /// The URI this template stands for with these values (RFC 6570 section 3, every level): a
+    /// string, number or boolean is one value, an array a list, an object an associative array;
+    /// a variable that is missing, null, or an empty list or object is undefined and leaves
+    /// nothing (not even its operator's separator). Literal text is kept, with the characters a
+    /// URI may not hold percent-encoded (section 3.1).
+    pub fn expand(&self, values: &Map<String, Value>) -> String {
+        let mut out = String::new();
+        let mut specs = self.specs.iter();
+        for part in &self.parts {
+            match part {
+                Part::Lit(l) => encode_into(&mut out, l, true),
+                Part::Expr { .. } => {
+                    if let Some((op, vars)) = specs.next() {
+                        expand_expr(&mut out, *op, vars, values);
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// The variables of `uri` if it matches this template.
@@ -133,15 +191,8 @@ impl UriTemplate {
             if matches!(op, Some('?' | '&' | ';')) {
                 let chunk = span(k);
                 k += 1;
-                for pair in chunk.into_iter().flat_map(|c| c.split(['&', ';'])) {
-                    if let Some((key, v)) = pair.split_once('=') {
-                        if vars.iter().any(|x| x == key) {
-                            let Some(value) = decode(v).filter(|v| safe_value(*op, v)) else {
-                                return (None, steps);
-                            };
-                            out.insert(key.to_string(), Value::String(value));
-                        }
-                    }
+                if !self.take_pairs(chunk.unwrap_or(""), *op, vars, &mut out, true) {
+                    return (None, steps);
                 }
                 continue;
             }
@@ -155,6 +206,59 @@ impl UriTemplate {
             }
         }
         (Some(out), steps)
+    }
+}
+
+impl UriTemplate {
+    /// Is `key` a variable of a query expression (`{?x}` or `{&x}`) of this template, and with the
+    /// explode modifier? A query chunk may hold the pairs of later `{&x}` expressions too.
+    fn query_var(&self, key: &str) -> Option<bool> {
+        self.specs
+            .iter()
+            .filter(|(op, _)| matches!(op, Some('?' | '&')))
+            .flat_map(|(_, vars)| vars)
+            .find(|v| v.name == key)
+            .map(|v| v.explode)
+    }
+
+    /// Read the `key=value` pairs of a query or path-style chunk into `out`: a key of this
+    /// expression (for `?` and `&`, of any query expression), its value percent-decoded; an
+    /// exploded variable collects every repetition into a list. `false` when a value does not
+    /// decode or (with `check`) is one [`safe_value`] refuses.
+    fn take_pairs(
+        &self,
+        chunk: &str,
+        op: Option<char>,
+        vars: &[String],
+        out: &mut Map<String, Value>,
+        check: bool,
+    ) -> bool {
+        for pair in chunk.split(['&', ';']) {
+            let Some((key, v)) = pair.split_once('=') else {
+                continue;
+            };
+            let explode = if op == Some(';') {
+                vars.iter().any(|x| x == key).then_some(false)
+            } else {
+                self.query_var(key)
+            };
+            let Some(explode) = explode else { continue };
+            let Some(value) = decode(v).filter(|v| !check || safe_value(op, v)) else {
+                return false;
+            };
+            if explode {
+                match out
+                    .entry(key.to_string())
+                    .or_insert_with(|| Value::Array(Vec::new()))
+                {
+                    Value::Array(items) => items.push(Value::String(value)),
+                    other => *other = Value::Array(vec![Value::String(value)]),
+                }
+            } else {
+                out.insert(key.to_string(), Value::String(value));
+            }
+        }
+        true
     }
 }
 
@@ -437,13 +541,8 @@ impl UriTemplate {
                         return self.match_from(i + 1, s, out);
                     };
                     let end = r.find(stop).unwrap_or(r.len());
-                    for pair in r[..end].split(['&', ';']) {
-                        if let Some((k, v)) = pair.split_once('=') {
-                            if vars.iter().any(|x| x == k) {
-                                let Some(v) = decode(v) else { return false };
-                                out.insert(k.to_string(), Value::String(v));
-                            }
-                        }
+                    if !self.take_pairs(&r[..end], *op, vars, out, false) {
+                        return false;
                     }
                     return self.match_from(i + 1, &r[end..], out);
                 }

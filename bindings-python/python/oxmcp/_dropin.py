@@ -92,6 +92,7 @@ MIRRORS: dict[str, str] = {
     "fastmcp.resources": "oxmcp.resources",
     "fastmcp.resources.base": "oxmcp.resources.base",
     "fastmcp.resources.function_resource": "oxmcp.resources.function_resource",
+    "fastmcp.resources.security": "oxmcp.resources.security",
     "fastmcp.resources.template": "oxmcp.resources.template",
     "fastmcp.resources.types": "oxmcp.resources.types",
     "fastmcp.tools.tool": "oxmcp.tools.tool",

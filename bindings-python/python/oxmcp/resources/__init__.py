@@ -4,8 +4,9 @@
 
 from .base import Resource, ResourceContent, ResourceResult
 from .function_resource import FunctionResource, resource
+from .security import ResourceSecurity
 from .template import ResourceTemplate
 from .types import BinaryResource, DirectoryResource, FileResource, TextResource
 
 __all__ = ["BinaryResource", "DirectoryResource", "FileResource", "FunctionResource", "Resource",
-           "ResourceContent", "ResourceResult", "ResourceTemplate", "TextResource", "resource"]
+           "ResourceContent", "ResourceResult", "ResourceSecurity", "ResourceTemplate", "TextResource", "resource"]

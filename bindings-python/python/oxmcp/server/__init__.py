@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["FastMCP", "InitializationOptions", "MCPServer", "NotificationOptions", "Server", "ServerRequestContext"]
+__all__ = ["FastMCP", "InitializationOptions", "MCPServer", "NotificationOptions", "Server", "ServerRequestContext", "create_proxy"]
 
 
 def __getattr__(name: str) -> Any:
@@ -34,3 +34,10 @@ def __getattr__(name: str) -> Any:
 
         return FastMCP
     raise AttributeError(f"module 'oxmcp.server' has no attribute {name!r}")
+
+
+def create_proxy(target: Any, **_: Any) -> Any:
+    """FastMCP's ``create_proxy``: a server that forwards every request to another one. oxmcp does
+    not proxy servers (as ``mount(as_proxy=True)``), so this refuses with the way to do it."""
+    raise TypeError("create_proxy: oxmcp does not proxy servers; mount the server object itself "
+                    "(FastMCP.mount), or serve it and connect a client to it")
