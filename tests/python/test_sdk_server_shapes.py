@@ -82,6 +82,10 @@ def test_tool_and_resource_failures_answer_and_log_as_the_sdk(caplog: pytest.Log
     def row(row: str) -> str:
         raise RuntimeError("backend down")
 
+    @mcp.prompt()
+    def brief(topic: str, tone: str) -> str:
+        return topic
+
     async def main() -> list[object]:
         out: list[object] = []
         async with Client(mcp) as client:
@@ -92,6 +96,9 @@ def test_tool_and_resource_failures_answer_and_log_as_the_sdk(caplog: pytest.Log
                 with pytest.raises(McpError) as exc:
                     await client.read_resource(uri)
                 out.append((exc.value.error.code, exc.value.error.message, exc.value.error.data))
+            with pytest.raises(McpError) as exc:
+                await client.get_prompt("brief", {"topic": "x"})
+            out.append((exc.value.error.code, exc.value.error.message))
         return out
 
     caplog.set_level(logging.INFO)
@@ -103,6 +110,7 @@ def test_tool_and_resource_failures_answer_and_log_as_the_sdk(caplog: pytest.Log
         (-32603, "table users is being rebuilt", {"uri": "db://tables/users"}),
         (-32603, "Error creating resource from template db://rows/1", {"uri": "db://rows/1"}),
         (-32602, "Unknown resource: nope://x", {"uri": "nope://x"}),
+        (-32602, "Missing required arguments: {'tone'}"),
     ]
     assert _records(caplog) == [
         ("INFO", "Tool 'refuse' failed: 'Error executing tool refuse: not today'", False),
@@ -177,3 +185,11 @@ def test_lowlevel_request_handlers_by_request_class() -> None:
     assert (listed.root.prompts[0].name, listed.root.nextCursor) == ("p-c1", "n")
     assert read_result.root.contents[0].text == "text of file:///a"
     assert types.ListToolsRequest not in server.request_handlers
+
+
+def test_audio_mime_types_follow_the_frameworks_table() -> None:
+    from oxmcp.server.mcpserver import Audio
+
+    assert [Audio(path=p).mime_type for p in ("a.wav", "a.mp3", "a.unknown")] == [
+        "audio/wav", "audio/mpeg", "application/octet-stream"]
+    assert Audio(data=b"x", format="flac").mime_type == "audio/flac"

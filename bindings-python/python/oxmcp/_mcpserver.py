@@ -63,7 +63,7 @@ class MCPServer(FastMCP):
         from .server._context_middleware import MiddlewareList
 
         self._context_middleware = MiddlewareList(self, lambda: self.lifespan_context, context_middleware)
-        self._middleware.append(_SdkNotFoundText())
+        self._middleware.append(_SdkNotFoundText(self))
         self.dependencies: list[str] = list(kwargs.get("dependencies") or ())
         for resource in resources:  # the SDK's seeded components
             self.add_resource(resource)
@@ -405,14 +405,18 @@ class LegacyFastMCP(MCPServer):
 
 
 class _SdkNotFoundText:
-    """A link of the core's chain on ``resources/read``: the core's not-found answer (-32602, the
-    same for a URI no resource has and for a template value refused) worded as the SDK words it,
-    "Unknown resource: <uri>". The code, the data and every other answer pass through."""
+    """A link of the core's chain on ``resources/read`` and ``prompts/get``: two of the core's
+    -32602 answers worded as the SDK words them. Not found (the same for a URI no resource has and
+    for a template value refused) is "Unknown resource: <uri>"; a prompt's missing arguments are
+    "Missing required arguments: {...}" (all of them). Codes, data and every other answer pass."""
 
     is_async = True
 
+    def __init__(self, server: MCPServer) -> None:
+        self.server = server
+
     def hooks(self) -> list[str]:
-        return ["resources/read"]
+        return ["prompts/get", "resources/read"]
 
     def call_sync(self, payload: Any, native_ctx: Any = None) -> tuple[str, Any]:  # pragma: no cover
         import asyncio
@@ -431,10 +435,19 @@ class _SdkNotFoundText:
         except RequestCancelled:
             return ("cancelled", None)
         except McpError as exc:
-            message = exc.message
-            if exc.code == -32602 and message == "Resource not found":
-                message = f"Unknown resource: {params.get('uri')}"
-            return ("mcp_error", (exc.code, message, exc.data))
+            return ("mcp_error", (exc.code, self._message(exc, params), exc.data))
+
+    def _message(self, exc: Any, params: dict[str, Any]) -> str:
+        if exc.code != -32602:
+            return str(exc.message)
+        if exc.message == "Resource not found":
+            return f"Unknown resource: {params.get('uri')}"
+        prompt = self.server._prompts.get(str(params.get("name")))
+        if prompt is not None and str(exc.message).startswith("Missing required argument: "):
+            given = params.get("arguments") or {}
+            missing = {a["name"] for a in prompt.arguments if a.get("required") and a["name"] not in given}
+            return f"Missing required arguments: {missing}"
+        return str(exc.message)
 
 
 def _is_resource_object(value: Any) -> bool:

@@ -116,7 +116,7 @@ class Prompt(BaseModel):
         arguments = [PromptArgument(name=pname, description=prop.get("description"), required=pname in required)
                      for pname, prop in schema.get("properties", {}).items()]
         return cls(name=fn_name, title=title, description=description or fn.__doc__ or "", arguments=arguments,
-                   fn=validate_call(fn), icons=icons,
+                   fn=validate_call(fn, config={"arbitrary_types_allowed": True}), icons=icons,
                    context_kwarg=context_kwarg if context_kwarg is not None else info.context_param)
 
     async def render(self, arguments: dict[str, Any] | None = None, context: Any = None) -> list[Message]:
