@@ -13,3 +13,17 @@ cd "$ROOT/bindings-python/spec"
   --base-class oxmcp.types._base.SpecModel --collapse-root-models \
   --allow-extra-fields --allow-population-by-field-name --use-union-operator --use-standard-collections --field-constraints --use-subclass-enum --use-one-literal-as-default --type-mappings "string+byte=string" \
   --formatters black isort --output "$OUT" 2>/dev/null
+# The SDKs' request models (``ListToolsRequest(params=...)``) carry no JSON-RPC id: it belongs to the
+# envelope. The schema's request types extend JSONRPCRequest, so their id is made optional here
+# (JSONRPCRequest's own stays required).
+"$ROOT/.venv/bin/python" - "$OUT" <<'PY'
+import re
+import sys
+
+path = sys.argv[1]
+text = open(path).read()
+required = re.compile(r"    id: str \| int = Field\(\n        \.\.\., (description='A uniquely identifying ID for a "
+                      r"request in JSON-RPC\.')\n    \)\n(    jsonrpc: Literal\['2\.0'\] = '2\.0'\n    method: Literal\[)")
+text = required.sub(r"    id: str | int | None = Field(\n        None, \1\n    )\n\2", text)
+open(path, "w").write(text)
+PY

@@ -519,6 +519,15 @@ impl NativeServer {
             .map_err(pyo3::exceptions::PyValueError::new_err)
     }
 
+    /// Declare exactly `capabilities` (a `ServerCapabilities` dict), or None to compute them from
+    /// what is registered again: the SDK shapes declare what their framework would.
+    #[pyo3(signature = (capabilities=None))]
+    fn declare_exactly(&self, capabilities: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let caps = capabilities.map(from_py).transpose()?;
+        self.server.declare_exactly(caps);
+        Ok(())
+    }
+
     fn tool_names(&self) -> Vec<String> {
         self.server.tool_names()
     }

@@ -98,8 +98,10 @@ async def test_lifespan_context_both_spellings() -> None:
 
 
 async def test_mask_error_details_defaults() -> None:
-    for cls, masked, text in ((FastMCP, False, "Error calling tool 'boom': bad 1"),
-                              (MCPServer, True, "Error executing tool boom")):
+    # A ToolError's text reaches the model: as it is (FastMCP), under the tool's name (the SDK).
+    for cls, masked, text, refusal in ((FastMCP, False, "Error calling tool 'boom': bad 1", "shown to the model"),
+                                       (MCPServer, True, "Error executing tool boom",
+                                        "Error executing tool refused: shown to the model")):
         s = cls("e")
 
         @s.tool()  # (MCPServer refuses an uncalled decorator, as the SDK does)
@@ -113,7 +115,7 @@ async def test_mask_error_details_defaults() -> None:
         assert s.mask_error_details is masked
         async with Client(s) as c:
             assert (await c.call_tool("boom", {"x": 1}))["content"][0]["text"] == text
-            assert (await c.call_tool("refused"))["content"][0]["text"] == "shown to the model"
+            assert (await c.call_tool("refused"))["content"][0]["text"] == refusal
     s = FastMCP("m", mask_error_details=True)
 
     @s.tool

@@ -103,5 +103,6 @@ def test_mcpserver_applies_the_resource_security_policy_before_the_function() ->
                     out.append(f"{exc.code} {exc.message}")
         return out
 
-    assert anyio.run(main) == ["-32602 Resource not found", "ok"]
+    # Refused as a URI no resource has, in the SDK's words.
+    assert anyio.run(main) == ["-32602 Unknown resource: data://items/x:y", "ok"]
     assert calls == ["ok"]

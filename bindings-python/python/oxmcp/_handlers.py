@@ -89,7 +89,7 @@ class _Entry:
         except BaseException as exc:  # every failure becomes a result or an error
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
-            return self._failed(exc)
+            return self._failed(exc, payload)
         finally:
             # Pool threads are reused: a context left here would keep the request's sink open.
             current_context.set(None)
@@ -106,7 +106,7 @@ class _Entry:
         except (RequestCancelled, asyncio.CancelledError):
             return ("cancelled", None)
         except Exception as exc:  # noqa: BLE001
-            return self._failed(exc)
+            return self._failed(exc, payload)
         finally:
             current_context.set(None)
 
@@ -117,7 +117,7 @@ class _Entry:
     def _finish(self, payload: Any, value: Any) -> Outcome:
         raise NotImplementedError
 
-    def _failed(self, exc: BaseException) -> Outcome:
+    def _failed(self, exc: BaseException, payload: Any = None) -> Outcome:
         raise NotImplementedError
 
     def _debug(self) -> bool:
@@ -236,18 +236,24 @@ class ToolEntry(_Entry):
             result["_meta"] = {**(result.get("_meta") or {}), "fastmcp": {"wrap_result": True}}
         return ("ok", result)
 
-    def _failed(self, exc: BaseException) -> Outcome:
+    def _failed(self, exc: BaseException, payload: Any = None) -> Outcome:
         if isinstance(exc, _InvalidArguments):
             return ("invalid_arguments", exc.violations)
         # A compatibility layer may log a failure as its framework does (FastMCP's records).
         log_failure = getattr(self.server, "_log_tool_failure", None)
         if isinstance(exc, ToolError):
+            anticipated = getattr(self.server, "_tool_error_anticipated", None)  # the SDK's wording and log
+            if anticipated is not None:
+                return ("ok", error_result(anticipated(self.name, exc)))
             if log_failure is not None:
                 log_failure(self.name, exc)
             return ("ok", error_result(str(exc)))
         if isinstance(exc, McpError):
             return ("mcp_error", (exc.code, exc.message, exc.data))
-        if log_failure is not None:
+        crashed = getattr(self.server, "_log_tool_crash", None)
+        if crashed is not None:
+            crashed(self.name, exc)
+        elif log_failure is not None:
             log_failure(self.name, exc)
         else:
             _log.error("tool %r raised", self.name, exc_info=exc)
@@ -321,7 +327,10 @@ class ResourceEntry(_Entry):
         return ("ok", normalize_resource_result(value, (payload or {}).get("uri") or self.uri, self.mime_type,
                                                 getattr(self.server, "_resource_json", None)))
 
-    def _failed(self, exc: BaseException) -> Outcome:
+    def _failed(self, exc: BaseException, payload: Any = None) -> Outcome:
+        sdk = getattr(self.server, "_resource_failed", None)  # the SDK's codes, texts and log records
+        if sdk is not None and not isinstance(exc, McpError):
+            return sdk((payload or {}).get("uri") or self.uri, exc, self.is_template)
         if isinstance(exc, McpError):
             return ("mcp_error", (exc.code, exc.message, exc.data))
         if isinstance(exc, ResourceError):
@@ -384,7 +393,7 @@ class PromptEntry(_Entry):
     def _finish(self, payload: Any, value: Any) -> Outcome:
         return ("ok", normalize_prompt_result(value, self.info.description))
 
-    def _failed(self, exc: BaseException) -> Outcome:
+    def _failed(self, exc: BaseException, payload: Any = None) -> Outcome:
         if isinstance(exc, _InvalidArguments):
             return ("invalid_arguments", exc.violations)
         if isinstance(exc, McpError):

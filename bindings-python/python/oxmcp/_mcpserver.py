@@ -8,15 +8,20 @@ template values, and the options oxmcp refuses rather than ignore (a subscriptio
 from __future__ import annotations
 
 import inspect
+import logging
 from collections.abc import Callable
 from typing import Any
 
-from ._errors import ToolError
+from ._errors import ResourceError, ToolError
 from ._fastmcp import FastMCP, _dump
 from ._handlers import TemplateMismatch, template_variables
 from ._server import _Listing
 
 __all__ = ["LegacyFastMCP", "MCPServer"]
+
+_log = logging.getLogger("oxmcp")
+#: The logger the SDK's MCPServer writes its handler failures to (servers filter and test by it).
+_sdk_log = logging.getLogger("mcp.server.mcpserver.server")
 
 
 class MCPServer(FastMCP):
@@ -38,16 +43,71 @@ class MCPServer(FastMCP):
                             "is served by the core's own fan-out")
         from .server.mcpserver.resources import DEFAULT_RESOURCE_SECURITY
 
+        #: Whether ``subscriptions/listen`` is served (the SDK's ``subscriptions=False`` turns it off).
+        self._listen_served = bus is not False
+        self._completion_handler = False
+
         # The SDK's checks on template values (absolute paths, NUL bytes ...), applied before a
         # template's function runs; the core's refusals of values that leave the template stay.
         self._resource_security = kwargs.get("resource_security") or DEFAULT_RESOURCE_SECURITY
         self._resource_policies: dict[str, Any] = {}
+        if kwargs.pop("extensions", None):
+            # SEP-2133 extensions contribute tools, methods and a tools/call interceptor: served
+            # without them, the server would answer what it was not written to.
+            raise TypeError("MCPServer(extensions=[...]) is not supported by oxmcp")
+        self._warn_duplicate_tools = kwargs.get("warn_on_duplicate_tools", True) is not False
+        resources = list(kwargs.pop("resources", None) or ())
         # mcp 2.x's `middleware=` is the context tier (`fn(ctx, call_next)`), not FastMCP's classes.
         context_middleware = kwargs.pop("middleware", None) or ()
         super().__init__(name, instructions, **kwargs)
         from .server._context_middleware import MiddlewareList
 
         self._context_middleware = MiddlewareList(self, lambda: self.lifespan_context, context_middleware)
+        self._middleware.append(_SdkNotFoundText(self))
+        self.dependencies: list[str] = list(kwargs.get("dependencies") or ())
+        for resource in resources:  # the SDK's seeded components
+            self.add_resource(resource)
+
+    # The SDK's tool-failure texts and records, on its server module's logger: a ToolError is an
+    # anticipated failure (INFO, no traceback), anything else a crash (ERROR, with its traceback).
+    def _tool_error_anticipated(self, name: str, exc: BaseException) -> str:
+        text = f"Error executing tool {name}: {exc}"
+        _sdk_log.info("Tool %r failed: %r", name, text)
+        return text
+
+    def _log_tool_crash(self, name: str, exc: BaseException) -> None:
+        _sdk_log.error("Tool %r raised an unexpected exception", name, exc_info=exc)
+
+    def _resource_failed(self, uri: str, exc: BaseException, template: bool) -> Any:
+        """A resource function's failure as the SDK answers it: ``ResourceNotFoundError`` is -32602,
+        another ``ResourceError`` -32603 with its text (both logged at INFO), a crash -32603
+        "Error reading resource <uri>" ("Error creating resource from template <uri>" for a
+        template; logged at ERROR with its traceback); ``data`` names the URI."""
+        from .server.mcpserver.exceptions import ResourceNotFoundError, UnexpectedResourceError
+
+        if isinstance(exc, ResourceError) and not isinstance(exc, UnexpectedResourceError):
+            _sdk_log.info("Resource %r failed: %r", uri, str(exc))
+            code = -32602 if isinstance(exc, ResourceNotFoundError) else -32603
+            return ("mcp_error", (code, str(exc), {"uri": uri}))
+        _sdk_log.error("Resource %r raised an unexpected exception", uri, exc_info=exc)
+        text = "Error creating resource from template" if template else "Error reading resource"
+        return ("mcp_error", (-32603, f"{text} {uri}", {"uri": uri}))
+
+    def _build_native(self) -> Any:
+        native = super()._build_native()
+        native.declare_exactly(self._sdk_capabilities())
+        return native
+
+    def _sdk_capabilities(self) -> dict[str, Any]:
+        """What the SDK's ``MCPServer`` declares: tools, resources and prompts, whose change flags
+        say whether ``subscriptions/listen`` is served; completions once a completion handler is
+        set; no logging (it registers no ``logging/setLevel`` handler)."""
+        on = self._listen_served
+        caps: dict[str, Any] = {"prompts": {"listChanged": on}, "resources": {"subscribe": on, "listChanged": on},
+                                "tools": {"listChanged": on}}
+        if self._completion_handler or self._completions:
+            caps["completions"] = {}
+        return caps
 
     def __class_getitem__(cls, item: Any) -> Any:
         return cls  # ``MCPServer[AppState]`` in a lifespan's annotation, as with the SDK's generic class
@@ -84,8 +144,19 @@ class MCPServer(FastMCP):
 
     def add_tool(self, fn: Any, **kwargs: Any) -> Any:  # type: ignore[override]
         from .server.mcpserver.resolve import refuse_resolvers
+        from .server.mcpserver.tools import Tool
 
+        if isinstance(fn, Tool):  # an SDK component (``MCPServer(tools=[Tool.from_function(...)])``)
+            kwargs = {"name": fn.name, "title": fn.title, "description": fn.description, "icons": fn.icons,
+                      "annotations": fn.annotations, "meta": fn.meta, **kwargs}
+            fn = fn.fn
         refuse_resolvers(getattr(fn, "fn", fn))
+        # The SDK's tool manager keeps the first of two tools by one name, with a warning.
+        existing = self._tools.get(str(kwargs.get("name") or getattr(fn, "__name__", "")))
+        if existing is not None and not kwargs.get("replace") and existing.origin is None and self._origin is None:
+            if self._warn_duplicate_tools:
+                _log.warning("Tool already exists: %s", existing.name)
+            return existing
         return super().add_tool(fn, **kwargs)
 
     def _prepare_tool(self, fn: Any, kwargs: dict[str, Any]) -> tuple[Any, dict[str, Any]] | None:
@@ -189,6 +260,29 @@ class MCPServer(FastMCP):
             entry.info.description = ""
         return entry
 
+    # The SDK's managers, which real servers reach into: views over this server's registry.
+    _resources_module = "oxmcp.server.mcpserver.resources"
+
+    @property
+    def _tool_manager(self) -> Any:
+        from .server.mcpserver.tools import ToolManager
+
+        return ToolManager(self)
+
+    @property
+    def _resource_manager(self) -> Any:
+        import importlib
+
+        from .server.mcpserver.managers import ResourceManager
+
+        return ResourceManager(self, importlib.import_module(self._resources_module))
+
+    @property
+    def _prompt_manager(self) -> Any:
+        from .server.mcpserver.managers import PromptManager
+
+        return PromptManager(self)
+
     @property
     def _mcp_server(self) -> Any:
         """The server the SDK's in-memory client takes (``create_connected_server_and_client_session(
@@ -246,8 +340,10 @@ class MCPServer(FastMCP):
             link = CompletionLink(fn)
             with self._lock:
                 self._middleware.append(link)
+                self._completion_handler = True
                 if self._native is not None:
                     self._native.add_middleware(link, True, link.hooks())
+                    self._native.declare_exactly(self._sdk_capabilities())
             return fn
         return deco
 
@@ -259,6 +355,8 @@ class LegacyFastMCP(MCPServer):
     _default_mask = False
     _handshake_only = True
     _template_policy = False  # mcp 1.x has no ResourceSecurity: its templates take any one-segment value
+    _resource_failed = None  # type: ignore[assignment]  # mcp 1.x answers a resource's failure as oxmcp does
+    _resources_module = "oxmcp.server.fastmcp.resources"
 
     def __init__(self, name: str | None = None, instructions: str | None = None, **kwargs: Any) -> None:
         from .server.fastmcp.settings import Settings
@@ -271,6 +369,16 @@ class LegacyFastMCP(MCPServer):
             given["transport_security"] = loopback_settings(given.get("host", "127.0.0.1"))
         given["dependencies"] = list(given.get("dependencies") or ())
         self._settings = Settings(**given)
+
+    def _sdk_capabilities(self) -> dict[str, Any]:
+        # mcp 1.x speaks the handshake era only: its change flags are NotificationOptions' (all
+        # off by default), and it serves no resources/subscribe.
+        caps = super()._sdk_capabilities()
+        for value in caps.values():
+            for key in ("listChanged", "subscribe"):
+                if key in value:
+                    value[key] = False
+        return caps
 
     @property
     def settings(self) -> Any:
@@ -294,6 +402,52 @@ class LegacyFastMCP(MCPServer):
         from ._versions import framework_version
 
         return framework_version("mcp", major="1")
+
+
+class _SdkNotFoundText:
+    """A link of the core's chain on ``resources/read`` and ``prompts/get``: two of the core's
+    -32602 answers worded as the SDK words them. Not found (the same for a URI no resource has and
+    for a template value refused) is "Unknown resource: <uri>"; a prompt's missing arguments are
+    "Missing required arguments: {...}" (all of them). Codes, data and every other answer pass."""
+
+    is_async = True
+
+    def __init__(self, server: MCPServer) -> None:
+        self.server = server
+
+    def hooks(self) -> list[str]:
+        return ["prompts/get", "resources/read"]
+
+    def call_sync(self, payload: Any, native_ctx: Any = None) -> tuple[str, Any]:  # pragma: no cover
+        import asyncio
+
+        return asyncio.run(self.call_async(payload, native_ctx))
+
+    async def call_async(self, payload: Any, native_ctx: Any = None) -> tuple[str, Any]:
+        from ._errors import InputRequired, McpError, RequestCancelled
+        from .server.middleware import native_next
+
+        params = dict(payload.get("params") or {})
+        try:
+            return ("ok", await native_next(native_ctx, params))
+        except InputRequired:
+            return ("input_required", None)  # the core keeps the request's input round
+        except RequestCancelled:
+            return ("cancelled", None)
+        except McpError as exc:
+            return ("mcp_error", (exc.code, self._message(exc, params), exc.data))
+
+    def _message(self, exc: Any, params: dict[str, Any]) -> str:
+        if exc.code != -32602:
+            return str(exc.message)
+        if exc.message == "Resource not found":
+            return f"Unknown resource: {params.get('uri')}"
+        prompt = self.server._prompts.get(str(params.get("name")))
+        if prompt is not None and str(exc.message).startswith("Missing required argument: "):
+            given = params.get("arguments") or {}
+            missing = {a["name"] for a in prompt.arguments if a.get("required") and a["name"] not in given}
+            return f"Missing required arguments: {missing}"
+        return str(exc.message)
 
 
 def _is_resource_object(value: Any) -> bool:

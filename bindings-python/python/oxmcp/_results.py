@@ -7,7 +7,7 @@ import json
 import mimetypes
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pydantic
 from pydantic import BaseModel
@@ -108,6 +108,22 @@ class Audio(_Binary):
 
     _kind = "audio"
     _default_mime = "audio/wav"
+    # The frameworks' own table (FastMCP's; the mcp SDK's is its subset), not the system's
+    # mimetypes (which says audio/x-wav): a format outside it is audio/<format>, a suffix outside
+    # it application/octet-stream.
+    _TABLE: ClassVar[dict[str, str]] = {"wav": "audio/wav", "mp3": "audio/mpeg", "ogg": "audio/ogg", "m4a": "audio/mp4",
+                                        "flac": "audio/flac", "opus": "audio/ogg", "aac": "audio/aac",
+                                        "webm": "audio/webm", "aiff": "audio/aiff", "aif": "audio/aiff"}
+
+    @property
+    def mime_type(self) -> str:
+        if self._mime:
+            return self._mime
+        if self.format:
+            return self._TABLE.get(self.format.lower(), f"audio/{self.format.lower()}")
+        if self.path is not None:
+            return self._TABLE.get(self.path.suffix.lower().lstrip("."), "application/octet-stream")
+        return self._default_mime
 
     def to_audio_content(self, mime_type: str | None = None, annotations: Any = None) -> Any:
         return self._model("AudioContent", mime_type, annotations)

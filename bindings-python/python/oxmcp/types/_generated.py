@@ -1287,8 +1287,8 @@ class CancelTaskRequest(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    id: str | int = Field(
-        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    id: str | int | None = Field(
+        None, description='A uniquely identifying ID for a request in JSON-RPC.'
     )
     jsonrpc: Literal['2.0'] = '2.0'
     method: Literal['tasks/cancel'] = 'tasks/cancel'
@@ -1418,8 +1418,8 @@ class GetTaskPayloadRequest(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    id: str | int = Field(
-        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    id: str | int | None = Field(
+        None, description='A uniquely identifying ID for a request in JSON-RPC.'
     )
     jsonrpc: Literal['2.0'] = '2.0'
     method: Literal['tasks/result'] = 'tasks/result'
@@ -1431,8 +1431,8 @@ class GetTaskRequest(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    id: str | int = Field(
-        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    id: str | int | None = Field(
+        None, description='A uniquely identifying ID for a request in JSON-RPC.'
     )
     jsonrpc: Literal['2.0'] = '2.0'
     method: Literal['tasks/get'] = 'tasks/get'
@@ -1552,8 +1552,8 @@ class ListRootsRequest(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    id: str | int = Field(
-        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    id: str | int | None = Field(
+        None, description='A uniquely identifying ID for a request in JSON-RPC.'
     )
     jsonrpc: Literal['2.0'] = '2.0'
     method: Literal['roots/list'] = 'roots/list'
@@ -1610,8 +1610,8 @@ class PingRequest(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    id: str | int = Field(
-        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    id: str | int | None = Field(
+        None, description='A uniquely identifying ID for a request in JSON-RPC.'
     )
     jsonrpc: Literal['2.0'] = '2.0'
     method: Literal['ping'] = 'ping'
@@ -1680,8 +1680,8 @@ class ReadResourceRequest(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    id: str | int = Field(
-        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    id: str | int | None = Field(
+        None, description='A uniquely identifying ID for a request in JSON-RPC.'
     )
     jsonrpc: Literal['2.0'] = '2.0'
     method: Literal['resources/read'] = 'resources/read'
@@ -1836,8 +1836,8 @@ class SetLevelRequest(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    id: str | int = Field(
-        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    id: str | int | None = Field(
+        None, description='A uniquely identifying ID for a request in JSON-RPC.'
     )
     jsonrpc: Literal['2.0'] = '2.0'
     method: Literal['logging/setLevel'] = 'logging/setLevel'
@@ -1855,8 +1855,8 @@ class SubscribeRequest(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    id: str | int = Field(
-        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    id: str | int | None = Field(
+        None, description='A uniquely identifying ID for a request in JSON-RPC.'
     )
     jsonrpc: Literal['2.0'] = '2.0'
     method: Literal['resources/subscribe'] = 'resources/subscribe'
@@ -2012,8 +2012,8 @@ class UnsubscribeRequest(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    id: str | int = Field(
-        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    id: str | int | None = Field(
+        None, description='A uniquely identifying ID for a request in JSON-RPC.'
     )
     jsonrpc: Literal['2.0'] = '2.0'
     method: Literal['resources/unsubscribe'] = 'resources/unsubscribe'
@@ -2025,8 +2025,8 @@ class CallToolRequest(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    id: str | int = Field(
-        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    id: str | int | None = Field(
+        None, description='A uniquely identifying ID for a request in JSON-RPC.'
     )
     jsonrpc: Literal['2.0'] = '2.0'
     method: Literal['tools/call'] = 'tools/call'
@@ -2055,8 +2055,8 @@ class CompleteRequest(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    id: str | int = Field(
-        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    id: str | int | None = Field(
+        None, description='A uniquely identifying ID for a request in JSON-RPC.'
     )
     jsonrpc: Literal['2.0'] = '2.0'
     method: Literal['completion/complete'] = 'completion/complete'
@@ -2127,8 +2127,8 @@ class GetPromptRequest(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    id: str | int = Field(
-        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    id: str | int | None = Field(
+        None, description='A uniquely identifying ID for a request in JSON-RPC.'
     )
     jsonrpc: Literal['2.0'] = '2.0'
     method: Literal['prompts/get'] = 'prompts/get'
@@ -2147,8 +2147,8 @@ class InitializeRequest(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    id: str | int = Field(
-        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    id: str | int | None = Field(
+        None, description='A uniquely identifying ID for a request in JSON-RPC.'
     )
     jsonrpc: Literal['2.0'] = '2.0'
     method: Literal['initialize'] = 'initialize'
@@ -2186,8 +2186,8 @@ class ListPromptsRequest(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    id: str | int = Field(
-        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    id: str | int | None = Field(
+        None, description='A uniquely identifying ID for a request in JSON-RPC.'
     )
     jsonrpc: Literal['2.0'] = '2.0'
     method: Literal['prompts/list'] = 'prompts/list'
@@ -2216,8 +2216,8 @@ class ListResourceTemplatesRequest(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    id: str | int = Field(
-        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    id: str | int | None = Field(
+        None, description='A uniquely identifying ID for a request in JSON-RPC.'
     )
     jsonrpc: Literal['2.0'] = '2.0'
     method: Literal['resources/templates/list'] = 'resources/templates/list'
@@ -2246,8 +2246,8 @@ class ListResourcesRequest(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    id: str | int = Field(
-        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    id: str | int | None = Field(
+        None, description='A uniquely identifying ID for a request in JSON-RPC.'
     )
     jsonrpc: Literal['2.0'] = '2.0'
     method: Literal['resources/list'] = 'resources/list'
@@ -2276,8 +2276,8 @@ class ListTasksRequest(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    id: str | int = Field(
-        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    id: str | int | None = Field(
+        None, description='A uniquely identifying ID for a request in JSON-RPC.'
     )
     jsonrpc: Literal['2.0'] = '2.0'
     method: Literal['tasks/list'] = 'tasks/list'
@@ -2306,8 +2306,8 @@ class ListToolsRequest(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    id: str | int = Field(
-        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    id: str | int | None = Field(
+        None, description='A uniquely identifying ID for a request in JSON-RPC.'
     )
     jsonrpc: Literal['2.0'] = '2.0'
     method: Literal['tools/list'] = 'tools/list'
@@ -2495,8 +2495,8 @@ class ElicitRequest(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    id: str | int = Field(
-        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    id: str | int | None = Field(
+        None, description='A uniquely identifying ID for a request in JSON-RPC.'
     )
     jsonrpc: Literal['2.0'] = '2.0'
     method: Literal['elicitation/create'] = 'elicitation/create'
@@ -2721,8 +2721,8 @@ class CreateMessageRequest(SpecModel):
         extra='allow',
         populate_by_name=True,
     )
-    id: str | int = Field(
-        ..., description='A uniquely identifying ID for a request in JSON-RPC.'
+    id: str | int | None = Field(
+        None, description='A uniquely identifying ID for a request in JSON-RPC.'
     )
     jsonrpc: Literal['2.0'] = '2.0'
     method: Literal['sampling/createMessage'] = 'sampling/createMessage'

@@ -146,7 +146,7 @@ class FunctionResource(Resource):
         if fn_name == "<lambda>":
             raise ValueError("You must provide a name for lambda functions")
         return cls(uri=AnyUrl(uri), name=fn_name, title=title, description=description or fn.__doc__ or "",
-                   mime_type=mime_type or "text/plain", fn=validate_call(fn), icons=icons,
+                   mime_type=mime_type or "text/plain", fn=validate_call(config=ConfigDict(arbitrary_types_allowed=True))(fn), icons=icons,
                    annotations=annotations, meta=meta)
 
 
@@ -251,7 +251,7 @@ class ResourceTemplate(BaseModel):
             context_kwarg = info.context_param
         return cls(uri_template=uri_template, name=fn_name, title=title,
                    description=description or fn.__doc__ or "", mime_type=mime_type or "text/plain",
-                   icons=icons, annotations=annotations, meta=meta, fn=validate_call(fn),
+                   icons=icons, annotations=annotations, meta=meta, fn=validate_call(config=ConfigDict(arbitrary_types_allowed=True))(fn),
                    parameters=info.input_schema, context_kwarg=context_kwarg)
 
     def matches(self, uri: str) -> dict[str, Any] | None:

@@ -36,6 +36,7 @@ from ..._context import Context
 from ..._errors import InputRequired, McpError, RequestCancelled
 from ..middleware import native_next
 from .helper_types import ReadResourceContents
+from .request_handlers import LIST_KEYS, RequestHandlers, request_model, takes_argument
 
 __all__ = ["NotificationOptions", "Server", "request_ctx"]
 
@@ -264,7 +265,7 @@ class Server:
         self.name = name
         self.instructions = instructions
         self.lifespan = lifespan
-        self.request_handlers: dict[str, Callable[..., Any]] = {}
+        self.request_handlers: dict[Any, Callable[..., Any]] = RequestHandlers(self)
         #: Client notifications: mcp 1.x keys them by type (``types.ProgressNotification``); a method
         #: string works as well. See ``_on_session``.
         self.notification_handlers: dict[Any, Callable[..., Any]] = {}
@@ -629,50 +630,56 @@ class Server:
                 if method == "tools/list":
                     self._tool_cache = {t["name"]: t for t in body.get("tools", [])}
                 return body
-            if method == "tools/call":
-                try:
-                    out = await handler(params.get("name"), params.get("arguments") or {})
-                except (InputRequired, RequestCancelled):
-                    raise
-                except Exception as exc:  # noqa: BLE001  the SDK's rule: any exception is an isError result
-                    return {"content": [{"type": "text", "text": str(exc)}], "isError": True}
-                return self._tool_result(out)
-            if method == "tools/list":
-                tools = await handler()
-                listed = _dump(list(tools))
-                self._tool_cache = {t["name"]: t for t in listed}
-                return {"tools": listed}
-            if method == "resources/list":
-                return {"resources": _dump(list(await handler()))}
-            if method == "resources/templates/list":
-                return {"resourceTemplates": _dump(list(await handler()))}
-            if method == "resources/read":
-                uri = params.get("uri")
-                return {"contents": _contents(uri, await handler(_AnyUrl(uri)))}
-            if method == "prompts/list":
-                return {"prompts": _dump(list(await handler()))}
-            if method == "prompts/get":
-                return _dump(await handler(params.get("name"), params.get("arguments")))
-            if method == "completion/complete":
-                from ... import types
-
-                ref = params.get("ref") or {}
-                ref_model = (types.PromptReference(**ref) if ref.get("type") == "ref/prompt"
-                             else types.ResourceTemplateReference(**ref))
-                arg = types.CompletionArgument(**(params.get("argument") or {}))
-                context = params.get("context")
-                completion = await handler(ref_model, arg, types.CompletionContext(**context) if context else None)
-                body = _dump(completion) if completion is not None else {"values": [], "total": None, "hasMore": None}
-                return {"completion": {k: v for k, v in body.items() if v is not None}}
-            if method in ("resources/subscribe", "resources/unsubscribe"):
-                await handler(_AnyUrl(params.get("uri")))
-                return {}
-            if method == "logging/setLevel":
-                await handler(params.get("level"))
-                return {}
-            raise McpError(-32601, f"Method not found: {method}")
+            return await self._answer_v1(method, handler, params)
         finally:
             request_ctx.reset(token)
+
+    async def _answer_v1(self, method: str, handler: Callable[..., Any], params: dict[str, Any],
+                         request: Any = None) -> Any:
+        """An mcp 1.x handler's answer as the result's wire body. A list handler that takes a
+        parameter gets the request (``ListToolsRequest``, with its cursor), as 1.x passes it."""
+        if method == "tools/call":
+            try:
+                out = await handler(params.get("name"), params.get("arguments") or {})
+            except (InputRequired, RequestCancelled):
+                raise
+            except Exception as exc:  # noqa: BLE001  the SDK's rule: any exception is an isError result
+                return {"content": [{"type": "text", "text": str(exc)}], "isError": True}
+            return self._tool_result(out)
+        if method in LIST_KEYS:
+            if takes_argument(handler):
+                out = await handler(request if request is not None else request_model(method, params))
+            else:
+                out = await handler()
+            key = LIST_KEYS[method]
+            # A list of items, or (1.x with pagination) the whole result.
+            body = _dump(out) if hasattr(out, "model_dump") else {key: _dump(list(out))}
+            if method == "tools/list":
+                self._tool_cache = {t["name"]: t for t in body.get(key, [])}
+            return body
+        if method == "resources/read":
+            uri = params.get("uri")
+            return {"contents": _contents(uri, await handler(_AnyUrl(uri)))}
+        if method == "prompts/get":
+            return _dump(await handler(params.get("name"), params.get("arguments")))
+        if method == "completion/complete":
+            from ... import types
+
+            ref = params.get("ref") or {}
+            ref_model = (types.PromptReference(**ref) if ref.get("type") == "ref/prompt"
+                         else types.ResourceTemplateReference(**ref))
+            arg = types.CompletionArgument(**(params.get("argument") or {}))
+            context = params.get("context")
+            completion = await handler(ref_model, arg, types.CompletionContext(**context) if context else None)
+            body = _dump(completion) if completion is not None else {"values": [], "total": None, "hasMore": None}
+            return {"completion": {k: v for k, v in body.items() if v is not None}}
+        if method in ("resources/subscribe", "resources/unsubscribe"):
+            await handler(_AnyUrl(params.get("uri")))
+            return {}
+        if method == "logging/setLevel":
+            await handler(params.get("level"))
+            return {}
+        raise McpError(-32601, f"Method not found: {method}")
 
     def _tool_result(self, out: Any) -> dict[str, Any]:
         if hasattr(out, "model_dump") and hasattr(out, "content") and not hasattr(out, "type"):

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pydantic_core
-from pydantic import BaseModel, Field, validate_call
+from pydantic import BaseModel, ConfigDict, Field, validate_call
 
 from ...._errors import McpError
 from ...._loops import run_sync
@@ -116,7 +116,7 @@ class Prompt(BaseModel):
         arguments = [PromptArgument(name=pname, description=prop.get("description"), required=pname in required)
                      for pname, prop in schema.get("properties", {}).items()]
         return cls(name=fn_name, title=title, description=description or fn.__doc__ or "", arguments=arguments,
-                   fn=validate_call(fn), icons=icons,
+                   fn=validate_call(config=ConfigDict(arbitrary_types_allowed=True))(fn), icons=icons,
                    context_kwarg=context_kwarg if context_kwarg is not None else info.context_param)
 
     async def render(self, arguments: dict[str, Any] | None = None, context: Any = None) -> list[Message]:

@@ -1,0 +1,195 @@
+"""The mcp SDK's server shapes over oxmcp's core: MCPServer's declared capabilities, its tool and
+resource failure answers and records, its managers as views of the registry, and the 1.x low-level
+Server's request_handlers keyed by request class. Each goes through the real core (in-process
+client), one server per test."""
+
+from __future__ import annotations
+
+import logging
+
+import anyio
+import pytest
+
+from oxmcp import types
+from oxmcp.client import Client
+from oxmcp.server.fastmcp import FastMCP as LegacyFastMCP
+from oxmcp.server.lowlevel import Server
+from oxmcp.server.mcpserver import Context, MCPServer
+from oxmcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
+from oxmcp.server.mcpserver.resources import FunctionResource
+from oxmcp.shared.exceptions import McpError
+
+SDK_LOG = "mcp.server.mcpserver.server"
+
+
+def _records(caplog: pytest.LogCaptureFixture) -> list[tuple[str, str, bool]]:
+    return [(r.levelname, r.getMessage(), r.exc_info is not None) for r in caplog.records if r.name == SDK_LOG]
+
+
+def _caps(server: object) -> dict:
+    async def main() -> dict:
+        async with Client(server) as client:
+            return client.server_capabilities.model_dump(by_alias=True, exclude_none=True)
+
+    return anyio.run(main)
+
+
+def test_capabilities_are_the_sdks() -> None:
+    # No logging; change flags follow subscriptions/listen; completions once a handler is set.
+    assert _caps(MCPServer("a")) == {"prompts": {"listChanged": True},
+                                     "resources": {"subscribe": True, "listChanged": True},
+                                     "tools": {"listChanged": True}}
+    off = MCPServer("b", subscriptions=False)
+
+    @off.completion()
+    async def complete(ref: object, argument: object, context: object) -> None:
+        return None
+
+    assert _caps(off) == {"completions": {}, "prompts": {"listChanged": False},
+                          "resources": {"subscribe": False, "listChanged": False},
+                          "tools": {"listChanged": False}}
+    legacy = _caps(LegacyFastMCP("c"))
+    assert legacy["tools"] == {"listChanged": False} and "logging" not in legacy
+
+
+def test_extensions_are_refused_not_ignored() -> None:
+    with pytest.raises(TypeError, match="extensions"):
+        MCPServer("x", extensions=[object()])
+
+
+def test_tool_and_resource_failures_answer_and_log_as_the_sdk(caplog: pytest.LogCaptureFixture) -> None:
+    mcp = MCPServer("fail")
+
+    @mcp.tool()
+    def refuse() -> str:
+        raise ToolError("not today")
+
+    @mcp.tool()
+    def crash() -> str:
+        raise KeyError("k")
+
+    @mcp.resource("db://stats")
+    def stats() -> str:
+        raise RuntimeError("pool exhausted")
+
+    @mcp.resource("db://tables/{table}")
+    def table(table: str) -> str:
+        if table == "gone":
+            raise ResourceNotFoundError("no such table")
+        raise ResourceError(f"table {table} is being rebuilt")
+
+    @mcp.resource("db://rows/{row}")
+    def row(row: str) -> str:
+        raise RuntimeError("backend down")
+
+    @mcp.prompt()
+    def brief(topic: str, tone: str) -> str:
+        return topic
+
+    async def main() -> list[object]:
+        out: list[object] = []
+        async with Client(mcp) as client:
+            for name in ("refuse", "crash"):
+                result = await client.call_tool(name, {})
+                out.append((result.is_error, result.content[0].text))
+            for uri in ("db://stats", "db://tables/gone", "db://tables/users", "db://rows/1", "nope://x"):
+                with pytest.raises(McpError) as exc:
+                    await client.read_resource(uri)
+                out.append((exc.value.error.code, exc.value.error.message, exc.value.error.data))
+            with pytest.raises(McpError) as exc:
+                await client.get_prompt("brief", {"topic": "x"})
+            out.append((exc.value.error.code, exc.value.error.message))
+        return out
+
+    caplog.set_level(logging.INFO)
+    assert anyio.run(main) == [
+        (True, "Error executing tool refuse: not today"),
+        (True, "Error executing tool crash"),
+        (-32603, "Error reading resource db://stats", {"uri": "db://stats"}),
+        (-32602, "no such table", {"uri": "db://tables/gone"}),
+        (-32603, "table users is being rebuilt", {"uri": "db://tables/users"}),
+        (-32603, "Error creating resource from template db://rows/1", {"uri": "db://rows/1"}),
+        (-32602, "Unknown resource: nope://x", {"uri": "nope://x"}),
+        (-32602, "Missing required arguments: {'tone'}"),
+    ]
+    assert _records(caplog) == [
+        ("INFO", "Tool 'refuse' failed: 'Error executing tool refuse: not today'", False),
+        ("ERROR", "Tool 'crash' raised an unexpected exception", True),
+        ("ERROR", "Resource 'db://stats' raised an unexpected exception", True),
+        ("INFO", "Resource 'db://tables/gone' failed: 'no such table'", False),
+        ("INFO", "Resource 'db://tables/users' failed: 'table users is being rebuilt'", False),
+        ("ERROR", "Resource 'db://rows/1' raised an unexpected exception", True),
+    ]
+
+
+def test_managers_are_views_of_the_registry(caplog: pytest.LogCaptureFixture) -> None:
+    def hello() -> str:
+        """Seeded."""
+        return "hi"
+
+    mcp = MCPServer("views", resources=[FunctionResource.from_function(hello, uri="r://seed", name="seed")])
+
+    def add(x: int, ctx: Context) -> int:
+        return x
+
+    tool = mcp._tool_manager.add_tool(add)
+    assert (tool.name, tool.context_kwarg) == ("add", "ctx")
+    mcp.add_tool(add)  # a taken name: the first is kept, with a warning
+    assert [t.name for t in mcp._tool_manager.list_tools()] == ["add"]
+    assert "Tool already exists: add" in caplog.text
+
+    @mcp.resource("r://{name}/data")
+    def data(name: str) -> str:
+        return f"data for {name}"
+
+    @mcp.prompt()
+    def greet(name: str) -> str:
+        return f"Hello, {name}!"
+
+    assert list(mcp._resource_manager._templates) == ["r://{name}/data"]
+
+    async def main() -> tuple[object, object, object]:
+        made = await mcp._resource_manager.get_resource("r://x/data", None)
+        (prompt,) = mcp._prompt_manager.list_prompts()
+        with pytest.raises(ResourceError, match="Unknown resource: r://none"):
+            await mcp._resource_manager.get_resource("r://none")
+        async with Client(mcp) as client:
+            seeded = (await client.read_resource("r://seed")).contents[0].text
+        return await made.read(), (await prompt.render({"name": "Ann"}))[0].content.text, seeded
+
+    assert anyio.run(main) == ("data for x", "Hello, Ann!", "hi")
+    mcp._tool_manager.remove_tool("add")
+    assert mcp._tool_manager.get_tool("add") is None
+
+
+def test_lowlevel_request_handlers_by_request_class() -> None:
+    server = Server("ll")
+
+    @server.list_prompts()
+    async def prompts(request: types.ListPromptsRequest) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=[types.Prompt(name=f"p-{request.params.cursor}")], nextCursor="n")
+
+    @server.read_resource()
+    async def read(uri: object) -> str:
+        return f"text of {uri}"
+
+    async def main() -> tuple[object, object]:
+        listed = await server.request_handlers[types.ListPromptsRequest](
+            types.ListPromptsRequest(params=types.PaginatedRequestParams(cursor="c1")))
+        read_result = await server.request_handlers[types.ReadResourceRequest](
+            types.ReadResourceRequest(params=types.ReadResourceRequestParams(uri="file:///a")))
+        return listed, read_result
+
+    listed, read_result = anyio.run(main)
+    assert isinstance(listed, types.ServerResult)
+    assert (listed.root.prompts[0].name, listed.root.nextCursor) == ("p-c1", "n")
+    assert read_result.root.contents[0].text == "text of file:///a"
+    assert types.ListToolsRequest not in server.request_handlers
+
+
+def test_audio_mime_types_follow_the_frameworks_table() -> None:
+    from oxmcp.server.mcpserver import Audio
+
+    assert [Audio(path=p).mime_type for p in ("a.wav", "a.mp3", "a.unknown")] == [
+        "audio/wav", "audio/mpeg", "application/octet-stream"]
+    assert Audio(data=b"x", format="flac").mime_type == "audio/flac"
