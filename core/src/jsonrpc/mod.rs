@@ -5,6 +5,7 @@ mod params;
 mod read;
 #[cfg(test)]
 mod tests;
+pub(crate) mod write;
 
 pub(crate) use params::{Params, ParamsIn};
 pub(crate) use read::{parse, parse_incoming, ParseError};

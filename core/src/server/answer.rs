@@ -7,7 +7,8 @@
 //! writes it.
 
 use crate::jsonrpc;
-use crate::protocol::{ToolResult, META_SERVER_INFO};
+use crate::jsonrpc::write::{write_content, write_resource_contents, write_value};
+use crate::protocol::{ResourceContents, ToolResult, META_SERVER_INFO};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -81,7 +82,7 @@ impl ToolAnswer {
         }
         sep.put(out);
         out.extend_from_slice(br#""content":"#);
-        serde_json::to_writer(&mut *out, &r.content).unwrap_or_default();
+        write_content(out, &r.content);
         if r.is_error {
             sep.put(out);
             out.extend_from_slice(br#""isError":true"#);
@@ -93,10 +94,88 @@ impl ToolAnswer {
         if let Some(sc) = &r.structured_content {
             sep.put(out);
             out.extend_from_slice(br#""structuredContent":"#);
-            serde_json::to_writer(&mut *out, sc).unwrap_or_default();
+            write_value(out, sc);
         }
         out.push(b'}');
     }
+}
+
+/// A `resources/read` result on its way out: the handler's contents kept as they are (a 1 MiB
+/// text or base64 blob is not copied into a value) and the result's other members as the
+/// dispatcher's `finish` made them.
+#[derive(Debug)]
+pub(crate) struct ContentsAnswer {
+    pub(crate) contents: Vec<ResourceContents>,
+    pub(crate) rest: Map<String, Value>,
+}
+
+impl ContentsAnswer {
+    /// The result as a value: the strings moved, not copied.
+    pub(crate) fn into_value(self) -> Value {
+        let mut m = self.rest;
+        let contents = self.contents.into_iter().map(contents_value).collect();
+        m.insert("contents".into(), Value::Array(contents));
+        Value::Object(m)
+    }
+
+    /// Room for the result's JSON.
+    pub(crate) fn size_hint(&self) -> usize {
+        crate::jsonrpc::write::resource_contents_len(&self.contents) + 512
+    }
+
+    /// Append the result's JSON: `contents` among the other members where the value's (sorted)
+    /// map has it.
+    pub(crate) fn write_to(&self, out: &mut Vec<u8>) {
+        let mut sep = Sep(false);
+        let mut pending = true;
+        out.push(b'{');
+        for (k, v) in &self.rest {
+            if pending && k.as_str() > "contents" {
+                sep.put(out);
+                out.extend_from_slice(br#""contents":"#);
+                write_resource_contents(out, &self.contents);
+                pending = false;
+            }
+            if pending && k == "contents" {
+                continue;
+            }
+            entry(out, &mut sep, k, v);
+        }
+        if pending {
+            sep.put(out);
+            out.extend_from_slice(br#""contents":"#);
+            write_resource_contents(out, &self.contents);
+        }
+        out.push(b'}');
+    }
+}
+
+/// One `ResourceContents` as the value `serde_json::to_value` makes of it, its strings moved.
+fn contents_value(c: ResourceContents) -> Value {
+    let (uri, mime_type, key, body, meta) = match c {
+        ResourceContents::Text {
+            uri,
+            mime_type,
+            text,
+            meta,
+        } => (uri, mime_type, "text", text, meta),
+        ResourceContents::Blob {
+            uri,
+            mime_type,
+            blob,
+            meta,
+        } => (uri, mime_type, "blob", blob, meta),
+    };
+    let mut m = Map::new();
+    m.insert("uri".into(), Value::String(uri));
+    if let Some(t) = mime_type {
+        m.insert("mimeType".into(), Value::String(t));
+    }
+    m.insert(key.into(), Value::String(body));
+    if let Some(meta) = meta {
+        m.insert("_meta".into(), Value::Object(meta));
+    }
+    Value::Object(m)
 }
 
 /// A response as a transport sends it: a JSON value, or a success whose result was serialised
@@ -118,6 +197,11 @@ pub(crate) enum Reply {
         id: Value,
         result: Arc<RawValue>,
     },
+    /// A `resources/read` result, written from the handler's contents.
+    Contents {
+        id: Value,
+        answer: Box<ContentsAnswer>,
+    },
 }
 
 impl Reply {
@@ -126,6 +210,7 @@ impl Reply {
             Reply::Value(v) => v,
             Reply::Ok { id, result } => jsonrpc::ok(id, result),
             Reply::Tool { id, answer } => jsonrpc::ok(id, answer.into_value()),
+            Reply::Contents { id, answer } => jsonrpc::ok(id, answer.into_value()),
             Reply::Rendered { id, result } => jsonrpc::ok(
                 id,
                 serde_json::from_str(result.get()).unwrap_or(Value::Null),
@@ -137,7 +222,10 @@ impl Reply {
     pub(crate) fn as_value(&self) -> Option<&Value> {
         match self {
             Reply::Value(v) => Some(v),
-            Reply::Ok { .. } | Reply::Tool { .. } | Reply::Rendered { .. } => None,
+            Reply::Ok { .. }
+            | Reply::Tool { .. }
+            | Reply::Rendered { .. }
+            | Reply::Contents { .. } => None,
         }
     }
 
@@ -146,6 +234,7 @@ impl Reply {
     pub(crate) fn size_hint(&self) -> usize {
         match self {
             Reply::Rendered { result, .. } => result.get().len() + 64,
+            Reply::Contents { answer, .. } => answer.size_hint(),
             _ => 256,
         }
     }
@@ -153,13 +242,20 @@ impl Reply {
     /// Append the response's JSON to `out`.
     pub(crate) fn write_to(&self, out: &mut Vec<u8>) {
         match self {
-            Reply::Value(v) => serde_json::to_writer(&mut *out, v).unwrap_or_default(),
+            Reply::Value(v) => write_value(out, v),
             // The keys in the order `jsonrpc::ok` sorts them.
             Reply::Ok { id, result } => {
                 out.extend_from_slice(br#"{"id":"#);
                 serde_json::to_writer(&mut *out, id).unwrap_or_default();
                 out.extend_from_slice(br#","jsonrpc":"2.0","result":"#);
-                serde_json::to_writer(&mut *out, result).unwrap_or_default();
+                write_value(out, result);
+                out.push(b'}');
+            }
+            Reply::Contents { id, answer } => {
+                out.extend_from_slice(br#"{"id":"#);
+                serde_json::to_writer(&mut *out, id).unwrap_or_default();
+                out.extend_from_slice(br#","jsonrpc":"2.0","result":"#);
+                answer.write_to(out);
                 out.push(b'}');
             }
             Reply::Tool { id, answer } => {
@@ -221,9 +317,9 @@ fn info_entry(out: &mut Vec<u8>, sep: &mut Sep, info: &ServerInfo) {
 
 fn entry(out: &mut Vec<u8>, sep: &mut Sep, k: &str, v: &Value) {
     sep.put(out);
-    serde_json::to_writer(&mut *out, k).unwrap_or_default();
+    crate::jsonrpc::write::write_str(out, k);
     out.push(b':');
-    serde_json::to_writer(&mut *out, v).unwrap_or_default();
+    write_value(out, v);
 }
 
 #[cfg(test)]
@@ -291,6 +387,38 @@ mod tests {
                     assert!(order.windows(2).all(|w| w[0] < w[1]), "{text}");
                 }
             }
+        }
+    }
+
+    /// A read's result is written as the value it replaces serialises, byte for byte: the
+    /// contents among the other members in sorted order, for a legacy (no other member) and a
+    /// modern result.
+    #[test]
+    fn the_written_contents_are_the_value() {
+        let contents = vec![
+            ResourceContents::blob("x://b", "application/octet-stream", "aGk/+w=="),
+            ResourceContents::text("x://t", "text/plain", "a\"\\\n\u{1}é𝄞"),
+        ];
+        let modern = json!({"_meta": {"io.modelcontextprotocol/serverInfo": {"name": "s"}},
+            "cacheScope": "public", "resultType": "complete", "ttlMs": 0});
+        for rest in [json!({}), modern, json!({"zz": 1}), json!({"a": 1})] {
+            let Value::Object(rest) = rest else {
+                unreachable!()
+            };
+            let mut m = rest.clone();
+            m.insert("contents".into(), serde_json::to_value(&contents).unwrap());
+            let want = serde_json::to_string(&jsonrpc::ok(json!(4), Value::Object(m))).unwrap();
+            let reply = Reply::Contents {
+                id: json!(4),
+                answer: Box::new(ContentsAnswer {
+                    contents: contents.clone(),
+                    rest,
+                }),
+            };
+            let mut got = Vec::new();
+            reply.write_to(&mut got);
+            assert_eq!(String::from_utf8(got).unwrap(), want);
+            assert_eq!(serde_json::to_string(&reply.into_value()).unwrap(), want);
         }
     }
 

@@ -329,14 +329,12 @@ impl Server {
                 _ => McpError::internal("a tool result for another kind of call").into(),
             },
             Done::Contents(c) if c.is_empty() => self.not_found(rq, name),
-            Done::Contents(c) => {
-                let mut m = Map::new();
-                m.insert(
-                    "contents".into(),
-                    serde_json::to_value(c).unwrap_or_default(),
-                );
-                Outcome::Result(self.finish(rq, m, true))
-            }
+            Done::Contents(contents) => match self.finish(rq, Map::new(), true) {
+                Value::Object(rest) => {
+                    Outcome::Contents(Box::new(super::answer::ContentsAnswer { contents, rest }))
+                }
+                _ => McpError::internal("a result that is not an object").into(),
+            },
             Done::Prompt(p) => match serde_json::to_value(p) {
                 Ok(Value::Object(m)) => Outcome::Result(self.finish(rq, m, false)),
                 _ => McpError::internal("could not serialize the prompt").into(),

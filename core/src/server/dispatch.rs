@@ -59,6 +59,9 @@ pub(crate) enum Outcome {
     /// A result serialised before (a list or `server/discover` of this registry version:
     /// [`super::registry::Rendered`]).
     Rendered(Arc<RawValue>),
+    /// A `resources/read` result, written straight from the handler's contents
+    /// ([`super::answer::ContentsAnswer`]).
+    Contents(Box<super::answer::ContentsAnswer>),
     Error(McpError),
     /// Nothing is sent (cancelled request).
     Nothing,
@@ -251,9 +254,10 @@ impl Server {
             self.count_request(&info, &outcome);
             if let Some(started) = started {
                 let outcome_s = match &outcome {
-                    Outcome::Result(_) | Outcome::Tool(_) | Outcome::Rendered(_) => {
-                        "ok".to_string()
-                    }
+                    Outcome::Result(_)
+                    | Outcome::Tool(_)
+                    | Outcome::Rendered(_)
+                    | Outcome::Contents(_) => "ok".to_string(),
                     Outcome::Error(e) => e.code.0.to_string(),
                     Outcome::Nothing => "cancelled".to_string(),
                 };
@@ -267,6 +271,7 @@ impl Server {
             match outcome {
                 Outcome::Result(result) => Some((Reply::Ok { id, result }, 200)),
                 Outcome::Tool(answer) => Some((Reply::Tool { id, answer }, 200)),
+                Outcome::Contents(answer) => Some((Reply::Contents { id, answer }, 200)),
                 Outcome::Rendered(result) => Some((Reply::Rendered { id, result }, 200)),
                 Outcome::Error(e) => {
                     let status = e.http_status(era);

@@ -94,7 +94,9 @@ impl Server {
             Era::Legacy => "legacy",
         };
         let outcome = match outcome {
-            Outcome::Result(_) | Outcome::Tool(_) | Outcome::Rendered(_) => "ok",
+            Outcome::Result(_) | Outcome::Tool(_) | Outcome::Rendered(_) | Outcome::Contents(_) => {
+                "ok"
+            }
             Outcome::Error(e) => e.code.class(),
             Outcome::Nothing => "cancelled",
         };
@@ -181,7 +183,7 @@ fn call_outcome(outcome: &Outcome, note: Option<&'static str>) -> &'static str {
             _ => "ok",
         },
         Outcome::Tool(a) if note.is_some() || a.result.is_error => "is_error",
-        Outcome::Tool(_) | Outcome::Rendered(_) => "ok",
+        Outcome::Tool(_) | Outcome::Rendered(_) | Outcome::Contents(_) => "ok",
         Outcome::Error(_) => "error",
         Outcome::Nothing => "cancelled",
     }

@@ -163,6 +163,7 @@ impl Server {
                         let out = match self.drive(rest, rq, Params::from_map(p), env, digest).await {
                             Outcome::Result(v) => Ok(v),
                             Outcome::Tool(a) => Ok(a.into_value()),
+                            Outcome::Contents(a) => Ok(a.into_value()),
                             Outcome::Rendered(r) => Ok(r.value()),
                             Outcome::Error(e) => Err(HandlerError::Mcp(e)),
                             Outcome::Nothing => Err(HandlerError::Cancelled),

@@ -332,6 +332,15 @@ impl Server {
             }
             Outcome::Nothing => ("cancelled", "cancelled", None, 0),
             Outcome::Rendered(r) => ("ok", "", None, r.get().len()),
+            Outcome::Contents(a) => {
+                let mut out = Vec::with_capacity(a.size_hint());
+                a.write_to(&mut out);
+                match note {
+                    Some("timeout") => ("timeout", "timeout", None, out.len()),
+                    Some(n) => ("is_error", n, None, out.len()),
+                    None => ("ok", "", None, out.len()),
+                }
+            }
         };
         // Over a Unix socket: the client process, as the kernel tells it.
         let cred = env.http.as_ref().and_then(|h| h.peer_cred);

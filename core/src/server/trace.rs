@@ -296,7 +296,11 @@ mod otel {
                 span.record("error.type", "tool_error");
                 span.record("otel.status_code", "error");
             }
-            Outcome::Result(_) | Outcome::Tool(_) | Outcome::Rendered(_) | Outcome::Nothing => {}
+            Outcome::Result(_)
+            | Outcome::Tool(_)
+            | Outcome::Rendered(_)
+            | Outcome::Contents(_)
+            | Outcome::Nothing => {}
         }
     }
 

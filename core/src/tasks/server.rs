@@ -221,6 +221,7 @@ impl Server {
                 }
                 Outcome::Result(v) => self.kept_result(name, id, v),
                 Outcome::Tool(a) => self.kept_result(name, id, a.into_value()),
+                Outcome::Contents(a) => self.kept_result(name, id, a.into_value()),
                 Outcome::Rendered(r) => self.kept_result(name, id, r.value()),
                 Outcome::Error(e) => {
                     let m = e.message.clone();

@@ -1,0 +1,316 @@
+//! JSON written straight into a buffer, byte for byte as `serde_json::to_writer` writes it
+//! (compact, the same escapes), for the large answers: a 1 MiB resource's text or base64 blob,
+//! a 100 KB structured result. serde_json looks up every byte of a string in its escape table;
+//! here eight bytes are tested at once, and a run that needs no escape (all of a base64 string,
+//! nearly all of most text) is copied whole.
+
+use crate::protocol::{Content, ResourceContents};
+use serde_json::{Map, Value};
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// Whether JSON needs `b` escaped inside a string: a control character, `"` or `\`.
+fn needs_escape(b: u8) -> bool {
+    b < 0x20 || b == b'"' || b == b'\\'
+}
+
+/// The index of the first byte at or after `i` that needs an escape, or `bytes.len()`.
+fn next_escape(bytes: &[u8], mut i: usize) -> usize {
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let x = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+        // A byte below 0x20, equal to '"' or equal to '\\' sets its high bit in `m`. The
+        // subtraction's borrow only runs upwards from a byte that matched, so the lowest bit
+        // set is a true match. Non-ASCII bytes have the high bit set in `x` and are masked off.
+        let quote = x ^ (ONES * u64::from(b'"'));
+        let slash = x ^ (ONES * u64::from(b'\\'));
+        let m = (x.wrapping_sub(ONES * 0x20) | quote.wrapping_sub(ONES) | slash.wrapping_sub(ONES))
+            & !x
+            & HIGH;
+        if m != 0 {
+            return i + (m.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < bytes.len() && !needs_escape(bytes[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// Append `s` as a JSON string.
+pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let bytes = s.as_bytes();
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    let mut start = 0;
+    loop {
+        let at = next_escape(bytes, start);
+        out.extend_from_slice(&bytes[start..at]);
+        let Some(&b) = bytes.get(at) else { break };
+        match b {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            0x08 => out.extend_from_slice(b"\\b"),
+            0x0c => out.extend_from_slice(b"\\f"),
+            _ => out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(b >> 4)],
+                HEX[usize::from(b & 0xf)],
+            ]),
+        }
+        start = at + 1;
+    }
+    out.push(b'"');
+}
+
+/// Append `v` as JSON.
+pub(crate) fn write_value(out: &mut Vec<u8>, v: &Value) {
+    match v {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(true) => out.extend_from_slice(b"true"),
+        Value::Bool(false) => out.extend_from_slice(b"false"),
+        // Numbers as serde_json writes them (its integer and float formatting).
+        Value::Number(n) => serde_json::to_writer(&mut *out, n).unwrap_or_default(),
+        Value::String(s) => write_str(out, s),
+        Value::Array(a) => {
+            out.push(b'[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_value(out, x);
+            }
+            out.push(b']');
+        }
+        Value::Object(m) => write_map(out, m),
+    }
+}
+
+/// Append `m` as a JSON object, its members in the map's order.
+pub(crate) fn write_map(out: &mut Vec<u8>, m: &Map<String, Value>) {
+    out.push(b'{');
+    for (i, (k, x)) in m.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_str(out, k);
+        out.push(b':');
+        write_value(out, x);
+    }
+    out.push(b'}');
+}
+
+/// An optional member `,"key":{...}` (the key needs no escape).
+fn opt_map(out: &mut Vec<u8>, key: &str, m: Option<&Map<String, Value>>) {
+    if let Some(m) = m {
+        out.push(b',');
+        out.push(b'"');
+        out.extend_from_slice(key.as_bytes());
+        out.extend_from_slice(b"\":");
+        write_map(out, m);
+    }
+}
+
+/// Append content blocks as their derived `Serialize` writes them: text blocks here (the tag
+/// first, then the fields in declaration order), the others through serde_json.
+pub(crate) fn write_content(out: &mut Vec<u8>, content: &[Content]) {
+    out.push(b'[');
+    for (i, c) in content.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        match c {
+            Content::Text {
+                text,
+                annotations,
+                meta,
+            } => {
+                out.extend_from_slice(br#"{"type":"text","text":"#);
+                write_str(out, text);
+                opt_map(out, "annotations", annotations.as_ref());
+                opt_map(out, "_meta", meta.as_ref());
+                out.push(b'}');
+            }
+            other => serde_json::to_writer(&mut *out, other).unwrap_or_default(),
+        }
+    }
+    out.push(b']');
+}
+
+/// Append resource contents as the value `serde_json::to_value` makes of them writes: the
+/// members in sorted order (`_meta`, `blob`, `mimeType`, `text`, `uri`).
+pub(crate) fn write_resource_contents(out: &mut Vec<u8>, contents: &[ResourceContents]) {
+    out.push(b'[');
+    for (i, c) in contents.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        let (uri, mime_type, text, blob, meta) = match c {
+            ResourceContents::Text {
+                uri,
+                mime_type,
+                text,
+                meta,
+            } => (uri, mime_type, Some(text), None, meta),
+            ResourceContents::Blob {
+                uri,
+                mime_type,
+                blob,
+                meta,
+            } => (uri, mime_type, None, Some(blob), meta),
+        };
+        let mut sep = b'{';
+        let mut member = |out: &mut Vec<u8>, key: &[u8]| {
+            out.push(sep);
+            sep = b',';
+            out.extend_from_slice(key);
+        };
+        if let Some(m) = meta {
+            member(out, br#""_meta":"#);
+            write_map(out, m);
+        }
+        if let Some(b) = blob {
+            member(out, br#""blob":"#);
+            write_str(out, b);
+        }
+        if let Some(m) = mime_type {
+            member(out, br#""mimeType":"#);
+            write_str(out, m);
+        }
+        if let Some(t) = text {
+            member(out, br#""text":"#);
+            write_str(out, t);
+        }
+        member(out, br#""uri":"#);
+        write_str(out, uri);
+        out.push(b'}');
+    }
+    out.push(b']');
+}
+
+/// The JSON size of resource contents' large strings, to size the buffer they are written into
+/// (escapes may add a little, which the buffer then grows for).
+pub(crate) fn resource_contents_len(contents: &[ResourceContents]) -> usize {
+    contents
+        .iter()
+        .map(|c| match c {
+            ResourceContents::Text { uri, text, .. } => uri.len() + text.len() + 64,
+            ResourceContents::Blob { uri, blob, .. } => uri.len() + blob.len() + 64,
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Every byte value that escapes, each escape class next to plain runs of every length
+    /// around the 8-byte chunk, non-ASCII (2, 3 and 4 bytes), and a base64 alphabet.
+    fn strings() -> Vec<String> {
+        let mut v: Vec<String> = vec![
+            String::new(),
+            "a".into(),
+            "\"".into(),
+            "\\".into(),
+            "é".into(),
+            "ΑΒΓ ñ € 𝄞 日本語 \u{7f} \u{80} \u{2028}\u{2029}".into(),
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/==".into(),
+        ];
+        for b in 0u8..0x80 {
+            for pad in 0..18 {
+                let run = "x".repeat(pad);
+                v.push(format!("{run}{}{run}é{}", char::from(b), char::from(b)));
+            }
+        }
+        // Bytes just beside the ones that escape, where a borrow could mislead the test.
+        v.push("\u{1f}\u{20}\u{21}\u{22}\u{23}\u{5b}\u{5c}\u{5d}\u{ff}\u{100}".repeat(5));
+        v.push("!#[]".repeat(20) + "\"" + &"ÿ".repeat(9));
+        v
+    }
+
+    #[test]
+    fn strings_are_written_as_serde_json_writes_them() {
+        for s in strings() {
+            let mut out = Vec::new();
+            write_str(&mut out, &s);
+            assert_eq!(out, serde_json::to_vec(&s).unwrap(), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn values_are_written_as_serde_json_writes_them() {
+        let v = json!({
+            "z": [1, -2, 3.5, 1e300, 0.1, u64::MAX, i64::MIN, null, true, false],
+            "a\"b\n": {"nested": [{"é": "\u{0}\u{1f}\t"}, [], {}]},
+            "s": strings(),
+        });
+        let mut out = Vec::new();
+        write_value(&mut out, &v);
+        assert_eq!(out, serde_json::to_vec(&v).unwrap());
+    }
+
+    #[test]
+    fn content_and_resource_contents_are_written_as_serialize_writes_them() {
+        let meta = json!({"k": "v\"", "n": [1]}).as_object().cloned();
+        let content = vec![
+            Content::text("plain"),
+            Content::Text {
+                text: "a\"\\\n\u{1}é𝄞".into(),
+                annotations: json!({"audience": ["user"], "priority": 0.5})
+                    .as_object()
+                    .cloned(),
+                meta: meta.clone(),
+            },
+            Content::Text {
+                text: String::new(),
+                annotations: None,
+                meta: meta.clone(),
+            },
+            Content::image("aGVsbG8=", "image/png"),
+            Content::embedded(ResourceContents::text("x://a", "text/plain", "t\"")),
+        ];
+        let mut out = Vec::new();
+        write_content(&mut out, &content);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            serde_json::to_string(&content).unwrap()
+        );
+
+        let blob: String = {
+            use base64::Engine;
+            let bytes: Vec<u8> = (0..=255u8).cycle().take(3000).collect();
+            base64::engine::general_purpose::STANDARD.encode(bytes)
+        };
+        let contents = vec![
+            ResourceContents::blob("x://b", "application/octet-stream", blob),
+            ResourceContents::text("x://t\"é", "text/plain", strings().concat()),
+            ResourceContents::Text {
+                uri: "x://n".into(),
+                mime_type: None,
+                text: "é\u{7}".into(),
+                meta: meta.clone(),
+            },
+            ResourceContents::Blob {
+                uri: "x://m".into(),
+                mime_type: None,
+                blob: String::new(),
+                meta,
+            },
+        ];
+        let mut out = Vec::new();
+        write_resource_contents(&mut out, &contents);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            serde_json::to_string(&serde_json::to_value(&contents).unwrap()).unwrap()
+        );
+    }
+}
