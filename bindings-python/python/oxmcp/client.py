@@ -18,6 +18,10 @@ from .shared.exceptions import McpError
 
 __all__ = ["Client"]
 
+# ``mcp.client`` is a package in the SDK: its submodules (``mcp.client.streamable_http``) resolve
+# through the import hook (oxmcp._dropin), which needs the parent to be importable as a package.
+__path__: list[str] = []
+
 
 class Client(_Client):
     """``Client(server)``: a server object in this process; results as ``oxmcp.types`` models."""
