@@ -551,7 +551,7 @@ impl NativeServer {
         let (req, peer) = to_core(request)?;
         let h = handler.clone();
         Ok(NativeHttpExchange::from_future(&handler, async move {
-            h.open_sse(&req.headers, peer, id, &endpoint).await
+            h.open_sse(&req.headers, peer, id, &endpoint, None).await
         }))
     }
 
@@ -569,7 +569,7 @@ impl NativeServer {
         let (req, peer) = to_core(request)?;
         let h = handler.clone();
         Ok(NativeHttpExchange::from_future(&handler, async move {
-            h.post_sse(req, peer, Some(&id), "").await
+            h.post_sse(req, peer, Some(&id), "", None).await
         }))
     }
 

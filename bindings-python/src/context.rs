@@ -181,7 +181,10 @@ impl NativeContext {
                 Ok(v) => ("ok", v),
                 Err(e) => {
                     let t = error_tuple(&e);
-                    if matches!(e, HandlerError::InputRequired(_)) {
+                    // Kept for the middleware's reply: the input request, or the chain's error
+                    // with what Python does not see (the HTTP status its rule demands), used
+                    // when the middleware passes that same error on.
+                    if matches!(e, HandlerError::InputRequired(_) | HandlerError::Mcp(_)) {
                         *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
                     }
                     t
@@ -247,7 +250,10 @@ impl NativeContext {
                 ),
                 Err(e) => {
                     let t = error_tuple(&e);
-                    if matches!(e, HandlerError::InputRequired(_)) {
+                    // Kept for the middleware's reply: the input request, or the chain's error
+                    // with what Python does not see (the HTTP status its rule demands), used
+                    // when the middleware passes that same error on.
+                    if matches!(e, HandlerError::InputRequired(_) | HandlerError::Mcp(_)) {
                         *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
                     }
                     t

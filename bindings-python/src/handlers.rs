@@ -129,11 +129,23 @@ impl PyHandler {
 }
 
 /// The handler's outcome as the core's reply; `InputRequired` takes the input request the
-/// `Context` left in `slot`.
+/// `Context` left in `slot`, and a middleware passing on its chain's error (same code, message
+/// and data) gives that error as the chain gave it, with its HTTP status.
 fn reply(o: Outcome, slot: &Slot) -> Result<Reply, HandlerError> {
     match o {
         Outcome::Ok(v) => Ok(Reply::Value(v)),
         Outcome::Tool(t) => Ok(Reply::Tool(t)),
+        Outcome::Err(HandlerError::Mcp(e)) => {
+            let kept = slot.lock().unwrap_or_else(|p| p.into_inner()).take();
+            Err(match kept {
+                Some(HandlerError::Mcp(k))
+                    if k.code == e.code && k.message == e.message && k.data == e.data =>
+                {
+                    k.into()
+                }
+                _ => e.into(),
+            })
+        }
         Outcome::Err(e) => Err(e),
         Outcome::InputRequired => Err(slot
             .lock()

@@ -584,8 +584,9 @@ impl NativeServer {
     /// Admit a request from its head, before its body is read (the ASGI mount): an awaitable of
     /// an `HttpAdmission` for `handle_admitted`, or of the refusal as `handle_http` answers.
     /// `path`: the request's path under the mount, for a mount that routes by it (the HTTP+SSE
-    /// app); by default the endpoint's own.
-    #[pyo3(signature = (method, headers, client=None, path=None))]
+    /// app); by default the endpoint's own. `host`: the caller the host app authenticated
+    /// (`(name, scopes, claims)`), which the core takes when it has no auth of its own.
+    #[pyo3(signature = (method, headers, client=None, path=None, host=None))]
     fn admit_http<'py>(
         &self,
         py: Python<'py>,
@@ -593,10 +594,19 @@ impl NativeServer {
         headers: Vec<(String, String)>,
         client: Option<(String, u16)>,
         path: Option<String>,
+        host: Option<HostCaller<'py>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let handler = self.http_handler()?;
         let client = peer(client);
-        serve::admit(py, handler, method, headers, client, path)
+        serve::admit(
+            py,
+            handler,
+            method,
+            headers,
+            client,
+            path,
+            host_caller(host)?,
+        )
     }
 
     /// A new HTTP+SSE stream id (128 random bits), which `sse_open` takes: the SDK's
@@ -609,7 +619,7 @@ impl NativeServer {
     /// Open HTTP+SSE stream `id` for the `GET` whose head is `headers` (the SDK's
     /// `connect_sse`), its endpoint event saying `endpoint`: an awaitable of
     /// `(status, headers, body, stream)`, as `handle_http` answers.
-    #[pyo3(signature = (headers, id, endpoint, client=None))]
+    #[pyo3(signature = (headers, id, endpoint, client=None, host=None))]
     fn sse_open<'py>(
         &self,
         py: Python<'py>,
@@ -617,14 +627,23 @@ impl NativeServer {
         id: String,
         endpoint: String,
         client: Option<(String, u16)>,
+        host: Option<HostCaller<'py>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let handler = self.sse_handler()?;
-        serve::sse_open(py, handler, headers, id, endpoint, peer(client))
+        serve::sse_open(
+            py,
+            handler,
+            headers,
+            id,
+            endpoint,
+            peer(client),
+            host_caller(host)?,
+        )
     }
 
     /// A message POSTed to the HTTP+SSE messages path (the SDK's `handle_post_message`), for the
     /// stream its `query` names: 202, or its refusal, as `handle_http` answers.
-    #[pyo3(signature = (headers, body, query, client=None))]
+    #[pyo3(signature = (headers, body, query, client=None, host=None))]
     fn sse_post<'py>(
         &self,
         py: Python<'py>,
@@ -632,9 +651,18 @@ impl NativeServer {
         body: Vec<u8>,
         query: String,
         client: Option<(String, u16)>,
+        host: Option<HostCaller<'py>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let handler = self.sse_handler()?;
-        serve::sse_post(py, handler, headers, body, query, peer(client))
+        serve::sse_post(
+            py,
+            handler,
+            headers,
+            body,
+            query,
+            peer(client),
+            host_caller(host)?,
+        )
     }
 
     /// The HTTP+SSE handler's body cap (`max_body_bytes`): the transport reads one byte more at
@@ -779,4 +807,19 @@ fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// ASGI's `(host, port)` client as a socket address; an unparsable host is no address.
 fn peer(client: Option<(String, u16)>) -> Option<std::net::SocketAddr> {
     client.and_then(|(h, p)| Some(std::net::SocketAddr::new(h.parse().ok()?, p)))
+}
+
+/// A caller a host app authenticated: `(name, scopes, claims)`, claims a dict or None.
+type HostCaller<'py> = (String, Vec<String>, Option<Bound<'py, PyAny>>);
+
+fn host_caller(host: Option<HostCaller<'_>>) -> PyResult<Option<oxmcp::Caller>> {
+    let Some((name, scopes, claims)) = host else {
+        return Ok(None);
+    };
+    let mut caller = oxmcp::Caller::new(name);
+    caller.scopes = scopes;
+    if let Some(c) = claims.filter(|c| !c.is_none()) {
+        caller.claims = Some(from_py(&c)?);
+    }
+    Ok(Some(caller))
 }

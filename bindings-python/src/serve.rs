@@ -227,6 +227,7 @@ pub(crate) fn admit<'py>(
     headers: Vec<(String, String)>,
     client: Option<std::net::SocketAddr>,
     path: Option<String>,
+    host: Option<oxmcp::Caller>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let method =
         Method::from_bytes(method.as_bytes()).map_err(|e| PyValueError::new_err(e.to_string()))?;
@@ -234,7 +235,7 @@ pub(crate) fn admit<'py>(
     let max_body_bytes = handler.config().max_body;
     awaitable::spawn(py, async move {
         let path = path.unwrap_or_else(|| handler.config().path.clone());
-        match handler.admit(&method, &path, &map, client).await {
+        match handler.admit_as(&method, &path, &map, client, host).await {
             Ok(caller) => {
                 let c: Convert = Box::new(move |py| {
                     let a = HttpAdmission {
@@ -319,11 +320,12 @@ pub(crate) fn sse_open<'py>(
     id: String,
     endpoint: String,
     client: Option<SocketAddr>,
+    host: Option<oxmcp::Caller>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let map = header_map(headers);
     awaitable::spawn(py, async move {
         Ok(response(
-            handler.open_sse(&map, client, id, &endpoint).await,
+            handler.open_sse(&map, client, id, &endpoint, host).await,
         ))
     })
 }
@@ -336,6 +338,7 @@ pub(crate) fn sse_post<'py>(
     body: Vec<u8>,
     query: String,
     client: Option<SocketAddr>,
+    host: Option<oxmcp::Caller>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let map = header_map(headers);
     awaitable::spawn(py, async move {
@@ -351,7 +354,9 @@ pub(crate) fn sse_post<'py>(
             headers: map,
             body: Bytes::from(body),
         };
-        Ok(response(handler.post_sse(req, client, None, &query).await))
+        Ok(response(
+            handler.post_sse(req, client, None, &query, host).await,
+        ))
     })
 }
 

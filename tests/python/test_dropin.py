@@ -286,7 +286,7 @@ def test_fastmcp_shaped_server_without_resources_or_prompts_lists_them_empty(tmp
 @pytest.mark.parametrize(("line", "module"), [
     ("import mcp.server.websocket", "mcp.server.websocket"),
     ("from fastmcp.server.auth import BearerAuthProvider", "fastmcp.server.auth"),
-    ("from mcp.server.auth.settings import AuthSettings", "mcp.server.auth"),
+    ("from mcp.server.auth.routes import create_auth_routes", "mcp.server.auth.routes"),
 ])
 def test_an_unmirrored_module_is_a_clear_import_error(tmp_path: Path, line: str, module: str) -> None:
     server = _write(tmp_path, "app.py", f"from mcp.server.fastmcp import FastMCP\n{line}\nmcp = FastMCP('x')\n")

@@ -51,7 +51,7 @@ class AsgiApp:
             path = scope.get("path", "")
             if root and path.startswith(root):
                 path = path[len(root):]
-        admission = await native.admit_http(scope["method"], headers, peer, path)
+        admission = await native.admit_http(scope["method"], headers, peer, path, host_caller(scope))
         if isinstance(admission, tuple):
             status, out_headers, out_body, _ = admission
             await send({"type": "http.response.start", "status": status,
@@ -67,6 +67,29 @@ class AsgiApp:
         if truncated:  # the rest of the body is never read: the connection cannot be reused
             out_headers = [*out_headers, ("connection", "close")]
         await relay((status, out_headers, out_body, stream), receive, send, root)
+
+
+def host_caller(scope: Scope) -> tuple[str, list[str], dict[str, Any] | None] | None:
+    """The caller the host app authenticated, as the core takes it (``(name, scopes, claims)``): the
+    ``scope["user"]`` its authentication middleware set, when that carries a verified access token
+    (the SDK's ``AuthenticatedUser``). The core uses it only where it has no auth of its own, and
+    binds the sessions and streams the caller opens to it.
+
+    The SDK's principal is the token's client, issuer and subject: the name is the client id and
+    the subject (each percent-encoded, so no two principals share a name), the issuer the ``iss``
+    claim the core qualifies the name by."""
+    token = getattr(scope.get("user"), "access_token", None)
+    client_id = getattr(token, "client_id", None)
+    if not isinstance(client_id, str):
+        return None
+    from urllib.parse import quote
+
+    subject = getattr(token, "subject", None)
+    name = quote(client_id, safe="") + ("" if subject is None else ":" + quote(str(subject), safe=""))
+    claims = dict(getattr(token, "claims", None) or {})
+    if claims.get("iss") is not None:
+        claims["iss"] = str(claims["iss"])
+    return name, [str(s) for s in getattr(token, "scopes", None) or ()], claims or None
 
 
 async def read_capped(receive: Receive, limit: int) -> tuple[bytes | None, bool]:

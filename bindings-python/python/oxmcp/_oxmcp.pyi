@@ -81,6 +81,7 @@ class NativeServer:
         headers: list[tuple[str, str]],
         client: tuple[str, int] | None = None,
         path: str | None = None,
+        host: tuple[str, list[str], dict[str, Any] | None] | None = None,
     ) -> Awaitable[HttpAdmission | tuple[int, list[tuple[str, str]], bytes | None, BodyStream | None]]: ...
     def handle_admitted(
         self,
@@ -94,10 +95,12 @@ class NativeServer:
     @staticmethod
     def sse_session_id() -> str: ...
     def sse_open(
-        self, headers: list[tuple[str, str]], id: str, endpoint: str, client: tuple[str, int] | None = None
+        self, headers: list[tuple[str, str]], id: str, endpoint: str, client: tuple[str, int] | None = None,
+        host: tuple[str, list[str], dict[str, Any] | None] | None = None,
     ) -> Awaitable[tuple[int, list[tuple[str, str]], bytes | None, BodyStream | None]]: ...
     def sse_post(
-        self, headers: list[tuple[str, str]], body: bytes, query: str, client: tuple[str, int] | None = None
+        self, headers: list[tuple[str, str]], body: bytes, query: str, client: tuple[str, int] | None = None,
+        host: tuple[str, list[str], dict[str, Any] | None] | None = None,
     ) -> Awaitable[tuple[int, list[tuple[str, str]], bytes | None, BodyStream | None]]: ...
     def sse_max_body_bytes(self) -> int: ...
 

@@ -26,7 +26,9 @@ from .shared.exceptions import McpError
 
 __all__ = ["Client"]
 
-# A package for the import hook, so that ``mcp.client.session`` resolves (to ``oxmcp._client_session``).
+# ``mcp.client`` is a package in the SDK: its submodules (``mcp.client.session``,
+# ``mcp.client.streamable_http``) resolve through the import hook (oxmcp._dropin), which needs the
+# parent to be importable as a package.
 __path__: list[str] = []
 
 #: The SDK's bound on the input_required rounds of one request.

@@ -264,12 +264,10 @@ impl LegacySession {
     }
 
     /// May `caller` use this session? Only its creator (by identity key); a session created
-    /// without auth is anyone's.
+    /// without a caller only by requests without one (a host that authenticates some requests
+    /// itself, `admit_as`, must not let an anonymous session be taken over, nor the reverse).
     pub(crate) fn usable_by(&self, caller: Option<&crate::identity::Caller>) -> bool {
-        match &self.owner_key {
-            None => true,
-            Some(o) => caller.is_some_and(|c| c.key() == o.as_str()),
-        }
+        self.owner_key.as_deref() == caller.map(|c| c.key()).as_deref()
     }
 
     /// The stream to the client for server-initiated messages, if one is open.

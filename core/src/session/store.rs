@@ -333,12 +333,9 @@ impl SessionStore for InMemorySessionStore {
 
 impl SessionRecord {
     /// May the caller with identity key `user` use this session? Its owner only; a session
-    /// created without auth is anyone's.
+    /// created without a caller only requests without one.
     pub fn usable_by(&self, user: Option<&str>) -> bool {
-        match &self.owner {
-            None => true,
-            Some(o) => user == Some(o.as_str()),
-        }
+        self.owner.as_deref() == user
     }
 
     /// Apply `change`; cancellations are kept only when `keep_cancels` (a shared store).

@@ -192,6 +192,23 @@ impl HttpHandler {
         self.gate.admit(req, client).await.map_err(refused)
     }
 
+    /// [`Self::admit`] for a host framework that authenticates requests itself (an ASGI app's
+    /// authentication middleware): `host` is the caller it authenticated, taken when this
+    /// endpoint has no authenticator of its own. With one, its caller stands and `host` is not
+    /// looked at: a host cannot give a request another identity than the core's auth gave it.
+    /// The caller then owns the sessions it opens, as one the core authenticated does.
+    pub async fn admit_as(
+        &self,
+        method: &Method,
+        path: &str,
+        headers: &HeaderMap,
+        peer_addr: Option<SocketAddr>,
+        host: Option<Caller>,
+    ) -> Result<Option<Caller>, HttpResponse> {
+        let caller = self.admit(method, path, headers, peer_addr).await?;
+        Ok(caller.or(host))
+    }
+
     /// A request for another path than the endpoint's: the metrics, the probes, RFC 9728
     /// metadata, or 404.
     async fn off_endpoint(&self, method: &Method, path: &str, headers: &HeaderMap) -> HttpResponse {
@@ -326,6 +343,15 @@ impl HttpHandler {
         let incoming = match jsonrpc::parse_incoming(&info.body, self.config.max_string) {
             Ok(m) => m,
             Err(e) => {
+                // A session this caller cannot use (ended, unknown, another caller's) is "not
+                // found" whatever the body says: the 404 tells the client to start over, which a
+                // 400 for its body would hide.
+                let id = headers::get(&info.headers, headers::MCP_SESSION_ID);
+                if id.is_some() {
+                    if let Err(r) = Box::pin(self.gate.session(id, caller.as_ref())).await {
+                        return refused(r);
+                    }
+                }
                 let status = match e {
                     ParseError::StringTooLong { .. } => StatusCode::PAYLOAD_TOO_LARGE,
                     _ => StatusCode::BAD_REQUEST,

@@ -180,12 +180,14 @@ impl HttpHandler {
     /// `SSEServerTransport` shape): admit a `GET` from its `headers` as [`Self::admit`] does for
     /// `sse_path`, then open stream `id` ([`Self::new_sse_session_id`]) whose endpoint event is
     /// `endpoint` as given (the host's messages URL, naming `id`). 404 when `sse` is off.
+    /// `host`: the caller the host authenticated ([`Self::admit_as`]).
     pub async fn open_sse(
         &self,
         headers: &http::HeaderMap,
         peer: Option<SocketAddr>,
         id: String,
         endpoint: &str,
+        host: Option<Caller>,
     ) -> HttpResponse {
         let Some(path) = self.config.sse.as_ref().map(|c| c.sse_path.clone()) else {
             return HttpResponse::new(StatusCode::NOT_FOUND);
@@ -196,7 +198,10 @@ impl HttpHandler {
                 McpError::invalid_request("a stream id is 32 hex digits (new_sse_session_id)"),
             );
         }
-        match self.admit(&Method::GET, &path, headers, peer).await {
+        match self
+            .admit_as(&Method::GET, &path, headers, peer, host)
+            .await
+        {
             Ok(caller) => self.sse_open(caller, Some(endpoint), id).await,
             Err(r) => r,
         }
@@ -204,18 +209,22 @@ impl HttpHandler {
 
     /// For the same host: a message POSTed for stream `id` (or, with `None`, the one `query`
     /// names, as at `messages_path`), admitted as [`Self::admit`] does for `messages_path`, then
-    /// answered as a POST there (202, or its refusal).
+    /// answered as a POST there (202, or its refusal). `host` as for [`Self::open_sse`].
     pub async fn post_sse(
         &self,
         req: HttpRequest,
         peer: Option<SocketAddr>,
         id: Option<&str>,
         query: &str,
+        host: Option<Caller>,
     ) -> HttpResponse {
         let Some(path) = self.config.sse.as_ref().map(|c| c.messages_path.clone()) else {
             return HttpResponse::new(StatusCode::NOT_FOUND);
         };
-        match self.admit(&Method::POST, &path, &req.headers, peer).await {
+        match self
+            .admit_as(&Method::POST, &path, &req.headers, peer, host)
+            .await
+        {
             Ok(caller) => self.sse_post_to(req, caller, peer, query, id).await,
             Err(r) => r,
         }

@@ -6,6 +6,7 @@
 mod catalog;
 mod common;
 mod dpop;
+mod host_caller;
 #[cfg(feature = "tls")]
 mod jwks_https;
 mod limits;

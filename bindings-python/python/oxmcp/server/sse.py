@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import parse_qs, quote
 
-from .._asgi import Receive, Scope, Send, read_capped, relay
+from .._asgi import Receive, Scope, Send, host_caller, read_capped, relay
 
 __all__ = ["SseServerTransport", "SseStream"]
 
@@ -49,7 +49,8 @@ class _Connection:
         self.core = core
         native = core._build_native()
         native.set_loop(asyncio.get_running_loop())
-        answer = await native.sse_open(_headers(self.scope), self.id, self.endpoint, _peer(self.scope))
+        answer = await native.sse_open(_headers(self.scope), self.id, self.endpoint, _peer(self.scope),
+                                       host_caller(self.scope))
         await relay(answer, self.receive, self.send)
 
 
@@ -76,6 +77,8 @@ class SseServerTransport:
         if "://" in endpoint or endpoint.startswith("//") or "?" in endpoint or "#" in endpoint:
             raise ValueError(f"Given endpoint: {endpoint} is not a relative path (e.g., '/messages/'), "
                              "expecting a relative path (e.g., '/messages/').")
+        if max_request_body_size is not None and max_request_body_size <= 0:
+            raise ValueError("max_request_body_size must be a positive number of bytes")
         self._endpoint = endpoint if endpoint.startswith("/") else "/" + endpoint
         options: dict[str, Any] = {}
         hosts = getattr(security_settings, "allowed_hosts", None)
@@ -139,7 +142,8 @@ class SseServerTransport:
         data, truncated = await read_capped(receive, native.sse_max_body_bytes())
         if data is None:
             return
-        status, headers, out, stream = await native.sse_post(_headers(scope), data, query, _peer(scope))
+        status, headers, out, stream = await native.sse_post(_headers(scope), data, query, _peer(scope),
+                                                             host_caller(scope))
         if truncated:  # the rest of the body is never read: the connection cannot be reused
             headers = [*headers, ("connection", "close")]
         await relay((status, headers, out, stream), receive, send)

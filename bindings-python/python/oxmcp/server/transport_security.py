@@ -12,11 +12,14 @@ loopback origin to a loopback server, or the server's own authority): stricter, 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from pydantic import BaseModel, Field
 
-__all__ = ["TransportSecuritySettings", "listener_options", "loopback_settings"]
+__all__ = ["DEFAULT_MAX_REQUEST_BODY_SIZE", "TransportSecuritySettings", "listener_options", "loopback_settings"]
+
+#: The HTTP transports' request body cap, in bytes (the SDK's; the core's ``max_body_bytes`` option).
+DEFAULT_MAX_REQUEST_BODY_SIZE: Final = 4 * 1024 * 1024
 
 _LOOPBACK = {"127.0.0.1": "127.0.0.1", "localhost": "localhost", "::1": "[::1]"}
 

@@ -253,6 +253,10 @@ def _params_model(method: str, params: Any) -> Any:
 class Server:
     """``Server(name, version=None, instructions=None, lifespan=...)`` with the SDK's decorators."""
 
+    def __class_getitem__(cls, item: Any) -> type[Server]:
+        """``Server[LifespanT]``: the SDK's class is generic in its lifespan value; the same class here."""
+        return cls
+
     def __init__(self, name: str, version: str | None = None, instructions: str | None = None,
                  lifespan: Callable[[Server], Any] = lifespan, *, website_url: str | None = None,
                  icons: list[Any] | None = None, title: str | None = None, description: str | None = None,

@@ -1,0 +1,1 @@
+"""``mcp.server.auth.middleware``: ``AuthenticatedUser`` (``bearer_auth``)."""

@@ -1,0 +1,32 @@
+"""``mcp.server.auth.provider``: ``AccessToken`` and the ``TokenVerifier`` protocol.
+
+The authorization-server types of the SDK's module (``OAuthAuthorizationServerProvider``,
+authorization codes, refresh tokens) are not provided: oxmcp does not host an authorization server.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from pydantic import BaseModel
+
+__all__ = ["AccessToken", "TokenVerifier"]
+
+
+class AccessToken(BaseModel):
+    """What a verified bearer token grants: the client, its scopes, when it expires (epoch seconds),
+    the resource it was issued for (RFC 8707), its subject and any further claims (``iss``, ...)."""
+
+    token: str
+    client_id: str
+    scopes: list[str]
+    expires_at: int | None = None
+    resource: str | None = None
+    subject: str | None = None
+    claims: dict[str, Any] | None = None
+
+
+class TokenVerifier(Protocol):
+    """Verifies a bearer token: the ``AccessToken`` it grants, or None when it is not valid."""
+
+    async def verify_token(self, token: str) -> AccessToken | None: ...
