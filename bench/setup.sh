@@ -9,6 +9,7 @@
 # Ours (release builds; the binding builds of a dev checkout are usually debug builds):
 #   bench/loadgen/target/release/loadgen          the load generator
 #   target/release/bench-server, workload-server  oxmcp Rust (package oxmcp-examples)
+#   target/bench-tls/release/bench-server         the same with TLS serving, for bench/h2.py
 #   $OXMCP_BENCH_DIR/venv                         a venv with the oxmcp wheel (maturin --release)
 #   $OXMCP_BENCH_DIR/node/oxmcp.node              the Node native module (release), used via OXMCP_NATIVE
 # Peers (versions pinned as in the team's shared measurement kit; override with env vars):
@@ -34,6 +35,16 @@ what="${1:-all}"
 step() { echo "== $*" >&2; }
 
 command -v taskset >/dev/null || { echo "taskset (util-linux) is required" >&2; exit 1; }
+# h2load (bench/h2.py's load generator: HTTP/2 and HTTP/1.1, plain and TLS), as scripts/setup.sh
+# installs its Debian packages: as root with apt-get, else a note.
+if [[ "$what" == all || "$what" == ours ]] && ! command -v h2load >/dev/null; then
+  if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
+    step "apt-get install nghttp2-client (h2load, for bench/h2.py)"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nghttp2-client
+  else
+    step "h2load missing: install nghttp2-client (Debian) for bench/h2.py"
+  fi
+fi
 mkdir -p "$OXMCP_BENCH_DIR"
 
 if [[ "$what" == all || "$what" == ours ]]; then
@@ -44,6 +55,10 @@ if [[ "$what" == all || "$what" == ours ]]; then
   # as a server without OAuth is built; rmcp's bench server likewise has only the features it uses.
   step "oxmcp Rust bench server -> target/release/bench-server"
   (cd "$ROOT" && cargo build --release -p oxmcp-examples --bin bench-server --no-default-features)
+  # bench/h2.py: the same server with TLS serving (`OXMCP_TLS_CERT`/`OXMCP_TLS_KEY`), kept apart so
+  # that run.py measures the build without it.
+  (cd "$ROOT" && cargo build --release -p oxmcp-examples --bin bench-server --no-default-features \
+      --features oxmcp/tls --target-dir "$ROOT/target/bench-tls")
   # The workload server with Redis (`workloads.py --redis` runs it with OXMCP_REDIS_URL; without it,
   # it keeps sessions and tasks in memory), still without OAuth JWTs.
   (cd "$ROOT" && cargo build --release -p oxmcp-examples --bin workload-server --no-default-features --features redis)

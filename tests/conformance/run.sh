@@ -47,6 +47,10 @@
 #   --scenario-timeout MS    the suite's per-scenario limit (default 15000)
 #   --start-timeout SECS     how long the server may take to answer (default 60)
 #   --label NAME             name shown in the report (default: the command)
+#   --h2-hop                 put tests/conformance/h2-proxy.mjs between the suite
+#                            and the server: the suite's HTTP/1.1 requests reach
+#                            the server as streams of one HTTP/2 (h2c prior
+#                            knowledge) connection
 #   --summary-json FILE      also write the counts as JSON (for scripts/test-all.sh)
 #   --install-only           install the pinned tools and exit
 #   -h, --help               this text
@@ -86,7 +90,7 @@ split_list() { printf '%s\n' "$*" | tr -s ', \t' '\n' | sed '/^$/d'; }
 revisions="${OXMCP_CONFORMANCE_REVISIONS:-$ALL_REVISIONS}"
 expect="$(split_list "${OXMCP_CONFORMANCE_EXPECT:-}")"
 require="$(split_list "${OXMCP_CONFORMANCE_REQUIRE:-}")"
-url="" out="" label="" summary_json="" install_only=0 extensions=""
+url="" out="" label="" summary_json="" install_only=0 extensions="" h2_hop=0
 run_timeout="${OXMCP_CONFORMANCE_TIMEOUT:-300}"
 scenario_ms=15000
 start_timeout=60
@@ -115,6 +119,7 @@ while [[ $# -gt 0 ]]; do
     --start-timeout) need_arg "$@"; start_timeout="$2"; shift 2 ;;
     --label) need_arg "$@"; label="$2"; shift 2 ;;
     --summary-json) need_arg "$@"; summary_json="$2"; shift 2 ;;
+    --h2-hop) h2_hop=1; shift ;;
     --install-only) install_only=1; shift ;;
     --) shift; server_cmd=("$@"); break ;;
     -*) die "unknown option $1 (see --help)" ;;
@@ -221,7 +226,14 @@ stop_server() {
   fi
   wait "$pid" 2>/dev/null || true
 }
-trap stop_server EXIT
+proxy_pid=""
+stop_proxy() {
+  [[ -n "$proxy_pid" ]] || return 0
+  kill -TERM "$proxy_pid" 2>/dev/null || true
+  wait "$proxy_pid" 2>/dev/null || true
+  proxy_pid=""
+}
+trap 'stop_proxy; stop_server' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
@@ -264,6 +276,27 @@ else
   if [[ -z "$code" || "$code" == 000 ]]; then say "warning: nothing answers at $url; every scenario will fail"; fi
 fi
 
+# ---- the HTTP/2 hop ------------------------------------------------------------
+if [[ $h2_hop -eq 1 ]]; then
+  origin="${url%%/*}//"; rest="${url#*//}"; origin+="${rest%%/*}"; path="/${rest#*/}"
+  "$NODE" "$HERE/h2-proxy.mjs" "$origin" </dev/null >"$out/h2-proxy.log" 2>&1 &
+  proxy_pid=$!
+  proxy_port=""
+  for _ in $(seq 100); do
+    proxy_port="$(sed -n 's/^listening \([0-9]*\)$/\1/p' "$out/h2-proxy.log")"
+    [[ -n "$proxy_port" ]] && break
+    kill -0 "$proxy_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  [[ -n "$proxy_port" ]] || { cat "$out/h2-proxy.log" >&2; die "the HTTP/2 hop did not start"; }
+  url="http://127.0.0.1:$proxy_port$path"
+  # Through the hop, and over HTTP/2 upstream: the proxy marks what it forwarded.
+  curl -s -o /dev/null -D - -m 5 "$url" 2>/dev/null | grep -qi '^x-h2-hop: 1' ||
+    die "no answer through the HTTP/2 hop at $url (see $out/h2-proxy.log)"
+  say "through the HTTP/2 hop: $url -> $origin over h2c"
+  label+=" (through an HTTP/2 hop)"
+fi
+
 # ---- run the suite, one revision at a time ------------------------------------
 for rev in $revisions; do
   rm -rf "${out:?}/$rev"
@@ -295,6 +328,7 @@ if [[ -n "$server_pid" ]] && ! kill -0 "$server_pid" 2>/dev/null; then
   server_note="the server exited during the run; see $out/server.log"
   server_pid=""
 fi
+stop_proxy
 stop_server
 
 # ---- report ----------------------------------------------------------------------

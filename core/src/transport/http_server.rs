@@ -696,6 +696,7 @@ impl HttpServer {
             max_header_bytes,
         };
         tokio::pin!(shutdown);
+        let tls_refusals = Arc::new(tokio::sync::Semaphore::new(refuse::TLS_REFUSALS));
         if self.handler.config().sse.is_some() {
             // HTTP+SSE streams hear other replicas' POSTs as session signals: listen from the
             // start, so that the first stream's first answer is not sent before this replica
@@ -723,7 +724,23 @@ impl HttpServer {
                 Ok(p) => p,
                 Err(refusal) => {
                     let http2 = self.handler.config().http2;
-                    connections.spawn(refuse::refuse(stream, refusal, header_timeout, http2));
+                    let Some(tls) = self.tls.clone() else {
+                        connections.spawn(refuse::refuse(
+                            stream,
+                            refusal,
+                            header_timeout,
+                            http2,
+                            None,
+                        ));
+                        continue;
+                    };
+                    // A handshake per refusal, a bounded number at once (`refuse`).
+                    if let Ok(slot) = tls_refusals.clone().try_acquire_owned() {
+                        connections.spawn(async move {
+                            refuse::refuse(stream, refusal, header_timeout, http2, Some(tls)).await;
+                            drop(slot);
+                        });
+                    }
                     continue;
                 }
             };

@@ -16,5 +16,7 @@ mod request_table;
 mod scopes;
 mod sse;
 mod telemetry;
+#[cfg(feature = "tls")]
+mod tls_cap;
 mod tokens;
 mod tool_search;

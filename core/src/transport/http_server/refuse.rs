@@ -8,9 +8,16 @@
 //! the same status, body and `Retry-After` over HTTP/2, and a graceful GOAWAY at once so that it
 //! opens no more streams. Not a bare GOAWAY or `REFUSED_STREAM`: hyper's server sends neither on
 //! request, and neither says which cap was hit or when to come back.
+//!
+//! Under TLS the handshake is completed first, so that a client reads the refusal at all (plain
+//! text on a TLS port is a handshake failure to it), and the answer is in the protocol ALPN chose.
+//! A handshake costs the server CPU that a flood past the cap must not be able to multiply: at
+//! most [`TLS_REFUSALS`] run at once (the others are closed unanswered), each within
+//! `header_timeout`.
 
 use super::accept::Stream;
 use super::http2::sniff_h2;
+use super::Tls;
 use crate::transport::http::{HttpResponse, ResponseBody};
 use bytes::Bytes;
 use hyper::body::Incoming;
@@ -20,15 +27,27 @@ use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// Refuse `stream`, in HTTP/2 if it opens with the preface (and `http2` is on), else HTTP/1.1;
-/// the whole exchange within `header_timeout`.
+/// How many refusals under TLS may be in their handshake or answer at once.
+pub(super) const TLS_REFUSALS: usize = 32;
+
+/// Refuse `stream`: under TLS after the handshake, in the protocol ALPN chose; in plain text in
+/// HTTP/2 if it opens with the preface (and `http2` is on), else HTTP/1.1. The whole exchange
+/// within `header_timeout`.
 pub(super) async fn refuse(
     stream: Stream,
     refusal: crate::server::gate::Refusal,
     header_timeout: Duration,
     http2: bool,
+    tls: Option<Tls>,
 ) {
     let _ = tokio::time::timeout(header_timeout, async move {
+        if let Some(acceptor) = tls {
+            return match stream {
+                Stream::Tcp(s) => refuse_tls(s, acceptor, refusal).await,
+                #[cfg(unix)]
+                Stream::Unix(s) => refuse_tls(s, acceptor, refusal).await,
+            };
+        }
         match stream {
             Stream::Tcp(s) => {
                 let h2 = http2 && sniff_h2(&s, header_timeout).await == Some(true);
@@ -45,6 +64,27 @@ pub(super) async fn refuse(
         }
     })
     .await;
+}
+
+/// The handshake, then the refusal in HTTP/2 if ALPN chose `h2` (offered only when `http2` is
+/// on), else HTTP/1.1. A failed handshake is closed: there is no one to tell.
+async fn refuse_tls<S>(stream: S, acceptor: Tls, refusal: crate::server::gate::Refusal)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    #[cfg(feature = "tls")]
+    {
+        let Ok(s) = acceptor.accept(stream).await else {
+            return;
+        };
+        let h2 = s.get_ref().1.alpn_protocol() == Some(b"h2".as_slice());
+        answer(s, refusal, h2).await
+    }
+    #[cfg(not(feature = "tls"))]
+    {
+        let _ = (stream, refusal);
+        match acceptor {}
+    }
 }
 
 /// Serve the refusal on one connection: the first request gets it, any other a bare 503.
