@@ -101,11 +101,18 @@ class Context:
         self._request_state: dict[str, Any] = {}
 
     async def __aenter__(self) -> Self:
-        """``async with Context(fastmcp=server) as ctx:`` (FastMCP's spelling of a context outside a request)."""
+        """``async with Context(fastmcp=server) as ctx:`` (FastMCP's spelling of a context outside a
+        request): inside the block it is the current context (``get_context()``, a ``Context``
+        parameter of a component called there), as in FastMCP."""
+        from .server.dependencies import current_context
+
+        self.__dict__.setdefault("_entered", []).append(current_context.set(self))
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        return None
+        from .server.dependencies import current_context
+
+        current_context.reset(self.__dict__["_entered"].pop())
 
     def __class_getitem__(cls, params: Any) -> Any:
         """``Context[ServerSession, AppState]`` (the SDKs' generic spelling) is ``Context``."""
