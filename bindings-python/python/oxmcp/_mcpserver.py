@@ -378,6 +378,7 @@ class LegacyFastMCP(MCPServer):
             for key in ("listChanged", "subscribe"):
                 if key in value:
                     value[key] = False
+        caps["experimental"] = {}  # its low-level server's create_initialization_options() always sends it
         return caps
 
     @property

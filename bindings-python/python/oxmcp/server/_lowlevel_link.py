@@ -22,7 +22,16 @@ class LowLevelLink:
         self.capabilities: dict[str, Any] | None = None
 
     def hooks(self) -> list[str]:
-        return sorted(set(self.server.request_handlers) | {"initialize", "server/discover"})
+        return sorted(set(self.server.request_handlers) | {"initialize", "server/discover"} | self._unhandled())
+
+    def _unhandled(self) -> set[str]:
+        """Methods the core would answer for a capability the server declares but that the SDK leaves
+        without a handler: a server with ``list_resources`` and no ``list_resource_templates``
+        answers ``resources/templates/list`` with -32601, as the SDK's dispatcher does."""
+        handlers = self.server.request_handlers
+        if "resources/list" in handlers and "resources/templates/list" not in handlers:
+            return {"resources/templates/list"}
+        return set()
 
     def _caps(self) -> dict[str, Any]:
         if self.capabilities is None:
@@ -40,6 +49,8 @@ class LowLevelLink:
         method = payload["method"]
         params = dict(payload.get("params") or {})
         try:
+            if method in self._unhandled():
+                return ("mcp_error", (-32601, "Method not found", None))
             if method in ("initialize", "server/discover"):
                 raw = await native_next(native_ctx, params)
                 if isinstance(raw, dict) and "capabilities" in raw:
