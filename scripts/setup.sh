@@ -308,6 +308,27 @@ if [[ -f tests/upstream/ts-packages.json ]]; then
   fi
 fi
 
+# Published Python servers (tests/upstream/py-servers.py), pinned in tests/upstream/py-servers.json:
+# one venv per SDK generation in .cache/upstream-py/<env>/, since each server pins the SDK it was
+# written for; oxmcp is put on the path of those venvs only by the harness, for the oxmcp run.
+if [[ -f tests/upstream/py-servers.json ]]; then
+  while read -r env pins; do
+    dir=".cache/upstream-py/$env"
+    ustamp="$dir/.oxmcp-$(printf '%s' "$pins" | sha256sum | cut -c1-16)"
+    if [[ -f "$ustamp" ]] && "$dir/bin/python" -c 'import sys' 2>/dev/null; then
+      step "upstream Python servers already installed ($dir)"
+      continue
+    fi
+    step "installing the upstream Python servers into $dir: $pins"
+    rm -rf "$dir" && "$PYTHON" -m venv "$dir"
+    # shellcheck disable=SC2086
+    "$dir/bin/python" -m pip install -q $pins || die "pip install in $dir failed"
+    touch "$ustamp"
+  done < <("$PYTHON" -c 'import json
+for env, pins in json.load(open("tests/upstream/py-servers.json"))["envs"].items():
+    print(env, " ".join(pins))')
+fi
+
 # ---- the MCP Inspector, a client the interop tests drive through its CLI -----------------------
 # tests/python/test_inspector.py and tests/node/inspector.test.mjs. Pinned in
 # tests/inspector/package.json and installed into .cache/tools/inspector, not among the root

@@ -35,6 +35,7 @@
 #   upstream-ts         tests/upstream/ts-examples.mjs: the TS SDK's example servers and published
 #                       TS servers, unmodified, on the SDK and on oxmcp's zero-change mode, compared
 #                       call by call; a difference not classified in tests/upstream/ts-known.json fails
+#   upstream-py         tests/upstream/py-servers.py: published Python servers, likewise (py-known.json)
 #   conformance-rust    tests/conformance/run.sh against target/debug/everything
 #   conformance-python  ... against .venv/bin/python examples/python/everything.py
 #   conformance-node    ... against node examples/node/everything.mjs
@@ -446,16 +447,21 @@ EOF2
   fi
 fi
 
-# ---- upstream-ts: TypeScript servers the team did not write --------------------------------
-if ! wanted upstream-ts; then
-  :
-elif [[ ! -f tests/upstream/ts-examples.mjs ]]; then
-  record upstream-ts "not present" 0 0 0 "no tests/upstream/ts-examples.mjs"
-else
-  banner "upstream-ts: node tests/upstream/ts-examples.mjs"
-  run "$LOGS/upstream-ts.log" 120 node tests/upstream/ts-examples.mjs --json "$LOGS/upstream-ts.json"
-  rc=$?
-  read -r p f note < <(python3 - "$LOGS/upstream-ts.json" <<'EOF'
+# ---- upstream-ts, upstream-py: servers the team did not write --------------------------------
+# upstream_servers STAGE SCRIPT CMD...: run the comparison CMD (it writes its rows to
+# $LOGS/STAGE.json) and record the stage: passed = servers with no unclassified difference.
+upstream_servers() {
+  local stage=$1 script=$2; shift 2
+  if ! wanted "$stage"; then
+    return
+  elif [[ ! -f $script ]]; then
+    record "$stage" "not present" 0 0 0 "no $script"
+    return
+  fi
+  banner "$stage: $*"
+  run "$LOGS/$stage.log" 180 "$@" --json "$LOGS/$stage.json"
+  local rc=$? p f note
+  read -r p f note < <(python3 - "$LOGS/$stage.json" <<'EOF'
 import json, sys
 try:
     rows = json.load(open(sys.argv[1]))
@@ -468,13 +474,15 @@ print(len(rows) - bad, bad, f"{count('same')} same, {count('differs')} differ (c
 EOF
   )
   if [[ $rc -eq 0 ]]; then
-    record upstream-ts ok "$p" "$f" 0 "$note"
+    record "$stage" ok "$p" "$f" 0 "$note"
   elif [[ $f -gt 0 ]]; then
-    record upstream-ts FAILED "$p" "$f" 0 "$note"
+    record "$stage" FAILED "$p" "$f" 0 "$note"
   else
-    record upstream-ts FAILED "$p" 1 0 "ts-examples.mjs exited $rc with no server counted"
+    record "$stage" FAILED "$p" 1 0 "$script exited $rc with no server counted"
   fi
-fi
+}
+upstream_servers upstream-ts tests/upstream/ts-examples.mjs node tests/upstream/ts-examples.mjs
+upstream_servers upstream-py tests/upstream/py-servers.py .venv/bin/python tests/upstream/py-servers.py
 
 # ---- conformance ----------------------------------------------------------------------
 # The three languages' runs go side by side: each mostly waits on its server and the suite's
