@@ -1,0 +1,120 @@
+//! The core's registration rules and URI-template functions as module functions, for the Python
+//! layers that check or match before any native server exists (the same rules and texts as Node).
+
+use crate::convert::{self, from_py};
+use crate::{build_err, origin, PyOrigin};
+use oxmcp::Tool;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use serde_json::Value;
+
+/// A tool's own limits checked by the core's rule (`Tool::limits`) when the tool is declared, before
+/// any native server exists: the same values are refused with the same text as in Node.
+#[pyfunction]
+#[pyo3(signature = (name, timeout_ms=None, max_concurrency=None, task_after_ms=None))]
+pub(crate) fn check_tool_limits(
+    name: &str,
+    timeout_ms: Option<f64>,
+    max_concurrency: Option<f64>,
+    task_after_ms: Option<f64>,
+) -> PyResult<()> {
+    Tool::new(name, serde_json::json!({"type": "object"}))
+        .limits(timeout_ms, max_concurrency, task_after_ms)
+        .map(drop)
+        .map_err(build_err)
+}
+
+/// An explicit element's pairing checked by the core's rule (`oxmcp::element::check`): the
+/// definition's kind, or the core's error (the same text as in Node).
+#[pyfunction]
+#[pyo3(signature = (definition, handler_kind=None))]
+pub(crate) fn check_element(
+    definition: &Bound<'_, PyAny>,
+    handler_kind: Option<&str>,
+) -> PyResult<&'static str> {
+    oxmcp::element::check(&from_py(definition)?, handler_kind).map_err(build_err)
+}
+
+/// A registration's named completers checked by the core's rule (`oxmcp::completion::check_names`)
+/// before it is registered: a prompt's (`arguments`: its argument names) or a resource
+/// template's (`name`: its URI template). The same names are refused with the same text as in Node.
+#[pyfunction]
+#[pyo3(signature = (name, completed, arguments=None))]
+pub(crate) fn check_completion_names(
+    name: &str,
+    completed: Vec<String>,
+    arguments: Option<Vec<String>>,
+) -> PyResult<()> {
+    use oxmcp::completion::{check_names, Completed};
+    let args: Vec<&str> = arguments.iter().flatten().map(String::as_str).collect();
+    let primitive = match &arguments {
+        Some(_) => Completed::Prompt {
+            name,
+            arguments: &args,
+        },
+        None => Completed::Template { uri_template: name },
+    };
+    check_names(primitive, &completed).map_err(build_err)
+}
+
+/// The core's rule between a registration by hand and a discovered one
+/// (`oxmcp::discovery::admit`), for the Python registry (kept before the native server exists)
+/// when an entry of that name is there: `"replace"` or `"skip"`; two discovered with one name
+/// raise `ValueError` naming both places, two by hand the duplicate-name error.
+#[pyfunction]
+pub(crate) fn admit_registration(
+    kind: &str,
+    name: &str,
+    existing: PyOrigin,
+    incoming: PyOrigin,
+) -> PyResult<&'static str> {
+    let kind = match kind {
+        "tool" => "tool",
+        "resource" => "resource",
+        "resource template" => "resource template",
+        "prompt" => "prompt",
+        other => return Err(PyValueError::new_err(format!("unknown kind {other:?}"))),
+    };
+    oxmcp::discovery::admit(kind, name, Some(&origin(existing)), &origin(incoming))
+        .map(oxmcp::discovery::Admit::as_str)
+        .map_err(build_err)
+}
+
+/// The core's URI template matching (`oxmcp::uri_template`) for a resource template component
+/// (the SDK's `ResourceTemplate.matches(uri)`): the variables of `uri`, or `None` when it does not
+/// match or a value is one the core refuses (a path walking out of the template). A malformed
+/// template raises `ValueError`.
+#[pyfunction]
+pub(crate) fn match_uri_template<'py>(
+    py: Python<'py>,
+    template: &str,
+    uri: &str,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let parsed = oxmcp::uri_template::UriTemplate::parse(template).map_err(build_err)?;
+    parsed
+        .matches(uri)
+        .map(|vars| convert::to_py(py, &Value::Object(vars)))
+        .transpose()
+}
+
+/// The core's RFC 6570 expansion (`UriTemplate::expand`): the URI `template` stands for with
+/// `values` (strings, numbers, booleans, lists, dicts; a missing or `None` value is undefined).
+/// A malformed template raises `ValueError`.
+#[pyfunction]
+pub(crate) fn expand_uri_template(template: &str, values: &Bound<'_, PyAny>) -> PyResult<String> {
+    let parsed = oxmcp::uri_template::UriTemplate::parse(template).map_err(build_err)?;
+    match convert::from_py(values)? {
+        Value::Object(map) => Ok(parsed.expand(&map)),
+        _ => Err(PyValueError::new_err("values must be a dict")),
+    }
+}
+
+/// The core's path screening of an extracted template value (what a `ResourceSecurity` policy
+/// checks): `True` when `value` fails one of the enabled checks (a NUL byte, a relative path that
+/// climbs above its base, an absolute path).
+#[pyfunction]
+pub(crate) fn screen_path_value(value: &str, traversal: bool, absolute: bool, null_bytes: bool) -> bool {
+    (null_bytes && value.contains('\0'))
+        || (traversal && oxmcp::uri_template::escapes_base(value))
+        || (absolute && oxmcp::uri_template::is_absolute_path(value))
+}
