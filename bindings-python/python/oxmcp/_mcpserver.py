@@ -15,7 +15,6 @@ from typing import Any
 from ._errors import ResourceError, ToolError
 from ._fastmcp import FastMCP, _dump
 from ._handlers import TemplateMismatch, template_variables
-from ._server import _Listing
 
 __all__ = ["LegacyFastMCP", "MCPServer"]
 
@@ -283,25 +282,8 @@ class MCPServer(FastMCP):
 
         return PromptManager(self)
 
-    @property
-    def _mcp_server(self) -> Any:
-        """The server the SDK's in-memory client takes (``create_connected_server_and_client_session(
-        mcp._mcp_server)``): on oxmcp, this server itself."""
-        return self
-
-    # -- the SDK's in-process calls on the server itself (``await mcp.call_tool(...)`` in self-tests) -----
-    def list_tools(self) -> Any:
-        return _Listing("list_tools", super().list_tools(), "Tool")
-
-    def list_resources(self) -> Any:
-        return _Listing("list_resources", super().list_resources(), "Resource")
-
-    def list_resource_templates(self) -> Any:
-        return _Listing("list_resource_templates", super().list_resource_templates(), "ResourceTemplate")
-
-    def list_prompts(self) -> Any:
-        return _Listing("list_prompts", super().list_prompts(), "Prompt")
-
+    # -- the SDK's in-process calls on the server itself (``await mcp.call_tool(...)`` in self-tests;
+    # ``list_*`` and ``_mcp_server`` are FastMCP's) ------------------------------------------------------
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None) -> Any:
         """The tool's ``CallToolResult``, through the core as a client's call; a failed call raises
         ``ToolError`` with its text, as the SDK's does."""

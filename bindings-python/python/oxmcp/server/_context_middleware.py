@@ -13,18 +13,15 @@ let through what the core refuses.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any, SupportsIndex
 
 from .._context import Context
-from .._errors import InputRequired, McpError, RequestCancelled
-from .middleware import native_next
+from .._errors import InputRequired, RequestCancelled
+from .middleware import failed_link, native_next
 
 if TYPE_CHECKING:
     from typing_extensions import Self
-
-_log = logging.getLogger("oxmcp")
 
 
 class ContextTierLink:
@@ -64,15 +61,8 @@ class ContextTierLink:
 
         try:
             out = await step(0)(ctx)
-        except InputRequired as exc:
-            return ("input_required", exc.args[0] if exc.args else None)
-        except RequestCancelled:
-            return ("cancelled", None)
-        except McpError as exc:
-            return ("mcp_error", (exc.code, exc.message, exc.data))
-        except Exception as exc:  # noqa: BLE001  the SDK answers a middleware's crash as an internal error
-            _log.error("middleware for %s raised", method, exc_info=exc)
-            return ("mcp_error", (-32603, str(exc), None))
+        except (InputRequired, RequestCancelled, Exception) as exc:  # noqa: BLE001  the SDK answers a crash as an internal error
+            return failed_link(exc, f"middleware for {method}")
         return ("ok", _dump(out) if out is not None else {})
 
 

@@ -3,14 +3,11 @@ handler, and puts the low-level server's capabilities into ``initialize`` / ``se
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from .._context import Context
-from .._errors import InputRequired, McpError, RequestCancelled
-from .middleware import native_next
-
-_log = logging.getLogger("oxmcp")
+from .._errors import InputRequired, RequestCancelled
+from .middleware import failed_link, native_next
 
 
 class LowLevelLink:
@@ -66,12 +63,5 @@ class LowLevelLink:
             if method == "logging/setLevel":
                 await native_next(native_ctx, params)  # the core filters log notifications by it
             return ("ok", value)
-        except InputRequired as exc:
-            return ("input_required", exc.args[0] if exc.args else None)
-        except RequestCancelled:
-            return ("cancelled", None)
-        except McpError as exc:
-            return ("mcp_error", (exc.code, exc.message, exc.data))
-        except Exception as exc:  # noqa: BLE001
-            _log.error("low-level handler for %s raised", method, exc_info=exc)
-            return ("mcp_error", (-32603, str(exc), None))
+        except (InputRequired, RequestCancelled, Exception) as exc:  # noqa: BLE001  each is an answer
+            return failed_link(exc, f"low-level handler for {method}")

@@ -23,6 +23,7 @@ JSON-RPC error) to refuse a request.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Awaitable
 from dataclasses import dataclass, field, replace
@@ -133,6 +134,20 @@ def hooked_methods(mw: Any) -> list[str] | None:
         if getattr(cls, name) is not getattr(Middleware, name):
             return None
     return [m for m, hook in HOOKS.items() if getattr(cls, hook) is not getattr(Middleware, hook)]
+
+
+def failed_link(exc: BaseException, what: str) -> tuple[str, Any]:
+    """What a link of the core's chain answers for what its Python code raised: an MRTR round, a
+    cancellation, the JSON-RPC error an ``McpError`` carries, else an internal error (logged as
+    ``what`` raised)."""
+    if isinstance(exc, InputRequired):
+        return ("input_required", exc.args[0] if exc.args else None)
+    if isinstance(exc, RequestCancelled):
+        return ("cancelled", None)
+    if isinstance(exc, McpError):
+        return ("mcp_error", (exc.code, exc.message, exc.data))
+    logging.getLogger("oxmcp").error("%s raised", what, exc_info=exc)
+    return ("mcp_error", (-32603, str(exc), None))
 
 
 async def native_next(native_ctx: Any, params: dict[str, Any]) -> Any:
