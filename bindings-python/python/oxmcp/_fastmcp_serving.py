@@ -23,9 +23,6 @@ _NOOP_RUN = {
     "transport_security", "host_origin_protection", "sse_path", "message_path", "mount_path",
 }
 
-# HTTP keywords of run()/http_app() that are the core's server options: (keyword, option, scale).
-_SESSION_RUN = (("max_sessions", "max_sessions", 1), ("session_idle_timeout", "session_idle_ms", 1000))
-
 
 class Serving(_Base):
     """The serving half of ``FastMCP``; the state it reads (``_custom_routes``, ``_http_defaults``,
@@ -186,15 +183,9 @@ class Serving(_Base):
         """``max_sessions`` and ``session_idle_timeout`` (seconds) of ``run()``/``http_app()``: the
         core's server options, checked by the core and taken out of ``kwargs``. ``None`` (FastMCP's
         "no limit") is refused: the core always bounds sessions."""
-        given: dict[str, Any] = {}
-        for key, option, scale in _SESSION_RUN:
-            if key not in kwargs:
-                continue
-            value = kwargs.pop(key)
-            if value is None:
-                raise ValueError(f"{where}(): {key}=None (no limit) is not supported by oxmcp: "
-                                 f"the core always bounds sessions; give a number ({option})")
-            given[option] = value if scale == 1 else round(float(value) * scale)
+        from ._session_options import session_options
+
+        given = session_options(kwargs, where)
         if not given:
             return
         from . import _oxmcp

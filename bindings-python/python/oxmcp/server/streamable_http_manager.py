@@ -42,10 +42,6 @@ class StreamableHTTPSessionManager:
             raise ValueError("max_request_body_size must be a positive number of bytes")
         if max_sessions is not None and max_sessions <= 0:
             raise ValueError("max_sessions must be a positive number of sessions or None")
-        for key, value in (("session_idle_timeout", session_idle_timeout), ("max_sessions", max_sessions)):
-            if value is None and not stateless:
-                raise ValueError(f"StreamableHTTPSessionManager(): {key}=None (no limit) is not supported by "
-                                 "oxmcp: the core always bounds sessions; give a number")
         self.app = app
         self.event_store = event_store
         self.json_response = json_response
@@ -61,10 +57,10 @@ class StreamableHTTPSessionManager:
         listen: dict[str, Any] = {"max_body_bytes": max_request_body_size, **listener_options(security_settings)}
         if stateless:
             listen["sessionless"] = True
-        server: dict[str, Any] = {}
-        if not stateless:
-            server["max_sessions"] = max_sessions
-            server["session_idle_ms"] = round(float(session_idle_timeout) * 1000)  # type: ignore[arg-type]
+        from .._session_options import session_options
+
+        server: dict[str, Any] = {} if stateless else session_options(
+            {"max_sessions": max_sessions, "session_idle_timeout": session_idle_timeout}, "StreamableHTTPSessionManager")
         from .. import _oxmcp
 
         _oxmcp.check_listen_options({**self._core.options, **server}, listen)

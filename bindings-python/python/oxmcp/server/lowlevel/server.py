@@ -535,15 +535,9 @@ class Server:
         server_options: dict[str, Any] = {}
         if kwargs.pop("stateless_http", False):
             server_options["legacy_stateless"] = True
-        for key, option, scale in (("max_sessions", "max_sessions", 1), ("session_idle_timeout", "session_idle_ms", 1000)):
-            if key not in kwargs:
-                continue
-            value = kwargs.pop(key)
-            if value is None:
-                # The SDK's "no limit": the core always bounds sessions, and None would read as unset.
-                raise ValueError(f"streamable_http_app(): {key}=None (no limit) is not supported by oxmcp: "
-                                 f"the core always bounds sessions; give a number ({option})")
-            server_options[option] = value if scale == 1 else round(float(value) * scale)
+        from ..._session_options import session_options
+
+        server_options.update(session_options(kwargs, "streamable_http_app"))
         listen: dict[str, Any] = {}
         if "max_request_body_size" in kwargs:
             listen["max_body_bytes"] = kwargs.pop("max_request_body_size")
