@@ -683,6 +683,7 @@ fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rules::match_uri_template, m)?)?;
     m.add_function(wrap_pyfunction!(rules::expand_uri_template, m)?)?;
     m.add_function(wrap_pyfunction!(rules::screen_path_value, m)?)?;
+    m.add_function(wrap_pyfunction!(rules::schema_violation, m)?)?;
     m.add_function(wrap_pyfunction!(engine::quiesce, m)?)?;
     m.add_function(wrap_pyfunction!(engine::after_fork, m)?)?;
     m.add_function(wrap_pyfunction!(telemetry::flush_telemetry, m)?)?;

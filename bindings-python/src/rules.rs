@@ -113,8 +113,30 @@ pub(crate) fn expand_uri_template(template: &str, values: &Bound<'_, PyAny>) -> 
 /// checks): `True` when `value` fails one of the enabled checks (a NUL byte, a relative path that
 /// climbs above its base, an absolute path).
 #[pyfunction]
-pub(crate) fn screen_path_value(value: &str, traversal: bool, absolute: bool, null_bytes: bool) -> bool {
+pub(crate) fn screen_path_value(
+    value: &str,
+    traversal: bool,
+    absolute: bool,
+    null_bytes: bool,
+) -> bool {
     (null_bytes && value.contains('\0'))
         || (traversal && oxmcp::uri_template::escapes_base(value))
         || (absolute && oxmcp::uri_template::is_absolute_path(value))
+}
+
+/// The core's JSON Schema check (`oxmcp::schema::CompiledSchema`) of `instance` against a schema a
+/// low-level server listed: the first violation's message, or `None` when it is valid (mcp 1.x's
+/// low-level `Server` checks a call's arguments and structured result against the listed tool).
+/// A schema the core cannot compile raises `ValueError`.
+#[pyfunction]
+pub(crate) fn schema_violation(
+    schema: &Bound<'_, PyAny>,
+    instance: &Bound<'_, PyAny>,
+) -> PyResult<Option<String>> {
+    let compiled = oxmcp::schema::CompiledSchema::compile(&from_py(schema)?).map_err(build_err)?;
+    Ok(compiled
+        .violations(&from_py(instance)?)
+        .into_iter()
+        .next()
+        .map(|v| v.message))
 }

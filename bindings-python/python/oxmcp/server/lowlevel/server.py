@@ -275,6 +275,7 @@ class Server:
         self.notification_handlers: dict[Any, Callable[..., Any]] = {}
         self._v2: dict[str, Callable[..., Any]] = {}
         self._tool_cache: dict[str, Any] = {}
+        self._validate_input = True
         self._lifespan_value: Any = None
         self._live = 0  # run()s in progress (HTTP+SSE serves one per stream)
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -327,6 +328,10 @@ class Server:
         return self._register("tools/list")
 
     def call_tool(self, *, validate_input: bool = True) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """mcp 1.x: ``handler(name, arguments)``. As in the SDK, a call's arguments are checked against
+        the tool's listed ``inputSchema`` first (``validate_input``), and a structured result against
+        its ``outputSchema``, by the core's JSON Schema check."""
+        self._validate_input = validate_input
         return self._register("tools/call")
 
     def list_resources(self) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -637,13 +642,21 @@ class Server:
         """An mcp 1.x handler's answer as the result's wire body. A list handler that takes a
         parameter gets the request (``ListToolsRequest``, with its cursor), as 1.x passes it."""
         if method == "tools/call":
+            name, arguments = params.get("name"), params.get("arguments") or {}
             try:
-                out = await handler(params.get("name"), params.get("arguments") or {})
+                tool = await self._listed_tool(name)
+                if tool is not None and self._validate_input:
+                    from ... import _oxmcp
+
+                    problem = _oxmcp.schema_violation(tool.get("inputSchema") or {}, arguments)
+                    if problem is not None:
+                        return _error_result(f"Input validation error: {problem}")
+                out = await handler(name, arguments)
             except (InputRequired, RequestCancelled):
                 raise
             except Exception as exc:  # noqa: BLE001  the SDK's rule: any exception is an isError result
-                return {"content": [{"type": "text", "text": str(exc)}], "isError": True}
-            return self._tool_result(out)
+                return _error_result(str(exc))
+            return self._checked_output(tool, out)
         if method in LIST_KEYS:
             if takes_argument(handler):
                 out = await handler(request if request is not None else request_model(method, params))
@@ -679,6 +692,27 @@ class Server:
             return {}
         raise McpError(-32601, f"Method not found: {method}")
 
+    async def _listed_tool(self, name: Any) -> dict[str, Any] | None:
+        """The tool as the last ``tools/list`` listed it, listing again on a miss (the SDK's cache)."""
+        if name not in self._tool_cache and "tools/list" in self.request_handlers:
+            await self._answer_v1("tools/list", self.request_handlers["tools/list"], {})
+        return self._tool_cache.get(name)
+
+    def _checked_output(self, tool: dict[str, Any] | None, out: Any) -> dict[str, Any]:
+        """The call's result; for a result the SDK builds (not a ``CallToolResult`` given whole), its
+        structured part checked against the listed ``outputSchema``, as mcp 1.x does."""
+        result = self._tool_result(out)
+        given_whole = hasattr(out, "model_dump") and hasattr(out, "content") and not hasattr(out, "type")
+        schema = (tool or {}).get("outputSchema")
+        if schema is None or given_whole or result.get("isError"):
+            return result
+        if "structuredContent" not in result:
+            return _error_result("Output validation error: outputSchema defined but no structured output returned")
+        from ... import _oxmcp
+
+        problem = _oxmcp.schema_violation(schema, result["structuredContent"])
+        return result if problem is None else _error_result(f"Output validation error: {problem}")
+
     def _tool_result(self, out: Any) -> dict[str, Any]:
         if hasattr(out, "model_dump") and hasattr(out, "content") and not hasattr(out, "type"):
             return _dump(out)  # a CallToolResult
@@ -696,6 +730,10 @@ class Server:
         if structured is not None:
             result["structuredContent"] = _dump(structured)
         return result
+
+
+def _error_result(text: str) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": text}], "isError": True}
 
 
 class _AnyUrl(str):
