@@ -230,6 +230,10 @@ class ToolEntry(_Entry):
             _log.error("tool %r returned a value that cannot be serialised", self.name, exc_info=exc)
             return ("ok", error_result(f"Tool {self.name!r} returned a value that cannot be serialised"
                                        + (f": {exc}" if self._debug() else "")))
+        content_of = getattr(self.server, "_tool_content", None)  # a framework's own rendering of the value
+        blocks = content_of(value) if content_of is not None else None
+        if blocks is not None:
+            result = {"content": blocks} if isinstance(result, CoreList) else {**result, "content": blocks}
         if isinstance(result, CoreList):
             return ("list", list(result))
         if self._wrap_meta and "structuredContent" in result and not isinstance(value, ToolResultType):

@@ -178,9 +178,20 @@ class MCPServer(FastMCP):
         return ""
 
     def _adapt_tool(self, entry: Any) -> None:
-        # Before the tool is registered, so that one added while serving is listed so too.
+        # Before the tool is registered, so that one added while serving is listed so too: the
+        # schemas and description as the SDK writes them (server/mcpserver/sdk_schema.py).
+        from .server.mcpserver.sdk_schema import adapt
+
+        adapt(entry)
         if not entry.info.description:
             entry.info.description = ""  # the SDK lists a tool without a docstring with description ""
+
+    @staticmethod
+    def _tool_content(value: Any) -> list[dict[str, Any]] | None:
+        """The content blocks the SDK makes of a tool's return value (server/mcpserver/sdk_schema.py)."""
+        from .server.mcpserver.sdk_schema import content_of
+
+        return content_of(value)
 
     # The SDK's decorators take their options positionally (``@mcp.tool("name")``) and refuse to be
     # applied uncalled (``@mcp.tool``), which would otherwise register the wrong thing.
