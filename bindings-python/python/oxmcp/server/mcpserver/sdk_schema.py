@@ -72,7 +72,9 @@ def _output_model(annotation: Any, func_name: str) -> tuple[Any, bool]:
     if isinstance(type_expr, types.GenericAlias):
         args = typing.get_args(type_expr)
         if typing.get_origin(type_expr) is dict and len(args) == 2 and args[0] is str:
-            return pydantic.RootModel[type_expr], False  # type: ignore[index,valid-type]
+            # Named as the SDK names it: the title is the model's name.
+            root = type(f"{func_name}DictOutput", (pydantic.RootModel[type_expr],), {})  # type: ignore[index,valid-type]
+            return root, False
         return wrapped()
     if not isinstance(type_expr, type):
         return wrapped()
