@@ -408,12 +408,21 @@ pub fn uri_template_input(data: &[u8]) {
         uri.len()
     );
     if let Some(m) = m {
+        // A value is a string, or, for a query key an exploded `{?x*}` repeats, a list of them.
         for v in m.values() {
-            let v = v.as_str().expect("string values");
-            assert!(
-                !v.split(['/', '\\']).any(|seg| seg == ".."),
-                "a dot-dot segment got through: {v:?}"
-            );
+            let strings: Vec<&str> = match v {
+                Value::Array(items) => items
+                    .iter()
+                    .map(|i| i.as_str().expect("a list of strings"))
+                    .collect(),
+                _ => vec![v.as_str().expect("string values")],
+            };
+            for v in strings {
+                assert!(
+                    !v.split(['/', '\\']).any(|seg| seg == ".."),
+                    "a dot-dot segment got through: {v:?}"
+                );
+            }
         }
     }
 }
@@ -450,6 +459,7 @@ pub fn uri_and_host_seeds() -> Vec<Vec<u8>> {
         "test://template/{id}/data\0test://template/42/data",
         "file:///{+path}\0file:///a/../b",
         "user://{id}/profile{?fields}\0user://42/profile?fields=a%20b",
+        "user://{id}/profile{?fields*}\0user://42/profile?fields=a&fields=..&fields=b",
         "x://{a}{b}{c}{#d}\0x://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
         "x://{.a}{/b}{;c}{&d}\0x://.a/b;c=1&d=2",
         "127.0.0.1:8080",

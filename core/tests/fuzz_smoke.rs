@@ -49,6 +49,10 @@ fn harnesses_survive_random_inputs() {
     // The URI matcher and the Host/Origin parser, on their own seeds.
     let mut m = common::Mutator::new(0x7572_6974);
     let seeds = common::uri_and_host_seeds();
+    for seed in &seeds {
+        common::uri_template_input(seed);
+        common::authority_input(seed);
+    }
     let started = Instant::now();
     for i in 0..20_000 {
         if started.elapsed() > Duration::from_secs(8) {

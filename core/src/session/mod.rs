@@ -1,5 +1,5 @@
 //! Legacy-era state: sessions (`Mcp-Session-Id` on HTTP, the process on stdio). The
-//! server→client requests awaiting the client's answer are in [`crate::client_requests`].
+//! server→client requests awaiting the client's answer are in `client_requests` (the crate's own module).
 //!
 //! - this module: `LegacySession` (this process's part of a session: cancel table, GET stream,
 //!   close token), `SessionTable` (this process's cache of them), the per-connection cancel
