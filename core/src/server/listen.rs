@@ -210,43 +210,17 @@ impl Server {
         let Some(sink) = env.sink.clone() else {
             return McpError::internal("this transport cannot stream").into();
         };
-        let filter = params
-            .get("notifications")
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default();
-        let flag = |k: &str| filter.get(k).and_then(Value::as_bool) == Some(true);
-        let tools = flag("toolsListChanged") && caps.get("tools").is_some();
-        let prompts = flag("promptsListChanged") && caps.get("prompts").is_some();
-        let resources = flag("resourcesListChanged") && caps.get("resources").is_some();
-        let uris: Vec<String> = match filter.get("resourceSubscriptions") {
-            Some(Value::Array(a)) if caps.get("resources").is_some() => a
-                .iter()
-                .filter_map(|u| u.as_str().map(str::to_string))
-                .collect(),
-            Some(Value::Array(_)) | None => Vec::new(),
-            Some(_) => {
-                return McpError::invalid_params("resourceSubscriptions must be an array of URIs")
-                    .into()
-            }
+        let ask = match ListenAsk::parse(params, caps, self.inner.options.max_listen_task_ids) {
+            Ok(a) => a,
+            Err(e) => return e.into(),
         };
-        let task_ids: Vec<String> = match filter.get("taskIds") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(a)) => a
-                .iter()
-                .filter_map(|u| u.as_str().map(str::to_string))
-                .collect(),
-            Some(_) => {
-                return McpError::invalid_params("taskIds must be an array of task ids").into()
-            }
-        };
-        let max = self.inner.options.max_listen_task_ids;
-        if task_ids.len() > max {
-            return McpError::invalid_params(format!(
-                "Too many taskIds: a listen may name {max} tasks"
-            ))
-            .into();
-        }
+        let ListenAsk {
+            tools,
+            prompts,
+            resources,
+            uris,
+            task_ids,
+        } = ask;
         if !task_ids.is_empty() && !crate::tasks::declared_in(rq.caps()) {
             return McpError::missing_capability(crate::tasks::required_json()).into();
         }
@@ -262,22 +236,7 @@ impl Server {
                 .into();
         };
         let sub_meta = json!({ META_SUBSCRIPTION_ID: rq.id });
-        let mut honoured = Map::new();
-        if tools {
-            honoured.insert("toolsListChanged".into(), Value::Bool(true));
-        }
-        if prompts {
-            honoured.insert("promptsListChanged".into(), Value::Bool(true));
-        }
-        if resources {
-            honoured.insert("resourcesListChanged".into(), Value::Bool(true));
-        }
-        if !uris.is_empty() {
-            honoured.insert("resourceSubscriptions".into(), json!(uris));
-        }
-        if !own_tasks.is_empty() {
-            honoured.insert("taskIds".into(), json!(own_tasks));
-        }
+        let honoured = honoured(tools, prompts, resources, &uris, &own_tasks);
         let filter = EventFilter {
             tools,
             prompts,
@@ -311,4 +270,88 @@ impl Server {
         r.insert("_meta".into(), sub_meta);
         Outcome::Result(Value::Object(r))
     }
+}
+
+/// What a `subscriptions/listen` asks for, each kind only where the server has the capability.
+struct ListenAsk {
+    tools: bool,
+    prompts: bool,
+    resources: bool,
+    uris: Vec<String>,
+    task_ids: Vec<String>,
+}
+
+impl ListenAsk {
+    /// Reads `params.notifications`; a malformed list or more than `max_task_ids` task ids is
+    /// -32602.
+    fn parse(params: &Params, caps: &Value, max_task_ids: usize) -> Result<Self, McpError> {
+        let filter = params
+            .get("notifications")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        let flag = |k: &str| filter.get(k).and_then(Value::as_bool) == Some(true);
+        let strings = |a: &[Value]| -> Vec<String> {
+            a.iter()
+                .filter_map(|u| u.as_str().map(str::to_string))
+                .collect()
+        };
+        let uris = match filter.get("resourceSubscriptions") {
+            Some(Value::Array(a)) if caps.get("resources").is_some() => strings(a),
+            Some(Value::Array(_)) | None => Vec::new(),
+            Some(_) => {
+                return Err(McpError::invalid_params(
+                    "resourceSubscriptions must be an array of URIs",
+                ))
+            }
+        };
+        let task_ids = match filter.get("taskIds") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(a)) => strings(a),
+            Some(_) => {
+                return Err(McpError::invalid_params(
+                    "taskIds must be an array of task ids",
+                ))
+            }
+        };
+        if task_ids.len() > max_task_ids {
+            return Err(McpError::invalid_params(format!(
+                "Too many taskIds: a listen may name {max_task_ids} tasks"
+            )));
+        }
+        Ok(Self {
+            tools: flag("toolsListChanged") && caps.get("tools").is_some(),
+            prompts: flag("promptsListChanged") && caps.get("prompts").is_some(),
+            resources: flag("resourcesListChanged") && caps.get("resources").is_some(),
+            uris,
+            task_ids,
+        })
+    }
+}
+
+/// The acknowledgement's `notifications`: what the listen will get, as the request spelled it.
+fn honoured(
+    tools: bool,
+    prompts: bool,
+    resources: bool,
+    uris: &[String],
+    own_tasks: &[String],
+) -> Map<String, Value> {
+    let mut m = Map::new();
+    for (key, on) in [
+        ("toolsListChanged", tools),
+        ("promptsListChanged", prompts),
+        ("resourcesListChanged", resources),
+    ] {
+        if on {
+            m.insert(key.into(), Value::Bool(true));
+        }
+    }
+    if !uris.is_empty() {
+        m.insert("resourceSubscriptions".into(), json!(uris));
+    }
+    if !own_tasks.is_empty() {
+        m.insert("taskIds".into(), json!(own_tasks));
+    }
+    m
 }

@@ -4,10 +4,11 @@
 
 use crate::context::Context;
 use crate::error::{ErrorCode, HandlerError, McpError};
+use crate::handler::BoxFuture;
 use crate::jsonrpc::Params;
 use crate::protocol::*;
 use crate::server::dispatch::*;
-use crate::server::pipeline::{Done, Kind, Prepared, RunError};
+use crate::server::pipeline::{Done, Guard, Kind, Prepared, RunError};
 use crate::server::{access, trace, Env, Server};
 use crate::tasks::{self, TaskLink, TaskSlot, TaskStatus, TaskSupport};
 use serde_json::{Map, Value};
@@ -48,132 +49,191 @@ impl Server {
         p: Prepared,
         budget: Duration,
     ) -> Outcome {
-        let mut guard = match self.guard(rq, env, &p) {
+        let guard = match self.guard(rq, env, &p) {
             Ok(g) => g,
             Err(o) => return o,
         };
-        let engine = self.inner.tasks.clone();
-        let owner = access::owner_key(env);
-        let who = access::budget_key(env);
-        let max_tasks = self.inner.options.max_tasks_per_caller;
-        // Not a child of the request's token: the task outlives the request. Server abort
-        // still reaches it.
-        let cancel = self.inner.abort.child_token();
-        let slot = Arc::new(TaskSlot::default());
-        let mut ctx = self.context(rq, env, p.input.unwrap_or_default(), cancel.clone());
+        let call = TaskCall {
+            engine: self.inner.tasks.clone(),
+            owner: access::owner_key(env),
+            who: access::budget_key(env),
+            max_tasks: self.inner.options.max_tasks_per_caller,
+            // Not a child of the request's token: the task outlives the request. Server abort
+            // still reaches it.
+            cancel: self.inner.abort.child_token(),
+            slot: Arc::new(TaskSlot::default()),
+        };
+        let Prepared {
+            kind,
+            name,
+            input,
+            timeout,
+            invoke,
+            ..
+        } = p;
+        let mut ctx = self.context(rq, env, input.unwrap_or_default(), call.cancel.clone());
         if let Some(inner) = Arc::get_mut(&mut ctx.inner) {
-            inner.task = Some(slot.clone());
+            inner.task = Some(call.slot.clone());
         }
-        let mut created = None;
-        let mut running = None;
+        let mut opened = None;
         if budget.is_zero() {
-            running = match RunningTask::take(self, &who) {
-                Ok(r) => r,
+            match self.open_task(&call).await {
+                Ok(o) => opened = Some(o),
                 Err(e) => return e.into(),
-            };
-            match engine
-                .create(&owner, who.as_deref(), max_tasks, cancel.clone())
+            }
+        }
+        let run_span = trace::task_span(&name);
+        let mut rx = Self::spawn_run(invoke.start(ctx.clone()), timeout, &call.cancel, &run_span);
+        let (running, rec) = match opened {
+            Some(o) => o,
+            None => match self
+                .escalate(rq, env, (&kind, &name), &ctx, &call, &mut rx, budget)
                 .await
             {
-                Ok(rec) => {
-                    slot.escalate(TaskLink {
-                        engine: engine.clone(),
-                        id: rec.id.clone(),
-                    });
-                    created = Some(rec);
-                }
-                Err(e) => {
-                    if e.http_status == Some(429) {
-                        self.count_rejection(429, "max_tasks_per_caller");
-                    }
-                    return e.into();
-                }
-            }
-        }
-        let fut = p.invoke.start(ctx.clone());
-        let (tx, mut rx) = tokio::sync::oneshot::channel();
-        let run_span = trace::task_span(&p.name);
-        {
-            let (cancel, timeout) = (cancel.clone(), p.timeout);
-            let run = tracing::Instrument::instrument(
-                async move { Self::run(fut, &cancel, timeout).await },
-                run_span.clone(),
-            );
-            tokio::spawn(async move {
-                let _ = tx.send(run.await);
-            });
-        }
-        let lost = || Err(RunError::Handler(HandlerError::Cancelled));
-        if created.is_none() {
-            tokio::select! {
-                r = &mut rx => {
-                    return self.map(rq, env, &p.kind, &p.name, &ctx, r.unwrap_or_else(|_| lost()));
-                }
-                _ = tokio::time::sleep(budget) => {}
-                _ = env.cancel.cancelled() => {
-                    cancel.cancel();
-                    return Outcome::Nothing;
-                }
-            }
-            // Past its budget the call becomes a task only if the caller may run and hold one
-            // more; otherwise it goes on as the plain request it is (holding its request's
-            // place), which the client is waiting on anyway.
-            let rec = match RunningTask::take(self, &who) {
-                Ok(r) => match engine
-                    .create(&owner, who.as_deref(), max_tasks, cancel.clone())
-                    .await
-                {
-                    Ok(rec) => {
-                        running = r;
-                        Some(rec)
-                    }
-                    Err(_) => None,
-                },
-                Err(_) => None,
-            };
-            let Some(rec) = rec else {
-                let r = tokio::select! {
-                    r = &mut rx => r.unwrap_or_else(|_| lost()),
-                    _ = env.cancel.cancelled() => {
-                        cancel.cancel();
-                        return Outcome::Nothing;
-                    }
-                };
-                return self.map(rq, env, &p.kind, &p.name, &ctx, r);
-            };
-            let link = TaskLink {
-                engine: engine.clone(),
-                id: rec.id.clone(),
-            };
-            if !slot.escalate(link) {
-                // The handler answered with an MRTR round just now: that is the answer.
-                engine.discard(&rec.id, who.as_deref()).await;
-                let r = (&mut rx).await.unwrap_or_else(|_| lost());
-                return self.map(rq, env, &p.kind, &p.name, &ctx, r);
-            }
-            created = Some(rec);
-        }
-        let Some(rec) = created else {
-            unreachable!("set above")
+                Ok(o) => o,
+                Err(answer) => return answer,
+            },
         };
         trace::task_created(&run_span, &rec.id);
-        // The request is answered now: the task holds its caller's running place, and the
-        // primitive's slot, until the handler ends, settled on a tokio task of its own.
-        guard.answered();
-        {
-            let server = self.clone();
-            let rq = rq.clone();
-            let env2 = Env::new(env.transport).caller(env.caller.clone());
-            let id = rec.id.clone();
-            let (kind, name) = (p.kind, p.name);
-            tokio::spawn(async move {
-                let _held = (guard, running);
-                let r = rx.await.unwrap_or_else(|_| lost());
-                server
-                    .settle_task(&rq, &env2, &kind, &name, &ctx, &id, r)
-                    .await;
-            });
+        self.answer_as_task(rq, env, (kind, name), ctx, rec, (guard, running), rx)
+    }
+
+    /// Takes the caller's running place and stores the task record, with the call's slot
+    /// escalated to it.
+    async fn open_task(
+        &self,
+        call: &TaskCall,
+    ) -> Result<(Option<RunningTask>, tasks::TaskRecord), McpError> {
+        let running = RunningTask::take(self, &call.who)?;
+        let rec = call
+            .engine
+            .create(
+                &call.owner,
+                call.who.as_deref(),
+                call.max_tasks,
+                call.cancel.clone(),
+            )
+            .await
+            .inspect_err(|e| {
+                if e.http_status == Some(429) {
+                    self.count_rejection(429, "max_tasks_per_caller");
+                }
+            })?;
+        call.slot.escalate(TaskLink {
+            engine: call.engine.clone(),
+            id: rec.id.clone(),
+        });
+        Ok((running, rec))
+    }
+
+    /// The handler on a tokio task of its own, so that it runs on past the request.
+    fn spawn_run(
+        fut: BoxFuture<Result<Done, HandlerError>>,
+        timeout: Option<Duration>,
+        cancel: &tokio_util::sync::CancellationToken,
+        span: &tracing::Span,
+    ) -> tokio::sync::oneshot::Receiver<Result<Done, RunError>> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let cancel = cancel.clone();
+        let run = tracing::Instrument::instrument(
+            async move { Self::run(fut, &cancel, timeout).await },
+            span.clone(),
+        );
+        tokio::spawn(async move {
+            let _ = tx.send(run.await);
+        });
+        rx
+    }
+
+    /// A call with a budget: its answer within the budget is the request's answer
+    /// (`Err(answer)`). Past it, the call becomes a task (`Ok`) only if the caller may run and
+    /// hold one more; otherwise it goes on as the plain request it is (holding its request's
+    /// place), which the client is waiting on anyway.
+    #[allow(clippy::too_many_arguments)] // the call and where it came from, each read once
+    async fn escalate(
+        &self,
+        rq: &RequestInfo,
+        env: &Env,
+        (kind, name): (&Kind, &str),
+        ctx: &Context,
+        call: &TaskCall,
+        rx: &mut tokio::sync::oneshot::Receiver<Result<Done, RunError>>,
+        budget: Duration,
+    ) -> Result<(Option<RunningTask>, tasks::TaskRecord), Outcome> {
+        let lost = || Err(RunError::Handler(HandlerError::Cancelled));
+        let answer = |r| self.map(rq, env, kind, name, ctx, r);
+        tokio::select! {
+            r = &mut *rx => return Err(answer(r.unwrap_or_else(|_| lost()))),
+            _ = tokio::time::sleep(budget) => {}
+            _ = env.cancel.cancelled() => {
+                call.cancel.cancel();
+                return Err(Outcome::Nothing);
+            }
         }
+        let opened = match RunningTask::take(self, &call.who) {
+            Ok(running) => call
+                .engine
+                .create(
+                    &call.owner,
+                    call.who.as_deref(),
+                    call.max_tasks,
+                    call.cancel.clone(),
+                )
+                .await
+                .ok()
+                .map(|rec| (running, rec)),
+            Err(_) => None,
+        };
+        let Some((running, rec)) = opened else {
+            let r = tokio::select! {
+                r = &mut *rx => r.unwrap_or_else(|_| lost()),
+                _ = env.cancel.cancelled() => {
+                    call.cancel.cancel();
+                    return Err(Outcome::Nothing);
+                }
+            };
+            return Err(answer(r));
+        };
+        let link = TaskLink {
+            engine: call.engine.clone(),
+            id: rec.id.clone(),
+        };
+        if !call.slot.escalate(link) {
+            // The handler answered with an MRTR round just now: that is the answer.
+            call.engine.discard(&rec.id, call.who.as_deref()).await;
+            return Err(answer((&mut *rx).await.unwrap_or_else(|_| lost())));
+        }
+        Ok((running, rec))
+    }
+
+    /// The request is answered now: the task holds its caller's running place, and the
+    /// primitive's slot, until the handler ends, settled on a tokio task of its own.
+    #[allow(clippy::too_many_arguments)] // the call and what it holds, each moved once
+    fn answer_as_task(
+        &self,
+        rq: &RequestInfo,
+        env: &Env,
+        (kind, name): (Kind, String),
+        ctx: Context,
+        rec: tasks::TaskRecord,
+        held: (Guard, Option<RunningTask>),
+        rx: tokio::sync::oneshot::Receiver<Result<Done, RunError>>,
+    ) -> Outcome {
+        let (mut guard, running) = held;
+        guard.answered();
+        let server = self.clone();
+        let rq = rq.clone();
+        let env2 = Env::new(env.transport).caller(env.caller.clone());
+        let id = rec.id.clone();
+        tokio::spawn(async move {
+            let _held = (guard, running);
+            let r = rx
+                .await
+                .unwrap_or(Err(RunError::Handler(HandlerError::Cancelled)));
+            server
+                .settle_task(&rq, &env2, &kind, &name, &ctx, &id, r)
+                .await;
+        });
         let mut m = rec.task_json();
         m.insert("resultType".into(), Value::String("task".into()));
         self.add_server_info(&mut m);
@@ -340,6 +400,17 @@ impl Server {
 
 /// How a task ends: its status, result, error and status message.
 type Settled = (TaskStatus, Option<Value>, Option<Value>, Option<String>);
+
+/// What a call that becomes a task is held to, read once: its engine, its owner and budget
+/// keys, the caller's task bound, and the token and slot the handler shares with the task.
+struct TaskCall {
+    engine: Arc<tasks::engine::TaskEngine>,
+    owner: String,
+    who: Option<String>,
+    max_tasks: usize,
+    cancel: tokio_util::sync::CancellationToken,
+    slot: Arc<TaskSlot>,
+}
 
 /// A task running in this process, counted against its caller's
 /// `ServerOptions::max_running_tasks_per_caller` until dropped (when its handler ends).
