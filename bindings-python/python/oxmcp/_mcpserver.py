@@ -46,8 +46,8 @@ class MCPServer(FastMCP):
         self._listen_served = bus is not False
         self._completion_handler = False
 
-        # The SDK's checks on template values (absolute paths, NUL bytes ...), applied before a
-        # template's function runs; the core's refusals of values that leave the template stay.
+        # The SDK's checks on template values (a path climbing above its base, absolute paths, NUL
+        # bytes), handed to the core, which screens each template's values by them.
         self._resource_security = kwargs.get("resource_security") or DEFAULT_RESOURCE_SECURITY
         self._resource_policies: dict[str, Any] = {}
         if kwargs.pop("extensions", None):
@@ -125,6 +125,37 @@ class MCPServer(FastMCP):
             kwargs["mount_path"] = mount_path
         await self.run_async("sse", **kwargs)
 
+    def sse_app(self, *, sse_path: str = "/sse", message_path: str = "/messages/",  # type: ignore[override]
+                max_request_body_size: int | None = None, transport_security: Any = None,
+                host: str = "127.0.0.1") -> Any:
+        """The SDK's HTTP+SSE app: ``GET sse_path`` and a mount at ``message_path``. Its host guard is
+        the SDK's: ``transport_security`` as given, else the loopback names for a loopback ``host``."""
+        from .server.transport_security import loopback_settings
+
+        options: dict[str, Any] = {}
+        if max_request_body_size is not None:
+            options["max_body_bytes"] = max_request_body_size
+        return self._sdk_sse_app(sse_path, message_path, transport_security or loopback_settings(host), options)
+
+    def _sdk_sse_app(self, sse_path: str, message_path: str, transport_security: Any, options: dict[str, Any],
+                     prefix: str = "") -> Any:
+        """``Route(sse_path)`` and ``Mount(message_path)`` as the SDK lays them out, then the custom routes;
+        ``prefix`` is announced before the messages path when no mount gives one (mcp 1.x's ``mount_path``)."""
+        from starlette.routing import Mount, Route
+
+        from ._asgi import AsgiApp
+        from .server.transport_security import listener_options
+
+        if self._native is not None:
+            raise RuntimeError("sse_app(): call it before the server starts serving")
+        self._mount_options({**listener_options(transport_security), **options})
+        self.options.update(sse=True, sse_path=sse_path, messages_path=message_path)
+        app = AsgiApp(self, sse_path, routed=True)
+        routes: list[Any] = [Route(sse_path, endpoint=_Rooted(app, "", prefix), methods=["GET"]),
+                             Mount(message_path.rstrip("/"), app=_Rooted(app, message_path.rstrip("/"), prefix))]
+        routes += [Route(p, endpoint=fn, methods=m, name=n) for p, m, fn, n in self._custom_routes]
+        return self._starlette(routes, None)
+
     @property
     def middleware(self) -> list[Any]:
         """The context-tier middleware around every request, outermost first: append
@@ -183,6 +214,7 @@ class MCPServer(FastMCP):
         from .server.mcpserver.sdk_schema import adapt
 
         adapt(entry)
+        _check_headers(entry.name, entry.info.input_schema)
         if not entry.info.description:
             entry.info.description = ""  # the SDK lists a tool without a docstring with description ""
 
@@ -236,9 +268,7 @@ class MCPServer(FastMCP):
         variables = set(template_variables(uri))
         policy = kwargs.pop("security", None) or self._resource_policies.pop(uri, None) or self._resource_security
         if variables and self._template_policy:
-            from .server.mcpserver.resources import guarded
-
-            fn = guarded(fn, policy, variables)
+            kwargs["screen"] = policy.screen()  # the core screens the values, as the SDK's manager does
         try:
             entry = super().add_resource(fn, uri, **kwargs)
         except TemplateMismatch as exc:
@@ -398,6 +428,20 @@ class LegacyFastMCP(MCPServer):
         return framework_version("mcp", major="1")
 
 
+class _Rooted:
+    """The SSE app under one of its routes: the request's ``root_path`` is the app's own (a mount at
+    the messages path adds that path to it, which is taken off), or ``prefix`` when it has none."""
+
+    def __init__(self, app: Any, mounted: str, prefix: str) -> None:
+        self.app, self.mounted, self.prefix = app, mounted, prefix
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        root = str(scope.get("root_path", ""))
+        if self.mounted and root.endswith(self.mounted):
+            root = root[: -len(self.mounted)]
+        await self.app({**scope, "root_path": root or self.prefix}, receive, send)
+
+
 class _SdkNotFoundText:
     """A link of the core's chain on ``resources/read`` and ``prompts/get``: two of the core's
     -32602 answers worded as the SDK words them. Not found (the same for a URI no resource has and
@@ -442,6 +486,30 @@ class _SdkNotFoundText:
             missing = {a["name"] for a in prompt.arguments if a.get("required") and a["name"] not in given}
             return f"Missing required arguments: {missing}"
         return str(exc.message)
+
+
+def _check_headers(name: str, schema: dict[str, Any]) -> None:
+    """The core's rule on ``x-mcp-header`` annotations, applied when the tool is added (as the SDK
+    refuses it, with ``InvalidSignature`` in its wording) rather than when the server starts."""
+    from ._oxmcp import tool_header_violation
+    from .server.mcpserver.exceptions import InvalidSignature
+
+    found = tool_header_violation(schema)
+    if found is None:
+        return
+    kind, path, detail = found
+    where = repr(".".join(path))
+    reason = {
+        "root": "x-mcp-header found at a schema position not reachable via a pure `properties` chain",
+        "not_string": f"property {where}: x-mcp-header must be a string, not {type(detail).__name__}",
+        "not_token": f"property {where}: x-mcp-header {detail!r} is not an RFC 9110 token",
+        "type_not_string": f"property {where}: x-mcp-header is only permitted on integer/string/boolean "
+                           f"properties (the type keyword is {type(detail).__name__}, not a string)",
+        "not_primitive": f"property {where}: x-mcp-header is only permitted on integer/string/boolean "
+                         f"properties (got {detail!r})",
+    }.get(kind) or (f"x-mcp-header {detail[0]!r} on property {where} duplicates property "
+                    f"{'.'.join(detail[1])!r}")
+    raise InvalidSignature(f"Tool {name!r} has an invalid x-mcp-header annotation: {reason}")
 
 
 def _is_resource_object(value: Any) -> bool:
