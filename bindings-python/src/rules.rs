@@ -161,6 +161,9 @@ pub(crate) fn match_uri_template_screened<'py>(
     )
 }
 
+/// `(problem, property path, detail)` of [`tool_header_violation`].
+type HeaderViolation<'py> = (&'static str, Vec<String>, Bound<'py, PyAny>);
+
 /// The core's rule on a tool's `x-mcp-header` annotations (`oxmcp::schema::header_violation`):
 /// `None` when `schema` may be served, else `(problem, property path, detail)`, where problem is
 /// `"root"`, `"not_string"` (detail: the annotation), `"not_token"` (the name), `"type_not_string"`
@@ -170,7 +173,7 @@ pub(crate) fn match_uri_template_screened<'py>(
 pub(crate) fn tool_header_violation<'py>(
     py: Python<'py>,
     schema: &Bound<'py, PyAny>,
-) -> PyResult<Option<(&'static str, Vec<String>, Bound<'py, PyAny>)>> {
+) -> PyResult<Option<HeaderViolation<'py>>> {
     use oxmcp::schema::HeaderProblem as P;
     let Some(v) = oxmcp::schema::header_violation(&convert::from_py(schema)?) else {
         return Ok(None);

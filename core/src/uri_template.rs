@@ -16,6 +16,11 @@
 //! `{?x}`, `{&x}`, `{;x}`) holds no `..` segment (a handler may join a query value into a path
 //! as readily as a path variable). Such a URI matches no template: the read is answered as an
 //! unknown resource.
+//!
+//! A compatibility layer whose framework screens values by a policy of its own (the `mcp` SDK's
+//! `ResourceSecurity`) registers the template with a [`ValueScreen`]: the URI is then matched by
+//! its structure ([`UriTemplate::match_screened`]) and each value screened by that policy, which
+//! decides in place of the refusals above; a refused value stops the search at that template.
 
 mod expand;
 mod screen;

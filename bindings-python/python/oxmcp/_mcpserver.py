@@ -21,6 +21,7 @@ __all__ = ["LegacyFastMCP", "MCPServer"]
 _log = logging.getLogger("oxmcp")
 #: The logger the SDK's MCPServer writes its handler failures to (servers filter and test by it).
 _sdk_log = logging.getLogger("mcp.server.mcpserver.server")
+_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 
 
 class MCPServer(FastMCP):
@@ -58,12 +59,18 @@ class MCPServer(FastMCP):
         resources = list(kwargs.pop("resources", None) or ())
         # mcp 2.x's `middleware=` is the context tier (`fn(ctx, call_next)`), not FastMCP's classes.
         context_middleware = kwargs.pop("middleware", None) or ()
+        icons = kwargs.get("icons")
         super().__init__(name, instructions, **kwargs)
+        self._sdk_icons = list(icons) if icons else None  # as given (the SDK's Icon models)
         from .server._context_middleware import MiddlewareList
 
         self._context_middleware = MiddlewareList(self, lambda: self.lifespan_context, context_middleware)
         self._middleware.append(_SdkNotFoundText(self))
         self.dependencies: list[str] = list(kwargs.get("dependencies") or ())
+        from .server.mcpserver.settings import Settings
+
+        given = {k: v for k, v in kwargs.items() if k in Settings.model_fields and k != "dependencies"}
+        self._sdk_settings = Settings(**given, dependencies=self.dependencies)
         for resource in resources:  # the SDK's seeded components
             self.add_resource(resource)
 
@@ -107,6 +114,28 @@ class MCPServer(FastMCP):
         if self._completion_handler or self._completions:
             caps["completions"] = {}
         return caps
+
+    @property
+    def settings(self) -> Any:
+        """The settings the server was built with, as mcp 2.x's ``Settings`` reads them."""
+        return self._sdk_settings
+
+    @property
+    def icons(self) -> Any:
+        """The server's icons as given (the wire's copy is in ``info``)."""
+        return getattr(self, "_sdk_icons", None) or self._wire_icons
+
+    @icons.setter
+    def icons(self, value: Any) -> None:
+        self._wire_icons = value
+        self._sdk_icons = None
+
+    @property
+    def info(self) -> dict[str, Any]:
+        out = dict(super().info)
+        if self._wire_icons is not None:
+            out["icons"] = self._wire_icons
+        return out
 
     def __class_getitem__(cls, item: Any) -> Any:
         return cls  # ``MCPServer[AppState]`` in a lifespan's annotation, as with the SDK's generic class
@@ -329,12 +358,17 @@ class MCPServer(FastMCP):
         """The tool's ``CallToolResult``, through the core as a client's call; a failed call raises
         ``ToolError`` with its text, as the SDK's does."""
         from .client import Client
+        from .types import CallToolResult
 
         async with Client(self) as client:
             result = await client.call_tool(name, arguments or {})
         if result.isError:
             raise ToolError(" ".join(getattr(c, "text", "") for c in result.content) or f"tool {name} failed")
-        return result
+        # The tool's result as its handler formed it: the serving's own `_meta` (serverInfo) is
+        # stamped on the wire, not part of what the SDK's in-process call returns.
+        meta = {k: v for k, v in (result.field_meta or {}).items() if k != _SERVER_INFO} or None
+        return CallToolResult(_meta=meta, content=result.content, structuredContent=result.structuredContent,
+                              isError=result.isError)
 
     async def read_resource(self, uri: Any, context: Any = None) -> Any:
         """The resource's contents (``.content``, ``.mime_type``), as ``ctx.read_resource`` reads them."""
@@ -386,6 +420,9 @@ class LegacyFastMCP(MCPServer):
         from .server.transport_security import loopback_settings
 
         given = {k: v for k, v in kwargs.items() if k in Settings.model_fields and v is not None}
+        # Settings the SDK reads when it builds its apps, not server options.
+        for key in ("mount_path", "max_request_body_size", "session_idle_timeout", "max_sessions"):
+            kwargs.pop(key, None)
         super().__init__(name, instructions, **kwargs)
         if given.get("transport_security") is None:
             # The SDK's default for a loopback host; the core guards loopback servers so already.
@@ -408,6 +445,25 @@ class LegacyFastMCP(MCPServer):
     def settings(self) -> Any:
         """The server's settings as mcp 1.x's ``Settings`` (``mcp.settings.port``, ``.transport_security``)."""
         return self._settings
+
+    @staticmethod
+    def _normalize_path(mount_path: str, endpoint: str) -> str:
+        """``endpoint`` under ``mount_path`` (``"/github", "messages/"`` → ``"/github/messages/"``)."""
+        if mount_path == "/":
+            return endpoint
+        return mount_path.removesuffix("/") + "/" + endpoint.removeprefix("/")
+
+    def sse_app(self, mount_path: str | None = None) -> Any:  # type: ignore[override]
+        """mcp 1.x's HTTP+SSE app, from the settings: ``GET sse_path`` and a mount at ``message_path``;
+        the endpoint event names the messages path under ``mount_path`` (the settings' or this one) when
+        the request comes through no mount of its own."""
+        settings = self._settings
+        if mount_path is not None:
+            settings.mount_path = mount_path
+        endpoint = self._normalize_path(settings.mount_path, settings.message_path)
+        prefix = endpoint.removesuffix(settings.message_path) if endpoint.endswith(settings.message_path) else ""
+        return self._sdk_sse_app(settings.sse_path, settings.message_path, settings.transport_security,
+                                 {"max_body_bytes": settings.max_request_body_size}, prefix=prefix.rstrip("/"))
 
     @classmethod
     def generate_name(cls, name: str | None = None) -> str:
