@@ -270,11 +270,11 @@ class MCPServer(FastMCP):
                             "Use @resource('uri') instead of @resource")
         security = kwargs.pop("security", None)
         deco = super().resource(uri, **kwargs)
-        if security is None:
-            return deco
 
         def apply(fn: Any) -> Any:
-            self._resource_policies[uri] = security
+            _check_resource_function(uri, fn, self._template_policy)
+            if security is not None:
+                self._resource_policies[uri] = security
             return deco(fn)
 
         return apply
@@ -542,6 +542,32 @@ class _SdkNotFoundText:
             missing = {a["name"] for a in prompt.arguments if a.get("required") and a["name"] not in given}
             return f"Missing required arguments: {missing}"
         return str(exc.message)
+
+
+def _check_resource_function(uri: str, fn: Any, sdk2: bool) -> None:
+    """The SDK's checks of a decorated resource function against its URI, when it is decorated: a
+    parameter bound to a query variable (``{?x}``, ``{&x}``) needs a default, since a client may
+    leave it out; a static URI takes no Context (mcp 2.x)."""
+    import re
+
+    from ._schema import analyze_function
+
+    if not sdk2:
+        return
+    try:
+        info = analyze_function(fn, output_schema=False)
+        sig = inspect.signature(fn)
+    except Exception:  # noqa: BLE001  the registration reports a function it cannot take
+        return
+    query = {v.split(":")[0].rstrip("*") for op, body in re.findall(r"\{([?&])([^}]*)\}", uri) for v in body.split(",")}
+    missing = sorted(n for n in query if n in sig.parameters and sig.parameters[n].default is inspect.Parameter.empty)
+    if missing:
+        raise ValueError(f"Resource {uri!r}: query parameter(s) {missing} have no default value. A client may omit "
+                         "a {?...}/{&...} query parameter, so the matching handler parameter must declare a default.")
+    if not template_variables(uri) and info.context_param is not None:
+        raise ValueError(f"Resource {uri!r} has no URI template variables, but the handler declares a Context "
+                         "parameter. Context injection for static resources is not supported. Add a template "
+                         "variable to the URI or remove the Context parameter.")
 
 
 def _check_headers(name: str, schema: dict[str, Any]) -> None:
