@@ -287,3 +287,12 @@ def test_legacy_sse_app_announces_its_mount_path() -> None:
 
     anyio.run(main)
     assert b"data: /github/messages/?session_id=" in body
+
+
+def test_a_malformed_template_is_refused_when_given() -> None:
+    from oxmcp.shared.uri_template import InvalidUriTemplate
+
+    with pytest.raises(InvalidUriTemplate, match="Unclosed expression at position 7"):
+        MCPServer().resource("file://{name")
+    with pytest.raises(InvalidUriTemplate, match="variable name"):
+        MCPServer().resource("x://{a b}")

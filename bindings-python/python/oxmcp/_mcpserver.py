@@ -269,6 +269,8 @@ class MCPServer(FastMCP):
             raise TypeError("The @resource decorator was used incorrectly. Did you forget to call it? "
                             "Use @resource('uri') instead of @resource")
         security = kwargs.pop("security", None)
+        if self._template_policy:  # mcp 2.x parses the template when it is given
+            _parse_template(uri)
         deco = super().resource(uri, **kwargs)
 
         def apply(fn: Any) -> Any:
@@ -542,6 +544,26 @@ class _SdkNotFoundText:
             missing = {a["name"] for a in prompt.arguments if a.get("required") and a["name"] not in given}
             return f"Missing required arguments: {missing}"
         return str(exc.message)
+
+
+def _parse_template(uri: str) -> None:
+    """A URI with template syntax is parsed by the core when it is given, as the SDK parses it; a
+    malformed one raises ``InvalidUriTemplate`` with the core's reason (an unclosed expression in
+    the SDK's words, with its position)."""
+    if "{" not in uri and "}" not in uri:
+        return
+    from ._oxmcp import match_uri_template
+    from .shared.uri_template import InvalidUriTemplate
+
+    try:
+        match_uri_template(uri, "")
+    except ValueError as exc:
+        reason = str(exc)
+        opened = uri.rfind("{")
+        if "unclosed" in reason and opened >= 0:
+            raise InvalidUriTemplate(f"Unclosed expression at position {opened}", template=uri,
+                                     position=opened) from exc
+        raise InvalidUriTemplate(reason, template=uri) from exc
 
 
 def _check_resource_function(uri: str, fn: Any, sdk2: bool) -> None:
