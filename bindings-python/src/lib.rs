@@ -60,6 +60,7 @@ struct TemplateReg {
     def: Map<String, Value>,
     handler: Arc<dyn ResourceHandler>,
     required_scopes: Vec<String>,
+    screen: Option<oxmcp::uri_template::ValueScreen>,
 }
 
 /// The core server plus the Python engine that runs its handlers.
@@ -164,6 +165,9 @@ impl NativeServer {
             .map_err(build_err)?
             .required_scopes(reg.required_scopes.clone())
             .handler_arc(reg.handler.clone());
+        if let Some(screen) = &reg.screen {
+            t = t.screen(screen.clone());
+        }
         if let Some(c) = self
             .completions
             .lock()
@@ -285,8 +289,11 @@ impl NativeServer {
         self.server.remove_tool(name)
     }
 
-    /// `required_scopes`: OAuth scopes a caller must hold to read it (403 step-up otherwise).
-    #[pyo3(signature = (spec, entry, is_async, is_template, required_scopes=None))]
+    /// `required_scopes`: OAuth scopes a caller must hold to read it (403 step-up otherwise);
+    /// `screen`: a template's value policy `(traversal, absolute, null_bytes, exempt)`, which
+    /// replaces the matcher's own refusals (`ResourceTemplate::screen`).
+    #[pyo3(signature = (spec, entry, is_async, is_template, required_scopes=None, screen=None))]
+    #[allow(clippy::too_many_arguments)] // a registration's parts, as Python gives them
     fn add_resource(
         &self,
         spec: &Bound<'_, PyAny>,
@@ -294,6 +301,7 @@ impl NativeServer {
         is_async: bool,
         is_template: bool,
         required_scopes: Option<Vec<String>>,
+        screen: Option<(bool, bool, bool, Vec<String>)>,
     ) -> PyResult<()> {
         let required_scopes = required_scopes.unwrap_or_default();
         let def = as_object(from_py(spec)?, "resource spec")?;
@@ -308,6 +316,14 @@ impl NativeServer {
                 def,
                 handler,
                 required_scopes,
+                screen: screen.map(|(traversal, absolute, null_bytes, exempt)| {
+                    oxmcp::uri_template::ValueScreen {
+                        traversal,
+                        absolute,
+                        null_bytes,
+                        exempt,
+                    }
+                }),
             };
             self.register_template(&uri, &reg)?;
             self.templates
@@ -681,6 +697,8 @@ fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(options::option_names, m)?)?;
     m.add_function(wrap_pyfunction!(rules::admit_registration, m)?)?;
     m.add_function(wrap_pyfunction!(rules::match_uri_template, m)?)?;
+    m.add_function(wrap_pyfunction!(rules::match_uri_template_screened, m)?)?;
+    m.add_function(wrap_pyfunction!(rules::tool_header_violation, m)?)?;
     m.add_function(wrap_pyfunction!(rules::expand_uri_template, m)?)?;
     m.add_function(wrap_pyfunction!(rules::screen_path_value, m)?)?;
     m.add_function(wrap_pyfunction!(rules::schema_violation, m)?)?;

@@ -109,9 +109,9 @@ pub(crate) fn expand_uri_template(template: &str, values: &Bound<'_, PyAny>) -> 
     }
 }
 
-/// The core's path screening of an extracted template value (what a `ResourceSecurity` policy
-/// checks): `True` when `value` fails one of the enabled checks (a NUL byte, a relative path that
-/// climbs above its base, an absolute path).
+/// The core's path screening of an extracted template value (`oxmcp::uri_template::ValueScreen`,
+/// what a `ResourceSecurity` policy checks): `True` when `value` fails one of the enabled checks
+/// (a NUL byte, a relative path that climbs above its base, an absolute path).
 #[pyfunction]
 pub(crate) fn screen_path_value(
     value: &str,
@@ -119,9 +119,74 @@ pub(crate) fn screen_path_value(
     absolute: bool,
     null_bytes: bool,
 ) -> bool {
-    (null_bytes && value.contains('\0'))
-        || (traversal && oxmcp::uri_template::escapes_base(value))
-        || (absolute && oxmcp::uri_template::is_absolute_path(value))
+    screen(traversal, absolute, null_bytes, Vec::new()).refuses_value(value)
+}
+
+fn screen(
+    traversal: bool,
+    absolute: bool,
+    null_bytes: bool,
+    exempt: Vec<String>,
+) -> oxmcp::uri_template::ValueScreen {
+    oxmcp::uri_template::ValueScreen {
+        traversal,
+        absolute,
+        null_bytes,
+        exempt,
+    }
+}
+
+/// The core's screened match (`UriTemplate::match_screened`) for a resource template that carries
+/// a `ResourceSecurity` policy: `("matched", variables)`, `("refused", variable)` when a value
+/// fails the policy, or `None` when `uri` does not have the template's structure. A malformed
+/// template raises `ValueError`.
+#[pyfunction]
+pub(crate) fn match_uri_template_screened<'py>(
+    py: Python<'py>,
+    template: &str,
+    uri: &str,
+    traversal: bool,
+    absolute: bool,
+    null_bytes: bool,
+    exempt: Vec<String>,
+) -> PyResult<Option<(&'static str, Bound<'py, PyAny>)>> {
+    use oxmcp::uri_template::Screened;
+    let parsed = oxmcp::uri_template::UriTemplate::parse(template).map_err(build_err)?;
+    Ok(
+        match parsed.match_screened(uri, &screen(traversal, absolute, null_bytes, exempt)) {
+            Screened::NoMatch => None,
+            Screened::Refused(name) => Some(("refused", name.into_pyobject(py)?.into_any())),
+            Screened::Matched(vars) => Some(("matched", convert::to_py(py, &Value::Object(vars))?)),
+        },
+    )
+}
+
+/// `(problem, property path, detail)` of [`tool_header_violation`].
+type HeaderViolation<'py> = (&'static str, Vec<String>, Bound<'py, PyAny>);
+
+/// The core's rule on a tool's `x-mcp-header` annotations (`oxmcp::schema::header_violation`):
+/// `None` when `schema` may be served, else `(problem, property path, detail)`, where problem is
+/// `"root"`, `"not_string"` (detail: the annotation), `"not_token"` (the name), `"type_not_string"`
+/// (the type keyword, `None` when absent), `"not_primitive"` (the type) or `"duplicate"` (the
+/// name, and the other property's path), so that a compatibility layer words it as its SDK does.
+#[pyfunction]
+pub(crate) fn tool_header_violation<'py>(
+    py: Python<'py>,
+    schema: &Bound<'py, PyAny>,
+) -> PyResult<Option<HeaderViolation<'py>>> {
+    use oxmcp::schema::HeaderProblem as P;
+    let Some(v) = oxmcp::schema::header_violation(&convert::from_py(schema)?) else {
+        return Ok(None);
+    };
+    let (kind, detail) = match v.problem {
+        P::AtRoot => ("root", Value::Null),
+        P::NotString(x) => ("not_string", x),
+        P::NotToken(h) => ("not_token", Value::String(h)),
+        P::TypeNotString(x) => ("type_not_string", x),
+        P::NotPrimitive(t) => ("not_primitive", Value::String(t)),
+        P::Duplicate(h, other) => ("duplicate", serde_json::json!([h, other])),
+    };
+    Ok(Some((kind, v.property, convert::to_py(py, &detail)?)))
 }
 
 /// The core's JSON Schema check (`oxmcp::schema::CompiledSchema`) of `instance` against a schema a

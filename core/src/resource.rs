@@ -4,7 +4,7 @@ use crate::apps::{UiResourceMeta, MIME_TYPE};
 use crate::error::BuildError;
 use crate::handler::{CompletionHandler, ResourceHandler};
 use crate::protocol::ResourceContents;
-use crate::uri_template::UriTemplate;
+use crate::uri_template::{Screened, UriTemplate, ValueScreen};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use std::time::Duration;
@@ -174,6 +174,7 @@ pub struct ResourceTemplate {
     pub(crate) completion: Option<Arc<dyn CompletionHandler>>,
     pub(crate) required_scopes: Vec<String>,
     pub(crate) timeout: Option<Duration>,
+    pub(crate) screen: Option<ValueScreen>,
 }
 
 impl ResourceTemplate {
@@ -191,6 +192,7 @@ impl ResourceTemplate {
             completion: None,
             required_scopes: Vec::new(),
             timeout: None,
+            screen: None,
         }
     }
     pub fn from_definition(def: Map<String, Value>) -> Result<Self, BuildError> {
@@ -209,6 +211,7 @@ impl ResourceTemplate {
             completion: None,
             required_scopes: Vec::new(),
             timeout: None,
+            screen: None,
         })
     }
     descriptor_setters!();
@@ -218,6 +221,13 @@ impl ResourceTemplate {
     }
     pub fn handler_arc(mut self, h: Arc<dyn ResourceHandler>) -> Self {
         self.handler = Some(h);
+        self
+    }
+    /// Screen the values a read extracts with `screen` in place of the matcher's own refusals
+    /// ([`UriTemplate::match_screened`]): a refused value makes the URI unknown, and no later
+    /// template is tried for it. A compatibility layer gives its framework's policy here.
+    pub fn screen(mut self, screen: ValueScreen) -> Self {
+        self.screen = Some(screen);
         self
     }
     /// Completions for the template's variables (`completion/complete` with `ref/resource`).
@@ -252,6 +262,8 @@ pub(crate) struct TemplateEntry {
     pub(crate) required_scopes: Vec<String>,
     /// The read's own bound (`None`: the server's `tool_timeout`).
     pub(crate) timeout: Option<Duration>,
+    /// The policy that screens extracted values (`None`: the matcher's own refusals).
+    pub(crate) screen: Option<ValueScreen>,
 }
 
 impl ResourceEntry {
@@ -315,7 +327,20 @@ impl TemplateEntry {
                 listed: true,
                 required_scopes: t.required_scopes,
                 timeout: t.timeout,
+                screen: t.screen,
             },
         ))
+    }
+
+    /// `uri` against this template: screened by its policy when it has one, else by the
+    /// matcher's own refusals (a refused value is then no match).
+    pub(crate) fn resolve(&self, uri: &str) -> Screened {
+        match &self.screen {
+            Some(screen) => self.template.match_screened(uri, screen),
+            None => self
+                .template
+                .matches(uri)
+                .map_or(Screened::NoMatch, Screened::Matched),
+        }
     }
 }

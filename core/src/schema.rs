@@ -344,48 +344,111 @@ fn lax_number(s: &str) -> Option<serde_json::Number> {
     t.parse::<f64>().ok().and_then(serde_json::Number::from_f64)
 }
 
-/// Check `x-mcp-header` annotations per the tools page: only reachable through `properties`,
-/// on string/integer/boolean properties, tchar tokens, unique case-insensitively.
-pub(crate) fn check_mcp_headers(schema: &Value) -> Result<Vec<(String, String)>, String> {
+/// What is wrong with an `x-mcp-header` annotation ([`header_violation`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum HeaderProblem {
+    /// On the schema's root, which is no property.
+    AtRoot,
+    /// The annotation is not a string; the value it is.
+    NotString(Value),
+    /// The header name is not an HTTP (RFC 9110) token.
+    NotToken(String),
+    /// The property's `type` keyword is not one string; the keyword (`Null` when absent).
+    TypeNotString(Value),
+    /// The property's type is not string, integer or boolean.
+    NotPrimitive(String),
+    /// The name is another property's already (case-insensitively); that property's path.
+    Duplicate(String, Vec<String>),
+}
+
+/// An `x-mcp-header` annotation a tool may not carry: the property's path and the problem.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeaderViolation {
+    pub property: Vec<String>,
+    pub problem: HeaderProblem,
+}
+
+impl std::fmt::Display for HeaderViolation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let at = self.property.join(".");
+        match &self.problem {
+            HeaderProblem::AtRoot => write!(f, "x-mcp-header is not allowed at the schema root"),
+            HeaderProblem::NotString(_) => {
+                write!(f, "property '{at}': x-mcp-header must be a string")
+            }
+            HeaderProblem::NotToken(h) => write!(f, "x-mcp-header '{h}' is not an HTTP token"),
+            HeaderProblem::TypeNotString(_) | HeaderProblem::NotPrimitive(_) => write!(
+                f,
+                "property '{at}': x-mcp-header needs a string, integer or boolean property"
+            ),
+            HeaderProblem::Duplicate(h, _) => write!(f, "x-mcp-header '{h}' is not unique"),
+        }
+    }
+}
+
+/// The first `x-mcp-header` annotation of `schema` the tools page does not allow, if any: only
+/// reachable through `properties`, on string/integer/boolean properties, tchar tokens, unique
+/// case-insensitively.
+pub fn header_violation(schema: &Value) -> Option<HeaderViolation> {
+    check_mcp_headers(schema).err()
+}
+
+/// Check `x-mcp-header` annotations per the tools page (see [`header_violation`]): the
+/// `(header name, JSON pointer into arguments)` of each.
+pub(crate) fn check_mcp_headers(schema: &Value) -> Result<Vec<(String, String)>, HeaderViolation> {
     fn walk(
         s: &Value,
-        path: &str,
-        top: bool,
-        out: &mut Vec<(String, String)>,
-    ) -> Result<(), String> {
+        path: &mut Vec<String>,
+        out: &mut Vec<(String, String, Vec<String>)>,
+    ) -> Result<(), HeaderViolation> {
         let Some(obj) = s.as_object() else {
             return Ok(());
         };
+        let fail = |problem| {
+            Err(HeaderViolation {
+                property: path.clone(),
+                problem,
+            })
+        };
         if let Some(h) = obj.get("x-mcp-header") {
-            if top {
-                return Err("x-mcp-header is not allowed at the schema root".into());
+            if path.is_empty() {
+                return fail(HeaderProblem::AtRoot);
             }
-            let h = h.as_str().ok_or("x-mcp-header must be a string")?;
+            let Some(h) = h.as_str() else {
+                return fail(HeaderProblem::NotString(h.clone()));
+            };
             let tchar = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
             if h.is_empty() || !h.chars().all(tchar) {
-                return Err(format!("x-mcp-header '{h}' is not an HTTP token"));
+                return fail(HeaderProblem::NotToken(h.into()));
             }
-            let ty = obj.get("type").and_then(Value::as_str).unwrap_or("");
-            if !matches!(ty, "string" | "integer" | "boolean") {
-                return Err(format!(
-                    "x-mcp-header '{h}' needs a string, integer or boolean property"
-                ));
+            match obj.get("type") {
+                Some(Value::String(t))
+                    if matches!(t.as_str(), "string" | "integer" | "boolean") => {}
+                Some(Value::String(t)) => return fail(HeaderProblem::NotPrimitive(t.clone())),
+                other => {
+                    return fail(HeaderProblem::TypeNotString(
+                        other.cloned().unwrap_or(Value::Null),
+                    ))
+                }
             }
-            if out.iter().any(|(x, _)| x.eq_ignore_ascii_case(h)) {
-                return Err(format!("x-mcp-header '{h}' is not unique"));
+            if let Some((_, _, first)) = out.iter().find(|(x, _, _)| x.eq_ignore_ascii_case(h)) {
+                return fail(HeaderProblem::Duplicate(h.into(), first.clone()));
             }
-            out.push((h.to_string(), path.to_string()));
+            let pointer: String = path.iter().map(|k| format!("/{k}")).collect();
+            out.push((h.to_string(), pointer, path.clone()));
         }
         if let Some(Value::Object(props)) = obj.get("properties") {
             for (k, sub) in props {
-                walk(sub, &format!("{path}/{k}"), false, out)?;
+                path.push(k.clone());
+                walk(sub, path, out)?;
+                path.pop();
             }
         }
         Ok(())
     }
     let mut out = Vec::new();
-    walk(schema, "", true, &mut out)?;
-    Ok(out)
+    walk(schema, &mut Vec::new(), &mut out)?;
+    Ok(out.into_iter().map(|(h, p, _)| (h, p)).collect())
 }
 
 /// Messages for an `isError` result or `data.violations`.

@@ -368,7 +368,7 @@ impl ToolEntry {
         let input = schemas
             .compile(input_schema)
             .map_err(|e| bad(format!("inputSchema: {e}")))?;
-        let mcp_headers = check_mcp_headers(input.source()).map_err(bad)?;
+        let mcp_headers = check_mcp_headers(input.source()).map_err(|v| bad(v.to_string()))?;
         let output = match def.remove("outputSchema") {
             Some(s) => Some(
                 schemas

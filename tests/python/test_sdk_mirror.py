@@ -4,16 +4,18 @@ rather than ignore."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import anyio
 import anyio.lowlevel
 import pytest
+from pydantic import Field
 
 from oxmcp.client import Client
 from oxmcp.server.fastmcp import FastMCP
 from oxmcp.server.mcpserver import MCPServer, RequestStateSecurity, Resolve
-from oxmcp.server.mcpserver.resources import FunctionResource, ResourceTemplate
+from oxmcp.server.mcpserver.exceptions import InvalidSignature
+from oxmcp.server.mcpserver.resources import FunctionResource, ResourceSecurity, ResourceSecurityError, ResourceTemplate
 from oxmcp.server.subscriptions import InMemorySubscriptionBus
 from oxmcp.server.transport_security import TransportSecuritySettings, listener_options
 
@@ -74,14 +76,96 @@ def test_options_oxmcp_cannot_honour_are_refused() -> None:
         mcp.tool(lambda: 1)
 
 
-def test_resource_template_matches_through_the_core() -> None:
+def test_resource_template_matches_and_screens_through_the_core() -> None:
     def item(**kwargs: str) -> str:
         return ""
 
     template = ResourceTemplate.from_function(item, "items://{+path}")
     assert template.matches("items://a/b.txt") == {"path": "a/b.txt"}
-    assert template.matches("items://../etc/passwd") is None  # the core's refusal, whatever the policy
+    assert template.matches("items://a/../b.txt") == {"path": "a/../b.txt"}  # stays inside its base
     assert template.matches("other://x") is None
+    for uri in ("items://../etc/passwd", "items:///etc/passwd", "items://a%00b"):
+        with pytest.raises(ResourceSecurityError) as refused:
+            template.matches(uri)
+        assert refused.value.param == "path"
+    one = ResourceTemplate.from_function(item, "docs://{name}")
+    assert one.matches("docs://sub%2Ffile.txt") == {"name": "sub/file.txt"}
+    assert one.matches("docs://a/b") is None  # a literal '/' ends the segment: no match
+    exempt = ResourceTemplate.from_function(item, "git://{+range}", security=ResourceSecurity(exempt_params={"range"}))
+    assert exempt.matches("git://../x") == {"range": "../x"}
+    parts = ResourceTemplate.from_function(item, "api{/parts*}")
+    assert parts.matches("api/a/b/c") == {"parts": ["a", "b", "c"]}
+    with pytest.raises(ResourceSecurityError):
+        parts.matches("api/a/../../c")
+
+
+def test_served_templates_are_screened_by_their_policy() -> None:
+    """A read is screened by the template's ResourceSecurity in the core: a refusal is an unknown
+    resource, and no later, laxer template answers in the refusing one's place."""
+    mcp = MCPServer("screens")
+    reads: list[str] = []
+
+    @mcp.resource("files://docs/{name}")
+    def strict(name: str) -> str:
+        reads.append(f"strict {name}")
+        return name
+
+    @mcp.resource("files://docs/{+path}", security=ResourceSecurity(exempt_params={"path"}))
+    def lax(path: str) -> str:
+        reads.append(f"lax {path}")
+        return path
+
+    @mcp.resource("git://diff/{+range}", security=ResourceSecurity(exempt_params={"range"}))
+    def diff(range: str) -> str:
+        return f"diff {range}"
+
+    async def main() -> list[str]:
+        out = []
+        async with Client(mcp) as client:
+            for uri in ("files://docs/a%2Fb", "files://docs/..%2Fsecret", "git://diff/../foo"):
+                try:
+                    out.append((await client.read_resource(uri)).contents[0].text)
+                except Exception as exc:  # noqa: BLE001
+                    out.append(f"{exc.code} {exc.message}")
+        return out
+
+    assert anyio.run(main) == ["a/b", "-32602 Unknown resource: files://docs/..%2Fsecret", "diff ../foo"]
+    assert reads == ["strict a/b"]
+
+
+def test_invalid_x_mcp_header_is_refused_when_the_tool_is_added() -> None:
+    mcp = MCPServer("headers")
+
+    def tagged(tags: Annotated[list[str], Field(json_schema_extra={"x-mcp-header": "Tags"})]) -> str:
+        return ""
+
+    def spaced(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region Name"})]) -> str:
+        return ""
+
+    with pytest.raises(InvalidSignature, match=r"property 'tags': .*only permitted on .*\(got 'array'\)"):
+        mcp.add_tool(tagged)
+    with pytest.raises(InvalidSignature, match="'Region Name' is not an RFC 9110 token"):
+        mcp.add_tool(spaced)
+    assert mcp.list_tools() == []
+
+    @mcp.tool()
+    def fine(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})]) -> str:
+        return region
+
+    assert [t["name"] for t in mcp.list_tools()] == ["fine"]
+
+
+def test_sse_apps_have_the_sdks_routes() -> None:
+    from starlette.routing import Mount, Route
+
+    def layout(app: Any) -> list[tuple[str, str]]:
+        return [(type(r).__name__, r.path) for r in app.routes if isinstance(r, (Route, Mount))]
+
+    assert layout(MCPServer("v2").sse_app(host="0.0.0.0")) == [("Route", "/sse"), ("Mount", "/messages")]
+    legacy = FastMCP("v1", mount_path="/github")
+    assert legacy._normalize_path("/github", "messages/") == "/github/messages/"
+    assert layout(legacy.sse_app()) == [("Route", "/sse"), ("Mount", "/messages")]
+    assert MCPServer("deps", dependencies=["pandas"]).settings.dependencies == ["pandas"]
 
 
 def test_mcpserver_applies_the_resource_security_policy_before_the_function() -> None:

@@ -193,3 +193,106 @@ def test_audio_mime_types_follow_the_frameworks_table() -> None:
     assert [Audio(path=p).mime_type for p in ("a.wav", "a.mp3", "a.unknown")] == [
         "audio/wav", "audio/mpeg", "application/octet-stream"]
     assert Audio(data=b"x", format="flac").mime_type == "audio/flac"
+
+
+def test_in_process_call_tool_returns_the_tools_result() -> None:
+    mcp = MCPServer()
+
+    @mcp.tool()
+    def direct() -> types.CallToolResult:
+        return types.CallToolResult(content=[types.TextContent(type="text", text="direct")])
+
+    @mcp.tool()
+    def mixed() -> list:
+        return ["text", {"key": "value"}, types.TextContent(type="text", text="block")]
+
+    direct_result = anyio.run(mcp.call_tool, "direct", {})
+    # As the handler formed it: no output schema, no serverInfo stamp.
+    assert direct_result == types.CallToolResult(content=[types.TextContent(type="text", text="direct")])
+    texts = [c.text for c in anyio.run(mcp.call_tool, "mixed", {}).content]
+    assert texts == ["text", '{\n  "key": "value"\n}', "block"]  # data items as the SDK's JSON
+    assert next(t for t in mcp.list_tools() if t["name"] == "direct").get("outputSchema") is None
+
+
+def test_resource_decorator_checks_the_function_against_its_uri() -> None:
+    mcp = MCPServer()
+    with pytest.raises(ValueError, match=r"\['level'\] have no default value"):
+        @mcp.resource("logs://{service}{?level}")
+        def tail(service: str, level: str) -> str:
+            return service
+
+    with pytest.raises(ValueError, match="Context injection for static resources is not supported"):
+        @mcp.resource("weather://current")
+        def current(ctx: Context) -> str:
+            return ""
+
+    @mcp.resource("logs://{service}{?level}")
+    def tail_ok(service: str, level: str = "info") -> str:
+        return f"{service} {level}"
+
+    async def main() -> str:
+        async with Client(mcp) as client:
+            return (await client.read_resource("logs://api")).contents[0].text
+
+    assert anyio.run(main) == "api info"
+
+
+def test_context_outside_a_request() -> None:
+    mcp = MCPServer()
+    assert Context(mcp_server=mcp).mcp_server is mcp
+    with pytest.raises(ValueError, match="outside of a request"):
+        _ = Context().mcp_server
+    with pytest.raises(ValueError, match="outside of a request"):
+        _ = Context().request_context
+
+
+def test_legacy_sse_app_announces_its_mount_path() -> None:
+    """mcp 1.x's mount_path: the endpoint event names the messages path under it (the app driven as
+    an ASGI server drives it, until the event arrives)."""
+    mcp = LegacyFastMCP("sse", mount_path="/github", host="0.0.0.0")
+    app = mcp.sse_app()
+    scope = {"type": "http", "method": "GET", "path": "/sse", "raw_path": b"/sse", "root_path": "",
+             "query_string": b"", "headers": [(b"host", b"localhost")], "client": ("127.0.0.1", 5000),
+             "server": ("127.0.0.1", 80), "scheme": "http", "http_version": "1.1"}
+    body = bytearray()
+
+    async def main() -> None:
+        async with app.router.lifespan_context(app), anyio.create_task_group() as tg:
+            async def receive() -> dict:
+                await anyio.sleep_forever()
+                return {}
+
+            async def send(message: dict) -> None:
+                body.extend(message.get("body", b""))
+                if b"session_id=" in body:
+                    tg.cancel_scope.cancel()
+
+            async def first_request() -> None:
+                await app({**scope}, _first(receive), send)
+
+            tg.start_soon(first_request)
+            with anyio.fail_after(10):
+                await anyio.sleep_forever()
+
+    def _first(then):  # type: ignore[no-untyped-def]
+        sent = False
+
+        async def receive() -> dict:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": b"", "more_body": False}
+            return await then()
+        return receive
+
+    anyio.run(main)
+    assert b"data: /github/messages/?session_id=" in body
+
+
+def test_a_malformed_template_is_refused_when_given() -> None:
+    from oxmcp.shared.uri_template import InvalidUriTemplate
+
+    with pytest.raises(InvalidUriTemplate, match="Unclosed expression at position 7"):
+        MCPServer().resource("file://{name")
+    with pytest.raises(InvalidUriTemplate, match="variable name"):
+        MCPServer().resource("x://{a b}")

@@ -289,10 +289,14 @@ class ResourceEntry(_Entry):
                  title: str | None = None, description: str | None = None, mime_type: str | None = None,
                  size: int | None = None, icons: list[dict[str, Any]] | None = None,
                  annotations: dict[str, Any] | None = None, meta: dict[str, Any] | None = None,
-                 required_scopes: list[str] | None = None) -> None:
+                 required_scopes: list[str] | None = None,
+                 screen: tuple[bool, bool, bool, list[str]] | None = None) -> None:
         self.server = server
         self.uri = uri
         self.required_scopes = list(required_scopes) if required_scopes else None
+        #: A template's value policy for the core, ``(traversal, absolute, null_bytes, exempt)``, in
+        #: place of the matcher's own refusals (a compatibility layer's ``ResourceSecurity``).
+        self.screen = screen
         self.variables = template_variables(uri)
         self.is_template = bool(self.variables)
         self.info = analyze_function(fn, name=name, description=description, output_schema=False)

@@ -21,6 +21,7 @@ __all__ = ["LegacyFastMCP", "MCPServer"]
 _log = logging.getLogger("oxmcp")
 #: The logger the SDK's MCPServer writes its handler failures to (servers filter and test by it).
 _sdk_log = logging.getLogger("mcp.server.mcpserver.server")
+_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 
 
 class MCPServer(FastMCP):
@@ -46,8 +47,8 @@ class MCPServer(FastMCP):
         self._listen_served = bus is not False
         self._completion_handler = False
 
-        # The SDK's checks on template values (absolute paths, NUL bytes ...), applied before a
-        # template's function runs; the core's refusals of values that leave the template stay.
+        # The SDK's checks on template values (a path climbing above its base, absolute paths, NUL
+        # bytes), handed to the core, which screens each template's values by them.
         self._resource_security = kwargs.get("resource_security") or DEFAULT_RESOURCE_SECURITY
         self._resource_policies: dict[str, Any] = {}
         if kwargs.pop("extensions", None):
@@ -58,12 +59,18 @@ class MCPServer(FastMCP):
         resources = list(kwargs.pop("resources", None) or ())
         # mcp 2.x's `middleware=` is the context tier (`fn(ctx, call_next)`), not FastMCP's classes.
         context_middleware = kwargs.pop("middleware", None) or ()
+        icons = kwargs.get("icons")
         super().__init__(name, instructions, **kwargs)
+        self._sdk_icons = list(icons) if icons else None  # as given (the SDK's Icon models)
         from .server._context_middleware import MiddlewareList
 
         self._context_middleware = MiddlewareList(self, lambda: self.lifespan_context, context_middleware)
         self._middleware.append(_SdkNotFoundText(self))
         self.dependencies: list[str] = list(kwargs.get("dependencies") or ())
+        from .server.mcpserver.settings import Settings
+
+        given = {k: v for k, v in kwargs.items() if k in Settings.model_fields and k != "dependencies"}
+        self._sdk_settings = Settings(**given, dependencies=self.dependencies)
         for resource in resources:  # the SDK's seeded components
             self.add_resource(resource)
 
@@ -108,6 +115,28 @@ class MCPServer(FastMCP):
             caps["completions"] = {}
         return caps
 
+    @property
+    def settings(self) -> Any:
+        """The settings the server was built with, as mcp 2.x's ``Settings`` reads them."""
+        return self._sdk_settings
+
+    @property
+    def icons(self) -> Any:
+        """The server's icons as given (the wire's copy is in ``info``)."""
+        return getattr(self, "_sdk_icons", None) or self._wire_icons
+
+    @icons.setter
+    def icons(self, value: Any) -> None:
+        self._wire_icons = value
+        self._sdk_icons = None
+
+    @property
+    def info(self) -> dict[str, Any]:
+        out = dict(super().info)
+        if self._wire_icons is not None:
+            out["icons"] = self._wire_icons
+        return out
+
     def __class_getitem__(cls, item: Any) -> Any:
         return cls  # ``MCPServer[AppState]`` in a lifespan's annotation, as with the SDK's generic class
 
@@ -124,6 +153,37 @@ class MCPServer(FastMCP):
         if mount_path is not None:
             kwargs["mount_path"] = mount_path
         await self.run_async("sse", **kwargs)
+
+    def sse_app(self, *, sse_path: str = "/sse", message_path: str = "/messages/",  # type: ignore[override]
+                max_request_body_size: int | None = None, transport_security: Any = None,
+                host: str = "127.0.0.1") -> Any:
+        """The SDK's HTTP+SSE app: ``GET sse_path`` and a mount at ``message_path``. Its host guard is
+        the SDK's: ``transport_security`` as given, else the loopback names for a loopback ``host``."""
+        from .server.transport_security import loopback_settings
+
+        options: dict[str, Any] = {}
+        if max_request_body_size is not None:
+            options["max_body_bytes"] = max_request_body_size
+        return self._sdk_sse_app(sse_path, message_path, transport_security or loopback_settings(host), options)
+
+    def _sdk_sse_app(self, sse_path: str, message_path: str, transport_security: Any, options: dict[str, Any],
+                     prefix: str = "") -> Any:
+        """``Route(sse_path)`` and ``Mount(message_path)`` as the SDK lays them out, then the custom routes;
+        ``prefix`` is announced before the messages path when no mount gives one (mcp 1.x's ``mount_path``)."""
+        from starlette.routing import Mount, Route
+
+        from ._asgi import AsgiApp
+        from .server.transport_security import listener_options
+
+        if self._native is not None:
+            raise RuntimeError("sse_app(): call it before the server starts serving")
+        self._mount_options({**listener_options(transport_security), **options})
+        self.options.update(sse=True, sse_path=sse_path, messages_path=message_path)
+        app = AsgiApp(self, sse_path, routed=True)
+        routes: list[Any] = [Route(sse_path, endpoint=_Rooted(app, "", prefix), methods=["GET"]),
+                             Mount(message_path.rstrip("/"), app=_Rooted(app, message_path.rstrip("/"), prefix))]
+        routes += [Route(p, endpoint=fn, methods=m, name=n) for p, m, fn, n in self._custom_routes]
+        return self._starlette(routes, None)
 
     @property
     def middleware(self) -> list[Any]:
@@ -183,6 +243,7 @@ class MCPServer(FastMCP):
         from .server.mcpserver.sdk_schema import adapt
 
         adapt(entry)
+        _check_headers(entry.name, entry.info.input_schema)
         if not entry.info.description:
             entry.info.description = ""  # the SDK lists a tool without a docstring with description ""
 
@@ -208,12 +269,14 @@ class MCPServer(FastMCP):
             raise TypeError("The @resource decorator was used incorrectly. Did you forget to call it? "
                             "Use @resource('uri') instead of @resource")
         security = kwargs.pop("security", None)
+        if self._template_policy:  # mcp 2.x parses the template when it is given
+            _parse_template(uri)
         deco = super().resource(uri, **kwargs)
-        if security is None:
-            return deco
 
         def apply(fn: Any) -> Any:
-            self._resource_policies[uri] = security
+            _check_resource_function(uri, fn, self._template_policy)
+            if security is not None:
+                self._resource_policies[uri] = security
             return deco(fn)
 
         return apply
@@ -236,9 +299,7 @@ class MCPServer(FastMCP):
         variables = set(template_variables(uri))
         policy = kwargs.pop("security", None) or self._resource_policies.pop(uri, None) or self._resource_security
         if variables and self._template_policy:
-            from .server.mcpserver.resources import guarded
-
-            fn = guarded(fn, policy, variables)
+            kwargs["screen"] = policy.screen()  # the core screens the values, as the SDK's manager does
         try:
             entry = super().add_resource(fn, uri, **kwargs)
         except TemplateMismatch as exc:
@@ -299,12 +360,17 @@ class MCPServer(FastMCP):
         """The tool's ``CallToolResult``, through the core as a client's call; a failed call raises
         ``ToolError`` with its text, as the SDK's does."""
         from .client import Client
+        from .types import CallToolResult
 
         async with Client(self) as client:
             result = await client.call_tool(name, arguments or {})
         if result.isError:
             raise ToolError(" ".join(getattr(c, "text", "") for c in result.content) or f"tool {name} failed")
-        return result
+        # The tool's result as its handler formed it: the serving's own `_meta` (serverInfo) is
+        # stamped on the wire, not part of what the SDK's in-process call returns.
+        meta = {k: v for k, v in (result.field_meta or {}).items() if k != _SERVER_INFO} or None
+        return CallToolResult(_meta=meta, content=result.content, structuredContent=result.structuredContent,
+                              isError=result.isError)
 
     async def read_resource(self, uri: Any, context: Any = None) -> Any:
         """The resource's contents (``.content``, ``.mime_type``), as ``ctx.read_resource`` reads them."""
@@ -356,6 +422,9 @@ class LegacyFastMCP(MCPServer):
         from .server.transport_security import loopback_settings
 
         given = {k: v for k, v in kwargs.items() if k in Settings.model_fields and v is not None}
+        # Settings the SDK reads when it builds its apps, not server options.
+        for key in ("mount_path", "max_request_body_size", "session_idle_timeout", "max_sessions"):
+            kwargs.pop(key, None)
         super().__init__(name, instructions, **kwargs)
         if given.get("transport_security") is None:
             # The SDK's default for a loopback host; the core guards loopback servers so already.
@@ -379,6 +448,25 @@ class LegacyFastMCP(MCPServer):
         """The server's settings as mcp 1.x's ``Settings`` (``mcp.settings.port``, ``.transport_security``)."""
         return self._settings
 
+    @staticmethod
+    def _normalize_path(mount_path: str, endpoint: str) -> str:
+        """``endpoint`` under ``mount_path`` (``"/github", "messages/"`` → ``"/github/messages/"``)."""
+        if mount_path == "/":
+            return endpoint
+        return mount_path.removesuffix("/") + "/" + endpoint.removeprefix("/")
+
+    def sse_app(self, mount_path: str | None = None) -> Any:  # type: ignore[override]
+        """mcp 1.x's HTTP+SSE app, from the settings: ``GET sse_path`` and a mount at ``message_path``;
+        the endpoint event names the messages path under ``mount_path`` (the settings' or this one) when
+        the request comes through no mount of its own."""
+        settings = self._settings
+        if mount_path is not None:
+            settings.mount_path = mount_path
+        endpoint = self._normalize_path(settings.mount_path, settings.message_path)
+        prefix = endpoint.removesuffix(settings.message_path) if endpoint.endswith(settings.message_path) else ""
+        return self._sdk_sse_app(settings.sse_path, settings.message_path, settings.transport_security,
+                                 {"max_body_bytes": settings.max_request_body_size}, prefix=prefix.rstrip("/"))
+
     @classmethod
     def generate_name(cls, name: str | None = None) -> str:
         return name or "FastMCP"
@@ -396,6 +484,20 @@ class LegacyFastMCP(MCPServer):
         from ._versions import framework_version
 
         return framework_version("mcp", major="1")
+
+
+class _Rooted:
+    """The SSE app under one of its routes: the request's ``root_path`` is the app's own (a mount at
+    the messages path adds that path to it, which is taken off), or ``prefix`` when it has none."""
+
+    def __init__(self, app: Any, mounted: str, prefix: str) -> None:
+        self.app, self.mounted, self.prefix = app, mounted, prefix
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        root = str(scope.get("root_path", ""))
+        if self.mounted and root.endswith(self.mounted):
+            root = root[: -len(self.mounted)]
+        await self.app({**scope, "root_path": root or self.prefix}, receive, send)
 
 
 class _SdkNotFoundText:
@@ -442,6 +544,76 @@ class _SdkNotFoundText:
             missing = {a["name"] for a in prompt.arguments if a.get("required") and a["name"] not in given}
             return f"Missing required arguments: {missing}"
         return str(exc.message)
+
+
+def _parse_template(uri: str) -> None:
+    """A URI with template syntax is parsed by the core when it is given, as the SDK parses it; a
+    malformed one raises ``InvalidUriTemplate`` with the core's reason (an unclosed expression in
+    the SDK's words, with its position)."""
+    if "{" not in uri and "}" not in uri:
+        return
+    from ._oxmcp import match_uri_template
+    from .shared.uri_template import InvalidUriTemplate
+
+    try:
+        match_uri_template(uri, "")
+    except ValueError as exc:
+        reason = str(exc)
+        opened = uri.rfind("{")
+        if "unclosed" in reason and opened >= 0:
+            raise InvalidUriTemplate(f"Unclosed expression at position {opened}", template=uri,
+                                     position=opened) from exc
+        raise InvalidUriTemplate(reason, template=uri) from exc
+
+
+def _check_resource_function(uri: str, fn: Any, sdk2: bool) -> None:
+    """The SDK's checks of a decorated resource function against its URI, when it is decorated: a
+    parameter bound to a query variable (``{?x}``, ``{&x}``) needs a default, since a client may
+    leave it out; a static URI takes no Context (mcp 2.x)."""
+    import re
+
+    from ._schema import analyze_function
+
+    if not sdk2:
+        return
+    try:
+        info = analyze_function(fn, output_schema=False)
+        sig = inspect.signature(fn)
+    except Exception:  # noqa: BLE001  the registration reports a function it cannot take
+        return
+    query = {v.split(":")[0].rstrip("*") for op, body in re.findall(r"\{([?&])([^}]*)\}", uri) for v in body.split(",")}
+    missing = sorted(n for n in query if n in sig.parameters and sig.parameters[n].default is inspect.Parameter.empty)
+    if missing:
+        raise ValueError(f"Resource {uri!r}: query parameter(s) {missing} have no default value. A client may omit "
+                         "a {?...}/{&...} query parameter, so the matching handler parameter must declare a default.")
+    if not template_variables(uri) and info.context_param is not None:
+        raise ValueError(f"Resource {uri!r} has no URI template variables, but the handler declares a Context "
+                         "parameter. Context injection for static resources is not supported. Add a template "
+                         "variable to the URI or remove the Context parameter.")
+
+
+def _check_headers(name: str, schema: dict[str, Any]) -> None:
+    """The core's rule on ``x-mcp-header`` annotations, applied when the tool is added (as the SDK
+    refuses it, with ``InvalidSignature`` in its wording) rather than when the server starts."""
+    from ._oxmcp import tool_header_violation
+    from .server.mcpserver.exceptions import InvalidSignature
+
+    found = tool_header_violation(schema)
+    if found is None:
+        return
+    kind, path, detail = found
+    where = repr(".".join(path))
+    reason = {
+        "root": "x-mcp-header found at a schema position not reachable via a pure `properties` chain",
+        "not_string": f"property {where}: x-mcp-header must be a string, not {type(detail).__name__}",
+        "not_token": f"property {where}: x-mcp-header {detail!r} is not an RFC 9110 token",
+        "type_not_string": f"property {where}: x-mcp-header is only permitted on integer/string/boolean "
+                           f"properties (the type keyword is {type(detail).__name__}, not a string)",
+        "not_primitive": f"property {where}: x-mcp-header is only permitted on integer/string/boolean "
+                         f"properties (got {detail!r})",
+    }.get(kind) or (f"x-mcp-header {detail[0]!r} on property {where} duplicates property "
+                    f"{'.'.join(detail[1])!r}")
+    raise InvalidSignature(f"Tool {name!r} has an invalid x-mcp-header annotation: {reason}")
 
 
 def _is_resource_object(value: Any) -> bool:

@@ -329,6 +329,10 @@ def normalize_tool_result(value: Any, *, output_schema: dict[str, Any] | None, w
     model, a dataclass) also answers it as ``structuredContent``, as FastMCP does."""
     if isinstance(value, ToolResult):
         return value.to_dict()
+    from .types import CallToolResult
+
+    if isinstance(value, CallToolResult):  # the spec's whole result, as the tool formed it
+        return value.model_dump(mode="json", by_alias=True, exclude_none=True)
     if isinstance(value, _Content) or (isinstance(value, (list, tuple)) and any(isinstance(v, _Content) for v in value)):
         # Content helpers are content whatever the annotation said (e.g. ``-> list[Any]``).
         return {"content": content_list(value)}

@@ -362,7 +362,7 @@ class Server:
                 if existing is not None:
                     self._native.remove_resource(uri, existing.is_template)
                 self._native.add_resource(entry.spec, entry, entry.is_async, entry.is_template,
-                                          entry.required_scopes)
+                                          entry.required_scopes, entry.screen)
             entry.origin = self._origin
             self._resources[uri] = entry
         for argument, completer in (completions or {}).items():
@@ -650,7 +650,7 @@ class Server:
             # One registry version for every tool registered before serving.
             native.add_tools([(t.spec, t, t.is_async, *t.limits) for t in self._tools.values()])
             for r in self._resources.values():
-                native.add_resource(r.spec, r, r.is_async, r.is_template, r.required_scopes)
+                native.add_resource(r.spec, r, r.is_async, r.is_template, r.required_scopes, r.screen)
             for p in self._prompts.values():
                 native.add_prompt(p.spec, p, p.is_async, p.required_scopes)
             for (ref_type, ref), router in self._completions.items():

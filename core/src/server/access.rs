@@ -167,8 +167,8 @@ impl Server {
         self.may_use(env, "resource", uri)
             || self
                 .snapshot()
-                .templates_for(uri)
-                .any(|(k, t)| self.may_use(env, "resource", k) && t.template.matches(uri).is_some())
+                .resolve_template(uri, |k| self.may_use(env, "resource", k))
+                .is_some()
     }
 
     /// A legacy request on a stateful HTTP server belongs to the session that `initialize`
@@ -280,11 +280,8 @@ impl Server {
                 if let Some(r) = reg.resources.get(uri) {
                     return self.check_scopes(env, uri, &r.required_scopes);
                 }
-                match reg
-                    .templates_for(uri)
-                    .find(|(_, t)| t.template.matches(uri).is_some())
-                {
-                    Some((_, t)) => self.check_scopes(env, uri, &t.required_scopes),
+                match reg.resolve_template(uri, |_| true) {
+                    Some((_, t, _)) => self.check_scopes(env, uri, &t.required_scopes),
                     None => Ok(()),
                 }
             }

@@ -157,9 +157,8 @@ impl Server {
             // through any template; otherwise only the templates it may use are even tried, so
             // a caller costs no matching work on templates hidden from it.
             let uri_ok = self.may_use(env, "resource", &uri);
-            reg.templates_for(&uri)
-                .filter(|(k, _)| uri_ok || self.may_use(env, "resource", k))
-                .find_map(|(_, t)| t.template.matches(&uri).map(|v| (t, v)))
+            reg.resolve_template(&uri, |k| uri_ok || self.may_use(env, "resource", k))
+                .map(|(_, t, v)| (t, v))
         } {
             self.check_scopes(env, &uri, &t.required_scopes)?;
             (t.handler.clone(), vars, t.timeout)

@@ -71,9 +71,8 @@ impl Server {
                         .and_then(Value::as_str)
                         .map(str::to_string),
                     None => reg
-                        .templates_for(uri)
-                        .find(|(_, t)| t.template.matches(uri).is_some())
-                        .map(|(k, _)| k.to_string()),
+                        .resolve_template(uri, |_| true)
+                        .map(|(k, _, _)| k.to_string()),
                 };
                 ("resource", name.map_or(Cow::Borrowed(UNKNOWN), Cow::Owned))
             }

@@ -9,12 +9,14 @@
 
 use rpds::{HashTrieMapSync, RedBlackTreeMapSync};
 use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 use std::sync::{Arc, OnceLock};
 
 use crate::discovery::{Origin, Place};
 use crate::prompt::PromptEntry;
 use crate::resource::{ResourceEntry, TemplateEntry};
 use crate::tool::ToolEntry;
+use crate::uri_template::Screened;
 
 /// Everything registered. Cloning is O(1) (four persistent maps).
 #[derive(Clone, Default)]
@@ -136,6 +138,27 @@ impl Registry {
             .templates
             .get_or_init(|| Arc::new(super::template_index::TemplateIndex::build(&self.templates)))
             .candidates(uri)
+    }
+
+    /// The first template (of those `usable` lets through, in registration order) that `uri`
+    /// matches, with its variables. `None` when none matches, or when the first whose structure
+    /// matches refuses a value by its screen: no later, laxer template is tried in its place.
+    pub(crate) fn resolve_template<'a>(
+        &'a self,
+        uri: &str,
+        mut usable: impl FnMut(&str) -> bool,
+    ) -> Option<(&'a str, &'a Arc<TemplateEntry>, Map<String, Value>)> {
+        for (k, t) in self.templates_for(uri) {
+            if !usable(k) {
+                continue;
+            }
+            match t.resolve(uri) {
+                Screened::NoMatch => {}
+                Screened::Refused(_) => return None,
+                Screened::Matched(vars) => return Some((k, t, vars)),
+            }
+        }
+        None
     }
 
     /// Whether any primitive of this version declares required scopes; worked out once.

@@ -1,11 +1,11 @@
 """``mcp.server.mcpserver`` of mcp 2.x: ``MCPServer``, ``Context`` and the names it re-exports."""
 
-from ..._context import Context
 from ..._mcpserver import MCPServer
 from ..._results import Audio, Image
 from ...types import Icon
 from ..fastmcp.prompts.base import AssistantMessage, Message, UserMessage
 from ..request_state import RequestStateSecurity
+from .context import Context
 from .resolve import Resolve
 from .resources import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 

@@ -5,10 +5,10 @@ unknown fields are refused, a sync function runs on a worker thread, a function'
 as it is, ``FileResource`` decodes by ``encoding`` (from the MIME type's ``charset``, UTF-8 for
 textual types, bytes otherwise), and a template matches URIs by RFC 6570 through the core's matcher.
 
-``ResourceSecurity`` is the SDK's policy for template values. The core's matcher refuses a value that
-walks out of its template (``..``, a decoded ``/`` where a segment is expected) whatever the policy,
-so a policy can make the check stricter (absolute paths, NUL bytes) but never looser: an exempted
-parameter or a disabled check still gets the core's refusal.
+``ResourceSecurity`` is the SDK's policy for template values, handed to the core: the core matches
+a URI by the template's structure and screens each extracted value by the policy (a relative path
+climbing above its base, an absolute path, a NUL byte), as the SDK does; a refused value makes the
+URI unknown, and no later template is tried in the refusing one's place.
 """
 
 from __future__ import annotations
@@ -202,17 +202,6 @@ class DirectoryResource(Resource):
         return json.dumps({"files": [str(f.relative_to(self.path)) for f in files if f.is_file()]}, indent=2)
 
 
-def _absolute_value(value: str) -> bool:
-    """POSIX or Windows absolute (``/x``, ``\\\\host``, ``C:\\x``) or drive-relative (``C:x``): any of
-    them discards the base it is joined onto."""
-    return value.startswith(("/", "\\")) or (len(value) >= 2 and value[1] == ":" and value[0].isascii()
-                                                and value[0].isalpha())
-
-
-def _traverses(value: str) -> bool:
-    return ".." in value.replace("\\", "/").split("/")
-
-
 @dataclass(frozen=True)
 class ResourceSecurity:
     """Checks on the values a template extracts (after percent-decoding); ``exempt_params`` skips them."""
@@ -223,15 +212,23 @@ class ResourceSecurity:
     exempt_params: AbstractSet[str] = field(default_factory=frozenset)
 
     def validate(self, params: Mapping[str, str | list[str]]) -> str | None:
-        """The first parameter whose value fails a check, or None."""
+        """The first parameter whose value (each item of a list) fails a check, or None: the core's
+        screening decides (``oxmcp::uri_template::ValueScreen``)."""
+        from ..._oxmcp import screen_path_value
+
         for name, value in params.items():
             if name in self.exempt_params:
                 continue
             for v in value if isinstance(value, list) else [value]:
-                if ((self.reject_null_bytes and "\0" in v) or (self.reject_path_traversal and _traverses(v))
-                        or (self.reject_absolute_paths and _absolute_value(v))):
+                if screen_path_value(v, self.reject_path_traversal, self.reject_absolute_paths,
+                                     self.reject_null_bytes):
                     return name
         return None
+
+    def screen(self) -> tuple[bool, bool, bool, list[str]]:
+        """This policy as the core's value screen takes it."""
+        return (self.reject_path_traversal, self.reject_absolute_paths, self.reject_null_bytes,
+                sorted(self.exempt_params))
 
 
 DEFAULT_RESOURCE_SECURITY = ResourceSecurity()
@@ -245,33 +242,6 @@ class ResourceSecurityError(ValueError):
         super().__init__(f"Parameter {param!r} of template {template!r} failed security validation")
         self.template = template
         self.param = param
-
-
-def guarded(fn: Callable[..., Any], policy: ResourceSecurity, variables: AbstractSet[str]) -> Callable[..., Any]:
-    """``fn`` behind ``policy``: a template value it refuses is answered as the core answers an unknown
-    resource (-32602 "Resource not found") before ``fn`` runs, so that a refusal does not tell a
-    client a policy exists. The core's own refusals come first."""
-    import functools
-
-    def check(kwargs: dict[str, Any]) -> None:
-        values = {k: v for k, v in kwargs.items() if k in variables and isinstance(v, (str, list))}
-        if policy.validate(values) is not None:
-            raise McpError(-32602, "Resource not found")  # the core's answer for an unknown URI
-
-    if inspect.iscoroutinefunction(fn):
-        @functools.wraps(fn)
-        async def guarded_async(*args: Any, **kwargs: Any) -> Any:
-            check(kwargs)
-            return await fn(*args, **kwargs)
-
-        return guarded_async
-
-    @functools.wraps(fn)
-    def guarded_sync(*args: Any, **kwargs: Any) -> Any:
-        check(kwargs)
-        return fn(*args, **kwargs)
-
-    return guarded_sync
 
 
 class ResourceTemplate(BaseModel):
@@ -311,17 +281,18 @@ class ResourceTemplate(BaseModel):
                    security=security)
 
     def matches(self, uri: str) -> dict[str, str | list[str]] | None:
-        """The variables of ``uri``, or None when it does not match (or the core refuses a value);
-        a value this template's policy refuses raises :class:`ResourceSecurityError`."""
-        from ..._oxmcp import match_uri_template
+        """The variables of ``uri``, or None when it does not have the template's structure; a value
+        this template's policy refuses raises :class:`ResourceSecurityError`. The core matches
+        and screens (``UriTemplate::match_screened``)."""
+        from ..._oxmcp import match_uri_template_screened
 
-        params = match_uri_template(self.uri_template, uri)
-        if params is None:
+        found = match_uri_template_screened(self.uri_template, uri, *self.security.screen())
+        if found is None:
             return None
-        failed = self.security.validate(params)
-        if failed is not None:
-            raise ResourceSecurityError(self.uri_template, failed)
-        return params
+        outcome, value = found
+        if outcome == "refused":
+            raise ResourceSecurityError(self.uri_template, value)
+        return dict(value)
 
     async def create_resource(self, uri: str, params: dict[str, Any], context: Any = None) -> Any:
         """The resource for one URI (or the function's ``InputRequiredResult``, passed as it is). A

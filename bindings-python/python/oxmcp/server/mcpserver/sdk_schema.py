@@ -122,6 +122,17 @@ def output_schema(fn: Any) -> tuple[dict[str, Any] | None, bool]:
     return schema, wrap
 
 
+def _returns_result(fn: Any) -> bool:
+    from ...types import CallToolResult
+
+    try:
+        sig, hints = _typed(fn)
+    except Exception:  # noqa: BLE001  an annotation that does not resolve: not a result class
+        return False
+    ret = hints.get("return", sig.return_annotation)
+    return isinstance(ret, type) and issubclass(ret, CallToolResult)
+
+
 def adapt(entry: Any) -> None:
     """Rewrite a function tool's listing (``entry.info``) as the SDK writes it. A tool whose schema
     was given (``raw_arguments``) keeps it; so does a tool whose output schema was given or refused."""
@@ -134,7 +145,11 @@ def adapt(entry: Any) -> None:
         info.description = doc  # the docstring the description was read from, whole and as written
     info.input_schema = arguments_schema(fn)
     info.param_descriptions = {}
-    if info.output_schema is not None:
+    if _returns_result(fn):
+        # A function annotated to return a whole CallToolResult has no output schema: its result
+        # is passed on as it is.
+        info.output_schema, info.wrap_result = None, False
+    elif info.output_schema is not None:
         schema, wrap = output_schema(fn)
         if schema is not None:
             info.output_schema, info.wrap_result = schema, wrap
@@ -146,17 +161,21 @@ def content_of(value: Any) -> list[dict[str, Any]] | None:
     for a value that is, or holds, content or a whole result, which oxmcp's own rule renders."""
     import pydantic_core
 
-    from ..._results import _BLOCK_TYPES, ToolResult, _Content
+    from ..._results import _BLOCK_TYPES, ToolResult, _Content, content_block
+
+    def is_block(item: Any) -> bool:
+        return isinstance(item, _Content) or getattr(item, "type", None) in _BLOCK_TYPES \
+            or (isinstance(item, dict) and item.get("type") in _BLOCK_TYPES)
 
     if value is None:
         return []
-    if isinstance(value, (ToolResult, _Content)) or getattr(value, "type", None) in _BLOCK_TYPES \
-            or (isinstance(value, dict) and value.get("type") in _BLOCK_TYPES) or hasattr(value, "isError"):
+    if isinstance(value, ToolResult) or is_block(value) or hasattr(value, "isError"):
         return None
     if isinstance(value, (list, tuple)):
+        # Item by item: a content block (or helper) as it is, anything else by the rule above.
         blocks: list[dict[str, Any]] = []
         for item in value:
-            part = content_of(item)
+            part = [content_block(item)] if is_block(item) else content_of(item)
             if part is None:
                 return None
             blocks += part

@@ -1,0 +1,32 @@
+"""``mcp.server.mcpserver.Context`` of mcp 2.x: oxmcp's request context, with the SDK's constructor
+(``Context(mcp_server=...)``) and its refusals outside a request: the server and the request context
+are read only where there is one, and reading them elsewhere raises ``ValueError``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..._context import Context as _Context
+
+__all__ = ["Context"]
+
+
+class Context(_Context):
+    """The context a handler annotated with it receives; constructed by hand it stands outside a request."""
+
+    def __init__(self, native: Any = None, server: Any = None, *, mcp_server: Any = None, **kwargs: Any) -> None:
+        super().__init__(native, server if server is not None else mcp_server, **kwargs)
+
+    @property
+    def mcp_server(self) -> Any:
+        """The server this context belongs to."""
+        if self._server is None:
+            raise ValueError("Context is not available outside of a request")
+        return self._server
+
+    @property
+    def request_context(self) -> Any:
+        """The SDK's ``RequestContext`` of the request being served."""
+        if self._native is None:
+            raise ValueError("Context is not available outside of a request")
+        return super().request_context
