@@ -205,6 +205,14 @@ class Session:
                                                    "requestedSchema": requestedSchema})
         return AttrDict(raw if isinstance(raw, dict) else {"action": "cancel"})
 
+    elicit_form = elicit
+
+    async def elicit_url(self, message: str, url: str, elicitation_id: str, related_request_id: Any = None) -> Any:
+        """A URL-mode elicitation (``mode: "url"``): the client's answer (``action``; no ``content``)."""
+        raw = await self._ctx._ask("elicit", f"elicit-url-{elicitation_id}", {
+            "mode": "url", "message": message, "url": url, "elicitationId": elicitation_id})
+        return AttrDict({"content": None, **(raw if isinstance(raw, dict) else {"action": "cancel"})})
+
     async def send_resource_updated(self, uri: Any) -> None:
         server = self._ctx.server
         if server is not None and server._native is not None:
