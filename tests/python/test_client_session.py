@@ -13,9 +13,11 @@ from pydantic import BaseModel
 
 from oxmcp import types
 from oxmcp._client_session import ClientSession
+from oxmcp.client import Client, ClientRequestContext
 from oxmcp.server.elicitation import AcceptedUrlElicitation
 from oxmcp.server.fastmcp import Context, FastMCP
 from oxmcp.server.lowlevel import Server
+from oxmcp.server.mcpserver import MCPServer
 from oxmcp.server.session import ServerSession
 from oxmcp.shared.exceptions import McpError
 from oxmcp.shared.memory import create_connected_server_and_client_session
@@ -194,3 +196,38 @@ def test_refusals_without_a_callback_and_timeouts_are_the_sdks() -> None:
     # With no sampling callback the SDK's client refuses the request itself.
     assert (reply.id, reply.error.message) == (7, "Sampling not supported")
     assert code == 408
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+def test_the_in_process_client_answers_url_and_form_elicitation_in_both_eras(mode: str) -> None:
+    """``mcp.client.Client``'s callback (given a ``ClientRequestContext``) answers a legacy session's
+    ``elicitation/create`` and a modern request's ``input_required`` round alike; the client declares
+    both elicitation modes, as the SDK's does."""
+    mcp = MCPServer("v2")
+
+    @mcp.tool()
+    async def visit(ctx: Context) -> str:
+        result = await ctx.elicit_url(message="Sign in", url="https://example.com/login", elicitation_id="e-2")
+        return result.action
+
+    @mcp.tool()
+    async def ask(ctx: Context) -> str:
+        result = await ctx.elicit(message="Name?", schema=Answer)
+        return result.data.answer
+
+    contexts: list[Any] = []
+
+    async def elicitation(context: Any, params: Any) -> types.ElicitResult:
+        contexts.append(context)
+        if params.mode == "url":
+            assert params.url == "https://example.com/login"
+            return types.ElicitResult(action="decline")
+        assert params.requestedSchema["required"] == ["answer"]
+        return types.ElicitResult(action="accept", content={"answer": "ada"})
+
+    async def main() -> list[str]:
+        async with Client(mcp, elicitation_callback=elicitation, mode=mode) as client:
+            return [(await client.call_tool(name, {})).content[0].text for name in ("visit", "ask")]
+
+    assert anyio.run(main) == ["decline", "ada"]
+    assert all(isinstance(c, ClientRequestContext) for c in contexts) and len(contexts) == 2

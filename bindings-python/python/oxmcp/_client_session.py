@@ -26,7 +26,7 @@ from typing_extensions import Self
 from . import types
 from .shared.exceptions import McpError
 
-__all__ = ["ClientRequestContext", "ClientSession", "ElicitationFnT", "ListRootsFnT", "LoggingFnT",
+__all__ = ["ClientRequestContext", "ClientSession", "ElicitationFnT", "IncomingMessage", "ListRootsFnT", "LoggingFnT",
            "MessageHandlerFnT", "SamplingFnT"]
 
 logger = logging.getLogger("client")
@@ -36,6 +36,9 @@ DEFAULT_CLIENT_INFO = types.Implementation.model_validate({"name": "mcp", "versi
 #: The SDK's code for a request that timed out (HTTP's 408), and for a closed connection.
 _TIMEOUT, _CLOSED = 408, -32000
 
+#: What a message handler is given: a server request (``RequestResponder``), a notification, or a
+#: transport's exception.
+IncomingMessage = Any
 ElicitationFnT = Any
 SamplingFnT = Any
 ListRootsFnT = Any

@@ -199,7 +199,9 @@ class Session:
         return await sample_fastmcp(self._ctx, msgs, max_tokens=max_tokens, system_prompt=system_prompt,
                                     **{k: v for k, v in kwargs.items() if v is not None})
 
-    async def elicit(self, message: str, requestedSchema: dict[str, Any], related_request_id: Any = None) -> Any:
+    async def elicit(self, message: str, requestedSchema: Any = None, related_request_id: Any = None, *,
+                     requested_schema: Any = None) -> Any:
+        requestedSchema = requestedSchema if requestedSchema is not None else requested_schema  # mcp 2.x's name
         key = "elicit-" + hashlib.sha256(message.encode()).hexdigest()[:16]
         raw = await self._ctx._ask("elicit", key, {"mode": "form", "message": message,
                                                    "requestedSchema": requestedSchema})

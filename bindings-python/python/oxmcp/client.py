@@ -8,23 +8,24 @@ handshake), ``"auto"`` (``server/discover``, the default) or a pinned modern ver
 The callbacks (``elicitation_callback``, ``sampling_callback``, ``list_roots_callback``) answer the
 server's requests for input: a legacy session's server-to-client requests, and a modern request's
 ``input_required`` rounds (MRTR, retried with the answers as the SDK's client does).
-``ClientSession`` (a client over a transport's streams) is not provided: oxmcp is a server, so drive
-a server over stdio or HTTP with the official client instead.
+Each callback gets a ``ClientRequestContext`` first; the client declares the capability the SDK's
+declares for it (both elicitation modes, sampling, roots). ``ClientSession`` (``mcp.client.session``)
+is the SDK's client over message streams; oxmcp has no client transports (SSE, Streamable HTTP,
+stdio): drive a server over those with the official client.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import pydantic
-
 from . import types
 from ._client import PROTOCOL_VERSION
 from ._client import Client as _Client
+from ._client_session import ClientRequestContext, ClientSession, IncomingMessage
 from ._errors import McpError as _CoreMcpError
 from .shared.exceptions import McpError
 
-__all__ = ["Client"]
+__all__ = ["Client", "ClientRequestContext", "ClientSession", "IncomingMessage"]
 
 # ``mcp.client`` is a package in the SDK: its submodules (``mcp.client.session``,
 # ``mcp.client.streamable_http``) resolve through the import hook (oxmcp._dropin), which needs the
@@ -37,6 +38,9 @@ _MAX_ROUNDS = 10
 _INPUT = {"elicitation/create": ("elicitation_callback", "elicitation"),
           "sampling/createMessage": ("sampling_callback", "sampling"),
           "roots/list": ("list_roots_callback", "roots")}
+#: The capability the SDK's client declares for each callback it is given.
+_DECLARED: dict[str, dict[str, Any]] = {"elicitation": {"form": {}, "url": {}}, "sampling": {},
+                                        "roots": {"listChanged": True}}
 
 
 class Client(_Client):
@@ -57,7 +61,7 @@ class Client(_Client):
         caps = dict(kwargs.pop("capabilities", None) or {})
         for key, cap in _INPUT.values():
             if key in self._callbacks:
-                caps.setdefault(cap, {})
+                caps.setdefault(cap, dict(_DECLARED[cap]))
         for key in ("raise_exceptions", "read_timeout_seconds", "cache", "logging_callback",
                     "message_handler"):
             kwargs.pop(key, None)  # the SDK's options for a remote session; nothing to do in process
@@ -99,7 +103,7 @@ class Client(_Client):
 
     async def _input(self, method: str, params: Any, request_id: Any) -> tuple[bool, Any]:
         """Answer one input request with its callback: ``(True, result)`` or ``(False, error)``."""
-        from ._client_session import ClientRequestContext
+        from ._client_session import ClientRequestContext, elicit_params
 
         key = _INPUT.get(method, (None, None))[0]
         callback = self._callbacks.get(key) if key else None
@@ -109,8 +113,9 @@ class Client(_Client):
         if method == "roots/list":
             answer = await callback(context)
         else:
-            model: Any = types.ElicitRequestParams if method == "elicitation/create" else types.CreateMessageRequestParams
-            answer = await callback(context, pydantic.TypeAdapter(model).validate_python(params or {}))
+            typed = elicit_params(params or {}) if method == "elicitation/create" else \
+                types.CreateMessageRequestParams.model_validate(params or {})
+            answer = await callback(context, typed)
         dumped = answer.model_dump(by_alias=True, exclude_none=True, mode="json") if hasattr(answer, "model_dump") \
             else dict(answer)
         return (False, dumped) if isinstance(answer, types.ErrorData) else (True, dumped)
@@ -193,8 +198,3 @@ def _cursor(cursor: str | None) -> dict[str, Any]:
     return {} if cursor is None else {"cursor": cursor}
 
 
-def __getattr__(name: str) -> Any:
-    if name == "ClientSession":
-        raise ImportError("oxmcp.client has no ClientSession: oxmcp is a server. Test the server in process "
-                          "with oxmcp.client.Client(server), or drive it over stdio/HTTP with the official mcp client")
-    raise AttributeError(f"module 'oxmcp.client' has no attribute {name!r}")

@@ -34,16 +34,23 @@ ElicitationResult = AcceptedElicitation[Any] | DeclinedElicitation | CancelledEl
 UrlElicitationResult = AcceptedUrlElicitation | DeclinedElicitation | CancelledElicitation
 
 
+def _is_string_choice(annotation: Any) -> bool:
+    """``Literal["a", "b"]``: a choice of strings (the spec's enum schema)."""
+    return get_origin(annotation) is Literal and all(isinstance(a, str) for a in get_args(annotation))
+
+
 def _is_string_sequence(annotation: Any) -> bool:
-    origin = get_origin(annotation)
+    """``list[str]``, or ``list[Literal[...]]`` of strings (the spec's multi-select enum schema)."""
+    origin, args = get_origin(annotation), get_args(annotation)
     try:
-        return bool(origin) and issubclass(origin, Sequence) and get_args(annotation) == (str,)
+        return bool(origin) and issubclass(origin, Sequence) and len(args) == 1 \
+            and (args[0] is str or _is_string_choice(args[0]))
     except TypeError:
         return False
 
 
 def _is_primitive(annotation: Any) -> bool:
-    if annotation in _PRIMITIVES:
+    if annotation in _PRIMITIVES or _is_string_choice(annotation):
         return True
     if get_origin(annotation) in (Union, types.UnionType):
         return all(a is types.NoneType or a in _PRIMITIVES or _is_string_sequence(a) for a in get_args(annotation))
