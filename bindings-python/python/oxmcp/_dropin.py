@@ -55,6 +55,7 @@ MIRRORS: dict[str, str] = {
     "mcp.server.streamable_http_manager": "oxmcp.server.streamable_http_manager",
     "mcp.server.streamable_http": "oxmcp.server.streamable_http",
     "mcp.client.streamable_http": "oxmcp._client_http",
+    "mcp.client.sse": "oxmcp._client_sse",
     "mcp.shared.inbound": "oxmcp.shared.inbound",
     "mcp.shared._compat": "oxmcp.shared._compat",
     "mcp_types.version": "oxmcp.types.version",
