@@ -231,3 +231,47 @@ def test_the_in_process_client_answers_url_and_form_elicitation_in_both_eras(mod
 
     assert anyio.run(main) == ["decline", "ada"]
     assert all(isinstance(c, ClientRequestContext) for c in contexts) and len(contexts) == 2
+
+
+def test_the_in_process_client_dispatches_notifications_and_sends_raw_requests() -> None:
+    """``mcp.client.Client``'s ``progress_callback``, ``logging_callback`` and ``message_handler`` see a
+    call's notifications as they arrive; ``client.session`` sends a request or notification given as a
+    model, and returns a round's ``InputRequiredResult`` when asked to."""
+    mcp = MCPServer("notes")
+
+    @mcp.tool()
+    async def work(ctx: Context) -> str:
+        await ctx.report_progress(1, 2)
+        await ctx.info("half way")
+        return "done"
+
+    @mcp.tool()
+    async def ask(ctx: Context) -> str:
+        result = await ctx.elicit(message="Name?", schema=Answer)
+        return result.data.answer
+
+    seen: dict[str, list[Any]] = {"progress": [], "logs": [], "handled": []}
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        seen["progress"].append((done, total))
+
+    async def on_log(params: Any) -> None:
+        seen["logs"].append(params.data)
+
+    async def on_message(message: Any) -> None:
+        seen["handled"].append(type(message).__name__)
+
+    async def main() -> list[Any]:
+        async with Client(mcp, mode="2026-07-28", log_level="info", logging_callback=on_log, message_handler=on_message,
+                          elicitation_callback=lambda *_: None) as client:
+            worked = await client.call_tool("work", {}, progress_callback=on_progress)
+            listed = await client.session.send_request(types.ListToolsRequest(method="tools/list"),
+                                                       types.ListToolsResult)
+            round_one = await client.session.call_tool("ask", allow_input_required=True)
+            return [worked.content[0].text, sorted(t.name for t in listed.tools), type(round_one).__name__,
+                    list(round_one.input_requests)]
+
+    text, names, kind, keys = anyio.run(main)
+    assert (text, names, kind) == ("done", ["ask", "work"], "InputRequiredResult") and len(keys) == 1
+    assert seen["progress"] == [(1, 2)] and seen["logs"] == ["half way"]
+    assert seen["handled"] == ["ProgressNotification", "LoggingMessageNotification"]
