@@ -343,14 +343,20 @@ def test_mcp_client_mirror_returns_the_sdk_models() -> None:
             return [t.name for t in tools.tools], result.content[0].text, result.structured_content
 
     assert asyncio.run(run()) == (["add"], "5", {"result": 5})
-    with pytest.raises(ImportError, match="no ClientSession"):
-        from oxmcp.client import ClientSession  # noqa: F401
+    # The SDK's ClientSession (over message streams: tests/python/test_client_session.py) is the same
+    # class from the package top and from mcp.client; the SDK's stdio client is refused.
+    import oxmcp
+    from oxmcp.client import ClientSession
+
+    assert oxmcp.ClientSession is ClientSession
+    with pytest.raises(ImportError, match="no stdio_client"):
+        from oxmcp import stdio_client  # noqa: F401
 
 
-@pytest.mark.parametrize(("option", "capability"), [("sampling_callback", "sampling"),
-                                                    ("elicitation_callback", "elicitation"),
-                                                    ("list_roots_callback", "roots")])
-def test_mcp_client_mirror_declares_the_capability_of_each_callback(option: str, capability: str) -> None:
+@pytest.mark.parametrize(("option", "capability"), [("sampling_callback", {"sampling": {}}),
+                                                    ("elicitation_callback", {"elicitation": {"form": {}, "url": {}}}),
+                                                    ("list_roots_callback", {"roots": {"listChanged": True}})])
+def test_mcp_client_mirror_declares_the_capability_of_each_callback(option: str, capability: dict[str, Any]) -> None:
     """A callback answers the server's input requests, so the client declares what it answers (the
     answering itself: tests/python/test_fastmcp_server_api.py)."""
     from oxmcp.client import Client
@@ -359,7 +365,8 @@ def test_mcp_client_mirror_declares_the_capability_of_each_callback(option: str,
     async def callback(*args: Any) -> None:
         return None
 
-    assert Client(MCPServer("selftest"), **{option: callback}).capabilities == {capability: {}}
+    # What the SDK's client declares for each: both elicitation modes, roots with listChanged.
+    assert Client(MCPServer("selftest"), **{option: callback}).capabilities == capability
     assert Client(MCPServer("selftest"), **{option: None}).capabilities == {}  # the SDK's default
 
 

@@ -84,7 +84,7 @@ __all__ = [
 __version__ = "0.1.0"
 
 
-_SDK_CLIENT_NAMES = frozenset(("ClientSession", "ClientSessionGroup", "StdioServerParameters", "stdio_client"))
+_SDK_CLIENT_NAMES = frozenset(("ClientSessionGroup", "StdioServerParameters", "stdio_client"))
 _SUBMODULES = frozenset(("types", "server", "shared", "client", "exceptions", "prompts", "tools", "utilities"))
 
 
@@ -102,6 +102,10 @@ def __getattr__(name: str) -> Any:
         from .server.stdio import stdio_server
 
         return stdio_server
+    if name == "ClientSession":  # `from mcp import ClientSession`: the SDK's, over message streams
+        from ._client_session import ClientSession
+
+        return ClientSession
     if name in _SDK_CLIENT_NAMES:
         raise ImportError(f"oxmcp has no {name}: oxmcp is a server. Test a server in process with "
                           "oxmcp.client.Client(server), or drive it over stdio/HTTP with the official mcp client")

@@ -49,6 +49,8 @@ class Client:
         #: met on a response's stream: ``async (message) -> response``. None: such requests are kept
         #: in :attr:`notifications`, unanswered.
         self._on_request: Any = None
+        #: Sees each notification as it arrives on a response's stream: ``async (message) -> None``.
+        self._on_notification: Any = None
 
     async def __aenter__(self) -> Self:
         self._native = self.server._build_native()
@@ -151,6 +153,8 @@ class Client:
                         if self._on_request is not None and "method" in message and "id" in message:
                             await self._post(await self._on_request(message))
                             continue
+                        if self._on_notification is not None and "method" in message and "id" not in message:
+                            await self._on_notification(message)
                         messages.append(message)
                 if any("id" in m and ("result" in m or "error" in m) for m in messages):
                     break
@@ -163,7 +167,7 @@ class Client:
             elif "result" in m or "error" in m:
                 response = m
         if response is None:
-            raise McpError(-32603, f"no response (HTTP {status})")
+            raise McpError(-32603, f"no response (HTTP {status})", {"requestId": msg["id"]})
         if raw:
             return response
         if "error" in response:

@@ -199,11 +199,21 @@ class Session:
         return await sample_fastmcp(self._ctx, msgs, max_tokens=max_tokens, system_prompt=system_prompt,
                                     **{k: v for k, v in kwargs.items() if v is not None})
 
-    async def elicit(self, message: str, requestedSchema: dict[str, Any], related_request_id: Any = None) -> Any:
+    async def elicit(self, message: str, requestedSchema: Any = None, related_request_id: Any = None, *,
+                     requested_schema: Any = None) -> Any:
+        requestedSchema = requestedSchema if requestedSchema is not None else requested_schema  # mcp 2.x's name
         key = "elicit-" + hashlib.sha256(message.encode()).hexdigest()[:16]
         raw = await self._ctx._ask("elicit", key, {"mode": "form", "message": message,
                                                    "requestedSchema": requestedSchema})
         return AttrDict(raw if isinstance(raw, dict) else {"action": "cancel"})
+
+    elicit_form = elicit
+
+    async def elicit_url(self, message: str, url: str, elicitation_id: str, related_request_id: Any = None) -> Any:
+        """A URL-mode elicitation (``mode: "url"``): the client's answer (``action``; no ``content``)."""
+        raw = await self._ctx._ask("elicit", f"elicit-url-{elicitation_id}", {
+            "mode": "url", "message": message, "url": url, "elicitationId": elicitation_id})
+        return AttrDict({"content": None, **(raw if isinstance(raw, dict) else {"action": "cancel"})})
 
     async def send_resource_updated(self, uri: Any) -> None:
         server = self._ctx.server

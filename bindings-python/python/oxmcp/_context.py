@@ -376,7 +376,7 @@ class Context:
         return self.log("error", data, logger or logger_name, extra=extra)
 
     # -- input from the client (MRTR on modern requests, real requests on legacy sessions) ------------
-    async def elicit(self, key: str, message: Any = _UNSET, schema: Any = None, *, mode: str = "form",
+    async def elicit(self, key: Any = _UNSET, message: Any = _UNSET, schema: Any = None, *, mode: str = "form",
                      url: str | None = None, response_type: Any = _UNSET) -> Any:
         """Ask the user for input. ``schema`` is a JSON Schema dict or a type (pydantic model, dataclass, TypedDict).
 
@@ -387,6 +387,14 @@ class Context:
         ``.action`` and ``.data``; a scalar ``T`` (``str``, ``int``, ``list[str]`` of choices, a Literal,
         an Enum) is asked as ``{"value": T}`` and ``.data`` is the bare value.
         """
+        if key is _UNSET:
+            # The SDK's form, ``elicit(message=..., schema=Model)``: its rule for the model (primitive
+            # fields), then typed as FastMCP's, keyed by the question.
+            from ._compat_ctx import elicit_typed
+            from .server.elicitation import validate_elicitation_schema
+
+            validate_elicitation_schema(schema)
+            return await elicit_typed(self, message, schema)
         if response_type is not _UNSET or message is _UNSET or not isinstance(message, str):
             from ._compat_ctx import elicit_typed
 
@@ -417,6 +425,12 @@ class Context:
 
             content = pydantic.TypeAdapter(target).validate_python(content)
         return ElicitResult(action, content, raw if isinstance(raw, dict) else None)
+
+    async def elicit_url(self, message: str, url: str, elicitation_id: str) -> Any:
+        """The SDK's URL-mode elicitation: whether the user accepted to visit ``url``."""
+        from .server.elicitation import elicit_url
+
+        return await elicit_url(self.session, message, url, elicitation_id)
 
     async def sample(self, key: Any, messages: Any = _UNSET, *, max_tokens: int | None = None,
                      system_prompt: str | None = None, **params: Any) -> Any:

@@ -8,23 +8,27 @@ handshake), ``"auto"`` (``server/discover``, the default) or a pinned modern ver
 The callbacks (``elicitation_callback``, ``sampling_callback``, ``list_roots_callback``) answer the
 server's requests for input: a legacy session's server-to-client requests, and a modern request's
 ``input_required`` rounds (MRTR, retried with the answers as the SDK's client does).
-``ClientSession`` (a client over a transport's streams) is not provided: oxmcp is a server, so drive
-a server over stdio or HTTP with the official client instead.
+Each callback gets a ``ClientRequestContext`` first; the client declares the capability the SDK's
+declares for it (both elicitation modes, sampling, roots). ``ClientSession`` (``mcp.client.session``)
+is the SDK's client over message streams; oxmcp has no client transports (SSE, Streamable HTTP,
+stdio): drive a server over those with the official client.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import anyio
 import pydantic
 
 from . import types
 from ._client import PROTOCOL_VERSION
 from ._client import Client as _Client
+from ._client_session import ClientRequestContext, ClientSession, IncomingMessage
 from ._errors import McpError as _CoreMcpError
 from .shared.exceptions import McpError
 
-__all__ = ["Client"]
+__all__ = ["Client", "ClientRequestContext", "ClientSession", "IncomingMessage"]
 
 # ``mcp.client`` is a package in the SDK: its submodules (``mcp.client.session``,
 # ``mcp.client.streamable_http``) resolve through the import hook (oxmcp._dropin), which needs the
@@ -37,6 +41,9 @@ _MAX_ROUNDS = 10
 _INPUT = {"elicitation/create": ("elicitation_callback", "elicitation"),
           "sampling/createMessage": ("sampling_callback", "sampling"),
           "roots/list": ("list_roots_callback", "roots")}
+#: The capability the SDK's client declares for each callback it is given.
+_DECLARED: dict[str, dict[str, Any]] = {"elicitation": {"form": {}, "url": {}}, "sampling": {},
+                                        "roots": {"listChanged": True}}
 
 
 class Client(_Client):
@@ -57,12 +64,17 @@ class Client(_Client):
         caps = dict(kwargs.pop("capabilities", None) or {})
         for key, cap in _INPUT.values():
             if key in self._callbacks:
-                caps.setdefault(cap, {})
-        for key in ("raise_exceptions", "read_timeout_seconds", "cache", "logging_callback",
-                    "message_handler"):
+                caps.setdefault(cap, dict(_DECLARED[cap]))
+        self._logging_callback = kwargs.pop("logging_callback", None)
+        self._message_handler = kwargs.pop("message_handler", None)
+        self._progress: dict[Any, Any] = {}
+        #: The ids of this client's requests it cancelled (notifications/cancelled): never answered.
+        self._cancelled: set[Any] = set()
+        for key in ("raise_exceptions", "read_timeout_seconds", "cache"):
             kwargs.pop(key, None)  # the SDK's options for a remote session; nothing to do in process
         super().__init__(core, capabilities=caps, **kwargs)
         self._on_request = self._answer_request
+        self._on_notification = self._notified
 
     async def __aenter__(self) -> Any:
         await super().__aenter__()
@@ -99,7 +111,7 @@ class Client(_Client):
 
     async def _input(self, method: str, params: Any, request_id: Any) -> tuple[bool, Any]:
         """Answer one input request with its callback: ``(True, result)`` or ``(False, error)``."""
-        from ._client_session import ClientRequestContext
+        from ._client_session import ClientRequestContext, elicit_params
 
         key = _INPUT.get(method, (None, None))[0]
         callback = self._callbacks.get(key) if key else None
@@ -109,11 +121,34 @@ class Client(_Client):
         if method == "roots/list":
             answer = await callback(context)
         else:
-            model: Any = types.ElicitRequestParams if method == "elicitation/create" else types.CreateMessageRequestParams
-            answer = await callback(context, pydantic.TypeAdapter(model).validate_python(params or {}))
+            typed = elicit_params(params or {}) if method == "elicitation/create" else \
+                types.CreateMessageRequestParams.model_validate(params or {})
+            answer = await callback(context, typed)
         dumped = answer.model_dump(by_alias=True, exclude_none=True, mode="json") if hasattr(answer, "model_dump") \
             else dict(answer)
         return (False, dumped) if isinstance(answer, types.ErrorData) else (True, dumped)
+
+    async def _notified(self, message: dict[str, Any]) -> None:
+        """A server notification: to the request's progress callback, the logging callback, and the
+        message handler (as the notification's own model), as the SDK's client dispatches them."""
+        params = message.get("params") or {}
+        if message["method"] == "notifications/progress" and params.get("progressToken") in self._progress:
+            await self._progress[params["progressToken"]](params.get("progress"), params.get("total"),
+                                                          params.get("message"))
+        if message["method"] == "notifications/message" and self._logging_callback is not None:
+            await self._logging_callback(types.LoggingMessageNotificationParams.model_validate(params))
+        if self._message_handler is not None:
+            try:
+                notification = types.ServerNotification.model_validate(message).root
+            except pydantic.ValidationError:
+                return
+            await self._message_handler(notification)
+
+    @property
+    def session(self) -> Any:
+        """The SDK's ``client.session``: raw ``send_request(request, result_type)`` and
+        ``send_notification(notification)`` through this client."""
+        return _SessionView(self)
 
     async def _answer_request(self, message: dict[str, Any]) -> dict[str, Any]:
         """A legacy session's server-to-client request, answered by its callback."""
@@ -147,6 +182,10 @@ class Client(_Client):
                 result = await super().request(method, retry, **kwargs)
             raise RuntimeError(f"Server returned InputRequiredResult for more than {_MAX_ROUNDS} rounds")
         except _CoreMcpError as exc:
+            if isinstance(exc.data, dict) and exc.data.get("requestId") in self._cancelled:
+                # A request this client cancelled gets no answer, as with the SDK: the call waits
+                # until its caller gives up on it.
+                await anyio.sleep_forever()
             if isinstance(exc, McpError):
                 raise
             raise McpError(exc.code, exc.message, exc.data) from exc
@@ -155,9 +194,19 @@ class Client(_Client):
         return types.ListToolsResult.model_validate(await self.request("tools/list", _cursor(cursor)))
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None,  # type: ignore[override]
-                        *args: Any, **kwargs: Any) -> Any:
+                        read_timeout_seconds: Any = None, progress_callback: Any = None, *,
+                        meta: dict[str, Any] | None = None, **kwargs: Any) -> Any:
         params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
-        return types.CallToolResult.model_validate(await self.request("tools/call", params))
+        if meta is not None:
+            params["_meta"] = dict(meta)
+        token = None
+        if progress_callback is not None:
+            token = f"progress-{next(self._ids)}"
+            self._progress[token] = progress_callback
+        try:
+            return types.CallToolResult.model_validate(await self.request("tools/call", params, progress_token=token))
+        finally:
+            self._progress.pop(token, None)
 
     async def list_resources(self, cursor: str | None = None) -> Any:  # type: ignore[override]
         return types.ListResourcesResult.model_validate(await self.request("resources/list", _cursor(cursor)))
@@ -193,8 +242,70 @@ def _cursor(cursor: str | None) -> dict[str, Any]:
     return {} if cursor is None else {"cursor": cursor}
 
 
-def __getattr__(name: str) -> Any:
-    if name == "ClientSession":
-        raise ImportError("oxmcp.client has no ClientSession: oxmcp is a server. Test the server in process "
-                          "with oxmcp.client.Client(server), or drive it over stdio/HTTP with the official mcp client")
-    raise AttributeError(f"module 'oxmcp.client' has no attribute {name!r}")
+
+
+class _SessionView:
+    """``client.session`` of the SDK's ``Client``: requests and notifications given as models."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    async def send_request(self, request: Any, result_type: Any, request_read_timeout_seconds: Any = None,
+                           metadata: Any = None, progress_callback: Any = None) -> Any:
+        body = _wire(request)
+        return result_type.model_validate(await self._client.request(body["method"], body.get("params")))
+
+    async def _one_round(self, method: str, params: dict[str, Any], result_type: Any, allow_input_required: bool,
+                         input_responses: dict[str, Any] | None, request_state: Any) -> Any:
+        """One request as the SDK's session sends it: with the given answers and state; an
+        ``input_required`` answer returned as ``InputRequiredResult`` when allowed (else the client's
+        rounds answer it with its callbacks)."""
+        if input_responses is not None:
+            params["inputResponses"] = {k: _dumped(v) for k, v in input_responses.items()}
+        if request_state is not None:
+            params["requestState"] = request_state
+        if not allow_input_required:
+            return result_type.model_validate(await self._client.request(method, params))
+        try:
+            raw = await _Client.request(self._client, method, params)
+        except _CoreMcpError as exc:
+            raise McpError(exc.code, exc.message, exc.data) from exc
+        if isinstance(raw, dict) and raw.get("resultType") == "input_required":
+            return types.InputRequiredResult.model_validate(raw)
+        return result_type.model_validate(raw)
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, *,
+                        allow_input_required: bool = False, input_responses: dict[str, Any] | None = None,
+                        request_state: Any = None, **kwargs: Any) -> Any:
+        return await self._one_round("tools/call", {"name": name, "arguments": arguments or {}},
+                                     types.CallToolResult, allow_input_required, input_responses, request_state)
+
+    async def get_prompt(self, name: str, arguments: dict[str, str] | None = None, *,
+                         allow_input_required: bool = False, input_responses: dict[str, Any] | None = None,
+                         request_state: Any = None) -> Any:
+        params: dict[str, Any] = {"name": name, **({"arguments": arguments} if arguments is not None else {})}
+        return await self._one_round("prompts/get", params, types.GetPromptResult, allow_input_required,
+                                     input_responses, request_state)
+
+    async def read_resource(self, uri: Any, *, allow_input_required: bool = False,
+                            input_responses: dict[str, Any] | None = None, request_state: Any = None) -> Any:
+        return await self._one_round("resources/read", {"uri": str(uri)}, types.ReadResourceResult,
+                                     allow_input_required, input_responses, request_state)
+
+    async def send_notification(self, notification: Any, related_request_id: Any = None) -> None:
+        body = _wire(notification)
+        if body.get("method") == "notifications/cancelled":
+            self._client._cancelled.add((body.get("params") or {}).get("requestId"))
+        await self._client._post({"jsonrpc": "2.0", **body})
+
+
+def _wire(model: Any) -> dict[str, Any]:
+    """A request or notification model (or its RootModel wrapper) as its wire body."""
+    model = getattr(model, "root", model)
+    body = model.model_dump(by_alias=True, exclude_none=True, mode="json") if hasattr(model, "model_dump") \
+        else dict(model)
+    return {k: v for k, v in body.items() if k in ("method", "params")}
+
+
+def _dumped(value: Any) -> Any:
+    return value.model_dump(by_alias=True, exclude_none=True, mode="json") if hasattr(value, "model_dump") else value

@@ -458,8 +458,13 @@ class Server:
     # -- running ---------------------------------------------------------------------------------------
     @contextlib.asynccontextmanager
     async def _running(self, loop: Any = None) -> AsyncIterator[None]:
+        from ..._loops import on_asyncio
+
         native = self._core._build_native()
-        self._loop = asyncio.get_running_loop()
+        if not on_asyncio() and self.notification_handlers:
+            # The core hands client notifications to the server's asyncio loop; there is none here.
+            raise RuntimeError("Server.run() on trio: the server's notification handlers need asyncio")
+        self._loop = asyncio.get_running_loop() if on_asyncio() else None
         if self.notification_handlers:
             native.on_session(self._on_session)
         async with self.lifespan(self) as value:
@@ -476,17 +481,20 @@ class Server:
 
     async def run(self, read_stream: Any, write_stream: Any, initialization_options: Any = None,
                   raise_exceptions: bool = False, stateless: bool = False) -> None:
-        """Serve until the client goes away. The streams must come from ``oxmcp.server.stdio.stdio_server()``
-        or ``oxmcp.server.sse.SseServerTransport.connect_sse()``."""
+        """Serve until the client goes away, on ``stdio_server()``'s streams, ``SseServerTransport.connect_sse()``'s,
+        or a pair of message streams (anyio's memory streams of ``SessionMessage``, ``mcp.shared.memory``'s)."""
+        from ..._client_streams import serve_streams
         from ..sse import SseStream
         from ..stdio import StdioStream
 
         sse = isinstance(read_stream, SseStream) and isinstance(write_stream, SseStream) \
             and read_stream.connection is write_stream.connection
-        if not sse and not (isinstance(read_stream, StdioStream) and isinstance(write_stream, StdioStream)):
+        stdio = isinstance(read_stream, StdioStream) and isinstance(write_stream, StdioStream)
+        messages = not sse and not stdio and hasattr(read_stream, "receive") and hasattr(write_stream, "send")
+        if not sse and not stdio and not messages:
             raise TypeError("Server.run(read, write, ...): oxmcp serves the streams of "
-                            "oxmcp.server.stdio.stdio_server() or oxmcp.server.sse.SseServerTransport."
-                            "connect_sse(); for Streamable HTTP use "
+                            "oxmcp.server.stdio.stdio_server(), oxmcp.server.sse.SseServerTransport."
+                            "connect_sse() or a pair of message streams; for Streamable HTTP use "
                             "oxmcp.server.streamable_http_manager.StreamableHTTPSessionManager")
         if sse:
             # Before the core server is built (by the first stream): the transport's options are its.
@@ -512,8 +520,21 @@ class Server:
         async with self._running():
             if sse:
                 await read_stream.connection.serve(self._core)
+            elif messages:
+                await serve_streams(self._core, read_stream, write_stream)
             else:
                 await self._core.run_async("stdio")
+
+    async def _handle_message(self, message: Any, session: Any, lifespan_context: Any,
+                              raise_exceptions: bool = False) -> None:
+        """One item of a ``ServerSession``'s ``incoming_messages``, for this server's core."""
+        from ..session import handle_message
+        await handle_message(self, message, session, lifespan_context, raise_exceptions)
+
+    async def _handle_request(self, message: Any, req: Any, session: Any, lifespan_context: Any,
+                              raise_exceptions: bool) -> None:
+        """A request given as a ``RequestResponder``, handed to this server's core with its id."""
+        await session._deliver(self, {**_dump(req), "jsonrpc": "2.0", "id": message.request_id})
 
     def streamable_http_app(self, path: str = "/mcp", *, streamable_http_path: str | None = None,
                             **kwargs: Any) -> Any:
