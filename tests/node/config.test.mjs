@@ -142,6 +142,34 @@ test('listener options given to the constructor are the defaults of listen()', a
   }
 });
 
+// A mount refuses a body its Content-Length declares over the cap before it reads the body, as
+// the built-in server does (tests/python/test_mcp_http_mirrors.py holds the ASGI mount to the same).
+test('a mount answers a declared body over maxBodyBytes with 413 before the body is sent', async () => {
+  const http = await import('node:http');
+  const s = new Server({ name: 't', version: '1', handleSignals: false });
+  const hs = http.createServer(s.nodeHandler({ maxBodyBytes: 600 }));
+  await new Promise((r) => hs.listen(0, '127.0.0.1', r));
+  try {
+    const status = await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no answer before the body')), 5000);
+      const req = http.request({ host: '127.0.0.1', port: hs.address().port, path: '/mcp', method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': 5000 } },
+      (res) => {
+        clearTimeout(timer);
+        res.resume();
+        resolve(res.statusCode);
+        req.destroy();
+      });
+      req.on('error', () => {});
+      req.flushHeaders(); // the body is never sent
+    });
+    assert.equal(status, 413);
+  } finally {
+    hs.close();
+    await s.close();
+  }
+});
+
 // The native layer throws errors whose `code` napi sets from the Rust error's typed status, so
 // nothing in JS parses a "CODE: message" text (which a message could forge).
 test('native errors carry err.code natively, synchronous and from a rejected Promise', async () => {

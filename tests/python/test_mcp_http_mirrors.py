@@ -123,7 +123,6 @@ async def test_the_manager_runs_once_and_serves_only_while_running() -> None:
     ({"max_request_body_size": 0}, "max_request_body_size must be a positive number of bytes"),
     ({"max_sessions": 0}, "max_sessions must be a positive number"),
     ({"session_idle_timeout": float("inf")}, "session_idle_timeout must be a positive, finite number"),
-    ({"max_sessions": None}, "max_sessions=None"),
 ])
 def test_the_manager_refuses_settings_the_core_cannot_honour(kw: dict[str, Any], text: str) -> None:
     with pytest.raises(ValueError, match=re.escape(text)):
@@ -138,6 +137,97 @@ async def test_the_manager_settings_are_the_mount_options() -> None:
         assert (await _call(manager.handle_request, "POST", "/mcp", INIT))[0] == 200
         status, _, body = await _call(manager.handle_request, "POST", "/mcp", INIT)
         assert status == 503, body
+
+
+async def test_a_body_declared_over_the_cap_is_refused_unread() -> None:
+    # The core's admission reads the Content-Length, as the built-in server and the Node mount do.
+    manager = StreamableHTTPSessionManager(Server("declared"), max_request_body_size=8)
+    read: list[bool] = []
+
+    async def receive() -> dict[str, Any]:
+        read.append(True)
+        return {"type": "http.request", "body": b"123456789", "more_body": False}
+
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": [(b"content-length", b"9")]}
+    async with manager.run():
+        await manager.handle_request(scope, receive, send)
+    assert (sent[0]["status"], read, manager._server_instances) == (413, [], {})
+
+
+def test_no_limit_keeps_the_core_cap_and_lets_sessions_live() -> None:
+    server = Server("unbounded")
+    manager = StreamableHTTPSessionManager(server, max_sessions=None, session_idle_timeout=None)
+    assert (manager.max_sessions, manager.session_idle_timeout) == (None, None)
+    # The core's cap stays (a bound always exists); an unused session lives a year.
+    assert "max_sessions" not in server._core.options
+    assert server._core.options["session_idle_ms"] == 365 * 24 * 3600 * 1000
+
+
+async def _raw(app: Any, method: str, headers: dict[str, str], body: bytes = b"") -> tuple[int, dict[str, str], bytes]:
+    scope = {"type": "http", "method": method, "path": "/mcp", "root_path": "", "query_string": b"",
+             "headers": [(k.encode(), v.encode()) for k, v in headers.items()]}
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await app(scope, receive, send)
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    out = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return start["status"], {k.decode(): v.decode() for k, v in start["headers"]}, out
+
+
+async def test_the_core_refusals_read_as_the_sdk_words_them() -> None:
+    from oxmcp.server.transport_security import TransportSecuritySettings
+
+    manager = StreamableHTTPSessionManager(Server("words"), max_sessions=1, security_settings=TransportSecuritySettings(
+        allowed_hosts=["127.0.0.1:*"], allowed_origins=["http://127.0.0.1:8000"]))
+    base = {"content-type": "application/json", "accept": "application/json, text/event-stream", "host": "127.0.0.1"}
+    init = json.dumps(INIT).encode()
+    async with manager.run():
+        assert await _raw(manager.handle_request, "POST", {**base, "host": "evil.com"}, init) == (
+            421, {"content-type": "text/plain; charset=utf-8"}, b"Invalid Host header")
+        status, _, body = await _raw(manager.handle_request, "POST", {**base, "origin": "http://evil.com"}, init)
+        assert (status, body) == (403, b"Invalid Origin header")
+        status, _, body = await _raw(manager.handle_request, "POST", {**base, "content-type": "text/plain"}, init)
+        assert (status, body) == (400, b"Invalid Content-Type header")
+        missing = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Bad Request: Missing session ID"}}
+        for method, body in (("GET", b""), ("DELETE", b""), ("POST", json.dumps(PING).encode())):
+            status, _, out = await _raw(manager.handle_request, method, base, body)
+            assert (status, json.loads(out)) == (400, missing), method
+        status, _, out = await _raw(manager.handle_request, "POST", {**base, "mcp-session-id": "gone"}, b"{}")
+        assert (status, json.loads(out)) == (404, {"jsonrpc": "2.0", "id": None,
+                                                   "error": {"code": -32600, "message": "Session not found"}})
+        assert (await _raw(manager.handle_request, "POST", base, init))[0] == 200
+        status, _, out = await _raw(manager.handle_request, "POST", base, init)
+        assert (status, json.loads(out)) == (503, {"jsonrpc": "2.0", "id": None, "error": {
+            "code": -32603, "message": "Too many open sessions"}})
+
+
+async def test_the_manager_holds_a_transport_per_session_it_opened() -> None:
+    manager = StreamableHTTPSessionManager(Server("tracked"))
+    async with manager.run():
+        _, headers, _ = await _call(manager.handle_request, "POST", "/mcp", INIT)
+        sid = headers["mcp-session-id"]
+        transport = manager._server_instances[sid]
+        assert (transport.mcp_session_id, transport.is_terminated) == (sid, False)
+        # A refused opening request leaves nothing behind.
+        await _call(manager.handle_request, "POST", "/mcp", PING)
+        assert list(manager._server_instances) == [sid]
+        # Another caller's 404 does not end the session; its owner's DELETE does.
+        assert (await _call(manager.handle_request, "POST", "/mcp", PING, user=_user("x"), session=sid))[0] == 404
+        assert list(manager._server_instances) == [sid]
+        assert (await _call(manager.handle_request, "DELETE", "/mcp", session=sid))[0] == 200
+        assert manager._server_instances == {} and transport.is_terminated
+        assert (await _call(manager.handle_request, "POST", "/mcp", PING, session=sid))[0] == 404
 
 
 async def test_the_version_lists_are_the_revisions_the_core_serves() -> None:

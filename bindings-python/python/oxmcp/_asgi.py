@@ -28,6 +28,11 @@ class AsgiApp:
         return native
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.serve(scope, receive, send)
+
+    async def serve(self, scope: Scope, receive: Receive, send: Send, streams: dict[int, Any] | None = None) -> None:
+        """Answer one ASGI request. ``streams``: where a streamed answer is kept while it is relayed (a
+        session's transport closes them when it ends)."""
         if scope["type"] == "lifespan":
             while True:
                 message = await receive()
@@ -66,7 +71,7 @@ class AsgiApp:
             admission, scope["method"], headers, body, scope.get("query_string", b"").decode("latin-1"), peer)
         if truncated:  # the rest of the body is never read: the connection cannot be reused
             out_headers = [*out_headers, ("connection", "close")]
-        await relay((status, out_headers, out_body, stream), receive, send, root)
+        await relay((status, out_headers, out_body, stream), receive, send, root, streams)
 
 
 def host_caller(scope: Scope) -> tuple[str, list[str], dict[str, Any] | None] | None:
@@ -110,9 +115,10 @@ async def read_capped(receive: Receive, limit: int) -> tuple[bytes | None, bool]
 
 
 async def relay(answer: tuple[int, list[tuple[str, str]], bytes | None, Any], receive: Receive, send: Send,
-                root: str = "") -> None:
+                root: str = "", streams: dict[int, Any] | None = None) -> None:
     """Send a core answer ``(status, headers, body, stream)`` as the ASGI response, its stream until it
-    ends or the client leaves. ``root``: a mount's prefix, put before the path an endpoint event names."""
+    ends or the client leaves. ``root``: a mount's prefix, put before the path an endpoint event names.
+    ``streams``: holds the stream while it is relayed."""
     status, out_headers, out_body, stream = answer
     await send({"type": "http.response.start", "status": status,
                 "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in out_headers]})
@@ -120,6 +126,8 @@ async def relay(answer: tuple[int, list[tuple[str, str]], bytes | None, Any], re
         await send({"type": "http.response.body", "body": out_body or b""})
         return
     disconnected = asyncio.ensure_future(_wait_disconnect(receive))
+    if streams is not None:
+        streams[id(stream)] = stream
     try:
         while True:
             nxt = asyncio.ensure_future(stream.next())
@@ -137,6 +145,8 @@ async def relay(answer: tuple[int, list[tuple[str, str]], bytes | None, Any], re
         await send({"type": "http.response.body", "body": b""})
     finally:
         disconnected.cancel()
+        if streams is not None:
+            streams.pop(id(stream), None)
 
 
 async def _wait_disconnect(receive: Receive) -> None:

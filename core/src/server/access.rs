@@ -176,10 +176,20 @@ impl Server {
     /// (tasks, subscriptions, server-to-client requests) would be reachable from outside it. So
     /// it is refused, with 400 as the spec recommends and the SDKs answer.
     pub(super) fn session_required(&self, method: &Method, env: &Env) -> Option<McpError> {
+        if *method == Method::Initialize {
+            return None;
+        }
+        self.missing_session(env)
+    }
+
+    /// The refusal of a legacy message that should belong to a session of a stateful HTTP server
+    /// and names none: any request but `initialize`, and a client's notification, which a session
+    /// would receive (its handlers see the session), answered as the request would be.
+    pub(crate) fn missing_session(&self, env: &Env) -> Option<McpError> {
         let stateful = env.transport == Transport::Http
             && !self.inner.options.legacy_stateless
             && !env.sessionless;
-        (stateful && env.session.is_none() && *method != Method::Initialize)
+        (stateful && env.session.is_none())
             .then(|| McpError::invalid_request("Bad Request: Mcp-Session-Id header is required"))
     }
 

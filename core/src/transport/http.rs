@@ -2,8 +2,8 @@
 //! an [`HttpResponse`] (status, headers, a full body or an SSE stream) out. The hyper server,
 //! the Python ASGI mount and the Node fetch/Express mounts all call [`HttpHandler::handle`].
 //!
-//! Order of checks (the 2026-07-28 spec, `transports/streamable-http`, server validation): path, Origin/Host (403), method (405), content type (415),
-//! Accept (406), body size (413), JSON parse (-32700), JSON-RPC shape (-32600), era, then the
+//! Order of checks (the 2026-07-28 spec, `transports/streamable-http`, server validation): path, Origin/Host (403), method (405), body size (413),
+//! content type (415), Accept (406), JSON parse (-32700), JSON-RPC shape (-32600), era, then the
 //! modern header checks (-32020 / -32022 / -32602) before dispatch.
 
 use super::headers;
@@ -164,14 +164,17 @@ impl HttpHandler {
         headers: &HeaderMap,
         peer_addr: Option<SocketAddr>,
     ) -> Result<Option<Caller>, HttpResponse> {
-        // One pass: the headers' size, and the two the guard reads (no lookup per name).
-        let (mut size, mut host, mut origin) = (0, None, None);
+        // One pass: the headers' size, the two the guard reads and the declared body length (no
+        // lookup per name).
+        let (mut size, mut host, mut origin, mut length) = (0, None, None, None);
         for (k, v) in headers {
             size += k.as_str().len() + v.len();
             if k == header::HOST {
                 host.get_or_insert(v);
             } else if k == header::ORIGIN {
                 origin.get_or_insert(v);
+            } else if k == header::CONTENT_LENGTH {
+                length.get_or_insert(v);
             }
         }
         if headers.len() > self.config.max_headers || size > self.config.max_header_bytes {
@@ -189,7 +192,20 @@ impl HttpHandler {
         self.guard(host, origin)?;
         let client = self.gate.client_addr(peer_addr.map(|a| a.ip()), headers);
         let req = crate::auth::AuthRequest::new(method, path, headers, &self.config.path);
-        self.gate.admit(req, client).await.map_err(refused)
+        let caller = self.gate.admit(req, client).await.map_err(refused)?;
+        // A body declared over the cap is refused before it is read, by a host's mount as by
+        // the built-in server (which reads the length from hyper).
+        let declared = length
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok());
+        if path == self.config.path && declared.is_some_and(|n| n > self.config.max_body as u64) {
+            return Err(HttpResponse::error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                Value::Null,
+                McpError::invalid_request("Request body too large"),
+            ));
+        }
+        Ok(caller)
     }
 
     /// [`Self::admit`] for a host framework that authenticates requests itself (an ASGI app's
@@ -402,7 +418,7 @@ impl HttpHandler {
         }
     }
 
-    /// A POST's own header rules: JSON content type (415), Accept (406), body size (413).
+    /// A POST's own rules: body size (413), JSON content type (415), Accept (406).
     // The refusal is the response itself, built once per refused request.
     #[allow(clippy::result_large_err)]
     pub(super) fn check_post(
@@ -428,6 +444,11 @@ impl HttpHandler {
                 McpError::invalid_request(m.to_string()),
             ))
         };
+        // The size first: a body over the cap is refused whatever its headers say, as the SDKs'
+        // body-limit middleware does before their transport looks at the request.
+        if len > self.config.max_body {
+            return refuse(StatusCode::PAYLOAD_TOO_LARGE, "Request body too large");
+        }
         if !json_body {
             return refuse(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -439,9 +460,6 @@ impl HttpHandler {
                 StatusCode::NOT_ACCEPTABLE,
                 "Accept must include application/json and text/event-stream",
             );
-        }
-        if len > self.config.max_body {
-            return refuse(StatusCode::PAYLOAD_TOO_LARGE, "Request body too large");
         }
         Ok(())
     }
@@ -472,6 +490,11 @@ impl HttpHandler {
                 self.server.client_response(&v, sid).await.map(|_| ())
             }
             Message::Notification { method, params } => {
+                if env.legacy_version().is_some() {
+                    if let Some(e) = self.server.missing_session(&env) {
+                        return HttpResponse::error(StatusCode::BAD_REQUEST, Value::Null, e);
+                    }
+                }
                 self.server
                     .notification(method.as_str(), params.as_ref(), &env)
                     .await
