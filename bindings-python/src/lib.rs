@@ -20,6 +20,7 @@ mod telemetry;
 use convert::from_py;
 use engine::Engine;
 use handlers::{PyCompletion, PyHandler, PyPrompt, PyResource, PyTool};
+use oxmcp::uri_template::{PathPolicy, Screening};
 use oxmcp::{
     CompletionHandler, Prompt, PromptHandler, Resource, ResourceHandler, ResourceTemplate, Server,
     Tool,
@@ -60,6 +61,7 @@ struct TemplateReg {
     def: Map<String, Value>,
     handler: Arc<dyn ResourceHandler>,
     required_scopes: Vec<String>,
+    screening: Screening,
 }
 
 /// The core server plus the Python engine that runs its handlers.
@@ -163,6 +165,7 @@ impl NativeServer {
         let mut t = ResourceTemplate::from_definition(reg.def.clone())
             .map_err(build_err)?
             .required_scopes(reg.required_scopes.clone())
+            .screening(reg.screening.clone())
             .handler_arc(reg.handler.clone());
         if let Some(c) = self
             .completions
@@ -286,7 +289,9 @@ impl NativeServer {
     }
 
     /// `required_scopes`: OAuth scopes a caller must hold to read it (403 step-up otherwise).
-    #[pyo3(signature = (spec, entry, is_async, is_template, required_scopes=None))]
+    /// `screening` (a template's): a framework's path policy on its values, `(reject_traversal,
+    /// reject_absolute, reject_null_bytes, exempt_variables)`; None: the operators' rule.
+    #[pyo3(signature = (spec, entry, is_async, is_template, required_scopes=None, screening=None))]
     fn add_resource(
         &self,
         spec: &Bound<'_, PyAny>,
@@ -294,6 +299,7 @@ impl NativeServer {
         is_async: bool,
         is_template: bool,
         required_scopes: Option<Vec<String>>,
+        screening: Option<(bool, bool, bool, Vec<String>)>,
     ) -> PyResult<()> {
         let required_scopes = required_scopes.unwrap_or_default();
         let def = as_object(from_py(spec)?, "resource spec")?;
@@ -304,10 +310,17 @@ impl NativeServer {
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_string();
+            let screening = match screening {
+                None => Screening::ByOperator,
+                Some((traversal, absolute, nul, exempt)) => {
+                    Screening::Policy(PathPolicy::new(traversal, absolute, nul).exempt(exempt))
+                }
+            };
             let reg = TemplateReg {
                 def,
                 handler,
                 required_scopes,
+                screening,
             };
             self.register_template(&uri, &reg)?;
             self.templates

@@ -4,7 +4,7 @@ use crate::apps::{UiResourceMeta, MIME_TYPE};
 use crate::error::BuildError;
 use crate::handler::{CompletionHandler, ResourceHandler};
 use crate::protocol::ResourceContents;
-use crate::uri_template::UriTemplate;
+use crate::uri_template::{Screening, UriTemplate};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use std::time::Duration;
@@ -174,6 +174,7 @@ pub struct ResourceTemplate {
     pub(crate) completion: Option<Arc<dyn CompletionHandler>>,
     pub(crate) required_scopes: Vec<String>,
     pub(crate) timeout: Option<Duration>,
+    pub(crate) screening: Screening,
 }
 
 impl ResourceTemplate {
@@ -191,6 +192,7 @@ impl ResourceTemplate {
             completion: None,
             required_scopes: Vec::new(),
             timeout: None,
+            screening: Screening::ByOperator,
         }
     }
     pub fn from_definition(def: Map<String, Value>) -> Result<Self, BuildError> {
@@ -209,6 +211,7 @@ impl ResourceTemplate {
             completion: None,
             required_scopes: Vec::new(),
             timeout: None,
+            screening: Screening::ByOperator,
         })
     }
     descriptor_setters!();
@@ -218,6 +221,12 @@ impl ResourceTemplate {
     }
     pub fn handler_arc(mut self, h: Arc<dyn ResourceHandler>) -> Self {
         self.handler = Some(h);
+        self
+    }
+    /// How the values it extracts are screened before the handler sees them (by default, by
+    /// each expression's operator; see [`Screening`]).
+    pub fn screening(mut self, screening: Screening) -> Self {
+        self.screening = screening;
         self
     }
     /// Completions for the template's variables (`completion/complete` with `ref/resource`).
@@ -290,11 +299,12 @@ impl ResourceEntry {
 
 impl TemplateEntry {
     pub(crate) fn compile(t: ResourceTemplate) -> Result<(String, Self), BuildError> {
-        let template =
-            UriTemplate::parse(&t.template).map_err(|message| BuildError::BadUriTemplate {
+        let template = UriTemplate::parse(&t.template)
+            .map_err(|message| BuildError::BadUriTemplate {
                 template: t.template.clone(),
                 message,
-            })?;
+            })?
+            .with_screening(t.screening);
         let handler = t.handler.ok_or_else(|| BuildError::BadUriTemplate {
             template: t.template.clone(),
             message: "template has no handler".into(),

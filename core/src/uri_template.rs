@@ -9,20 +9,18 @@
 //! priority order, so the result is the one the earlier backtracking matcher found (longest
 //! value first) without its quadratic retries and per-try map clones.
 //!
-//! Values are percent-decoded, and a value that would walk out of the template is refused
-//! (a handler may build a path from it): a simple, label or path expansion (`{x}`, `{.x}`, `{/x}`) never holds a `/`
-//! or `\\` after decoding, nor is it `.` or `..` (RFC 6570 level 1 encodes separators, so a
-//! client never sends them there); a reserved, fragment or query value (`{+x}`, `{#x}`,
-//! `{?x}`, `{&x}`, `{;x}`) holds no `..` segment (a handler may join a query value into a path
-//! as readily as a path variable). Such a URI matches no template: the read is answered as an
-//! unknown resource.
+//! Values are percent-decoded, and a value that would walk out of the template is refused (a
+//! handler may build a path from it; [`Screening`] says which): such a URI matches no template,
+//! so the read is answered as an unknown resource.
 
 mod expand;
+mod screen;
 
 use serde_json::{Map, Value};
 
 use expand::{encode_into, expand_expr};
 pub use expand::{escapes_base, is_absolute_path};
+pub use screen::{PathPolicy, Screening};
 
 #[derive(Clone, Debug, PartialEq)]
 enum Part {
@@ -46,6 +44,7 @@ pub struct UriTemplate {
     /// Each expression's operator and variables with their modifiers, in template order.
     specs: Vec<(Option<char>, Vec<VarSpec>)>,
     program: Program,
+    screening: Screening,
 }
 
 impl UriTemplate {
@@ -115,12 +114,13 @@ impl UriTemplate {
         if !parts.iter().any(|p| matches!(p, Part::Expr { .. })) {
             return Err("a template needs at least one {variable}".into());
         }
-        let program = Program::compile(&parts)?;
+        let program = Program::compile(&parts, &[])?;
         Ok(Self {
             source: s.to_string(),
             parts,
             specs,
             program,
+            screening: Screening::ByOperator,
         })
     }
 
@@ -199,7 +199,8 @@ impl UriTemplate {
             for var in vars {
                 let raw = span(k).unwrap_or("");
                 k += 1;
-                let Some(value) = decode(raw).filter(|v| safe_value(*op, v)) else {
+                let Some(value) = decode(raw).filter(|v| self.screening.accepts(var, *op, v))
+                else {
                     return (None, steps);
                 };
                 out.insert(var.clone(), Value::String(value));
@@ -224,7 +225,7 @@ impl UriTemplate {
     /// Read the `key=value` pairs of a query or path-style chunk into `out`: a key of this
     /// expression (for `?` and `&`, of any query expression), its value percent-decoded; an
     /// exploded variable collects every repetition into a list. `false` when a value does not
-    /// decode or (with `check`) is one [`safe_value`] refuses.
+    /// decode or (with `check`) is one [`Screening`] refuses.
     fn take_pairs(
         &self,
         chunk: &str,
@@ -243,7 +244,8 @@ impl UriTemplate {
                 self.query_var(key)
             };
             let Some(explode) = explode else { continue };
-            let Some(value) = decode(v).filter(|v| !check || safe_value(op, v)) else {
+            let accepts = |v: &String| !check || self.screening.accepts(key, op, v);
+            let Some(value) = decode(v).filter(accepts) else {
                 return false;
             };
             if explode {
@@ -259,14 +261,6 @@ impl UriTemplate {
             }
         }
         true
-    }
-}
-
-/// May this decoded value stand in for a variable of this operator?
-fn safe_value(op: Option<char>, v: &str) -> bool {
-    match op {
-        None | Some('.' | '/') => !v.contains(['/', '\\']) && v != "." && v != "..",
-        _ => !v.split(['/', '\\']).any(|seg| seg == ".."),
     }
 }
 
@@ -305,14 +299,18 @@ struct Program {
 }
 
 impl Program {
-    fn compile(parts: &[Part]) -> Result<Self, String> {
+    /// `spans[e]`: the `e`-th expression's value may hold `/` (a path of any depth).
+    fn compile(parts: &[Part], spans: &[bool]) -> Result<Self, String> {
         let mut p: Vec<Inst> = Vec::new();
         let mut slot = 0;
+        let mut expr = 0;
         for part in parts {
             match part {
                 Part::Lit(l) => p.extend(l.bytes().map(Inst::Byte)),
                 Part::Expr { op, vars } => {
+                    expr += 1;
                     let (prefix, stops): (Option<u8>, &'static [u8]) = match op {
+                        None if spans.get(expr - 1) == Some(&true) => (None, b"?#"),
                         None => (None, b"/?#&"),
                         Some('+') => (None, b"?#"),
                         Some('#') => (Some(b'#'), b""),
@@ -582,7 +580,7 @@ impl UriTemplate {
 }
 
 /// Percent-decoded `s`; `None` when the bytes it decodes to are not UTF-8. Such a value matches
-/// no template: kept encoded, it would hide a `../` from the traversal check (`safe_value`), and
+/// no template: kept encoded, it would hide a `../` from the traversal check (`Screening`), and
 /// the handler would get it still encoded.
 fn decode(s: &str) -> Option<String> {
     let b = s.as_bytes();
@@ -699,14 +697,14 @@ mod tests {
         );
     }
 
-    /// Is every value of this match one [`safe_value`] accepts (what the VM adds to the old
+    /// Is every value of this match one [`Screening`] accepts (what the VM adds to the old
     /// matcher's answer)?
     fn all_safe(t: &UriTemplate, m: &Map<String, Value>) -> bool {
         t.parts.iter().all(|p| match p {
             Part::Expr { op, vars } => vars.iter().all(|v| {
                 m.get(v)
                     .and_then(Value::as_str)
-                    .is_none_or(|s| safe_value(*op, s))
+                    .is_none_or(|s| screen::by_operator(*op, s))
             }),
             _ => true,
         })
@@ -742,7 +740,7 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
 
-        /// The VM answers what the backtracking matcher answered (minus [`safe_value`]'s refusals),
+        /// The VM answers what the backtracking matcher answered (minus [`Screening`]'s refusals),
         /// on URIs built from the pieces templates are made of.
         #[test]
         fn vm_agrees_with_the_backtracking_matcher(t in template_strategy(), uri in uri_strategy()) {
