@@ -55,6 +55,16 @@ class Components:
         own way (``_template_policy``)."""
         return self._fastmcp_meta and getattr(type(self), "_template_policy", None) is None
 
+    @property
+    def _dump_structured(self) -> Any:
+        """FastMCP's serialisation of a structured result (non-finite floats refused with a
+        ``ToolError`` naming the value and its path); None on the SDK layers."""
+        if not self._speaks_fastmcp():
+            return None
+        from .tools.base import serialize_checked
+
+        return serialize_checked
+
     # -- visibility -------------------------------------------------------------------------------
     def enable(self, *, names: Any = None, keys: Any = None, version: Any = None, tags: Any = None,
                components: Any = None, only: bool = False) -> Any:
