@@ -1,7 +1,8 @@
 """Docstring parsing: a summary for the description and per-parameter descriptions.
 
-Understands Google style (``Args:`` / ``Arguments:`` / ``Parameters:`` sections) and NumPy style
-(``Parameters`` underlined with dashes). Anything it does not recognise stays in the summary.
+Understands Google style (``Args:`` / ``Arguments:`` / ``Parameters:`` sections), NumPy style
+(``Parameters`` underlined with dashes) and Sphinx fields (``:param name: text``, ``:returns:``).
+Anything it does not recognise stays in the summary.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ _GOOGLE_SECTIONS = _GOOGLE_PARAM_SECTIONS | {
 }
 _NUMPY_UNDERLINE = re.compile(r"^\s*-{3,}\s*$")
 _GOOGLE_PARAM = re.compile(r"^\s*\*{0,2}(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*(\([^)]*\))?\s*:\s*(?P<desc>.*)$")
+_SPHINX_FIELD = re.compile(r"^:(?P<kind>\w+)(?:\s+(?:[^:]*\s)?(?P<name>[A-Za-z_]\w*))?\s*:\s*(?P<desc>.*)$")
 _NUMPY_PARAM = re.compile(r"^\*{0,2}[A-Za-z_]\w*(\s*,\s*\*{0,2}[A-Za-z_]\w*)*\s*(:.*)?$")
 
 
@@ -54,6 +56,16 @@ def parse_docstring(doc: str | None) -> Docstring:
             body, i = _take_indented(lines, i)
             if header in _GOOGLE_PARAM_SECTIONS:
                 params.update(_google_params(body))
+            continue
+        # Sphinx: ":param name: text" (continued by indented lines), and its other fields.
+        field_match = _SPHINX_FIELD.match(stripped) if not line.startswith((" ", "\t")) else None
+        if field_match is not None:
+            in_summary = False
+            i += 1
+            more, i = _take_indented(lines, i)
+            if field_match["kind"] in ("param", "parameter", "arg", "argument") and field_match["name"]:
+                text = " ".join([field_match["desc"].strip(), *(m.strip() for m in more)]).strip()
+                params[field_match["name"]] = text
             continue
         if in_summary:
             summary_lines.append(line)

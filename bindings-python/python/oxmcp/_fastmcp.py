@@ -23,6 +23,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from ._errors import DefinitionError
+from ._fastmcp_components import Components, PromptTexts, fastmcp_meta
 from ._fastmcp_rules import fastmcp_prompt_arguments, fastmcp_tool_schemas, inline
 from ._fastmcp_serving import Serving
 from ._server import Server, _Listing, option_names
@@ -34,7 +35,7 @@ _log = logging.getLogger("oxmcp")
 # Keywords of FastMCP 4's / MCPServer's / mcp 1.x FastMCP's constructors that oxmcp accepts and ignores
 # (documented no-ops: what they configure does not exist in oxmcp, or oxmcp always does it).
 _NOOP_INIT = {
-    "dependencies", "on_duplicate", "dereference_schemas", "strict_input_validation", "resource_security",
+    "dependencies", "on_duplicate", "dereference_schemas", "strict_input_validation",
     "request_state_security", "tasks", "client_log_level", "experimental_capabilities", "warn_on_duplicate_tools",
     "warn_on_duplicate_resources", "warn_on_duplicate_prompts", "log_level",
     "extensions", "subscriptions", "session_state_store", "tool_serializer",
@@ -107,7 +108,7 @@ class _LifespanState:
         self.count = 0
 
 
-class FastMCP(Serving, Server):
+class FastMCP(Components, Serving, Server):
     """A FastMCP-compatible server (``from oxmcp import FastMCP``)."""
 
     #: How an unexpected exception in a tool reads, unmasked / masked.
@@ -123,6 +124,8 @@ class FastMCP(Serving, Server):
     _fastmcp_log_data = True
     _str_request_id = True
     _resource_error_code = -32603
+    #: FastMCP lists a component's tags (and version) in its ``_meta.fastmcp``.
+    _fastmcp_meta = True
     #: A resource's JSON-native value (dict, list, number, bool, None) as FastMCP writes it: json.dumps.
     _resource_json = staticmethod(json.dumps)
 
@@ -136,6 +139,8 @@ class FastMCP(Serving, Server):
                  json_response: bool | None = None, stateless_http: bool | None = None,
                  **kwargs: Any) -> None:
         providers = kwargs.pop("providers", None) or ()
+        if "resource_security" in kwargs:  # FastMCP's default path policy of its templates
+            self._resource_default = kwargs.pop("resource_security")
         # mcp's TransportSecuritySettings: the HTTP guard's lists for run() and http_app().
         self._transport_security = kwargs.pop("transport_security", None)
         # mcp 1.x FastMCP's HTTP+SSE settings, which run("sse") and sse_app() use.
@@ -187,6 +192,7 @@ class FastMCP(Serving, Server):
         # FastMCP (1.x to 4.x), mcp 1.x's FastMCP and mcp 2.x's MCPServer declare resources and prompts
         # with none registered, and answer their lists empty (not -32601).
         self._declare = ["resources", "prompts"]
+        self._middleware.append(PromptTexts(self))
         self._tool_transforms: list[Any] = []
         from .server.providers.local import LocalProvider
 
@@ -293,7 +299,9 @@ class FastMCP(Serving, Server):
         kwargs = self._component_kwargs("tool", kwargs, _TOOL_EXTRAS)
         if kwargs.pop("_hidden", False):
             return None
-        return super().add_tool(getattr(fn, "fn", fn), **kwargs)
+        entry = super().add_tool(getattr(fn, "fn", fn), **kwargs)
+        self._sync_visibility()
+        return entry
 
     def _prepare_tool(self, fn: Any, kwargs: dict[str, Any]) -> tuple[Any, dict[str, Any]] | None:
         # add_tools items take FastMCP's keywords too; a hidden item is skipped, as tool() does.
@@ -316,7 +324,9 @@ class FastMCP(Serving, Server):
             kwargs = self._component_kwargs("prompt", {**settings, **kwargs}, _OTHER_EXTRAS)
             if kwargs.pop("_hidden", False):
                 return None
-        return super().add_prompt(fn, **kwargs)
+        entry = super().add_prompt(fn, **kwargs)
+        self._sync_visibility()
+        return entry
 
     def _adapt_prompt(self, entry: Any) -> None:
         if self._prompt_schema_notes:
@@ -347,7 +357,10 @@ class FastMCP(Serving, Server):
                 return None
         if uri is None:
             raise TypeError("add_resource(fn, uri): a function needs its URI")
-        return super().add_resource(fn, uri, **kwargs)
+        self._take_security(uri, kwargs)
+        entry = self._keep_security(super().add_resource(fn, uri, **kwargs))
+        self._sync_visibility()
+        return entry
 
     def add_template(self, template: Any) -> Any:
         return self.add_resource(template)
@@ -358,6 +371,7 @@ class FastMCP(Serving, Server):
             return lambda f: f
         if kwargs.get("mime_type") is None:
             kwargs["mime_type"] = "text/plain"  # FastMCP's default for every resource and template
+        self._take_security(uri, kwargs)
         return super().resource(uri, **kwargs)
 
     def prompt(self, fn: Any = None, **kwargs: Any) -> Any:  # type: ignore[override]
@@ -383,6 +397,8 @@ class FastMCP(Serving, Server):
             scopes = _auth_scopes(kind, auth)
             kwargs["required_scopes"] = [*(kwargs.get("required_scopes") or ()), *scopes]
         tags = frozenset(kwargs.get("tags") or ())
+        if self._speaks_fastmcp():
+            kwargs["meta"] = fastmcp_meta(kwargs.get("meta"), tags, kwargs.get("version"))
         hidden = kwargs.pop("enabled", True) is False or bool(tags & self._exclude_tags) \
             or (self._include_tags is not None and not tags & self._include_tags)
         for k in extras:
@@ -423,16 +439,17 @@ class FastMCP(Serving, Server):
     # FastMCP 4's listing of the server's own components (``await mcp.list_tools()``): awaited, the
     # definitions as the SDK's models (``.name``, ``.input_schema``); as called, oxmcp's dicts.
     def list_tools(self) -> Any:
-        return _Listing("list_tools", super().list_tools(), "Tool")
+        return _Listing("list_tools", self._shown(super().list_tools(), "tool", "name"), "Tool")
 
     def list_resources(self) -> Any:
-        return _Listing("list_resources", super().list_resources(), "Resource")
+        return _Listing("list_resources", self._shown(super().list_resources(), "resource", "uri"), "Resource")
 
     def list_resource_templates(self) -> Any:
-        return _Listing("list_resource_templates", super().list_resource_templates(), "ResourceTemplate")
+        shown = self._shown(super().list_resource_templates(), "resource", "uriTemplate")
+        return _Listing("list_resource_templates", shown, "ResourceTemplate")
 
     def list_prompts(self) -> Any:
-        return _Listing("list_prompts", super().list_prompts(), "Prompt")
+        return _Listing("list_prompts", self._shown(super().list_prompts(), "prompt", "name"), "Prompt")
 
     async def render_prompt(self, name: str, arguments: dict[str, Any] | None = None) -> Any:
         """FastMCP 4's in-process ``prompts/get``: the ``GetPromptResult``, through the core as a
@@ -495,17 +512,20 @@ class FastMCP(Serving, Server):
                 elif kind == "resource":
                     self._native.remove_resource(key, entry.is_template)
                     self._native.add_resource(entry.spec, entry, entry.is_async, entry.is_template,
-                                          entry.required_scopes)
+                                              entry.required_scopes, self._screening(entry))
                 else:
                     self._native.remove_prompt(key)
                     self._native.add_prompt(entry.spec, entry, entry.is_async, entry.required_scopes)
+        self._sync_visibility()
 
     def _build_native(self) -> Any:
         with self._lock:
             if self._native is None:
                 for server, prefix in self._mounted:
                     self._fold(server, prefix)
-            return super()._build_native()
+            native = super()._build_native()
+            self._sync_visibility()
+            return native
 
     # -- errors -----------------------------------------------------------------------------------
     def _tool_error_text(self, name: str, exc: BaseException) -> str:

@@ -225,7 +225,10 @@ class ToolEntry(_Entry):
         try:
             result = normalize_tool_result(value, output_schema=self.info.output_schema, wrap=self.info.wrap_result,
                                            adapter=self.info.output_adapter,
-                                           structured_objects=getattr(self.server, "_structured_objects", False))
+                                           structured_objects=getattr(self.server, "_structured_objects", False),
+                                           dump=getattr(self.server, "_dump_structured", None))
+        except ToolError as exc:  # the framework's refusal of the value, in its words
+            return ("ok", error_result(str(exc)))
         except Exception as exc:  # noqa: BLE001
             _log.error("tool %r returned a value that cannot be serialised", self.name, exc_info=exc)
             return ("ok", error_result(f"Tool {self.name!r} returned a value that cannot be serialised"

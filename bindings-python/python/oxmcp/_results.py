@@ -322,11 +322,15 @@ def content_list(value: Any) -> list[dict[str, Any]]:
 
 def normalize_tool_result(value: Any, *, output_schema: dict[str, Any] | None, wrap: bool,
                           adapter: pydantic.TypeAdapter[Any] | None = None,
-                          structured_objects: bool = False) -> dict[str, Any] | CoreList:
+                          structured_objects: bool = False,
+                          dump: Callable[[Any, Any], Any] | None = None) -> dict[str, Any] | CoreList:
     """What a tool returned → ``CallToolResult`` dict (``content``, ``structuredContent``, ``isError``).
 
     ``structured_objects``: a tool without an output schema whose value is a JSON object (a dict, a
-    model, a dataclass) also answers it as ``structuredContent``, as FastMCP does."""
+    model, a dataclass) also answers it as ``structuredContent``, as FastMCP does. ``dump(value,
+    adapter)``: a framework's own serialisation of a structured value (FastMCP's refuses non-finite
+    floats), in place of the adapter's JSON mode; with it, a value without an output schema that cannot
+    be structured is answered as its JSON text."""
     if isinstance(value, ToolResult):
         return value.to_dict()
     from .types import CallToolResult
@@ -337,7 +341,9 @@ def normalize_tool_result(value: Any, *, output_schema: dict[str, Any] | None, w
         # Content helpers are content whatever the annotation said (e.g. ``-> list[Any]``).
         return {"content": content_list(value)}
     if output_schema is not None:
-        if adapter is not None:
+        if dump is not None:
+            data = dump(value, adapter)
+        elif adapter is not None:
             data = adapter.dump_python(value, mode="json", by_alias=True)
         else:
             data = to_jsonable(value)
@@ -351,7 +357,17 @@ def normalize_tool_result(value: Any, *, output_schema: dict[str, Any] | None, w
     if structured_objects and not isinstance(value, (str, bytes, list, tuple)) and not (
             isinstance(value, dict) and value.get("type") in _BLOCK_TYPES) and not (
             isinstance(value, BaseModel) and getattr(value, "type", None) in _BLOCK_TYPES):
-        data = to_jsonable(value)
+        try:
+            data = to_jsonable(value)
+        except Exception:
+            if dump is None:
+                raise
+            # The framework answers a value it cannot structure as its JSON text (``str`` for
+            # what JSON has no form for), not as a failure.
+            import pydantic_core
+
+            text = pydantic_core.to_json(value, fallback=str, inf_nan_mode="null").decode()
+            return {"content": [{"type": "text", "text": text}]}
         if isinstance(data, dict):
             return {"content": [{"type": "text", "text": _dumps(data)}], "structuredContent": data}
     if isinstance(value, (_Content, str, bytes)):

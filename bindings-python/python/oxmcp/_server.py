@@ -362,12 +362,18 @@ class Server:
                 if existing is not None:
                     self._native.remove_resource(uri, existing.is_template)
                 self._native.add_resource(entry.spec, entry, entry.is_async, entry.is_template,
-                                          entry.required_scopes, entry.screen)
+                                          entry.required_scopes, self._screening(entry))
             entry.origin = self._origin
             self._resources[uri] = entry
         for argument, completer in (completions or {}).items():
             self._add_completion("ref/resource", uri, argument, completer)
         return entry
+
+    def _screening(self, entry: ResourceEntry) -> tuple[bool, bool, bool, list[str]] | None:
+        """A template's value policy for the core's matcher (``add_resource``'s ``screen``): the
+        entry's own, else None (the matcher's own refusals). Compatibility layers whose framework
+        screens values its own way say how."""
+        return entry.screen
 
     def remove_resource(self, uri: str) -> bool:
         with self._lock:
@@ -650,7 +656,8 @@ class Server:
             # One registry version for every tool registered before serving.
             native.add_tools([(t.spec, t, t.is_async, *t.limits) for t in self._tools.values()])
             for r in self._resources.values():
-                native.add_resource(r.spec, r, r.is_async, r.is_template, r.required_scopes, r.screen)
+                native.add_resource(r.spec, r, r.is_async, r.is_template, r.required_scopes,
+                                    self._screening(r))
             for p in self._prompts.values():
                 native.add_prompt(p.spec, p, p.is_async, p.required_scopes)
             for (ref_type, ref), router in self._completions.items():

@@ -72,6 +72,10 @@ class FunctionPrompt(Prompt):
                 raise ValueError("Functions with *args are not supported as prompts")
             if p.kind is inspect.Parameter.VAR_KEYWORD:
                 raise ValueError("Functions with **kwargs are not supported as prompts")
+            if p.kind is inspect.Parameter.POSITIONAL_ONLY:
+                # Arguments are passed by name: a positional-only parameter could never be given.
+                raise ValueError("Functions with positional-only parameters are not supported as prompts; "
+                                 "use standard parameters")
         if description is None and not inspect.isroutine(fn) and not isinstance(fn, functools.partial):
             description = inspect.getdoc(type(fn))
         from .._fastmcp import FastMCP

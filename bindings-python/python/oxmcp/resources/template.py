@@ -489,7 +489,10 @@ class ResourceTemplate:
                                "mime_type": self.mime_type, "icons": dump_all(self.icons),
                                "annotations": dump(self.annotations), "meta": self.meta, "tags": self.tags,
                                "enabled": self.enabled, "auth": self.auth}
-        return fn, self.uri_template, {k: v for k, v in out.items() if v is not None}
+        settings = {k: v for k, v in out.items() if v is not None}
+        if not isinstance(self.security, InheritSecurity):
+            settings["security"] = self.security  # None too: screening off for this template
+        return fn, self.uri_template, settings
 
     def __repr__(self) -> str:
         return f"ResourceTemplate(uri_template={self.uri_template!r}, name={self.name!r})"

@@ -11,6 +11,7 @@ validation and result conversion are the core's, as for a client's ``tools/call`
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -62,10 +63,6 @@ def _serialize_to_jsonable(data: Any, annotation: Any = Any) -> Any:
     """A structured value as the JSON it goes on the wire as (through the annotation's serializer when
     pydantic has one). JSON has no NaN or Infinity: a non-finite float left after serialization is a
     :class:`ToolError` rather than a silent ``null``."""
-    import json
-    import math
-
-    import pydantic_core
     from pydantic import PydanticSchemaGenerationError, TypeAdapter
 
     try:
@@ -73,29 +70,65 @@ def _serialize_to_jsonable(data: Any, annotation: Any = Any) -> Any:
                               or isinstance(annotation, str) else annotation)
     except PydanticSchemaGenerationError:
         adapter = TypeAdapter(Any)
-    serializer = pydantic_core.SchemaSerializer(adapter.core_schema, config={"ser_json_inf_nan": "constants"})
-    value = json.loads(serializer.to_json(data))
+    return serialize_checked(data, adapter)
 
-    def check(node: Any, path: str) -> None:
-        if isinstance(node, float) and not math.isfinite(node):
-            raise ToolError(f"Tool result contains a non-finite float ({node!r}) at {path}; "
-                            "JSON cannot represent NaN or Infinity")
-        if isinstance(node, dict):
-            for key, item in node.items():
-                check(item, f"{path}.{key}")
-        elif isinstance(node, list):
-            for index, item in enumerate(node):
-                check(item, f"{path}[{index}]")
 
-    check(value, "$")
+def serialize_checked(data: Any, adapter: Any) -> Any:
+    """:func:`_serialize_to_jsonable` with the return annotation's ``TypeAdapter`` (None: any value):
+    serialized with non-finite floats kept as JSON's NaN/Infinity tokens, then refused where any is
+    left (a model's own policy, or a custom serializer, may have turned them into valid JSON)."""
+    import json
+
+    serializer = _checked_serializer(adapter)
+    payload = serializer.to_json(data)
+    value = json.loads(payload)
+    if b"NaN" in payload or b"Infinity" in payload:
+        _reject_nonfinite(value, "$")
     return value
+
+
+def _checked_serializer(adapter: Any) -> Any:
+    """The adapter's serializer keeping non-finite floats as tokens, built once per adapter."""
+    import pydantic_core
+
+    if adapter is None:
+        adapter = _any_adapter()
+    cached = getattr(adapter, "_oxmcp_checked", None)
+    if cached is None:
+        cached = pydantic_core.SchemaSerializer(adapter.core_schema, config={"ser_json_inf_nan": "constants"})
+        try:
+            adapter._oxmcp_checked = cached
+        except AttributeError:  # pragma: no cover  (an adapter that takes no attributes: built per call)
+            pass
+    return cached
+
+
+@functools.lru_cache(maxsize=1)
+def _any_adapter() -> Any:
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(Any)
+
+
+def _reject_nonfinite(node: Any, path: str) -> None:
+    import math
+
+    if isinstance(node, float) and not math.isfinite(node):
+        raise ToolError(f"Tool result contains a non-finite float ({node!r}) at {path}; "
+                        "JSON cannot represent NaN or Infinity")
+    if isinstance(node, dict):
+        for key, item in node.items():
+            _reject_nonfinite(item, f"{path}.{key}")
+    elif isinstance(node, list):
+        for index, item in enumerate(node):
+            _reject_nonfinite(item, f"{path}[{index}]")
 
 
 def default_serializer(data: Any) -> str:
     """FastMCP's JSON text for a value shown as content (compact, non-JSON values as ``str``)."""
     import pydantic_core
 
-    return pydantic_core.to_json(data, fallback=str).decode()
+    return pydantic_core.to_json(data, fallback=str, inf_nan_mode="null").decode()
 
 
 class ToolResult(_CoreToolResult):
@@ -108,7 +141,7 @@ class ToolResult(_CoreToolResult):
         if content is None and structured_content is None:
             raise ValueError("Either content or structured_content must be provided")
         if structured_content is not None:
-            structured_content = to_jsonable(structured_content)
+            structured_content = serialize_checked(to_jsonable(structured_content), None)
             if not isinstance(structured_content, dict):
                 raise ValueError("structured_content must be a dict or None. Got "
                                  f"{type(structured_content).__name__}: {structured_content!r}. Tools should "
