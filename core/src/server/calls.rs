@@ -433,7 +433,8 @@ impl Server {
                 self.invalid_arguments_of(rq, what, name, &v)
             }
             RunError::Timeout if tool => {
-                self.tool_outcome(rq, ToolResult::error(format!("Tool {name} timed out")))
+                let text = self.tool_timeout_text(kind, name);
+                self.tool_outcome(rq, ToolResult::error(text))
             }
             RunError::Timeout => McpError::internal("Timed out").into(),
             // Answered in `map` before this is reached.
@@ -441,6 +442,23 @@ impl Server {
                 Outcome::Nothing
             }
         }
+    }
+
+    /// A tool call's timeout result text: `ServerOptions::tool_timeout_text` with the tool's name
+    /// and timeout (seconds, as the shortest decimal: `0.5`, `30.0`), else `Tool {name} timed out`.
+    fn tool_timeout_text(&self, kind: &Kind, name: &str) -> String {
+        let options = &self.inner.options;
+        let Some(template) = &options.tool_timeout_text else {
+            return format!("Tool {name} timed out");
+        };
+        let limit = match kind {
+            Kind::Tool(tool) => tool.timeout.or(options.tool_timeout),
+            _ => options.tool_timeout,
+        };
+        let secs = limit
+            .map(|d| format!("{:?}", d.as_secs_f64()))
+            .unwrap_or_default();
+        template.replace("{name}", name).replace("{timeout}", &secs)
     }
 
     /// The one internal-error text, per kind (FastMCP's wording, which a Python user knows; the
