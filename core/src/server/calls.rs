@@ -634,4 +634,43 @@ mod tests {
         assert!(t.is_err());
         assert!(Resource::new("x://a", "a").timeout_ms(None).is_ok());
     }
+
+    /// A tool's timeout result is worded by `tool_timeout_text` when a port sets it (its
+    /// framework's words, with the tool's name and timeout in seconds), else the core's.
+    #[tokio::test(start_paused = true)]
+    async fn a_tool_timeout_is_worded_by_tool_timeout_text() {
+        let hang = || {
+            crate::Tool::new("hang", json!({"type": "object"}))
+                .timeout(Duration::from_millis(250))
+                .handler(|_a: Map<String, Value>, _c: crate::Context| {
+                    std::future::pending::<Result<crate::ToolResult, crate::ToolError>>()
+                })
+        };
+        let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "hang",
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {}}}});
+        for (text, expected) in [
+            (None, "Tool hang timed out"),
+            (
+                Some("Tool '{name}' execution timed out after {timeout}s"),
+                "Tool 'hang' execution timed out after 0.25s",
+            ),
+        ] {
+            let o = ServerOptions {
+                tool_timeout_text: text.map(str::to_string),
+                ..ServerOptions::default()
+            };
+            let s = Server::builder("t", "1")
+                .options(o)
+                .tool(hang())
+                .build()
+                .unwrap();
+            let r = s
+                .dispatch(call.clone(), &Env::new(Transport::Stdio))
+                .await
+                .unwrap();
+            assert_eq!(r["result"]["isError"], true);
+            assert_eq!(r["result"]["content"][0]["text"], expected);
+        }
+    }
 }

@@ -268,7 +268,11 @@ class MiddlewareEntry:
         result raises what the tool raised (``_faults``), or, for arguments the tool refused, the
         ``ValidationError`` FastMCP raises."""
         key = getattr(native_ctx, "request_key", None)
-        if method != "tools/call" or key is None or not getattr(self.server, "_tool_errors_reach_middleware", False):
+        if key is None or not getattr(self.server, "_tool_errors_reach_middleware", False):
+            return await native_next(native_ctx, params)
+        if method == "prompts/get":
+            return await self._prompt_next(native_ctx, params)
+        if method != "tools/call":
             return await native_next(native_ctx, params)
         slot = _faults.watch(key)
         try:
@@ -284,6 +288,21 @@ class MiddlewareEntry:
 
                 raise ValidationError(text)
         return raw
+
+    async def _prompt_next(self, native_ctx: Any, params: dict[str, Any]) -> Any:
+        """``prompts/get`` with FastMCP's ``ValidationError`` for missing arguments (all of them, in
+        its words), which its middleware sees and maps to -32602."""
+        try:
+            return await native_next(native_ctx, params)
+        except McpError as exc:
+            prompt = getattr(self.server, "_prompts", {}).get(str(params.get("name")))
+            if exc.code != -32602 or prompt is None or not str(exc.message).startswith("Missing required argument"):
+                raise
+            from ...exceptions import ValidationError
+
+            given = params.get("arguments") or {}
+            missing = {a["name"] for a in prompt.arguments if a.get("required") and a["name"] not in given}
+            raise ValidationError(f"Missing required arguments: {missing}") from None
 
     def call_sync(self, payload: Any, native_ctx: Any = None) -> tuple[str, Any]:  # pragma: no cover
         return asyncio.run(self.call_async(payload, native_ctx))
