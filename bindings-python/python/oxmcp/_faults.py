@@ -36,7 +36,9 @@ def release(key: int, slot: list[BaseException]) -> None:
 def note(native_ctx: Any, exc: BaseException, raised: Any) -> None:
     """Record ``raised()`` (what the framework raises for ``exc``) for the links watching this
     request. Nothing is computed when no link watches any request."""
-    if not _WATCHED or native_ctx is None:
+    if not _WATCHED or native_ctx is None or native_ctx.cancelled:
+        # (A handler that outlived its request, say past its timeout, has nothing to tell: the
+        # request was answered, and its key may already be another request's.)
         return
     slots = _WATCHED.get(getattr(native_ctx, "request_key", None))  # type: ignore[arg-type]
     if slots:
