@@ -381,6 +381,8 @@ export interface ServerOptions extends ListenOptions {
   catalogSigningKey?: string;
   /** The content-addressed catalog on lists (digests, catalog digest, ETag, unchanged answer). Default true; false in the TS SDK layer. */
   catalogDigests?: boolean;
+  /** The text of a tool call's timeout result: `{name}` becomes the tool's name, `{timeout}` its timeout in seconds (default `Tool {name} timed out`). */
+  toolTimeoutText?: string;
   /** Largest task result kept, in bytes as JSON (default 1 MiB; a larger one fails the task). */
   maxTaskResultBytes?: number;
   /** Tasks: how long a running task's lease lasts (default 30000, at least 100); its replica renews it every third, and a task whose lease lapsed is failed by the replica that reads it. */

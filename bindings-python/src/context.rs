@@ -33,6 +33,12 @@ impl NativeContext {
     fn request_id<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         to_py(py, self.ctx.request_id())
     }
+    /// The core's key of the request (`Context::request_key`): the same for its middleware and
+    /// its handler.
+    #[getter]
+    fn request_key(&self) -> usize {
+        self.ctx.request_key()
+    }
     /// `"http"`, `"stdio"` or `"memory"`.
     #[getter]
     fn transport(&self) -> &'static str {

@@ -39,6 +39,8 @@ pub(crate) struct InputState {
 
 pub(crate) struct ContextInner {
     pub(crate) request_id: Value,
+    /// See [`Context::request_key`]: the address of the request being served.
+    pub(crate) request_key: usize,
     /// The transport the request arrived on.
     pub(crate) transport: crate::request::Transport,
     /// The legacy session's id (`Mcp-Session-Id`); None on stdio, modern requests and stateless HTTP.
@@ -92,6 +94,13 @@ fn num(x: f64) -> Value {
 impl Context {
     pub fn request_id(&self) -> &Value {
         &self.inner.request_id
+    }
+    /// A key of the request this context serves, the same in every middleware link and the
+    /// handler of it, and unique among the requests being served (a host pairs what its
+    /// middleware and its handler see of one request by it; it may be reused once the request
+    /// has been answered).
+    pub fn request_key(&self) -> usize {
+        self.inner.request_key
     }
     /// The JSON-RPC method being served (`tools/call`, `prompts/get`, `resources/read`, ...).
     pub fn method(&self) -> &str {

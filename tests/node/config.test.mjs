@@ -111,6 +111,20 @@ test("a resource's or prompt's timeout is the core's rule: its own, else the ser
   await s.close();
 });
 
+test("a tool's timeout result is worded by toolTimeoutText (the core's rule, as in Python)", async () => {
+  const { InMemoryClient } = await import('oxmcp');
+  const never = () => new Promise(() => {});
+  for (const [text, expected] of [[undefined, 'Tool hang timed out'],
+    ["Tool '{name}' execution timed out after {timeout}s", "Tool 'hang' execution timed out after 0.05s"]]) {
+    const s = new Server({ name: 't', version: '1', handleSignals: false, ...(text ? { toolTimeoutText: text } : {}) });
+    s.registerTool('hang', { inputSchema: { type: 'object' }, timeoutMs: 50 }, never);
+    const r = await new InMemoryClient(s).callTool('hang', {});
+    assert.equal(r.isError, true);
+    assert.equal(r.content[0].text, expected);
+    await s.close();
+  }
+});
+
 test("the TS SDK's default limits are the core's", async () => {
   const { createRequire } = await import('node:module');
   const { loadNative } = createRequire(import.meta.url)(path.join(ROOT, 'bindings-node', 'lib', 'native.cjs'));

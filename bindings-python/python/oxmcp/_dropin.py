@@ -124,6 +124,7 @@ MIRRORS: dict[str, str] = {
     "fastmcp.server.lifespan": "oxmcp.server.lifespan",
     "fastmcp.server.elicitation": "oxmcp._compat_ctx",
     "fastmcp.server.dependencies": "oxmcp.server.dependencies",
+    "fastmcp.dependencies": "oxmcp.dependencies",
     "fastmcp.server.completions": "oxmcp.server.completions",
     "fastmcp.server.middleware": "oxmcp.server.middleware",
     "fastmcp.server.middleware.middleware": "oxmcp.server.middleware.middleware",

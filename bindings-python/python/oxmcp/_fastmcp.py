@@ -122,6 +122,15 @@ class FastMCP(Components, Serving, Server):
     _fastmcp_wrap_meta = True
     _prompt_schema_notes = True
     _fastmcp_log_data = True
+    #: A tool's exception reaches the middleware chain (as the ``ToolError`` FastMCP raises).
+    _tool_errors_reach_middleware = True
+    #: A tool call's timeout result (the core's `tool_timeout_text`), unmasked / masked: FastMCP's
+    #: ``ToolError`` for its ``execution timed out`` error. None: the core's text.
+    _tool_timeout_texts: tuple[str, str] | None = (
+        "Error calling tool '{name}': Tool '{name}' execution timed out after {timeout}s",
+        "Error calling tool '{name}'")
+    #: How a prompt's unexpected exception reads (-32603), unmasked / masked; None: the core's text.
+    _prompt_error_prefix: str | None = "Error rendering prompt {name!r}"
     _str_request_id = True
     _resource_error_code = -32603
     #: FastMCP lists a component's tags (and version) in its ``_meta.fastmcp``.
@@ -182,6 +191,9 @@ class FastMCP(Components, Serving, Server):
         options.setdefault("lenient_coercion", not kwargs.get("strict_input_validation"))
         # The framework lists its definitions as given: no digests of oxmcp's catalog in them.
         options.setdefault("catalog_digests", False)
+        masked = self._default_mask if mask_error_details is None else bool(mask_error_details)
+        if self._tool_timeout_texts is not None:
+            options.setdefault("tool_timeout_text", self._tool_timeout_texts[1 if masked else 0])
         if self._handshake_only:
             # An SDK generation that speaks only the `initialize`-era revisions is served in them
             # unless the server opts in (`modern=True`): its lifecycle hooks were written for them.
@@ -194,6 +206,7 @@ class FastMCP(Components, Serving, Server):
         self._declare = ["resources", "prompts"]
         self._middleware.append(PromptTexts(self))
         self._tool_transforms: list[Any] = []
+        self._component_tags: dict[tuple[str, str], frozenset[str]] = {}
         from .server.providers.local import LocalProvider
 
         self._local_provider = LocalProvider(self)
@@ -216,6 +229,14 @@ class FastMCP(Components, Serving, Server):
             self.add_tool(fn)
         for mw in middleware or ():
             self.add_middleware(mw)
+        from ._fastmcp_notify import ClientNotifications
+
+        self._client_notifications = ClientNotifications(self)
+
+    def add_notification_handler(self, method: str, params_type: Any, handler: Callable[..., Any]) -> None:
+        """mcp 2.x's ``add_notification_handler`` (FastMCP's ``mcp._mcp_server`` takes it):
+        ``handler(ctx, params)`` for each ``method`` notification a legacy session's client sends."""
+        self._client_notifications.add(method, handler)
 
     def add_provider(self, provider: Any) -> None:
         """A skill provider's skills are served; a FastMCP ``Provider`` runs its ``lifespan()`` with the
@@ -299,7 +320,9 @@ class FastMCP(Components, Serving, Server):
         kwargs = self._component_kwargs("tool", kwargs, _TOOL_EXTRAS)
         if kwargs.pop("_hidden", False):
             return None
+        tags = kwargs.pop("_tags", None)
         entry = super().add_tool(getattr(fn, "fn", fn), **kwargs)
+        self._tag("tool", entry.name, tags)
         self._sync_visibility()
         return entry
 
@@ -308,6 +331,7 @@ class FastMCP(Components, Serving, Server):
         kwargs = self._component_kwargs("tool", kwargs, _TOOL_EXTRAS)
         if kwargs.pop("_hidden", False):
             return None
+        kwargs.pop("_tags", None)
         return getattr(fn, "fn", fn), kwargs
 
     def add_prompt(self, fn: Any, **kwargs: Any) -> Any:  # type: ignore[override]
@@ -324,7 +348,9 @@ class FastMCP(Components, Serving, Server):
             kwargs = self._component_kwargs("prompt", {**settings, **kwargs}, _OTHER_EXTRAS)
             if kwargs.pop("_hidden", False):
                 return None
+        tags = kwargs.pop("_tags", None)
         entry = super().add_prompt(fn, **kwargs)
+        self._tag("prompt", entry.name, tags)
         self._sync_visibility()
         return entry
 
@@ -357,8 +383,10 @@ class FastMCP(Components, Serving, Server):
                 return None
         if uri is None:
             raise TypeError("add_resource(fn, uri): a function needs its URI")
+        tags = kwargs.pop("_tags", None)
         self._take_security(uri, kwargs)
         entry = self._keep_security(super().add_resource(fn, uri, **kwargs))
+        self._tag("resource", uri, tags)
         self._sync_visibility()
         return entry
 
@@ -371,7 +399,9 @@ class FastMCP(Components, Serving, Server):
             return lambda f: f
         if kwargs.get("mime_type") is None:
             kwargs["mime_type"] = "text/plain"  # FastMCP's default for every resource and template
+        tags = kwargs.pop("_tags", None)
         self._take_security(uri, kwargs)
+        return tagged if tags else deco
         return super().resource(uri, **kwargs)
 
     def prompt(self, fn: Any = None, **kwargs: Any) -> Any:  # type: ignore[override]
@@ -405,7 +435,15 @@ class FastMCP(Components, Serving, Server):
             kwargs.pop(k, None)
         if hidden:
             kwargs["_hidden"] = True
+        if tags:
+            kwargs["_tags"] = tags  # for the middleware's views of the lists (`_tag`)
         return kwargs
+
+    def _tag(self, kind: str, key: str, tags: Any) -> None:
+        """Keep a component's FastMCP tags, which a middleware reads from the listed components
+        (``tool.tags``); they are not part of the definition a client gets."""
+        if tags:
+            self._component_tags[(kind, key)] = frozenset(tags)
 
     def completion(self, fn: Any = None, *, prompt: str | None = None, resource: str | None = None,  # type: ignore[override]
                    argument: str | None = None) -> Any:
@@ -429,12 +467,18 @@ class FastMCP(Components, Serving, Server):
             return f
         return deco(fn) if fn is not None else deco
 
-    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> Any:
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, *,
+                        run_middleware: bool = True) -> Any:
         """FastMCP's in-process call: the tool's ``ToolResult``, through the core as a client's
-        ``tools/call``; an error result raises ``ToolError`` with its text."""
+        ``tools/call``; an error result raises ``ToolError`` with its text. ``run_middleware=False``
+        passes the server's middleware by (the core's own checks still apply)."""
+        from .server.middleware import skipping_middleware
         from .tools.base import call_through_core
 
-        return await call_through_core(self, name, arguments)
+        if run_middleware:
+            return await call_through_core(self, name, arguments)
+        with skipping_middleware() as meta:
+            return await call_through_core(self, name, arguments, meta)
 
     # FastMCP 4's listing of the server's own components (``await mcp.list_tools()``): awaited, the
     # definitions as the SDK's models (``.name``, ``.input_schema``); as called, oxmcp's dicts.
@@ -451,15 +495,24 @@ class FastMCP(Components, Serving, Server):
     def list_prompts(self) -> Any:
         return _Listing("list_prompts", self._shown(super().list_prompts(), "prompt", "name"), "Prompt")
 
-    async def render_prompt(self, name: str, arguments: dict[str, Any] | None = None) -> Any:
+    async def render_prompt(self, name: str, arguments: dict[str, Any] | None = None, *,
+                            run_middleware: bool = True) -> Any:
         """FastMCP 4's in-process ``prompts/get``: the ``GetPromptResult``, through the core as a
-        client's request (middleware included); values that are not strings go as JSON, as FastMCP's
-        client sends them."""
+        client's request (middleware included unless ``run_middleware=False``); values that are not
+        strings go as JSON, as FastMCP's client sends them."""
+        from ._client import Client as PlainClient
         from .client import Client
+        from .server.middleware import skipping_middleware
+        from .types import GetPromptResult
 
         args = {k: v if isinstance(v, str) else json.dumps(v) for k, v in (arguments or {}).items()}
-        async with Client(self) as client:
-            return await client.get_prompt(name, args)
+        if run_middleware:
+            async with Client(self) as client:
+                return await client.get_prompt(name, args)
+        with skipping_middleware() as meta:
+            async with PlainClient(self) as plain:
+                raw = await plain.request("prompts/get", {"name": name, "arguments": args, "_meta": meta})
+        return GetPromptResult.model_validate(raw)
 
     # -- composition ----------------------------------------------------------------------------
     def mount(self, server: Server, prefix: str | None = None, *, namespace: str | None = None,
@@ -523,13 +576,21 @@ class FastMCP(Components, Serving, Server):
             if self._native is None:
                 for server, prefix in self._mounted:
                     self._fold(server, prefix)
+                native = super()._build_native()
             native = super()._build_native()
             self._sync_visibility()
+            return super()._build_native()
             return native
 
     # -- errors -----------------------------------------------------------------------------------
     def _tool_error_text(self, name: str, exc: BaseException) -> str:
         head = self._error_prefix.format(name=name)
+        return head if self.mask_error_details else f"{head}: {exc}"
+
+    def _prompt_error_text(self, name: str, exc: BaseException) -> str | None:
+        if self._prompt_error_prefix is None:
+            return None
+        head = self._prompt_error_prefix.format(name=name)
         return head if self.mask_error_details else f"{head}: {exc}"
 
     def _log_tool_failure(self, name: str, exc: BaseException) -> None:
@@ -549,6 +610,7 @@ class FastMCP(Components, Serving, Server):
     @contextlib.asynccontextmanager
     async def _lifespan_running(self) -> AsyncIterator[Any]:
         st = self._lifespan
+        self._client_notifications.loop = asyncio.get_running_loop()
         if st.count == 0 and (self._lifespan_fn is not None or self._providers):
             stack = contextlib.AsyncExitStack()
             await stack.__aenter__()

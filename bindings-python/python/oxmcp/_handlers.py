@@ -29,6 +29,7 @@ import pydantic
 
 from ._context import Context
 from ._errors import DefinitionError, InputRequired, McpError, PromptError, RequestCancelled, ResourceError, ToolError
+from ._faults import note
 from ._results import CoreList, error_result, normalize_prompt_result, normalize_resource_result, normalize_tool_result
 from ._results import ToolResult as ToolResultType
 from ._schema import FunctionInfo, analyze_function
@@ -78,9 +79,13 @@ class _Entry:
             kwargs = self._prepare(payload, native_ctx)
             value = self.info.fn(**kwargs)
             # (`isawaitable` is an ABC check, a tenth of a small call: skipped for plain data.)
-            if type(value) not in _PLAIN_DATA and inspect.isawaitable(value):
-                # A sync callable that returned an awaitable (e.g. a partial of a coroutine function).
-                value = asyncio.run(_await(value))
+            if type(value) not in _PLAIN_DATA:
+                if inspect.isawaitable(value):
+                    # A sync callable that returned an awaitable (e.g. a partial of a coroutine function).
+                    value = asyncio.run(_await(value))
+                elif inspect.isgenerator(value):
+                    # A generator's body runs as it is consumed: here, where the function ran.
+                    value = list(value)
             return self._finish(payload, value)
         except InputRequired as exc:
             return ("input_required", exc.args[0] if exc.args else None)
@@ -89,6 +94,7 @@ class _Entry:
         except BaseException as exc:  # every failure becomes a result or an error
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
+            note(native_ctx, exc, self._raised)
             return self._failed(exc, payload)
         finally:
             # Pool threads are reused: a context left here would keep the request's sink open.
@@ -100,12 +106,15 @@ class _Entry:
             value = self.info.fn(**kwargs)
             if inspect.isawaitable(value):
                 value = await value
+            if type(value) not in _PLAIN_DATA:
+                value = await _consumed(value)
             return self._finish(payload, value)
         except InputRequired as exc:
             return ("input_required", exc.args[0] if exc.args else None)
         except (RequestCancelled, asyncio.CancelledError):
             return ("cancelled", None)
         except Exception as exc:  # noqa: BLE001
+            note(native_ctx, exc, self._raised)
             return self._failed(exc, payload)
         finally:
             current_context.set(None)
@@ -120,12 +129,26 @@ class _Entry:
     def _failed(self, exc: BaseException, payload: Any = None) -> Outcome:
         raise NotImplementedError
 
+    def _raised(self, exc: BaseException) -> BaseException:
+        """What the framework's middleware sees raised for ``exc`` (``_faults``)."""
+        return exc
+
     def _debug(self) -> bool:
         return bool(getattr(self.server, "debug", False))
 
 
 async def _await(aw: Any) -> Any:
-    return await aw
+    return await _consumed(await aw)
+
+
+async def _consumed(value: Any) -> Any:
+    """A generator or async generator a handler returned, as the list of what it yields (consumed on
+    the loop that awaited the handler); any other value as it is."""
+    if inspect.isasyncgen(value):
+        return [item async for item in value]
+    if inspect.isgenerator(value):
+        return list(value)
+    return value
 
 
 #: Return types that are never awaitable.
@@ -242,6 +265,22 @@ class ToolEntry(_Entry):
         if self._wrap_meta and "structuredContent" in result and not isinstance(value, ToolResultType):
             result["_meta"] = {**(result.get("_meta") or {}), "fastmcp": {"wrap_result": True}}
         return ("ok", result)
+
+    def _raised(self, exc: BaseException) -> BaseException:
+        """FastMCP's: a ``ToolError`` as it is, anything else as the ``ToolError`` its result's text
+        says, chained to it."""
+        if isinstance(exc, ToolError):
+            return exc
+        if isinstance(exc, _InvalidArguments):  # arguments the function's types refuse
+            from .exceptions import ValidationError
+
+            invalid = ValidationError(str(exc.__cause__))
+            invalid.__cause__ = exc.__cause__
+            return invalid
+        text_of = getattr(self.server, "_tool_error_text", None)
+        error = ToolError(text_of(self.name, exc) if text_of is not None else str(exc))
+        error.__cause__ = exc
+        return error
 
     def _failed(self, exc: BaseException, payload: Any = None) -> Outcome:
         if isinstance(exc, _InvalidArguments):
@@ -412,6 +451,10 @@ class PromptEntry(_Entry):
         if isinstance(exc, PromptError):
             return ("mcp_error", (INVALID_PARAMS, str(exc), None))
         _log.error("prompt %r raised", self.name, exc_info=exc)
+        text_of = getattr(self.server, "_prompt_error_text", None)
+        text = text_of(self.name, exc) if text_of is not None else None
+        if text is not None:  # the framework's wording and masking rule (FastMCP's)
+            return ("mcp_error", (INTERNAL_ERROR, text, None))
         return ("internal", repr(exc) if self._debug() else None)
 
 

@@ -32,6 +32,9 @@ class MCPServer(FastMCP):
     _error_prefix = "Error executing tool {name}"
     _fastmcp_log_data = False
     _default_mask = True  # the SDK shows ToolError text only; other exceptions are masked
+    _tool_errors_reach_middleware = False
+    _prompt_error_prefix = None
+    _tool_timeout_texts = None
     _template_policy = True  # mcp 2.x's ResourceSecurity on template values
 
     def __init__(self, name: str | None = None, instructions: str | None = None, **kwargs: Any) -> None:
@@ -356,7 +359,8 @@ class MCPServer(FastMCP):
 
     # -- the SDK's in-process calls on the server itself (``await mcp.call_tool(...)`` in self-tests;
     # ``list_*`` and ``_mcp_server`` are FastMCP's) ------------------------------------------------------
-    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None) -> Any:
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None,  # type: ignore[override]
+                        context: Any = None) -> Any:
         """The tool's ``CallToolResult``, through the core as a client's call; a failed call raises
         ``ToolError`` with its text, as the SDK's does."""
         from .client import Client
@@ -471,7 +475,8 @@ class LegacyFastMCP(MCPServer):
     def generate_name(cls, name: str | None = None) -> str:
         return name or "FastMCP"
 
-    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None) -> Any:
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None,  # type: ignore[override]
+                        context: Any = None) -> Any:
         """mcp 1.x's answer: the content blocks, with the structured result beside them when there is one."""
         result = await super().call_tool(name, arguments, context)
         if result.structuredContent is not None:

@@ -23,6 +23,7 @@ from pydantic.json_schema import GenerateJsonSchema
 
 from ._docstring import parse_docstring
 from ._errors import DefinitionError
+from ._inject import without_injected_parameters
 
 __all__ = ["FunctionInfo", "analyze_function", "inline_defs", "schema_for_type"]
 
@@ -374,6 +375,8 @@ def analyze_function(
     """Inspect ``fn``: parameters → input schema, docstring → descriptions, return → output schema."""
     if not callable(fn):
         raise DefinitionError(f"{fn!r} is not callable")
+    # Parameters a dependency supplies (FastMCP's ``Depends``) are resolved per call, not listed.
+    fn = without_injected_parameters(fn)
     unwrapped: Any = fn
     while isinstance(unwrapped, functools.partial):
         unwrapped = unwrapped.func
@@ -384,8 +387,9 @@ def analyze_function(
     if not (inspect.isroutine(fn) or inspect.isclass(fn) or isinstance(fn, functools.partial)):
         # A callable object: its ``__call__`` (bound) has the signature and the hints.
         target = type(fn).__call__.__get__(fn)
+    # (An async generator function runs on the loop too: what it yields is consumed there.)
     is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(type(fn).__call__) \
-        or inspect.iscoroutinefunction(unwrapped)
+        or inspect.iscoroutinefunction(unwrapped) or inspect.isasyncgenfunction(unwrapped)
     try:
         # A partial: the wrapped function's hints (its signature, below, is the partial's own).
         hints = _plain_hints(unwrapped if unwrapped is not fn else target)

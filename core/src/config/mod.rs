@@ -280,6 +280,10 @@ pub struct ServerConfig {
     /// default).
     #[serde(alias = "catalogDigests")]
     pub catalog_digests: Option<bool>,
+    /// The text of a tool call's timeout result: `{name}` becomes the tool's name and
+    /// `{timeout}` its timeout in seconds. `Tool {name} timed out` by default.
+    #[serde(alias = "toolTimeoutText")]
+    pub tool_timeout_text: Option<String>,
     /// The input as given (its spelling names the options in errors).
     #[serde(skip)]
     raw: Map<String, Value>,

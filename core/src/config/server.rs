@@ -284,6 +284,9 @@ impl ServerConfig {
         if let Some(on) = self.catalog_digests {
             o.catalog_digests = on;
         }
+        if let Some(text) = &self.tool_timeout_text {
+            o.tool_timeout_text = Some(text.clone());
+        }
         if let Some(path) = &self.catalog_signing_key {
             let key = crate::server::catalog::CatalogKey::from_pem_file(path.as_ref())
                 .map_err(|e| invalid(format!("{}: {e}", self.name("catalog_signing_key"))))?;

@@ -432,7 +432,8 @@ impl Server {
                 self.invalid_arguments_of(rq, what, name, &v)
             }
             RunError::Timeout if tool => {
-                self.tool_outcome(rq, ToolResult::error(format!("Tool {name} timed out")))
+                let text = self.tool_timeout_text(kind, name);
+                self.tool_outcome(rq, ToolResult::error(text))
             }
             RunError::Timeout => McpError::internal("Timed out").into(),
             // Answered in `map` before this is reached.
@@ -440,6 +441,23 @@ impl Server {
                 Outcome::Nothing
             }
         }
+    }
+
+    /// A tool call's timeout result text: `ServerOptions::tool_timeout_text` with the tool's name
+    /// and timeout (seconds, as the shortest decimal: `0.5`, `30.0`), else `Tool {name} timed out`.
+    fn tool_timeout_text(&self, kind: &Kind, name: &str) -> String {
+        let options = &self.inner.options;
+        let Some(template) = &options.tool_timeout_text else {
+            return format!("Tool {name} timed out");
+        };
+        let limit = match kind {
+            Kind::Tool(tool) => tool.timeout.or(options.tool_timeout),
+            _ => options.tool_timeout,
+        };
+        let secs = limit
+            .map(|d| format!("{:?}", d.as_secs_f64()))
+            .unwrap_or_default();
+        template.replace("{name}", name).replace("{timeout}", &secs)
     }
 
     /// The one internal-error text, per kind (FastMCP's wording, which a Python user knows; the
@@ -614,5 +632,44 @@ mod tests {
         let t = ResourceTemplate::new("x://{a}", "t").timeout_ms(Some(-1.0));
         assert!(t.is_err());
         assert!(Resource::new("x://a", "a").timeout_ms(None).is_ok());
+    }
+
+    /// A tool's timeout result is worded by `tool_timeout_text` when a port sets it (its
+    /// framework's words, with the tool's name and timeout in seconds), else the core's.
+    #[tokio::test(start_paused = true)]
+    async fn a_tool_timeout_is_worded_by_tool_timeout_text() {
+        let hang = || {
+            crate::Tool::new("hang", json!({"type": "object"}))
+                .timeout(Duration::from_millis(250))
+                .handler(|_a: Map<String, Value>, _c: crate::Context| {
+                    std::future::pending::<Result<crate::ToolResult, crate::ToolError>>()
+                })
+        };
+        let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "hang",
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {}}}});
+        for (text, expected) in [
+            (None, "Tool hang timed out"),
+            (
+                Some("Tool '{name}' execution timed out after {timeout}s"),
+                "Tool 'hang' execution timed out after 0.25s",
+            ),
+        ] {
+            let o = ServerOptions {
+                tool_timeout_text: text.map(str::to_string),
+                ..ServerOptions::default()
+            };
+            let s = Server::builder("t", "1")
+                .options(o)
+                .tool(hang())
+                .build()
+                .unwrap();
+            let r = s
+                .dispatch(call.clone(), &Env::new(Transport::Stdio))
+                .await
+                .unwrap();
+            assert_eq!(r["result"]["isError"], true);
+            assert_eq!(r["result"]["content"][0]["text"], expected);
+        }
     }
 }

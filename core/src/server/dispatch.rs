@@ -608,6 +608,9 @@ impl Server {
         Context {
             inner: Arc::new(ContextInner {
                 request_id: rq.id.clone(),
+                // Every link and the handler of one request build their context from the same
+                // `RequestInfo`, which lives (pinned) until the request is answered.
+                request_key: std::ptr::from_ref(rq) as usize,
                 transport: env.transport,
                 session_id: env.session.as_ref().and_then(|s| s.id.clone()),
                 method: rq.method.clone(),

@@ -180,6 +180,9 @@ pub struct ServerOptions {
     /// the unchanged answer and the `ETag` (on by default). A port of a framework turns it off,
     /// to list what that framework lists.
     pub catalog_digests: bool,
+    /// The text of a tool call's timeout result (`{name}`: the tool; `{timeout}`: its timeout in
+    /// seconds). `None`: `Tool {name} timed out`. A port words it as its framework does.
+    pub tool_timeout_text: Option<String>,
 }
 
 impl Default for ServerOptions {
@@ -220,6 +223,7 @@ impl Default for ServerOptions {
             extensions: Map::new(),
             catalog_signing_key: None,
             catalog_digests: true,
+            tool_timeout_text: None,
         }
     }
 }

@@ -7,7 +7,21 @@ from typing import Any
 
 from .._compat_ctx import AttrDict
 
-__all__ = ["get_access_token", "get_context", "get_http_headers", "get_http_request"]
+__all__ = ["get_access_token", "get_context", "get_http_headers", "get_http_request", "resolve_dependencies",
+           "without_injected_parameters"]
+
+from .._inject import resolve_dependencies, without_injected_parameters
+
+#: FastMCP's dependency objects, also importable from here (``fastmcp.dependencies`` defines them).
+_DEPENDENCY_NAMES = ("CurrentAccessToken", "CurrentContext", "CurrentFastMCP", "CurrentHeaders", "CurrentRequest")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _DEPENDENCY_NAMES:
+        from .. import dependencies
+
+        return getattr(dependencies, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 #: The Context of the handler running in this thread/task (set by the entry that calls it).
 current_context: contextvars.ContextVar[Any] = contextvars.ContextVar("oxmcp_context", default=None)

@@ -296,21 +296,51 @@ class Tool(FastMCPComponent):
 
 async def run_on_private_server(tool: Tool, arguments: dict[str, Any]) -> ToolResult:
     """``tool.run`` outside a request: register the tool on a private server and call it through the
-    core's dispatch."""
+    core's dispatch (its validation, its timeout). As FastMCP's ``run``, what the body raised is
+    raised as it is, and a call that outlived the tool's timeout is the ``MCPError`` (-32000)
+    FastMCP raises for it."""
     from .._fastmcp import FastMCP
+    from ..server.middleware import Middleware
+    from ..shared.exceptions import MCPError
+
+    raised: list[BaseException] = []
+
+    class _Raised(Middleware):
+        async def on_call_tool(self, context: Any, call_next: Any) -> Any:
+            try:
+                return await call_next(context)
+            except Exception as exc:
+                raised.append(exc)
+                raise
 
     server = FastMCP("tool-run")
     server.add_tool(tool)
-    return await call_through_core(server, tool.name, arguments)
+    server.add_middleware(_Raised())
+    try:
+        return await call_through_core(server, tool.name, arguments)
+    except ToolError as exc:
+        if raised:
+            error = raised[-1]
+            raise (error.__cause__ if isinstance(error, ToolError) and error.__cause__ is not None
+                   else error)
+        timeout = getattr(tool, "timeout", None)
+        deadline = f"Tool {tool.name!r} execution timed out after {timeout!r}s"
+        if timeout is not None and str(exc) == f"Error calling tool {tool.name!r}: {deadline}":
+            raise MCPError(code=-32000, message=deadline) from None
+        raise
 
 
-async def call_through_core(server: Any, name: str, arguments: dict[str, Any] | None) -> ToolResult:
-    """A ``tools/call`` of ``server``'s tool as a client's, answered as a :class:`ToolResult`; an
-    ``isError`` answer raises :class:`ToolError` with its text."""
+async def call_through_core(server: Any, name: str, arguments: dict[str, Any] | None,
+                            meta: dict[str, Any] | None = None) -> ToolResult:
+    """A ``tools/call`` of ``server``'s tool as a client's (with ``meta`` as its ``_meta``),
+    answered as a :class:`ToolResult`; an ``isError`` answer raises :class:`ToolError` with its text."""
     from .._client import Client
 
     async with Client(server) as client:
-        result = await client.call_tool(name, arguments or {})
+        params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
+        if meta:
+            params["_meta"] = meta
+        result = await client.request("tools/call", params)
     if result.get("isError"):
         first = (result.get("content") or [{}])[0]
         raise ToolError(first.get("text") or f"Tool {name!r} returned an error")

@@ -23,16 +23,19 @@ JSON-RPC error) to refuse a request.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import secrets
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, Protocol, TypeVar
 
+from ... import _faults
 from ..._compat_ctx import AttrDict
 from ..._context import Context, settled_by_core
-from ..._errors import InputRequired, McpError, RequestCancelled, ToolError
+from ..._errors import InputRequired, McpError, OxmcpError, RequestCancelled
 from ..._results import ToolResult, error_result
 
 __all__ = ["CallNext", "Middleware", "MiddlewareContext", "install"]
@@ -125,11 +128,40 @@ class Middleware:
         return await call_next(context)
 
 
+#: The ``_meta`` key of a server's own in-process request that skips its Python middleware
+#: (FastMCP's ``call_tool(..., run_middleware=False)``), and the one-use tokens in flight: a token
+#: is a secret of this process, so no client can name one.
+SKIP_KEY = "io.oxmcp/skipMiddleware"
+_SKIP_TOKENS: set[str] = set()
+
+
+@contextlib.contextmanager
+def skipping_middleware() -> Iterator[dict[str, str]]:
+    """The ``_meta`` of an in-process request that the server's Python middleware lets through
+    untouched, valid for the block."""
+    token = secrets.token_hex(16)
+    _SKIP_TOKENS.add(token)
+    try:
+        yield {SKIP_KEY: token}
+    finally:
+        _SKIP_TOKENS.discard(token)
+
+
+def _skips(native_ctx: Any) -> bool:
+    # (The request's `_meta` is read only while such a request is in flight.)
+    if not _SKIP_TOKENS or native_ctx is None:
+        return False
+    meta = native_ctx.meta
+    return isinstance(meta, dict) and meta.get(SKIP_KEY) in _SKIP_TOKENS
+
+
 def hooked_methods(mw: Any) -> list[str] | None:
     """The methods ``mw`` needs to see (None: all of them)."""
     cls = type(mw)
     if not isinstance(mw, Middleware):
         return None  # a plain ``async (context, call_next)`` callable sees everything
+    if cls.__getattribute__ is not object.__getattribute__ or hasattr(cls, "__getattr__"):
+        return None  # hooks looked up dynamically: any of them may be there
     for name in ("__call__", "on_message", "on_request"):
         if getattr(cls, name) is not getattr(Middleware, name):
             return None
@@ -155,10 +187,48 @@ async def native_next(native_ctx: Any, params: dict[str, Any]) -> Any:
     return await settled_by_core(lambda settle: native_ctx.call_next(params, settle), None)
 
 
-def _to_view(method: str, raw: Any) -> Any:
+#: The request models FastMCP hands the list hooks (the other hooks get the params).
+_LIST_REQUESTS = {"tools/list": "ListToolsRequest", "resources/list": "ListResourcesRequest",
+                  "resources/templates/list": "ListResourceTemplatesRequest", "prompts/list": "ListPromptsRequest"}
+
+
+def _message(method: str, params: dict[str, Any]) -> Any:
+    """What a middleware gets as ``context.message``: the params (attribute access), or for a list
+    method the request as the SDK's model (``ListToolsRequest``), as FastMCP hands it."""
+    name = _LIST_REQUESTS.get(method)
+    if name is not None:
+        from ... import types
+
+        with contextlib.suppress(Exception):  # params the model does not take: the params as they are
+            return getattr(types, name).model_validate({"method": method, "params": params or None})
+    return AttrDict(params)
+
+
+class _Listed(AttrDict):
+    """A listed component as a middleware sees it: the definition (attribute access), and ``tags``,
+    the FastMCP tags it was registered with (not part of the definition)."""
+
+    tags: frozenset[str] = frozenset()
+
+
+#: The registry kind and the key field of each list's items.
+_LISTED_BY = {"tools/list": ("tool", "name"), "prompts/list": ("prompt", "name"),
+              "resources/list": ("resource", "uri"), "resources/templates/list": ("resource", "uriTemplate")}
+
+
+def _to_view(method: str, raw: Any, server: Any = None) -> Any:
     key = LIST_KEYS.get(method)
     if key is not None and isinstance(raw, dict):
-        return [AttrDict(item) for item in raw.get(key, [])]
+        tags = getattr(server, "_component_tags", None) or {}
+        kind, field = _LISTED_BY[method]
+        out = []
+        for item in raw.get(key, []):
+            view = _Listed(item)
+            found = tags.get((kind, item.get(field)))
+            if found:
+                view.tags = found
+            out.append(view)
+        return out
     return AttrDict(raw) if isinstance(raw, dict) else raw
 
 
@@ -192,25 +262,74 @@ class MiddlewareEntry:
         self.middleware = middleware
         self.server = server
 
+    async def _next(self, native_ctx: Any, method: str, params: dict[str, Any]) -> Any:
+        """The rest of the chain. On a server whose middleware sees a tool's exception (FastMCP's
+        rule, ``_tool_errors_reach_middleware``), a ``tools/call`` that ends in an ``isError``
+        result raises what the tool raised (``_faults``), or, for arguments the tool refused, the
+        ``ValidationError`` FastMCP raises."""
+        key = getattr(native_ctx, "request_key", None)
+        if key is None or not getattr(self.server, "_tool_errors_reach_middleware", False):
+            return await native_next(native_ctx, params)
+        if method == "prompts/get":
+            return await self._prompt_next(native_ctx, params)
+        if method != "tools/call":
+            return await native_next(native_ctx, params)
+        slot = _faults.watch(key)
+        try:
+            raw = await native_next(native_ctx, params)
+        finally:
+            _faults.release(key, slot)
+        if isinstance(raw, dict) and raw.get("isError"):
+            if slot:
+                raise slot[-1]
+            text = next((b.get("text", "") for b in raw.get("content") or () if b.get("type") == "text"), "")
+            if text.startswith(f"Invalid arguments for tool {params.get('name')}"):
+                from ...exceptions import ValidationError
+
+                raise ValidationError(text)
+        return raw
+
+    async def _prompt_next(self, native_ctx: Any, params: dict[str, Any]) -> Any:
+        """``prompts/get`` with FastMCP's ``ValidationError`` for missing arguments (all of them, in
+        its words), which its middleware sees and maps to -32602."""
+        try:
+            return await native_next(native_ctx, params)
+        except McpError as exc:
+            prompt = getattr(self.server, "_prompts", {}).get(str(params.get("name")))
+            if exc.code != -32602 or prompt is None or not str(exc.message).startswith("Missing required argument"):
+                raise
+            from ...exceptions import ValidationError
+
+            given = params.get("arguments") or {}
+            missing = {a["name"] for a in prompt.arguments if a.get("required") and a["name"] not in given}
+            raise ValidationError(f"Missing required arguments: {missing}") from None
+
     def call_sync(self, payload: Any, native_ctx: Any = None) -> tuple[str, Any]:  # pragma: no cover
         return asyncio.run(self.call_async(payload, native_ctx))
 
     async def call_async(self, payload: Any, native_ctx: Any = None) -> tuple[str, Any]:
         method = payload["method"]
         params = dict(payload.get("params") or {})
+        if _skips(native_ctx):
+            try:
+                return ("ok", await native_next(native_ctx, params))
+            except McpError as exc:
+                return ("mcp_error", (exc.code, exc.message, exc.data))
         ctx = Context(native_ctx, self.server)
         last_raw: dict[str, Any] = {}
 
         async def final(c: MiddlewareContext) -> Any:
             msg = c.message
             p = dict(msg) if isinstance(msg, dict) else _plain(msg)
-            raw = await native_next(native_ctx, p)
+            if method in LIST_KEYS and not isinstance(msg, dict):  # the whole request: its params go on
+                p = dict(p.get("params") or {})
+            raw = await self._next(native_ctx, method, p)
             last_raw.clear()
             if isinstance(raw, dict):
                 last_raw.update(raw)
-            return _to_view(method, raw)
+            return _to_view(method, raw, self.server)
 
-        mctx = MiddlewareContext(message=AttrDict(params), method=method, fastmcp_context=ctx)
+        mctx = MiddlewareContext(message=_message(method, params), method=method, fastmcp_context=ctx)
         try:
             value = await self.middleware(mctx, final)
             return ("ok", _from_view(method, value, last_raw))
@@ -218,12 +337,13 @@ class MiddlewareEntry:
             return ("input_required", exc.args[0] if exc.args else None)
         except (RequestCancelled, asyncio.CancelledError):
             return ("cancelled", None)
-        except ToolError as exc:
-            if method == "tools/call":
-                return ("ok", error_result(str(exc)))
-            return ("mcp_error", (-32603, str(exc), None))
         except McpError as exc:
             return ("mcp_error", (exc.code, exc.message, exc.data))
+        except OxmcpError as exc:  # a ToolError, or FastMCP's ValidationError, NotFoundError, ...
+            if method == "tools/call":
+                return ("ok", error_result(str(exc)))
+            invalid = type(exc).__name__ in ("ValidationError", "NotFoundError", "DisabledError")
+            return ("mcp_error", (-32602 if invalid else -32603, str(exc), None))
         except Exception as exc:
             import logging
 

@@ -35,7 +35,7 @@ class _MessageLogging(Middleware):
     payload_serializer: Callable[[Any], str] | None
     structured_logging: bool
 
-    def _payload(self, context: MiddlewareContext) -> str:
+    def _serialize_payload(self, context: MiddlewareContext) -> str:
         if self.payload_serializer is None:
             return default_serializer(context.message)
         try:
@@ -48,10 +48,11 @@ class _MessageLogging(Middleware):
     def _fields(self, context: MiddlewareContext, event: str) -> Fields:
         return {"event": f"{context.type}_{event}", "method": context.method or "unknown", "source": context.source}
 
-    def _start(self, context: MiddlewareContext) -> Fields:
+    def _create_before_message(self, context: MiddlewareContext) -> Fields:
+        """The start record: the event, method and source, and what was asked of the payload."""
         fields = self._fields(context, "start")
         if self.include_payloads or self.include_payload_length or self.estimate_payload_tokens:
-            payload = self._payload(context)
+            payload = self._serialize_payload(context)
             if self.estimate_payload_tokens:
                 fields["payload_tokens"] = len(payload) // 4  # a rough estimate: 4 characters a token
             if self.include_payload_length:
@@ -63,26 +64,34 @@ class _MessageLogging(Middleware):
                 fields["payload_type"] = type(context.message).__name__
         return fields
 
-    def _log(self, fields: Fields, level: int | None = None) -> None:
-        text = json.dumps(fields) if self.structured_logging else " ".join(f"{k}={v}" for k, v in fields.items())
-        self.logger.log(level or self.log_level, text)
+    def _create_after_message(self, context: MiddlewareContext, start_time: float) -> Fields:
+        fields = self._fields(context, "success")
+        fields["duration_ms"] = _get_duration_ms(start_time)
+        return fields
+
+    def _create_error_message(self, context: MiddlewareContext, start_time: float, error: Exception) -> Fields:
+        fields = self._fields(context, "error")
+        fields["duration_ms"] = _get_duration_ms(start_time)
+        fields["error"] = str(error)
+        return fields
+
+    def _format_message(self, message: Fields) -> str:
+        return json.dumps(message) if self.structured_logging else " ".join(f"{k}={v}" for k, v in message.items())
+
+    def _log_message(self, message: Fields, log_level: int | None = None) -> None:
+        self.logger.log(log_level or self.log_level, self._format_message(message))
 
     async def on_message(self, context: MiddlewareContext, call_next: CallNext) -> Any:
         if self.methods is not None and context.method not in self.methods:
             return await call_next(context)
-        self._log(self._start(context))
+        self._log_message(self._create_before_message(context))
         start = time.perf_counter()
         try:
             result = await call_next(context)
         except Exception as exc:
-            fields = self._fields(context, "error")
-            fields["duration_ms"] = _get_duration_ms(start)
-            fields["error"] = str(exc)
-            self._log(fields, logging.ERROR)
+            self._log_message(self._create_error_message(context, start, exc), logging.ERROR)
             raise
-        fields = self._fields(context, "success")
-        fields["duration_ms"] = _get_duration_ms(start)
-        self._log(fields)
+        self._log_message(self._create_after_message(context, start))
         return result
 
 
