@@ -294,8 +294,8 @@ def check(a: argparse.Namespace) -> None:
     lo, size = secs[".text.hot"]
     hi = lo + size
     fail = []
-    if not lo < secs[".text"][0]:
-        fail.append(".text.hot is not before .text")
+    if not 0 <= secs[".text"][0] - hi < 4096:
+        fail.append(".text.hot is not right before .text")
     # The section holds the named functions (padded), the constructors and little else.
     if not 0.9 * want <= size <= 1.25 * want:
         fail.append(f".text.hot is {size} bytes for {want} bytes of named functions")
