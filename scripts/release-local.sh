@@ -84,10 +84,11 @@ wheel() {
   local ld="$target/hot-code/python-$PROFILE.ld" profiled="$target/hot-code/wheel-$PROFILE"
   local build=(maturin build --profile "$PROFILE" --zig --target x86_64-unknown-linux-gnu
     --compatibility manylinux2014 --locked)
-  # Built with its symbol table, profiled, then built again with the script and stripped (the
-  # symbol names stay: only the binding crate is rebuilt, with the same metadata).
+  # Built with its symbol table (into a wheel stored uncompressed: only the profile reads it),
+  # profiled, then built again with the script and stripped (the symbol names stay: only the
+  # binding crate is rebuilt, with the same metadata).
   rm -rf "$profiled" &&
-    CARGO_TARGET_DIR="$target" "${build[@]}" --out "$profiled" &&
+    CARGO_TARGET_DIR="$target" "${build[@]}" --compression-method stored --out "$profiled" &&
     python3 scripts/hot-code.py profile python "$(first_file "$profiled"/oxmcp-*.whl)" \
       --python "$ROOT/.venv/bin/python" --out "$ld" "${hot_limit[@]}" &&
     CARGO_TARGET_DIR="$target" OXMCP_HOT_CODE_LD="$ld" "${build[@]}" --strip --out "$OUT" &&
