@@ -37,6 +37,9 @@ what="${1:-all}"
 step() { echo "== $*" >&2; }
 
 command -v taskset >/dev/null || { echo "taskset (util-linux) is required" >&2; exit 1; }
+if [[ "$what" == all || "$what" == ours ]]; then
+  command -v valgrind >/dev/null || { echo "valgrind is required (the bindings' hot-code profile, scripts/hot-code.py)" >&2; exit 1; }
+fi
 # h2load (bench/h2.py's load generator: HTTP/2 and HTTP/1.1, plain and TLS), as scripts/setup.sh
 # installs its Debian packages: as root with apt-get, else a note.
 if [[ "$what" == all || "$what" == ours ]] && ! command -v h2load >/dev/null; then
