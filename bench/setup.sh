@@ -12,6 +12,7 @@
 #   target/bench-tls/release/bench-server         the same with TLS serving, for bench/h2.py
 #   $OXMCP_BENCH_DIR/venv                         a venv with the oxmcp wheel (maturin --release)
 #   $OXMCP_BENCH_DIR/node/oxmcp.node              the Node native module (release), used via OXMCP_NATIVE
+#   target/hot-code/{node,python}-release.ld      their hot-code linker scripts (scripts/hot-code.py)
 # Peers (versions pinned as in the team's shared measurement kit; override with env vars):
 #   $BENCH_VENV      fastmcp + mcp + uvicorn            (default /tmp/bench-venv)
 #   $BENCH_NODE_DIR  @modelcontextprotocol/server + node (default /tmp/bench-node)
@@ -26,6 +27,7 @@ BENCH_KIT="${BENCH_KIT:-$(cd "$ROOT/.." && pwd)/shared/bench}"
 BENCH_VENV="${BENCH_VENV:-/tmp/bench-venv}"
 BENCH_NODE_DIR="${BENCH_NODE_DIR:-/tmp/bench-node}"
 BENCH_RUST_TARGET="${BENCH_RUST_TARGET:-/tmp/bench-rust-target}"
+TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 FASTMCP_VERSION="${FASTMCP_VERSION:-4.2.3}"
 MCP_VERSION="${MCP_VERSION:-2.3.0}"
 TS_SERVER_VERSION="${TS_SERVER_VERSION:-2.4.0}"
@@ -35,6 +37,9 @@ what="${1:-all}"
 step() { echo "== $*" >&2; }
 
 command -v taskset >/dev/null || { echo "taskset (util-linux) is required" >&2; exit 1; }
+if [[ "$what" == all || "$what" == ours ]]; then
+  command -v valgrind >/dev/null || { echo "valgrind is required (the bindings' hot-code profile, scripts/hot-code.py)" >&2; exit 1; }
+fi
 # h2load (bench/h2.py's load generator: HTTP/2 and HTTP/1.1, plain and TLS), as scripts/setup.sh
 # installs its Debian packages: as root with apt-get, else a note.
 if [[ "$what" == all || "$what" == ours ]] && ! command -v h2load >/dev/null; then
@@ -63,22 +68,33 @@ if [[ "$what" == all || "$what" == ours ]]; then
   # it keeps sessions and tasks in memory), still without OAuth JWTs.
   (cd "$ROOT" && cargo build --release -p oxmcp-examples --bin workload-server --no-default-features --features redis)
 
-  # Built as build-native.cjs and the release workflow build it (napi's cargo call): for the
-  # target triple, with the hot code together (OXMCP_HOT_CODE, bindings-node/build.rs).
+  # Both bindings as the release workflow builds them: for the target triple, with the hot code
+  # together: built, profiled into a linker script in the target directory (scripts/hot-code.py),
+  # built again with it (OXMCP_HOT_CODE_LD, the bindings' build.rs) and checked.
+  hot="$TARGET/hot-code"
   step "oxmcp Node native module (release) -> $OXMCP_BENCH_DIR/node/oxmcp.node"
-  (cd "$ROOT" && OXMCP_HOT_CODE=1 cargo build --release --target "$HOST" -p oxmcp-node)
+  addon="$TARGET/$HOST/release/liboxmcp_node.so"
+  (cd "$ROOT" && cargo build --release --target "$HOST" -p oxmcp-node)
+  python3 "$ROOT/scripts/hot-code.py" profile node "$addon" --out "$hot/node-release.ld"
+  (cd "$ROOT" && OXMCP_HOT_CODE_LD="$hot/node-release.ld" cargo build --release --target "$HOST" -p oxmcp-node)
+  python3 "$ROOT/scripts/hot-code.py" check "$addon" "$hot/node-release.ld"
   mkdir -p "$OXMCP_BENCH_DIR/node"
-  cp "$ROOT/target/$HOST/release/liboxmcp_node.so" "$OXMCP_BENCH_DIR/node/oxmcp.node.tmp"
+  cp "$addon" "$OXMCP_BENCH_DIR/node/oxmcp.node.tmp"
   mv "$OXMCP_BENCH_DIR/node/oxmcp.node.tmp" "$OXMCP_BENCH_DIR/node/oxmcp.node"
 
   step "oxmcp Python wheel (release) -> $OXMCP_BENCH_DIR/venv"
-  [ -x "$OXMCP_BENCH_DIR/venv/bin/python" ] || python3 -m venv "$OXMCP_BENCH_DIR/venv"
+  py="$OXMCP_BENCH_DIR/venv/bin/python"
+  [ -x "$py" ] || python3 -m venv "$OXMCP_BENCH_DIR/venv"
   "$OXMCP_BENCH_DIR/venv/bin/pip" install -q --upgrade pip maturin
-  rm -rf "$OXMCP_BENCH_DIR/wheels"
-  # As the release workflow builds it: for the target triple, with the hot code together.
-  (cd "$ROOT" && OXMCP_HOT_CODE=1 "$OXMCP_BENCH_DIR/venv/bin/maturin" build --release --target "$HOST" -q \
-      -o "$OXMCP_BENCH_DIR/wheels")
-  "$OXMCP_BENCH_DIR/venv/bin/pip" install -q --force-reinstall "$OXMCP_BENCH_DIR"/wheels/oxmcp-*.whl
+  for ld in "" "$hot/python-release.ld"; do
+    rm -rf "$OXMCP_BENCH_DIR/wheels"
+    (cd "$ROOT" && OXMCP_HOT_CODE_LD="$ld" "$OXMCP_BENCH_DIR/venv/bin/maturin" build --release --target "$HOST" -q \
+        -o "$OXMCP_BENCH_DIR/wheels")
+    "$OXMCP_BENCH_DIR/venv/bin/pip" install -q --force-reinstall "$OXMCP_BENCH_DIR"/wheels/oxmcp-*.whl
+    [ -n "$ld" ] || python3 "$ROOT/scripts/hot-code.py" profile python "$py" --out "$hot/python-release.ld"
+  done
+  python3 "$ROOT/scripts/hot-code.py" check "$("$py" -c 'import oxmcp._oxmcp as m; print(m.__file__)')" \
+    "$hot/python-release.ld"
 fi
 
 if [[ "$what" == all || "$what" == peers ]]; then

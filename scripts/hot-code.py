@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write bindings-<node|python>/hot-code.ld: the linker script that puts a binding's hot code together.
+"""Profile a native module's hot code into a linker script, and check a module linked with one.
 
 Why: a server that has started and answered its first calls runs about 1.1 MB of the native
 module's 9 MB of code, but that code is spread across the whole file, and every first touch of a
@@ -8,32 +8,28 @@ page maps the kernel's 64 KB fault-around window (more, for a large page-cache f
 functions that start-up and the calls run next to each other makes those touches land in few
 windows.
 
-How: it runs the binding's bench server (bench/servers/oxmcp_node.mjs with the given addon, or
-bench/servers/oxmcp_py.py with the given interpreter's oxmcp) under `valgrind --tool=callgrind`,
-over real HTTP on 127.0.0.1. The module must be a release build with its symbol table (callgrind
-names functions from it):
-  1. start-up, one `tools/call add` and one `tools/list`: what every server runs before idle;
-     callgrind dumps here;
-  2. a bounded load: `add`, `echo` and `tools/list` on 16 keep-alive connections, a legacy
-     `initialize` session with a call, then SIGINT (shutdown).
-The module's functions from phase 1, then those only in phase 2, become input-section rules in
-that order: first by exact name, which places just what ran in a build like the profiled one;
-then again with the symbol's hash as a glob (`17h<16 hex>E`, v0's `Cs<base62>_`), because the
-hash changes with the target triple, the profile and the toolchain while the path stays. Such a
-build gets all instances of a generic function that ran, so its hot section is about twice as
-large.
+The script is made for one build and used by the next link of that same build, never committed:
 
-The script is used when OXMCP_HOT_CODE=1 and the target is x86_64-unknown-linux-gnu (the
-bindings' build.rs); build-native.cjs, scripts/setup.sh, the release scripts and the workflow set
-it. A function that is missing from a later build is simply not matched: a stale script costs
-memory, never correctness, and tests/node/hot-code.test.mjs and tests/python/test_hot_code.py fail
-when it no longer names most of today's functions. To rewrite them, from release builds made for
-the target triple as the release workflow makes them:
+  1. build the module (its symbol table kept: callgrind and `nm` name functions from it);
+  2. `hot-code.py profile node|python MODULE --out FILE` runs the binding's bench server
+     (bench/servers/oxmcp_node.mjs with that addon, or bench/servers/oxmcp_py.py with that
+     wheel or interpreter) under `valgrind --tool=callgrind`, over real HTTP on 127.0.0.1:
+       a. start-up, one `tools/call add` and one `tools/list`: what every server runs before
+          idle; callgrind dumps here;
+       b. a bounded load: `add`, `echo` and `tools/list` on 16 keep-alive connections, a legacy
+          `initialize` session with a call, then SIGINT (shutdown);
+     and writes the module's functions from (a), then those only in (b), as input-section rules
+     of an output section `.text.hot` inserted before `.text`;
+  3. build again with OXMCP_HOT_CODE_LD=FILE (an absolute path): the bindings' build.rs link
+     the cdylib with it. Cargo reruns build.rs and recompiles the binding crate only; the symbol
+     names stay those of step 1, so every rule names a function of the new build;
+  4. `hot-code.py check MODULE FILE` reads the relinked module with `readelf` and `nm`: the
+     named functions are in `.text.hot`, which sits before `.text` and holds little else. A
+     stripped module (the published wheel) has no symbol table; then it checks that `.text.hot`
+     exists and is as large as the functions the script names.
 
-    OXMCP_HOT_CODE=1 cargo build --release --target x86_64-unknown-linux-gnu -p oxmcp-node
-    cp target/x86_64-unknown-linux-gnu/release/liboxmcp_node.so /tmp/oxmcp-profile.node  # *.node only
-    python3 scripts/hot-code.py node /tmp/oxmcp-profile.node
-    python3 scripts/hot-code.py python /tmp/oxmcp-bench/venv/bin/python   # bench/setup.sh ours built it
+scripts/release-local.sh, bench/setup.sh and .github/workflows/release.yml do these steps for
+x86_64 Linux (glibc); the files go in the build's target directory (`target/hot-code/`).
 """
 from __future__ import annotations
 
@@ -50,11 +46,13 @@ import sys
 import tempfile
 import threading
 import time
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
+ALIGN = 16  # the functions' alignment on x86_64, for the size a stripped module's .text.hot should have
 
 
 def post(conn: http.client.HTTPConnection, method: str, params: dict, id_: int, proto: str = MODERN,
@@ -140,18 +138,23 @@ def load(port: int) -> None:
         raise RuntimeError(f"load: {errors[:3]}")
 
 
-def symbols(module: Path) -> set[str]:
-    """The module's defined function symbols (`nm`)."""
-    out = subprocess.run(["nm", "--defined-only", str(module)], check=True, capture_output=True, text=True).stdout
-    names = (p[2] for p in (ln.split() for ln in out.splitlines()) if len(p) == 3 and p[1] in "tTwW")
-    return {n for n in names if re.fullmatch(r"[A-Za-z0-9_$.]+", n)}  # what a linker script can name
+def symbols(module: Path) -> dict[str, tuple[int, int]]:
+    """The module's defined function symbols (`nm`): name -> (address, size)."""
+    out = subprocess.run(["nm", "--defined-only", "-S", str(module)], check=True, capture_output=True,
+                         text=True).stdout
+    found: dict[str, tuple[int, int]] = {}
+    for parts in (ln.split() for ln in out.splitlines()):
+        if len(parts) == 4 and parts[2] in "tTwW" and re.fullmatch(r"[A-Za-z0-9_$.]+", parts[3]):
+            found[parts[3]] = (int(parts[0], 16), int(parts[1], 16))  # what a linker script can name
+    return found
 
 
-def functions(callgrind_out: Path, obj: str, known: set[str]) -> list[str]:
+def functions(callgrind_out: Path, obj: str, known: dict[str, tuple[int, int]]) -> list[str]:
     """The functions of object `obj` that have a cost in a callgrind dump, in file order.
 
     valgrind 3.19 names the object `???` when its code segment does not start on a page (as in
-    a module linked with this script), so functions of `???` count when the module defines them."""
+    a module linked with a hot-code script), so functions of `???` count when the module defines
+    them."""
     obs: dict[str, str] = {}
     fns: dict[str, str] = {}
     cur = ""
@@ -178,44 +181,54 @@ def functions(callgrind_out: Path, obj: str, known: set[str]) -> list[str]:
     return out
 
 
-def glob(symbol: str) -> str:
-    """The symbol with its hash replaced by `*`: the same function in a build of another target
-    triple, profile or toolchain (all instances, for a generic one)."""
-    s = re.sub(r"17h[0-9a-f]{16}E", "17h*E", symbol)
-    s = re.sub(r"Cs[0-9A-Za-z]+_", "Cs*_", s)
-    return re.sub(r"\.llvm\.\d+$", ".llvm.*", s)
+def group(comment: str, names: list[str]) -> list[str]:
+    """One input-section description naming each function's section exactly (rustc and cc-rs give
+    each function its own; LLVM puts a `#[cold]` one in `.text.unlikely.<name>`). A linker
+    matches every description against every input section, so one list, not one rule per
+    function: a debug link took 3.6 s instead of 17 s with 1,500 names. Within a list the
+    sections keep their input order."""
+    if not names:
+        return []
+    return [f"    /* {comment} */", "    *("] + [f"      .text.{n} .text.unlikely.{n}" for n in names] + ["    )"]
 
 
-def rule(name: str) -> str:
-    # `.text*.`: LLVM puts a cold function (`#[cold]`: growth, panics) in `.text.unlikely.<name>`.
-    return f"    *(.text*.{name})"
-
-
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("binding", choices=["node", "python"])
-    ap.add_argument("module", help="node: a release build of the addon with its symbol table, named *.node; "
-                    "python: an interpreter with a release build of oxmcp installed")
-    ap.add_argument("--out", help="default: bindings-<binding>/hot-code.ld")
-    ap.add_argument("--node", default=shutil.which("node") or "node")
-    a = ap.parse_args()
-    out = Path(a.out) if a.out else ROOT / f"bindings-{a.binding}" / "hot-code.ld"
-    if a.binding == "node":
-        module = Path(a.module).resolve()
-        if module.suffix != ".node":
-            sys.exit("hot-code: node loads a native module only from a *.node file; copy it to one")
-        server, env = [a.node, str(ROOT / "bench" / "servers" / "oxmcp_node.mjs")], {"OXMCP_NATIVE": str(module)}
+def served(binding: str, module: str, python: str, node: str, work: Path) -> tuple[list[str], dict[str, str], Path]:
+    """The bench server's command, its environment and the native module it loads."""
+    if binding == "node":
+        addon = Path(module).resolve()
+        if addon.suffix != ".node":  # node loads a native module only from a *.node file
+            shutil.copy2(addon, work / "oxmcp.node")
+            addon = work / "oxmcp.node"
+        return [node, str(ROOT / "bench" / "servers" / "oxmcp_node.mjs")], {"OXMCP_NATIVE": str(addon)}, addon
+    env: dict[str, str] = {}
+    if module.endswith(".whl"):
+        # A wheel: unpacked first on the path of `python`, which brings the dependencies.
+        with zipfile.ZipFile(module) as z:
+            z.extractall(work / "wheel")
+        env["PYTHONPATH"] = os.pathsep.join([str(work / "wheel"), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     else:
-        module = Path(subprocess.run([a.module, "-c", "import oxmcp._oxmcp as m; print(m.__file__)"],
-                                     check=True, capture_output=True, text=True).stdout.strip()).resolve()
-        server, env = [a.module, str(ROOT / "bench" / "servers" / "oxmcp_py.py")], {}
+        python = module
+    found = subprocess.run([python, "-c", "import oxmcp._oxmcp as m; print(m.__file__)"], check=True,
+                           capture_output=True, text=True, env=dict(os.environ, **env)).stdout.strip()
+    ext = Path(found).resolve()
+    if "PYTHONPATH" in env and not ext.is_relative_to(work / "wheel"):
+        sys.exit(f"hot-code: {python} imports oxmcp from {ext}, not from the wheel")
+    return [python, str(ROOT / "bench" / "servers" / "oxmcp_py.py")], env, ext
+
+
+def profile(a: argparse.Namespace) -> None:
+    work = Path(tempfile.mkdtemp(prefix="oxmcp-hot-code-"))
+    server, env, module = served(a.binding, a.module, a.python, a.node, work)
+    known = symbols(module)
+    if len(known) < 1000:
+        sys.exit(f"hot-code: {module} has {len(known)} function symbols: build it with its symbol table")
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    work = Path(tempfile.mkdtemp(prefix="oxmcp-hot-code-"))
     cg = work / "cg.out"
     cmd = ["valgrind", "--tool=callgrind", "--demangle=no", f"--callgrind-out-file={cg}",
            *server, "--http", f"127.0.0.1:{port}"]
+    t0 = time.monotonic()
     with open(work / "server.log", "wb") as log:
         p = subprocess.Popen(cmd, env=dict(os.environ, **env), stdout=log, stderr=log)
     try:
@@ -234,26 +247,92 @@ def main() -> None:
     dumps = sorted(work.glob("cg.out.*"))
     if len(dumps) != 1 or not cg.exists():
         sys.exit(f"hot-code: expected one dump and a final profile in {work}; see server.log there")
-    known = symbols(module)
     idle = functions(dumps[0], str(module), known)
     ran_idle = set(idle)
     rest = [f for f in functions(cg, str(module), known) if f not in ran_idle]
     if len(idle) < 100:
         sys.exit(f"hot-code: only {len(idle)} functions of {module} ran; is it the module the server loaded?")
-    # Exact names first: the build this profile came from (napi's `--target` build) places just
-    # what ran. Then the same functions with their hash as a glob, for builds whose hashes differ.
-    globs = list(dict.fromkeys(glob(f) for f in idle + rest))
+    if a.limit:
+        # A debug build runs ten times as many (uninlined) functions, and a linker matches each
+        # rule against every input section: CI's dev-profile run names the first ones only.
+        idle, rest = idle[:a.limit], rest[:max(0, a.limit - len(idle))]
+    size = sum(-(-known[f][1] // ALIGN) * ALIGN for f in idle + rest)
     # `.text.startup`: the constructors that run at load, all of them (napi's class
     # registrations; the `ctor` crate names that section without the function).
-    rules = ["    *(.text.startup .text.startup.*)"] + [rule(f) for f in idle + rest] + [rule(g) for g in globs]
+    rules = (["    *(.text.startup .text.startup.*)"] + group("start-up and the first calls", idle)
+             + group("load and shutdown", rest))
+    out = Path(a.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(
-        f"/* The {a.binding} binding's hot code, together (scripts/hot-code.py wrote this; do not edit).\n"
+        f"/* The {a.binding} binding's hot code, together: scripts/hot-code.py profiled {module.name}\n"
+        f"   and wrote this for the next link of the same build (OXMCP_HOT_CODE_LD, build.rs).\n"
         f"   {len(idle)} functions run by start-up and the first calls, {len(rest)} more by load and\n"
-        f"   shutdown, then {len(globs)} globs of the same names for builds whose symbol hashes differ.\n"
-        f"   Used by bindings-{a.binding}/build.rs when OXMCP_HOT_CODE=1. */\n"
+        f"   shutdown; hot-code-bytes: {size} */\n"
         "SECTIONS\n{\n  .text.hot :\n  {\n" + "\n".join(rules) + "\n  }\n}\nINSERT BEFORE .text;\n")
-    print(f"hot-code: {len(idle)} + {len(rest)} functions, {len(globs)} globs -> {out}")
+    print(f"hot-code: {len(idle)} + {len(rest)} functions ({size / 1e6:.2f} MB) -> {out} "
+          f"({time.monotonic() - t0:.0f} s)")
     shutil.rmtree(work, ignore_errors=True)
+
+
+def sections(module: Path) -> dict[str, tuple[int, int]]:
+    """The module's sections: name -> (address, size), from `readelf -SW`."""
+    out = subprocess.run(["readelf", "-SW", str(module)], check=True, capture_output=True, text=True).stdout
+    found = {}
+    for m in re.finditer(r"\]\s+(\S+)\s+\S+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)", out):
+        found[m.group(1)] = (int(m.group(2), 16), int(m.group(3), 16))
+    return found
+
+
+def check(a: argparse.Namespace) -> None:
+    """Exit non-zero unless MODULE holds the functions SCRIPT names together in `.text.hot`."""
+    module, script = Path(a.module), Path(a.script).read_text()
+    named = re.findall(r"^\s+\.text\.(\S+) \.text\.unlikely\.\S+$", script, re.MULTILINE)
+    want = int(re.search(r"hot-code-bytes: (\d+)", script).group(1))  # type: ignore[union-attr]
+    secs = sections(module)
+    if ".text.hot" not in secs or ".text" not in secs:
+        sys.exit(f"hot-code: {module} has no .text.hot section: was it linked with OXMCP_HOT_CODE_LD?")
+    lo, size = secs[".text.hot"]
+    hi = lo + size
+    fail = []
+    if not 0 <= secs[".text"][0] - hi < 4096:
+        fail.append(".text.hot is not right before .text")
+    # The section holds the named functions (padded), the constructors and little else.
+    if not 0.9 * want <= size <= 1.25 * want:
+        fail.append(f".text.hot is {size} bytes for {want} bytes of named functions")
+    known = symbols(module)
+    if known:
+        inside = [f for f in named if f in known and lo <= known[f][0] < hi]
+        missing = [f for f in named if f not in known]
+        outside = [f for f in named if f in known and f not in inside]
+        print(f"hot-code: {module.name}: {len(inside)} of {len(named)} named functions in .text.hot, "
+              f"{len(outside)} outside, {len(missing)} not in the module; .text.hot {size} bytes, "
+              f"named {want}")
+        if len(inside) < 0.98 * len(named) or len(outside) > 0.01 * len(named):
+            fail.append(f"{len(outside)} named functions outside .text.hot, {len(missing)} missing: "
+                        f"{(outside + missing)[:3]}")
+    else:
+        print(f"hot-code: {module.name} (stripped): .text.hot {size} bytes, named functions {want}")
+    if fail:
+        sys.exit(f"hot-code: {module}: " + "; ".join(fail))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("profile", help="run the bench server under callgrind and write the linker script")
+    p.add_argument("binding", choices=["node", "python"])
+    p.add_argument("module", help="node: the addon (a build with its symbol table); python: the wheel, or an "
+                   "interpreter with the wheel installed")
+    p.add_argument("--out", required=True, help="the linker script to write (in the build's target directory)")
+    p.add_argument("--python", default=sys.executable, help="python with a wheel: the interpreter that runs it "
+                   "(it brings the dependencies)")
+    p.add_argument("--node", default=shutil.which("node") or "node")
+    p.add_argument("--limit", type=int, help="name at most this many functions, start-up's first")
+    c = sub.add_parser("check", help="check that a module linked with the script holds its functions together")
+    c.add_argument("module")
+    c.add_argument("script")
+    a = ap.parse_args()
+    profile(a) if a.command == "profile" else check(a)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,10 @@
 #   wheel      maturin + zig: the abi3 wheel for manylinux2014 x86_64, checked by auditwheel
 #   sdist      maturin sdist, checked to hold the workspace the wheel builds from
 #   npm        the @oxmcp/linux-x64-gnu tarball (the checkout's addon) and the root tarball
+#              The wheel's extension and the addon are each built, profiled by scripts/hot-code.py
+#              into a linker script in the target directory, built again with it
+#              (OXMCP_HOT_CODE_LD) and checked to hold the profiled functions together, as the
+#              workflow does (docs/PERFORMANCE.md, "Hot code together")
 #   smoke      scripts/release-smoke.py: each installed with no cargo/rustc on PATH into a fresh
 #              venv / an empty npm project, serving the quick start to the official client
 #
@@ -28,11 +32,11 @@ LOGS="$ROOT/.cache/release-local"
 rm -rf "$LOGS" && mkdir -p "$LOGS" "$OUT"
 # maturin finds zig through the venv's `ziglang`; actionlint and auditwheel are there too.
 export VIRTUAL_ENV="$ROOT/.venv" PATH="$ROOT/.venv/bin:$PATH"
-# As the workflow builds them: the bindings' hot code together (build.rs, scripts/hot-code.py).
-export OXMCP_HOT_CODE="${OXMCP_HOT_CODE:-1}"
+# A dev build runs ten times as many (uninlined) functions as a release build, and each one named
+# costs the link time: the dev profile names as many as a release build's profile does.
 case "$PROFILE" in
-  dev) node_profile=debug ;;
-  release) node_profile=release ;;
+  dev) node_profile=debug hot_limit=(--limit 2000) ;;
+  release) node_profile=release hot_limit=() ;;
   *) echo "release-local: OXMCP_RELEASE_PROFILE must be dev or release" >&2; exit 2 ;;
 esac
 
@@ -51,6 +55,9 @@ check() {
   fi
 }
 
+# first_file GLOB...: the first existing file a glob expands to (nothing when none does).
+first_file() { local f; for f in "$@"; do [[ -f "$f" ]] && { printf '%s' "$f"; return; }; done; }
+
 actionlint_all() { actionlint -no-color .github/workflows/*.yml; }
 
 crate() {
@@ -61,13 +68,31 @@ crate() {
     RUSTDOCFLAGS="-D warnings" cargo doc -p oxmcp --all-features --no-deps --locked
 }
 
+# hot_code_check WHEEL SCRIPT: scripts/hot-code.py check on the extension inside WHEEL.
+hot_code_check() {
+  local dir="$LOGS/wheel-check"
+  rm -rf "$dir" && python3 -m zipfile -e "$1" "$dir" &&
+    python3 scripts/hot-code.py check "$(first_file "$dir"/oxmcp/_oxmcp*.so)" "$2"
+}
+
 wheel() {
   rm -f "$OUT"/oxmcp-*.whl
   # Its own target dir: zig as the C compiler and linker changes the dependencies' fingerprints, so
   # sharing target/x86_64-unknown-linux-gnu with the Node addon's napi build would rebuild both
   # every time.
-  CARGO_TARGET_DIR="$ROOT/target/wheel" maturin build --profile "$PROFILE" --zig --target x86_64-unknown-linux-gnu \
-    --compatibility manylinux2014 --strip --locked --out "$OUT" &&
+  local target="$ROOT/target/wheel"
+  local ld="$target/hot-code/python-$PROFILE.ld" profiled="$target/hot-code/wheel-$PROFILE"
+  local build=(maturin build --profile "$PROFILE" --zig --target x86_64-unknown-linux-gnu
+    --compatibility manylinux2014 --locked)
+  # Built with its symbol table (into a wheel stored uncompressed: only the profile reads it),
+  # profiled, then built again with the script and stripped (the symbol names stay: only the
+  # binding crate is rebuilt, with the same metadata).
+  rm -rf "$profiled" &&
+    CARGO_TARGET_DIR="$target" "${build[@]}" --compression-method stored --out "$profiled" &&
+    python3 scripts/hot-code.py profile python "$(first_file "$profiled"/oxmcp-*.whl)" \
+      --python "$ROOT/.venv/bin/python" --out "$ld" "${hot_limit[@]}" &&
+    CARGO_TARGET_DIR="$target" OXMCP_HOT_CODE_LD="$ld" "${build[@]}" --strip --out "$OUT" &&
+    hot_code_check "$(first_file "$OUT"/oxmcp-*.whl)" "$ld" &&
     auditwheel show "$OUT"/oxmcp-*-cp310-abi3-*manylinux_2_17_x86_64*.whl | tee "$LOGS/auditwheel.txt" &&
     grep -q '"manylinux_2_17_x86_64"' "$LOGS/auditwheel.txt"
 }
@@ -90,9 +115,13 @@ PY
 npm_tarballs() {
   rm -f "$OUT"/oxmcp-*.tgz
   # The workflow builds the addon with `napi build --platform --release --target ...`; here the
-  # checkout's build (scripts/setup.sh built it; a no-op when nothing changed), stripped of debug
-  # info as a release build is.
+  # checkout's build (scripts/setup.sh built it; a no-op when nothing changed), profiled, built
+  # again with the script and checked, then stripped of debug info as a release build is.
+  local ld="${CARGO_TARGET_DIR:-$ROOT/target}/hot-code/node-$PROFILE.ld"
   OXMCP_NATIVE_PROFILE="$node_profile" node bindings-node/scripts/build-native.cjs &&
+    python3 scripts/hot-code.py profile node bindings-node/oxmcp.node --out "$ld" "${hot_limit[@]}" &&
+    OXMCP_HOT_CODE_LD="$ld" OXMCP_NATIVE_PROFILE="$node_profile" node bindings-node/scripts/build-native.cjs &&
+    python3 scripts/hot-code.py check bindings-node/oxmcp.node "$ld" &&
     strip --strip-debug -o "$OUT/oxmcp.linux-x64-gnu.node" bindings-node/oxmcp.node &&
     node bindings-node/scripts/pack.cjs platform linux-x64-gnu "$OUT/oxmcp.linux-x64-gnu.node" --out "$OUT" &&
     node bindings-node/scripts/pack.cjs root --out "$OUT" &&
@@ -106,8 +135,6 @@ check crate crate
 check wheel wheel
 check sdist sdist
 check npm npm_tarballs
-# first_file GLOB...: the first existing file a glob expands to (nothing when none does).
-first_file() { local f; for f in "$@"; do [[ -f "$f" ]] && { printf '%s' "$f"; return; }; done; }
 check smoke-python python3 scripts/release-smoke.py python "$(first_file "$OUT"/oxmcp-*.whl)"
 check smoke-node python3 scripts/release-smoke.py node "$(first_file "$OUT"/oxmcp-[0-9]*.tgz)" \
   "$(first_file "$OUT"/oxmcp-linux-x64-gnu-*.tgz)"

@@ -27,8 +27,9 @@
 #   .cache/tools/inspector  the MCP Inspector (npm, pinned in tests/inspector/package.json),
 #                       whose CLI the interop tests drive as a client
 #   redis-server, nginx Debian packages (apt-get, as root), for the scale-out stage
-#                       (tests/scaleout/), never started as services; and Debian's
-#                       ShellCheck, for the lint stage
+#                       (tests/scaleout/), never started as services; Debian's
+#                       ShellCheck, for the lint stage; valgrind, for the release stage's
+#                       hot-code profile (scripts/hot-code.py)
 #   .cache/upstream/    the test suites of fastmcp 4.2.3, mcp 2.3.0 and mcp 1.30.0 from their
 #                       sdists, and baseline venvs to run them on the originals (tests/upstream/)
 #   .cache/conformance/ Node 22 (if node < 22) and the pinned MCP conformance
@@ -56,8 +57,6 @@ esac
 # a value already in the environment wins.
 export MATURIN_PEP517_ARGS="${MATURIN_PEP517_ARGS:---profile $maturin_profile}"
 export OXMCP_NATIVE_PROFILE="${OXMCP_NATIVE_PROFILE:-$OXMCP_BUILD_PROFILE}"
-# Both bindings' build.rs: link x86_64 Linux glibc builds with hot-code.ld (scripts/hot-code.py).
-export OXMCP_HOT_CODE="${OXMCP_HOT_CODE:-1}"
 die() { echo "setup: error: $*" >&2; exit 1; }
 
 # Python tools the tests use. Changing this list makes the next run reinstall.
@@ -227,6 +226,7 @@ apt_tool() {
 # Chromium, driven by playwright-core (a devDependency) with executablePath /usr/bin/chromium.
 apt_tool /usr/bin/chromium chromium "tests/node/apps-browser.test.mjs"
 apt_tool shellcheck shellcheck "the lint stage of scripts/test-all.sh"
+apt_tool valgrind valgrind "the release stage's hot-code profile (scripts/hot-code.py)"
 
 # ---- promtool, for the metrics tests (a scrape, the alert rules in deploy/prometheus/) --------
 # Debian's `prometheus` package carries promtool beside the server, its web assets, a service

@@ -5,9 +5,8 @@
 //   OXMCP_NATIVE_PROFILE=debug   faster build, slower server (default: release; debug when CI
 //                                is set, since CI runs the tests, not benchmarks, on 2 shared cores)
 //   OXMCP_SKIP_NATIVE_BUILD=1    skip (e.g. when a prebuilt oxmcp.node is already in place)
-//   OXMCP_HOT_CODE=0             link without hot-code.ld (bindings-node/build.rs; x86_64 Linux
-//                                glibc only): a debug build links some 45 s faster, but
-//                                tests/node/hot-code.test.mjs then fails. Default 1.
+//   OXMCP_HOT_CODE_LD=FILE       link with a hot-code linker script made for this build
+//                                (bindings-node/build.rs, scripts/hot-code.py)
 // First it writes index.d.cts / index.d.mts from index.d.ts (scripts/gen-dts.cjs).
 const { spawnSync } = require('node:child_process');
 const path = require('node:path');
@@ -37,9 +36,7 @@ const args = [
 ];
 if (release) args.push('--release');
 console.error(`oxmcp: building the native module (${release ? 'release' : 'debug'}) …`);
-const env = { ...process.env };
-if (env.OXMCP_HOT_CODE === undefined) env.OXMCP_HOT_CODE = '1';
-const r = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit', env });
+const r = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
 if (r.status !== 0) {
   console.error(`oxmcp: native build failed (exit ${r.status ?? r.signal}); it needs a Rust toolchain (cargo) on PATH`);
   process.exit(r.status ?? 1);
