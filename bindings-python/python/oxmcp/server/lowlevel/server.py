@@ -476,18 +476,14 @@ class Server:
 
     async def run(self, read_stream: Any, write_stream: Any, initialization_options: Any = None,
                   raise_exceptions: bool = False, stateless: bool = False) -> None:
-        """Serve until the client goes away. The streams must come from ``oxmcp.server.stdio.stdio_server()``
-        or ``oxmcp.server.sse.SseServerTransport.connect_sse()``."""
+        """Serve until the client goes away: the process's stdio (``stdio_server()``), an HTTP+SSE stream
+        (``SseServerTransport.connect_sse()``), or any pair of message streams (``SessionMessage``s)."""
         from ..sse import SseStream
         from ..stdio import StdioStream
 
         sse = isinstance(read_stream, SseStream) and isinstance(write_stream, SseStream) \
             and read_stream.connection is write_stream.connection
-        if not sse and not (isinstance(read_stream, StdioStream) and isinstance(write_stream, StdioStream)):
-            raise TypeError("Server.run(read, write, ...): oxmcp serves the streams of "
-                            "oxmcp.server.stdio.stdio_server() or oxmcp.server.sse.SseServerTransport."
-                            "connect_sse(); for Streamable HTTP use "
-                            "oxmcp.server.streamable_http_manager.StreamableHTTPSessionManager")
+        stdio = isinstance(read_stream, StdioStream) and isinstance(write_stream, StdioStream)
         if sse:
             # Before the core server is built (by the first stream): the transport's options are its.
             read_stream.connection.transport._bind(self._core)
@@ -512,8 +508,12 @@ class Server:
         async with self._running():
             if sse:
                 await read_stream.connection.serve(self._core)
-            else:
+            elif stdio:
                 await self._core.run_async("stdio")
+            else:
+                from ._streams import serve_streams
+
+                await serve_streams(self._core, read_stream, write_stream, raise_exceptions)
 
     def streamable_http_app(self, path: str = "/mcp", *, streamable_http_path: str | None = None,
                             **kwargs: Any) -> Any:
