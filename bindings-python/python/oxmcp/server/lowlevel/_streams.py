@@ -23,6 +23,10 @@ _log = logging.getLogger("oxmcp")
 
 
 async def serve_streams(core: Any, read_stream: Any, write_stream: Any, raise_exceptions: bool = False) -> None:
+    if not hasattr(read_stream, "__aiter__") or not hasattr(write_stream, "send"):
+        raise TypeError("Server.run(read, write, ...): the streams of oxmcp.server.stdio.stdio_server() or "
+                        "SseServerTransport.connect_sse(), or message streams (anyio memory object streams of "
+                        "SessionMessage: the read one iterable, the write one with send())")
     native = core._build_native()
     connection, handle = native.open_messages(asyncio.get_running_loop())
     failure: list[BaseException] = []
