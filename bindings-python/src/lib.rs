@@ -10,6 +10,7 @@ mod convert;
 mod engine;
 mod handlers;
 mod limits;
+mod messages;
 mod options;
 mod rules;
 mod serve;
@@ -510,6 +511,16 @@ impl NativeServer {
         serve::stdio(self)
     }
 
+    /// Serve one connection whose messages the caller frames (`Server.run` over message
+    /// streams): `(connection, handle)`, served by the core as stdio is.
+    fn open_messages(
+        &self,
+        event_loop: Py<PyAny>,
+    ) -> PyResult<(messages::MessageConnection, serve::ServeHandle)> {
+        self.engine.set_event_loop(Some(event_loop));
+        messages::open(self)
+    }
+
     /// `options`: HTTP options for this listener, over the server's (`tokens`, `rate_limit`,
     /// `uds`, ...). `host`/`port`: `None` leaves them to the options (the core's default
     /// 127.0.0.1:8000, or the `uds` that replaces them).
@@ -680,6 +691,7 @@ fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<sessions::NativeSession>()?;
     m.add_class::<serve::ServeHandle>()?;
     m.add_class::<serve::BodyStream>()?;
+    m.add_class::<messages::MessageConnection>()?;
     m.add_class::<serve::HttpAdmission>()?;
     m.add_class::<limits::NativeTokenBucket>()?;
     m.add_class::<limits::NativeSlidingWindow>()?;
@@ -702,6 +714,10 @@ fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rules::expand_uri_template, m)?)?;
     m.add_function(wrap_pyfunction!(rules::screen_path_value, m)?)?;
     m.add_function(wrap_pyfunction!(rules::schema_violation, m)?)?;
+    m.add_function(wrap_pyfunction!(rules::check_host_origin, m)?)?;
+    m.add_function(wrap_pyfunction!(rules::json_content_type, m)?)?;
+    m.add_function(wrap_pyfunction!(rules::tool_use_results_problem, m)?)?;
+    m.add_function(wrap_pyfunction!(rules::wants_sampling_tools, m)?)?;
     m.add_function(wrap_pyfunction!(engine::quiesce, m)?)?;
     m.add_function(wrap_pyfunction!(engine::after_fork, m)?)?;
     m.add_function(wrap_pyfunction!(telemetry::flush_telemetry, m)?)?;

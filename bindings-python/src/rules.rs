@@ -205,3 +205,50 @@ pub(crate) fn schema_violation(
         .next()
         .map(|v| v.message))
 }
+
+/// The core's DNS-rebinding check against explicit allow-lists (`oxmcp::authority::
+/// check_allow_lists`), as the `mcp` SDK's `TransportSecuritySettings` spell them: an entry
+/// without a port names the host sent without one, `host:*` any port. `None` when allowed, or
+/// the refused header: `"host"` (checked first) or `"origin"`.
+#[pyfunction]
+pub(crate) fn check_host_origin(
+    host: Option<&str>,
+    origin: Option<&str>,
+    allowed_hosts: Vec<String>,
+    allowed_origins: Vec<String>,
+) -> Option<&'static str> {
+    use oxmcp::authority::{check_allow_lists, PortlessEntry, Refused};
+    match check_allow_lists(
+        host,
+        origin,
+        &allowed_hosts,
+        &allowed_origins,
+        PortlessEntry::NoPort,
+    ) {
+        Ok(()) => None,
+        Err(Refused::Host) => Some("host"),
+        Err(Refused::Origin) => Some("origin"),
+    }
+}
+
+/// Whether a `Content-Type` value names a JSON body, by the core's rule for POSTed messages.
+#[pyfunction]
+pub(crate) fn json_content_type(value: Option<&str>) -> bool {
+    value.is_some_and(oxmcp::transport::http::is_json_content_type)
+}
+
+/// The core's rule for a sampling request's tool-use turns: the problem's text, or `None`.
+#[pyfunction]
+pub(crate) fn tool_use_results_problem(
+    messages: &Bound<'_, PyAny>,
+) -> PyResult<Option<&'static str>> {
+    let v = from_py(messages)?;
+    let list = v.as_array().map(Vec::as_slice).unwrap_or_default();
+    Ok(oxmcp::protocol::tool_use_results_problem(list))
+}
+
+/// Whether a sampling request's params use tools (and so need the client's `sampling.tools`).
+#[pyfunction]
+pub(crate) fn wants_sampling_tools(params: &Bound<'_, PyAny>) -> PyResult<bool> {
+    Ok(oxmcp::protocol::wants_sampling_tools(&from_py(params)?))
+}

@@ -61,7 +61,7 @@ impl ServeHandle {
     }
 }
 
-fn spawn<F>(
+pub(crate) fn spawn<F>(
     address: Option<String>,
     drain: Duration,
     f: impl FnOnce(CancellationToken) -> F,

@@ -83,10 +83,27 @@ impl Authority {
     }
 
     /// Does an `allowed_hosts` entry name this authority? An entry with a port must match host
-    /// and port; an entry without one matches the host on any port.
+    /// and port; an entry without one matches the host on any port; `host:*` matches the host
+    /// with any explicit port.
     pub fn matches_entry(&self, entry: &str) -> bool {
-        match Authority::parse(entry.trim()) {
-            Some(e) => e.host == self.host && (e.port.is_none() || e.port == self.port),
+        self.matches_entry_as(entry, PortlessEntry::AnyPort)
+    }
+
+    /// [`Self::matches_entry`], with `portless` saying what an entry without a port matches.
+    pub fn matches_entry_as(&self, entry: &str, portless: PortlessEntry) -> bool {
+        let entry = entry.trim();
+        if let Some(base) = entry.strip_suffix(":*") {
+            return self.port.is_some()
+                && Authority::parse(base).is_some_and(|e| e.port.is_none() && e.host == self.host);
+        }
+        match Authority::parse(entry) {
+            Some(e) => {
+                e.host == self.host
+                    && match e.port {
+                        Some(p) => self.port == Some(p),
+                        None => portless == PortlessEntry::AnyPort || self.port.is_none(),
+                    }
+            }
             None => false,
         }
     }
@@ -116,6 +133,77 @@ impl Origin {
             scheme: scheme.to_ascii_lowercase(),
             authority: Authority::parse(rest)?,
         })
+    }
+}
+
+/// How an `allowed_hosts` entry without a port matches a `Host`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PortlessEntry {
+    /// The host on any port, or none (the listener's `allowed_hosts`).
+    AnyPort,
+    /// The host sent without a port only (the `mcp` SDK's `TransportSecuritySettings`, where
+    /// `host:*` is the spelling for any port).
+    NoPort,
+}
+
+/// Which header an allow-list check refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refused {
+    Host,
+    Origin,
+}
+
+/// Does an `allowed_origins` entry name the `Origin` `raw` (`parsed`, when it parses)? An entry
+/// is a whole origin (case-insensitive, one trailing slash tolerated), or `scheme://host:*`: that
+/// scheme and host on any explicit port.
+pub fn origin_entry_matches(entry: &str, raw: &str, parsed: Option<&Origin>) -> bool {
+    let entry = entry.trim().trim_end_matches('/');
+    if let Some(base) = entry.strip_suffix(":*") {
+        return match (Origin::parse(base), parsed) {
+            (Some(b), Some(p)) => {
+                b.authority.port.is_none()
+                    && p.authority.port.is_some()
+                    && b.scheme == p.scheme
+                    && b.authority.host == p.authority.host
+            }
+            _ => false,
+        };
+    }
+    entry.eq_ignore_ascii_case(raw.trim_end_matches('/'))
+}
+
+/// The DNS-rebinding check against explicit allow-lists: `host` must match an `allowed_hosts`
+/// entry (no entry, no host: refused), and `origin`, when sent, an `allowed_origins` entry
+/// ([`origin_entry_matches`]). Host first, as a rebound request is refused for its Host.
+pub fn check_allow_lists(
+    host: Option<&str>,
+    origin: Option<&str>,
+    allowed_hosts: &[String],
+    allowed_origins: &[String],
+    portless: PortlessEntry,
+) -> Result<(), Refused> {
+    let parsed = host.filter(|h| !h.is_empty()).and_then(Authority::parse);
+    let host_ok = parsed.as_ref().is_some_and(|a| {
+        allowed_hosts
+            .iter()
+            .any(|e| a.matches_entry_as(e, portless))
+    });
+    if !host_ok {
+        return Err(Refused::Host);
+    }
+    match origin.filter(|o| !o.is_empty()) {
+        None => Ok(()),
+        Some(o) => {
+            let p = Origin::parse(o);
+            if allowed_origins
+                .iter()
+                .any(|e| origin_entry_matches(e, o, p.as_ref()))
+            {
+                Ok(())
+            } else {
+                Err(Refused::Origin)
+            }
+        }
     }
 }
 
@@ -233,5 +321,63 @@ mod tests {
         assert!(a.matches_entry("api.example.com:8443"));
         assert!(!a.matches_entry("api.example.com:80"));
         assert!(!a.matches_entry("example.com"));
+        assert!(a.matches_entry("api.example.com:*"));
+        assert!(!Authority::parse("api.example.com")
+            .unwrap()
+            .matches_entry("api.example.com:*"));
+        assert!(!a.matches_entry_as("api.example.com", PortlessEntry::NoPort));
+        assert!(Authority::parse("api.example.com")
+            .unwrap()
+            .matches_entry_as("api.example.com", PortlessEntry::NoPort));
+    }
+
+    #[test]
+    fn origin_entries_with_any_port() {
+        let o = |s: &str| Origin::parse(s);
+        let m = |e: &str, raw: &str| origin_entry_matches(e, raw, o(raw).as_ref());
+        assert!(m("http://localhost:*", "http://localhost:3000"));
+        assert!(m("http://localhost:*", "http://LOCALHOST:3000"));
+        assert!(!m("http://localhost:*", "http://localhost"));
+        assert!(!m("http://localhost:*", "https://localhost:3000"));
+        assert!(!m(
+            "http://localhost:*",
+            "http://localhost.evil.example:3000"
+        ));
+        assert!(m("https://app.example", "https://app.example/"));
+        assert!(!m("https://app.example", "https://app.example:444"));
+    }
+
+    #[test]
+    fn explicit_allow_lists_check_host_then_origin() {
+        let hosts = ["good.example".to_string(), "wild.example:*".to_string()];
+        let origins = [
+            "http://good.example".to_string(),
+            "http://wild.example:*".to_string(),
+        ];
+        let check = |h: Option<&str>, o: Option<&str>| {
+            check_allow_lists(h, o, &hosts, &origins, PortlessEntry::NoPort)
+        };
+        assert_eq!(check(None, None), Err(Refused::Host));
+        assert_eq!(check(Some("evil.example"), None), Err(Refused::Host));
+        assert_eq!(check(Some("evil.example:9000"), None), Err(Refused::Host));
+        assert_eq!(check(Some("good.example:9000"), None), Err(Refused::Host));
+        assert_eq!(check(Some("good.example"), None), Ok(()));
+        assert_eq!(check(Some("wild.example:9000"), None), Ok(()));
+        assert_eq!(
+            check(Some("good.example"), Some("http://evil.example")),
+            Err(Refused::Origin)
+        );
+        assert_eq!(
+            check(Some("good.example"), Some("http://wild.example:9000")),
+            Ok(())
+        );
+        assert_eq!(
+            check(Some("evil.example"), Some("http://good.example")),
+            Err(Refused::Host)
+        );
+        assert_eq!(
+            check_allow_lists(Some("a"), None, &[], &[], PortlessEntry::AnyPort),
+            Err(Refused::Host)
+        );
     }
 }

@@ -74,9 +74,9 @@ async def test_handlers_over_the_core_and_mcp_error_rules() -> None:
         assert set(caps) - {"experimental"} == {"tools", "prompts"}
 
 
-async def test_run_needs_stdio_server_streams() -> None:
+async def test_run_needs_stdio_server_or_message_streams() -> None:
     s = _server()
-    with pytest.raises(TypeError, match="stdio_server"):
+    with pytest.raises(TypeError, match="stdio_server.*message streams"):
         await s.run(object(), object(), s.create_initialization_options())
     async with stdio_server() as (read, write):
         assert repr(read) == "<oxmcp stdio read>"

@@ -51,10 +51,9 @@ def test_in_process_client_runs_on_asyncio_and_trio(backend: str) -> None:
 def test_transport_security_settings_become_the_core_guard_options() -> None:
     settings = TransportSecuritySettings(allowed_hosts=["localhost:*", "api.example.com:443"],
                                          allowed_origins=["http://localhost:*", "https://app.example.com"])
-    # An any-port host is the core's port-less entry; an any-port origin has no exact spelling and is
-    # left to the core's loopback rule (stricter, never looser).
-    assert listener_options(settings) == {"allowed_hosts": ["localhost", "api.example.com:443"],
-                                          "allowed_origins": ["https://app.example.com"]}
+    # Any-port entries are the core's own spelling too (that host on any explicit port).
+    assert listener_options(settings) == {"allowed_hosts": ["localhost:*", "api.example.com:443"],
+                                          "allowed_origins": ["http://localhost:*", "https://app.example.com"]}
     assert listener_options(TransportSecuritySettings(enable_dns_rebinding_protection=False)) == {
         "allow_any_host": True}
     assert FastMCP(host="127.0.0.1").settings.transport_security.allowed_hosts == ["127.0.0.1:*", "localhost:*"]

@@ -23,6 +23,20 @@ if os.environ.get("OXMCP_UPSTREAM_BASELINE") != "1":
     _dropin.install()
 
 
+#: The descriptor calls pytest's output capture makes between a test's phases.
+_FD_CALLS = (os.dup, os.dup2, os.close)
+
+
+@pytest.hookimpl(hookwrapper=True, trylast=True)
+def pytest_runtest_call(item: pytest.Item):  # type: ignore[no-untyped-def]
+    """Put the descriptor calls back as soon as a test's body ends. A test may replace ``os.dup2``
+    with a double that fails (and closes its target) once, for the SDK's stdio transport to meet;
+    where nothing met it, pytest's own capture would, losing its descriptors and the rest of the
+    run. The test's own result stands; its monkeypatch would restore the same calls later."""
+    yield
+    os.dup, os.dup2, os.close = _FD_CALLS
+
+
 @pytest.fixture(scope="session")
 def anyio_backend() -> str:
     return "asyncio"

@@ -6,7 +6,7 @@ mod input;
 mod meta;
 mod method;
 pub use content::*;
-pub use input::InputRequest;
+pub use input::{tool_use_results_problem, wants_sampling_tools, InputRequest};
 pub(crate) use meta::{MetaVersion, RequestMeta};
 pub(crate) use method::Method;
 

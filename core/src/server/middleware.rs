@@ -158,6 +158,9 @@ impl Server {
             let mut fut = first.handle(request, Next { tx });
             let result = loop {
                 tokio::select! {
+                    // The middleware first: once cancelled, it gets one poll to see its token
+                    // (and tell its handler) before it is dropped.
+                    biased;
                     r = &mut fut => break r,
                     Some((p, reply)) = rx.recv() => {
                         let out = match self.drive(rest, rq, Params::from_map(p), env, digest).await {

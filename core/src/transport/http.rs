@@ -26,6 +26,17 @@ use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use tokio::sync::mpsc;
+
+/// Whether a `Content-Type` value names a JSON body: the media type `application/json`, in any
+/// case, with or without parameters (`; charset=utf-8`).
+pub fn is_json_content_type(value: &str) -> bool {
+    value
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .eq_ignore_ascii_case("application/json")
+}
 use tokio_util::sync::CancellationToken;
 
 pub use super::http_config::{HttpConfig, SseConfig, TlsFiles, UdsConfig, DEFAULT_UDS_MODE};
@@ -428,14 +439,7 @@ impl HttpHandler {
     ) -> Result<(), HttpResponse> {
         let json_body = seen.content_type.first().is_some_and(|v| {
             // The usual value needs no parsing; parameters (`; charset=utf-8`) and case do.
-            v.as_bytes() == b"application/json"
-                || v.to_str().is_ok_and(|ct| {
-                    ct.split(';')
-                        .next()
-                        .unwrap_or("")
-                        .trim()
-                        .eq_ignore_ascii_case("application/json")
-                })
+            v.as_bytes() == b"application/json" || v.to_str().is_ok_and(is_json_content_type)
         });
         let refuse = |status, m: &str| {
             Err(HttpResponse::error(

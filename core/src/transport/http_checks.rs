@@ -4,7 +4,7 @@
 
 use super::headers;
 use super::http::*;
-use crate::authority::{Authority, Origin};
+use crate::authority::{origin_entry_matches, Authority, Origin};
 use crate::error::{ErrorCode, McpError};
 use crate::protocol::{Method, SUPPORTED_VERSIONS};
 use crate::server::era::check_version;
@@ -180,13 +180,15 @@ impl HttpHandler {
         if let Some(origin) = origin_header {
             let o = origin.to_str().unwrap_or("");
             let parsed = Origin::parse(o);
-            let ok = self.config.allowed_origins.iter().any(|a| {
-                a.trim_end_matches('/')
-                    .eq_ignore_ascii_case(o.trim_end_matches('/'))
-            }) || parsed.as_ref().is_some_and(|p| {
-                host().is_some_and(|h| p.authority == *h)
-                    || (loopback_only && p.authority.is_loopback())
-            });
+            let ok = self
+                .config
+                .allowed_origins
+                .iter()
+                .any(|a| origin_entry_matches(a, o, parsed.as_ref()))
+                || parsed.as_ref().is_some_and(|p| {
+                    host().is_some_and(|h| p.authority == *h)
+                        || (loopback_only && p.authority.is_loopback())
+                });
             if !ok {
                 return forbidden("Forbidden: Origin not allowed");
             }

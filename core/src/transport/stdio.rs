@@ -40,6 +40,10 @@ pub struct StdioConfig {
     pub max_string: usize,
     /// How long in-flight requests may take to finish at EOF or shutdown.
     pub drain_timeout: Duration,
+    /// Whether the end of this connection is the end of the server (a process's stdio). When
+    /// it is one connection among others (a host's message streams), its end cancels its own
+    /// requests and ends its own session only.
+    pub owns_server: bool,
 }
 
 impl Default for StdioConfig {
@@ -48,9 +52,13 @@ impl Default for StdioConfig {
             max_line: 4 * 1024 * 1024,
             max_string: crate::limits::DEFAULT_MAX_STRING,
             drain_timeout: Duration::from_secs(5),
+            owns_server: true,
         }
     }
 }
+
+/// How long cancelled requests have to end (their handlers told) before they are aborted.
+const CANCEL_GRACE: Duration = Duration::from_secs(1);
 
 enum Line {
     Data(Vec<u8>),
@@ -102,14 +110,25 @@ fn read_lines(input: impl Read, max: usize, tx: mpsc::Sender<Line>) {
     }
 }
 
+/// Write each message as one line until the channel closes or carries `null` (the connection's
+/// end: a message is an object or an array, never `null`), which a sender still held elsewhere
+/// (a handler that outlived the connection) cannot delay.
 fn write_lines(output: impl Write, mut rx: mpsc::UnboundedReceiver<Value>) {
     let mut w = std::io::BufWriter::new(output);
     while let Some(v) = rx.blocking_recv() {
+        if v.is_null() {
+            let _ = w.flush();
+            return;
+        }
         if serde_json::to_writer(&mut w, &v).is_err() || w.write_all(b"\n").is_err() {
             return;
         }
         // Batch whatever is already queued, then flush once.
         while let Ok(v) = rx.try_recv() {
+            if v.is_null() {
+                let _ = w.flush();
+                return;
+            }
             if serde_json::to_writer(&mut w, &v).is_err() || w.write_all(b"\n").is_err() {
                 return;
             }
@@ -175,7 +194,10 @@ where
             conn.serve(msg).await;
         }
     }
+    let end = conn.out.clone();
     conn.finish().await;
+    let _ = end.send(Value::Null);
+    drop(end);
     let _ = tokio::task::spawn_blocking(move || writer.join()).await;
     Ok(())
 }
@@ -302,15 +324,27 @@ impl Connection {
     /// deadline (then cancel them), and let go of every sender of stdout's channel, so that the
     /// writer thread sees it close.
     async fn finish(mut self) {
-        self.server.shutdown();
+        let owns = self.config.owns_server;
+        if owns {
+            self.server.shutdown();
+        }
         let tasks = &mut self.tasks;
         let drained = tokio::time::timeout(self.config.drain_timeout, async {
             while tasks.join_next().await.is_some() {}
         })
         .await;
         if drained.is_err() {
-            self.server.abort_in_flight();
+            if owns {
+                self.server.abort_in_flight();
+            }
             self.stop.cancel();
+            // A cancelled request ends as soon as its handler is told: wait for that briefly,
+            // then abort whatever ignores it.
+            let tasks = &mut self.tasks;
+            let _ = tokio::time::timeout(CANCEL_GRACE, async {
+                while tasks.join_next().await.is_some() {}
+            })
+            .await;
             self.tasks.shutdown().await;
         }
         // The session's handle for server-initiated messages holds a sender too.
@@ -321,6 +355,9 @@ impl Connection {
             .take()
         {
             s.set_outbound(None);
+            if !owns {
+                s.closed.cancel();
+            }
         }
     }
 }

@@ -15,6 +15,11 @@ The streams are the Rust core's (its HTTP+SSE transport: admission, the endpoint
 where every answer goes), so ``connect_sse`` yields tokens: ``server.run(read, write, options)`` opens
 the stream on the core and relays it until the client leaves. ``handle_post_message`` hands each POST
 to the core, which answers 202 (its answer goes down the stream) or its refusal.
+
+Before the core, each request passes the SDK's checks in the SDK's order, each decided by the core's
+rule (``TransportSecurityMiddleware``): the body limit (413), then the POST's ``Content-Type`` (400),
+``Host`` (421) and ``Origin`` (403) against the settings' allow-lists, then the ``session_id`` (400).
+Refusals carry the SDK's texts (``Could not find session``, ...).
 """
 
 from __future__ import annotations
@@ -23,8 +28,10 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import parse_qs, quote
+from uuid import UUID
 
 from .._asgi import Receive, Scope, Send, host_caller, read_capped, relay
+from .transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, RequestBodyLimitMiddleware, TransportSecurityMiddleware
 
 __all__ = ["SseServerTransport", "SseStream"]
 
@@ -80,6 +87,9 @@ class SseServerTransport:
         if max_request_body_size is not None and max_request_body_size <= 0:
             raise ValueError("max_request_body_size must be a positive number of bytes")
         self._endpoint = endpoint if endpoint.startswith("/") else "/" + endpoint
+        self._security = TransportSecurityMiddleware(security_settings)
+        self._post_app = RequestBodyLimitMiddleware(self._post,
+                                                    max_request_body_size or DEFAULT_MAX_REQUEST_BODY_SIZE)
         options: dict[str, Any] = {}
         hosts = getattr(security_settings, "allowed_hosts", None)
         origins = getattr(security_settings, "allowed_origins", None)
@@ -107,7 +117,14 @@ class SseServerTransport:
     async def connect_sse(self, scope: Scope, receive: Receive, send: Send) -> AsyncIterator[tuple[SseStream, SseStream]]:
         if scope["type"] != "http":
             raise ValueError("connect_sse can only handle HTTP requests")
+        from starlette.requests import Request
+
         from .. import _oxmcp
+
+        refusal = await self._security.validate_request(Request(scope, receive), is_post=False)
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            raise ValueError("Request validation failed")
 
         stream_id = _oxmcp.NativeServer.sse_session_id()
         root = scope.get("root_path", "")
@@ -126,17 +143,31 @@ class SseServerTransport:
             await send({"type": "http.response.start", "status": 405, "headers": [(b"allow", b"POST")]})
             await send({"type": "http.response.body", "body": b""})
             return
+        await self._post_app(scope, receive, send)
+
+    async def _post(self, scope: Scope, receive: Receive, send: Send) -> None:
+        from starlette.requests import Request
+
+        refusal = await self._security.validate_request(Request(scope, receive), is_post=True)
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
         query = scope.get("query_string", b"").decode("latin-1")
-        named = (parse_qs(query).get("session_id") or [""])[0]
-        connection = self._streams.get(named)
+        named = parse_qs(query).get("session_id")
+        if not named:
+            await _text(scope, receive, send, 400, "session_id is required")
+            return
+        try:
+            UUID(hex=named[0])
+        except ValueError:
+            await _text(scope, receive, send, 400, "Invalid session ID")
+            return
+        connection = self._streams.get(named[0])
         core = connection.core if connection is not None and connection.core is not None else \
             (self._cores[0] if self._cores else None)
         if core is None:
             # No stream was ever served by this transport, so none can be named: no core to ask.
-            body = b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Session not found"}}'
-            await send({"type": "http.response.start", "status": 404,
-                        "headers": [(b"content-type", b"application/json")]})
-            await send({"type": "http.response.body", "body": body})
+            await _text(scope, receive, send, 404, "Could not find session")
             return
         native = core._build_native()
         data, truncated = await read_capped(receive, native.sse_max_body_bytes())
@@ -144,9 +175,24 @@ class SseServerTransport:
             return
         status, headers, out, stream = await native.sse_post(_headers(scope), data, query, _peer(scope),
                                                              host_caller(scope))
+        if status in _SDK_TEXTS and stream is None:
+            # The core's refusal (or acceptance), in the SDK's words.
+            headers, out = [("content-type", "text/plain; charset=utf-8")], _SDK_TEXTS[status]
         if truncated:  # the rest of the body is never read: the connection cannot be reused
             headers = [*headers, ("connection", "close")]
         await relay((status, headers, out, stream), receive, send)
+
+
+#: The SDK's texts for the core's answers to a POSTed message.
+_SDK_TEXTS = {202: b"Accepted", 400: b"Could not parse message", 404: b"Could not find session",
+              413: b"Request body too large"}
+
+
+async def _text(scope: Scope, receive: Receive, send: Send, status: int, text: str) -> None:
+    from starlette.responses import Response
+
+    respond: Any = Response(text, status_code=status)
+    await respond(scope, receive, send)
 
 
 def _headers(scope: Scope) -> list[tuple[str, str]]:

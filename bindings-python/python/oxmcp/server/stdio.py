@@ -1,7 +1,11 @@
-"""``mcp.server.stdio.stdio_server()``: the process's stdin/stdout as a low-level server's streams.
+"""``mcp.server.stdio.stdio_server()``: stdin/stdout as a low-level server's streams.
 
-On oxmcp the Rust core owns stdio (a reader thread, one writer), so the streams yielded here are
-tokens: ``await server.run(read, write, options)`` with them serves stdio natively.
+On the process's own stdin/stdout the Rust core owns stdio (a reader thread, one writer), so the
+streams yielded are tokens: ``await server.run(read, write, options)`` with them serves stdio natively.
+
+With ``stdin``/``stdout`` given (``anyio.AsyncFile``s of text, as the SDK takes them), the streams are
+message streams: each line read becomes a ``SessionMessage`` (or the exception its parsing raised),
+each message written one line. ``Server.run`` serves them through the core like any message streams.
 """
 
 from __future__ import annotations
@@ -9,6 +13,8 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
+
+from ..shared.message import encode, session_message
 
 __all__ = ["StdioStream", "stdio_server"]
 
@@ -24,7 +30,47 @@ class StdioStream:
 
 
 @contextlib.asynccontextmanager
-async def stdio_server(stdin: Any = None, stdout: Any = None) -> AsyncIterator[tuple[StdioStream, StdioStream]]:
-    if stdin is not None or stdout is not None:
-        raise TypeError("stdio_server(stdin=, stdout=): oxmcp serves the process's own stdin/stdout only")
-    yield StdioStream("read"), StdioStream("write")
+async def stdio_server(stdin: Any = None, stdout: Any = None) -> AsyncIterator[tuple[Any, Any]]:
+    if stdin is None and stdout is None:
+        yield StdioStream("read"), StdioStream("write")
+        return
+    if stdin is None or stdout is None:
+        raise TypeError("stdio_server(stdin=, stdout=): give both streams, or neither for the process's own")
+    async with _injected(stdin, stdout) as streams:
+        yield streams
+
+
+@contextlib.asynccontextmanager
+async def _injected(stdin: Any, stdout: Any) -> AsyncIterator[tuple[Any, Any]]:
+    import anyio
+
+    read_writer, read_stream = anyio.create_memory_object_stream[Any](0)
+    write_stream, write_reader = anyio.create_memory_object_stream[Any](0)
+
+    async def reader() -> None:
+        try:
+            async with read_writer:
+                async for line in stdin:
+                    if not line.strip():
+                        continue
+                    try:
+                        message: Any = session_message(line)
+                    except Exception as exc:  # noqa: BLE001  handed on, as the SDK does
+                        message = exc
+                    await read_writer.send(message)
+        except anyio.ClosedResourceError:
+            await anyio.lowlevel.checkpoint()
+
+    async def writer() -> None:
+        try:
+            async with write_reader:
+                async for item in write_reader:
+                    await stdout.write(encode(item.message).decode() + "\n")
+                    await stdout.flush()
+        except anyio.ClosedResourceError:
+            await anyio.lowlevel.checkpoint()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(reader)
+        tg.start_soon(writer)
+        yield read_stream, write_stream

@@ -23,6 +23,7 @@ from ._generated import (
     ElicitRequestURLParams,
     Error,
     JSONRPCErrorResponse,
+    JSONRPCResultResponse,
     ResourceTemplateReference,
     ServerCapabilities,
 )
@@ -128,9 +129,14 @@ def _schemas_as_dicts() -> None:
     from . import _generated
 
     Tool.model_fields["inputSchema"].annotation = dict[str, Any]
+    # A JSON-RPC response's result is a plain dict in both SDKs (``response.result["content"]``).
+    JSONRPCResultResponse.model_fields["result"].annotation = dict[str, Any]
+    JSONRPCResultResponse.model_rebuild(force=True)
     Tool.model_fields["outputSchema"].annotation = dict[str, Any] | None  # type: ignore[assignment]
     # The SDKs' CallToolResult.isError is False unless set (the spec's default), not None.
     CallToolResult.model_fields["isError"].default = False
+    # And a tool result in a sampling message holds no content unless given (both SDKs).
+    ToolResultContent.model_fields["content"].default = []
     rebuilt = False
     for value in list(vars(_generated).values()):
         if value is Tool or value is CallToolResult:
@@ -140,3 +146,8 @@ def _schemas_as_dicts() -> None:
 
 
 _schemas_as_dicts()
+
+# The SDKs' message names over the generated ones (``_messages.py``).
+from ._messages import JSONRPCResponse as JSONRPCResponse  # type: ignore[assignment]
+from ._messages import SamplingToolsCapability as SamplingToolsCapability
+from ._messages import jsonrpc_message_adapter as jsonrpc_message_adapter

@@ -481,21 +481,14 @@ class Server:
 
     async def run(self, read_stream: Any, write_stream: Any, initialization_options: Any = None,
                   raise_exceptions: bool = False, stateless: bool = False) -> None:
-        """Serve until the client goes away, on ``stdio_server()``'s streams, ``SseServerTransport.connect_sse()``'s,
-        or a pair of message streams (anyio's memory streams of ``SessionMessage``, ``mcp.shared.memory``'s)."""
-        from ..._client_streams import serve_streams
+        """Serve until the client goes away: the process's stdio (``stdio_server()``), an HTTP+SSE stream
+        (``SseServerTransport.connect_sse()``), or any pair of message streams (``SessionMessage``s)."""
         from ..sse import SseStream
         from ..stdio import StdioStream
 
         sse = isinstance(read_stream, SseStream) and isinstance(write_stream, SseStream) \
             and read_stream.connection is write_stream.connection
         stdio = isinstance(read_stream, StdioStream) and isinstance(write_stream, StdioStream)
-        messages = not sse and not stdio and hasattr(read_stream, "receive") and hasattr(write_stream, "send")
-        if not sse and not stdio and not messages:
-            raise TypeError("Server.run(read, write, ...): oxmcp serves the streams of "
-                            "oxmcp.server.stdio.stdio_server(), oxmcp.server.sse.SseServerTransport."
-                            "connect_sse() or a pair of message streams; for Streamable HTTP use "
-                            "oxmcp.server.streamable_http_manager.StreamableHTTPSessionManager")
         if sse:
             # Before the core server is built (by the first stream): the transport's options are its.
             read_stream.connection.transport._bind(self._core)
@@ -520,10 +513,12 @@ class Server:
         async with self._running():
             if sse:
                 await read_stream.connection.serve(self._core)
-            elif messages:
-                await serve_streams(self._core, read_stream, write_stream)
-            else:
+            elif stdio:
                 await self._core.run_async("stdio")
+            else:
+                from ._streams import serve_streams
+
+                await serve_streams(self._core, read_stream, write_stream, raise_exceptions)
 
     async def _handle_message(self, message: Any, session: Any, lifespan_context: Any,
                               raise_exceptions: bool = False) -> None:

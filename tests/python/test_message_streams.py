@@ -1,0 +1,111 @@
+"""A low-level ``Server.run(read_stream, write_stream, options)`` over anyio memory streams, as the
+``mcp`` SDK runs it: the core serves the connection as it serves stdio (the handshake, its limits,
+cancellation, server-to-client requests), and the end of the read stream ends it."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from typing import Any
+
+import anyio
+import pytest
+
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+
+
+def _message(body: dict[str, Any]) -> Any:
+    from oxmcp.shared.message import SessionMessage
+    from oxmcp.types import jsonrpc_message_adapter
+
+    return SessionMessage(jsonrpc_message_adapter.validate_python(body))
+
+
+def _body(item: Any) -> dict[str, Any]:
+    message = item.message
+    message = getattr(message, "root", message)
+    return message.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+def _server(started: asyncio.Event | None = None, cancelled: asyncio.Event | None = None) -> Any:
+    import oxmcp.types as types
+    from oxmcp.server.lowlevel import Server
+
+    server = Server("streams", version="3.1")
+
+    @server.list_tools()
+    async def list_tools() -> list[types.Tool]:
+        return [types.Tool(name="echo", inputSchema={"type": "object", "properties": {"t": {"type": "string"}}}),
+                types.Tool(name="slow", inputSchema={"type": "object"})]
+
+    @server.call_tool()
+    async def call_tool(name: str, arguments: dict[str, Any]) -> Any:
+        if name == "slow":
+            assert started is not None and cancelled is not None
+            started.set()
+            try:
+                await asyncio.sleep(60)
+            finally:
+                cancelled.set()
+        return [types.TextContent(type="text", text=arguments["t"] * 2)]
+
+    return server
+
+
+def test_run_over_memory_streams_serves_through_the_core() -> None:
+    async def main() -> None:
+        started, cancelled = asyncio.Event(), asyncio.Event()
+        server = _server(started, cancelled)
+        to_server, server_read = anyio.create_memory_object_stream[Any](10)
+        server_write, from_server = anyio.create_memory_object_stream[Any](10)
+        run = asyncio.ensure_future(server.run(server_read, server_write, server.create_initialization_options()))
+        async with to_server, from_server:
+            await to_server.send(_message(INIT))
+            init = _body(await from_server.receive())
+            assert init["id"] == 1 and init["result"]["serverInfo"] == {"name": "streams", "version": "3.1"}
+            await to_server.send(_message({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            await to_server.send(_message({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                                           "params": {"name": "echo", "arguments": {"t": "ab"}}}))
+            answer = _body(await from_server.receive())
+            assert answer["id"] == 2 and answer["result"]["content"] == [{"type": "text", "text": "abab"}]
+            # The core's rules hold: an unknown method is its -32601.
+            await to_server.send(_message({"jsonrpc": "2.0", "id": 3, "method": "no/such"}))
+            assert _body(await from_server.receive())["error"]["code"] == -32601
+            # A transport's error in the stream is logged; nothing is written for it.
+            await to_server.send(RuntimeError("a line that was not JSON"))
+            await to_server.send(_message({"jsonrpc": "2.0", "id": 4, "method": "ping"}))
+            assert _body(await from_server.receive()) == {"jsonrpc": "2.0", "id": 4, "result": {}}
+            # The end of the read stream cancels what is in flight and ends run().
+            await to_server.send(_message({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                                           "params": {"name": "slow", "arguments": {}}}))
+            await asyncio.wait_for(started.wait(), 5)
+            await to_server.aclose()
+            await asyncio.wait_for(run, 5)
+            assert cancelled.is_set()
+            with pytest.raises(anyio.EndOfStream):
+                from_server.receive_nowait()
+
+    asyncio.run(main())
+
+
+def test_stdio_server_with_injected_streams_frames_one_message_a_line() -> None:
+    from oxmcp.server.stdio import stdio_server
+
+    async def main() -> str:
+        stdin = io.StringIO('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+                            '"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n'
+                            'not json\n')
+        stdout = io.StringIO()
+        server = _server()
+        async with stdio_server(stdin=anyio.AsyncFile(stdin), stdout=anyio.AsyncFile(stdout)) as (read, write):
+            await asyncio.wait_for(server.run(read, write, server.create_initialization_options()), 10)
+        return stdout.getvalue()
+
+    import json
+
+    lines = asyncio.run(main()).splitlines()
+    answers = [json.loads(line) for line in lines]
+    # `initialize` is answered before the next line is read; the line that is no message is logged.
+    assert [a["id"] for a in answers] == [1]
+    assert answers[0]["result"]["serverInfo"]["name"] == "streams"
