@@ -530,16 +530,17 @@ def callgrind(phs: list[dict], a: argparse.Namespace) -> dict:
 
     from callgrind import self_costs
     res = {}
+    srv = next(s for s in servers(a) if s["name"] == a.callgrind_server)
     for g in GROUPS:
-        todo = [ph for ph in phs if ph["group"] == g]
+        todo = [ph for ph in phs if ph["group"] == g and ph["w"] in srv["can"]]
         if not todo:
             continue
         port = run.free_port()
         url = f"http://127.0.0.1:{port}/mcp"
         prefix = tempfile.mktemp(prefix="oxmcp-wl-callgrind-")
-        env = {**os.environ, **servers(a)[0]["env"], **GROUPS[g], "WL_DATA": a.data}
+        env = {**os.environ, **srv["env"], **GROUPS[g], "WL_DATA": a.data}
         argv = ["valgrind", "--tool=callgrind", "--compress-strings=no", "--compress-pos=no",
-                f"--callgrind-out-file={prefix}", a.oxmcp_rust_bin, "--http", f"127.0.0.1:{port}"]
+                f"--callgrind-out-file={prefix}", *[c.format(port=port) for c in srv["cmd"]]]
         p = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         try:
             proto, session = probe(url, MODERN, p, time.monotonic() + 180)
@@ -628,6 +629,8 @@ def main() -> None:
     ap.add_argument("--ready-timeout", type=float, default=90.0)
     ap.add_argument("--callgrind", action="store_true", help="also count oxmcp-rust's instructions per phase")
     ap.add_argument("--callgrind-only", action="store_true")
+    ap.add_argument("--callgrind-server", default="oxmcp-rust", choices=["oxmcp-rust", "rmcp", "bare"],
+                    help="the Rust server counted under callgrind (rmcp or bare: the peers' instructions per op)")
     ap.add_argument("--cg-requests", type=int, default=400)
     ap.add_argument("--cg-requests-large", type=int, default=60)
     ap.add_argument("--top", type=int, default=8)
@@ -694,7 +697,7 @@ def main() -> None:
             for s in order:
                 bench_server(s, [ph for ph in phs if ph["w"] in s["can"]], rnd, records)
     cg = {}
-    if (a.callgrind or a.callgrind_only) and any(s["name"] == "oxmcp-rust" for s in avail):
+    if (a.callgrind or a.callgrind_only) and any(s["name"] == a.callgrind_server for s in avail):
         cg = callgrind(phs, a)
     if REDIS:
         run.stop(REDIS.p)

@@ -128,11 +128,19 @@ impl LazySink {
     }
 }
 
+/// `bytes` random bytes as lowercase hex (a session id, a stream id, a request id).
 pub(crate) fn random_token(bytes: usize) -> String {
     use rand::RngCore;
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut b = vec![0u8; bytes];
     rand::thread_rng().fill_bytes(&mut b);
-    b.iter().map(|x| format!("{x:02x}")).collect()
+    // By hand: a `format!` per byte was 7 % of a legacy session's instructions.
+    let mut s = String::with_capacity(2 * bytes);
+    for x in b {
+        s.push(char::from(HEX[usize::from(x >> 4)]));
+        s.push(char::from(HEX[usize::from(x & 0xf)]));
+    }
+    s
 }
 
 /// By request id: the legacy session the request went to (`None`: stdio, stateless HTTP) and

@@ -17,6 +17,48 @@ pub struct Resource {
     pub(crate) handler: Option<Arc<dyn ResourceHandler>>,
     pub(crate) required_scopes: Vec<String>,
     pub(crate) timeout: Option<Duration>,
+    /// The contents of [`Resource::text`] and [`Resource::app`], which a read answers without
+    /// calling the handler (see [`FixedContents`]).
+    pub(crate) fixed: Option<Arc<FixedContents>>,
+}
+
+/// A resource's contents that never change, with their JSON made once: an HTTP read writes
+/// those bytes as they are, where a handler's contents are copied per read and then scanned for
+/// the bytes JSON escapes (most of a large text's cost). The JSON is made at the first read
+/// that writes it (a server on stdio never makes it), and then kept beside the contents.
+pub(crate) struct FixedContents {
+    pub(crate) contents: ResourceContents,
+    json: std::sync::OnceLock<Box<[u8]>>,
+}
+
+impl FixedContents {
+    pub(crate) fn new(contents: ResourceContents) -> Arc<Self> {
+        Arc::new(Self {
+            contents,
+            json: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// The `contents` array's JSON, as `write_resource_contents` writes it.
+    pub(crate) fn json(&self) -> &[u8] {
+        self.json.get_or_init(|| {
+            let one = std::slice::from_ref(&self.contents);
+            let mut out =
+                Vec::with_capacity(crate::jsonrpc::write::resource_contents_len(one) + 16);
+            crate::jsonrpc::write::write_resource_contents(&mut out, one);
+            out.into_boxed_slice()
+        })
+    }
+}
+
+/// The handler of fixed contents, for whoever reads the resource as values (stdio, a task, a
+/// middleware): a copy of the contents.
+fn fixed_handler(fixed: &Arc<FixedContents>) -> impl ResourceHandler {
+    let fixed = fixed.clone();
+    move |_uri: String, _v: Map<String, Value>, _c| {
+        let c = fixed.contents.clone();
+        async move { Ok::<_, crate::HandlerError>(vec![c]) }
+    }
 }
 
 fn base_def(key: &str, uri: &str, name: &str) -> Map<String, Value> {
@@ -89,6 +131,7 @@ impl Resource {
             handler: None,
             required_scopes: Vec::new(),
             timeout: None,
+            fixed: None,
         }
     }
     /// Build from a spec-shaped `Resource` object (what the bindings pass).
@@ -108,22 +151,26 @@ impl Resource {
             handler: None,
             required_scopes: Vec::new(),
             timeout: None,
+            fixed: None,
         })
     }
-    /// A resource whose content is fixed text.
+    /// A resource whose content is fixed text. An HTTP read writes it from its JSON, made once.
     pub fn text(
         uri: impl Into<String>,
         name: impl Into<String>,
         mime_type: impl Into<String>,
         text: impl Into<String>,
     ) -> Self {
-        let (mime, text) = (mime_type.into(), text.into());
-        Self::new(uri, name).mime_type(mime.clone()).handler(
-            move |uri: String, _v: Map<String, Value>, _c| {
-                let c = ResourceContents::text(uri, mime.clone(), text.clone());
-                async move { Ok::<_, crate::HandlerError>(vec![c]) }
-            },
-        )
+        let (uri, mime) = (uri.into(), mime_type.into());
+        let fixed = ResourceContents::text(uri.clone(), mime.clone(), text);
+        Self::new(uri, name).mime_type(mime).fixed(fixed)
+    }
+    /// Serve `contents` (whose URI is the resource's) on every read.
+    fn fixed(mut self, contents: ResourceContents) -> Self {
+        let fixed = FixedContents::new(contents);
+        self.handler = Some(Arc::new(fixed_handler(&fixed)));
+        self.fixed = Some(fixed);
+        self
     }
     descriptor_setters!();
     /// Size of the raw content in bytes.
@@ -132,10 +179,12 @@ impl Resource {
     }
     pub fn handler(mut self, h: impl ResourceHandler) -> Self {
         self.handler = Some(Arc::new(h));
+        self.fixed = None;
         self
     }
     pub fn handler_arc(mut self, h: Arc<dyn ResourceHandler>) -> Self {
         self.handler = Some(h);
+        self.fixed = None;
         self
     }
     /// An MCP App's UI: fixed HTML at a `ui://` URI, MIME type `text/html;profile=mcp-app`,
@@ -146,22 +195,19 @@ impl Resource {
         html: impl Into<String>,
         ui: UiResourceMeta,
     ) -> Self {
-        let (html, ui) = (html.into(), ui.to_json());
+        let (uri, ui) = (uri.into(), ui.to_json());
         let mut meta = Map::new();
         meta.insert("ui".into(), ui);
-        let item_meta = meta.clone();
+        let fixed = ResourceContents::Text {
+            uri: uri.clone(),
+            mime_type: Some(MIME_TYPE.into()),
+            text: html.into(),
+            meta: Some(meta.clone()),
+        };
         Self::new(uri, name)
             .mime_type(MIME_TYPE)
             .meta(meta)
-            .handler(move |uri: String, _v: Map<String, Value>, _c| {
-                let c = ResourceContents::Text {
-                    uri,
-                    mime_type: Some(MIME_TYPE.into()),
-                    text: html.clone(),
-                    meta: Some(item_meta.clone()),
-                };
-                async move { Ok::<_, crate::HandlerError>(vec![c]) }
-            })
+            .fixed(fixed)
     }
 }
 
@@ -250,6 +296,7 @@ pub(crate) struct ResourceEntry {
     pub(crate) required_scopes: Vec<String>,
     /// The read's own bound (`None`: the server's `tool_timeout`).
     pub(crate) timeout: Option<Duration>,
+    pub(crate) fixed: Option<Arc<FixedContents>>,
 }
 
 pub(crate) struct TemplateEntry {
@@ -295,6 +342,7 @@ impl ResourceEntry {
                 listed: true,
                 required_scopes: r.required_scopes,
                 timeout: r.timeout,
+                fixed: r.fixed,
             },
         ))
     }

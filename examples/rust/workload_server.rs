@@ -4,7 +4,8 @@
 //!
 //! * `records_large` / `records_small`: structured results (`structuredContent` + its JSON as
 //!   text) under an `outputSchema`, about 100 KB and 10 KB;
-//! * `bench://blob/large|small` (base64, encoded per read) and `bench://text/large|small`;
+//! * `bench://blob/large|small` (base64, encoded per read) and `bench://text/large|small`
+//!   (fixed text: `Resource::text`);
 //! * `WL_TOOLS=N` more tools `tool_i` (a `tools/list` of N + the rest; `OXMCP_PAGE_SIZE` raises
 //!   the page);
 //! * `WL_TEMPLATES=N` resource templates `bench://t{i}/{id}`;
@@ -81,22 +82,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     }
                 }),
         );
-        let text: Arc<String> =
-            Arc::new(String::from_utf8(read(&dir, &format!("text_{size}.txt"))?)?);
-        b = b.resource(
-            Resource::new(format!("bench://text/{size}"), format!("text {size}"))
-                .mime_type("text/plain")
-                .handler(move |uri: String, _: Args, _: Context| {
-                    let text = text.clone();
-                    async move {
-                        Ok::<_, HandlerError>(vec![ResourceContents::text(
-                            uri,
-                            "text/plain",
-                            (*text).clone(),
-                        )])
-                    }
-                }),
-        );
+        let text = String::from_utf8(read(&dir, &format!("text_{size}.txt"))?)?;
+        b = b.resource(Resource::text(
+            format!("bench://text/{size}"),
+            format!("text {size}"),
+            "text/plain",
+            text,
+        ));
     }
 
     for i in 0..count("WL_TOOLS") {

@@ -9,6 +9,7 @@
 use crate::jsonrpc;
 use crate::jsonrpc::write::{write_content, write_resource_contents, write_value};
 use crate::protocol::{ResourceContents, ToolResult, META_SERVER_INFO};
+use crate::resource::FixedContents;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -51,6 +52,23 @@ impl ToolAnswer {
             shape_modern(&mut m, self.info.as_deref().map(|i| &i.value));
         }
         Value::Object(m)
+    }
+
+    /// Room for the answer's JSON: its text blocks with an eighth more for escapes, and as
+    /// much again as the largest for a structured result (whose text is usually its JSON).
+    pub(crate) fn size_hint(&self) -> usize {
+        let r = &self.result;
+        let texts = r.content.iter().map(|c| match c {
+            crate::protocol::Content::Text { text, .. } => text.len(),
+            _ => 0,
+        });
+        let (sum, max) = texts.fold((0, 0), |(s, m), n| (s + n, m.max(n)));
+        let structured = if r.structured_content.is_some() {
+            max
+        } else {
+            0
+        };
+        256 + sum + sum / 8 + structured
     }
 
     /// Append the answer's JSON: the members in the order the value's (sorted) map has them,
@@ -103,24 +121,55 @@ impl ToolAnswer {
 /// A `resources/read` result on its way out: the handler's contents kept as they are (a 1 MiB
 /// text or base64 blob is not copied into a value) and the result's other members as the
 /// dispatcher's `finish` made them.
-#[derive(Debug)]
 pub(crate) struct ContentsAnswer {
-    pub(crate) contents: Vec<ResourceContents>,
+    pub(crate) contents: Contents,
     pub(crate) rest: Map<String, Value>,
 }
 
+/// A read's contents: the handler's, or a resource's fixed contents with their JSON kept.
+pub(crate) enum Contents {
+    Owned(Vec<ResourceContents>),
+    Fixed(Arc<FixedContents>),
+}
+
+impl std::fmt::Debug for ContentsAnswer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let contents = match &self.contents {
+            Contents::Owned(c) => c.as_slice(),
+            Contents::Fixed(c) => std::slice::from_ref(&c.contents),
+        };
+        f.debug_struct("ContentsAnswer")
+            .field("contents", &contents)
+            .field("rest", &self.rest)
+            .finish()
+    }
+}
+
 impl ContentsAnswer {
-    /// The result as a value: the strings moved, not copied.
+    /// The result as a value: the strings moved, not copied (fixed contents are copied).
     pub(crate) fn into_value(self) -> Value {
         let mut m = self.rest;
-        let contents = self.contents.into_iter().map(contents_value).collect();
+        let contents = match self.contents {
+            Contents::Owned(c) => c.into_iter().map(contents_value).collect(),
+            Contents::Fixed(c) => vec![contents_value(c.contents.clone())],
+        };
         m.insert("contents".into(), Value::Array(contents));
         Value::Object(m)
     }
 
     /// Room for the result's JSON.
     pub(crate) fn size_hint(&self) -> usize {
-        crate::jsonrpc::write::resource_contents_len(&self.contents) + 512
+        512 + match &self.contents {
+            Contents::Owned(c) => crate::jsonrpc::write::resource_contents_len(c),
+            Contents::Fixed(c) => c.json().len(),
+        }
+    }
+
+    fn write_contents(&self, out: &mut Vec<u8>) {
+        match &self.contents {
+            Contents::Owned(c) => write_resource_contents(out, c),
+            Contents::Fixed(c) => out.extend_from_slice(c.json()),
+        }
     }
 
     /// Append the result's JSON: `contents` among the other members where the value's (sorted)
@@ -133,7 +182,7 @@ impl ContentsAnswer {
             if pending && k.as_str() > "contents" {
                 sep.put(out);
                 out.extend_from_slice(br#""contents":"#);
-                write_resource_contents(out, &self.contents);
+                self.write_contents(out);
                 pending = false;
             }
             if pending && k == "contents" {
@@ -144,7 +193,7 @@ impl ContentsAnswer {
         if pending {
             sep.put(out);
             out.extend_from_slice(br#""contents":"#);
-            write_resource_contents(out, &self.contents);
+            self.write_contents(out);
         }
         out.push(b'}');
     }
@@ -235,6 +284,7 @@ impl Reply {
         match self {
             Reply::Rendered { result, .. } => result.get().len() + 64,
             Reply::Contents { answer, .. } => answer.size_hint(),
+            Reply::Tool { answer, .. } => answer.size_hint(),
             _ => 256,
         }
     }
@@ -411,7 +461,7 @@ mod tests {
             let reply = Reply::Contents {
                 id: json!(4),
                 answer: Box::new(ContentsAnswer {
-                    contents: contents.clone(),
+                    contents: Contents::Owned(contents.clone()),
                     rest,
                 }),
             };
@@ -419,6 +469,44 @@ mod tests {
             reply.write_to(&mut got);
             assert_eq!(String::from_utf8(got).unwrap(), want);
             assert_eq!(serde_json::to_string(&reply.into_value()).unwrap(), want);
+        }
+    }
+
+    /// Fixed contents are written from their kept JSON as the same contents from a handler
+    /// are, and make the same value.
+    #[test]
+    fn fixed_contents_are_written_as_owned_ones() {
+        let meta = json!({"ui": {"csp": "a\"b"}}).as_object().cloned();
+        let items = [
+            ResourceContents::text("x://t", "text/plain", "a\"\\\n\u{1}é𝄞".repeat(50)),
+            ResourceContents::blob("x://b", "application/octet-stream", "aGk/+w=="),
+            ResourceContents::Text {
+                uri: "ui://app".into(),
+                mime_type: Some("text/html;profile=mcp-app".into()),
+                text: "<p>\"</p>".into(),
+                meta,
+            },
+        ];
+        let rest = json!({"_meta": {"io.modelcontextprotocol/serverInfo": {"name": "s"}},
+            "resultType": "complete"});
+        let Value::Object(rest) = rest else {
+            unreachable!()
+        };
+        for c in items {
+            let reply = |contents| Reply::Contents {
+                id: json!(1),
+                answer: Box::new(ContentsAnswer {
+                    contents,
+                    rest: rest.clone(),
+                }),
+            };
+            let owned = reply(Contents::Owned(vec![c.clone()]));
+            let fixed = reply(Contents::Fixed(FixedContents::new(c)));
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            owned.write_to(&mut a);
+            fixed.write_to(&mut b);
+            assert_eq!(String::from_utf8(a).unwrap(), String::from_utf8(b).unwrap());
+            assert_eq!(owned.into_value(), fixed.into_value());
         }
     }
 

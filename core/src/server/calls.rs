@@ -151,6 +151,20 @@ impl Server {
                 return Err(self.not_found(rq, &uri));
             }
             self.check_scopes(env, &uri, &r.required_scopes)?;
+            if let Some(fixed) = &r.fixed {
+                let fixed = fixed.clone();
+                let p = Prepared {
+                    kind: Kind::Resource,
+                    name: uri,
+                    input: None,
+                    slots: None,
+                    timeout: r.timeout.or(self.inner.options.tool_timeout),
+                    invoke: Invoke::Other(Box::new(move |_| {
+                        std::future::ready(Ok(Done::Fixed(fixed))).boxed()
+                    })),
+                };
+                return Ok((p, params));
+            }
             (r.handler.clone(), Map::new(), r.timeout)
         } else if let Some((t, vars)) = {
             // The allow-list first: a caller allowed the URI may read it
@@ -328,12 +342,8 @@ impl Server {
                 _ => McpError::internal("a tool result for another kind of call").into(),
             },
             Done::Contents(c) if c.is_empty() => self.not_found(rq, name),
-            Done::Contents(contents) => match self.finish(rq, Map::new(), true) {
-                Value::Object(rest) => {
-                    Outcome::Contents(Box::new(super::answer::ContentsAnswer { contents, rest }))
-                }
-                _ => McpError::internal("a result that is not an object").into(),
-            },
+            Done::Contents(c) => self.contents(rq, super::answer::Contents::Owned(c)),
+            Done::Fixed(c) => self.contents(rq, super::answer::Contents::Fixed(c)),
             Done::Prompt(p) => match serde_json::to_value(p) {
                 Ok(Value::Object(m)) => Outcome::Result(self.finish(rq, m, false)),
                 _ => McpError::internal("could not serialize the prompt").into(),
@@ -351,6 +361,16 @@ impl Server {
                 );
                 Outcome::Result(self.finish(rq, m, false))
             }
+        }
+    }
+
+    /// A read's contents with the result's other members.
+    fn contents(&self, rq: &RequestInfo, contents: super::answer::Contents) -> Outcome {
+        match self.finish(rq, Map::new(), true) {
+            Value::Object(rest) => {
+                Outcome::Contents(Box::new(super::answer::ContentsAnswer { contents, rest }))
+            }
+            _ => McpError::internal("a result that is not an object").into(),
         }
     }
 

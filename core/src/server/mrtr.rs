@@ -54,12 +54,27 @@ fn rejected() -> McpError {
 
 impl Binding<'_> {
     /// The associated data the AEAD tag covers.
+    /// The bytes of `{"c","h","m","n","v"}` as `serde_json::to_vec` writes that object (its keys
+    /// sorted), written directly: no map is built per seal and per open.
     fn aad(&self) -> Vec<u8> {
-        let aad = json!({
-            "v": 2, "m": self.method, "n": self.name, "c": self.caller,
-            "h": B64.encode(self.args),
-        });
-        serde_json::to_vec(&aad).unwrap_or_default()
+        use crate::jsonrpc::write::write_str;
+        let mut out = Vec::with_capacity(128 + self.method.len() + self.name.len());
+        out.extend_from_slice(br#"{"c":"#);
+        match self.caller {
+            Some(c) => write_str(&mut out, c),
+            None => out.extend_from_slice(b"null"),
+        }
+        // URL-safe base64 of 32 bytes: 43 characters, none of which JSON escapes.
+        let mut h = [0u8; 43];
+        let n = B64.encode_slice(self.args, &mut h).unwrap_or(0);
+        out.extend_from_slice(br#","h":""#);
+        out.extend_from_slice(&h[..n]);
+        out.extend_from_slice(br#"","m":"#);
+        write_str(&mut out, self.method);
+        out.extend_from_slice(br#","n":"#);
+        write_str(&mut out, self.name);
+        out.extend_from_slice(br#","v":2}"#);
+        out
     }
 }
 
@@ -148,6 +163,23 @@ impl StateSealer {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_aad_is_the_json_of_its_object() {
+        let args = [0xfbu8; 32];
+        for caller in [None, Some("u\"1é")] {
+            let b = Binding {
+                method: "tools/call",
+                name: "n\\\n",
+                caller,
+                args: &args,
+            };
+            let want = serde_json::to_vec(&serde_json::json!({"v": 2, "m": b.method,
+                "n": b.name, "c": b.caller, "h": B64.encode(b.args)}))
+            .unwrap();
+            assert_eq!(String::from_utf8(b.aad()), String::from_utf8(want));
+        }
+    }
+
     use super::*;
     use crate::request::args_digest;
 

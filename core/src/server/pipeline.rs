@@ -46,6 +46,8 @@ pub(crate) enum Kind {
 pub(crate) enum Done {
     Tool(ToolResult),
     Contents(Vec<ResourceContents>),
+    /// A resource's fixed contents (no handler ran).
+    Fixed(Arc<crate::resource::FixedContents>),
     Prompt(PromptResult),
     Completion(Completion),
 }
