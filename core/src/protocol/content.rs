@@ -165,13 +165,9 @@ impl ToolResult {
     pub fn text(text: impl Into<String>) -> Self {
         Self::new(vec![Content::text(text)])
     }
-    /// Structured output, with its serialized JSON as a text block for older clients (written
-    /// by the core's JSON writer: serde_json's bytes, without its byte-by-byte escape lookup).
+    /// Structured output, with its serialized JSON as a text block for older clients.
     pub fn structured(value: Value) -> Self {
-        let mut json = Vec::new();
-        crate::jsonrpc::write::write_value(&mut json, &value);
-        // The writer copies whole UTF-8 strings and adds ASCII: always valid.
-        let text = String::from_utf8(json).unwrap_or_default();
+        let text = serde_json::to_string(&value).unwrap_or_default();
         Self {
             content: vec![Content::text(text)],
             structured_content: Some(value),
