@@ -401,8 +401,13 @@ class FastMCP(Components, Serving, Server):
             kwargs["mime_type"] = "text/plain"  # FastMCP's default for every resource and template
         tags = kwargs.pop("_tags", None)
         self._take_security(uri, kwargs)
+        deco = super().resource(uri, **kwargs)
+
+        def tagged(fn: Any) -> Any:
+            out = deco(fn)
+            self._tag("resource", uri, tags)
+            return out
         return tagged if tags else deco
-        return super().resource(uri, **kwargs)
 
     def prompt(self, fn: Any = None, **kwargs: Any) -> Any:  # type: ignore[override]
         kwargs = self._component_kwargs("prompt", kwargs, _OTHER_EXTRAS)
