@@ -59,7 +59,6 @@ MIRRORS: dict[str, str] = {
     "mcp.shared.inbound": "oxmcp.shared.inbound",
     "mcp.shared._compat": "oxmcp.shared._compat",
     "mcp_types.version": "oxmcp.types.version",
-    "mcp.shared.message": "oxmcp.shared.message",
     "mcp.shared._stream_protocols": "oxmcp.shared._stream_protocols",
     "mcp.server.validation": "oxmcp.server.validation",
     "mcp.server.auth": "oxmcp.server.auth",
