@@ -136,8 +136,9 @@ fn screen(
     }
 }
 
-/// The core's screened match (`UriTemplate::match_screened`) for a resource template that carries
-/// a `ResourceSecurity` policy: `("matched", variables)`, `("refused", variable)` when a value
+/// The core's screened match (`UriTemplate::match_screened`, `{path*}` spanning segments as the
+/// registry matches such a template) for a resource template that carries a `ResourceSecurity`
+/// policy: `("matched", variables)`, `("refused", variable)` when a value
 /// fails the policy, or `None` when `uri` does not have the template's structure. A malformed
 /// template raises `ValueError`.
 #[pyfunction]
@@ -151,7 +152,9 @@ pub(crate) fn match_uri_template_screened<'py>(
     exempt: Vec<String>,
 ) -> PyResult<Option<(&'static str, Bound<'py, PyAny>)>> {
     use oxmcp::uri_template::Screened;
-    let parsed = oxmcp::uri_template::UriTemplate::parse(template).map_err(build_err)?;
+    let parsed = oxmcp::uri_template::UriTemplate::parse(template)
+        .map_err(build_err)?
+        .spanning_paths();
     Ok(
         match parsed.match_screened(uri, &screen(traversal, absolute, null_bytes, exempt)) {
             Screened::NoMatch => None,

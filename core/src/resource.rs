@@ -365,6 +365,11 @@ impl TemplateEntry {
                 message,
             }
         })?;
+        // A framework's value policy screens what a `{path*}` holds: it spans segments there.
+        let template = match t.screen {
+            Some(_) => template.spanning_paths(),
+            None => template,
+        };
         Ok((
             t.template,
             Self {

@@ -122,13 +122,24 @@ impl UriTemplate {
         if !parts.iter().any(|p| matches!(p, Part::Expr { .. })) {
             return Err("a template needs at least one {variable}".into());
         }
-        let program = Program::compile(&parts, &specs)?;
+        let program = Program::compile(&parts, &specs, false)?;
         Ok(Self {
             source: s.to_string(),
             parts,
             specs,
             program,
         })
+    }
+
+    /// This template with a lone exploded simple variable (`{path*}`) matching a path of any
+    /// depth, as FastMCP and the `mcp` SDK read it. Only for a template whose values a
+    /// [`ValueScreen`] screens ([`UriTemplate::match_screened`]): the screen, not the matcher,
+    /// then decides what such a path may hold.
+    pub fn spanning_paths(mut self) -> Self {
+        if let Ok(program) = Program::compile(&self.parts, &self.specs, true) {
+            self.program = program;
+        }
+        self
     }
 
     /// The literal text before the first expression: every URI this template matches starts
@@ -365,7 +376,13 @@ struct Program {
 }
 
 impl Program {
-    fn compile(parts: &[Part], specs: &[(Option<char>, Vec<VarSpec>)]) -> Result<Self, String> {
+    /// `paths`: a lone exploded simple variable (`{x*}`) is a path of any depth (it may hold `/`),
+    /// as the frameworks whose value policy screens it read it ([`UriTemplate::spanning_paths`]).
+    fn compile(
+        parts: &[Part],
+        specs: &[(Option<char>, Vec<VarSpec>)],
+        paths: bool,
+    ) -> Result<Self, String> {
         let mut p: Vec<Inst> = Vec::new();
         let mut slot = 0;
         let mut specs = specs.iter();
@@ -373,8 +390,12 @@ impl Program {
             match part {
                 Part::Lit(l) => p.extend(l.bytes().map(Inst::Byte)),
                 Part::Expr { op, vars } => {
-                    let exploded = specs.next().is_some_and(|(_, v)| exploded_run(*op, v));
+                    let spec = specs.next();
+                    let exploded = spec.is_some_and(|(_, v)| exploded_run(*op, v));
+                    let path = paths
+                        && spec.is_some_and(|(_, v)| matches!(v.as_slice(), [v] if v.explode));
                     let (prefix, stops): (Option<u8>, &'static [u8]) = match op {
+                        None if path => (None, b"?#"),
                         None => (None, b"/?#&"),
                         Some('+') => (None, b"?#"),
                         Some('#') => (Some(b'#'), b""),

@@ -164,4 +164,30 @@ mod tests {
         let t = UriTemplate::parse("file://docs/{name}").unwrap();
         assert!(t.matches("file://docs/sub%2Ffile.txt").is_none());
     }
+
+    #[test]
+    fn a_lone_exploded_variable_spans_segments_where_a_screen_decides() {
+        let t = UriTemplate::parse("file:///{path*}").unwrap();
+        assert!(t.matches("file:///docs/readme.txt").is_none());
+        let t = t.spanning_paths();
+        let d = ValueScreen::default();
+        assert_eq!(
+            t.match_screened("file:///docs/readme.txt", &d),
+            matched(serde_json::json!({"path": "docs/readme.txt"}))
+        );
+        assert_eq!(
+            t.match_screened("file:///../etc/passwd", &d),
+            Screened::Refused("path".into())
+        );
+        let off = ValueScreen {
+            traversal: false,
+            absolute: false,
+            null_bytes: false,
+            exempt: Vec::new(),
+        };
+        assert_eq!(
+            t.match_screened("file:///../etc/passwd", &off),
+            matched(serde_json::json!({"path": "../etc/passwd"}))
+        );
+    }
 }
