@@ -149,7 +149,7 @@ mod tests {
         let result = |id: &str| json!({"role": "user", "content": [{"type": "tool_result", "toolUseId": id, "content": []}]});
         let text = json!({"role": "user", "content": {"type": "text", "text": "hi"}});
         assert_eq!(tool_use_results_problem(&[]), None);
-        assert_eq!(tool_use_results_problem(&[text.clone()]), None);
+        assert_eq!(tool_use_results_problem(std::slice::from_ref(&text)), None);
         assert_eq!(tool_use_results_problem(&[use_.clone(), result("a")]), None);
         assert!(tool_use_results_problem(&[result("a")]).is_some());
         assert!(tool_use_results_problem(&[text.clone(), result("a")]).is_some());
