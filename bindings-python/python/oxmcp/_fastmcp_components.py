@@ -26,6 +26,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
+from ._reword import RewordingLink, missing_arguments_text
 from .resources.security import DEFAULT_RESOURCE_SECURITY, INHERIT_SECURITY, InheritSecurity
 
 __all__ = ["Components"]
@@ -297,42 +298,13 @@ class _Prefixed:
         return getattr(self._entry, name)
 
 
-class PromptTexts:
+class PromptTexts(RewordingLink):
     """A link at the head of the core's chain on ``prompts/get``: the core's answer to a prompt read
     without a required argument, worded as FastMCP words it (``Missing required arguments:
     {'topic'}``, every one missing). Codes, data and every other answer pass unchanged."""
 
-    is_async = True
-
-    def __init__(self, server: Any) -> None:
-        self.server = server
-
     def hooks(self) -> list[str]:
         return ["prompts/get"]
 
-    def call_sync(self, payload: Any, native_ctx: Any = None) -> tuple[str, Any]:  # pragma: no cover
-        import asyncio
-
-        return asyncio.run(self.call_async(payload, native_ctx))
-
-    async def call_async(self, payload: Any, native_ctx: Any = None) -> tuple[str, Any]:
-        from ._errors import InputRequired, McpError, RequestCancelled
-        from .server.middleware import native_next
-
-        params = dict(payload.get("params") or {})
-        try:
-            return ("ok", await native_next(native_ctx, params))
-        except InputRequired:
-            return ("input_required", None)  # the core keeps the request's input round
-        except RequestCancelled:
-            return ("cancelled", None)
-        except McpError as exc:
-            return ("mcp_error", (exc.code, self._message(exc, params), exc.data))
-
     def _message(self, exc: Any, params: dict[str, Any]) -> str:
-        prompt = self.server._prompts.get(str(params.get("name")))
-        if exc.code != -32602 or prompt is None or not str(exc.message).startswith("Missing required argument: "):
-            return str(exc.message)
-        given = params.get("arguments") or {}
-        missing = {a["name"] for a in prompt.arguments if a.get("required") and a["name"] not in given}
-        return f"Missing required arguments: {missing}"
+        return missing_arguments_text(self.server, exc, params) or str(exc.message)

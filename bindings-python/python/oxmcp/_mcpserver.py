@@ -15,6 +15,7 @@ from typing import Any
 from ._errors import ResourceError, ToolError
 from ._fastmcp import FastMCP, _dump
 from ._handlers import TemplateMismatch, template_variables
+from ._reword import RewordingLink, missing_arguments_text
 
 __all__ = ["LegacyFastMCP", "MCPServer"]
 
@@ -505,42 +506,19 @@ class _Rooted:
         await self.app({**scope, "root_path": root or self.prefix}, receive, send)
 
 
-class _SdkNotFoundText:
+class _SdkNotFoundText(RewordingLink):
     """A link of the core's chain on ``resources/read`` and ``prompts/get``: two of the core's
     -32602 answers worded as the SDK words them. Not found (the same for a URI no resource has and
     for a template value refused) is "Unknown resource: <uri>"; a prompt's missing arguments are
     "Missing required arguments: {...}" (all of them). Codes, data and every other answer pass."""
 
-    is_async = True
-
-    def __init__(self, server: MCPServer) -> None:
-        self.server = server
-
     def hooks(self) -> list[str]:
         return ["prompts/get", "resources/read"]
 
-    def call_sync(self, payload: Any, native_ctx: Any = None) -> tuple[str, Any]:  # pragma: no cover
-        import asyncio
-
-        return asyncio.run(self.call_async(payload, native_ctx))
-
-    async def call_async(self, payload: Any, native_ctx: Any = None) -> tuple[str, Any]:
-        from ._errors import InputRequired, McpError, RequestCancelled
-        from .server.middleware import native_next
-
-        params = dict(payload.get("params") or {})
-        try:
-            return ("ok", await native_next(native_ctx, params))
-        except InputRequired:
-            return ("input_required", None)  # the core keeps the request's input round
-        except RequestCancelled:
-            return ("cancelled", None)
-        except McpError as exc:
-            return ("mcp_error", (exc.code, self._message(exc, params), exc.data))
-
     def _message(self, exc: Any, params: dict[str, Any]) -> str:
-        if exc.code != -32602:
-            return str(exc.message)
+        if exc.code == -32602 and exc.message == "Resource not found":
+            return f"Unknown resource: {params.get('uri')}"
+        return missing_arguments_text(self.server, exc, params) or str(exc.message)
         if exc.message == "Resource not found":
             return f"Unknown resource: {params.get('uri')}"
         prompt = self.server._prompts.get(str(params.get("name")))

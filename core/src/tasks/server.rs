@@ -105,20 +105,11 @@ impl Server {
         call: &TaskCall,
     ) -> Result<(Option<RunningTask>, tasks::TaskRecord), McpError> {
         let running = RunningTask::take(self, &call.who)?;
-        let rec = call
-            .engine
-            .create(
-                &call.owner,
-                call.who.as_deref(),
-                call.max_tasks,
-                call.cancel.clone(),
-            )
-            .await
-            .inspect_err(|e| {
-                if e.http_status == Some(429) {
-                    self.count_rejection(429, "max_tasks_per_caller");
-                }
-            })?;
+        let rec = call.create().await.inspect_err(|e| {
+            if e.http_status == Some(429) {
+                self.count_rejection(429, "max_tasks_per_caller");
+            }
+        })?;
         call.slot.escalate(TaskLink {
             engine: call.engine.clone(),
             id: rec.id.clone(),
@@ -171,17 +162,7 @@ impl Server {
             }
         }
         let opened = match RunningTask::take(self, &call.who) {
-            Ok(running) => call
-                .engine
-                .create(
-                    &call.owner,
-                    call.who.as_deref(),
-                    call.max_tasks,
-                    call.cancel.clone(),
-                )
-                .await
-                .ok()
-                .map(|rec| (running, rec)),
+            Ok(running) => call.create().await.ok().map(|rec| (running, rec)),
             Err(_) => None,
         };
         let Some((running, rec)) = opened else {
@@ -410,6 +391,20 @@ struct TaskCall {
     max_tasks: usize,
     cancel: tokio_util::sync::CancellationToken,
     slot: Arc<TaskSlot>,
+}
+
+impl TaskCall {
+    /// The task's record, stored under the caller's bound (`max_tasks_per_caller`).
+    async fn create(&self) -> Result<tasks::TaskRecord, McpError> {
+        self.engine
+            .create(
+                &self.owner,
+                self.who.as_deref(),
+                self.max_tasks,
+                self.cancel.clone(),
+            )
+            .await
+    }
 }
 
 /// A task running in this process, counted against its caller's
