@@ -469,8 +469,11 @@ class LegacyFastMCP(MCPServer):
             settings.mount_path = mount_path
         endpoint = self._normalize_path(settings.mount_path, settings.message_path)
         prefix = endpoint.removesuffix(settings.message_path) if endpoint.endswith(settings.message_path) else ""
+        # The body cap is the core's unless given (the SDK's default, 4 MiB, is the core's too).
+        options = ({"max_body_bytes": settings.max_request_body_size}
+                   if "max_request_body_size" in settings.model_fields_set else {})
         return self._sdk_sse_app(settings.sse_path, settings.message_path, settings.transport_security,
-                                 {"max_body_bytes": settings.max_request_body_size}, prefix=prefix.rstrip("/"))
+                                 options, prefix=prefix.rstrip("/"))
 
     @classmethod
     def generate_name(cls, name: str | None = None) -> str:
