@@ -15,7 +15,8 @@ function fixture(config) {
   const s = new Server({ name: 'table', version: '1.0.0', handleSignals: false, ...config });
   s.registerTool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }, ({ text }) => text);
   s.registerTool('second', {}, () => '2');
-  s.registerTool('wait', {}, () => new Promise((r) => setTimeout(() => r('late'), 1000)));
+  // Past tool_timeout_ms (the core answers at it); unref'd, so that it holds no test open.
+  s.registerTool('wait', {}, () => new Promise((r) => setTimeout(() => r('late'), 30000).unref()));
   let entered, released;
   const inFlight = new Promise((r) => { entered = r; });
   const releasing = new Promise((r) => { released = r; });

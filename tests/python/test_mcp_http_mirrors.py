@@ -190,7 +190,9 @@ async def test_the_core_refusals_read_as_the_sdk_words_them() -> None:
 
     manager = StreamableHTTPSessionManager(Server("words"), max_sessions=1, security_settings=TransportSecuritySettings(
         allowed_hosts=["127.0.0.1:*"], allowed_origins=["http://127.0.0.1:8000"]))
-    base = {"content-type": "application/json", "accept": "application/json, text/event-stream", "host": "127.0.0.1"}
+    # `127.0.0.1:*` is that host on any explicit port, as in the SDK: a Host with no port is not one.
+    base = {"content-type": "application/json", "accept": "application/json, text/event-stream",
+            "host": "127.0.0.1:8000"}
     init = json.dumps(INIT).encode()
     async with manager.run():
         assert await _raw(manager.handle_request, "POST", {**base, "host": "evil.com"}, init) == (

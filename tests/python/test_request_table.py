@@ -33,7 +33,7 @@ def second() -> str:
 @server.tool()
 async def wait() -> str:
     import asyncio
-    await asyncio.sleep(1)
+    await asyncio.sleep(30)  # past tool_timeout_ms, which cancels it
     return "late"
 
 import threading

@@ -494,7 +494,14 @@ impl HttpHandler {
                 self.server.client_response(&v, sid).await.map(|_| ())
             }
             Message::Notification { method, params } => {
-                if env.legacy_version().is_some() {
+                // A notification is of the handshake era as a request is: unless its `_meta`
+                // names a revision (`era_of`), over a connection that speaks a legacy one.
+                let modern = params
+                    .as_ref()
+                    .and_then(|p| p.get("_meta"))
+                    .and_then(|m| m.get(crate::protocol::META_PROTOCOL_VERSION))
+                    .is_some();
+                if !modern && env.legacy_version().is_some() {
                     if let Some(e) = self.server.missing_session(&env) {
                         return HttpResponse::error(StatusCode::BAD_REQUEST, Value::Null, e);
                     }

@@ -25,7 +25,7 @@ fn fixture(config: &Config) -> Server {
     );
     let wait = Tool::new("wait", json!({"type":"object"})).handler(
         |_a: Map<String, Value>, _c: Context| async {
-            tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+            tokio::time::sleep(std::time::Duration::from_secs(30)).await;
             Ok::<_, ToolError>(ToolResult::text("late"))
         },
     );
