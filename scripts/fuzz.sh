@@ -3,6 +3,8 @@
 # target at its first crash:
 #
 #   bash scripts/fuzz.sh [SECONDS]
+#   bash scripts/fuzz.sh --build-only   # build the targets, run none (scripts/test-all.sh builds
+#                                       # them in the background while its test stages run)
 #
 # Prints one line per target ("fuzz: TARGET: N runs in S s, no crash") and closes with
 # "fuzz: P passed, F failed" (a target passes when its run ends without a crash).
@@ -19,6 +21,8 @@
 # A crash leaves its input in fuzz/artifacts/TARGET/ (replay: cargo fuzz run TARGET FILE).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
+build_only=0
+[[ "${1:-}" == --build-only ]] && { build_only=1; shift; }
 secs="${1:-60}"
 export PATH="$PWD/.cache/cargo-tools/bin:$PATH"
 if ! cargo fuzz --version >/dev/null 2>&1; then
@@ -56,6 +60,10 @@ for t in "${targets[@]}"; do
     echo "fuzz: $t: build failed"; failed=$((failed + 1))
   fi
 done
+if [[ $build_only == 1 ]]; then
+  echo "fuzz: built ${#built[@]}, $failed failed to build"
+  [[ $failed -eq 0 ]]; exit
+fi
 running=0
 for t in "${built[@]}"; do
   echo "fuzz: running $t for $secs s"
