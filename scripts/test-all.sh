@@ -193,6 +193,8 @@ if wanted lint; then
   fi
   # No source file of the core or the bindings over 800 lines (generated files aside).
   lint_check file-size 60 python3 scripts/check-file-size.py
+  # Every name docs/DESIGN.md writes in `code` still exists (a rename updates the map).
+  lint_check design-names 60 python3 scripts/check-design-names.py
   if [[ -x .cache/cargo-tools/bin/cargo-deny ]]; then
     # Advisories are not checked: deny.toml says why.
     lint_check cargo-deny 300 .cache/cargo-tools/bin/cargo-deny check licenses bans sources
