@@ -172,3 +172,5 @@ class Request(Request, typing.Generic[_ParamsT, _MethodT]):  # type: ignore[no-r
 class Notification(Notification, typing.Generic[_ParamsT, _MethodT]):  # type: ignore[no-redef,misc,valid-type]
     method: _MethodT  # type: ignore[assignment]
     params: _ParamsT | None = None  # type: ignore[assignment]
+
+from ._modern import *
