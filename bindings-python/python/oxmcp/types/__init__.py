@@ -173,4 +173,5 @@ class Notification(Notification, typing.Generic[_ParamsT, _MethodT]):  # type: i
     method: _MethodT  # type: ignore[assignment]
     params: _ParamsT | None = None  # type: ignore[assignment]
 
+# The 2026-07-28 types the 2025-11-25 schema lacks (server/discover, subscriptions/listen).
 from ._modern import *
