@@ -81,6 +81,9 @@ def apply_extensions(server: Any, extensions: Sequence[Extension]) -> ExtensionL
     methods: dict[str, MethodBinding] = {}
     declared: dict[str, Any] = {}
     for ext in extensions:
+        if not isinstance(ext, Extension):
+            raise TypeError(f"MCPServer(extensions=[...]) takes mcp.server.extension.Extension objects, "
+                            f"got {type(ext).__name__}")
         identifier = getattr(ext, "identifier", None)
         if identifier is None:
             raise TypeError(f"{type(ext).__name__} has no identifier: set `identifier` on the class or in __init__")
