@@ -16,7 +16,7 @@ from oxmcp.server.fastmcp import FastMCP
 from oxmcp.server.mcpserver import MCPServer, RequestStateSecurity, Resolve
 from oxmcp.server.mcpserver.exceptions import InvalidSignature
 from oxmcp.server.mcpserver.resources import FunctionResource, ResourceSecurity, ResourceSecurityError, ResourceTemplate
-from oxmcp.server.subscriptions import InMemorySubscriptionBus
+from oxmcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 from oxmcp.server.transport_security import TransportSecuritySettings, listener_options
 
 
@@ -69,6 +69,8 @@ def test_options_oxmcp_cannot_honour_are_refused() -> None:
     assert mcp.list_tools() == []  # not registered with `user` as a client argument
     with pytest.raises(TypeError, match="subscriptions"):
         MCPServer(subscriptions=InMemorySubscriptionBus())
+    with pytest.raises(TypeError, match="served by the core"):
+        ListenHandler(InMemorySubscriptionBus())
     with pytest.raises(TypeError, match="state_key"):
         RequestStateSecurity(keys=[b"k" * 32])
     with pytest.raises(TypeError, match="@tool"):

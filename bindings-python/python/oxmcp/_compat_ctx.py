@@ -176,6 +176,14 @@ class Session:
         return AttrDict({"clientInfo": c.client_info or {}, "capabilities": c.client_capabilities,
                          "protocolVersion": c.protocol_version})
 
+    @property
+    def client_capabilities(self) -> Any:
+        """The capabilities the client declared for this request (``ClientCapabilities``), or ``None``."""
+        from .types import ClientCapabilities
+
+        caps = self._ctx.client_capabilities
+        return None if caps is None else ClientCapabilities.model_validate(caps)
+
     def check_client_capability(self, capability: Any) -> bool:
         caps = capability.model_dump(exclude_none=True) if hasattr(capability, "model_dump") else dict(capability)
         return all(self._ctx.supports(k) for k in caps)

@@ -31,6 +31,7 @@ MIRRORS: dict[str, str] = {
     "mcp.types": "oxmcp.types",
     "mcp_types": "oxmcp.types",  # mcp 2.x's types package
     "mcp.client": "oxmcp.client",
+    "mcp.client.client": "oxmcp.client",
     "mcp.client.session": "oxmcp._client_session",
     "mcp.client.context": "oxmcp._client_session",
     "mcp.shared": "oxmcp.shared",
@@ -49,6 +50,7 @@ MIRRORS: dict[str, str] = {
     "mcp.shared.session": "oxmcp.shared.session",
     "mcp.shared.uri_template": "oxmcp.shared.uri_template",
     "mcp.server.subscriptions": "oxmcp.server.subscriptions",
+    "mcp.server.extension": "oxmcp.server.extension",
     "mcp.server.request_state": "oxmcp.server.request_state",
     "mcp.server.mcpserver.resolve": "oxmcp.server.mcpserver.resolve",
     "mcp.shared.metadata_utils": "oxmcp.shared.metadata_utils",

@@ -55,10 +55,7 @@ class MCPServer(FastMCP):
         # bytes), handed to the core, which screens each template's values by them.
         self._resource_security = kwargs.get("resource_security") or DEFAULT_RESOURCE_SECURITY
         self._resource_policies: dict[str, Any] = {}
-        if kwargs.pop("extensions", None):
-            # SEP-2133 extensions contribute tools, methods and a tools/call interceptor: served
-            # without them, the server would answer what it was not written to.
-            raise TypeError("MCPServer(extensions=[...]) is not supported by oxmcp")
+        extensions = list(kwargs.pop("extensions", None) or ())
         self._warn_duplicate_tools = kwargs.get("warn_on_duplicate_tools", True) is not False
         resources = list(kwargs.pop("resources", None) or ())
         # mcp 2.x's `middleware=` is the context tier (`fn(ctx, call_next)`), not FastMCP's classes.
@@ -77,6 +74,12 @@ class MCPServer(FastMCP):
         self._sdk_settings = Settings(**given, dependencies=self.dependencies)
         for resource in resources:  # the SDK's seeded components
             self.add_resource(resource)
+        if extensions:  # SEP-2133 extensions (server/_extension_link.py)
+            from .server._extension_link import apply_extensions
+
+            link = apply_extensions(self, extensions)
+            if link is not None:
+                self._middleware.append(link)
 
     # The SDK's tool-failure texts and records, on its server module's logger: a ToolError is an
     # anticipated failure (INFO, no traceback), anything else a crash (ERROR, with its traceback).
@@ -323,11 +326,14 @@ class MCPServer(FastMCP):
             return await resource.read()
 
         read.__name__ = str(resource.name or resource.uri)
-        return self.add_resource(read, str(resource.uri), name=resource.name, title=resource.title,
+        entry = self.add_resource(read, str(resource.uri), name=resource.name, title=resource.title,
                                  description=resource.description, mime_type=resource.mime_type,
                                  icons=[_dump(i) for i in resource.icons] if resource.icons else None,
                                  annotations=_dump(resource.annotations) if resource.annotations else None,
                                  meta=resource.meta)
+        if resource.description is None:
+            entry.info.description = None  # listed as the object has it (a decorated one gets "")
+        return entry
 
     def add_prompt(self, fn: Any, **kwargs: Any) -> Any:  # type: ignore[override]
         entry = super().add_prompt(fn, **kwargs)

@@ -28,7 +28,7 @@ from ._client_session import ClientRequestContext, ClientSession, IncomingMessag
 from ._errors import McpError as _CoreMcpError
 from .shared.exceptions import McpError
 
-__all__ = ["Client", "ClientRequestContext", "ClientSession", "IncomingMessage"]
+__all__ = ["Client", "ClientExtension", "ClientRequestContext", "ClientSession", "IncomingMessage", "advertise"]
 
 # ``mcp.client`` is a package in the SDK: its submodules (``mcp.client.session``,
 # ``mcp.client.streamable_http``) resolve through the import hook (oxmcp._dropin), which needs the
@@ -44,6 +44,63 @@ _INPUT = {"elicitation/create": ("elicitation_callback", "elicitation"),
 #: The capability the SDK's client declares for each callback it is given.
 _DECLARED: dict[str, dict[str, Any]] = {"elicitation": {"form": {}, "url": {}}, "sampling": {},
                                         "roots": {"listChanged": True}}
+
+
+class ClientExtension:
+    """A client extension (SEP-2133) the client declares under ``capabilities.extensions``. oxmcp's
+    client declares it with its ``settings()``; claims of results and notification bindings are not
+    served, and a client given an extension that has them refuses to start."""
+
+    identifier: str
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if (identifier := cls.__dict__.get("identifier")) is not None:
+            from .server.extension import validate_extension_identifier
+
+            validate_extension_identifier(identifier, owner=cls.__name__)
+
+    def settings(self) -> dict[str, Any]:
+        return {}
+
+    def claims(self) -> Any:
+        return ()
+
+    def notifications(self) -> Any:
+        return ()
+
+
+class _AdvertiseOnly(ClientExtension):
+    def __init__(self, identifier: str, settings: dict[str, Any]) -> None:
+        self.identifier = identifier
+        self._settings = settings
+
+    def settings(self) -> dict[str, Any]:
+        return self._settings
+
+
+def advertise(identifier: str, settings: dict[str, Any] | None = None) -> ClientExtension:
+    """An extension the client only declares (``capabilities.extensions[identifier] = settings``)."""
+    from .server.extension import validate_extension_identifier
+
+    validate_extension_identifier(identifier, owner="advertise")
+    return _AdvertiseOnly(identifier, {} if settings is None else settings)
+
+
+def _declared_extensions(extensions: Any) -> dict[str, Any]:
+    """``Client(extensions=[...])`` as the ``extensions`` capability; an extension this client
+    cannot serve (result claims, notification bindings) or a repeated identifier is refused."""
+    out: dict[str, Any] = {}
+    for ext in extensions or ():
+        if not isinstance(ext, ClientExtension):
+            raise TypeError("extensions= takes a sequence of ClientExtension instances (mcp.client.advertise)")
+        if list(ext.claims()) or list(ext.notifications()):
+            raise TypeError(f"client extension {ext.identifier!r}: oxmcp's in-process client declares "
+                            "extensions only; result claims and notification bindings are not supported")
+        if ext.identifier in out:
+            raise ValueError(f"client extension {ext.identifier!r} is given twice")
+        out[ext.identifier] = dict(ext.settings())
+    return out
 
 
 class Client(_Client):
@@ -62,6 +119,9 @@ class Client(_Client):
         given = {key: kwargs.pop(key, None) for key, _ in _INPUT.values()}
         self._callbacks = {key: fn for key, fn in given.items() if fn is not None}
         caps = dict(kwargs.pop("capabilities", None) or {})
+        declared = _declared_extensions(kwargs.pop("extensions", None))
+        if declared:
+            caps["extensions"] = {**(caps.get("extensions") or {}), **declared}
         for key, cap in _INPUT.values():
             if key in self._callbacks:
                 caps.setdefault(cap, dict(_DECLARED[cap]))
@@ -166,7 +226,7 @@ class Client(_Client):
             result = await super().request(method, params, **kwargs)
             for _ in range(_MAX_ROUNDS):
                 if not isinstance(result, dict) or result.get("resultType") != "input_required":
-                    return result
+                    return _final(result)
                 # MRTR: the same request again, with the answers and the server's state.
                 answers = {}
                 for key, req in (result.get("inputRequests") or {}).items():
@@ -236,6 +296,18 @@ class Client(_Client):
         if context_arguments is not None:
             params["context"] = {"arguments": context_arguments}
         return types.CompleteResult.model_validate(await self.request("completion/complete", params))
+
+
+def _final(result: Any) -> Any:
+    """A final result as the SDK's client reads it: ``resultType: "complete"`` is what an absent one
+    means, and ``ttlMs: 0`` with ``cacheScope: "private"`` the SDK's cacheable results' defaults; a
+    server's own ``Result`` subclasses hold no such members, and the SDK's read them as the defaults."""
+    if not isinstance(result, dict):
+        return result
+    drop = {"resultType"} if result.get("resultType") == "complete" else set()
+    if result.get("ttlMs") == 0 and result.get("cacheScope") == "private":
+        drop |= {"ttlMs", "cacheScope"}  # the SDK's cacheable results' defaults
+    return {k: v for k, v in result.items() if k not in drop} if drop else result
 
 
 def _cursor(cursor: str | None) -> dict[str, Any]:

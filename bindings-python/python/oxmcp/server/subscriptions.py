@@ -12,9 +12,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["InMemorySubscriptionBus", "PromptsListChanged", "ResourceUpdated", "ResourcesListChanged",
-           "ServerEvent", "ToolsListChanged"]
+from ..types import SUBSCRIPTION_ID_META_KEY
+
+__all__ = ["SUBSCRIPTION_ID_META_KEY", "InMemorySubscriptionBus", "ListenHandler", "PromptsListChanged",
+           "ResourceUpdated", "ResourcesListChanged", "ServerEvent", "ToolsListChanged"]
 
 _log = logging.getLogger("oxmcp")
 
@@ -63,3 +66,15 @@ class InMemorySubscriptionBus:
         token = object()
         self._listeners[token] = listener
         return lambda: self._listeners.pop(token, None) and None
+
+
+class ListenHandler:
+    """The SDK's own ``subscriptions/listen`` server (its acknowledgement, filters, limits and
+    backlog over a bus). oxmcp's listen streams are the core's, for every transport, so this one is
+    refused rather than run beside them: ``MCPServer`` serves ``subscriptions/listen`` unless given
+    ``subscriptions=False``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("ListenHandler is not supported by oxmcp: subscriptions/listen is served by the core "
+                        "(its listeners, limits and per-caller filters); MCPServer serves it unless "
+                        "subscriptions=False")

@@ -137,9 +137,14 @@ def _schemas_as_dicts() -> None:
     CallToolResult.model_fields["isError"].default = False
     # And a tool result in a sampling message holds no content unless given (both SDKs).
     ToolResultContent.model_fields["content"].default = []
+    # 2026-07-28 capabilities name their extensions (SEP-2133); the 2025-11-25 schema has no such member.
+    from pydantic.fields import FieldInfo
+
+    for caps in (ServerCapabilities, ClientCapabilities):
+        caps.model_fields["extensions"] = FieldInfo(annotation=dict[str, Any] | None, default=None)  # type: ignore[assignment]
     rebuilt = False
     for value in list(vars(_generated).values()):
-        if value is Tool or value is CallToolResult:
+        if value in (Tool, CallToolResult, ServerCapabilities, ClientCapabilities):
             rebuilt = True
         if rebuilt and isinstance(value, type) and issubclass(value, _Model) and value.__module__ == _generated.__name__:
             value.model_rebuild(force=True)
@@ -151,3 +156,22 @@ _schemas_as_dicts()
 from ._messages import JSONRPCResponse as JSONRPCResponse  # type: ignore[assignment]
 from ._messages import SamplingToolsCapability as SamplingToolsCapability
 from ._messages import jsonrpc_message_adapter as jsonrpc_message_adapter
+
+# mcp 2.x's ``Request[ParamsT, MethodT]`` and ``Notification[ParamsT, MethodT]`` are generic in their
+# params and method (a vendor request is declared ``Request[MyParams, Literal["x/y"]]``); the schema's
+# are plain models. The generic classes below are subclasses of those, so both read alike.
+_ParamsT = typing.TypeVar("_ParamsT")
+_MethodT = typing.TypeVar("_MethodT")
+
+
+class Request(Request, typing.Generic[_ParamsT, _MethodT]):  # type: ignore[no-redef,misc,valid-type]
+    method: _MethodT  # type: ignore[assignment]
+    params: _ParamsT | None = None  # type: ignore[assignment]
+
+
+class Notification(Notification, typing.Generic[_ParamsT, _MethodT]):  # type: ignore[no-redef,misc,valid-type]
+    method: _MethodT  # type: ignore[assignment]
+    params: _ParamsT | None = None  # type: ignore[assignment]
+
+# The 2026-07-28 types the 2025-11-25 schema lacks (server/discover, subscriptions/listen).
+from ._modern import *

@@ -27,6 +27,7 @@ import asyncio
 import base64
 import contextlib
 import contextvars
+import dataclasses
 import json
 from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any, ClassVar
@@ -67,15 +68,16 @@ def _dump(value: Any) -> Any:
     return value
 
 
+@dataclasses.dataclass(eq=False)
 class _LLRequestContext(RequestContext):
     """The request being handled: mcp 1.x's ``RequestContext`` and mcp 2.x's ``ServerRequestContext``
-    (``session``, ``lifespan_context``, ``protocol_version``, ``method``, ``params``, ``request_id``, ``meta``)."""
+    (``session``, ``lifespan_context``, ``protocol_version``, ``method``, ``params``, ``request_id``, ``meta``).
+    A dataclass, as the SDK's: a middleware passes on ``dataclasses.replace(ctx, params=...)``."""
 
-    def __init__(self, ctx: Context, lifespan_context: Any, method: str = "", params: Any = None) -> None:
-        super().__init__(ctx)
-        self._lifespan = lifespan_context
-        self.method = method
-        self.params = params
+    _ctx: Any  # the handler's Context
+    _lifespan: Any
+    method: str = ""
+    params: Any = None
 
     @property
     def lifespan_context(self) -> Any:

@@ -3,6 +3,7 @@
 from ..._mcpserver import MCPServer
 from ..._results import Audio, Image
 from ...types import Icon
+from ..extension import require_client_extension
 from ..fastmcp.prompts.base import AssistantMessage, Message, UserMessage
 from ..request_state import RequestStateSecurity
 from .context import Context
@@ -10,4 +11,4 @@ from .resolve import Resolve
 from .resources import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 
 __all__ = ["DEFAULT_RESOURCE_SECURITY", "AssistantMessage", "Audio", "Context", "Icon", "Image", "MCPServer", "Message",
-           "RequestStateSecurity", "Resolve", "ResourceSecurity", "UserMessage"]
+           "RequestStateSecurity", "Resolve", "ResourceSecurity", "UserMessage", "require_client_extension"]
