@@ -13,7 +13,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["InMemorySubscriptionBus", "PromptsListChanged", "ResourceUpdated", "ResourcesListChanged",
+__all__ = ["InMemorySubscriptionBus", "ListenHandler", "PromptsListChanged", "ResourceUpdated", "ResourcesListChanged",
            "ServerEvent", "ToolsListChanged"]
 
 _log = logging.getLogger("oxmcp")
@@ -63,3 +63,14 @@ class InMemorySubscriptionBus:
         token = object()
         self._listeners[token] = listener
         return lambda: self._listeners.pop(token, None) and None
+
+
+class ListenHandler:
+    """The SDK's ``subscriptions/listen`` handler over a bus (``Server(on_subscriptions_listen=...)``).
+    oxmcp's listen streams are the core's, fed by the core's own change notifications, so a handler
+    reading another bus is refused rather than left unfed."""
+
+    def __init__(self, bus: object, **_: object) -> None:
+        raise NotImplementedError("ListenHandler: oxmcp serves subscriptions/listen in its core (its "
+                                  "listeners, limits and filters); the server's list-changed and "
+                                  "resource-updated notifications feed it, not a bus")
