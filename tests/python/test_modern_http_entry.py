@@ -132,20 +132,26 @@ def test_a_host_outside_the_cores_rule_is_refused_in_the_sdks_words(port: int) -
     assert (status, body) == (421, b"Invalid Host header")
 
 
-def test_on_trio_the_request_is_served_on_an_asyncio_loop_of_its_own() -> None:
+def test_on_trio_requests_are_served_on_an_asyncio_loop_of_the_servers_own() -> None:
+    import asyncio
+
     import anyio
 
     from oxmcp.server._streamable_http_modern import handle_modern_request
     from oxmcp.server.lowlevel import Server
     from oxmcp.types import ListToolsResult, Tool
 
+    loops: list[Any] = []
+
     async def list_tools(ctx: Any, params: Any) -> ListToolsResult:
+        loops.append(asyncio.get_running_loop())
+        await asyncio.sleep(0.2)  # both requests are in flight at once
         return ListToolsResult(tools=[Tool(name="t", input_schema={"type": "object"})])
 
     server = Server("trio", on_list_tools=list_tools)
-    sent: list[dict[str, Any]] = []
+    answers: list[list[dict[str, Any]]] = [[], []]
 
-    async def main() -> None:
+    async def one(sent: list[dict[str, Any]], state: Any) -> None:
         data = json.dumps(LIST).encode()
         headers = [(b"host", b"127.0.0.1"), (b"content-type", b"application/json"),
                    (b"accept", b"application/json"), (b"mcp-protocol-version", b"2026-07-28"),
@@ -159,13 +165,20 @@ def test_on_trio_the_request_is_served_on_an_asyncio_loop_of_its_own() -> None:
         async def send(message: dict[str, Any]) -> None:
             sent.append(message)
 
-        async with server.lifespan(server) as state:
-            await handle_modern_request(server, None, True, state, scope, receive, send)
+        await handle_modern_request(server, None, True, state, scope, receive, send)
+
+    async def main() -> None:
+        async with server.lifespan(server) as state, anyio.create_task_group() as tg:
+            for sent in answers:
+                tg.start_soon(one, sent, state)
 
     anyio.run(main, backend="trio")
-    assert sent[0]["status"] == 200
-    body = b"".join(m.get("body", b"") for m in sent[1:])
-    assert [t["name"] for t in json.loads(body)["result"]["tools"]] == ["t"]
+    for sent in answers:
+        assert sent[0]["status"] == 200
+        body = b"".join(m.get("body", b"") for m in sent[1:])
+        assert [t["name"] for t in json.loads(body)["result"]["tools"]] == ["t"]
+    assert len(loops) == 2 and loops[0] is loops[1]
+    assert getattr(server, "_modern_loop", None) is None  # the loop ended with the last request
 
 
 def test_one_server_is_served_with_one_set_of_security_settings() -> None:

@@ -44,7 +44,7 @@ async def handle_modern_request(app: Any, security_settings: Any, json_response:
         if on_asyncio():
             await endpoint.serve(scope, receive, answer.send)
             return
-        await _on_loop_thread(endpoint, scope, receive, answer.send)
+        await _on_loop_thread(app, endpoint, scope, receive, answer.send)
 
 
 class _BodyWording:
@@ -124,9 +124,11 @@ def _lifespan_value(app: Any, value: Any) -> Iterator[None]:
             app._lifespan_value = None
 
 
-async def _on_loop_thread(endpoint: Any, scope: Any, receive: Any, send: Any) -> None:
+async def _on_loop_thread(app: Any, endpoint: Any, scope: Any, receive: Any, send: Any) -> None:
     """On trio (through anyio): the native layer completes its futures on an asyncio loop, so the
-    request is answered on one of its own, calling ``receive``/``send`` back on the caller's loop."""
+    request is answered on one of the server's own, calling ``receive``/``send`` back on the caller's
+    loop. The requests in flight at once share that loop (the core's server has one); it ends with
+    the last of them."""
     import asyncio
     import functools
 
@@ -147,11 +149,17 @@ async def _on_loop_thread(endpoint: Any, scope: Any, receive: Any, send: Any) ->
     async def send_back(message: Any) -> None:
         await back(send, message)
 
-    thread = LoopThread()
+    thread, users = getattr(app, "_modern_loop", None) or (LoopThread(), 0)
+    app._modern_loop = (thread, users + 1)
     try:
         await thread.run(endpoint.serve(scope, receive_back, send_back))
     finally:
-        thread.close()
+        thread, users = app._modern_loop
+        if users == 1:
+            app._modern_loop = None
+            thread.close()
+        else:
+            app._modern_loop = (thread, users - 1)
 
 
 def _to_jsonrpc_response(request_id: Any, coro: Any) -> NoReturn:
