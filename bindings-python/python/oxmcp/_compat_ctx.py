@@ -172,17 +172,41 @@ class Session:
 
     @property
     def client_params(self) -> Any:
+        """The client's ``initialize`` params; ``None`` for a 2026-07-28 request whose ``_meta`` names no
+        ``clientInfo`` (it is optional there), as in the SDK."""
         c = self._ctx
+        if c.client_info is None and getattr(c, "era", None) == "modern":
+            return None
         return AttrDict({"clientInfo": c.client_info or {}, "capabilities": c.client_capabilities,
                          "protocolVersion": c.protocol_version})
 
     @property
     def client_capabilities(self) -> Any:
-        """The capabilities the client declared for this request (``ClientCapabilities``), or ``None``."""
+        """The capabilities the client declared (mcp 2.x), as the SDK's model; ``None`` if none were."""
+        caps = self._ctx.client_capabilities
+        if caps is None:
+            return None
         from .types import ClientCapabilities
 
-        caps = self._ctx.client_capabilities
-        return None if caps is None else ClientCapabilities.model_validate(caps)
+        return ClientCapabilities.model_validate(caps)
+
+    async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        """Progress of the request being handled (mcp 2.x): sent only if the client asked for it."""
+        self._ctx.progress(progress, total, message)
+
+    async def send_notification(self, notification: Any, related_request_id: Any = None) -> None:
+        """A typed notification to the client (mcp 2.x). The core sends the request's log messages and
+        progress; any other notification is the core's to send, and is refused here."""
+        body = notification.model_dump(by_alias=True, mode="json", exclude_none=True) \
+            if hasattr(notification, "model_dump") else dict(notification)
+        method, params = body.get("method"), body.get("params") or {}
+        if method == "notifications/message":
+            self._ctx.log(params.get("level"), params.get("data"), params.get("logger"))
+        elif method == "notifications/progress":
+            self._ctx.progress(params.get("progress"), params.get("total"), params.get("message"))
+        else:
+            raise NotImplementedError(f"send_notification({method!r}): oxmcp's core sends this notification "
+                                      "itself (list changes, resource updates, cancellation)")
 
     def check_client_capability(self, capability: Any) -> bool:
         caps = capability.model_dump(exclude_none=True) if hasattr(capability, "model_dump") else dict(capability)

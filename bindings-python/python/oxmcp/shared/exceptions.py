@@ -12,7 +12,8 @@ from typing import Any
 from .._errors import McpError as _OxmcpMcpError
 from ..types import ElicitRequestURLParams, ErrorData  # the SDK module re-exports them
 
-__all__ = ["ElicitRequestURLParams", "ErrorData", "MCPError", "McpError", "UrlElicitationRequiredError"]
+__all__ = ["ElicitRequestURLParams", "ErrorData", "MCPError", "McpError", "NoBackChannelError",
+           "UrlElicitationRequiredError"]
 
 
 class McpError(_OxmcpMcpError):
@@ -34,6 +35,16 @@ class McpError(_OxmcpMcpError):
 
 
 MCPError = McpError
+
+
+class NoBackChannelError(McpError):
+    """A request of the server's that no channel can deliver to the client (a 2026-07-28 request, a
+    sessionless or JSON-answered HTTP request): ``INVALID_REQUEST`` naming the method."""
+
+    def __init__(self, method: str) -> None:
+        super().__init__(code=-32600, message=f"Cannot send {method!r}: this transport context has no "
+                                              "back-channel for server-initiated requests.")
+        self.method = method
 
 
 class UrlElicitationRequiredError(McpError):

@@ -266,6 +266,10 @@ class Server:
                  **options: Any) -> None:
         from ..._server import Server as CoreServer
 
+        if get_tool_input_schema is not None:
+            # The SDK checks Mcp-Param-* headers against its schemas; the core knows its registry's only.
+            raise TypeError("Server(get_tool_input_schema=...): oxmcp's core checks Mcp-Param-* headers "
+                            "against the tools registered in it (MCPServer's), not a low-level server's")
         # mcp 2.x's constructor-registered handlers (`on_list_tools=...`, `(ctx, params)` signatures).
         handlers_v2 = {k: options.pop(k) for k in list(options) if k.startswith("on_")}
         self.name = name
