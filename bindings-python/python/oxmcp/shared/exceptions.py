@@ -12,7 +12,8 @@ from typing import Any
 from .._errors import McpError as _OxmcpMcpError
 from ..types import ElicitRequestURLParams, ErrorData  # the SDK module re-exports them
 
-__all__ = ["ElicitRequestURLParams", "ErrorData", "MCPError", "McpError", "UrlElicitationRequiredError"]
+__all__ = ["ElicitRequestURLParams", "ErrorData", "MCPError", "McpError", "NoBackChannelError",
+           "UrlElicitationRequiredError"]
 
 
 class McpError(_OxmcpMcpError):
@@ -34,6 +35,15 @@ class McpError(_OxmcpMcpError):
 
 
 MCPError = McpError
+
+
+class NoBackChannelError(McpError):
+    """A server-to-client request (``method``) with nothing to carry it: a modern (2026-07-28)
+    request, or a stateless HTTP one, has no legacy session behind it. An ``INVALID_REQUEST`` error."""
+
+    def __init__(self, method: str) -> None:
+        super().__init__(code=-32600, message=f"Cannot send {method!r}: this transport context has no "
+                                              "back-channel for server-initiated requests.")
 
 
 class UrlElicitationRequiredError(McpError):
