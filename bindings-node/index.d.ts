@@ -170,6 +170,22 @@ export type InputRequestSpec =
  *  tasks, sessions and rate buckets are bound to. */
 export interface Caller { name: string; key: string; scopes: string[]; claims?: unknown }
 
+/** A legacy session (stdio's, or one `Mcp-Session-Id`), which outlives the request that found it:
+ *  the back-channel for server-to-client requests between the client's own requests. */
+export interface Session {
+  /** The `Mcp-Session-Id`, or null on stdio. */
+  readonly id: string | null;
+  /** The same number for every `ctx.session` of one session while it lives. */
+  readonly key: number;
+  /** Send `ping` to the client; resolves when it answers. */
+  ping(): Promise<void>;
+  /** Resolves when the session ends (DELETE, expiry, end of stdin) or the server stops. */
+  closed(): Promise<void>;
+  isOpen(): boolean;
+  request(method: string, params?: unknown): Promise<any>;
+  notify(method: string, params?: unknown): boolean;
+}
+
 /** The second argument of every handler. */
 export declare class Context {
   readonly requestId: string | number;
@@ -180,6 +196,9 @@ export declare class Context {
   readonly caller: Caller | undefined;
   /** The legacy HTTP session's id (`Mcp-Session-Id`); undefined on stdio and modern (2026-07-28) requests. */
   readonly sessionId: string | undefined;
+  /** The request's legacy session; undefined on modern (2026-07-28) and stateless HTTP requests,
+   *  which have no back-channel for server-to-client requests. */
+  readonly session: Session | undefined;
   readonly meta: { [key: string]: unknown };
   readonly traceparent: string | undefined;
   /** Aborted on cancellation (client disconnect / notifications/cancelled), shutdown, or timeout. */

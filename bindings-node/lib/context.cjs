@@ -95,6 +95,12 @@ class Context {
   get era() { return this.#calls.native.era(this.#id); }
   /** The legacy HTTP session's id (`Mcp-Session-Id`); undefined on stdio and on modern (2026-07-28) requests, which have no session. */
   get sessionId() { return this.#calls.native.sessionId(this.#id) ?? undefined; }
+  /**
+   * The legacy session this request belongs to, which outlives it (`ping()`, `request()`,
+   * `notify()`, `closed()`); undefined on modern (2026-07-28) and stateless HTTP requests, which
+   * have no back-channel for server-to-client requests.
+   */
+  get session() { return this.#calls.native.session(this.#id) ?? undefined; }
   /** The client's self-reported `{name, version}` (do not trust it for security decisions). */
   get clientInfo() { return this.#calls.native.clientInfo(this.#id) ?? undefined; }
   /** The client capabilities declared for this request (`{}` when none). */

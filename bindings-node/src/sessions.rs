@@ -28,7 +28,7 @@ impl SessionListener for JsSessionListener {
     fn on_notification(&self, session: SessionHandle, method: &str, params: Option<&Value>) {
         let _ = self.0.call(
             (
-                NativeSession { handle: session },
+                NativeSession::new(session),
                 method.to_string(),
                 params.cloned(),
             ),
@@ -50,6 +50,12 @@ pub(crate) fn listener(f: &SessionFn<'_>) -> Result<JsSessionListener> {
 #[napi]
 pub struct NativeSession {
     handle: SessionHandle,
+}
+
+impl NativeSession {
+    pub(crate) fn new(handle: SessionHandle) -> Self {
+        Self { handle }
+    }
 }
 
 #[napi]
@@ -104,5 +110,25 @@ impl NativeSession {
         errors::spawn(env, async move {
             h.request(&method, params).await.map_err(|e| mcp(&e))
         })
+    }
+    /// Send `ping` to the client; resolves when it answers.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn ping<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, ()>> {
+        let h = self.handle.clone();
+        errors::spawn(env, async move { h.ping().await.map_err(|e| mcp(&e)) })
+    }
+    /// Resolves when the session ends (DELETE, expiry, end of stdin) or the server stops.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn closed<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, ()>> {
+        let h = self.handle.clone();
+        errors::spawn(env, async move {
+            h.closed().await;
+            Ok(())
+        })
+    }
+    /// The same number for every `NativeSession` of one session while it lives.
+    #[napi(getter)]
+    pub fn key(&self) -> f64 {
+        self.handle.key() as f64
     }
 }

@@ -48,6 +48,12 @@ impl NativeContext {
             _ => "memory",
         }
     }
+    /// The legacy session the request belongs to (`Context::session`), or None (modern, stateless).
+    #[getter]
+    fn session(&self) -> Option<crate::sessions::NativeSession> {
+        let h = self.ctx.session()?.clone();
+        Some(crate::sessions::NativeSession::new(h, self.engine.clone()))
+    }
     #[getter]
     fn session_id(&self) -> Option<String> {
         self.ctx.session_id().map(str::to_string)

@@ -21,10 +21,7 @@ impl SessionListener for PySessionListener {
     fn on_notification(&self, session: SessionHandle, method: &str, params: Option<&Value>) {
         let (cb, engine) = (self.callback.clone(), self.engine.clone());
         let (method, params) = (method.to_string(), params.cloned().unwrap_or(Value::Null));
-        let s = NativeSession {
-            handle: session,
-            engine: engine.clone(),
-        };
+        let s = NativeSession::new(session, engine.clone());
         engine.dispatch(Box::new(move |py| {
             let p = match to_py(py, &params) {
                 Ok(p) => p,
@@ -89,9 +86,48 @@ impl NativeSession {
         callback: Py<PyAny>,
     ) -> PyResult<()> {
         let p = params.map(from_py).transpose()?;
+        let h = self.handle.clone();
+        self.answer(callback, async move { h.request(&method, p).await });
+        Ok(())
+    }
+    /// Send `ping`; `callback("ok", {})` or `callback("error", {...})` as `request`.
+    fn ping(&self, callback: Py<PyAny>) {
+        let h = self.handle.clone();
+        self.answer(callback, async move { h.ping().await.map(|()| json!({})) });
+    }
+    /// The same number for every `NativeSession` of one session while it lives.
+    #[getter]
+    fn key(&self) -> usize {
+        self.handle.key()
+    }
+    /// `callback()` runs on the dispatcher thread once the session ends (or the server stops).
+    fn on_closed(&self, callback: Py<PyAny>) {
         let (h, engine) = (self.handle.clone(), self.engine.clone());
         runtime().spawn(async move {
-            let (kind, value) = match h.request(&method, p).await {
+            h.closed().await;
+            engine.dispatch(Box::new(move |py| {
+                if let Err(e) = callback.call0(py) {
+                    e.print(py);
+                }
+            }));
+        });
+    }
+}
+
+impl NativeSession {
+    pub(crate) fn new(handle: SessionHandle, engine: Arc<Engine>) -> Self {
+        Self { handle, engine }
+    }
+
+    /// Run `fut` on the runtime and hand its outcome to `callback(kind, value)` on the dispatcher.
+    fn answer(
+        &self,
+        callback: Py<PyAny>,
+        fut: impl std::future::Future<Output = Result<Value, oxmcp::McpError>> + Send + 'static,
+    ) {
+        let engine = self.engine.clone();
+        runtime().spawn(async move {
+            let (kind, value) = match fut.await {
                 Ok(v) => ("ok", v),
                 Err(e) => (
                     "error",
@@ -108,6 +144,5 @@ impl NativeSession {
                 }
             }));
         });
-        Ok(())
     }
 }

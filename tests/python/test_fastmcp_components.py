@@ -48,6 +48,29 @@ async def test_tool_component_lists_and_runs_as_the_decorator() -> None:
     assert answer.data == 5 and answer.meta["fastmcp"] == {"wrap_result": True}
 
 
+async def test_tool_run_tells_a_bad_call_from_a_body_validation_error() -> None:
+    """A bad call is FastMCP's ``ValidationError`` (the core checked the arguments); a pydantic error
+    the body raised is ``_ToolBodyError``, chained to it."""
+    import pydantic
+
+    from oxmcp.exceptions import ValidationError
+    from oxmcp.tools.function_tool import _ToolBodyError
+
+    class Inner(pydantic.BaseModel):
+        x: int
+
+    def build(n: int) -> int:
+        return Inner.model_validate({"x": "not-an-int"}).x + n
+
+    component = Tool.from_function(build)
+    with pytest.raises(ValidationError):
+        await component.run({"n": "x"})
+    with pytest.raises(_ToolBodyError) as caught:
+        await component.run({"n": 1})
+    assert not isinstance(caught.value, ValidationError)
+    assert isinstance(caught.value.__cause__, pydantic.ValidationError)
+
+
 async def test_standalone_tool_decorator_settings_are_registered() -> None:
     @tool(name="plus", description="Adds.")
     def plus(a: int, b: int) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 from typing import Any
@@ -92,6 +93,13 @@ class Client:
         return headers
 
     async def __aexit__(self, *exc: object) -> None:
+        if self._session and self._native is not None:
+            # End the legacy session as an HTTP client does on close (DELETE): the server's
+            # per-session state (its GET stream, its keep-alive pings) ends with it.
+            native, headers = self._native, self._headers("")
+            with contextlib.suppress(Exception):
+                await self._native_call(lambda: native.handle_http("DELETE", self.path, headers, b""))
+            self._session = None
         self._native = None
         if self._loop_thread is not None:
             self._loop_thread.close()

@@ -6,8 +6,10 @@ scalar wrapping, FastMCP-shaped sampling, and the SDK's ``ctx.request_context`` 
 
 from __future__ import annotations
 
+import asyncio
 import enum
 import hashlib
+import logging
 import typing
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
@@ -164,11 +166,116 @@ async def sample_fastmcp(ctx: Any, messages: Any, *, max_tokens: int | None = No
     return SamplingResult(result if isinstance(result, dict) else {})
 
 
+class _ExitCallbacks:
+    """A connection's ``exit_stack`` as far as a handler uses it: async callbacks, run last-in first-out
+    when the session ends."""
+
+    def __init__(self) -> None:
+        self._callbacks: list[tuple[Any, tuple[Any, ...], dict[str, Any]]] = []
+
+    def push_async_callback(self, callback: Any, /, *args: Any, **kwargs: Any) -> Any:
+        self._callbacks.append((callback, args, kwargs))
+        return callback
+
+    async def _run(self) -> None:
+        while self._callbacks:
+            callback, args, kwargs = self._callbacks.pop()
+            try:
+                await callback(*args, **kwargs)
+            except Exception:
+                logging.getLogger("oxmcp").exception("a session's exit callback failed")
+
+
+class Connection:
+    """The SDK's per-connection object behind a legacy session (``session._connection``): one per
+    session while it lives, whose ``exit_stack`` callbacks run when the core reports the session
+    ended (DELETE, expiry, end of stdin, server shutdown)."""
+
+    def __init__(self, session_id: str | None) -> None:
+        self.session_id = session_id
+        self.exit_stack = _ExitCallbacks()
+
+
+#: The live sessions' connections, by the core's session key.
+_CONNECTIONS: dict[int, Connection] = {}
+_CLOSING: set[asyncio.Task[None]] = set()
+
+
+def connection_of(native_session: Any) -> Connection:
+    key = native_session.key
+    conn = _CONNECTIONS.get(key)
+    if conn is not None:
+        return conn
+    conn = _CONNECTIONS[key] = Connection(native_session.id)
+    loop = asyncio.get_running_loop()
+
+    def run_exit_callbacks() -> None:
+        task = loop.create_task(conn.exit_stack._run())
+        _CLOSING.add(task)
+        task.add_done_callback(_CLOSING.discard)
+
+    def closed() -> None:  # on the core's dispatcher thread
+        _CONNECTIONS.pop(key, None)
+        if not loop.is_closed():
+            loop.call_soon_threadsafe(run_exit_callbacks)
+
+    native_session.on_closed(closed)
+    return conn
+
+
+async def _settled(start: Any) -> Any:
+    """Await a native call that answers ``callback(kind, value)`` on the dispatcher thread."""
+    from .shared.exceptions import McpError
+
+    loop = asyncio.get_running_loop()
+    fut: asyncio.Future[Any] = loop.create_future()
+
+    def done(kind: str, value: Any) -> None:
+        def settle() -> None:
+            if fut.done():
+                return
+            if kind == "ok":
+                fut.set_result(value)
+            else:
+                fut.set_exception(McpError(value.get("code", -32603), value.get("message", ""), value.get("data")))
+        loop.call_soon_threadsafe(settle)
+
+    start(done)
+    return await fut
+
+
 class Session:
     """The SDK's ``ServerSession`` as far as a handler uses it: notifications and requests to the client."""
 
     def __init__(self, ctx: Any) -> None:
         self._ctx = ctx
+
+    def _native_session(self) -> Any:
+        native = getattr(self._ctx, "_native", None)
+        return native.session if native is not None else None
+
+    @property
+    def _connection(self) -> Connection | None:
+        """The legacy session's connection (the same object for all its requests); None without one."""
+        native = self._native_session()
+        return connection_of(native) if native is not None else None
+
+    async def send_ping(self) -> Any:
+        """``ping`` the client through the request's legacy session; ``NoBackChannelError`` when the
+        request has none (the 2026-07-28 era, stateless HTTP)."""
+        from .shared.exceptions import NoBackChannelError
+        from .types import EmptyResult
+
+        native = self._native_session()
+        if native is None:
+            raise NoBackChannelError("ping")
+        try:
+            await _settled(native.ping)
+        except Exception:
+            if not native.is_open():  # the session ended: nothing carries requests to its client any more
+                raise NoBackChannelError("ping") from None
+            raise
+        return EmptyResult.model_validate({})
 
     @property
     def client_params(self) -> Any:

@@ -139,6 +139,7 @@ MIRRORS: dict[str, str] = {
     "fastmcp.server.middleware.logging": "oxmcp.server.middleware.logging",
     "fastmcp.server.middleware.error_handling": "oxmcp.server.middleware.error_handling",
     "fastmcp.server.middleware.rate_limiting": "oxmcp.server.middleware.rate_limiting",
+    "fastmcp.server.middleware.ping": "oxmcp.server.middleware.ping",
     "fastmcp.server.transforms": "oxmcp.server.transforms",
     "fastmcp.server.transforms.search": "oxmcp.server.transforms.search",
     "fastmcp.server.transforms.tool_transform": "oxmcp.server.transforms.tool_transform",

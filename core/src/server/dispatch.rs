@@ -629,6 +629,11 @@ impl Server {
                 input: Mutex::new(input),
                 last_progress: Mutex::new(None),
                 task: None,
+                session: env
+                    .session
+                    .as_ref()
+                    .filter(|_| rq.era == Era::Legacy)
+                    .map(|s| super::SessionHandle::new(self.clone(), Arc::clone(s))),
             }),
         }
     }

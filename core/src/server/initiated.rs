@@ -42,6 +42,35 @@ pub struct SessionHandle {
 }
 
 impl SessionHandle {
+    pub(crate) fn new(server: Server, session: Arc<LegacySession>) -> Self {
+        Self { server, session }
+    }
+
+    /// The same number for every handle of one session while it lives (a host keys its per-session
+    /// state by it: stdio's session has no id).
+    pub fn key(&self) -> usize {
+        Arc::as_ptr(&self.session) as usize
+    }
+
+    /// Resolves when the session ends (DELETE, expiry, end of stdin) or the server shuts down.
+    pub async fn closed(&self) {
+        tokio::select! {
+            _ = self.session.closed.cancelled() => {}
+            _ = self.server.inner.shutdown.cancelled() => {}
+        }
+    }
+
+    /// Send `ping` to the client and wait for its empty result (the liveness check a server may
+    /// make in a legacy session; the 2026-07-28 era has no server-to-client requests).
+    pub async fn ping(&self) -> Result<(), McpError> {
+        match self.request("ping", None).await? {
+            Value::Object(_) => Ok(()),
+            other => Err(McpError::internal(format!(
+                "the client answered ping with {other} (an object was expected)"
+            ))),
+        }
+    }
+
     /// The `Mcp-Session-Id` (HTTP), or `None` (stdio: the process is the session).
     pub fn id(&self) -> Option<&str> {
         self.session.id.as_deref()
@@ -229,10 +258,7 @@ impl Server {
             .unwrap_or_else(|e| e.into_inner())
             .clone();
         if let Some(l) = listener {
-            let handle = SessionHandle {
-                server: self.clone(),
-                session: session.clone(),
-            };
+            let handle = SessionHandle::new(self.clone(), session.clone());
             l.on_notification(handle, method, params);
         }
     }

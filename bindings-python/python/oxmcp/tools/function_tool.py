@@ -15,6 +15,12 @@ from .base import NotSet, Tool, ToolResult, _check_signature, _types, run_on_pri
 
 __all__ = ["DecoratedTool", "FunctionTool", "ToolMeta", "tool"]
 
+
+class _ToolBodyError(Exception):
+    """A ``pydantic.ValidationError`` the tool's body raised (``__cause__``), told apart from a bad
+    call: the arguments were checked by the core before the body ran, and a bad call raises
+    :class:`~oxmcp.exceptions.ValidationError` instead (FastMCP's class of the same name)."""
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -146,7 +152,12 @@ class FunctionTool(Tool):
                    run_in_thread=True if run_in_thread is None else run_in_thread, _output_arg=output_arg)
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
-        return await run_on_private_server(self, arguments)
+        from pydantic import ValidationError as PydanticValidationError
+
+        try:
+            return await run_on_private_server(self, arguments)
+        except PydanticValidationError as exc:
+            raise _ToolBodyError(str(exc)) from exc
 
     def _registration(self) -> tuple[Callable[..., Any], dict[str, Any]]:
         if self.output_schema is self._output_built:
