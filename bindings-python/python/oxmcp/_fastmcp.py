@@ -108,7 +108,7 @@ class _LifespanState:
         self.count = 0
 
 
-class FastMCP(Components, Serving, Server):
+class FastMCP(Components, Serving, Server):  # type: ignore[misc]  # FastMCP 4: await get_tool(name)
     """A FastMCP-compatible server (``from oxmcp import FastMCP``)."""
 
     #: How an unexpected exception in a tool reads, unmasked / masked.
@@ -135,6 +135,7 @@ class FastMCP(Components, Serving, Server):
     _resource_error_code = -32603
     #: FastMCP lists a component's tags (and version) in its ``_meta.fastmcp``.
     _fastmcp_meta = True
+    _template_params_subset = True
     #: A resource's JSON-native value (dict, list, number, bool, None) as FastMCP writes it: json.dumps.
     _resource_json = staticmethod(json.dumps)
 
@@ -464,7 +465,15 @@ class FastMCP(Components, Serving, Server):
             from .server._completion_link import CompletionLink
             from .server.completions import completion_handler
 
-            link = CompletionLink(completion_handler(f))
+            handler = completion_handler(f)
+
+            async def answer(ref: Any, argument: Any, context: Any) -> Any:
+                # FastMCP completes only a prompt or template a client could list: a reference to
+                # an unknown or disabled one gets no suggestions (completion shows no more than a
+                # listing does), without a call to the handler.
+                return await handler(ref, argument, context) if self._completes(ref) else None
+
+            link = CompletionLink(answer)
             with self._lock:
                 self._middleware.append(link)
                 if self._native is not None:

@@ -125,6 +125,50 @@ class Components:
         kinds = ("resource", "template") if kind == "resource" else (kind,)
         return [d for d in listing if not any((k, d.get(field)) in hidden for k in kinds)]
 
+    def _completes(self, ref: Any) -> bool:
+        """Whether a completion reference names a prompt or resource template this server lists
+        (registered and not hidden by a visibility rule): a template by its own URI template."""
+        hidden = self.__dict__.get("_hidden") or ()
+        if getattr(ref, "type", None) == "ref/prompt":
+            return ref.name in self._prompts and ("prompt", ref.name) not in hidden
+        entry = self._resources.get(str(getattr(ref, "uri", "")))
+        return entry is not None and entry.is_template and ("template", ref.uri) not in hidden
+
+    # -- one component, as FastMCP's get_tool / get_prompt find it -----------------------------------
+    async def get_tool(self, name: str, version: Any = None) -> Any:  # type: ignore[override]
+        """FastMCP's ``await mcp.get_tool(name)``: the tool as this server lists it (a ``Tool``), or
+        None when none is registered or a visibility rule hides it."""
+        from .tools.base import Tool
+
+        spec = self._listed("get_tool", version, self.list_tools(), "name", name)  # type: ignore[attr-defined]
+        if spec is None:
+            return None
+        return Tool(name=name, parameters=spec.get("inputSchema"), description=spec.get("description"),
+                    title=spec.get("title"), output_schema=spec.get("outputSchema"),
+                    annotations=spec.get("annotations"), meta=spec.get("_meta"), icons=spec.get("icons"),
+                    tags=self._component_tags.get(("tool", name)),  # type: ignore[attr-defined]
+                    execution=spec.get("execution"))
+
+    async def get_prompt(self, name: str, version: Any = None) -> Any:
+        """FastMCP's ``await mcp.get_prompt(name)``: the prompt as this server lists it (a
+        ``Prompt``, its ``arguments`` as listed), or None."""
+        from .prompts.base import Prompt, PromptArgument
+
+        spec = self._listed("get_prompt", version, self.list_prompts(), "name", name)  # type: ignore[attr-defined]
+        if spec is None:
+            return None
+        arguments = [PromptArgument.model_validate(a) for a in spec.get("arguments") or ()]
+        return Prompt(name=name, description=spec.get("description"), title=spec.get("title"),
+                      arguments=arguments, icons=spec.get("icons"), meta=spec.get("_meta"),
+                      tags=self._component_tags.get(("prompt", name)))  # type: ignore[attr-defined]
+
+    @staticmethod
+    def _listed(what: str, version: Any, listing: list[dict[str, Any]], field: str, key: str) -> Any:
+        if version is not None:
+            # oxmcp keeps one version of a component: a lookup by version could not honour it.
+            raise TypeError(f"{what}(version=...): oxmcp keeps one version per component; look it up without version=")
+        return next((spec for spec in listing if spec.get(field) == key), None)
+
     # -- resource security ------------------------------------------------------------------------
     def _take_security(self, uri: str, kwargs: dict[str, Any]) -> None:
         """Keep a template's ``security=`` keyword (FastMCP's) for its registration with the core."""

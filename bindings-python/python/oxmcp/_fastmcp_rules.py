@@ -54,13 +54,31 @@ def fastmcp_tool_schemas(entry: Any) -> None:
     if out is not None and "x-oxmcp-wrap-result" in out:
         out = {k: v for k, v in out.items() if k != "x-oxmcp-wrap-result"}
         out["x-fastmcp-wrap-result"] = True
-        entry.info.output_schema = out
+    if out is not None:
+        # FastMCP lists an inferred output schema without pydantic's titles (a model's class name).
+        entry.info.output_schema = _without_titles(out)
+
+
+#: Schema keywords whose value maps names (properties, definitions) to schemas.
+_NAME_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+
+
+def _without_titles(node: Any, names: bool = False) -> Any:
+    if isinstance(node, dict):
+        if names:
+            return {k: _without_titles(v) for k, v in node.items()}
+        return {k: _without_titles(v, k in _NAME_MAPS) for k, v in node.items()
+                if not (k == "title" and isinstance(v, str))}
+    if isinstance(node, list):
+        return [_without_titles(v) for v in node]
+    return node
 
 
 def fastmcp_prompt_arguments(entry: Any) -> None:
     """A prompt's listed arguments as FastMCP lists them: prompt arguments travel as strings, so an
     argument annotated other than ``str`` says the JSON Schema its value must match (FastMCP 4's
-    note, which clients show to whoever fills the argument in)."""
+    note, which clients show to whoever fills the argument in). An explicit ``Field(title=...)`` is
+    the argument's title."""
     import inspect
     import json
     import typing
@@ -78,6 +96,9 @@ def fastmcp_prompt_arguments(entry: Any) -> None:
         if param is None or param.annotation is inspect.Parameter.empty:
             continue
         annotation = hints.get(arg["name"], param.annotation)
+        title = _explicit_title(param.default, annotation)
+        if title:
+            arg["title"] = title
         if annotation is str:
             continue
         try:
@@ -86,3 +107,16 @@ def fastmcp_prompt_arguments(entry: Any) -> None:
             continue
         note = f"Provide a value matching the following JSON schema: {schema}. Encode non-string values as JSON."
         arg["description"] = f"{arg['description']}\n\n{note}" if arg.get("description") else note
+
+
+def _explicit_title(default: Any, annotation: Any) -> str | None:
+    """The title a parameter's ``Field(title=...)`` gives (as its default or in ``Annotated``)."""
+    import typing
+
+    from pydantic.fields import FieldInfo
+
+    extras = typing.get_args(annotation)[1:] if typing.get_origin(annotation) is typing.Annotated else ()
+    for info in (default, *extras):
+        if isinstance(info, FieldInfo) and info.title:
+            return info.title
+    return None

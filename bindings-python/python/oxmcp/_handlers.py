@@ -66,8 +66,8 @@ class _Entry:
     def is_async(self) -> bool:
         return self.info.is_async
 
-    def _kwargs(self, values: dict[str, Any], native_ctx: Any) -> dict[str, Any]:
-        kwargs = self.info.convert_arguments(values)
+    def _kwargs(self, values: dict[str, Any], native_ctx: Any, by_name: bool = False) -> dict[str, Any]:
+        kwargs = self.info.convert_arguments(values, by_name)
         ctx = Context(native_ctx, self.server)
         current_context.set(ctx)  # get_context()/get_access_token() without a Context parameter
         if self.info.context_param is not None:
@@ -342,8 +342,16 @@ class ResourceEntry(_Entry):
         self.variables = template_variables(uri)
         self.is_template = bool(self.variables)
         self.info = analyze_function(fn, name=name, description=description, output_schema=False)
-        params = set(self.info.param_names)
-        if params != set(self.variables):
+        params, variables = set(self.info.param_names), set(self.variables)
+        if getattr(server, "_template_params_subset", False):
+            # FastMCP's rule: every variable names a parameter, and every parameter without a
+            # default in the signature is a variable (one with a default may stay out of the URI).
+            signature = inspect.signature(self.info.fn).parameters
+            required = {p for p in params if p in signature and signature[p].default is inspect.Parameter.empty}
+            fits = variables <= params and required <= variables
+        else:
+            fits = params == variables
+        if not fits:
             what = "template variables " + ", ".join(self.variables) if self.variables else "no parameters (static)"
             raise TemplateMismatch(
                 f"Mismatch between URI parameters {sorted(self.variables)} and function parameters "
@@ -369,7 +377,8 @@ class ResourceEntry(_Entry):
     def _prepare(self, payload: Any, native_ctx: Any) -> dict[str, Any]:
         variables = dict((payload or {}).get("vars") or {})
         try:
-            return self._kwargs(variables, native_ctx)
+            # On FastMCP's rule the variables name the parameters, not their pydantic aliases.
+            return self._kwargs(variables, native_ctx, getattr(self.server, "_template_params_subset", False))
         except pydantic.ValidationError as exc:
             raise ResourceError(f"Invalid URI variables for {self.uri!r}: {_brief(exc)}") from exc
 

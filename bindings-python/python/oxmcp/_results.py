@@ -304,12 +304,16 @@ def content_block(item: Any) -> dict[str, Any]:
         return {"type": "text", "text": item}
     if isinstance(item, dict) and item.get("type") in _BLOCK_TYPES:
         return item
-    if isinstance(item, BaseModel) and getattr(item, "type", None) in _BLOCK_TYPES:
+    if _is_block_model(item):
         return item.model_dump(mode="json", by_alias=True, exclude_none=True)  # an SDK content model
     if isinstance(item, bytes):
         return {"type": "resource", "resource": {"uri": "data:application/octet-stream",
                                                  "mimeType": "application/octet-stream", "blob": _b64(item)}}
     return {"type": "text", "text": _dumps(to_jsonable(item))}
+
+
+def _is_block_model(item: Any) -> bool:
+    return isinstance(item, BaseModel) and getattr(item, "type", None) in _BLOCK_TYPES
 
 
 def content_list(value: Any) -> list[dict[str, Any]]:
@@ -339,6 +343,10 @@ def normalize_tool_result(value: Any, *, output_schema: dict[str, Any] | None, w
         return value.model_dump(mode="json", by_alias=True, exclude_none=True)
     if isinstance(value, _Content) or (isinstance(value, (list, tuple)) and any(isinstance(v, _Content) for v in value)):
         # Content helpers are content whatever the annotation said (e.g. ``-> list[Any]``).
+        return {"content": content_list(value)}
+    if output_schema is None and isinstance(value, (list, tuple)) and any(_is_block_model(v) for v in value):
+        # A list holding an SDK content model is one block per item (the other items as their JSON
+        # text), as the SDKs and FastMCP answer it: not the whole list as one JSON text.
         return {"content": content_list(value)}
     if output_schema is not None:
         if dump is not None:

@@ -207,8 +207,9 @@ class FunctionInfo:
             self._model = _create_model(self.name, fields)
         return self._model
 
-    def convert_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
-        """Turn validated JSON arguments into the annotated Python types (models, enums, dataclasses)."""
+    def convert_arguments(self, args: dict[str, Any], by_name: bool = False) -> dict[str, Any]:
+        """Turn validated JSON arguments into the annotated Python types (models, enums, dataclasses).
+        ``by_name``: the keys are the parameters' names, not their pydantic aliases."""
         if self.raw_arguments:  # an explicit input_schema: the function gets the JSON values as they are
             return dict(args)
         if self._plain is not None:
@@ -227,7 +228,8 @@ class FunctionInfo:
                     out[pname] = default
             else:
                 return out
-        model = self.arg_model.model_validate(args)
+        model = self.arg_model.model_validate(args, by_alias=False, by_name=True) if by_name \
+            else self.arg_model.model_validate(args)
         return {name: getattr(model, name) for name in self.param_names}
 
 
@@ -311,17 +313,17 @@ def _is_content_annotation(annotation: Any) -> bool:
 
     if annotation in (inspect.Signature.empty, None, type(None), Any, str, bytes):
         return True
-    if typing.get_origin(annotation) in (list, tuple) and typing.get_args(annotation)[:1] == (Any,):
-        return True  # list[Any]: anything goes, usually mixed content
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if (origin is list and args[:1] == (Any,)) or (origin is tuple and args == (Any, Ellipsis)):
+        return True  # list[Any], tuple[Any, ...]: anything goes, usually mixed content (tuple[Any] is one value)
     if isinstance(annotation, type) and issubclass(annotation, (ToolResult, *CONTENT_TYPES)):
         return True
-    if _is_sdk_content_model(annotation):
+    if _is_sdk_content_model(annotation) or _is_call_tool_result(annotation):
         return True
-    origin = typing.get_origin(annotation)
     if origin is list or origin is typing.Union or (origin is not None and str(origin) == "<class 'types.UnionType'>"):
         # list[Image], Image | None, list[Image | Audio]: content. list[str] is data (gets a schema).
-        args = [a for a in typing.get_args(annotation) if a is not type(None)]
-        return bool(args) and all(_is_content_class(a) for a in args)
+        members = [a for a in args if a is not type(None)]
+        return bool(members) and all(_is_content_class(a) for a in members)
     return False
 
 
@@ -355,6 +357,16 @@ def _is_sdk_content_model(annotation: Any) -> bool:
         return False
     field = annotation.model_fields.get("type")
     return field is not None and field.default in ("text", "image", "audio", "resource", "resource_link")
+
+
+def _is_call_tool_result(annotation: Any) -> bool:
+    """The SDK's whole ``CallToolResult``: the function answers the result itself, so there is no
+    output schema to infer (as the SDKs and FastMCP infer none)."""
+    if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+        return False
+    from .types import CallToolResult
+
+    return issubclass(annotation, CallToolResult)
 
 
 def _is_object_schema(schema: dict[str, Any]) -> bool:

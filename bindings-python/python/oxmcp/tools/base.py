@@ -215,6 +215,9 @@ class Tool(FastMCPComponent):
                  execution: Any = None, **extra: Any) -> None:
         if extra:
             raise TypeError(f"Tool() got unexpected keyword argument(s): {', '.join(sorted(extra))}")
+        from ..shared.tool_name_validation import validate_and_warn_tool_name
+
+        validate_and_warn_tool_name(name)
         self.name = name
         self.parameters = parameters if parameters is not None else {"type": "object", "properties": {}}
         self.description = description

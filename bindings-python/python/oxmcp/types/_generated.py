@@ -354,7 +354,7 @@ class Icon(SpecModel):
         None,
         description='Optional array of strings that specify sizes at which the icon can be used.\nEach string should be in WxH format (e.g., `"48x48"`, `"96x96"`) or `"any"` for scalable formats like SVG.\n\nIf not provided, the client should assume that the icon can be used at any size.',
     )
-    src: AnyUrl = Field(
+    src: str = Field(
         ...,
         description='A standard URI pointing to an icon resource. May be an HTTP/HTTPS URL or a\n`data:` URI with Base64-encoded image data.\n\nConsumers SHOULD takes steps to ensure URLs serving icons are from the\nsame domain as the client/server or a trusted domain.\n\nConsumers SHOULD take appropriate precautions when consuming SVGs as they can contain\nexecutable JavaScript.',
     )
@@ -397,7 +397,7 @@ class Implementation(SpecModel):
         description='Intended for UI and end-user contexts — optimized to be human-readable and easily understood,\neven by those unfamiliar with domain-specific terminology.\n\nIf not provided, the name should be used for display (except for Tool,\nwhere `annotations.title` should be given precedence over using `name`,\nif present).',
     )
     version: str
-    websiteUrl: AnyUrl | None = Field(
+    websiteUrl: str | None = Field(
         None, description='An optional URL of the website for this implementation.'
     )
 

@@ -47,7 +47,9 @@ class Tool(BaseModel):
                       annotations: Any = None, icons: list[Icon] | None = None,
                       meta: dict[str, Any] | None = None, structured_output: bool | None = None) -> Tool:
         from ..._handlers import ToolEntry
+        from ...shared.tool_name_validation import validate_and_warn_tool_name
 
+        validate_and_warn_tool_name(name or str(getattr(fn, "__name__", "")))
         if (name or getattr(fn, "__name__", None)) == "<lambda>":
             raise ValueError("You must provide a name for lambda functions")
         return cls.from_entry(ToolEntry(fn, name=name, title=title, description=description,

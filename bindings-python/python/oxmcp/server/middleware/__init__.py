@@ -360,3 +360,12 @@ def install(server: Any, middleware: Any) -> None:
         server._middleware.append(entry)
         if server._native is not None:
             server._native.add_middleware(entry, True, hooked_methods(middleware))
+
+
+def __getattr__(name: str) -> Any:
+    # FastMCP's package exports AuthMiddleware beside Middleware; it lives in its own module.
+    if name == "AuthMiddleware":
+        from .authorization import AuthMiddleware
+
+        return AuthMiddleware
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
