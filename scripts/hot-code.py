@@ -11,9 +11,10 @@ windows.
 The script is made for one build and used by the next link of that same build, never committed:
 
   1. build the module (its symbol table kept: callgrind and `nm` name functions from it);
-  2. `hot-code.py profile node|python MODULE --out FILE` runs the binding's bench server
-     (bench/servers/oxmcp_node.mjs with that addon, or bench/servers/oxmcp_py.py with that
-     wheel or interpreter) under `valgrind --tool=callgrind`, over real HTTP on 127.0.0.1:
+  2. `hot-code.py profile node|python|rust MODULE --out FILE` runs the binding's bench server
+     (bench/servers/oxmcp_node.mjs with that addon, bench/servers/oxmcp_py.py with that wheel or
+     interpreter, or the Rust server binary itself, examples/rust/bench_server.rs) under
+     `valgrind --tool=callgrind`, over real HTTP on 127.0.0.1:
        a. start-up, one `tools/call add` and one `tools/list`: what every server runs before
           idle; callgrind dumps here;
        b. a bounded load: `add`, `echo` and `tools/list` on 16 keep-alive connections, a legacy
@@ -21,8 +22,9 @@ The script is made for one build and used by the next link of that same build, n
      and writes the module's functions from (a), then those only in (b), as input-section rules
      of an output section `.text.hot` inserted before `.text`;
   3. build again with OXMCP_HOT_CODE_LD=FILE (an absolute path): the bindings' build.rs link
-     the cdylib with it. Cargo reruns build.rs and recompiles the binding crate only; the symbol
-     names stay those of step 1, so every rule names a function of the new build;
+     the cdylib with it (examples/build.rs, the example binaries). Cargo reruns build.rs and
+     recompiles that crate only; the symbol names stay those of step 1, so every rule names a
+     function of the new build;
   4. `hot-code.py check MODULE FILE` reads the relinked module with `readelf` and `nm`: the
      named functions are in `.text.hot`, which sits before `.text` and holds little else. A
      stripped module (the published wheel) has no symbol table; then it checks that `.text.hot`
@@ -193,7 +195,11 @@ def group(comment: str, names: list[str]) -> list[str]:
 
 
 def served(binding: str, module: str, python: str, node: str, work: Path) -> tuple[list[str], dict[str, str], Path]:
-    """The bench server's command, its environment and the native module it loads."""
+    """The bench server's command, its environment and the native module it loads (for `rust`, the
+    server binary itself: the examples' `bench-server`)."""
+    if binding == "rust":
+        binary = Path(module).resolve()
+        return [str(binary)], {}, binary
     if binding == "node":
         addon = Path(module).resolve()
         if addon.suffix != ".node":  # node loads a native module only from a *.node file
@@ -320,9 +326,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
     p = sub.add_parser("profile", help="run the bench server under callgrind and write the linker script")
-    p.add_argument("binding", choices=["node", "python"])
+    p.add_argument("binding", choices=["node", "python", "rust"])
     p.add_argument("module", help="node: the addon (a build with its symbol table); python: the wheel, or an "
-                   "interpreter with the wheel installed")
+                   "interpreter with the wheel installed; rust: a server binary that serves `--http HOST:PORT` "
+                   "with the bench's tools (examples/rust/bench_server.rs)")
     p.add_argument("--out", required=True, help="the linker script to write (in the build's target directory)")
     p.add_argument("--python", default=sys.executable, help="python with a wheel: the interpreter that runs it "
                    "(it brings the dependencies)")
