@@ -80,8 +80,16 @@ def post(conn: http.client.HTTPConnection, method: str, params: dict, id_: int, 
     return r.status, {k.lower(): v for k, v in r.getheaders()}, data
 
 
-def add(i: int) -> tuple[str, dict]:
-    return "tools/call", {"name": "add", "arguments": {"a": i, "b": 2}}
+# The calls the profile makes: the bench servers' tools unless `--call` names others.
+CALLS: list[tuple[str, dict]] = [("add", {"a": 1, "b": 2}), ("echo", {"text": "hot"})]
+
+
+def call(i: int) -> tuple[str, dict]:
+    """The i-th request of the profile's mix: each call in turn, then a `tools/list`."""
+    if i % (len(CALLS) + 1) == len(CALLS):
+        return "tools/list", {}
+    name, args = CALLS[i % (len(CALLS) + 1)]
+    return "tools/call", {"name": name, "arguments": args}
 
 
 def ok(status: int, data: bytes, what: str) -> None:
@@ -96,9 +104,9 @@ def wait_ready(port: int, p: subprocess.Popen, timeout: float) -> None:
             raise RuntimeError(f"the server exited with {p.returncode}")
         try:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-            st, _, data = post(conn, *add(1), 1)
+            st, _, data = post(conn, *call(0), 1)
             conn.close()
-            ok(st, data, "tools/call add")
+            ok(st, data, f"tools/call {CALLS[0][0]}")
             return
         except OSError:
             time.sleep(0.2)
@@ -113,8 +121,7 @@ def load(port: int) -> None:
         try:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
             for i in range(30):
-                m, params = (add(i) if i % 3 == 0 else ("tools/list", {}) if i % 3 == 1
-                             else ("tools/call", {"name": "echo", "arguments": {"text": f"w{w}"}}))
+                m, params = call(i + w)
                 st, _, data = post(conn, m, params, i)
                 ok(st, data, m)
             conn.close()
@@ -132,7 +139,7 @@ def load(port: int) -> None:
     ok(st, data, "initialize")
     sid = h.get("mcp-session-id")
     post(conn, "notifications/initialized", {}, -1, LEGACY, sid)
-    for i, (m, params) in enumerate([add(5), ("tools/list", {})], start=1):
+    for i, (m, params) in enumerate([call(0), ("tools/list", {})], start=1):
         st, _, data = post(conn, m, params, i, LEGACY, sid)
         ok(st, data, f"legacy {m}")
     conn.close()
@@ -233,7 +240,7 @@ def profile(a: argparse.Namespace) -> None:
         port = s.getsockname()[1]
     cg = work / "cg.out"
     cmd = ["valgrind", "--tool=callgrind", "--demangle=no", f"--callgrind-out-file={cg}",
-           *server, "--http", f"127.0.0.1:{port}"]
+           *server, *a.args.replace("{port}", str(port)).split()]
     t0 = time.monotonic()
     with open(work / "server.log", "wb") as log:
         p = subprocess.Popen(cmd, env=dict(os.environ, **env), stdout=log, stderr=log)
@@ -328,8 +335,13 @@ def main() -> None:
     p = sub.add_parser("profile", help="run the bench server under callgrind and write the linker script")
     p.add_argument("binding", choices=["node", "python", "rust"])
     p.add_argument("module", help="node: the addon (a build with its symbol table); python: the wheel, or an "
-                   "interpreter with the wheel installed; rust: a server binary that serves `--http HOST:PORT` "
-                   "with the bench's tools (examples/rust/bench_server.rs)")
+                   "interpreter with the wheel installed; rust: a server binary (the examples' bench-server, or "
+                   "one of your own with --args and --call)")
+    p.add_argument("--args", default="--http 127.0.0.1:{port}", help="the server's arguments ({port}: a free "
+                   "port); it serves Streamable HTTP at http://127.0.0.1:{port}/mcp")
+    p.add_argument("--call", action="append", metavar="TOOL=JSON", help="a tools/call the profile makes (the "
+                   "first one at start-up, all of them in the load), arguments as a JSON object; default: the "
+                   "bench's add={\"a\": 1, \"b\": 2} and echo={\"text\": \"hot\"}")
     p.add_argument("--out", required=True, help="the linker script to write (in the build's target directory)")
     p.add_argument("--python", default=sys.executable, help="python with a wheel: the interpreter that runs it "
                    "(it brings the dependencies)")
@@ -339,6 +351,8 @@ def main() -> None:
     c.add_argument("module")
     c.add_argument("script")
     a = ap.parse_args()
+    if a.command == "profile" and a.call:
+        CALLS[:] = [(c.split("=", 1)[0], json.loads(c.split("=", 1)[1])) for c in a.call]
     profile(a) if a.command == "profile" else check(a)
 
 
