@@ -8,7 +8,8 @@
 #
 # Ours (release builds; the binding builds of a dev checkout are usually debug builds):
 #   bench/loadgen/target/release/loadgen          the load generator
-#   target/release/bench-server, workload-server  oxmcp Rust (package oxmcp-examples)
+#   target/release/bench-server, workload-server  oxmcp Rust (package oxmcp-examples; the bench server
+#                                                 with its hot code together, target/hot-code/rust-release.ld)
 #   target/bench-tls/release/bench-server         the same with TLS serving, for bench/h2.py
 #   $OXMCP_BENCH_DIR/venv                         a venv with the oxmcp wheel (maturin --release)
 #   $OXMCP_BENCH_DIR/node/oxmcp.node              the Node native module (release), used via OXMCP_NATIVE
@@ -58,8 +59,14 @@ if [[ "$what" == all || "$what" == ours ]]; then
 
   # Without the examples' default `auth-jwt` (OAuth JWTs, which the bench server does not use),
   # as a server without OAuth is built; rmcp's bench server likewise has only the features it uses.
+  # Its hot code together as the bindings' (below): built, profiled, built again with the script.
   step "oxmcp Rust bench server -> target/release/bench-server"
-  (cd "$ROOT" && cargo build --release -p oxmcp-examples --bin bench-server --no-default-features)
+  hot="$TARGET/hot-code"
+  (cd "$ROOT" && OXMCP_HOT_CODE_LD= cargo build --release -p oxmcp-examples --bin bench-server --no-default-features)
+  python3 "$ROOT/scripts/hot-code.py" profile rust "$TARGET/release/bench-server" --out "$hot/rust-release.ld"
+  (cd "$ROOT" && OXMCP_HOT_CODE_LD="$hot/rust-release.ld" cargo build --release -p oxmcp-examples --bin bench-server \
+      --no-default-features)
+  python3 "$ROOT/scripts/hot-code.py" check "$TARGET/release/bench-server" "$hot/rust-release.ld"
   # bench/h2.py: the same server with TLS serving (`OXMCP_TLS_CERT`/`OXMCP_TLS_KEY`), kept apart so
   # that run.py measures the build without it.
   (cd "$ROOT" && cargo build --release -p oxmcp-examples --bin bench-server --no-default-features \
@@ -71,7 +78,6 @@ if [[ "$what" == all || "$what" == ours ]]; then
   # Both bindings as the release workflow builds them: for the target triple, with the hot code
   # together: built, profiled into a linker script in the target directory (scripts/hot-code.py),
   # built again with it (OXMCP_HOT_CODE_LD, the bindings' build.rs) and checked.
-  hot="$TARGET/hot-code"
   step "oxmcp Node native module (release) -> $OXMCP_BENCH_DIR/node/oxmcp.node"
   addon="$TARGET/$HOST/release/liboxmcp_node.so"
   (cd "$ROOT" && cargo build --release --target "$HOST" -p oxmcp-node)

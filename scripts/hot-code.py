@@ -11,9 +11,10 @@ windows.
 The script is made for one build and used by the next link of that same build, never committed:
 
   1. build the module (its symbol table kept: callgrind and `nm` name functions from it);
-  2. `hot-code.py profile node|python MODULE --out FILE` runs the binding's bench server
-     (bench/servers/oxmcp_node.mjs with that addon, or bench/servers/oxmcp_py.py with that
-     wheel or interpreter) under `valgrind --tool=callgrind`, over real HTTP on 127.0.0.1:
+  2. `hot-code.py profile node|python|rust MODULE --out FILE` runs the binding's bench server
+     (bench/servers/oxmcp_node.mjs with that addon, bench/servers/oxmcp_py.py with that wheel or
+     interpreter, or the Rust server binary itself, examples/rust/bench_server.rs) under
+     `valgrind --tool=callgrind`, over real HTTP on 127.0.0.1:
        a. start-up, one `tools/call add` and one `tools/list`: what every server runs before
           idle; callgrind dumps here;
        b. a bounded load: `add`, `echo` and `tools/list` on 16 keep-alive connections, a legacy
@@ -21,8 +22,9 @@ The script is made for one build and used by the next link of that same build, n
      and writes the module's functions from (a), then those only in (b), as input-section rules
      of an output section `.text.hot` inserted before `.text`;
   3. build again with OXMCP_HOT_CODE_LD=FILE (an absolute path): the bindings' build.rs link
-     the cdylib with it. Cargo reruns build.rs and recompiles the binding crate only; the symbol
-     names stay those of step 1, so every rule names a function of the new build;
+     the cdylib with it (examples/build.rs, the example binaries). Cargo reruns build.rs and
+     recompiles that crate only; the symbol names stay those of step 1, so every rule names a
+     function of the new build;
   4. `hot-code.py check MODULE FILE` reads the relinked module with `readelf` and `nm`: the
      named functions are in `.text.hot`, which sits before `.text` and holds little else. A
      stripped module (the published wheel) has no symbol table; then it checks that `.text.hot`
@@ -78,8 +80,16 @@ def post(conn: http.client.HTTPConnection, method: str, params: dict, id_: int, 
     return r.status, {k.lower(): v for k, v in r.getheaders()}, data
 
 
-def add(i: int) -> tuple[str, dict]:
-    return "tools/call", {"name": "add", "arguments": {"a": i, "b": 2}}
+# The calls the profile makes: the bench servers' tools unless `--call` names others.
+CALLS: list[tuple[str, dict]] = [("add", {"a": 1, "b": 2}), ("echo", {"text": "hot"})]
+
+
+def call(i: int) -> tuple[str, dict]:
+    """The i-th request of the profile's mix: each call in turn, then a `tools/list`."""
+    if i % (len(CALLS) + 1) == len(CALLS):
+        return "tools/list", {}
+    name, args = CALLS[i % (len(CALLS) + 1)]
+    return "tools/call", {"name": name, "arguments": args}
 
 
 def ok(status: int, data: bytes, what: str) -> None:
@@ -94,9 +104,9 @@ def wait_ready(port: int, p: subprocess.Popen, timeout: float) -> None:
             raise RuntimeError(f"the server exited with {p.returncode}")
         try:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-            st, _, data = post(conn, *add(1), 1)
+            st, _, data = post(conn, *call(0), 1)
             conn.close()
-            ok(st, data, "tools/call add")
+            ok(st, data, f"tools/call {CALLS[0][0]}")
             return
         except OSError:
             time.sleep(0.2)
@@ -111,8 +121,7 @@ def load(port: int) -> None:
         try:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
             for i in range(30):
-                m, params = (add(i) if i % 3 == 0 else ("tools/list", {}) if i % 3 == 1
-                             else ("tools/call", {"name": "echo", "arguments": {"text": f"w{w}"}}))
+                m, params = call(i + w)
                 st, _, data = post(conn, m, params, i)
                 ok(st, data, m)
             conn.close()
@@ -130,7 +139,7 @@ def load(port: int) -> None:
     ok(st, data, "initialize")
     sid = h.get("mcp-session-id")
     post(conn, "notifications/initialized", {}, -1, LEGACY, sid)
-    for i, (m, params) in enumerate([add(5), ("tools/list", {})], start=1):
+    for i, (m, params) in enumerate([call(0), ("tools/list", {})], start=1):
         st, _, data = post(conn, m, params, i, LEGACY, sid)
         ok(st, data, f"legacy {m}")
     conn.close()
@@ -193,7 +202,11 @@ def group(comment: str, names: list[str]) -> list[str]:
 
 
 def served(binding: str, module: str, python: str, node: str, work: Path) -> tuple[list[str], dict[str, str], Path]:
-    """The bench server's command, its environment and the native module it loads."""
+    """The bench server's command, its environment and the native module it loads (for `rust`, the
+    server binary itself: the examples' `bench-server`)."""
+    if binding == "rust":
+        binary = Path(module).resolve()
+        return [str(binary)], {}, binary
     if binding == "node":
         addon = Path(module).resolve()
         if addon.suffix != ".node":  # node loads a native module only from a *.node file
@@ -227,7 +240,7 @@ def profile(a: argparse.Namespace) -> None:
         port = s.getsockname()[1]
     cg = work / "cg.out"
     cmd = ["valgrind", "--tool=callgrind", "--demangle=no", f"--callgrind-out-file={cg}",
-           *server, "--http", f"127.0.0.1:{port}"]
+           *server, *a.args.replace("{port}", str(port)).split()]
     t0 = time.monotonic()
     with open(work / "server.log", "wb") as log:
         p = subprocess.Popen(cmd, env=dict(os.environ, **env), stdout=log, stderr=log)
@@ -320,9 +333,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
     p = sub.add_parser("profile", help="run the bench server under callgrind and write the linker script")
-    p.add_argument("binding", choices=["node", "python"])
+    p.add_argument("binding", choices=["node", "python", "rust"])
     p.add_argument("module", help="node: the addon (a build with its symbol table); python: the wheel, or an "
-                   "interpreter with the wheel installed")
+                   "interpreter with the wheel installed; rust: a server binary (the examples' bench-server, or "
+                   "one of your own with --args and --call)")
+    p.add_argument("--args", default="--http 127.0.0.1:{port}", help="the server's arguments ({port}: a free "
+                   "port); it serves Streamable HTTP at http://127.0.0.1:{port}/mcp")
+    p.add_argument("--call", action="append", metavar="TOOL=JSON", help="a tools/call the profile makes (the "
+                   "first one at start-up, all of them in the load), arguments as a JSON object; default: the "
+                   "bench's add={\"a\": 1, \"b\": 2} and echo={\"text\": \"hot\"}")
     p.add_argument("--out", required=True, help="the linker script to write (in the build's target directory)")
     p.add_argument("--python", default=sys.executable, help="python with a wheel: the interpreter that runs it "
                    "(it brings the dependencies)")
@@ -332,6 +351,8 @@ def main() -> None:
     c.add_argument("module")
     c.add_argument("script")
     a = ap.parse_args()
+    if a.command == "profile" and a.call:
+        CALLS[:] = [(c.split("=", 1)[0], json.loads(c.split("=", 1)[1])) for c in a.call]
     profile(a) if a.command == "profile" else check(a)
 
 
