@@ -190,49 +190,23 @@ impl Dpop {
         if proof.len() > MAX_PROOF_BYTES || proof.bytes().filter(|&b| b == b'.').count() != 2 {
             return Err("The DPoP proof is not a JWT".into());
         }
-        let head = proof.split('.').next().unwrap_or("");
-        let header: Value = URL_SAFE_NO_PAD
-            .decode(head)
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
-            .ok_or(ProofError::Invalid("The DPoP proof header is not JSON"))?;
-        if !header
-            .get("typ")
-            .and_then(Value::as_str)
-            .is_some_and(|t| t.eq_ignore_ascii_case("dpop+jwt"))
-        {
-            return Err("The DPoP proof's typ is not dpop+jwt".into());
-        }
-        let alg = header.get("alg").and_then(Value::as_str).unwrap_or("");
-        let Some(&(_, alg)) = DPOP_ALGS.iter().find(|(n, _)| *n == alg) else {
-            return Err("The DPoP proof's alg is not an asymmetric algorithm taken here".into());
-        };
-        let jwk = header
-            .get("jwk")
-            .and_then(Value::as_object)
-            .ok_or(ProofError::Invalid("The DPoP proof has no jwk"))?;
-        const PRIVATE: [&str; 8] = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"];
-        if PRIVATE.iter().any(|m| jwk.contains_key(*m)) {
-            return Err("The DPoP proof's jwk is not a public key".into());
-        }
-        let jkt = thumbprint(jwk).ok_or(ProofError::Invalid(
-            "The DPoP proof's jwk is not a usable public key",
-        ))?;
-        let key = serde_json::from_value::<jsonwebtoken::jwk::Jwk>(Value::Object(jwk.clone()))
-            .ok()
-            .and_then(|k| DecodingKey::from_jwk(&k).ok())
-            .ok_or(ProofError::Invalid(
-                "The DPoP proof's jwk is not a usable public key",
-            ))?;
-        let mut v = Validation::new(alg);
-        v.required_spec_claims = HashSet::new();
-        v.validate_exp = false;
-        v.validate_aud = false;
-        let claims = jsonwebtoken::decode::<Value>(proof, &key, &v)
-            .map_err(|_| {
-                ProofError::Invalid("The DPoP proof's signature does not verify with its jwk")
-            })?
-            .claims;
+        let (alg, jwk) = proof_header(proof)?;
+        let (jkt, key) = public_key(jwk)?;
+        let claims = signed_claims(proof, alg, &key)?;
+        let jti = self.check_claims(&claims, method, urls, token)?;
+        Ok(Proof { jkt, jti })
+    }
+
+    /// The signed claims bind the proof to this request (`htm`, `htu`), to now (`iat`, and the
+    /// server's `nonce` when it gives them out) and to this access token (`ath`); the proof's id
+    /// (`jti`) is what a replay would repeat.
+    fn check_claims(
+        &self,
+        claims: &Value,
+        method: &Method,
+        urls: &[String],
+        token: &str,
+    ) -> Result<String, ProofError> {
         let text = |k: &str| claims.get(k).and_then(Value::as_str);
         if text("htm") != Some(method.as_str()) {
             return Err("The DPoP proof's htm is not this request's method".into());
@@ -261,10 +235,7 @@ impl Dpop {
                 return Err(ProofError::Nonce);
             }
         }
-        Ok(Proof {
-            jkt,
-            jti: jti.to_string(),
-        })
+        Ok(jti.to_string())
     }
 
     /// Record the proof's id; `Err` when it was seen within the window (a replay) or the cache
@@ -474,6 +445,61 @@ pub(super) fn expected_urls(
             .collect(),
         None => Vec::new(),
     }
+}
+
+/// The proof's header: `typ` dpop+jwt, an asymmetric `alg` taken here, and the public `jwk`
+/// the proof is signed with.
+fn proof_header(proof: &str) -> Result<(Algorithm, Map<String, Value>), ProofError> {
+    let head = proof.split('.').next().unwrap_or("");
+    let mut header: Value = URL_SAFE_NO_PAD
+        .decode(head)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .ok_or(ProofError::Invalid("The DPoP proof header is not JSON"))?;
+    if !header
+        .get("typ")
+        .and_then(Value::as_str)
+        .is_some_and(|t| t.eq_ignore_ascii_case("dpop+jwt"))
+    {
+        return Err("The DPoP proof's typ is not dpop+jwt".into());
+    }
+    let alg = header.get("alg").and_then(Value::as_str).unwrap_or("");
+    let Some(&(_, alg)) = DPOP_ALGS.iter().find(|(n, _)| *n == alg) else {
+        return Err("The DPoP proof's alg is not an asymmetric algorithm taken here".into());
+    };
+    let Some(Value::Object(jwk)) = header.get_mut("jwk").map(Value::take) else {
+        return Err(ProofError::Invalid("The DPoP proof has no jwk"));
+    };
+    // A private key's members in the header would mean the client leaked its key.
+    const PRIVATE: [&str; 8] = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"];
+    if PRIVATE.iter().any(|m| jwk.contains_key(*m)) {
+        return Err("The DPoP proof's jwk is not a public key".into());
+    }
+    Ok((alg, jwk))
+}
+
+/// The jwk's thumbprint (what a bound token's `cnf.jkt` names) and the key to verify with.
+fn public_key(jwk: Map<String, Value>) -> Result<(String, DecodingKey), ProofError> {
+    const UNUSABLE: ProofError =
+        ProofError::Invalid("The DPoP proof's jwk is not a usable public key");
+    let jkt = thumbprint(&jwk).ok_or(UNUSABLE)?;
+    let key = serde_json::from_value::<jsonwebtoken::jwk::Jwk>(Value::Object(jwk))
+        .ok()
+        .and_then(|k| DecodingKey::from_jwk(&k).ok())
+        .ok_or(UNUSABLE)?;
+    Ok((jkt, key))
+}
+
+/// The proof's claims, once its signature verifies with its own key (the time and audience
+/// rules of an access token do not apply: [`Dpop::check_claims`] holds a proof's).
+fn signed_claims(proof: &str, alg: Algorithm, key: &DecodingKey) -> Result<Value, ProofError> {
+    let mut v = Validation::new(alg);
+    v.required_spec_claims = HashSet::new();
+    v.validate_exp = false;
+    v.validate_aud = false;
+    jsonwebtoken::decode::<Value>(proof, key, &v)
+        .map(|d| d.claims)
+        .map_err(|_| ProofError::Invalid("The DPoP proof's signature does not verify with its jwk"))
 }
 
 #[cfg(test)]

@@ -16,6 +16,12 @@ use crate::server::options::ValidationMode;
 use futures::FutureExt;
 use serde_json::{json, Map, Value};
 
+/// A completion's handler (`None`: answered empty) and its own timeout.
+type Completer = (
+    Option<std::sync::Arc<dyn crate::handler::CompletionHandler>>,
+    Option<std::time::Duration>,
+);
+
 /// Most completion values sent; more are cut and flagged `hasMore` (the spec's maximum).
 pub(crate) const MAX_COMPLETION_VALUES: usize = 100;
 
@@ -235,6 +241,44 @@ impl Server {
         Ok((p, params))
     }
 
+    /// The completion handler (`None`: a resource without one) and timeout of the prompt or
+    /// template `r` names, if the caller may see it.
+    fn completer(
+        &self,
+        reg: &super::Registry,
+        r: &Map<String, Value>,
+        env: &Env,
+    ) -> Result<Completer, Outcome> {
+        match r.get("type").and_then(Value::as_str) {
+            Some("ref/prompt") => {
+                let name = r.get("name").and_then(Value::as_str).unwrap_or_default();
+                match reg
+                    .prompts
+                    .get(name)
+                    .filter(|_| self.may_use(env, "prompt", name))
+                {
+                    Some(p) => Ok((p.completion.clone(), p.timeout)),
+                    None => Err(McpError::invalid_params(format!("Unknown prompt: {name}")).into()),
+                }
+            }
+            Some("ref/resource") => {
+                let uri = r.get("uri").and_then(Value::as_str).unwrap_or_default();
+                self.check_uri_len(uri)?;
+                // A template or resource hidden from the caller is unknown to it: the same answer
+                // (so a refusal cannot reveal it), and its completer does not run.
+                let visible = self.may_use(env, "resource", uri);
+                match reg.templates.get(uri).filter(|_| visible) {
+                    Some(t) => Ok((t.completion.clone(), t.timeout)),
+                    None if visible && reg.resources.contains_key(uri) => Ok((None, None)),
+                    None => {
+                        Err(McpError::invalid_params(format!("Unknown resource: {uri}")).into())
+                    }
+                }
+            }
+            _ => Err(McpError::invalid_params("Invalid ref type").into()),
+        }
+    }
+
     /// Completions carry no MRTR state. A resource without a completion handler answers an
     /// empty completion without running anything.
     fn prepare_completion(&self, params: Params, env: &Env) -> Result<Prepared, Outcome> {
@@ -251,40 +295,7 @@ impl Server {
         ) else {
             return Err(McpError::invalid_params("argument needs name and value").into());
         };
-        let (handler, own_timeout) = match r.get("type").and_then(Value::as_str) {
-            Some("ref/prompt") => {
-                let name = r.get("name").and_then(Value::as_str).unwrap_or_default();
-                match reg
-                    .prompts
-                    .get(name)
-                    .filter(|_| self.may_use(env, "prompt", name))
-                {
-                    Some(p) => (p.completion.clone(), p.timeout),
-                    None => {
-                        return Err(
-                            McpError::invalid_params(format!("Unknown prompt: {name}")).into()
-                        )
-                    }
-                }
-            }
-            Some("ref/resource") => {
-                let uri = r.get("uri").and_then(Value::as_str).unwrap_or_default();
-                self.check_uri_len(uri)?;
-                // A template or resource hidden from the caller is unknown to it: the same answer
-                // (so a refusal cannot reveal it), and its completer does not run.
-                let visible = self.may_use(env, "resource", uri);
-                match reg.templates.get(uri).filter(|_| visible) {
-                    Some(t) => (t.completion.clone(), t.timeout),
-                    None if visible && reg.resources.contains_key(uri) => (None, None),
-                    None => {
-                        return Err(
-                            McpError::invalid_params(format!("Unknown resource: {uri}")).into()
-                        )
-                    }
-                }
-            }
-            _ => return Err(McpError::invalid_params("Invalid ref type").into()),
-        };
+        let (handler, own_timeout) = self.completer(&reg, r, env)?;
         // The primitive is visible: completing it needs the scopes that using it needs.
         if let Some((name, required)) = super::access::completed_scopes(&reg, &params) {
             self.check_scopes(env, name, required)?;

@@ -163,56 +163,74 @@ impl Server {
                     biased;
                     r = &mut fut => break r,
                     Some((p, reply)) = rx.recv() => {
-                        let out = match self.drive(rest, rq, Params::from_map(p), env, digest).await {
-                            Outcome::Result(v) => Ok(v),
-                            Outcome::Tool(a) => Ok(a.into_value()),
-                            Outcome::Contents(a) => Ok(a.into_value()),
-                            Outcome::Rendered(r) => Ok(r.value()),
-                            Outcome::Error(e) => Err(HandlerError::Mcp(e)),
-                            Outcome::Nothing => Err(HandlerError::Cancelled),
-                        };
-                        let _ = reply.send(out);
+                        let out = self.drive(rest, rq, Params::from_map(p), env, digest).await;
+                        let _ = reply.send(as_middleware_result(out));
                     }
                     () = env.cancel.cancelled() => return Outcome::Nothing,
                 }
             };
-            let result = match result {
-                Err(HandlerError::Tool(e)) if rq.method == Method::ToolsCall => Ok(json!({
-                    "content": [{"type": "text", "text": e.to_string()}],
-                    "isError": true,
-                })),
-                other => other,
-            };
-            match result {
-                Ok(Value::Object(m)) => {
-                    // A short-circuit answer is complete unless it says otherwise, and gets the
-                    // era's shaping as the core's own answer would (cache hints on cacheable
-                    // methods: the lists, server/discover, resources/read).
-                    if rq.era == Era::Modern && !m.contains_key("resultType") {
-                        let cacheable = rq.method.is_list()
-                            || matches!(rq.method, Method::ServerDiscover | Method::ResourcesRead);
-                        Outcome::Result(self.finish(rq, m, cacheable))
-                    } else {
-                        Outcome::Result(Value::Object(m))
-                    }
-                }
-                Ok(_) => McpError::internal("a middleware returned a result that is not an object")
-                    .into(),
-                Err(HandlerError::Mcp(e)) => Outcome::Error(e),
-                Err(HandlerError::Tool(e)) => McpError::internal(e.to_string()).into(),
-                Err(HandlerError::InputRequired(_)) => self.input_required(rq, &name, &ctx, env),
-                Err(HandlerError::Cancelled) => Outcome::Nothing,
-                Err(HandlerError::Internal(d)) => {
-                    let detail = d.map(|d| format!(": {d}")).unwrap_or_default();
-                    McpError::internal(format!("Internal error in middleware{detail}")).into()
-                }
-                Err(HandlerError::InvalidArguments(v)) => {
-                    McpError::invalid_params("Invalid arguments")
-                        .with_data(json!({"violations": crate::schema::violations_json(&v)}))
-                        .into()
+            self.middleware_answer(rq, result, &name, &ctx, env)
+        })
+    }
+
+    /// What the chain's first middleware answered, as the request's outcome: a tool's error is
+    /// a tool result with `isError` (as the core's own calls answer it), and an object gets the
+    /// era's shaping as the core's own answer would.
+    fn middleware_answer(
+        &self,
+        rq: &RequestInfo,
+        result: MiddlewareResult,
+        name: &str,
+        ctx: &Context,
+        env: &Env,
+    ) -> Outcome {
+        let result = match result {
+            Err(HandlerError::Tool(e)) if rq.method == Method::ToolsCall => Ok(json!({
+                "content": [{"type": "text", "text": e.to_string()}],
+                "isError": true,
+            })),
+            other => other,
+        };
+        match result {
+            Ok(Value::Object(m)) => {
+                // A short-circuit answer is complete unless it says otherwise, and gets the
+                // era's shaping as the core's own answer would (cache hints on cacheable
+                // methods: the lists, server/discover, resources/read).
+                if rq.era == Era::Modern && !m.contains_key("resultType") {
+                    let cacheable = rq.method.is_list()
+                        || matches!(rq.method, Method::ServerDiscover | Method::ResourcesRead);
+                    Outcome::Result(self.finish(rq, m, cacheable))
+                } else {
+                    Outcome::Result(Value::Object(m))
                 }
             }
-        })
+            Ok(_) => {
+                McpError::internal("a middleware returned a result that is not an object").into()
+            }
+            Err(HandlerError::Mcp(e)) => Outcome::Error(e),
+            Err(HandlerError::Tool(e)) => McpError::internal(e.to_string()).into(),
+            Err(HandlerError::InputRequired(_)) => self.input_required(rq, name, ctx, env),
+            Err(HandlerError::Cancelled) => Outcome::Nothing,
+            Err(HandlerError::Internal(d)) => {
+                let detail = d.map(|d| format!(": {d}")).unwrap_or_default();
+                McpError::internal(format!("Internal error in middleware{detail}")).into()
+            }
+            Err(HandlerError::InvalidArguments(v)) => McpError::invalid_params("Invalid arguments")
+                .with_data(json!({"violations": crate::schema::violations_json(&v)}))
+                .into(),
+        }
+    }
+}
+
+/// The rest of the chain's outcome as `next` gives it to a middleware.
+fn as_middleware_result(out: Outcome) -> MiddlewareResult {
+    match out {
+        Outcome::Result(v) => Ok(v),
+        Outcome::Tool(a) => Ok(a.into_value()),
+        Outcome::Contents(a) => Ok(a.into_value()),
+        Outcome::Rendered(r) => Ok(r.value()),
+        Outcome::Error(e) => Err(HandlerError::Mcp(e)),
+        Outcome::Nothing => Err(HandlerError::Cancelled),
     }
 }
 

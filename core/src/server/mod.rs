@@ -28,6 +28,7 @@ pub mod trace;
 
 pub use env::{Env, Transport};
 pub use initiated::{SessionHandle, SessionListener};
+pub(crate) use listen::ListenerSlot;
 pub use register::DiscoveredEntry;
 
 use crate::bus::{Event, EventBus, InMemoryBus};

@@ -14,7 +14,8 @@
 //! of that version and shared by every search after it. Adds, removes and replacements are new
 //! versions, so no search sees a tool that is gone or misses one that was added.
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -555,33 +556,8 @@ fn top_k(
     skip: &dyn Fn(u32) -> bool,
     score: &dyn Fn(u32) -> f32,
 ) -> Option<Vec<(f32, u32)>> {
-    use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
     if let [(idf, p)] = lists {
-        // The postings' own order is the ranking's (score, then document id).
-        return Some(
-            p.by_impact
-                .iter()
-                .map(|&i| p.by_doc[i as usize])
-                .filter(|(d, _)| !skip(*d))
-                .take(k)
-                .map(|(d, part)| (idf * part, d))
-                .collect(),
-        );
-    }
-    /// Orders documents as the ranking does: greater is better.
-    #[derive(PartialEq)]
-    struct Ranked(f32, u32);
-    impl Eq for Ranked {}
-    impl PartialOrd for Ranked {
-        fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
-            Some(self.cmp(o))
-        }
-    }
-    impl Ord for Ranked {
-        fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-            self.0.total_cmp(&o.0).then(o.1.cmp(&self.1))
-        }
+        return Some(one_term_top_k(*idf, p, k, skip));
     }
     let mut heap: BinaryHeap<Reverse<Ranked>> = BinaryHeap::with_capacity(k + 1);
     let mut seen: std::collections::HashSet<u32, foldhash::fast::RandomState> = Default::default();
@@ -600,32 +576,20 @@ fn top_k(
             if seen.len() > budget {
                 return None;
             }
-            let r = Ranked(score(d), d);
-            if heap.len() < k {
-                heap.push(Reverse(r));
-            } else if heap.peek().is_some_and(|w| r > w.0) {
-                heap.pop();
-                heap.push(Reverse(r));
-            }
+            keep_best(&mut heap, k, Ranked(score(d), d));
         }
         depth += 1;
         if !read {
             break;
         }
-        if heap.len() == k {
-            // An unread document's score is at most each term's next part times its idf,
-            // added in query order (float addition is monotone, so this bounds the float
-            // score too). It must fall strictly below the k-th: an equal score with a lower
-            // document id would still rank above it.
-            let bound = lists
-                .iter()
-                .fold(0f32, |s, (idf, p)| match p.by_impact.get(depth) {
-                    Some(&i) => s + idf * p.by_doc[i as usize].1,
-                    None => s,
-                });
-            if heap.peek().is_some_and(|w| w.0 .0 > bound) {
-                break;
-            }
+        // An unread document must score strictly below the k-th: an equal score with a lower
+        // document id would still rank above it.
+        if heap.len() == k
+            && heap
+                .peek()
+                .is_some_and(|w| w.0 .0 > unread_bound(lists, depth))
+        {
+            break;
         }
     }
     Some(
@@ -633,6 +597,53 @@ fn top_k(
             .map(|Reverse(Ranked(s, d))| (s, d))
             .collect(),
     )
+}
+
+/// [`top_k`] of one term: the postings' own order is the ranking's (score, then document id).
+fn one_term_top_k(idf: f32, p: &Postings, k: usize, skip: &dyn Fn(u32) -> bool) -> Vec<(f32, u32)> {
+    p.by_impact
+        .iter()
+        .map(|&i| p.by_doc[i as usize])
+        .filter(|(d, _)| !skip(*d))
+        .take(k)
+        .map(|(d, part)| (idf * part, d))
+        .collect()
+}
+
+/// A scored document, ordered as the ranking does: greater is better.
+#[derive(PartialEq)]
+struct Ranked(f32, u32);
+impl Eq for Ranked {}
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Ranked {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&o.0).then(o.1.cmp(&self.1))
+    }
+}
+
+/// `r` into the `k` best so far (a min-heap: its top is the worst kept).
+fn keep_best(heap: &mut BinaryHeap<Reverse<Ranked>>, k: usize, r: Ranked) {
+    if heap.len() < k {
+        heap.push(Reverse(r));
+    } else if heap.peek().is_some_and(|w| r > w.0) {
+        heap.pop();
+        heap.push(Reverse(r));
+    }
+}
+
+/// The most a document not yet read at `depth` can score: each term's next part times its
+/// idf, added in query order (float addition is monotone, so this bounds the float score too).
+fn unread_bound(lists: &[(f32, &Postings)], depth: usize) -> f32 {
+    lists
+        .iter()
+        .fold(0f32, |s, (idf, p)| match p.by_impact.get(depth) {
+            Some(&i) => s + idf * p.by_doc[i as usize].1,
+            None => s,
+        })
 }
 
 /// A case-insensitive pattern within the size limits (see [`REGEX_SIZE_LIMIT`]).

@@ -183,6 +183,8 @@ impl Server {
         r
     }
 
+    /// `Err`: the answer to a call of the search tool, or of the proxy refused; `Ok`: the
+    /// params to call with (the proxy's target, or the call as it came for any other tool).
     fn search_answer(
         &self,
         rq: &RequestInfo,
@@ -205,55 +207,11 @@ impl Server {
             return Ok(params);
         };
         let name = name.to_owned();
-        let args = match params.remove("arguments") {
-            None | Some(Value::Null) => Value::Object(Map::new()),
-            Some(v @ Value::Object(_)) => v,
-            Some(_) => return Err(McpError::invalid_params("arguments must be an object").into()),
-        };
-        let input = self
-            .inner
-            .schemas
-            .compile(schema)
-            .map_err(|e| Outcome::from(McpError::internal(e)))?;
-        if !input.is_valid(&args) {
-            return Err(self.invalid_arguments(rq, &name, &input.violations(&args)));
+        let args = self.synthetic_arguments(rq, &name, schema, &mut params)?;
+        if is_search {
+            return Err(self.search_tool_result(rq, ts, env, reg, &args));
         }
         let text = |k: &str| args.get(k).and_then(Value::as_str).unwrap_or_default();
-        if is_search {
-            let query = match ts.mode {
-                SearchMode::Bm25 => Query::Text(text("query")),
-                SearchMode::Regex => Query::Regex(text("pattern")),
-            };
-            let pinned = |n: &str| ts.always_visible.iter().any(|p| p == n);
-            let visible = |t: &ToolEntry| !pinned(&t.name) && self.lists_tool(env, t);
-            let view: Option<&dyn Fn(&ToolEntry) -> bool> =
-                if ts.always_visible.is_empty() && self.sees_every_tool(env) {
-                    None
-                } else {
-                    Some(&visible)
-                };
-            let found = reg
-                .rendered
-                .search_index(&reg.tools)
-                .search(query, ts.max_results, view)
-                // An invalid, unsupported or overlong pattern finds nothing (FastMCP's answer).
-                .unwrap_or_default();
-            let modern = rq.era == Era::Modern;
-            let defs: Vec<Value> = found
-                .iter()
-                .map(|t| self.as_listed(t.descriptor(modern)))
-                .collect();
-            let content = if defs.is_empty() {
-                json!([])
-            } else {
-                json!([{"type": "text", "text": Value::Array(defs.clone()).to_string()}])
-            };
-            let mut r = Map::new();
-            r.insert("content".into(), content);
-            r.insert("structuredContent".into(), json!({"result": defs}));
-            r.insert("isError".into(), Value::Bool(false));
-            return Err(Outcome::Result(self.finish(rq, r, false)));
-        }
         let target = text("name").to_owned();
         if self.is_search_tool(&target) {
             let mut r = Map::new();
@@ -271,6 +229,77 @@ impl Server {
         params.insert("name".into(), Value::String(target));
         params.insert("arguments".into(), inner);
         Ok(params)
+    }
+
+    /// A synthetic tool's arguments (taken out of `params`), held to its input `schema` as a
+    /// registered tool's are.
+    fn synthetic_arguments(
+        &self,
+        rq: &RequestInfo,
+        name: &str,
+        schema: Value,
+        params: &mut Params,
+    ) -> Result<Value, Outcome> {
+        let args = match params.remove("arguments") {
+            None | Some(Value::Null) => Value::Object(Map::new()),
+            Some(v @ Value::Object(_)) => v,
+            Some(_) => return Err(McpError::invalid_params("arguments must be an object").into()),
+        };
+        let input = self
+            .inner
+            .schemas
+            .compile(schema)
+            .map_err(|e| Outcome::from(McpError::internal(e)))?;
+        if !input.is_valid(&args) {
+            return Err(self.invalid_arguments(rq, name, &input.violations(&args)));
+        }
+        Ok(args)
+    }
+
+    /// The search tool's result: the definitions of the tools the caller may see that match,
+    /// best first, as `tools/list` gives them (the pinned tools are listed already).
+    fn search_tool_result(
+        &self,
+        rq: &RequestInfo,
+        ts: &ToolSearch,
+        env: &Env,
+        reg: &Registry,
+        args: &Value,
+    ) -> Outcome {
+        let text = |k: &str| args.get(k).and_then(Value::as_str).unwrap_or_default();
+        let query = match ts.mode {
+            SearchMode::Bm25 => Query::Text(text("query")),
+            SearchMode::Regex => Query::Regex(text("pattern")),
+        };
+        let pinned = |n: &str| ts.always_visible.iter().any(|p| p == n);
+        let visible = |t: &ToolEntry| !pinned(&t.name) && self.lists_tool(env, t);
+        let view: Option<&dyn Fn(&ToolEntry) -> bool> =
+            if ts.always_visible.is_empty() && self.sees_every_tool(env) {
+                None
+            } else {
+                Some(&visible)
+            };
+        let found = reg
+            .rendered
+            .search_index(&reg.tools)
+            .search(query, ts.max_results, view)
+            // An invalid, unsupported or overlong pattern finds nothing (FastMCP's answer).
+            .unwrap_or_default();
+        let modern = rq.era == Era::Modern;
+        let defs: Vec<Value> = found
+            .iter()
+            .map(|t| self.as_listed(t.descriptor(modern)))
+            .collect();
+        let content = if defs.is_empty() {
+            json!([])
+        } else {
+            json!([{"type": "text", "text": Value::Array(defs.clone()).to_string()}])
+        };
+        let mut r = Map::new();
+        r.insert("content".into(), content);
+        r.insert("structuredContent".into(), json!({"result": defs}));
+        r.insert("isError".into(), Value::Bool(false));
+        Outcome::Result(self.finish(rq, r, false))
     }
 
     /// `oxmcp/tools/search`: `{query}` (ranked) or `{pattern}` (regex), optional `limit`;

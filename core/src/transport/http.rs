@@ -347,65 +347,18 @@ impl HttpHandler {
         peer: Option<SocketAddr>,
         query: &str,
     ) -> HttpResponse {
-        // The headers move into what handlers may see of the request (no copy).
-        let HttpRequest {
-            method,
-            path,
-            headers,
-            body,
-        } = req;
-        let info = Arc::new(HttpRequestInfo {
-            method,
-            path,
-            query: query.to_string(),
-            headers,
-            peer,
-            peer_cred: crate::request::PEER_CRED.try_with(|c| *c).ok(),
-            body,
-        });
+        let info = request_info(req, peer, query);
         let seen = headers::PostHeaders::of(&info.headers);
         if let Err(r) = self.check_post(&seen, info.body.len()) {
             return r;
         }
-        let incoming = match jsonrpc::parse_incoming(&info.body, self.config.max_string) {
+        let incoming = match self.parse_body(&info, caller.as_ref()).await {
             Ok(m) => m,
-            Err(e) => {
-                // A session this caller cannot use (ended, unknown, another caller's) is "not
-                // found" whatever the body says: the 404 tells the client to start over, which a
-                // 400 for its body would hide.
-                let id = headers::get(&info.headers, headers::MCP_SESSION_ID);
-                if id.is_some() {
-                    if let Err(r) = Box::pin(self.gate.session(id, caller.as_ref())).await {
-                        return refused(r);
-                    }
-                }
-                let status = match e {
-                    ParseError::StringTooLong { .. } => StatusCode::PAYLOAD_TOO_LARGE,
-                    _ => StatusCode::BAD_REQUEST,
-                };
-                return HttpResponse::error(status, Value::Null, e.to_mcp());
-            }
-        };
-        // A 2026-07-28 request stands alone (a session header means nothing to it), and never
-        // touches the session store: with Redis down, modern traffic is served as usual.
-        let modern = matches!(&incoming, Incoming::One(e) if e.is_modern());
-        let session = if modern {
-            None
-        } else {
-            let id = headers::get(&info.headers, headers::MCP_SESSION_ID);
-            match Box::pin(self.gate.session(id, caller.as_ref())).await {
-                Ok(s) => s,
-                Err(r) => return refused(r),
-            }
-        };
-        let header_version = match header_version(&seen) {
-            Ok(v) => v,
             Err(r) => return r,
         };
-        let conn = Connection {
-            session,
-            header_version,
-            caller,
+        let conn = match self.connection(&incoming, &info, &seen, caller).await {
+            Ok(c) => c,
+            Err(r) => return r,
         };
         let envelope = match incoming {
             Incoming::Batch(batch) => {
@@ -427,6 +380,63 @@ impl HttpHandler {
             Ok(m) => Box::pin(self.client_message(m, conn, &info)).await,
             Err((id, e)) => HttpResponse::error(StatusCode::BAD_REQUEST, id, e),
         }
+    }
+
+    /// The POST's body as JSON-RPC, or the refusal for a body that is not.
+    // The refusal is the response itself, built once per refused request.
+    #[allow(clippy::result_large_err)]
+    async fn parse_body(
+        &self,
+        info: &HttpRequestInfo,
+        caller: Option<&Caller>,
+    ) -> Result<Incoming, HttpResponse> {
+        match jsonrpc::parse_incoming(&info.body, self.config.max_string) {
+            Ok(m) => Ok(m),
+            Err(e) => {
+                // A session this caller cannot use (ended, unknown, another caller's) is "not
+                // found" whatever the body says: the 404 tells the client to start over, which a
+                // 400 for its body would hide.
+                let id = headers::get(&info.headers, headers::MCP_SESSION_ID);
+                if id.is_some() {
+                    if let Err(r) = Box::pin(self.gate.session(id, caller)).await {
+                        return Err(refused(r));
+                    }
+                }
+                let status = match e {
+                    ParseError::StringTooLong { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+                    _ => StatusCode::BAD_REQUEST,
+                };
+                Err(HttpResponse::error(status, Value::Null, e.to_mcp()))
+            }
+        }
+    }
+
+    /// The session, version header and caller the message is served with.
+    // The refusal is the response itself, built once per refused request.
+    #[allow(clippy::result_large_err)]
+    async fn connection(
+        &self,
+        incoming: &Incoming,
+        info: &HttpRequestInfo,
+        seen: &headers::PostHeaders<'_>,
+        caller: Option<Caller>,
+    ) -> Result<Connection, HttpResponse> {
+        // A 2026-07-28 request stands alone (a session header means nothing to it), and never
+        // touches the session store: with Redis down, modern traffic is served as usual.
+        let modern = matches!(incoming, Incoming::One(e) if e.is_modern());
+        let session = if modern {
+            None
+        } else {
+            let id = headers::get(&info.headers, headers::MCP_SESSION_ID);
+            Box::pin(self.gate.session(id, caller.as_ref()))
+                .await
+                .map_err(refused)?
+        };
+        Ok(Connection {
+            session,
+            header_version: header_version(seen)?,
+            caller,
+        })
     }
 
     /// A POST's own rules: body size (413), JSON content type (415), Accept (406).
@@ -694,6 +704,25 @@ impl HttpHandler {
         });
         sse_response(brx)
     }
+}
+
+/// What handlers may see of the request; the headers and body move into it (no copy).
+fn request_info(req: HttpRequest, peer: Option<SocketAddr>, query: &str) -> Arc<HttpRequestInfo> {
+    let HttpRequest {
+        method,
+        path,
+        headers,
+        body,
+    } = req;
+    Arc::new(HttpRequestInfo {
+        method,
+        path,
+        query: query.to_string(),
+        headers,
+        peer,
+        peer_cred: crate::request::PEER_CRED.try_with(|c| *c).ok(),
+        body,
+    })
 }
 
 /// The session, version header and caller a POST came with, which its message's `Env` takes.

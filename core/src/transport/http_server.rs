@@ -684,19 +684,15 @@ impl HttpServer {
         // The connections' shutdown signal, and the tracker that waits for them to end.
         let stop = tokio_util::sync::CancellationToken::new();
         let connections = tokio_util::task::TaskTracker::new();
-        let header_timeout = self.handler.config().header_timeout;
-        let (max_headers, max_header_bytes) = (
-            self.handler.config().max_headers,
-            self.handler.config().max_header_bytes,
-        );
-        let drain = self.handler.config().drain_timeout;
+        let config = self.handler.config();
         let limits = ConnLimits {
-            header_timeout,
-            max_headers,
-            max_header_bytes,
+            header_timeout: config.header_timeout,
+            max_headers: config.max_headers,
+            max_header_bytes: config.max_header_bytes,
         };
+        let drain = config.drain_timeout;
+        let refusals = refuse::Refusals::new(config.header_timeout, config.http2, self.tls.clone());
         tokio::pin!(shutdown);
-        let tls_refusals = Arc::new(tokio::sync::Semaphore::new(refuse::TLS_REFUSALS));
         if self.handler.config().sse.is_some() {
             // HTTP+SSE streams hear other replicas' POSTs as session signals: listen from the
             // start, so that the first stream's first answer is not sent before this replica
@@ -723,24 +719,7 @@ impl HttpServer {
             let permit = match self.handler.gate().connect(peer.ip()) {
                 Ok(p) => p,
                 Err(refusal) => {
-                    let http2 = self.handler.config().http2;
-                    let Some(tls) = self.tls.clone() else {
-                        connections.spawn(refuse::refuse(
-                            stream,
-                            refusal,
-                            header_timeout,
-                            http2,
-                            None,
-                        ));
-                        continue;
-                    };
-                    // A handshake per refusal, a bounded number at once (`refuse`).
-                    if let Ok(slot) = tls_refusals.clone().try_acquire_owned() {
-                        connections.spawn(async move {
-                            refuse::refuse(stream, refusal, header_timeout, http2, Some(tls)).await;
-                            drop(slot);
-                        });
-                    }
+                    refusals.spawn(&connections, stream, refusal);
                     continue;
                 }
             };

@@ -249,30 +249,22 @@ impl HttpHandler {
             );
         };
         let owner = caller.as_ref().map(|c| c.key().into_owned());
-        let store = self.server.inner.sessions.store.clone();
-        let shared = store.is_shared();
+        let shared = self.server.inner.sessions.store.is_shared();
         if shared {
-            // Recorded before the endpoint event goes out: the client's first POST may land on
-            // another replica at once.
-            self.server.start_session_signals();
-            if let Err(e) = store
-                .open_stream(&id, owner.as_deref(), self.stream_lease())
-                .await
-            {
-                return refuse(StatusCode::SERVICE_UNAVAILABLE, e.into());
+            if let Err(r) = self.sse_record(&id, owner.as_deref()).await {
+                return r;
             }
         }
-        let (tx, mut rx) = mpsc::unbounded_channel::<Bytes>();
-        let out = Arc::new(Out {
-            tx,
-            queued: AtomicUsize::new(0),
-            cap: config.max_queued_bytes,
-            closed: CancellationToken::new(),
-        });
+        let (tx, rx) = mpsc::unbounded_channel::<Bytes>();
         let stream = Arc::new(Stream {
             id: id.clone(),
             owner,
-            out: out.clone(),
+            out: Arc::new(Out {
+                tx,
+                queued: AtomicUsize::new(0),
+                cap: config.max_queued_bytes,
+                closed: CancellationToken::new(),
+            }),
             session: Mutex::new(None),
         });
         self.sse_streams.lock().insert(id.clone(), stream.clone());
@@ -283,14 +275,48 @@ impl HttpHandler {
             Some(e) => e.replace(['\r', '\n'], ""),
             None => format!("{}?session_id={id}", config.messages_path),
         };
-        out.push(Bytes::from(format!("event: endpoint\ndata: {data}\n\n")));
+        stream
+            .out
+            .push(Bytes::from(format!("event: endpoint\ndata: {data}\n\n")));
         // One chunk in flight to the body: what the client has not read stays counted in `out`.
         let (btx, brx) = mpsc::channel::<Bytes>(1);
+        self.sse_pump(slot, rx, btx, stream, caller);
+        let mut resp = sse_response(brx);
+        resp.headers
+            .insert(header::CONNECTION, HeaderValue::from_static("keep-alive"));
+        resp
+    }
+
+    /// With a shared session store: the stream recorded before the endpoint event goes out,
+    /// since the client's first POST may land on another replica at once.
+    async fn sse_record(&self, id: &str, owner: Option<&str>) -> Result<(), HttpResponse> {
+        self.server.start_session_signals();
+        self.server
+            .inner
+            .sessions
+            .store
+            .open_stream(id, owner, self.stream_lease())
+            .await
+            .map_err(|e| refuse(StatusCode::SERVICE_UNAVAILABLE, e.into()))
+    }
+
+    /// Move what is queued for `stream` into its response body, with a keep-alive comment every
+    /// `keep_alive`, until the stream closes, the client goes or the server shuts down; then
+    /// end the stream. The listener slot is held as long.
+    fn sse_pump(
+        &self,
+        slot: crate::server::ListenerSlot,
+        mut rx: mpsc::UnboundedReceiver<Bytes>,
+        btx: mpsc::Sender<Bytes>,
+        stream: Arc<Stream>,
+        caller: Option<Caller>,
+    ) {
         let keep_alive = self.config.keep_alive;
         let shutdown = self.server.inner.shutdown.clone();
         let handler = self.clone();
         tokio::spawn(async move {
             let _slot = slot;
+            let out = &stream.out;
             let mut tick = tokio::time::interval(keep_alive);
             tick.tick().await;
             loop {
@@ -313,12 +339,8 @@ impl HttpHandler {
                     _ = out.closed.cancelled() => break,
                 }
             }
-            handler.sse_end(&id, &stream, caller.as_ref()).await;
+            handler.sse_end(&stream.id, &stream, caller.as_ref()).await;
         });
-        let mut resp = sse_response(brx);
-        resp.headers
-            .insert(header::CONNECTION, HeaderValue::from_static("keep-alive"));
-        resp
     }
 
     /// A stream's record in a shared store outlives a silent holder by this much.
@@ -429,58 +451,19 @@ impl HttpHandler {
                 McpError::invalid_request("session_id is required"),
             );
         };
-        let here = self.sse_streams.lock().get(id).cloned();
-        let key = caller.as_ref().map(|c| c.key().into_owned());
-        // Another caller's stream is answered as an unknown one.
-        let dest = match here {
-            Some(s) if s.owner == key => Some(Dest::Here(s)),
-            Some(_) => None,
-            None => match self.remote_stream(id, &key).await {
-                Ok(d) => d,
-                Err(r) => return r,
-            },
-        };
-        let Some(dest) = dest else {
-            return refuse(
-                StatusCode::NOT_FOUND,
-                McpError::invalid_request("Session not found"),
-            );
-        };
-        let HttpRequest {
-            method,
-            path,
-            mut headers,
-            body,
-        } = req;
-        // The answer goes down the stream, never in this POST's body: the inner POST may
-        // answer as JSON or SSE, both are relayed.
-        headers.insert(
-            header::ACCEPT,
-            HeaderValue::from_static("application/json, text/event-stream"),
-        );
-        if let Err(r) = self.check_post(&headers::PostHeaders::of(&headers), body.len()) {
-            return r;
-        }
-        if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&body) {
-            return refuse(
-                StatusCode::BAD_REQUEST,
-                McpError::new(
-                    crate::error::ErrorCode::PARSE_ERROR,
-                    format!("Parse error: {e}"),
-                ),
-            );
-        }
-        headers.remove(headers::MCP_SESSION_ID);
-        if let Some(sid) = dest.session() {
-            if let Ok(v) = HeaderValue::from_str(&sid) {
-                headers.insert(headers::MCP_SESSION_ID, v);
+        let dest = match self.sse_dest(id, caller.as_ref()).await {
+            Ok(Some(d)) => d,
+            Ok(None) => {
+                return refuse(
+                    StatusCode::NOT_FOUND,
+                    McpError::invalid_request("Session not found"),
+                )
             }
-        }
-        let inner = HttpRequest {
-            method,
-            path,
-            headers,
-            body,
+            Err(r) => return r,
+        };
+        let inner = match self.sse_inner_post(req, &dest) {
+            Ok(r) => r,
+            Err(r) => return r,
         };
         let handler = self.clone();
         let query = query.to_string();
@@ -497,6 +480,63 @@ impl HttpHandler {
             }
         });
         HttpResponse::new(StatusCode::ACCEPTED)
+    }
+
+    /// The stream `id` names, here or (a shared store) on another replica; `None` when there
+    /// is none for this caller: another caller's stream is answered as an unknown one.
+    async fn sse_dest(
+        &self,
+        id: &str,
+        caller: Option<&Caller>,
+    ) -> Result<Option<Dest>, HttpResponse> {
+        let here = self.sse_streams.lock().get(id).cloned();
+        let key = caller.map(|c| c.key().into_owned());
+        match here {
+            Some(s) if s.owner == key => Ok(Some(Dest::Here(s))),
+            Some(_) => Ok(None),
+            None => self.remote_stream(id, &key).await,
+        }
+    }
+
+    /// The POST as the legacy Streamable HTTP POST of `dest`'s session, or its refusal for what
+    /// its head and body show (415/406/413, 400 unparseable).
+    // The refusal is the response itself, built once per refused request.
+    #[allow(clippy::result_large_err)]
+    fn sse_inner_post(&self, req: HttpRequest, dest: &Dest) -> Result<HttpRequest, HttpResponse> {
+        let HttpRequest {
+            method,
+            path,
+            mut headers,
+            body,
+        } = req;
+        // The answer goes down the stream, never in this POST's body: the inner POST may
+        // answer as JSON or SSE, both are relayed.
+        headers.insert(
+            header::ACCEPT,
+            HeaderValue::from_static("application/json, text/event-stream"),
+        );
+        self.check_post(&headers::PostHeaders::of(&headers), body.len())?;
+        if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&body) {
+            return Err(refuse(
+                StatusCode::BAD_REQUEST,
+                McpError::new(
+                    crate::error::ErrorCode::PARSE_ERROR,
+                    format!("Parse error: {e}"),
+                ),
+            ));
+        }
+        headers.remove(headers::MCP_SESSION_ID);
+        if let Some(sid) = dest.session() {
+            if let Ok(v) = HeaderValue::from_str(&sid) {
+                headers.insert(headers::MCP_SESSION_ID, v);
+            }
+        }
+        Ok(HttpRequest {
+            method,
+            path,
+            headers,
+            body,
+        })
     }
 
     /// Serve one POSTed message and send its answer down the stream.

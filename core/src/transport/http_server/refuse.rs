@@ -30,6 +30,47 @@ use std::time::Duration;
 /// How many refusals under TLS may be in their handshake or answer at once.
 pub(super) const TLS_REFUSALS: usize = 32;
 
+/// What refusing a connection needs, for the accept loop's every refusal.
+pub(super) struct Refusals {
+    /// Handshakes under way for refusals (at most [`TLS_REFUSALS`]).
+    tls_slots: Arc<tokio::sync::Semaphore>,
+    header_timeout: Duration,
+    http2: bool,
+    tls: Option<Tls>,
+}
+
+impl Refusals {
+    pub(super) fn new(header_timeout: Duration, http2: bool, tls: Option<Tls>) -> Self {
+        Self {
+            tls_slots: Arc::new(tokio::sync::Semaphore::new(TLS_REFUSALS)),
+            header_timeout,
+            http2,
+            tls,
+        }
+    }
+
+    /// Refuse `stream` on a task `connections` waits for at shutdown; under TLS only while a
+    /// handshake slot is free (else it is closed unanswered).
+    pub(super) fn spawn(
+        &self,
+        connections: &tokio_util::task::TaskTracker,
+        stream: Stream,
+        refusal: crate::server::gate::Refusal,
+    ) {
+        let (header_timeout, http2) = (self.header_timeout, self.http2);
+        let Some(tls) = self.tls.clone() else {
+            connections.spawn(refuse(stream, refusal, header_timeout, http2, None));
+            return;
+        };
+        if let Ok(slot) = self.tls_slots.clone().try_acquire_owned() {
+            connections.spawn(async move {
+                refuse(stream, refusal, header_timeout, http2, Some(tls)).await;
+                drop(slot);
+            });
+        }
+    }
+}
+
 /// Refuse `stream`: under TLS after the handshake, in the protocol ALPN chose; in plain text in
 /// HTTP/2 if it opens with the preface (and `http2` is on), else HTTP/1.1. The whole exchange
 /// within `header_timeout`.
