@@ -182,3 +182,24 @@ def test_extension_options_refused_as_the_sdk() -> None:
         MCPServer("x", extensions=[One(), One()])
     with pytest.raises(TypeError, match="no identifier"):
         MCPServer("x", extensions=[type("NoId", (Extension,), {})()])
+
+
+def test_client_extensions_it_cannot_serve_are_refused() -> None:
+    """``Client(extensions=[...])`` declares what it is given; an extension that claims results or
+    binds notifications would go unserved, so it is refused rather than declared."""
+    from oxmcp.client import Client, ClientExtension, advertise
+    from oxmcp.server.mcpserver import MCPServer
+
+    class Claims(ClientExtension):
+        identifier = "com.example/claims"
+
+        def claims(self) -> Any:
+            return [object()]
+
+    with pytest.raises(TypeError, match="declares extensions only"):
+        Client(MCPServer("x"), extensions=[Claims()])
+    with pytest.raises(ValueError, match="given twice"):
+        Client(MCPServer("x"), extensions=[advertise("com.example/a"), advertise("com.example/a")])
+    with pytest.raises(TypeError):
+        advertise("noprefix")
+

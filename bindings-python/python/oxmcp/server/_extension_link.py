@@ -3,8 +3,9 @@ becomes what the core already serves.
 
 Tools and resources are registered like the server's own; the settings join the core's
 ``extensions`` option (declared in ``server/discover``). The request methods and the ``tools/call``
-interceptors are one link of the core's middleware chain, the innermost of the server's links: the
-methods are answered there, each at the protocol versions its binding admits (another version is
+interceptors are one link of the core's middleware chain, inside the server's context-tier
+middleware (as the SDK runs them at the handler layer, below ``Server.middleware``): the methods are
+answered there, each at the protocol versions its binding admits (another version is
 answered as an unknown method, -32601); ``tools/call`` runs the interceptors, first extension
 outermost, around the rest of the core's chain, whose own checks (the caller's allow-list, argument
 validation, limits) still apply to the call the interceptors pass on.
