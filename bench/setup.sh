@@ -62,7 +62,7 @@ if [[ "$what" == all || "$what" == ours ]]; then
   # Its hot code together as the bindings' (below): built, profiled, built again with the script.
   step "oxmcp Rust bench server -> target/release/bench-server"
   hot="$TARGET/hot-code"
-  (cd "$ROOT" && OXMCP_HOT_CODE_LD= cargo build --release -p oxmcp-examples --bin bench-server --no-default-features)
+  (cd "$ROOT" && OXMCP_HOT_CODE_LD="" cargo build --release -p oxmcp-examples --bin bench-server --no-default-features)
   python3 "$ROOT/scripts/hot-code.py" profile rust "$TARGET/release/bench-server" --out "$hot/rust-release.ld"
   (cd "$ROOT" && OXMCP_HOT_CODE_LD="$hot/rust-release.ld" cargo build --release -p oxmcp-examples --bin bench-server \
       --no-default-features)

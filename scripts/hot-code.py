@@ -15,10 +15,10 @@ The script is made for one build and used by the next link of that same build, n
      (bench/servers/oxmcp_node.mjs with that addon, bench/servers/oxmcp_py.py with that wheel or
      interpreter, or the Rust server binary itself, examples/rust/bench_server.rs) under
      `valgrind --tool=callgrind`, over real HTTP on 127.0.0.1:
-       a. start-up, one `tools/call add` and one `tools/list`: what every server runs before
-          idle; callgrind dumps here;
-       b. a bounded load: `add`, `echo` and `tools/list` on 16 keep-alive connections, a legacy
-          `initialize` session with a call, then SIGINT (shutdown);
+       a. start-up, one `tools/call add` (the first `--call`) and one `tools/list`: what every
+          server runs before idle; callgrind dumps here;
+       b. a bounded load: `add`, `echo` (the `--call`s) and `tools/list` on 16 keep-alive
+          connections, a legacy `initialize` session with a call, then SIGINT (shutdown);
      and writes the module's functions from (a), then those only in (b), as input-section rules
      of an output section `.text.hot` inserted before `.text`;
   3. build again with OXMCP_HOT_CODE_LD=FILE (an absolute path): the bindings' build.rs link
