@@ -140,8 +140,9 @@ done
 # ---- the frameworks' own test suites (tests/upstream/) ------------------------------------
 # The sdists of FastMCP and the mcp SDK ship their test suites; tests/upstream/run.py runs the
 # server-side files of each against oxmcp. Pinned by version, fetched here and never copied into
-# the repository: each sdist's tests/, examples/ and pyproject.toml are unpacked into
-# .cache/upstream/<name>-<version>/.
+# the repository: each sdist's tests/, examples/, docs_src/ (the documentation's example servers,
+# which tests/docs_src/ imports) and pyproject.toml are unpacked into
+# .cache/upstream/<name>-<version>/, whose .complete names the folders unpacked.
 # A failed download (offline) is reported and skipped: the upstream stage then says what is missing.
 # .cache/upstream/base-<peer>/ is a venv that sees the parity peers' site-packages (a .pth file,
 # nothing copied or installed there) plus the suites' pytest plugins: `run.py --baseline` runs the
@@ -151,10 +152,11 @@ done
 UPSTREAM_SUITES=("fastmcp==4.2.3|v2" "mcp==2.3.0|v2" "mcp==1.30.0|v1")
 UPSTREAM_TEST_TOOLS=("pytest==9.2.0" "pytest-asyncio==1.5.0" "pytest-timeout==2.4.0" "pytest-xdist==3.8.0" "dirty-equals==0.11"
   "inline-snapshot==0.36.1" "trio==0.35.0")
+UPSTREAM_PARTS="tests|examples|docs_src"
 mkdir -p .cache/upstream/sdists
 for spec in "${UPSTREAM_SUITES[@]}"; do
   req="${spec%%|*}"; dir=".cache/upstream/${req/==/-}"
-  if [[ -f "$dir/.complete" ]]; then
+  if [[ "$(cat "$dir/.complete" 2>/dev/null)" == "$UPSTREAM_PARTS" ]]; then
     step "upstream tests already unpacked in $dir"
     continue
   fi
@@ -165,12 +167,12 @@ for spec in "${UPSTREAM_SUITES[@]}"; do
     step "could not download $req (offline?): the upstream stage will skip it"
     continue
   fi
-  # Only the tests, the examples some of them serve, and the pytest settings.
+  # Only the tests, the example servers some of them serve, and the pytest settings.
   sdist=".cache/upstream/sdists/${req/==/-}.tar.gz" top="${req/==/-}"
   rm -rf "$dir" && mkdir -p "$dir"
-  tar -tzf "$sdist" | grep -E "^$top/((tests|examples)/.*|pyproject\.toml)$" \
+  tar -tzf "$sdist" | grep -E "^$top/(($UPSTREAM_PARTS)/.*|pyproject\.toml)$" \
     | tar -xzf "$sdist" -C "$dir" --strip-components=1 -T - || die "unpacking the $req sdist failed"
-  touch "$dir/.complete"
+  echo "$UPSTREAM_PARTS" >"$dir/.complete"
 done
 # CI (CI=true, a fresh clone) only reads the committed baselines, so it does not build these venvs.
 upstream_base_peers=(v2 v1)

@@ -16,6 +16,7 @@ stdio): drive a server over those with the official client.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import anyio
@@ -137,7 +138,20 @@ class Client(_Client):
         self._on_notification = self._notified
 
     async def __aenter__(self) -> Any:
+        # The SDK's in-memory transport runs an MCPServer's lifespan while a client is connected
+        # (entered once for overlapping clients, left with the last one), on the loop its handlers
+        # run on (the client's own asyncio loop when it is awaited from trio).
+        self._lifespan_cm = None
         await super().__aenter__()
+        running = getattr(self.server, "_lifespan_running", None)
+        if running is not None:
+            cm = running()
+            try:
+                await self._on_server_loop(cm.__aenter__())
+            except BaseException:
+                await super().__aexit__(*sys.exc_info())
+                raise
+            self._lifespan_cm = cm
         if self.mode == "legacy" and self.init_result is None:
             await self._handshake()
         if self.mode == PROTOCOL_VERSION and self.init_result is None:
@@ -152,6 +166,17 @@ class Client(_Client):
                                 "serverInfo": found.get("_meta", {}).get("io.modelcontextprotocol/serverInfo", {}),
                                 **({"instructions": found["instructions"]} if "instructions" in found else {})}
         return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        cm, self._lifespan_cm = self._lifespan_cm, None
+        try:
+            if cm is not None:
+                await self._on_server_loop(cm.__aexit__(*exc))
+        finally:
+            await super().__aexit__(*exc)
+
+    async def _on_server_loop(self, coro: Any) -> Any:
+        return await (coro if self._loop_thread is None else self._loop_thread.run(coro))
 
     async def initialize(self) -> Any:
         """The SDK session's handshake, which this client did when it was entered: its answer."""

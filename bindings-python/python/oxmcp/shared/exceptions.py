@@ -12,8 +12,14 @@ from typing import Any
 from .._errors import McpError as _OxmcpMcpError
 from ..types import ElicitRequestURLParams, ErrorData  # the SDK module re-exports them
 
-__all__ = ["ElicitRequestURLParams", "ErrorData", "MCPError", "McpError", "NoBackChannelError",
-           "UrlElicitationRequiredError"]
+__all__ = ["ElicitRequestURLParams", "ErrorData", "MCPDeprecationWarning", "MCPError", "McpError",
+           "NoBackChannelError", "UrlElicitationRequiredError"]
+
+
+class MCPDeprecationWarning(UserWarning):
+    """mcp 2.x's warning category for a retired protocol feature (``mcp.MCPDeprecationWarning``): a
+    ``UserWarning``, so it is shown by default, and ``filterwarnings("error::mcp.MCPDeprecationWarning")``
+    names a category that exists."""
 
 
 class McpError(_OxmcpMcpError):

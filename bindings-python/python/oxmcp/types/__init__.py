@@ -82,6 +82,7 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 CONNECTION_CLOSED = -32000
+REQUEST_TIMEOUT = -32001  # the SDK's code for a request that timed out waiting for its answer
 URL_ELICITATION_REQUIRED = -32042
 RESOURCE_NOT_FOUND = -32002
 
@@ -97,6 +98,7 @@ LOG_LEVEL_META_KEY = "io.modelcontextprotocol/logLevel"
 
 #: An icon's ``theme`` ("light" or "dark").
 IconTheme = Theme
+ElicitCompleteNotification = ElicitationCompleteNotification  # mcp 2.x's (mcp_types') name
 #: One content block of a tool result or prompt message.
 ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource
 #: A client's answers to a server's input requests, by the server's keys (2026-07-28).

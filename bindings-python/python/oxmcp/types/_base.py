@@ -53,3 +53,12 @@ class SpecModel(BaseModel):
             if wire is not None and wire in type(self).model_fields:
                 return getattr(self, wire)
             raise
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """``result.meta = None`` (mcp 2.x) sets ``_meta``, as reading it does."""
+        fields = type(self).model_fields
+        if name not in fields and _other_name(name):
+            wire = _camel(name)
+            if wire in fields:
+                name = wire
+        super().__setattr__(name, value)
