@@ -281,7 +281,8 @@ def targets(recs, cg, meta) -> list[str]:
                     row(f"{ours}: time to the last listener, {peer} ÷ ours ≥ {want}×", p, rfmt(rs),
                         statistics.median(rs) >= want)
     for r in recs:
-        if r.get("redis") and "error" not in r:
+        # The targets are one replica's: a deployment of several (`--replicas`) adds nginx and the other replicas.
+        if r.get("redis") and "error" not in r and r["server"] == "oxmcp-rust-redis":
             m = cell(recs, "oxmcp-rust", r["phase"], "cpu_us_per_req")
             if m and r.get("cpu_us_per_req"):
                 f = r["cpu_us_per_req"] / m
