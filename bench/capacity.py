@@ -48,7 +48,8 @@ def latest(paths: list[str]) -> tuple[dict, list[dict]]:
         rp = Path(p).resolve()
         metas.append({"file": str(rp.relative_to(ROOT)) if rp.is_relative_to(ROOT) else p,
                       "started": d["meta"]["started"], "uptime": d["meta"].get("uptime", ""),
-                      "builds": d["meta"].get("builds", {})})
+                      "builds": d["meta"].get("builds", {}),
+                      "records": {(r["server"], r["phase"]): r for r in d["records"] if "error" not in r}})
         for r in d["records"]:
             if "error" not in r:
                 recs[(r["server"], r["phase"])] = r
@@ -211,12 +212,48 @@ def render(recs, metas) -> str:
                      f"{fmt(o.get('redis_cmds'))} | {fmt(rcpu * 100 if rcpu is not None else None, 1, ' %')} | "
                      f"{size(o.get('redis_mem'))} | {neck} |")
         L.append("")
-    L += ["Not in the model: the balancer in front of the replicas (not measured: no nginx run is recorded; at "
+    scaled = scaled_out(metas)
+    L += scaled
+    balancer = ("measured above for calls, sessions and tasks, not for listen streams" if scaled
+                else "not measured: no nginx run is recorded")
+    L += [f"Not in the model: the balancer in front of the replicas ({balancer}; at "
           "1M clients of this mix it holds 500,000 open listen streams) and Redis pub/sub's output to many replicas "
           "beyond the measured one (each event is published once and delivered once per subscribed replica; "
           "counted above as one command per replica). The open listen streams are most of the replicas' memory "
           "(RSS per stream at 1,000 streams, above).", ""]
     return "\n".join(L)
+
+
+def scaled_out(metas) -> list[str]:
+    """Workload 10 through N replicas behind nginx (`bench/workloads.py --redis --replicas N`) beside one replica
+    of the same run: CPU per operation of the whole deployment (replicas and nginx), Redis commands per operation."""
+    L: list[str] = []
+    for x in metas:
+        recs = x["records"]
+        many = sorted({s for s, _ in recs if s.startswith("oxmcp-rust-redis-") and s.endswith("r")})
+        if not many:
+            continue
+        if not L:
+            L = ["### Through replicas behind nginx (workload 10: round robin, sessions and tasks found through "
+                 "Redis)", "",
+                 "CPU µs per operation is the whole deployment's (every replica, nginx and its access log; all pinned "
+                 "to one core, so it adds up the work rather than spreading it): what the balancer and the other "
+                 "replicas' Redis look-ups cost beside one replica of the same run. Operations per second are "
+                 "bounded by that one core.", ""]
+        L += [f"From `{x['file']}` ({x['started']}; `{x['uptime']}`):", "",
+              "| phase | server | CPU µs/op | ops/s | Redis commands/op | p99 µs |", "|---|---|---|---|---|---|"]
+        for p, k in (("records-small", "cpu_us_per_req"), ("records-large", "cpu_us_per_req"),
+                     ("sessions-10000", "cpu_us_per_init"), ("tasks-c16", "cpu_us_per_task")):
+            for s in ["oxmcp-rust-redis", *many]:
+                r = recs.get((s, p))
+                if r is None:
+                    continue
+                rate = r.get("rps") or r.get("init_per_s") or r.get("tasks_per_s")
+                cmds = r["redis"].get("commands_per_op") if "redis" in r else None
+                L.append(f"| {p} | {s} | {fmt(r.get(k), 1)} | {fmt(rate)} | {fmt(cmds, 2)} | "
+                         f"{fmt(r.get('p99_us'))} |")
+        L.append("")
+    return L
 
 
 def main() -> None:

@@ -22,7 +22,8 @@ Workloads (a phase each; `*` marks a 10x-smaller variant beside the large one):
      (measured as two phases with fixed bodies: the sealed requestState may be replayed)
  10  1, 7 and 8 through Redis (`--redis`: oxmcp-rust-redis, the Rust server with OXMCP_REDIS_URL
      on a redis-server of its own; Redis commands, bytes in/out and used memory per operation from
-     INFO before and after each phase)
+     INFO before and after each phase); with `--replicas 3` also through three replicas behind nginx
+     (oxmcp-rust-redis-3r: CPU and RSS are the whole deployment's, nginx included)
 
 Workloads 6-8 are driven by bench/wl_stateful.py (Python threads/asyncio on CPU 1, not loadgen):
 their rates are bounded by that client for the fastest servers; the server's CPU per operation
@@ -321,6 +322,13 @@ def servers(a: argparse.Namespace) -> list[dict]:
         table.insert(1, {"name": "oxmcp-rust-redis", "lang": "Rust", "cmd": [a.oxmcp_rust_bin, "--http", "127.0.0.1:{port}"],
                          "env": {**limits, "OXMCP_REDIS_URL": a.redis, "OXMCP_STATE_KEY": "bench-workloads-state-key-0123456789abcdef"},
                          "can": {1, 6, 7, 8}, "needs": [a.oxmcp_rust_bin], "redis": True})
+    if a.redis and a.replicas > 1:
+        n = a.replicas
+        table.insert(2, {"name": f"oxmcp-rust-redis-{n}r", "lang": "Rust",
+                         "cmd": [sys.executable, str(WL / "servers/wl_cluster.py"), "--port", "{port}", "--replicas",
+                                 str(n), "--bin", a.oxmcp_rust_bin, "--redis", a.redis],
+                         "env": {**limits, "OXMCP_STATE_KEY": "bench-workloads-state-key-0123456789abcdef"},
+                         "can": {1, 7, 8}, "needs": [a.oxmcp_rust_bin], "redis": True, "replicas": n})
     return table
 
 
@@ -619,6 +627,8 @@ def main() -> None:
     ap.add_argument("--workloads", default="1,2,3,4,5,6,7,8,9")
     ap.add_argument("--redis", action="store_true", help="workload 10: also oxmcp-rust-redis (1, 7, 8 through a "
                     "redis-server of this run's own)")
+    ap.add_argument("--replicas", type=int, default=0, help="with --redis: also 1, 7 and 8 through this many "
+                    "replicas of oxmcp-rust-redis behind nginx (round robin; bench/workloads/servers/wl_cluster.py)")
     ap.add_argument("--fanout-events", type=int, default=30, help="events per fan-out phase (quick: 10)")
     ap.add_argument("--stateful-limit", type=float, default=120.0, help="time limit of one stateful phase, s")
     ap.add_argument("--rounds", type=int, default=1)

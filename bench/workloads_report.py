@@ -22,7 +22,7 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 BEGIN, END = "<!-- workloads:begin -->", "<!-- workloads:end -->"
-ORDER = ["oxmcp-rust", "oxmcp-rust-redis", "rmcp", "bare", "oxmcp-python", "fastmcp", "pysdk", "oxmcp-node", "ts-sdk"]
+ORDER = ["oxmcp-rust", "oxmcp-rust-redis", "oxmcp-rust-redis-3r", "rmcp", "bare", "oxmcp-python", "fastmcp", "pysdk", "oxmcp-node", "ts-sdk"]
 TITLES = {
     1: "1. `tools/call` with a structured result (~100 KB large, ~10 KB small; structuredContent + text, outputSchema)",
     2: "2. `resources/read` of a 1 MiB blob (base64) and a 1 MiB text (small: 1/10)",
@@ -190,17 +190,19 @@ def redis_table(recs) -> list[str]:
     rr = [r for r in recs if r.get("redis") and "error" not in r]
     if not rr:
         return []
-    L = ["#### 10. Through Redis: oxmcp-rust with OXMCP_REDIS_URL (one replica) against oxmcp-rust in memory", "",
-         "| phase | in memory: ops/s · CPU µs/op | Redis: ops/s · CPU µs/op | CPU ratio | Redis commands/op "
-         "(the top ones) | bytes to/from Redis per op | Redis memory per op |", "|---|---|---|---|---|---|---|"]
-    for r in rr:
+    L = ["#### 10. Through Redis: oxmcp-rust with OXMCP_REDIS_URL against oxmcp-rust in memory", "",
+         "One replica (oxmcp-rust-redis), and three behind nginx round robin (oxmcp-rust-redis-3r, "
+         "`--replicas 3`: CPU per op is the whole deployment's, nginx included, all on one core).", "",
+         "| phase | server | in memory: ops/s · CPU µs/op | Redis: ops/s · CPU µs/op | CPU ratio | Redis commands/op "
+         "(the top ones) | bytes to/from Redis per op | Redis memory per op |", "|---|---|---|---|---|---|---|---|"]
+    for r in sorted(rr, key=lambda r: (r["phase"], r["server"])):
         p = r["phase"]
         mem = [x for x in recs if x["server"] == "oxmcp-rust" and x["phase"] == p and "error" not in x]
         m = mem[0] if mem else {}
         d = r["redis"]
         top = ", ".join(f"{k} {v / max(d['ops'], 1):.2f}" for k, v in sorted(d["commands"].items(), key=lambda kv: -kv[1])[:4])
         ratio = (r["cpu_us_per_req"] / m["cpu_us_per_req"]) if m.get("cpu_us_per_req") and r.get("cpu_us_per_req") else None
-        L.append(f"| {p} | {fmt(m.get('rps'))} · {fmt(m.get('cpu_us_per_req'), nd=1)} | {fmt(r.get('rps'))} · "
+        L.append(f"| {p} | {r['server']} | {fmt(m.get('rps'))} · {fmt(m.get('cpu_us_per_req'), nd=1)} | {fmt(r.get('rps'))} · "
                  f"{fmt(r.get('cpu_us_per_req'), nd=1)} | {fmt(ratio, '×', 2)} | {d['commands_per_op']:.2f} ({top}) | "
                  f"{d['bytes_in_per_op']:,.0f} / {d['bytes_out_per_op']:,.0f} | {d['memory_per_op']:,.0f} B |")
     return L + [""]
@@ -279,7 +281,8 @@ def targets(recs, cg, meta) -> list[str]:
                     row(f"{ours}: time to the last listener, {peer} ÷ ours ≥ {want}×", p, rfmt(rs),
                         statistics.median(rs) >= want)
     for r in recs:
-        if r.get("redis") and "error" not in r:
+        # The targets are one replica's: a deployment of several (`--replicas`) adds nginx and the other replicas.
+        if r.get("redis") and "error" not in r and r["server"] == "oxmcp-rust-redis":
             m = cell(recs, "oxmcp-rust", r["phase"], "cpu_us_per_req")
             if m and r.get("cpu_us_per_req"):
                 f = r["cpu_us_per_req"] / m

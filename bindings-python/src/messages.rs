@@ -114,14 +114,17 @@ impl MessageConnection {
     }
 }
 
-/// Serve a new message connection on `ns`'s core: stdio's rules, with no drain at the end of
-/// the input (the SDK cancels in-flight handlers when the read stream closes). The server
-/// itself keeps running: other connections may follow.
+/// Serve a new message connection on `ns`'s core, with the core's rules for one
+/// (`ListenOptions::message_streams_config`: stdio's, no drain at the end of the input, as the
+/// SDK cancels in-flight handlers when the read stream closes). The server itself keeps
+/// running: other connections may follow.
 pub(crate) fn open(ns: &NativeServer) -> PyResult<(MessageConnection, crate::serve::ServeHandle)> {
     let server = ns.server.clone();
-    let mut cfg = ns.config.listen.stdio_config();
-    cfg.drain_timeout = Duration::ZERO;
-    cfg.owns_server = false;
+    let cfg = ns
+        .config
+        .listen
+        .message_streams_config()
+        .map_err(crate::options::error)?;
     let (in_tx, in_rx) = std_mpsc::channel::<Vec<u8>>();
     let (out_tx, out_rx) = mpsc::unbounded_channel::<Vec<u8>>();
     let input = LinesIn {

@@ -119,13 +119,16 @@ def test_results_and_errors_are_the_sdks() -> None:
 
 
 def test_the_core_rules_apply_to_the_in_memory_session() -> None:
-    """A server that requires a token refuses the session, which carries none: it is a caller like any other."""
+    """A server that requires a token refuses the session, which can carry none, rather than serve it
+    unauthenticated; the same server without tokens serves it."""
 
     async def main() -> None:
         with pytest.raises(Exception) as caught:
             async with create_connected_server_and_client_session(_server(tokens={"a": {"tokens": ["t"]}})):
                 pass
-        assert caught.group_contains(McpError, match="unauthorized: Missing bearer token", depth=None)
+        assert caught.group_contains(ValueError, match="requires authentication .*tokens", depth=None)
+        async with create_connected_server_and_client_session(_server()) as session:
+            assert {t.name for t in (await session.list_tools()).tools} == {"ask", "visit", "nested"}
 
     anyio.run(main)
 

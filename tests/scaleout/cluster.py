@@ -142,6 +142,7 @@ class Cluster:
     redis_persist: bool = False  # Redis with AOF persistence (appendonly yes, fsync always), as deploy/ runs it
     redis_tls: bool = field(default_factory=lambda: os.environ.get("OXMCP_SCALEOUT_REDIS_TLS") == "1")
     env: dict[str, str] = field(default_factory=dict)
+    cmd: list[str] | None = None  # a replica's argv before `--http HOST:PORT` (default: SERVERS[lang])
 
     redis_port: int = 0
     nginx_port: int = 0
@@ -244,7 +245,7 @@ class Cluster:
         return env
 
     def start_replica(self, i: int) -> None:
-        cmd = [*SERVERS[self.lang], "--http", f"127.0.0.1:{self.ports[i]}"]
+        cmd = [*(self.cmd or SERVERS[self.lang]), "--http", f"127.0.0.1:{self.ports[i]}"]
         log = self.tmp / f"replica-{i}.log"
         with open(log, "ab") as out:
             self.procs[i] = subprocess.Popen(cmd, cwd=ROOT, env=self.replica_env(), stdin=subprocess.DEVNULL,
@@ -265,7 +266,7 @@ class Cluster:
     # ---- nginx ----------------------------------------------------------------------------------
     def start_nginx(self) -> None:
         exe = which("nginx", "/usr/sbin/nginx")
-        self.nginx_port = free_port()
+        self.nginx_port = self.nginx_port or free_port()
         site = self.tmp / "oxmcp.conf"
         site.write_text(render_nginx(NGINX_TEMPLATE.read_text(), self.nginx_port, self.ports))
         conf = self.tmp / "nginx.conf"

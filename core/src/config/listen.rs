@@ -333,6 +333,25 @@ impl ListenOptions {
         c
     }
 
+    /// The settings of a connection over a host's message streams (in-process, each message
+    /// framed by the host): stdio's, except that its end is not the server's, and cancels its
+    /// in-flight requests at once. Such a connection carries no credentials, so a server that
+    /// requires them (`tokens`, `oauth`) refuses it rather than serve it unauthenticated.
+    pub fn message_streams_config(&self) -> Result<StdioConfig> {
+        if !matches!(self.tokens, None | Some(Value::Null)) || self.oauth.is_some() {
+            return Err(invalid(format!(
+                "this server requires authentication ({} or {}), which a connection over \
+                 message streams cannot carry: call it over HTTP with a token",
+                self.name("tokens"),
+                self.name("oauth")
+            )));
+        }
+        let mut c = self.stdio_config();
+        c.drain_timeout = Duration::ZERO;
+        c.owns_server = false;
+        Ok(c)
+    }
+
     /// The drain deadline a host waits for at shutdown (the transports' default: 5 s).
     pub fn drain_timeout(&self) -> Duration {
         self.stdio_config().drain_timeout

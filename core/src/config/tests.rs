@@ -465,3 +465,26 @@ fn shared_tool_limit_rows() {
         }
     }
 }
+
+#[test]
+fn message_streams_are_refused_by_a_server_that_requires_credentials() {
+    let open = Config::from_json(json!({"maxLineBytes": 77})).unwrap();
+    let m = open.listen.message_streams_config().unwrap();
+    assert_eq!(m.max_line, 77);
+    assert_eq!(m.drain_timeout, Duration::ZERO);
+    assert!(
+        !m.owns_server,
+        "a host's connection ends itself, not the server"
+    );
+    let guarded = Config::from_json(json!({"tokens": {"alice": {"tokens": ["t"]}}})).unwrap();
+    let e = guarded.listen.message_streams_config().unwrap_err();
+    assert!(
+        e.message.contains("requires authentication"),
+        "{}",
+        e.message
+    );
+    assert!(
+        guarded.listen.stdio_config().max_line > 0,
+        "stdio itself is served"
+    );
+}

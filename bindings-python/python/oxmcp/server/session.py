@@ -4,8 +4,8 @@ Within a handler it is the session of the request (``Context[ServerSession, T]``
 notifications and requests to the client. Built over a pair of message streams
 (``ServerSession(read_stream, write_stream, init_options)``, as the SDK's tests build it), it carries
 the client's messages to a low-level server's core: ``async for message in session.incoming_messages:
-await server._handle_message(message, session, ...)`` hands each to the core
-(``oxmcp._client_streams.CoreLink``), which answers it as it answers any stdio or HTTP caller.
+await server._handle_message(message, session, ...)`` hands each to the core over one connection
+(``oxmcp.server.lowlevel._streams.MessageLink``), which answers it as it answers a stdio caller.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class ServerSession(Session):
             return await self._tg.__aexit__(exc_type, exc, tb)  # type: ignore[no-any-return]
         finally:
             if self._link is not None:
-                await self._link.__aexit__(None, None, None)
+                self._link.close()
 
     async def send_log_message(self, level: str, data: Any, logger: str | None = None,
                                related_request_id: Any = None) -> None:
@@ -59,10 +59,10 @@ class ServerSession(Session):
             await super().send_log_message(level, data, logger, related_request_id)
             return
         # Over message streams: a notifications/message to the client.
-        from .._client_streams import CoreLink
+        from .._client_streams import emit_to
 
         params = {"level": level, "data": data, **({"logger": logger} if logger is not None else {})}
-        await CoreLink.emit_to(self._write, {"jsonrpc": "2.0", "method": "notifications/message", "params": params})
+        await emit_to(self._write, {"jsonrpc": "2.0", "method": "notifications/message", "params": params})
 
     @property
     def incoming_messages(self) -> AsyncIterator[Any]:
@@ -75,18 +75,19 @@ class ServerSession(Session):
                 yield item
 
     async def _deliver(self, server: Any, item: Any) -> None:
-        """Hand one client message to ``server``'s core (requests run at once: one may wait on the client)."""
-        from .._client_streams import CoreLink, message_dict
+        """Hand one client message to ``server``'s core; what the core sends goes to the write stream."""
+        from .lowlevel._streams import MessageLink
 
         if isinstance(item, Exception):
             return
         if self._link is None:
-            self._link = await CoreLink(server, self._write).__aenter__()
-        message = message_dict(item)
-        if "method" in message and "id" in message:
-            self._tg.start_soon(self._link.deliver, message)
-        else:
-            await self._link.deliver(message)
+            self._link = MessageLink(server)
+            self._tg.start_soon(self._pump_out, self._link)
+        self._link.send(item)
+
+    async def _pump_out(self, link: Any) -> None:
+        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):  # the client's end closed
+            await link.pump_out(self._write)
 
 
 async def handle_message(server: Any, message: Any, session: Any, lifespan_context: Any,

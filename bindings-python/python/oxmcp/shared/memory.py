@@ -2,7 +2,7 @@
 
 ``create_connected_server_and_client_session(server, ...)`` yields an initialized
 ``ClientSession`` (``mcp.client.session``) whose messages the server's core answers in this process
-(``oxmcp._client_streams.serve_streams``), as it answers stdio or HTTP callers. The callbacks
+over the streams (``oxmcp.server.lowlevel._streams``), as it answers a stdio caller. The callbacks
 (sampling, elicitation, roots, logging, message handler) answer the server's requests and
 notifications, as with the SDK.
 """
@@ -33,9 +33,9 @@ async def _serve(server: Any, read_stream: Any, write_stream: Any, raise_excepti
         await server.run(read_stream, write_stream, server.create_initialization_options(),
                          raise_exceptions=raise_exceptions)
         return
-    from .._client_streams import serve_streams
+    from ..server.lowlevel._streams import serve_streams
 
-    await serve_streams(server, read_stream, write_stream)
+    await serve_streams(server, read_stream, write_stream, raise_exceptions)
 
 
 @asynccontextmanager
