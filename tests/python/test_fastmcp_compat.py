@@ -315,7 +315,8 @@ async def test_sdk_completion_decorator_answers_every_completion_request() -> No
 
 async def test_sdk_server_methods_called_on_the_server_itself() -> None:
     """``await mcp.list_tools()`` / ``call_tool`` / ``read_resource`` / ``get_prompt``, as servers' own
-    tests call them: the SDK's models, through the core; mcp 1.x's FastMCP (handshake era only) too."""
+    tests call them: the SDK's models (mcp 2.x runs a tool or a read in process, as its SDK does); mcp
+    1.x's FastMCP (handshake era only) too."""
     from oxmcp.server.fastmcp import FastMCP as LegacyFastMCP
 
     for cls in (MCPServer, LegacyFastMCP):

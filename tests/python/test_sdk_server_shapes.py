@@ -214,6 +214,58 @@ def test_in_process_call_tool_returns_the_tools_result() -> None:
     assert next(t for t in mcp.list_tools() if t["name"] == "direct").get("outputSchema") is None
 
 
+def test_programmatic_calls_raise_the_sdks_errors_and_write_no_record(caplog: pytest.LogCaptureFixture) -> None:
+    # mcp.call_tool / mcp.read_resource run the function in process: a failure is the SDK's
+    # exception chained to its cause, and only a client's request writes a record.
+    from pydantic import ValidationError
+
+    from oxmcp.server.mcpserver.exceptions import UnexpectedResourceError, UnexpectedToolError
+
+    mcp = MCPServer()
+    boom = RuntimeError("boom")
+
+    @mcp.tool()
+    def add(a: int) -> int:
+        raise boom
+
+    @mcp.resource("books://{title}")
+    def book(title: str) -> str:
+        if title == "gone":
+            raise ResourceNotFoundError("no such book")
+        raise boom
+
+    @mcp.tool()
+    async def summarise(title: str, ctx: Context) -> str:
+        await ctx.read_resource(f"books://{title}")
+        return "unreachable"
+
+    caplog.set_level(logging.INFO)
+    with pytest.raises(UnexpectedToolError) as crash:
+        anyio.run(mcp.call_tool, "add", {"a": 1})
+    assert (str(crash.value), crash.value.__cause__) == ("Error executing tool add", boom)
+    with pytest.raises(ToolError) as invalid:
+        anyio.run(mcp.call_tool, "add", {"a": "one"})
+    assert type(invalid.value) is ToolError and isinstance(invalid.value.__cause__, ValidationError)
+    with pytest.raises(ToolError, match="Unknown tool: nope"):
+        anyio.run(mcp.call_tool, "nope", {})
+    with pytest.raises(ResourceNotFoundError):
+        anyio.run(mcp.read_resource, "books://gone")
+    with pytest.raises(UnexpectedResourceError, match="Error creating resource from template books://x"):
+        anyio.run(mcp.read_resource, "books://x")
+    assert _records(caplog) == []
+
+    async def main() -> list[str]:
+        async with Client(mcp) as client:
+            return [(await client.call_tool("summarise", {"title": t})).content[0].text for t in ("gone", "x")]
+
+    # Through a client: a ResourceError escaping the tool is anticipated, a crash stays a crash.
+    assert anyio.run(main) == ["Error executing tool summarise: no such book",
+                               "Error executing tool summarise: Error creating resource from template books://x"]
+    assert _records(caplog) == [
+        ("INFO", "Tool 'summarise' failed: 'Error executing tool summarise: no such book'", False),
+        ("ERROR", "Tool 'summarise' raised an unexpected exception", True)]
+
+
 def test_resource_decorator_checks_the_function_against_its_uri() -> None:
     mcp = MCPServer()
     with pytest.raises(ValueError, match=r"\['level'\] have no default value"):
@@ -296,3 +348,74 @@ def test_a_malformed_template_is_refused_when_given() -> None:
         MCPServer().resource("file://{name")
     with pytest.raises(InvalidUriTemplate, match="variable name"):
         MCPServer().resource("x://{a b}")
+
+
+def test_results_read_from_the_wire_equal_results_built_by_hand() -> None:
+    # mcp 2.x's result models declare resultType / ttlMs / cacheScope with defaults: a result the
+    # client reads equals one built with only its own fields; a read's contents carry the
+    # resource's _meta; a dump leaves the defaults out (as a handler's result is sent).
+    mcp = MCPServer()
+
+    @mcp.resource("resource://data", meta={"version": "1.0"})
+    def data() -> str:
+        return "text"
+
+    @mcp.prompt()
+    def hello() -> str:
+        return "Hello"
+
+    async def main() -> tuple[object, object]:
+        async with Client(mcp, mode="2026-07-28") as client:
+            return await client.read_resource("resource://data"), await client.get_prompt("hello")
+
+    read, prompt = anyio.run(main)
+    info = read.field_meta
+    assert read == types.ReadResourceResult(_meta=info, contents=[types.TextResourceContents(
+        uri="resource://data", mimeType="text/plain", text="text", _meta={"version": "1.0"})])
+    assert (read.ttlMs, read.cacheScope, read.resultType) == (0, "private", "complete")
+    assert prompt == types.GetPromptResult(_meta=info, description="", messages=[types.PromptMessage(
+        role="user", content=types.TextContent(type="text", text="Hello"))])
+    assert types.ListToolsResult(tools=[]).model_dump(by_alias=True, exclude_none=True) == {"tools": []}
+    assert types.ListToolsResult(tools=[], ttl_ms=5).model_dump(by_alias=True, exclude_none=True) == \
+        {"tools": [], "ttlMs": 5}
+
+
+def test_a_returned_input_required_result_is_an_input_round_of_the_core() -> None:
+    # mcp 2.x's hand-written flow: the function returns InputRequiredResult; the core seals the
+    # round's state and keeps the answers, which the retry reads from ctx.input_responses and
+    # ctx.request_state. A session of an earlier revision gets -32603 (no input_required there).
+    mcp = MCPServer()
+    rounds: list[tuple[object, object]] = []
+
+    @mcp.tool()
+    async def greet(ctx: Context) -> str | types.InputRequiredResult:
+        rounds.append((ctx.input_responses, ctx.request_state))
+        who = (ctx.input_responses or {}).get("who")
+        if who is not None:
+            return f"Hello, {who.content['name']}! (state={ctx.request_state})"
+        schema = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+        return types.InputRequiredResult(input_requests={"who": types.ElicitRequest(
+            method="elicitation/create", params={"message": "Name?", "requestedSchema": schema})}, request_state="r1")
+
+    async def answer(context: object, params: object) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content={"name": "Alice"})
+
+    async def modern() -> object:
+        async with Client(mcp, mode="2026-07-28", elicitation_callback=answer) as client:
+            first = await client.session.call_tool("greet", allow_input_required=True)
+            assert isinstance(first, types.InputRequiredResult)
+            assert first.requestState not in (None, "r1")  # sealed by the core
+            return await client.call_tool("greet", {})
+
+    result = anyio.run(modern)
+    assert result.content[0].text == "Hello, Alice! (state=r1)"
+    assert rounds[0] == (None, None)
+    assert isinstance(rounds[-1][0]["who"], types.ElicitResult) and rounds[-1][1] == "r1"
+
+    async def legacy() -> None:
+        async with Client(mcp, mode="legacy", elicitation_callback=answer) as client:
+            with pytest.raises(McpError) as exc:
+                await client.call_tool("greet", {})
+            assert (exc.value.error.code, exc.value.error.message) == (-32603, "Handler returned an invalid result")
+
+    anyio.run(legacy)

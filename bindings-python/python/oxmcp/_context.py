@@ -299,12 +299,22 @@ class Context:
     @property
     def request_state(self) -> Any:
         """State carried across MRTR rounds (sealed by the core, so the client cannot alter it)."""
-        return self._native.request_state if self._native is not None else None
+        from . import _rounds
+
+        return _rounds.request_state(self._native)
 
     @request_state.setter
     def request_state(self, value: Any) -> None:
         if self._native is not None:
             self._native.request_state = value
+
+    @property
+    def input_responses(self) -> dict[str, Any] | None:
+        """The client's answers to the requests of the ``InputRequiredResult`` the function returned
+        on the last round (mcp 2.x), by key; None on a first round."""
+        from . import _rounds
+
+        return _rounds.input_responses(self._native)
 
     def supports(self, capability: str) -> bool:
         """Whether the client declared ``elicitation``, ``sampling``, ``roots`` or ``elicitation.url``."""

@@ -37,6 +37,9 @@ class MCPServer(FastMCP):
     _prompt_error_prefix = None
     _tool_timeout_texts = None
     _template_policy = True  # mcp 2.x's ResourceSecurity on template values
+    _contents_meta = True  # a read's contents carry the resource's `_meta`
+    #: A function's ``InputRequiredResult`` is an input round of the core (_rounds.py).
+    _relays_input_required = True
 
     def __init__(self, name: str | None = None, instructions: str | None = None, **kwargs: Any) -> None:
         bus = kwargs.get("subscriptions")
@@ -362,8 +365,38 @@ class MCPServer(FastMCP):
     # ``list_*`` and ``_mcp_server`` are FastMCP's) ------------------------------------------------------
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None,  # type: ignore[override]
                         context: Any = None) -> Any:
+        """The tool's ``CallToolResult`` (or its ``InputRequiredResult``), called in process as the
+        SDK calls it: a failure raises ``ToolError`` / ``UnexpectedToolError`` chained to its cause."""
+        from .server.mcpserver._direct import call_tool
+
+        return await call_tool(self, name, arguments, context)
+
+    async def read_resource(self, uri: Any, context: Any = None) -> Any:
+        """The resource's contents (``.content``, ``.mime_type``), or the ``InputRequiredResult`` its
+        template returned, read in process as the SDK reads it (its exceptions raised as they are)."""
+        from .server.mcpserver._direct import read_resource
+
+        return await read_resource(self, str(uri), context)
+
+    async def _sdk_context_read(self, uri: str, context: Any) -> Any:
+        """``ctx.read_resource``: the contents only; an ``InputRequiredResult`` is refused."""
+        from .types import InputRequiredResult
+
+        result = await self.read_resource(uri, context)
+        if isinstance(result, InputRequiredResult):
+            raise RuntimeError("Resource returned InputRequiredResult; ctx.read_resource() only returns content "  # noqa: TRY004
+                               "— use MCPServer.read_resource(uri, context) to receive and forward it.")
+        return result
+
+    @staticmethod
+    def _sdk_tool_failed(name: str, exc: BaseException) -> str:
+        from .server.mcpserver._direct import tool_failure
+
+        return tool_failure(name, exc)
+
+    async def _call_tool_through_core(self, name: str, arguments: dict[str, Any] | None = None) -> Any:
         """The tool's ``CallToolResult``, through the core as a client's call; a failed call raises
-        ``ToolError`` with its text, as the SDK's does."""
+        ``ToolError`` with its text."""
         from .client import Client
         from .types import CallToolResult
 
@@ -376,10 +409,6 @@ class MCPServer(FastMCP):
         meta = {k: v for k, v in (result.field_meta or {}).items() if k != _SERVER_INFO} or None
         return CallToolResult(_meta=meta, content=result.content, structuredContent=result.structuredContent,
                               isError=result.isError)
-
-    async def read_resource(self, uri: Any, context: Any = None) -> Any:
-        """The resource's contents (``.content``, ``.mime_type``), as ``ctx.read_resource`` reads them."""
-        return await self.read_resource_contents(str(uri))
 
     async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None) -> Any:
         from .client import Client
@@ -479,10 +508,18 @@ class LegacyFastMCP(MCPServer):
     def generate_name(cls, name: str | None = None) -> str:
         return name or "FastMCP"
 
+    _relays_input_required = False  # mcp 1.x has no input_required results
+    _sdk_context_read = None  # type: ignore[assignment]  # mcp 1.x reads through oxmcp's own in-process read
+    _sdk_tool_failed = None  # type: ignore[assignment]  # mcp 1.x words failures unmasked (_tool_error_text)
+
+    async def read_resource(self, uri: Any, context: Any = None) -> Any:
+        """The resource's contents (``.content``, ``.mime_type``), as ``ctx.read_resource`` reads them."""
+        return await self.read_resource_contents(str(uri))
+
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None,  # type: ignore[override]
                         context: Any = None) -> Any:
         """mcp 1.x's answer: the content blocks, with the structured result beside them when there is one."""
-        result = await super().call_tool(name, arguments, context)
+        result = await self._call_tool_through_core(name, arguments)
         if result.structuredContent is not None:
             return result.content, result.structuredContent
         return result.content

@@ -120,6 +120,30 @@ class InputRequiredResult(Result):
         return self
 
 
+def _result_fields_of_2026() -> list[Any]:
+    """mcp 2.x's results declare the 2026-07-28 revision's fields with defaults: ``resultType``
+    ("complete") on every result a request may answer input-required, and ``ttlMs`` (0) and
+    ``cacheScope`` ("private") on the cacheable ones. Declared here too, a result read from the
+    wire equals one built by hand, as with the SDK's models. A value equal to its default is left
+    out of a dump, so a result a handler returns is sent as before (the core writes these fields
+    for the session's revision)."""
+    from pydantic.fields import FieldInfo
+
+    def declare(model: Any, name: str, annotation: Any, default: Any) -> None:
+        model.model_fields[name] = FieldInfo(annotation=annotation, default=default,
+                                             exclude_if=lambda value: value == default)
+
+    cacheable: list[Any] = [ListToolsResult, ListResourcesResult, ListResourceTemplatesResult, ListPromptsResult,
+                 ReadResourceResult]
+    complete = [*cacheable, CallToolResult, GetPromptResult, CompleteResult]
+    for model in cacheable:
+        declare(model, "ttlMs", int, 0)
+        declare(model, "cacheScope", typing.Literal["public", "private"], "private")
+    for model in complete:
+        declare(model, "resultType", str, "complete")
+    return complete
+
+
 def _schemas_as_dicts() -> None:
     """Both SDKs type a tool's ``inputSchema`` / ``outputSchema`` as a plain dict (``tool.inputSchema
     ["properties"]``, ``== {...}``); the generator makes models of them. The fields are retyped, and the
@@ -137,9 +161,10 @@ def _schemas_as_dicts() -> None:
     CallToolResult.model_fields["isError"].default = False
     # And a tool result in a sampling message holds no content unless given (both SDKs).
     ToolResultContent.model_fields["content"].default = []
+    touched = {Tool, CallToolResult, *_result_fields_of_2026()}
     rebuilt = False
     for value in list(vars(_generated).values()):
-        if value is Tool or value is CallToolResult:
+        if any(value is model for model in touched):
             rebuilt = True
         if rebuilt and isinstance(value, type) and issubclass(value, _Model) and value.__module__ == _generated.__name__:
             value.model_rebuild(force=True)
