@@ -9,6 +9,7 @@ import logging
 
 import anyio
 import pytest
+from typing_extensions import NotRequired, TypedDict
 
 from oxmcp import types
 from oxmcp.client import Client
@@ -419,3 +420,51 @@ def test_a_returned_input_required_result_is_an_input_round_of_the_core() -> Non
             assert (exc.value.error.code, exc.value.error.message) == (-32603, "Handler returned an invalid result")
 
     anyio.run(legacy)
+
+
+class Person(TypedDict):
+    name: str
+    age: NotRequired[int]
+
+
+def test_mcpserver_context_lifespan_completions_and_schemas_are_the_sdks(caplog: pytest.LogCaptureFixture) -> None:
+    # The function's Context is mcp 2.x's (ctx.mcp_server, ClientCapabilities); the in-process
+    # client runs the lifespan; a completion crash is -32603 naming the argument, with one record;
+    # a NotRequired key of a TypedDict result is not required in the output schema.
+    from contextlib import asynccontextmanager
+
+    @asynccontextmanager
+    async def lifespan(server: object):  # type: ignore[no-untyped-def]
+        yield {"greeting": "Hello"}
+
+    mcp = MCPServer(lifespan=lifespan)
+
+    @mcp.tool()
+    def probe(ctx: Context) -> str:
+        caps = ctx.client_capabilities
+        return f"{ctx.mcp_server is mcp} {type(caps).__name__} {ctx.request_context.lifespan_context['greeting']}"
+
+    @mcp.tool()
+    def person() -> Person:
+        return {"name": "Dave"}
+
+    @mcp.completion()
+    async def complete(ref: object, argument: object, context: object) -> object:
+        raise RuntimeError("index offline")
+
+    async def main() -> tuple[str, object, object]:
+        async with Client(mcp, mode="2026-07-28") as client:
+            text = (await client.call_tool("probe", {})).content[0].text
+            structured = (await client.call_tool("person", {})).structuredContent
+            with pytest.raises(McpError) as exc:
+                await client.complete(types.PromptReference(type="ref/prompt", name="p"), {"name": "style", "value": ""})
+            return text, structured, exc.value.error
+
+    caplog.set_level(logging.INFO)
+    text, structured, error = anyio.run(main)
+    assert text == "True ClientCapabilities Hello"
+    assert structured == {"name": "Dave"}
+    assert (error.code, error.message) == (-32603, "Error completing argument style")
+    assert _records(caplog) == [("ERROR", "Completion for argument 'style' raised an unexpected exception", True)]
+    schema = next(t for t in mcp.list_tools() if t["name"] == "person")["outputSchema"]
+    assert schema["required"] == ["name"]

@@ -75,7 +75,8 @@ class _Entry:
 
     def _kwargs(self, values: dict[str, Any], native_ctx: Any) -> dict[str, Any]:
         kwargs = self.info.convert_arguments(values)
-        ctx = Context(native_ctx, self.server)
+        # A compatibility layer's own Context class (the SDK's attributes), else oxmcp's.
+        ctx = getattr(self.server, "_context_class", Context)(native_ctx, self.server)
         current_context.set(ctx)  # get_context()/get_access_token() without a Context parameter
         if self.info.context_param is not None:
             kwargs[self.info.context_param] = ctx

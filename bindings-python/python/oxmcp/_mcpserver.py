@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from ._context import Context as _Context
 from ._errors import ResourceError, ToolError
 from ._fastmcp import FastMCP, _dump
 from ._handlers import TemplateMismatch, template_variables
@@ -40,6 +41,16 @@ class MCPServer(FastMCP):
     _contents_meta = True  # a read's contents carry the resource's `_meta`
     #: A function's ``InputRequiredResult`` is an input round of the core (_rounds.py).
     _relays_input_required = True
+    #: mcp 2.x's rules where 1.x's differ: a completion handler's crash worded and logged as 2.x does
+    #: (server/_completion_link.py), a Resource object's read() checked to give str or bytes.
+    _sdk2 = True
+
+    @property
+    def _context_class(self) -> Any:
+        """The ``Context`` a function of this server gets: mcp 2.x's (``ctx.mcp_server``, ...)."""
+        from .server.mcpserver.context import Context
+
+        return Context
 
     def __init__(self, name: str | None = None, instructions: str | None = None, **kwargs: Any) -> None:
         bus = kwargs.get("subscriptions")
@@ -102,8 +113,11 @@ class MCPServer(FastMCP):
             _sdk_log.info("Resource %r failed: %r", uri, str(exc))
             code = -32602 if isinstance(exc, ResourceNotFoundError) else -32603
             return ("mcp_error", (code, str(exc), {"uri": uri}))
-        _sdk_log.error("Resource %r raised an unexpected exception", uri, exc_info=exc)
         text = "Error creating resource from template" if template else "Error reading resource"
+        if not isinstance(exc, UnexpectedResourceError):  # the SDK's wrapper, chained to the crash
+            wrapped = UnexpectedResourceError(f"{text} {uri}")
+            wrapped.__cause__, exc = exc, wrapped
+        _sdk_log.error("Resource %r raised an unexpected exception", uri, exc_info=exc)
         return ("mcp_error", (-32603, f"{text} {uri}", {"uri": uri}))
 
     def _build_native(self) -> Any:
@@ -322,8 +336,13 @@ class MCPServer(FastMCP):
     def _add_resource_object(self, resource: Any) -> Any:
         """The SDK's ``add_resource(FunctionResource(...))``: registered with the core like a decorated
         static resource, whose function is the object's ``read()``."""
+        checked = self._sdk2
+
         async def read() -> Any:
-            return await resource.read()
+            content = await resource.read()
+            if checked and not isinstance(content, (str, bytes)):
+                raise TypeError(f"Resource.read() must return str or bytes, not {type(content).__name__}")
+            return content
 
         read.__name__ = str(resource.name or resource.uri)
         return self.add_resource(read, str(resource.uri), name=resource.name, title=resource.title,
@@ -430,7 +449,7 @@ class MCPServer(FastMCP):
                 raise TypeError("@mcp.completion(): decorate an async function (ref, argument, context)")
             from .server._completion_link import CompletionLink
 
-            link = CompletionLink(fn)
+            link = CompletionLink(fn, sdk_failures=self._sdk2)
             with self._lock:
                 self._middleware.append(link)
                 self._completion_handler = True
@@ -509,6 +528,8 @@ class LegacyFastMCP(MCPServer):
         return name or "FastMCP"
 
     _relays_input_required = False  # mcp 1.x has no input_required results
+    _sdk2 = False
+    _context_class = _Context  # mcp 1.x's Context is oxmcp's
     _sdk_context_read = None  # type: ignore[assignment]  # mcp 1.x reads through oxmcp's own in-process read
     _sdk_tool_failed = None  # type: ignore[assignment]  # mcp 1.x words failures unmasked (_tool_error_text)
 

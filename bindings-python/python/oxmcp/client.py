@@ -16,6 +16,7 @@ stdio): drive a server over those with the official client.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import anyio
@@ -26,6 +27,7 @@ from ._client import PROTOCOL_VERSION
 from ._client import Client as _Client
 from ._client_session import ClientRequestContext, ClientSession, IncomingMessage
 from ._errors import McpError as _CoreMcpError
+from ._loops import on_asyncio
 from .shared.exceptions import McpError
 
 __all__ = ["Client", "ClientRequestContext", "ClientSession", "IncomingMessage"]
@@ -77,6 +79,28 @@ class Client(_Client):
         self._on_notification = self._notified
 
     async def __aenter__(self) -> Any:
+        # The SDK's in-memory client runs the server, whose lifespan is entered while it is
+        # connected (once for overlapping clients, left with the last one).
+        running = getattr(self.server, "_lifespan_running", None)
+        self._lifespan_cm = running() if running is not None and on_asyncio() else None
+        if self._lifespan_cm is not None:
+            await self._lifespan_cm.__aenter__()
+        try:
+            await self._connect()
+        except BaseException:
+            await self.__aexit__(*sys.exc_info())
+            raise
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        try:
+            await super().__aexit__(*exc)
+        finally:
+            cm, self._lifespan_cm = getattr(self, "_lifespan_cm", None), None
+            if cm is not None:
+                await cm.__aexit__(*exc)
+
+    async def _connect(self) -> None:
         await super().__aenter__()
         if self.mode == "legacy" and self.init_result is None:
             await self._handshake()
@@ -91,7 +115,6 @@ class Client(_Client):
                                 "capabilities": found.get("capabilities", {}),
                                 "serverInfo": found.get("_meta", {}).get("io.modelcontextprotocol/serverInfo", {}),
                                 **({"instructions": found["instructions"]} if "instructions" in found else {})}
-        return self
 
     async def initialize(self) -> Any:
         """The SDK session's handshake, which this client did when it was entered: its answer."""

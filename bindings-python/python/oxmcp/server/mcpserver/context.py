@@ -30,3 +30,12 @@ class Context(_Context):
         if self._native is None:
             raise ValueError("Context is not available outside of a request")
         return super().request_context
+
+    @property
+    def client_capabilities(self) -> Any:  # type: ignore[override]
+        """What the client declared for this request (``ClientCapabilities``); None outside a request."""
+        if self._native is None:
+            return None
+        from ...types import ClientCapabilities
+
+        return ClientCapabilities.model_validate(super().client_capabilities or {})

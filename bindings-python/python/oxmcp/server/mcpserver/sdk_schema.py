@@ -15,6 +15,7 @@ import typing
 from typing import Annotated, Any
 
 import pydantic
+import typing_extensions
 from pydantic import BaseModel, ConfigDict, WithJsonSchema
 from pydantic.fields import FieldInfo
 
@@ -80,17 +81,16 @@ def _output_model(annotation: Any, func_name: str) -> tuple[Any, bool]:
         return wrapped()
     if issubclass(type_expr, BaseModel):
         return type_expr, False
-    if typing.is_typeddict(type_expr):
-        hints = typing.get_type_hints(type_expr)
-        required = getattr(type_expr, "__required_keys__", set(hints))
-        fields: dict[str, Any] = {k: (v if k in required else (v, None)) for k, v in hints.items()}
-        return pydantic.create_model(type_expr.__name__, **fields), False  # type: ignore[call-overload]
+    if typing_extensions.is_typeddict(type_expr):  # typing's and typing_extensions' alike
+        from ..._schema import _pydantic_typeddict
+
+        return pydantic.TypeAdapter(_pydantic_typeddict(type_expr)), False
     if type_expr in (str, int, float, bool, bytes, type(None)):
         return wrapped()
     hints = typing.get_type_hints(type_expr)
     if not hints:
         return None, False
-    fields = {k: (v if getattr(type_expr, k, _NO_DEFAULT) is _NO_DEFAULT else (v, getattr(type_expr, k)))
+    fields: dict[str, Any] = {k: (v if getattr(type_expr, k, _NO_DEFAULT) is _NO_DEFAULT else (v, getattr(type_expr, k)))
               for k, v in hints.items() if not k.startswith("_")}
     return pydantic.create_model(type_expr.__name__, __config__=ConfigDict(from_attributes=True),  # type: ignore[call-overload]
                                  **fields), False
@@ -111,7 +111,7 @@ def output_schema(fn: Any) -> tuple[dict[str, Any] | None, bool]:
         model, wrap = _output_model(ret, name)
         if model is None:
             return None, False
-        schema = dict(model.model_json_schema())
+        schema = dict(model.json_schema() if isinstance(model, pydantic.TypeAdapter) else model.model_json_schema())
     except Exception:  # noqa: BLE001  a type pydantic cannot describe: no output schema, as the SDK
         return None, False
     ref = schema.get("$ref")
