@@ -468,3 +468,31 @@ def test_mcpserver_context_lifespan_completions_and_schemas_are_the_sdks(caplog:
     assert _records(caplog) == [("ERROR", "Completion for argument 'style' raised an unexpected exception", True)]
     schema = next(t for t in mcp.list_tools() if t["name"] == "person")["outputSchema"]
     assert schema["required"] == ["name"]
+
+
+def test_a_value_its_annotation_refuses_is_the_tools_crash_and_notify_publishes(
+        caplog: pytest.LogCaptureFixture) -> None:
+    # The SDK converts a return value by its annotation: one it refuses is the tool's crash (an
+    # error result and an ERROR record), not the core's -32603. ctx.notify_*_changed publish
+    # through the core; outside a request they raise, as in the SDK.
+    mcp = MCPServer()
+
+    @mcp.tool()
+    def numbers() -> list[int]:
+        return [1, [2]]  # type: ignore[list-item]
+
+    @mcp.tool()
+    async def touch(ctx: Context) -> str:
+        await ctx.notify_tools_changed()
+        await ctx.notify_resource_updated("file://x")
+        return "ok"
+
+    async def main() -> list[tuple[bool, str]]:
+        async with Client(mcp) as client:
+            return [((r := await client.call_tool(n, {})).isError, r.content[0].text) for n in ("numbers", "touch")]
+
+    caplog.set_level(logging.INFO)
+    assert anyio.run(main) == [(True, "Error executing tool numbers"), (False, "ok")]
+    assert _records(caplog) == [("ERROR", "Tool 'numbers' raised an unexpected exception", True)]
+    with pytest.raises(ValueError, match="outside of a request"):
+        anyio.run(Context().notify_tools_changed)

@@ -252,6 +252,9 @@ class ToolEntry(_Entry):
             raise _InvalidArguments(exc) from exc
 
     def _finish(self, payload: Any, value: Any) -> Outcome:
+        check = getattr(self.server, "_check_tool_value", None)  # a framework's own check of the value
+        if check is not None and self.info.output_schema is not None:
+            check(self, value)
         if type(value) is self._fast_type:
             # `-> int` / `-> bool` / `-> str` (as data) returning exactly that: what
             # normalize_tool_result gives, without the adapter and json.dumps (half of a small call).

@@ -183,3 +183,31 @@ def content_of(value: Any) -> list[dict[str, Any]] | None:
     if isinstance(value, str):
         return [{"type": "text", "text": value}]
     return [{"type": "text", "text": pydantic_core.to_json(value, fallback=str, indent=2).decode()}]
+
+
+def check_value(entry: Any, value: Any) -> None:
+    """The SDK's conversion of a tool's return value for its output schema: a value its return
+    annotation refuses raises pydantic's ``ValidationError`` (the tool's crash). A content block or
+    a whole result, which the SDK passes on, is not checked."""
+    from ... import types as mcp_types
+    from ..._results import ToolResult
+
+    if isinstance(value, (mcp_types.CallToolResult, ToolResult, *typing.get_args(mcp_types.ContentBlock))):
+        return
+    adapter = entry.__dict__.get("_sdk_return_adapter", _NO_DEFAULT)
+    if adapter is _NO_DEFAULT:
+        try:
+            sig, hints = _typed(entry.info.fn)
+            ret = hints.get("return", sig.return_annotation)
+            adapter = None if ret is inspect.Signature.empty else pydantic.TypeAdapter(_pydantic_return(ret))
+        except Exception:  # noqa: BLE001  a type pydantic cannot check: the value is not checked
+            adapter = None
+        entry.__dict__["_sdk_return_adapter"] = adapter
+    if adapter is not None:
+        adapter.validate_python(value)
+
+
+def _pydantic_return(annotation: Any) -> Any:
+    from ..._schema import _pydantic_typeddict
+
+    return _pydantic_typeddict(annotation)
