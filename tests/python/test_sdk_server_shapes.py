@@ -496,3 +496,33 @@ def test_a_value_its_annotation_refuses_is_the_tools_crash_and_notify_publishes(
     assert _records(caplog) == [("ERROR", "Tool 'numbers' raised an unexpected exception", True)]
     with pytest.raises(ValueError, match="outside of a request"):
         anyio.run(Context().notify_tools_changed)
+
+    legacy = LegacyFastMCP()
+    legacy.add_tool(numbers)
+
+    async def legacy_call() -> bool:
+        async with Client(legacy) as client:
+            return bool((await client.call_tool("numbers", {})).isError)
+
+    assert anyio.run(legacy_call)  # mcp 1.x converts the value by its annotation too
+
+
+def test_a_forms_optional_field_is_sent_as_its_bare_type() -> None:
+    # mcp 2.x's requestedSchema: `T | None` as T (left out of required), no null default; a field
+    # that renders as no primitive schema of the spec is refused.
+    from pydantic import BaseModel, Field
+
+    from oxmcp.server.elicitation import render_form_schema
+
+    class Form(BaseModel):
+        name: str
+        age: int | None = Field(default=None, description="Your age")
+
+    class Bare(BaseModel):
+        tags: list[str]
+
+    schema = render_form_schema(Form)
+    assert schema["properties"]["age"] == {"type": "integer", "title": "Age", "description": "Your age"}
+    assert schema["required"] == ["name"]
+    with pytest.raises(TypeError, match="'tags'"):
+        render_form_schema(Bare)

@@ -401,10 +401,12 @@ class Context:
             # The SDK's form, ``elicit(message=..., schema=Model)``: its rule for the model (primitive
             # fields), then typed as FastMCP's, keyed by the question.
             from ._compat_ctx import elicit_typed
-            from .server.elicitation import validate_elicitation_schema
+            from .server.elicitation import render_form_schema, validate_elicitation_schema
 
             validate_elicitation_schema(schema)
-            return await elicit_typed(self, message, schema)
+            # mcp 2.x writes an Optional field as its bare type; mcp 1.x as pydantic does.
+            requested = render_form_schema(schema) if getattr(self._server, "_sdk2", False) else None
+            return await elicit_typed(self, message, schema, requested)
         if response_type is not _UNSET or message is _UNSET or not isinstance(message, str):
             from ._compat_ctx import elicit_typed
 

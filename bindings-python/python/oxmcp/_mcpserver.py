@@ -538,7 +538,6 @@ class LegacyFastMCP(MCPServer):
     _context_class = _Context  # mcp 1.x's Context is oxmcp's
     _sdk_context_read = None  # type: ignore[assignment]  # mcp 1.x reads through oxmcp's own in-process read
     _sdk_tool_failed = None  # type: ignore[assignment]  # mcp 1.x words failures unmasked (_tool_error_text)
-    _check_tool_value = None  # type: ignore[assignment]
 
     async def read_resource(self, uri: Any, context: Any = None) -> Any:
         """The resource's contents (``.content``, ``.mime_type``), as ``ctx.read_resource`` reads them."""
