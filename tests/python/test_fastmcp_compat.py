@@ -275,12 +275,14 @@ async def test_unknown_arguments_follow_each_framework() -> None:
 
 async def test_sdk_completion_decorator_answers_every_completion_request() -> None:
     """MCPServer's ``@mcp.completion()``: one ``handler(ref, argument, context)`` with the SDK's models;
-    ``None`` is an empty list, an exception an internal error, the per-argument form is unchanged."""
+    ``None`` is an empty list, an exception an internal error naming only the argument (mcp 2.x;
+    mcp 1.x's FastMCP keeps the exception's text, its suite in tests/upstream), the per-argument
+    form is unchanged."""
     from oxmcp import McpError
     from oxmcp.types import Completion, PromptReference, ResourceTemplateReference
 
     seen: list[Any] = []
-    s = MCPServer("complete")  # mcp 1.x's FastMCP is the same class (its suite in tests/upstream)
+    s = MCPServer("complete")
 
     @s.prompt()
     def review(language: str) -> str:
@@ -305,7 +307,7 @@ async def test_sdk_completion_decorator_answers_every_completion_request() -> No
         assert await c.complete(prompt_ref, "language", "py") == {"values": ["python"], "hasMore": False}
         assert await c.complete(prompt_ref, "other", "x") == {"values": []}
         template_ref = {"type": "ref/resource", "uri": "repo://{owner}/{name}"}
-        with pytest.raises(McpError, match="no completions today"):
+        with pytest.raises(McpError, match="^Error completing argument boom$"):
             await c.complete(template_ref, "boom", "x")
     with pytest.raises(TypeError, match="name the argument"):
         s.completion(prompt="review")
@@ -315,7 +317,8 @@ async def test_sdk_completion_decorator_answers_every_completion_request() -> No
 
 async def test_sdk_server_methods_called_on_the_server_itself() -> None:
     """``await mcp.list_tools()`` / ``call_tool`` / ``read_resource`` / ``get_prompt``, as servers' own
-    tests call them: the SDK's models, through the core; mcp 1.x's FastMCP (handshake era only) too."""
+    tests call them: the SDK's models (mcp 2.x runs a tool or a read in process, as its SDK does); mcp
+    1.x's FastMCP (handshake era only) too."""
     from oxmcp.server.fastmcp import FastMCP as LegacyFastMCP
 
     for cls in (MCPServer, LegacyFastMCP):

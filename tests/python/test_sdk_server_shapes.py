@@ -9,6 +9,7 @@ import logging
 
 import anyio
 import pytest
+from typing_extensions import NotRequired, TypedDict
 
 from oxmcp import types
 from oxmcp.client import Client
@@ -214,6 +215,58 @@ def test_in_process_call_tool_returns_the_tools_result() -> None:
     assert next(t for t in mcp.list_tools() if t["name"] == "direct").get("outputSchema") is None
 
 
+def test_programmatic_calls_raise_the_sdks_errors_and_write_no_record(caplog: pytest.LogCaptureFixture) -> None:
+    # mcp.call_tool / mcp.read_resource run the function in process: a failure is the SDK's
+    # exception chained to its cause, and only a client's request writes a record.
+    from pydantic import ValidationError
+
+    from oxmcp.server.mcpserver.exceptions import UnexpectedResourceError, UnexpectedToolError
+
+    mcp = MCPServer()
+    boom = RuntimeError("boom")
+
+    @mcp.tool()
+    def add(a: int) -> int:
+        raise boom
+
+    @mcp.resource("books://{title}")
+    def book(title: str) -> str:
+        if title == "gone":
+            raise ResourceNotFoundError("no such book")
+        raise boom
+
+    @mcp.tool()
+    async def summarise(title: str, ctx: Context) -> str:
+        await ctx.read_resource(f"books://{title}")
+        return "unreachable"
+
+    caplog.set_level(logging.INFO)
+    with pytest.raises(UnexpectedToolError) as crash:
+        anyio.run(mcp.call_tool, "add", {"a": 1})
+    assert (str(crash.value), crash.value.__cause__) == ("Error executing tool add", boom)
+    with pytest.raises(ToolError) as invalid:
+        anyio.run(mcp.call_tool, "add", {"a": "one"})
+    assert type(invalid.value) is ToolError and isinstance(invalid.value.__cause__, ValidationError)
+    with pytest.raises(ToolError, match="Unknown tool: nope"):
+        anyio.run(mcp.call_tool, "nope", {})
+    with pytest.raises(ResourceNotFoundError):
+        anyio.run(mcp.read_resource, "books://gone")
+    with pytest.raises(UnexpectedResourceError, match="Error creating resource from template books://x"):
+        anyio.run(mcp.read_resource, "books://x")
+    assert _records(caplog) == []
+
+    async def main() -> list[str]:
+        async with Client(mcp) as client:
+            return [(await client.call_tool("summarise", {"title": t})).content[0].text for t in ("gone", "x")]
+
+    # Through a client: a ResourceError escaping the tool is anticipated, a crash stays a crash.
+    assert anyio.run(main) == ["Error executing tool summarise: no such book",
+                               "Error executing tool summarise: Error creating resource from template books://x"]
+    assert _records(caplog) == [
+        ("INFO", "Tool 'summarise' failed: 'Error executing tool summarise: no such book'", False),
+        ("ERROR", "Tool 'summarise' raised an unexpected exception", True)]
+
+
 def test_resource_decorator_checks_the_function_against_its_uri() -> None:
     mcp = MCPServer()
     with pytest.raises(ValueError, match=r"\['level'\] have no default value"):
@@ -296,3 +349,180 @@ def test_a_malformed_template_is_refused_when_given() -> None:
         MCPServer().resource("file://{name")
     with pytest.raises(InvalidUriTemplate, match="variable name"):
         MCPServer().resource("x://{a b}")
+
+
+def test_results_read_from_the_wire_equal_results_built_by_hand() -> None:
+    # mcp 2.x's result models declare resultType / ttlMs / cacheScope with defaults: a result the
+    # client reads equals one built with only its own fields; a read's contents carry the
+    # resource's _meta; a dump leaves the defaults out (as a handler's result is sent).
+    mcp = MCPServer()
+
+    @mcp.resource("resource://data", meta={"version": "1.0"})
+    def data() -> str:
+        return "text"
+
+    @mcp.prompt()
+    def hello() -> str:
+        return "Hello"
+
+    async def main() -> tuple[object, object]:
+        async with Client(mcp, mode="2026-07-28") as client:
+            return await client.read_resource("resource://data"), await client.get_prompt("hello")
+
+    read, prompt = anyio.run(main)
+    info = read.field_meta
+    assert read == types.ReadResourceResult(_meta=info, contents=[types.TextResourceContents(
+        uri="resource://data", mimeType="text/plain", text="text", _meta={"version": "1.0"})])
+    assert (read.ttlMs, read.cacheScope, read.resultType) == (0, "private", "complete")
+    assert prompt == types.GetPromptResult(_meta=info, description="", messages=[types.PromptMessage(
+        role="user", content=types.TextContent(type="text", text="Hello"))])
+    assert types.ListToolsResult(tools=[]).model_dump(by_alias=True, exclude_none=True) == {"tools": []}
+    assert types.ListToolsResult(tools=[], ttl_ms=5).model_dump(by_alias=True, exclude_none=True) == \
+        {"tools": [], "ttlMs": 5}
+
+
+def test_a_returned_input_required_result_is_an_input_round_of_the_core() -> None:
+    # mcp 2.x's hand-written flow: the function returns InputRequiredResult; the core seals the
+    # round's state and keeps the answers, which the retry reads from ctx.input_responses and
+    # ctx.request_state. A session of an earlier revision gets -32603 (no input_required there).
+    mcp = MCPServer()
+    rounds: list[tuple[object, object]] = []
+
+    @mcp.tool()
+    async def greet(ctx: Context) -> str | types.InputRequiredResult:
+        rounds.append((ctx.input_responses, ctx.request_state))
+        who = (ctx.input_responses or {}).get("who")
+        if who is not None:
+            return f"Hello, {who.content['name']}! (state={ctx.request_state})"
+        schema = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+        return types.InputRequiredResult(input_requests={"who": types.ElicitRequest(
+            method="elicitation/create", params={"message": "Name?", "requestedSchema": schema})}, request_state="r1")
+
+    async def answer(context: object, params: object) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content={"name": "Alice"})
+
+    async def modern() -> object:
+        async with Client(mcp, mode="2026-07-28", elicitation_callback=answer) as client:
+            first = await client.session.call_tool("greet", allow_input_required=True)
+            assert isinstance(first, types.InputRequiredResult)
+            assert first.requestState not in (None, "r1")  # sealed by the core
+            return await client.call_tool("greet", {})
+
+    result = anyio.run(modern)
+    assert result.content[0].text == "Hello, Alice! (state=r1)"
+    assert rounds[0] == (None, None)
+    assert isinstance(rounds[-1][0]["who"], types.ElicitResult) and rounds[-1][1] == "r1"
+
+    async def legacy() -> None:
+        async with Client(mcp, mode="legacy", elicitation_callback=answer) as client:
+            with pytest.raises(McpError) as exc:
+                await client.call_tool("greet", {})
+            assert (exc.value.error.code, exc.value.error.message) == (-32603, "Handler returned an invalid result")
+
+    anyio.run(legacy)
+
+
+class Person(TypedDict):
+    name: str
+    age: NotRequired[int]
+
+
+def test_mcpserver_context_lifespan_completions_and_schemas_are_the_sdks(caplog: pytest.LogCaptureFixture) -> None:
+    # The function's Context is mcp 2.x's (ctx.mcp_server, ClientCapabilities); the in-process
+    # client runs the lifespan; a completion crash is -32603 naming the argument, with one record;
+    # a NotRequired key of a TypedDict result is not required in the output schema.
+    from contextlib import asynccontextmanager
+
+    @asynccontextmanager
+    async def lifespan(server: object):  # type: ignore[no-untyped-def]
+        yield {"greeting": "Hello"}
+
+    mcp = MCPServer(lifespan=lifespan)
+
+    @mcp.tool()
+    def probe(ctx: Context) -> str:
+        caps = ctx.client_capabilities
+        return f"{ctx.mcp_server is mcp} {type(caps).__name__} {ctx.request_context.lifespan_context['greeting']}"
+
+    @mcp.tool()
+    def person() -> Person:
+        return {"name": "Dave"}
+
+    @mcp.completion()
+    async def complete(ref: object, argument: object, context: object) -> object:
+        raise RuntimeError("index offline")
+
+    async def main() -> tuple[str, object, object]:
+        async with Client(mcp, mode="2026-07-28") as client:
+            text = (await client.call_tool("probe", {})).content[0].text
+            structured = (await client.call_tool("person", {})).structuredContent
+            with pytest.raises(McpError) as exc:
+                await client.complete(types.PromptReference(type="ref/prompt", name="p"), {"name": "style", "value": ""})
+            return text, structured, exc.value.error
+
+    caplog.set_level(logging.INFO)
+    text, structured, error = anyio.run(main)
+    assert text == "True ClientCapabilities Hello"
+    assert structured == {"name": "Dave"}
+    assert (error.code, error.message) == (-32603, "Error completing argument style")
+    assert _records(caplog) == [("ERROR", "Completion for argument 'style' raised an unexpected exception", True)]
+    schema = next(t for t in mcp.list_tools() if t["name"] == "person")["outputSchema"]
+    assert schema["required"] == ["name"]
+
+
+def test_a_value_its_annotation_refuses_is_the_tools_crash_and_notify_publishes(
+        caplog: pytest.LogCaptureFixture) -> None:
+    # The SDK converts a return value by its annotation: one it refuses is the tool's crash (an
+    # error result and an ERROR record), not the core's -32603. ctx.notify_*_changed publish
+    # through the core; outside a request they raise, as in the SDK.
+    mcp = MCPServer()
+
+    @mcp.tool()
+    def numbers() -> list[int]:
+        return [1, [2]]  # type: ignore[list-item]
+
+    @mcp.tool()
+    async def touch(ctx: Context) -> str:
+        await ctx.notify_tools_changed()
+        await ctx.notify_resource_updated("file://x")
+        return "ok"
+
+    async def main() -> list[tuple[bool, str]]:
+        async with Client(mcp) as client:
+            return [((r := await client.call_tool(n, {})).isError, r.content[0].text) for n in ("numbers", "touch")]
+
+    caplog.set_level(logging.INFO)
+    assert anyio.run(main) == [(True, "Error executing tool numbers"), (False, "ok")]
+    assert _records(caplog) == [("ERROR", "Tool 'numbers' raised an unexpected exception", True)]
+    with pytest.raises(ValueError, match="outside of a request"):
+        anyio.run(Context().notify_tools_changed)
+
+    legacy = LegacyFastMCP()
+    legacy.add_tool(numbers)
+
+    async def legacy_call() -> bool:
+        async with Client(legacy) as client:
+            return bool((await client.call_tool("numbers", {})).isError)
+
+    assert anyio.run(legacy_call)  # mcp 1.x converts the value by its annotation too
+
+
+def test_a_forms_optional_field_is_sent_as_its_bare_type() -> None:
+    # mcp 2.x's requestedSchema: `T | None` as T (left out of required), no null default; a field
+    # that renders as no primitive schema of the spec is refused.
+    from pydantic import BaseModel, Field
+
+    from oxmcp.server.elicitation import render_form_schema
+
+    class Form(BaseModel):
+        name: str
+        age: int | None = Field(default=None, description="Your age")
+
+    class Bare(BaseModel):
+        tags: list[str]
+
+    schema = render_form_schema(Form)
+    assert schema["properties"]["age"] == {"type": "integer", "title": "Age", "description": "Your age"}
+    assert schema["required"] == ["name"]
+    with pytest.raises(TypeError, match="'tags'"):
+        render_form_schema(Bare)

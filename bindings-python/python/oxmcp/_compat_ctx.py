@@ -100,10 +100,13 @@ def elicit_config(response_type: Any) -> tuple[dict[str, Any], Any, bool]:
     return _schema_of(response_type), response_type, False
 
 
-async def elicit_typed(ctx: Any, message: str, response_type: Any) -> Any:
+async def elicit_typed(ctx: Any, message: str, response_type: Any, requested: dict[str, Any] | None = None) -> Any:
+    """Ask for ``response_type`` (``requested``: the schema to send in place of oxmcp's rendering)."""
     import pydantic
 
     schema, target, wrapped = elicit_config(response_type)
+    if requested is not None:
+        schema = requested
     # The MRTR key must be the same on every round of one request: derive it from the question.
     key = "elicit-" + hashlib.sha256(message.encode()).hexdigest()[:16]
     raw = await ctx._ask("elicit", key, {"mode": "form", "message": message, "requestedSchema": schema})

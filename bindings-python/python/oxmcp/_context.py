@@ -299,12 +299,22 @@ class Context:
     @property
     def request_state(self) -> Any:
         """State carried across MRTR rounds (sealed by the core, so the client cannot alter it)."""
-        return self._native.request_state if self._native is not None else None
+        from . import _rounds
+
+        return _rounds.request_state(self._native)
 
     @request_state.setter
     def request_state(self, value: Any) -> None:
         if self._native is not None:
             self._native.request_state = value
+
+    @property
+    def input_responses(self) -> dict[str, Any] | None:
+        """The client's answers to the requests of the ``InputRequiredResult`` the function returned
+        on the last round (mcp 2.x), by key; None on a first round."""
+        from . import _rounds
+
+        return _rounds.input_responses(self._native)
 
     def supports(self, capability: str) -> bool:
         """Whether the client declared ``elicitation``, ``sampling``, ``roots`` or ``elicitation.url``."""
@@ -391,10 +401,12 @@ class Context:
             # The SDK's form, ``elicit(message=..., schema=Model)``: its rule for the model (primitive
             # fields), then typed as FastMCP's, keyed by the question.
             from ._compat_ctx import elicit_typed
-            from .server.elicitation import validate_elicitation_schema
+            from .server.elicitation import render_form_schema, validate_elicitation_schema
 
             validate_elicitation_schema(schema)
-            return await elicit_typed(self, message, schema)
+            # mcp 2.x writes an Optional field as its bare type; mcp 1.x as pydantic does.
+            requested = render_form_schema(schema) if getattr(self._server, "_sdk2", False) else None
+            return await elicit_typed(self, message, schema, requested)
         if response_type is not _UNSET or message is _UNSET or not isinstance(message, str):
             from ._compat_ctx import elicit_typed
 

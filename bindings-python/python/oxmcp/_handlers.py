@@ -27,6 +27,7 @@ from typing import Any
 
 import pydantic
 
+from . import _rounds as rounds
 from ._context import Context
 from ._errors import DefinitionError, InputRequired, McpError, PromptError, RequestCancelled, ResourceError, ToolError
 from ._faults import note
@@ -66,9 +67,16 @@ class _Entry:
     def is_async(self) -> bool:
         return self.info.is_async
 
+    @property
+    def _rounds(self) -> bool:
+        """Whether the server takes an ``InputRequiredResult`` returned by the function as an
+        input round (mcp 2.x's flow, ``_rounds.py``)."""
+        return bool(getattr(self.server, "_relays_input_required", False))
+
     def _kwargs(self, values: dict[str, Any], native_ctx: Any, by_name: bool = False) -> dict[str, Any]:
         kwargs = self.info.convert_arguments(values, by_name)
-        ctx = Context(native_ctx, self.server)
+        # A compatibility layer's own Context class (the SDK's attributes), else oxmcp's.
+        ctx = getattr(self.server, "_context_class", Context)(native_ctx, self.server)
         current_context.set(ctx)  # get_context()/get_access_token() without a Context parameter
         if self.info.context_param is not None:
             kwargs[self.info.context_param] = ctx
@@ -76,6 +84,8 @@ class _Entry:
 
     def call_sync(self, payload: Any, native_ctx: Any = None) -> Outcome:
         try:
+            if self._rounds and rounds.retried(native_ctx):
+                rounds.keep(asyncio.run(rounds.answers_before(self.server, native_ctx)))
             kwargs = self._prepare(payload, native_ctx)
             value = self.info.fn(**kwargs)
             # (`isawaitable` is an ABC check, a tenth of a small call: skipped for plain data.)
@@ -86,6 +96,8 @@ class _Entry:
                 elif inspect.isgenerator(value):
                     # A generator's body runs as it is consumed: here, where the function ran.
                     value = list(value)
+            if self._rounds and rounds.is_input_required(self.server, value):
+                return rounds.relay_sync(value, native_ctx)
             return self._finish(payload, value)
         except InputRequired as exc:
             return ("input_required", exc.args[0] if exc.args else None)
@@ -102,12 +114,16 @@ class _Entry:
 
     async def call_async(self, payload: Any, native_ctx: Any = None) -> Outcome:
         try:
+            if self._rounds and rounds.retried(native_ctx):
+                rounds.keep(await rounds.answers_before(self.server, native_ctx))
             kwargs = self._prepare(payload, native_ctx)
             value = self.info.fn(**kwargs)
             if inspect.isawaitable(value):
                 value = await value
             if type(value) not in _PLAIN_DATA:
                 value = await _consumed(value)
+            if self._rounds and rounds.is_input_required(self.server, value):
+                return await rounds.relay(value, native_ctx)
             return self._finish(payload, value)
         except InputRequired as exc:
             return ("input_required", exc.args[0] if exc.args else None)
@@ -236,6 +252,9 @@ class ToolEntry(_Entry):
             raise _InvalidArguments(exc) from exc
 
     def _finish(self, payload: Any, value: Any) -> Outcome:
+        check = getattr(self.server, "_check_tool_value", None)  # a framework's own check of the value
+        if check is not None and self.info.output_schema is not None:
+            check(self, value)
         if type(value) is self._fast_type:
             # `-> int` / `-> bool` / `-> str` (as data) returning exactly that: what
             # normalize_tool_result gives, without the adapter and json.dumps (half of a small call).
@@ -287,6 +306,9 @@ class ToolEntry(_Entry):
             return ("invalid_arguments", exc.violations)
         # A compatibility layer may log a failure as its framework does (FastMCP's records).
         log_failure = getattr(self.server, "_log_tool_failure", None)
+        sdk_failed = getattr(self.server, "_sdk_tool_failed", None)  # mcp 2.x's wording and records
+        if sdk_failed is not None and not isinstance(exc, McpError):
+            return ("ok", error_result(sdk_failed(self.name, exc)))
         if isinstance(exc, ToolError):
             anticipated = getattr(self.server, "_tool_error_anticipated", None)  # the SDK's wording and log
             if anticipated is not None:
@@ -383,8 +405,12 @@ class ResourceEntry(_Entry):
             raise ResourceError(f"Invalid URI variables for {self.uri!r}: {_brief(exc)}") from exc
 
     def _finish(self, payload: Any, value: Any) -> Outcome:
-        return ("ok", normalize_resource_result(value, (payload or {}).get("uri") or self.uri, self.mime_type,
-                                                getattr(self.server, "_resource_json", None)))
+        contents = normalize_resource_result(value, (payload or {}).get("uri") or self.uri, self.mime_type,
+                                             getattr(self.server, "_resource_json", None))
+        if self.meta and getattr(self.server, "_contents_meta", False):
+            # mcp 2.x's MCPServer gives each content of a read the resource's `_meta`.
+            contents = [c if "_meta" in c else {**c, "_meta": self.meta} for c in contents]
+        return ("ok", contents)
 
     def _failed(self, exc: BaseException, payload: Any = None) -> Outcome:
         sdk = getattr(self.server, "_resource_failed", None)  # the SDK's codes, texts and log records

@@ -40,6 +40,9 @@ class ResourceResult(list):  # type: ignore[type-arg]
 async def read_resource(server: Any, uri: str, ctx: Any = None) -> ResourceResult:
     if server is None:
         raise McpError(-32603, "no server: read_resource needs a request context")
+    sdk_read = getattr(server, "_sdk_context_read", None)
+    if sdk_read is not None:  # mcp 2.x's MCPServer reads on the function, raising its exceptions
+        return await sdk_read(uri, ctx)  # type: ignore[no-any-return]
     entry, variables = server._resources.get(uri), {}
     if entry is not None and entry.is_template:
         entry = None
@@ -61,6 +64,11 @@ async def read_resource(server: Any, uri: str, ctx: Any = None) -> ResourceResul
         raise McpError(code, message, data)
     if kind != "ok":
         raise McpError(-32603, f"reading {uri} did not complete ({kind})")
+    return contents_of(value)
+
+
+def contents_of(value: list[dict[str, Any]]) -> ResourceResult:
+    """A read's contents (the wire's dicts) as ``ctx.read_resource`` returns them."""
     out = ResourceResult()
     for c in value:
         item = AttrDict(c)

@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from ._context import Context as _Context
 from ._errors import ResourceError, ToolError
 from ._fastmcp import FastMCP, _dump
 from ._handlers import TemplateMismatch, template_variables
@@ -37,6 +38,19 @@ class MCPServer(FastMCP):
     _prompt_error_prefix = None
     _tool_timeout_texts = None
     _template_policy = True  # mcp 2.x's ResourceSecurity on template values
+    _contents_meta = True  # a read's contents carry the resource's `_meta`
+    #: A function's ``InputRequiredResult`` is an input round of the core (_rounds.py).
+    _relays_input_required = True
+    #: mcp 2.x's rules where 1.x's differ: a completion handler's crash worded and logged as 2.x does
+    #: (server/_completion_link.py), a Resource object's read() checked to give str or bytes.
+    _sdk2 = True
+
+    @property
+    def _context_class(self) -> Any:
+        """The ``Context`` a function of this server gets: mcp 2.x's (``ctx.mcp_server``, ...)."""
+        from .server.mcpserver.context import Context
+
+        return Context
 
     def __init__(self, name: str | None = None, instructions: str | None = None, **kwargs: Any) -> None:
         bus = kwargs.get("subscriptions")
@@ -102,8 +116,11 @@ class MCPServer(FastMCP):
             _sdk_log.info("Resource %r failed: %r", uri, str(exc))
             code = -32602 if isinstance(exc, ResourceNotFoundError) else -32603
             return ("mcp_error", (code, str(exc), {"uri": uri}))
-        _sdk_log.error("Resource %r raised an unexpected exception", uri, exc_info=exc)
         text = "Error creating resource from template" if template else "Error reading resource"
+        if not isinstance(exc, UnexpectedResourceError):  # the SDK's wrapper, chained to the crash
+            wrapped = UnexpectedResourceError(f"{text} {uri}")
+            wrapped.__cause__, exc = exc, wrapped
+        _sdk_log.error("Resource %r raised an unexpected exception", uri, exc_info=exc)
         return ("mcp_error", (-32603, f"{text} {uri}", {"uri": uri}))
 
     def _build_native(self) -> Any:
@@ -322,8 +339,13 @@ class MCPServer(FastMCP):
     def _add_resource_object(self, resource: Any) -> Any:
         """The SDK's ``add_resource(FunctionResource(...))``: registered with the core like a decorated
         static resource, whose function is the object's ``read()``."""
+        checked = self._sdk2
+
         async def read() -> Any:
-            return await resource.read()
+            content = await resource.read()
+            if checked and not isinstance(content, (str, bytes)):
+                raise TypeError(f"Resource.read() must return str or bytes, not {type(content).__name__}")
+            return content
 
         read.__name__ = str(resource.name or resource.uri)
         entry = self.add_resource(read, str(resource.uri), name=resource.name, title=resource.title,
@@ -368,8 +390,44 @@ class MCPServer(FastMCP):
     # ``list_*`` and ``_mcp_server`` are FastMCP's) ------------------------------------------------------
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None,  # type: ignore[override]
                         context: Any = None) -> Any:
+        """The tool's ``CallToolResult`` (or its ``InputRequiredResult``), called in process as the
+        SDK calls it: a failure raises ``ToolError`` / ``UnexpectedToolError`` chained to its cause."""
+        from .server.mcpserver._direct import call_tool
+
+        return await call_tool(self, name, arguments, context)
+
+    async def read_resource(self, uri: Any, context: Any = None) -> Any:
+        """The resource's contents (``.content``, ``.mime_type``), or the ``InputRequiredResult`` its
+        template returned, read in process as the SDK reads it (its exceptions raised as they are)."""
+        from .server.mcpserver._direct import read_resource
+
+        return await read_resource(self, str(uri), context)
+
+    async def _sdk_context_read(self, uri: str, context: Any) -> Any:
+        """``ctx.read_resource``: the contents only; an ``InputRequiredResult`` is refused."""
+        from .types import InputRequiredResult
+
+        result = await self.read_resource(uri, context)
+        if isinstance(result, InputRequiredResult):
+            raise RuntimeError("Resource returned InputRequiredResult; ctx.read_resource() only returns content "  # noqa: TRY004
+                               "— use MCPServer.read_resource(uri, context) to receive and forward it.")
+        return result
+
+    @staticmethod
+    def _check_tool_value(entry: Any, value: Any) -> None:
+        from .server.mcpserver.sdk_schema import check_value
+
+        check_value(entry, value)
+
+    @staticmethod
+    def _sdk_tool_failed(name: str, exc: BaseException) -> str:
+        from .server.mcpserver._direct import tool_failure
+
+        return tool_failure(name, exc)
+
+    async def _call_tool_through_core(self, name: str, arguments: dict[str, Any] | None = None) -> Any:
         """The tool's ``CallToolResult``, through the core as a client's call; a failed call raises
-        ``ToolError`` with its text, as the SDK's does."""
+        ``ToolError`` with its text."""
         from .client import Client
         from .types import CallToolResult
 
@@ -382,10 +440,6 @@ class MCPServer(FastMCP):
         meta = {k: v for k, v in (result.field_meta or {}).items() if k != _SERVER_INFO} or None
         return CallToolResult(_meta=meta, content=result.content, structuredContent=result.structuredContent,
                               isError=result.isError)
-
-    async def read_resource(self, uri: Any, context: Any = None) -> Any:
-        """The resource's contents (``.content``, ``.mime_type``), as ``ctx.read_resource`` reads them."""
-        return await self.read_resource_contents(str(uri))
 
     async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None) -> Any:
         from .client import Client
@@ -407,7 +461,7 @@ class MCPServer(FastMCP):
                 raise TypeError("@mcp.completion(): decorate an async function (ref, argument, context)")
             from .server._completion_link import CompletionLink
 
-            link = CompletionLink(fn)
+            link = CompletionLink(fn, sdk_failures=self._sdk2)
             with self._lock:
                 self._middleware.append(link)
                 self._completion_handler = True
@@ -485,10 +539,20 @@ class LegacyFastMCP(MCPServer):
     def generate_name(cls, name: str | None = None) -> str:
         return name or "FastMCP"
 
+    _relays_input_required = False  # mcp 1.x has no input_required results
+    _sdk2 = False
+    _context_class = _Context  # mcp 1.x's Context is oxmcp's
+    _sdk_context_read = None  # type: ignore[assignment]  # mcp 1.x reads through oxmcp's own in-process read
+    _sdk_tool_failed = None  # type: ignore[assignment]  # mcp 1.x words failures unmasked (_tool_error_text)
+
+    async def read_resource(self, uri: Any, context: Any = None) -> Any:
+        """The resource's contents (``.content``, ``.mime_type``), as ``ctx.read_resource`` reads them."""
+        return await self.read_resource_contents(str(uri))
+
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None,  # type: ignore[override]
                         context: Any = None) -> Any:
         """mcp 1.x's answer: the content blocks, with the structured result beside them when there is one."""
-        result = await super().call_tool(name, arguments, context)
+        result = await self._call_tool_through_core(name, arguments)
         if result.structuredContent is not None:
             return result.content, result.structuredContent
         return result.content

@@ -12,13 +12,17 @@ from typing import Any
 from .._errors import McpError
 
 _log = logging.getLogger("oxmcp")
+_sdk_log = logging.getLogger("mcp.server.mcpserver.server")
 
 
 class CompletionLink:
     is_async = True
 
-    def __init__(self, handler: Any) -> None:
+    def __init__(self, handler: Any, sdk_failures: bool = False) -> None:
         self.handler = handler
+        #: mcp 2.x's MCPServer: a crash (a return value that is no ``Completion`` included) is one
+        #: ERROR record on its server logger, answered -32603 naming only the argument.
+        self.sdk_failures = sdk_failures
 
     def hooks(self) -> list[str]:
         return ["completion/complete"]
@@ -40,9 +44,16 @@ class CompletionLink:
             argument = types.CompletionArgument(**(params.get("argument") or {}))
             context = params.get("context")
             out = await self.handler(ref_model, argument, types.CompletionContext(**context) if context else None)
+            if self.sdk_failures:
+                out = types.CompleteResult.model_validate({"completion": out if out is not None else {"values": []}})
+                out = out.completion
         except McpError as exc:
             return ("mcp_error", (exc.code, exc.message, exc.data))
         except Exception as exc:  # noqa: BLE001  an internal error that names the cause
+            if self.sdk_failures:
+                name = (params.get("argument") or {}).get("name")
+                _sdk_log.error("Completion for argument %r raised an unexpected exception", name, exc_info=exc)
+                return ("mcp_error", (-32603, f"Error completing argument {name}", None))
             _log.error("completion handler raised", exc_info=exc)
             return ("mcp_error", (-32603, str(exc), None))
         body = _dump(out) if out is not None else {"values": []}

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Union, get_args, get_origin
 
+from pydantic.json_schema import GenerateJsonSchema
+
 from .._compat_ctx import AcceptedElicitation, CancelledElicitation, DeclinedElicitation
 
 __all__ = ["AcceptedElicitation", "AcceptedUrlElicitation", "CancelledElicitation", "DeclinedElicitation",
@@ -55,6 +57,35 @@ def _is_primitive(annotation: Any) -> bool:
     if get_origin(annotation) in (Union, types.UnionType):
         return all(a is types.NoneType or a in _PRIMITIVES or _is_string_sequence(a) for a in get_args(annotation))
     return False
+
+
+class _FormSchema(GenerateJsonSchema):
+    """mcp 2.x's rendering of a form's model: the spec's primitive schemas have no ``anyOf`` and
+    no null type, so ``T | None`` is written as ``T`` (optional by being left out of ``required``)
+    and a ``None`` default is not written."""
+
+    def nullable_schema(self, schema: Any) -> Any:
+        return self.generate_inner(schema["schema"])
+
+    def default_schema(self, schema: Any) -> Any:
+        out = super().default_schema(schema)
+        if "default" in out and out["default"] is None:
+            del out["default"]
+        return out
+
+
+def render_form_schema(schema: Any) -> dict[str, Any]:
+    """The ``requestedSchema`` mcp 2.x sends for a form's model; ``TypeError`` for a field that
+    renders as no primitive schema of the spec (a string list without choices, a union of types)."""
+    out = dict(schema.model_json_schema(schema_generator=_FormSchema))
+    for name, prop in (out.get("properties") or {}).items():
+        kind = prop.get("type") if isinstance(prop, dict) else None
+        items = prop.get("items") if isinstance(prop, dict) else None
+        choices = isinstance(items, dict) and ("enum" in items or "anyOf" in items or "oneOf" in items)
+        if kind not in ("string", "number", "integer", "boolean", "array") or (kind == "array" and not choices):
+            raise TypeError(f"Elicitation schema field {name!r} rendered as {prop!r}, which is not a valid "
+                            "PrimitiveSchemaDefinition")
+    return out
 
 
 def validate_elicitation_schema(schema: Any) -> None:

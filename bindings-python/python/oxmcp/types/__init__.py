@@ -122,6 +122,30 @@ class InputRequiredResult(Result):
         return self
 
 
+def _result_fields_of_2026() -> list[Any]:
+    """mcp 2.x's results declare the 2026-07-28 revision's fields with defaults: ``resultType``
+    ("complete") on every result a request may answer input-required, and ``ttlMs`` (0) and
+    ``cacheScope`` ("private") on the cacheable ones. Declared here too, a result read from the
+    wire equals one built by hand, as with the SDK's models. A value equal to its default is left
+    out of a dump, so a result a handler returns is sent as before (the core writes these fields
+    for the session's revision)."""
+    from pydantic.fields import FieldInfo
+
+    def declare(model: Any, name: str, annotation: Any, default: Any) -> None:
+        model.model_fields[name] = FieldInfo(annotation=annotation, default=default,
+                                             exclude_if=lambda value: value == default)
+
+    cacheable: list[Any] = [ListToolsResult, ListResourcesResult, ListResourceTemplatesResult, ListPromptsResult,
+                 ReadResourceResult]
+    complete = [*cacheable, CallToolResult, GetPromptResult, CompleteResult]
+    for model in cacheable:
+        declare(model, "ttlMs", int, 0)
+        declare(model, "cacheScope", typing.Literal["public", "private"], "private")
+    for model in complete:
+        declare(model, "resultType", str, "complete")
+    return complete
+
+
 def _schemas_as_dicts() -> None:
     """Both SDKs type a tool's ``inputSchema`` / ``outputSchema`` as a plain dict (``tool.inputSchema
     ["properties"]``, ``== {...}``); the generator makes models of them. The fields are retyped, and the
@@ -144,9 +168,10 @@ def _schemas_as_dicts() -> None:
 
     for caps in (ServerCapabilities, ClientCapabilities):
         caps.model_fields["extensions"] = FieldInfo(annotation=dict[str, Any] | None, default=None)  # type: ignore[assignment]
+    touched = {Tool, CallToolResult, ServerCapabilities, ClientCapabilities, *_result_fields_of_2026()}
     rebuilt = False
     for value in list(vars(_generated).values()):
-        if value in (Tool, CallToolResult, ServerCapabilities, ClientCapabilities):
+        if any(value is model for model in touched):
             rebuilt = True
         if rebuilt and isinstance(value, type) and issubclass(value, _Model) and value.__module__ == _generated.__name__:
             value.model_rebuild(force=True)

@@ -30,3 +30,35 @@ class Context(_Context):
         if self._native is None:
             raise ValueError("Context is not available outside of a request")
         return super().request_context
+
+    @property
+    def client_capabilities(self) -> Any:  # type: ignore[override]
+        """What the client declared for this request (``ClientCapabilities``); None outside a request."""
+        if self._native is None:
+            return None
+        from ...types import ClientCapabilities
+
+        return ClientCapabilities.model_validate(super().client_capabilities or {})
+
+    # mcp 2.x's change events: published by the core's fan-out (subscriptions/listen streams, and the
+    # list_changed / resources/updated notifications of earlier revisions), as a registry change is.
+    def _publish(self) -> Any:
+        if self._native is None or self._server is None or self._server._native is None:
+            raise ValueError("Context is not available outside of a request")
+        return self._server._native
+
+    async def notify_tools_changed(self) -> None:
+        """Publish a tools list-changed event."""
+        self._publish().notify_list_changed("tools")
+
+    async def notify_prompts_changed(self) -> None:
+        """Publish a prompts list-changed event."""
+        self._publish().notify_list_changed("prompts")
+
+    async def notify_resources_changed(self) -> None:
+        """Publish a resources list-changed event."""
+        self._publish().notify_list_changed("resources")
+
+    async def notify_resource_updated(self, uri: Any) -> None:
+        """Publish a resource-updated event for ``uri``."""
+        self._publish().notify_resource_updated(str(uri))

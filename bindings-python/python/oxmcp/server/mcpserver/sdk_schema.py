@@ -15,6 +15,7 @@ import typing
 from typing import Annotated, Any
 
 import pydantic
+import typing_extensions
 from pydantic import BaseModel, ConfigDict, WithJsonSchema
 from pydantic.fields import FieldInfo
 
@@ -80,17 +81,16 @@ def _output_model(annotation: Any, func_name: str) -> tuple[Any, bool]:
         return wrapped()
     if issubclass(type_expr, BaseModel):
         return type_expr, False
-    if typing.is_typeddict(type_expr):
-        hints = typing.get_type_hints(type_expr)
-        required = getattr(type_expr, "__required_keys__", set(hints))
-        fields: dict[str, Any] = {k: (v if k in required else (v, None)) for k, v in hints.items()}
-        return pydantic.create_model(type_expr.__name__, **fields), False  # type: ignore[call-overload]
+    if typing_extensions.is_typeddict(type_expr):  # typing's and typing_extensions' alike
+        from ..._schema import _pydantic_typeddict
+
+        return pydantic.TypeAdapter(_pydantic_typeddict(type_expr)), False
     if type_expr in (str, int, float, bool, bytes, type(None)):
         return wrapped()
     hints = typing.get_type_hints(type_expr)
     if not hints:
         return None, False
-    fields = {k: (v if getattr(type_expr, k, _NO_DEFAULT) is _NO_DEFAULT else (v, getattr(type_expr, k)))
+    fields: dict[str, Any] = {k: (v if getattr(type_expr, k, _NO_DEFAULT) is _NO_DEFAULT else (v, getattr(type_expr, k)))
               for k, v in hints.items() if not k.startswith("_")}
     return pydantic.create_model(type_expr.__name__, __config__=ConfigDict(from_attributes=True),  # type: ignore[call-overload]
                                  **fields), False
@@ -111,7 +111,7 @@ def output_schema(fn: Any) -> tuple[dict[str, Any] | None, bool]:
         model, wrap = _output_model(ret, name)
         if model is None:
             return None, False
-        schema = dict(model.model_json_schema())
+        schema = dict(model.json_schema() if isinstance(model, pydantic.TypeAdapter) else model.model_json_schema())
     except Exception:  # noqa: BLE001  a type pydantic cannot describe: no output schema, as the SDK
         return None, False
     ref = schema.get("$ref")
@@ -183,3 +183,31 @@ def content_of(value: Any) -> list[dict[str, Any]] | None:
     if isinstance(value, str):
         return [{"type": "text", "text": value}]
     return [{"type": "text", "text": pydantic_core.to_json(value, fallback=str, indent=2).decode()}]
+
+
+def check_value(entry: Any, value: Any) -> None:
+    """The SDK's conversion of a tool's return value for its output schema: a value its return
+    annotation refuses raises pydantic's ``ValidationError`` (the tool's crash). A content block or
+    a whole result, which the SDK passes on, is not checked."""
+    from ... import types as mcp_types
+    from ..._results import ToolResult
+
+    if isinstance(value, (mcp_types.CallToolResult, ToolResult, *typing.get_args(mcp_types.ContentBlock))):
+        return
+    adapter = entry.__dict__.get("_sdk_return_adapter", _NO_DEFAULT)
+    if adapter is _NO_DEFAULT:
+        try:
+            sig, hints = _typed(entry.info.fn)
+            ret = hints.get("return", sig.return_annotation)
+            adapter = None if ret is inspect.Signature.empty else pydantic.TypeAdapter(_pydantic_return(ret))
+        except Exception:  # noqa: BLE001  a type pydantic cannot check: the value is not checked
+            adapter = None
+        entry.__dict__["_sdk_return_adapter"] = adapter
+    if adapter is not None:
+        adapter.validate_python(value)
+
+
+def _pydantic_return(annotation: Any) -> Any:
+    from ..._schema import _pydantic_typeddict
+
+    return _pydantic_typeddict(annotation)
