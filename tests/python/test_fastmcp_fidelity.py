@@ -335,3 +335,16 @@ async def test_the_middleware_list_adds_by_append_and_refuses_other_changes() ->
         mcp.middleware.clear()
     await mcp.call_tool("hi", {})
     assert seen == [id(m) for m in mcp.middleware]  # both links ran, first added first
+
+
+async def test_a_rendered_prompt_carries_the_prompts_own_meta() -> None:
+    mcp = FastMCP("meta")
+
+    @mcp.prompt(meta={"team": "infra", "fastmcp": {"owner": "docs", "_internal": 1}}, tags={"t"})
+    def greet(name: str) -> str:
+        return f"Hello {name}"
+
+    mcp.enable(names={"greet"})  # with a visibility rule in place too
+    async with Client(mcp) as client:
+        greeted = await client.get_prompt("greet", {"name": "Ada"})
+    assert greeted.meta["team"] == "infra" and greeted.meta["fastmcp"] == {"owner": "docs"}

@@ -258,6 +258,19 @@ class Components:
                 raise ResourceSecurityError(f"Unknown resource: {uri!r}")
 
 
+def public_meta(meta: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A component's own meta without FastMCP's internal keys (``_``-prefixed under ``fastmcp``);
+    None when nothing is left."""
+    if not meta:
+        return None
+    out = dict(meta)
+    if isinstance(out.get("fastmcp"), dict):
+        out["fastmcp"] = {k: v for k, v in out["fastmcp"].items() if not k.startswith("_")}
+        if not out["fastmcp"]:
+            del out["fastmcp"]
+    return out or None
+
+
 def fastmcp_meta(meta: dict[str, Any] | None, tags: Any, version: Any) -> dict[str, Any]:
     """A component's ``_meta`` as FastMCP lists it: its own, with ``fastmcp`` holding its public keys
     (internal ones, ``_``-prefixed, dropped), its tags sorted and its version when it has one."""
