@@ -147,11 +147,15 @@ async def test_template_parameters_follow_fastmcps_rule() -> None:
             return a
 
 
-def test_oxmcps_own_server_keeps_the_exact_parameter_rule() -> None:
+@pytest.mark.parametrize("layer", ["oxmcp", "mcpserver", "mcp1-fastmcp"])
+def test_the_other_layers_keep_the_exact_parameter_rule(layer: str) -> None:
     from oxmcp import Server
+    from oxmcp.server.fastmcp import FastMCP as LegacyFastMCP
+    from oxmcp.server.mcpserver import MCPServer
 
+    server = {"oxmcp": Server, "mcpserver": MCPServer, "mcp1-fastmcp": LegacyFastMCP}[layer]("exact")
     with pytest.raises(ValueError, match="Mismatch between URI parameters"):
-        @Server("own").resource("data://x/{a}")
+        @server.resource("data://x/{a}")
         def pair(a: str, b: str = "default-b") -> str:
             return a + b
 

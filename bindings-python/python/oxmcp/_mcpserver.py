@@ -37,6 +37,7 @@ class MCPServer(FastMCP):
     _prompt_error_prefix = None
     _tool_timeout_texts = None
     _template_policy = True  # mcp 2.x's ResourceSecurity on template values
+    _template_params_subset = False  # the SDKs' templates name exactly the function's parameters
 
     def __init__(self, name: str | None = None, instructions: str | None = None, **kwargs: Any) -> None:
         bus = kwargs.get("subscriptions")
