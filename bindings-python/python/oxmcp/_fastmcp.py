@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from ._errors import DefinitionError
-from ._fastmcp_components import Components, PromptTexts, fastmcp_meta
+from ._fastmcp_components import Components, PromptTexts, fastmcp_meta, public_meta
 from ._fastmcp_rules import fastmcp_prompt_arguments, fastmcp_tool_schemas, inline
 from ._fastmcp_serving import Serving
 from ._server import Server, _Listing, option_names
@@ -350,7 +350,9 @@ class FastMCP(Components, Serving, Server):  # type: ignore[misc]  # FastMCP 4: 
             if kwargs.pop("_hidden", False):
                 return None
         tags = kwargs.pop("_tags", None)
+        result_meta = kwargs.pop("_result_meta", None)
         entry = super().add_prompt(fn, **kwargs)
+        entry.result_meta = result_meta
         self._tag("prompt", entry.name, tags)
         self._sync_visibility()
         return entry
@@ -434,6 +436,8 @@ class FastMCP(Components, Serving, Server):  # type: ignore[misc]  # FastMCP 4: 
             kwargs["required_scopes"] = [*(kwargs.get("required_scopes") or ()), *scopes]
         tags = frozenset(kwargs.get("tags") or ())
         if self._speaks_fastmcp():
+            if kind == "prompt":  # FastMCP gives a rendered prompt the public part of its own meta
+                kwargs["_result_meta"] = public_meta(kwargs.get("meta"))
             kwargs["meta"] = fastmcp_meta(kwargs.get("meta"), tags, kwargs.get("version"))
         hidden = kwargs.pop("enabled", True) is False or bool(tags & self._exclude_tags) \
             or (self._include_tags is not None and not tags & self._include_tags)

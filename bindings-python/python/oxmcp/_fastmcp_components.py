@@ -134,6 +134,15 @@ class Components:
         entry = self._resources.get(str(getattr(ref, "uri", "")))
         return entry is not None and entry.is_template and ("template", ref.uri) not in hidden
 
+    @property
+    def middleware(self) -> list[Any]:
+        """FastMCP's ``mcp.middleware``: the server's middleware, first added first. ``append`` adds
+        one (``add_middleware``); any other change is refused, not left unapplied."""
+        from .server.middleware import MiddlewareEntry
+
+        return _MiddlewareList(self, [e.middleware for e in self._middleware  # type: ignore[attr-defined]
+                                      if isinstance(e, MiddlewareEntry)])
+
     # -- one component, as FastMCP's get_tool / get_prompt find it -----------------------------------
     async def get_tool(self, name: str, version: Any = None) -> Any:  # type: ignore[override]
         """FastMCP's ``await mcp.get_tool(name)``: the tool as this server lists it (a ``Tool``), or
@@ -198,20 +207,26 @@ class Components:
 
     async def _read_resource(self, uri: str, *, version: Any = None, run_middleware: bool = True) -> Any:
         """FastMCP's ``await mcp.read_resource(uri)``: the ``ResourceResult`` (``.contents``, each with
-        ``.content``, ``.mime_type``, ``.meta``), read through the core as a client's request."""
+        ``.content``, ``.mime_type``, ``.meta``), read through the core as a client's request (the
+        server's Python middleware passing it by with ``run_middleware=False``; the core's own checks
+        still apply)."""
+        import contextlib
+
         from ._client import Client
         from ._errors import McpError
         from .exceptions import NotFoundError
         from .resources.base import ResourceContent, ResourceResult
+        from .server.middleware import skipping_middleware
 
         if version is not None:
             raise TypeError("read_resource(version=...): oxmcp serves one version of each resource")
-        if not run_middleware:
-            raise TypeError("read_resource(run_middleware=False): oxmcp reads through the core's chain, "
-                            "middleware included")
+        skip: contextlib.AbstractContextManager[dict[str, str]] = \
+            contextlib.nullcontext({}) if run_middleware else skipping_middleware()
         try:
-            async with Client(self) as client:
-                answer = await client.read_resource(str(uri))
+            with skip as meta:
+                async with Client(self) as client:
+                    params = {"uri": str(uri), **({"_meta": meta} if meta else {})}
+                    answer = await client.request("resources/read", params)
         except McpError as exc:
             self._raise_screened(str(uri))
             if exc.code in (_NOT_FOUND[0], -32602) and (exc.code == _NOT_FOUND[0] or exc.message == _NOT_FOUND[1]):
@@ -241,6 +256,19 @@ class Components:
             policy = self._policy(entry)
             if policy is not None and policy.validate(params) is not None:
                 raise ResourceSecurityError(f"Unknown resource: {uri!r}")
+
+
+def public_meta(meta: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A component's own meta without FastMCP's internal keys (``_``-prefixed under ``fastmcp``);
+    None when nothing is left."""
+    if not meta:
+        return None
+    out = dict(meta)
+    if isinstance(out.get("fastmcp"), dict):
+        out["fastmcp"] = {k: v for k, v in out["fastmcp"].items() if not k.startswith("_")}
+        if not out["fastmcp"]:
+            del out["fastmcp"]
+    return out or None
 
 
 def fastmcp_meta(meta: dict[str, Any] | None, tags: Any, version: Any) -> dict[str, Any]:
@@ -352,3 +380,22 @@ class PromptTexts(RewordingLink):
 
     def _message(self, exc: Any, params: dict[str, Any]) -> str:
         return missing_arguments_text(self.server, exc, params) or str(exc.message)
+
+
+class _MiddlewareList(list):  # type: ignore[type-arg]
+    """``FastMCP.middleware``: a copy whose ``append`` adds to the server; other changes raise."""
+
+    def __init__(self, server: Any, items: list[Any]) -> None:
+        super().__init__(items)
+        self._server = server
+
+    def append(self, middleware: Any) -> None:
+        self._server.add_middleware(middleware)
+        super().append(middleware)
+
+    def _refused(self, *_: Any, **__: Any) -> Any:
+        raise TypeError("FastMCP.middleware: add middleware with add_middleware() (or middleware.append); "
+                        "the chain cannot be reordered or cut while the core holds it")
+
+    extend = insert = remove = pop = clear = sort = reverse = _refused
+    __setitem__ = __delitem__ = __iadd__ = _refused  # type: ignore[assignment]

@@ -31,7 +31,14 @@ from . import _rounds as rounds
 from ._context import Context
 from ._errors import DefinitionError, InputRequired, McpError, PromptError, RequestCancelled, ResourceError, ToolError
 from ._faults import note
-from ._results import CoreList, error_result, normalize_prompt_result, normalize_resource_result, normalize_tool_result
+from ._results import (
+    CoreList,
+    Message,
+    error_result,
+    normalize_prompt_result,
+    normalize_resource_result,
+    normalize_tool_result,
+)
 from ._results import ToolResult as ToolResultType
 from ._schema import FunctionInfo, analyze_function
 from .server.dependencies import current_context
@@ -475,8 +482,15 @@ class PromptEntry(_Entry):
         except pydantic.ValidationError as exc:
             raise _InvalidArguments(exc) from exc
 
+    #: The meta a rendered prompt's result carries when the function returned only messages (a
+    #: compatibility layer's: FastMCP gives it the prompt's own meta).
+    result_meta: dict[str, Any] | None = None
+
     def _finish(self, payload: Any, value: Any) -> Outcome:
-        return ("ok", normalize_prompt_result(value, self.info.description))
+        out = normalize_prompt_result(value, self.info.description)
+        if self.result_meta and isinstance(value, (str, list, tuple, Message)):
+            out = {**out, "_meta": {**self.result_meta, **out.get("_meta", {})}}
+        return ("ok", out)
 
     def _failed(self, exc: BaseException, payload: Any = None) -> Outcome:
         if isinstance(exc, _InvalidArguments):

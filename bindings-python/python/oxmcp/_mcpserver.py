@@ -38,6 +38,7 @@ class MCPServer(FastMCP):
     _prompt_error_prefix = None
     _tool_timeout_texts = None
     _template_policy = True  # mcp 2.x's ResourceSecurity on template values
+    _template_params_subset = False  # the SDKs' templates name exactly the function's parameters
     _contents_meta = True  # a read's contents carry the resource's `_meta`
     #: A function's ``InputRequiredResult`` is an input round of the core (_rounds.py).
     _relays_input_required = True

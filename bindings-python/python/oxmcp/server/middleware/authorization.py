@@ -14,8 +14,8 @@ from . import Middleware
 __all__ = ["AuthMiddleware"]
 
 _REFUSED = ("AuthMiddleware: oxmcp does not run auth checks in middleware; who may see and use a "
-            "component is decided by the core: give the component auth=require_scopes(...), the server "
-            "required_scopes=, or restrict callers with the tokens= allow-lists (docs/SECURITY.md)")
+            "component is decided by the core: give each component auth=require_scopes(...), or "
+            "restrict callers with the tokens= allow-lists (docs/SECURITY.md)")
 
 
 class AuthMiddleware(Middleware):
