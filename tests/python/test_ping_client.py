@@ -117,3 +117,33 @@ def test_ping_middleware_pings_a_legacy_session_on_its_interval(tmp_path: Path) 
         assert peer.pings > before  # one loop per session, still running between requests
     finally:
         peer.close()
+
+
+def test_the_session_end_stops_the_ping_loop() -> None:
+    """DELETE ends the legacy session: the core reports it and the connection's exit callbacks stop
+    the loop (the in-process client goes through the core's HTTP handler)."""
+    import asyncio
+
+    from oxmcp import FastMCP
+    from oxmcp._fastmcp_client import Client
+    from oxmcp.server.middleware.ping import PingMiddleware
+
+    ping = PingMiddleware(interval_ms=50)
+    mcp = FastMCP("ping", middleware=[ping])
+
+    @mcp.tool
+    def hello() -> str:
+        return "hi"
+
+    async def run() -> tuple[int, int]:
+        async with Client(mcp, mode="legacy") as client:
+            await client.call_tool("hello")
+            await client.call_tool("hello")
+            during = len(ping._active_sessions)
+        for _ in range(100):
+            if not ping._active_sessions:
+                break
+            await asyncio.sleep(0.01)
+        return during, len(ping._active_sessions)
+
+    assert asyncio.run(run()) == (1, 0)

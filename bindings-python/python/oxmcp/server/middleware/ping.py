@@ -3,8 +3,8 @@
 The first request of each connection starts one loop that sends ``ping`` to the client every
 ``interval_ms`` (``ctx.session.send_ping()``: the core's server-to-client ping over the session's
 back-channel) until the session ends, when the core runs the connection's exit callbacks. A
-request with no back-channel (the 2026-07-28 era, stateless HTTP) raises ``NoBackChannelError``
-at the first ping, which ends the loop quietly.
+request with no legacy session (the 2026-07-28 era, stateless HTTP) starts no loop; a ping that
+meets ``NoBackChannelError`` (the session has ended) ends the loop quietly.
 """
 
 from __future__ import annotations
@@ -38,16 +38,17 @@ class PingMiddleware(Middleware):
 
     async def _start(self, session: Any) -> None:
         # One connection serves many requests, each with its own session object: the loop is keyed
-        # by the connection, and a session without one (no legacy session) by itself.
+        # by the connection. A request without one (modern, stateless HTTP, a call made outside any
+        # client's request) has no back-channel to ping the client on: nothing to keep alive.
         connection = getattr(session, "_connection", None)
-        key = id(connection if connection is not None else session)
+        if connection is None:
+            return
+        key = id(connection)
         async with self._lock:
             if key in self._active_sessions:
                 return
             self._active_sessions.add(key)
             task = asyncio.create_task(self._ping_loop(session, key), name=f"ping-keepalive-{key}")
-        if connection is None:
-            return
 
         async def stop() -> None:
             task.cancel()
