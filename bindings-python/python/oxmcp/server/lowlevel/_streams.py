@@ -7,14 +7,20 @@ core's: the handshake, the session, limits, cancellation, server-to-client reque
 read from the stream (a transport's parse error) is logged, as the SDK does, or raised with
 ``raise_exceptions``. The end of the read stream ends the connection: the core cancels the requests
 still running and the write stream is closed.
+
+The native layer completes its futures on an asyncio loop. Under trio (through anyio, as code written
+for the SDK may run) the connection gets an asyncio loop of its own (``LoopThread``): the handlers run
+there, and each wait for the core goes through a worker thread, so the trio loop never blocks.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+from ..._loops import LoopThread, on_asyncio
 from ...shared.message import encode, session_message
 
 __all__ = ["serve_streams"]
@@ -28,8 +34,18 @@ async def serve_streams(core: Any, read_stream: Any, write_stream: Any, raise_ex
                         "SseServerTransport.connect_sse(), or message streams (anyio memory object streams of "
                         "SessionMessage: the read one iterable, the write one with send())")
     native = core._build_native()
-    connection, handle = native.open_messages(asyncio.get_running_loop())
+    thread = None if on_asyncio() else LoopThread()
+    connection, handle = native.open_messages(asyncio.get_running_loop() if thread is None else thread.loop)
     failure: list[BaseException] = []
+
+    async def on_loop(call: Callable[[], Awaitable[Any]]) -> Any:
+        if thread is None:
+            return await call()
+
+        async def run() -> Any:
+            return await call()
+
+        return await thread.run(run())
 
     async def pump_in() -> None:
         try:
@@ -49,24 +65,39 @@ async def serve_streams(core: Any, read_stream: Any, write_stream: Any, raise_ex
 
     async def pump_out() -> None:
         try:
-            while (line := await connection.recv()) is not None:
+            while (line := await on_loop(connection.recv)) is not None:
                 await write_stream.send(session_message(line))
         except Exception as exc:  # noqa: BLE001  the peer closed its end: nothing more can be sent
             if not _closed(exc):
                 failure.append(exc)
             connection.close()
 
-    inbound, outbound = asyncio.ensure_future(pump_in()), asyncio.ensure_future(pump_out())
-    try:
-        await asyncio.gather(inbound, outbound)
-        await handle.wait()
-    finally:
-        connection.close()
-        for task in (inbound, outbound):
-            task.cancel()
-        await asyncio.gather(inbound, outbound, return_exceptions=True)
-        await _aclose(write_stream)
-        await _aclose(read_stream)
+    if thread is None:
+        inbound, outbound = asyncio.ensure_future(pump_in()), asyncio.ensure_future(pump_out())
+        try:
+            await asyncio.gather(inbound, outbound)
+            await handle.wait()
+        finally:
+            connection.close()
+            for task in (inbound, outbound):
+                task.cancel()
+            await asyncio.gather(inbound, outbound, return_exceptions=True)
+            await _aclose(write_stream)
+            await _aclose(read_stream)
+    else:
+        import anyio
+
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(pump_in)
+                tg.start_soon(pump_out)
+            await on_loop(handle.wait)
+        finally:
+            connection.close()
+            with anyio.CancelScope(shield=True):  # trio cancels every await of a cancelled scope
+                await _aclose(write_stream)
+                await _aclose(read_stream)
+            thread.close()
     if failure:
         raise failure[0]
 
