@@ -555,7 +555,11 @@ mod tests {
         assert_eq!(by("required").argument, json!("b"));
         assert_eq!(by("required").pointer, "");
         assert_eq!(
-            (by("type").pointer.as_str(), by("type").instance.clone(), by("type").argument.clone()),
+            (
+                by("type").pointer.as_str(),
+                by("type").instance.clone(),
+                by("type").argument.clone()
+            ),
             ("/a", json!("five"), json!("number"))
         );
         assert_eq!(by("enum").argument, json!(["Mr", "Ms"]));
