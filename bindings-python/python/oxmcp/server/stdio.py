@@ -4,7 +4,7 @@ On the process's own stdin/stdout the Rust core owns stdio (a reader thread, one
 streams yielded are tokens: ``await server.run(read, write, options)`` with them serves stdio natively.
 
 With ``stdin``/``stdout`` given (``anyio.AsyncFile``s of text, as the SDK takes them), or with ``sys.stdin``
-and ``sys.stdout`` replaced by files that are not descriptors 0 and 1, the streams are
+and ``sys.stdout`` both replaced by in-memory files, the streams are
 message streams: each line read becomes a ``SessionMessage`` (or the exception its parsing raised),
 each message written one line. ``Server.run`` serves them through the core like any message streams.
 """
@@ -38,7 +38,7 @@ async def stdio_server(stdin: Any = None, stdout: Any = None) -> AsyncIterator[t
         if _on_process_descriptors():
             yield StdioStream("read"), StdioStream("write")
             return
-        # sys.stdin/sys.stdout replaced by the program (in-memory files, say): read and write those,
+        # sys.stdin/sys.stdout replaced by in-memory files: read and write those,
         # as the SDK does (UTF-8, undecodable input replaced, so that it fails as a parse error).
         import anyio
 
@@ -51,14 +51,19 @@ async def stdio_server(stdin: Any = None, stdout: Any = None) -> AsyncIterator[t
 
 
 def _on_process_descriptors() -> bool:
-    """Whether ``sys.stdin`` and ``sys.stdout`` are the process's descriptors 0 and 1 (which the core
-    reads and writes itself), rather than files the program put there."""
-    try:
-        return bool(sys.stdin.fileno() == 0 and sys.stdout.fileno() == 1)
-    except (OSError, ValueError):  # io.UnsupportedOperation: an in-memory file
-        return not (hasattr(sys.stdin, "buffer") and hasattr(sys.stdout, "buffer"))
-    except AttributeError:  # no stdin at all
+    """Whether ``sys.stdin`` or ``sys.stdout`` is a file of the operating system (the core then serves
+    descriptors 0 and 1 itself), rather than both being in-memory files the program put there."""
+
+    def os_file(f: Any) -> bool:
+        try:
+            f.fileno()
+        except (OSError, ValueError):  # io.UnsupportedOperation: an in-memory file
+            return False
+        except AttributeError:  # no such stream at all
+            return True
         return True
+
+    return os_file(sys.stdin) or os_file(sys.stdout) or not hasattr(sys.stdin, "buffer")
 
 
 @contextlib.asynccontextmanager
