@@ -714,6 +714,7 @@ fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rules::expand_uri_template, m)?)?;
     m.add_function(wrap_pyfunction!(rules::screen_path_value, m)?)?;
     m.add_function(wrap_pyfunction!(rules::schema_violation, m)?)?;
+    m.add_function(wrap_pyfunction!(rules::schema_failures, m)?)?;
     m.add_function(wrap_pyfunction!(rules::check_host_origin, m)?)?;
     m.add_function(wrap_pyfunction!(rules::json_content_type, m)?)?;
     m.add_function(wrap_pyfunction!(rules::tool_use_results_problem, m)?)?;

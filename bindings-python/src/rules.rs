@@ -209,6 +209,21 @@ pub(crate) fn schema_violation(
         .map(|v| v.message))
 }
 
+/// The core's JSON Schema check of `instance`, each failed keyword in parts (`oxmcp::schema::
+/// Failure`: `pointer`, `keyword`, `instance`, `argument`, `message`), for the `mcp` SDK 1.x
+/// low-level `Server`, which words them as python-jsonschema does. Empty when valid; a schema the
+/// core cannot compile raises `ValueError`.
+#[pyfunction]
+pub(crate) fn schema_failures<'py>(
+    py: Python<'py>,
+    schema: &Bound<'py, PyAny>,
+    instance: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let compiled = oxmcp::schema::CompiledSchema::compile(&from_py(schema)?).map_err(build_err)?;
+    let failures = compiled.failures(&from_py(instance)?);
+    convert::to_py(py, &serde_json::to_value(failures).map_err(build_err)?)
+}
+
 /// The core's DNS-rebinding check against explicit allow-lists (`oxmcp::authority::
 /// check_allow_lists`), as the `mcp` SDK's `TransportSecuritySettings` spell them: an entry
 /// without a port names the host sent without one, `host:*` any port. `None` when allowed, or

@@ -157,6 +157,58 @@ impl CompiledSchema {
             })
             .collect()
     }
+
+    /// Every violation in parts (empty when valid), for a layer that words violations as a
+    /// framework's validator words them (the `mcp` SDK 1.x's low-level `Server` shows
+    /// python-jsonschema's texts): which keyword failed where, on which value, and with what.
+    pub fn failures(&self, instance: &Value) -> Vec<Failure> {
+        if self.is_valid(instance) {
+            return Vec::new();
+        }
+        let Ok(validator) = self.engine() else {
+            return Vec::new();
+        };
+        validator
+            .iter_errors(instance)
+            .map(|e| {
+                use jsonschema::error::ValidationErrorKind as K;
+                let argument = match e.kind() {
+                    K::Required { property } => property.clone(),
+                    K::AdditionalProperties { unexpected }
+                    | K::UnevaluatedProperties { unexpected } => Value::from(unexpected.clone()),
+                    _ => self
+                        .source
+                        .pointer(e.schema_path().as_str())
+                        .cloned()
+                        .unwrap_or(Value::Null),
+                };
+                Failure {
+                    pointer: e.instance_path().to_string(),
+                    keyword: e.kind().keyword().to_string(),
+                    instance: e.instance().clone().into_owned(),
+                    argument,
+                    message: e.to_string(),
+                }
+            })
+            .collect()
+    }
+}
+
+/// One failed keyword of a schema check (`CompiledSchema::failures`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Failure {
+    /// JSON pointer to the failing value ("" is the root).
+    pub pointer: String,
+    /// The keyword that failed (`type`, `required`, `enum`, ...).
+    pub keyword: String,
+    /// The value that failed it.
+    pub instance: Value,
+    /// What the keyword asked: the missing property for `required`, the unexpected names for
+    /// `additionalProperties`, else the keyword's value in the schema (`null` if it is reached
+    /// through a `$ref`).
+    pub argument: Value,
+    /// The core's own text for it (`Violation::message`).
+    pub message: String,
 }
 
 /// One compiled schema per distinct schema: the tools of a generated server (OpenAPI, one tool
@@ -493,6 +545,26 @@ mod tests {
         assert!(v
             .iter()
             .any(|x| x.pointer.is_empty() && x.message.contains("\"b\"")));
+    }
+
+    #[test]
+    fn failures_name_the_keyword_the_value_and_what_it_asked() {
+        let s = CompiledSchema::compile(&json!({"type":"object","properties":{"a":{"type":"number"},"b":{},"t":{"enum":["Mr","Ms"]}},"required":["a","b"],"additionalProperties":false})).unwrap();
+        let f = s.failures(&json!({"a":"five","t":"Prof","x":1}));
+        let by = |k: &str| f.iter().find(|x| x.keyword == k).unwrap().clone();
+        assert_eq!(by("required").argument, json!("b"));
+        assert_eq!(by("required").pointer, "");
+        assert_eq!(
+            (
+                by("type").pointer.as_str(),
+                by("type").instance.clone(),
+                by("type").argument.clone()
+            ),
+            ("/a", json!("five"), json!("number"))
+        );
+        assert_eq!(by("enum").argument, json!(["Mr", "Ms"]));
+        assert_eq!(by("additionalProperties").argument, json!(["x"]));
+        assert!(s.failures(&json!({"a":1,"b":2})).is_empty());
     }
 
     #[test]

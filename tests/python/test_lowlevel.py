@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -74,10 +75,13 @@ async def test_handlers_over_the_core_and_mcp_error_rules() -> None:
         assert set(caps) - {"experimental"} == {"tools", "prompts"}
 
 
-async def test_run_needs_stdio_server_or_message_streams() -> None:
+async def test_run_needs_stdio_server_or_message_streams(monkeypatch: pytest.MonkeyPatch) -> None:
     s = _server()
     with pytest.raises(TypeError, match="stdio_server.*message streams"):
         await s.run(object(), object(), s.create_initialization_options())
+    # On the process's own descriptors 0 and 1 (not pytest's capture), the core serves stdio itself.
+    monkeypatch.setattr(sys, "stdin", sys.__stdin__)
+    monkeypatch.setattr(sys, "stdout", sys.__stdout__)
     async with stdio_server() as (read, write):
         assert repr(read) == "<oxmcp stdio read>"
 

@@ -2,7 +2,8 @@
 ``inputSchema`` before the handler runs, a structured result against ``outputSchema`` after it
 (``Input validation error: ...`` / ``Output validation error: ...`` as ``isError`` results). The
 same file on the SDK and through ``oxmcp run``, over stdio with the official client: the same
-outcomes (the check is the core's JSON Schema check, so only the quoting inside a message differs)."""
+outcomes and the same texts (the check is the core's JSON Schema check, worded as python-jsonschema
+words its best match, as the SDK shows it)."""
 
 from __future__ import annotations
 
@@ -30,7 +31,10 @@ SERVER = """\
     @server.list_tools()
     async def list_tools() -> list[Tool]:
         return [
-            Tool(name="add", inputSchema={"type": "object", "required": ["a"], "properties": {"a": {"type": "integer"}}},
+            Tool(name="add", inputSchema={"type": "object", "required": ["a"], "additionalProperties": False,
+                                          "properties": {"a": {"type": "integer", "maximum": 99},
+                                                         "mode": {"enum": ["fast", "slow"]},
+                                                         "tags": {"type": "array", "minItems": 1}}},
                  outputSchema={"type": "object", "required": ["sum"], "properties": {"sum": {"type": "integer"}}}),
             Tool(name="calls", inputSchema={"type": "object"}),
         ]
@@ -62,10 +66,11 @@ async def _session(args: list[str]) -> Any:
     out = []
     async with Client(StdioServerParameters(command=str(PEER_V1), args=args, env=env), mode="legacy",
                       read_timeout_seconds=30) as client:
-        for arguments in ({"a": 2}, {}, {"a": "x"}, {"a": 0}, {"a": 1}):
+        for arguments in ({"a": 2}, {}, {"a": "x"}, {"a": 0}, {"a": 1}, {"a": 2, "mode": "turbo"},
+                          {"a": 2, "zz": 1, "yy": 2}, {"a": 100}, {"a": 2, "tags": []}, {"mode": 1, "a": 2.5}):
             r = await client.call_tool("add", arguments)
             text = r.content[0].text if r.content else ""
-            out.append((bool(r.is_error), text.split(":")[0], r.structured_content))
+            out.append((bool(r.is_error), text, r.structured_content))
         out.append((await client.call_tool("calls", {})).content[0].text)
     return out
 
@@ -78,10 +83,15 @@ def test_arguments_and_structured_results_are_checked_against_the_listed_tool(tm
     ported = asyncio.run(asyncio.wait_for(_session(["-m", "oxmcp", "run", str(server)]), 60))
     assert ported == original
     assert original == [
-        (False, '{\n  "sum"', {"sum": 3}),
-        (True, "Input validation error", None),
-        (True, "Input validation error", None),
-        (True, "Output validation error", None),
-        (True, "Output validation error", None),
+        (False, '{\n  "sum": 3\n}', {"sum": 3}),
+        (True, "Input validation error: 'a' is a required property", None),
+        (True, "Input validation error: 'x' is not of type 'integer'", None),
+        (True, "Output validation error: 'zero' is not of type 'integer'", None),
+        (True, "Output validation error: outputSchema defined but no structured output returned", None),
+        (True, "Input validation error: 'turbo' is not one of ['fast', 'slow']", None),
+        (True, "Input validation error: Additional properties are not allowed ('yy', 'zz' were unexpected)", None),
+        (True, "Input validation error: 100 is greater than the maximum of 99", None),
+        (True, "Input validation error: [] should be non-empty", None),
+        (True, "Input validation error: 1 is not one of ['fast', 'slow']", None),
         "2,0,1",  # the refused calls never reached the handler
     ]

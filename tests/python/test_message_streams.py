@@ -109,3 +109,79 @@ def test_stdio_server_with_injected_streams_frames_one_message_a_line() -> None:
     # `initialize` is answered before the next line is read; the line that is no message is logged.
     assert [a["id"] for a in answers] == [1]
     assert answers[0]["result"]["serverInfo"]["name"] == "streams"
+
+
+def _echo_exchange() -> list[Any]:
+    return [_message(INIT), _message({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            _message({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                      "params": {"name": "echo", "arguments": {"t": "ab"}}})]
+
+
+def test_run_over_memory_streams_on_trio() -> None:
+    """Under trio (through anyio) the same connection is served: the core's futures complete on an
+    asyncio loop of the connection's own, and the end of the read stream still ends run()."""
+
+    async def main() -> list[dict[str, Any]]:
+        server = _server()
+        to_server, server_read = anyio.create_memory_object_stream[Any](10)
+        server_write, from_server = anyio.create_memory_object_stream[Any](10)
+        answers = []
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(server.run, server_read, server_write, server.create_initialization_options())
+            async with to_server, from_server:
+                for item in _echo_exchange():
+                    await to_server.send(item)
+                with anyio.fail_after(10):
+                    answers = [_body(await from_server.receive()) for _ in range(2)]
+                await to_server.aclose()
+                with anyio.fail_after(10):  # run() ends with the read stream, closing its write stream
+                    with pytest.raises(anyio.EndOfStream):
+                        await from_server.receive()
+        return answers
+
+    answers = anyio.run(main, backend="trio")
+    assert answers[0]["result"]["serverInfo"] == {"name": "streams", "version": "3.1"}
+    assert answers[1]["result"]["content"] == [{"type": "text", "text": "abab"}]
+
+
+def test_stdio_server_reads_a_replaced_sys_stdin(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``sys.stdin``/``sys.stdout`` replaced by files that are not descriptors 0 and 1, the streams
+    read and write those, as the SDK's do: undecodable bytes become a parse error in the stream, and
+    the next line is still read."""
+    import sys
+    from io import TextIOWrapper
+
+    from oxmcp.server.stdio import stdio_server
+    from oxmcp.shared.message import SessionMessage
+
+    raw = io.BytesIO(b'\xff\xfe\n{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
+    monkeypatch.setattr(sys, "stdin", TextIOWrapper(raw, encoding="utf-8"))
+    monkeypatch.setattr(sys, "stdout", TextIOWrapper(io.BytesIO(), encoding="utf-8"))
+
+    async def main() -> tuple[Any, Any]:
+        async with stdio_server() as (read, write):
+            await write.aclose()
+            async with read:
+                return await read.receive(), await read.receive()
+
+    first, second = asyncio.run(asyncio.wait_for(main(), 10))
+    assert isinstance(first, Exception)
+    assert isinstance(second, SessionMessage) and _body(second) == {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+
+
+def test_a_call_to_an_unlisted_tool_is_unchecked_and_logged(caplog: pytest.LogCaptureFixture) -> None:
+    """mcp 1.x checks arguments only against a tool its list handler listed; for any other name the
+    handler runs unchecked and a warning says so."""
+    import logging
+
+    from oxmcp.shared.memory import create_connected_server_and_client_session
+
+    async def main() -> Any:
+        async with create_connected_server_and_client_session(_server()) as client:
+            return await client.call_tool("echo", {"t": 5}), await client.call_tool("other", {"t": "q"})
+
+    with caplog.at_level(logging.WARNING):
+        listed, unlisted = asyncio.run(asyncio.wait_for(main(), 20))
+    assert listed.isError and listed.content[0].text == "Input validation error: 5 is not of type 'string'"
+    assert not unlisted.isError and unlisted.content[0].text == "qq"  # the handler ran
+    assert any("Tool 'other' not listed, no validation will be performed" in r.getMessage() for r in caplog.records)

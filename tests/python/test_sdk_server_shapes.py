@@ -526,3 +526,57 @@ def test_a_forms_optional_field_is_sent_as_its_bare_type() -> None:
     assert schema["required"] == ["name"]
     with pytest.raises(TypeError, match="'tags'"):
         render_form_schema(Bare)
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+@pytest.mark.parametrize("kind", ["mcp1", "mcp2"])
+def test_the_low_level_server_under_an_sdk_server_runs_it_within_its_lifespan(kind: str, backend: str) -> None:
+    """mcp 1.x ``FastMCP._mcp_server`` and mcp 2.x ``MCPServer._lowlevel_server``: the server itself,
+    with the low-level ``run(read, write, options)`` over message streams, inside the server's lifespan,
+    and ``create_initialization_options()`` reporting what ``initialize`` does."""
+    from contextlib import asynccontextmanager
+
+    from oxmcp.shared.message import SessionMessage
+
+    events: list[str] = []
+
+    @asynccontextmanager
+    async def lifespan(server: object):  # type: ignore[no-untyped-def]
+        events.append("start")
+        yield {"db": "up"}
+        events.append("stop")
+
+    server = (LegacyFastMCP if kind == "mcp1" else MCPServer)("view", lifespan=lifespan)
+
+    @server.tool()
+    def state(ctx: Context) -> str:
+        return str(ctx.request_context.lifespan_context["db"])
+
+    low = server._mcp_server if kind == "mcp1" else server._lowlevel_server
+    assert low.name == "view" and low.middleware is server.middleware  # every attribute is the server's
+    options = low.create_initialization_options()
+    assert options.server_name == "view" and options.capabilities.tools is not None
+
+    def msg(body: dict) -> SessionMessage:
+        return SessionMessage(types.jsonrpc_message_adapter.validate_python({"jsonrpc": "2.0", **body}))
+
+    async def main() -> dict:
+        to_server, read = anyio.create_memory_object_stream[object](10)
+        write, from_server = anyio.create_memory_object_stream[object](10)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(low.run, read, write, options)
+            async with to_server, from_server:
+                await to_server.send(msg({"id": 1, "method": "initialize", "params": {
+                    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}))
+                with anyio.fail_after(10):
+                    await from_server.receive()
+                await to_server.send(msg({"method": "notifications/initialized"}))
+                await to_server.send(msg({"id": 2, "method": "tools/call", "params": {"name": "state", "arguments": {}}}))
+                with anyio.fail_after(10):
+                    answer = (await from_server.receive()).message
+                assert events == ["start"]
+        return answer.model_dump(by_alias=True, exclude_none=True)
+
+    answer = anyio.run(main, backend=backend)
+    assert answer["result"]["content"][0]["text"] == "up"
+    assert events == ["start", "stop"]

@@ -627,8 +627,11 @@ class FastMCP(Components, Serving, Server):  # type: ignore[misc]  # FastMCP 4: 
     # -- lifespan ---------------------------------------------------------------------------------
     @contextlib.asynccontextmanager
     async def _lifespan_running(self) -> AsyncIterator[Any]:
+        from ._loops import on_asyncio
+
         st = self._lifespan
-        self._client_notifications.loop = asyncio.get_running_loop()
+        # Client notifications are handed to the server's asyncio loop (none under trio: not heard).
+        self._client_notifications.loop = asyncio.get_running_loop() if on_asyncio() else None
         if st.count == 0 and (self._lifespan_fn is not None or self._providers):
             stack = contextlib.AsyncExitStack()
             await stack.__aenter__()
@@ -683,7 +686,15 @@ _OTHER_EXTRAS = ("tags", "version", "task")
 async def _finish(teardown: Any) -> None:
     """Run a lifespan's tear-down to its end even when the serving task is being cancelled (a
     cancellation reaching it halfway would leave connections open); the cancellation is then passed
-    on."""
+    on. Under trio (through anyio), in a shielded scope."""
+    from ._loops import on_asyncio
+
+    if not on_asyncio():
+        import anyio
+
+        with anyio.CancelScope(shield=True):
+            await teardown
+        return
     task = asyncio.ensure_future(teardown)
     cancelled = False
     while not task.done():

@@ -211,6 +211,13 @@ class MCPServer(FastMCP):
         return self._starlette(routes, None)
 
     @property
+    def _lowlevel_server(self) -> Any:
+        """mcp 2.x's low-level server under this one: on oxmcp, this server (``server/_lowlevel_view.py``)."""
+        from .server._lowlevel_view import LowLevelView
+
+        return LowLevelView(self)
+
+    @property
     def middleware(self) -> list[Any]:
         """The context-tier middleware around every request, outermost first: append
         ``async fn(ctx, call_next)`` before the server runs (mcp 2.x's ``ServerMiddleware``)."""
@@ -508,6 +515,11 @@ class LegacyFastMCP(MCPServer):
                     value[key] = False
         caps["experimental"] = {}  # its low-level server's create_initialization_options() always sends it
         return caps
+
+    @property
+    def _mcp_server(self) -> Any:
+        """mcp 1.x's low-level server under this one: on oxmcp, this server (``server/_lowlevel_view.py``)."""
+        return self._lowlevel_server
 
     @property
     def settings(self) -> Any:

@@ -29,6 +29,7 @@ import contextlib
 import contextvars
 import dataclasses
 import json
+import logging
 from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any, ClassVar
 
@@ -36,10 +37,13 @@ from ..._compat_ctx import RequestContext
 from ..._context import Context
 from ..._errors import InputRequired, McpError, RequestCancelled
 from ..middleware import native_next
+from ._checks import error_result, problem, tool_result
 from .helper_types import ReadResourceContents
 from .request_handlers import LIST_KEYS, RequestHandlers, request_model, takes_argument
 
 __all__ = ["NotificationOptions", "Server", "request_ctx"]
+
+_log = logging.getLogger(__name__)
 
 #: The request being handled (the SDK's ``request_ctx``).
 request_ctx: contextvars.ContextVar[RequestContext] = contextvars.ContextVar("request_ctx")
@@ -668,16 +672,14 @@ class Server:
             try:
                 tool = await self._listed_tool(name)
                 if tool is not None and self._validate_input:
-                    from ... import _oxmcp
-
-                    problem = _oxmcp.schema_violation(tool.get("inputSchema") or {}, arguments)
-                    if problem is not None:
-                        return _error_result(f"Input validation error: {problem}")
+                    found = problem(tool.get("inputSchema") or {}, arguments)
+                    if found is not None:
+                        return error_result(f"Input validation error: {found}")
                 out = await handler(name, arguments)
             except (InputRequired, RequestCancelled):
                 raise
             except Exception as exc:  # noqa: BLE001  the SDK's rule: any exception is an isError result
-                return _error_result(str(exc))
+                return error_result(str(exc))
             return self._checked_output(tool, out)
         if method in LIST_KEYS:
             if takes_argument(handler):
@@ -718,44 +720,22 @@ class Server:
         """The tool as the last ``tools/list`` listed it, listing again on a miss (the SDK's cache)."""
         if name not in self._tool_cache and "tools/list" in self.request_handlers:
             await self._answer_v1("tools/list", self.request_handlers["tools/list"], {})
+        if name not in self._tool_cache:
+            _log.warning("Tool '%s' not listed, no validation will be performed", name)
         return self._tool_cache.get(name)
 
     def _checked_output(self, tool: dict[str, Any] | None, out: Any) -> dict[str, Any]:
         """The call's result; for a result the SDK builds (not a ``CallToolResult`` given whole), its
         structured part checked against the listed ``outputSchema``, as mcp 1.x does."""
-        result = self._tool_result(out)
+        result = tool_result(out, _dump)
         given_whole = hasattr(out, "model_dump") and hasattr(out, "content") and not hasattr(out, "type")
         schema = (tool or {}).get("outputSchema")
         if schema is None or given_whole or result.get("isError"):
             return result
         if "structuredContent" not in result:
-            return _error_result("Output validation error: outputSchema defined but no structured output returned")
-        from ... import _oxmcp
-
-        problem = _oxmcp.schema_violation(schema, result["structuredContent"])
-        return result if problem is None else _error_result(f"Output validation error: {problem}")
-
-    def _tool_result(self, out: Any) -> dict[str, Any]:
-        if hasattr(out, "model_dump") and hasattr(out, "content") and not hasattr(out, "type"):
-            return _dump(out)  # a CallToolResult
-        structured: Any = None
-        if isinstance(out, tuple) and len(out) == 2:
-            unstructured, structured = out
-        elif isinstance(out, dict):
-            unstructured, structured = [{"type": "text", "text": json.dumps(out, indent=2)}], out
-        elif isinstance(out, Iterable) and not isinstance(out, (str, bytes)):
-            unstructured = out
-        else:
-            return {"content": [{"type": "text", "text": f"Unexpected return type from tool: {type(out).__name__}"}],
-                    "isError": True}
-        result: dict[str, Any] = {"content": _dump(list(unstructured)), "isError": False}
-        if structured is not None:
-            result["structuredContent"] = _dump(structured)
-        return result
-
-
-def _error_result(text: str) -> dict[str, Any]:
-    return {"content": [{"type": "text", "text": text}], "isError": True}
+            return error_result("Output validation error: outputSchema defined but no structured output returned")
+        found = problem(schema, result["structuredContent"])
+        return result if found is None else error_result(f"Output validation error: {found}")
 
 
 class _AnyUrl(str):
