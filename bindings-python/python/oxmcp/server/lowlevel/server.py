@@ -28,9 +28,8 @@ import base64
 import contextlib
 import contextvars
 import dataclasses
-import json
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable
 from typing import Any, ClassVar
 
 from ..._compat_ctx import RequestContext
