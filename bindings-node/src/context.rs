@@ -294,15 +294,12 @@ impl NativeCalls {
             oxmcp::Era::Legacy => "legacy",
         })
     }
-    /// The legacy session the request belongs to (`Context::session`); null on modern and
+    /// The legacy session the request belongs to (`SessionHandle::of`); null on modern and
     /// stateless requests.
     #[napi]
     pub fn session(&self, id: i64) -> Result<Option<crate::sessions::NativeSession>> {
         let ctx = self.ctx(id)?;
-        Ok(ctx
-            .session()
-            .cloned()
-            .map(crate::sessions::NativeSession::new))
+        Ok(oxmcp::SessionHandle::of(&ctx).map(crate::sessions::NativeSession::new))
     }
     /// The legacy HTTP session's id (`Mcp-Session-Id`); null on stdio and modern requests.
     #[napi]

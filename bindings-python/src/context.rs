@@ -48,10 +48,10 @@ impl NativeContext {
             _ => "memory",
         }
     }
-    /// The legacy session the request belongs to (`Context::session`), or None (modern, stateless).
+    /// The legacy session the request belongs to (`SessionHandle::of`), or None (modern, stateless).
     #[getter]
     fn session(&self) -> Option<crate::sessions::NativeSession> {
-        let h = self.ctx.session()?.clone();
+        let h = oxmcp::SessionHandle::of(&self.ctx)?;
         Some(crate::sessions::NativeSession::new(h, self.engine.clone()))
     }
     #[getter]

@@ -65,8 +65,10 @@ pub(crate) struct ContextInner {
     /// Set when this call may become (or has become) a task: then input requests and progress
     /// go to the task instead of the request (see `crate::tasks`).
     pub(crate) task: Option<Arc<crate::tasks::TaskSlot>>,
-    /// A legacy request's session (stdio's, or a stateful HTTP server's `Mcp-Session-Id`).
-    pub(crate) session: Option<crate::server::SessionHandle>,
+    /// A legacy request's session (stdio's, or a stateful HTTP server's `Mcp-Session-Id`): the
+    /// server layer's `SessionHandle`, held opaque because the context sits below the server;
+    /// `SessionHandle::of` gives it back.
+    pub(crate) session: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 /// What a handler knows about its request, and how it talks back. Cheap to clone.
@@ -114,12 +116,6 @@ impl Context {
     /// The transport the request arrived on (compat layers report it, e.g. FastMCP's `ctx.transport`).
     pub fn transport(&self) -> crate::request::Transport {
         self.inner.transport
-    }
-    /// The legacy session this request belongs to, which outlives it: the back-channel for
-    /// server-to-client requests (`ping`, ...) between the client's requests. `None` when there is
-    /// none to send on: a modern (2026-07-28) request, or stateless HTTP.
-    pub fn session(&self) -> Option<&crate::server::SessionHandle> {
-        self.inner.session.as_ref()
     }
     /// The legacy HTTP session's id; None on stdio (one implicit session), modern and stateless requests.
     pub fn session_id(&self) -> Option<&str> {

@@ -633,7 +633,10 @@ impl Server {
                     .session
                     .as_ref()
                     .filter(|_| rq.era == Era::Legacy)
-                    .map(|s| super::SessionHandle::new(self.clone(), Arc::clone(s))),
+                    .map(|s| {
+                        let handle = super::SessionHandle::new(self.clone(), Arc::clone(s));
+                        Arc::new(handle) as Arc<dyn std::any::Any + Send + Sync>
+                    }),
             }),
         }
     }

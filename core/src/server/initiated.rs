@@ -46,6 +46,17 @@ impl SessionHandle {
         Self { server, session }
     }
 
+    /// The legacy session a handler's request belongs to, which outlives it: the back-channel for
+    /// server-to-client requests (`ping`, ...) between the client's requests. `None` when there is
+    /// none to send on: a modern (2026-07-28) request, or stateless HTTP.
+    pub fn of(ctx: &crate::Context) -> Option<SessionHandle> {
+        ctx.inner
+            .session
+            .as_ref()?
+            .downcast_ref::<SessionHandle>()
+            .cloned()
+    }
+
     /// The same number for every handle of one session while it lives (a host keys its per-session
     /// state by it: stdio's session has no id).
     pub fn key(&self) -> usize {
