@@ -165,6 +165,7 @@ class Client(_Client):
                                 "capabilities": found.get("capabilities", {}),
                                 "serverInfo": found.get("_meta", {}).get("io.modelcontextprotocol/serverInfo", {}),
                                 **({"instructions": found["instructions"]} if "instructions" in found else {})}
+        return self
 
     async def __aexit__(self, *exc: object) -> None:
         cm, self._lifespan_cm = self._lifespan_cm, None
