@@ -38,6 +38,11 @@ pub(crate) fn modern_meta(
             "Missing _meta io.modelcontextprotocol/clientCapabilities",
         ));
     }
+    if meta.get(META_CLIENT_INFO).is_some_and(|v| !v.is_object()) {
+        return Err(bad(
+            "Invalid _meta io.modelcontextprotocol/clientInfo: not an object",
+        ));
+    }
     let level = match meta.get(META_LOG_LEVEL) {
         None => None,
         Some(l) => Some(

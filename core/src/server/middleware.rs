@@ -67,6 +67,18 @@ pub trait Middleware: Send + Sync + 'static {
     fn handle(&self, request: MiddlewareRequest, next: Next) -> BoxFuture<MiddlewareResult>;
 }
 
+/// A `tools/call`'s params as the core's own calls require them, whoever answers the call: a
+/// string `name`, and `arguments`, when sent, an object (-32602 otherwise).
+fn call_shape(params: &Params) -> Result<(), McpError> {
+    if !params.get("name").is_some_and(Value::is_string) {
+        return Err(McpError::invalid_params("Missing or invalid tool name"));
+    }
+    match params.get("arguments") {
+        None | Some(Value::Null | Value::Object(_)) => Ok(()),
+        Some(_) => Err(McpError::invalid_params("arguments must be an object")),
+    }
+}
+
 /// The name that binds MRTR state to one primitive (as the call pipeline does).
 fn primitive_name(params: &Params) -> String {
     params
@@ -123,10 +135,20 @@ impl Server {
         // A middleware may answer without the registry: the caller's allow-list is applied
         // around it (access.rs), to what the request names and to the list it gets back.
         Either::Right(Box::pin(async move {
+            if rq.method == Method::ToolsCall {
+                if let Err(e) = call_shape(&params) {
+                    return e.into();
+                }
+            }
             if let Err(refused) = self.admit(rq, &params, env) {
                 return refused;
             }
             let outcome = self.drive(&hooked, rq, params, env, &digest).await;
+            if let (Method::ToolsList, Outcome::Result(v)) = (&rq.method, &outcome) {
+                // A list a middleware answered may name tools the registry does not hold: their
+                // `Mcp-Param-*` rules are checked as the registry's are (`listed_tools.rs`).
+                self.inner.listed_tools.record(v, &self.snapshot());
+            }
             self.only_visible(rq, outcome, env)
         }))
     }

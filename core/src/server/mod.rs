@@ -11,6 +11,7 @@ pub(crate) mod era;
 pub mod gate;
 mod initiated;
 mod legacy;
+pub(crate) mod listed_tools;
 mod listen;
 mod lists;
 mod metered;
@@ -102,6 +103,9 @@ pub(crate) struct Inner {
     pub(crate) session_listener: RwLock<Option<Arc<dyn initiated::SessionListener>>>,
     /// The interceptor chain (`middleware.rs`), copy-on-write: a request takes one `Arc` clone.
     pub(crate) middleware: RwLock<Arc<Vec<Arc<dyn middleware::Middleware>>>>,
+    /// The `Mcp-Param-*` rules of tools a middleware's `tools/list` answer listed and the
+    /// registry does not hold (a low-level server's), for the HTTP header check.
+    pub(crate) listed_tools: listed_tools::ListedTools,
     /// The Tasks extension: records, running handlers, status events.
     pub(crate) tasks: Arc<crate::tasks::engine::TaskEngine>,
     /// Whether this process listens to other replicas' session signals yet.
@@ -699,6 +703,7 @@ impl ServerBuilder {
                 auth_on: std::sync::atomic::AtomicBool::new(false),
                 session_listener: RwLock::new(None),
                 middleware: RwLock::new(Arc::new(Vec::new())),
+                listed_tools: Default::default(),
                 tasks,
                 session_signals: std::sync::atomic::AtomicBool::new(false),
                 #[cfg(feature = "redis")]

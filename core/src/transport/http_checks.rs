@@ -98,15 +98,23 @@ impl HttpHandler {
         if caller.is_some_and(|c| !c.may_use("tool", name)) {
             return Ok(());
         }
+        // The registry's tool, else one a middleware's `tools/list` listed (a low-level
+        // server's): the same rule for both.
         let reg = self.server.snapshot();
-        if !reg.rendered.any_param_headers(&reg.tools) {
-            return Ok(());
-        }
-        let Some(tool) = reg.tools.get(name) else {
-            return Ok(());
+        let listed;
+        let pairs: &[(String, String)] = match reg.tools.get(name) {
+            Some(_) if !reg.rendered.any_param_headers(&reg.tools) => return Ok(()),
+            Some(tool) => &tool.mcp_headers,
+            None => match self.server.listed_tool_headers(name) {
+                Some(h) => {
+                    listed = h;
+                    &listed
+                }
+                None => return Ok(()),
+            },
         };
         let args = params.and_then(|p| p.get("arguments"));
-        for (hname, pointer) in &tool.mcp_headers {
+        for (hname, pointer) in pairs {
             let full = format!("mcp-param-{}", hname.to_ascii_lowercase());
             let value = args
                 .and_then(|a| a.pointer(pointer))

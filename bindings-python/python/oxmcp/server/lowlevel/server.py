@@ -270,9 +270,8 @@ class Server:
         from ..._server import Server as CoreServer
 
         if get_tool_input_schema is not None:
-            # The SDK checks Mcp-Param-* headers against its schemas; the core knows its registry's only.
             raise TypeError("Server(get_tool_input_schema=...): oxmcp's core checks Mcp-Param-* headers "
-                            "against the tools registered in it (MCPServer's), not a low-level server's")
+                            "against the schemas the tools/list handler lists, not a lookup of its own")
         # mcp 2.x's constructor-registered handlers (`on_list_tools=...`, `(ctx, params)` signatures).
         handlers_v2 = {k: options.pop(k) for k in list(options) if k.startswith("on_")}
         self.name = name

@@ -1,0 +1,100 @@
+//! The `Mcp-Param-*` headers of tools the registry does not hold: those a compatibility layer's
+//! `tools/list` handler (a middleware that answers the list itself, such as a low-level server's)
+//! listed. The HTTP check of a modern `tools/call` applies the same rule to them as to the
+//! registry's tools, against the definition the last listing gave.
+//!
+//! Only tools that declare headers are kept, so a server without `x-mcp-header` keeps nothing;
+//! a tool listed again replaces its entry (a schema that drops its headers drops the entry).
+
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use super::registry::Registry;
+
+/// A tool's `(header name, JSON pointer into arguments)` pairs.
+pub(crate) type HeaderPairs = Arc<[(String, String)]>;
+
+/// The header rules of the tools a handler listed, by tool name.
+#[derive(Default)]
+pub(crate) struct ListedTools {
+    by_name: RwLock<HashMap<String, HeaderPairs>>,
+}
+
+impl ListedTools {
+    /// Note the tools of a `tools/list` answer that the registry `reg` does not hold. A tool
+    /// whose annotations break the rules of `x-mcp-header` gets no entry (clients leave it out).
+    pub(crate) fn record(&self, result: &Value, reg: &Registry) {
+        let Some(tools) = result.get("tools").and_then(Value::as_array) else {
+            return;
+        };
+        // Worked out before the lock is taken: a list of the registry's own tools takes none.
+        let found: Vec<(&str, Vec<(String, String)>)> = tools
+            .iter()
+            .filter_map(|t| {
+                let name = t.get("name").and_then(Value::as_str)?;
+                if reg.tools.get(name).is_some() {
+                    return None;
+                }
+                let pairs = t
+                    .get("inputSchema")
+                    .and_then(|s| crate::schema::check_mcp_headers(s).ok())
+                    .unwrap_or_default();
+                Some((name, pairs))
+            })
+            .collect();
+        if found.is_empty() {
+            return;
+        }
+        let mut map = self.by_name.write().unwrap_or_else(|e| e.into_inner());
+        for (name, pairs) in found {
+            if pairs.is_empty() {
+                map.remove(name);
+            } else {
+                map.insert(name.to_string(), pairs.into());
+            }
+        }
+    }
+
+    /// The header rules of the listed tool `name`, if it declares any.
+    pub(crate) fn headers(&self, name: &str) -> Option<HeaderPairs> {
+        let map = self.by_name.read().unwrap_or_else(|e| e.into_inner());
+        map.get(name).cloned()
+    }
+}
+
+impl super::Server {
+    /// The `Mcp-Param-*` rules of `name`, a tool the registry does not hold, as a middleware's
+    /// `tools/list` last listed it; `None` when it declared none or was never listed.
+    pub(crate) fn listed_tool_headers(&self, name: &str) -> Option<HeaderPairs> {
+        self.inner.listed_tools.headers(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn keeps_only_tools_with_headers_and_replaces_on_a_new_listing() {
+        let listed = ListedTools::default();
+        let reg = Registry::default();
+        let schema = json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"}}});
+        listed.record(
+            &json!({"tools": [
+                {"name": "a", "inputSchema": schema},
+                {"name": "b", "inputSchema": {"type": "object"}}]}),
+            &reg,
+        );
+        let a = listed.headers("a").expect("a declares a header");
+        assert_eq!(&*a, &[("Region".to_string(), "/region".to_string())]);
+        assert!(listed.headers("b").is_none());
+        listed.record(
+            &json!({"tools": [{"name": "a", "inputSchema": {"type": "object"}}]}),
+            &reg,
+        );
+        assert!(listed.headers("a").is_none());
+    }
+}
