@@ -226,7 +226,7 @@ def connection_of(native_session: Any) -> Connection:
     return conn
 
 
-async def _settled(start: Any) -> Any:
+async def native_answer(start: Any) -> Any:
     """Await a native call that answers ``callback(kind, value)`` on the dispatcher thread."""
     from .shared.exceptions import McpError
 
@@ -273,7 +273,7 @@ class Session:
         if native is None:
             raise NoBackChannelError("ping")
         try:
-            await _settled(native.ping)
+            await native_answer(native.ping)
         except Exception:
             if not native.is_open():  # the session ended: nothing carries requests to its client any more
                 raise NoBackChannelError("ping") from None

@@ -37,22 +37,28 @@ class ResourceResult(list):  # type: ignore[type-arg]
         return list(self)
 
 
+def find_resource(server: Any, uri: str) -> tuple[Any, dict[str, Any]]:
+    """The server's resource of that URI, else the first of its templates that matches it, with the
+    template's variables; ``(None, {})`` when none does (an in-process read: the function is called
+    directly, as the frameworks' ``read_resource`` does)."""
+    entry = server._resources.get(uri)
+    if entry is not None and not entry.is_template:
+        return entry, {}
+    for candidate in server._resources.values():
+        if candidate.is_template:
+            m = _template_regex(candidate.uri).match(uri)
+            if m:
+                return candidate, m.groupdict()
+    return None, {}
+
+
 async def read_resource(server: Any, uri: str, ctx: Any = None) -> ResourceResult:
     if server is None:
         raise McpError(-32603, "no server: read_resource needs a request context")
     sdk_read = getattr(server, "_sdk_context_read", None)
     if sdk_read is not None:  # mcp 2.x's MCPServer reads on the function, raising its exceptions
         return await sdk_read(uri, ctx)  # type: ignore[no-any-return]
-    entry, variables = server._resources.get(uri), {}
-    if entry is not None and entry.is_template:
-        entry = None
-    if entry is None:
-        for candidate in server._resources.values():
-            if candidate.is_template:
-                m = _template_regex(candidate.uri).match(uri)
-                if m:
-                    entry, variables = candidate, m.groupdict()
-                    break
+    entry, variables = find_resource(server, uri)
     if entry is None:
         raise ResourceError(f"Unknown resource: {uri}")
     payload = {"uri": uri, "vars": variables}

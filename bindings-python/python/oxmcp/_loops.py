@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-__all__ = ["LoopThread", "on_asyncio", "run_sync"]
+__all__ = ["LoopThread", "calling_back", "on_asyncio", "run_sync"]
 
 
 def on_asyncio() -> bool:
@@ -38,6 +38,31 @@ async def run_sync(fn: Callable[[], T]) -> T:
             raise
         return await asyncio.to_thread(fn)
     return await anyio.to_thread.run_sync(fn)
+
+
+def calling_back(receive: Any, send: Any) -> tuple[Callable[[], Coroutine[Any, Any, Any]],
+                                                   Callable[[Any], Coroutine[Any, Any, None]]]:
+    """An ASGI ``receive``/``send`` pair of a trio caller, as a request answered on a ``LoopThread``
+    awaits them: each call goes back to the caller's trio loop (``anyio.from_thread``), waited on a
+    worker thread so the answering loop never blocks. Called on the trio loop."""
+    import functools
+
+    import anyio.from_thread
+    import anyio.lowlevel
+
+    token = anyio.lowlevel.current_token()
+
+    async def back(fn: Any, *args: Any) -> Any:
+        call = functools.partial(anyio.from_thread.run, fn, *args, token=token)
+        return await asyncio.get_running_loop().run_in_executor(None, call)
+
+    async def receive_back() -> Any:
+        return await back(receive)
+
+    async def send_back(message: Any) -> None:
+        await back(send, message)
+
+    return receive_back, send_back
 
 
 class LoopThread:

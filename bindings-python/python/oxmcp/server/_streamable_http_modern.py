@@ -129,25 +129,9 @@ async def _on_loop_thread(app: Any, endpoint: Any, scope: Any, receive: Any, sen
     request is answered on one of the server's own, calling ``receive``/``send`` back on the caller's
     loop. The requests in flight at once share that loop (the core's server has one); it ends with
     the last of them."""
-    import asyncio
-    import functools
+    from .._loops import LoopThread, calling_back
 
-    import anyio.from_thread
-    import anyio.lowlevel
-
-    from .._loops import LoopThread
-
-    token = anyio.lowlevel.current_token()
-
-    async def back(fn: Any, *args: Any) -> Any:
-        call = functools.partial(anyio.from_thread.run, fn, *args, token=token)
-        return await asyncio.get_running_loop().run_in_executor(None, call)
-
-    async def receive_back() -> Any:
-        return await back(receive)
-
-    async def send_back(message: Any) -> None:
-        await back(send, message)
+    receive_back, send_back = calling_back(receive, send)
 
     thread, users = getattr(app, "_modern_loop", None) or (LoopThread(), 0)
     app._modern_loop = (thread, users + 1)

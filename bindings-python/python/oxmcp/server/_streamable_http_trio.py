@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import functools
 from collections.abc import AsyncIterator, Coroutine
 from typing import Any
 
@@ -73,19 +72,7 @@ async def on_loop(manager: Any, coro: Coroutine[Any, Any, None]) -> None:
 
 async def handle(manager: Any, scope: Any, receive: Any, send: Any) -> None:
     """Answer one request on the manager's loop, calling ``receive``/``send`` on the caller's (trio) loop."""
-    import anyio.from_thread
-    import anyio.lowlevel
+    from .._loops import calling_back
 
-    token = anyio.lowlevel.current_token()
-
-    async def back(fn: Any, *args: Any) -> Any:
-        call = functools.partial(anyio.from_thread.run, fn, *args, token=token)
-        return await asyncio.get_running_loop().run_in_executor(None, call)
-
-    async def receive_back() -> Any:
-        return await back(receive)
-
-    async def send_back(message: Any) -> None:
-        await back(send, message)
-
+    receive_back, send_back = calling_back(receive, send)
     await manager._loop_thread.run(manager._handle(scope, receive_back, send_back))

@@ -111,22 +111,9 @@ class _NativeSessionAdapter:
                          "protocolVersion": self._native.protocol_version})
 
     async def _request(self, method: str, params: Any) -> Any:
-        loop = asyncio.get_running_loop()
-        fut: asyncio.Future[Any] = loop.create_future()
+        from ..._compat_ctx import native_answer
 
-        def done(kind: str, value: Any) -> None:
-            def settle() -> None:
-                if fut.done():
-                    return
-                if kind == "ok":
-                    fut.set_result(value)
-                else:
-                    fut.set_exception(McpError(value.get("code", -32603), value.get("message", ""),
-                                               value.get("data")))
-            loop.call_soon_threadsafe(settle)
-
-        self._native.request(method, params, done)
-        return await fut
+        return await native_answer(lambda done: self._native.request(method, params, done))
 
     async def list_roots(self) -> Any:
         from ... import types

@@ -91,18 +91,9 @@ async def call_tool(server: Any, name: str, arguments: dict[str, Any] | None, co
 
 
 def _find(server: Any, uri: str) -> tuple[Any, dict[str, Any]]:
-    from ..._inproc import _template_regex
+    from ..._inproc import find_resource
 
-    entry = server._resources.get(uri)
-    variables: dict[str, Any] = {}
-    if entry is not None and entry.is_template:
-        entry = None
-    if entry is None:
-        for candidate in server._resources.values():
-            if candidate.is_template:
-                m = _template_regex(candidate.uri).match(uri)
-                if m:
-                    return candidate, m.groupdict()
+    entry, variables = find_resource(server, uri)
     if entry is None:
         from .exceptions import ResourceNotFoundError
 
