@@ -639,7 +639,7 @@ class Server:
         token = request_ctx.set(rc)
         try:
             if method in self._v2:  # mcp 2.x: handler(ctx, params) -> the result model
-                out = await handler(rc, _params_model(method, params))
+                out = await _v2_answer(handler, rc, method, params, ctx.era == "modern")
                 body = _dump(out) if out is not None else {}
                 if method == "tools/list":
                     self._tool_cache = {t["name"]: t for t in body.get("tools", [])}
@@ -764,3 +764,24 @@ def _contents(uri: Any, value: Any) -> list[dict[str, Any]]:
 
 
 __all__ += ["native_next"]
+
+
+async def _v2_answer(handler: Callable[..., Any], rc: Any, method: str, params: dict[str, Any], modern: bool) -> Any:
+    """An mcp 2.x handler's result, its failures mapped as that SDK maps them: an ``McpError`` as
+    raised; a pydantic ``ValidationError`` (the params, or the handler's own parsing) as -32602
+    "Invalid request parameters"; on a 2026-07-28 request, any other exception as -32603 "Internal
+    server error", its text only in the server's log, so a handler's internals never reach the
+    client. A handshake-era request's failure keeps its text, as the SDK's stream dispatcher does."""
+    import pydantic
+
+    try:
+        return await handler(rc, _params_model(method, params))
+    except (McpError, InputRequired, RequestCancelled):
+        raise
+    except pydantic.ValidationError:
+        raise McpError(-32602, "Invalid request parameters", "") from None
+    except Exception:
+        if not modern:
+            raise
+        _log.exception("handler for %r raised", method)
+        raise McpError(-32603, "Internal server error") from None
