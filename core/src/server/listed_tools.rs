@@ -8,6 +8,7 @@
 
 use serde_json::Value;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 
 use super::registry::Registry;
@@ -19,6 +20,9 @@ pub(crate) type HeaderPairs = Arc<[(String, String)]>;
 #[derive(Default)]
 pub(crate) struct ListedTools {
     by_name: RwLock<HashMap<String, HeaderPairs>>,
+    /// Whether `by_name` holds any tool: read by every modern HTTP `tools/call`, which then
+    /// skips the lock on a server whose listed tools declare no headers (almost every one).
+    any: AtomicBool,
 }
 
 impl ListedTools {
@@ -54,6 +58,12 @@ impl ListedTools {
                 map.insert(name.to_string(), pairs.into());
             }
         }
+        self.any.store(!map.is_empty(), Ordering::Release);
+    }
+
+    /// Whether any listed tool declares headers.
+    pub(crate) fn any(&self) -> bool {
+        self.any.load(Ordering::Acquire)
     }
 
     /// The header rules of the listed tool `name`, if it declares any.
@@ -68,6 +78,11 @@ impl super::Server {
     /// `tools/list` last listed it; `None` when it declared none or was never listed.
     pub(crate) fn listed_tool_headers(&self, name: &str) -> Option<HeaderPairs> {
         self.inner.listed_tools.headers(name)
+    }
+
+    /// Whether any tool a middleware listed declares `Mcp-Param-*` headers.
+    pub(crate) fn any_listed_tool_headers(&self) -> bool {
+        self.inner.listed_tools.any()
     }
 }
 
@@ -91,10 +106,12 @@ mod tests {
         let a = listed.headers("a").expect("a declares a header");
         assert_eq!(&*a, &[("Region".to_string(), "/region".to_string())]);
         assert!(listed.headers("b").is_none());
+        assert!(listed.any());
         listed.record(
             &json!({"tools": [{"name": "a", "inputSchema": {"type": "object"}}]}),
             &reg,
         );
         assert!(listed.headers("a").is_none());
+        assert!(!listed.any());
     }
 }

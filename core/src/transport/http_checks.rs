@@ -101,9 +101,13 @@ impl HttpHandler {
         // The registry's tool, else one a middleware's `tools/list` listed (a low-level
         // server's): the same rule for both.
         let reg = self.server.snapshot();
+        let registry_headers = reg.rendered.any_param_headers(&reg.tools);
+        if !registry_headers && !self.server.any_listed_tool_headers() {
+            return Ok(());
+        }
         let listed;
         let pairs: &[(String, String)] = match reg.tools.get(name) {
-            Some(_) if !reg.rendered.any_param_headers(&reg.tools) => return Ok(()),
+            Some(_) if !registry_headers => return Ok(()),
             Some(tool) => &tool.mcp_headers,
             None => match self.server.listed_tool_headers(name) {
                 Some(h) => {
