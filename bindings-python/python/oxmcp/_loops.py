@@ -85,6 +85,26 @@ class LoopThread:
             raise
 
     def close(self) -> None:
+        """Stop the loop once the work still on it has ended: each pending task is cancelled and
+        awaited first, so no coroutine handed to ``run`` is dropped unstarted when the loop closes."""
+        if threading.current_thread() is not self._thread and self.loop.is_running():
+            settled = asyncio.run_coroutine_threadsafe(_cancel_the_rest(), self.loop)
+            try:
+                settled.result(timeout=_SETTLE_S)
+            except Exception:  # noqa: BLE001  a task that will not end is left to the closing loop
+                settled.cancel()
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join()
         self.loop.close()
+
+
+_SETTLE_S = 5.0
+"""How long ``LoopThread.close`` waits for the cancelled tasks to end."""
+
+
+async def _cancel_the_rest() -> None:
+    this = asyncio.current_task()
+    rest = [t for t in asyncio.all_tasks() if t is not this]
+    for task in rest:
+        task.cancel()
+    await asyncio.gather(*rest, return_exceptions=True)
