@@ -226,3 +226,23 @@ def lambda_tool(resolver: Any) -> Any:
         return value
 
     return tool
+
+
+def test_the_tool_component_describes_and_serves_a_resolved_parameter_as_the_server_does() -> None:
+    from oxmcp.server.mcpserver.tools import Tool
+
+    def shelf(title: str) -> int:
+        return len(title)
+
+    async def count(title: str, copies: Annotated[int, Resolve(shelf)]) -> str:
+        return f"{title}: {copies}"
+
+    tool = Tool.from_function(count)
+    assert tool.fn is count and tool.is_async
+    assert tool.parameters["properties"].keys() == {"title"}
+
+    async def main() -> Any:
+        async with Client(MCPServer("c", tools=[tool])) as client:
+            return await client.call_tool("count", {"title": "Dune"})
+
+    assert _text(anyio.run(main)) == "Dune: 4"
