@@ -13,15 +13,11 @@ from pydantic import Field
 
 from oxmcp.client import Client
 from oxmcp.server.fastmcp import FastMCP
-from oxmcp.server.mcpserver import MCPServer, RequestStateSecurity, Resolve
+from oxmcp.server.mcpserver import MCPServer, RequestStateSecurity
 from oxmcp.server.mcpserver.exceptions import InvalidSignature
 from oxmcp.server.mcpserver.resources import FunctionResource, ResourceSecurity, ResourceSecurityError, ResourceTemplate
 from oxmcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 from oxmcp.server.transport_security import TransportSecuritySettings, listener_options
-
-
-def current_user() -> str:
-    return "alice"
 
 
 def _server() -> MCPServer:
@@ -62,11 +58,6 @@ def test_transport_security_settings_become_the_core_guard_options() -> None:
 
 def test_options_oxmcp_cannot_honour_are_refused() -> None:
     mcp = MCPServer("refusals")
-    with pytest.raises(TypeError, match="Resolve"):
-        @mcp.tool()
-        def whoami(user: Annotated[str, Resolve(current_user)]) -> str:
-            return user
-    assert mcp.list_tools() == []  # not registered with `user` as a client argument
     with pytest.raises(TypeError, match="subscriptions"):
         MCPServer(subscriptions=InMemorySubscriptionBus())
     with pytest.raises(TypeError, match="served by the core"):

@@ -397,15 +397,21 @@ class Context:
         ``.action`` and ``.data``; a scalar ``T`` (``str``, ``int``, ``list[str]`` of choices, a Literal,
         an Enum) is asked as ``{"value": T}`` and ``.data`` is the bare value.
         """
-        if key is _UNSET:
-            # The SDK's form, ``elicit(message=..., schema=Model)``: its rule for the model (primitive
+        if key is _UNSET or (message is _UNSET and schema is not None and response_type is _UNSET):
+            # The SDK's form, ``elicit(message, schema=Model)``: its rule for the model (primitive
             # fields), then typed as FastMCP's, keyed by the question.
             from ._compat_ctx import elicit_typed
             from .server.elicitation import render_form_schema, validate_elicitation_schema
 
-            validate_elicitation_schema(schema)
-            # mcp 2.x writes an Optional field as its bare type; mcp 1.x as pydantic does.
-            requested = render_form_schema(schema) if getattr(self._server, "_sdk2", False) else None
+            if key is not _UNSET:
+                message = key
+            # mcp 2.x refuses a field its rendering cannot write as a primitive schema (TypeError
+            # naming the rendering); mcp 1.x by the field's type, and writes Optional as pydantic does.
+            if getattr(self._server, "_sdk2", False):
+                requested = render_form_schema(schema)
+            else:
+                validate_elicitation_schema(schema)
+                requested = None
             return await elicit_typed(self, message, schema, requested)
         if response_type is not _UNSET or message is _UNSET or not isinstance(message, str):
             from ._compat_ctx import elicit_typed

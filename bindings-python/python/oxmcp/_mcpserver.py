@@ -234,14 +234,14 @@ class MCPServer(FastMCP):
             raise ValueError(f"Unknown prompt: {name}")
 
     def add_tool(self, fn: Any, **kwargs: Any) -> Any:  # type: ignore[override]
-        from .server.mcpserver.resolve import refuse_resolvers
+        from .server.mcpserver.resolve import with_resolvers
         from .server.mcpserver.tools import Tool
 
         if isinstance(fn, Tool):  # an SDK component (``MCPServer(tools=[Tool.from_function(...)])``)
             kwargs = {"name": fn.name, "title": fn.title, "description": fn.description, "icons": fn.icons,
                       "annotations": fn.annotations, "meta": fn.meta, **kwargs}
             fn = fn.fn
-        refuse_resolvers(getattr(fn, "fn", fn))
+        fn = with_resolvers(fn)
         # The SDK's tool manager keeps the first of two tools by one name, with a warning.
         existing = self._tools.get(str(kwargs.get("name") or getattr(fn, "__name__", "")))
         if existing is not None and not kwargs.get("replace") and existing.origin is None and self._origin is None:
@@ -251,10 +251,9 @@ class MCPServer(FastMCP):
         return super().add_tool(fn, **kwargs)
 
     def _prepare_tool(self, fn: Any, kwargs: dict[str, Any]) -> tuple[Any, dict[str, Any]] | None:
-        from .server.mcpserver.resolve import refuse_resolvers
+        from .server.mcpserver.resolve import with_resolvers
 
-        refuse_resolvers(getattr(fn, "fn", fn))
-        return super()._prepare_tool(fn, kwargs)
+        return super()._prepare_tool(with_resolvers(fn), kwargs)
 
     @classmethod
     def generate_name(cls, name: str | None = None) -> str:

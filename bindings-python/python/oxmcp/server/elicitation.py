@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic.json_schema import GenerateJsonSchema
+from typing_extensions import TypeAliasType, TypeVar
 
 from .._compat_ctx import AcceptedElicitation, CancelledElicitation, DeclinedElicitation
 
@@ -32,7 +33,10 @@ class AcceptedUrlElicitation:
     action: Literal["accept"] = "accept"
 
 
-ElicitationResult = AcceptedElicitation[Any] | DeclinedElicitation | CancelledElicitation
+_T = TypeVar("_T")
+#: ``ElicitationResult[T]``: what a form elicitation shaped by ``T`` comes back as.
+ElicitationResult = TypeAliasType("ElicitationResult", AcceptedElicitation[_T] | DeclinedElicitation
+                                  | CancelledElicitation, type_params=(_T,))
 UrlElicitationResult = AcceptedUrlElicitation | DeclinedElicitation | CancelledElicitation
 
 

@@ -7,8 +7,19 @@ from ..extension import require_client_extension
 from ..fastmcp.prompts.base import AssistantMessage, Message, UserMessage
 from ..request_state import RequestStateSecurity
 from .context import Context
-from .resolve import Resolve
+from .resolve import (
+    AcceptedElicitation,
+    CancelledElicitation,
+    DeclinedElicitation,
+    Elicit,
+    ElicitationResult,
+    ListRoots,
+    Resolve,
+    Sample,
+)
 from .resources import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 
-__all__ = ["DEFAULT_RESOURCE_SECURITY", "AssistantMessage", "Audio", "Context", "Icon", "Image", "MCPServer", "Message",
-           "RequestStateSecurity", "Resolve", "ResourceSecurity", "UserMessage", "require_client_extension"]
+__all__ = ["DEFAULT_RESOURCE_SECURITY", "AcceptedElicitation", "AssistantMessage", "Audio", "CancelledElicitation",
+           "Context", "DeclinedElicitation", "Elicit", "ElicitationResult", "Icon", "Image", "ListRoots", "MCPServer",
+           "Message", "RequestStateSecurity", "Resolve", "ResourceSecurity", "Sample", "UserMessage",
+           "require_client_extension"]

@@ -48,11 +48,12 @@ class Tool(BaseModel):
                       meta: dict[str, Any] | None = None, structured_output: bool | None = None) -> Tool:
         from ..._handlers import ToolEntry
         from ...shared.tool_name_validation import validate_and_warn_tool_name
+        from .resolve import with_resolvers
 
         validate_and_warn_tool_name(name or str(getattr(fn, "__name__", "")))
         if (name or getattr(fn, "__name__", None)) == "<lambda>":
             raise ValueError("You must provide a name for lambda functions")
-        return cls.from_entry(ToolEntry(fn, name=name, title=title, description=description,
+        return cls.from_entry(ToolEntry(with_resolvers(fn), name=name, title=title, description=description,
                                         structured_output=structured_output),
                               annotations=annotations, icons=icons, meta=meta, context_kwarg=context_kwarg)
 
@@ -61,9 +62,11 @@ class Tool(BaseModel):
         """The component of a registered (or analysed) tool entry."""
         info = entry.info
         annotations = given.get("annotations") or entry.annotations
-        return cls(fn=info.fn, name=entry.name, title=entry.title, description=info.description or "",
+        # A function with resolved parameters is registered as its wrapper (resolve.with_resolvers).
+        fn = getattr(info.fn, "__oxmcp_resolved__", info.fn)
+        return cls(fn=fn, name=entry.name, title=entry.title, description=info.description or "",
                    parameters=info.input_schema, output_schema=info.output_schema,
-                   is_async=inspect.iscoroutinefunction(info.fn),
+                   is_async=inspect.iscoroutinefunction(fn),
                    context_kwarg=given.get("context_kwarg") or info.context_param,
                    annotations=ToolAnnotations.model_validate(annotations) if isinstance(annotations, dict)
                    else annotations, icons=given.get("icons") or entry.icons, meta=given.get("meta") or entry.meta)
