@@ -69,8 +69,8 @@ def test_options_oxmcp_cannot_honour_are_refused() -> None:
     assert mcp.list_tools() == []  # not registered with `user` as a client argument
     with pytest.raises(TypeError, match="subscriptions"):
         MCPServer(subscriptions=InMemorySubscriptionBus())
-    with pytest.raises(TypeError, match="served by the core"):
-        ListenHandler(InMemorySubscriptionBus())
+    with pytest.raises(TypeError, match="max_buffered_events"):
+        ListenHandler(InMemorySubscriptionBus(), max_buffered_events=16)
     with pytest.raises(TypeError, match="state_key"):
         RequestStateSecurity(keys=[b"k" * 32])
     with pytest.raises(TypeError, match="@tool"):
