@@ -462,7 +462,9 @@ class Server:
             caps["logging"] = types.LoggingCapability()
         if "completion/complete" in h:
             caps["completions"] = types.CompletionsCapability()
-        return types.ServerCapabilities(experimental=experimental_capabilities or {}, **caps)
+        # mcp 2.x leaves `experimental` out unless given; mcp 1.x declares it empty.
+        experimental = experimental_capabilities if self._v2 or self._custom else experimental_capabilities or {}
+        return types.ServerCapabilities(experimental=experimental, **caps)
 
     def create_initialization_options(self, notification_options: NotificationOptions | None = None,
                                       experimental_capabilities: dict[str, dict[str, Any]] | None = None) -> Any:
