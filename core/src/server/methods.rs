@@ -232,7 +232,9 @@ mod tests {
         };
         s.add_method("bookshop/reindex", Arc::new(reindex)).unwrap();
         let env = Env::new(Transport::Stdio);
-        let r = s.dispatch(modern("bookshop/reindex", json!({})), &env).await;
+        let r = s
+            .dispatch(modern("bookshop/reindex", json!({})), &env)
+            .await;
         let r = r.unwrap();
         assert_eq!(r["result"]["indexed"], 3, "{r}");
         assert_eq!(r["result"]["resultType"], "complete");
