@@ -370,7 +370,9 @@ impl HttpHandler {
         match envelope.classify() {
             Ok(Message::Request(rq)) => match self.request_env(&rq, conn, &seen, &info.headers) {
                 Ok(mut env) => {
-                    let modern = env.session.is_none()
+                    // A modern `tools/call` only: the others never ask the host's lookup.
+                    let modern = rq.method == crate::protocol::Method::ToolsCall
+                        && env.session.is_none()
                         && era_of(&rq.method, rq.meta.as_deref(), &env) == Era::Modern;
                     let lookup = modern
                         .then(|| {
