@@ -448,6 +448,29 @@ impl PromptHandler for JsPrompt {
     }
 }
 
+/// A method outside the spec (`Server::add_method`): `(params, id)`, as a prompt's handler.
+pub(crate) struct JsMethod {
+    pub(crate) what: String,
+    pub(crate) callee: Arc<JsCallee<PromptCall, ToolArgs>>,
+}
+
+impl oxmcp::MethodHandler for JsMethod {
+    fn call(
+        &self,
+        params: Map<String, Value>,
+        ctx: Context,
+    ) -> BoxFuture<std::result::Result<Value, HandlerError>> {
+        let callee = self.callee.clone();
+        let what = self.what.clone();
+        Box::pin(async move {
+            let args = Value::Object(params);
+            run_call(&callee, ctx, &what, |id| PromptCall { args, id })
+                .await?
+                .decode(&what)
+        })
+    }
+}
+
 pub(crate) struct JsCompletion {
     pub(crate) what: String,
     pub(crate) callee: Arc<JsCallee<CompleteCall, CompleteArgs>>,

@@ -364,6 +364,25 @@ impl NativeServer {
         self.server.remove_resource_template(&uri_template)
     }
 
+    /// Serve `method`, outside the spec, with `handler(params, id)` (a prompt's shape); the core
+    /// refuses a name it keeps (its text).
+    #[napi]
+    pub fn add_method(&self, method: String, handler: ToolFn<'_>) -> Result<()> {
+        let callee = self.callee(js_handler::prompt_tsfn(&handler)?);
+        let handler = Arc::new(js_handler::JsMethod {
+            what: format!("method {method:?}"),
+            callee,
+        });
+        self.server
+            .add_method(method, handler)
+            .map_err(errors::build)
+    }
+
+    #[napi]
+    pub fn remove_method(&self, method: String) -> bool {
+        self.server.remove_method(&method)
+    }
+
     #[napi(ts_return_type = "'add' | 'replace' | 'skip'")]
     #[allow(clippy::too_many_arguments)] // the JS call's positional arguments, one by one
     pub fn add_prompt(

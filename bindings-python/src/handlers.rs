@@ -236,6 +236,7 @@ pub(crate) struct PyTool(pub(crate) PyHandler);
 pub(crate) struct PyResource(pub(crate) PyHandler);
 pub(crate) struct PyPrompt(pub(crate) PyHandler);
 pub(crate) struct PyCompletion(pub(crate) PyHandler);
+pub(crate) struct PyMethod(pub(crate) PyHandler);
 
 impl ToolHandler for PyTool {
     fn call(
@@ -291,6 +292,50 @@ impl CompletionHandler for PyCompletion {
             ctx,
         );
         Box::pin(async move { parse(fut.await?, "completion") })
+    }
+}
+
+impl oxmcp::MethodHandler for PyMethod {
+    fn call(
+        &self,
+        params: Map<String, Value>,
+        ctx: Context,
+    ) -> BoxFuture<Result<Value, HandlerError>> {
+        self.0.invoke(Value::Object(params), ctx)
+    }
+}
+
+/// `get_tool_input_schema(name)` of mcp 2.x's low-level `Server` (wrapped by the Python layer,
+/// which answers None when it raises), run on the worker pool: the runtime never waits for the GIL.
+pub(crate) struct PyLookup {
+    pub(crate) func: Arc<Py<PyAny>>,
+    pub(crate) engine: Arc<Engine>,
+}
+
+impl oxmcp::ToolSchemaLookup for PyLookup {
+    fn input_schema(&self, name: &str) -> BoxFuture<Option<Value>> {
+        let (tx, rx) = oneshot::channel::<Option<Value>>();
+        let (func, name) = (self.func.clone(), name.to_string());
+        let sent = self.engine.run_sync(Box::new(move |py| {
+            let found = func
+                .bind(py)
+                .call1((name,))
+                .and_then(|v| crate::convert::from_py(&v));
+            let _ = tx.send(match found {
+                Ok(Value::Object(m)) => Some(Value::Object(m)),
+                Ok(_) => None,
+                Err(e) => {
+                    e.print(py);
+                    None
+                }
+            });
+        }));
+        Box::pin(async move {
+            if !sent {
+                return None;
+            }
+            rx.await.ok().flatten()
+        })
     }
 }
 

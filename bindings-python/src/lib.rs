@@ -42,6 +42,13 @@ fn build_err(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
+/// Whether a host may serve `method` itself (`oxmcp::server::check_method_name`): ValueError
+/// with the core's text when not.
+#[pyfunction]
+fn check_method_name(method: &str) -> PyResult<()> {
+    oxmcp::server::check_method_name(method).map_err(build_err)
+}
+
 fn as_object(v: Value, what: &str) -> PyResult<Map<String, Value>> {
     match v {
         Value::Object(m) => Ok(m),
@@ -284,6 +291,27 @@ impl NativeServer {
                 handler: self.handler(entry, is_async),
                 methods: methods.map(|m| m.into_iter().collect()),
             }));
+    }
+
+    /// Serve `method`, outside the spec, with `entry.call_async/call_sync(params, ctx)`; the core
+    /// refuses a name it keeps (ValueError, its text).
+    fn add_method(&self, method: &str, entry: Py<PyAny>, is_async: bool) -> PyResult<()> {
+        let handler = Arc::new(handlers::PyMethod(self.handler(entry, is_async)));
+        self.server.add_method(method, handler).map_err(build_err)
+    }
+
+    /// Look the input schemas of the tools the core does not hold up with `func(name)` (a dict or
+    /// None), for the `Mcp-Param-*` check, instead of the last `tools/list` answer.
+    fn set_tool_schema_lookup(&self, func: Py<PyAny>) {
+        self.server
+            .set_tool_schema_lookup(Arc::new(handlers::PyLookup {
+                func: Arc::new(func),
+                engine: self.engine.clone(),
+            }));
+    }
+
+    fn remove_method(&self, method: &str) -> bool {
+        self.server.remove_method(method)
     }
 
     fn remove_tool(&self, name: &str) -> bool {
@@ -700,6 +728,7 @@ fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cli::cli_main, m)?)?;
     m.add_function(wrap_pyfunction!(options::effective_options, m)?)?;
     m.add_function(wrap_pyfunction!(options::check_listen_options, m)?)?;
+    m.add_function(wrap_pyfunction!(check_method_name, m)?)?;
     m.add_function(wrap_pyfunction!(rules::check_tool_limits, m)?)?;
     m.add_function(wrap_pyfunction!(rules::check_completion_names, m)?)?;
     m.add_function(wrap_pyfunction!(rules::check_element, m)?)?;

@@ -49,6 +49,39 @@ pub trait CompletionHandler: Send + Sync + 'static {
     ) -> BoxFuture<Result<Completion, HandlerError>>;
 }
 
+/// Serves a method outside the spec that the host registered (`Server::add_method`): the
+/// request's params in, the result object out.
+pub trait MethodHandler: Send + Sync + 'static {
+    fn call(
+        &self,
+        params: Map<String, Value>,
+        ctx: Context,
+    ) -> BoxFuture<Result<Value, HandlerError>>;
+}
+
+impl<F, Fut, E> MethodHandler for F
+where
+    F: Fn(Map<String, Value>, Context) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Value, E>> + Send + 'static,
+    E: Into<HandlerError>,
+{
+    fn call(
+        &self,
+        params: Map<String, Value>,
+        ctx: Context,
+    ) -> BoxFuture<Result<Value, HandlerError>> {
+        let fut = self(params, ctx);
+        Box::pin(async move { fut.await.map_err(Into::into) })
+    }
+}
+
+/// Gives, by name, the input schema of a tool the registry does not hold (mcp 2.x's
+/// `Server(get_tool_input_schema=...)`): the `Mcp-Param-*` check of a modern HTTP `tools/call`
+/// asks it rather than going by the last `tools/list` answer. `None`: nothing to check.
+pub trait ToolSchemaLookup: Send + Sync + 'static {
+    fn input_schema(&self, name: &str) -> BoxFuture<Option<Value>>;
+}
+
 /// What a tool handler may return.
 pub trait IntoToolResult {
     fn into_tool_result(self) -> ToolResult;

@@ -86,3 +86,53 @@ def test_call_shape_and_client_info_are_checked_before_the_handler(port: int) ->
     assert status == 400 and bad_info["error"]["code"] == -32602, bad_info
     status, ok = _post(port, "tools/call", {"name": "deploy", "arguments": {}}, {"Mcp-Name": "deploy"})
     assert status == 200 and "after 1 calls" in ok["result"]["content"][0]["text"], "no refused call reached it"
+
+
+LOOKUP = textwrap.dedent('''
+    import sys
+    import uvicorn
+    from oxmcp import types
+    from oxmcp.server.lowlevel import Server
+
+    listed = []
+
+    async def list_tools(ctx, params):
+        listed.append(1)
+        # What the listing says is not what the calls are checked against: the lookup is.
+        return types.ListToolsResult(tools=[types.Tool(name=n, input_schema={"type": "object"})
+                                            for n in ("deploy", "broken", "free")])
+
+    async def call_tool(ctx, params):
+        return types.CallToolResult(content=[types.TextContent(
+            type="text", text=f"{params.name} ran; {len(listed)} listings")])
+
+    def lookup(name):
+        if name == "broken":
+            raise RuntimeError("no schema store")
+        if name == "deploy":
+            return {"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}}
+        return None
+
+    server = Server("ll-lookup", on_list_tools=list_tools, on_call_tool=call_tool, get_tool_input_schema=lookup)
+    uvicorn.run(server.streamable_http_app(), host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
+''')
+
+
+def test_a_schema_lookup_by_name_is_what_the_headers_are_checked_against(tmp_path: Path) -> None:
+    proc, port = start_script(tmp_path, LOOKUP)
+    try:
+        call = {"name": "deploy", "arguments": {"region": "eu-west"}}
+        # No listing first: the lookup gives the schema.
+        status, refused = _post(port, "tools/call", call, {"Mcp-Name": "deploy", "Mcp-Param-Region": "us-east"})
+        assert status == 400 and refused["error"]["code"] == -32020, refused
+        status, missing = _post(port, "tools/call", call, {"Mcp-Name": "deploy"})
+        assert status == 400 and "missing" in missing["error"]["message"], missing
+        status, ok = _post(port, "tools/call", call, {"Mcp-Name": "deploy", "Mcp-Param-Region": "eu-west"})
+        assert status == 200 and ok["result"]["content"][0]["text"] == "deploy ran; 0 listings", ok
+        # A lookup that raises, or gives no schema, leaves the call unchecked (the SDK's fail-open).
+        for name in ("broken", "free"):
+            status, ok = _post(port, "tools/call", {"name": name, "arguments": {"region": "x"}},
+                               {"Mcp-Name": name, "Mcp-Param-Region": "y"})
+            assert status == 200 and ok["result"]["content"][0]["text"] == f"{name} ran; 0 listings", ok
+    finally:
+        stop(proc)

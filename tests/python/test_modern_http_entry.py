@@ -230,10 +230,3 @@ def test_transport_context_and_the_refused_sdk_internals() -> None:
     with pytest.raises(AttributeError, match="oxmcp core's dispatch"):
         runner.serve_one  # noqa: B018
     assert Path(_streamable_http_modern.__file__).name == "_streamable_http_modern.py"
-
-
-def test_a_schema_lookup_the_core_cannot_apply_is_refused() -> None:
-    from oxmcp.server.lowlevel import Server
-
-    with pytest.raises(TypeError, match="Mcp-Param"):
-        Server("gateway", get_tool_input_schema=lambda name: None)

@@ -60,8 +60,8 @@ def test_options_oxmcp_cannot_honour_are_refused() -> None:
     mcp = MCPServer("refusals")
     with pytest.raises(TypeError, match="subscriptions"):
         MCPServer(subscriptions=InMemorySubscriptionBus())
-    with pytest.raises(TypeError, match="served by the core"):
-        ListenHandler(InMemorySubscriptionBus())
+    with pytest.raises(TypeError, match="max_buffered_events"):
+        ListenHandler(InMemorySubscriptionBus(), max_buffered_events=16)
     with pytest.raises(TypeError, match="state_key"):
         RequestStateSecurity(keys=[b"k" * 32])
     with pytest.raises(TypeError, match="@tool"):

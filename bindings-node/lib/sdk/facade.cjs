@@ -298,4 +298,4 @@ class LowLevelFacade {
   }
 }
 
-module.exports = { LowLevelFacade, methodOf };
+module.exports = { LowLevelFacade, methodOf, CORE_METHODS, ACCEPTED_METHODS };

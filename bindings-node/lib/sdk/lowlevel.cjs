@@ -17,7 +17,7 @@
 const { loadNative } = require('../native.cjs');
 const { McpError, fromNative } = require('../errors.cjs');
 const { Context, Calls } = require('../context.cjs');
-const { LowLevelFacade, methodOf } = require('./facade.cjs');
+const { LowLevelFacade, methodOf, CORE_METHODS, ACCEPTED_METHODS } = require('./facade.cjs');
 const { mergeCapabilities } = require('./protocol.cjs');
 const { RequestHandlerExtra, SESSIONLESS } = require('./extra.cjs');
 const { PASSED_AUTH, markServing } = require('../server.cjs');
@@ -36,6 +36,14 @@ const KIND_OF = Object.freeze({
   'tools/list': 'tools', 'tools/call': 'tools', 'resources/list': 'resources', 'resources/read': 'resources',
   'resources/templates/list': 'templates', 'prompts/list': 'prompts', 'prompts/get': 'prompts', 'completion/complete': 'prompts',
 });
+
+/**
+ * A method that is none of those the facade knows (the spec's and the session's): the host's own
+ * (`setRequestHandler` with a schema whose method literal is its own), which the core decides on.
+ */
+function isCustom(method) {
+  return !SPEC.has(method) && !CORE_METHODS.has(method) && !ACCEPTED_METHODS.has(method);
+}
 
 function isThenable(v) {
   return v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function';
@@ -137,13 +145,24 @@ class Server extends LowLevelFacade {
 
   setRequestHandler(schema, handler) {
     const method = methodOf(schema);
-    if (!SPEC.has(method)) return super.setRequestHandler(schema, handler);
+    if (!SPEC.has(method) && !isCustom(method)) return super.setRequestHandler(schema, handler);
     if (typeof handler !== 'function') throw new TypeError(`setRequestHandler(${method}): handler must be a function`);
+    if (!SPEC.has(method)) {
+      // A method outside the spec: the core serves it (core/src/server/methods.rs) and refuses a
+      // name it keeps, with its text.
+      const invoke = (params, id) => this.#run(id, method, params ?? {}, (r) => r ?? {});
+      try { this.#native.addMethod(method, invoke); } catch (e) { throw fromNative(e); }
+      // As the SDK: the request parsed with the schema it was set with (a throw is the answer).
+      const parse = typeof schema?.parse === 'function' ? (r) => schema.parse(r) : (r) => r;
+      this.#handlers.set(method, (request, extra) => handler(parse(request), extra));
+      return;
+    }
     this.#handlers.set(method, handler);
     if (this.#connected) this.#resync(method).catch((e) => this.onerror?.(e));
   }
 
   removeRequestHandler(method) {
+    if (isCustom(method)) this.#native.removeMethod(method);
     if (this.#handlers.delete(method)) return;
     super.removeRequestHandler(method);
   }

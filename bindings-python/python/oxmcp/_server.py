@@ -127,6 +127,8 @@ class Server:
         self._completions: dict[tuple[str, str], CompletionRouter] = {}
         self._native: Any = None
         self._middleware: list[Any] = []
+        #: Called with the native server when it is built (a compatibility layer's methods, lookups).
+        self._native_hooks: list[Callable[[Any], None]] = []
         self._skills: list[tuple[str, list[tuple[str, bytes]], bool]] = []
         self._dynamic_skills: list[tuple[str, dict[str, Any], Any, bool]] = []
         self._lock = threading.RLock()
@@ -666,6 +668,8 @@ class Server:
                 native.add_skills(self._skills)
             for path, frontmatter, entry, listed in self._dynamic_skills:
                 native.add_dynamic_skill(path, frontmatter, entry, entry.is_async, listed)
+            for hook in self._native_hooks:
+                hook(native)
             if self._middleware:
                 from .server.middleware import hooked_methods
 

@@ -452,6 +452,7 @@ impl Server {
                 Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
                     Box::pin(self.audited_task_method(rq, &params, env)).await
                 }
+                Method::Other(_) => Box::pin(self.custom_method(rq, params, env, digest)).await,
                 m => McpError::method_not_found(m.as_str()).into(),
             }
         }

@@ -5,6 +5,11 @@
 //!
 //! Only tools that declare headers are kept, so a server without `x-mcp-header` keeps nothing;
 //! a tool listed again replaces its entry (a schema that drops its headers drops the entry).
+//!
+//! A host may look the schema up by name instead ([`ToolSchemaLookup`], mcp 2.x's
+//! `get_tool_input_schema`): the check of a call then asks it for every tool the registry does
+//! not hold, and the listings are not consulted, as on the SDK. A schema it cannot give (`None`)
+//! leaves the call unchecked, as a tool never listed is.
 
 use serde_json::Value;
 use std::collections::HashMap;
@@ -12,6 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 
 use super::registry::Registry;
+use crate::handler::{BoxFuture, ToolSchemaLookup};
 
 /// A tool's `(header name, JSON pointer into arguments)` pairs.
 pub(crate) type HeaderPairs = Arc<[(String, String)]>;
@@ -23,6 +29,8 @@ pub(crate) struct ListedTools {
     /// Whether `by_name` holds any tool: read by every modern HTTP `tools/call`, which then
     /// skips the lock on a server whose listed tools declare no headers (almost every one).
     any: AtomicBool,
+    /// The host's lookup by name, when it gave one.
+    lookup: RwLock<Option<Arc<dyn ToolSchemaLookup>>>,
 }
 
 impl ListedTools {
@@ -66,6 +74,13 @@ impl ListedTools {
         self.any.load(Ordering::Acquire)
     }
 
+    fn lookup(&self) -> Option<Arc<dyn ToolSchemaLookup>> {
+        self.lookup
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
     /// The header rules of the listed tool `name`, if it declares any.
     pub(crate) fn headers(&self, name: &str) -> Option<HeaderPairs> {
         let map = self.by_name.read().unwrap_or_else(|e| e.into_inner());
@@ -83,6 +98,41 @@ impl super::Server {
     /// Whether any tool a middleware listed declares `Mcp-Param-*` headers.
     pub(crate) fn any_listed_tool_headers(&self) -> bool {
         self.inner.listed_tools.any()
+    }
+
+    /// Look the input schema of the tools the registry does not hold up with `lookup`, by name,
+    /// rather than in the last listing (see the module's doc).
+    pub fn set_tool_schema_lookup(&self, lookup: Arc<dyn ToolSchemaLookup>) {
+        *self
+            .inner
+            .listed_tools
+            .lookup
+            .write()
+            .unwrap_or_else(|e| e.into_inner()) = Some(lookup);
+    }
+
+    /// Whether a host's lookup gives the schemas of the tools the registry does not hold.
+    pub(crate) fn has_tool_schema_lookup(&self) -> bool {
+        self.inner
+            .listed_tools
+            .lookup
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some()
+    }
+
+    /// The `Mcp-Param-*` rules of `name` as the host's lookup gives its schema; `None` when it
+    /// gives none, or a schema whose annotations break the rules of `x-mcp-header` (such a tool
+    /// is one clients leave out, as a listed one).
+    pub(crate) fn looked_up_tool_headers(&self, name: &str) -> BoxFuture<Option<HeaderPairs>> {
+        let Some(lookup) = self.inner.listed_tools.lookup() else {
+            return Box::pin(std::future::ready(None));
+        };
+        let schema = lookup.input_schema(name);
+        Box::pin(async move {
+            let pairs = crate::schema::check_mcp_headers(&schema.await?).ok()?;
+            Some(pairs.into())
+        })
     }
 }
 

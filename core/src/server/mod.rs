@@ -15,6 +15,7 @@ pub(crate) mod listed_tools;
 mod listen;
 mod lists;
 mod metered;
+mod methods;
 pub mod middleware;
 pub(crate) mod mrtr;
 pub mod options;
@@ -30,6 +31,7 @@ pub mod trace;
 pub use env::{Env, Transport};
 pub use initiated::{SessionHandle, SessionListener};
 pub(crate) use listen::ListenerSlot;
+pub use methods::check_method_name;
 pub use register::DiscoveredEntry;
 
 use crate::bus::{Event, EventBus, InMemoryBus};
@@ -106,6 +108,8 @@ pub(crate) struct Inner {
     /// The `Mcp-Param-*` rules of tools a middleware's `tools/list` answer listed and the
     /// registry does not hold (a low-level server's), for the HTTP header check.
     pub(crate) listed_tools: listed_tools::ListedTools,
+    /// The host's methods outside the spec (`methods.rs`).
+    pub(crate) methods: methods::Methods,
     /// The Tasks extension: records, running handlers, status events.
     pub(crate) tasks: Arc<crate::tasks::engine::TaskEngine>,
     /// Whether this process listens to other replicas' session signals yet.
@@ -704,6 +708,7 @@ impl ServerBuilder {
                 session_listener: RwLock::new(None),
                 middleware: RwLock::new(Arc::new(Vec::new())),
                 listed_tools: Default::default(),
+                methods: Default::default(),
                 tasks,
                 session_signals: std::sync::atomic::AtomicBool::new(false),
                 #[cfg(feature = "redis")]

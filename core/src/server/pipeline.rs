@@ -218,20 +218,7 @@ impl Server {
         env: &Env,
         p: &Prepared,
     ) -> Result<Guard, Outcome> {
-        let permit = match &self.inner.in_flight {
-            None => None,
-            Some(s) => Some(s.clone().try_acquire_owned().map_err(|_| {
-                env.note("busy");
-                self.count_rejection(503, "max_in_flight");
-                Outcome::from(
-                    McpError::new(
-                        ErrorCode::SERVER_BUSY,
-                        "Server busy: too many requests in flight; retry shortly",
-                    )
-                    .with_status(503),
-                )
-            })?),
-        };
+        let permit = self.in_flight_permit(env)?;
         let slot = match &p.slots {
             None => None,
             Some(s) => Some(s.clone().try_acquire_owned().map_err(|_| {
@@ -249,6 +236,27 @@ impl Server {
         Ok(Guard {
             _permit: permit,
             _slot: slot,
+        })
+    }
+
+    /// A place among `max_in_flight` (none when unbounded); a 503 answer when it is full.
+    pub(crate) fn in_flight_permit(
+        &self,
+        env: &Env,
+    ) -> Result<Option<OwnedSemaphorePermit>, Outcome> {
+        let Some(s) = &self.inner.in_flight else {
+            return Ok(None);
+        };
+        s.clone().try_acquire_owned().map(Some).map_err(|_| {
+            env.note("busy");
+            self.count_rejection(503, "max_in_flight");
+            Outcome::from(
+                McpError::new(
+                    ErrorCode::SERVER_BUSY,
+                    "Server busy: too many requests in flight; retry shortly",
+                )
+                .with_status(503),
+            )
         })
     }
 

@@ -370,6 +370,20 @@ impl HttpHandler {
         match envelope.classify() {
             Ok(Message::Request(rq)) => match self.request_env(&rq, conn, &seen, &info.headers) {
                 Ok(mut env) => {
+                    // A modern `tools/call` only: the others never ask the host's lookup.
+                    let modern = rq.method == crate::protocol::Method::ToolsCall
+                        && env.session.is_none()
+                        && era_of(&rq.method, rq.meta.as_deref(), &env) == Era::Modern;
+                    let lookup = modern
+                        .then(|| {
+                            self.looked_up_param_check(&rq, &info.headers, env.caller.as_ref())
+                        })
+                        .flatten();
+                    if let Some(check) = lookup {
+                        if let Err((status, e)) = Box::pin(check).await {
+                            return HttpResponse::error(status, rq.id, e);
+                        }
+                    }
                     // Moved, not cloned: the request's answer can then take the request's
                     // header map back when the work is done with it (`respond`).
                     env.http = Some(info);

@@ -99,7 +99,9 @@ impl HttpHandler {
             return Ok(());
         }
         // The registry's tool, else one a middleware's `tools/list` listed (a low-level
-        // server's): the same rule for both.
+        // server's): the same rule for both. With a host's lookup by name, a tool the registry
+        // does not hold is checked after this, against what the lookup gives
+        // (`looked_up_param_check`).
         let reg = self.server.snapshot();
         let registry_headers = reg.rendered.any_param_headers(&reg.tools);
         if !registry_headers && !self.server.any_listed_tool_headers() {
@@ -109,6 +111,7 @@ impl HttpHandler {
         let pairs: &[(String, String)] = match reg.tools.get(name) {
             Some(_) if !registry_headers => return Ok(()),
             Some(tool) => &tool.mcp_headers,
+            None if self.server.has_tool_schema_lookup() => return Ok(()),
             None => match self.server.listed_tool_headers(name) {
                 Some(h) => {
                     listed = h;
@@ -117,35 +120,87 @@ impl HttpHandler {
                 None => return Ok(()),
             },
         };
-        let args = params.and_then(|p| p.get("arguments"));
-        for (hname, pointer) in pairs {
-            let full = format!("mcp-param-{}", hname.to_ascii_lowercase());
-            let value = args
-                .and_then(|a| a.pointer(pointer))
-                .filter(|v| !v.is_null());
-            let header = headers::get(h, &full);
-            match (value, header) {
-                (None, None) => {}
-                (None, Some(r)) => {
-                    if r.and_then(headers::decode).is_err() {
-                        return Err(format!("Header mismatch: invalid Mcp-Param-{hname} header"));
-                    }
-                }
-                (Some(_), None) => {
-                    return Err(format!("Header mismatch: missing Mcp-Param-{hname} header"))
-                }
-                (Some(v), Some(r)) => match r.and_then(headers::decode) {
-                    Ok(d) if headers::matches_value(&d, v) => {}
-                    _ => {
-                        return Err(format!(
-                            "Header mismatch: Mcp-Param-{hname} header does not match the argument"
-                        ))
-                    }
-                },
-            }
-        }
-        Ok(())
+        check_pairs(h, params.and_then(|p| p.get("arguments")), pairs)
     }
+
+    /// The `Mcp-Param-*` check of a modern `tools/call` for a tool the registry does not hold,
+    /// when the host looks input schemas up by name (`Server::set_tool_schema_lookup`): the
+    /// lookup's future, or `None` when there is nothing to check. As the SDK, a call with no
+    /// arguments and no `Mcp-Param-*` header is not looked up (nothing can be violated).
+    pub(super) fn looked_up_param_check(
+        &self,
+        rq: &crate::jsonrpc::Request,
+        h: &HeaderMap,
+        caller: Option<&crate::identity::Caller>,
+    ) -> Option<impl std::future::Future<Output = Result<(), (StatusCode, McpError)>> + Send + '_>
+    {
+        if rq.method != Method::ToolsCall || !self.server.has_tool_schema_lookup() {
+            return None;
+        }
+        let params = rq.params.as_ref();
+        let name = params.and_then(|p| p.get("name")).and_then(Value::as_str)?;
+        if caller.is_some_and(|c| !c.may_use("tool", name))
+            || self.server.snapshot().tools.get(name).is_some()
+        {
+            return None;
+        }
+        let args = params.and_then(|p| p.get("arguments")).cloned();
+        let empty = args
+            .as_ref()
+            .is_none_or(|a| a.as_object().is_some_and(|m| m.is_empty()));
+        let any_header = h.keys().any(|k| k.as_str().starts_with("mcp-param-"));
+        if empty && !any_header {
+            return None;
+        }
+        let rules = self.server.looked_up_tool_headers(name);
+        let h = h.clone();
+        Some(async move {
+            let Some(pairs) = rules.await else {
+                return Ok(());
+            };
+            check_pairs(&h, args.as_ref(), &pairs).map_err(|m| {
+                (
+                    StatusCode::BAD_REQUEST,
+                    McpError::new(ErrorCode::HEADER_MISMATCH, m),
+                )
+            })
+        })
+    }
+}
+
+/// `Mcp-Param-*` headers against the arguments, by a tool's `(header, pointer)` pairs.
+fn check_pairs(
+    h: &HeaderMap,
+    args: Option<&Value>,
+    pairs: &[(String, String)],
+) -> Result<(), String> {
+    for (hname, pointer) in pairs {
+        let full = format!("mcp-param-{}", hname.to_ascii_lowercase());
+        let value = args
+            .and_then(|a| a.pointer(pointer))
+            .filter(|v| !v.is_null());
+        let header = headers::get(h, &full);
+        match (value, header) {
+            (None, None) => {}
+            (None, Some(r)) => {
+                if r.and_then(headers::decode).is_err() {
+                    return Err(format!("Header mismatch: invalid Mcp-Param-{hname} header"));
+                }
+            }
+            (Some(_), None) => {
+                return Err(format!("Header mismatch: missing Mcp-Param-{hname} header"))
+            }
+            (Some(v), Some(r)) => match r.and_then(headers::decode) {
+                Ok(d) if headers::matches_value(&d, v) => {}
+                _ => {
+                    return Err(format!(
+                        "Header mismatch: Mcp-Param-{hname} header does not match the argument"
+                    ))
+                }
+            },
+        }
+    }
+    Ok(())
 }
 
 impl HttpHandler {

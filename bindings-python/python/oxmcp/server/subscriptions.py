@@ -2,9 +2,8 @@
 
 The events (``ToolsListChanged``, ``PromptsListChanged``, ``ResourcesListChanged``, ``ResourceUpdated``)
 and ``InMemorySubscriptionBus`` are plain values and a fan-out a server may use on its own. oxmcp's
-``subscriptions/listen`` streams are the core's (its listeners, limits and per-caller filters), so
-``MCPServer(subscriptions=bus)`` is refused rather than leave the bus unfed: a server that needs the
-events reads them where it causes them.
+``subscriptions/listen`` streams are the core's (its listeners, limits and per-caller filters); a
+low-level ``Server`` given a ``ListenHandler`` has the core serve them, fed by the handler's bus.
 """
 
 from __future__ import annotations
@@ -69,12 +68,44 @@ class InMemorySubscriptionBus:
 
 
 class ListenHandler:
-    """The SDK's own ``subscriptions/listen`` server (its acknowledgement, filters, limits and
-    backlog over a bus). oxmcp's listen streams are the core's, for every transport, so this one is
-    refused rather than run beside them: ``MCPServer`` serves ``subscriptions/listen`` unless given
-    ``subscriptions=False``."""
+    """The SDK's ``subscriptions/listen`` server over a bus, on the core's listen streams: given to
+    a low-level ``Server`` (``on_subscriptions_listen=`` or ``add_request_handler``), the core serves
+    ``subscriptions/listen`` itself (acknowledgement, filters, the subscription id, its listener
+    limits and per-caller rules, on every transport), and each event published on ``bus`` becomes
+    the core's notification (``ResourceUpdated`` → ``notifications/resources/updated``, a
+    ``*ListChanged`` → its ``list_changed``), which the core sends to the streams that asked for it.
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError("ListenHandler is not supported by oxmcp: subscriptions/listen is served by the core "
-                        "(its listeners, limits and per-caller filters); MCPServer serves it unless "
-                        "subscriptions=False")
+    ``max_subscriptions`` is the core's ``max_listeners``. ``max_buffered_events`` (the SDK's
+    per-stream backlog) has no counterpart: the core's stream writes each event as it comes, so a
+    value given is refused rather than ignored."""
+
+    def __init__(self, bus: Any, *, max_subscriptions: int = 1024, max_buffered_events: int | None = None) -> None:
+        if max_buffered_events is not None:
+            raise TypeError("ListenHandler(max_buffered_events=...) is not supported by oxmcp: the core's "
+                            "subscriptions/listen streams keep no per-stream backlog to bound")
+        if not isinstance(max_subscriptions, int) or isinstance(max_subscriptions, bool) or max_subscriptions < 1:
+            raise ValueError("ListenHandler(max_subscriptions=...) must be a positive int")
+        self._bus = bus
+        self.max_subscriptions = max_subscriptions
+
+    def _feed(self, native: Callable[[], Any]) -> Callable[[], None]:
+        """Subscribe to the bus: each event becomes the core's notification, on the server
+        ``native()`` gives (None until it serves: nobody listens then). Returns the unsubscribe."""
+
+        def on_event(event: ServerEvent) -> None:
+            server = native()
+            if server is None:
+                return
+            if isinstance(event, ResourceUpdated):
+                server.notify_resource_updated(str(event.uri))
+            elif isinstance(event, ToolsListChanged):
+                server.notify_list_changed("tools")
+            elif isinstance(event, PromptsListChanged):
+                server.notify_list_changed("prompts")
+            elif isinstance(event, ResourcesListChanged):
+                server.notify_list_changed("resources")
+
+        return self._bus.subscribe(on_event)
+
+    async def close(self) -> None:
+        """The SDK ends its streams here; the core ends its own when the server stops."""

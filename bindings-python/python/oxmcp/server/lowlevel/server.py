@@ -37,6 +37,7 @@ from ..._context import Context
 from ..._errors import InputRequired, McpError, RequestCancelled
 from ..middleware import native_next
 from ._checks import error_result, problem, tool_result
+from ._v2 import HandlerEntry, _CustomMethod, _v2_answer, on_native, serve_listen
 from .helper_types import ReadResourceContents
 from .request_handlers import LIST_KEYS, RequestHandlers, request_model, takes_argument
 
@@ -205,6 +206,7 @@ _PARAMS_NAMES = {
     "resources/templates/list": "PaginatedRequestParams", "prompts/list": "PaginatedRequestParams",
     "tools/call": "CallToolRequestParams", "resources/read": "ReadResourceRequestParams",
     "resources/subscribe": "SubscribeRequestParams", "resources/unsubscribe": "UnsubscribeRequestParams",
+    "subscriptions/listen": "SubscriptionsListenRequestParams",
     "prompts/get": "GetPromptRequestParams", "completion/complete": "CompleteRequestParams",
     "logging/setLevel": "SetLevelRequestParams", "notifications/progress": "ProgressNotificationParams",
     "notifications/roots/list_changed": "NotificationParams", "notifications/initialized": "NotificationParams",
@@ -256,9 +258,6 @@ class Server:
                  **options: Any) -> None:
         from ..._server import Server as CoreServer
 
-        if get_tool_input_schema is not None:
-            raise TypeError("Server(get_tool_input_schema=...): oxmcp's core checks Mcp-Param-* headers "
-                            "against the schemas the tools/list handler lists, not a lookup of its own")
         # mcp 2.x's constructor-registered handlers (`on_list_tools=...`, `(ctx, params)` signatures).
         handlers_v2 = {k: options.pop(k) for k in list(options) if k.startswith("on_")}
         self.name = name
@@ -269,6 +268,12 @@ class Server:
         #: string works as well. See ``_on_session``.
         self.notification_handlers: dict[Any, Callable[..., Any]] = {}
         self._v2: dict[str, Callable[..., Any]] = {}
+        #: mcp 2.x: the params models given to ``add_request_handler``, and the methods outside the spec.
+        self._params_types: dict[str, Any] = {}
+        self._custom: dict[str, HandlerEntry] = {}
+        #: The ``ListenHandler`` whose bus feeds the core's ``subscriptions/listen`` streams, if given.
+        self._listen: Any = None
+        self._listen_unsubscribe: Callable[[], None] = lambda: None
         self._tool_cache: dict[str, Any] = {}
         self._validate_input = True
         self._lifespan_value: Any = None
@@ -289,6 +294,10 @@ class Server:
                                 **options)
         if description is not None:
             self._core.info["description"] = description
+        #: mcp 2.x: the tools' input schemas by name, which the core's ``Mcp-Param-*`` check of a
+        #: 2026-07-28 HTTP ``tools/call`` asks instead of the last ``tools/list`` answer.
+        self.get_tool_input_schema = get_tool_input_schema
+        self._core._native_hooks.append(lambda native: on_native(self, native))
         # Capabilities answered from Python with nothing registered in the core (see _set_handler).
         self._declared: list[str] = []
         self._core._declare = self._declared
@@ -377,6 +386,7 @@ class Server:
         "on_list_prompts": "prompts/list", "on_get_prompt": "prompts/get", "on_completion": "completion/complete",
         "on_set_logging_level": "logging/setLevel", "on_ping": "ping",
         "on_roots_list_changed": "notifications/roots/list_changed", "on_progress": "notifications/progress",
+        "on_subscriptions_listen": "subscriptions/listen",
     }
 
     def _add_v2(self, key: str, func: Callable[..., Any]) -> None:
@@ -391,13 +401,25 @@ class Server:
             self.add_request_handler(method, None, func)
 
     def add_request_handler(self, method: str, params_type: Any, handler: Callable[..., Any]) -> None:
-        """mcp 2.x: ``handler(ctx, params)`` for ``method`` (one of the spec's methods)."""
+        """mcp 2.x: ``handler(ctx, params)`` for ``method``, its params validated against
+        ``params_type``. A method outside the spec is registered with the core, which serves it
+        (``core/src/server/methods.rs``) and refuses a name it keeps (ValueError, its text)."""
         if method == "initialize":
             raise ValueError("'initialize' is handled by the server runner and cannot be overridden; "
                              "use Server.middleware to observe or wrap initialization")
+        if method == "subscriptions/listen":
+            serve_listen(self, handler)
+            return
         if method not in _SPEC_METHODS:
-            raise McpError(-32601, f"oxmcp dispatches the spec's methods only; no handler for {method!r}")
+            from ... import _oxmcp
+
+            _oxmcp.check_method_name(method)
+            self._custom[method] = HandlerEntry(params_type, handler)
+            if self._core._native is not None:
+                self._core._native.add_method(method, _CustomMethod(self, method), True)
+            return
         self._v2[method] = handler
+        self._params_types[method] = params_type
         if method in ("ping", "server/discover"):
             return
         self._set_handler(method, handler)
@@ -407,8 +429,16 @@ class Server:
         self._v2[method] = handler
         self.notification_handlers[method] = handler
 
-    def get_request_handler(self, method: str) -> Any:
-        return self.request_handlers.get(method)
+    def get_request_handler(self, method: str) -> HandlerEntry | None:
+        """The handler of ``method`` and the params model it validates against, as the SDK's."""
+        if method == "subscriptions/listen" and self._listen is not None:
+            return HandlerEntry(_PARAMS_TYPES.get(method), self._listen)
+        if method in self._custom:
+            return self._custom[method]
+        handler = self.request_handlers.get(method)
+        if handler is None:
+            return None
+        return HandlerEntry(self._params_types.get(method) or _PARAMS_TYPES.get(method), handler)
 
     def get_notification_handler(self, method: str) -> Any:
         return self.notification_handlers.get(method)
@@ -432,7 +462,9 @@ class Server:
             caps["logging"] = types.LoggingCapability()
         if "completion/complete" in h:
             caps["completions"] = types.CompletionsCapability()
-        return types.ServerCapabilities(experimental=experimental_capabilities or {}, **caps)
+        # mcp 2.x leaves `experimental` out unless given; mcp 1.x declares it empty.
+        experimental = experimental_capabilities if self._v2 or self._custom else experimental_capabilities or {}
+        return types.ServerCapabilities(experimental=experimental, **caps)
 
     def create_initialization_options(self, notification_options: NotificationOptions | None = None,
                                       experimental_capabilities: dict[str, dict[str, Any]] | None = None) -> Any:
@@ -764,24 +796,3 @@ def _contents(uri: Any, value: Any) -> list[dict[str, Any]]:
 
 
 __all__ += ["native_next"]
-
-
-async def _v2_answer(handler: Callable[..., Any], rc: Any, method: str, params: dict[str, Any], modern: bool) -> Any:
-    """An mcp 2.x handler's result, its failures mapped as that SDK maps them: an ``McpError`` as
-    raised; a pydantic ``ValidationError`` (the params, or the handler's own parsing) as -32602
-    "Invalid request parameters"; on a 2026-07-28 request, any other exception as -32603 "Internal
-    server error", its text only in the server's log, so a handler's internals never reach the
-    client. A handshake-era request's failure keeps its text, as the SDK's stream dispatcher does."""
-    import pydantic
-
-    try:
-        return await handler(rc, _params_model(method, params))
-    except (McpError, InputRequired, RequestCancelled):
-        raise
-    except pydantic.ValidationError:
-        raise McpError(-32602, "Invalid request parameters", "") from None
-    except Exception:
-        if not modern:
-            raise
-        _log.exception("handler for %r raised", method)
-        raise McpError(-32603, "Internal server error") from None
