@@ -34,6 +34,7 @@ MIRRORS: dict[str, str] = {
     "mcp.client.client": "oxmcp.client",
     "mcp.client.session": "oxmcp._client_session",
     "mcp.client.context": "oxmcp._client_session",
+    "mcp.client.extension": "oxmcp._client_claims",
     "mcp.shared": "oxmcp.shared",
     "mcp.shared.exceptions": "oxmcp.shared.exceptions",
     "mcp.shared.context": "oxmcp.shared.context",
