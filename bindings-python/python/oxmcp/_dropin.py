@@ -53,6 +53,7 @@ MIRRORS: dict[str, str] = {
     "mcp.shared.tool_name_validation": "oxmcp.shared.tool_name_validation",
     "mcp.server.subscriptions": "oxmcp.server.subscriptions",
     "mcp.server.extension": "oxmcp.server.extension",
+    "mcp.server.apps": "oxmcp.server.apps",
     "mcp.server.request_state": "oxmcp.server.request_state",
     "mcp.server.mcpserver.resolve": "oxmcp.server.mcpserver.resolve",
     "mcp.shared.metadata_utils": "oxmcp.shared.metadata_utils",
