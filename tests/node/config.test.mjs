@@ -5,8 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Server } from 'oxmcp';
-import { ROOT, MODERN, meta } from './helpers.mjs';
+import { Server, registerAppResource, RESOURCE_MIME_TYPE } from 'oxmcp';
+import { ROOT, MODERN, meta, post } from './helpers.mjs';
 
 const TABLE = JSON.parse(fs.readFileSync(path.join(ROOT, 'tests', 'config', 'cases.json'), 'utf8'));
 const cases = [...TABLE.cases, ...TABLE.edges.refused];
@@ -227,4 +227,22 @@ test('declared extensions join the capabilities, from the option or the TS SDK\'
       await s.close();
     }
   }
+});
+
+test('an extension the option declares is declared with its settings, also one the registrations need', async () => {
+  const ui = 'io.modelcontextprotocol/ui';
+  const seen = [];
+  for (const extensions of [undefined, { [ui]: {} }]) {
+    const s = new Server({ name: 't', version: '1', handleSignals: false, ...(extensions ? { extensions } : {}) });
+    registerAppResource(s, 'view', 'ui://demo/view.html', {}, () => '<p>hi</p>');
+    try {
+      const { url } = await s.listen({ port: 0 });
+      const r = await post(url, 'server/discover');
+      seen.push(r.response.result.capabilities.extensions[ui]);
+    } finally {
+      await s.close();
+    }
+  }
+  // What a ui:// resource needs by itself, then what the option says in its place.
+  assert.deepEqual(seen, [{ mimeTypes: [RESOURCE_MIME_TYPE] }, {}]);
 });

@@ -188,3 +188,30 @@ server.run("http", host="127.0.0.1", port=int(sys.argv[1]))
         stop(proc)
     assert result["capabilities"]["extensions"] == {"io.modelcontextprotocol/oauth-client-credentials": {}}
     assert "tools" in result["capabilities"]
+
+
+@pytest.mark.parametrize("declared", [None, {}])
+def test_an_extension_the_option_declares_is_declared_with_its_settings(tmp_path: Path, declared: Any) -> None:
+    """A ui:// resource needs the MCP Apps extension declared; the ``extensions`` option, when it
+    names that extension, gives the settings declared in its place (the same in Node)."""
+    from procs import start_script, stop
+    from test_access_everywhere import Http
+
+    option = "" if declared is None else ', extensions={"io.modelcontextprotocol/ui": {}}'
+    proc, port = start_script(tmp_path, f"""
+import sys
+from oxmcp import Server
+server = Server("t"{option})
+
+@server.ui_resource("ui://demo/view.html", name="view")
+def view() -> str:
+    return "<p>hi</p>"
+
+server.run("http", host="127.0.0.1", port=int(sys.argv[1]))
+""")
+    try:
+        result = Http(port, "").post("server/discover", {}, modern=True)["result"]
+    finally:
+        stop(proc)
+    expected = {"mimeTypes": ["text/html;profile=mcp-app"]} if declared is None else declared
+    assert result["capabilities"]["extensions"]["io.modelcontextprotocol/ui"] == expected

@@ -185,21 +185,21 @@ def test_extension_options_refused_as_the_sdk() -> None:
 
 
 def test_client_extensions_it_cannot_serve_are_refused() -> None:
-    """``Client(extensions=[...])`` declares what it is given; an extension that claims results or
-    binds notifications would go unserved, so it is refused rather than declared."""
+    """``Client(extensions=[...])`` declares what it is given; an extension that binds notifications
+    would go unserved, so it is refused rather than declared, and so is a repeated identifier or
+    result type (result claims are served: tests/python/test_mcp_apps.py)."""
     from oxmcp.client import Client, ClientExtension, advertise
     from oxmcp.server.mcpserver import MCPServer
 
-    class Claims(ClientExtension):
-        identifier = "com.example/claims"
+    class Notified(ClientExtension):
+        identifier = "com.example/notified"
 
-        def claims(self) -> Any:
+        def notifications(self) -> Any:
             return [object()]
 
-    with pytest.raises(TypeError, match="declares extensions only"):
-        Client(MCPServer("x"), extensions=[Claims()])
-    with pytest.raises(ValueError, match="given twice"):
+    with pytest.raises(TypeError, match="notification bindings are not supported"):
+        Client(MCPServer("x"), extensions=[Notified()])
+    with pytest.raises(ValueError, match="passed more than once"):
         Client(MCPServer("x"), extensions=[advertise("com.example/a"), advertise("com.example/a")])
     with pytest.raises(TypeError):
         advertise("noprefix")
-

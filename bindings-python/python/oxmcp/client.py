@@ -25,11 +25,13 @@ import pydantic
 from . import types
 from ._client import PROTOCOL_VERSION
 from ._client import Client as _Client
+from ._client_claims import ClaimContext, ClientExtension, ResultClaim, UnexpectedClaimedResult, advertise, fold
 from ._client_session import ClientRequestContext, ClientSession, IncomingMessage
 from ._errors import McpError as _CoreMcpError
 from .shared.exceptions import McpError
 
-__all__ = ["Client", "ClientExtension", "ClientRequestContext", "ClientSession", "IncomingMessage", "advertise"]
+__all__ = ["ClaimContext", "Client", "ClientExtension", "ClientRequestContext", "ClientSession", "IncomingMessage",
+           "ResultClaim", "UnexpectedClaimedResult", "advertise"]
 
 # ``mcp.client`` is a package in the SDK: its submodules (``mcp.client.session``,
 # ``mcp.client.streamable_http``) resolve through the import hook (oxmcp._dropin), which needs the
@@ -45,63 +47,6 @@ _INPUT = {"elicitation/create": ("elicitation_callback", "elicitation"),
 #: The capability the SDK's client declares for each callback it is given.
 _DECLARED: dict[str, dict[str, Any]] = {"elicitation": {"form": {}, "url": {}}, "sampling": {},
                                         "roots": {"listChanged": True}}
-
-
-class ClientExtension:
-    """A client extension (SEP-2133) the client declares under ``capabilities.extensions``. oxmcp's
-    client declares it with its ``settings()``; claims of results and notification bindings are not
-    served, and a client given an extension that has them refuses to start."""
-
-    identifier: str
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if (identifier := cls.__dict__.get("identifier")) is not None:
-            from .server.extension import validate_extension_identifier
-
-            validate_extension_identifier(identifier, owner=cls.__name__)
-
-    def settings(self) -> dict[str, Any]:
-        return {}
-
-    def claims(self) -> Any:
-        return ()
-
-    def notifications(self) -> Any:
-        return ()
-
-
-class _AdvertiseOnly(ClientExtension):
-    def __init__(self, identifier: str, settings: dict[str, Any]) -> None:
-        self.identifier = identifier
-        self._settings = settings
-
-    def settings(self) -> dict[str, Any]:
-        return self._settings
-
-
-def advertise(identifier: str, settings: dict[str, Any] | None = None) -> ClientExtension:
-    """An extension the client only declares (``capabilities.extensions[identifier] = settings``)."""
-    from .server.extension import validate_extension_identifier
-
-    validate_extension_identifier(identifier, owner="advertise")
-    return _AdvertiseOnly(identifier, {} if settings is None else settings)
-
-
-def _declared_extensions(extensions: Any) -> dict[str, Any]:
-    """``Client(extensions=[...])`` as the ``extensions`` capability; an extension this client
-    cannot serve (result claims, notification bindings) or a repeated identifier is refused."""
-    out: dict[str, Any] = {}
-    for ext in extensions or ():
-        if not isinstance(ext, ClientExtension):
-            raise TypeError("extensions= takes a sequence of ClientExtension instances (mcp.client.advertise)")
-        if list(ext.claims()) or list(ext.notifications()):
-            raise TypeError(f"client extension {ext.identifier!r}: oxmcp's in-process client declares "
-                            "extensions only; result claims and notification bindings are not supported")
-        if ext.identifier in out:
-            raise ValueError(f"client extension {ext.identifier!r} is given twice")
-        out[ext.identifier] = dict(ext.settings())
-    return out
 
 
 class Client(_Client):
@@ -120,7 +65,10 @@ class Client(_Client):
         given = {key: kwargs.pop(key, None) for key, _ in _INPUT.values()}
         self._callbacks = {key: fn for key, fn in given.items() if fn is not None}
         caps = dict(kwargs.pop("capabilities", None) or {})
-        declared = _declared_extensions(kwargs.pop("extensions", None))
+        self._extensions = fold(kwargs.pop("extensions", None))
+        #: The claimed result shapes this connection resolves (none on a legacy one), by resultType.
+        self._claims = self._extensions.active(None if mode == "legacy" else PROTOCOL_VERSION)
+        declared = self._extensions.declared(None if mode == "legacy" else PROTOCOL_VERSION)
         if declared:
             caps["extensions"] = {**(caps.get("extensions") or {}), **declared}
         for key, cap in _INPUT.values():
@@ -289,9 +237,21 @@ class Client(_Client):
             token = f"progress-{next(self._ids)}"
             self._progress[token] = progress_callback
         try:
-            return types.CallToolResult.model_validate(await self.request("tools/call", params, progress_token=token))
+            raw = await self.request("tools/call", params, progress_token=token)
         finally:
             self._progress.pop(token, None)
+        claimed = self._claimed(raw)
+        if claimed is None:
+            return types.CallToolResult.model_validate(raw)
+        # A claimed shape is finished by its extension's resolver, whose result is the call's.
+        context = ClaimContext(session=self.session, tool_name=name, read_timeout_seconds=read_timeout_seconds)
+        return await self._claims[claimed.result_type].resolve(claimed, context)
+
+    def _claimed(self, raw: Any) -> Any:
+        """A result whose ``resultType`` an active claim names, parsed as that claim's model."""
+        tag = raw.get("resultType") if isinstance(raw, dict) else None
+        claim = self._claims.get(tag) if isinstance(tag, str) else None
+        return None if claim is None else claim.model.model_validate(raw)  # type: ignore[attr-defined]
 
     async def list_resources(self, cursor: str | None = None) -> Any:  # type: ignore[override]
         return types.ListResourcesResult.model_validate(await self.request("resources/list", _cursor(cursor)))
@@ -353,7 +313,8 @@ class _SessionView:
         return result_type.model_validate(await self._client.request(body["method"], body.get("params")))
 
     async def _one_round(self, method: str, params: dict[str, Any], result_type: Any, allow_input_required: bool,
-                         input_responses: dict[str, Any] | None, request_state: Any) -> Any:
+                         input_responses: dict[str, Any] | None, request_state: Any,
+                         allow_claimed: bool = False) -> Any:
         """One request as the SDK's session sends it: with the given answers and state; an
         ``input_required`` answer returned as ``InputRequiredResult`` when allowed (else the client's
         rounds answer it with its callbacks)."""
@@ -362,20 +323,34 @@ class _SessionView:
         if request_state is not None:
             params["requestState"] = request_state
         if not allow_input_required:
-            return result_type.model_validate(await self._client.request(method, params))
+            raw = await self._client.request(method, params)
+            claimed = self._client._claimed(raw) if method == "tools/call" else None
+            if claimed is None:
+                return result_type.model_validate(raw)
+            if not allow_claimed:
+                raise UnexpectedClaimedResult(claimed)
+            return claimed
         try:
             raw = await _Client.request(self._client, method, params)
         except _CoreMcpError as exc:
             raise McpError(exc.code, exc.message, exc.data) from exc
         if isinstance(raw, dict) and raw.get("resultType") == "input_required":
             return types.InputRequiredResult.model_validate(raw)
-        return result_type.model_validate(raw)
+        claimed = self._client._claimed(raw) if method == "tools/call" else None
+        if claimed is None:
+            return result_type.model_validate(raw)
+        if not allow_claimed:
+            raise UnexpectedClaimedResult(claimed)
+        return claimed
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, *,
                         allow_input_required: bool = False, input_responses: dict[str, Any] | None = None,
-                        request_state: Any = None, **kwargs: Any) -> Any:
+                        request_state: Any = None, allow_claimed: bool = False, **kwargs: Any) -> Any:
+        """One ``tools/call``: a claimed shape is returned parsed with ``allow_claimed=True``, and
+        raises ``UnexpectedClaimedResult`` without it."""
         return await self._one_round("tools/call", {"name": name, "arguments": arguments or {}},
-                                     types.CallToolResult, allow_input_required, input_responses, request_state)
+                                     types.CallToolResult, allow_input_required, input_responses, request_state,
+                                     allow_claimed)
 
     async def get_prompt(self, name: str, arguments: dict[str, str] | None = None, *,
                          allow_input_required: bool = False, input_responses: dict[str, Any] | None = None,

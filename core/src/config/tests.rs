@@ -417,7 +417,8 @@ fn uds_and_its_mode() {
     assert_eq!(c.listen.http_config(at).unwrap().uds.unwrap().mode, 0o660);
 }
 
-/// `extensions` are declared beside the ones the registrations need; those win on the same id.
+/// `extensions` are declared beside the ones the registrations need; an id both name is
+/// declared with the option's settings.
 #[test]
 fn declared_extensions_join_the_capabilities() {
     let c = Config::from_json(json!({"name": "h", "version": "1", "extensions": {
@@ -444,7 +445,11 @@ fn declared_extensions_join_the_capabilities() {
             ext["io.modelcontextprotocol/oauth-client-credentials"],
             json!({})
         );
-        assert_eq!(ext[crate::tasks::EXTENSION_ID], json!({}), "{caps}");
+        assert_eq!(
+            ext[crate::tasks::EXTENSION_ID],
+            json!({"declared": true}),
+            "{caps}"
+        );
     }
 }
 

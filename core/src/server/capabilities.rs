@@ -79,7 +79,10 @@ impl Server {
     }
 
     /// The `extensions` capability: what the registry needs (tasks, apps, skills) and what the
-    /// options declare, if any.
+    /// options declare, if any. An id the options declare is declared with the options'
+    /// settings: the server's author (or the framework a compatibility layer ports, which
+    /// declares what that framework would) says what its settings are, the registry only
+    /// which extensions its registrations use.
     fn extensions(&self, reg: &Registry) -> Option<Value> {
         let mut ext = Map::new();
         if reg
@@ -101,7 +104,7 @@ impl Server {
             ext.insert(crate::skills::EXTENSION_ID.into(), self.skills_capability());
         }
         for (id, settings) in &self.inner.options.extensions {
-            ext.entry(id.as_str()).or_insert_with(|| settings.clone());
+            ext.insert(id.clone(), settings.clone());
         }
         (!ext.is_empty()).then_some(Value::Object(ext))
     }

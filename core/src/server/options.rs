@@ -171,7 +171,7 @@ pub struct ServerOptions {
     /// `capabilities.experimental`), which returns ranked tool definitions.
     pub tool_search_method: bool,
     /// Extensions declared in `capabilities.extensions` beside the ones the registrations need
-    /// (those win on the same id): id → settings.
+    /// (on the same id, these settings are declared): id → settings.
     pub extensions: Map<String, Value>,
     /// Sign every list's catalog digest with this Ed25519 key (`io.oxmcp/catalogSignature`,
     /// the public key in `io.oxmcp/catalogKey`). `None`: lists carry digests, unsigned.

@@ -37,16 +37,18 @@ SPEC_CLIENT_METHODS = frozenset({
 
 
 def validate_extension_identifier(identifier: Any, *, owner: str) -> None:
-    """Raise ``TypeError`` unless ``identifier`` is one the core accepts (``vendor-prefix/name``)."""
+    """Raise ``TypeError`` (the SDK's text) unless ``identifier`` is one the core's ``extensions``
+    option accepts (``vendor-prefix/name``)."""
     from .. import _oxmcp
 
+    refused = TypeError(f"{owner}.identifier must be a `vendor-prefix/name` string "
+                        f"(reverse-DNS prefix required), got {identifier!r}")
     if not isinstance(identifier, str):
-        raise TypeError(f"{owner}.identifier must be a `vendor-prefix/name` string, got {identifier!r}")
+        raise refused
     try:
         _oxmcp.check_options({"extensions": {identifier: {}}})
-    except ValueError as exc:
-        raise TypeError(f"{owner}.identifier must be a `vendor-prefix/name` string, got {identifier!r} "
-                        f"({exc})") from None
+    except ValueError:
+        raise refused from None
 
 
 @dataclass(frozen=True)

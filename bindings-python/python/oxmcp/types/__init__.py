@@ -194,6 +194,9 @@ _MethodT = typing.TypeVar("_MethodT")
 class Request(Request, typing.Generic[_ParamsT, _MethodT]):  # type: ignore[no-redef,misc,valid-type]
     method: _MethodT  # type: ignore[assignment]
     params: _ParamsT | None = None  # type: ignore[assignment]
+    #: The params key whose value an HTTP client sends in the ``Mcp-Name`` header (a subclass sets
+    #: it by plain assignment); a class attribute, not a field.
+    name_param: typing.ClassVar[str | None] = None
 
 
 class Notification(Notification, typing.Generic[_ParamsT, _MethodT]):  # type: ignore[no-redef,misc,valid-type]

@@ -27,11 +27,17 @@ def _other_name(name: str) -> bool:
     return name == "meta" or "_" in name.strip("_")
 
 
+def _snake(name: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in name)
+
+
 class SpecModel(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _wire_names(cls, data: Any) -> Any:
-        """``input_schema=`` (mcp 2.x) is ``inputSchema`` (the wire's, mcp 1.x's)."""
+        """``input_schema=`` (mcp 2.x) is ``inputSchema`` (the wire's, mcp 1.x's); and the wire's
+        ``receiptToken`` is the ``receipt_token`` field of a server's or client's own subclass
+        (mcp 2.x's models take their fields' camelCase spelling from the wire)."""
         if not isinstance(data, dict):
             return data
         fields = cls.model_fields
@@ -43,6 +49,12 @@ class SpecModel(BaseModel):
                     if renamed is None:
                         renamed = dict(data)
                     renamed[wire] = renamed.pop(key)
+            elif isinstance(key, str) and key not in fields and key[:1].islower() and not key.islower():
+                snake = _snake(key)
+                if snake in fields and snake not in data and fields[snake].alias is None:
+                    if renamed is None:
+                        renamed = dict(data)
+                    renamed[snake] = renamed.pop(key)
         return data if renamed is None else renamed
 
     def __getattr__(self, name: str) -> Any:
