@@ -59,7 +59,8 @@ pub use completion::Completer;
 pub use context::{Context, InputRequest};
 pub use error::{BuildError, ErrorCode, HandlerError, McpError, ToolError};
 pub use handler::{
-    CompletionHandler, IntoToolResult, Json, PromptHandler, ResourceHandler, ToolHandler,
+    CompletionHandler, IntoToolResult, Json, PromptHandler, RefusalWording, ResourceHandler,
+    ToolHandler,
 };
 pub use identity::{Allow, Caller};
 pub use prompt::Prompt;

@@ -19,6 +19,7 @@ pub mod middleware;
 pub(crate) mod mrtr;
 pub mod options;
 pub(crate) mod pipeline;
+mod refusal;
 mod register;
 pub(crate) mod registry;
 pub(crate) mod search;
