@@ -36,6 +36,11 @@ class Refusal:
             text = self.word(dict(payload.get("arguments") or {}), list(payload.get("violations") or []))
             if text is not None and not isinstance(text, str):
                 raise TypeError(f"a refusal's text must be a str or None, not {type(text).__name__}")
+            if text is not None:  # a FastMCP middleware watching the call sees the ValidationError FastMCP raises
+                from ._faults import note
+                from .exceptions import ValidationError
+
+                note(native_ctx, ValidationError(text), lambda exc: exc)
             return ("ok", text)
         except Exception as exc:  # noqa: BLE001  # the core keeps its own text
             _log.warning("wording the refused arguments of tool %r failed", self.entry.name, exc_info=exc)
