@@ -492,6 +492,12 @@ export interface ToolConfig<I extends SchemaInput | undefined = undefined, O ext
   scopeChallenge?: ScopeChallengeResolver;
   /** Cap on concurrent runs of this tool. */
   maxConcurrency?: number;
+  /**
+   * The words of a refusal of this tool's arguments (a compatibility layer's framework's text):
+   * the core decides that a call is refused and why (`violations`), this gives the text the client
+   * reads, or `undefined` for the core's. `registerTool` only.
+   */
+  refusalText?: (args: JsonObject, violations: Array<{ pointer: string; message: string }>) => Awaitable<string | undefined | null>;
 }
 
 export type Awaitable<T> = T | Promise<T>;

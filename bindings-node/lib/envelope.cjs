@@ -75,4 +75,33 @@ function failure(opts, what, err) {
   return { control: INTERNAL, error: detail === null ? undefined : { code: -32603, message: detail } };
 }
 
-module.exports = { wire, isThenable, failure, toolFailure };
+/**
+ * A tool's `refusalText(args, violations)`: the words of a refusal of its arguments, which the core
+ * decides (`registerTool` only: `addTools` tools share the dispatcher, so there it is refused).
+ */
+function refusalTextOf(what, name, config) {
+  const fn = config.refusalText;
+  if (fn === undefined) return undefined;
+  if (what !== 'registerTool') throw new TypeError(`${what}(${name}): refusalText is for registerTool only`);
+  if (typeof fn !== 'function') throw new TypeError(`${what}(${name}): refusalText must be a function (args, violations) => string | undefined`);
+  return fn;
+}
+
+/**
+ * The envelope of `words(args, violations)` for the core: the text, or null to keep the core's.
+ * A throw or a value that is no string is an error, and the core keeps its text.
+ */
+function refusalAnswer(words, payload) {
+  const ok = (text) => (text == null ? { result: null }
+    : typeof text === 'string' ? { result: text } : fail(new TypeError('refusalText must return a string or undefined')));
+  const fail = (e) => ({ error: { code: -32603, message: String(e?.message ?? e) } });
+  let out;
+  try {
+    out = words(payload.arguments, payload.violations);
+  } catch (e) {
+    return fail(e);
+  }
+  return isThenable(out) ? Promise.resolve(out).then(ok, fail) : ok(out);
+}
+
+module.exports = { wire, isThenable, failure, toolFailure, refusalTextOf, refusalAnswer };

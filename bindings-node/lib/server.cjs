@@ -14,7 +14,7 @@ const {
 } = require('./schema.cjs');
 const results = require('./results.cjs');
 const { Context, Calls } = require('./context.cjs');
-const { wire, isThenable, failure, toolFailure } = require('./envelope.cjs');
+const { wire, isThenable, failure, toolFailure, refusalTextOf, refusalAnswer } = require('./envelope.cjs');
 const { completable, promptArguments, hasCompleters, splitCompleters, checkCompletionNames } = require('./prompt-args.cjs');
 const { RegisteredTool, registered } = require('./registered.cjs');
 const { ResourceTemplate } = require('./resource-template.cjs');
@@ -165,12 +165,12 @@ class Server {
    */
   registerTool(name, config, handler) {
     config = config ?? {};
-    const { entry, def, timeoutMs } = this.#prepareTool('registerTool', name, config, handler);
-    // No handler of its own: the server's dispatcher finds `entry` by name. (A closure made
-    // here would also share this scope's V8 context, and with it `config` and its zod objects.)
+    const { entry, def, timeoutMs, words } = this.#prepareTool('registerTool', name, config, handler);
+    // No handler of its own: the dispatcher finds `entry` by name (a closure here keeps `words` only, never `config`).
+    const refusal = words && ((payload, id) => this.#run(id, () => refusalAnswer(words, payload)));
     let done;
     try {
-      done = this.#native.addTool(def, null, timeoutMs, scopesOf(`registerTool(${name})`, config), config.maxConcurrency, config.taskAfterMs, this.#origin);
+      done = this.#native.addTool(def, null, timeoutMs, scopesOf(`registerTool(${name})`, config), config.maxConcurrency, config.taskAfterMs, this.#origin, refusal);
     } catch (e) {
       throw fromNative(e);
     }
@@ -252,7 +252,7 @@ class Server {
       enabled: true,
     };
     const timeoutMs = config.timeoutMs; // unset: the core applies the server's toolTimeoutMs
-    return { entry, def, timeoutMs };
+    return { entry, def, timeoutMs, words: refusalTextOf(what, name, config) };
   }
 
   /**

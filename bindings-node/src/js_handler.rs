@@ -16,7 +16,8 @@ use napi::threadsafe_function::{ThreadsafeCallContext, ThreadsafeFunction};
 use napi_derive::napi;
 use oxmcp::{
     BoxFuture, Completion, CompletionHandler, Context, ErrorCode, HandlerError, McpError,
-    PromptHandler, PromptResult, ResourceContents, ResourceHandler, ToolHandler, ToolResult,
+    PromptHandler, PromptResult, RefusalWording, ResourceContents, ResourceHandler, ToolHandler,
+    ToolResult,
 };
 use serde_json::{Map, Value};
 use std::future::Future;
@@ -464,6 +465,36 @@ impl oxmcp::MethodHandler for JsMethod {
         let what = self.what.clone();
         Box::pin(async move {
             let args = Value::Object(params);
+            run_call(&callee, ctx, &what, |id| PromptCall { args, id })
+                .await?
+                .decode(&what)
+        })
+    }
+}
+
+/// A tool's wording of a refusal of its arguments (`registerTool`'s `refusalText`): the JS side
+/// gets `{arguments, violations: [{pointer, message}]}` and answers the text, or null to keep the
+/// core's.
+pub(crate) struct JsWording {
+    pub(crate) what: String,
+    pub(crate) callee: Arc<JsCallee<PromptCall, ToolArgs>>,
+}
+
+impl RefusalWording for JsWording {
+    fn word(
+        &self,
+        arguments: Map<String, Value>,
+        violations: Vec<oxmcp::schema::Violation>,
+        ctx: Context,
+    ) -> BoxFuture<std::result::Result<Option<String>, HandlerError>> {
+        let callee = self.callee.clone();
+        let what = self.what.clone();
+        let violations: Vec<Value> = violations
+            .into_iter()
+            .map(|v| serde_json::json!({"pointer": v.pointer, "message": v.message}))
+            .collect();
+        let args = serde_json::json!({"arguments": arguments, "violations": violations});
+        Box::pin(async move {
             run_call(&callee, ctx, &what, |id| PromptCall { args, id })
                 .await?
                 .decode(&what)

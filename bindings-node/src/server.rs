@@ -202,7 +202,8 @@ impl NativeServer {
 
     /// Register (or, at runtime, add) a tool. `handler`: `(argsJson, callId, toolName) => ..` for
     /// this tool alone, or null for the dispatcher. `origin`: where discovery found it (none: by
-    /// hand). Returns the core's decision (`oxmcp::discovery::admit`): `"add"`, `"replace"` (a
+    /// hand). `refusal`: `(payload, callId) => ..`, the words of a refusal of the tool's arguments
+    /// (`JsWording`). Returns the core's decision (`oxmcp::discovery::admit`): `"add"`, `"replace"` (a
     /// discovered one of that name was replaced) or `"skip"` (one by hand is kept).
     #[napi(ts_return_type = "'add' | 'replace' | 'skip'")]
     #[allow(clippy::too_many_arguments)] // the JS call's positional arguments, one by one
@@ -215,12 +216,13 @@ impl NativeServer {
         max_concurrency: Option<f64>,
         task_after_ms: Option<f64>,
         origin: Option<NativeOrigin>,
+        refusal: Option<ToolFn<'_>>,
     ) -> Result<&'static str> {
         let callee = match handler {
             Some(h) => Some(self.callee(js_handler::tool_tsfn(&h)?)),
             None => None,
         };
-        let tool = self.tool(
+        let mut tool = self.tool(
             def,
             callee,
             timeout_ms,
@@ -228,6 +230,12 @@ impl NativeServer {
             max_concurrency,
             task_after_ms,
         )?;
+        if let Some(f) = refusal {
+            // A compatibility layer's words for a refusal of the arguments (the core decides it).
+            let what = format!("refusal wording of tool {:?}", tool.name());
+            let callee = self.callee(js_handler::prompt_tsfn(&f)?);
+            tool = tool.refusal_wording(js_handler::JsWording { what, callee });
+        }
         self.server
             .register_tool(tool, NativeOrigin::core(origin))
             .map(Admit::as_str)

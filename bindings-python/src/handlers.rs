@@ -6,7 +6,7 @@ use crate::convert::{outcome, py_failure, to_py, Outcome};
 use crate::engine::Engine;
 use oxmcp::{
     BoxFuture, Completion, CompletionHandler, Context, HandlerError, McpError, PromptHandler,
-    PromptResult, ResourceContents, ResourceHandler, ToolHandler, ToolResult,
+    PromptResult, RefusalWording, ResourceContents, ResourceHandler, ToolHandler, ToolResult,
 };
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -336,6 +336,28 @@ impl oxmcp::ToolSchemaLookup for PyLookup {
             }
             rx.await.ok().flatten()
         })
+    }
+}
+
+/// A compatibility layer's wording of a tool's refused arguments: its entry gets
+/// `{"arguments", "violations": [{"pointer", "message"}]}` and answers the text, or None to keep
+/// the core's.
+pub(crate) struct PyWording(pub(crate) PyHandler);
+
+impl RefusalWording for PyWording {
+    fn word(
+        &self,
+        arguments: Map<String, Value>,
+        violations: Vec<oxmcp::schema::Violation>,
+        ctx: Context,
+    ) -> BoxFuture<Result<Option<String>, HandlerError>> {
+        let violations: Vec<Value> = violations
+            .into_iter()
+            .map(|v| serde_json::json!({"pointer": v.pointer, "message": v.message}))
+            .collect();
+        let payload = serde_json::json!({"arguments": arguments, "violations": violations});
+        let fut = self.0.invoke(payload, ctx);
+        Box::pin(async move { parse(fut.await?, "refusal text") })
     }
 }
 

@@ -131,6 +131,13 @@ impl NativeServer {
         task_after_ms: Option<f64>,
     ) -> PyResult<Tool> {
         let def = as_object(from_py(spec)?, "tool spec")?;
+        // A compatibility layer's wording of a refusal of the tool's arguments (`entry.refusal`:
+        // an entry like the tool's, whose outcome is the text or None).
+        let refusal = entry
+            .bind(spec.py())
+            .getattr(pyo3::intern!(spec.py(), "refusal"))
+            .ok()
+            .filter(|r| !r.is_none());
         let mut tool = Tool::from_definition(def)
             .map_err(build_err)?
             .handler(PyTool(self.handler(entry, is_async)))
@@ -138,6 +145,9 @@ impl NativeServer {
             .map_err(build_err)?;
         if let Some(s) = required_scopes {
             tool = tool.required_scopes(s);
+        }
+        if let Some(r) = refusal {
+            tool = tool.refusal_wording(handlers::PyWording(self.handler(r.unbind(), false)));
         }
         Ok(tool)
     }

@@ -18,6 +18,20 @@ pub trait ToolHandler: Send + Sync + 'static {
     ) -> BoxFuture<Result<ToolResult, HandlerError>>;
 }
 
+/// Words the refusal of a tool's arguments as a framework words it (a compatibility layer
+/// registers one per tool with [`Tool::refusal_wording`](crate::Tool::refusal_wording)). The
+/// core has decided that the call is refused and why (`violations`, against the input schema);
+/// the wording gives only the text the client reads, or `None` to keep the core's. It cannot
+/// let the call through, and a failure of its own keeps the core's text.
+pub trait RefusalWording: Send + Sync + 'static {
+    fn word(
+        &self,
+        arguments: Map<String, Value>,
+        violations: Vec<crate::schema::Violation>,
+        ctx: Context,
+    ) -> BoxFuture<Result<Option<String>, HandlerError>>;
+}
+
 /// Serves `resources/read` for a static resource (`vars` empty) or a template (`vars` = the
 /// template's variables extracted from the URI).
 pub trait ResourceHandler: Send + Sync + 'static {

@@ -59,8 +59,8 @@ pub use completion::Completer;
 pub use context::{Context, InputRequest};
 pub use error::{BuildError, ErrorCode, HandlerError, McpError, ToolError};
 pub use handler::{
-    CompletionHandler, IntoToolResult, Json, MethodHandler, PromptHandler, ResourceHandler,
-    ToolHandler, ToolSchemaLookup,
+    CompletionHandler, IntoToolResult, Json, MethodHandler, PromptHandler, RefusalWording,
+    ResourceHandler, ToolHandler, ToolSchemaLookup,
 };
 pub use identity::{Allow, Caller};
 pub use prompt::Prompt;

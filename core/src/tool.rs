@@ -2,7 +2,7 @@
 
 use crate::context::Context;
 use crate::error::{BuildError, HandlerError};
-use crate::handler::{BoxFuture, IntoToolResult, ToolHandler};
+use crate::handler::{BoxFuture, IntoToolResult, RefusalWording, ToolHandler};
 use crate::protocol::ToolResult;
 use crate::schema::{check_mcp_headers, CompiledSchema, SchemaCache};
 use serde_json::{json, Map, Value};
@@ -21,6 +21,7 @@ pub struct Tool {
     pub(crate) required_scopes: Vec<String>,
     pub(crate) max_concurrency: Option<usize>,
     pub(crate) task_after: Option<Duration>,
+    pub(crate) wording: Option<Arc<dyn RefusalWording>>,
 }
 
 impl std::fmt::Debug for Tool {
@@ -66,6 +67,7 @@ impl Tool {
             required_scopes: Vec::new(),
             max_concurrency: None,
             task_after: None,
+            wording: None,
         }
     }
 
@@ -91,6 +93,7 @@ impl Tool {
             required_scopes: Vec::new(),
             max_concurrency: None,
             task_after: None,
+            wording: None,
         })
     }
 
@@ -151,6 +154,16 @@ impl Tool {
     }
     pub fn handler_arc(mut self, h: Arc<dyn ToolHandler>) -> Self {
         self.handler = Some(h);
+        self
+    }
+    /// How a refusal of this tool's arguments is worded (a compatibility layer's framework's
+    /// text). Whether a call is refused stays the core's decision; see [`RefusalWording`].
+    pub fn refusal_wording(mut self, w: impl RefusalWording) -> Self {
+        self.wording = Some(Arc::new(w));
+        self
+    }
+    pub fn refusal_wording_arc(mut self, w: Arc<dyn RefusalWording>) -> Self {
+        self.wording = Some(w);
         self
     }
     /// Bound on one call; a timed-out call answers `isError` and its handler is cancelled.
@@ -320,6 +333,8 @@ pub(crate) struct ToolEntry {
     pub(crate) task: crate::tasks::TaskSupport,
     /// `Tool::task_after` (`None`: a task at once).
     pub(crate) task_after: Option<Duration>,
+    /// `Tool::refusal_wording`.
+    pub(crate) wording: Option<Arc<dyn RefusalWording>>,
 }
 
 pub(crate) fn valid_name(name: &str) -> bool {
@@ -408,6 +423,7 @@ impl ToolEntry {
             mcp_headers,
             task,
             task_after: tool.task_after,
+            wording: tool.wording,
         })
     }
 

@@ -26,6 +26,7 @@ from ._errors import DefinitionError
 from ._fastmcp_components import Components, PromptTexts, fastmcp_meta, public_meta
 from ._fastmcp_rules import fastmcp_prompt_arguments, fastmcp_tool_schemas, inline
 from ._fastmcp_serving import Serving
+from ._refusals import fastmcp_refusal
 from ._server import Server, _Listing, option_names
 
 __all__ = ["FastMCP"]
@@ -601,6 +602,8 @@ class FastMCP(Components, Serving, Server):  # type: ignore[misc]  # FastMCP 4: 
             return native
 
     # -- errors -----------------------------------------------------------------------------------
+    _argument_refusal = fastmcp_refusal  # the words of a refusal of a tool's arguments
+
     def _tool_error_text(self, name: str, exc: BaseException) -> str:
         head = self._error_prefix.format(name=name)
         return head if self.mask_error_details else f"{head}: {exc}"
@@ -612,12 +615,16 @@ class FastMCP(Components, Serving, Server):  # type: ignore[misc]  # FastMCP 4: 
         return head if self.mask_error_details else f"{head}: {exc}"
 
     def _log_tool_failure(self, name: str, exc: BaseException) -> None:
-        """FastMCP's record of a failed call (logger ``fastmcp.server.server``): a ``ToolError`` at its
-        own level and an upstream HTTP error response (an answer, not a crash) without a traceback,
+        """FastMCP's record of a failed call (logger ``fastmcp.server.server``): a ``ValidationError`` as
+        refused arguments (a warning), a ``ToolError`` at its own level and an upstream HTTP error response (an answer, not a crash) without a traceback,
         anything else with one."""
         from ._errors import ToolError
+        from .exceptions import ValidationError
 
         log = logging.getLogger("fastmcp.server.server")
+        if isinstance(exc, ValidationError):  # refused input: a warning, with none of the client's data
+            log.warning("Invalid arguments for tool %r", name)
+            return
         if isinstance(exc, ToolError):
             log.log(getattr(exc, "log_level", logging.ERROR), "Error calling tool %r", name)
             return

@@ -31,6 +31,7 @@ from . import _rounds as rounds
 from ._context import Context
 from ._errors import DefinitionError, InputRequired, McpError, PromptError, RequestCancelled, ResourceError, ToolError
 from ._faults import note
+from ._refusals import refusal_for
 from ._results import (
     CoreList,
     Message,
@@ -186,13 +187,16 @@ class ToolEntry(_Entry):
                  input_schema: dict[str, Any] | None = None, timeout: float | None = None,
                  required_scopes: list[str] | None = None, max_concurrency: int | None = None,
                  task: bool | None = None, task_support: str | None = None,
-                 task_after: float | None = None) -> None:
+                 task_after: float | None = None, refusal_text: Callable[..., Any] | None = None) -> None:
         self.server = server
         self.info = analyze_function(fn, name=name, description=description, output_schema=output_schema,
                                      structured_output=structured_output, input_schema=input_schema,
                                      str_is_data=bool(getattr(server, "_str_returns_are_data", False)))
         self.name = self.info.name
         info = self.info
+        #: The words of a refusal of the arguments (``_refusals``), which the core calls: the tool's
+        #: own, or its compatibility layer's; None: the core's text.
+        self.refusal = refusal_for(self, server, refusal_text)
         #: FastMCP marks a result it wrapped under ``result`` in ``_meta.fastmcp.wrap_result`` (its
         #: client unwraps ``.data`` by it).
         self._wrap_meta = bool(info.wrap_result and info.output_schema is not None
@@ -310,7 +314,11 @@ class ToolEntry(_Entry):
 
     def _failed(self, exc: BaseException, payload: Any = None) -> Outcome:
         if isinstance(exc, _InvalidArguments):
-            return ("invalid_arguments", exc.violations)
+            # The function's types refused what the schema let through: the framework's words, if
+            # its layer has any, else the core renders what failed.
+            text = self.refusal.call_sync({"arguments": payload, "violations": exc.pointers})[1] \
+                if self.refusal is not None else None
+            return ("ok", error_result(text)) if text is not None else ("invalid_arguments", exc.violations)
         # A compatibility layer may log a failure as its framework does (FastMCP's records).
         log_failure = getattr(self.server, "_log_tool_failure", None)
         sdk_failed = getattr(self.server, "_sdk_tool_failed", None)  # mcp 2.x's wording and records
@@ -502,8 +510,8 @@ class PromptEntry(_Entry):
         _log.error("prompt %r raised", self.name, exc_info=exc)
         text_of = getattr(self.server, "_prompt_error_text", None)
         text = text_of(self.name, exc) if text_of is not None else None
-        if text is not None:  # the framework's wording and masking rule (FastMCP's)
-            return ("mcp_error", (INTERNAL_ERROR, text, None))
+        if text is not None:  # the framework's wording (its code, its text) and masking rule
+            return ("mcp_error", (getattr(self.server, "_prompt_error_code", INTERNAL_ERROR), text, None))
         return ("internal", repr(exc) if self._debug() else None)
 
 
@@ -593,8 +601,14 @@ class _InvalidArguments(Exception):
 
     def __init__(self, exc: pydantic.ValidationError) -> None:
         super().__init__(str(exc))
-        self.violations = [{"path": list(err.get("loc", ())), "message": err.get("msg", "")}
+        self.violations: list[dict[str, Any]] = [{"path": list(err.get("loc", ())), "message": err.get("msg", "")}
                            for err in exc.errors()]
+
+    @property
+    def pointers(self) -> list[dict[str, str]]:
+        """The violations as the core gives them to a wording: ``{pointer, message}``."""
+        return [{"pointer": "".join(f"/{str(p).replace('~', '~0').replace('/', '~1')}" for p in v["path"]),
+                 "message": v["message"]} for v in self.violations]
 
 
 def _brief(exc: pydantic.ValidationError) -> str:

@@ -16,6 +16,7 @@ from ._context import Context as _Context
 from ._errors import ResourceError, ToolError
 from ._fastmcp import FastMCP, _dump
 from ._handlers import TemplateMismatch, template_variables
+from ._refusals import sdk_refusal
 from ._reword import RewordingLink, missing_arguments_text
 
 __all__ = ["LegacyFastMCP", "MCPServer"]
@@ -98,7 +99,9 @@ class MCPServer(FastMCP):
 
     # The SDK's tool-failure texts and records, on its server module's logger: a ToolError is an
     # anticipated failure (INFO, no traceback), anything else a crash (ERROR, with its traceback).
-    def _tool_error_anticipated(self, name: str, exc: BaseException) -> str:
+    _argument_refusal = sdk_refusal  # the words of a refusal of a tool's arguments
+
+    def _tool_error_anticipated(self, name: str, exc: BaseException | str) -> str:
         text = f"Error executing tool {name}: {exc}"
         _sdk_log.info("Tool %r failed: %r", name, text)
         return text
@@ -487,6 +490,10 @@ class LegacyFastMCP(MCPServer):
     _handshake_only = True
     _template_policy = False  # mcp 1.x has no ResourceSecurity: its templates take any one-segment value
     _resource_failed = None  # type: ignore[assignment]  # mcp 1.x answers a resource's failure as oxmcp does
+    # mcp 1.x's words for a prompt that fails: its low-level server answers any exception of a handler
+    # with code 0 (its ErrorData default; the spec allows any integer) and the text unmasked.
+    _prompt_error_prefix = "Error rendering prompt {name}"  # type: ignore[assignment]
+    _prompt_error_code = 0
     _resources_module = "oxmcp.server.fastmcp.resources"
 
     def __init__(self, name: str | None = None, instructions: str | None = None, **kwargs: Any) -> None:
@@ -599,6 +606,10 @@ class _SdkNotFoundText(RewordingLink):
 
     def hooks(self) -> list[str]:
         return ["prompts/get", "resources/read"]
+
+    def _code(self, exc: Any, method: Any) -> int:
+        # mcp 1.x answers any failure of prompts/get (an unknown prompt, missing arguments) with code 0.
+        return 0 if method == "prompts/get" and getattr(self.server, "_prompt_error_code", None) == 0 else int(exc.code)
 
     def _message(self, exc: Any, params: dict[str, Any]) -> str:
         if exc.code == -32602 and exc.message == "Resource not found":

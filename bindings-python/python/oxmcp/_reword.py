@@ -1,6 +1,7 @@
 """Links at the head of the core's chain that word some of the core's JSON-RPC errors as a
-framework words them. The core decides every answer (codes, data, what is refused); a link only
-rewrites the message of an error the core gave, for the methods it hooks."""
+framework words them. The core decides every answer (data, what is refused); a link only rewrites
+the message of an error the core gave (and its code, where the framework numbers it otherwise), for
+the methods it hooks."""
 
 from __future__ import annotations
 
@@ -36,10 +37,13 @@ class RewordingLink:
         except RequestCancelled:
             return ("cancelled", None)
         except McpError as exc:
-            return ("mcp_error", (exc.code, self._message(exc, params), exc.data))
+            return ("mcp_error", (self._code(exc, payload.get("method")), self._message(exc, params), exc.data))
 
     def _message(self, exc: Any, params: dict[str, Any]) -> str:
         return str(exc.message)
+
+    def _code(self, exc: Any, method: Any) -> int:
+        return int(exc.code)
 
 
 def missing_arguments_text(server: Any, exc: Any, params: dict[str, Any]) -> str | None:

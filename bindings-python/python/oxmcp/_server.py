@@ -157,7 +157,8 @@ class Server:
              structured_output: bool | None = None, input_schema: dict[str, Any] | None = None,
              timeout: float | None = None, required_scopes: list[str] | None = None,
              max_concurrency: int | None = None, task: bool | None = None, task_support: str | None = None,
-             task_after: float | None = None, app: str | dict[str, Any] | None = None) -> Callable[[F], F]: ...
+             task_after: float | None = None, app: str | dict[str, Any] | None = None,
+             refusal_text: Callable[..., Any] | None = None) -> Callable[[F], F]: ...
 
     def tool(self, fn: Any = None, **kwargs: Any) -> Any:
         """Register a function as a tool: ``@server.tool`` or ``@server.tool(name=..., ...)``."""
@@ -179,7 +180,7 @@ class Server:
                  timeout: float | None = None, required_scopes: list[str] | None = None,
                  max_concurrency: int | None = None, task: bool | None = None, task_support: str | None = None,
                  task_after: float | None = None, app: str | dict[str, Any] | None = None,
-                 replace: bool = False) -> ToolEntry:
+                 refusal_text: Callable[..., Any] | None = None, replace: bool = False) -> ToolEntry:
         """Register a tool, also while serving (clients get ``notifications/tools/list_changed``).
 
         ``input_schema`` replaces the schema built from the signature; the function then gets the
@@ -194,7 +195,8 @@ class Server:
         first and turns it into a task only if it is still running (default: a task at once).
 
         MCP Apps: ``app="ui://..."`` (or ``{"resource_uri": ..., "visibility": ["model", "app"]}``)
-        links the tool to a UI resource registered with :meth:`ui_resource`.
+        links the tool to a UI resource registered with :meth:`ui_resource`. ``refusal_text(arguments,
+        violations)`` words a refusal of the arguments (the core decides it): the text, or None for the core's.
         """
         if app is not None:
             from ._apps import tool_ui_meta
@@ -203,7 +205,7 @@ class Server:
                           icons=icons, meta=meta, output_schema=output_schema, structured_output=structured_output,
                           input_schema=input_schema, timeout=timeout, required_scopes=required_scopes,
                           max_concurrency=max_concurrency, task=task, task_support=task_support,
-                          task_after=task_after)
+                          task_after=task_after, refusal_text=refusal_text)
         self._adapt_tool(entry)
         with self._lock:
             existing = self._tools.get(entry.name)

@@ -6,6 +6,7 @@ use super::dispatch::*;
 use super::env::Env;
 use super::mrtr::ArgsDigest;
 use super::pipeline::{Done, Invoke, Kind, Prepared, RunError};
+use super::refusal::{Refused, WordedRefusal};
 use super::Server;
 use crate::context::Context;
 use crate::error::{ErrorCode, HandlerError, McpError};
@@ -34,16 +35,19 @@ impl Server {
         params: Params,
         env: &Env,
         digest: &ArgsDigest,
-    ) -> Result<Prepared, Outcome> {
+    ) -> Result<Prepared, Refused> {
         let (mut p, rest) = match &rq.method {
             Method::ToolsCall => self.prepare_tool(rq, params, env)?,
             Method::ResourcesRead => self.prepare_resource(rq, params, env)?,
             Method::PromptsGet => self.prepare_prompt(params, env)?,
-            Method::CompletionComplete => return self.prepare_completion(params, env),
-            m => return Err(McpError::method_not_found(m.as_str()).into()),
+            Method::CompletionComplete => return Ok(self.prepare_completion(params, env)?),
+            m => return Err(Outcome::from(McpError::method_not_found(m.as_str())).into()),
         };
         // Last: the sealed MRTR state is bound to the primitive, known only now.
-        p.input = Some(self.mrtr_input(rq, &p.name, &rest, env, digest.clone())?);
+        p.input = Some(
+            self.mrtr_input(rq, &p.name, &rest, env, digest.clone())
+                .map_err(Outcome::from)?,
+        );
         Ok(p)
     }
 
@@ -52,27 +56,48 @@ impl Server {
         rq: &RequestInfo,
         mut params: Params,
         env: &Env,
-    ) -> Result<(Prepared, Params), Outcome> {
-        let name = take_str_param(&mut params, "name")?;
+    ) -> Result<(Prepared, Params), Refused> {
+        let name = take_str_param(&mut params, "name").map_err(Outcome::from)?;
+        let unknown = |name: &str| {
+            Refused::from(Outcome::from(McpError::invalid_params(format!(
+                "Unknown tool: {name}"
+            ))))
+        };
         let Some(tool) = self.snapshot().tools.get(&name).cloned() else {
-            return Err(McpError::invalid_params(format!("Unknown tool: {name}")).into());
+            return Err(unknown(&name));
         };
         if !self.may_use(env, "tool", &name) {
             env.note("denied");
-            return Err(McpError::invalid_params(format!("Unknown tool: {name}")).into());
+            return Err(unknown(&name));
         }
         self.check_scopes(env, &name, &tool.required_scopes)?;
         let mut args = match params.remove("arguments") {
             None | Some(Value::Null) => Value::Object(Map::new()),
             Some(v @ Value::Object(_)) => v,
-            Some(_) => return Err(McpError::invalid_params("arguments must be an object").into()),
+            Some(_) => {
+                let e = McpError::invalid_params("arguments must be an object");
+                return Err(Outcome::from(e).into());
+            }
         };
         if !tool.input.is_valid(&args) {
+            // The arguments as sent, for a wording (coercion below may change them).
+            let sent = tool.wording.is_some().then(|| args.clone());
             let coerced = self.inner.options.lenient_coercion
                 && coerce_scalars(tool.input.source(), &mut args)
                 && tool.input.is_valid(&args);
             if !coerced {
-                return Err(self.invalid_arguments(rq, &name, &tool.input.violations(&args)));
+                let violations = tool.input.violations(&args);
+                return Err(match (sent, tool.wording.clone()) {
+                    (Some(Value::Object(arguments)), Some(wording)) => {
+                        Refused::Worded(Box::new(WordedRefusal {
+                            name,
+                            arguments,
+                            violations,
+                            wording,
+                        }))
+                    }
+                    _ => self.invalid_arguments(rq, &name, &violations).into(),
+                });
             }
         }
         let Value::Object(args) = args else {
@@ -100,25 +125,32 @@ impl Server {
         name: &str,
         v: &[crate::schema::Violation],
     ) -> Outcome {
-        self.invalid_arguments_of(rq, "tool", name, v)
+        self.invalid_arguments_of(rq, "tool", name, v, None)
     }
 
-    fn invalid_arguments_of(
+    /// `text`: a wording's, in place of the core's message.
+    pub(super) fn invalid_arguments_of(
         &self,
         rq: &RequestInfo,
         what: &str,
         name: &str,
         v: &[crate::schema::Violation],
+        text: Option<String>,
     ) -> Outcome {
         let mode = match what {
             "tool" => self.inner.options.validation,
             _ => ValidationMode::JsonRpcError,
         };
         match mode {
-            ValidationMode::JsonRpcError => {
-                McpError::invalid_params(format!("Invalid arguments for {what} {name}"))
-                    .with_data(json!({"violations": violations_json(v)}))
-                    .into()
+            ValidationMode::JsonRpcError => McpError::invalid_params(
+                text.unwrap_or_else(|| format!("Invalid arguments for {what} {name}")),
+            )
+            .with_data(json!({"violations": violations_json(v)}))
+            .into(),
+            ValidationMode::ToolError if text.is_some() => {
+                let mut r = ToolResult::error(text.unwrap_or_default());
+                r.structured_content = None;
+                self.tool_outcome(rq, r)
             }
             ValidationMode::ToolError => {
                 let lines: Vec<String> = v
@@ -460,7 +492,7 @@ impl Server {
                     Kind::Prompt => "prompt",
                     Kind::Completion => "completion",
                 };
-                self.invalid_arguments_of(rq, what, name, &v)
+                self.invalid_arguments_of(rq, what, name, &v, None)
             }
             RunError::Timeout if tool => {
                 let text = self.tool_timeout_text(kind, name);

@@ -20,6 +20,7 @@ pub mod middleware;
 pub(crate) mod mrtr;
 pub mod options;
 pub(crate) mod pipeline;
+mod refusal;
 mod register;
 pub(crate) mod registry;
 pub(crate) mod search;

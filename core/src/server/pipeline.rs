@@ -19,6 +19,7 @@
 use super::dispatch::*;
 use super::env::Env;
 use super::mrtr::ArgsDigest;
+use super::refusal::Refused;
 use super::Server;
 use crate::context::{Context, InputState};
 use crate::error::{ErrorCode, HandlerError, McpError};
@@ -109,8 +110,8 @@ pub(crate) enum RunError {
     Timeout,
 }
 
-/// What [`Server::stages`] gives when a call does not run inline: it runs as a task (boxed: rare),
-/// or stage 1 refused it (the answer, ready).
+/// What [`Server::stages`] gives when a call does not run inline: it runs as a task, or its
+/// refusal is worded (boxed: rare), or stage 1 refused it (the answer, ready).
 type Other<'a> = Either<
     std::pin::Pin<Box<dyn std::future::Future<Output = Outcome> + Send + 'a>>,
     Ready<Outcome>,
@@ -160,7 +161,10 @@ impl Server {
     ) -> Either<impl std::future::Future<Output = Outcome> + Send + 'a, Other<'a>> {
         let p = match self.prepare(rq, params, env, digest) {
             Ok(p) => p,
-            Err(o) => return Either::Right(Either::Right(ready(o))),
+            Err(Refused::Now(o)) => return Either::Right(Either::Right(ready(o))),
+            Err(Refused::Worded(r)) => {
+                return Either::Right(Either::Left(Box::pin(self.worded_refusal(rq, env, *r))))
+            }
         };
         // The Tasks extension (tasks/server.rs) decides here whether the call runs as a task.
         match self.task_plan(rq, &p) {
