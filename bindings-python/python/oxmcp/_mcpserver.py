@@ -12,6 +12,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+import pydantic_core as _pydantic_core
+
 from ._context import Context as _Context
 from ._errors import ResourceError, ToolError
 from ._fastmcp import FastMCP, _dump
@@ -24,6 +26,10 @@ _log = logging.getLogger("oxmcp")
 #: The logger the SDK's MCPServer writes its handler failures to (servers filter and test by it).
 _sdk_log = logging.getLogger("mcp.server.mcpserver.server")
 _SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+
+
+def _sdk_json(value: Any) -> str:
+    return _pydantic_core.to_json(value, fallback=str, indent=2).decode()
 
 
 class MCPServer(FastMCP):
@@ -40,6 +46,8 @@ class MCPServer(FastMCP):
     _template_policy = True  # mcp 2.x's ResourceSecurity on template values
     _template_params_subset = False  # the SDKs' templates name exactly the function's parameters
     _contents_meta = True  # a read's contents carry the resource's `_meta`
+    #: A resource function's dict, list or number is read as the SDKs write it: JSON indented by 2.
+    _resource_json = staticmethod(_sdk_json)  # type: ignore[assignment]
     #: A function's ``InputRequiredResult`` is an input round of the core (_rounds.py).
     _relays_input_required = True
     #: mcp 2.x's rules where 1.x's differ: a completion handler's crash worded and logged as 2.x does
@@ -616,23 +624,13 @@ class _SdkNotFoundText(RewordingLink):
 
 
 def _parse_template(uri: str) -> None:
-    """A URI with template syntax is parsed by the core when it is given, as the SDK parses it; a
-    malformed one raises ``InvalidUriTemplate`` with the core's reason (an unclosed expression in
-    the SDK's words, with its position)."""
+    """A URI with template syntax is parsed when it is given, as the SDK parses it: a malformed or
+    ambiguous one raises ``InvalidUriTemplate`` (``UriTemplate.parse``, the core's parser)."""
     if "{" not in uri and "}" not in uri:
         return
-    from ._oxmcp import match_uri_template
-    from .shared.uri_template import InvalidUriTemplate
+    from .shared.uri_template import UriTemplate
 
-    try:
-        match_uri_template(uri, "")
-    except ValueError as exc:
-        reason = str(exc)
-        opened = uri.rfind("{")
-        if "unclosed" in reason and opened >= 0:
-            raise InvalidUriTemplate(f"Unclosed expression at position {opened}", template=uri,
-                                     position=opened) from exc
-        raise InvalidUriTemplate(reason, template=uri) from exc
+    UriTemplate.parse(uri)
 
 
 def _check_resource_function(uri: str, fn: Any, sdk2: bool) -> None:
