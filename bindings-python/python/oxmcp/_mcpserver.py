@@ -549,8 +549,21 @@ class LegacyFastMCP(MCPServer):
     _template_policy = False  # mcp 1.x has no ResourceSecurity: its templates take any one-segment value
     _resource_failed = None  # type: ignore[assignment]  # mcp 1.x answers a resource's failure as oxmcp does
     _resources_module = "oxmcp.server.fastmcp.resources"
-    #: mcp 1.x's ``streamable_http_app()`` takes its path and options from the settings.
-    streamable_http_app = FastMCP.streamable_http_app  # type: ignore[assignment]
+    def streamable_http_app(self) -> Any:  # type: ignore[override]
+        """mcp 1.x's: the path and options are the settings'; ``session_manager`` reads them back and
+        its ``run()`` serves the app where a host app mounts it."""
+        from ._mcp_session_manager import ServerSessionManager
+
+        app = FastMCP.streamable_http_app(self)
+        s = self._settings
+        given = s.model_fields_set  # what is not given reads back as the SDK's defaults, the core's too
+        self._session_manager = ServerSessionManager(
+            self, json_response=s.json_response, stateless=s.stateless_http, event_store=None, retry_interval=None,
+            session_idle_timeout=(s.session_idle_timeout if "session_idle_timeout" in given
+                                  else DEFAULT_SESSION_IDLE_TIMEOUT),
+            max_sessions=s.max_sessions if "max_sessions" in given else DEFAULT_MAX_SESSIONS,
+            max_request_body_size=s.max_request_body_size, security_settings=s.transport_security)
+        return app
 
     def __init__(self, name: str | None = None, instructions: str | None = None, **kwargs: Any) -> None:
         from .server.fastmcp.settings import Settings
