@@ -749,6 +749,7 @@ fn _oxmcp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rules::admit_registration, m)?)?;
     m.add_function(wrap_pyfunction!(rules::match_uri_template, m)?)?;
     m.add_function(wrap_pyfunction!(rules::match_uri_template_screened, m)?)?;
+    m.add_function(wrap_pyfunction!(rules::uri_template_ambiguity, m)?)?;
     m.add_function(wrap_pyfunction!(rules::tool_header_violation, m)?)?;
     m.add_function(wrap_pyfunction!(rules::expand_uri_template, m)?)?;
     m.add_function(wrap_pyfunction!(rules::screen_path_value, m)?)?;

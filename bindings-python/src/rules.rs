@@ -109,6 +109,21 @@ pub(crate) fn expand_uri_template(template: &str, values: &Bound<'_, PyAny>) -> 
     }
 }
 
+/// The core's ambiguity check of a template (`UriTemplate::ambiguity`), for a compatibility layer
+/// whose parser refuses such templates: `None`, `("adjacent", [first, second])` or
+/// `("spanning", [])`. A malformed template raises `ValueError`.
+#[pyfunction]
+pub(crate) fn uri_template_ambiguity(
+    template: &str,
+) -> PyResult<Option<(&'static str, Vec<String>)>> {
+    use oxmcp::uri_template::Ambiguity;
+    let parsed = oxmcp::uri_template::UriTemplate::parse(template).map_err(build_err)?;
+    Ok(parsed.ambiguity().map(|a| match a {
+        Ambiguity::Adjacent(first, second) => ("adjacent", vec![first, second]),
+        Ambiguity::ManySpanning => ("spanning", Vec::new()),
+    }))
+}
+
 /// The core's path screening of an extracted template value (`oxmcp::uri_template::ValueScreen`,
 /// what a `ResourceSecurity` policy checks): `True` when `value` fails one of the enabled checks
 /// (a NUL byte, a relative path that climbs above its base, an absolute path).

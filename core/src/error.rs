@@ -95,11 +95,12 @@ impl McpError {
     pub fn invalid_request(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::INVALID_REQUEST, message)
     }
+    /// -32601 "Method not found", the method in `data`: JSON-RPC's message as the `mcp` and
+    /// TypeScript SDKs send it (a client matching the text sees theirs), the method where the
+    /// `mcp` SDK puts it.
     pub fn method_not_found(method: &str) -> Self {
-        Self::new(
-            ErrorCode::METHOD_NOT_FOUND,
-            format!("Method not found: {method}"),
-        )
+        Self::new(ErrorCode::METHOD_NOT_FOUND, "Method not found")
+            .with_data(Value::String(method.to_string()))
     }
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::INTERNAL_ERROR, message)

@@ -22,11 +22,13 @@
 //! its structure ([`UriTemplate::match_screened`]) and each value screened by that policy, which
 //! decides in place of the refusals above; a refused value stops the search at that template.
 
+mod ambiguity;
 mod expand;
 mod screen;
 
 use serde_json::{Map, Value};
 
+pub use ambiguity::Ambiguity;
 use expand::{encode_into, expand_expr};
 pub use expand::{escapes_base, is_absolute_path};
 pub use screen::{Screened, ValueScreen};

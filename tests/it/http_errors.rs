@@ -265,7 +265,8 @@ async fn removed_and_unknown_methods_are_404_method_not_found() {
         };
         let r = s.modern(json!(7), m, params).await;
         let v = assert_err(&r, 404, -32601, Some(json!(7)));
-        assert!(v["error"]["message"].as_str().unwrap().contains(m), "{v}");
+        assert_eq!(v["error"]["message"], "Method not found", "{v}");
+        assert_eq!(v["error"]["data"], m, "{v}");
     }
 }
 

@@ -21,6 +21,9 @@ class AsgiApp:
         # Routed (the HTTP+SSE app): the core picks the stream or the messages path from the
         # request's path under the mount; the endpoint event is then given the mount's prefix.
         self.routed = routed
+        #: Called before each HTTP request is served; raises to refuse it (``MCPServer.session_manager``
+        #: refuses requests while its ``run()`` is not entered).
+        self.gate: Any = None
 
     def _native(self) -> Any:
         native = self.server._build_native()
@@ -44,6 +47,8 @@ class AsgiApp:
                     return
         if scope["type"] != "http":
             return
+        if self.gate is not None:
+            self.gate()
         native = self._native()
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope.get("headers", [])]
         client = scope.get("client")

@@ -50,6 +50,7 @@ MIRRORS: dict[str, str] = {
     "mcp.shared.message": "oxmcp.shared.message",
     "mcp.shared.session": "oxmcp.shared.session",
     "mcp.shared.uri_template": "oxmcp.shared.uri_template",
+    "mcp.shared.path_security": "oxmcp.shared.path_security",
     "mcp.shared.tool_name_validation": "oxmcp.shared.tool_name_validation",
     "mcp.server.subscriptions": "oxmcp.server.subscriptions",
     "mcp.server.extension": "oxmcp.server.extension",

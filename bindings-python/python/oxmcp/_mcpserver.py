@@ -12,12 +12,16 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+import pydantic_core as _pydantic_core
+
 from ._context import Context as _Context
 from ._errors import ResourceError, ToolError
 from ._fastmcp import FastMCP, _dump
 from ._handlers import TemplateMismatch, template_variables
 from ._refusals import sdk_refusal
 from ._reword import RewordingLink, missing_arguments_text
+from .server.streamable_http_manager import DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT
+from .server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 
 __all__ = ["LegacyFastMCP", "MCPServer"]
 
@@ -25,6 +29,10 @@ _log = logging.getLogger("oxmcp")
 #: The logger the SDK's MCPServer writes its handler failures to (servers filter and test by it).
 _sdk_log = logging.getLogger("mcp.server.mcpserver.server")
 _SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+
+
+def _sdk_json(value: Any) -> str:
+    return _pydantic_core.to_json(value, fallback=str, indent=2).decode()
 
 
 class MCPServer(FastMCP):
@@ -41,6 +49,9 @@ class MCPServer(FastMCP):
     _template_policy = True  # mcp 2.x's ResourceSecurity on template values
     _template_params_subset = False  # the SDKs' templates name exactly the function's parameters
     _contents_meta = True  # a read's contents carry the resource's `_meta`
+    _session_manager: Any = None  # streamable_http_app()'s, mcp 2.x's MCPServer.session_manager
+    #: A resource function's dict, list or number is read as the SDKs write it: JSON indented by 2.
+    _resource_json = staticmethod(_sdk_json)  # type: ignore[assignment]
     #: A function's ``InputRequiredResult`` is an input round of the core (_rounds.py).
     _relays_input_required = True
     #: mcp 2.x's rules where 1.x's differ: a completion handler's crash worded and logged as 2.x does
@@ -181,6 +192,55 @@ class MCPServer(FastMCP):
         if mount_path is not None:
             kwargs["mount_path"] = mount_path
         await self.run_async("sse", **kwargs)
+
+    def streamable_http_app(self, *, streamable_http_path: str = "/mcp",  # type: ignore[override]
+                            json_response: bool = False, stateless_http: bool = False, event_store: Any = None,
+                            retry_interval: int | None = None,
+                            max_request_body_size: int = DEFAULT_MAX_REQUEST_BODY_SIZE,
+                            session_idle_timeout: float | None = DEFAULT_SESSION_IDLE_TIMEOUT,
+                            max_sessions: int | None = DEFAULT_MAX_SESSIONS,
+                            transport_security: Any = None, host: str = "127.0.0.1") -> Any:
+        """The SDK's Streamable HTTP app, with its keywords: the MCP endpoint at ``streamable_http_path``
+        inside the app (``"/"`` for an app mounted at the endpoint's own path), served while
+        ``session_manager.run()`` is entered (the app's own lifespan, or a host app's that mounts it).
+        Without ``transport_security`` the core's Host rule applies (the loopback names). The body cap
+        and the session limits are the core's options; ``None`` is the SDK's "no limit", which the
+        core reads as its session cap and an idle period of a year."""
+        from ._asgi import AsgiApp
+        from ._mcp_session_manager import ServerSessionManager
+        from .server.streamable_http_manager import NO_IDLE_TIMEOUT
+
+        manager = ServerSessionManager(
+            self, json_response=json_response, stateless=stateless_http, event_store=event_store,
+            retry_interval=retry_interval, session_idle_timeout=session_idle_timeout, max_sessions=max_sessions,
+            max_request_body_size=max_request_body_size, security_settings=transport_security)
+        kwargs: dict[str, Any] = {"event_store": event_store, "retry_interval": retry_interval,
+                                  "transport_security": transport_security}
+        if max_request_body_size != DEFAULT_MAX_REQUEST_BODY_SIZE:
+            kwargs["max_body_bytes"] = max_request_body_size
+        if session_idle_timeout != DEFAULT_SESSION_IDLE_TIMEOUT:
+            kwargs["session_idle_timeout"] = NO_IDLE_TIMEOUT if session_idle_timeout is None else session_idle_timeout
+        if max_sessions is not None and max_sessions != DEFAULT_MAX_SESSIONS:
+            kwargs["max_sessions"] = max_sessions
+        app = self.http_app(path=streamable_http_path, json_response=json_response,
+                            stateless_http=stateless_http, **kwargs)
+        # The SDK's order: the MCP endpoint, then the custom routes.
+        (endpoint,) = [r for r in app.router.routes if isinstance(getattr(r, "endpoint", None), AsgiApp)]
+        endpoint.endpoint.gate = manager.check_running
+        app.router.routes.remove(endpoint)
+        app.router.routes.insert(0, endpoint)
+        app.router.lifespan_context = lambda _app: manager.run()
+        self._session_manager = manager
+        return app
+
+    @property
+    def session_manager(self) -> Any:
+        """What serves the app ``streamable_http_app()`` returned: a host app's lifespan enters its
+        ``run()``. Only after ``streamable_http_app()``, as the SDK's."""
+        if self._session_manager is None:
+            raise RuntimeError("Session manager can only be accessed after calling streamable_http_app(). "
+                               "The session manager is created lazily to avoid unnecessary initialization.")
+        return self._session_manager
 
     def sse_app(self, *, sse_path: str = "/sse", message_path: str = "/messages/",  # type: ignore[override]
                 max_request_body_size: int | None = None, transport_security: Any = None,
@@ -495,6 +555,21 @@ class LegacyFastMCP(MCPServer):
     _prompt_error_prefix = "Error rendering prompt {name}"  # type: ignore[assignment]
     _prompt_error_code = 0
     _resources_module = "oxmcp.server.fastmcp.resources"
+    def streamable_http_app(self) -> Any:  # type: ignore[override]
+        """mcp 1.x's: the path and options are the settings'; ``session_manager`` reads them back and
+        its ``run()`` serves the app where a host app mounts it."""
+        from ._mcp_session_manager import ServerSessionManager
+
+        app = FastMCP.streamable_http_app(self)
+        s = self._settings
+        given = s.model_fields_set  # what is not given reads back as the SDK's defaults, the core's too
+        self._session_manager = ServerSessionManager(
+            self, json_response=s.json_response, stateless=s.stateless_http, event_store=None, retry_interval=None,
+            session_idle_timeout=(s.session_idle_timeout if "session_idle_timeout" in given
+                                  else DEFAULT_SESSION_IDLE_TIMEOUT),
+            max_sessions=s.max_sessions if "max_sessions" in given else DEFAULT_MAX_SESSIONS,
+            max_request_body_size=s.max_request_body_size, security_settings=s.transport_security)
+        return app
 
     def __init__(self, name: str | None = None, instructions: str | None = None, **kwargs: Any) -> None:
         from .server.fastmcp.settings import Settings
@@ -626,23 +701,13 @@ class _SdkNotFoundText(RewordingLink):
 
 
 def _parse_template(uri: str) -> None:
-    """A URI with template syntax is parsed by the core when it is given, as the SDK parses it; a
-    malformed one raises ``InvalidUriTemplate`` with the core's reason (an unclosed expression in
-    the SDK's words, with its position)."""
+    """A URI with template syntax is parsed when it is given, as the SDK parses it: a malformed or
+    ambiguous one raises ``InvalidUriTemplate`` (``UriTemplate.parse``, the core's parser)."""
     if "{" not in uri and "}" not in uri:
         return
-    from ._oxmcp import match_uri_template
-    from .shared.uri_template import InvalidUriTemplate
+    from .shared.uri_template import UriTemplate
 
-    try:
-        match_uri_template(uri, "")
-    except ValueError as exc:
-        reason = str(exc)
-        opened = uri.rfind("{")
-        if "unclosed" in reason and opened >= 0:
-            raise InvalidUriTemplate(f"Unclosed expression at position {opened}", template=uri,
-                                     position=opened) from exc
-        raise InvalidUriTemplate(reason, template=uri) from exc
+    UriTemplate.parse(uri)
 
 
 def _check_resource_function(uri: str, fn: Any, sdk2: bool) -> None:

@@ -149,7 +149,7 @@ class Client(_Client):
         key = _INPUT.get(method, (None, None))[0]
         callback = self._callbacks.get(key) if key else None
         if callback is None:
-            return False, {"code": types.METHOD_NOT_FOUND, "message": f"Method not found: {method}"}
+            return False, {"code": types.METHOD_NOT_FOUND, "message": "Method not found", "data": method}
         context = ClientRequestContext(session=self, request_id=request_id)
         if method == "roots/list":
             answer = await callback(context)

@@ -11,12 +11,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from ..types import SUBSCRIPTION_ID_META_KEY
 
 __all__ = ["SUBSCRIPTION_ID_META_KEY", "InMemorySubscriptionBus", "ListenHandler", "PromptsListChanged",
-           "ResourceUpdated", "ResourcesListChanged", "ServerEvent", "ToolsListChanged"]
+           "ResourceUpdated", "ResourcesListChanged", "ServerEvent", "SubscriptionBus", "ToolsListChanged"]
 
 _log = logging.getLogger("oxmcp")
 
@@ -44,6 +44,15 @@ class ResourceUpdated:
 
 
 ServerEvent = ToolsListChanged | PromptsListChanged | ResourcesListChanged | ResourceUpdated
+
+
+class SubscriptionBus(Protocol):
+    """The SDK's fan-out seam (``publish`` an event, ``subscribe`` a listener), the type a server's
+    own bus is written against; ``MCPServer(subscriptions=...)`` refuses one (see above)."""
+
+    async def publish(self, event: ServerEvent) -> None: ...
+
+    def subscribe(self, listener: Callable[[ServerEvent], None]) -> Callable[[], None]: ...
 
 
 class InMemorySubscriptionBus:

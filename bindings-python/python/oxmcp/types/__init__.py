@@ -101,8 +101,12 @@ IconTheme = Theme
 ElicitCompleteNotification = ElicitationCompleteNotification  # mcp 2.x's (mcp_types') name
 #: One content block of a tool result or prompt message.
 ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource
+#: One server-to-client request embedded in an ``InputRequiredResult`` (2026-07-28).
+InputRequest = CreateMessageRequest | ListRootsRequest | ElicitRequest
+#: A client's answer to one of them.
+InputResponse = CreateMessageResult | ListRootsResult | ElicitResult
 #: A client's answers to a server's input requests, by the server's keys (2026-07-28).
-InputResponses = dict[str, CreateMessageResult | ListRootsResult | ElicitResult]
+InputResponses = dict[str, InputResponse]
 #: The server's input requests, by key (the sampling, roots or elicitation request each stands for).
 InputRequests = dict[str, Any]
 

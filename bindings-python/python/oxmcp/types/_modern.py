@@ -9,10 +9,10 @@ from typing import Literal
 from pydantic import ConfigDict
 
 from ._base import SpecModel
-from ._generated import Notification, NotificationParams, RequestParams, Result, ServerCapabilities
+from ._generated import Notification, NotificationParams, Request, RequestParams, Result, ServerCapabilities
 
 __all__ = ["SUBSCRIPTION_ID_META_KEY", "DiscoverResult", "SubscriptionFilter", "SubscriptionsAcknowledgedNotification",
-           "SubscriptionsAcknowledgedNotificationParams", "SubscriptionsListenRequestParams",
+           "SubscriptionsAcknowledgedNotificationParams", "SubscriptionsListenRequest", "SubscriptionsListenRequestParams",
            "SubscriptionsListenResult"]
 
 #: The ``_meta`` key that tags every message of a ``subscriptions/listen`` stream with the listen request's id.
@@ -44,6 +44,13 @@ class SubscriptionFilter(SpecModel):
 
 class SubscriptionsListenRequestParams(RequestParams):
     notifications: SubscriptionFilter
+
+
+class SubscriptionsListenRequest(Request):
+    """Opens a stream of the notifications its filter asks for, outside any other request."""
+
+    method: Literal["subscriptions/listen"] = "subscriptions/listen"
+    params: SubscriptionsListenRequestParams  # type: ignore[assignment]
 
 
 class SubscriptionsAcknowledgedNotificationParams(NotificationParams):
