@@ -40,6 +40,9 @@ class MCPServer(FastMCP):
     _template_policy = True  # mcp 2.x's ResourceSecurity on template values
     _template_params_subset = False  # the SDKs' templates name exactly the function's parameters
     _contents_meta = True  # a read's contents carry the resource's `_meta`
+    #: Which return annotations get an output schema: the SDK's func_metadata rule of this
+    #: generation (_schema.py; mcp 2.x gives content annotations none, 1.x describes them too).
+    _sdk_output_rule: int | None = 2
     #: A function's ``InputRequiredResult`` is an input round of the core (_rounds.py).
     _relays_input_required = True
     #: mcp 2.x's rules where 1.x's differ: a completion handler's crash worded and logged as 2.x does
@@ -486,6 +489,7 @@ class LegacyFastMCP(MCPServer):
 
     _default_mask = False
     _handshake_only = True
+    _sdk_output_rule = 1
     _template_policy = False  # mcp 1.x has no ResourceSecurity: its templates take any one-segment value
     _resource_failed = None  # type: ignore[assignment]  # mcp 1.x answers a resource's failure as oxmcp does
     _resources_module = "oxmcp.server.fastmcp.resources"
