@@ -155,13 +155,13 @@ class Context {
    */
   async elicit(keyOrParams, params) {
     const [key, p] = this.#keyed('elicit', keyOrParams, params);
-    return this.#call(() => this.#calls.native.elicit(this.#id, key, p));
+    return this.#asWritten(key, await this.#call(() => this.#calls.native.elicit(this.#id, key, p)));
   }
 
   /** Ask the client's model for a completion (`sampling/createMessage`). Same keying as elicit. */
   async sample(keyOrParams, params) {
     const [key, p] = this.#keyed('sample', keyOrParams, params);
-    return this.#call(() => this.#calls.native.sample(this.#id, key, p));
+    return this.#asWritten(key, await this.#call(() => this.#calls.native.sample(this.#id, key, p)));
   }
 
   /** Ask the client for its roots (`roots/list`): resolves to `{ roots: [...] }`. */
@@ -177,7 +177,14 @@ class Context {
   async inputs(requests) {
     const keys = Object.keys(requests);
     const values = await this.#call(() => this.#calls.native.inputs(this.#id, keys.map((k) => ({ key: k, ...requests[k] }))));
-    return Object.fromEntries(keys.map((k, i) => [k, values[i]]));
+    return Object.fromEntries(keys.map((k, i) => [k, this.#asWritten(k, values[i])]));
+  }
+
+  /** The answer to input `key` as the client wrote it, where a legacy transport kept its text:
+   * the core's parsed objects have their keys sorted, a JS object keeps the client's order. */
+  #asWritten(key, value) {
+    const text = this.#calls.native.answerText(this.#id, key);
+    return text == null ? value : JSON.parse(text);
   }
 
   /** Handler-defined state carried (sealed by the core) across MRTR rounds. */

@@ -385,6 +385,13 @@ impl NativeCalls {
         now_or_later(env, fut)
     }
 
+    /// The JSON text of the client's answer to input `key` of call `id`, as the client wrote it
+    /// (`Context::answer_text`); null when the transport kept none.
+    #[napi]
+    pub fn answer_text(&self, id: i64, key: String) -> Result<Option<String>> {
+        Ok(self.ctx(id)?.answer_text(&key))
+    }
+
     // Async methods take no lasting borrow of `self` (napi tracks borrows of native objects and
     // a pending `async fn(&self)` would lock the object for the whole await): they clone what
     // they need and hand a future to the runtime.

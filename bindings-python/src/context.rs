@@ -215,6 +215,11 @@ impl NativeContext {
         Ok(())
     }
 
+    /// The JSON text of the client's answer to input `key`, as it wrote it (`Context::answer_text`).
+    fn answer_text(&self, key: &str) -> Option<String> {
+        self.ctx.answer_text(key)
+    }
+
     /// Ask the client for input; `callback(kind, value)` runs later on the dispatcher thread.
     /// `kind` is "elicit", "sample", "roots" or "many" (params = [[key, kind, params], ...]).
     fn ask(

@@ -143,9 +143,13 @@ pub(crate) fn random_token(bytes: usize) -> String {
     s
 }
 
+/// A client's `result`, and its JSON text as the client wrote it when the transport kept it: a
+/// parsed object's keys are sorted, the text keeps the client's order for a host to parse.
+pub(crate) type Answer = (Value, Option<Box<str>>);
+
 /// By request id: the legacy session the request went to (`None`: stdio, stateless HTTP) and
 /// the waiting handler.
-type Pending = HashMap<String, (Option<String>, oneshot::Sender<Result<Value, Value>>)>;
+type Pending = HashMap<String, (Option<String>, oneshot::Sender<Result<Answer, Value>>)>;
 
 /// Server→client requests in flight. Ids are random, so a response can be routed to its
 /// request whichever POST (or stdin line) carries it, and cannot be guessed by another client.
@@ -166,6 +170,21 @@ impl ClientRequests {
         params: Option<Value>,
         cancel: &CancellationToken,
     ) -> Result<Value, HandlerError> {
+        let (v, _) = self
+            .request_answer(sink, session, method, params, cancel)
+            .await?;
+        Ok(v)
+    }
+
+    /// [`Self::request`], with the answer's text when the transport kept it.
+    pub(crate) async fn request_answer(
+        &self,
+        sink: &Sink,
+        session: Option<String>,
+        method: &str,
+        params: Option<Value>,
+        cancel: &CancellationToken,
+    ) -> Result<Answer, HandlerError> {
         let id = format!("oxmcp-{}", random_token(12));
         let (tx, rx) = oneshot::channel();
         self.pending
@@ -200,9 +219,10 @@ impl ClientRequests {
             .remove(id);
     }
 
-    /// Route a JSON-RPC response from the client, which came in legacy session `session`.
-    /// Returns whether it matched a request (of that session).
-    pub(crate) fn resolve(&self, msg: &Value, session: Option<&str>) -> bool {
+    /// Route a JSON-RPC response from the client, which came in legacy session `session`;
+    /// `raw`: the message's JSON text, when the transport has it. Returns whether it matched a
+    /// request (of that session).
+    pub(crate) fn resolve(&self, msg: &Value, session: Option<&str>, raw: Option<&[u8]>) -> bool {
         let Some(id) = msg.get("id").and_then(Value::as_str) else {
             return false;
         };
@@ -218,7 +238,10 @@ impl ClientRequests {
             Some(tx) => {
                 let r = match msg.get("error") {
                     Some(e) => Err(e.clone()),
-                    None => Ok(msg.get("result").cloned().unwrap_or(Value::Null)),
+                    None => Ok((
+                        msg.get("result").cloned().unwrap_or(Value::Null),
+                        raw.and_then(result_text),
+                    )),
                 };
                 let _ = tx.send(r);
                 true
@@ -228,9 +251,34 @@ impl ClientRequests {
     }
 }
 
+/// The `result` member of a response's JSON text, as written (only a response to a server
+/// request is read twice, so no request pays for it).
+fn result_text(raw: &[u8]) -> Option<Box<str>> {
+    #[derive(serde::Deserialize)]
+    struct Response<'a> {
+        #[serde(borrow)]
+        result: Option<&'a serde_json::value::RawValue>,
+    }
+    let r: Response<'_> = serde_json::from_slice(raw).ok()?;
+    r.result.map(|v| Box::from(v.get()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_answers_text_is_its_result_as_the_client_wrote_it() {
+        let raw = br#"{"jsonrpc":"2.0","id":"x","result":{"z":1,"a":{"m":2,"b":3}}}"#;
+        assert_eq!(
+            result_text(raw).as_deref(),
+            Some(r#"{"z":1,"a":{"m":2,"b":3}}"#)
+        );
+        assert_eq!(
+            result_text(br#"{"jsonrpc":"2.0","id":"x","error":{"code":1}}"#),
+            None
+        );
+    }
 
     #[tokio::test]
     async fn lazy_sink_opens_on_the_first_message_and_fails_once_closed() {

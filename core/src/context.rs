@@ -35,6 +35,8 @@ pub(crate) struct InputState {
     pub(crate) user_state: Option<Value>,
     /// The digest of the call's arguments a sealed state is bound to.
     pub(crate) args_digest: crate::request::ArgsDigest,
+    /// A legacy client's answers as it wrote them, by key (see [`Context::answer_text`]).
+    pub(crate) texts: Vec<(String, Box<str>)>,
 }
 
 pub(crate) struct ContextInner {
@@ -354,9 +356,9 @@ impl Context {
             .into());
         };
         let mut out = Vec::with_capacity(reqs.len());
-        for (_, req) in reqs {
-            let answer = requests
-                .request(
+        for (key, req) in reqs {
+            let (answer, text) = requests
+                .request_answer(
                     sink,
                     self.inner.session_id.clone(),
                     req.method(),
@@ -364,9 +366,25 @@ impl Context {
                     &self.inner.cancel,
                 )
                 .await?;
+            if let Some(text) = text {
+                let mut st = self.inner.input.lock().unwrap_or_else(|e| e.into_inner());
+                st.texts.retain(|(k, _)| *k != key);
+                st.texts.push((key, text));
+            }
             out.push(answer);
         }
         Ok(out)
+    }
+
+    /// The JSON text of the client's answer to input `key`, as the client wrote it, when a
+    /// legacy transport kept it: the answer's parsed objects have their keys sorted, so a host
+    /// that shows the client's order (a JS object's, a Python dict's) parses this instead.
+    pub fn answer_text(&self, key: &str) -> Option<String> {
+        let st = self.inner.input.lock().unwrap_or_else(|e| e.into_inner());
+        st.texts
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, t)| t.to_string())
     }
 
     /// Take the outstanding input requests (for the dispatcher's `input_required` result).

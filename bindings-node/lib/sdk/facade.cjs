@@ -254,8 +254,26 @@ class LowLevelFacade {
     if (typeof native.notifyListChanged === 'function') native.notifyListChanged(kind);
   }
 
+  /** The SDK's notifier of a URL-mode elicitation completed out of band: a function that sends
+   * `notifications/elicitation/complete` to the client of the session (inside a handler, its
+   * call's); nowhere when the call has none (2026-07-28), as the SDK drops it there. */
+  createElicitationCompletionNotifier(elicitationId) {
+    if (!this.getClientCapabilities()?.elicitation?.url) {
+      throw new Error('Client does not support URL elicitation (required for notifications/elicitation/complete)');
+    }
+    const ctx = this.#ctx();
+    const s = ctx ? ctx.session : this.#session();
+    return async () => { if (s?.isOpen()) s.notify('notifications/elicitation/complete', { elicitationId }); };
+  }
+
   async notification(n) {
     switch (n?.method) {
+      case 'notifications/elicitation/complete': {
+        const ctx = this.#ctx();
+        const s = ctx ? ctx.session : this.#session();
+        if (s?.isOpen()) s.notify(n.method, n.params ?? {});
+        return undefined;
+      }
       case 'notifications/message': return this.sendLoggingMessage(n.params ?? {});
       case 'notifications/resources/updated': return this.sendResourceUpdated(n.params ?? {});
       case 'notifications/resources/list_changed': return this.sendResourceListChanged();

@@ -46,6 +46,7 @@ export declare class LowLevelFacade {
   notification(n: { method: string; params?: any }): Promise<void>;
   createMessage(params: any): Promise<any>;
   elicitInput(params: any): Promise<any>;
+  createElicitationCompletionNotifier(elicitationId: string): () => Promise<void>;
   listRoots(): Promise<{ roots: { uri: string; name?: string }[] }>;
   ping(): Promise<{}>;
   request<T = any>(request: { method: string; params?: any }, resultSchema?: { parse(v: unknown): T }): Promise<T>;

@@ -4,7 +4,8 @@ transport, for a ``ClientSession`` to talk to a server over real HTTP.
 It yields ``(read_stream, write_stream, get_session_id)``: each message the session writes is POSTed to
 ``url`` (with the session's ``Mcp-Session-Id`` and negotiated ``Mcp-Protocol-Version`` once known), and
 what the server answers (a JSON body, or the messages of the response's SSE stream: notifications,
-the server's own requests, then the response) comes back on ``read_stream``. The session is ended
+the server's own requests, then the response) comes back on ``read_stream``, as do the messages of the
+session's standalone ``GET`` stream, opened once the session is initialized. The session is ended
 with ``DELETE`` on close. It needs ``httpx`` (as the SDK does); it is a client like any other, so the
 server applies all its rules to it.
 """
@@ -119,6 +120,22 @@ class _Poster:
         return answers
 
 
+    async def listen(self) -> None:
+        """The session's standalone stream (``GET``), opened once the session is initialized, as the
+        SDK's client opens it: the server's messages that answer no request (list changes, requests
+        outside a tool call) come back on it. A server that offers none (405) is left at that."""
+        headers = {k: v for k, v in self.headers().items() if k != "content-type"}
+        headers["accept"] = "text/event-stream"
+        with contextlib.suppress(Exception):
+            async with self.client.stream("GET", self.url, headers=headers) as response:
+                if response.status_code != 200:
+                    return
+                async for _event, data in sse_events(response):
+                    reply = _json_or_none(data)
+                    if isinstance(reply, dict):
+                        await emit(self.read_send, reply)
+
+
 def _json_or_none(text: str) -> Any:
     try:
         return json.loads(text)
@@ -146,6 +163,8 @@ async def streamable_http_client(url: str, *, http_client: Any = None,
                     tg.start_soon(poster.post, message)  # requests at once: one may wait on the session
                 else:
                     await poster.post(message)
+                    if message.get("method") == "notifications/initialized" and poster.session_id:
+                        tg.start_soon(poster.listen)
 
     try:
         async with anyio.create_task_group() as tg:

@@ -247,6 +247,14 @@ async def native_answer(start: Any) -> Any:
     return await fut
 
 
+_log = logging.getLogger("oxmcp")
+
+#: The notifications a handler sends to its session's client through ``ServerSession``.
+_SESSION_NOTIFICATIONS = frozenset({
+    "notifications/resources/list_changed", "notifications/tools/list_changed",
+    "notifications/prompts/list_changed", "notifications/elicitation/complete"})
+
+
 class Session:
     """The SDK's ``ServerSession`` as far as a handler uses it: notifications and requests to the client."""
 
@@ -305,8 +313,10 @@ class Session:
         self._ctx.progress(progress, total, message)
 
     async def send_notification(self, notification: Any, related_request_id: Any = None) -> None:
-        """A typed notification to the client (mcp 2.x). The core sends the request's log messages and
-        progress; any other notification is the core's to send, and is refused here."""
+        """A typed notification to the client. Log messages and progress go through the request (the
+        core applies the log level and the progress token); a list change and an elicitation's
+        completion go to the client of the request's session, a resource update to its subscribers. Other notifications
+        (cancellation, the client's own) are the core's to send, and are refused here."""
         body = notification.model_dump(by_alias=True, mode="json", exclude_none=True) \
             if hasattr(notification, "model_dump") else dict(notification)
         method, params = body.get("method"), body.get("params") or {}
@@ -314,9 +324,35 @@ class Session:
             self._ctx.log(params.get("level"), params.get("data"), params.get("logger"))
         elif method == "notifications/progress":
             self._ctx.progress(params.get("progress"), params.get("total"), params.get("message"))
+        elif method == "notifications/resources/updated":
+            await self.send_resource_updated(params.get("uri"))  # to the URI's subscribers
+        elif method in _SESSION_NOTIFICATIONS:
+            self._notify(method, params or None)
         else:
             raise NotImplementedError(f"send_notification({method!r}): oxmcp's core sends this notification "
-                                      "itself (list changes, resource updates, cancellation)")
+                                      "itself (cancellation)")
+
+    def _notify(self, method: str, params: Any) -> None:
+        """Send to the request's session. A request without one (2026-07-28, stateless HTTP) has no
+        channel for it: the notification is dropped, as the SDK drops it."""
+        native = self._native_session()
+        if native is not None and native.is_open():
+            native.notify(method, params)
+        else:
+            _log.debug("dropped %s: the request has no session to carry it", method)
+
+    async def send_resource_list_changed(self) -> None:
+        self._notify("notifications/resources/list_changed", None)
+
+    async def send_tool_list_changed(self) -> None:
+        self._notify("notifications/tools/list_changed", None)
+
+    async def send_prompt_list_changed(self) -> None:
+        self._notify("notifications/prompts/list_changed", None)
+
+    async def send_elicit_complete(self, elicitation_id: str, related_request_id: Any = None) -> None:
+        """``notifications/elicitation/complete`` for a URL-mode elicitation completed out of band."""
+        self._notify("notifications/elicitation/complete", {"elicitationId": elicitation_id})
 
     def check_client_capability(self, capability: Any) -> bool:
         caps = capability.model_dump(exclude_none=True) if hasattr(capability, "model_dump") else dict(capability)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import json
 import logging
 import time
 from collections import OrderedDict
@@ -497,7 +498,18 @@ class Context:
     async def _ask(self, kind: str, key: str, params: Any) -> Any:
         if self._native is None:
             raise McpError(-32603, "no request in progress: client input is unavailable")
-        return await settled_by_core(lambda settle: self._native.ask(kind, key, params, settle), key)
+        native = self._native
+        value = await settled_by_core(lambda settle: native.ask(kind, key, params, settle), key)
+        if kind == "many":
+            return [_as_written(native, item[0], v) for item, v in zip(params, value, strict=False)]
+        return _as_written(native, key, value)
+
+
+def _as_written(native: Any, key: str, value: Any) -> Any:
+    """Input ``key``'s answer as the client wrote it, where a legacy transport kept its text: the
+    core's parsed objects have their keys sorted, a dict keeps the client's order."""
+    text = native.answer_text(key)
+    return value if text is None else json.loads(text)
 
 
 async def settled_by_core(start: Callable[[Callable[[str, Any], None]], None], key: str | None) -> Any:

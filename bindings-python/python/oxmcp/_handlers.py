@@ -191,7 +191,8 @@ class ToolEntry(_Entry):
         self.server = server
         self.info = analyze_function(fn, name=name, description=description, output_schema=output_schema,
                                      structured_output=structured_output, input_schema=input_schema,
-                                     str_is_data=bool(getattr(server, "_str_returns_are_data", False)))
+                                     str_is_data=bool(getattr(server, "_str_returns_are_data", False)),
+                                     sdk_outputs=getattr(server, "_sdk_output_rule", None))
         self.name = self.info.name
         info = self.info
         #: The words of a refusal of the arguments (``_refusals``), which the core calls: the tool's

@@ -52,6 +52,9 @@ class MCPServer(FastMCP):
     _session_manager: Any = None  # streamable_http_app()'s, mcp 2.x's MCPServer.session_manager
     #: A resource function's dict, list or number is read as the SDKs write it: JSON indented by 2.
     _resource_json = staticmethod(_sdk_json)  # type: ignore[assignment]
+    #: Which return annotations get an output schema: the SDK's func_metadata rule of this
+    #: generation (_schema.py; mcp 2.x gives content annotations none, 1.x describes them too).
+    _sdk_output_rule: int | None = 2
     #: A function's ``InputRequiredResult`` is an input round of the core (_rounds.py).
     _relays_input_required = True
     #: mcp 2.x's rules where 1.x's differ: a completion handler's crash worded and logged as 2.x does
@@ -548,6 +551,7 @@ class LegacyFastMCP(MCPServer):
 
     _default_mask = False
     _handshake_only = True
+    _sdk_output_rule = 1
     _template_policy = False  # mcp 1.x has no ResourceSecurity: its templates take any one-segment value
     _resource_failed = None  # type: ignore[assignment]  # mcp 1.x answers a resource's failure as oxmcp does
     # mcp 1.x's words for a prompt that fails: its low-level server answers any exception of a handler

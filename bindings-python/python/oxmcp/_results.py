@@ -358,6 +358,10 @@ def normalize_tool_result(value: Any, *, output_schema: dict[str, Any] | None, w
         structured = {"result": data} if wrap else data
         if data is None:  # nothing to show: no content block (structuredContent still says null)
             return {"content": [], "structuredContent": structured}
+        if isinstance(value, (list, tuple)) and any(_is_block_model(v) for v in value):
+            # A described list of content blocks (``-> list[ContentBlock]``): the blocks are the
+            # content, their dump the structured result.
+            return {"content": content_list(value), "structuredContent": structured}
         text = data if isinstance(data, str) else _dumps(data)
         return {"content": [{"type": "text", "text": text}], "structuredContent": structured}
     if value is None:

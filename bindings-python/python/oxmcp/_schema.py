@@ -7,6 +7,7 @@ recursive, so clients that do not resolve ``$ref`` still see the whole shape.
 
 from __future__ import annotations
 
+import collections.abc
 import copy
 import functools
 import inspect
@@ -327,6 +328,42 @@ def _is_content_annotation(annotation: Any) -> bool:
     return False
 
 
+def _sdk_output_wanted(annotation: Any) -> bool:
+    """The SDKs' rule (mcp's ``func_metadata``) for which return annotations get an output schema:
+    a class gets one when it is a model, a TypedDict, a primitive or a class with annotated fields,
+    and any other annotation (``list[...]``, a union, ``None``) whenever pydantic can describe it; a
+    bare class such as ``list`` or ``dict``, and ``CallToolResult``, get none."""
+    from ._results import CONTENT_TYPES, ToolResult
+
+    if annotation is inspect.Signature.empty or _is_call_tool_result(annotation):
+        return False
+    if annotation is None or annotation is type(None):
+        return True
+    if not isinstance(annotation, type) or typing.get_origin(annotation) is not None:
+        return True
+    if issubclass(annotation, (ToolResult, *CONTENT_TYPES)):
+        return False  # oxmcp's own content helpers (Image, Audio, File) are not data
+    if issubclass(annotation, (BaseModel, str, int, float, bool, bytes)) or typing.is_typeddict(annotation):
+        return True
+    try:
+        return bool(typing.get_type_hints(annotation))
+    except Exception:  # noqa: BLE001  a class whose hints cannot be resolved: no schema, as in the SDK
+        return False
+
+
+def _sdk_returns_content(annotation: Any) -> bool:
+    """mcp 2.x's exception to that rule: an annotation that names a content block or a content helper,
+    bare or as an item of a list or tuple or an arm of a union, gets no output schema."""
+    origin = typing.get_origin(annotation)
+    if origin is None:
+        return _is_content_class(annotation)
+    if origin is typing.Annotated:
+        return _sdk_returns_content(typing.get_args(annotation)[0])
+    if origin in (list, tuple, typing.Union, collections.abc.Sequence) or str(origin) == "<class 'types.UnionType'>":
+        return any(_sdk_returns_content(a) for a in typing.get_args(annotation))
+    return False
+
+
 def _is_content_class(annotation: Any) -> bool:
     from ._results import CONTENT_TYPES, ToolResult
 
@@ -383,6 +420,7 @@ def analyze_function(
     skip_params: tuple[str, ...] = (),
     input_schema: dict[str, Any] | None = None,
     str_is_data: bool = False,
+    sdk_outputs: int | None = None,
 ) -> FunctionInfo:
     """Inspect ``fn``: parameters → input schema, docstring → descriptions, return → output schema."""
     if not callable(fn):
@@ -491,7 +529,9 @@ def analyze_function(
         out_schema, adapter = _PLAIN_OUTPUTS[ret]
         wrap = True
     elif structured_output is not False and output_schema is not False:
-        want = structured_output is True or not _is_content_annotation(ret) or (str_is_data and ret is str)
+        want = structured_output is True or (
+            _sdk_output_wanted(ret) and not (sdk_outputs >= 2 and _sdk_returns_content(ret)) if sdk_outputs
+            else not _is_content_annotation(ret) or (str_is_data and ret is str))
         if want and ret is not inspect.Signature.empty:
             try:
                 ret = _pydantic_typeddict(ret)

@@ -121,7 +121,7 @@ impl Server {
         match jsonrpc::classify(msg) {
             Err((id, e)) => Some(jsonrpc::error(id, &e)),
             Ok(Message::Response(v)) => {
-                if let Err(e) = self.client_response(&v, env.session_id()).await {
+                if let Err(e) = self.client_response(&v, env.session_id(), None).await {
                     tracing::warn!(error = %e, "a client response could not be forwarded");
                 }
                 None

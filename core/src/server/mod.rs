@@ -371,13 +371,15 @@ impl Server {
 
     /// A client's JSON-RPC response to a server→client request, POSTed in legacy session
     /// `session`: wake the handler awaiting it, here or (a shared session store) on the replica
-    /// that sent the request. `Ok(true)` when it was delivered here.
+    /// that sent the request. `raw`: the message as the client wrote it, when the transport has
+    /// it (the handler is given its `result`'s text too). `Ok(true)` when it was delivered here.
     pub(crate) async fn client_response(
         &self,
         msg: &Value,
         session: Option<&str>,
+        raw: Option<&[u8]>,
     ) -> Result<bool, crate::error::McpError> {
-        if self.inner.client_requests.resolve(msg, session) {
+        if self.inner.client_requests.resolve(msg, session, raw) {
             return Ok(true);
         }
         let store = &self.inner.sessions.store;

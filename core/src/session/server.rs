@@ -72,7 +72,9 @@ impl Server {
                 }
             }
             S::Response { session, msg } => {
-                self.inner.client_requests.resolve(&msg, Some(&session));
+                self.inner
+                    .client_requests
+                    .resolve(&msg, Some(&session), None);
             }
             S::Outbound { session, msg } => {
                 if let Some(out) = sessions.cached(&session).and_then(|s| s.outbound()) {

@@ -515,7 +515,10 @@ impl HttpHandler {
                     );
                 }
                 let sid = env.session.as_ref().and_then(|s| s.id.as_deref());
-                self.server.client_response(&v, sid).await.map(|_| ())
+                self.server
+                    .client_response(&v, sid, Some(&info.body))
+                    .await
+                    .map(|_| ())
             }
             Message::Notification { method, params } => {
                 // A notification is of the handshake era as a request is: unless its `_meta`

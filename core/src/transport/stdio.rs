@@ -190,8 +190,8 @@ where
             _ = &mut shutdown => break,
         };
         while conn.tasks.try_join_next().is_some() {}
-        if let Some(msg) = conn.parse(line) {
-            conn.serve(msg).await;
+        if let Some((msg, bytes)) = conn.parse(line) {
+            conn.serve(msg, &bytes).await;
         }
     }
     let end = conn.out.clone();
@@ -200,6 +200,15 @@ where
     drop(end);
     let _ = tokio::task::spawn_blocking(move || writer.join()).await;
     Ok(())
+}
+
+/// A well-formed JSON-RPC result (`jsonrpc` "2.0", a string id, `result`, no `error`): what the
+/// server's dispatch would hand to [`Server::client_response`] as it is.
+fn is_answer(msg: &Value) -> bool {
+    msg.get("jsonrpc").and_then(Value::as_str) == Some("2.0")
+        && msg.get("id").is_some_and(Value::is_string)
+        && msg.get("result").is_some()
+        && msg.get("error").is_none()
 }
 
 /// One stdio connection: its requests (for `notifications/cancelled`) and, after `initialize`,
@@ -217,7 +226,7 @@ struct Connection {
 
 impl Connection {
     /// A line's message, or `None` once a line that is none was answered.
-    fn parse(&self, line: Line) -> Option<Value> {
+    fn parse(&self, line: Line) -> Option<(Value, Vec<u8>)> {
         let bytes = match line {
             Line::TooLong => {
                 let max = self.config.max_line;
@@ -229,7 +238,7 @@ impl Connection {
             Line::Data(b) => b,
         };
         match jsonrpc::parse(&bytes, self.config.max_string) {
-            Ok(v) => Some(v),
+            Ok(v) => Some((v, bytes)),
             Err(e) => {
                 let _ = self.out.send(jsonrpc::error(Value::Null, &e.to_mcp()));
                 None
@@ -258,7 +267,7 @@ impl Connection {
     /// is quick, and served in order (a cancellation must not be overtaken by anything after
     /// it); `initialize` is served before the next line is read: it decides the era of every
     /// message after it, so nothing may overtake it.
-    async fn serve(&mut self, msg: Value) {
+    async fn serve(&mut self, msg: Value, bytes: &[u8]) {
         let env_with = self.env_with();
         if let Value::Array(batch) = msg {
             let (server, out) = (self.server.clone(), self.out.clone());
@@ -274,6 +283,18 @@ impl Connection {
             return;
         }
         let method = msg.get("method").and_then(Value::as_str);
+        if method.is_none() && is_answer(&msg) {
+            // A result for a server request: its handler gets the line's text too.
+            let env = env_with(CancellationToken::new());
+            if let Err(e) = self
+                .server
+                .client_response(&msg, env.session_id(), Some(bytes))
+                .await
+            {
+                tracing::warn!(error = %e, "a client response could not be forwarded");
+            }
+            return;
+        }
         if msg.get("id").is_none() || method.is_none() {
             if let Some(r) = self
                 .server
