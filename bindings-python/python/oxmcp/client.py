@@ -107,6 +107,9 @@ def _declared_extensions(extensions: Any) -> dict[str, Any]:
 class Client(_Client):
     """``Client(server)``: a server object in this process; results as ``oxmcp.types`` models."""
 
+    #: As the SDK's in-memory client: no HTTP auth (the server's own process calls it, with no token).
+    _in_process = True
+
     def __init__(self, server: Any, **kwargs: Any) -> None:
         core = getattr(server, "_core", server)  # the low-level Server serves through its core Server
         if not hasattr(core, "_build_native"):
