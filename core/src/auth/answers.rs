@@ -75,6 +75,7 @@ impl Auth {
     }
 
     /// The scopes every request needs ([`Auth::required_scopes`]): 403 when `caller` lacks one.
+    #[allow(clippy::result_large_err)] // the refusal is the authenticator's answer, as `decide`'s
     pub(super) fn endpoint_scopes(&self, caller: Caller) -> Result<Option<Caller>, AuthRejection> {
         let missing = missing_scopes(&caller.scopes, &self.required);
         let Some(first) = missing.first() else {
