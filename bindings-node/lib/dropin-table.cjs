@@ -17,6 +17,9 @@ const MIRRORS = {
   '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js': 'oxmcp/server/webStandardStreamableHttp.js',
   '@modelcontextprotocol/sdk/server/sse.js': 'oxmcp/server/sse.js',
   '@modelcontextprotocol/sdk/server/express.js': 'oxmcp/server/express.js',
+  // requireBearerAuth, decided by the core; the authorization-server router (server/auth/router.js)
+  // is not mirrored: oxmcp hosts no authorization server.
+  '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js': 'oxmcp/server/auth/middleware/bearerAuth.js',
   '@modelcontextprotocol/sdk/server/completable.js': 'oxmcp/server/completable.js',
   '@modelcontextprotocol/sdk/types.js': 'oxmcp/types.js',
   '@modelcontextprotocol/sdk/experimental': 'oxmcp/experimental',

@@ -164,6 +164,9 @@ async function handleNode(native, req, res, opts = {}) {
     // The socket's address: the core keys the failed-authentication limit by it (or, from a
     // trusted proxy, by the client the proxy forwards).
     peer: req.socket?.remoteAddress,
+    // The caller the core decided for `requireBearerAuth` (never `req.auth`, which app code may
+    // set): the core takes it where the mount has no auth of its own.
+    host: req[BEARER_CALLER],
   };
   let exchange;
   if (body !== undefined) {
@@ -243,4 +246,7 @@ async function pipeStream(exchange, r, res) {
   res.end();
 }
 
-module.exports = { fetchHandler, nodeHandler, handleNode, pipeStream, readBody, rawHeaderPairs };
+/** Where `requireBearerAuth` keeps the core's caller of a request it let through. */
+const BEARER_CALLER = Symbol.for('oxmcp.bearerCaller');
+
+module.exports = { BEARER_CALLER, fetchHandler, nodeHandler, handleNode, pipeStream, readBody, rawHeaderPairs };

@@ -22,6 +22,27 @@ pub struct NativeHttpRequest {
     /// The client's address as the host's socket gives it (`req.socket.remoteAddress`), for the
     /// failed-authentication limit and trusted proxies; absent when the host does not know it.
     pub peer: Option<String>,
+    /// The caller the host app authenticated (`{name, scopes, claims}`: the TS SDK's
+    /// `requireBearerAuth` answered by the core), which the core takes when it has no auth of
+    /// its own.
+    pub host: Option<serde_json::Value>,
+}
+
+/// The host's caller of `req` (see [`NativeHttpRequest::host`]).
+pub(crate) fn host_caller(req: &NativeHttpRequest) -> Option<oxmcp::Caller> {
+    let h = req.host.as_ref()?;
+    let mut c = oxmcp::Caller::new(h.get("name")?.as_str()?);
+    c.scopes = h
+        .get("scopes")
+        .and_then(|s| s.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    c.claims = h.get("claims").filter(|v| v.is_object()).cloned();
+    Some(c)
 }
 
 /// The request, and its client's address (an unparsable one is unknown).
@@ -79,6 +100,7 @@ impl NativeHttpExchange {
         handler: HttpHandler,
         req: HttpRequest,
         peer: Option<std::net::SocketAddr>,
+        host: Option<oxmcp::Caller>,
     ) -> Self {
         let (tx, rx) = oneshot::channel();
         let cancel = CancellationToken::new();
@@ -86,7 +108,12 @@ impl NativeHttpExchange {
         let max_body = handler.config().max_body;
         napi::bindgen_prelude::spawn(async move {
             tokio::select! {
-                r = handler.handle_full(req, peer, "") => { let _ = tx.send(r); }
+                r = async {
+                    match handler.admit_as(&req.method, &req.path, &req.headers, peer, host).await {
+                        Ok(caller) => handler.serve(req, caller, peer, "").await,
+                        Err(refused) => refused,
+                    }
+                } => { let _ = tx.send(r); }
                 _ = c.cancelled() => {}
             }
         });
@@ -130,6 +157,7 @@ impl NativeHttpExchange {
         handler: HttpHandler,
         mut req: HttpRequest,
         peer: Option<std::net::SocketAddr>,
+        host: Option<oxmcp::Caller>,
     ) -> Self {
         let (tx, rx) = oneshot::channel();
         let (admitted_tx, admitted) = oneshot::channel();
@@ -140,7 +168,7 @@ impl NativeHttpExchange {
         napi::bindgen_prelude::spawn(async move {
             let work = async {
                 match handler
-                    .admit(&req.method, &req.path, &req.headers, peer)
+                    .admit_as(&req.method, &req.path, &req.headers, peer, host)
                     .await
                 {
                     Err(refused) => {

@@ -5,6 +5,7 @@
 //! Native types are prefixed `Native*`; the public JS/TS names live in `bindings-node/lib/*.cjs`.
 
 mod batch;
+mod bearer;
 mod calls;
 mod cli;
 mod context;

@@ -6,7 +6,7 @@ use crate::calls::Calls;
 use crate::context::{EndFn, NativeCalls};
 use crate::defs::{NativePromptDef, NativeResourceDef, NativeResourceTemplateDef, NativeToolDef};
 use crate::errors::{self, coded, Code, Result};
-use crate::http::{to_core, NativeHttpExchange, NativeHttpRequest};
+use crate::http::{host_caller, to_core, NativeHttpExchange, NativeHttpRequest};
 use crate::js_handler::{
     self, CompleteFn, JsCallee, JsCompletion, JsPrompt, JsResource, JsTool, ReadFn, ToolCall,
     ToolCallArgs, ToolDispatchFn, ToolFn, ToolHop,
@@ -605,11 +605,12 @@ impl NativeServer {
     #[napi]
     pub fn handle_http(&self, request: NativeHttpRequest) -> Result<NativeHttpExchange> {
         let handler = self.mount.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let host = host_caller(&request);
         let (mut req, peer) = to_core(request)?;
         if req.path != "/healthz" {
             req.path = handler.config().path.clone();
         }
-        Ok(NativeHttpExchange::start(handler, req, peer))
+        Ok(NativeHttpExchange::start(handler, req, peer, host))
     }
 
     /// [`Self::handle_http`] from the request's head (its `body` ignored): the core admits it
@@ -617,11 +618,12 @@ impl NativeServer {
     #[napi]
     pub fn handle_http_head(&self, request: NativeHttpRequest) -> Result<NativeHttpExchange> {
         let handler = self.mount.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let host = host_caller(&request);
         let (mut req, peer) = to_core(request)?;
         if req.path != "/healthz" {
             req.path = handler.config().path.clone();
         }
-        Ok(NativeHttpExchange::start_head(handler, req, peer))
+        Ok(NativeHttpExchange::start_head(handler, req, peer, host))
     }
 
     /// Stop every transport started from this object and wait for them to finish.

@@ -17,6 +17,7 @@ mod serve;
 mod sessions;
 mod skills;
 mod telemetry;
+mod verifier;
 
 use convert::from_py;
 use engine::Engine;
@@ -88,6 +89,10 @@ pub(crate) struct NativeServer {
     /// The HTTP+SSE transport routed by the host (the `mcp` SDK's `SseServerTransport`): the
     /// mount's handler with `sse` on.
     sse_handler: std::sync::OnceLock<oxmcp::transport::http::HttpHandler>,
+    /// The in-process client's handler (`Client(server)`): the mount's without HTTP auth. Its
+    /// caller is the server's own code, as a stdio server's is the process that spawned it;
+    /// it carries no token (the `mcp` SDK's in-memory client never authenticates either).
+    inproc_handler: std::sync::OnceLock<oxmcp::transport::http::HttpHandler>,
 }
 
 impl NativeServer {
@@ -102,6 +107,18 @@ impl NativeServer {
             .map_err(options::error)?;
         Ok(self
             .http_handler
+            .get_or_init(|| oxmcp::transport::http::HttpHandler::new(self.server.clone(), cfg))
+            .clone())
+    }
+
+    fn inproc_handler(&self) -> PyResult<oxmcp::transport::http::HttpHandler> {
+        if let Some(h) = self.inproc_handler.get() {
+            return Ok(h.clone());
+        }
+        let mut cfg = self.http_handler()?.config().clone();
+        cfg.auth = None;
+        Ok(self
+            .inproc_handler
             .get_or_init(|| oxmcp::transport::http::HttpHandler::new(self.server.clone(), cfg))
             .clone())
     }
@@ -207,34 +224,49 @@ impl NativeServer {
     /// low-level server answers those methods from Python, and the core routes what it keeps
     /// (`resources/subscribe`) only for a declared capability.
     #[new]
-    #[pyo3(signature = (info, options, max_workers=8, declare=None))]
+    /// `token_verifier`: `async (token, None) -> ("ok", grant | None)`, the host's verifier the
+    /// core asks when `oauth.verifier` is on (a grant is `{client_id, scopes, expires_at,
+    /// resource, subject, claims}`).
+    #[pyo3(signature = (info, options, max_workers=8, declare=None, token_verifier=None))]
     fn new(
         py: Python<'_>,
         info: &Bound<'_, PyAny>,
         options: &Bound<'_, PyDict>,
         max_workers: usize,
         declare: Option<Vec<String>>,
+        token_verifier: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
         // The identity and the options are one object in the core's schema.
         let mut all = options::to_json(Some(options))?;
         all.extend(as_object(from_py(info)?, "info")?);
-        let config = options::config(all)?;
+        let mut config = options::config(all)?;
+        let engine = Engine::new(max_workers);
+        let submit = py.import("oxmcp._runtime")?.getattr("submit")?.unbind();
+        let submit = Arc::new(submit);
+        if let Some(entry) = token_verifier {
+            let v = verifier::PyVerifier {
+                entry: Arc::new(entry),
+                engine: engine.clone(),
+                submit: submit.clone(),
+            };
+            config.listen.token_verifier = Some(oxmcp::config::VerifierHook(Arc::new(v)));
+        }
         let builder = config
             .server
             .host_builder(&declare.unwrap_or_default())
             .map_err(options::error)?;
         let server = builder.build().map_err(build_err)?;
-        let submit = py.import("oxmcp._runtime")?.getattr("submit")?.unbind();
         Ok(Self {
             server,
-            engine: Engine::new(max_workers),
-            submit: Arc::new(submit),
+            engine,
+            submit,
             config,
             prompts: Mutex::new(HashMap::new()),
             templates: Mutex::new(HashMap::new()),
             completions: Mutex::new(HashMap::new()),
             http_handler: std::sync::OnceLock::new(),
             sse_handler: std::sync::OnceLock::new(),
+            inproc_handler: std::sync::OnceLock::new(),
         })
     }
 
@@ -580,7 +612,8 @@ impl NativeServer {
     /// Returns an awaitable of `(status, headers, body: bytes | None, stream | None)`.
     /// `query` (without `?`) and `client` (`(host, port)`, as ASGI's scope has them) are what
     /// handlers see of the request (`ctx.get_http_request()`).
-    #[pyo3(signature = (method, path, headers, body, query=None, client=None))]
+    /// `in_process`: the in-process client's exchange, served without HTTP auth.
+    #[pyo3(signature = (method, path, headers, body, query=None, client=None, in_process=false))]
     #[allow(clippy::too_many_arguments)] // the Python signature above: the ASGI request's parts
     fn handle_http<'py>(
         &self,
@@ -591,8 +624,13 @@ impl NativeServer {
         body: Vec<u8>,
         query: Option<String>,
         client: Option<(String, u16)>,
+        in_process: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let handler = self.http_handler()?;
+        let handler = if in_process {
+            self.inproc_handler()?
+        } else {
+            self.http_handler()?
+        };
         let query = query.unwrap_or_default();
         let client = peer(client);
         serve::handle(py, handler, method, path, headers, body, query, client)

@@ -1,4 +1,21 @@
 'use strict';
+
+/**
+ * The SDK's `AuthInfo` of a caller the core verified: the token's client (`client_id`), expiry
+ * (`exp`) and resource (`aud`) come from the caller's claims (a token verifier's grant keeps them there).
+ * @param {{ name: string, scopes?: string[], claims?: Record<string, unknown> }} c
+ */
+function authInfoOf(c) {
+  const claims = c.claims ?? undefined;
+  /** @type {Record<string, unknown>} */
+  const info = { token: '', clientId: c.name, scopes: c.scopes ?? [], extra: claims ? { claims } : {} };
+  if (claims && typeof claims.client_id === 'string') info.clientId = claims.client_id;
+  if (claims && typeof claims.aud === 'string') {
+    try { info.resource = new URL(claims.aud); } catch {}
+  }
+  if (claims && typeof claims.exp === 'number') info.expiresAt = claims.exp;
+  return info;
+}
 /**
  * The TS SDK's `extra` argument (`RequestHandlerExtra`) over an oxmcp `ctx`: what SDK-shaped
  * handlers read (`signal`, `requestId`, `sessionId`, `authInfo`, `_meta`) and the two calls they
@@ -64,7 +81,7 @@ class RequestHandlerExtra {
   get authInfo() {
     const c = this.#ctx.caller;
     if (!c) return this.#passedAuth;
-    return { token: '', clientId: c.name, scopes: c.scopes ?? [], extra: c.claims ? { claims: c.claims } : {} };
+    return authInfoOf(c);
   }
   /** Request information (headers) is not exposed to handlers by oxmcp. */
   get requestInfo() { return undefined; }

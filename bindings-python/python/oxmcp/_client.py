@@ -25,6 +25,11 @@ class Client:
     log messages) are kept in :attr:`notifications`.
     """
 
+    #: Whether the exchanges skip the server's HTTP auth: this client sends ``token`` through the
+    #: same handler as an HTTP client, auth included; the ``mcp`` SDK's in-memory ``Client`` (a
+    #: subclass) talks to the server object in its own process and carries no credentials.
+    _in_process = False
+
     def __init__(self, server: Any, *, capabilities: dict[str, Any] | None = None,
                  client_info: dict[str, Any] | None = None, log_level: str | None = None,
                  path: str = "/mcp", timeout: float = 30.0, token: str | None = None) -> None:
@@ -53,6 +58,10 @@ class Client:
         #: Sees each notification as it arrives on a response's stream: ``async (message) -> None``.
         self._on_notification: Any = None
 
+    @property
+    def _skips_auth(self) -> bool:
+        return self._in_process and self.token is None
+
     async def __aenter__(self) -> Self:
         self._native = self.server._build_native()
         if on_asyncio():
@@ -70,7 +79,7 @@ class Client:
                                           "capabilities": self.capabilities, "clientInfo": self.client_info})
         body = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode()
         headers = self._headers("notifications/initialized")
-        await self._native_call(lambda: self._native.handle_http("POST", self.path, headers, body))
+        await self._native_call(lambda: self._native.handle_http("POST", self.path, headers, body, in_process=self._skips_auth))
 
     async def _native_call(self, make: Any) -> Any:
         """Await the native awaitable ``make()`` gives, on the loop the native layer completes it on."""
@@ -98,7 +107,7 @@ class Client:
             # per-session state (its GET stream, its keep-alive pings) ends with it.
             native, headers = self._native, self._headers("")
             with contextlib.suppress(Exception):
-                await self._native_call(lambda: native.handle_http("DELETE", self.path, headers, b""))
+                await self._native_call(lambda: native.handle_http("DELETE", self.path, headers, b"", in_process=self._skips_auth))
             self._session = None
         self._native = None
         if self._loop_thread is not None:
@@ -142,7 +151,7 @@ class Client:
             headers.append(("authorization", f"Bearer {self.token}"))
         native, data = self._native, json.dumps(msg).encode()
         status, reply_headers, body, stream = await self._native_call(
-            lambda: native.handle_http("POST", self.path, headers, data))
+            lambda: native.handle_http("POST", self.path, headers, data, in_process=self._skips_auth))
         if method == "initialize":
             self._session = next((str(v) for k, v in reply_headers if str(k).lower() == "mcp-session-id"), "")
         messages: list[dict[str, Any]] = []
@@ -189,7 +198,7 @@ class Client:
     async def _post(self, message: dict[str, Any]) -> None:
         """POST a message that has no answer (a response to the server's request)."""
         native, data, headers = self._native, json.dumps(message).encode(), self._headers("")
-        await self._native_call(lambda: native.handle_http("POST", self.path, headers, data))
+        await self._native_call(lambda: native.handle_http("POST", self.path, headers, data, in_process=self._skips_auth))
 
     # -- conveniences ------------------------------------------------------------------------------
     async def discover(self) -> dict[str, Any]:

@@ -75,6 +75,7 @@ MIRRORS: dict[str, str] = {
     "mcp.server.auth.settings": "oxmcp.server.auth.settings",
     "mcp.server.auth.middleware": "oxmcp.server.auth.middleware",
     "mcp.server.auth.middleware.bearer_auth": "oxmcp.server.auth.middleware.bearer_auth",
+    "mcp.server.auth.middleware.auth_context": "oxmcp.server.auth.middleware.auth_context",
     "mcp.server.lowlevel": "oxmcp.server.lowlevel",
     "mcp.server.lowlevel.server": "oxmcp.server.lowlevel.server",
     "mcp.server.lowlevel.helper_types": "oxmcp.server.lowlevel.helper_types",

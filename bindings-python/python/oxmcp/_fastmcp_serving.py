@@ -69,7 +69,23 @@ class Serving(_Base):
         mcp_app = AsgiApp(self, path)
         routes = [Route(p, endpoint=fn, methods=m, name=n) for p, m, fn, n in self._custom_routes]
         routes.append(Route(path, endpoint=mcp_app, methods=["GET", "POST", "DELETE"]))
+        routes += self._metadata_routes(path)
         return self._starlette(routes, middleware)
+
+    def _metadata_routes(self, path: str) -> list[Any]:
+        """With ``oauth.resource``, the route of its RFC 9728 metadata (path-inserted, as the SDK
+        serves it), answered by the core."""
+        from urllib.parse import urlsplit
+
+        from starlette.routing import Route
+
+        from ._asgi import AsgiApp
+
+        resource = (self.options.get("oauth") or {}).get("resource")
+        if not isinstance(resource, str):
+            return []
+        well_known = "/.well-known/oauth-protected-resource" + urlsplit(resource).path.rstrip("/")
+        return [Route(well_known, endpoint=AsgiApp(self, path, routed=True), methods=["GET"])]
 
     def _starlette(self, routes: list[Any], middleware: list[Any] | None) -> Any:
         """A Starlette app of ``routes`` whose lifespan starts the core on the app's loop and runs the

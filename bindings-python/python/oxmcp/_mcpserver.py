@@ -91,6 +91,10 @@ class MCPServer(FastMCP):
         # mcp 2.x's `middleware=` is the context tier (`fn(ctx, call_next)`), not FastMCP's classes.
         context_middleware = kwargs.pop("middleware", None) or ()
         icons = kwargs.get("icons")
+        from .server.auth._link import take_auth
+
+        # auth=AuthSettings(...) with token_verifier=: the core's oauth options and its verifier hook.
+        self._token_verifier_entry = take_auth(kwargs)
         super().__init__(name, instructions, **kwargs)
         self._sdk_icons = list(icons) if icons else None  # as given (the SDK's Icon models)
         from .server._context_middleware import MiddlewareList

@@ -42,7 +42,8 @@ def flush_telemetry() -> None: ...
 @final
 class NativeServer:
     def __new__(cls, info: Any, options: dict[str, Any], max_workers: int = 8,
-                declare: list[str] | None = None) -> NativeServer: ...
+                declare: list[str] | None = None,
+                token_verifier: Callable[[str, Any], Awaitable[Any]] | None = None) -> NativeServer: ...
     def add_tool(
         self,
         spec: Any,
@@ -91,6 +92,7 @@ class NativeServer:
         body: bytes,
         query: str | None = None,
         client: tuple[str, int] | None = None,
+        in_process: bool = False,
     ) -> Awaitable[tuple[int, list[tuple[str, str]], bytes | None, BodyStream | None]]: ...
     def admit_http(
         self,

@@ -102,6 +102,10 @@ class Server:
     ``debug`` and ``max_workers`` are Python's own (the sync handler pool).
     """
 
+    #: The host's token verifier the core asks about each bearer token (``async (token, None) ->
+    #: ("ok", grant | None)``), set by ``MCPServer(token_verifier=...)``; None: the core's own checks.
+    _token_verifier_entry: Any = None
+
     def __init__(self, name: str, version: str = "0.1.0", *, title: str | None = None,
                  instructions: str | None = None, website_url: str | None = None, description: str | None = None,
                  icons: list[dict[str, Any]] | None = None, debug: bool = False, max_workers: int | None = None,
@@ -656,7 +660,8 @@ class Server:
             from . import _oxmcp
 
             # `_declare`: capabilities a subclass answers from Python with nothing registered (low-level Server).
-            native = _oxmcp.NativeServer(self.info, self.options, self.max_workers, self._declare)
+            native = _oxmcp.NativeServer(self.info, self.options, self.max_workers, self._declare,
+                                         self._token_verifier_entry)
             # One registry version for every tool registered before serving.
             native.add_tools([(t.spec, t, t.is_async, *t.limits) for t in self._tools.values()])
             for r in self._resources.values():

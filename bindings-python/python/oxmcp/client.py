@@ -52,6 +52,9 @@ _DECLARED: dict[str, dict[str, Any]] = {"elicitation": {"form": {}, "url": {}}, 
 class Client(_Client):
     """``Client(server)``: a server object in this process; results as ``oxmcp.types`` models."""
 
+    #: As the SDK's in-memory client: no HTTP auth (the server's own process calls it, with no token).
+    _in_process = True
+
     def __init__(self, server: Any, **kwargs: Any) -> None:
         core = getattr(server, "_core", server)  # the low-level Server serves through its core Server
         if not hasattr(core, "_build_native"):

@@ -23,6 +23,8 @@ pub struct BearerChallenge {
     error_description: Option<String>,
     /// Set: a `DPoP` challenge (RFC 9449 §7.1) with these `algs`.
     dpop_algs: Option<String>,
+    /// `error_description` right after `error` whatever the error (the `mcp` Python SDK's order).
+    description_first: bool,
 }
 
 impl BearerChallenge {
@@ -60,6 +62,11 @@ impl BearerChallenge {
     }
     pub fn error_description(mut self, d: impl Into<String>) -> Self {
         self.error_description = Some(d.into());
+        self
+    }
+    /// Put `error_description` right after `error`, then `scope` and `resource_metadata`.
+    pub fn description_first(mut self) -> Self {
+        self.description_first = true;
         self
     }
     /// Make it a `DPoP` challenge (RFC 9449 §7.1) naming the proof algorithms taken.
@@ -108,7 +115,7 @@ impl fmt::Display for BearerChallenge {
             .error_description
             .as_deref()
             .map(|d| ("error_description", quoted(d)));
-        if self.error.as_deref() == Some("insufficient_scope") {
+        if self.description_first || self.error.as_deref() == Some("insufficient_scope") {
             // The TS SDK's order, byte for byte, so a client that works against it works here.
             params.extend(description);
             params.extend(scope);

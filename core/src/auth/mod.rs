@@ -8,9 +8,12 @@
 //! cacheable result is marked `cacheScope: "private"` (lists differ per caller).
 
 mod access;
+mod answers;
 mod challenge;
+mod credentials;
 #[cfg(feature = "auth-jwt")]
 mod dpop;
+mod host;
 #[cfg(feature = "auth-jwt")]
 mod jwks;
 #[cfg(feature = "auth-jwt")]
@@ -19,11 +22,16 @@ mod metadata;
 mod tokens;
 
 pub use access::{missing_scopes, scope_covers, Allow};
+use answers::ts_text;
+pub use answers::Answers;
 pub use challenge::BearerChallenge;
+use credentials::credentials;
+pub use credentials::{bearer_token, MalformedAuthorization};
 #[cfg(feature = "auth-jwt")]
 pub use dpop::{
     normalize_htu, thumbprint, Dpop, DpopMode, DEFAULT_DPOP_REPLAY_CACHE, DEFAULT_DPOP_WINDOW,
 };
+pub use host::{Grant, HostTokens, HostVerifier};
 #[cfg(feature = "auth-jwt")]
 pub use jwks::{HttpJwksFetcher, JwksFetcher};
 #[cfg(feature = "auth-jwt")]
@@ -289,6 +297,9 @@ pub struct Auth {
     realm: Option<String>,
     #[cfg(feature = "auth-jwt")]
     dpop: Option<Dpop>,
+    required: Vec<String>,
+    answers: Answers,
+    metadata_url: Option<String>,
 }
 
 impl std::fmt::Debug for Auth {
@@ -323,6 +334,27 @@ impl Auth {
     /// An extra verifier (opaque tokens).
     pub fn verifier(mut self, v: impl TokenVerifier) -> Self {
         self.verifiers.push(Arc::new(v));
+        self
+    }
+    /// Scopes every request must hold (the `mcp` SDK's `AuthSettings.required_scopes`): a
+    /// caller without them is answered 403 `insufficient_scope` before anything is served.
+    pub fn required_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.required = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+    /// The metadata URL challenges name, when it is not the one [`Auth::resource`] makes (the
+    /// TS SDK's `resourceMetadataUrl`).
+    pub fn resource_metadata_url(mut self, url: impl Into<String>) -> Self {
+        self.metadata_url = Some(url.into());
+        self
+    }
+    fn metadata_url(&self) -> Option<String> {
+        let derived = || self.resource.as_ref().map(ProtectedResource::metadata_url);
+        self.metadata_url.clone().or_else(derived)
+    }
+    /// How 401 and 403 answers are worded (see [`Answers`]).
+    pub fn answers(mut self, a: Answers) -> Self {
+        self.answers = a;
         self
     }
     /// Act as an OAuth protected resource: serve RFC 9728 metadata and point 401s at it.
@@ -468,8 +500,8 @@ impl Auth {
     fn step_up(&self, required: &[String]) -> BearerChallenge {
         let mut c = BearerChallenge::insufficient_scope(required.iter().cloned())
             .error_description(INSUFFICIENT_SCOPE_DESCRIPTION);
-        if let Some(r) = &self.resource {
-            c = c.resource_metadata(r.metadata_url());
+        if let Some(u) = self.metadata_url() {
+            c = c.resource_metadata(u);
         }
         c
     }
@@ -482,6 +514,15 @@ impl Auth {
         error: Option<&str>,
         description: &str,
     ) -> AuthRejection {
+        match self.answers {
+            Answers::McpPython => {
+                return self.sdk_refusal(401, "invalid_token", "Authentication required", false)
+            }
+            Answers::McpTs => {
+                return self.sdk_refusal(401, "invalid_token", ts_text(description), true)
+            }
+            Answers::Oxmcp => {}
+        }
         let on = |s: Scheme| if scheme == Some(s) { error } else { None };
         let mode = self.dpop_mode();
         let mut challenges = Vec::with_capacity(2);
@@ -519,6 +560,12 @@ impl Auth {
     ) -> Result<Option<Caller>, AuthRejection> {
         let refuse = |scheme, error: &str, why: &str, public: &str| {
             tracing::info!(target: "oxmcp::audit", outcome = "unauthorized", reason = %why, "auth");
+            // The TS SDK's wording says what was wrong: it is chosen from the core's reason.
+            let public = if self.answers == Answers::McpTs {
+                why
+            } else {
+                public
+            };
             self.unauthorized(scheme, Some(error), public)
         };
         let (scheme, token) = match credentials(headers) {
@@ -537,7 +584,8 @@ impl Auth {
             #[cfg(feature = "auth-jwt")]
             if let (Some(d), Some(req)) = (self.dpop.as_ref(), req) {
                 if mode != DpopModeOf::Off {
-                    return self.dpop_check(d, req, token).await.map(Some);
+                    let caller = self.dpop_check(d, req, token).await?;
+                    return self.endpoint_scopes(caller);
                 }
             }
             let _ = req;
@@ -565,7 +613,7 @@ impl Auth {
             let why = "The access token is bound to a DPoP key; send it with a DPoP proof";
             return Err(refuse(Some(scheme), "invalid_token", why, why));
         }
-        Ok(Some(caller))
+        self.endpoint_scopes(caller)
     }
 
     /// `Authorization: DPoP <token>` with its proof (RFC 9449 §7.1).
@@ -649,51 +697,6 @@ enum DpopModeOf {
 /// The key thumbprint a token is bound to (`cnf.jkt`, RFC 9449 §6.1), if any.
 fn bound_key(c: &Caller) -> Option<&str> {
     c.claims.as_ref()?.get("cnf")?.get("jkt")?.as_str()
-}
-
-/// Several `Authorization` headers, or one that is not `<scheme> <credentials>` in visible
-/// ASCII, or a bearer token outside RFC 6750's `b64token` characters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct MalformedAuthorization;
-
-impl std::fmt::Display for MalformedAuthorization {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("malformed Authorization header")
-    }
-}
-
-impl std::error::Error for MalformedAuthorization {}
-
-/// The token of an `Authorization: Bearer <token>` header (RFC 6750 §2.1); `Ok(None)` when
-/// there is no such header or it names another scheme.
-pub fn bearer_token(headers: &HeaderMap) -> Result<Option<&str>, MalformedAuthorization> {
-    Ok(credentials(headers)?.and_then(|(s, t)| (s == Scheme::Bearer).then_some(t)))
-}
-
-/// The scheme and token of an `Authorization: Bearer <token>` or `DPoP <token>` header;
-/// `Ok(None)` when there is none or it names another scheme.
-fn credentials(headers: &HeaderMap) -> Result<Option<(Scheme, &str)>, MalformedAuthorization> {
-    let mut all = headers.get_all(header::AUTHORIZATION).iter();
-    let Some(v) = all.next() else { return Ok(None) };
-    if all.next().is_some() {
-        return Err(MalformedAuthorization);
-    }
-    let v = v.to_str().map_err(|_| MalformedAuthorization)?;
-    let (scheme, token) = v.trim().split_once(' ').ok_or(MalformedAuthorization)?;
-    let scheme = if scheme.eq_ignore_ascii_case("bearer") {
-        Scheme::Bearer
-    } else if scheme.eq_ignore_ascii_case("dpop") {
-        Scheme::Dpop
-    } else {
-        return Ok(None);
-    };
-    let token = token.trim();
-    let b64token = |c: char| c.is_ascii_alphanumeric() || "-._~+/=".contains(c);
-    if token.is_empty() || !token.chars().all(b64token) {
-        return Err(MalformedAuthorization);
-    }
-    Ok(Some((scheme, token)))
 }
 
 impl Authenticator for Auth {

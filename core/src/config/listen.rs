@@ -5,7 +5,9 @@ use super::names::{fields, knows, ms, object, parse, spelled};
 use super::{
     invalid, unknown, ListenOptions, OAuthConfig, RateLimitConfig, Result, ServerConfig, Strings,
 };
-use crate::auth::{Allow, Auth, NamedTokens, ProtectedResource};
+use crate::auth::{
+    Allow, Answers, Auth, AuthFuture, HostTokens, HostVerifier, NamedTokens, ProtectedResource,
+};
 use crate::limits::{RateLimit, RateLimiter};
 use crate::server::gate::TrustedProxies;
 use crate::transport::http::{HttpConfig, SseConfig, UdsConfig};
@@ -450,6 +452,7 @@ impl ListenOptions {
             }
         }
         auth = self.dpop(auth, o, &n)?;
+        on |= self.host_verifier(o, &mut auth, &n)?;
         if !on {
             return Err(invalid(format!(
                 "{}: give {} or {} (or {}) so bearer tokens can be checked",
@@ -460,6 +463,62 @@ impl ListenOptions {
             )));
         }
         Ok(Some(auth))
+    }
+
+    /// `oauth.verifier` (the host's verifier under the core's rules), `oauth.required_scopes`
+    /// and `oauth.answers`; true when a verifier checks tokens.
+    fn host_verifier(
+        &self,
+        o: &OAuthConfig,
+        auth: &mut Auth,
+        n: &dyn Fn(&str) -> String,
+    ) -> Result<bool> {
+        let mut a = std::mem::take(auth);
+        if let Some(s) = &o.required_scopes {
+            a = a.required_scopes(s.0.clone());
+        }
+        if let Some(u) = &o.resource_metadata_url {
+            a = a.resource_metadata_url(u.clone());
+        }
+        if let Some(w) = &o.answers {
+            let w: Answers = w
+                .parse()
+                .map_err(|e: String| invalid(format!("{}: {e}", n("answers"))))?;
+            a = a.answers(w);
+        }
+        let on = o.verifier.unwrap_or(false);
+        if !on {
+            let set = [
+                ("verifier_resource_required", o.verifier_resource_required),
+                ("verifier_expiry_required", o.verifier_expiry_required),
+            ];
+            if let Some((name, _)) = set.iter().find(|(_, s)| s.is_some()) {
+                *auth = a;
+                return Err(invalid(format!("{} needs {}", n(name), n("verifier"))));
+            }
+        } else {
+            // Without the host's verifier (options checked before it is given) every token is
+            // refused: a server that asked for a verifier never serves without one.
+            let hook = self
+                .token_verifier
+                .clone()
+                .map_or_else(|| Arc::new(NoVerifier) as Arc<dyn HostVerifier>, |h| h.0);
+            let mut t =
+                HostTokens::new(hook).expiry_required(o.verifier_expiry_required.unwrap_or(false));
+            if let Some(r) = &o.resource {
+                t = t.resource(r.clone(), o.verifier_resource_required.unwrap_or(false));
+            } else if o.verifier_resource_required == Some(true) {
+                *auth = a;
+                return Err(invalid(format!(
+                    "{} needs {}",
+                    n("verifier_resource_required"),
+                    n("resource")
+                )));
+            }
+            a = a.verifier(t);
+        }
+        *auth = a;
+        Ok(on)
     }
 
     /// `oauth.dpop` and its two limits.
@@ -606,4 +665,16 @@ fn one_limit(r: &RateLimitConfig, what: &str) -> Result<RateLimit> {
             .ok_or_else(|| invalid(format!("{what}.burst must be at least 1")))?,
     };
     Ok(RateLimit::per_second(r.rate, burst))
+}
+
+/// The verifier of a server whose host has not given its own yet: every token refused.
+struct NoVerifier;
+
+impl HostVerifier for NoVerifier {
+    fn verify<'a>(
+        &'a self,
+        _: &'a str,
+    ) -> AuthFuture<'a, std::result::Result<Option<Value>, String>> {
+        Box::pin(async { Err("no token verifier was given to the server".to_string()) })
+    }
 }

@@ -382,6 +382,19 @@ pub struct ListenOptions {
     pub uds_mode: Option<Value>,
     #[serde(skip)]
     raw: Map<String, Value>,
+    /// The host's token verifier (`oauth.verifier`), given by a binding, never in JSON.
+    #[serde(skip)]
+    pub token_verifier: Option<VerifierHook>,
+}
+
+/// A host's token verifier held by the options ([`ListenOptions::token_verifier`]).
+#[derive(Clone)]
+pub struct VerifierHook(pub std::sync::Arc<dyn crate::auth::HostVerifier>);
+
+impl std::fmt::Debug for VerifierHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("VerifierHook")
+    }
 }
 
 /// OAuth resource server: RFC 9728 metadata and JWT access tokens checked against a JWKS.
@@ -409,6 +422,23 @@ pub struct OAuthConfig {
     pub allow: Option<BTreeMap<String, AllowConfig>>,
     /// DPoP-bound access tokens (RFC 9449): `off` (default), `allowed` or `required`.
     pub dpop: Option<String>,
+    /// Bearer tokens are checked by the host's verifier ([`ListenOptions::token_verifier`]).
+    pub verifier: Option<bool>,
+    /// The verifier's grants must name `resource` (a grant for another resource is refused
+    /// whatever this says).
+    #[serde(alias = "verifierResourceRequired")]
+    pub verifier_resource_required: Option<bool>,
+    /// The verifier's grants must carry an expiry.
+    #[serde(alias = "verifierExpiryRequired")]
+    pub verifier_expiry_required: Option<bool>,
+    /// Scopes every request must hold (403 `insufficient_scope` without them).
+    #[serde(alias = "requiredScopes")]
+    pub required_scopes: Option<Strings>,
+    /// How 401 and 403 answers are worded: `oxmcp` (default), `mcp-python` or `mcp-ts`.
+    pub answers: Option<String>,
+    /// The metadata URL challenges name, when not the one `resource` makes.
+    #[serde(alias = "resourceMetadataUrl")]
+    pub resource_metadata_url: Option<String>,
     /// How far a DPoP proof's `iat` may be from the server's clock, either way (default 60000).
     #[serde(alias = "dpopWindowMs")]
     pub dpop_window_ms: Option<u64>,
@@ -571,7 +601,8 @@ impl Config {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         merged.extend(over.raw);
-        let listen = ListenOptions::from_map(merged)?;
+        let mut listen = ListenOptions::from_map(merged)?;
+        listen.token_verifier = self.listen.token_verifier.clone();
         self.check_paths(&listen)?;
         Ok(listen)
     }
