@@ -333,7 +333,7 @@ class Server extends LowLevelFacade {
     const ok = (v) => ({ result: pick(v) });
     let out;
     try {
-      if (!handler) throw new McpError(-32601, `Method not found: ${method}`);
+      if (!handler) throw new McpError(-32601, 'Method not found');
       out = current.run(ctx, () => handler({ method, params: { ...params, _meta: ctx.meta } }, extra));
     } catch (e) {
       return failure(e);

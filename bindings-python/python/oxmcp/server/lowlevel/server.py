@@ -731,7 +731,7 @@ class Server:
         if method == "logging/setLevel":
             await handler(params.get("level"))
             return {}
-        raise McpError(-32601, f"Method not found: {method}")
+        raise McpError(-32601, "Method not found", method)
 
     async def _listed_tool(self, name: Any) -> dict[str, Any] | None:
         """The tool as the last ``tools/list`` listed it, listing again on a miss (the SDK's cache)."""
