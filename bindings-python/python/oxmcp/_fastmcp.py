@@ -460,6 +460,9 @@ class FastMCP(Components, Serving, Server):  # type: ignore[misc]  # FastMCP 4: 
         """FastMCP's ``@mcp.completion`` (bare or called): one ``handler(ref, argument, context)``, sync
         or async, for every completion request; with ``prompt=``/``resource=`` and ``argument=``,
         oxmcp's per-argument form."""
+        if self._native is not None and not self.options.get("completions"):
+            raise RuntimeError("completion(): register completions before the server first serves "
+                               "(the completions capability is declared then)")
         if prompt is not None or resource is not None or argument is not None:
             if argument is None:
                 raise TypeError("completion(prompt=..., argument=...): name the argument to complete")
@@ -484,6 +487,11 @@ class FastMCP(Components, Serving, Server):  # type: ignore[misc]  # FastMCP 4: 
                     self._native.add_middleware(link, True, link.hooks())
             return f
         return deco(fn) if fn is not None else deco
+
+    def _has_completer(self) -> bool:
+        from .server._completion_link import CompletionLink
+
+        return bool(self._completions) or any(isinstance(m, CompletionLink) for m in self._middleware)
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, *,
                         run_middleware: bool = True) -> Any:
@@ -594,6 +602,9 @@ class FastMCP(Components, Serving, Server):  # type: ignore[misc]  # FastMCP 4: 
             if self._native is None:
                 for server, prefix in self._mounted:
                     self._fold(server, prefix)
+                # FastMCP declares `completions` (and answers completion/complete) only for a
+                # completion handler.
+                self.options["completions"] = self._has_completer()
                 native = super()._build_native()
             native = super()._build_native()
             self._sync_visibility()
