@@ -179,7 +179,7 @@ class FastMCP(Components, Serving, Server):  # type: ignore[misc]  # FastMCP 4: 
         if unknown:
             raise TypeError(f"{type(self).__name__}() got unexpected keyword argument(s): {', '.join(unknown)}")
         if list_page_size is not None:
-            # The core checks it (a ValueError, as FastMCP raises, with the core's text).
+            # The core checks it (a ValueError, as FastMCP raises).
             options.setdefault("page_size", list_page_size)
         if cache_ttl is not None:
             options.setdefault("cache_ttl_ms", int(cache_ttl) * 1000)
@@ -199,9 +199,15 @@ class FastMCP(Components, Serving, Server):  # type: ignore[misc]  # FastMCP 4: 
             # An SDK generation that speaks only the `initialize`-era revisions is served in them
             # unless the server opts in (`modern=True`): its lifecycle hooks were written for them.
             options.setdefault("modern", False)
-        super().__init__(name if name else self.generate_name(), _coerce_version(version) or self._default_version(),
-                         title=title, instructions=instructions, website_url=website_url, description=description,
-                         icons=[_dump(i) for i in icons] if icons else None, debug=debug, **options)
+        try:
+            super().__init__(name if name else self.generate_name(), _coerce_version(version) or self._default_version(),
+                             title=title, instructions=instructions, website_url=website_url, description=description,
+                             icons=[_dump(i) for i in icons] if icons else None, debug=debug, **options)
+        except ValueError as exc:
+            if list_page_size is not None and str(exc).startswith("page_size"):
+                # The core's refusal, in the words of FastMCP's own parameter.
+                raise ValueError("list_page_size must be a positive integer") from exc
+            raise
         # FastMCP (1.x to 4.x), mcp 1.x's FastMCP and mcp 2.x's MCPServer declare resources and prompts
         # with none registered, and answer their lists empty (not -32601).
         self._declare = ["resources", "prompts"]
