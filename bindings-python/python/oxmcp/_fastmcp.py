@@ -120,6 +120,8 @@ class FastMCP(Components, Serving, Server):  # type: ignore[misc]  # FastMCP 4: 
     #: FastMCP answers an object a tool returns without an output schema as structuredContent too.
     _structured_objects = True
     _fastmcp_wrap_meta = True
+    #: A read's contents carry the component's `_meta`, merged under each content's own.
+    _contents_meta: bool | str = "merge"
     _prompt_schema_notes = True
     _fastmcp_log_data = True
     #: A tool's exception reaches the middleware chain (as the ``ToolError`` FastMCP raises).
