@@ -165,6 +165,10 @@ class FastMCP(Components, Serving, Server):  # type: ignore[misc]  # FastMCP 4: 
             if key in kwargs:  # FastMCP 4 removed it with ctx.sample() (SEP-2577), so does its mirror
                 raise TypeError(f"{type(self).__name__}(): {key}= was removed with server-initiated sampling "
                                 "(SEP-2577)")
+        from .server.fastmcp_auth import StaticTokenVerifier
+
+        if isinstance(kwargs.get("auth"), StaticTokenVerifier) and "tokens" not in kwargs:
+            kwargs["tokens"] = kwargs.pop("auth")._oxmcp_tokens()  # the core checks them
         for key, why in _REFUSED_INIT.items():
             if kwargs.get(key):
                 raise TypeError(f"{type(self).__name__}(): {key}= is not supported by oxmcp: {why}")
