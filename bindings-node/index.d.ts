@@ -394,6 +394,8 @@ export interface ServerOptions extends ListenOptions {
   callToolName?: string;
   /** The experimental `oxmcp/tools/search` method. */
   toolSearchMethod?: boolean;
+  /** Declare `completions` (and answer `completion/complete`): unset, when a prompt or template is registered; false, never; true, always. */
+  completions?: boolean;
   /** Extensions declared in `capabilities.extensions` beside the ones the registrations need (id → settings). */
   extensions?: { [id: string]: object };
   /** A PEM file with an Ed25519 private key (PKCS#8) that signs each list's catalog digest (docs/CATALOG.md); a bad file stops the start. */

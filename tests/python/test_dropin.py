@@ -285,7 +285,7 @@ def test_fastmcp_shaped_server_without_resources_or_prompts_lists_them_empty(tmp
 
 @pytest.mark.parametrize(("line", "module"), [
     ("import mcp.server.websocket", "mcp.server.websocket"),
-    ("from fastmcp.server.auth import BearerAuthProvider", "fastmcp.server.auth"),
+    ("from fastmcp.server.auth.providers.google import GoogleProvider", "fastmcp.server.auth.providers.google"),
     ("from mcp.server.auth.routes import create_auth_routes", "mcp.server.auth.routes"),
 ])
 def test_an_unmirrored_module_is_a_clear_import_error(tmp_path: Path, line: str, module: str) -> None:

@@ -30,10 +30,11 @@ def test_fastmcp_without_a_name_and_subscriptable_context() -> None:
     (-1, "page_size: invalid value: integer `-1`, expected u64"),
 ])
 def test_a_bad_list_page_size_is_the_cores_value_error(size: int, message: str) -> None:
-    # FastMCP raises ValueError for a page size below 1; the check and its text are the core's
-    # (the page_size rows of tests/config/cases.json).
-    with pytest.raises(ValueError, match=re.escape(message)):
+    # FastMCP raises ValueError for a page size below 1, in the words of its own parameter; the
+    # check is the core's, and its text is the cause (the page_size rows of tests/config/cases.json).
+    with pytest.raises(ValueError, match="^list_page_size must be a positive integer$") as raised:
         FastMCP("p", list_page_size=size)
+    assert re.search(re.escape(message), str(raised.value.__cause__))
     assert FastMCP("p", list_page_size=2).options["page_size"] == 2
 
 

@@ -267,3 +267,24 @@ def test_a_sequence_without_item_type_infers_no_output_schema() -> None:
 
     assert Tool.from_function(bare).output_schema is None
     assert Tool.from_function(typed).output_schema is not None
+
+
+async def test_a_session_objects_state_ends_with_it() -> None:
+    # State of a context made for a session object is keyed by the object's id, which a later
+    # object may reuse: the state must not outlive the object, or the next one would read it.
+    import gc
+
+    from oxmcp._context import _SESSION_STORES
+
+    class Session:
+        pass
+
+    mcp = _server()
+    session = Session()
+    sid = f"object:{id(session)}"
+    async with Context(fastmcp=mcp, session=session) as ctx:
+        await ctx.set_state("k", "from-a-gone-session")
+    assert sid in _SESSION_STORES
+    del session, ctx
+    gc.collect()
+    assert sid not in _SESSION_STORES

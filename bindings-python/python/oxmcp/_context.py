@@ -7,6 +7,7 @@ import contextvars
 import json
 import logging
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Generator, Mapping
 from typing import Any
@@ -65,8 +66,15 @@ def _session_store(ctx: Context) -> dict[str, Any]:
         if len(_SESSION_STORES) < _MAX_SESSION_STORES and now - seen < _SESSION_STATE_TTL_S:
             break
         del _SESSION_STORES[oldest]
+    known = sid in _SESSION_STORES
     _, store = _SESSION_STORES.pop(sid, (now, {}))
     _SESSION_STORES[sid] = (now, store)
+    if own and not known:
+        # Keyed by the object's id, which a later object may reuse: its state ends with it.
+        try:
+            weakref.finalize(ctx._session, _SESSION_STORES.pop, sid, None)
+        except TypeError:  # an object without weak references keeps its state until dropped
+            pass
     return store
 
 

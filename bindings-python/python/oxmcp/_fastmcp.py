@@ -121,6 +121,8 @@ class FastMCP(Components, Serving, Server):  # type: ignore[misc]  # FastMCP 4: 
     #: FastMCP answers an object a tool returns without an output schema as structuredContent too.
     _structured_objects = True
     _fastmcp_wrap_meta = True
+    #: A read's contents carry the component's `_meta`, merged under each content's own.
+    _contents_meta: bool | str = "merge"
     _prompt_schema_notes = True
     _fastmcp_log_data = True
     #: A tool's exception reaches the middleware chain (as the ``ToolError`` FastMCP raises).
@@ -164,6 +166,10 @@ class FastMCP(Components, Serving, Server):  # type: ignore[misc]  # FastMCP 4: 
             if key in kwargs:  # FastMCP 4 removed it with ctx.sample() (SEP-2577), so does its mirror
                 raise TypeError(f"{type(self).__name__}(): {key}= was removed with server-initiated sampling "
                                 "(SEP-2577)")
+        from .server.fastmcp_auth import StaticTokenVerifier
+
+        if isinstance(kwargs.get("auth"), StaticTokenVerifier) and "tokens" not in kwargs:
+            kwargs["tokens"] = kwargs.pop("auth")._oxmcp_tokens()  # the core checks them
         for key, why in _REFUSED_INIT.items():
             if kwargs.get(key):
                 raise TypeError(f"{type(self).__name__}(): {key}= is not supported by oxmcp: {why}")
@@ -180,7 +186,7 @@ class FastMCP(Components, Serving, Server):  # type: ignore[misc]  # FastMCP 4: 
         if unknown:
             raise TypeError(f"{type(self).__name__}() got unexpected keyword argument(s): {', '.join(unknown)}")
         if list_page_size is not None:
-            # The core checks it (a ValueError, as FastMCP raises, with the core's text).
+            # The core checks it (a ValueError, as FastMCP raises).
             options.setdefault("page_size", list_page_size)
         if cache_ttl is not None:
             options.setdefault("cache_ttl_ms", int(cache_ttl) * 1000)
@@ -200,9 +206,15 @@ class FastMCP(Components, Serving, Server):  # type: ignore[misc]  # FastMCP 4: 
             # An SDK generation that speaks only the `initialize`-era revisions is served in them
             # unless the server opts in (`modern=True`): its lifecycle hooks were written for them.
             options.setdefault("modern", False)
-        super().__init__(name if name else self.generate_name(), _coerce_version(version) or self._default_version(),
-                         title=title, instructions=instructions, website_url=website_url, description=description,
-                         icons=[_dump(i) for i in icons] if icons else None, debug=debug, **options)
+        try:
+            super().__init__(name if name else self.generate_name(), _coerce_version(version) or self._default_version(),
+                             title=title, instructions=instructions, website_url=website_url, description=description,
+                             icons=[_dump(i) for i in icons] if icons else None, debug=debug, **options)
+        except ValueError as exc:
+            if list_page_size is not None and str(exc).startswith("page_size"):
+                # The core's refusal, in the words of FastMCP's own parameter.
+                raise ValueError("list_page_size must be a positive integer") from exc
+            raise
         # FastMCP (1.x to 4.x), mcp 1.x's FastMCP and mcp 2.x's MCPServer declare resources and prompts
         # with none registered, and answer their lists empty (not -32601).
         self._declare = ["resources", "prompts"]
@@ -461,6 +473,9 @@ class FastMCP(Components, Serving, Server):  # type: ignore[misc]  # FastMCP 4: 
         """FastMCP's ``@mcp.completion`` (bare or called): one ``handler(ref, argument, context)``, sync
         or async, for every completion request; with ``prompt=``/``resource=`` and ``argument=``,
         oxmcp's per-argument form."""
+        if self._native is not None and not self.options.get("completions"):
+            raise RuntimeError("completion(): register completions before the server first serves "
+                               "(the completions capability is declared then)")
         if prompt is not None or resource is not None or argument is not None:
             if argument is None:
                 raise TypeError("completion(prompt=..., argument=...): name the argument to complete")
@@ -485,6 +500,11 @@ class FastMCP(Components, Serving, Server):  # type: ignore[misc]  # FastMCP 4: 
                     self._native.add_middleware(link, True, link.hooks())
             return f
         return deco(fn) if fn is not None else deco
+
+    def _has_completer(self) -> bool:
+        from .server._completion_link import CompletionLink
+
+        return bool(self._completions) or any(isinstance(m, CompletionLink) for m in self._middleware)
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, *,
                         run_middleware: bool = True) -> Any:
@@ -595,6 +615,9 @@ class FastMCP(Components, Serving, Server):  # type: ignore[misc]  # FastMCP 4: 
             if self._native is None:
                 for server, prefix in self._mounted:
                     self._fold(server, prefix)
+                # FastMCP declares `completions` (and answers completion/complete) only for a
+                # completion handler.
+                self.options["completions"] = self._has_completer()
                 native = super()._build_native()
             native = super()._build_native()
             self._sync_visibility()

@@ -271,6 +271,17 @@ def public_meta(meta: dict[str, Any] | None) -> dict[str, Any] | None:
     return out or None
 
 
+def contents_meta(meta: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The meta FastMCP gives each content of a resource's read: the component's own public meta,
+    without the tags and version :func:`fastmcp_meta` lists under ``fastmcp``; None when nothing
+    is left."""
+    out = public_meta(meta)
+    if out and isinstance(out.get("fastmcp"), dict):
+        rest = {k: v for k, v in out["fastmcp"].items() if k not in ("tags", "version")}
+        out = {k: v for k, v in out.items() if k != "fastmcp"} | ({"fastmcp": rest} if rest else {})
+    return out or None
+
+
 def fastmcp_meta(meta: dict[str, Any] | None, tags: Any, version: Any) -> dict[str, Any]:
     """A component's ``_meta`` as FastMCP lists it: its own, with ``fastmcp`` holding its public keys
     (internal ones, ``_``-prefixed, dropped), its tags sorted and its version when it has one."""

@@ -90,7 +90,7 @@ class Serving(_Base):
     def _starlette(self, routes: list[Any], middleware: list[Any] | None) -> Any:
         """A Starlette app of ``routes`` whose lifespan starts the core on the app's loop and runs the
         server's own lifespan."""
-        from starlette.applications import Starlette
+        from .server.http import starlette_with_lifespan
 
         server = self
 
@@ -100,7 +100,7 @@ class Serving(_Base):
             async with server._lifespan_running():
                 yield
 
-        return Starlette(routes=routes, middleware=middleware or None, lifespan=lifespan)
+        return starlette_with_lifespan()(routes=routes, middleware=middleware or None, lifespan=lifespan)
 
     def streamable_http_app(self, path: str | None = None, **kwargs: Any) -> Any:
         return self.http_app(path=path, **kwargs)

@@ -423,7 +423,17 @@ class ResourceEntry(_Entry):
     def _finish(self, payload: Any, value: Any) -> Outcome:
         contents = normalize_resource_result(value, (payload or {}).get("uri") or self.uri, self.mime_type,
                                              getattr(self.server, "_resource_json", None))
-        if self.meta and getattr(self.server, "_contents_meta", False):
+        how = getattr(self.server, "_contents_meta", False)
+        if self.meta and how == "merge":
+            # FastMCP gives each content of a read the component's own `_meta`, under the content's
+            # own keys, unless the function built the whole result.
+            from ._fastmcp_components import contents_meta
+            from .resources.base import ResourceResult
+
+            meta = contents_meta(self.meta)
+            if meta and not isinstance(value, ResourceResult):
+                contents = [{**c, "_meta": {**meta, **(c.get("_meta") or {})}} for c in contents]
+        elif self.meta and how:
             # mcp 2.x's MCPServer gives each content of a read the resource's `_meta`.
             contents = [c if "_meta" in c else {**c, "_meta": self.meta} for c in contents]
         return ("ok", contents)

@@ -382,7 +382,7 @@ def normalize_tool_result(value: Any, *, output_schema: dict[str, Any] | None, w
             return {"content": [{"type": "text", "text": text}]}
         if isinstance(data, dict):
             return {"content": [{"type": "text", "text": _dumps(data)}], "structuredContent": data}
-    if isinstance(value, (_Content, str, bytes)):
+    if isinstance(value, (_Content, str, bytes)) or _is_block_model(value):
         return {"content": [content_block(value)]}
     if isinstance(value, (list, tuple)):
         # Which lists become content blocks is the core's rule (ToolResult::from_list).
@@ -441,6 +441,13 @@ def normalize_resource_result(value: Any, uri: str, mime_type: str | None,
         return [{"uri": uri, "mimeType": mime_type or "application/octet-stream", "blob": _b64(bytes(value))}]
     if isinstance(value, (Image, Audio, File)):
         return [{"uri": uri, "mimeType": mime_type or value.mime_type, "blob": _b64(value.read())}]
+    from .resources.base import ResourceContent, ResourceResult
+
+    if isinstance(value, (ResourceResult, ResourceContent)):  # FastMCP's: each content as it was built
+        items = value.contents if isinstance(value, ResourceResult) else [value]
+        return [item._contents().to_dict(uri, None) for item in items]
+    if isinstance(value, list) and value and all(isinstance(v, ResourceContent) for v in value):
+        return [item._contents().to_dict(uri, None) for item in value]
     if native_json is not None and (value is None or isinstance(value, (dict, list, tuple, int, float, bool))):
         return [{"uri": uri, "mimeType": mime_type or "application/json", "text": native_json(value)}]
     return [{"uri": uri, "mimeType": mime_type or "application/json", "text": _dumps(to_jsonable(value))}]

@@ -523,6 +523,10 @@ def analyze_function(
         wrap = out_schema.get("type") != "object"
         if wrap:
             out_schema = _wrap(out_schema)
+        elif out_schema.get("x-fastmcp-wrap-result") is True:
+            # An object schema with FastMCP's marker describes the result already wrapped under
+            # `result` (FastMCP wraps the return value, as its client unwraps it).
+            wrap = True
     elif structured_output is None and output_schema is None and ret in _PLAIN_OUTPUTS_OF:
         if ret not in _PLAIN_OUTPUTS:
             _PLAIN_OUTPUTS[ret] = (_wrap(schema_for_type(ret)), TypeAdapter(ret))

@@ -250,6 +250,9 @@ pub struct ServerConfig {
     /// Serve the experimental `oxmcp/tools/search` method.
     #[serde(alias = "toolSearchMethod")]
     pub tool_search_method: Option<bool>,
+    /// Declare the `completions` capability (and answer `completion/complete`): unset, whenever
+    /// a prompt or resource template is registered; `false`, never; `true`, always.
+    pub completions: Option<bool>,
     /// A PEM file with the Ed25519 private key (PKCS#8) that signs each list's catalog digest.
     #[serde(alias = "catalogSigningKey")]
     pub catalog_signing_key: Option<String>,

@@ -263,6 +263,7 @@ impl ServerConfig {
         if let Some(b) = self.tool_search_method {
             o.tool_search_method = b;
         }
+        o.completions = self.completions;
         if let Some(ext) = &self.extensions {
             let name = self.name("extensions");
             for (id, settings) in ext {

@@ -23,7 +23,10 @@ impl Server {
             "resources" => d.resources || !reg.resources.is_empty() || !reg.templates.is_empty(),
             "skills" => self.has_skills(reg),
             "prompts" => d.prompts || !reg.prompts.is_empty(),
-            "completions" => !reg.prompts.is_empty() || !reg.templates.is_empty(),
+            "completions" => match self.inner.options.completions {
+                Some(declared) => declared,
+                None => !reg.prompts.is_empty() || !reg.templates.is_empty(),
+            },
             _ => false,
         }
     }

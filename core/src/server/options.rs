@@ -170,6 +170,10 @@ pub struct ServerOptions {
     /// Serve the experimental `oxmcp/tools/search` method (declared under
     /// `capabilities.experimental`), which returns ranked tool definitions.
     pub tool_search_method: bool,
+    /// Whether `completions` is declared (and `completion/complete` answered). `None`: whenever
+    /// a prompt or resource template is registered. A port of a framework that declares it only
+    /// for a completion handler sets it.
+    pub completions: Option<bool>,
     /// Extensions declared in `capabilities.extensions` beside the ones the registrations need
     /// (on the same id, these settings are declared): id → settings.
     pub extensions: Map<String, Value>,
@@ -220,6 +224,7 @@ impl Default for ServerOptions {
             max_running_tasks_per_caller: 16,
             tool_search: None,
             tool_search_method: false,
+            completions: None,
             extensions: Map::new(),
             catalog_signing_key: None,
             catalog_digests: true,

@@ -91,10 +91,35 @@ class FunctionPrompt(Prompt):
 
     async def render(self, arguments: dict[str, Any] | None = None) -> PromptResult:
         from .._fastmcp import FastMCP
+        from ..shared.exceptions import MCPError
 
         server = FastMCP("prompt-render")
         server.add_prompt(self)
-        return await render_through_core(server, self.name, arguments)
+        try:
+            return await render_through_core(server, self.name, arguments)
+        except MCPError as exc:
+            raise self._component_error(exc, arguments or {}) from None
+
+    def _component_error(self, exc: Any, arguments: dict[str, Any]) -> Exception:
+        """The core's -32602 for a render as FastMCP's component raises it: a missing argument as
+        its ``ValidationError``, an argument that does not convert as a ``PromptError`` naming the
+        value and the parameter's type. Any other error as it is."""
+        from ..exceptions import PromptError, ValidationError
+
+        if exc.code != -32602:
+            return exc
+        if str(exc.message).startswith("Missing required argument"):
+            return ValidationError(exc.message)
+        violations = (exc.data or {}).get("violations") if isinstance(exc.data, dict) else None
+        pointer = str((violations or [{}])[0].get("pointer") or "")
+        name = pointer.split("/")[1] if pointer.count("/") >= 1 else ""
+        parameter = next((p for p in _parameters(self.fn) if p.name == name), None)
+        if parameter is None or name not in arguments:
+            return exc
+        annotation = parameter.annotation
+        shown = annotation.__name__ if isinstance(annotation, type) else str(annotation)
+        return PromptError(f"Could not convert argument '{name}' with value '{arguments[name]}' to expected "
+                           f"type {shown}. Error: {violations[0].get('message')}")  # type: ignore[index]
 
     def _registration(self) -> tuple[Callable[..., Any], dict[str, Any]]:
         return self.fn, self._common_kwargs()

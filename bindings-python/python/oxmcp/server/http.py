@@ -4,14 +4,40 @@
 ...)`` give the Starlette app those methods give (the MCP endpoint served by the core, the server's
 custom routes, the lifespan), with ``routes`` added to it and ``middleware`` around it. An auth
 provider is not taken here: who may call is the core's (the server's ``tokens=`` / ``oauth=``), so a
-provider given to a factory is refused rather than left unapplied.
+provider given to a factory is refused rather than left unapplied, unless it is the
+``StaticTokenVerifier`` the server already applies (``FastMCP(auth=verifier)``).
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 __all__ = ["create_sse_app", "create_streamable_http_app"]
+
+
+@functools.cache
+def starlette_with_lifespan() -> Any:
+    """``StarletteWithLifespan``, made on first use (Starlette is imported only by a server that
+    serves an ASGI app)."""
+    from starlette.applications import Starlette
+
+    class StarletteWithLifespan(Starlette):
+        """The Starlette app a server's ``http_app()`` gives, with its lifespan (``app.lifespan``)
+        to run when it is mounted in another app."""
+
+        @property
+        def lifespan(self) -> Any:
+            return self.router.lifespan_context
+
+    StarletteWithLifespan.__module__ = __name__
+    return StarletteWithLifespan
+
+
+def __getattr__(name: str) -> Any:
+    if name == "StarletteWithLifespan":
+        return starlette_with_lifespan()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _refuse(what: str, auth: Any, debug: bool) -> None:
@@ -21,6 +47,17 @@ def _refuse(what: str, auth: Any, debug: bool) -> None:
     if debug:
         raise TypeError(f"{what}(debug=True): oxmcp's apps do not answer with tracebacks; "
                         "give the server debug=True for detailed error texts")
+
+
+def _unless_the_servers(server: Any, auth: Any) -> Any:
+    """None when ``auth`` is a verifier whose tokens the server already applies (given as its
+    ``auth=``), else ``auth`` itself, to be refused."""
+    from .fastmcp_auth import StaticTokenVerifier
+
+    options = getattr(server, "options", None) or {}
+    if isinstance(auth, StaticTokenVerifier) and options.get("tokens") == auth._oxmcp_tokens():
+        return None
+    return auth
 
 
 def _with_routes(app: Any, routes: list[Any] | None) -> Any:
@@ -47,7 +84,7 @@ def create_streamable_http_app(server: Any, streamable_http_path: str, event_sto
                                allowed_hosts: Any = None, allowed_origins: Any = None,
                                session_idle_timeout: Any = "auto") -> Any:
     """The Streamable HTTP app of ``server`` at ``streamable_http_path`` (``server.http_app``)."""
-    _refuse("create_streamable_http_app", auth, debug)
+    _refuse("create_streamable_http_app", _unless_the_servers(server, auth), debug)
     kwargs = _guard({}, host_origin_protection, allowed_hosts, allowed_origins)
     if event_store is not None:
         kwargs["event_store"] = event_store

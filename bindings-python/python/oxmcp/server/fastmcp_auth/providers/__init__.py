@@ -1,0 +1,1 @@
+"""``fastmcp.server.auth.providers``."""
