@@ -343,6 +343,10 @@ export interface ServerOptions extends ListenOptions {
   pageSize?: number;
   /** Key sealing MRTR requestState (HMAC-SHA256), at least 16 bytes; a random per-process key when absent. */
   stateKey?: string | number[];
+  /** A key ring in place of `stateKey`: the first key seals MRTR requestState, every key opens it (rotation); each at least 32 bytes. */
+  stateKeys?: (string | number[])[];
+  /** The audience a sealed requestState is bound to (default: the server's name); a state sealed for another is refused. */
+  stateAudience?: string;
   stateTtlMs?: number;
   includeServerInfo?: boolean;
   /** Default bound on a handler call (per-registration `timeoutMs` overrides it). Default: none. */

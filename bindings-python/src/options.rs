@@ -5,7 +5,7 @@ use crate::convert::from_py;
 use oxmcp::config::{Config, ConfigError, ConfigErrorKind};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyDictMethods, PyInt};
+use pyo3::types::{PyBytes, PyDict, PyDictMethods, PyInt, PyList};
 use serde_json::{Map, Value};
 
 /// An unknown option is Python's "unexpected keyword argument" (`TypeError`); a bad value is a
@@ -17,18 +17,29 @@ pub(crate) fn error(e: ConfigError) -> PyErr {
     }
 }
 
-/// The options dict as JSON; `bytes` values (e.g. `state_key=b"..."`) become lists of bytes,
-/// the schema's JSON form of them.
+/// The options dict as JSON; `bytes` values (e.g. `state_key=b"..."`, or the keys of
+/// `state_keys=[b"...", ...]`) become lists of bytes, the schema's JSON form of them.
 pub(crate) fn to_json(options: Option<&Bound<'_, PyDict>>) -> PyResult<Map<String, Value>> {
     let mut out = Map::new();
     for (k, v) in options.into_iter().flat_map(|d| d.iter()) {
-        let v = match v.cast::<PyBytes>() {
-            Ok(b) => b.as_bytes().iter().map(|&x| Value::from(x)).collect(),
-            Err(_) => number(&v)?,
+        let v = match (v.cast::<PyBytes>(), v.cast_exact::<PyList>()) {
+            (Ok(b), _) => bytes(b),
+            (_, Ok(l)) if l.iter().any(|x| x.cast::<PyBytes>().is_ok()) => l
+                .iter()
+                .map(|x| {
+                    x.cast::<PyBytes>()
+                        .map_or_else(|_| number(&x), |b| Ok(bytes(b)))
+                })
+                .collect::<PyResult<Value>>()?,
+            _ => number(&v)?,
         };
         out.insert(k.extract()?, v);
     }
     Ok(out)
+}
+
+fn bytes(b: &Bound<'_, PyBytes>) -> Value {
+    b.as_bytes().iter().map(|&x| Value::from(x)).collect()
 }
 
 /// An int beyond 64 bits (`2**64`) as the nearest double, as a JS number holds it: the core then

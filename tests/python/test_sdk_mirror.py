@@ -62,8 +62,8 @@ def test_options_oxmcp_cannot_honour_are_refused() -> None:
         MCPServer(subscriptions=InMemorySubscriptionBus())
     with pytest.raises(TypeError, match="max_buffered_events"):
         ListenHandler(InMemorySubscriptionBus(), max_buffered_events=16)
-    with pytest.raises(TypeError, match="state_key"):
-        RequestStateSecurity(keys=[b"k" * 32])
+    with pytest.raises(TypeError, match=r"codec=\) is not supported by oxmcp"):
+        RequestStateSecurity(codec=object())
     with pytest.raises(TypeError, match="@tool"):
         mcp.tool(lambda: 1)
 

@@ -185,6 +185,9 @@ class FastMCP(Components, Serving, Server):  # type: ignore[misc]  # FastMCP 4: 
         unknown = sorted(set(kwargs) - set(options) - _NOOP_INIT)
         if unknown:
             raise TypeError(f"{type(self).__name__}() got unexpected keyword argument(s): {', '.join(unknown)}")
+        policy = getattr(kwargs.get("request_state_security"), "core_options", None)
+        if callable(policy):  # the SDK's RequestStateSecurity(keys=...): the core's key ring
+            options.update({k: v for k, v in policy().items() if k not in options})
         if list_page_size is not None:
             # The core checks it (a ValueError, as FastMCP raises).
             options.setdefault("page_size", list_page_size)

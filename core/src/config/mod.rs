@@ -166,6 +166,13 @@ pub struct ServerConfig {
     /// A string (its UTF-8 bytes) or a list of bytes; at least 16 bytes.
     #[serde(alias = "stateKey")]
     pub state_key: Option<Value>,
+    /// A key ring in place of `state_key`: a list of keys (each a string or a list of bytes, at
+    /// least 32 bytes); the first seals, every one opens.
+    #[serde(alias = "stateKeys")]
+    pub state_keys: Option<Vec<Value>>,
+    /// The audience a sealed `requestState` is bound to (default: the server's name).
+    #[serde(alias = "stateAudience")]
+    pub state_audience: Option<String>,
     #[serde(alias = "stateTtlMs")]
     pub state_ttl_ms: Option<u64>,
     #[serde(alias = "includeServerInfo")]

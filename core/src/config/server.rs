@@ -58,7 +58,9 @@ impl ServerConfig {
             }
             return Ok(());
         };
-        if self.state_key.as_ref().is_none_or(Value::is_null) {
+        if self.state_key.as_ref().is_none_or(Value::is_null)
+            && self.state_keys.as_ref().is_none_or(Vec::is_empty)
+        {
             return Err(invalid(format!(
                 "{} needs {} (OXMCP_STATE_KEY): every replica must seal MRTR requestState with the same key, or a retry that lands on another replica is refused",
                 self.name("redis_url"),
@@ -193,6 +195,10 @@ impl ServerConfig {
         if let Some(k) = &self.state_key {
             o.state_key = self.state_key_bytes(k)?;
         }
+        if let Some(ring) = &self.state_keys {
+            o.state_keys = self.state_ring(ring)?;
+        }
+        o.state_audience.clone_from(&self.state_audience);
         if let Some(t) = ms(self.state_ttl_ms) {
             o.state_ttl = t;
         }
@@ -424,24 +430,40 @@ impl ServerConfig {
 
     fn state_key_bytes(&self, k: &Value) -> Result<Option<Vec<u8>>> {
         let name = self.name("state_key");
-        let bytes = match k {
-            Value::Null => return Ok(None),
-            Value::String(s) => s.as_bytes().to_vec(),
-            Value::Array(a) => a
-                .iter()
-                .map(|b| b.as_u64().and_then(|b| u8::try_from(b).ok()))
-                .collect::<Option<Vec<u8>>>()
-                .ok_or_else(|| invalid(format!("{name} bytes must be integers 0..255")))?,
-            _ => {
-                return Err(invalid(format!(
-                    "{name} must be a string or a list of bytes"
-                )))
-            }
+        let Some(bytes) = key_bytes(&name, k)? else {
+            return Ok(None);
         };
         if bytes.len() < 16 {
             return Err(invalid(format!("{name} must be at least 16 bytes")));
         }
         Ok(Some(bytes))
+    }
+
+    /// `state_keys`: not empty, not with `state_key`, each key at least 32 bytes.
+    fn state_ring(&self, ring: &[Value]) -> Result<Vec<Vec<u8>>> {
+        let name = self.name("state_keys");
+        if self.state_key.as_ref().is_some_and(|k| !k.is_null()) {
+            let single = like(&name, "state_key");
+            return Err(invalid(format!("{name} and {single} are exclusive")));
+        }
+        if ring.is_empty() {
+            return Err(invalid(format!("{name} needs at least one key")));
+        }
+        let min = crate::server::MIN_STATE_RING_KEY_LEN;
+        ring.iter()
+            .enumerate()
+            .map(|(i, k)| {
+                let key = format!("{name}[{i}]");
+                let b = key_bytes(&key, k)?.unwrap_or_default();
+                if b.len() < min {
+                    return Err(invalid(format!(
+                        "{key} must be at least {min} bytes of secret randomness; it is {} bytes",
+                        b.len()
+                    )));
+                }
+                Ok(b)
+            })
+            .collect()
     }
 
     /// These options (not the identity) on `b`: [`ServerOptions`] and the task settings.
@@ -520,4 +542,22 @@ impl ServerConfig {
         }
         Ok(b)
     }
+}
+
+/// A key option's bytes: a string's UTF-8 bytes or a list of bytes; `None` for null.
+fn key_bytes(name: &str, k: &Value) -> Result<Option<Vec<u8>>> {
+    Ok(Some(match k {
+        Value::Null => return Ok(None),
+        Value::String(s) => s.as_bytes().to_vec(),
+        Value::Array(a) => a
+            .iter()
+            .map(|b| b.as_u64().and_then(|b| u8::try_from(b).ok()))
+            .collect::<Option<Vec<u8>>>()
+            .ok_or_else(|| invalid(format!("{name} bytes must be integers 0..255")))?,
+        _ => {
+            return Err(invalid(format!(
+                "{name} must be a string or a list of bytes"
+            )))
+        }
+    }))
 }

@@ -232,6 +232,25 @@ fn state_key_as_bytes_and_null() {
 }
 
 #[test]
+fn a_state_key_ring_and_its_audience() {
+    let long = "k".repeat(32);
+    let c = Config::from_json(json!({"state_keys": [long, vec![7u8; 40]], "state_audience": "a"}))
+        .unwrap();
+    let o = c.server.server_options().unwrap();
+    assert_eq!(o.state_keys, vec![long.as_bytes().to_vec(), vec![7u8; 40]]);
+    assert_eq!(o.state_audience.as_deref(), Some("a"));
+    let e = Config::from_json(json!({"stateKeys": [long, "short"]})).unwrap_err();
+    assert_eq!(
+        e.message,
+        "stateKeys[1] must be at least 32 bytes of secret randomness; it is 5 bytes"
+    );
+    let e = Config::from_json(json!({"state_keys": [], "state_key": null})).unwrap_err();
+    assert_eq!(e.message, "state_keys needs at least one key");
+    let e = Config::from_json(json!({"state_keys": [long], "state_key": long})).unwrap_err();
+    assert_eq!(e.message, "state_keys and state_key are exclusive");
+}
+
+#[test]
 fn the_environment_reader() {
     let vars = |v: &[(&str, &str)]| {
         v.iter()

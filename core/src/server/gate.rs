@@ -130,7 +130,13 @@ impl Gate {
             #[cfg(not(feature = "redis"))]
             let seen = None;
             a.attach(crate::auth::Shared::new(
-                server.inner.options.state_key.as_deref(),
+                server
+                    .inner
+                    .options
+                    .state_keys
+                    .first()
+                    .or(server.inner.options.state_key.as_ref())
+                    .map(Vec::as_slice),
                 seen,
             ));
         }

@@ -33,6 +33,7 @@ pub use env::{Env, Transport};
 pub use initiated::{SessionHandle, SessionListener};
 pub(crate) use listen::ListenerSlot;
 pub use methods::check_method_name;
+pub(crate) use mrtr::MIN_RING_KEY_LEN as MIN_STATE_RING_KEY_LEN;
 pub use register::DiscoveredEntry;
 
 use crate::bus::{Event, EventBus, InMemoryBus};
@@ -587,11 +588,52 @@ impl ServerBuilder {
         self
     }
 
+    /// The MRTR sealer of these options: the key ring (`state_keys`, each at least
+    /// [`mrtr::MIN_RING_KEY_LEN`] bytes) or the single `state_key`, bound to `state_audience`
+    /// (the server's name by default).
+    fn state_sealer(&self) -> Result<mrtr::StateSealer, BuildError> {
+        let o = &self.options;
+        if let Some(i) = o
+            .state_keys
+            .iter()
+            .position(|k| k.len() < mrtr::MIN_RING_KEY_LEN)
+        {
+            return Err(BuildError::InvalidOption {
+                kind: "server",
+                name: "state_keys".into(),
+                message: format!(
+                    "state_keys[{i}] must be at least {} bytes",
+                    mrtr::MIN_RING_KEY_LEN
+                ),
+            });
+        }
+        let keys = if o.state_keys.is_empty() {
+            o.state_key.iter().cloned().collect()
+        } else {
+            o.state_keys.clone()
+        };
+        if keys.is_empty() {
+            tracing::warn!(
+                "no MRTR state key configured: using a random per-process key, so requestState \
+                 will not survive a restart or a load balancer across replicas"
+            );
+        }
+        let audience = o.state_audience.clone().unwrap_or_else(|| {
+            self.info
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        });
+        Ok(mrtr::StateSealer::new(keys, audience, o.state_ttl))
+    }
+
     pub fn build(self) -> Result<Server, BuildError> {
         // One registry, filled in place and published once.
         if let Some(e) = self.error {
             return Err(e);
         }
+        let sealer = self.state_sealer()?;
         let mut reg = self.registry;
         let schemas = self.schemas;
         for (r, origin) in self.resources {
@@ -615,13 +657,6 @@ impl ServerBuilder {
         for s in self.skills {
             skills::install(&mut reg, s)?;
         }
-        if self.options.state_key.is_none() {
-            tracing::warn!(
-                "no MRTR state key configured: using a random per-process key, so requestState \
-                 will not survive a restart or a load balancer across replicas"
-            );
-        }
-        let sealer = mrtr::StateSealer::new(self.options.state_key.clone(), self.options.state_ttl);
         let store: Arc<dyn crate::session::store::SessionStore> = match self.session_store {
             Some(s) => s,
             // With the deployment's Redis, legacy sessions live there too (any replica serves
@@ -645,7 +680,7 @@ impl ServerBuilder {
         #[cfg(feature = "redis")]
         let (bus, tasks) = match &self.redis {
             Some(r) => {
-                if self.options.state_key.is_none() {
+                if self.options.state_key.is_none() && self.options.state_keys.is_empty() {
                     tracing::error!("redis is configured but no state key is (state_key / OXMCP_STATE_KEY): MRTR retries that land on another replica will be refused");
                 }
                 let bus: Arc<dyn EventBus> = match self.bus {

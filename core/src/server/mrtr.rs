@@ -1,5 +1,5 @@
 //! Sealed MRTR `requestState`: encrypted and authenticated (XChaCha20-Poly1305), bound to the
-//! method, the primitive's name, the caller, a hash of the call's arguments and the input keys
+//! server's audience (its name unless configured), the method, the primitive's name, the caller, a hash of the call's arguments and the input keys
 //! the server asked for, and expiring. The client only echoes it: it can neither read it (the
 //! answers it carries from earlier rounds may be a user's private input) nor change it, nor
 //! move it to another call, tool, caller or set of arguments.
@@ -24,8 +24,13 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 type HmacSha256 = Hmac<Sha256>;
 
+/// The shortest key of a key ring (`ServerOptions::state_keys`).
+pub(crate) const MIN_RING_KEY_LEN: usize = 32;
+
+/// A key ring: the first key seals, every key opens.
 pub(crate) struct StateSealer {
-    aead: XChaCha20Poly1305,
+    ring: Vec<XChaCha20Poly1305>,
+    audience: String,
     ttl: Duration,
 }
 
@@ -54,12 +59,15 @@ fn rejected() -> McpError {
 
 impl Binding<'_> {
     /// The associated data the AEAD tag covers.
-    /// The bytes of `{"c","h","m","n","v"}` as `serde_json::to_vec` writes that object (its keys
+    /// The bytes of `{"a","c","h","m","n","v"}` as `serde_json::to_vec` writes that object (its keys
     /// sorted), written directly: no map is built per seal and per open.
-    fn aad(&self) -> Vec<u8> {
+    fn aad(&self, audience: &str) -> Vec<u8> {
         use crate::jsonrpc::write::write_str;
-        let mut out = Vec::with_capacity(128 + self.method.len() + self.name.len());
-        out.extend_from_slice(br#"{"c":"#);
+        let mut out =
+            Vec::with_capacity(128 + audience.len() + self.method.len() + self.name.len());
+        out.extend_from_slice(br#"{"a":"#);
+        write_str(&mut out, audience);
+        out.extend_from_slice(br#","c":"#);
         match self.caller {
             Some(c) => write_str(&mut out, c),
             None => out.extend_from_slice(b"null"),
@@ -79,20 +87,30 @@ impl Binding<'_> {
 }
 
 impl StateSealer {
-    /// With no configured key a random per-process key is used (and the caller warns). The
-    /// AEAD key is derived from the configured one, so any length works.
-    pub(crate) fn new(key: Option<Vec<u8>>, ttl: Duration) -> Self {
-        let key = key.unwrap_or_else(|| {
+    /// `keys` is the ring (the first seals); with none a random per-process key is used (and
+    /// the caller warns). Each AEAD key is derived from a configured one, so any length works
+    /// here (the options set the minimum).
+    pub(crate) fn new(keys: Vec<Vec<u8>>, audience: String, ttl: Duration) -> Self {
+        let keys = if keys.is_empty() {
             use rand::RngCore;
             let mut k = vec![0u8; 32];
             rand::thread_rng().fill_bytes(&mut k);
-            k
-        });
-        let mut m = <HmacSha256 as Mac>::new_from_slice(&key).expect("HMAC takes any key length");
-        m.update(b"oxmcp mrtr requestState xchacha20poly1305");
-        let derived = m.finalize().into_bytes();
+            vec![k]
+        } else {
+            keys
+        };
+        let ring = keys
+            .iter()
+            .map(|key| {
+                let mut m =
+                    <HmacSha256 as Mac>::new_from_slice(key).expect("HMAC takes any key length");
+                m.update(b"oxmcp mrtr requestState xchacha20poly1305");
+                XChaCha20Poly1305::new(&m.finalize().into_bytes())
+            })
+            .collect();
         Self {
-            aead: XChaCha20Poly1305::new(&derived),
+            ring,
+            audience,
             ttl,
         }
     }
@@ -105,9 +123,8 @@ impl StateSealer {
         rand::thread_rng().fill_bytes(&mut nonce);
         let body = json!({"x": now_secs() + self.ttl.as_secs(), "k": asked, "p": payload});
         let plain = serde_json::to_vec(&body).unwrap_or_default();
-        let aad = binding.aad();
-        let sealed = self
-            .aead
+        let aad = binding.aad(&self.audience);
+        let sealed = self.ring[0]
             .encrypt(
                 &XNonce::from(nonce),
                 Payload {
@@ -133,17 +150,19 @@ impl StateSealer {
             return Err(rejected());
         }
         let (nonce, sealed) = raw.split_first_chunk::<24>().ok_or_else(rejected)?;
-        let aad = binding.aad();
+        let aad = binding.aad(&self.audience);
+        let nonce = XNonce::from(*nonce);
         let plain = self
-            .aead
-            .decrypt(
-                &XNonce::from(*nonce),
-                Payload {
+            .ring
+            .iter()
+            .find_map(|aead| {
+                let payload = Payload {
                     msg: sealed,
                     aad: &aad,
-                },
-            )
-            .map_err(|_| rejected())?;
+                };
+                aead.decrypt(&nonce, payload).ok()
+            })
+            .ok_or_else(rejected)?;
         let mut v: Value = serde_json::from_slice(&plain).map_err(|_| rejected())?;
         if v["x"].as_u64().is_none_or(|x| x < now_secs()) {
             return Err(rejected());
@@ -174,14 +193,37 @@ mod tests {
                 args: &args,
             };
             let want = serde_json::to_vec(&serde_json::json!({"v": 2, "m": b.method,
-                "n": b.name, "c": b.caller, "h": B64.encode(b.args)}))
+                "n": b.name, "c": b.caller, "h": B64.encode(b.args), "a": "s\"é"}))
             .unwrap();
-            assert_eq!(String::from_utf8(b.aad()), String::from_utf8(want));
+            assert_eq!(String::from_utf8(b.aad("s\"é")), String::from_utf8(want));
         }
     }
 
     use super::*;
     use crate::request::args_digest;
+
+    fn sealer(keys: &[&[u8]], audience: &str, ttl: u64) -> StateSealer {
+        let keys = keys.iter().map(|k| k.to_vec()).collect();
+        StateSealer::new(keys, audience.into(), Duration::from_secs(ttl))
+    }
+
+    #[test]
+    fn a_ring_opens_with_every_key_and_seals_with_the_first() {
+        let old = sealer(&[b"old"], "srv", 60);
+        let rotated = sealer(&[b"new", b"old"], "srv", 60);
+        let t = old.seal(&b("a", None, None), &[], json!(1));
+        assert_eq!(rotated.open(&t, &b("a", None, None)).unwrap().0, json!(1));
+        let t = rotated.seal(&b("a", None, None), &[], json!(2));
+        assert!(old.open(&t, &b("a", None, None)).is_err(), "sealed by new");
+        assert!(sealer(&[b"new"], "srv", 60)
+            .open(&t, &b("a", None, None))
+            .is_ok());
+        let elsewhere = sealer(&[b"new", b"old"], "other", 60);
+        assert!(
+            elsewhere.open(&t, &b("a", None, None)).is_err(),
+            "other audience"
+        );
+    }
 
     fn b<'a>(name: &'a str, caller: Option<&'a str>, args: Option<&Value>) -> Binding<'a> {
         let digest: &'static [u8; 32] = Box::leak(Box::new(args_digest(args)));
@@ -195,7 +237,7 @@ mod tests {
 
     #[test]
     fn round_trip_and_tamper() {
-        let s = StateSealer::new(Some(b"k".to_vec()), Duration::from_secs(60));
+        let s = sealer(&[b"k"], "s", 60);
         let args = json!({"a": 1, "b": [1, {"y": 2, "x": 1}]});
         let t = s.seal(&b("a", None, Some(&args)), &["q"], json!({"x":1}));
         assert_eq!(
@@ -226,12 +268,12 @@ mod tests {
         assert!(s
             .open(&format!("{t}A"), &b("a", None, Some(&args)))
             .is_err());
-        let other = StateSealer::new(Some(b"k2".to_vec()), Duration::from_secs(60));
+        let other = sealer(&[b"k2"], "s", 60);
         assert!(
             other.open(&t, &b("a", None, Some(&args))).is_err(),
             "other key"
         );
-        let expired = StateSealer::new(Some(b"k".to_vec()), Duration::from_secs(0));
+        let expired = sealer(&[b"k"], "s", 0);
         let t = expired.seal(&b("a", None, None), &[], json!(1));
         std::thread::sleep(Duration::from_millis(1100));
         assert!(expired.open(&t, &b("a", None, None)).is_err(), "expired");
@@ -239,7 +281,7 @@ mod tests {
 
     #[test]
     fn the_state_is_not_readable() {
-        let s = StateSealer::new(Some(b"k".to_vec()), Duration::from_secs(60));
+        let s = sealer(&[b"k"], "s", 60);
         let t = s.seal(
             &b("a", None, None),
             &["q"],

@@ -90,6 +90,13 @@ pub struct ServerOptions {
     pub page_size: usize,
     /// Key for sealing MRTR `requestState` (HMAC-SHA256). `None`: a random per-process key.
     pub state_key: Option<Vec<u8>>,
+    /// A key ring for sealing MRTR `requestState`, in place of `state_key` when not empty: the
+    /// first key seals, every key opens (rotation: add the new key second, then first, then drop
+    /// the old one after `state_ttl`). Each key is at least 32 bytes; `build` refuses a shorter one.
+    pub state_keys: Vec<Vec<u8>>,
+    /// The audience a sealed `requestState` is bound to: a state sealed for one audience opens
+    /// for no other. `None`: the server's name.
+    pub state_audience: Option<String>,
     /// How long a sealed `requestState` stays valid.
     pub state_ttl: Duration,
     /// Put `io.modelcontextprotocol/serverInfo` in every modern result's `_meta`.
@@ -198,6 +205,8 @@ impl Default for ServerOptions {
             cache: HashMap::new(),
             page_size: 100,
             state_key: None,
+            state_keys: Vec::new(),
+            state_audience: None,
             state_ttl: Duration::from_secs(600),
             include_server_info: true,
             tool_timeout: None,
