@@ -12,6 +12,7 @@ mod handlers;
 mod limits;
 mod messages;
 mod options;
+mod registration;
 mod rules;
 mod serve;
 mod sessions;
@@ -21,14 +22,12 @@ mod verifier;
 
 use convert::from_py;
 use engine::Engine;
-use handlers::{PyCompletion, PyHandler, PyPrompt, PyResource, PyTool};
-use oxmcp::{
-    CompletionHandler, Prompt, PromptHandler, Resource, ResourceHandler, ResourceTemplate, Server,
-    Tool,
-};
+use handlers::{PyCompletion, PyPrompt, PyResource};
+use oxmcp::{CompletionHandler, Resource, ResourceHandler, Server};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use registration::{PromptReg, TemplateReg};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -55,21 +54,6 @@ fn as_object(v: Value, what: &str) -> PyResult<Map<String, Value>> {
         Value::Object(m) => Ok(m),
         _ => Err(PyValueError::new_err(format!("{what} must be a dict"))),
     }
-}
-
-#[derive(Clone)]
-struct PromptReg {
-    def: Map<String, Value>,
-    handler: Arc<dyn PromptHandler>,
-    required_scopes: Vec<String>,
-}
-
-#[derive(Clone)]
-struct TemplateReg {
-    def: Map<String, Value>,
-    handler: Arc<dyn ResourceHandler>,
-    required_scopes: Vec<String>,
-    screen: Option<oxmcp::uri_template::ValueScreen>,
 }
 
 /// The core server plus the Python engine that runs its handlers.
@@ -133,86 +117,6 @@ impl NativeServer {
             .sse_handler
             .get_or_init(|| oxmcp::transport::http::HttpHandler::new(self.server.clone(), cfg))
             .clone())
-    }
-
-    /// One core `Tool` from `add_tool`'s arguments.
-    #[allow(clippy::too_many_arguments)] // add_tool's keyword arguments, one by one
-    fn tool(
-        &self,
-        spec: &Bound<'_, PyAny>,
-        entry: Py<PyAny>,
-        is_async: bool,
-        timeout_ms: Option<f64>,
-        required_scopes: Option<Vec<String>>,
-        max_concurrency: Option<f64>,
-        task_after_ms: Option<f64>,
-    ) -> PyResult<Tool> {
-        let def = as_object(from_py(spec)?, "tool spec")?;
-        // A compatibility layer's wording of a refusal of the tool's arguments (`entry.refusal`:
-        // an entry like the tool's, whose outcome is the text or None).
-        let refusal = entry
-            .bind(spec.py())
-            .getattr(pyo3::intern!(spec.py(), "refusal"))
-            .ok()
-            .filter(|r| !r.is_none());
-        let mut tool = Tool::from_definition(def)
-            .map_err(build_err)?
-            .handler(PyTool(self.handler(entry, is_async)))
-            .limits(timeout_ms, max_concurrency, task_after_ms)
-            .map_err(build_err)?;
-        if let Some(s) = required_scopes {
-            tool = tool.required_scopes(s);
-        }
-        if let Some(r) = refusal {
-            tool = tool.refusal_wording(handlers::PyWording(self.handler(r.unbind(), false)));
-        }
-        Ok(tool)
-    }
-
-    fn handler(&self, entry: Py<PyAny>, is_async: bool) -> PyHandler {
-        PyHandler {
-            entry: Arc::new(entry),
-            is_async,
-            engine: self.engine.clone(),
-            submit: self.submit.clone(),
-        }
-    }
-
-    fn register_prompt(&self, name: &str, reg: &PromptReg) -> PyResult<()> {
-        let mut p = Prompt::from_definition(reg.def.clone())
-            .map_err(build_err)?
-            .required_scopes(reg.required_scopes.clone())
-            .handler_arc(reg.handler.clone());
-        if let Some(c) = self
-            .completions
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&("ref/prompt".into(), name.into()))
-        {
-            p = p.complete_arc(c.clone());
-        }
-        self.server.remove_prompt(name);
-        self.server.add_prompt(p).map_err(build_err)
-    }
-
-    fn register_template(&self, uri: &str, reg: &TemplateReg) -> PyResult<()> {
-        let mut t = ResourceTemplate::from_definition(reg.def.clone())
-            .map_err(build_err)?
-            .required_scopes(reg.required_scopes.clone())
-            .handler_arc(reg.handler.clone());
-        if let Some(screen) = &reg.screen {
-            t = t.screen(screen.clone());
-        }
-        if let Some(c) = self
-            .completions
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&("ref/resource".into(), uri.into()))
-        {
-            t = t.complete_arc(c.clone());
-        }
-        self.server.remove_resource_template(uri);
-        self.server.add_resource_template(t).map_err(build_err)
     }
 }
 

@@ -3,10 +3,12 @@ each names an argument (or template variable) the primitive has."""
 
 from __future__ import annotations
 
+import asyncio
 import enum
 from typing import Any
 
 from ._errors import DefinitionError
+from ._handlers import CompletionEntry, _Entry
 
 
 def check_completion_names(name: str, completed: list[str], arguments: list[str] | None) -> None:
@@ -31,3 +33,36 @@ def completion_values(completer: Any) -> list[str] | None:
     if callable(completer):
         return None
     raise TypeError(f"a completer is a list of values, an Enum class or a function, not {type(completer).__name__}")
+
+
+class CompletionRouter(_Entry):
+    """All completers of one prompt or resource template, routed by argument name: the functions
+    here, the fixed lists (``values``) in the core, which matches them against the typed text."""
+
+    def __init__(self, server: Any) -> None:
+        self.server = server
+        self.by_argument: dict[str, CompletionEntry] = {}
+        self.values: dict[str, list[str]] = {}
+
+    @property
+    def is_async(self) -> bool:
+        return any(c.is_async for c in self.by_argument.values())
+
+    def _pick(self, payload: Any) -> CompletionEntry | None:
+        return self.by_argument.get(str((payload or {}).get("argument", "")))
+
+    def call_sync(self, payload: Any, native_ctx: Any = None) -> tuple[str, Any]:
+        entry = self._pick(payload)
+        if entry is None:
+            return ("ok", {"values": []})
+        if entry.is_async:
+            return asyncio.run(entry.call_async(payload, native_ctx))
+        return entry.call_sync(payload, native_ctx)
+
+    async def call_async(self, payload: Any, native_ctx: Any = None) -> tuple[str, Any]:
+        entry = self._pick(payload)
+        if entry is None:
+            return ("ok", {"values": []})
+        if entry.is_async:
+            return await entry.call_async(payload, native_ctx)
+        return entry.call_sync(payload, native_ctx)

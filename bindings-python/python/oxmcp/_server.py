@@ -11,9 +11,9 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar, overload
 
-from ._completions import check_completion_names, completion_values
+from ._completions import CompletionRouter, check_completion_names, completion_values
 from ._errors import DefinitionError
-from ._handlers import CompletionEntry, PromptEntry, ResourceEntry, ToolEntry, _Entry
+from ._handlers import CompletionEntry, PromptEntry, ResourceEntry, ToolEntry
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -47,39 +47,6 @@ class _Listing(list):  # type: ignore[type-arg]
 
 async def _ready(value: Any) -> Any:
     return value
-
-
-class CompletionRouter(_Entry):
-    """All completers of one prompt or resource template, routed by argument name: the functions
-    here, the fixed lists (``values``) in the core, which matches them against the typed text."""
-
-    def __init__(self, server: Any) -> None:
-        self.server = server
-        self.by_argument: dict[str, CompletionEntry] = {}
-        self.values: dict[str, list[str]] = {}
-
-    @property
-    def is_async(self) -> bool:
-        return any(c.is_async for c in self.by_argument.values())
-
-    def _pick(self, payload: Any) -> CompletionEntry | None:
-        return self.by_argument.get(str((payload or {}).get("argument", "")))
-
-    def call_sync(self, payload: Any, native_ctx: Any = None) -> tuple[str, Any]:
-        entry = self._pick(payload)
-        if entry is None:
-            return ("ok", {"values": []})
-        if entry.is_async:
-            return asyncio.run(entry.call_async(payload, native_ctx))
-        return entry.call_sync(payload, native_ctx)
-
-    async def call_async(self, payload: Any, native_ctx: Any = None) -> tuple[str, Any]:
-        entry = self._pick(payload)
-        if entry is None:
-            return ("ok", {"values": []})
-        if entry.is_async:
-            return await entry.call_async(payload, native_ctx)
-        return entry.call_sync(payload, native_ctx)
 
 
 def option_names() -> tuple[frozenset[str], frozenset[str]]:

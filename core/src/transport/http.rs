@@ -393,7 +393,7 @@ impl HttpHandler {
                         })
                         .flatten();
                     if let Some(check) = lookup {
-                        if let Err((status, e)) = Box::pin(check).await {
+                        if let Err((status, e)) = check.await {
                             return HttpResponse::error(status, rq.id, e);
                         }
                     }

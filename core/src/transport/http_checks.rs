@@ -132,8 +132,7 @@ impl HttpHandler {
         rq: &crate::jsonrpc::Request,
         h: &HeaderMap,
         caller: Option<&crate::identity::Caller>,
-    ) -> Option<impl std::future::Future<Output = Result<(), (StatusCode, McpError)>> + Send + '_>
-    {
+    ) -> Option<crate::BoxFuture<Result<(), (StatusCode, McpError)>>> {
         if rq.method != Method::ToolsCall || !self.server.has_tool_schema_lookup() {
             return None;
         }
@@ -154,7 +153,8 @@ impl HttpHandler {
         }
         let rules = self.server.looked_up_tool_headers(name);
         let h = h.clone();
-        Some(async move {
+        // Boxed here: `post` holds only the pointer, and its future stays small.
+        Some(Box::pin(async move {
             let Some(pairs) = rules.await else {
                 return Ok(());
             };
@@ -164,7 +164,7 @@ impl HttpHandler {
                     McpError::new(ErrorCode::HEADER_MISMATCH, m),
                 )
             })
-        })
+        }))
     }
 }
 
