@@ -6,6 +6,7 @@
 
 import sys
 import time
+from typing import Any
 
 from pydantic import AnyHttpUrl
 
@@ -46,7 +47,7 @@ server = MCPServer("verified", token_verifier=Verifier(), auth=AuthSettings(
 
 
 @server.tool()
-def whoami() -> dict:
+def whoami() -> dict[str, Any]:
     """The access token the core verified."""
     t = get_access_token()
     return {} if t is None else {"client_id": t.client_id, "scopes": t.scopes, "subject": t.subject,
