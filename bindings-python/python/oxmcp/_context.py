@@ -61,11 +61,13 @@ def _session_store(ctx: Context) -> dict[str, Any]:
             store = ctx._request_state["_oxmcp_store"] = {}
         return store
     now = time.monotonic()
-    while _SESSION_STORES:
-        oldest, (seen, _) = next(iter(_SESSION_STORES.items()))
+    # A session object's finalizer (below) may drop an entry at any allocation, so the store may
+    # empty between any two steps here.
+    while (first := next(iter(_SESSION_STORES.items()), None)) is not None:
+        oldest, (seen, _) = first
         if len(_SESSION_STORES) < _MAX_SESSION_STORES and now - seen < _SESSION_STATE_TTL_S:
             break
-        del _SESSION_STORES[oldest]
+        _SESSION_STORES.pop(oldest, None)
     known = sid in _SESSION_STORES
     _, store = _SESSION_STORES.pop(sid, (now, {}))
     _SESSION_STORES[sid] = (now, store)

@@ -232,7 +232,9 @@ class MCPServer(FastMCP):
         app = self.http_app(path=streamable_http_path, json_response=json_response,
                             stateless_http=stateless_http, **kwargs)
         # The SDK's order: the MCP endpoint, then the custom routes.
-        (endpoint,) = [r for r in app.router.routes if isinstance(getattr(r, "endpoint", None), AsgiApp)]
+        # (A protected resource's metadata route is an AsgiApp too, routed by the core.)
+        (endpoint,) = [r for r in app.router.routes
+                       if isinstance(getattr(r, "endpoint", None), AsgiApp) and not r.endpoint.routed]
         endpoint.endpoint.gate = manager.check_running
         app.router.routes.remove(endpoint)
         app.router.routes.insert(0, endpoint)
