@@ -327,18 +327,18 @@ class _SessionView:
             params["requestState"] = request_state
         if not allow_input_required:
             raw = await self._client.request(method, params)
-            claimed = self._client._claimed(raw) if method == "tools/call" else None
-            if claimed is None:
-                return result_type.model_validate(raw)
-            if not allow_claimed:
-                raise UnexpectedClaimedResult(claimed)
-            return claimed
+            return self._result(method, raw, result_type, allow_claimed)
         try:
             raw = await _Client.request(self._client, method, params)
         except _CoreMcpError as exc:
             raise McpError(exc.code, exc.message, exc.data) from exc
         if isinstance(raw, dict) and raw.get("resultType") == "input_required":
             return types.InputRequiredResult.model_validate(raw)
+        return self._result(method, raw, result_type, allow_claimed)
+
+    def _result(self, method: str, raw: Any, result_type: Any, allow_claimed: bool) -> Any:
+        """The answer as ``result_type``, or the parsed claim of an extension's result (refused
+        unless ``allow_claimed``)."""
         claimed = self._client._claimed(raw) if method == "tools/call" else None
         if claimed is None:
             return result_type.model_validate(raw)
