@@ -6,7 +6,8 @@ heading, its JSDoc as prose and the declaration as a TypeScript block. Used by t
 (scripts/mkdocs_hooks.py); `python3 scripts/node_api.py` prints the page.
 
 typedoc would need TypeScript's full program (and an npm dependency for the site build); the
-typings are one flat file of declarations, so a reader of ~60 lines does the job.
+typings are flat files of declarations (index.d.ts and the files it re-exports), so a reader of
+~60 lines does the job.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import sys
 from pathlib import Path
 
 SECTION = re.compile(r"^// -{10,} (.+)$")
+REEXPORT = re.compile(r"^export \* from '\./([\w-]+)\.js';")
 DECL = re.compile(r"^export (?:declare )?(?:abstract )?(class|interface|type|function|const)\s+([A-Za-z_$][\w$]*)")
 
 
@@ -53,6 +55,11 @@ def render(path: Path) -> str:
         if line.lstrip().startswith("/**"):
             doc = [line]
             in_doc = "*/" not in line
+            i += 1
+            continue
+        if m := REEXPORT.match(line):  # a part of the typings in a file of its own, in its place
+            out.append(render(path.parent / f"{m.group(1)}.d.ts"))
+            doc = []
             i += 1
             continue
         if m := SECTION.match(line):
