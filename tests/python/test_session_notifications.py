@@ -54,14 +54,19 @@ async def _session(read: Any, write: Any) -> list[Any]:
 
     async with ClientSession(read, write, message_handler=on_message) as session:
         await session.initialize()
-        announced = await session.call_tool("announce", {})
-        with anyio.fail_after(5):
-            while len(heard) < len(EXPECTED):
-                await anyio.sleep(0.02)
+        # The notifications travel on the session's standalone GET stream, which the client opens
+        # after the handshake, as the SDK's does; one sent before it is open is not kept (the SDK's
+        # server keeps none either without an event store). So announce again until they arrive.
+        with anyio.fail_after(20):
+            while {n.method for n in heard} != set(EXPECTED):
+                announced = await session.call_tool("announce", {})
+                with anyio.move_on_after(1):
+                    while {n.method for n in heard} != set(EXPECTED):
+                        await anyio.sleep(0.02)
         listed = {t.name: t for t in (await session.list_tools()).tools}
         blocks = await session.call_tool("blocks", {})
-    completes = [n.params.elicitationId for n in heard if n.method == "notifications/elicitation/complete"]
-    return [announced.content[0].text, sorted(n.method for n in heard), completes,
+    completes = sorted({n.params.elicitationId for n in heard if n.method == "notifications/elicitation/complete"})
+    return [announced.content[0].text, sorted({n.method for n in heard}), completes,
             listed["blocks"].outputSchema["required"], [c.type for c in blocks.content],
             [(b["type"], b.get("text") or b.get("data")) for b in blocks.structuredContent["result"]]]
 
