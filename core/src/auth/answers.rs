@@ -13,7 +13,7 @@ pub enum Answers {
     #[default]
     Oxmcp,
     /// The `mcp` Python SDK's: every 401 `invalid_token` "Authentication required", a 403
-    /// "Required scope: <the first missing>", each challenge pointing at the metadata.
+    /// "Required scope: `<the first missing>`", each challenge pointing at the metadata.
     McpPython,
     /// The TS SDK's `requireBearerAuth`: `invalid_token` with a description of what was wrong
     /// ("Missing Authorization header", "Token has expired", ...), the required scopes and the
