@@ -383,8 +383,10 @@ impl HttpHandler {
         match envelope.classify() {
             Ok(Message::Request(rq)) => match self.request_env(&rq, conn, &seen, &info.headers) {
                 Ok(mut env) => {
-                    // A modern `tools/call` only: the others never ask the host's lookup.
-                    let modern = rq.method == crate::protocol::Method::ToolsCall
+                    // A modern `tools/call` to a server with a host's lookup only: the others
+                    // never ask it, and the cheap flag comes before the era is worked out.
+                    let modern = self.server.has_tool_schema_lookup()
+                        && rq.method == crate::protocol::Method::ToolsCall
                         && env.session.is_none()
                         && era_of(&rq.method, rq.meta.as_deref(), &env) == Era::Modern;
                     let lookup = modern
