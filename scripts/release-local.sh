@@ -84,8 +84,7 @@ hot_code_check() {
 wheel() {
   rm -f "$OUT"/oxmcp-*.whl
   # Its own target dir: zig as the C compiler and linker changes the dependencies' fingerprints, so
-  # sharing target/x86_64-unknown-linux-gnu with the Node addon's napi build would rebuild both
-  # every time.
+  # sharing a target dir with the checkout's other builds would rebuild both every time.
   local target="$ROOT/target/wheel"
   local ld="$target/hot-code/python-$PROFILE.ld" profiled="$target/hot-code/wheel-$PROFILE"
   local build=(maturin build --profile "$PROFILE" --zig --target x86_64-unknown-linux-gnu
