@@ -124,6 +124,13 @@ class MCPServer(FastMCP):
         _sdk_log.info("Tool %r failed: %r", name, text)
         return text
 
+    def _tool_arguments_rejected(self, name: str, exc: Any, text: str) -> str:
+        """Arguments the tool's model refused: the model's to correct, logged at INFO with the names of
+        the fields only (the values are the caller's data)."""
+        fields = sorted({".".join(str(part) for part in err["loc"]) for err in exc.errors()})
+        _sdk_log.info("Tool %r rejected arguments: %r", name, fields)
+        return f"Error executing tool {name}: {text}"
+
     def _log_tool_crash(self, name: str, exc: BaseException) -> None:
         _sdk_log.error("Tool %r raised an unexpected exception", name, exc_info=exc)
 
