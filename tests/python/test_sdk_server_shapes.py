@@ -69,6 +69,10 @@ def test_tool_and_resource_failures_answer_and_log_as_the_sdk(caplog: pytest.Log
     def crash() -> str:
         raise KeyError("k")
 
+    @mcp.tool()
+    def add(a: int, b: int) -> int:
+        return a + b
+
     @mcp.resource("db://stats")
     def stats() -> str:
         raise RuntimeError("pool exhausted")
@@ -93,6 +97,8 @@ def test_tool_and_resource_failures_answer_and_log_as_the_sdk(caplog: pytest.Log
             for name in ("refuse", "crash"):
                 result = await client.call_tool(name, {})
                 out.append((result.is_error, result.content[0].text))
+            result = await client.call_tool("add", {"a": "one", "b": 2})
+            out.append((result.is_error, result.content[0].text.splitlines()[0]))
             for uri in ("db://stats", "db://tables/gone", "db://tables/users", "db://rows/1", "nope://x"):
                 with pytest.raises(McpError) as exc:
                     await client.read_resource(uri)
@@ -106,6 +112,7 @@ def test_tool_and_resource_failures_answer_and_log_as_the_sdk(caplog: pytest.Log
     assert anyio.run(main) == [
         (True, "Error executing tool refuse: not today"),
         (True, "Error executing tool crash"),
+        (True, "Error executing tool add: 1 validation error for addArguments"),
         (-32603, "Error reading resource db://stats", {"uri": "db://stats"}),
         (-32602, "no such table", {"uri": "db://tables/gone"}),
         (-32603, "table users is being rebuilt", {"uri": "db://tables/users"}),
@@ -116,6 +123,7 @@ def test_tool_and_resource_failures_answer_and_log_as_the_sdk(caplog: pytest.Log
     assert _records(caplog) == [
         ("INFO", "Tool 'refuse' failed: 'Error executing tool refuse: not today'", False),
         ("ERROR", "Tool 'crash' raised an unexpected exception", True),
+        ("INFO", "Tool 'add' rejected arguments: ['a']", False),  # the names only, not the values
         ("ERROR", "Resource 'db://stats' raised an unexpected exception", True),
         ("INFO", "Resource 'db://tables/gone' failed: 'no such table'", False),
         ("INFO", "Resource 'db://tables/users' failed: 'table users is being rebuilt'", False),

@@ -31,7 +31,13 @@ class AsgiApp:
         return native
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self.serve(scope, receive, send)
+        from ._loops import answer_on_thread, on_asyncio
+
+        if on_asyncio():
+            await self.serve(scope, receive, send)
+        else:
+            # A trio host (through anyio): the native server needs an asyncio loop to answer on.
+            await answer_on_thread(self.server, lambda r, s: self.serve(scope, r, s), receive, send)
 
     async def serve(self, scope: Scope, receive: Receive, send: Send, streams: dict[int, Any] | None = None) -> None:
         """Answer one ASGI request. ``streams``: where a streamed answer is kept while it is relayed (a

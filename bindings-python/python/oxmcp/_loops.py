@@ -9,13 +9,15 @@ thread, so the trio loop never blocks. Under asyncio nothing changes: the caller
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextlib
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-__all__ = ["LoopThread", "calling_back", "on_asyncio", "run_sync"]
+__all__ = ["LoopThread", "answer_on_thread", "calling_back", "on_asyncio", "run_sync", "shared_thread"]
 
 
 def on_asyncio() -> bool:
@@ -63,6 +65,46 @@ def calling_back(receive: Any, send: Any) -> tuple[Callable[[], Coroutine[Any, A
         await back(send, message)
 
     return receive_back, send_back
+
+
+#: Threads that carry calls back to a trio loop (``calling_back``): a streamed answer holds one while it
+#: waits for its client to leave, so the loop's default executor (a handful of threads) is too small.
+_BRIDGE_THREADS = 64
+
+
+@contextlib.contextmanager
+def shared_thread(owner: Any) -> Iterator[LoopThread]:
+    """The ``LoopThread`` that serves ``owner`` (a server object) to trio callers. The native server
+    completes its futures on one asyncio loop, so the requests, streams and session managers of one
+    server active at once share one; it is closed when the last of them ends."""
+    held = getattr(owner, "_oxmcp_loop_thread", None)
+    if held is None:
+        thread = LoopThread()
+        thread.loop.set_default_executor(concurrent.futures.ThreadPoolExecutor(_BRIDGE_THREADS,
+                                                                               "oxmcp-trio-bridge"))
+        held = [thread, 0]
+        owner._oxmcp_loop_thread = held
+    held[1] += 1
+    try:
+        yield held[0]
+    finally:
+        held[1] -= 1
+        if held[1] == 0:
+            owner._oxmcp_loop_thread = None
+            held[0].close()
+
+
+async def answer_on_thread(owner: Any, answer: Callable[[Any, Any], Awaitable[None]], receive: Any,
+                           send: Any) -> None:
+    """Answer an ASGI request of a trio caller on ``owner``'s ``shared_thread``: ``answer(receive,
+    send)`` runs on that asyncio loop, its ``receive``/``send`` called back on the caller's loop."""
+    receive_back, send_back = calling_back(receive, send)
+
+    async def on_thread() -> None:
+        await answer(receive_back, send_back)
+
+    with shared_thread(owner) as thread:
+        await thread.run(on_thread())
 
 
 class LoopThread:

@@ -13,6 +13,8 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
+from ._loops import on_asyncio, shared_thread
+
 __all__ = ["ServerSessionManager"]
 
 
@@ -42,13 +44,19 @@ class ServerSessionManager:
             raise RuntimeError("StreamableHTTPSessionManager .run() can only be called once per instance. "
                                "Create a new instance if you need to run again.")
         self._started = True
-        self._server._build_native().set_loop(asyncio.get_running_loop())
-        async with self._server._lifespan_running():
-            self._running = True
-            try:
-                yield
-            finally:
-                self._running = False
+        with contextlib.ExitStack() as own_loop:
+            if on_asyncio():
+                self._server._build_native().set_loop(asyncio.get_running_loop())
+            else:
+                # A trio host: the requests are answered on the server's own asyncio loop, held for
+                # as long as run() is entered.
+                own_loop.enter_context(shared_thread(self._server))
+            async with self._server._lifespan_running():
+                self._running = True
+                try:
+                    yield
+                finally:
+                    self._running = False
 
     def check_running(self) -> None:
         """Refuse a request that arrives while ``run()`` is not entered."""

@@ -70,11 +70,17 @@ class MCPServer(FastMCP):
 
     def __init__(self, name: str | None = None, instructions: str | None = None, **kwargs: Any) -> None:
         bus = kwargs.get("subscriptions")
-        if bus is not None and not isinstance(bus, bool):
-            # The core serves subscriptions/listen from its own fan-out; a bus given here would
-            # never see an event.
-            raise TypeError("MCPServer(subscriptions=<bus>) is not supported by oxmcp: subscriptions/listen "
-                            "is served by the core's own fan-out")
+        #: The SDK's event bus given as ``subscriptions=``: ``ctx.notify_*`` publish to it, and each event
+        #: it carries becomes the core's notification (as a ``ListenHandler``'s bus feeds a low-level
+        #: server's), which the core sends to the listen streams that asked for it.
+        self._subscription_bus = None if bus is None or isinstance(bus, bool) else bus
+        if self._subscription_bus is not None:
+            from .server.subscriptions import ListenHandler
+
+            if not callable(getattr(bus, "publish", None)) or not callable(getattr(bus, "subscribe", None)):
+                raise TypeError("MCPServer(subscriptions=...): give a SubscriptionBus (publish, subscribe), "
+                                "or True/False")
+            ListenHandler(bus)._feed(lambda: self._native)
         from .server.mcpserver.resources import DEFAULT_RESOURCE_SECURITY
 
         #: Whether ``subscriptions/listen`` is served (the SDK's ``subscriptions=False`` turns it off).
@@ -123,6 +129,13 @@ class MCPServer(FastMCP):
         text = f"Error executing tool {name}: {exc}"
         _sdk_log.info("Tool %r failed: %r", name, text)
         return text
+
+    def _tool_arguments_rejected(self, name: str, exc: Any, text: str) -> str:
+        """Arguments the tool's model refused: the model's to correct, logged at INFO with the names of
+        the fields only (the values are the caller's data)."""
+        fields = sorted({".".join(str(part) for part in err["loc"]) for err in exc.errors()})
+        _sdk_log.info("Tool %r rejected arguments: %r", name, fields)
+        return f"Error executing tool {name}: {text}"
 
     def _log_tool_crash(self, name: str, exc: BaseException) -> None:
         _sdk_log.error("Tool %r raised an unexpected exception", name, exc_info=exc)

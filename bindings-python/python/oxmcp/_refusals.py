@@ -132,11 +132,11 @@ def fastmcp_refusal(server: Any, entry: Any, arguments: dict[str, Any]) -> str |
 
 def sdk_refusal(server: Any, entry: Any, arguments: dict[str, Any]) -> str | None:
     """The ``mcp`` SDK's words (1.x FastMCP, 2.x MCPServer): ``Error executing tool <name>: `` and
-    pydantic's text for the ``<function>Arguments`` model (2.x logs it as a failed call)."""
+    pydantic's text for the ``<function>Arguments`` model (2.x logs the names of the refused fields)."""
     exc = model_refusal(entry, arguments)
     if exc is None:
         return None
     text = retitled(exc, f"{getattr(entry.info.fn, '__name__', entry.name)}Arguments")
     if getattr(server, "_sdk2", False):
-        return str(server._tool_error_anticipated(entry.name, text))
+        return str(server._tool_arguments_rejected(entry.name, exc, text))
     return f"Error executing tool {entry.name}: {text}"

@@ -445,6 +445,14 @@ impl HttpHandler {
         query: &str,
         id: Option<&str>,
     ) -> HttpResponse {
+        // The size first, as for every POST (`check_post`): a body over the cap is refused before
+        // the stream it names is looked up, as the SDKs' body-limit middleware does.
+        if req.body.len() > self.config.max_body {
+            return refuse(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                McpError::invalid_request("Request body too large"),
+            );
+        }
         let Some(id) = id.or_else(|| session_param(query)) else {
             return refuse(
                 StatusCode::BAD_REQUEST,

@@ -51,14 +51,17 @@ class _Connection:
 
     async def serve(self, core: Any) -> None:
         """Open the stream on ``core``'s native server and relay it to the GET until it ends."""
+        self.core = core
+        await _answer(core, self._serve, self.receive, self.send)
+
+    async def _serve(self, receive: Receive, send: Send) -> None:
         import asyncio
 
-        self.core = core
-        native = core._build_native()
+        native = self.core._build_native()
         native.set_loop(asyncio.get_running_loop())
         answer = await native.sse_open(_headers(self.scope), self.id, self.endpoint, _peer(self.scope),
                                        host_caller(self.scope))
-        await relay(answer, self.receive, self.send)
+        await relay(answer, receive, send)
 
 
 class SseStream:
@@ -169,7 +172,15 @@ class SseServerTransport:
             # No stream was ever served by this transport, so none can be named: no core to ask.
             await _text(scope, receive, send, 404, "Could not find session")
             return
+        await _answer(core, lambda r, s: self._answer_post(core, scope, r, s), receive, send)
+
+    @staticmethod
+    async def _answer_post(core: Any, scope: Scope, receive: Receive, send: Send) -> None:
+        import asyncio
+
         native = core._build_native()
+        native.set_loop(asyncio.get_running_loop())
+        query = scope.get("query_string", b"").decode("latin-1")
         data, truncated = await read_capped(receive, native.sse_max_body_bytes())
         if data is None:
             return
@@ -193,6 +204,17 @@ async def _text(scope: Scope, receive: Receive, send: Send, status: int, text: s
 
     respond: Any = Response(text, status_code=status)
     await respond(scope, receive, send)
+
+
+async def _answer(core: Any, answer: Any, receive: Receive, send: Send) -> None:
+    """``answer(receive, send)`` on the caller's asyncio loop or, for a trio caller (through anyio), on
+    the server's own (the native server completes its futures on an asyncio loop)."""
+    from .._loops import answer_on_thread, on_asyncio
+
+    if on_asyncio():
+        await answer(receive, send)
+    else:
+        await answer_on_thread(core, answer, receive, send)
 
 
 def _headers(scope: Scope) -> list[tuple[str, str]]:

@@ -3,7 +3,8 @@
 The events (``ToolsListChanged``, ``PromptsListChanged``, ``ResourcesListChanged``, ``ResourceUpdated``)
 and ``InMemorySubscriptionBus`` are plain values and a fan-out a server may use on its own. oxmcp's
 ``subscriptions/listen`` streams are the core's (its listeners, limits and per-caller filters); a
-low-level ``Server`` given a ``ListenHandler`` has the core serve them, fed by the handler's bus.
+low-level ``Server`` given a ``ListenHandler`` has the core serve them, fed by the handler's bus, as
+an ``MCPServer(subscriptions=bus)`` has them fed by its bus.
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ ServerEvent = ToolsListChanged | PromptsListChanged | ResourcesListChanged | Res
 
 class SubscriptionBus(Protocol):
     """The SDK's fan-out seam (``publish`` an event, ``subscribe`` a listener), the type a server's
-    own bus is written against; ``MCPServer(subscriptions=...)`` refuses one (see above)."""
+    own bus is written against: ``MCPServer(subscriptions=bus)`` and ``ListenHandler(bus)`` feed the
+    core's notifications from it."""
 
     async def publish(self, event: ServerEvent) -> None: ...
 

@@ -40,25 +40,38 @@ class Context(_Context):
 
         return ClientCapabilities.model_validate(super().client_capabilities or {})
 
-    # mcp 2.x's change events: published by the core's fan-out (subscriptions/listen streams, and the
+    # mcp 2.x's change events: published on the server's bus when it was given one (``subscriptions=``;
+    # the bus feeds the core), else by the core's fan-out (subscriptions/listen streams, and the
     # list_changed / resources/updated notifications of earlier revisions), as a registry change is.
-    def _publish(self) -> Any:
+    async def _event(self, event: Any, notify: Any) -> None:
+        bus = getattr(self._server, "_subscription_bus", None)
+        if bus is not None:
+            await bus.publish(event)
+            return
         if self._native is None or self._server is None or self._server._native is None:
             raise ValueError("Context is not available outside of a request")
-        return self._server._native
+        notify(self._server._native)
 
     async def notify_tools_changed(self) -> None:
         """Publish a tools list-changed event."""
-        self._publish().notify_list_changed("tools")
+        from ..subscriptions import ToolsListChanged
+
+        await self._event(ToolsListChanged(), lambda n: n.notify_list_changed("tools"))
 
     async def notify_prompts_changed(self) -> None:
         """Publish a prompts list-changed event."""
-        self._publish().notify_list_changed("prompts")
+        from ..subscriptions import PromptsListChanged
+
+        await self._event(PromptsListChanged(), lambda n: n.notify_list_changed("prompts"))
 
     async def notify_resources_changed(self) -> None:
         """Publish a resources list-changed event."""
-        self._publish().notify_list_changed("resources")
+        from ..subscriptions import ResourcesListChanged
+
+        await self._event(ResourcesListChanged(), lambda n: n.notify_list_changed("resources"))
 
     async def notify_resource_updated(self, uri: Any) -> None:
         """Publish a resource-updated event for ``uri``."""
-        self._publish().notify_resource_updated(str(uri))
+        from ..subscriptions import ResourceUpdated
+
+        await self._event(ResourceUpdated(uri=str(uri)), lambda n: n.notify_resource_updated(str(uri)))
