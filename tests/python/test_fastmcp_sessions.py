@@ -20,18 +20,22 @@ SERVER = """
 import sys
 from oxmcp import FastMCP
 from oxmcp.server.fastmcp_auth.providers.jwt import StaticTokenVerifier
-from oxmcp.server.sessions import (CurrentSession, OptionalCurrentSession, SessionId, UserSession,
-                                   create_session, end_session, get_session)
+from oxmcp.server.sessions import (CurrentSession, OptionalCurrentSession, SessionId, SessionProvider,
+                                   UserSession, get_session)
 
 anonymous = len(sys.argv) > 2
 verifier = StaticTokenVerifier(tokens={"token-a": {"client_id": "client-a", "scopes": []},
                                        "token-b": {"client_id": "client-b", "scopes": []}})
 mcp = FastMCP("sessions") if anonymous else FastMCP("sessions", auth=verifier)
-mcp.tool(create_session)
-mcp.tool(end_session)
+mcp.add_provider(SessionProvider())
 
 @mcp.tool
 async def add_item(item: str, session_id: SessionId) -> list[str]:
+    '''Add an item to the cart.
+
+    Args:
+        session_id: The cart's session.
+    '''
     session = await get_session(session_id)
     cart = await session.get("cart", [])
     await session.set("cart", [*cart, item])
@@ -61,18 +65,43 @@ mcp.run("http", host="127.0.0.1", port=int(sys.argv[1]))
 """
 
 
-def _call(port: int, token: str | None, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    """One 2026-07-28 ``tools/call``; its result (``isError`` and the first text)."""
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                       "params": {"name": name, "arguments": arguments, "_meta": META}}).encode()
+HOW_TO_GET_AN_ID = ("Session identifier. Use a tool to create a session, then pass the resulting id here to "
+                    "persist state across calls in the same session.")
+
+
+def _request(port: int, token: str | None, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    """One 2026-07-28 request; its result."""
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": META}}).encode()
     headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-               "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": name}
+               "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method}
+    if "name" in params:
+        headers["Mcp-Name"] = params["name"]
     if token:
         headers["Authorization"] = f"Bearer {token}"
     req = urllib.request.Request(f"http://127.0.0.1:{port}/mcp", data=body, method="POST", headers=headers)
     with urllib.request.urlopen(req, timeout=20) as r:
         result: dict[str, Any] = json.loads(r.read())["result"]
+    return result
+
+
+def _call(port: int, token: str | None, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """One ``tools/call``: ``isError`` and the first text."""
+    result = _request(port, token, "tools/call", {"name": name, "arguments": arguments})
     return {"error": bool(result.get("isError")), "text": result["content"][0]["text"]}
+
+
+def test_the_session_tools_are_listed_and_a_session_id_says_how_to_get_one(tmp_path: Any) -> None:
+    proc, port = start_script(tmp_path, SERVER)
+    try:
+        tools = {t["name"]: t for t in _request(port, "token-a", "tools/list", {})["tools"]}
+        assert {"create_session", "end_session"} <= set(tools)
+        assert tools["create_session"]["inputSchema"].get("properties", {}) == {}
+        ending = tools["end_session"]["inputSchema"]["properties"]["session_id"]
+        assert ending["description"] == HOW_TO_GET_AN_ID
+        adding = tools["add_item"]["inputSchema"]["properties"]["session_id"]
+        assert adding["description"] == f"The cart's session.\n\n{HOW_TO_GET_AN_ID}"
+    finally:
+        stop(proc)
 
 
 def test_a_session_id_is_its_principals_only_and_keeps_state_across_calls(tmp_path: Any) -> None:

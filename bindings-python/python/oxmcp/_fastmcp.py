@@ -266,6 +266,8 @@ class FastMCP(Components, Serving, Server):  # type: ignore[misc]  # FastMCP 4: 
         if not isinstance(provider, Provider):
             return super().add_provider(provider)
         provider._check_servable()
+        for fn in provider._oxmcp_tools():  # tools a provider contributes as the server's own
+            self.tool(fn)
         self._providers.append(provider)
 
     def add_transform(self, transform: Any) -> None:

@@ -15,9 +15,10 @@ id, issuer and subject, ``get_access_token()``), so no argument a client sends c
 principal's state. Without authentication every client is the one ``anon`` principal and an id is a
 bearer capability, as on FastMCP: ids are random UUIDs.
 
-FastMCP's ``SessionProvider`` (a component provider) is not provided: register ``create_session`` and
-``end_session`` as tools (``mcp.tool(create_session)``). A ``session: UserSession`` parameter is not
-injected by its annotation alone; give it ``CurrentSession()`` as its default.
+``mcp.add_provider(SessionProvider())`` registers ``create_session`` and ``end_session`` as the server's
+tools. A ``SessionId`` parameter's schema says how to get an id, after any description the author gave.
+A ``session: UserSession`` parameter is not injected by its annotation alone (it is refused when the tool
+is built); give it ``CurrentSession()`` as its default.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from typing import Annotated, Any, Final
 from pydantic import BaseModel
 
 from ..exceptions import FastMCPError
+from .providers.base import Provider
 
 __all__ = [
     "CurrentSession",
@@ -44,6 +46,7 @@ __all__ = [
     "Session",
     "SessionAuthError",
     "SessionId",
+    "SessionProvider",
     "StateValue",
     "UserSession",
     "create_session",
@@ -247,7 +250,13 @@ class UserSession(Session):
 
 
 class _SessionIdMarker:
-    """Marks a ``SessionId`` parameter."""
+    """Marks a ``SessionId`` parameter, whose schema then says how to get an id (added to a
+    description the author gave)."""
+
+    def extend_description(self, given: str | None) -> str:
+        if not given:
+            return SESSION_ID_DESCRIPTION
+        return given if SESSION_ID_DESCRIPTION in given else f"{given}\n\n{SESSION_ID_DESCRIPTION}"
 
 
 #: An argument the agent passes: an id ``create_session`` minted.
@@ -306,6 +315,14 @@ async def end_session(session_id: SessionId) -> str:
     """End a session and remove its state (an unknown or another principal's id is refused)."""
     await (await get_session(session_id)).end()
     return "session ended"
+
+
+class SessionProvider(Provider):
+    """``mcp.add_provider(SessionProvider())``: the ``create_session`` and ``end_session`` tools, registered
+    on the server itself (the state is in the server's store; the provider holds none)."""
+
+    def _oxmcp_tools(self) -> tuple[Callable[..., Any], ...]:
+        return create_session, end_session
 
 
 def _user_session() -> UserSession | None:
