@@ -137,6 +137,7 @@ MIRRORS: dict[str, str] = {
     "fastmcp.server.http": "oxmcp.server.http",
     "fastmcp.server.elicitation": "oxmcp._compat_ctx",
     "fastmcp.server.dependencies": "oxmcp.server.dependencies",
+    "fastmcp.server.sessions": "oxmcp.server.sessions",
     "fastmcp.dependencies": "oxmcp.dependencies",
     "fastmcp.server.completions": "oxmcp.server.completions",
     "fastmcp.server.auth": "oxmcp.server.fastmcp_auth",

@@ -156,6 +156,9 @@ class FastMCP(Components, Serving, Server):  # type: ignore[misc]  # FastMCP 4: 
             self._resource_default = kwargs.pop("resource_security")
         # mcp's TransportSecuritySettings: the HTTP guard's lists for run() and http_app().
         self._transport_security = kwargs.pop("transport_security", None)
+        # Where fastmcp.server.sessions keeps session state (an AsyncKeyValue store; None: in memory).
+        self._state_storage = kwargs.pop("session_state_store", None)
+        self._state_adapter: Any = None
         # mcp 1.x FastMCP's HTTP+SSE settings, which run("sse") and sse_app() use.
         sse_defaults = {k: kwargs.pop(k) for k in ("sse_path", "message_path") if kwargs.get(k) is not None}
         transforms = kwargs.pop("transforms", None) or ()
@@ -263,6 +266,8 @@ class FastMCP(Components, Serving, Server):  # type: ignore[misc]  # FastMCP 4: 
         if not isinstance(provider, Provider):
             return super().add_provider(provider)
         provider._check_servable()
+        for fn in provider._oxmcp_tools():  # tools a provider contributes as the server's own
+            self.tool(fn)
         self._providers.append(provider)
 
     def add_transform(self, transform: Any) -> None:
@@ -293,6 +298,16 @@ class FastMCP(Components, Serving, Server):  # type: ignore[misc]  # FastMCP 4: 
         """The low-level server FastMCP hands the SDK's in-process client (``Client(mcp._mcp_server)``):
         on oxmcp, this server itself."""
         return self
+
+    @property
+    def _state_store(self) -> Any:
+        """The store of ``fastmcp.server.sessions``' session state, made on first use."""
+        if self._state_adapter is None:
+            from .server.sessions import KeyValueStateStore, MemoryStateStore
+
+            given = self._state_storage
+            self._state_adapter = MemoryStateStore() if given is None else KeyValueStateStore(given)
+        return self._state_adapter
 
     @property
     def local_provider(self) -> Any:

@@ -54,6 +54,7 @@ class Serving(_Base):
         """A Starlette ASGI app: the MCP endpoint at ``path`` (default ``/mcp``), the custom routes, the lifespan."""
         if transport == "sse":
             return self.sse_app(path, middleware=middleware, **kwargs)
+        _fastmcp_allowed_hosts(kwargs, None)
         kwargs.setdefault("transport_security", self._transport_security)
         self._session_options(kwargs, "http_app")
         _check_http_kwargs(kwargs)
@@ -181,6 +182,7 @@ class Serving(_Base):
             kwargs.pop("max_request_body_size", None) if "max_body_bytes" in kwargs else None
             if "max_request_body_size" in kwargs:
                 kwargs["max_body_bytes"] = kwargs.pop("max_request_body_size")
+            _fastmcp_allowed_hosts(kwargs, host)
             kwargs.setdefault("transport_security", self._transport_security)
             self._session_options(kwargs, "run")
             _check_http_kwargs(kwargs)
@@ -228,6 +230,32 @@ class Serving(_Base):
         server = uvicorn.Server(config)
         # The lifespan is already entered by run_async; http_app's enters it again (counted).
         await server.serve()
+
+
+#: The Host names FastMCP's guard always accepts, to which its ``allowed_hosts`` are added.
+_FASTMCP_DEFAULT_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+
+
+def _fastmcp_allowed_hosts(kwargs: dict[str, Any], bind_host: str | None) -> None:
+    """FastMCP's ``allowed_hosts=`` as the core's list. FastMCP adds its entries to the loopback names
+    and the address the server is bound to, where the core's list is complete: so those go into it.
+    ``"*"`` (any host) is the core's ``allow_any_host``; any other wildcard pattern is refused, the
+    core matching names exactly (a name, or ``name:port``)."""
+    hosts = kwargs.get("allowed_hosts")
+    if hosts is None or isinstance(hosts, str):
+        return  # a string is the core's own spelling error to report
+    hosts = list(hosts)
+    if "*" in hosts:
+        kwargs.pop("allowed_hosts")
+        kwargs.setdefault("allow_any_host", True)
+        return
+    patterns = [h for h in hosts if isinstance(h, str) and any(c in h for c in "*?[")]
+    if patterns:
+        raise TypeError(f"allowed_hosts: {', '.join(patterns)}: oxmcp's Host check matches names exactly "
+                        "(`name` or `name:port`); list each name")
+    own = [] if bind_host in (None, "", "0.0.0.0", "::", "[::]") else \
+        [f"[{bind_host}]" if ":" in bind_host and not bind_host.startswith("[") else bind_host]
+    kwargs["allowed_hosts"] = list(dict.fromkeys([*hosts, *_FASTMCP_DEFAULT_HOSTS, *own]))
 
 
 def _check_http_kwargs(kwargs: dict[str, Any]) -> None:

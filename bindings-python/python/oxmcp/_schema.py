@@ -492,6 +492,10 @@ def analyze_function(
             info = Field(default=default, description=doc_desc)
         else:
             info = Field(default=default)
+        extend = _description_extension(annotation)
+        if extend is not None:
+            info = FieldInfo.merge_field_infos(
+                info, description=extend(info.description or _annotated_description(annotation)))
         fields[pname] = (annotation, info)
     arg_model: type[BaseModel] | None = None
     raw_arguments = input_schema is not None
@@ -606,6 +610,18 @@ def _wrap(inner: dict[str, Any]) -> dict[str, Any]:
     if defs:
         out["$defs"] = defs
     return out
+
+
+def _description_extension(annotation: Any) -> Any:
+    """The ``extend_description(given) -> str`` of a marker in ``annotation``'s metadata, if any: a
+    marker that adds to a parameter's description (FastMCP's ``SessionId`` says how to get an id),
+    after the author's own (a ``Field``, the docstring)."""
+    if typing.get_origin(annotation) is typing.Annotated:
+        for meta in typing.get_args(annotation)[1:]:
+            extend = getattr(type(meta), "extend_description", None)
+            if extend is not None:
+                return meta.extend_description
+    return None
 
 
 def _annotated_description(annotation: Any) -> str | None:

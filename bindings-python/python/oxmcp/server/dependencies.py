@@ -21,6 +21,10 @@ def __getattr__(name: str) -> Any:
         from .. import dependencies
 
         return getattr(dependencies, name)
+    if name == "get_session":  # FastMCP's place for it; fastmcp.server.sessions defines it
+        from .sessions import get_session
+
+        return get_session
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 #: The Context of the handler running in this thread/task (set by the entry that calls it).

@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-__all__ = ["AccessToken", "TokenVerifier"]
+__all__ = ["AccessToken", "TokenVerifier", "principal_components"]
 
 
 class AccessToken(BaseModel):
@@ -24,6 +24,13 @@ class AccessToken(BaseModel):
     resource: str | None = None
     subject: str | None = None
     claims: dict[str, Any] | None = None
+
+
+def principal_components(token: AccessToken) -> tuple[str, str | None, str | None]:
+    """Who a token stands for, as the SDK names a principal: its client id, the ``iss`` claim and its
+    subject (None where the verifier reported none)."""
+    issuer = (token.claims or {}).get("iss")
+    return token.client_id, None if issuer is None else str(issuer), token.subject
 
 
 class TokenVerifier(Protocol):

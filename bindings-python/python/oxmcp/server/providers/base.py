@@ -8,8 +8,9 @@ added: its components would not be served.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from typing import Any
 
 __all__ = ["Provider"]
 
@@ -23,6 +24,10 @@ class Provider:
     @asynccontextmanager
     async def lifespan(self) -> AsyncIterator[None]:
         yield
+
+    def _oxmcp_tools(self) -> tuple[Callable[..., Any], ...]:
+        """Functions the server registers as its own tools when the provider is added (none here)."""
+        return ()
 
     def _check_servable(self) -> None:
         own = [m for m in _COMPONENT_METHODS if getattr(type(self), m, None) is not None]

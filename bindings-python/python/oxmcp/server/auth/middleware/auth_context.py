@@ -1,17 +1,28 @@
 """``mcp.server.auth.middleware.auth_context``: ``get_access_token()``, the ``AccessToken`` of the
 request being served, as the core verified it (None without a verified caller: stdio, in-process).
 
-``AuthContextMiddleware`` is not provided: the core hands each handler its caller, no Starlette
-middleware sets it.
+``auth_context_var`` is the SDK's variable for the authenticated user. In a request the core's caller
+is the one answer (the variable is not read there, so nothing set in Python can stand in for the
+core's decision); outside a request (code run by the application itself, a test) ``get_access_token()``
+reads the variable as the SDK does. ``AuthContextMiddleware`` is not provided: the core hands each
+handler its caller, no Starlette middleware sets it.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import contextvars
+from typing import TYPE_CHECKING, Any
 
 from ..provider import AccessToken
 
-__all__ = ["get_access_token"]
+if TYPE_CHECKING:
+    from .bearer_auth import AuthenticatedUser
+
+__all__ = ["auth_context_var", "get_access_token"]
+
+#: The authenticated user of code running outside a request (the SDK's name).
+auth_context_var: contextvars.ContextVar[AuthenticatedUser | None] = contextvars.ContextVar(
+    "auth_context", default=None)
 
 
 def get_access_token() -> AccessToken | None:
@@ -20,7 +31,10 @@ def get_access_token() -> AccessToken | None:
     from ...dependencies import _bearer, current_context
 
     ctx = current_context.get()
-    caller = ctx.caller if ctx is not None else None
+    if ctx is None or getattr(ctx, "_native", None) is None:
+        user = auth_context_var.get()
+        return None if user is None else user.access_token
+    caller = ctx.caller
     if not caller:
         return None
     claims: dict[str, Any] = dict(caller.get("claims") or {})
