@@ -310,6 +310,12 @@ export interface ResourceMetadata {
   timeoutMs?: number;
   /** For a URI template given as a string: how its variables are completed. */
   complete?: { [variable: string]: Completer };
+  /**
+   * A template's non-exploded query variables (`{?tags}`) read as lists: the value split on its
+   * literal commas, each item percent-decoded (`?tags=a%2Cb,c` gives `['a,b', 'c']`; `?tags=`
+   * the empty list).
+   */
+  listVariables?: string[];
   /** Scopes the caller must hold (enforced by the core when HTTP auth is configured; 403 step-up challenge otherwise). */
   requiredScopes?: string[];
   /** The TS SDK's spelling: `requireScopes(...)`, enforced as `requiredScopes`. Another resolver is refused. */

@@ -427,7 +427,7 @@ class Server {
       const completer = Object.keys(fns).length ? this.#completer(fns) : undefined;
       let done;
       try {
-        done = this.#native.addResourceTemplate(native, invoke, completer, timeoutMs, scopes, this.#origin, values);
+        done = this.#native.addResourceTemplate(native, invoke, completer, timeoutMs, scopes, this.#origin, values, metadata.listVariables);
       } catch (e) {
         throw fromNative(e);
       }

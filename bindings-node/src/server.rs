@@ -334,6 +334,7 @@ impl NativeServer {
         required_scopes: Option<Vec<String>>,
         origin: Option<NativeOrigin>,
         values: Option<HashMap<String, Vec<String>>>,
+        list_variables: Option<Vec<String>>,
     ) -> Result<&'static str> {
         let def = def.into_map()?;
         let label = def
@@ -346,6 +347,7 @@ impl NativeServer {
             .and_then(|t| t.timeout_ms(timeout_ms))
             .map_err(errors::build)?
             .required_scopes(required_scopes.unwrap_or_default())
+            .list_variables(list_variables.unwrap_or_default())
             .handler_arc(Arc::new(JsResource {
                 what: format!("resource template {label:?}"),
                 callee,

@@ -266,8 +266,9 @@ impl NativeServer {
 
     /// `required_scopes`: OAuth scopes a caller must hold to read it (403 step-up otherwise);
     /// `screen`: a template's value policy `(traversal, absolute, null_bytes, exempt)`, which
-    /// replaces the matcher's own refusals (`ResourceTemplate::screen`).
-    #[pyo3(signature = (spec, entry, is_async, is_template, required_scopes=None, screen=None))]
+    /// replaces the matcher's own refusals (`ResourceTemplate::screen`); `list_variables`: a
+    /// template's non-exploded query variables read as lists (`ResourceTemplate::list_variables`).
+    #[pyo3(signature = (spec, entry, is_async, is_template, required_scopes=None, screen=None, list_variables=None))]
     #[allow(clippy::too_many_arguments)] // a registration's parts, as Python gives them
     fn add_resource(
         &self,
@@ -277,6 +278,7 @@ impl NativeServer {
         is_template: bool,
         required_scopes: Option<Vec<String>>,
         screen: Option<(bool, bool, bool, Vec<String>)>,
+        list_variables: Option<Vec<String>>,
     ) -> PyResult<()> {
         let required_scopes = required_scopes.unwrap_or_default();
         let def = as_object(from_py(spec)?, "resource spec")?;
@@ -299,6 +301,7 @@ impl NativeServer {
                         exempt,
                     }
                 }),
+                lists: list_variables.unwrap_or_default(),
             };
             self.register_template(&uri, &reg)?;
             self.templates

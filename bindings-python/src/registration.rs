@@ -23,6 +23,7 @@ pub(crate) struct TemplateReg {
     pub(crate) handler: Arc<dyn ResourceHandler>,
     pub(crate) required_scopes: Vec<String>,
     pub(crate) screen: Option<oxmcp::uri_template::ValueScreen>,
+    pub(crate) lists: Vec<String>,
 }
 
 impl NativeServer {
@@ -90,7 +91,8 @@ impl NativeServer {
         let mut t = ResourceTemplate::from_definition(reg.def.clone())
             .map_err(build_err)?
             .required_scopes(reg.required_scopes.clone())
-            .handler_arc(reg.handler.clone());
+            .handler_arc(reg.handler.clone())
+            .list_variables(reg.lists.clone());
         if let Some(screen) = &reg.screen {
             t = t.screen(screen.clone());
         }

@@ -105,7 +105,9 @@ fn is_app_mime(m: &str) -> bool {
         == ["text/html", "profile=mcp-app"]
 }
 
-/// The registration MUSTs for a resource (or template) descriptor.
+/// The registration MUSTs for a resource (or template) descriptor. `_meta.ui` is checked on an
+/// App's own (`ui://`) resource, the one a host renders by it; another resource's `_meta.ui` is
+/// its framework's data, which no host reads as an App's.
 pub(crate) fn check_resource(uri: &str, def: &Map<String, Value>) -> Result<(), String> {
     let ui_scheme = uri
         .get(..5)
@@ -121,7 +123,11 @@ pub(crate) fn check_resource(uri: &str, def: &Map<String, Value>) -> Result<(), 
     if app_mime && !ui_scheme {
         return Err(format!("mimeType \"{MIME_TYPE}\" needs a ui:// URI"));
     }
-    if let Some(ui) = def.get("_meta").and_then(|m| m.get("ui")) {
+    if let Some(ui) = def
+        .get("_meta")
+        .and_then(|m| m.get("ui"))
+        .filter(|_| ui_scheme)
+    {
         if !ui.is_object() {
             return Err("_meta.ui must be an object".into());
         }
@@ -182,6 +188,16 @@ mod tests {
         assert!(check_resource("ui://a/b.html", &d("text/html")).is_err());
         assert!(check_resource("file:///b.html", &d(MIME_TYPE)).is_err());
         assert!(check_resource("file:///b.html", &d("text/html")).is_ok());
+        let with_csp = |csp: Value| {
+            let mut x = d(MIME_TYPE);
+            x.insert("_meta".into(), json!({"ui": {"csp": csp}}));
+            x
+        };
+        assert!(check_resource("ui://a/b.html", &with_csp(json!("default-src none"))).is_err());
+        assert!(check_resource("ui://a/b.html", &with_csp(json!({"connectDomains": []}))).is_ok());
+        let mut data = with_csp(json!("default-src none"));
+        data.remove("mimeType");
+        assert!(check_resource("data://multi/{id}", &data).is_ok());
         // A URI whose fifth byte falls inside a character is checked, not a panic.
         assert!(check_resource("uiéé://x", &d("text/html")).is_ok());
         assert!(check_tool(&{

@@ -221,6 +221,7 @@ pub struct ResourceTemplate {
     pub(crate) required_scopes: Vec<String>,
     pub(crate) timeout: Option<Duration>,
     pub(crate) screen: Option<ValueScreen>,
+    pub(crate) lists: Vec<String>,
 }
 
 impl ResourceTemplate {
@@ -239,6 +240,7 @@ impl ResourceTemplate {
             required_scopes: Vec::new(),
             timeout: None,
             screen: None,
+            lists: Vec::new(),
         }
     }
     pub fn from_definition(def: Map<String, Value>) -> Result<Self, BuildError> {
@@ -258,6 +260,7 @@ impl ResourceTemplate {
             required_scopes: Vec::new(),
             timeout: None,
             screen: None,
+            lists: Vec::new(),
         })
     }
     descriptor_setters!();
@@ -274,6 +277,12 @@ impl ResourceTemplate {
     /// template is tried for it. A compatibility layer gives its framework's policy here.
     pub fn screen(mut self, screen: ValueScreen) -> Self {
         self.screen = Some(screen);
+        self
+    }
+    /// Read the non-exploded query variables `names` (`{?tags}`) as lists: the value split on its
+    /// literal commas, each item percent-decoded ([`UriTemplate::with_lists`]).
+    pub fn list_variables(mut self, names: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.lists = names.into_iter().map(Into::into).collect();
         self
     }
     /// Completions for the template's variables (`completion/complete` with `ref/resource`).
@@ -369,7 +378,8 @@ impl TemplateEntry {
         let template = match t.screen {
             Some(_) => template.spanning_paths(),
             None => template,
-        };
+        }
+        .with_lists(t.lists);
         Ok((
             t.template,
             Self {

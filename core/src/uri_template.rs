@@ -9,6 +9,12 @@
 //! priority order, so the result is the one the earlier backtracking matcher found (longest
 //! value first) without its quadratic retries and per-try map clones.
 //!
+//! A variable name may hold a `-` besides RFC 6570's characters (FastMCP's `{user-id}`). A literal
+//! character a URI carries percent-encoded (outside the unreserved and reserved sets: `é`, a
+//! space) matches as written or as its `%XX` triplets, as clients send either. A non-exploded
+//! query variable the template names a list ([`UriTemplate::with_lists`]) is the list of its
+//! comma-separated items.
+//!
 //! Values are percent-decoded, and a value that would walk out of the template is refused
 //! (a handler may build a path from it): a simple, label or path expansion (`{x}`, `{.x}`, `{/x}`) never holds a `/`
 //! or `\\` after decoding, nor is it `.` or `..` (RFC 6570 level 1 encodes separators, so a
@@ -55,6 +61,8 @@ pub struct UriTemplate {
     /// Each expression's operator and variables with their modifiers, in template order.
     specs: Vec<(Option<char>, Vec<VarSpec>)>,
     program: Program,
+    /// Non-exploded query variables whose value is a list ([`UriTemplate::with_lists`]).
+    lists: Vec<String>,
 }
 
 impl UriTemplate {
@@ -103,7 +111,7 @@ impl UriTemplate {
                         };
                         if v.is_empty()
                             || !v.chars().all(|c| {
-                                c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '%'
+                                c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '%' | '-')
                             })
                         {
                             return Err(format!("bad variable name '{v}'"));
@@ -130,7 +138,18 @@ impl UriTemplate {
             parts,
             specs,
             program,
+            lists: Vec::new(),
         })
+    }
+
+    /// This template with the non-exploded query variables `names` (`{?tags}`) read as lists,
+    /// as RFC 6570 (section 3.2.8) expands a list there: one value whose items are joined by
+    /// literal commas. The value is split on its literal commas before each item is
+    /// percent-decoded (an item's own comma arrives as `%2C`); an empty value is the empty
+    /// list. A compatibility layer names the variables its function takes as lists.
+    pub fn with_lists(mut self, names: impl IntoIterator<Item = String>) -> Self {
+        self.lists = names.into_iter().collect();
+        self
     }
 
     /// This template with a lone exploded simple variable (`{path*}`) matching a path of any
@@ -144,11 +163,17 @@ impl UriTemplate {
         self
     }
 
-    /// The literal text before the first expression: every URI this template matches starts
-    /// with it (literals are matched byte by byte).
+    /// The literal text before the first expression, up to its first byte that a URI may carry
+    /// percent-encoded: every URI this template matches starts with it.
     pub(crate) fn literal_prefix(&self) -> &str {
         match self.parts.first() {
-            Some(Part::Lit(l)) => l,
+            Some(Part::Lit(l)) => {
+                let end = l
+                    .bytes()
+                    .position(|b| !literal_byte_kept(b))
+                    .unwrap_or(l.len());
+                &l[..end]
+            }
             _ => "",
         }
     }
@@ -316,7 +341,18 @@ impl UriTemplate {
                 self.query_var(key)
             };
             let Some(explode) = explode else { continue };
-            let Some(value) = decode(v).filter(|v| !check || safe_value(op, v)) else {
+            let item = |raw: &str| decode(raw).filter(|v| !check || safe_value(op, v));
+            if !explode && self.lists.iter().any(|l| l == key) {
+                let items: Option<Vec<Value>> = v
+                    .split(',')
+                    .filter(|_| !v.is_empty())
+                    .map(|raw| item(raw).map(Value::String))
+                    .collect();
+                let Some(items) = items else { return false };
+                out.insert(key.to_string(), Value::Array(items));
+                continue;
+            }
+            let Some(value) = item(v) else {
                 return false;
             };
             if explode {
@@ -351,6 +387,8 @@ const NONE: usize = usize::MAX;
 enum Inst {
     /// Consume exactly this byte.
     Byte(u8),
+    /// Consume this hex digit, in either case.
+    Hex(u8),
     /// Consume one byte that is not in `stops` (nor a comma when `comma` is set).
     Class {
         stops: &'static [u8],
@@ -369,6 +407,44 @@ enum Inst {
     StopOrEnd(&'static [u8]),
     /// Only at the end of the URI.
     Match,
+}
+
+impl Inst {
+    /// Does this byte instruction (`Byte`, `Hex`) consume `c`?
+    fn consumes(&self, c: u8) -> bool {
+        match self {
+            Inst::Byte(b) => c == *b,
+            Inst::Hex(h) => c.eq_ignore_ascii_case(h),
+            _ => false,
+        }
+    }
+}
+
+/// Does a URI carry this literal byte as written (an unreserved or reserved ASCII character)?
+fn literal_byte_kept(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"-._~:/?#[]@!$&'()*+,;=".contains(&b)
+}
+
+/// Compile a literal: each byte that a URI carries percent-encoded (RFC 6570 section 3.1 encodes
+/// it on expansion: outside the unreserved and reserved sets, as a non-ASCII character's bytes)
+/// matches either as written or as its `%XX` triplet (in either hex case), so a client that
+/// sends the URI encoded and one that sends it as the template spells it both match.
+fn literal(p: &mut Vec<Inst>, l: &str) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    for b in l.bytes() {
+        if literal_byte_kept(b) {
+            p.push(Inst::Byte(b));
+            continue;
+        }
+        // Split(raw, encoded); raw: Byte, Jmp(after); encoded: '%', hi, lo.
+        let at = p.len();
+        p.push(Inst::Split(at + 1, at + 3));
+        p.push(Inst::Byte(b));
+        p.push(Inst::Jmp(at + 6));
+        p.push(Inst::Byte(b'%'));
+        p.push(Inst::Hex(HEX[usize::from(b >> 4)]));
+        p.push(Inst::Hex(HEX[usize::from(b & 0xF)]));
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -390,7 +466,7 @@ impl Program {
         let mut specs = specs.iter();
         for part in parts {
             match part {
-                Part::Lit(l) => p.extend(l.bytes().map(Inst::Byte)),
+                Part::Lit(l) => literal(&mut p, l),
                 Part::Expr { op, vars } => {
                     let spec = specs.next();
                     let exploded = spec.is_some_and(|(_, v)| exploded_run(*op, v));
@@ -497,8 +573,8 @@ impl Program {
                         // ones after it are lower priority.
                         return (Some(caps), steps);
                     }
-                    Inst::Byte(b) => {
-                        if input.get(pos) == Some(b) {
+                    Inst::Byte(_) | Inst::Hex(_) => {
+                        if input.get(pos).is_some_and(|c| self.insts[pc].consumes(*c)) {
                             self.add(
                                 &mut nlist,
                                 &mut mark,
@@ -584,7 +660,7 @@ impl Program {
                     list.push((pc, caps));
                 }
             }
-            Inst::Byte(_) | Inst::Class { .. } => list.push((pc, caps)),
+            Inst::Byte(_) | Inst::Hex(_) | Inst::Class { .. } => list.push((pc, caps)),
         }
     }
 }

@@ -139,6 +139,8 @@ class FastMCP(Components, Serving, Server):  # type: ignore[misc]  # FastMCP 4: 
     #: FastMCP lists a component's tags (and version) in its ``_meta.fastmcp``.
     _fastmcp_meta = True
     _template_params_subset = True
+    #: FastMCP describes a tool parameter whose name starts with ``_`` (the SDKs refuse one).
+    _underscore_params = True
     #: A resource's JSON-native value (dict, list, number, bool, None) as FastMCP writes it: json.dumps.
     _resource_json = staticmethod(json.dumps)
 
@@ -622,7 +624,8 @@ class FastMCP(Components, Serving, Server):  # type: ignore[misc]  # FastMCP 4: 
                 elif kind == "resource":
                     self._native.remove_resource(key, entry.is_template)
                     self._native.add_resource(entry.spec, entry, entry.is_async, entry.is_template,
-                                              entry.required_scopes, self._screening(entry))
+                                              entry.required_scopes, self._screening(entry),
+                                              getattr(entry, "list_variables", None))
                 else:
                     self._native.remove_prompt(key)
                     self._native.add_prompt(entry.spec, entry, entry.is_async, entry.required_scopes)

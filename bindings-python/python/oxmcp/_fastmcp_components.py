@@ -345,7 +345,7 @@ def _register(server: Any, native: Any, kind: str, key: str, entry: Any) -> None
         native.add_prompt(entry.spec, entry, entry.is_async, entry.required_scopes)
     else:
         native.add_resource(entry.spec, entry, entry.is_async, entry.is_template, entry.required_scopes,
-                            server._screening(entry))
+                            server._screening(entry), getattr(entry, "list_variables", None))
 
 
 def _unregister(native: Any, kind: str, key: str) -> None:

@@ -192,7 +192,8 @@ class ToolEntry(_Entry):
         self.info = analyze_function(fn, name=name, description=description, output_schema=output_schema,
                                      structured_output=structured_output, input_schema=input_schema,
                                      str_is_data=bool(getattr(server, "_str_returns_are_data", False)),
-                                     sdk_outputs=getattr(server, "_sdk_output_rule", None))
+                                     sdk_outputs=getattr(server, "_sdk_output_rule", None),
+                                     underscore_params=bool(getattr(server, "_underscore_params", False)))
         self.name = self.info.name
         info = self.info
         #: The words of a refusal of the arguments (``_refusals``), which the core calls: the tool's
@@ -348,7 +349,7 @@ class ToolEntry(_Entry):
         return ("internal", detail)
 
 
-_TEMPLATE_VAR = re.compile(r"\{([+#./;?&]?)([A-Za-z0-9_,*]+)\}")
+_TEMPLATE_VAR = re.compile(r"\{([+#./;?&]?)([A-Za-z0-9_,*-]+)\}")
 
 
 def template_variables(uri: str) -> list[str]:
@@ -357,6 +358,21 @@ def template_variables(uri: str) -> list[str]:
     for _op, body in _TEMPLATE_VAR.findall(uri):
         names.extend(v.rstrip("*") for v in body.split(","))
     return names
+
+
+def _list_variables(uri: str, fn: Callable[..., Any]) -> list[str]:
+    """The non-exploded query variables of ``uri`` whose parameter of ``fn`` takes only a list."""
+    from .resources.template import _hints, _only_list, extract_exploded_query_params, extract_query_params
+
+    signature = inspect.signature(fn).parameters
+    hints = _hints(fn)
+    exploded = extract_exploded_query_params(uri)
+    out = []
+    for raw in sorted(extract_query_params(uri) - exploded):
+        pname = raw.replace("-", "_")
+        if pname in signature and _only_list(hints.get(pname, signature[pname].annotation)):
+            out.append(raw)
+    return out
 
 
 class TemplateMismatch(DefinitionError, ValueError):
@@ -380,8 +396,15 @@ class ResourceEntry(_Entry):
         self.variables = template_variables(uri)
         self.is_template = bool(self.variables)
         self.info = analyze_function(fn, name=name, description=description, output_schema=False)
+        fastmcp_rule = getattr(server, "_template_params_subset", False)
         params, variables = set(self.info.param_names), set(self.variables)
-        if getattr(server, "_template_params_subset", False):
+        #: FastMCP's rule: a variable's ``-`` is a parameter's ``_`` (``{user-id}`` is ``user_id``).
+        self.renamed = {v: v.replace("-", "_") for v in variables if "-" in v} if fastmcp_rule else {}
+        variables = {self.renamed.get(v, v) for v in variables}
+        #: The template's non-exploded query variables the core reads as lists (FastMCP's rule: the
+        #: function's parameter takes only a list).
+        self.list_variables = _list_variables(uri, self.info.fn) if fastmcp_rule and "{?" in uri else None
+        if fastmcp_rule:
             # FastMCP's rule: every variable names a parameter, and every parameter without a
             # default in the signature is a variable (one with a default may stay out of the URI).
             signature = inspect.signature(self.info.fn).parameters
@@ -414,6 +437,9 @@ class ResourceEntry(_Entry):
 
     def _prepare(self, payload: Any, native_ctx: Any) -> dict[str, Any]:
         variables = dict((payload or {}).get("vars") or {})
+        for raw, pname in self.renamed.items():
+            if raw in variables:
+                variables[pname] = variables.pop(raw)
         try:
             # On FastMCP's rule the variables name the parameters, not their pydantic aliases.
             return self._kwargs(variables, native_ctx, getattr(self.server, "_template_params_subset", False))

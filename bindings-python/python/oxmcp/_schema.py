@@ -231,7 +231,7 @@ class FunctionInfo:
                 return out
         model = self.arg_model.model_validate(args, by_alias=False, by_name=True) if by_name \
             else self.arg_model.model_validate(args)
-        return {name: getattr(model, name) for name in self.param_names}
+        return {name: getattr(model, _field_name(name)) for name in self.param_names}
 
 
 _PLAIN_NAMES: dict[str, Any] = {"int": int, "float": float, "str": str, "bool": bool, "None": None}
@@ -289,9 +289,22 @@ def _signature(fn: Any) -> inspect.Signature:
     return hit
 
 
+def _field_name(pname: str) -> str:
+    """The model field of a parameter: pydantic keeps a leading ``_`` for private attributes, so a
+    parameter ``_a`` is the field ``u_a`` whose alias (what the schema and the arguments say) is ``_a``."""
+    return "u" + pname if pname.startswith("_") else pname
+
+
 def _create_model(name: str, fields: dict[str, Any]) -> type[BaseModel]:
+    named: dict[str, Any] = {}
+    for pname, (annotation, info) in fields.items():
+        if pname.startswith("_"):
+            if _field_name(pname) in fields:
+                raise DefinitionError(f"{name}: parameters {pname!r} and {_field_name(pname)!r} cannot both be described")
+            info = FieldInfo.merge_field_infos(info, Field(alias=pname))
+        named[_field_name(pname)] = (annotation, info)
     return pydantic.create_model(  # type: ignore[call-overload, no-any-return]
-        f"{name}Arguments", __config__=ConfigDict(arbitrary_types_allowed=False), **fields
+        f"{name}Arguments", __config__=ConfigDict(arbitrary_types_allowed=False), **named
     )
 
 
@@ -421,6 +434,7 @@ def analyze_function(
     input_schema: dict[str, Any] | None = None,
     str_is_data: bool = False,
     sdk_outputs: int | None = None,
+    underscore_params: bool = False,
 ) -> FunctionInfo:
     """Inspect ``fn``: parameters → input schema, docstring → descriptions, return → output schema."""
     if not callable(fn):
@@ -467,7 +481,7 @@ def analyze_function(
             continue
         if pname in skip_params:
             continue
-        if pname.startswith("_"):
+        if pname.startswith("_") and not underscore_params:
             raise DefinitionError(f"{fn_name}: parameter {pname!r} starts with '_' (not allowed in a schema)")
         default = param.default if param.default is not inspect.Parameter.empty else ...
         doc_desc = doc.params.get(pname) or None

@@ -337,7 +337,8 @@ class Server:
                 if existing is not None:
                     self._native.remove_resource(uri, existing.is_template)
                 self._native.add_resource(entry.spec, entry, entry.is_async, entry.is_template,
-                                          entry.required_scopes, self._screening(entry))
+                                          entry.required_scopes, self._screening(entry),
+                                          getattr(entry, "list_variables", None))
             entry.origin = self._origin
             self._resources[uri] = entry
         for argument, completer in (completions or {}).items():
@@ -633,7 +634,7 @@ class Server:
             native.add_tools([(t.spec, t, t.is_async, *t.limits) for t in self._tools.values()])
             for r in self._resources.values():
                 native.add_resource(r.spec, r, r.is_async, r.is_template, r.required_scopes,
-                                    self._screening(r))
+                                    self._screening(r), getattr(r, "list_variables", None))
             for p in self._prompts.values():
                 native.add_prompt(p.spec, p, p.is_async, p.required_scopes)
             for (ref_type, ref), router in self._completions.items():

@@ -264,3 +264,51 @@ fn rejects_bad_templates() {
         assert!(UriTemplate::parse(bad).is_err(), "{bad}");
     }
 }
+
+#[test]
+fn a_literal_matches_as_written_or_percent_encoded() {
+    let t = UriTemplate::parse("file:///docs/café/{name}").unwrap();
+    for uri in [
+        "file:///docs/café/a.txt",
+        "file:///docs/caf%C3%A9/a.txt",
+        "file:///docs/caf%c3%a9/a.txt",
+    ] {
+        assert_eq!(t.matches(uri).unwrap()["name"], "a.txt", "{uri}");
+    }
+    assert!(t.matches("file:///docs/caf%C3%A8/a.txt").is_none());
+    assert_eq!(t.literal_prefix(), "file:///docs/caf");
+    let t = UriTemplate::parse("note:my notes/{a}").unwrap();
+    assert_eq!(t.matches("note:my%20notes/one").unwrap()["a"], "one");
+    assert_eq!(t.matches("note:my notes/one").unwrap()["a"], "one");
+    let t = UriTemplate::parse("data://pct/100%/{a}").unwrap();
+    assert_eq!(t.matches("data://pct/100%/one").unwrap()["a"], "one");
+    assert_eq!(t.matches("data://pct/100%25/one").unwrap()["a"], "one");
+}
+
+#[test]
+fn a_variable_name_may_hold_a_hyphen() {
+    let t = UriTemplate::parse("data://{user-id}/profile").unwrap();
+    assert_eq!(t.variables().collect::<Vec<_>>(), ["user-id"]);
+    assert_eq!(t.matches("data://42/profile").unwrap()["user-id"], "42");
+}
+
+#[test]
+fn a_list_query_variable_splits_on_literal_commas() {
+    let t = UriTemplate::parse("items://{category}{?tags,q}")
+        .unwrap()
+        .with_lists(["tags".to_string()]);
+    let tags = |uri: &str| t.matches(uri).map(|m| m.get("tags").cloned());
+    let list = |items: &[&str]| Some(Some(Value::from(items.to_vec())));
+    assert_eq!(tags("items://books?tags=a,b"), list(&["a", "b"]));
+    assert_eq!(tags("items://books?tags=a%2Cb,c"), list(&["a,b", "c"]));
+    assert_eq!(
+        tags("items://books?tags=caf%C3%A9,x%20y"),
+        list(&["café", "x y"])
+    );
+    assert_eq!(tags("items://books?tags="), list(&[]));
+    assert_eq!(tags("items://books"), Some(None));
+    // A variable that is not named a list keeps its commas.
+    assert_eq!(t.matches("items://books?q=a,b").unwrap()["q"], "a,b");
+    // Each item is screened as a query value is.
+    assert!(t.matches("items://books?tags=a,../../etc").is_none());
+}

@@ -73,6 +73,9 @@ class UriTemplate:
                                          position=opened) from exc
             raise InvalidUriTemplate(reason, template=template) from exc
         names = _names(template)
+        for name in names:
+            if "-" in name:  # the core takes FastMCP's hyphenated names; RFC 6570 and the SDK do not
+                raise InvalidUriTemplate(f"Invalid variable name {name!r}", template=template)
         if len(names) > max_variables:
             raise InvalidUriTemplate(f"Template exceeds maximum of {max_variables} variables", template=template)
         if ambiguity is not None:

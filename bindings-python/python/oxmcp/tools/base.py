@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._errors import ToolError
@@ -197,6 +198,20 @@ def _content_dicts(result: Any) -> list[dict[str, Any]]:
     return [{"type": "text", "text": default_serializer(to_jsonable(result))}]
 
 
+def _dump_value(value: Any, mode: str, exclude_none: bool, by_alias: bool) -> Any:
+    if hasattr(value, "model_dump") and not isinstance(value, type):
+        return value.model_dump(mode=mode, exclude_none=exclude_none, by_alias=by_alias)
+    if isinstance(value, list):
+        return [_dump_value(v, mode, exclude_none, by_alias) for v in value]
+    if isinstance(value, dict):
+        return {k: _dump_value(v, mode, exclude_none, by_alias) for k, v in value.items()}
+    if mode == "json" and isinstance(value, (set, frozenset)):
+        return list(value)
+    if mode == "json" and isinstance(value, timedelta):
+        return f"PT{value.total_seconds():g}S"
+    return value
+
+
 def _default_title(name: str) -> str:
     return name.replace("_", " ").replace("-", " ").title()
 
@@ -245,6 +260,39 @@ class Tool(FastMCPComponent):
     @property
     def key(self) -> str:
         return f"{self.KEY_PREFIX}:{self.name}@{self.version or ''}"
+
+    #: The fields ``model_dump`` gives, in FastMCP's order (its ``Tool`` is a pydantic model of them).
+    _DUMP_FIELDS: ClassVar[tuple[str, ...]] = ("name", "version", "title", "description", "icons", "tags", "meta",
+                                               "task_config", "parameters", "output_schema", "annotations",
+                                               "execution", "timeout")
+
+    @property
+    def task_config(self) -> dict[str, Any]:
+        """How the tool runs as a task, as FastMCP's ``TaskConfig`` dumps: its mode (``forbidden`` when
+        the tool takes no ``task=``, ``optional`` for ``task=True``) and the poll interval."""
+        task = getattr(self, "task", None)
+        if task is None or isinstance(task, bool):
+            mode = "optional" if task else "forbidden"
+            return {"mode": mode, "poll_interval": timedelta(seconds=5)}
+        return {"mode": getattr(task, "mode", "optional"),
+                "poll_interval": getattr(task, "poll_interval", timedelta(seconds=5))}
+
+    def _dumped(self, name: str) -> Any:
+        return getattr(self, name, None)
+
+    def model_dump(self, *, mode: str = "python", include: Any = None, exclude: Any = None,
+                   exclude_none: bool = False, by_alias: bool = False, **_: Any) -> dict[str, Any]:
+        """The tool's fields as a dict, as pydantic dumps FastMCP's ``Tool`` (a nested model is
+        dumped too; ``include``/``exclude`` take field names)."""
+        out: dict[str, Any] = {}
+        for name in self._DUMP_FIELDS:
+            if (include is not None and name not in include) or (exclude is not None and name in exclude):
+                continue
+            value = self._dumped(name)
+            if value is None and exclude_none:
+                continue
+            out[name] = _dump_value(value, mode, exclude_none, by_alias)
+        return out
 
     @property
     def input_schema(self) -> dict[str, Any]:

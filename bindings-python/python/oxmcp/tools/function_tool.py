@@ -61,6 +61,14 @@ def get_fastmcp_meta(fn: Any) -> Any:
 class FunctionTool(Tool):
     """A tool whose body is a Python function: its schemas are the ones ``@mcp.tool`` lists for it."""
 
+    _DUMP_FIELDS = (*Tool._DUMP_FIELDS, "fn", "run_in_thread")
+
+    def _dumped(self, name: str) -> Any:
+        # FastMCP's field holds only an execution given as such; one from `task=` is its task_config.
+        if name == "execution" and self.task:
+            return None
+        return super()._dumped(name)
+
     def __init__(self, *, fn: Callable[..., Any], run_in_thread: bool = True, task: Any = None,
                  _output_arg: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
