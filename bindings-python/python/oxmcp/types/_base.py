@@ -70,7 +70,7 @@ def _keep_given(model: BaseModel, data: dict[str, Any], info: SerializationInfo)
     one read from the wire is: mcp 2.x's models dump those fields."""
     if info.exclude_defaults or info.exclude_unset:
         return
-    fields = type(model).model_fields
+    fields = type(model).__pydantic_fields__
     for name in model.model_fields_set:
         field = fields.get(name)
         if field is not None and field.exclude_if is not None and name not in data \
@@ -129,14 +129,14 @@ class SpecModel(BaseModel):
         Only this model's own fields are renamed (its extras and dict values keep their keys). No
         return annotation: the serialization JSON schema stays the model's."""
         data = handler(self)
-        if not isinstance(data, dict):
-            return data
         snake = GENERATION.major == 2
-        fields = type(self).model_fields
+        if (info.by_alias and not snake) or not isinstance(data, dict):
+            return data  # the wire's dump under mcp 1.x: as the schema writes it
         if snake:
             _keep_given(self, data, info)
-        if info.by_alias:
-            return data
+            if info.by_alias:
+                return data
+        fields = type(self).__pydantic_fields__
         return {(_python_name(key, snake) if key in fields else key): value for key, value in data.items()}
 
     def __getattr__(self, name: str) -> Any:
