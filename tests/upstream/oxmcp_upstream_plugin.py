@@ -20,7 +20,10 @@ import pytest
 if os.environ.get("OXMCP_UPSTREAM_BASELINE") != "1":
     from oxmcp import _dropin
 
-    _dropin.install()
+    # The suite runs from its sdist's folder (``mcp-1.30.0``): its tests are written for that
+    # generation of mcp, whichever one the environment has installed.
+    _suite = os.path.basename(os.getcwd())
+    _dropin.install(int(_suite[4]) if _suite.startswith("mcp-") else None)
 
 
 #: The descriptor calls pytest's output capture makes between a test's phases.

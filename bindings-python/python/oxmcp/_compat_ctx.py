@@ -355,7 +355,7 @@ class Session:
         self._notify("notifications/elicitation/complete", {"elicitationId": elicitation_id})
 
     def check_client_capability(self, capability: Any) -> bool:
-        caps = capability.model_dump(exclude_none=True) if hasattr(capability, "model_dump") else dict(capability)
+        caps = capability.model_dump(by_alias=True, exclude_none=True) if hasattr(capability, "model_dump") else dict(capability)
         return all(self._ctx.supports(k) for k in caps)
 
     async def send_log_message(self, level: str, data: Any, logger: str | None = None,

@@ -209,19 +209,41 @@ class DropInFinder(importlib.abc.MetaPathFinder):
 _FINDER = DropInFinder()
 
 
-def install() -> None:
+def install(mcp_major: int | None = None) -> None:
     """Resolve ``mcp`` and ``fastmcp`` to oxmcp in this process (idempotent).
+
+    ``mcp.types`` (and ``mcp_types``) read as the types of the ``mcp`` generation the server is
+    written for, ``mcp_major``: by default the installed ``mcp`` distribution's (the server's own
+    dependency, still in place under ``oxmcp run``), else 1. Under 2, a resource's URI is the string
+    given and a dump by field name spells the fields in snake_case, as mcp 2.x's models do.
 
     Modules of those packages already imported by then are the real ones, and a mix cannot work:
     that is an error naming them.
     """
+    if mcp_major is None:
+        mcp_major = _installed_mcp_major()
+    if mcp_major not in (1, 2):
+        raise ValueError(f"oxmcp mirrors mcp 1.x and 2.x, not mcp {mcp_major}.x")
     if _FINDER in sys.meta_path:
         return
     loaded = sorted(m for m in sys.modules if m.partition(".")[0] in PACKAGES)
     if loaded:
         raise RuntimeError(f"oxmcp's import hook must be installed before {', '.join(loaded[:3])} "
                            "is imported")
+    from .types._base import GENERATION
+
+    GENERATION.major = mcp_major
     sys.meta_path.insert(0, _FINDER)
+
+
+def _installed_mcp_major() -> int:
+    from importlib import metadata
+
+    try:
+        major = metadata.version("mcp").split(".", 1)[0]
+    except metadata.PackageNotFoundError:
+        return 1
+    return 2 if major == "2" else 1
 
 
 def installed() -> bool:

@@ -202,7 +202,7 @@ class Client(_Client):
             result = await super().request(method, params, **kwargs)
             for _ in range(_MAX_ROUNDS):
                 if not isinstance(result, dict) or result.get("resultType") != "input_required":
-                    return _final(result)
+                    return result
                 # MRTR: the same request again, with the answers and the server's state.
                 answers = {}
                 for key, req in (result.get("inputRequests") or {}).items():
@@ -284,18 +284,6 @@ class Client(_Client):
         if context_arguments is not None:
             params["context"] = {"arguments": context_arguments}
         return types.CompleteResult.model_validate(await self.request("completion/complete", params))
-
-
-def _final(result: Any) -> Any:
-    """A final result as the SDK's client reads it: ``resultType: "complete"`` is what an absent one
-    means, and ``ttlMs: 0`` with ``cacheScope: "private"`` the SDK's cacheable results' defaults; a
-    server's own ``Result`` subclasses hold no such members, and the SDK's read them as the defaults."""
-    if not isinstance(result, dict):
-        return result
-    drop = {"resultType"} if result.get("resultType") == "complete" else set()
-    if result.get("ttlMs") == 0 and result.get("cacheScope") == "private":
-        drop |= {"ttlMs", "cacheScope"}  # the SDK's cacheable results' defaults
-    return {k: v for k, v in result.items() if k not in drop} if drop else result
 
 
 def _cursor(cursor: str | None) -> dict[str, Any]:

@@ -13,8 +13,9 @@ from __future__ import annotations
 import typing
 from typing import Any
 
-from pydantic import BaseModel, model_validator
+from pydantic import AnyUrl, BaseModel, model_validator
 
+from ._base import Uri
 from ._generated import *
 from ._generated import (
     ClientCapabilities,
@@ -139,6 +140,7 @@ def _result_fields_of_2026() -> list[Any]:
         model.model_fields[name] = FieldInfo(annotation=annotation, default=default,
                                              exclude_if=lambda value: value == default)
 
+    Result.undeclared_defaults = {"resultType": "complete", "ttlMs": 0, "cacheScope": "private"}
     cacheable: list[Any] = [ListToolsResult, ListResourcesResult, ListResourceTemplatesResult, ListPromptsResult,
                  ReadResourceResult]
     complete = [*cacheable, CallToolResult, GetPromptResult, CompleteResult]
@@ -172,7 +174,12 @@ def _schemas_as_dicts() -> None:
 
     for caps in (ServerCapabilities, ClientCapabilities):
         caps.model_fields["extensions"] = FieldInfo(annotation=dict[str, Any] | None, default=None)  # type: ignore[assignment]
-    touched = {Tool, CallToolResult, ServerCapabilities, ClientCapabilities, *_result_fields_of_2026()}
+    # A resource's URI is read as the generation served reads it (``_base.Uri``); a root's stays a URL.
+    uris = [model for model in vars(_generated).values() if isinstance(model, type) and issubclass(model, _Model)
+            and model is not Root and "uri" in model.model_fields and model.model_fields["uri"].annotation is AnyUrl]
+    for model in uris:
+        model.model_fields["uri"].annotation = Uri
+    touched = {Tool, CallToolResult, ServerCapabilities, ClientCapabilities, *uris, *_result_fields_of_2026()}
     rebuilt = False
     for value in list(vars(_generated).values()):
         if any(value is model for model in touched):
