@@ -181,7 +181,10 @@ impl ToolResult {
     }
     /// Structured output, with its serialized JSON as a text block for older clients.
     pub fn structured(value: Value) -> Self {
-        let text = serde_json::to_string(&value).unwrap_or_default();
+        let mut json = Vec::new();
+        super::json_text::write_value(&mut json, &value);
+        // Written from a value's strings and serde_json's numbers: always UTF-8.
+        let text = String::from_utf8(json).unwrap_or_default();
         Self {
             content: vec![Content::text(text)],
             structured_content: Some(value),
