@@ -18,7 +18,6 @@
 #![allow(clippy::print_stderr)]
 mod cli;
 
-use base64::Engine as _;
 use oxmcp::tasks::TaskSupport;
 use oxmcp::{
     Context, HandlerError, Resource, ResourceContents, ResourceTemplate, Server, Tool, ToolResult,
@@ -73,11 +72,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .handler(move |uri: String, _: Args, _: Context| {
                     let blob = blob.clone();
                     async move {
-                        let b64 = base64::engine::general_purpose::STANDARD.encode(&*blob);
-                        Ok::<_, HandlerError>(vec![ResourceContents::blob(
+                        Ok::<_, HandlerError>(vec![ResourceContents::blob_from_bytes(
                             uri,
                             "application/octet-stream",
-                            b64,
+                            &*blob,
                         )])
                     }
                 }),

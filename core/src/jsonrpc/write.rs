@@ -1,159 +1,10 @@
-//! JSON written straight into a buffer, byte for byte as `serde_json::to_writer` writes it
-//! (compact, the same escapes), for the large answers: a 1 MiB resource's text or base64 blob,
-//! a 100 KB structured result. serde_json looks up every byte of a string in its escape table;
-//! here eight bytes are tested at once, and a run that needs no escape (all of a base64 string,
-//! nearly all of most text) is copied whole.
+//! The wire writer of the large answers (content blocks, resource contents), built on the
+//! string and value writer of `protocol::json_text`: byte for byte what their `Serialize`
+//! writes, for a 1 MiB resource's text or base64 blob and a 100 KB structured result.
 
+pub(crate) use crate::protocol::json_text::{write_map, write_str, write_value};
 use crate::protocol::{Content, ResourceContents};
 use serde_json::{Map, Value};
-
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGH: u64 = 0x8080_8080_8080_8080;
-
-/// Whether JSON needs `b` escaped inside a string: a control character, `"` or `\`.
-fn needs_escape(b: u8) -> bool {
-    b < 0x20 || b == b'"' || b == b'\\'
-}
-
-/// The index of the first byte at or after `i` that needs an escape, or `bytes.len()`.
-fn next_escape(bytes: &[u8], mut i: usize) -> usize {
-    while let Some(chunk) = bytes.get(i..i + 8) {
-        let x = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
-        // A byte below 0x20, equal to '"' or equal to '\\' sets its high bit in `m`. The
-        // subtraction's borrow only runs upwards from a byte that matched, so the lowest bit
-        // set is a true match. Non-ASCII bytes have the high bit set in `x` and are masked off.
-        let quote = x ^ (ONES * u64::from(b'"'));
-        let slash = x ^ (ONES * u64::from(b'\\'));
-        let m = (x.wrapping_sub(ONES * 0x20) | quote.wrapping_sub(ONES) | slash.wrapping_sub(ONES))
-            & !x
-            & HIGH;
-        if m != 0 {
-            return i + (m.trailing_zeros() / 8) as usize;
-        }
-        i += 8;
-    }
-    while i < bytes.len() && !needs_escape(bytes[i]) {
-        i += 1;
-    }
-    i
-}
-
-/// The first 32-byte block at or after `i` that holds a byte to escape (or the last, shorter
-/// part). The test has no early exit inside a block, so the compiler does it 16 bytes at a
-/// time (SSE2, in every x86-64 build).
-fn next_dirty_block(bytes: &[u8], mut i: usize) -> usize {
-    while let Some(block) = bytes.get(i..i + 32) {
-        let mut any = false;
-        for &b in block {
-            any |= (b < 0x20) | (b == b'"') | (b == b'\\');
-        }
-        if any {
-            break;
-        }
-        i += 32;
-    }
-    i
-}
-
-/// Append `bytes[start..at]`: a run of at most 16 bytes by a fixed-size store that is then
-/// cut back (a run between two quotes of structured text is a few bytes, and a `memcpy` call
-/// for it costs more than its bytes), a longer one whole.
-fn copy_run(out: &mut Vec<u8>, bytes: &[u8], start: usize, at: usize) {
-    let n = at - start;
-    if n <= 16 {
-        if let Some(w) = bytes.get(start..start + 16) {
-            let w: [u8; 16] = w.try_into().unwrap_or([0; 16]);
-            out.extend_from_slice(&w);
-            out.truncate(out.len() - (16 - n));
-            return;
-        }
-    }
-    out.extend_from_slice(&bytes[start..at]);
-}
-
-/// Append the escape of `b`, a byte [`needs_escape`] holds.
-fn escape(out: &mut Vec<u8>, b: u8) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    match b {
-        b'"' => out.extend_from_slice(b"\\\""),
-        b'\\' => out.extend_from_slice(b"\\\\"),
-        b'\n' => out.extend_from_slice(b"\\n"),
-        b'\r' => out.extend_from_slice(b"\\r"),
-        b'\t' => out.extend_from_slice(b"\\t"),
-        0x08 => out.extend_from_slice(b"\\b"),
-        0x0c => out.extend_from_slice(b"\\f"),
-        _ => out.extend_from_slice(&[
-            b'\\',
-            b'u',
-            b'0',
-            b'0',
-            HEX[usize::from(b >> 4)],
-            HEX[usize::from(b & 0xf)],
-        ]),
-    }
-}
-
-/// Append `s` as a JSON string. Where escapes are sparse (text, base64), clean 32-byte blocks
-/// are skipped whole and each run is copied once; where they are dense (a run under 32 bytes,
-/// as in JSON held as text), the next escape is looked for eight bytes at a time straight away.
-pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
-    let bytes = s.as_bytes();
-    out.reserve(bytes.len() + 2);
-    out.push(b'"');
-    let mut start = 0;
-    let mut dense = false;
-    loop {
-        let from = if dense {
-            start
-        } else {
-            next_dirty_block(bytes, start)
-        };
-        let at = next_escape(bytes, from);
-        dense = at - start < 32;
-        copy_run(out, bytes, start, at);
-        let Some(&b) = bytes.get(at) else { break };
-        escape(out, b);
-        start = at + 1;
-    }
-    out.push(b'"');
-}
-
-/// Append `v` as JSON.
-pub(crate) fn write_value(out: &mut Vec<u8>, v: &Value) {
-    match v {
-        Value::Null => out.extend_from_slice(b"null"),
-        Value::Bool(true) => out.extend_from_slice(b"true"),
-        Value::Bool(false) => out.extend_from_slice(b"false"),
-        // Numbers as serde_json writes them (its integer and float formatting).
-        Value::Number(n) => serde_json::to_writer(&mut *out, n).unwrap_or_default(),
-        Value::String(s) => write_str(out, s),
-        Value::Array(a) => {
-            out.push(b'[');
-            for (i, x) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_value(out, x);
-            }
-            out.push(b']');
-        }
-        Value::Object(m) => write_map(out, m),
-    }
-}
-
-/// Append `m` as a JSON object, its members in the map's order.
-pub(crate) fn write_map(out: &mut Vec<u8>, m: &Map<String, Value>) {
-    out.push(b'{');
-    for (i, (k, x)) in m.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        write_str(out, k);
-        out.push(b':');
-        write_value(out, x);
-    }
-    out.push(b'}');
-}
 
 /// An optional member `,"key":{...}` (the key needs no escape).
 fn opt_map(out: &mut Vec<u8>, key: &str, m: Option<&Map<String, Value>>) {
@@ -258,59 +109,8 @@ pub(crate) fn resource_contents_len(contents: &[ResourceContents]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::json_text::tests::strings;
     use serde_json::json;
-
-    /// Every byte value that escapes, each escape class next to plain runs of every length
-    /// around the 8-byte chunk, non-ASCII (2, 3 and 4 bytes), and a base64 alphabet.
-    fn strings() -> Vec<String> {
-        let mut v: Vec<String> = vec![
-            String::new(),
-            "a".into(),
-            "\"".into(),
-            "\\".into(),
-            "é".into(),
-            "ΑΒΓ ñ € 𝄞 日本語 \u{7f} \u{80} \u{2028}\u{2029}".into(),
-            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/==".into(),
-        ];
-        for b in 0u8..0x80 {
-            for pad in 0..18 {
-                let run = "x".repeat(pad);
-                v.push(format!("{run}{}{run}é{}", char::from(b), char::from(b)));
-            }
-        }
-        // Clean runs of every length around the 16-byte copy and the 32-byte block, between
-        // escapes and at either end.
-        for n in 0..70 {
-            let run = "y".repeat(n);
-            v.push(format!("{run}\"{run}\n{run}"));
-            v.push(format!("\\{run}"));
-        }
-        // Bytes just beside the ones that escape, where a borrow could mislead the test.
-        v.push("\u{1f}\u{20}\u{21}\u{22}\u{23}\u{5b}\u{5c}\u{5d}\u{ff}\u{100}".repeat(5));
-        v.push("!#[]".repeat(20) + "\"" + &"ÿ".repeat(9));
-        v
-    }
-
-    #[test]
-    fn strings_are_written_as_serde_json_writes_them() {
-        for s in strings() {
-            let mut out = Vec::new();
-            write_str(&mut out, &s);
-            assert_eq!(out, serde_json::to_vec(&s).unwrap(), "{s:?}");
-        }
-    }
-
-    #[test]
-    fn values_are_written_as_serde_json_writes_them() {
-        let v = json!({
-            "z": [1, -2, 3.5, 1e300, 0.1, u64::MAX, i64::MIN, null, true, false],
-            "a\"b\n": {"nested": [{"é": "\u{0}\u{1f}\t"}, [], {}]},
-            "s": strings(),
-        });
-        let mut out = Vec::new();
-        write_value(&mut out, &v);
-        assert_eq!(out, serde_json::to_vec(&v).unwrap());
-    }
 
     #[test]
     fn a_structured_result_s_text_is_serde_json_s() {
@@ -321,6 +121,21 @@ mod tests {
             panic!("{r:?}")
         };
         assert_eq!(*text, serde_json::to_string(&v).unwrap());
+    }
+
+    #[test]
+    fn a_blob_from_bytes_is_the_base64_crate_s_encoding() {
+        use base64::Engine;
+        let bytes: Vec<u8> = (0..=255u8).cycle().take(3000).collect();
+        for n in (0..70).chain([1000, 2999, 3000]) {
+            let b = &bytes[..n];
+            let want = base64::engine::general_purpose::STANDARD.encode(b);
+            assert_eq!(
+                ResourceContents::blob_from_bytes("x://b", "application/octet-stream", b),
+                ResourceContents::blob("x://b", "application/octet-stream", want),
+                "{n} bytes"
+            );
+        }
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 mod content;
 mod input;
+pub(crate) mod json_text;
 mod meta;
 mod method;
 pub use content::*;

@@ -29,7 +29,10 @@ impl Server {
             .unwrap_or_else(|| json!({}));
         let client_info = params.get("clientInfo").cloned();
         let max = self.inner.options.max_client_info_bytes;
-        let size = |v: &Value| serde_json::to_vec(v).map_or(usize::MAX, |b| b.len());
+        let size = |v: &Value| {
+            let mut n = ByteCount(0);
+            serde_json::to_writer(&mut n, v).map_or(usize::MAX, |()| n.0)
+        };
         if size(&client_caps).saturating_add(client_info.as_ref().map_or(0, size)) > max {
             return McpError::invalid_params(format!(
                 "clientInfo and capabilities are too large (the limit is {max} bytes)"
@@ -165,5 +168,18 @@ impl Server {
             );
         }
         Outcome::Result(json!({}))
+    }
+}
+
+/// The length of what is written to it: a value's JSON size without the JSON.
+struct ByteCount(usize);
+
+impl std::io::Write for ByteCount {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0 += b.len();
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }

@@ -18,7 +18,7 @@ use base64::Engine;
 use chacha20poly1305::aead::{Aead, KeyInit, Payload};
 use chacha20poly1305::{XChaCha20Poly1305, XNonce};
 use hmac::{Hmac, Mac};
-use serde_json::{json, Value};
+use serde_json::Value;
 use sha2::Sha256;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -86,6 +86,26 @@ impl Binding<'_> {
     }
 }
 
+/// The sealed plaintext: the bytes `serde_json::to_vec` makes of
+/// `{"x": expires, "k": asked, "p": payload}` (its keys sorted), written without the map.
+fn plaintext(asked: &[&str], payload: &Value, expires: u64) -> Vec<u8> {
+    use crate::jsonrpc::write::{write_str, write_value};
+    let mut out = Vec::with_capacity(128);
+    out.extend_from_slice(br#"{"k":["#);
+    for (i, k) in asked.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_str(&mut out, k);
+    }
+    out.extend_from_slice(br#"],"p":"#);
+    write_value(&mut out, payload);
+    out.extend_from_slice(br#","x":"#);
+    out.extend_from_slice(expires.to_string().as_bytes());
+    out.push(b'}');
+    out
+}
+
 impl StateSealer {
     /// `keys` is the ring (the first seals); with none a random per-process key is used (and
     /// the caller warns). Each AEAD key is derived from a configured one, so any length works
@@ -121,8 +141,7 @@ impl StateSealer {
         use rand::RngCore;
         let mut nonce = [0u8; 24];
         rand::thread_rng().fill_bytes(&mut nonce);
-        let body = json!({"x": now_secs() + self.ttl.as_secs(), "k": asked, "p": payload});
-        let plain = serde_json::to_vec(&body).unwrap_or_default();
+        let plain = plaintext(asked, &payload, now_secs() + self.ttl.as_secs());
         let aad = binding.aad(&self.audience);
         let sealed = self.ring[0]
             .encrypt(
@@ -133,7 +152,8 @@ impl StateSealer {
                 },
             )
             .expect("encryption of an in-memory buffer does not fail");
-        let mut out = nonce.to_vec();
+        let mut out = Vec::with_capacity(nonce.len() + sealed.len());
+        out.extend_from_slice(&nonce);
         out.extend_from_slice(&sealed);
         B64.encode(out)
     }
@@ -201,6 +221,17 @@ mod tests {
 
     use super::*;
     use crate::request::args_digest;
+    use serde_json::json;
+
+    #[test]
+    fn the_plaintext_is_the_json_of_its_object() {
+        let payload = json!({"b": [1, 2.5, null], "a": "q\"é", "n": {"x": true}});
+        for asked in [&[][..], &["k"][..], &["a\"b", "c"][..]] {
+            let want =
+                serde_json::to_vec(&json!({"x": 1_900_000_000u64, "k": asked, "p": payload}));
+            assert_eq!(plaintext(asked, &payload, 1_900_000_000), want.unwrap());
+        }
+    }
 
     fn sealer(keys: &[&[u8]], audience: &str, ttl: u64) -> StateSealer {
         let keys = keys.iter().map(|k| k.to_vec()).collect();
