@@ -154,6 +154,61 @@ async def test_mount_is_live_and_import_server_copies() -> None:
         assert (await c.read_resource("data://c/x/7"))["contents"][0]["text"] == "7"
 
 
+async def test_in_process_listings_show_mounted_components_before_serving() -> None:
+    child = FastMCP("child")
+
+    @child.resource("resource:///absolute/path")
+    def absolute() -> str:
+        return "a"
+
+    @child.resource("resource://{param}/template")
+    def template(param: str) -> str:
+        return param
+
+    @child.tool
+    def t() -> int:
+        return 1
+
+    @child.prompt
+    def p() -> str:
+        return "p"
+
+    parent = FastMCP("parent")
+    parent.mount(child, "prefix")
+    assert [str(r.uri) for r in await parent.list_resources()] == ["resource://prefix//absolute/path"]
+    assert [t.uri_template for t in await parent.list_resource_templates()] == ["resource://prefix/{param}/template"]
+    assert [t.name for t in await parent.list_tools()] == ["prefix_t"]
+    assert [p.name for p in await parent.list_prompts()] == ["prefix_p"]
+    async with Client(parent) as c:
+        assert (await c.read_resource("resource://prefix//absolute/path"))["contents"][0]["text"] == "a"
+
+async def test_create_proxy_of_a_server_object_serves_its_components() -> None:
+    from oxmcp.server import create_proxy
+
+    child = FastMCP("child")
+
+    @child.resource("items://{category}{?tags}")
+    def search(category: str, tags: str = "") -> str:
+        return f"{category}:{tags}"
+
+    proxy = create_proxy(child, name="front")
+
+    @child.tool
+    def later() -> int:
+        return 2
+
+    assert proxy.name == "front"
+    async with Client(proxy) as c:
+        assert [t["uriTemplate"] for t in await c.list_resource_templates()] == ["items://{category}{?tags}"]
+        assert (await c.read_resource("items://books?tags=a"))["contents"][0]["text"] == "books:a"
+        assert "later" in {t["name"] for t in await c.list_tools()}
+    for target in ("http://127.0.0.1:1/mcp", {"mcpServers": {}}):
+        with pytest.raises(TypeError, match="oxmcp does not proxy servers"):
+            create_proxy(target)
+    with pytest.raises(TypeError, match="leave mode unset"):
+        create_proxy(child, mode="auto")
+
+
 async def test_state_elicit_and_read_resource() -> None:
     s = FastMCP("s")
 

@@ -541,17 +541,22 @@ class FastMCP(Components, Serving, Server):  # type: ignore[misc]  # FastMCP 4: 
 
     # FastMCP 4's listing of the server's own components (``await mcp.list_tools()``): awaited, the
     # definitions as the SDK's models (``.name``, ``.input_schema``); as called, oxmcp's dicts.
+    # Mounted servers' components are listed too: the core that serves them is built first.
     def list_tools(self) -> Any:
+        self._with_mounted()
         return _Listing("list_tools", self._shown(super().list_tools(), "tool", "name"), "Tool")
 
     def list_resources(self) -> Any:
+        self._with_mounted()
         return _Listing("list_resources", self._shown(super().list_resources(), "resource", "uri"), "Resource")
 
     def list_resource_templates(self) -> Any:
+        self._with_mounted()
         shown = self._shown(super().list_resource_templates(), "resource", "uriTemplate")
         return _Listing("list_resource_templates", shown, "ResourceTemplate")
 
     def list_prompts(self) -> Any:
+        self._with_mounted()
         return _Listing("list_prompts", self._shown(super().list_prompts(), "prompt", "name"), "Prompt")
 
     async def render_prompt(self, name: str, arguments: dict[str, Any] | None = None, *,

@@ -24,6 +24,7 @@ and its policy names the value the core refused.
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 from typing import Any
 
 from ._reword import RewordingLink, missing_arguments_text
@@ -44,6 +45,7 @@ class Components:
     _resource_default: Any = DEFAULT_RESOURCE_SECURITY
 
     _native: Any
+    _build_native: Callable[[], Any]
     _tools: dict[str, Any]
     _prompts: dict[str, Any]
     _lock: Any
@@ -116,6 +118,12 @@ class Components:
                     _unregister(native, kind, key)
                 else:
                     hidden.add((kind, key))
+
+    def _with_mounted(self) -> None:
+        """Mounted servers' components join this one's tables when its core is built: before an
+        in-process listing, build it."""
+        if self._mounted and self._native is None:
+            self._build_native()
 
     def _shown(self, listing: list[dict[str, Any]], kind: str, field: str) -> list[dict[str, Any]]:
         """An in-process listing without what the rules hide."""

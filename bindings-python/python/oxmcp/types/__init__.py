@@ -152,6 +152,43 @@ def _result_fields_of_2026() -> list[Any]:
     return complete
 
 
+def _requests_as_the_sdks() -> list[Any]:
+    """Both SDKs' request and notification models hold the method and its params only (the
+    JSON-RPC envelope is the session's): the schema's ``jsonrpc`` is left out of their dumps, and
+    ``id`` unless given. Their params name what is asked first (``name``, then ``arguments``); and
+    mcp 2.x's params of a request that may be answered input-required declare the 2026-07-28
+    retry fields (``inputResponses``, ``requestState``) after ``_meta``, dumped under its
+    generation as its models dump them (``None`` left out under mcp 1.x, which has no such field)."""
+    from pydantic.fields import FieldInfo
+
+    from . import _generated
+    from ._base import GENERATION
+
+    touched: list[Any] = []
+    for model in vars(_generated).values():
+        fields = getattr(model, "__pydantic_fields__", None)
+        if isinstance(model, type) and fields and "jsonrpc" in fields and "method" in fields \
+                and not model.__name__.startswith("JSONRPC"):
+            fields["jsonrpc"].exclude_if = lambda value: True
+            if "id" in fields:
+                fields["id"].exclude_if = lambda value: value is None
+            touched.append(model)
+
+    def absent(value: Any) -> bool:
+        return value is None and GENERATION.major != 2
+
+    for model in (CallToolRequestParams, GetPromptRequestParams, ReadResourceRequestParams):
+        fields = model.model_fields
+        own = {name: fields.pop(name) for name in list(fields) if name != "field_meta"}
+        fields["inputResponses"] = FieldInfo(annotation=dict[str, Any] | None, default=None, exclude_if=absent)
+        fields["requestState"] = FieldInfo(annotation=str | None, default=None, exclude_if=absent)
+        for name in ("name", "uri", *own):
+            if name in own and name not in fields:
+                fields[name] = own[name]
+        touched.append(model)
+    return touched
+
+
 def _schemas_as_dicts() -> None:
     """Both SDKs type a tool's ``inputSchema`` / ``outputSchema`` as a plain dict (``tool.inputSchema
     ["properties"]``, ``== {...}``); the generator makes models of them. The fields are retyped, and the
@@ -179,7 +216,8 @@ def _schemas_as_dicts() -> None:
             and model is not Root and "uri" in model.model_fields and model.model_fields["uri"].annotation is AnyUrl]
     for model in uris:
         model.model_fields["uri"].annotation = Uri
-    touched = {Tool, CallToolResult, ServerCapabilities, ClientCapabilities, *uris, *_result_fields_of_2026()}
+    touched = {Tool, CallToolResult, ServerCapabilities, ClientCapabilities, *uris, *_result_fields_of_2026(),
+               *_requests_as_the_sdks()}
     rebuilt = False
     for value in list(vars(_generated).values()):
         if any(value is model for model in touched):

@@ -66,8 +66,8 @@ LIST_KEYS = {"tools/list": "tools", "resources/list": "resources", "resources/te
 
 @dataclass(frozen=True)
 class MiddlewareContext:
-    """One request as a middleware sees it: ``message`` (the params, attribute access: ``.name``,
-    ``.arguments``, ``.uri``), ``method``, ``fastmcp_context`` (the handler ``Context``: caller, era,
+    """One request as a middleware sees it: ``message`` (the params: ``.name``, ``.arguments``,
+    ``.uri``; the SDK's params model on a FastMCP server, as FastMCP's), ``method``, ``fastmcp_context`` (the handler ``Context``: caller, era,
     logging, ...), ``source``, ``type``, ``timestamp``."""
 
     message: Any
@@ -192,15 +192,26 @@ _LIST_REQUESTS = {"tools/list": "ListToolsRequest", "resources/list": "ListResou
                   "resources/templates/list": "ListResourceTemplatesRequest", "prompts/list": "ListPromptsRequest"}
 
 
-def _message(method: str, params: dict[str, Any]) -> Any:
-    """What a middleware gets as ``context.message``: the params (attribute access), or for a list
-    method the request as the SDK's model (``ListToolsRequest``), as FastMCP hands it."""
-    name = _LIST_REQUESTS.get(method)
-    if name is not None:
-        from ... import types
+#: The params model FastMCP hands its middleware for a call, a read and a prompt.
+_PARAMS = {"tools/call": "CallToolRequestParams", "resources/read": "ReadResourceRequestParams",
+           "prompts/get": "GetPromptRequestParams"}
 
-        with contextlib.suppress(Exception):  # params the model does not take: the params as they are
+
+def _message(method: str, params: dict[str, Any], server: Any) -> Any:
+    """What a middleware gets as ``context.message``: for a list method the request as the SDK's
+    model (``ListToolsRequest``), as FastMCP hands it; on a FastMCP server, for a call, read or
+    prompt its params as the SDK's model (``CallToolRequestParams``), as FastMCP hands them; else
+    the params (a dict with attribute access)."""
+    from ... import types
+    from ..._fastmcp import FastMCP
+
+    name = _LIST_REQUESTS.get(method)
+    model = _PARAMS.get(method) if isinstance(server, FastMCP) else None
+    with contextlib.suppress(Exception):  # params the model does not take: the params as they are
+        if name is not None:
             return getattr(types, name).model_validate({"method": method, "params": params or None})
+        if model is not None:
+            return getattr(types, model).model_validate(params)
     return AttrDict(params)
 
 
@@ -329,7 +340,8 @@ class MiddlewareEntry:
                 last_raw.update(raw)
             return _to_view(method, raw, self.server)
 
-        mctx = MiddlewareContext(message=_message(method, params), method=method, fastmcp_context=ctx)
+        mctx = MiddlewareContext(message=_message(method, params, self.server), method=method,
+                                 fastmcp_context=ctx)
         try:
             value = await self.middleware(mctx, final)
             return ("ok", _from_view(method, value, last_raw))
