@@ -58,8 +58,8 @@ def test_transport_security_settings_become_the_core_guard_options() -> None:
 
 def test_options_oxmcp_cannot_honour_are_refused() -> None:
     mcp = MCPServer("refusals")
-    with pytest.raises(TypeError, match="subscriptions"):
-        MCPServer(subscriptions=InMemorySubscriptionBus())
+    with pytest.raises(TypeError, match=r"subscriptions=...\): give a SubscriptionBus"):
+        MCPServer(subscriptions=object())
     with pytest.raises(TypeError, match="max_buffered_events"):
         ListenHandler(InMemorySubscriptionBus(), max_buffered_events=16)
     with pytest.raises(TypeError, match=r"codec=\) is not supported by oxmcp"):
