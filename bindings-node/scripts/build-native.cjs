@@ -35,6 +35,7 @@ console.error(`oxmcp: building the native module (${release ? 'release' : 'debug
 // dependency tree once for the Python binding and `cargo test` and a second time for this addon.
 const typeDefDir = path.join(process.env.CARGO_TARGET_DIR || path.join(root, 'target'), 'napi-rs', 'oxmcp-node-type-defs');
 fs.mkdirSync(typeDefDir, { recursive: true });
+/** @type {NodeJS.ProcessEnv} */
 const env = { ...process.env, NAPI_TYPE_DEF_TMP_FOLDER: typeDefDir };
 // napi-derive writes a crate's definitions only while it compiles the crate: without them, force it.
 if (!fs.existsSync(path.join(typeDefDir, 'oxmcp-node'))) env.NAPI_FORCE_BUILD_OXMCP_NODE = String(Date.now());
