@@ -99,6 +99,21 @@ else
   touch "$stamp"
 fi
 
+# npm_folder MANIFEST DIR PROBE WHAT: npm-install MANIFEST's packages into DIR, apart from the root
+# package's, unless DIR already holds that manifest and PROBE (a path in DIR) exists.
+npm_folder() {
+  local manifest="$1" dir="$2" probe="$3" what="$4"
+  if cmp -s "$manifest" "$dir/package.json" 2>/dev/null && [[ -e "$dir/$probe" ]]; then
+    step "$what already installed ($dir)"
+    return 0
+  fi
+  step "installing $what into $dir"
+  mkdir -p "$dir"
+  cp "$manifest" "$dir/package.json"
+  (cd "$dir" && npm install --no-audit --no-fund --loglevel=error --no-package-lock) \
+    || die "npm install in $dir failed"
+}
+
 # ---- the Python frameworks the parity corpus is compared against (tests/parity/) ----
 # Each in its own venv, because their pins conflict with .venv's: v2 = FastMCP 4 + the mcp 2.x SDK
 # (MCPServer), v1 = the mcp 1.x SDK (mcp.server.fastmcp, the decorator low-level Server).
@@ -264,36 +279,17 @@ job_debian() {
 # In their own folder: @modelcontextprotocol/sdk 1.x, server 2.x and node 2.x side by side,
 # apart from the root package's dependencies. Reinstalled when the manifest changes.
 job_node_peers() {
-  if [[ -f tests/parity/peers-node.json ]]; then
-    if cmp -s tests/parity/peers-node.json .cache/peers-node/package.json 2>/dev/null \
-        && [[ -d .cache/peers-node/node_modules/@modelcontextprotocol/sdk ]]; then
-      step "node SDK peers already installed (.cache/peers-node)"
-    else
-      step "installing the node SDK peers into .cache/peers-node"
-      mkdir -p .cache/peers-node
-      cp tests/parity/peers-node.json .cache/peers-node/package.json
-      (cd .cache/peers-node && npm install --no-audit --no-fund --loglevel=error --no-package-lock) \
-        || die "npm install in .cache/peers-node failed"
-    fi
-  fi
+  [[ -f tests/parity/peers-node.json ]] || return 0
+  npm_folder tests/parity/peers-node.json .cache/peers-node node_modules/@modelcontextprotocol/sdk "the node SDK peers"
 }
 
 # ---- the TypeScript servers the team did not write (tests/upstream/ts-examples.mjs) --------
 # The SDK 1.x (whose example servers are the yardstick) and published npm servers, pinned by
 # version in tests/upstream/ts-packages.json, in their own folder; never committed.
 job_upstream_ts() {
-  if [[ -f tests/upstream/ts-packages.json ]]; then
-    if cmp -s tests/upstream/ts-packages.json .cache/upstream-ts/package.json 2>/dev/null \
-        && [[ -d .cache/upstream-ts/node_modules/@modelcontextprotocol/sdk ]]; then
-      step "upstream TypeScript servers already installed (.cache/upstream-ts)"
-    else
-      step "installing the upstream TypeScript servers into .cache/upstream-ts"
-      mkdir -p .cache/upstream-ts
-      cp tests/upstream/ts-packages.json .cache/upstream-ts/package.json
-      (cd .cache/upstream-ts && npm install --no-audit --no-fund --loglevel=error --no-package-lock) \
-        || die "npm install in .cache/upstream-ts failed"
-    fi
-  fi
+  [[ -f tests/upstream/ts-packages.json ]] || return 0
+  npm_folder tests/upstream/ts-packages.json .cache/upstream-ts node_modules/@modelcontextprotocol/sdk \
+    "the upstream TypeScript servers"
 }
 
 # Published Python servers (tests/upstream/py-servers.py), pinned in tests/upstream/py-servers.json:
@@ -326,16 +322,7 @@ for env, pins in json.load(open("tests/upstream/py-servers.json"))["envs"].items
 # package's devDependencies: it brings a web UI's toolchain (vite, rolldown, react; about 110 MB)
 # that nobody who installs the root package for the Node binding needs.
 job_inspector() {
-  if cmp -s tests/inspector/package.json .cache/tools/inspector/package.json 2>/dev/null \
-      && [[ -x .cache/tools/inspector/node_modules/.bin/mcp-inspector ]]; then
-    step "MCP Inspector already installed (.cache/tools/inspector)"
-  else
-    step "installing the MCP Inspector into .cache/tools/inspector"
-    mkdir -p .cache/tools/inspector
-    cp tests/inspector/package.json .cache/tools/inspector/package.json
-    (cd .cache/tools/inspector && npm install --no-audit --no-fund --loglevel=error --no-package-lock) \
-      || die "npm install in .cache/tools/inspector failed"
-  fi
+  npm_folder tests/inspector/package.json .cache/tools/inspector node_modules/.bin/mcp-inspector "the MCP Inspector"
 }
 
 # ---- conformance tooling (Node 22 if needed, the pinned suite) -------------------
