@@ -200,7 +200,7 @@ class Session:
         return dict(state) if isinstance(state, dict) else {}
 
     async def _exists(self) -> bool:
-        """Whether ``create_session`` made this session (a principal's bucket never was)."""
+        """Whether ``create_session`` made this session (false for a principal's own bucket)."""
         record = await self._record()
         return record is not None and _CREATED in record
 
